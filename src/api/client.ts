@@ -1,0 +1,445 @@
+// The HTTP client: undici underneath, the API's envelope unwrapped in exactly one place,
+// every failure turned into a typed CliError. It returns data and never prints (logging goes
+// through the injected logger, which writes to stderr only when -v/--debug asked for it).
+import type { Dispatcher } from 'undici';
+import {
+  AuthError,
+  CliError,
+  NetworkError,
+  NotFoundError,
+  RejectedError,
+  ServerError,
+  UsageError,
+  exitCodeForStatus,
+  ExitCode,
+} from '../core/errors.js';
+import { redactBodyText, redactHeaders } from '../core/redact.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type AuthMode = 'bearer' | 'apiKey' | 'none';
+
+export interface Pagination {
+  page: number;
+  limit: number;
+  total: number;
+  pages: number;
+}
+
+export interface ApiRequest {
+  method: HttpMethod;
+  /** Path relative to the base URL, e.g. `/institutions/cards`. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** Raw body text (already serialised), e.g. a form body for the token endpoint. */
+  rawBody?: string;
+  contentType?: string;
+  auth?: AuthMode;
+  /** May this request be retried after a network error or 429/502/503/504? Defaults to GET only. */
+  idempotent?: boolean;
+  /** Skip envelope unwrapping (token endpoint, simulator answers). */
+  envelope?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  /** The envelope's `data` (or the whole parsed body when `envelope: false`). */
+  data: T;
+  message?: string;
+  pagination?: Pagination;
+  /** The body exactly as received (for `-o raw`). */
+  raw: string;
+  headers: Record<string, string | string[] | undefined>;
+  durationMs: number;
+}
+
+export interface HttpLogger {
+  /** -v: one line per request. */
+  verbose(line: string): void;
+  /** --debug: headers and bodies, already redacted. */
+  debug(line: string): void;
+  readonly verboseEnabled: boolean;
+  readonly debugEnabled: boolean;
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  /** Returns the bearer token, renewing it when needed; `force` after a 401. */
+  getToken?: (force?: boolean) => Promise<string | undefined>;
+  apiKey?: string;
+  timeoutMs?: number;
+  /** Retries after the first attempt, for idempotent requests. */
+  retries?: number;
+  /** Allow plain http:// to a non-loopback host. */
+  insecure?: boolean;
+  dispatcher?: Dispatcher;
+  logger?: HttpLogger;
+  userAgent?: string;
+  /** Injectable sleep for tests (backoff, Retry-After). */
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  /** Aborts every request of this client (Ctrl-C). */
+  signal?: AbortSignal;
+}
+
+const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
+const MAX_RETRY_AFTER_MS = 60_000;
+
+export class ApiClient {
+  readonly baseUrl: URL;
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly random: () => number;
+  private dispatcherPromise?: Promise<Dispatcher>;
+
+  constructor(private readonly options: ClientOptions) {
+    this.baseUrl = parseBaseUrl(options.baseUrl, options.insecure ?? false);
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.retries = options.retries ?? 2;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.random = options.random ?? Math.random;
+  }
+
+  /** The keep-alive pool, shared by every request of this client (proxy-aware). */
+  dispatcher(): Promise<Dispatcher> {
+    this.dispatcherPromise ??= (async () => {
+      if (this.options.dispatcher) return this.options.dispatcher;
+      const undici = await import('undici');
+      const common = { connect: { timeout: this.timeoutMs }, keepAliveTimeout: 10_000, connections: 64 };
+      const env = process.env;
+      const proxied = env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy;
+      return proxied ? new undici.EnvHttpProxyAgent(common) : new undici.Agent(common);
+    })();
+    return this.dispatcherPromise;
+  }
+
+  async close(): Promise<void> {
+    if (this.dispatcherPromise && !this.options.dispatcher) await (await this.dispatcherPromise).close();
+  }
+
+  url(path: string, query?: ApiRequest['query']): URL {
+    const base = this.baseUrl.href.endsWith('/') ? this.baseUrl.href : `${this.baseUrl.href}/`;
+    const url = new URL(path.replace(/^\/+/, ''), base);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
+    }
+    return url;
+  }
+
+  async request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
+    const idempotent = req.idempotent ?? req.method === 'GET';
+    let renewedAfter401 = false;
+    for (let attempt = 0; ; attempt++) {
+      let response: RawResponse;
+      try {
+        response = await this.send(req, renewedAfter401);
+      } catch (error) {
+        const failure = toNetworkError(error, this.timeoutMs);
+        if (idempotent && attempt < this.retries && !req.signal?.aborted && !this.options.signal?.aborted) {
+          await this.backoff(attempt, undefined, `${failure.message}`);
+          continue;
+        }
+        throw failure;
+      }
+      if (response.status === 401 && !renewedAfter401 && (req.auth ?? 'bearer') === 'bearer' && this.options.getToken) {
+        // A token that expired early, or was revoked: renew once (client credentials) and retry.
+        const renewed = await this.options.getToken(true).catch(() => undefined);
+        if (renewed) {
+          renewedAfter401 = true;
+          attempt--;
+          continue;
+        }
+      }
+      if (RETRYABLE_STATUS.has(response.status) && idempotent && attempt < this.retries) {
+        await this.backoff(attempt, retryAfterMs(response.headers['retry-after']), `HTTP ${response.status}`);
+        continue;
+      }
+      return interpret<T>(req, response);
+    }
+  }
+
+  private async backoff(attempt: number, retryAfter: number | undefined, why: string) {
+    // Full jitter: a random wait up to 250 ms × 2^attempt, capped at 5 s; Retry-After wins when given.
+    const ms = retryAfter ?? Math.round(this.random() * Math.min(5_000, 250 * 2 ** attempt));
+    this.options.logger?.verbose(`retrying in ${ms} ms after ${why} (attempt ${attempt + 2} of ${this.retries + 1})`);
+    await this.sleep(ms);
+  }
+
+  private async send(req: ApiRequest, forceTokenRenewal: boolean): Promise<RawResponse> {
+    const url = this.url(req.path, req.query);
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': this.options.userAgent ?? 'cardctl',
+    };
+    const auth = req.auth ?? 'bearer';
+    if (auth === 'bearer') {
+      const token = await this.options.getToken?.(forceTokenRenewal);
+      if (!token) {
+        throw new AuthError('not logged in: no access token for this profile', {
+          hint: 'run `cardctl login`, or set CARDCTL_TOKEN',
+        });
+      }
+      headers.authorization = `Bearer ${token}`;
+    } else if (auth === 'apiKey') {
+      if (!this.options.apiKey) {
+        throw new AuthError('no API key for this profile', {
+          hint: 'run `cardctl login --api-key-stdin`, or set CARDCTL_API_KEY',
+        });
+      }
+      headers['x-api-key'] = this.options.apiKey;
+    }
+    let body: string | undefined;
+    if (req.rawBody !== undefined) {
+      body = req.rawBody;
+      headers['content-type'] = req.contentType ?? 'application/x-www-form-urlencoded';
+    } else if (req.body !== undefined) {
+      body = JSON.stringify(req.body);
+      headers['content-type'] = 'application/json';
+    }
+
+    const logger = this.options.logger;
+    if (logger?.debugEnabled) {
+      logger.debug(`> ${req.method} ${url.href}`);
+      for (const [name, value] of Object.entries(redactHeaders(headers))) logger.debug(`> ${name}: ${value}`);
+      if (body !== undefined) logger.debug(`> ${redactBodyText(body)}`);
+    }
+    const started = performance.now();
+    const dispatcher = await this.dispatcher();
+    const { request } = await import('undici');
+    const res = await request(url, {
+      method: req.method,
+      headers,
+      body,
+      dispatcher,
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+      signal: req.signal ?? this.options.signal,
+    });
+    const text = await res.body.text();
+    const durationMs = Math.round(performance.now() - started);
+    logger?.verbose(`${req.method} ${url.pathname}${url.search} → ${res.statusCode} (${durationMs} ms)`);
+    if (logger?.debugEnabled) {
+      for (const [name, value] of Object.entries(redactHeaders(res.headers))) logger.debug(`< ${name}: ${value}`);
+      if (text) logger.debug(`< ${redactBodyText(text)}`);
+    }
+    return { status: res.statusCode, headers: res.headers, text, durationMs, method: req.method, url };
+  }
+}
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  durationMs: number;
+  method: string;
+  url: URL;
+}
+
+/** Turns a received response into data or a typed error. Exported for the fuzz tests. */
+export function interpret<T>(req: Pick<ApiRequest, 'method' | 'path' | 'envelope'>, response: RawResponse | Omit<RawResponse, 'url' | 'method'>): ApiResponse<T> {
+  const { status, text, headers, durationMs } = response;
+  const where = `${req.method} ${req.path}`;
+  let body: unknown;
+  let parsed = false;
+  if (text.trim() !== '') {
+    try {
+      body = JSON.parse(text);
+      parsed = true;
+    } catch {
+      parsed = false;
+    }
+  }
+
+  if (status >= 400) {
+    const envelope = parsed && isObject(body) ? body : undefined;
+    const message = envelope && typeof envelope.message === 'string' && envelope.message
+      ? envelope.message
+      : describeNonJson(status, text, headers);
+    throw apiError(status, message, envelope, where, headers);
+  }
+  if (!parsed) {
+    if (text.trim() === '') {
+      throw new ServerError(`${where}: the server answered ${status} with an empty body`, {
+        hint: 'check the base URL (`cardctl auth status`); a proxy may be answering instead of the API',
+        status,
+      });
+    }
+    throw new ServerError(`${where}: the server answered ${status} with a body that is not JSON (${describeNonJson(status, text, headers)})`, {
+      hint: 'check the base URL (`cardctl auth status`); a proxy or load balancer may be answering instead of the API',
+      status,
+    });
+  }
+  if (req.envelope === false) {
+    return { status, data: body as T, raw: text, headers, durationMs };
+  }
+  if (!isObject(body) || !('data' in body || 'statusCode' in body || 'message' in body)) {
+    throw new ServerError(`${where}: the response is not in the API's envelope ({statusCode, message, data})`, { status });
+  }
+  const envelopeStatus = typeof body.statusCode === 'number' ? body.statusCode : status;
+  if (envelopeStatus >= 400) {
+    // A 200 whose envelope carries an error: believe the envelope.
+    const message = typeof body.message === 'string' && body.message ? body.message : `error ${envelopeStatus}`;
+    throw apiError(envelopeStatus, message, body, where, headers);
+  }
+  if (body.statusCode !== undefined && typeof body.statusCode !== 'number') {
+    throw new ServerError(`${where}: the envelope's statusCode is not a number`, { status });
+  }
+  if (body.message !== undefined && typeof body.message !== 'string') {
+    throw new ServerError(`${where}: the envelope's message is not a string`, { status });
+  }
+  return {
+    status,
+    data: body.data as T,
+    message: body.message as string | undefined,
+    pagination: isPagination(body.pagination) ? body.pagination : undefined,
+    raw: text,
+    headers,
+    durationMs,
+  };
+}
+
+function apiError(
+  status: number,
+  message: string,
+  envelope: Record<string, unknown> | undefined,
+  where: string,
+  headers: Record<string, string | string[] | undefined>,
+): CliError {
+  const code = envelope && typeof envelope.error === 'string' ? envelope.error : undefined;
+  const details = envelope?.errors ?? envelope?.details ?? undefined;
+  const base = { status, code, details };
+  const exitCode = exitCodeForStatus(status);
+  if (exitCode === ExitCode.Auth) {
+    return new AuthError(status === 401 ? `unauthorized: ${message}` : `forbidden: ${message}`, {
+      ...base,
+      code: code ?? (status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN'),
+      hint: status === 401
+        ? 'your token is missing, expired or revoked: run `cardctl login` (or `cardctl auth status` to see which profile is used)'
+        : 'the credentials work but lack permission for this operation; check the application scopes or user roles',
+    });
+  }
+  if (exitCode === ExitCode.NotFound) return new NotFoundError(`not found: ${message}`, { ...base, code: code ?? 'NOT_FOUND' });
+  if (exitCode === ExitCode.Rejected) {
+    const retryAfter = status === 429 ? retryAfterMs(headers['retry-after']) : undefined;
+    return new RejectedError(`rejected (${status}): ${message}${fieldSummary(details)}`, {
+      ...base,
+      code: code ?? (status === 429 ? 'RATE_LIMITED' : 'REJECTED'),
+      hint: status === 429 ? `rate limited; try again${retryAfter ? ` in ${Math.ceil(retryAfter / 1000)} s` : ' later'}` : undefined,
+    });
+  }
+  return new ServerError(`server error (${status}) on ${where}: ${message}`, {
+    ...base,
+    code: code ?? 'SERVER_ERROR',
+    hint: 'the service failed; try again later, and rerun with -v to see each attempt',
+  });
+}
+
+function fieldSummary(details: unknown): string {
+  if (!Array.isArray(details) || details.length === 0) return '';
+  const parts = details
+    .filter((d): d is { field: string; message: string } => isObject(d) && typeof d.field === 'string')
+    .slice(0, 3)
+    .map((d) => `${d.field} ${d.message}`);
+  if (parts.length === 0) return '';
+  const more = details.length > parts.length ? ` (+${details.length - parts.length} more)` : '';
+  return ` [${parts.join('; ')}${more}]`;
+}
+
+function describeNonJson(status: number, text: string, headers: Record<string, string | string[] | undefined>): string {
+  const type = String(headers['content-type'] ?? '');
+  if (text.trim() === '') return `HTTP ${status} with an empty body`;
+  if (/html/i.test(type) || /^\s*</.test(text)) {
+    const title = /<title>([^<]{0,80})<\/title>/i.exec(text)?.[1]?.trim();
+    return `HTTP ${status}, an HTML page${title ? ` ("${title}")` : ''}`;
+  }
+  if (/^\s*[{[]/.test(text)) return `HTTP ${status} with truncated or invalid JSON`;
+  return `HTTP ${status}: ${text.trim().slice(0, 80).replace(/\s+/g, ' ')}`;
+}
+
+export function toNetworkError(error: unknown, timeoutMs: number): CliError {
+  if (error instanceof CliError) return error;
+  const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+  const code = err?.code ?? err?.cause?.code ?? '';
+  const name = err?.name ?? '';
+  if (name === 'AbortError') return new NetworkError('request aborted', { code: 'ABORTED', cause: error });
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || name === 'TimeoutError') {
+    return new NetworkError(`no answer within ${Math.round(timeoutMs / 1000)} s (timeout)`, {
+      code: 'TIMEOUT',
+      hint: 'the service is slow or unreachable; raise --timeout or check your network and proxy',
+      cause: error,
+    });
+  }
+  if (code === 'ECONNREFUSED') return new NetworkError('connection refused', { code, hint: 'is the base URL right, and is the server running? (`cardctl auth status`)', cause: error });
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new NetworkError('host not found (DNS)', { code, hint: 'check the base URL and your DNS/proxy settings', cause: error });
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return new NetworkError('connection reset before an answer arrived', { code: 'ECONNRESET', cause: error });
+  if (/CERT|SSL|TLS|self.signed|UNABLE_TO_VERIFY/i.test(`${code} ${err?.message ?? ''}`)) {
+    return new NetworkError(`TLS verification failed: ${err?.message ?? code}`, {
+      code: 'TLS',
+      hint: 'if the server uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate',
+      cause: error,
+    });
+  }
+  return new NetworkError(`network error: ${err?.message ?? String(error)}`, { code: code || 'NETWORK', cause: error });
+}
+
+/** Parses Retry-After (seconds or an HTTP date) into milliseconds, capped. */
+export function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return undefined;
+  const seconds = Number(text);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
+  const date = Date.parse(text);
+  if (Number.isFinite(date)) return Math.min(Math.max(0, date - now), MAX_RETRY_AFTER_MS);
+  return undefined;
+}
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
+
+export function parseBaseUrl(value: string, insecure: boolean): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`invalid base URL "${value}"`, { hint: 'use a full URL such as https://api.example.com' });
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`unsupported base URL scheme "${url.protocol}" (use https://)`);
+  }
+  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname) && !insecure) {
+    throw new UsageError(`refusing plain http:// to ${url.hostname}: tokens, API keys and PIN blocks would cross the network unencrypted`, {
+      hint: 'use https://, or pass --insecure if you really mean it (e.g. a test host on a private network)',
+    });
+  }
+  return url;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isPagination(value: unknown): value is Pagination {
+  return isObject(value) && typeof value.page === 'number' && typeof value.limit === 'number';
+}
+
+/**
+ * Streams every page of a list endpoint. Uses `pagination.pages` when the server sends it,
+ * otherwise stops at the first page shorter than `limit`.
+ */
+export async function* paginate<T>(
+  client: ApiClient,
+  path: string,
+  query: Record<string, string | number | boolean | undefined>,
+  limit = 100,
+  signal?: AbortSignal,
+): AsyncGenerator<ApiResponse<T[]>> {
+  for (let page = 1; ; page++) {
+    const response = await client.request<T[]>({ method: 'GET', path, query: { ...query, page, limit }, signal });
+    const items = Array.isArray(response.data) ? response.data : [];
+    yield response;
+    const pages = response.pagination?.pages;
+    if (pages !== undefined ? page >= pages : items.length < limit) return;
+    if (items.length === 0) return;
+  }
+}

@@ -1,0 +1,566 @@
+// One definition of the API's shapes: TypeScript types for the CLI (import type only, so the
+// CLI never loads TypeBox at run time) and JSON Schemas that the sandbox validates with and
+// publishes in /openapi.json. Field lists follow ../shared/api-reference.md; choices left open
+// there follow ../shared/API-DECISIONS.md.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+const DateTime = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const CARD_STATUS = ['active', 'inactive', 'suspended', 'expired'] as const;
+export const TRANSACTION_STATUS = ['pending', 'completed', 'failed', 'reversed'] as const;
+export const GRANT_TYPE = ['client_credentials', 'authorization_code', 'refresh_token'] as const;
+export const INTENT = ['authorization', 'financial', 'reversal'] as const;
+export const PROCESSING_FLOW = ['purchase', 'cash_withdrawal', 'balance_inquiry', 'refund'] as const;
+export const CHANNEL = ['pos', 'atm', 'web'] as const;
+export const PAYMENT_METHOD = ['chip', 'magstripe', 'contactless', 'manual', 'ecom', 'moto'] as const;
+
+const literalUnion = <T extends readonly string[]>(values: T) =>
+  Type.Union(values.map((v) => Type.Literal(v)) as any) as unknown as TSchema & { static: T[number] };
+
+export const CardStatus = literalUnion(CARD_STATUS);
+export const TransactionStatus = literalUnion(TRANSACTION_STATUS);
+
+// ---------- envelope, errors, pagination ----------
+
+export const Pagination = Type.Object({
+  page: Type.Integer({ minimum: 1 }),
+  limit: Type.Integer({ minimum: 1 }),
+  total: Type.Integer({ minimum: 0 }),
+  pages: Type.Integer({ minimum: 0 }),
+});
+export type Pagination = Static<typeof Pagination>;
+
+export const Envelope = <T extends TSchema>(data: T) =>
+  Type.Object({ statusCode: Type.Integer(), message: Type.String(), data });
+export const ListEnvelope = <T extends TSchema>(item: T) =>
+  Type.Object({ statusCode: Type.Integer(), message: Type.String(), data: Type.Array(item), pagination: Pagination });
+
+export const FieldError = Type.Object({ field: Type.String(), message: Type.String() });
+export const ErrorEnvelope = Type.Object({
+  statusCode: Type.Integer(),
+  message: Type.String(),
+  error: Type.String({ description: 'VALIDATION_ERROR, INVALID_PIN_BLOCK, UNKNOWN_KEY, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PIN_MISMATCH, PIN_LOCKED, RATE_LIMITED, UNSUPPORTED_MEDIA_TYPE, PAYLOAD_TOO_LARGE, NOT_IMPLEMENTED, INTERNAL' }),
+  errors: Type.Optional(Type.Array(FieldError)),
+  details: Type.Optional(Type.Unknown()),
+});
+export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
+
+const PageQuery = {
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+};
+
+// ---------- shared pieces ----------
+
+export const Address = Type.Object({
+  line1: Type.String(),
+  line2: Type.String(),
+  city: Type.String(),
+  state: Type.String(),
+  country: Type.String(),
+  postalCode: Type.String(),
+});
+export type Address = Static<typeof Address>;
+
+export const CustomerInput = Type.Object({
+  firstName: Type.String({ minLength: 1 }),
+  middleName: Type.Optional(Type.String()),
+  lastName: Type.String({ minLength: 1 }),
+  emailAddress: Type.String({ format: 'email' }),
+  phoneNumber: Type.String({ minLength: 5 }),
+  honorific: Type.Optional(Type.String()),
+  gender: Type.Optional(Type.String()),
+  dateOfBirth: Type.Optional(DateTime()),
+  address: Type.Optional(Type.Partial(Address)),
+}, { additionalProperties: false });
+export type CustomerInput = Static<typeof CustomerInput>;
+
+export const Customer = Type.Object({
+  uniqueId: Type.String(),
+  firstName: Type.String(),
+  middleName: Type.String(),
+  lastName: Type.String(),
+  emailAddress: Type.String(),
+  phoneNumber: Type.String(),
+  honorific: Type.String(),
+  gender: Type.String(),
+  dateOfBirth: Nullable(DateTime()),
+  address: Address,
+});
+export type Customer = Static<typeof Customer>;
+
+export const EncryptedPinBlock = Type.Object({
+  encryptedData: Type.String({ pattern: '^[0-9a-fA-F]+$', description: 'RSA-OAEP-SHA256 ciphertext of an ISO 9564-1 format 1 block, hex' }),
+  publicKeyFingerprint: Type.String({ minLength: 1, description: 'lowercase hex SHA-256 of the DER SubjectPublicKeyInfo' }),
+}, { additionalProperties: false });
+export type EncryptedPinBlock = Static<typeof EncryptedPinBlock>;
+
+export const Account = Type.Object({
+  currency: Type.String(),
+  bankCode: Type.String(),
+  type: Type.String(),
+  number: Type.String(),
+});
+export type Account = Static<typeof Account>;
+
+export const AccountInput = Type.Object({
+  currency: Type.String({ pattern: '^[0-9]{3}$', description: 'ISO 4217 numeric code' }),
+  bankCode: Type.String(),
+  type: Type.String(),
+  number: Type.String({ minLength: 1 }),
+}, { additionalProperties: false });
+
+// ---------- card programs ----------
+
+const ChannelConfig = Type.Object({
+  enabled: Type.Boolean(),
+  dailyLimit: Type.Object({ count: Type.Integer({ minimum: 0 }), amount: Type.Number({ minimum: 0, description: 'major units of the card currency' }) }),
+});
+export const WebhookConfig = Type.Object({
+  type: Type.String(),
+  header: Type.String(),
+  url: Type.String(),
+  secret: Type.String(),
+});
+export type WebhookConfig = Static<typeof WebhookConfig>;
+
+export const CardProgram = Type.Object({
+  _id: Type.String(),
+  id: Type.String(),
+  institution: Type.String(),
+  createdBy: Type.String(),
+  name: Type.String(),
+  scheme: Type.String(),
+  type: Type.String(),
+  serviceCode: Type.String(),
+  code: Type.String(),
+  bankCode: Type.String(),
+  seqNumber: Type.String(),
+  panPrefix: Type.String(),
+  panStart: Type.String(),
+  panEnd: Type.String(),
+  panLength: Type.Integer(),
+  panPermutation: Type.Object({ algorithm: Type.String() }),
+  maxExpiry: Type.Integer({ description: 'months' }),
+  renewable: Type.Boolean(),
+  channels: Type.Object({ pos: ChannelConfig, atm: ChannelConfig, web: ChannelConfig }),
+  isDeleted: Type.Boolean(),
+  active: Type.Boolean(),
+  anonymous: Type.Boolean(),
+  randomCardNumber: Type.Boolean(),
+  allowRandomPan: Type.Boolean(),
+  smart: Type.Boolean(),
+  allowTips: Type.Boolean(),
+  cardProgramUpdate: Type.Boolean(),
+  settlementConfig: Type.Object({ schedule: Type.String(), config: Type.String() }),
+  issuer: Type.Integer(),
+  cardProgramId: Type.Integer(),
+  panSequenceCounter: Type.Integer(),
+  startDate: DateTime(),
+  endDate: DateTime(),
+  createdAt: DateTime(),
+  updatedAt: DateTime(),
+  webHookConfig: WebhookConfig,
+  losesAccount: Type.Optional(Type.String()),
+  issuedAccount: Type.Optional(Type.String()),
+  feeAccount: Type.Optional(Type.String()),
+});
+export type CardProgram = Static<typeof CardProgram>;
+
+/** Sandbox helper: create or update a card program. */
+export const CardProgramInput = Type.Object({
+  name: Type.String({ minLength: 1 }),
+  scheme: Type.Optional(Type.String()),
+  panPrefix: Type.Optional(Type.String({ pattern: '^[0-9]{4,11}$' })),
+  panLength: Type.Optional(Type.Integer({ minimum: 13, maximum: 19 })),
+  maxExpiry: Type.Optional(Type.Integer({ minimum: 1, maximum: 120 })),
+  allowRandomPan: Type.Optional(Type.Boolean()),
+  randomCardNumber: Type.Optional(Type.Boolean()),
+  renewable: Type.Optional(Type.Boolean()),
+  channels: Type.Optional(Type.Partial(Type.Object({ pos: ChannelConfig, atm: ChannelConfig, web: ChannelConfig }))),
+  webHookConfig: Type.Optional(Type.Partial(WebhookConfig)),
+}, { additionalProperties: false });
+export type CardProgramInput = Static<typeof CardProgramInput>;
+
+// ---------- cards ----------
+
+export const Card = Type.Object({
+  _id: Type.String(),
+  id: Type.String(),
+  institution: Type.String(),
+  cardProgram: Type.Union([Type.String(), CardProgram]),
+  referenceCode: Type.String(),
+  scheme: Type.String(),
+  type: Type.String(),
+  bin: Type.String(),
+  expiryMonth: Type.String(),
+  expiryYear: Type.Integer(),
+  expiryDate: DateTime(),
+  pinEnabled: Type.Boolean(),
+  seqNumber: Type.String(),
+  enroll2FA: Type.Boolean(),
+  twoFAEnrolled: Type.Boolean(),
+  status: CardStatus,
+  account: Account,
+  customer: Customer,
+  cardHolderId: Type.String(),
+  lastFour: Type.String(),
+  pan: Type.String({ description: 'masked: first 6 and last 4 digits' }),
+  cvv2: Type.String(),
+  icvv: Type.String(),
+  cvv: Type.String(),
+  pinOffset: Type.Optional(Type.String()),
+  serviceCode: Type.String(),
+  printCard: Type.Boolean(),
+  token: Type.String(),
+  allowDigitization: Type.Boolean(),
+  embossingName: Type.String(),
+  pinAttempts: Type.Integer(),
+  honorific: Type.String(),
+  gender: Type.String(),
+  createdAt: DateTime(),
+  updatedAt: DateTime(),
+  hash: Type.String(),
+  secureData: Type.String(),
+  __v: Type.Integer(),
+});
+export type Card = Static<typeof Card>;
+
+export const CreateCardBody = Type.Object({
+  cardProgram: Type.String({ minLength: 1 }),
+  referenceCode: Type.String({ minLength: 1, maxLength: 64 }),
+  pinEnabled: Type.Boolean(),
+  defaultPIN: EncryptedPinBlock,
+  account: AccountInput,
+  customer: CustomerInput,
+  embossingName: Type.String({ minLength: 1, maxLength: 26 }),
+  startDate: DateTime(),
+  expiryDate: DateTime(),
+  pan: Type.Optional(Type.String({ pattern: '^[0-9]{12,19}$' })),
+  status: Type.Optional(CardStatus),
+  seqNumber: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$' })),
+  enroll2FA: Type.Optional(Type.Boolean()),
+  printCard: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+export type CreateCardBody = Static<typeof CreateCardBody>;
+
+export const ListCardsQuery = Type.Object({
+  search: Type.Optional(Type.String()),
+  cardId: Type.Optional(Type.String()),
+  ...PageQuery,
+}, { additionalProperties: false });
+export type ListCardsQuery = Static<typeof ListCardsQuery>;
+
+export const CardIdParams = Type.Object({ cardId: Type.String() });
+
+export const RenewCardBody = Type.Object({
+  expiration: Type.String({ pattern: '^[0-9]{4}(0[1-9]|1[0-2])$', description: 'YYYYMM' }),
+  renewReason: Type.String({ minLength: 1 }),
+}, { additionalProperties: false });
+export type RenewCardBody = Static<typeof RenewCardBody>;
+
+export const ChangePinBody = Type.Object({ oldPIN: EncryptedPinBlock, newPIN: EncryptedPinBlock }, { additionalProperties: false });
+export type ChangePinBody = Static<typeof ChangePinBody>;
+export const ResetPinBody = Type.Object({ newPIN: EncryptedPinBlock }, { additionalProperties: false });
+export type ResetPinBody = Static<typeof ResetPinBody>;
+
+export const UpdateCustomerBody = Type.Object({
+  firstName: Type.String({ minLength: 1 }),
+  middleName: Type.String(),
+  lastName: Type.String({ minLength: 1 }),
+  emailAddress: Type.String({ format: 'email' }),
+  phoneNumber: Type.String({ minLength: 5 }),
+  dateOfBirth: DateTime(),
+  address: Address,
+}, { additionalProperties: false });
+export type UpdateCustomerBody = Static<typeof UpdateCustomerBody>;
+
+// ---------- institutions, users ----------
+
+export const Institution = Type.Object({
+  _id: Type.String(),
+  id: Type.String(),
+  name: Type.String(),
+  code: Type.String(),
+  registrationCountry: Type.String(),
+  address: Type.Object({ street: Type.String(), city: Type.String(), state: Type.String(), country: Type.String() }),
+  emailAddress: Type.String(),
+  phoneNumber: Type.String(),
+  websiteUrl: Type.String(),
+  isApproved: Type.Boolean(),
+  status: Type.String(),
+  isBlocked: Type.Boolean(),
+  createdBy: Type.String(),
+  users: Type.Array(Type.String()),
+  memberships: Type.Array(Type.String()),
+  platformWalletId: Type.String(),
+  platformClientId: Type.String(),
+  createdAt: DateTime(),
+  updatedAt: DateTime(),
+  __v: Type.Integer(),
+});
+export type Institution = Static<typeof Institution>;
+
+export const Role = Type.Object({ role: Type.String({ minLength: 1 }), permissions: Type.Array(Type.String()) });
+export const UpdateUserBody = Type.Object({
+  firstName: Type.String({ minLength: 1 }),
+  lastName: Type.String({ minLength: 1 }),
+  emailAddress: Type.String({ format: 'email' }),
+  phoneNumber: Type.String({ minLength: 5 }),
+  status: Type.String({ minLength: 1 }),
+  isBlocked: Type.Boolean(),
+  roles: Type.Array(Role),
+  embossingName: Type.Optional(Type.String()),
+  startDate: Type.Optional(DateTime()),
+  expiryDate: Type.Optional(DateTime()),
+  printCard: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+export type UpdateUserBody = Static<typeof UpdateUserBody>;
+
+export const InstitutionUser = Type.Object({
+  _id: Type.String(),
+  id: Type.String(),
+  institution: Type.String(),
+  firstName: Type.String(),
+  lastName: Type.String(),
+  emailAddress: Type.String(),
+  phoneNumber: Type.String(),
+  status: Type.String(),
+  isBlocked: Type.Boolean(),
+  roles: Type.Array(Role),
+  embossingName: Type.String(),
+  startDate: Nullable(DateTime()),
+  expiryDate: Nullable(DateTime()),
+  printCard: Type.Boolean(),
+  createdAt: DateTime(),
+  updatedAt: DateTime(),
+});
+export type InstitutionUser = Static<typeof InstitutionUser>;
+
+// ---------- OAuth applications ----------
+
+export const SCOPE_PATTERN = '^([a-z_]+:[a-z_]+|\\*|READ|WRITE)$';
+
+export const OAuthApplication = Type.Object({
+  _id: Type.String(),
+  id: Type.String(),
+  institution: Type.Union([Type.String(), Institution]),
+  name: Type.String(),
+  description: Type.String(),
+  redirectUri: Type.Array(Type.String()),
+  isVerified: Type.Boolean(),
+  isOfficial: Type.Boolean(),
+  isDeleted: Type.Boolean(),
+  institutionId: Type.String({ description: 'generated client identifier (OAuth client_id)' }),
+  subject: Type.String(),
+  scopes: Type.Array(Type.String()),
+  grantType: Type.String(),
+  createdBy: Type.String(),
+  createdAt: DateTime(),
+  updatedAt: DateTime(),
+});
+export type OAuthApplication = Static<typeof OAuthApplication>;
+
+export const CreateOAuthBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  publicKey: Type.String({ minLength: 1, description: 'PEM certificate' }),
+  scopes: Type.Array(Type.String({ pattern: SCOPE_PATTERN }), { minItems: 1 }),
+  grantType: literalUnion(GRANT_TYPE),
+  description: Type.Optional(Type.String()),
+  redirectUri: Type.Optional(Type.Array(Type.String({ format: 'uri' }))),
+  websiteUrl: Type.Optional(Type.String({ format: 'uri' })),
+  iconUrl: Type.Optional(Type.String({ format: 'uri' })),
+  isOfficial: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+export type CreateOAuthBody = Static<typeof CreateOAuthBody>;
+
+export const UpdateOAuthBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  description: Type.String(),
+  websiteUrl: Type.String({ format: 'uri' }),
+  scopes: Type.Array(Type.String({ pattern: SCOPE_PATTERN }), { minItems: 1 }),
+}, { additionalProperties: false });
+export type UpdateOAuthBody = Static<typeof UpdateOAuthBody>;
+
+export const ListOAuthQuery = Type.Object({ search: Type.Optional(Type.String()), ...PageQuery }, { additionalProperties: false });
+
+export const TokenResponse = Type.Object({
+  access_token: Type.String(),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer(),
+  scope: Type.String(),
+});
+export type TokenResponse = Static<typeof TokenResponse>;
+
+// ---------- import ----------
+
+export const ImportCardBody = Type.Object({
+  realId: Type.String({ minLength: 1 }),
+  active: Type.Boolean(),
+  startDate: Type.String({ format: 'date' }),
+  endDate: Type.String({ format: 'date' }),
+  firstName: Type.String({ minLength: 1 }),
+  lastName: Type.String({ minLength: 1 }),
+  middleName: Type.String(),
+  email: Type.String({ format: 'email' }),
+  address1: Type.String(),
+  address2: Type.String(),
+  city: Type.String(),
+  state: Type.String(),
+  zip: Type.String(),
+  country: Type.String(),
+  birthDate: Type.String({ format: 'date' }),
+  phone: Type.String({ minLength: 5 }),
+  institutionId: Type.String({ minLength: 1 }),
+  card: Type.Object({
+    expiration: Type.String({ pattern: '^[0-9]{4}(0[1-9]|1[0-2])$' }),
+    serviceCode: Type.String(),
+    cardProduct: Type.String(),
+    embossingName: Type.String({ minLength: 1 }),
+    defaultPIN: Type.String({ pattern: '^[0-9]{4,12}$', description: 'clear PIN of the import format; hashed, never returned' }),
+    bin: Type.String({ pattern: '^[0-9]{6,8}$' }),
+    cardState: Type.String(),
+  }, { additionalProperties: false }),
+  returnSecure: Type.Boolean(),
+}, { additionalProperties: false });
+export type ImportCardBody = Static<typeof ImportCardBody>;
+
+// ---------- transactions and simulation ----------
+
+export const SwitchMessage = Type.Record(Type.String({ pattern: '^[0-9]{1,3}$' }), Type.String(), {
+  description: 'ISO 8583 fields keyed by field number; "0" is the MTI',
+});
+export type SwitchMessage = Static<typeof SwitchMessage>;
+
+const Hop = Type.Object({ timestamp: DateTime(), direction: Type.Union([Type.Literal('inbound'), Type.Literal('outbound')]), description: Type.String() });
+
+export const Transaction = Type.Object({
+  _id: Type.String(),
+  id: Type.String(),
+  card: Nullable(Card),
+  institution: Institution,
+  mti: Type.String(),
+  stan: Type.String(),
+  rrn: Type.String(),
+  processingCode: Type.String(),
+  terminalId: Type.String(),
+  merchantId: Type.String(),
+  correlationId: Type.String(),
+  messageType: Type.String(),
+  amount: Type.Number(),
+  merchantFeeAmount: Type.Number(),
+  transactionAmount: Type.Number(),
+  amounts: Type.Object({ amount: Type.String(), currency: Type.String() }),
+  dates: Type.Object({ transmission: Type.String(), local: Type.String(), expiration: Type.String() }),
+  cardData: Type.Object({ pan: Type.String(), track2: Type.String(), _id: Type.String() }),
+  tppData: Type.Null(),
+  nestedFields: Type.Null(),
+  metadata: Type.Null(),
+  additionaldata: Type.Null(),
+  transactionType: Type.Null(),
+  transactionAccount: Type.Null(),
+  reversed: Type.Boolean(),
+  reversalId: Type.String(),
+  originalMessage: SwitchMessage,
+  response: SwitchMessage,
+  responseCode: Type.String(),
+  timestamps: Type.Object({ switchToService: Hop, serviceToInstitution: Hop, institutionToService: Hop, serviceToSwitch: Hop }),
+  isDeleted: Type.Boolean(),
+  transactionStatus: TransactionStatus,
+  transactionChannel: Type.Object({
+    channelType: Type.String(),
+    detailedChannelType: Type.String(),
+    entryMode: Type.String(),
+    posConditionCode: Type.String(),
+    serviceCode: Type.String(),
+    posDataCode: Type.String(),
+    isCardPresent: Type.Boolean(),
+    isOnline: Type.Boolean(),
+    isPhysical: Type.Boolean(),
+    isAtm: Type.Boolean(),
+    timestamp: DateTime(),
+  }),
+  accounts: Type.Object({ account1: Type.String() }),
+  posData: Type.Object({ capabilities: Type.String() }),
+  duration: Type.Integer({ description: 'milliseconds from switch inbound to switch outbound' }),
+  createdAt: DateTime(),
+  updatedAt: DateTime(),
+  __v: Type.Integer(),
+});
+export type Transaction = Static<typeof Transaction>;
+
+export const ListTransactionsQuery = Type.Object({
+  merchantId: Type.Optional(Type.String()),
+  terminalId: Type.Optional(Type.String()),
+  cardStatus: Type.Optional(CardStatus),
+  transactionStatus: Type.Optional(TransactionStatus),
+  ...PageQuery,
+}, { additionalProperties: false });
+export type ListTransactionsQuery = Static<typeof ListTransactionsQuery>;
+
+export const SimulateBody = Type.Object({
+  intent: literalUnion(INTENT),
+  processingFlow: literalUnion(PROCESSING_FLOW),
+  amount: Type.Number({ minimum: 0 }),
+  channel: Type.Optional(literalUnion(CHANNEL)),
+  paymentMethod: Type.Optional(literalUnion(PAYMENT_METHOD)),
+  currency: Type.Optional(Type.String({ pattern: '^[0-9]{3}$' })),
+  cardId: Type.Optional(Type.String()),
+  pan: Type.Optional(Type.String({ pattern: '^[0-9]{12,19}$' })),
+  expiry: Type.Optional(Type.String({ pattern: '^([0-9]{2}|[0-9]{4})(0[1-9]|1[0-2])$' })),
+  accountNumber: Type.Optional(Type.String()),
+  merchantId: Type.Optional(Type.String()),
+  terminalId: Type.Optional(Type.String()),
+  responseMode: Type.Optional(Type.Union([Type.Literal('stub'), Type.Literal('forward')])),
+  originalTransactionId: Type.Optional(Type.String()),
+  originalStan: Type.Optional(Type.String({ pattern: '^[0-9]{6}$' })),
+  originalRrn: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z]{12}$' })),
+  transactionDate: Type.Optional(DateTime()),
+  overrides: Type.Optional(SwitchMessage),
+}, { additionalProperties: false });
+export type SimulateBody = Static<typeof SimulateBody>;
+
+export const SimulateResult = Type.Object({
+  transactionId: Type.String(),
+  mti: Type.String(),
+  stan: Type.String(),
+  rrn: Type.String(),
+  responseCode: Type.String(),
+  responseMessage: Type.String(),
+  transactionStatus: TransactionStatus,
+  request: SwitchMessage,
+  response: SwitchMessage,
+  duration: Type.Integer(),
+});
+export type SimulateResult = Static<typeof SimulateResult>;
+
+export const SimulateEnvelope = Type.Object({
+  status: Type.Union([Type.Literal('success'), Type.Literal('failed')]),
+  message: Type.String(),
+  data: SimulateResult,
+});
+export type SimulateEnvelope = Static<typeof SimulateEnvelope>;
+
+// ---------- sandbox helpers ----------
+
+export const PinKeyInfo = Type.Object({
+  publicKey: Type.String(),
+  fingerprint: Type.String(),
+  algorithm: Type.Literal('RSA-OAEP-256'),
+  pinBlockFormat: Type.Literal('ISO-9564-1'),
+});
+export type PinKeyInfo = Static<typeof PinKeyInfo>;
+
+export const SandboxInstitutionInput = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1 })),
+}, { additionalProperties: false });
+
+export const SandboxInstitutionCredentials = Type.Object({
+  institutionId: Type.String(),
+  userId: Type.String(),
+  token: Type.String(),
+  apiKey: Type.String(),
+  cardProgramId: Type.String(),
+});
+export type SandboxInstitutionCredentials = Static<typeof SandboxInstitutionCredentials>;

@@ -1,0 +1,197 @@
+// Entry point: builds the commander tree from the command definitions, runs the chosen
+// command with a context, and is the only place that turns errors into exit codes.
+import { Command, CommanderError, Option } from 'commander';
+import type { Dispatcher } from 'undici';
+import { commandTree } from './commands/index.js';
+import { type CommandDefinition, type GroupDefinition, isGroup } from './core/command.js';
+import { createContext, type Env, type GlobalOptions } from './core/context.js';
+import { CliError, ExitCode, InterruptedError, UsageError, toCliError } from './core/errors.js';
+import { systemIO, type IOStreams } from './core/io.js';
+import type { Prompter } from './core/prompter.js';
+import { maskPansInText } from './core/redact.js';
+import { OUTPUT_FORMATS } from './output/renderer.js';
+import { createStyle } from './output/style.js';
+import { VERSION } from './version.js';
+
+export interface MainDeps {
+  io?: IOStreams;
+  env?: Env;
+  prompter?: Prompter;
+  dispatcher?: Dispatcher;
+  signal?: AbortSignal;
+}
+
+/** Runs cardctl with the given arguments; resolves to the exit code. */
+export async function main(argv: string[], deps: MainDeps = {}): Promise<number> {
+  const io = deps.io ?? systemIO(process);
+  const env = deps.env ?? process.env;
+
+  // Fast path: `--version` touches neither the command tree nor the config.
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    io.out(`${VERSION}\n`);
+    return ExitCode.Ok;
+  }
+
+  const interrupt = deps.signal ? undefined : installInterruptHandler(io);
+  const state: RunState = { globals: {} };
+  const program = buildProgram({ io, env, deps, state, signal: deps.signal ?? interrupt!.signal });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return ExitCode.Ok;
+  } catch (error) {
+    if (error instanceof CommanderError) return handleCommanderError(error, io, env, program);
+    const signal = deps.signal ?? interrupt!.signal;
+    const failure = signal.aborted && !(error instanceof CliError && error.exitCode === ExitCode.Partial)
+      ? new InterruptedError()
+      : toCliError(error);
+    return reportError(failure, io, env, state.globals);
+  } finally {
+    interrupt?.dispose();
+  }
+}
+
+interface RunState {
+  globals: GlobalOptions;
+}
+
+interface BuildInput {
+  io: IOStreams;
+  env: Env;
+  deps: MainDeps;
+  state: RunState;
+  signal: AbortSignal;
+}
+
+export function buildProgram(input: BuildInput | null = null): Command {
+  const program = new Command('cardctl');
+  program
+    .description('Operate a card-issuing institution from the terminal: cards, PINs, transactions,\nOAuth applications, users, imports, switch simulations and a local sandbox of the API.')
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .option('-p, --profile <name>', 'stored profile to use (env CARDCTL_PROFILE)')
+    .option('--base-url <url>', 'API base URL, overrides the profile (env CARDCTL_BASE_URL)')
+    .addOption(new Option('-o, --output <format>', 'output format (env CARDCTL_OUTPUT)').choices(OUTPUT_FORMATS))
+    .option('--json', 'same as -o json')
+    .option('--fields <list>', 'columns or properties to show, comma-separated, dot paths allowed')
+    .option('-q, --quiet', 'print only identifiers, one per line')
+    .option('--no-color', 'never use colour (also NO_COLOR)')
+    .option('-v, --verbose', 'log each HTTP request to stderr (also CARDCTL_DEBUG=1)')
+    .option('--debug', 'also log headers and bodies (secrets redacted) and stack traces')
+    .option('--timeout <seconds>', 'per-request timeout in seconds (default 30)')
+    .option('--retries <n>', 'retries for safe requests after network errors, 429 and 502/503/504 (default 2)')
+    .option('--no-retry', 'never retry')
+    .option('--insecure', 'allow plain http:// to a non-loopback host')
+    .option('-y, --yes', 'answer yes to confirmations')
+    .option('--no-input', 'never prompt (also when CI is set)')
+    .showSuggestionAfterError(true)
+    .showHelpAfterError(false)
+    .exitOverride()
+    .addHelpText('after', `
+Examples:
+  $ cardctl demo                                  # a walkthrough against an in-memory sandbox
+  $ cardctl sandbox serve --profile sandbox       # keep a local sandbox running
+  $ cardctl cards list --all -o ndjson
+  $ cardctl help exit-codes
+
+Learn more: cardctl <command> --help, cardctl help <topic> (exit-codes, environment, output, pin-encryption, scenarios)`);
+
+  if (input) {
+    program.configureOutput({
+      writeOut: (text) => input.io.out(text),
+      writeErr: (text) => input.io.err(text),
+      // Errors are reported by handleCommanderError, in our own format.
+      outputError: () => {},
+    });
+  }
+  for (const definition of commandTree) addNode(program, definition, [], input);
+  return program;
+}
+
+function addNode(parent: Command, definition: CommandDefinition<any> | GroupDefinition, path: string[], input: BuildInput | null): void {
+  const command = parent.command(definition.name).summary(definition.summary);
+  command.description(definition.description ?? definition.summary);
+  for (const alias of definition.aliases ?? []) command.alias(alias);
+  command.exitOverride();
+  command.showSuggestionAfterError(true);
+  if (input) {
+    command.configureOutput({
+      writeOut: (text) => input.io.out(text),
+      writeErr: (text) => input.io.err(text),
+      outputError: () => {},
+    });
+  }
+  const fullPath = [...path, definition.name];
+  if (definition.examples?.length) {
+    command.addHelpText('after', `\nExamples:\n${definition.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
+  }
+  if (isGroup(definition)) {
+    for (const child of definition.commands) addNode(command, child, fullPath, input);
+    return;
+  }
+  for (const argument of definition.arguments ?? []) {
+    command.argument(argument.syntax, argument.description);
+  }
+  definition.options?.(command);
+  command.action(async (...actionArgs: unknown[]) => {
+    if (!input) return;
+    const cmd = actionArgs[actionArgs.length - 1] as Command;
+    const args = actionArgs.slice(0, -2) as Array<string | string[] | undefined>;
+    const opts = cmd.optsWithGlobals() as GlobalOptions & Record<string, unknown>;
+    input.state.globals = opts;
+    const ctx = createContext({
+      io: input.io,
+      env: input.env,
+      globals: opts,
+      prompter: input.deps.prompter,
+      dispatcher: input.deps.dispatcher,
+      signal: input.signal,
+    });
+    await definition.run(ctx, { args, opts, command: cmd });
+  });
+}
+
+function handleCommanderError(error: CommanderError, io: IOStreams, env: Env, program: Command): number {
+  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
+    return ExitCode.Ok;
+  }
+  if (error.code === 'commander.executeSubCommandAsync' || error.exitCode === 0) return ExitCode.Ok;
+  const message = error.message.replace(/^error:\s*/i, '');
+  const hint = error.code === 'commander.unknownCommand' || error.code === 'commander.unknownOption'
+    ? 'run `cardctl --help` (or `cardctl <command> --help`) to see what is available'
+    : 'run the command with --help to see its usage';
+  void program;
+  return reportError(new UsageError(message, { code: error.code.replace('commander.', 'USAGE_'), hint }), io, env, {});
+}
+
+/** Prints a CliError the way CLI.md says and returns its exit code. */
+export function reportError(error: CliError, io: IOStreams, env: Env, globals: GlobalOptions): number {
+  const style = createStyle(io.stderrIsTTY && io.colorEnabled);
+  // Never let a PAN through in an error line, whatever the server said.
+  io.err(`${style.error('error:')} ${maskPansInText(error.message)}\n`);
+  if (error.hint) io.err(`${style.dim('hint:')} ${error.hint}\n`);
+  const wantsJson = globals.json || globals.output === 'json' || (!globals.output && env.CARDCTL_OUTPUT === 'json');
+  if (wantsJson) io.err(`${JSON.stringify(error.toJSON())}\n`);
+  if (globals.debug && error.cause instanceof Error && error.cause.stack) io.err(`${error.cause.stack}\n`);
+  else if (globals.debug && error.exitCode === ExitCode.Internal && error.stack) io.err(`${error.stack}\n`);
+  return error.exitCode;
+}
+
+/**
+ * Ctrl-C: the first one aborts the run's signal (commands that stream or import wind down and
+ * exit 130); a second one, or a command that is not listening, ends the process at once.
+ * Config writes are atomic renames, so nothing is left half-written either way.
+ */
+function installInterruptHandler(io: IOStreams): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) {
+      io.err('\n');
+      process.exit(ExitCode.Interrupted);
+    }
+    controller.abort(new InterruptedError());
+    // Give listeners a moment to flush; then stop regardless.
+    setTimeout(() => process.exit(ExitCode.Interrupted), 5_000).unref();
+  };
+  process.on('SIGINT', onSignal);
+  return { signal: controller.signal, dispose: () => process.off('SIGINT', onSignal) };
+}

@@ -1,0 +1,5 @@
+import { defineGroup } from '../../core/command.js';
+import status from './status.js';
+import token from './token.js';
+
+export default defineGroup({ name: 'auth', summary: 'check and use the stored credentials', commands: [status, token] });

@@ -1,0 +1,15 @@
+import { defineGroup } from '../../core/command.js';
+import activate from './activate.js';
+import create from './create.js';
+import customer from './customer/index.js';
+import deactivate from './deactivate.js';
+import get from './get.js';
+import list from './list.js';
+import pin from './pin/index.js';
+import renew from './renew.js';
+
+export default defineGroup({
+  name: 'cards',
+  summary: 'issue, list, renew, activate and deactivate cards; PINs; cardholders',
+  commands: [list, get, create, renew, pin, customer, activate, deactivate],
+});

@@ -1,0 +1,10 @@
+import { defineCommand, notImplemented } from '../../core/command.js';
+import { addSimulationOptions } from './options.js';
+
+export default defineCommand({
+  name: 'authorization',
+  summary: 'simulate an authorization (0100)',
+  options: (c) => void addSimulationOptions(c),
+  examples: ['cardctl simulate authorization --card 6650c0ffee --amount 1500.00 --channel pos --method chip', 'cardctl simulate authorization --card 6650c0ffee --amount 1500.00 --channel pos --method chip --forward --expect-approved'],
+  run: notImplemented('simulate authorization'),
+});

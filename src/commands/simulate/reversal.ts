@@ -1,0 +1,10 @@
+import { defineCommand, notImplemented } from '../../core/command.js';
+import { addSimulationOptions } from './options.js';
+
+export default defineCommand({
+  name: 'reversal',
+  summary: 'simulate a reversal (0420)',
+  options: (c) => void addSimulationOptions(c),
+  examples: ['cardctl simulate reversal --original-tx 6651d00d --amount 1500.00', 'cardctl simulate reversal --original-tx 6651d00d --amount 1500.00 --forward --expect-approved'],
+  run: notImplemented('simulate reversal'),
+});

@@ -1,0 +1,5 @@
+import { defineGroup } from '../../core/command.js';
+import list from './list.js';
+import show from './show.js';
+
+export default defineGroup({ name: 'tx', summary: 'read card transactions', aliases: ['transactions'], commands: [list, show] });

@@ -1,0 +1,161 @@
+// Profiles. The file is read once with a plain JSON parse (cheap, on every command's path) and
+// written through `conf` (atomic rename, file mode 0600), loaded only when something changes.
+// The directory is forced to 0700 and the file to 0600 on every write, also when they existed
+// with looser modes.
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from '../core/errors.js';
+import { configDir } from './paths.js';
+
+export type Environment = 'sandbox' | 'production';
+export type PinBlockFormat = 'iso-1' | 'iso-0';
+export type PinCipher = 'rsa-oaep-sha256' | 'rsa-oaep-sha1' | 'rsa-pkcs1';
+export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'raw';
+
+export interface Profile {
+  baseUrl?: string;
+  /** Bearer access token (secret). */
+  token?: string;
+  /** API key for `import` (secret). */
+  apiKey?: string;
+  /** PIN public key, PEM (SubjectPublicKeyInfo). */
+  pinKey?: string;
+  /** Lowercase hex SHA-256 of the PIN key's DER SPKI. */
+  pinKeyFingerprint?: string;
+  pinBlockFormat?: PinBlockFormat;
+  pinCipher?: PinCipher;
+  /** Path segment of the simulate endpoint (`/institutions/{switch}/simulate`). */
+  switch?: string;
+  output?: OutputFormat;
+  env?: Environment;
+  /** Client-credentials login: the application's client id, and the path of its private key. */
+  clientId?: string;
+  privateKeyPath?: string;
+  tokenUrl?: string;
+  /** ISO time the current token expires (client credentials). */
+  tokenExpiresAt?: string;
+  /** Secret used by `webhook listen` to verify X-Webhook-Signature. */
+  webhookSecret?: string;
+  /** Refuse to run unless the profile is named explicitly (shared CI runners). */
+  requireExplicitProfile?: boolean;
+  /** Require --reason for production deactivations. */
+  requireReason?: boolean;
+}
+
+export interface ConfigFile {
+  currentProfile?: string;
+  profiles: Record<string, Profile>;
+  aliases?: Record<string, string>;
+}
+
+/** Profile keys that are secrets: never printed in full. */
+export const SECRET_PROFILE_KEYS = ['token', 'apiKey', 'webhookSecret'] as const;
+
+/** Keys `profile set` accepts, with how to parse their value. */
+export const SETTABLE_PROFILE_KEYS: Record<string, { describe: string; values?: readonly string[]; boolean?: boolean }> = {
+  baseUrl: { describe: 'API base URL' },
+  switch: { describe: 'path segment of the simulate endpoint' },
+  output: { describe: 'default output format', values: ['table', 'json', 'ndjson', 'csv', 'raw'] },
+  env: { describe: 'sandbox or production', values: ['sandbox', 'production'] },
+  pinBlockFormat: { describe: 'PIN block format', values: ['iso-1', 'iso-0'] },
+  pinCipher: { describe: 'PIN block cipher', values: ['rsa-oaep-sha256', 'rsa-oaep-sha1', 'rsa-pkcs1'] },
+  tokenUrl: { describe: 'OAuth token endpoint (client credentials)' },
+  clientId: { describe: 'OAuth client id (client credentials)' },
+  privateKeyPath: { describe: 'private key file for client credentials' },
+  requireExplicitProfile: { describe: 'refuse commands unless --profile is given', boolean: true },
+  requireReason: { describe: 'require --reason for production deactivations', boolean: true },
+};
+
+export const DEFAULT_PROFILE = 'default';
+const CONFIG_NAME = 'config';
+
+export class ConfigStore {
+  readonly dir: string;
+  readonly file: string;
+  private data?: ConfigFile;
+
+  constructor(private readonly env: Record<string, string | undefined>) {
+    this.dir = configDir(env);
+    this.file = join(this.dir, `${CONFIG_NAME}.json`);
+  }
+
+  /** The whole file, read once per process. */
+  read(): ConfigFile {
+    if (this.data) return this.data;
+    if (!existsSync(this.file)) return (this.data = { profiles: {} });
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(this.file, 'utf8'));
+    } catch (error) {
+      throw new UsageError(`config file ${this.file} is not valid JSON`, {
+        hint: 'fix or remove the file, then run `cardctl login` again',
+        cause: error,
+      });
+    }
+    const file = (parsed && typeof parsed === 'object' ? parsed : {}) as Partial<ConfigFile>;
+    this.data = { ...file, profiles: file.profiles && typeof file.profiles === 'object' ? file.profiles : {} };
+    return this.data;
+  }
+
+  profileNames(): string[] {
+    return Object.keys(this.read().profiles).sort();
+  }
+
+  currentProfileName(): string {
+    return this.read().currentProfile ?? DEFAULT_PROFILE;
+  }
+
+  getProfile(name: string): Profile | undefined {
+    return this.read().profiles[name];
+  }
+
+  /** Applies `change` to a copy of the file and writes it atomically with the right modes. */
+  async update(change: (config: ConfigFile) => void): Promise<void> {
+    const next: ConfigFile = structuredClone(this.read());
+    change(next);
+    await this.write(next);
+    this.data = next;
+  }
+
+  async setProfile(name: string, profile: Profile): Promise<void> {
+    await this.update((config) => {
+      config.profiles[name] = dropUndefined(profile);
+    });
+  }
+
+  async removeProfile(name: string): Promise<void> {
+    await this.update((config) => {
+      delete config.profiles[name];
+      if (config.currentProfile === name) delete config.currentProfile;
+    });
+  }
+
+  private async write(next: ConfigFile): Promise<void> {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    chmodSync(this.dir, 0o700);
+    const { default: Conf } = await import('conf');
+    const conf = new Conf<ConfigFile>({
+      cwd: this.dir,
+      configName: CONFIG_NAME,
+      configFileMode: 0o600,
+      accessPropertiesByDotNotation: false,
+      watch: false,
+    });
+    conf.store = next;
+    // conf writes with the mode only when it creates the file; an existing file keeps its
+    // old mode, so tighten it every time.
+    chmodSync(this.file, 0o600);
+  }
+
+  /** Whether the file and directory have modes no looser than 0600/0700 (for `doctor`). */
+  permissionsOk(): { file?: number; dir?: number; ok: boolean } {
+    const dirMode = existsSync(this.dir) ? statSync(this.dir).mode & 0o777 : undefined;
+    const fileMode = existsSync(this.file) ? statSync(this.file).mode & 0o777 : undefined;
+    const ok = (dirMode === undefined || (dirMode & 0o077) === 0) && (fileMode === undefined || (fileMode & 0o077) === 0);
+    return { file: fileMode, dir: dirMode, ok };
+  }
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,208 @@
+// The context every command receives: io, prompter, config, env, clock, and a lazily built
+// API client. Commands never read process, console or chalk globals; tests build a context
+// with buffers (test/helpers/context.ts).
+import type { Dispatcher } from 'undici';
+import type { ApiClient, HttpLogger } from '../api/client.js';
+import { ConfigStore, DEFAULT_PROFILE, type OutputFormat, type Profile } from '../config/store.js';
+import { Renderer, parseOutputFormat } from '../output/renderer.js';
+import { createStyle, type Style } from '../output/style.js';
+import { AuthError, UsageError } from './errors.js';
+import { decideCanPrompt, decideColor, type IOStreams } from './io.js';
+import { InquirerPrompter, NoPrompter, type Prompter } from './prompter.js';
+
+export type Env = Record<string, string | undefined>;
+
+/** Flags every command accepts (declared once on the root program). */
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  output?: string;
+  json?: boolean;
+  fields?: string;
+  quiet?: boolean;
+  /** false with --no-color */
+  color?: boolean;
+  verbose?: boolean;
+  debug?: boolean;
+  timeout?: string;
+  yes?: boolean;
+  /** false with --no-input */
+  input?: boolean;
+  retries?: string;
+  /** false with --no-retry */
+  retry?: boolean;
+  insecure?: boolean;
+  wide?: boolean;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+/** What the profile, the environment and the flags add up to. */
+export interface Settings {
+  profileName: string;
+  /** Was the profile named explicitly (--profile or CARDCTL_PROFILE)? */
+  profileExplicit: boolean;
+  profile: Profile;
+  baseUrl?: string;
+  token?: string;
+  apiKey?: string;
+  output: OutputFormat;
+  timeoutMs: number;
+  retries: number;
+  verbose: boolean;
+  debug: boolean;
+  insecure: boolean;
+}
+
+export interface Context {
+  io: IOStreams;
+  env: Env;
+  clock: Clock;
+  prompter: Prompter;
+  config: ConfigStore;
+  globals: GlobalOptions;
+  style: Style;
+  settings(): Settings;
+  output(overrides?: { wide?: boolean }): Renderer;
+  /** The API client for the selected profile, built on first use. */
+  client(): Promise<ApiClient>;
+  log: Logger;
+  /** Aborted on Ctrl-C; long-running commands pass it to requests and loops. */
+  signal: AbortSignal;
+}
+
+export interface Logger extends HttpLogger {
+  warn(line: string): void;
+  info(line: string): void;
+}
+
+export interface ContextInit {
+  io: IOStreams;
+  env: Env;
+  globals: GlobalOptions;
+  prompter?: Prompter;
+  clock?: Clock;
+  /** undici dispatcher for tests (MockAgent). */
+  dispatcher?: Dispatcher;
+  signal?: AbortSignal;
+  config?: ConfigStore;
+}
+
+export function createContext(init: ContextInit): Context {
+  const { env, globals } = init;
+  const colorEnabled = decideColor({ env, stdoutIsTTY: init.io.stdoutIsTTY, colorFlag: globals.color });
+  const canPrompt = init.io.canPrompt && decideCanPrompt({
+    env,
+    stdinIsTTY: init.io.stdinIsTTY,
+    stdoutIsTTY: init.io.stdoutIsTTY,
+    inputFlag: globals.input,
+  });
+  const io: IOStreams = { ...init.io, colorEnabled, canPrompt };
+  const style = createStyle(colorEnabled);
+  // stderr gets colour only when it is a terminal itself.
+  const errStyle = createStyle(colorEnabled && init.io.stderrIsTTY);
+  const config = init.config ?? new ConfigStore(env);
+  const prompter = init.prompter ?? (canPrompt ? new InquirerPrompter() : new NoPrompter());
+
+  let settings: Settings | undefined;
+  const resolveSettings = (): Settings => {
+    if (settings) return settings;
+    const explicit = globals.profile ?? env.CARDCTL_PROFILE;
+    const profileName = explicit || config.currentProfileName() || DEFAULT_PROFILE;
+    const profile = config.getProfile(profileName) ?? {};
+    const output = globals.json ? 'json' : parseOutputFormat(globals.output ?? env.CARDCTL_OUTPUT ?? profile.output ?? 'table');
+    settings = {
+      profileName,
+      profileExplicit: Boolean(explicit),
+      profile,
+      baseUrl: globals.baseUrl ?? env.CARDCTL_BASE_URL ?? profile.baseUrl,
+      token: env.CARDCTL_TOKEN || profile.token,
+      apiKey: env.CARDCTL_API_KEY || profile.apiKey,
+      output,
+      timeoutMs: parseTimeout(globals.timeout),
+      retries: globals.retry === false ? 0 : parseRetries(globals.retries),
+      verbose: Boolean(globals.verbose || globals.debug || env.CARDCTL_DEBUG === '1'),
+      debug: Boolean(globals.debug),
+      insecure: Boolean(globals.insecure),
+    };
+    return settings;
+  };
+
+  const log: Logger = {
+    get verboseEnabled() { return resolveSettings().verbose; },
+    get debugEnabled() { return resolveSettings().debug; },
+    verbose: (line) => { if (resolveSettings().verbose) io.err(`${errStyle.dim(`* ${line}`)}\n`); },
+    debug: (line) => { if (resolveSettings().debug) io.err(`${errStyle.dim(line)}\n`); },
+    warn: (line) => io.err(`${errStyle.warn('warning:')} ${line}\n`),
+    info: (line) => io.err(`${line}\n`),
+  };
+
+  let clientPromise: Promise<ApiClient> | undefined;
+  const ctx: Context = {
+    io,
+    env,
+    clock: init.clock ?? { now: () => new Date() },
+    prompter,
+    config,
+    globals,
+    style,
+    log,
+    signal: init.signal ?? new AbortController().signal,
+    settings: resolveSettings,
+    output(overrides = {}) {
+      const s = resolveSettings();
+      return new Renderer(io, style, {
+        format: s.output,
+        fields: globals.fields ? globals.fields.split(',').map((f) => f.trim()).filter(Boolean) : undefined,
+        quiet: Boolean(globals.quiet),
+        wide: Boolean(overrides.wide ?? globals.wide),
+      });
+    },
+    client() {
+      clientPromise ??= (async () => {
+        const s = resolveSettings();
+        if (!s.baseUrl) {
+          throw new AuthError(`profile "${s.profileName}" has no base URL`, {
+            hint: 'run `cardctl login`, pass --base-url, or start a sandbox with `cardctl sandbox serve --profile sandbox`',
+          });
+        }
+        const [{ ApiClient }, { createTokenSource }] = await Promise.all([
+          import('../api/client.js'),
+          import('../api/token-source.js'),
+        ]);
+        return new ApiClient({
+          baseUrl: s.baseUrl,
+          getToken: createTokenSource(ctx),
+          apiKey: s.apiKey,
+          timeoutMs: s.timeoutMs,
+          retries: s.retries,
+          insecure: s.insecure,
+          dispatcher: init.dispatcher,
+          logger: log,
+          signal: ctx.signal,
+          userAgent: `cardctl (node ${process.version})`,
+        });
+      })();
+      return clientPromise;
+    },
+  };
+  return ctx;
+}
+
+function parseTimeout(value: string | undefined): number {
+  if (value === undefined) return 30_000;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
+    throw new UsageError(`invalid --timeout "${value}": give seconds between 0 and 3600, e.g. --timeout 10`);
+  }
+  return Math.round(seconds * 1000);
+}
+
+function parseRetries(value: string | undefined): number {
+  if (value === undefined) return 2;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 10) throw new UsageError(`invalid --retries "${value}": give a whole number from 0 to 10`);
+  return n;
+}

@@ -1,0 +1,167 @@
+// The exit-code contract of CLI.md lives here and only here. Commands throw typed errors;
+// the entry point (src/cli.ts) is the only place that turns them into an exit code.
+
+export const ExitCode = {
+  Ok: 0,
+  Internal: 1,
+  Usage: 2,
+  Auth: 3,
+  NotFound: 4,
+  Rejected: 5,
+  Network: 6,
+  Server: 7,
+  Partial: 8,
+  Interrupted: 130,
+} as const;
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+export interface CliErrorOptions {
+  /** A short machine-readable code, e.g. `VALIDATION_ERROR`, `USAGE`, `NETWORK`. */
+  code?: string;
+  /** One line telling the user what to do next. */
+  hint?: string;
+  /** HTTP status, when the error came from the API. */
+  status?: number;
+  /** Structured detail (field errors, attempts left, …) for `-o json` error output. */
+  details?: unknown;
+  cause?: unknown;
+}
+
+/** Base of every error the CLI reports on purpose. `message` is one line, already for people. */
+export class CliError extends Error {
+  readonly exitCode: ExitCodeValue;
+  readonly code: string;
+  readonly hint?: string;
+  readonly status?: number;
+  readonly details?: unknown;
+
+  constructor(exitCode: ExitCodeValue, message: string, options: CliErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+    this.code = options.code ?? defaultCodeFor(exitCode);
+    this.hint = options.hint;
+    this.status = options.status;
+    this.details = options.details;
+  }
+
+  toJSON(): { error: Record<string, unknown> } {
+    return {
+      error: {
+        code: this.code,
+        exitCode: this.exitCode,
+        message: this.message,
+        status: this.status ?? null,
+        details: this.details ?? null,
+        ...(this.hint ? { hint: this.hint } : {}),
+      },
+    };
+  }
+}
+
+/** Bad flags, missing values, invalid files or values: nothing was sent (exit 2). */
+export class UsageError extends CliError {
+  constructor(message: string, options: CliErrorOptions = {}) {
+    super(ExitCode.Usage, message, { code: 'USAGE', ...options });
+  }
+}
+
+/** No credentials, 401 or 403 (exit 3). */
+export class AuthError extends CliError {
+  constructor(message: string, options: CliErrorOptions = {}) {
+    super(ExitCode.Auth, message, { code: 'UNAUTHORIZED', ...options });
+  }
+}
+
+/** 404 or an unknown identifier (exit 4). */
+export class NotFoundError extends CliError {
+  constructor(message: string, options: CliErrorOptions = {}) {
+    super(ExitCode.NotFound, message, { code: 'NOT_FOUND', ...options });
+  }
+}
+
+/** Any other 4xx: validation, conflict, PIN mismatch, limits; also `--expect-approved` declines (exit 5). */
+export class RejectedError extends CliError {
+  constructor(message: string, options: CliErrorOptions = {}) {
+    super(ExitCode.Rejected, message, { code: 'REJECTED', ...options });
+  }
+}
+
+/** No answer: refused, reset, DNS, TLS, timeout (exit 6). */
+export class NetworkError extends CliError {
+  constructor(message: string, options: CliErrorOptions = {}) {
+    super(ExitCode.Network, message, { code: 'NETWORK', ...options });
+  }
+}
+
+/** 5xx after retries, or a body that is not the API's (exit 7). */
+export class ServerError extends CliError {
+  constructor(message: string, options: CliErrorOptions = {}) {
+    super(ExitCode.Server, message, { code: 'SERVER_ERROR', ...options });
+  }
+}
+
+/** A bulk command finished with some records failed (exit 8). */
+export class PartialFailureError extends CliError {
+  constructor(message: string, options: CliErrorOptions = {}) {
+    super(ExitCode.Partial, message, { code: 'PARTIAL_FAILURE', ...options });
+  }
+}
+
+/** Ctrl-C (exit 130). */
+export class InterruptedError extends CliError {
+  constructor(message = 'interrupted', options: CliErrorOptions = {}) {
+    super(ExitCode.Interrupted, message, { code: 'INTERRUPTED', ...options });
+  }
+}
+
+/** A verb registered in the tree whose implementation has not landed yet (exit 1). */
+export class NotImplementedError extends CliError {
+  constructor(command: string) {
+    super(ExitCode.Internal, `\`cardctl ${command}\` is not implemented yet`, {
+      code: 'NOT_IMPLEMENTED',
+      hint: 'see `cardctl --help` for the commands available in this version',
+    });
+  }
+}
+
+function defaultCodeFor(exitCode: ExitCodeValue): string {
+  switch (exitCode) {
+    case ExitCode.Usage: return 'USAGE';
+    case ExitCode.Auth: return 'UNAUTHORIZED';
+    case ExitCode.NotFound: return 'NOT_FOUND';
+    case ExitCode.Rejected: return 'REJECTED';
+    case ExitCode.Network: return 'NETWORK';
+    case ExitCode.Server: return 'SERVER_ERROR';
+    case ExitCode.Partial: return 'PARTIAL_FAILURE';
+    case ExitCode.Interrupted: return 'INTERRUPTED';
+    default: return 'INTERNAL';
+  }
+}
+
+/** Maps an HTTP error status to the exit code of CLI.md. */
+export function exitCodeForStatus(status: number): ExitCodeValue {
+  if (status === 401 || status === 403) return ExitCode.Auth;
+  if (status === 404) return ExitCode.NotFound;
+  if (status >= 400 && status < 500) return ExitCode.Rejected;
+  if (status >= 500) return ExitCode.Server;
+  return ExitCode.Internal;
+}
+
+/** Wraps anything thrown into a CliError; unknown errors are bugs (exit 1). */
+export function toCliError(error: unknown): CliError {
+  if (error instanceof CliError) return error;
+  if (isAbort(error)) return new InterruptedError();
+  const message = error instanceof Error ? error.message : String(error);
+  return new CliError(ExitCode.Internal, `unexpected error: ${message}`, {
+    code: 'INTERNAL',
+    hint: 'this is a bug in cardctl; rerun with --debug and report it with the output',
+    cause: error,
+  });
+}
+
+function isAbort(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  // @inquirer/prompts throws ExitPromptError on Ctrl-C; AbortController gives AbortError.
+  return error.name === 'ExitPromptError' || error.name === 'AbortPromptError';
+}

@@ -1,0 +1,108 @@
+// IOStreams: the only door to stdin/stdout/stderr. Commands write through it so tests can
+// swap in buffers and toggle TTY-ness, the way gh's iostreams package works.
+import type { Readable, Writable } from 'node:stream';
+
+export interface IOStreams {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  /** Colour on stdout (and stderr when it is a TTY too). */
+  colorEnabled: boolean;
+  /** True only when prompts are allowed: TTYs on both ends, no --no-input, no CI. */
+  canPrompt: boolean;
+  /** Terminal width in columns, or undefined when stdout is not a terminal. */
+  columns?: number;
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export interface ColorInputs {
+  env: Record<string, string | undefined>;
+  stdoutIsTTY: boolean;
+  /** false when --no-color was given. */
+  colorFlag?: boolean;
+}
+
+/**
+ * The usual conventions: --no-color and NO_COLOR switch it off; FORCE_COLOR (not "0")
+ * switches it on even when piped; otherwise colour only on a TTY with a terminal that can.
+ */
+export function decideColor({ env, stdoutIsTTY, colorFlag }: ColorInputs): boolean {
+  if (colorFlag === false) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  if (!stdoutIsTTY) return false;
+  return env.TERM !== 'dumb';
+}
+
+export interface PromptInputs {
+  env: Record<string, string | undefined>;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  /** false when --no-input was given. */
+  inputFlag?: boolean;
+}
+
+export function decideCanPrompt({ env, stdinIsTTY, stdoutIsTTY, inputFlag }: PromptInputs): boolean {
+  if (inputFlag === false) return false;
+  if (env.CI !== undefined && env.CI !== '' && env.CI !== '0' && env.CI !== 'false') return false;
+  return stdinIsTTY && stdoutIsTTY;
+}
+
+export function systemIO(process: NodeJS.Process): IOStreams {
+  const stdoutIsTTY = Boolean(process.stdout.isTTY);
+  return {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdoutIsTTY,
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    colorEnabled: decideColor({ env: process.env, stdoutIsTTY }),
+    canPrompt: decideCanPrompt({ env: process.env, stdinIsTTY: Boolean(process.stdin.isTTY), stdoutIsTTY }),
+    columns: stdoutIsTTY ? process.stdout.columns : undefined,
+    out: (text) => void process.stdout.write(text),
+    err: (text) => void process.stderr.write(text),
+  };
+}
+
+/** Reads all of stdin (or any stream) as UTF-8 text. */
+export async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Reads stdin line by line on demand (for `--pin-stdin`: old PIN line, new PIN line) without
+ * consuming more than the lines asked for from the caller's point of view.
+ */
+export function lineReader(stream: Readable): { next(): Promise<string | undefined> } {
+  let buffered = '';
+  let ended = false;
+  const iterator = stream[Symbol.asyncIterator]();
+  return {
+    async next() {
+      for (;;) {
+        const newline = buffered.indexOf('\n');
+        if (newline >= 0) {
+          const line = buffered.slice(0, newline).replace(/\r$/, '');
+          buffered = buffered.slice(newline + 1);
+          return line;
+        }
+        if (ended) {
+          if (buffered === '') return undefined;
+          const line = buffered.replace(/\r$/, '');
+          buffered = '';
+          return line;
+        }
+        const { value, done } = await iterator.next();
+        if (done) ended = true;
+        else buffered += typeof value === 'string' ? value : Buffer.from(value).toString('utf8');
+      }
+    },
+  };
+}

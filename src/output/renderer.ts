@@ -1,0 +1,316 @@
+// The one renderer: every command hands it records and a column set; it decides
+// table/json/ndjson/csv/raw, TTY vs pipe, colour, --fields and --quiet.
+import type { IOStreams } from '../core/io.js';
+import { UsageError } from '../core/errors.js';
+import type { OutputFormat } from '../config/store.js';
+import { cellText, csvField, getPath, isIsoDateTime, pickFields, truncate, tsvField, visibleWidth } from './format.js';
+import type { Style } from './style.js';
+
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'raw'];
+
+export interface Column<R = any> {
+  /** Header text (tables, CSV). */
+  header: string;
+  /** Dot path of the value in the record; also what `--fields` names. */
+  path: string;
+  /** Only with --wide. */
+  wide?: boolean;
+  /** Custom text for people (tables); machine formats (csv) use `csv` or the raw value. */
+  format?: (value: unknown, record: R, style: Style) => string;
+  /** Custom text for CSV/TSV (defaults to the raw value). */
+  csv?: (value: unknown, record: R) => string;
+  /** Colour the cell as a status. */
+  status?: boolean;
+}
+
+export interface OutputSettings {
+  format: OutputFormat;
+  fields?: string[];
+  quiet: boolean;
+  wide: boolean;
+}
+
+export interface ListOptions {
+  /** The body exactly as received, for `-o raw`. */
+  raw?: string;
+  /** Where the identifier is, for `--quiet` (default `id`). */
+  idPath?: string;
+  /** Said on stderr when a TTY list is empty. */
+  emptyMessage?: string;
+}
+
+export interface RecordOptions {
+  raw?: string;
+  idPath?: string;
+  /** Rows for the key/value table; defaults to every leaf of the record. */
+  rows?: Column[];
+}
+
+export interface ListStream<R> {
+  write(records: R[], raw?: string): void;
+  end(): Promise<void>;
+}
+
+export class Renderer {
+  constructor(
+    private readonly io: IOStreams,
+    private readonly style: Style,
+    readonly settings: OutputSettings,
+  ) {}
+
+  get format(): OutputFormat {
+    return this.settings.format;
+  }
+
+  /** Human-facing output: a table on a terminal. */
+  private get human(): boolean {
+    return this.io.stdoutIsTTY && this.settings.format === 'table';
+  }
+
+  /** Prints a list of records. */
+  async list<R>(records: R[], columns: Column<R>[], options: ListOptions = {}): Promise<void> {
+    const stream = this.stream(columns, options);
+    stream.write(records, options.raw);
+    await stream.end();
+  }
+
+  /**
+   * A list printed as pages arrive (`--all`). ndjson/csv/tsv/quiet rows are written at once;
+   * a TTY table needs every row to size its columns, so it is drawn at the end.
+   */
+  stream<R>(columns: Column<R>[], options: ListOptions = {}): ListStream<R> {
+    const { format, quiet } = this.settings;
+    const idPath = options.idPath ?? 'id';
+    const selected = this.selectColumns(columns);
+    let count = 0;
+    if (quiet) {
+      return {
+        write: (records) => {
+          for (const record of records) this.io.out(`${cellText(getPath(record, idPath), false)}\n`);
+        },
+        end: async () => {},
+      };
+    }
+    switch (format) {
+      case 'json': {
+        // Streams a valid JSON array: "[", records separated by ",", "]".
+        let first = true;
+        return {
+          write: (records) => {
+            for (const record of records) {
+              this.io.out(`${first ? '[\n' : ',\n'}${indent(JSON.stringify(this.project(record), null, 2))}`);
+              first = false;
+            }
+          },
+          end: async () => this.io.out(first ? '[]\n' : '\n]\n'),
+        };
+      }
+      case 'ndjson':
+        return {
+          write: (records) => {
+            for (const record of records) this.io.out(`${JSON.stringify(this.project(record))}\n`);
+          },
+          end: async () => {},
+        };
+      case 'raw':
+        return {
+          write: (records, raw) => this.io.out(raw !== undefined ? `${raw}\n` : `${JSON.stringify(records)}\n`),
+          end: async () => {},
+        };
+      case 'csv': {
+        let headerWritten = false;
+        return {
+          write: (records) => {
+            if (!headerWritten) {
+              this.io.out(`${selected.map((c) => csvField(c.path)).join(',')}\n`);
+              headerWritten = true;
+            }
+            for (const record of records) {
+              this.io.out(`${selected.map((c) => csvField(this.machineCell(c, record))).join(',')}\n`);
+            }
+          },
+          end: async () => {
+            if (!headerWritten) this.io.out(`${selected.map((c) => csvField(c.path)).join(',')}\n`);
+          },
+        };
+      }
+      default: {
+        if (!this.io.stdoutIsTTY) {
+          // Piped table: plain tab-separated rows, no header decoration, so grep/awk/cut work.
+          return {
+            write: (records) => {
+              for (const record of records) this.io.out(`${selected.map((c) => tsvField(this.machineCell(c, record))).join('\t')}\n`);
+            },
+            end: async () => {},
+          };
+        }
+        const rows: string[][] = [];
+        return {
+          write: (records) => {
+            for (const record of records) rows.push(selected.map((c) => this.humanCell(c, record)));
+            count += records.length;
+          },
+          end: async () => {
+            if (count === 0) {
+              this.io.err(`${options.emptyMessage ?? 'nothing to show'}\n`);
+              return;
+            }
+            this.io.out(`${await this.drawTable(selected.map((c) => c.header), rows)}\n`);
+          },
+        };
+      }
+    }
+  }
+
+  /** Prints one record: key/value rows for people, the object for machines. */
+  async record<R>(record: R, options: RecordOptions = {}): Promise<void> {
+    const { format, quiet, fields } = this.settings;
+    if (quiet) {
+      this.io.out(`${cellText(getPath(record, options.idPath ?? 'id'), false)}\n`);
+      return;
+    }
+    switch (format) {
+      case 'json':
+        this.io.out(`${JSON.stringify(this.project(record), null, 2)}\n`);
+        return;
+      case 'ndjson':
+        this.io.out(`${JSON.stringify(this.project(record))}\n`);
+        return;
+      case 'raw':
+        this.io.out(`${options.raw ?? JSON.stringify(record)}\n`);
+        return;
+      default: {
+        const rows = fields?.length
+          ? fields.map((path) => ({ header: path, path }) as Column)
+          : options.rows ?? leafColumns(record);
+        if (format === 'csv') {
+          this.io.out(`${rows.map((c) => csvField(c.path)).join(',')}\n`);
+          this.io.out(`${rows.map((c) => csvField(this.machineCell(c, record))).join(',')}\n`);
+          return;
+        }
+        if (!this.io.stdoutIsTTY) {
+          for (const c of rows) this.io.out(`${c.path}\t${tsvField(this.machineCell(c, record))}\n`);
+          return;
+        }
+        const width = Math.max(...rows.map((c) => c.header.length));
+        for (const c of rows) {
+          const value = this.humanCell(c, record);
+          this.io.out(`${this.style.bold(c.header.padEnd(width))}  ${value}\n`);
+        }
+      }
+    }
+  }
+
+  /** Prints any JSON value for machine formats (the `api` command, odd endpoints). */
+  async value(value: unknown, raw?: string): Promise<void> {
+    if (this.settings.format === 'raw' && raw !== undefined) {
+      this.io.out(raw.endsWith('\n') ? raw : `${raw}\n`);
+      return;
+    }
+    if (Array.isArray(value)) {
+      const columns = this.settings.fields?.length
+        ? this.settings.fields.map((path) => ({ header: path, path }))
+        : inferColumns(value);
+      return this.list(value, columns, { raw });
+    }
+    if (value && typeof value === 'object') return this.record(value, { raw });
+    this.io.out(`${this.settings.format === 'json' ? JSON.stringify(value) : cellText(value, false)}\n`);
+  }
+
+  /** A status line for people on stderr ("✓ Card activated"); silent with --quiet. */
+  success(text: string): void {
+    if (this.settings.quiet) return;
+    this.io.err(`${this.style.ok('✓')} ${text}\n`);
+  }
+
+  private selectColumns<R>(columns: Column<R>[]): Column<R>[] {
+    const { fields, wide } = this.settings;
+    if (fields?.length) {
+      return fields.map((path) => columns.find((c) => c.path === path || c.header.toLowerCase() === path.toLowerCase()) ?? { header: path, path });
+    }
+    return columns.filter((c) => wide || !c.wide);
+  }
+
+  private project(record: unknown): unknown {
+    const fields = this.settings.fields;
+    return fields?.length ? pickFields(record, fields) : record;
+  }
+
+  private machineCell<R>(column: Column<R>, record: R): string {
+    const value = getPath(record, column.path);
+    return column.csv ? column.csv(value, record) : cellText(value, false);
+  }
+
+  private humanCell<R>(column: Column<R>, record: R): string {
+    const value = getPath(record, column.path);
+    if (column.format) return column.format(value, record, this.style);
+    const text = cellText(value, this.human);
+    return column.status && text ? this.style.status(text) : text;
+  }
+
+  private async drawTable(headers: string[], rows: string[][]): Promise<string> {
+    const { default: Table } = await import('cli-table3');
+    const widths = headers.map((h, i) => Math.max(visibleWidth(h), ...rows.map((r) => visibleWidth(r[i] ?? ''))));
+    const available = (this.io.columns ?? 120) - (headers.length * 3 + 1);
+    fitWidths(widths, available);
+    const table = new Table({
+      head: headers.map((h) => this.style.bold(h)),
+      style: { head: [], border: this.style.enabled ? ['grey'] : [] },
+      colWidths: widths.map((w) => w + 2),
+      wordWrap: false,
+    });
+    for (const row of rows) {
+      table.push(row.map((cell, i) => (visibleWidth(cell) > widths[i]! ? truncate(stripAnsi(cell), widths[i]!) : cell)));
+    }
+    return table.toString();
+  }
+}
+
+/** Shrinks the widest columns until the sum fits; never below 6 characters. */
+function fitWidths(widths: number[], available: number): void {
+  let total = widths.reduce((a, b) => a + b, 0);
+  while (total > available) {
+    const widest = widths.indexOf(Math.max(...widths));
+    if (widths[widest]! <= 6) break;
+    widths[widest]!--;
+    total--;
+  }
+}
+
+function stripAnsi(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\x1b\[[0-9;]*m/g, '');
+}
+
+function indent(text: string): string {
+  return text.replace(/^/gm, '  ');
+}
+
+/** Every leaf of a record as key/value rows (nested objects become dotted keys). */
+export function leafColumns(record: unknown, prefix = ''): Column[] {
+  if (!record || typeof record !== 'object') return [];
+  const rows: Column[] = [];
+  for (const [key, value] of Object.entries(record)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0) {
+      rows.push(...leafColumns(value, path));
+    } else {
+      rows.push({ header: path, path });
+    }
+  }
+  return rows;
+}
+
+function inferColumns(records: unknown[]): Column[] {
+  const first = records.find((r) => r && typeof r === 'object');
+  if (!first) return [{ header: 'value', path: '' }];
+  return Object.entries(first)
+    .filter(([, v]) => v === null || typeof v !== 'object' || isIsoDateTime(v))
+    .slice(0, 8)
+    .map(([key]) => ({ header: key, path: key }));
+}
+
+export function parseOutputFormat(value: string): OutputFormat {
+  if ((OUTPUT_FORMATS as readonly string[]).includes(value)) return value as OutputFormat;
+  throw new UsageError(`unknown output format "${value}"`, { hint: `use one of: ${OUTPUT_FORMATS.join(', ')}` });
+}

@@ -1,0 +1,62 @@
+// Builds a Context over in-memory streams, so run() and renderer tests need no terminal.
+import { PassThrough, Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import { ConfigStore } from '../../src/config/store.js';
+import { createContext, type Context, type GlobalOptions } from '../../src/core/context.js';
+import type { IOStreams } from '../../src/core/io.js';
+import { ScriptedPrompter, type Prompter } from '../../src/core/prompter.js';
+
+export interface TestIO extends IOStreams {
+  stdoutText(): string;
+  stderrText(): string;
+}
+
+export function testIO(options: { tty?: boolean; stdin?: string; columns?: number } = {}): TestIO {
+  const tty = options.tty ?? false;
+  let out = '';
+  let err = '';
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  stdout.on('data', (c) => (out += c));
+  stderr.on('data', (c) => (err += c));
+  return {
+    stdin: Readable.from(options.stdin !== undefined ? [options.stdin] : []),
+    stdout,
+    stderr,
+    stdinIsTTY: tty,
+    stdoutIsTTY: tty,
+    stderrIsTTY: tty,
+    colorEnabled: tty,
+    canPrompt: tty,
+    columns: tty ? options.columns ?? 120 : undefined,
+    out: (text) => void (out += text),
+    err: (text) => void (err += text),
+    stdoutText: () => out,
+    stderrText: () => err,
+  };
+}
+
+export interface TestContextOptions {
+  tty?: boolean;
+  stdin?: string;
+  env?: Record<string, string | undefined>;
+  globals?: GlobalOptions;
+  answers?: unknown[];
+  prompter?: Prompter;
+  dispatcher?: Dispatcher;
+  configDir?: string;
+}
+
+export function testContext(options: TestContextOptions = {}): Context & { io: TestIO } {
+  const io = testIO({ tty: options.tty, stdin: options.stdin });
+  const env = { ...(options.configDir ? { CARDCTL_CONFIG_DIR: options.configDir } : {}), ...options.env };
+  const ctx = createContext({
+    io,
+    env,
+    globals: { color: options.tty ? undefined : false, ...options.globals },
+    prompter: options.prompter ?? (options.answers ? new ScriptedPrompter(options.answers) : undefined),
+    dispatcher: options.dispatcher,
+    config: new ConfigStore(env),
+  });
+  return ctx as Context & { io: TestIO };
+}
