@@ -1,0 +1,93 @@
+// End-to-end helpers: run the built binary with execa, with a throwaway config directory,
+// and start a sandbox process on a free port.
+import { execa, type Options, type ResultPromise } from 'execa';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../bin/cardctl.js', import.meta.url));
+
+/** Environment without anything from the developer's shell that would change cardctl's behaviour. */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (key.startsWith('CARDCTL_') || key === 'NO_COLOR' || key === 'FORCE_COLOR' || /_proxy$/i.test(key)) delete env[key];
+  }
+  return { ...env, CI: '1', ...extra };
+}
+
+export function tempDir(prefix = 'cardctl-test-'): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export interface RunOptions {
+  configDir: string;
+  env?: Record<string, string | undefined>;
+  input?: string;
+  timeout?: number;
+}
+
+/** Runs `cardctl ...args`; never throws on a non-zero exit (assert on exitCode). */
+export async function cardctl(args: string[], options: RunOptions) {
+  return execa('node', [BIN, ...args], {
+    env: cleanEnv({ CARDCTL_CONFIG_DIR: options.configDir, ...options.env }),
+    extendEnv: false,
+    input: options.input ?? '',
+    reject: false,
+    timeout: options.timeout ?? 60_000,
+    stripFinalNewline: false,
+  });
+}
+
+export interface SandboxInfo {
+  baseUrl: string;
+  institutionId: string;
+  token: string;
+  apiKey: string;
+  cardProgramId: string;
+  pinKeyFingerprint: string;
+}
+
+export interface RunningSandbox {
+  info: SandboxInfo;
+  process: ResultPromise<Options>;
+  /** Everything the sandbox wrote to stderr (its request log). */
+  log(): string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Starts `cardctl sandbox serve --port 0 --json` (in memory unless --db is given) and reads its first line. */
+export async function startSandboxProcess(extraArgs: string[] = [], options: { configDir?: string; env?: Record<string, string | undefined> } = {}): Promise<RunningSandbox> {
+  const args = ['sandbox', 'serve', '--port', '0', '--json', ...extraArgs];
+  if (!extraArgs.includes('--db')) args.push('--memory');
+  const dir = options.configDir ?? tempDir().path;
+  const child = execa('node', [BIN, ...args], {
+    env: cleanEnv({ CARDCTL_CONFIG_DIR: dir, CARDCTL_DATA_DIR: dir, ...options.env }),
+    extendEnv: false,
+    reject: false,
+    buffer: false,
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => (stderr += chunk));
+  const lines = createInterface({ input: child.stdout! });
+  const first = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`sandbox did not start in 20 s: ${stderr}`)), 20_000);
+    lines.once('line', (line) => { clearTimeout(timer); resolve(line); });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`sandbox exited with ${code}: ${stderr}`)); });
+  });
+  const info = JSON.parse(first) as SandboxInfo;
+  return {
+    info,
+    process: child,
+    log: () => stderr,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null) {
+        child.kill(signal);
+        await child.catch(() => undefined);
+      }
+    },
+  };
+}
