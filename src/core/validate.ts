@@ -1,0 +1,91 @@
+// Client-side checks shared by commands and the importer. Each returns the normalised value or
+// throws a UsageError that names the flag/field and the expected form. Nothing here is sent.
+import { UsageError } from './errors.js';
+import { luhnValid } from './redact.js';
+
+export { luhnValid };
+
+function fail(field: string, value: string, expected: string): never {
+  throw new UsageError(`invalid ${field} "${value}": expected ${expected}`);
+}
+
+export function validateEmail(field: string, value: string): string {
+  const trimmed = value.trim();
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/.test(trimmed)) fail(field, value, 'an email address like ada@example.com');
+  return trimmed;
+}
+
+/** E.164-ish: optional +, 7 to 15 digits; spaces, dashes and parentheses are removed. */
+export function validatePhone(field: string, value: string): string {
+  const compact = value.replace(/[\s()-]/g, '');
+  if (!/^\+?\d{7,15}$/.test(compact)) fail(field, value, 'a phone number such as +2348012345678');
+  return compact;
+}
+
+/** YYYY-MM-DD → the calendar date (rejects 2026-02-30). */
+export function validateDate(field: string, value: string): string {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value.trim());
+  if (!match) fail(field, value, 'a date YYYY-MM-DD');
+  const [, y, m, d] = match;
+  const date = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
+  if (date.getUTCFullYear() !== Number(y) || date.getUTCMonth() !== Number(m) - 1 || date.getUTCDate() !== Number(d)) {
+    fail(field, value, 'a real calendar date YYYY-MM-DD');
+  }
+  return `${y}-${m}-${d}`;
+}
+
+/** YYYY-MM-DD or a full ISO date-time → ISO date-time (UTC midnight for a bare date). */
+export function validateDateTime(field: string, value: string): string {
+  const trimmed = value.trim();
+  if (/^\d{4}-\d{2}-\d{2}$/.test(trimmed)) return `${validateDate(field, trimmed)}T00:00:00.000Z`;
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/.test(trimmed)) {
+    fail(field, value, 'YYYY-MM-DD or an ISO 8601 date-time such as 2026-11-22T10:00:00Z');
+  }
+  const date = new Date(trimmed);
+  if (Number.isNaN(date.getTime())) fail(field, value, 'a valid date-time');
+  return date.toISOString();
+}
+
+/** YYYYMM with a real month. */
+export function validateYearMonth(field: string, value: string): { year: number; month: number; text: string } {
+  const match = /^(\d{4})(\d{2})$/.exec(value.trim());
+  if (!match || Number(match[2]) < 1 || Number(match[2]) > 12) fail(field, value, 'YYYYMM, e.g. 202912');
+  return { year: Number(match[1]), month: Number(match[2]), text: `${match[1]}${match[2]}` };
+}
+
+/** A card number: 12 to 19 digits (spaces allowed) passing the Luhn check. */
+export function validatePan(field: string, value: string): string {
+  const digits = value.replace(/[\s-]/g, '');
+  if (!/^\d{12,19}$/.test(digits)) fail(field, '…', '12 to 19 digits');
+  if (!luhnValid(digits)) throw new UsageError(`invalid ${field}: the card number fails the Luhn check (a digit is probably mistyped)`);
+  return digits;
+}
+
+export function validatePositiveInt(field: string, value: string, max = Number.MAX_SAFE_INTEGER): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1 || n > max) {
+    fail(field, value, `a whole number from 1 to ${max}`);
+  }
+  return n;
+}
+
+/** The page size and number flags of list commands (limits of API-DECISIONS.md). */
+export function validatePaging(opts: { limit?: string; page?: string }): { limit?: number; page?: number } {
+  return {
+    limit: opts.limit === undefined ? undefined : validatePositiveInt('--limit', opts.limit, 100),
+    page: opts.page === undefined ? undefined : validatePositiveInt('--page', opts.page),
+  };
+}
+
+/**
+ * An ISO 4217 currency, given as numeric code ("566") or alphabetic code ("NGN"); returns the
+ * numeric code, the alphabetic code and the number of decimals. Uses the currency-codes
+ * package, loaded on first use.
+ */
+export async function validateCurrency(field: string, value: string): Promise<{ number: string; code: string; digits: number }> {
+  const { default: cc } = await import('currency-codes');
+  const trimmed = value.trim();
+  const entry = /^\d{1,3}$/.test(trimmed) ? cc.number(trimmed.padStart(3, '0')) : cc.code(trimmed.toUpperCase());
+  if (!entry) fail(field, value, 'an ISO 4217 currency such as 566 (NGN) or 840 (USD)');
+  return { number: entry.number, code: entry.code, digits: entry.digits };
+}
