@@ -6,6 +6,8 @@ import auth from './auth/index.js';
 import cards from './cards/index.js';
 import completion from './completion.js';
 import demo from './demo.js';
+import doctor from './doctor.js';
+import history from './history.js';
 import importCards from './import.js';
 import login from './login.js';
 import logout from './logout.js';
@@ -20,5 +22,6 @@ import webhook from './webhook/index.js';
 export const commandTree: Array<CommandDefinition<any> | GroupDefinition> = [
   cards, tx, simulate, webhook, importCards, oauth, users,
   login, logout, auth, profile,
+  doctor, history,
   sandbox, demo, api, completion,
 ];

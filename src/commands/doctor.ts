@@ -1,0 +1,185 @@
+import { existsSync, statSync } from 'node:fs';
+import { defineCommand } from '../core/command.js';
+import type { Context } from '../core/context.js';
+import { CliError, ExitCode } from '../core/errors.js';
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+  /** What to do about a failed check. */
+  fix?: string;
+  /** Checks that cannot run because an earlier one failed are skipped, not failed. */
+  skipped?: boolean;
+}
+
+/** Largest clock difference with the server before PIN blocks and JWTs get into trouble. */
+const MAX_SKEW_SECONDS = 60;
+
+export default defineCommand({
+  name: 'doctor',
+  summary: 'check the setup and explain what is wrong',
+  description: `Checks the config and key file permissions, the profile, the base URL (reachability, TLS,
+proxy), the token (validity, time to expiry), the clock against the server, the PIN key and the
+Node version. Each line says ✓ or ✗ and, for ✗, what to do. Exit 0 when all pass, 1 otherwise.`,
+  examples: ['cardctl doctor', 'cardctl doctor -p production -o json'],
+  async run(ctx) {
+    const checks = await runChecks(ctx);
+    const out = ctx.output();
+    if (out.format === 'table') {
+      for (const check of checks) {
+        const mark = check.skipped ? ctx.style.dim('-') : ctx.style.check(check.ok);
+        ctx.io.out(`${mark} ${check.name}: ${check.detail}\n`);
+        if (!check.ok && !check.skipped && check.fix) ctx.io.out(`    ${ctx.style.dim('fix:')} ${check.fix}\n`);
+      }
+    } else {
+      await out.value({ ok: checks.every((c) => c.ok || c.skipped), checks });
+    }
+    const failed = checks.filter((c) => !c.ok && !c.skipped);
+    if (failed.length > 0) {
+      throw new CliError(ExitCode.Internal, `${failed.length} check${failed.length === 1 ? '' : 's'} failed: ${failed.map((c) => c.name).join(', ')}`, {
+        code: 'DOCTOR_FAILED',
+      });
+    }
+  },
+});
+
+export async function runChecks(ctx: Context): Promise<Check[]> {
+  const checks: Check[] = [];
+  const s = ctx.settings();
+  const profile = s.profile;
+
+  // Files.
+  const perms = ctx.config.permissionsOk();
+  checks.push({
+    name: 'config permissions',
+    ok: perms.ok,
+    detail: perms.file === undefined ? `no config file yet (${ctx.config.file})` : `${ctx.config.file} ${octal(perms.file)}, directory ${octal(perms.dir)}`,
+    fix: `chmod 700 "${ctx.config.dir}" && chmod 600 "${ctx.config.file}" (any cardctl command that saves the config also fixes them)`,
+  });
+  if (profile.privateKeyPath) {
+    const exists = existsSync(profile.privateKeyPath);
+    const mode = exists ? statSync(profile.privateKeyPath).mode & 0o777 : undefined;
+    checks.push({
+      name: 'private key file',
+      ok: exists && mode !== undefined && (mode & 0o077) === 0,
+      detail: exists ? `${profile.privateKeyPath} ${octal(mode)}` : `${profile.privateKeyPath} is missing`,
+      fix: exists ? `chmod 600 "${profile.privateKeyPath}"` : 'point the profile at the key again: cardctl login --client-id … --private-key FILE',
+    });
+  }
+
+  // Profile.
+  const hasCredentials = Boolean(s.token || (profile.clientId && profile.privateKeyPath));
+  const missing = [!s.baseUrl && 'base URL', !hasCredentials && 'token or client credentials'].filter(Boolean);
+  checks.push({
+    name: 'profile',
+    ok: missing.length === 0,
+    detail: missing.length === 0
+      ? `"${s.profileName}" (${profile.env ?? 'environment not set'}) → ${s.baseUrl}`
+      : `"${s.profileName}" has no ${missing.join(' and no ')}`,
+    fix: 'cardctl login (or cardctl sandbox serve --profile sandbox for a local sandbox)',
+  });
+
+  // Network environment.
+  const proxy = ctx.env.HTTPS_PROXY ?? ctx.env.https_proxy ?? ctx.env.HTTP_PROXY ?? ctx.env.http_proxy;
+  const noProxy = ctx.env.NO_PROXY ?? ctx.env.no_proxy;
+  checks.push({
+    name: 'proxy',
+    ok: true,
+    detail: proxy ? `${redactProxy(proxy)}${noProxy ? `, NO_PROXY=${noProxy}` : ''}` : 'none (direct connection)',
+  });
+
+  // Reachability, TLS, clock skew: one unauthenticated request whose status does not matter.
+  let reachable = false;
+  if (s.baseUrl) {
+    const ca = ctx.env.NODE_EXTRA_CA_CERTS ? `system CAs + ${ctx.env.NODE_EXTRA_CA_CERTS}` : 'system CAs';
+    try {
+      const client = await ctx.client();
+      const { request } = await import('undici');
+      const started = Date.now();
+      const response = await request(client.url('/sandbox/health'), {
+        method: 'GET',
+        dispatcher: await client.dispatcher(),
+        headersTimeout: s.timeoutMs,
+        bodyTimeout: s.timeoutMs,
+      });
+      await response.body.dump();
+      const rtt = Date.now() - started;
+      reachable = true;
+      const tls = client.baseUrl.protocol === 'https:' ? `, TLS verified (${ca})` : ', plain HTTP (loopback)';
+      checks.push({ name: 'base URL', ok: true, detail: `${s.baseUrl} answered in ${rtt} ms${tls}` });
+      const date = response.headers.date;
+      if (typeof date === 'string' && !Number.isNaN(Date.parse(date))) {
+        const skew = Math.round((ctx.clock.now().getTime() - (Date.parse(date) + rtt / 2)) / 1000);
+        checks.push({
+          name: 'clock',
+          ok: Math.abs(skew) <= MAX_SKEW_SECONDS,
+          detail: `${Math.abs(skew)} s ${skew >= 0 ? 'ahead of' : 'behind'} the server`,
+          fix: 'synchronise this machine\'s clock (e.g. systemd-timesyncd or chrony): token expiry and JWT assertions depend on it',
+        });
+      } else {
+        checks.push({ name: 'clock', ok: true, skipped: true, detail: 'the server sends no Date header' });
+      }
+    } catch (error) {
+      const failure = error instanceof CliError ? error : undefined;
+      checks.push({
+        name: 'base URL',
+        ok: false,
+        detail: `${s.baseUrl}: ${failure?.message ?? String(error)}`,
+        fix: failure?.hint ?? 'check the URL, your network and proxy settings',
+      });
+    }
+  } else {
+    checks.push({ name: 'base URL', ok: false, skipped: true, detail: 'no base URL to check' });
+  }
+
+  // Token.
+  if (reachable && hasCredentials) {
+    try {
+      const client = await ctx.client();
+      await client.request({ method: 'GET', path: '/institutions/cards', query: { limit: 1 } });
+      const expiry = profile.tokenExpiresAt && !ctx.env.CARDCTL_TOKEN ? Date.parse(profile.tokenExpiresAt) : NaN;
+      const left = Number.isNaN(expiry) ? '' : `, expires in ${formatDuration(expiry - ctx.clock.now().getTime())}`;
+      checks.push({ name: 'token', ok: true, detail: `accepted${left}` });
+    } catch (error) {
+      const failure = error instanceof CliError ? error : undefined;
+      checks.push({
+        name: 'token',
+        ok: false,
+        detail: failure?.message ?? String(error),
+        fix: failure?.exitCode === ExitCode.Auth ? 'cardctl login (the token is missing, expired or revoked)' : failure?.hint,
+      });
+    }
+  } else {
+    checks.push({ name: 'token', ok: false, skipped: true, detail: hasCredentials ? 'base URL unreachable' : 'no credentials' });
+  }
+
+  // PIN key.
+  checks.push(profile.pinKey && profile.pinKeyFingerprint
+    ? { name: 'PIN key', ok: true, detail: `fingerprint ${profile.pinKeyFingerprint.slice(0, 16)}…` }
+    : {
+      name: 'PIN key',
+      ok: profile.env === 'sandbox',
+      detail: profile.env === 'sandbox' ? 'not stored; fetched from /sandbox/pin-key when needed' : 'missing: PIN commands cannot encrypt PIN blocks',
+      fix: 'cardctl login --pin-key FILE (the institution\'s PIN public key, PEM)',
+    });
+
+  // Runtime.
+  const major = Number(process.versions.node.split('.')[0]);
+  checks.push({ name: 'Node.js', ok: major >= 20, detail: `${process.version} on ${process.platform}/${process.arch}`, fix: 'install Node.js 20 or newer' });
+  return checks;
+}
+
+function octal(mode: number | undefined): string {
+  return mode === undefined ? '(missing)' : `0${mode.toString(8)}`;
+}
+
+function redactProxy(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+function formatDuration(ms: number): string {
+  if (ms <= 0) return 'now (expired)';
+  const minutes = Math.round(ms / 60_000);
+  return minutes < 120 ? `${minutes} min` : `${Math.round(minutes / 60)} h`;
+}

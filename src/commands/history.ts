@@ -1,0 +1,63 @@
+import { defineCommand } from '../core/command.js';
+import { UsageError } from '../core/errors.js';
+import type { Column } from '../output/renderer.js';
+import type { JournalEntry } from '../audit/journal.js';
+
+interface HistoryOptions {
+  since?: string;
+  card?: string;
+  limit?: string;
+}
+
+const columns: Column<JournalEntry>[] = [
+  { header: 'TIME', path: 'time' },
+  { header: 'PROFILE', path: 'profile' },
+  { header: 'ENV', path: 'env' },
+  { header: 'OPERATOR', path: 'operator', wide: true },
+  { header: 'METHOD', path: 'method' },
+  { header: 'PATH', path: 'path' },
+  { header: 'STATUS', path: 'status' },
+  { header: 'IDS', path: 'ids' },
+  { header: 'MS', path: 'durationMs', wide: true },
+  { header: 'REASON', path: 'reason', wide: true },
+  { header: 'COMMAND', path: 'command', wide: true },
+];
+
+export default defineCommand<HistoryOptions>({
+  name: 'history',
+  summary: 'show the audit journal of mutating calls made from this machine',
+  description: 'Every mutating call (create, renew, PIN change/reset, activate, deactivate, updates, imports) is\nrecorded in a journal in the user data directory, with no secret in it. This reads it back.',
+  options: (c) => c
+    .option('--since <time>', 'only entries at or after this time (ISO date-time, or a duration like 24h, 7d)')
+    .option('--card <card-id>', 'only entries that affected this card')
+    .option('--limit <n>', 'only the last N entries')
+    .option('--wide', 'more columns'),
+  examples: ['cardctl history --since 24h', 'cardctl history --card 6650c0ffee -o json'],
+  async run(ctx, { opts }) {
+    const since = opts.since ? parseSince(opts.since, ctx.clock.now()) : undefined;
+    const limit = opts.limit === undefined ? undefined : Number(opts.limit);
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError(`invalid --limit "${opts.limit}": expected a whole number from 1`);
+    const { Journal } = await import('../audit/journal.js');
+    const journal = new Journal(ctx.env);
+    const entries: JournalEntry[] = [];
+    for (const entry of journal.read()) {
+      if (since && Date.parse(entry.time) < since.getTime()) continue;
+      if (opts.card && !entry.ids?.includes(opts.card)) continue;
+      entries.push(entry);
+      if (limit !== undefined && entries.length > limit) entries.shift();
+    }
+    await ctx.output().list(entries, columns, { idPath: 'time', emptyMessage: 'no journal entries match' });
+  },
+});
+
+/** `24h`, `30m`, `7d`, or an ISO date/date-time. */
+export function parseSince(value: string, now: Date): Date {
+  const duration = /^(\d+)\s*(s|m|h|d|w)$/.exec(value.trim());
+  if (duration) {
+    const unit = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 }[duration[2] as 's' | 'm' | 'h' | 'd' | 'w'];
+    return new Date(now.getTime() - Number(duration[1]) * unit * 1000);
+  }
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) throw new UsageError(`invalid time "${value}": use an ISO date-time or a duration like 24h or 7d`);
+  return date;
+}
