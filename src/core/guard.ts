@@ -1,0 +1,80 @@
+// Operator safety: confirmations for destructive verbs, stricter ones against production.
+// Against a sandbox a y/N question (or --yes) is enough. Against production the operator types
+// the card's last four digits (or the row count of an import), and scripts must pass both
+// --yes and --confirm-production.
+import type { Context } from './context.js';
+import { UsageError } from './errors.js';
+
+export interface DestructiveAction {
+  /** What is about to happen, as a verb phrase: "deactivate card 4821 (ADA OBI)". */
+  description: string;
+  /** What a production operator must type to go ahead: the card's last four, or a row count. */
+  typedConfirmation: string;
+  /** How to name the typed value in the question: "the card's last four digits". */
+  typedLabel: string;
+}
+
+export function isProduction(ctx: Context): boolean {
+  return ctx.settings().profile.env === 'production';
+}
+
+/**
+ * Resolves when the operator has confirmed; throws a UsageError (exit 2, nothing sent) when they
+ * declined or when confirmation was needed but impossible.
+ */
+export async function confirmDestructive(ctx: Context, action: DestructiveAction): Promise<void> {
+  const production = isProduction(ctx);
+  const globals = ctx.globals as { yes?: boolean; confirmProduction?: boolean };
+  if (globals.yes) {
+    if (production && !globals.confirmProduction) {
+      throw new UsageError(`refusing to ${action.description} on production with --yes alone`, {
+        hint: `profile "${ctx.settings().profileName}" is a production profile: add --confirm-production as well`,
+      });
+    }
+    return;
+  }
+  if (!ctx.io.canPrompt) {
+    throw new UsageError(`${action.description} needs confirmation, and there is no terminal to ask on`, {
+      hint: production ? 'pass --yes --confirm-production to confirm non-interactively' : 'pass --yes to confirm non-interactively',
+    });
+  }
+  if (production) {
+    const answer = await ctx.prompter.input(
+      `PRODUCTION (${ctx.settings().baseUrl}): to ${action.description}, type ${action.typedLabel}`,
+    );
+    if (answer.trim() !== action.typedConfirmation) {
+      throw new UsageError('cancelled: the confirmation did not match, nothing was sent');
+    }
+    return;
+  }
+  const ok = await ctx.prompter.confirm(`${capitalise(action.description)}?`, { default: false });
+  if (!ok) throw new UsageError('cancelled: nothing was sent');
+}
+
+/** The one-line banner shown on stderr before commands that talk to production on a terminal. */
+export function productionBanner(ctx: Context): string | undefined {
+  if (!isProduction(ctx) || !ctx.io.stderrIsTTY) return undefined;
+  const s = ctx.settings();
+  return ctx.style.chalk.bgRed.white.bold(` PRODUCTION `) + ` profile "${s.profileName}" → ${s.baseUrl}`;
+}
+
+/** Shared CI runners: a profile may insist on being named explicitly. */
+export function assertProfileExplicit(ctx: Context): void {
+  const s = ctx.settings();
+  if (s.profile.requireExplicitProfile && !s.profileExplicit) {
+    throw new UsageError(`profile "${s.profileName}" must be named explicitly`, {
+      hint: `pass --profile ${s.profileName} (or set CARDCTL_PROFILE); the profile has requireExplicitProfile set`,
+    });
+  }
+}
+
+/** Production deactivations may require a --reason (profile setting requireReason). */
+export function assertReason(ctx: Context, reason: string | undefined, what: string): void {
+  if (isProduction(ctx) && ctx.settings().profile.requireReason && !reason?.trim()) {
+    throw new UsageError(`${what} on production needs --reason`, { hint: 'say why, e.g. --reason "reported stolen"; it is kept in the audit journal' });
+  }
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
