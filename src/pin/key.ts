@@ -1,0 +1,105 @@
+// Which key, block format and cipher a profile encrypts PINs with. A profile normally holds the
+// institution's PIN key (`cardctl login --pin-key FILE`); a sandbox publishes its key at
+// GET /sandbox/pin-key, so for a sandbox the key is fetched and cached in the profile.
+import type { ApiClient } from '../api/client.js';
+import type { PinKeyInfo } from '../api/schemas.js';
+import type { Context } from '../core/context.js';
+import { CliError, ServerError, UsageError } from '../core/errors.js';
+import type { PinBlockFormat } from './block.js';
+import { loadPinKey, type PinCipher, type PinKey } from './encrypt.js';
+
+export interface PinSettings {
+  key: PinKey;
+  format: PinBlockFormat;
+  cipher: PinCipher;
+  /** The key came from the sandbox's /sandbox/pin-key (so a stale one can be fetched again). */
+  fromSandbox: boolean;
+}
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
+
+/** Is the selected deployment a sandbox (by the profile's `env`, or a loopback base URL)? */
+export function isSandbox(ctx: Context): boolean {
+  const settings = ctx.settings();
+  if (settings.profile.env === 'sandbox') return true;
+  if (settings.profile.env === 'production') return false;
+  try {
+    return settings.baseUrl !== undefined && LOOPBACK.test(new URL(settings.baseUrl).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The PIN key and settings of the selected profile. `refresh` ignores a cached sandbox key
+ * (after the sandbox answered UNKNOWN_KEY, e.g. because it was restarted with a new key).
+ */
+export async function resolvePinSettings(ctx: Context, client: ApiClient, options: { refresh?: boolean } = {}): Promise<PinSettings> {
+  const settings = ctx.settings();
+  const profile = settings.profile;
+  const format = profile.pinBlockFormat ?? 'iso-1';
+  const cipher = profile.pinCipher ?? 'rsa-oaep-sha256';
+  const sandbox = isSandbox(ctx);
+  if (profile.pinKey && !(options.refresh && sandbox)) {
+    const key = await loadPinKey(profile.pinKey, `the PIN key of profile "${settings.profileName}"`);
+    if (profile.pinKeyFingerprint && profile.pinKeyFingerprint.toLowerCase() !== key.fingerprint) {
+      ctx.log.warn(`the stored PIN key fingerprint of profile "${settings.profileName}" does not match its key; using the key's own (${key.fingerprint.slice(0, 16)}…)`);
+    }
+    return { key, format, cipher, fromSandbox: false };
+  }
+  if (!sandbox) {
+    throw new UsageError(`profile "${settings.profileName}" has no PIN public key, so PINs cannot be encrypted`, {
+      code: 'NO_PIN_KEY',
+      hint: "run `cardctl login --pin-key FILE` with the institution's PIN public key (PEM)",
+    });
+  }
+  const { key, format: sandboxFormat, cipher: sandboxCipher } = await fetchSandboxPinKey(client);
+  // Cache it only in a profile that is really this sandbox's (not when --base-url or
+  // CARDCTL_BASE_URL points elsewhere for one command).
+  if (profile.baseUrl !== undefined && profile.baseUrl === settings.baseUrl) {
+    await ctx.config.update((config) => {
+      const target = config.profiles[settings.profileName];
+      if (target) {
+        target.pinKey = key.pem;
+        target.pinKeyFingerprint = key.fingerprint;
+      }
+    });
+    ctx.log.verbose(`cached the sandbox PIN key in profile "${settings.profileName}" (${key.fingerprint.slice(0, 16)}…)`);
+  }
+  // The sandbox states its own format and cipher; they win over the profile's.
+  return { key, format: sandboxFormat ?? format, cipher: sandboxCipher ?? cipher, fromSandbox: true };
+}
+
+/** GET /sandbox/pin-key (no auth), checking that the fingerprint it states is the key's. */
+export async function fetchSandboxPinKey(client: ApiClient): Promise<{ key: PinKey; format?: PinBlockFormat; cipher?: PinCipher }> {
+  let info: PinKeyInfo;
+  try {
+    const response = await client.request<PinKeyInfo>({ method: 'GET', path: '/sandbox/pin-key', auth: 'none', envelope: false });
+    info = unwrap(response.data);
+  } catch (error) {
+    if (error instanceof CliError && error.exitCode === 4) {
+      throw new UsageError('this deployment publishes no PIN key (GET /sandbox/pin-key answered 404)', {
+        code: 'NO_PIN_KEY',
+        hint: "run `cardctl login --pin-key FILE` with the institution's PIN public key (PEM)",
+      });
+    }
+    throw error;
+  }
+  const key = await loadPinKey(info.publicKey, 'the sandbox PIN key');
+  if (info.fingerprint && info.fingerprint.toLowerCase() !== key.fingerprint) {
+    throw new ServerError(`the sandbox's PIN key fingerprint (${info.fingerprint.slice(0, 16)}…) does not match its key (${key.fingerprint.slice(0, 16)}…)`, { code: 'PIN_KEY_MISMATCH' });
+  }
+  const format = info.pinBlockFormat === 'ISO-9564-1' ? 'iso-1' : undefined;
+  const algorithm = String(info.algorithm ?? '').toUpperCase();
+  const cipher = algorithm === 'RSA-OAEP-256' ? 'rsa-oaep-sha256' : algorithm === 'RSA-OAEP' ? 'rsa-oaep-sha1' : algorithm === 'RSA1_5' ? 'rsa-pkcs1' : undefined;
+  return { key, format, cipher };
+}
+
+/** The helper may answer bare or inside the usual envelope. */
+function unwrap(body: unknown): PinKeyInfo {
+  const value = body && typeof body === 'object' && 'data' in body && !('publicKey' in body) ? (body as { data: unknown }).data : body;
+  if (!value || typeof value !== 'object' || typeof (value as PinKeyInfo).publicKey !== 'string') {
+    throw new ServerError('GET /sandbox/pin-key answered without a publicKey');
+  }
+  return value as PinKeyInfo;
+}
