@@ -13,7 +13,7 @@ import {
   exitCodeForStatus,
   ExitCode,
 } from '../core/errors.js';
-import { redactBodyText, redactHeaders } from '../core/redact.js';
+import { maskPansInText, redactBodyText, redactHeaders } from '../core/redact.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type AuthMode = 'bearer' | 'apiKey' | 'none';
@@ -81,6 +81,14 @@ export interface ClientOptions {
   random?: () => number;
   /** Aborts every request of this client (Ctrl-C). */
   signal?: AbortSignal;
+  /** Where HTTPS_PROXY/HTTP_PROXY/NO_PROXY are read from (default process.env). */
+  env?: Record<string, string | undefined>;
+}
+
+/** undici is CommonJS: once bundled, its exports may sit on `default`. Loaded on first request only. */
+export async function loadUndici(): Promise<typeof import('undici')> {
+  const mod = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
+  return typeof mod.request === 'function' ? mod : mod.default!;
 }
 
 const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
@@ -106,11 +114,12 @@ export class ApiClient {
   dispatcher(): Promise<Dispatcher> {
     this.dispatcherPromise ??= (async () => {
       if (this.options.dispatcher) return this.options.dispatcher;
-      const undici = await import('undici');
+      const undici = await loadUndici();
+      // Custom CAs: undici connects through node:tls, whose default trust store already holds
+      // NODE_EXTRA_CA_CERTS (read by Node at start-up), so no `connect.ca` is needed.
       const common = { connect: { timeout: this.timeoutMs }, keepAliveTimeout: 10_000, connections: 64 };
-      const env = process.env;
-      const proxied = env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy;
-      return proxied ? new undici.EnvHttpProxyAgent(common) : new undici.Agent(common);
+      const proxy = proxySettings(this.options.env ?? process.env);
+      return proxy ? new undici.EnvHttpProxyAgent({ ...common, ...proxy }) : new undici.Agent(common);
     })();
     return this.dispatcherPromise;
   }
@@ -120,6 +129,10 @@ export class ApiClient {
   }
 
   url(path: string, query?: ApiRequest['query']): URL {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('//')) {
+      // Credentials must only ever go to the configured base URL.
+      throw new UsageError(`request path must be relative to the base URL, not "${path}"`);
+    }
     const base = this.baseUrl.href.endsWith('/') ? this.baseUrl.href : `${this.baseUrl.href}/`;
     const url = new URL(path.replace(/^\/+/, ''), base);
     for (const [key, value] of Object.entries(query ?? {})) {
@@ -205,21 +218,29 @@ export class ApiClient {
       for (const [name, value] of Object.entries(redactHeaders(headers))) logger.debug(`> ${name}: ${value}`);
       if (body !== undefined) logger.debug(`> ${redactBodyText(body)}`);
     }
-    const started = performance.now();
     const dispatcher = await this.dispatcher();
-    const { request } = await import('undici');
-    const res = await request(url, {
-      method: req.method,
-      headers,
-      body,
-      dispatcher,
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
-      signal: req.signal ?? this.options.signal,
-    });
-    const text = await res.body.text();
+    const { request } = await loadUndici();
+    const started = performance.now();
+    let res: Dispatcher.ResponseData;
+    let text: string;
+    try {
+      res = await request(url, {
+        method: req.method,
+        headers,
+        body,
+        dispatcher,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        signal: req.signal ?? this.options.signal,
+      });
+      text = await res.body.text();
+    } catch (error) {
+      const failure = toNetworkError(error, this.timeoutMs);
+      logger?.verbose(`${req.method} ${maskPansInText(url.href)} → ${failure.code} (${Math.round(performance.now() - started)} ms)`);
+      throw error;
+    }
     const durationMs = Math.round(performance.now() - started);
-    logger?.verbose(`${req.method} ${url.pathname}${url.search} → ${res.statusCode} (${durationMs} ms)`);
+    logger?.verbose(`${req.method} ${maskPansInText(url.href)} → ${res.statusCode} (${durationMs} ms)`);
     if (logger?.debugEnabled) {
       for (const [name, value] of Object.entries(redactHeaders(res.headers))) logger.debug(`< ${name}: ${value}`);
       if (text) logger.debug(`< ${redactBodyText(text)}`);
@@ -393,6 +414,14 @@ export function retryAfterMs(value: string | string[] | undefined, now = Date.no
   const date = Date.parse(text);
   if (Number.isFinite(date)) return Math.min(Math.max(0, date - now), MAX_RETRY_AFTER_MS);
   return undefined;
+}
+
+/** Proxy settings from the environment (either case), or undefined when no proxy is set. */
+export function proxySettings(env: Record<string, string | undefined>): { httpProxy?: string; httpsProxy?: string; noProxy?: string } | undefined {
+  const httpProxy = env.HTTP_PROXY || env.http_proxy || undefined;
+  const httpsProxy = env.HTTPS_PROXY || env.https_proxy || undefined;
+  if (!httpProxy && !httpsProxy) return undefined;
+  return { httpProxy, httpsProxy: httpsProxy ?? httpProxy, noProxy: env.NO_PROXY ?? env.no_proxy ?? '' };
 }
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;

@@ -1,9 +1,28 @@
+import { defineCommand } from '../core/command.js';
+import type { Context } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+import type { HttpMethod } from '../api/client.js';
 
-import { defineCommand, notImplemented } from '../core/command.js';
+const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-export default defineCommand({
+interface ApiFlags {
+  data?: string;
+  apiKey?: boolean;
+}
+
+export interface ApiCall {
+  method: HttpMethod;
+  path: string;
+  body?: unknown;
+  auth: 'bearer' | 'apiKey';
+}
+
+export default defineCommand<ApiFlags>({
   name: 'api',
   summary: 'make an authenticated request to any endpoint',
+  description: `Send a request to any endpoint of the API with the profile's credentials and print the
+answer: the envelope's data through the renderer (-o json, --fields, …), or the body exactly as
+received with -o raw. A query string in PATH is sent as written.`,
   arguments: [
     { syntax: '<method>', description: 'GET, POST, PUT, PATCH or DELETE' },
     { syntax: '<path>', description: 'path relative to the base URL, e.g. /institutions/cards?limit=5' },
@@ -11,7 +30,70 @@ export default defineCommand({
   options: (c) => c
     .option('--data <json>', 'request body: JSON text, @FILE, or - for stdin')
     .option('--api-key', 'authenticate with the API key (x-api-key) instead of the bearer token'),
-  examples: ['cardctl api GET /institutions/cards', "cardctl api PUT /institutions/cards/ID/renew --data '{\"expiration\":\"202912\",\"renewReason\":\"RENEW\"}'", 'cardctl api GET /institutions/transactions -o raw'],
-  run: notImplemented('api'),
+  examples: [
+    'cardctl api GET /institutions/cards',
+    'cardctl api GET "/institutions/cards?search=ADA&limit=5" -o json',
+    "cardctl api PUT /institutions/cards/ID/renew --data '{\"expiration\":\"202912\",\"renewReason\":\"RENEW\"}'",
+    'cardctl api POST /util/cards/import --api-key --data @card.json',
+    'cardctl api GET /institutions/transactions -o raw',
+  ],
+  async run(ctx, { args, opts }) {
+    const call = await parseApiCall(ctx, String(args[0]), String(args[1]), opts);
+    const client = await ctx.client();
+    const response = await client.request({
+      method: call.method,
+      path: call.path,
+      body: call.body,
+      auth: call.auth,
+      signal: ctx.signal,
+    });
+    await ctx.output().value(response.data, response.raw);
+  },
 });
 
+export async function parseApiCall(ctx: Pick<Context, 'io'>, methodArg: string, pathArg: string, opts: ApiFlags): Promise<ApiCall> {
+  const method = methodArg.toUpperCase() as HttpMethod;
+  if (!METHODS.includes(method)) {
+    throw new UsageError(`unknown method "${methodArg}"`, { hint: `use one of: ${METHODS.join(', ')}` });
+  }
+  const path = pathArg.trim();
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('//')) {
+    throw new UsageError(`give a path relative to the base URL, not a full URL: "${pathArg}"`, {
+      hint: 'e.g. cardctl api GET /institutions/cards; the base URL comes from the profile or --base-url',
+    });
+  }
+  if (path === '') throw new UsageError('missing <path>');
+  let body: unknown;
+  if (opts.data !== undefined) {
+    if (method === 'GET') throw new UsageError('--data cannot be sent with GET', { hint: 'use POST, PUT or PATCH for a request body' });
+    body = parseJson(await readData(ctx, opts.data));
+  }
+  return { method, path: path.startsWith('/') ? path : `/${path}`, body, auth: opts.apiKey ? 'apiKey' : 'bearer' };
+}
+
+async function readData(ctx: Pick<Context, 'io'>, data: string): Promise<string> {
+  if (data === '-') {
+    const { readAll } = await import('../core/io.js');
+    return readAll(ctx.io.stdin);
+  }
+  if (data.startsWith('@')) {
+    const file = data.slice(1);
+    const { readFile } = await import('node:fs/promises');
+    try {
+      return await readFile(file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--data @${file}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+  }
+  return data;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new UsageError(`--data is not valid JSON: ${(error as Error).message}`, {
+      hint: "quote the JSON for the shell, e.g. --data '{\"name\":\"x\"}', or use --data @file.json",
+    });
+  }
+}

@@ -1,6 +1,24 @@
-import { defineCommand, notImplemented } from '../core/command.js';
+import { Option } from 'commander';
+import { defineCommand } from '../core/command.js';
+import type { Context } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
 
-export default defineCommand({
+export interface LoginFlags {
+  baseUrl?: string;
+  tokenStdin?: boolean;
+  apiKeyStdin?: boolean;
+  pinKey?: string;
+  switch?: string;
+  env?: 'sandbox' | 'production';
+  clientId?: string;
+  privateKey?: string;
+  tokenUrl?: string;
+  /** false with --no-use */
+  use?: boolean;
+  insecure?: boolean;
+}
+
+export default defineCommand<LoginFlags>({
   name: 'login',
   summary: 'store credentials for a deployment as a profile',
   description: `Store a base URL and credentials as a profile.
@@ -9,13 +27,14 @@ Interactive on a terminal (asks for the base URL and the token, hidden). In scri
 --base-url and pipe secrets through stdin: --token-stdin, --api-key-stdin (one per run, or
 both: token on the first line, API key on the second). Secrets are never taken from argv.
 With --client-id and --private-key, logs in with OAuth client credentials and renews the
-token by itself.`,
+token by itself. The profile is the one named by --profile (or CARDCTL_PROFILE), else the
+current one, else "default"; it becomes the current profile unless --no-use.`,
   options: (c) => c
     .option('--token-stdin', 'read the bearer token from stdin')
     .option('--api-key-stdin', 'read the API key (for `import`) from stdin')
     .option('--pin-key <file>', 'PIN public key (PEM) used to encrypt PIN blocks')
     .option('--switch <name>', 'path segment of the simulate endpoint (default "switch")')
-    .option('--env <environment>', 'sandbox or production')
+    .addOption(new Option('--env <environment>', 'sandbox or production').choices(['sandbox', 'production']))
     .option('--client-id <id>', 'OAuth client id, for client-credentials login')
     .option('--private-key <file>', 'private key of the OAuth application (its path is stored, not the key)')
     .option('--token-url <url>', 'token endpoint (default: <base-url>/oauth/token)')
@@ -23,7 +42,213 @@ token by itself.`,
   examples: [
     'cardctl login',
     'printf %s "$TOKEN" | cardctl login --base-url https://api.example.com --token-stdin --pin-key pin.pem',
+    'printf "%s\\n%s\\n" "$TOKEN" "$API_KEY" | cardctl login -p prod --base-url https://api.example.com --token-stdin --api-key-stdin --env production',
     'cardctl login -p ci --base-url https://api.example.com --client-id APP_ID --private-key ./keys/private-key.pem',
   ],
-  run: notImplemented('login'),
+  async run(ctx, { opts }) {
+    const options = await parseLogin(ctx, opts);
+    await runLogin(ctx, options);
+  },
 });
+
+export interface LoginOptions {
+  profileName: string;
+  baseUrl: string;
+  token?: string;
+  apiKey?: string;
+  pinKey?: { pem: string; fingerprint: string };
+  switch?: string;
+  env?: 'sandbox' | 'production';
+  clientCredentials?: { clientId: string; privateKeyPath: string; tokenUrl?: string };
+  makeCurrent: boolean;
+}
+
+const SWITCH_SEGMENT = /^[A-Za-z0-9._~-]+$/;
+
+/** Flags, stdin and (on a terminal) prompts → what to store. Throws UsageError before any write. */
+export async function parseLogin(ctx: Context, opts: LoginFlags): Promise<LoginOptions> {
+  const [{ parseBaseUrl }, { readPinKeyFile }, { readAll }] = await Promise.all([
+    import('../api/client.js'),
+    import('../config/pin-key.js'),
+    import('../core/io.js'),
+  ]);
+  const settings = ctx.settings();
+  const profileName = settings.profileName;
+  const existing = ctx.config.getProfile(profileName) ?? {};
+  const insecure = Boolean(opts.insecure);
+
+  if (opts.switch !== undefined && !SWITCH_SEGMENT.test(opts.switch)) {
+    throw new UsageError(`invalid --switch "${opts.switch}": expected one URL path segment (letters, digits, . _ ~ -)`);
+  }
+  const usesClientCredentials = opts.clientId !== undefined || opts.privateKey !== undefined;
+  if (usesClientCredentials) {
+    if (!opts.clientId) throw new UsageError('--private-key needs --client-id');
+    if (!opts.privateKey) throw new UsageError('--client-id needs --private-key (the file of the application\'s private key)');
+    if (opts.tokenStdin) throw new UsageError('--token-stdin cannot be combined with --client-id: client credentials obtain the token');
+  } else if (opts.tokenUrl !== undefined) {
+    throw new UsageError('--token-url is only for client-credentials login (--client-id and --private-key)');
+  }
+  if (opts.tokenUrl !== undefined) parseBaseUrl(opts.tokenUrl, insecure);
+
+  // Secrets from stdin: one value, or token on line 1 and API key on line 2.
+  let token: string | undefined;
+  let apiKey: string | undefined;
+  if (opts.tokenStdin || opts.apiKeyStdin) {
+    const text = await readAll(ctx.io.stdin);
+    if (opts.tokenStdin && opts.apiKeyStdin) {
+      const lines = text.split(/\r?\n/).map((line) => line.trim());
+      token = secretValue(lines[0], '--token-stdin', 'the first line of stdin (the token)');
+      apiKey = secretValue(lines[1], '--api-key-stdin', 'the second line of stdin (the API key)');
+    } else if (opts.tokenStdin) {
+      token = secretValue(text.trim(), '--token-stdin', 'stdin');
+    } else {
+      apiKey = secretValue(text.trim(), '--api-key-stdin', 'stdin');
+    }
+  }
+
+  const canPrompt = ctx.io.canPrompt && !opts.tokenStdin && !opts.apiKeyStdin;
+  let baseUrl = opts.baseUrl ?? ctx.env.CARDCTL_BASE_URL;
+  let interactive = false;
+  if (!baseUrl) {
+    if (!canPrompt) {
+      if (existing.baseUrl) baseUrl = existing.baseUrl;
+      else throw new UsageError('missing --base-url', { hint: 'give the API base URL, e.g. --base-url https://api.example.com' });
+    } else {
+      interactive = true;
+      baseUrl = await ctx.prompter.input('API base URL', {
+        default: existing.baseUrl,
+        validate: (value) => {
+          try {
+            parseBaseUrl(value.trim(), insecure);
+            return true;
+          } catch (error) {
+            return (error as Error).message;
+          }
+        },
+      });
+    }
+  }
+  baseUrl = normaliseBaseUrl(parseBaseUrl(baseUrl.trim(), insecure));
+
+  if (!usesClientCredentials && token === undefined && apiKey === undefined) {
+    if (!canPrompt) {
+      throw new UsageError('missing --token-stdin: no token to store', {
+        hint: 'pipe the token: printf %s "$TOKEN" | cardctl login --base-url URL --token-stdin (or use --client-id/--private-key)',
+      });
+    }
+    interactive = true;
+    token = (await ctx.prompter.password('Access token (input hidden)', {
+      validate: (value) => (isSecretText(value.trim()) ? true : 'paste the bearer token (no spaces)'),
+    })).trim();
+    const key = (await ctx.prompter.password('API key for `cardctl import` (optional, Enter to skip)', {
+      validate: (value) => (value.trim() === '' || isSecretText(value.trim()) ? true : 'paste the API key (no spaces), or leave empty'),
+    })).trim();
+    if (key) apiKey = key;
+  }
+
+  let pinKey: LoginOptions['pinKey'];
+  if (opts.pinKey !== undefined) {
+    pinKey = await readPinKeyFile(opts.pinKey);
+  } else if (interactive && !existing.pinKey) {
+    for (let tries = 0; tries < 3 && !pinKey; tries++) {
+      const path = (await ctx.prompter.input('PIN public key file, PEM (optional, Enter to skip)', { default: '' })).trim();
+      if (!path) break;
+      try {
+        pinKey = await readPinKeyFile(path, 'PIN key');
+      } catch (error) {
+        ctx.log.warn((error as Error).message);
+      }
+    }
+  }
+
+  return {
+    profileName,
+    baseUrl,
+    token,
+    apiKey,
+    pinKey: pinKey ? { pem: pinKey.pem, fingerprint: pinKey.fingerprint } : undefined,
+    switch: opts.switch,
+    env: opts.env,
+    clientCredentials: usesClientCredentials
+      ? { clientId: opts.clientId!, privateKeyPath: opts.privateKey!, tokenUrl: opts.tokenUrl }
+      : undefined,
+    makeCurrent: opts.use !== false,
+  };
+}
+
+export async function runLogin(ctx: Context, options: LoginOptions): Promise<void> {
+  const { profileName } = options;
+  if (options.clientCredentials) {
+    const { resolve } = await import('node:path');
+    const { loginWithClientCredentials } = await import('../api/client-credentials.js');
+    await loginWithClientCredentials(ctx, {
+      profileName,
+      baseUrl: options.baseUrl,
+      clientId: options.clientCredentials.clientId,
+      privateKeyPath: resolve(options.clientCredentials.privateKeyPath),
+      tokenUrl: options.clientCredentials.tokenUrl,
+    });
+  }
+  await ctx.config.update((config) => {
+    const profile = { ...(config.profiles[profileName] ?? {}) };
+    profile.baseUrl = options.baseUrl;
+    if (options.token !== undefined) {
+      // A static token replaces any client-credentials set-up of this profile.
+      profile.token = options.token;
+      delete profile.clientId;
+      delete profile.privateKeyPath;
+      delete profile.tokenUrl;
+      delete profile.tokenExpiresAt;
+    }
+    if (options.apiKey !== undefined) profile.apiKey = options.apiKey;
+    if (options.pinKey) {
+      profile.pinKey = options.pinKey.pem;
+      profile.pinKeyFingerprint = options.pinKey.fingerprint;
+    }
+    if (options.switch !== undefined) profile.switch = options.switch;
+    if (options.env !== undefined) profile.env = options.env;
+    config.profiles[profileName] = profile;
+    if (options.makeCurrent) config.currentProfile = profileName;
+  });
+
+  const out = ctx.output();
+  const current = ctx.config.read().currentProfile === profileName;
+  if (out.format !== 'table') {
+    const stored = ctx.config.getProfile(profileName) ?? {};
+    await out.record({
+      profile: profileName,
+      baseUrl: stored.baseUrl,
+      current,
+      env: stored.env ?? null,
+      token: Boolean(stored.token),
+      apiKey: Boolean(stored.apiKey),
+      pinKeyFingerprint: stored.pinKeyFingerprint ?? null,
+    }, { idPath: 'profile' });
+  }
+  const what = [options.token !== undefined || options.clientCredentials ? 'token' : undefined, options.apiKey !== undefined ? 'API key' : undefined, options.pinKey ? 'PIN key' : undefined]
+    .filter(Boolean)
+    .join(', ');
+  out.success(`Logged in to ${options.baseUrl} as profile "${profileName}"${what ? ` (stored: ${what})` : ''}${current ? '' : '; not made current (--no-use)'}`);
+  if (!options.makeCurrent && !current) ctx.log.info(`use it with: cardctl -p ${profileName} …  or  cardctl profile use ${profileName}`);
+  else ctx.log.info('check it with: cardctl auth status');
+}
+
+function isSecretText(value: string): boolean {
+  return /^[\x21-\x7e]+$/.test(value);
+}
+
+function secretValue(value: string | undefined, flag: string, where: string): string {
+  if (value === undefined || value === '') throw new UsageError(`${flag}: ${where} is empty`);
+  if (!isSecretText(value)) {
+    throw new UsageError(`${flag}: ${where} is not a single token (it has spaces or several lines)`, {
+      hint: 'with both --token-stdin and --api-key-stdin, give the token on line 1 and the API key on line 2',
+    });
+  }
+  return value;
+}
+
+/** https://api.example.com/ → https://api.example.com; keeps a path prefix (…/v1). */
+function normaliseBaseUrl(url: URL): string {
+  const text = `${url.origin}${url.pathname}`;
+  return text.replace(/\/+$/, '');
+}

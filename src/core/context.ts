@@ -123,7 +123,7 @@ export function createContext(init: ContextInit): Context {
       output,
       timeoutMs: parseTimeout(globals.timeout),
       retries: globals.retry === false ? 0 : parseRetries(globals.retries),
-      verbose: Boolean(globals.verbose || globals.debug || env.CARDCTL_DEBUG === '1'),
+      verbose: Boolean(globals.verbose || globals.debug || isTruthy(env.CARDCTL_DEBUG)),
       debug: Boolean(globals.debug),
       insecure: Boolean(globals.insecure),
     };
@@ -182,6 +182,7 @@ export function createContext(init: ContextInit): Context {
           dispatcher: init.dispatcher,
           logger: log,
           signal: ctx.signal,
+          env,
           userAgent: `cardctl (node ${process.version})`,
         });
       })();
@@ -205,4 +206,8 @@ function parseRetries(value: string | undefined): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 10) throw new UsageError(`invalid --retries "${value}": give a whole number from 0 to 10`);
   return n;
+}
+
+function isTruthy(value: string | undefined): boolean {
+  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
 }

@@ -1,10 +1,25 @@
-import { defineCommand, notImplemented } from '../../core/command.js';
+import { defineCommand } from '../../core/command.js';
+import { confirmAction } from '../../core/confirm.js';
+import { requireProfile } from './shared.js';
 
 export default defineCommand({
   name: 'remove',
   summary: 'delete a stored profile',
   aliases: ['rm'],
+  description: 'Delete a stored profile with its credentials (asks first unless --yes).',
   arguments: [{ syntax: '<name>', description: 'profile name' }],
-  examples: ['cardctl profile remove staging --yes'],
-  run: notImplemented('profile remove'),
+  examples: ['cardctl profile remove staging', 'cardctl profile remove staging --yes'],
+  async run(ctx, { args }) {
+    const name = String(args[0]);
+    const profile = requireProfile(ctx, name);
+    const where = profile.baseUrl ? ` (${profile.baseUrl})` : '';
+    if (!(await confirmAction(ctx, `Delete profile "${name}"${where} and its stored credentials?`))) {
+      ctx.log.info('cancelled; nothing changed');
+      return;
+    }
+    const wasCurrent = ctx.config.read().currentProfile === name;
+    await ctx.config.removeProfile(name);
+    ctx.output().success(`Removed profile "${name}"`);
+    if (wasCurrent) ctx.log.info('it was the current profile; pick another with `cardctl profile use NAME`');
+  },
 });

@@ -1,13 +1,77 @@
-import { defineCommand, notImplemented } from '../../core/command.js';
+import { defineCommand } from '../../core/command.js';
+import { UsageError } from '../../core/errors.js';
+import { SETTABLE_PROFILE_KEYS, type Profile } from '../../config/store.js';
+
+const KEYS = Object.keys(SETTABLE_PROFILE_KEYS);
 
 export default defineCommand({
   name: 'set',
   summary: 'set a profile setting',
-  description: 'Set one setting of the selected profile. Secrets (token, API key) are not settable here: use `cardctl login`.',
+  description: `Set one setting of the selected profile (created when it does not exist yet). An empty value
+removes the setting. Secrets (token, API key) are not settable here: use \`cardctl login\`.
+
+Settings:
+${KEYS.map((key) => `  ${key.padEnd(24)}${SETTABLE_PROFILE_KEYS[key]!.describe}${SETTABLE_PROFILE_KEYS[key]!.values ? ` (${SETTABLE_PROFILE_KEYS[key]!.values!.join(', ')})` : SETTABLE_PROFILE_KEYS[key]!.boolean ? ' (true, false)' : ''}`).join('\n')}`,
   arguments: [
-    { syntax: '<key>', description: 'setting: baseUrl, switch, output, env, pinBlockFormat, pinCipher, tokenUrl, clientId, privateKeyPath, requireExplicitProfile, requireReason' },
-    { syntax: '<value>', description: 'new value' },
+    { syntax: '<key>', description: `setting: ${KEYS.join(', ')}` },
+    { syntax: '<value>', description: 'new value ("" removes it)' },
   ],
-  examples: ['cardctl profile set switch acme', 'cardctl profile set output json', 'cardctl -p prod profile set env production'],
-  run: notImplemented('profile set'),
+  examples: ['cardctl profile set switch acme', 'cardctl profile set output json', 'cardctl -p prod profile set env production', 'cardctl profile set output ""'],
+  async run(ctx, { args, opts }) {
+    const key = String(args[0]);
+    const raw = String(args[1]);
+    const value = await parseSetting(key, raw, Boolean((opts as { insecure?: boolean }).insecure));
+    const { profileName } = ctx.settings();
+    await ctx.config.update((config) => {
+      const profile: Record<string, unknown> = { ...(config.profiles[profileName] ?? {}) };
+      if (value === undefined) delete profile[key];
+      else profile[key] = value;
+      config.profiles[profileName] = profile as Profile;
+    });
+    ctx.output().success(value === undefined
+      ? `Removed ${key} from profile "${profileName}"`
+      : `Set ${key} = ${String(value)} in profile "${profileName}"`);
+  },
 });
+
+/** Validates a `profile set` value; undefined means "remove the setting". */
+export async function parseSetting(key: string, raw: string, insecure = false): Promise<string | boolean | undefined> {
+  const spec = SETTABLE_PROFILE_KEYS[key];
+  if (!spec) {
+    const secret = ['token', 'apiKey', 'pinKey', 'webhookSecret'].includes(key);
+    throw new UsageError(`unknown setting "${key}"`, {
+      hint: secret
+        ? 'secrets and keys are stored by `cardctl login` (--token-stdin, --api-key-stdin, --pin-key)'
+        : `settable: ${KEYS.join(', ')}`,
+    });
+  }
+  const value = raw.trim();
+  if (value === '') return undefined;
+  if (spec.boolean) {
+    if (/^(true|yes|on|1)$/i.test(value)) return true;
+    if (/^(false|no|off|0)$/i.test(value)) return false;
+    throw new UsageError(`invalid value "${raw}" for ${key}: expected true or false`);
+  }
+  if (spec.values && !spec.values.includes(value)) {
+    throw new UsageError(`invalid value "${raw}" for ${key}: expected one of ${spec.values.join(', ')}`);
+  }
+  switch (key) {
+    case 'baseUrl':
+    case 'tokenUrl': {
+      const { parseBaseUrl } = await import('../../api/client.js');
+      const url = parseBaseUrl(value, insecure);
+      return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+    }
+    case 'switch':
+      if (!/^[A-Za-z0-9._~-]+$/.test(value)) throw new UsageError(`invalid value "${raw}" for switch: expected one URL path segment`);
+      return value;
+    case 'privateKeyPath': {
+      const [{ existsSync }, { resolve }] = await Promise.all([import('node:fs'), import('node:path')]);
+      const path = resolve(value);
+      if (!existsSync(path)) throw new UsageError(`invalid value for privateKeyPath: ${path} does not exist`);
+      return path;
+    }
+    default:
+      return value;
+  }
+}

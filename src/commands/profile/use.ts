@@ -1,9 +1,20 @@
-import { defineCommand, notImplemented } from '../../core/command.js';
+import { defineCommand } from '../../core/command.js';
+import { requireProfile } from './shared.js';
 
 export default defineCommand({
   name: 'use',
   summary: 'make a profile the current one',
   arguments: [{ syntax: '<name>', description: 'profile name' }],
   examples: ['cardctl profile use sandbox'],
-  run: notImplemented('profile use'),
+  async run(ctx, { args }) {
+    const name = String(args[0]);
+    requireProfile(ctx, name);
+    await ctx.config.update((config) => {
+      config.currentProfile = name;
+    });
+    ctx.output().success(`Now using profile "${name}"`);
+    if (ctx.env.CARDCTL_PROFILE && ctx.env.CARDCTL_PROFILE !== name) {
+      ctx.log.warn(`CARDCTL_PROFILE=${ctx.env.CARDCTL_PROFILE} is set and still takes precedence in this shell`);
+    }
+  },
 });

@@ -1,0 +1,16 @@
+// Confirmation of destructive steps (logout, profile remove, deactivate): --yes answers for
+// the user; without --yes a prompt is needed, and where none is possible that is a usage
+// error naming --yes, never a hang.
+import type { Context } from './context.js';
+import { UsageError } from './errors.js';
+
+/** Resolves true when the action may go ahead, false when the user declined. */
+export async function confirmAction(ctx: Context, question: string): Promise<boolean> {
+  if (ctx.globals.yes) return true;
+  if (!ctx.io.canPrompt) {
+    throw new UsageError(`${question.replace(/\?$/, '')}: confirmation needed`, {
+      hint: 'pass --yes to confirm (no prompt is possible without a terminal, with --no-input or in CI)',
+    });
+  }
+  return ctx.prompter.confirm(question, { default: false });
+}
