@@ -39,7 +39,7 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.Ok;
   } catch (error) {
-    if (error instanceof CommanderError) return handleCommanderError(error, io, env, program);
+    if (error instanceof CommanderError) return handleCommanderError(error, io, env, argv);
     const signal = deps.signal ?? interrupt!.signal;
     const failure = signal.aborted && !(error instanceof CliError && error.exitCode === ExitCode.Partial)
       ? new InterruptedError()
@@ -150,17 +150,36 @@ function addNode(parent: Command, definition: CommandDefinition<any> | GroupDefi
   });
 }
 
-function handleCommanderError(error: CommanderError, io: IOStreams, env: Env, program: Command): number {
+function handleCommanderError(error: CommanderError, io: IOStreams, env: Env, argv: string[]): number {
   if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
     return ExitCode.Ok;
   }
   if (error.code === 'commander.executeSubCommandAsync' || error.exitCode === 0) return ExitCode.Ok;
-  const message = error.message.replace(/^error:\s*/i, '');
-  const hint = error.code === 'commander.unknownCommand' || error.code === 'commander.unknownOption'
-    ? 'run `cardctl --help` (or `cardctl <command> --help`) to see what is available'
-    : 'run the command with --help to see its usage';
-  void program;
-  return reportError(new UsageError(message, { code: error.code.replace('commander.', 'USAGE_'), hint }), io, env, {});
+  // Commander's message may carry a second line "(Did you mean cards?)": that becomes the hint.
+  const [first = '', ...rest] = error.message.replace(/^error:\s*/i, '').split('\n');
+  const suggestion = /\(Did you mean ([^?]+)\?\)/.exec(rest.join(' '))?.[1];
+  const unknown = error.code === 'commander.unknownCommand' || error.code === 'commander.unknownOption';
+  const hint = suggestion
+    ? `did you mean ${suggestion}? (see \`cardctl --help\`)`
+    : unknown
+      ? 'run `cardctl --help` (or `cardctl <command> --help`) to see what is available'
+      : 'run the command with --help to see its usage';
+  return reportError(new UsageError(first, { code: error.code.replace('commander.', 'USAGE_'), hint }), io, env, sniffGlobals(argv));
+}
+
+/** The output flags, read from argv when commander could not parse it (for the JSON error object). */
+function sniffGlobals(argv: string[]): GlobalOptions {
+  const globals: GlobalOptions = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (arg === '--json') globals.json = true;
+    else if (arg === '--debug') globals.debug = true;
+    else if ((arg === '-o' || arg === '--output') && argv[i + 1]) globals.output = argv[++i];
+    else if (arg.startsWith('--output=')) globals.output = arg.slice('--output='.length);
+    else if (arg.startsWith('-o') && arg.length > 2 && !arg.startsWith('--')) globals.output = arg.slice(2);
+  }
+  return globals;
 }
 
 /** Prints a CliError the way CLI.md says and returns its exit code. */

@@ -18,10 +18,7 @@ export default defineCommand({
       return;
     }
     const where = profile.baseUrl ? ` for ${profile.baseUrl}` : '';
-    if (!(await confirmAction(ctx, `Remove the stored token and API key of profile "${profileName}"${where}?`))) {
-      ctx.log.info('cancelled; nothing changed');
-      return;
-    }
+    await confirmAction(ctx, `Remove the stored token and API key of profile "${profileName}"${where}?`);
     await ctx.config.update((config) => {
       const next = { ...config.profiles[profileName] };
       delete next.token;

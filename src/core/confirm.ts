@@ -4,13 +4,17 @@
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
 
-/** Resolves true when the action may go ahead, false when the user declined. */
-export async function confirmAction(ctx: Context, question: string): Promise<boolean> {
+/**
+ * Resolves when the action may go ahead; a declined prompt is a UsageError (exit 2, nothing
+ * changed), like confirmDestructive of guard.ts. Returns true for callers that test it.
+ */
+export async function confirmAction(ctx: Context, question: string): Promise<true> {
   if (ctx.globals.yes) return true;
   if (!ctx.io.canPrompt) {
     throw new UsageError(`${question.replace(/\?$/, '')}: confirmation needed`, {
       hint: 'pass --yes to confirm (no prompt is possible without a terminal, with --no-input or in CI)',
     });
   }
-  return ctx.prompter.confirm(question, { default: false });
+  if (!(await ctx.prompter.confirm(question, { default: false }))) throw new UsageError('cancelled: nothing changed');
+  return true;
 }

@@ -54,6 +54,11 @@ export function decideCanPrompt({ env, stdinIsTTY, stdoutIsTTY, inputFlag }: Pro
 
 export function systemIO(process: NodeJS.Process): IOStreams {
   const stdoutIsTTY = Boolean(process.stdout.isTTY);
+  // `cardctl cards list | head`: the reader went away; stop quietly instead of an EPIPE trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+    throw error;
+  });
   return {
     stdin: process.stdin,
     stdout: process.stdout,

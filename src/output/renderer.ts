@@ -114,7 +114,7 @@ export class Renderer {
         };
       case 'raw':
         return {
-          write: (records, raw) => this.io.out(raw !== undefined ? `${raw}\n` : `${JSON.stringify(records)}\n`),
+          write: (records, raw) => this.io.out(raw !== undefined ? withNewline(raw) : `${JSON.stringify(records)}\n`),
           end: async () => {},
         };
       case 'csv': {
@@ -177,7 +177,7 @@ export class Renderer {
         this.io.out(`${JSON.stringify(this.project(record))}\n`);
         return;
       case 'raw':
-        this.io.out(`${options.raw ?? JSON.stringify(record)}\n`);
+        this.io.out(options.raw !== undefined ? withNewline(options.raw) : `${JSON.stringify(record)}\n`);
         return;
       default: {
         const rows = fields?.length
@@ -282,6 +282,10 @@ function stripAnsi(text: string): string {
   return text.replace(/\x1b\[[0-9;]*m/g, '');
 }
 
+function withNewline(text: string): string {
+  return text.endsWith('\n') ? text : `${text}\n`;
+}
+
 function indent(text: string): string {
   return text.replace(/^/gm, '  ');
 }
@@ -295,7 +299,7 @@ export function leafColumns(record: unknown, prefix = ''): Column[] {
     if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0) {
       rows.push(...leafColumns(value, path));
     } else {
-      rows.push({ header: path, path });
+      rows.push({ header: path, path, status: /status$/i.test(key) });
     }
   }
   return rows;

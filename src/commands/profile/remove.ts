@@ -13,10 +13,7 @@ export default defineCommand({
     const name = String(args[0]);
     const profile = requireProfile(ctx, name);
     const where = profile.baseUrl ? ` (${profile.baseUrl})` : '';
-    if (!(await confirmAction(ctx, `Delete profile "${name}"${where} and its stored credentials?`))) {
-      ctx.log.info('cancelled; nothing changed');
-      return;
-    }
+    await confirmAction(ctx, `Delete profile "${name}"${where} and its stored credentials?`);
     const wasCurrent = ctx.config.read().currentProfile === name;
     await ctx.config.removeProfile(name);
     ctx.output().success(`Removed profile "${name}"`);
