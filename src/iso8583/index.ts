@@ -1,0 +1,5 @@
+// ISO 8583 dictionaries and helpers (see ../../docs/architecture.md).
+export * from './amount.js';
+export * from './codes.js';
+export * from './fields.js';
+export * from './message.js';
