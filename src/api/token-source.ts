@@ -1,7 +1,71 @@
 // Where the bearer token comes from: CARDCTL_TOKEN, else the profile's token. Profiles logged
-// in with client credentials (issue 6) renew their token here before it expires or after a 401.
+// in with client credentials (issue 6) renew their token here before it expires or after a 401,
+// and save the new one to the profile.
 import type { Context } from '../core/context.js';
+import { defaultTokenUrl, requestClientCredentialsToken } from './client-credentials.js';
+
+/** Renew when the token has less than this left. */
+export const RENEW_BEFORE_MS = 60_000;
+const JUST_RENEWED_MS = 2_000;
 
 export function createTokenSource(ctx: Context): (force?: boolean) => Promise<string | undefined> {
-  return async () => ctx.settings().token;
+  let token: string | undefined;
+  let expiresAt: number | undefined;
+  let loaded = false;
+  let renewing: Promise<string> | undefined;
+  let renewedAt = -Infinity;
+
+  const renew = (): Promise<string> => {
+    renewing ??= (async () => {
+      const s = ctx.settings();
+      const profile = s.profile;
+      const baseUrl = s.baseUrl ?? profile.baseUrl ?? '';
+      const client = await ctx.client();
+      const result = await requestClientCredentialsToken(client, {
+        clientId: profile.clientId!,
+        privateKeyPath: profile.privateKeyPath!,
+        tokenUrl: profile.tokenUrl ?? defaultTokenUrl(baseUrl),
+        now: ctx.clock.now(),
+      });
+      token = result.token;
+      expiresAt = Date.parse(result.tokenExpiresAt);
+      renewedAt = Date.now();
+      try {
+        await ctx.config.update((config) => {
+          const current = config.profiles[s.profileName];
+          if (!current) return;
+          current.token = result.token;
+          current.tokenExpiresAt = result.tokenExpiresAt;
+        });
+      } catch (error) {
+        ctx.log.warn(`could not save the renewed token to profile "${s.profileName}": ${(error as Error).message}`);
+      }
+      ctx.log.verbose(`renewed the access token (client credentials), valid until ${result.tokenExpiresAt}`);
+      return result.token;
+    })().finally(() => {
+      renewing = undefined;
+    });
+    return renewing;
+  };
+
+  return async (force = false) => {
+    const fromEnv = ctx.env.CARDCTL_TOKEN;
+    if (fromEnv) return fromEnv;
+    const s = ctx.settings();
+    const profile = s.profile;
+    if (!profile.clientId || !profile.privateKeyPath) return s.token;
+    if (!loaded) {
+      loaded = true;
+      token = profile.token;
+      expiresAt = profile.tokenExpiresAt ? Date.parse(profile.tokenExpiresAt) : undefined;
+    }
+    if (renewing) return renewing;
+    const now = ctx.clock.now().getTime();
+    const fresh = token && expiresAt !== undefined && Number.isFinite(expiresAt) && expiresAt - now > RENEW_BEFORE_MS;
+    if (!force && fresh) return token;
+    // A forced renewal right after one (several requests answered 401 together, or the client
+    // asking again on its retry) reuses the token just obtained instead of minting another.
+    if (force && token && Date.now() - renewedAt < JUST_RENEWED_MS) return token;
+    return renew();
+  };
 }

@@ -1,49 +1,376 @@
 import { Option } from 'commander';
-import { defineCommand, notImplemented } from '../core/command.js';
+import { defineCommand } from '../core/command.js';
+import type { Context } from '../core/context.js';
+import {
+  AuthError,
+  CliError,
+  InterruptedError,
+  PartialFailureError,
+  UsageError,
+} from '../core/errors.js';
+import { validatePositiveInt } from '../core/validate.js';
+import type { ImportFormat, SourceRow } from '../import/readers.js';
+import type { ReportEntry } from '../import/report.js';
+import type { ImportRunResult, ImportStats, SendResult } from '../import/runner.js';
 
-export default defineCommand({
+interface ImportOptions {
+  fromFile?: string;
+  format?: ImportFormat;
+  concurrency?: string;
+  report?: string;
+  resume?: boolean;
+  realId?: string;
+  active?: boolean;
+  startDate?: string;
+  endDate?: string;
+  firstName?: string;
+  middleName?: string;
+  lastName?: string;
+  email?: string;
+  phone?: string;
+  birthDate?: string;
+  address1?: string;
+  address2?: string;
+  city?: string;
+  state?: string;
+  zip?: string;
+  country?: string;
+  institutionId?: string;
+  expiration?: string;
+  serviceCode?: string;
+  cardProduct?: string;
+  embossingName?: string;
+  bin?: string;
+  cardState?: string;
+  pinStdin?: boolean;
+  returnSecure?: boolean;
+}
+
+/** One card's flags, in the order they are asked for, with the body path each fills. */
+const CARD_FLAGS: Array<{ key: keyof ImportOptions; flag: string; path: string; label: string; optional?: string }> = [
+  { key: 'realId', flag: '--real-id', path: 'realId', label: 'Real id (your identifier for the card)' },
+  { key: 'institutionId', flag: '--institution-id', path: 'institutionId', label: 'Institution id' },
+  { key: 'firstName', flag: '--first-name', path: 'firstName', label: 'First name' },
+  { key: 'middleName', flag: '--middle-name', path: 'middleName', label: 'Middle name', optional: '' },
+  { key: 'lastName', flag: '--last-name', path: 'lastName', label: 'Last name' },
+  { key: 'email', flag: '--email', path: 'email', label: 'Email' },
+  { key: 'phone', flag: '--phone', path: 'phone', label: 'Phone' },
+  { key: 'birthDate', flag: '--birth-date', path: 'birthDate', label: 'Birth date (YYYY-MM-DD)' },
+  { key: 'address1', flag: '--address1', path: 'address1', label: 'Address line 1' },
+  { key: 'address2', flag: '--address2', path: 'address2', label: 'Address line 2', optional: '' },
+  { key: 'city', flag: '--city', path: 'city', label: 'City' },
+  { key: 'state', flag: '--state', path: 'state', label: 'State' },
+  { key: 'zip', flag: '--zip', path: 'zip', label: 'Postal code' },
+  { key: 'country', flag: '--country', path: 'country', label: 'Country' },
+  { key: 'startDate', flag: '--start-date', path: 'startDate', label: 'Start date (YYYY-MM-DD)' },
+  { key: 'endDate', flag: '--end-date', path: 'endDate', label: 'End date (YYYY-MM-DD)' },
+  { key: 'expiration', flag: '--expiration', path: 'card.expiration', label: 'Card expiry (YYYYMM)' },
+  { key: 'serviceCode', flag: '--service-code', path: 'card.serviceCode', label: 'Service code' },
+  { key: 'cardProduct', flag: '--card-product', path: 'card.cardProduct', label: 'Card product' },
+  { key: 'embossingName', flag: '--embossing-name', path: 'card.embossingName', label: 'Embossing name' },
+  { key: 'bin', flag: '--bin', path: 'card.bin', label: 'BIN' },
+  { key: 'cardState', flag: '--card-state', path: 'card.cardState', label: 'Card state' },
+];
+
+export default defineCommand<ImportOptions>({
   name: 'import',
   summary: 'import existing cards (one from flags, or many from a file)',
-  description: `Import cards that already exist elsewhere (authenticated with the profile's API key).
-Bulk: --from-file FILE (.csv with a header row, .ndjson, or a .json array; - for stdin with --format).
-Rows are validated first (bad rows are reported with their line number and skipped), sent with
---concurrency requests in flight, and recorded in --report; --resume skips rows already imported.
-Exit 8 when some rows failed.`,
+  description: `Import cards that already exist elsewhere (POST /util/cards/import, authenticated with the
+profile's API key or CARDCTL_API_KEY).
+
+One card: give its fields as flags; the default PIN of the import format is read from stdin
+with --pin-stdin, or asked for (hidden) on a terminal — never taken from argv.
+
+Bulk: --from-file FILE (.csv with a header row, .ndjson, or a .json array; - for stdin with
+--format). CSV headers are the body's field names, nested ones dotted (card.expiration,
+card.bin, …); booleans are true/false. The file is streamed, never loaded whole. Each row is
+validated first: a bad row is reported with its line number (the CSV header is line 1) and
+skipped, not sent. Rows are sent with --concurrency requests in flight and every row is recorded
+in --report (NDJSON: line, realId, outcome imported|exists|invalid|failed|skipped, cardId or
+error).
+
+Institution: the API key's institution is not known to the client, so every card needs an
+institutionId: a row's own institutionId, else --institution-id, else the profile's
+institutionId setting (written by \`sandbox serve --profile\`).
+
+Exactly once: --resume reads the report and skips rows already imported. A row whose request
+timed out or lost its connection is looked up by realId (when the profile also has a bearer
+token) before it is sent again, and a 409 CONFLICT answer means the realId is already there
+("exists"), so a retry never creates a duplicate. Ctrl-C stops sending, waits for requests in
+flight, writes the report and exits 130; run again with --resume to finish.
+
+Exit codes: 0 every row imported or already there; 8 some rows invalid or failed; 130 interrupted.`,
   options: (c) => c
-    .option('--from-file <file>', 'file of cards to import, or - for stdin')
-    .addOption(new Option('--format <format>', 'file format (default: from the extension)').choices(['csv', 'ndjson', 'json']))
+    .option('--from-file <file>', 'file of cards to import (.csv, .ndjson, .json), or - for stdin')
+    .addOption(new Option('--format <format>', 'file format (default: from the extension; required for -)').choices(['csv', 'ndjson', 'json']))
     .option('--concurrency <n>', 'requests in flight (default 8)')
-    .option('--report <file>', 'NDJSON report: line, realId, outcome, card id or error')
-    .option('--resume', 'skip rows the report already records as imported')
+    .option('--report <file>', 'NDJSON report: line, realId, outcome, cardId or error')
+    .option('--resume', 'continue an earlier run: skip rows the report records as imported, append to it')
     .option('--real-id <id>', 'one card: its identifier in your system')
-    .option('--active', 'one card: active')
-    .option('--start-date <date>', 'one card: start date')
-    .option('--end-date <date>', 'one card: end date')
+    .option('--active', 'one card: the card is active (the default)')
+    .option('--no-active', 'one card: the card is not active')
+    .option('--start-date <date>', 'one card: start date YYYY-MM-DD')
+    .option('--end-date <date>', 'one card: end date YYYY-MM-DD')
     .option('--first-name <name>', 'one card: first name')
-    .option('--middle-name <name>', 'one card: middle name')
+    .option('--middle-name <name>', 'one card: middle name (default empty)')
     .option('--last-name <name>', 'one card: last name')
     .option('--email <address>', 'one card: email')
     .option('--phone <number>', 'one card: phone')
-    .option('--birth-date <date>', 'one card: birth date')
+    .option('--birth-date <date>', 'one card: birth date YYYY-MM-DD')
     .option('--address1 <text>', 'one card: address line 1')
-    .option('--address2 <text>', 'one card: address line 2')
+    .option('--address2 <text>', 'one card: address line 2 (default empty)')
     .option('--city <name>', 'one card: city')
     .option('--state <name>', 'one card: state')
     .option('--zip <code>', 'one card: postal code')
     .option('--country <code>', 'one card: country')
-    .option('--institution-id <id>', "one card: institution (default: the API key's)")
+    .option('--institution-id <id>', "institution of the card(s); fills rows without one (default: the profile's institutionId)")
     .option('--expiration <yyyymm>', 'one card: expiry YYYYMM')
     .option('--service-code <code>', 'one card: service code')
     .option('--card-product <name>', 'one card: card product')
     .option('--embossing-name <name>', 'one card: embossing name')
-    .option('--bin <bin>', 'one card: BIN')
+    .option('--bin <bin>', 'one card: BIN (6 to 8 digits)')
     .option('--card-state <state>', 'one card: card state')
-    .option('--pin-stdin', 'one card: read the default PIN from stdin')
+    .option('--pin-stdin', 'one card: read the default PIN (4 to 12 digits) from stdin')
     .option('--return-secure', 'one card: return secure data'),
   examples: [
     'cardctl import --from-file cards.csv --report import-report.ndjson',
     'cardctl import --from-file cards.csv --report import-report.ndjson --resume',
     'cat cards.ndjson | cardctl import --from-file - --format ndjson --concurrency 16',
+    'printf 1234 | cardctl import --pin-stdin --real-id LEGACY-1 --institution-id INST --first-name Ada --last-name Obi --email ada@example.com --phone +2348012345678 --birth-date 1990-01-31 --address1 "1 Marina" --city Lagos --state Lagos --zip 100001 --country NG --start-date 2024-01-01 --end-date 2028-12-31 --expiration 202812 --service-code 101 --card-product classic --embossing-name "ADA OBI" --bin 506099 --card-state active',
   ],
-  run: notImplemented('import'),
+  async run(ctx, { opts }) {
+    const concurrency = opts.concurrency === undefined ? 8 : validatePositiveInt('--concurrency', opts.concurrency, 256);
+    const institutionId = opts.institutionId?.trim() || profileInstitutionId(ctx);
+    if (opts.fromFile !== undefined) {
+      const stray = CARD_FLAGS.filter((f) => f.key !== 'institutionId' && opts[f.key] !== undefined).map((f) => f.flag);
+      if (opts.pinStdin) stray.push('--pin-stdin');
+      if (stray.length) throw new UsageError(`${stray.join(', ')} describe one card and cannot be combined with --from-file`);
+      return importFile(ctx, opts, { concurrency, institutionId });
+    }
+    if (opts.resume || opts.report || opts.format) {
+      throw new UsageError('--resume, --report and --format need --from-file');
+    }
+    return importOne(ctx, opts, institutionId);
+  },
 });
+
+function profileInstitutionId(ctx: Context): string | undefined {
+  const value = (ctx.settings().profile as Record<string, unknown>).institutionId;
+  return typeof value === 'string' && value ? value : undefined;
+}
+
+function requireApiKey(ctx: Context): void {
+  if (!ctx.settings().apiKey) {
+    throw new AuthError('no API key for this profile: import authenticates with the x-api-key header', {
+      hint: 'run `cardctl login --api-key-stdin`, or set CARDCTL_API_KEY',
+    });
+  }
+}
+
+async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency: number; institutionId?: string }): Promise<void> {
+  const { formatFromPath, readImportRows, ImportFileError } = await import('../import/readers.js');
+  const fromStdin = opts.fromFile === '-';
+  const format = opts.format ?? (fromStdin ? undefined : formatFromPath(opts.fromFile!));
+  if (!format) {
+    throw new UsageError(fromStdin
+      ? '--from-file - needs --format csv|ndjson|json'
+      : `cannot tell the format of ${opts.fromFile} from its extension`, { hint: 'name it .csv, .ndjson or .json, or pass --format' });
+  }
+  if (opts.resume && !opts.report) throw new UsageError('--resume needs --report FILE (the report of the earlier run)');
+  const { existsSync, statSync, createReadStream } = await import('node:fs');
+  if (!fromStdin) {
+    if (!existsSync(opts.fromFile!)) throw new UsageError(`no such file: ${opts.fromFile}`);
+    if (!statSync(opts.fromFile!).isFile()) throw new UsageError(`not a file: ${opts.fromFile}`);
+  }
+  if (opts.report && !opts.resume && existsSync(opts.report) && statSync(opts.report).size > 0) {
+    throw new UsageError(`the report ${opts.report} already exists`, {
+      hint: 'pass --resume to continue that run (rows it records as imported are skipped), or remove the file or choose another --report',
+    });
+  }
+  requireApiKey(ctx);
+
+  const { openReport, readReport } = await import('../import/report.js');
+  const { runImport, outcomeLabel } = await import('../import/runner.js');
+  const { createImportProgress, estimateRows } = await import('../import/progress.js');
+  const { importCard, cardIdOf, findImportedCard } = await import('../api/import.js');
+
+  const resumeState = opts.resume ? await readReport(opts.report!) : undefined;
+  if (resumeState) ctx.log.info(`resuming: ${resumeState.done.size} rows already imported according to ${opts.report}`);
+  const client = await ctx.client();
+  const input = fromStdin ? ctx.io.stdin : createReadStream(opts.fromFile!);
+  const quiet = Boolean(ctx.globals.quiet);
+  const progressEnabled = ctx.io.stderrIsTTY && !quiet;
+  const total = progressEnabled && !fromStdin && format !== 'json' ? await estimateRows(opts.fromFile!, format === 'csv' ? 1 : 0) : 0;
+  const progress = await createImportProgress({ enabled: progressEnabled, stream: ctx.io.stderr, total });
+  const report = opts.report ? openReport(opts.report, Boolean(opts.resume)) : undefined;
+  const started = Date.now();
+  let result: ImportRunResult;
+  try {
+    result = await runImport({
+      rows: readImportRows(input, format) as AsyncIterable<SourceRow>,
+      concurrency: run.concurrency,
+      defaults: { institutionId: run.institutionId },
+      done: resumeState?.done,
+      report,
+      signal: ctx.signal,
+      async send(body, signal) {
+        const response = await importCard(client, body, signal);
+        return { cardId: cardIdOf(response.data), card: response.data };
+      },
+      async lookup(realId, signal): Promise<SendResult | undefined> {
+        const card = await findImportedCard(client, realId, signal);
+        return card ? { cardId: cardIdOf(card), card } : undefined;
+      },
+      onSettled: (_entry, stats) => progress.update(stats),
+    });
+  } finally {
+    progress.stop();
+    report?.close();
+    if (!fromStdin) (input as import('node:fs').ReadStream).destroy();
+  }
+
+  const seconds = (Date.now() - started) / 1000;
+  printProblems(ctx, result.problems, result.stats, outcomeLabel);
+  const summary = summaryOf(result.stats, seconds, opts.report);
+  if (!quiet) ctx.io.err(`${summaryLine(result.stats, seconds)}\n`);
+  if (ctx.settings().output === 'json' || ctx.settings().output === 'ndjson') await ctx.output().record(summary);
+
+  if (result.interrupted) {
+    throw new InterruptedError('import interrupted: requests in flight were finished and the report written', {
+      hint: opts.report ? `run the same command with --resume to import the remaining rows` : 'pass --report FILE next time so that --resume can continue an interrupted import',
+      details: summary,
+    });
+  }
+  if (result.fatal) throw result.fatal;
+  if (result.readerError) {
+    const error = result.readerError;
+    if (error instanceof ImportFileError) {
+      const where = error.line ? ` (line ${error.line})` : '';
+      if (result.stats.rows === 0) throw new UsageError(`${opts.fromFile}: ${error.message}${where}`);
+      throw new PartialFailureError(`${opts.fromFile}: stopped reading after ${result.stats.rows} rows: ${error.message}${where}`, { details: summary });
+    }
+    throw error;
+  }
+  const bad = result.stats.invalid + result.stats.failed;
+  if (bad > 0) {
+    throw new PartialFailureError(`${bad} of ${result.stats.rows} rows were not imported (${result.stats.invalid} invalid, ${result.stats.failed} failed)`, {
+      hint: opts.report ? `see ${opts.report} for every row; fix them and run again with --resume` : 'pass --report FILE to get every row\'s outcome',
+      details: summary,
+    });
+  }
+}
+
+function summaryOf(stats: ImportStats, seconds: number, report?: string) {
+  return {
+    imported: stats.imported,
+    exists: stats.exists,
+    skipped: stats.skipped,
+    invalid: stats.invalid,
+    failed: stats.failed,
+    rows: stats.rows,
+    seconds: Math.round(seconds * 1000) / 1000,
+    cardsPerSecond: seconds > 0 ? Math.round((stats.imported + stats.exists) / seconds) : 0,
+    ...(report ? { report } : {}),
+  };
+}
+
+function summaryLine(stats: ImportStats, seconds: number): string {
+  const parts = [`imported ${stats.imported}`, `already there ${stats.exists}`, `invalid ${stats.invalid}`, `failed ${stats.failed}`];
+  if (stats.skipped) parts.push(`skipped ${stats.skipped} (imported by an earlier run)`);
+  const rate = seconds > 0 ? ` (${Math.round((stats.imported + stats.exists) / seconds)} cards/s)` : '';
+  return `${parts.join(', ')} — ${stats.rows} rows in ${seconds.toFixed(1)} s${rate}`;
+}
+
+function printProblems(ctx: Context, problems: ReportEntry[], stats: ImportStats, label: (o: ReportEntry['outcome']) => string): void {
+  if (ctx.globals.quiet) return;
+  const shown = problems.slice(0, 10);
+  for (const p of shown) {
+    ctx.io.err(`${label(p.outcome)}: line ${p.line}${p.realId ? ` (${p.realId})` : ''}: ${p.error ?? ''}\n`);
+  }
+  const more = stats.invalid + stats.failed - shown.length;
+  if (more > 0) ctx.io.err(`… and ${more} more invalid or failed rows (see the report)\n`);
+}
+
+async function importOne(ctx: Context, opts: ImportOptions, institutionId?: string): Promise<void> {
+  const { setPath } = await import('../output/format.js');
+  const value: Record<string, unknown> = {};
+  const missing: string[] = [];
+  for (const f of CARD_FLAGS) {
+    let given = opts[f.key] as string | undefined;
+    if (f.key === 'institutionId') given = institutionId;
+    if (given === undefined && f.optional !== undefined) given = f.optional;
+    if (given === undefined) {
+      if (ctx.io.canPrompt) given = await ctx.prompter.input(f.label);
+      else {
+        missing.push(f.flag);
+        continue;
+      }
+    }
+    setPath(value, f.path, given);
+  }
+  if (missing.length) {
+    throw new UsageError(`missing ${missing.join(', ')} (one card's fields; or import a file with --from-file)`, {
+      hint: 'run `cardctl import --help` for every field',
+    });
+  }
+  value.active = opts.active ?? true;
+  value.returnSecure = Boolean(opts.returnSecure);
+  setPath(value, 'card.defaultPIN', await readDefaultPin(ctx, Boolean(opts.pinStdin)));
+
+  const { validateImportRow } = await import('../import/row.js');
+  const verdict = validateImportRow(value);
+  if (!verdict.ok) throw new UsageError(`invalid card: ${verdict.errors.map(flagNameOf).join('; ')}`);
+  requireApiKey(ctx);
+
+  const { runImport } = await import('../import/runner.js');
+  const { importCard, cardIdOf, findImportedCard } = await import('../api/import.js');
+  const client = await ctx.client();
+  let settled: { entry: ReportEntry; result?: SendResult; error?: unknown } | undefined;
+  await runImport({
+    rows: (async function* () { yield { line: 1, value: verdict.body } as SourceRow; })(),
+    concurrency: 1,
+    signal: ctx.signal,
+    async send(body, signal) {
+      const response = await importCard(client, body, signal);
+      return { cardId: cardIdOf(response.data), card: response.data };
+    },
+    async lookup(realId, signal) {
+      const card = await findImportedCard(client, realId, signal);
+      return card ? { cardId: cardIdOf(card), card } : undefined;
+    },
+    onSettled: (entry, _stats, result, error) => (settled = { entry, result, error }),
+  });
+  if (!settled) throw new InterruptedError();
+  const { entry, result, error } = settled;
+  if (entry.outcome === 'failed') throw error instanceof CliError ? error : new PartialFailureError(entry.error ?? 'import failed');
+  const out = ctx.output();
+  if (entry.outcome === 'exists') out.success(`card ${entry.realId} was already imported${entry.cardId ? ` (card ${entry.cardId})` : ''}`);
+  else out.success(`imported card ${entry.realId}${entry.cardId ? ` as ${entry.cardId}` : ''}`);
+  const card = result?.card;
+  if (card && typeof card === 'object') await out.record(card, { idPath: 'id' });
+  else await out.record({ realId: entry.realId, outcome: entry.outcome, cardId: entry.cardId ?? null }, { idPath: 'cardId' });
+}
+
+/** "card.bin: …" → "--bin: …" for one card given as flags. */
+function flagNameOf(message: string): string {
+  const field = message.split(':', 1)[0]!;
+  const flag = CARD_FLAGS.find((f) => f.path === field)?.flag;
+  return flag ? `${flag}${message.slice(field.length)}` : message;
+}
+
+async function readDefaultPin(ctx: Context, fromStdin: boolean): Promise<string> {
+  let pin: string | undefined;
+  if (fromStdin) {
+    const { lineReader } = await import('../core/io.js');
+    pin = (await lineReader(ctx.io.stdin).next())?.trim();
+    if (!pin) throw new UsageError('--pin-stdin: stdin is empty; pipe the default PIN, e.g. printf 1234 | cardctl import --pin-stdin …');
+  } else if (ctx.io.canPrompt) {
+    pin = await ctx.prompter.password('Default PIN (4 to 12 digits)', {
+      validate: (v) => (/^\d{4,12}$/.test(v) ? true : 'the PIN is 4 to 12 digits'),
+    });
+  } else {
+    throw new UsageError('the card\'s default PIN is needed: pipe it with --pin-stdin (PINs are never taken from argv)');
+  }
+  if (!/^\d{4,12}$/.test(pin)) throw new UsageError('invalid default PIN: expected 4 to 12 digits');
+  return pin;
+}

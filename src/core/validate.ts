@@ -89,3 +89,37 @@ export async function validateCurrency(field: string, value: string): Promise<{ 
   if (!entry) fail(field, value, 'an ISO 4217 currency such as 566 (NGN) or 840 (USD)');
   return { number: entry.number, code: entry.code, digits: entry.digits };
 }
+
+/** An OAuth scope: `verb:object` (lowercase letters and underscores), or `*`, `READ`, `WRITE`. */
+export function validateScope(field: string, value: string): string {
+  const trimmed = value.trim();
+  if (!/^([a-z_]+:[a-z_]+|\*|READ|WRITE)$/.test(trimmed)) {
+    fail(field, value, 'verb:object in lowercase (e.g. read:card, create:oauth_application), or *, READ, WRITE');
+  }
+  return trimmed;
+}
+
+/** An absolute http(s) URL. */
+export function validateUrl(field: string, value: string): string {
+  const trimmed = value.trim();
+  let url: URL;
+  try {
+    url = new URL(trimmed);
+  } catch {
+    fail(field, value, 'an absolute URL such as https://example.com');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(field, value, 'an http:// or https:// URL');
+  return trimmed;
+}
+
+/** A URI with a scheme (redirect URIs may use custom schemes such as myapp://callback). */
+export function validateUri(field: string, value: string): string {
+  const trimmed = value.trim();
+  if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/.test(trimmed)) fail(field, value, 'an absolute URI such as https://example.com/callback');
+  try {
+    new URL(trimmed);
+  } catch {
+    fail(field, value, 'an absolute URI such as https://example.com/callback');
+  }
+  return trimmed;
+}

@@ -1,0 +1,41 @@
+// Card import (`POST /util/cards/import`, API key) and the lookup that keeps retries exactly-once.
+import type { ApiClient, ApiResponse } from './client.js';
+import type { Card, ImportCardBody } from './schemas.js';
+
+export const IMPORT_PATH = '/util/cards/import';
+
+/** Imports one card. Not retried by the client: the importer decides (see src/import/runner.ts). */
+export function importCard(client: ApiClient, body: ImportCardBody, signal?: AbortSignal): Promise<ApiResponse<Partial<Card> | undefined>> {
+  return client.request<Partial<Card> | undefined>({
+    method: 'POST',
+    path: IMPORT_PATH,
+    body,
+    auth: 'apiKey',
+    idempotent: false,
+    signal,
+  });
+}
+
+/** The id of a card in an API answer (`id`, `_id`, or `card.id`). */
+export function cardIdOf(data: unknown): string | undefined {
+  if (!data || typeof data !== 'object') return undefined;
+  const record = data as Record<string, unknown>;
+  for (const key of ['id', '_id', 'cardId']) if (typeof record[key] === 'string' && record[key]) return record[key] as string;
+  if (record.card && typeof record.card === 'object') return cardIdOf(record.card);
+  return undefined;
+}
+
+/**
+ * Looks an imported card up by its realId through Get Cards (bearer token): the card whose
+ * realId or referenceCode is exactly that value. Undefined when none is there.
+ */
+export async function findImportedCard(client: ApiClient, realId: string, signal?: AbortSignal): Promise<Partial<Card> | undefined> {
+  const response = await client.request<Array<Partial<Card> & { realId?: string }>>({
+    method: 'GET',
+    path: '/institutions/cards',
+    query: { search: realId, limit: 100 },
+    signal,
+  });
+  const cards = Array.isArray(response.data) ? response.data : [];
+  return cards.find((card) => card.realId === realId || card.referenceCode === realId);
+}

@@ -1,0 +1,228 @@
+// Streaming readers for import files. Each yields one source row at a time with the line it
+// starts on, so memory stays flat however large the file is:
+//   csv    RFC 4180 via csv-parse's streaming parser (header row = line 1, BOM, LF/CRLF, quoted
+//          newlines); dotted headers (`card.expiration`) become nested objects
+//   ndjson one JSON object a line (blank lines skipped)
+//   json   a top-level array, scanned element by element (each element parsed on its own)
+import type { Readable } from 'node:stream';
+import { setPath } from '../output/format.js';
+
+export type ImportFormat = 'csv' | 'ndjson' | 'json';
+export const IMPORT_FORMATS: readonly ImportFormat[] = ['csv', 'ndjson', 'json'];
+
+export interface SourceRow {
+  /** Line the row starts on (CSV: the header is line 1). */
+  line: number;
+  /** The parsed row, when it could be parsed. */
+  value?: unknown;
+  /** Why the row could not be parsed. */
+  error?: string;
+  /** CSV rows carry text only; the validator accepts `true`/`false` text for booleans. */
+  text?: boolean;
+}
+
+/** Thrown for a file that cannot be read at all (no header, not an array, unterminated quote). */
+export class ImportFileError extends Error {
+  constructor(message: string, readonly line?: number) {
+    super(message);
+    this.name = 'ImportFileError';
+  }
+}
+
+export function formatFromPath(path: string): ImportFormat | undefined {
+  const lower = path.toLowerCase();
+  if (lower.endsWith('.csv')) return 'csv';
+  if (lower.endsWith('.ndjson') || lower.endsWith('.jsonl')) return 'ndjson';
+  if (lower.endsWith('.json')) return 'json';
+  return undefined;
+}
+
+export function readImportRows(input: Readable, format: ImportFormat): AsyncGenerator<SourceRow> {
+  switch (format) {
+    case 'csv': return readCsvRows(input);
+    case 'ndjson': return readNdjsonRows(input);
+    case 'json': return readJsonArrayRows(input);
+  }
+}
+
+export async function* readCsvRows(input: Readable): AsyncGenerator<SourceRow> {
+  const { parse } = await import('csv-parse');
+  const parser = parse({
+    bom: true,
+    info: true,
+    skip_empty_lines: true,
+    relax_column_count: true,
+    record_delimiter: ['\r\n', '\n'],
+    skip_records_with_error: true,
+  });
+  const skipped: SourceRow[] = [];
+  parser.on('skip', (error: Error & { lines?: number }) => {
+    skipped.push({ line: error.lines ?? 0, error: `not valid CSV: ${error.message}` });
+  });
+  input.on('error', (error) => parser.destroy(error));
+  input.pipe(parser);
+  let header: string[] | undefined;
+  try {
+    for await (const item of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      while (skipped.length) yield skipped.shift()!;
+      const { record, info } = item;
+      // info.lines is the line the record ends on; quoted newlines move its start back.
+      const newlines = record.reduce((n, field) => n + countNewlines(field), 0);
+      const line = info.lines - newlines;
+      if (!header) {
+        header = record.map((name) => name.trim());
+        const empty = header.findIndex((name) => name === '');
+        if (empty >= 0) throw new ImportFileError(`the CSV header has an empty column name (column ${empty + 1})`, line);
+        const seen = new Set<string>();
+        for (const name of header) {
+          if (seen.has(name)) throw new ImportFileError(`the CSV header names column "${name}" twice`, line);
+          seen.add(name);
+        }
+        continue;
+      }
+      if (record.length !== header.length) {
+        yield { line, error: `has ${record.length} fields, the header has ${header.length}` };
+        continue;
+      }
+      const value: Record<string, unknown> = {};
+      header.forEach((name, i) => setPath(value, name, record[i]));
+      yield { line, value, text: true };
+    }
+    while (skipped.length) yield skipped.shift()!;
+  } catch (error) {
+    if (error instanceof ImportFileError) throw error;
+    const e = error as Error & { code?: string; lines?: number };
+    if (e.code?.startsWith('CSV_')) throw new ImportFileError(`not valid CSV: ${e.message}`, e.lines);
+    throw error;
+  } finally {
+    input.unpipe(parser);
+    parser.destroy();
+  }
+  if (!header) throw new ImportFileError('the CSV file is empty: expected a header row with the import body\'s field names');
+}
+
+function countNewlines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+export async function* readNdjsonRows(input: Readable): AsyncGenerator<SourceRow> {
+  const { createInterface } = await import('node:readline');
+  input.setEncoding?.('utf8');
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  let line = 0;
+  try {
+    for await (let text of lines) {
+      line++;
+      if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (text.trim() === '') continue;
+      try {
+        yield { line, value: JSON.parse(text) };
+      } catch (error) {
+        yield { line, error: `not valid JSON: ${(error as Error).message}` };
+      }
+    }
+  } finally {
+    lines.close();
+  }
+}
+
+/**
+ * A top-level JSON array read element by element: a small scanner tracks strings, escapes,
+ * nesting and line numbers, and hands each complete element to JSON.parse. Only one element
+ * is held in memory at a time.
+ */
+export async function* readJsonArrayRows(input: Readable): AsyncGenerator<SourceRow> {
+  input.setEncoding?.('utf8');
+  let line = 1;
+  let started = false; // saw the opening [
+  let ended = false; // saw the closing ]
+  let firstChunk = true;
+  let expectValue = true; // right after [ or ,
+  let inElement = false;
+  let depth = 0; // nesting inside the current element
+  let inString = false;
+  let escaped = false;
+  let element = '';
+  let elementLine = 0;
+  for await (const chunk of input as AsyncIterable<string | Buffer>) {
+    let text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    if (firstChunk) {
+      firstChunk = false;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    const rows: SourceRow[] = [];
+    let from = inElement ? 0 : -1;
+    const endElement = (end: number) => {
+      element += text.slice(from, end);
+      rows.push(parseElement(element, elementLine));
+      element = '';
+      inElement = false;
+      from = -1;
+      expectValue = false;
+    };
+    for (let i = 0; i < text.length; i++) {
+      const ch = text[i]!;
+      if (ch === '\n') line++;
+      if (inElement) {
+        if (inString) {
+          if (escaped) escaped = false;
+          else if (ch === '\\') escaped = true;
+          else if (ch === '"') {
+            inString = false;
+            if (depth === 0) endElement(i + 1);
+          }
+          continue;
+        }
+        if (ch === '"') inString = true;
+        else if (ch === '{' || ch === '[') depth++;
+        else if ((ch === '}' || ch === ']') && depth > 0) {
+          depth--;
+          if (depth === 0) endElement(i + 1);
+        } else if (depth === 0 && (ch === ',' || ch === ']' || /\s/.test(ch))) {
+          endElement(i);
+          i--; // let the separator be read between elements
+          if (ch === '\n') line--;
+        }
+        continue;
+      }
+      if (ch === ' ' || ch === '\t' || ch === '\r' || ch === '\n') continue;
+      if (ended) throw new ImportFileError(`unexpected text after the closing ] at line ${line}`, line);
+      if (!started) {
+        if (ch !== '[') throw new ImportFileError(`a .json import file must be an array of import bodies (found "${ch}" at line ${line})`, line);
+        started = true;
+        continue;
+      }
+      if (ch === ']') {
+        ended = true;
+        continue;
+      }
+      if (ch === ',') {
+        if (expectValue) throw new ImportFileError(`unexpected "," at line ${line}`, line);
+        expectValue = true;
+        continue;
+      }
+      if (!expectValue) throw new ImportFileError(`expected "," or "]" at line ${line}`, line);
+      inElement = true;
+      elementLine = line;
+      from = i;
+      depth = ch === '{' || ch === '[' ? 1 : 0;
+      inString = ch === '"';
+      escaped = false;
+    }
+    if (inElement) element += text.slice(from);
+    for (const row of rows) yield row;
+  }
+  if (!started) throw new ImportFileError('the JSON file is empty: expected an array of import bodies');
+  if (inElement) throw new ImportFileError(`the JSON array is truncated (the element starting at line ${elementLine} never ends)`, elementLine);
+  if (!ended) throw new ImportFileError('the JSON array is not closed with ]', line);
+}
+
+function parseElement(text: string, line: number): SourceRow {
+  try {
+    return { line, value: JSON.parse(text) };
+  } catch (error) {
+    return { line, error: `not valid JSON: ${(error as Error).message}` };
+  }
+}

@@ -1,0 +1,81 @@
+// The import report: NDJSON, one line per row handled — {line, realId, outcome, cardId | error}.
+// Each entry is written with a synchronous write as soon as the row is settled, so a killed
+// import leaves a report that `--resume` can trust up to its last complete line.
+import { closeSync, existsSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+
+export type ImportOutcome = 'imported' | 'invalid' | 'failed' | 'skipped' | 'exists';
+
+export interface ReportEntry {
+  line: number;
+  realId?: string;
+  outcome: ImportOutcome;
+  cardId?: string;
+  error?: string;
+}
+
+export interface ReportWriter {
+  write(entry: ReportEntry): void;
+  close(): void;
+}
+
+export function openReport(path: string, append: boolean): ReportWriter {
+  const needsNewline = append && existsSync(path) && !endsWithNewline(path);
+  const fd = openSync(path, append ? 'a' : 'w', 0o600);
+  if (needsNewline) writeSync(fd, '\n');
+  let closed = false;
+  return {
+    write(entry) {
+      if (closed) return;
+      writeSync(fd, `${JSON.stringify(entry)}\n`);
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      closeSync(fd);
+    },
+  };
+}
+
+function endsWithNewline(path: string): boolean {
+  const size = statSync(path).size;
+  if (size === 0) return true;
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(1);
+    readSync(fd, buffer, 0, 1, size - 1);
+    return buffer[0] === 0x0a;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface ResumeState {
+  /** realIds the report records as imported or already existing, with their card id when known. */
+  done: Map<string, string | undefined>;
+  entries: number;
+}
+
+/** Reads a report for `--resume`; a torn last line (a killed run) is ignored. */
+export async function readReport(path: string): Promise<ResumeState> {
+  const done = new Map<string, string | undefined>();
+  let entries = 0;
+  if (!existsSync(path)) return { done, entries };
+  const { createReadStream } = await import('node:fs');
+  const { createInterface } = await import('node:readline');
+  const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
+  for await (const text of lines) {
+    if (text.trim() === '') continue;
+    let entry: Partial<ReportEntry>;
+    try {
+      entry = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    entries++;
+    if (typeof entry.realId !== 'string') continue;
+    if (entry.outcome === 'imported' || entry.outcome === 'exists' || entry.outcome === 'skipped') {
+      done.set(entry.realId, entry.cardId ?? done.get(entry.realId));
+    }
+  }
+  return { done, entries };
+}

@@ -1,0 +1,195 @@
+// The import engine: pulls rows from a reader only when a request slot is free (so memory stays
+// flat), validates them, sends up to `concurrency` at a time, and settles every row exactly once
+// in the report. A row whose request may have reached the service (timeout, reset, 502/504) is
+// looked up by realId before it is sent again; a 409 CONFLICT means the realId is already there.
+import { AuthError, ExitCode, type CliError } from '../core/errors.js';
+import type { ImportCardBody } from '../api/schemas.js';
+import type { ImportOutcome, ReportEntry, ReportWriter } from './report.js';
+import type { SourceRow } from './readers.js';
+import { realIdOf, validateImportRow, type RowDefaults } from './row.js';
+
+export interface SendResult {
+  cardId?: string;
+  card?: unknown;
+}
+
+export interface ImportRunOptions {
+  rows: AsyncIterable<SourceRow>;
+  concurrency: number;
+  send(body: ImportCardBody, signal: AbortSignal): Promise<SendResult>;
+  /** Looks a realId up in the service (needs a bearer token); undefined when there is no way to. */
+  lookup?: (realId: string, signal: AbortSignal) => Promise<SendResult | undefined>;
+  report?: ReportWriter;
+  /** realIds already imported (from the report, with --resume). */
+  done?: Map<string, string | undefined>;
+  defaults?: RowDefaults;
+  /** Ctrl-C: stop sending, let requests in flight finish. */
+  signal: AbortSignal;
+  /** How long to wait for requests in flight after Ctrl-C before abandoning them. */
+  drainTimeoutMs?: number;
+  /** Attempts per row for retryable failures. */
+  maxAttempts?: number;
+  sleep?: (ms: number) => Promise<void>;
+  onSettled?(entry: ReportEntry, stats: ImportStats, result?: SendResult, error?: unknown): void;
+}
+
+export interface ImportStats {
+  imported: number;
+  exists: number;
+  invalid: number;
+  failed: number;
+  skipped: number;
+  /** Rows settled (all outcomes). */
+  rows: number;
+}
+
+export interface ImportRunResult {
+  stats: ImportStats;
+  interrupted: boolean;
+  /** A failure that stopped the run (bad credentials): every row would have failed the same way. */
+  fatal?: CliError;
+  /** First invalid or failed rows, for the summary. */
+  problems: ReportEntry[];
+  /** The file could not be read further (malformed beyond one row); rows before it were handled. */
+  readerError?: unknown;
+}
+
+const MAX_PROBLEMS_KEPT = 20;
+
+export async function runImport(options: ImportRunOptions): Promise<ImportRunResult> {
+  const stats: ImportStats = { imported: 0, exists: 0, invalid: 0, failed: 0, skipped: 0, rows: 0 };
+  const problems: ReportEntry[] = [];
+  const inflight = new Set<Promise<void>>();
+  const requests = new AbortController();
+  const maxAttempts = options.maxAttempts ?? 5;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const seen = new Set<string>();
+  let fatal: CliError | undefined;
+  let readerError: unknown;
+  let lookup = options.lookup;
+
+  const settle = (entry: ReportEntry, result?: SendResult, error?: unknown) => {
+    stats.rows++;
+    stats[entry.outcome === 'exists' ? 'exists' : entry.outcome]++;
+    if ((entry.outcome === 'invalid' || entry.outcome === 'failed') && problems.length < MAX_PROBLEMS_KEPT) problems.push(entry);
+    options.report?.write(entry);
+    options.onSettled?.(entry, stats, result, error);
+  };
+
+  const tryLookup = async (realId: string): Promise<SendResult | undefined> => {
+    if (!lookup) return undefined;
+    try {
+      return await lookup(realId, requests.signal);
+    } catch (error) {
+      // No bearer token, or it lacks permission: fall back on the service's 409 for repeats.
+      if (error instanceof AuthError) lookup = undefined;
+      return undefined;
+    }
+  };
+
+  const importRow = async (line: number, body: ImportCardBody): Promise<void> => {
+    const realId = body.realId;
+    let uncertain = false; // a previous attempt may have reached the service
+    for (let attempt = 1; ; attempt++) {
+      if (uncertain) {
+        const found = await tryLookup(realId);
+        if (found) return settle({ line, realId, outcome: 'exists', cardId: found.cardId }, found);
+      }
+      try {
+        const result = await options.send(body, requests.signal);
+        return settle({ line, realId, outcome: 'imported', cardId: result.cardId }, result);
+      } catch (caught) {
+        const error = caught as CliError & { status?: number; code?: string };
+        if (error.status === 409) {
+          const found = await tryLookup(realId);
+          return settle({ line, realId, outcome: 'exists', cardId: found?.cardId }, found);
+        }
+        if (error instanceof AuthError) {
+          fatal ??= error;
+          return settle({ line, realId, outcome: 'failed', error: error.message }, undefined, error);
+        }
+        const network = error.exitCode === ExitCode.Network && error.code !== 'ABORTED';
+        const maybeProcessed = network || error.status === 502 || error.status === 504 || (error.status !== undefined && error.status >= 500);
+        const retryable = maybeProcessed || error.status === 429 || error.status === 503;
+        if (requests.signal.aborted) {
+          return settle({ line, realId, outcome: 'failed', error: `interrupted: ${error.message}` }, undefined, error);
+        }
+        if (!retryable || attempt >= maxAttempts) {
+          return settle({ line, realId, outcome: 'failed', error: error.message }, undefined, error);
+        }
+        if (maybeProcessed) uncertain = true;
+        await sleep(backoffMs(attempt));
+      }
+    }
+  };
+
+  const interrupted = () => options.signal.aborted || fatal !== undefined;
+  const iterator = options.rows[Symbol.asyncIterator]();
+  try {
+    while (!interrupted()) {
+      // Wait for a free slot before pulling the next row: the reader never runs ahead.
+      while (inflight.size >= options.concurrency && !interrupted()) await Promise.race(inflight);
+      if (interrupted()) break;
+      let next: IteratorResult<SourceRow>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        readerError = error;
+        break;
+      }
+      if (next.done) break;
+      const row = next.value;
+      if (row.error !== undefined) {
+        settle({ line: row.line, realId: realIdOf(row.value), outcome: 'invalid', error: row.error });
+        continue;
+      }
+      const verdict = validateImportRow(row.value, { text: row.text, defaults: options.defaults });
+      if (!verdict.ok) {
+        settle({ line: row.line, realId: realIdOf(row.value), outcome: 'invalid', error: verdict.errors.join('; ') });
+        continue;
+      }
+      const realId = verdict.body.realId;
+      if (options.done?.has(realId)) {
+        settle({ line: row.line, realId, outcome: 'skipped', cardId: options.done.get(realId) });
+        continue;
+      }
+      if (seen.has(realId)) {
+        settle({ line: row.line, realId, outcome: 'invalid', error: `realId: "${realId}" appears earlier in this file` });
+        continue;
+      }
+      seen.add(realId);
+      const task: Promise<void> = importRow(row.line, verdict.body).finally(() => inflight.delete(task));
+      inflight.add(task);
+    }
+  } finally {
+    if (interrupted()) await iterator.return?.(undefined).catch(() => undefined);
+  }
+  await drain(inflight, options.signal.aborted ? options.drainTimeoutMs ?? 4_000 : Infinity, requests);
+  return { stats, interrupted: options.signal.aborted, fatal, problems, readerError };
+}
+
+async function drain(inflight: Set<Promise<void>>, timeoutMs: number, requests: AbortController): Promise<void> {
+  if (inflight.size === 0) return;
+  const all = Promise.all(inflight);
+  if (!Number.isFinite(timeoutMs)) {
+    await all;
+    return;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+  const winner = await Promise.race([all.then(() => 'done' as const), timeout]);
+  clearTimeout(timer);
+  if (winner === 'timeout') {
+    requests.abort();
+    await all;
+  }
+}
+
+function backoffMs(attempt: number): number {
+  const base = Math.min(5_000, 200 * 2 ** (attempt - 1));
+  return Math.round(base / 2 + Math.random() * (base / 2));
+}
+
+export function outcomeLabel(outcome: ImportOutcome): string {
+  return outcome === 'exists' ? 'already there' : outcome;
+}
