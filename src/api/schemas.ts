@@ -564,3 +564,38 @@ export const SandboxInstitutionCredentials = Type.Object({
   cardProgramId: Type.String(),
 });
 export type SandboxInstitutionCredentials = Static<typeof SandboxInstitutionCredentials>;
+
+// ---------- additions of the sandbox (issue 3) ----------
+
+/** Sandbox helper: PUT /sandbox/card-programs/{id} changes any subset of the create fields. */
+export const UpdateCardProgramInput = Type.Partial(CardProgramInput, { additionalProperties: false });
+export type UpdateCardProgramInput = Static<typeof UpdateCardProgramInput>;
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1 }) });
+export const UserIdParams = Type.Object({ institutionUserId: Type.String({ minLength: 1 }) });
+export const OAuthApplicationParams = Type.Object({
+  institutionId: Type.String({ minLength: 1, description: "the application's id or its client id (`institutionId`); both are accepted" }),
+});
+export const SwitchParams = Type.Object({ switch: Type.String({ minLength: 1, description: 'path segment naming the card switch; any value is accepted' }) });
+
+/** POST /oauth/token, as application/x-www-form-urlencoded or JSON. */
+export const TokenRequest = Type.Object({
+  grant_type: Type.String({ description: 'client_credentials' }),
+  client_id: Type.String({ minLength: 1, description: "the application's institutionId" }),
+  client_assertion_type: Type.String({ description: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' }),
+  client_assertion: Type.String({ minLength: 1, description: 'RS256 JWT signed with the private key of the registered certificate; iss = sub = client_id, aud = the token URL, exp at most 5 minutes ahead, unique jti' }),
+  scope: Type.Optional(Type.String()),
+});
+export type TokenRequest = Static<typeof TokenRequest>;
+
+export const SandboxHealth = Type.Object({
+  status: Type.Literal('ok'),
+  version: Type.String(),
+  schemaVersion: Type.Integer(),
+  storage: Type.Union([Type.Literal('memory'), Type.Literal('file')]),
+  uptimeSeconds: Type.Number(),
+});
+export type SandboxHealth = Static<typeof SandboxHealth>;
+
+/** Envelope of answers that carry only a message (and, in the sandbox, the record). */
+export const MessageEnvelope = Type.Object({ statusCode: Type.Integer(), message: Type.String() });

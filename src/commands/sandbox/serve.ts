@@ -1,8 +1,43 @@
-import { defineCommand, notImplemented } from '../../core/command.js';
+import { join } from 'node:path';
+import { dataDir } from '../../config/paths.js';
+import { defineCommand } from '../../core/command.js';
+import type { Context } from '../../core/context.js';
+import { UsageError } from '../../core/errors.js';
+import { maskSecret } from '../../core/redact.js';
 
-export default defineCommand({
+interface ServeOptions {
+  port: string;
+  host: string;
+  db?: string;
+  memory?: boolean;
+  webhookUrl?: string;
+  faults?: string;
+  faultsSeed?: string;
+  tokenTtl?: string;
+  quietLog?: boolean;
+}
+
+interface ParsedServeOptions {
+  port: number;
+  host: string;
+  dbFile?: string;
+  memory: boolean;
+  webhookUrl?: string;
+  tokenTtlSeconds: number;
+  log: boolean;
+}
+
+export default defineCommand<ServeOptions>({
   name: 'serve',
   summary: 'run a local, stateful implementation of the whole API',
+  description: `Runs a local, stateful implementation of the whole API on SQLite: cards, PINs, transactions,
+OAuth applications, users, imports. The first start of a database seeds an institution with a
+bearer token, an API key, a card program and a PIN key; later starts on the same database reuse them.
+
+With --json the first line on stdout is one JSON object:
+  {"baseUrl","institutionId","token","apiKey","cardProgramId","pinKeyFingerprint"}
+With --profile NAME the credentials are stored as that profile, so the next cardctl command just works.
+The request log (method, path, status, time; never secrets or bodies) goes to stderr.`,
   options: (c) => c
     .option('--port <n>', 'port (0 = any free port)', '4010')
     .option('--host <host>', 'address to bind (anything but loopback prints a warning)', '127.0.0.1')
@@ -14,5 +49,143 @@ export default defineCommand({
     .option('--token-ttl <seconds>', 'lifetime of OAuth access tokens (default 3600)')
     .option('--quiet-log', 'no request log on stderr'),
   examples: ['cardctl sandbox serve --profile sandbox', 'cardctl sandbox serve --port 0 --memory --json'],
-  run: notImplemented('sandbox serve'),
+  async run(ctx, { opts }) {
+    const options = parseServeOptions(ctx, opts);
+    const { startSandbox } = await import('../../sandbox/index.js');
+    if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
+      ctx.log.warn(`binding to ${options.host}: the sandbox (seeded credentials, /sandbox helpers) is reachable from other machines`);
+    }
+    let sandbox;
+    try {
+      sandbox = await startSandbox({
+        port: options.port,
+        host: options.host,
+        dbFile: options.dbFile,
+        memory: options.memory,
+        webhookUrl: options.webhookUrl,
+        tokenTtlSeconds: options.tokenTtlSeconds,
+        log: options.log ? (line) => ctx.io.err(`${line}\n`) : undefined,
+      });
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'EADDRINUSE') throw new UsageError(`port ${options.port} is already in use`, { hint: 'pass --port 0 for any free port' });
+      if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`cannot bind to host ${options.host}`);
+      throw error;
+    }
+
+    try {
+      const profileName = ctx.globals.profile;
+      if (profileName) {
+        const existing = ctx.config.getProfile(profileName) ?? {};
+        await ctx.config.setProfile(profileName, {
+          ...existing,
+          baseUrl: sandbox.baseUrl,
+          token: sandbox.token,
+          apiKey: sandbox.apiKey,
+          pinKey: sandbox.pinPublicKey,
+          pinKeyFingerprint: sandbox.pinKeyFingerprint,
+          env: 'sandbox',
+        });
+        if (!ctx.config.read().currentProfile) await ctx.config.update((config) => { config.currentProfile = profileName; });
+      }
+
+      if (ctx.globals.json) {
+        ctx.io.out(`${JSON.stringify({
+          baseUrl: sandbox.baseUrl,
+          institutionId: sandbox.institutionId,
+          token: sandbox.token,
+          apiKey: sandbox.apiKey,
+          cardProgramId: sandbox.cardProgramId,
+          pinKeyFingerprint: sandbox.pinKeyFingerprint,
+        })}\n`);
+      } else {
+        printBanner(ctx, sandbox, options, profileName);
+      }
+
+      await untilStopped(ctx.signal);
+    } finally {
+      await sandbox.close();
+    }
+    if (!ctx.globals.json) ctx.io.err('sandbox stopped\n');
+  },
 });
+
+function parseServeOptions(ctx: Context, opts: ServeOptions): ParsedServeOptions {
+  if (opts.faults !== undefined || opts.faultsSeed !== undefined) {
+    throw new UsageError('--faults and --faults-seed are not available yet in this version of the sandbox', {
+      hint: 'run the sandbox without them',
+    });
+  }
+  if (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535) {
+    throw new UsageError(`invalid --port "${opts.port}": give a number from 0 to 65535 (0 = any free port)`);
+  }
+  if (opts.memory && opts.db !== undefined) throw new UsageError('--db and --memory cannot be used together');
+  if (opts.host.trim() === '') throw new UsageError('--host must not be empty');
+  let tokenTtlSeconds = 3600;
+  if (opts.tokenTtl !== undefined) {
+    if (!/^\d+$/.test(opts.tokenTtl) || Number(opts.tokenTtl) < 1 || Number(opts.tokenTtl) > 31_536_000) {
+      throw new UsageError(`invalid --token-ttl "${opts.tokenTtl}": give seconds from 1 to 31536000`);
+    }
+    tokenTtlSeconds = Number(opts.tokenTtl);
+  }
+  if (opts.webhookUrl !== undefined) {
+    let url: URL | undefined;
+    try { url = new URL(opts.webhookUrl); } catch { /* reported below */ }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new UsageError(`invalid --webhook-url "${opts.webhookUrl}": give an http(s) URL such as http://127.0.0.1:4020/webhook`);
+    }
+  }
+  const memory = Boolean(opts.memory);
+  return {
+    port: Number(opts.port),
+    host: opts.host.trim(),
+    memory,
+    dbFile: memory ? undefined : opts.db ?? join(dataDir(ctx.env), 'sandbox.db'),
+    webhookUrl: opts.webhookUrl,
+    tokenTtlSeconds,
+    log: !opts.quietLog,
+  };
+}
+
+interface BannerInfo {
+  baseUrl: string;
+  institutionId: string;
+  token: string;
+  apiKey: string;
+  cardProgramId: string;
+  pinKeyFingerprint: string;
+}
+
+function printBanner(ctx: Context, sandbox: BannerInfo, options: ParsedServeOptions, profileName: string | undefined): void {
+  const lines = [
+    `cardctl sandbox listening on ${sandbox.baseUrl}`,
+    `  institution   ${sandbox.institutionId}`,
+    `  card program  ${sandbox.cardProgramId}`,
+    `  token         ${maskSecret(sandbox.token)}`,
+    `  API key       ${maskSecret(sandbox.apiKey)}`,
+    `  PIN key       ${sandbox.pinKeyFingerprint}  (GET ${sandbox.baseUrl}/sandbox/pin-key)`,
+    `  database      ${options.memory ? 'in memory (gone when the sandbox stops)' : options.dbFile}`,
+    `  API document  ${sandbox.baseUrl}/openapi.json`,
+    '',
+    profileName
+      ? `Stored as profile "${profileName}". Try: cardctl cards list --profile ${profileName}`
+      : 'Use it: run with --profile sandbox to store the credentials as a profile, or --json to print them.',
+    'Ctrl-C stops the sandbox.',
+    '',
+  ];
+  ctx.io.err(`${lines.join('\n')}\n`);
+}
+
+/** Resolves on Ctrl-C (the context's signal) or SIGTERM. */
+function untilStopped(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const stop = () => {
+      signal.removeEventListener('abort', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    signal.addEventListener('abort', stop, { once: true });
+    process.on('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,192 @@
+// Card rules of the sandbox: building a card record from a create or import request, renewal,
+// status changes, PIN checks. Routes call these; the store persists what they return.
+import { createHash } from 'node:crypto';
+import type { Card, CardProgram, CreateCardBody, ImportCardBody, UpdateCustomerBody } from '../api/schemas.js';
+import { ApiError, invalidField } from './errors.js';
+import { newId, opaque } from './ids.js';
+
+export const MAX_PIN_ATTEMPTS = 3;
+
+type CardStatusValue = Card['status'];
+
+/** The months from `from` to the first day of year/month (UTC); 0 = the same month. */
+export function monthsUntil(from: Date, year: number, month: number): number {
+  return (year - from.getUTCFullYear()) * 12 + (month - 1 - from.getUTCMonth());
+}
+
+/** The last millisecond of a month, UTC: cards are valid through their expiry month. */
+export function endOfMonth(year: number, month: number): Date {
+  return new Date(Date.UTC(year, month, 1) - 1);
+}
+
+export function isExpired(card: Card, now: Date): boolean {
+  return card.status === 'expired' || new Date(card.expiryDate).getTime() < now.getTime();
+}
+
+export interface NewCardInput {
+  institutionId: string;
+  program: CardProgram;
+  pan: string;
+  referenceCode: string;
+  pinEnabled: boolean;
+  account: Card['account'];
+  customer: Omit<Card['customer'], 'uniqueId'>;
+  embossingName: string;
+  expiryDate: Date;
+  status: CardStatusValue;
+  seqNumber: string;
+  enroll2FA: boolean;
+  printCard: boolean;
+  now: Date;
+}
+
+/** A complete Card record (cardProgram as its id, PAN masked). */
+export function buildCard(input: NewCardInput): Card {
+  const id = newId(input.now.getTime());
+  const at = input.now.toISOString();
+  const { pan } = input;
+  return {
+    _id: id,
+    id,
+    institution: input.institutionId,
+    cardProgram: input.program.id,
+    referenceCode: input.referenceCode,
+    scheme: input.program.scheme,
+    type: input.program.type,
+    bin: pan.slice(0, 6),
+    expiryMonth: String(input.expiryDate.getUTCMonth() + 1).padStart(2, '0'),
+    expiryYear: input.expiryDate.getUTCFullYear(),
+    expiryDate: input.expiryDate.toISOString(),
+    pinEnabled: input.pinEnabled,
+    seqNumber: input.seqNumber,
+    enroll2FA: input.enroll2FA,
+    twoFAEnrolled: input.enroll2FA,
+    status: input.status,
+    account: input.account,
+    customer: { uniqueId: newId(input.now.getTime()), ...input.customer },
+    cardHolderId: newId(input.now.getTime()),
+    lastFour: pan.slice(-4),
+    pan: `${pan.slice(0, 6)}${'*'.repeat(Math.max(0, pan.length - 10))}${pan.slice(-4)}`,
+    cvv2: opaque(),
+    icvv: opaque(),
+    cvv: opaque(),
+    serviceCode: input.program.serviceCode,
+    printCard: input.printCard,
+    token: opaque(),
+    allowDigitization: true,
+    embossingName: input.embossingName,
+    pinAttempts: 0,
+    honorific: input.customer.honorific,
+    gender: input.customer.gender,
+    createdAt: at,
+    updatedAt: at,
+    hash: createHash('sha256').update(`${id}:${pan}`).digest('hex'),
+    secureData: opaque(32),
+    __v: 0,
+  };
+}
+
+/** Checks the dates of a create request against the program; returns the expiry date. */
+export function checkCreateDates(body: CreateCardBody, program: CardProgram, now: Date): Date {
+  const start = new Date(body.startDate);
+  const expiry = new Date(body.expiryDate);
+  if (expiry.getTime() <= start.getTime()) throw invalidField('expiryDate', 'must be after startDate');
+  const months = monthsUntil(now, expiry.getUTCFullYear(), expiry.getUTCMonth() + 1);
+  if (months > program.maxExpiry) {
+    throw invalidField('expiryDate', `is more than the card program's maxExpiry of ${program.maxExpiry} months away`);
+  }
+  return expiry;
+}
+
+export function customerFromCreate(customer: CreateCardBody['customer']): Omit<Card['customer'], 'uniqueId'> {
+  return {
+    firstName: customer.firstName,
+    middleName: customer.middleName ?? '',
+    lastName: customer.lastName,
+    emailAddress: customer.emailAddress,
+    phoneNumber: customer.phoneNumber,
+    honorific: customer.honorific ?? '',
+    gender: customer.gender ?? '',
+    dateOfBirth: customer.dateOfBirth ?? null,
+    address: {
+      line1: customer.address?.line1 ?? '',
+      line2: customer.address?.line2 ?? '',
+      city: customer.address?.city ?? '',
+      state: customer.address?.state ?? '',
+      country: customer.address?.country ?? '',
+      postalCode: customer.address?.postalCode ?? '',
+    },
+  };
+}
+
+export function customerFromImport(body: ImportCardBody): Omit<Card['customer'], 'uniqueId'> {
+  return {
+    firstName: body.firstName,
+    middleName: body.middleName,
+    lastName: body.lastName,
+    emailAddress: body.email,
+    phoneNumber: body.phone,
+    honorific: '',
+    gender: '',
+    dateOfBirth: `${body.birthDate}T00:00:00.000Z`,
+    address: { line1: body.address1, line2: body.address2, city: body.city, state: body.state, country: body.country, postalCode: body.zip },
+  };
+}
+
+/** A card after a change: updatedAt and the version counter move. */
+export function revised(card: Card, change: Partial<Card>, now: Date): Card {
+  return { ...card, ...change, updatedAt: now.toISOString(), __v: card.__v + 1 };
+}
+
+export function withCustomer(card: Card, body: UpdateCustomerBody, now: Date): Card {
+  return revised(card, {
+    customer: {
+      ...card.customer,
+      firstName: body.firstName,
+      middleName: body.middleName,
+      lastName: body.lastName,
+      emailAddress: body.emailAddress,
+      phoneNumber: body.phoneNumber,
+      dateOfBirth: body.dateOfBirth,
+      address: body.address,
+    },
+  }, now);
+}
+
+/** Renewal: a future YYYYMM within maxExpiry months, a new sequence number, status active. */
+export function renewed(card: Card, program: CardProgram, expiration: string, now: Date): Card {
+  if (!program.renewable) throw invalidField('cardProgram', 'does not allow renewals');
+  const year = Number(expiration.slice(0, 4));
+  const month = Number(expiration.slice(4, 6));
+  const months = monthsUntil(now, year, month);
+  if (months <= 0) throw invalidField('expiration', 'must be a month after the current one');
+  if (months > program.maxExpiry) throw invalidField('expiration', `is more than the card program's maxExpiry of ${program.maxExpiry} months away`);
+  const expiry = endOfMonth(year, month);
+  const width = Math.max(card.seqNumber.length, 3);
+  const seqNumber = String((Number.parseInt(card.seqNumber, 10) || 0) + 1).padStart(width, '0');
+  return revised(card, {
+    expiryDate: expiry.toISOString(),
+    expiryMonth: String(month).padStart(2, '0'),
+    expiryYear: year,
+    seqNumber,
+    status: 'active',
+  }, now);
+}
+
+export function activated(card: Card, now: Date): Card {
+  if (isExpired(card, now)) {
+    throw new ApiError(400, 'VALIDATION_ERROR', 'an expired card cannot be activated; renew it first', [{ field: 'status', message: 'card is expired' }]);
+  }
+  return revised(card, { status: 'active' }, now);
+}
+
+export function deactivated(card: Card, now: Date): Card {
+  return revised(card, { status: 'suspended' }, now);
+}
+
+export function assertPinNotLocked(card: Card): void {
+  if (card.pinAttempts >= MAX_PIN_ATTEMPTS) {
+    throw new ApiError(423, 'PIN_LOCKED', `the PIN is locked after ${MAX_PIN_ATTEMPTS} wrong attempts; reset it with PUT /institutions/cards/pin/{cardId}/reset`,
+      undefined, { attemptsLeft: 0 });
+  }
+}

@@ -1,0 +1,29 @@
+// What every route module gets: the store, the PIN key, the clock and the server's settings.
+import type { KeyObject } from 'node:crypto';
+import type { Store } from './store/index.js';
+
+export interface SandboxSettings {
+  /** Lifetime of tokens issued by POST /oauth/token, seconds. */
+  tokenTtlSeconds: number;
+  /** /sandbox/* answers callers that are not on loopback (server bound to a non-loopback host). */
+  allowRemoteSandboxHelpers: boolean;
+}
+
+export interface SandboxPinKey {
+  publicKeyPem: string;
+  privateKey: KeyObject;
+  fingerprint: string;
+}
+
+/**
+ * The dependencies of the sandbox's route plugins. A route plugin is
+ * `async function (app: FastifyInstance, deps: SandboxDeps)`, registered with `app.register(plugin, deps)`.
+ */
+export interface SandboxDeps {
+  store: Store;
+  pinKey: SandboxPinKey;
+  clock: { now(): Date };
+  settings: SandboxSettings;
+  /** The base URL the server listens on (known once it listens), e.g. http://127.0.0.1:4010. */
+  baseUrl(): string;
+}

@@ -1,0 +1,107 @@
+// The sandbox's programmatic entry: open the store, seed it, start the server. Used by
+// `cardctl sandbox serve`, `cardctl demo`, and the tests (in-process on port 0).
+import { createPrivateKey } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { SandboxDeps } from './deps.js';
+import { isLoopbackHost } from './auth.js';
+import { generatePinKeyPair, type PinKeyPair } from './pin.js';
+import { buildServer } from './server.js';
+import { openStore, type Store } from './store/index.js';
+import { seedSandbox } from './tenancy.js';
+
+export interface SandboxOptions {
+  /** 0 = any free port (default). */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** SQLite file; ignored with `memory`. */
+  dbFile?: string;
+  /** Keep everything in memory (the default when no dbFile is given). */
+  memory?: boolean;
+  /** Webhook URL of the seeded card program. */
+  webhookUrl?: string;
+  /** Lifetime of tokens from POST /oauth/token (default 3600). */
+  tokenTtlSeconds?: number;
+  /** Request log, one line per request. */
+  log?: (line: string) => void;
+}
+
+export interface RunningSandbox {
+  baseUrl: string;
+  institutionId: string;
+  userId: string;
+  token: string;
+  apiKey: string;
+  cardProgramId: string;
+  pinKeyFingerprint: string;
+  pinPublicKey: string;
+  /** For in-process callers (tests, the switch): the store and the rest of the route deps. */
+  deps: SandboxDeps;
+  server: FastifyInstance;
+  close(): Promise<void>;
+}
+
+const PIN_KEY = 'pinKey';
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const host = options.host ?? '127.0.0.1';
+  const store = openStore({ file: options.dbFile, memory: options.memory ?? !options.dbFile });
+  try {
+    const pinKey = loadOrCreatePinKey(store);
+    const seed = seedSandbox(store, new Date(), { webhookUrl: options.webhookUrl });
+    let baseUrl = '';
+    const deps: SandboxDeps = {
+      store,
+      pinKey: { publicKeyPem: pinKey.publicKeyPem, fingerprint: pinKey.fingerprint, privateKey: createPrivateKey(pinKey.privateKeyPem) },
+      clock: { now: () => new Date() },
+      settings: {
+        tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
+        allowRemoteSandboxHelpers: !isLoopbackHost(host),
+      },
+      baseUrl: () => baseUrl,
+    };
+    const server = await buildServer(deps, { log: options.log });
+    await server.listen({ port: options.port ?? 0, host });
+    const address = server.server.address();
+    const port = typeof address === 'object' && address ? address.port : options.port ?? 0;
+    baseUrl = `http://${urlHost(host)}:${port}`;
+    let closed = false;
+    return {
+      baseUrl,
+      ...seed,
+      pinKeyFingerprint: pinKey.fingerprint,
+      pinPublicKey: pinKey.publicKeyPem,
+      deps,
+      server,
+      async close() {
+        if (closed) return;
+        closed = true;
+        await server.close();
+        store.close();
+      },
+    };
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+}
+
+/** The PIN key pair is made once per database and kept in it (clients cache the public key). */
+function loadOrCreatePinKey(store: Store): PinKeyPair {
+  return store.transaction(() => {
+    const existing = store.meta.get<PinKeyPair>(PIN_KEY);
+    if (existing) return existing;
+    const created = generatePinKeyPair();
+    store.meta.set(PIN_KEY, created);
+    return created;
+  });
+}
+
+/** A host as it goes in a URL: IPv6 in brackets; the wildcard addresses as loopback. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export type { SandboxDeps } from './deps.js';

@@ -1,0 +1,283 @@
+// /institutions/cards: create, list, renew, PIN change and reset, customer update, activate,
+// deactivate. Everything is scoped to the caller's institution.
+import type { FastifyInstance } from 'fastify';
+import {
+  Card, CardIdParams, CardProgram, ChangePinBody, CreateCardBody, Envelope, ListCardsQuery, ListEnvelope, RenewCardBody,
+  ResetPinBody, UpdateCustomerBody,
+} from '../../api/schemas.js';
+import { principalOf, requireBearer } from '../auth.js';
+import {
+  activated, assertPinNotLocked, buildCard, checkCreateDates, customerFromCreate, deactivated, MAX_PIN_ATTEMPTS, renewed,
+  revised, withCustomer,
+} from '../cards.js';
+import type { SandboxDeps } from '../deps.js';
+import { ApiError, conflict, invalidField, notFound } from '../errors.js';
+import { opaque } from '../ids.js';
+import { luhnValid, nextProgramPan, panInProgramRange } from '../pan.js';
+import { decryptPinBlock, hashPin, verifyPin } from '../pin.js';
+import { isUniqueViolation } from '../store/db.js';
+import type { StoredCard } from '../store/index.js';
+import { envelope, pagination, paging } from './common.js';
+
+const tags = ['cards'];
+const CardEnvelope = Envelope(Card);
+
+export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promise<void> {
+  const { store, clock } = deps;
+  const auth = requireBearer(deps);
+  const pinKey = { fingerprint: deps.pinKey.fingerprint, privateKey: deps.pinKey.privateKey };
+
+  function loadCard(institutionId: string, cardId: string): StoredCard {
+    const stored = store.cards.get(institutionId, cardId);
+    if (!stored) throw notFound(`card ${cardId}`);
+    return stored;
+  }
+
+  function loadProgram(institutionId: string, programId: string): CardProgram {
+    const program = store.cardPrograms.get(institutionId, programId);
+    if (!program) throw notFound(`card program ${programId}`);
+    return program;
+  }
+
+  app.post<{ Body: CreateCardBody }>('/institutions/cards', {
+    onRequest: auth,
+    schema: {
+      summary: 'Create Card', tags, auth: 'bearer',
+      description: 'Issues a card from a card program. The PAN comes from the program range unless the program allows a caller-supplied `pan`. '
+        + '`defaultPIN` is an Encrypted PIN block (see GET /sandbox/pin-key). A repeated `referenceCode` is a 409.',
+      body: CreateCardBody,
+      response: { 201: CardEnvelope },
+    },
+  }, async (request, reply) => {
+    const { institutionId } = principalOf(request);
+    const body = request.body;
+    const now = clock.now();
+    const program = store.cardPrograms.get(institutionId, body.cardProgram);
+    if (!program) {
+      throw new ApiError(404, 'NOT_FOUND', `card program ${body.cardProgram} not found`, [{ field: 'cardProgram', message: 'is not a card program of this institution' }]);
+    }
+    if (store.cards.findByReference(institutionId, body.referenceCode)) {
+      throw conflict(`a card with referenceCode "${body.referenceCode}" already exists`, 'referenceCode');
+    }
+    if (body.pan !== undefined) checkCallerPan(program, body.pan);
+    const expiryDate = checkCreateDates(body, program, now);
+    const pin = decryptPinBlock(body.defaultPIN, pinKey, 'defaultPIN');
+    const pinHash = await hashPin(pin);
+
+    const card = store.transaction(() => {
+      // Checked again inside the transaction: another request may have won since.
+      if (store.cards.findByReference(institutionId, body.referenceCode)) {
+        throw conflict(`a card with referenceCode "${body.referenceCode}" already exists`, 'referenceCode');
+      }
+      const current = store.cardPrograms.get(institutionId, program.id)!;
+      let pan = body.pan;
+      if (pan === undefined) {
+        const next = nextProgramPan(current, (candidate) => store.cards.panExists(candidate));
+        pan = next.pan;
+        store.cardPrograms.update({ ...current, panSequenceCounter: next.counter });
+      } else if (store.cards.panExists(pan)) {
+        throw conflict('a card with this pan already exists', 'pan');
+      }
+      const built = buildCard({
+        institutionId,
+        program: current,
+        pan,
+        referenceCode: body.referenceCode,
+        pinEnabled: body.pinEnabled,
+        account: body.account,
+        customer: customerFromCreate(body.customer),
+        embossingName: body.embossingName,
+        expiryDate,
+        status: body.status ?? 'active',
+        seqNumber: body.seqNumber ?? current.seqNumber,
+        enroll2FA: body.enroll2FA ?? false,
+        printCard: body.printCard ?? false,
+        now,
+      });
+      try {
+        store.cards.insert({ card: built, pan, pinHash, realId: null });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw conflict('a card with this referenceCode or pan already exists', 'referenceCode');
+        throw error;
+      }
+      return built;
+    });
+    // pinOffset is shown once, at creation (a tokenised value; the PIN itself is only hashed).
+    return reply.code(201).send(envelope('Card created successfully', { ...card, pinOffset: opaque(8) }));
+  });
+
+  app.get<{ Querystring: ListCardsQuery }>('/institutions/cards', {
+    onRequest: auth,
+    schema: {
+      summary: 'Get Cards', tags, auth: 'bearer',
+      description: 'Cards of the institution, newest first (createdAt, then id), with `cardProgram` expanded. '
+        + '`search` matches id, referenceCode, embossing name, last four, status, account number and customer names, email and phone.',
+      querystring: ListCardsQuery,
+      response: { 200: ListEnvelope(Card) },
+    },
+  }, async (request, reply) => {
+    const { institutionId } = principalOf(request);
+    const { page, limit, offset } = paging(request.query);
+    const { records, total } = store.cards.list({ institutionId, search: request.query.search, cardId: request.query.cardId, limit, offset });
+    // The page is assembled as text: records are stored as the JSON the API returns, so each
+    // is parsed once only to expand its program (parsed once per distinct program).
+    const programs = new Map<string, string>();
+    const items = records.map((record) => {
+      const card = JSON.parse(record) as Card & { cardProgram: string };
+      let programJson = programs.get(card.cardProgram);
+      if (programJson === undefined) {
+        programJson = listedProgramJson(store.cardPrograms.getJson(institutionId, card.cardProgram));
+        programs.set(card.cardProgram, programJson);
+      }
+      return spliceProgram(record, card.cardProgram, programJson);
+    });
+    const head = JSON.stringify({ statusCode: 200, message: 'Cards retrieved successfully' });
+    return reply.type('application/json').send(
+      `${head.slice(0, -1)},"data":[${items.join(',')}],"pagination":${JSON.stringify(pagination(page, limit, total))}}`,
+    );
+  });
+
+  app.put<{ Params: { cardId: string }; Body: RenewCardBody }>('/institutions/cards/:cardId/renew', {
+    onRequest: auth,
+    schema: {
+      summary: 'Renew Card', tags, auth: 'bearer',
+      description: '`expiration` (YYYYMM) must be a future month within the program\'s maxExpiry months. The card gets a new seqNumber and status active.',
+      params: CardIdParams, body: RenewCardBody, response: { 200: CardEnvelope },
+    },
+  }, async (request) => {
+    const { institutionId } = principalOf(request);
+    const now = clock.now();
+    const { card, program } = store.transaction(() => {
+      const stored = loadCard(institutionId, request.params.cardId);
+      const program = loadProgram(institutionId, stored.card.cardProgram as string);
+      const card = renewed(stored.card, program, request.body.expiration, now);
+      store.cards.update(card, stored.pinHash);
+      return { card, program };
+    });
+    return envelope(`Card renewal (${request.body.renewReason}) processed: a replacement card was processed, valid through ${card.expiryMonth}/${card.expiryYear}`,
+      { ...card, cardProgram: program });
+  });
+
+  app.put<{ Params: { cardId: string }; Body: ChangePinBody }>('/institutions/cards/pin/:cardId/change', {
+    onRequest: auth,
+    schema: {
+      summary: 'Change Card PIN', tags, auth: 'bearer',
+      description: `A wrong oldPIN increments pinAttempts and answers 422 PIN_MISMATCH (details.attemptsLeft); after ${MAX_PIN_ATTEMPTS} wrong attempts the PIN is locked (423 PIN_LOCKED) until a reset.`,
+      params: CardIdParams, body: ChangePinBody, response: { 200: CardEnvelope },
+    },
+  }, async (request) => {
+    const { institutionId } = principalOf(request);
+    const { cardId } = request.params;
+    const stored = loadCard(institutionId, cardId);
+    assertPinNotLocked(stored.card);
+    const oldPin = decryptPinBlock(request.body.oldPIN, pinKey, 'oldPIN');
+    const newPin = decryptPinBlock(request.body.newPIN, pinKey, 'newPIN');
+    const matches = stored.pinHash !== null && await verifyPin(oldPin, stored.pinHash);
+    if (!matches) {
+      const attempts = store.transaction(() => {
+        const current = loadCard(institutionId, cardId);
+        assertPinNotLocked(current.card);
+        const card = revised(current.card, { pinAttempts: current.card.pinAttempts + 1 }, clock.now());
+        store.cards.update(card, current.pinHash);
+        return card.pinAttempts;
+      });
+      const attemptsLeft = Math.max(0, MAX_PIN_ATTEMPTS - attempts);
+      throw new ApiError(422, 'PIN_MISMATCH', attemptsLeft > 0
+        ? `oldPIN does not match the card's PIN; ${attemptsLeft} attempt${attemptsLeft === 1 ? '' : 's'} left`
+        : 'oldPIN does not match the card\'s PIN; the PIN is now locked until it is reset',
+      [{ field: 'oldPIN', message: 'does not match' }], { attemptsLeft });
+    }
+    const newHash = await hashPin(newPin);
+    const card = store.transaction(() => {
+      const current = loadCard(institutionId, cardId);
+      assertPinNotLocked(current.card);
+      const card = revised(current.card, { pinAttempts: 0 }, clock.now());
+      store.cards.update(card, newHash);
+      return card;
+    });
+    return envelope('Card PIN changed successfully', card);
+  });
+
+  app.put<{ Params: { cardId: string }; Body: ResetPinBody }>('/institutions/cards/pin/:cardId/reset', {
+    onRequest: auth,
+    schema: {
+      summary: 'Reset Card PIN', tags, auth: 'bearer',
+      description: 'Sets a new PIN without the old one, zeroes pinAttempts and unlocks the PIN.',
+      params: CardIdParams, body: ResetPinBody, response: { 200: CardEnvelope },
+    },
+  }, async (request) => {
+    const { institutionId } = principalOf(request);
+    const { cardId } = request.params;
+    loadCard(institutionId, cardId);
+    const newHash = await hashPin(decryptPinBlock(request.body.newPIN, pinKey, 'newPIN'));
+    const card = store.transaction(() => {
+      const current = loadCard(institutionId, cardId);
+      const card = revised(current.card, { pinAttempts: 0 }, clock.now());
+      store.cards.update(card, newHash);
+      return card;
+    });
+    return envelope('Card PIN reset successfully', card);
+  });
+
+  app.put<{ Params: { cardId: string }; Body: UpdateCustomerBody }>('/institutions/cards/:cardId/customer', {
+    onRequest: auth,
+    schema: {
+      summary: 'Update Card Customer', tags, auth: 'bearer',
+      params: CardIdParams, body: UpdateCustomerBody, response: { 200: CardEnvelope },
+    },
+  }, async (request) => {
+    const { institutionId } = principalOf(request);
+    const card = store.transaction(() => {
+      const stored = loadCard(institutionId, request.params.cardId);
+      const card = withCustomer(stored.card, request.body, clock.now());
+      store.cards.update(card, stored.pinHash);
+      return card;
+    });
+    return envelope('Card customer updated successfully', card);
+  });
+
+  for (const action of ['activate', 'deactivate'] as const) {
+    app.get<{ Params: { cardId: string } }>(`/institutions/cards/:cardId/${action}`, {
+      onRequest: auth,
+      schema: {
+        summary: action === 'activate' ? 'Activate Card' : 'Deactivate Card', tags, auth: 'bearer',
+        description: action === 'activate'
+          ? 'GET although it changes state (as the API does). Sets status active; an expired card is a 400.'
+          : 'GET although it changes state (as the API does). Sets status suspended.',
+        params: CardIdParams, response: { 200: CardEnvelope },
+      },
+    }, async (request) => {
+      const { institutionId } = principalOf(request);
+      const card = store.transaction(() => {
+        const stored = loadCard(institutionId, request.params.cardId);
+        const card = action === 'activate' ? activated(stored.card, clock.now()) : deactivated(stored.card, clock.now());
+        store.cards.update(card, stored.pinHash);
+        return card;
+      });
+      return envelope(action === 'activate' ? 'Card activated successfully' : 'Card deactivated successfully', card);
+    });
+  }
+}
+
+/** A caller-supplied PAN: only when the program allows it, inside its range, Luhn-valid. */
+function checkCallerPan(program: CardProgram, pan: string): void {
+  if (!program.allowRandomPan) throw invalidField('pan', 'cannot be supplied: this card program generates card numbers');
+  if (!luhnValid(pan)) throw invalidField('pan', 'fails the Luhn check');
+  if (!panInProgramRange(program, pan)) {
+    throw invalidField('pan', `is outside the card program's range (${program.panLength} digits starting ${program.panPrefix})`);
+  }
+}
+
+/** Get Cards shows the program without its ledger accounts (as the reference's example does). */
+function listedProgramJson(programJson: string | undefined): string {
+  if (programJson === undefined) return 'null';
+  const { losesAccount, issuedAccount, feeAccount, ...program } = JSON.parse(programJson) as CardProgram;
+  return JSON.stringify(program);
+}
+
+/** Replaces `"cardProgram":"<id>"` in a stored card's JSON with the program object. */
+function spliceProgram(record: string, programId: string, programJson: string): string {
+  const needle = `"cardProgram":${JSON.stringify(programId)}`;
+  const at = record.indexOf(needle);
+  return at === -1 ? record : `${record.slice(0, at)}"cardProgram":${programJson}${record.slice(at + needle.length)}`;
+}

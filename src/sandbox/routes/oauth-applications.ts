@@ -1,0 +1,116 @@
+// /institutions/oauth: list, create and update the institution's OAuth applications.
+import { X509Certificate } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import {
+  CreateOAuthBody, Envelope, type Institution, ListEnvelope, ListOAuthQuery, OAuthApplication, OAuthApplicationParams, UpdateOAuthBody,
+} from '../../api/schemas.js';
+import type { Static } from '@sinclair/typebox';
+import { principalOf, requireBearer } from '../auth.js';
+import type { SandboxDeps } from '../deps.js';
+import { invalidField, notFound } from '../errors.js';
+import { newId, opaque } from '../ids.js';
+import { envelope, pagination, paging } from './common.js';
+
+const tags = ['oauth'];
+
+export async function oauthApplicationRoutes(app: FastifyInstance, deps: SandboxDeps): Promise<void> {
+  const { store, clock } = deps;
+  const auth = requireBearer(deps);
+
+  app.get<{ Querystring: Static<typeof ListOAuthQuery> }>('/institutions/oauth/applications', {
+    onRequest: auth,
+    schema: {
+      summary: 'List OAuth Applications', tags, auth: 'bearer',
+      description: 'Newest first; `search` matches name, description, client id and certificate subject. `institution` is expanded.',
+      querystring: ListOAuthQuery, response: { 200: ListEnvelope(OAuthApplication) },
+    },
+  }, async (request) => {
+    const { institutionId } = principalOf(request);
+    const { page, limit, offset } = paging(request.query);
+    const { applications, total } = store.oauthApplications.list({ institutionId, search: request.query.search, limit, offset });
+    const institution = store.institutions.get(institutionId) as Institution;
+    return {
+      ...envelope('OAuth applications retrieved successfully', applications.map((application) => ({ ...application, institution }))),
+      pagination: pagination(page, limit, total),
+    };
+  });
+
+  app.post<{ Body: CreateOAuthBody }>('/institutions/oauth/create', {
+    onRequest: auth,
+    schema: {
+      summary: 'Create OAuth Application', tags, auth: 'bearer',
+      description: '`publicKey` is the application\'s PEM certificate; its subject is recorded and its key verifies client assertions at POST /oauth/token. '
+        + 'The generated client id is `institutionId`. `redirectUri` is required for authorization_code. The sandbox also returns the application in `data`.',
+      body: CreateOAuthBody, response: { 201: Envelope(OAuthApplication) },
+    },
+  }, async (request, reply) => {
+    const { institutionId, userId } = principalOf(request);
+    const body = request.body;
+    const certificate = parseCertificate(body.publicKey);
+    if (body.grantType === 'authorization_code' && !(body.redirectUri?.length)) {
+      throw invalidField('redirectUri', 'is required when grantType is authorization_code');
+    }
+    const now = clock.now();
+    const id = newId(now.getTime());
+    const application: OAuthApplication = {
+      _id: id,
+      id,
+      institution: institutionId,
+      name: body.name,
+      description: body.description ?? '',
+      redirectUri: body.redirectUri ?? [],
+      isVerified: false,
+      isOfficial: body.isOfficial ?? false,
+      isDeleted: false,
+      institutionId: `cli_${opaque(12)}`,
+      subject: certificate.subject,
+      scopes: body.scopes,
+      grantType: body.grantType,
+      createdBy: userId ?? institutionId,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    };
+    store.transaction(() => store.oauthApplications.insert({ application, certificate: certificate.toString() }));
+    return reply.code(201).send(envelope('OAuth application created successfully', application));
+  });
+
+  app.put<{ Params: { institutionId: string }; Body: UpdateOAuthBody }>('/institutions/oauth/:institutionId', {
+    onRequest: auth,
+    schema: {
+      summary: 'Update OAuth Application', tags, auth: 'bearer',
+      description: 'The path parameter takes the application\'s `id` or its client id (`institutionId`).',
+      params: OAuthApplicationParams, body: UpdateOAuthBody, response: { 200: Envelope(OAuthApplication) },
+    },
+  }, async (request) => {
+    const { institutionId } = principalOf(request);
+    const application = store.transaction(() => {
+      const stored = store.oauthApplications.get(institutionId, request.params.institutionId);
+      if (!stored) throw notFound(`OAuth application ${request.params.institutionId}`);
+      const next: OAuthApplication = {
+        ...stored.application,
+        name: request.body.name,
+        description: request.body.description,
+        scopes: request.body.scopes,
+        updatedAt: clock.now().toISOString(),
+      };
+      // websiteUrl is not a field of the application record in the reference; it is accepted and not shown.
+      store.oauthApplications.update(next);
+      return next;
+    });
+    return envelope('OAuth application updated successfully', application);
+  });
+}
+
+function parseCertificate(pem: string): X509Certificate {
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw invalidField('publicKey', 'must be a PEM certificate (-----BEGIN CERTIFICATE-----); `cardctl oauth keygen` makes one');
+  }
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(pem);
+  } catch {
+    throw invalidField('publicKey', 'is not a readable X.509 certificate');
+  }
+  if (certificate.publicKey.asymmetricKeyType !== 'rsa') throw invalidField('publicKey', 'must hold an RSA public key (client assertions are RS256)');
+  return certificate;
+}

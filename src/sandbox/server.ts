@@ -1,0 +1,102 @@
+// The fastify application: validation, the error envelope, the request log, and one route
+// plugin per resource. Responses are serialised with JSON.stringify: the response schemas on
+// each route document the API (GET /openapi.json) and are checked by the tests.
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import type { SandboxDeps } from './deps.js';
+import { ApiError } from './errors.js';
+import { collectRoute, type RouteDoc } from './openapi.js';
+import { cardRoutes } from './routes/cards.js';
+import { importRoutes } from './routes/import.js';
+import { oauthApplicationRoutes } from './routes/oauth-applications.js';
+import { oauthTokenRoutes } from './routes/oauth-token.js';
+import { openapiRoutes } from './routes/openapi.js';
+import { sandboxRoutes } from './routes/sandbox.js';
+import { transactionRoutes } from './routes/transactions.js';
+import { userRoutes } from './routes/users.js';
+import { simulateRoutes } from './switch/route.js';
+import { createValidatorCompiler, validationFailure } from './validation.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface ServerOptions {
+  /** One line per request (method, path, status, ms); never headers or bodies. */
+  log?: (line: string) => void;
+}
+
+export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    exposeHeadRoutes: false,
+    return503OnClosing: true,
+    forceCloseConnections: true,
+  });
+  const routes: RouteDoc[] = [];
+  app.decorate('sandboxRoutes', routes);
+  app.decorateRequest('principal', null);
+  app.addHook('onRoute', (route) => collectRoute(routes, route));
+
+  app.setValidatorCompiler(createValidatorCompiler());
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.statusCode >= 500) options.log?.(`error: ${request.method} ${pathOf(request.url)}: ${(error as Error).stack ?? error}`);
+    if (apiError.code === 'RATE_LIMITED') reply.header('retry-after', '1');
+    return reply.code(apiError.statusCode).type('application/json').send(apiError.toBody());
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const error = new ApiError(404, 'NOT_FOUND', `no such endpoint: ${request.method} ${pathOf(request.url)}`);
+    return reply.code(404).type('application/json').send(error.toBody());
+  });
+
+  if (options.log) {
+    const log = options.log;
+    app.addHook('onResponse', async (request, reply) => {
+      log(`${request.method} ${pathOf(request.url)} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
+    });
+  }
+
+  await app.register(cardRoutes, deps);
+  await app.register(transactionRoutes, deps);
+  await app.register(oauthApplicationRoutes, deps);
+  await app.register(userRoutes, deps);
+  await app.register(importRoutes, deps);
+  await app.register(oauthTokenRoutes, deps);
+  await app.register(simulateRoutes, deps);
+  await app.register(sandboxRoutes, deps);
+  await app.register(openapiRoutes, { routes, deps });
+  return app;
+}
+
+/** The path alone: query strings may carry search terms and ids, so they stay out of the log. */
+function pathOf(url: string): string {
+  const question = url.indexOf('?');
+  return question === -1 ? url : url.slice(0, question);
+}
+
+function toApiError(error: FastifyError | ApiError): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error.validation) return validationFailure(error.validation as never, error.validationContext);
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError(413, 'PAYLOAD_TOO_LARGE', `request body is larger than ${BODY_LIMIT_BYTES} bytes`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      if (error.statusCode === 415) return new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'request bodies must be Content-Type: application/json');
+      break;
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError(400, 'VALIDATION_ERROR', error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+        ? 'body is empty although Content-Type is application/json'
+        : 'body is not valid JSON', [{ field: 'body', message: 'is not valid JSON' }]);
+  }
+  if (error instanceof SyntaxError || (error as { statusCode?: number }).statusCode === 400 && /JSON/i.test(error.message)) {
+    return new ApiError(400, 'VALIDATION_ERROR', 'body is not valid JSON', [{ field: 'body', message: 'is not valid JSON' }]);
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 415) return new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'request bodies must be Content-Type: application/json');
+  if (status === 413) return new ApiError(413, 'PAYLOAD_TOO_LARGE', `request body is larger than ${BODY_LIMIT_BYTES} bytes`);
+  if (status >= 400 && status < 500) return new ApiError(status, status === 404 ? 'NOT_FOUND' : 'VALIDATION_ERROR', error.message);
+  return new ApiError(500, 'INTERNAL', 'internal sandbox error; the sandbox log on stderr has the details');
+}

@@ -1,0 +1,41 @@
+// Card programs: the templates cards are issued from (PAN range, expiry, channel limits, webhook).
+import type { CardProgram } from '../../api/schemas.js';
+import type { Db, Statement } from './db.js';
+
+export class CardProgramStore {
+  private readonly insertProgram: Statement;
+  private readonly selectProgram: Statement;
+  private readonly selectByInstitution: Statement;
+  private readonly updateProgram: Statement;
+
+  constructor(db: Db) {
+    this.insertProgram = db.prepare('INSERT INTO card_programs (id, institution_id, created_at, record) VALUES (?, ?, ?, ?)');
+    this.selectProgram = db.prepare('SELECT record FROM card_programs WHERE id = ? AND institution_id = ?');
+    this.selectByInstitution = db.prepare('SELECT record FROM card_programs WHERE institution_id = ? ORDER BY created_at, id');
+    this.updateProgram = db.prepare('UPDATE card_programs SET record = ? WHERE id = ? AND institution_id = ?');
+  }
+
+  insert(program: CardProgram): void {
+    this.insertProgram.run(program.id, program.institution, program.createdAt, JSON.stringify(program));
+  }
+
+  /** The program of this institution, or undefined (also for another institution's program). */
+  get(institutionId: string, id: string): CardProgram | undefined {
+    const row = this.selectProgram.get(id, institutionId) as { record: string } | undefined;
+    return row ? (JSON.parse(row.record) as CardProgram) : undefined;
+  }
+
+  /** Same as get(), but the stored JSON text (to embed in responses without a parse). */
+  getJson(institutionId: string, id: string): string | undefined {
+    const row = this.selectProgram.get(id, institutionId) as { record: string } | undefined;
+    return row?.record;
+  }
+
+  listByInstitution(institutionId: string): CardProgram[] {
+    return (this.selectByInstitution.all(institutionId) as Array<{ record: string }>).map((row) => JSON.parse(row.record) as CardProgram);
+  }
+
+  update(program: CardProgram): void {
+    this.updateProgram.run(JSON.stringify(program), program.id, program.institution);
+  }
+}

@@ -1,0 +1,174 @@
+// The SQLite connection of the sandbox: open (file or memory), durability pragmas, versioned
+// migrations and a transaction helper. Every SQL statement of the sandbox lives in this folder.
+import Database from 'libsql';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export type Db = InstanceType<typeof Database>;
+/** A prepared statement, as libsql returns it (positional or named parameters). */
+export interface Statement {
+  run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+
+/**
+ * Migrations in order; `version` is their index + 1. Never edit one that has shipped: add a new
+ * one. Records are JSON (the API shape) beside the columns that are queried or sorted on.
+ */
+const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+  CREATE TABLE institutions (
+    id TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL,
+    record TEXT NOT NULL
+  );
+
+  CREATE TABLE institution_users (
+    id TEXT PRIMARY KEY,
+    institution_id TEXT NOT NULL REFERENCES institutions(id),
+    created_at TEXT NOT NULL,
+    record TEXT NOT NULL
+  );
+  CREATE INDEX institution_users_by_institution ON institution_users (institution_id);
+
+  -- Bearer tokens and API keys, stored as sha256 of the secret.
+  CREATE TABLE credentials (
+    secret_hash TEXT PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('token', 'apiKey')),
+    institution_id TEXT NOT NULL REFERENCES institutions(id),
+    user_id TEXT,
+    application_id TEXT,
+    scope TEXT NOT NULL DEFAULT '*',
+    expires_at INTEGER,
+    created_at TEXT NOT NULL
+  );
+
+  CREATE TABLE card_programs (
+    id TEXT PRIMARY KEY,
+    institution_id TEXT NOT NULL REFERENCES institutions(id),
+    created_at TEXT NOT NULL,
+    record TEXT NOT NULL
+  );
+  CREATE INDEX card_programs_by_institution ON card_programs (institution_id, created_at);
+
+  CREATE TABLE cards (
+    id TEXT PRIMARY KEY,
+    institution_id TEXT NOT NULL REFERENCES institutions(id),
+    program_id TEXT NOT NULL,
+    reference_code TEXT NOT NULL,
+    real_id TEXT,
+    pan TEXT NOT NULL,
+    status TEXT NOT NULL,
+    pin_hash TEXT,
+    search_text TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    record TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX cards_reference ON cards (institution_id, reference_code);
+  CREATE UNIQUE INDEX cards_real_id ON cards (institution_id, real_id) WHERE real_id IS NOT NULL;
+  CREATE UNIQUE INDEX cards_pan ON cards (pan);
+  CREATE INDEX cards_newest_first ON cards (institution_id, created_at DESC, id DESC);
+
+  CREATE TABLE oauth_applications (
+    id TEXT PRIMARY KEY,
+    institution_id TEXT NOT NULL REFERENCES institutions(id),
+    client_id TEXT NOT NULL UNIQUE,
+    certificate TEXT NOT NULL,
+    search_text TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    record TEXT NOT NULL
+  );
+  CREATE INDEX oauth_applications_newest_first ON oauth_applications (institution_id, created_at DESC, id DESC);
+
+  -- Client-assertion ids already used at the token endpoint (replay protection).
+  CREATE TABLE used_assertions (
+    client_id TEXT NOT NULL,
+    jti TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (client_id, jti)
+  );
+
+  CREATE TABLE transactions (
+    id TEXT PRIMARY KEY,
+    institution_id TEXT NOT NULL REFERENCES institutions(id),
+    card_id TEXT,
+    stan TEXT NOT NULL,
+    rrn TEXT NOT NULL,
+    status TEXT NOT NULL,
+    merchant_id TEXT NOT NULL,
+    terminal_id TEXT NOT NULL,
+    channel TEXT NOT NULL,
+    amount_minor INTEGER NOT NULL,
+    day TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    record TEXT NOT NULL
+  );
+  CREATE INDEX transactions_newest_first ON transactions (institution_id, created_at DESC, id DESC);
+  CREATE INDEX transactions_by_stan_rrn ON transactions (institution_id, stan, rrn);
+  CREATE INDEX transactions_daily_usage ON transactions (card_id, channel, day);
+  `,
+];
+
+export interface OpenOptions {
+  /** Database file; ignored when `memory` is true. */
+  file?: string;
+  memory?: boolean;
+}
+
+/** Opens the database, sets WAL + synchronous=FULL, and applies pending migrations. */
+export function openDatabase(options: OpenOptions): Db {
+  const path = options.memory || !options.file ? ':memory:' : options.file;
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  // WAL lets readers run beside the writer; FULL fsyncs the WAL on every commit, so a
+  // response is only sent for a write that survives kill -9 (and power loss).
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = FULL');
+  db.exec('PRAGMA foreign_keys = ON');
+  db.exec('PRAGMA busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+export function migrate(db: Db): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+  const row = db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as { version: number | null };
+  const current = row.version ?? 0;
+  for (let index = current; index < MIGRATIONS.length; index++) {
+    inTransaction(db, () => {
+      db.exec(MIGRATIONS[index]!);
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(index + 1, new Date().toISOString());
+    });
+  }
+}
+
+export function schemaVersion(db: Db): number {
+  const row = db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as { version: number | null };
+  return row.version ?? 0;
+}
+
+/**
+ * Runs `work` in one transaction (BEGIN IMMEDIATE: take the write lock up front so two writers
+ * never deadlock upgrading). Nested calls join the outer transaction.
+ */
+export function inTransaction<T>(db: Db, work: () => T): T {
+  if (db.inTransaction) return work();
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = work();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+/** Whether an error is SQLite's unique-constraint violation. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; message?: string } | null;
+  return Boolean(e && (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || /UNIQUE constraint failed/.test(e.message ?? '')));
+}

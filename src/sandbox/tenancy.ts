@@ -1,0 +1,159 @@
+// Institutions come with a user, a bearer token, an API key and a default card program. The
+// first start of a database seeds one; POST /sandbox/institutions makes more.
+import type { CardProgram, Institution, InstitutionUser, SandboxInstitutionCredentials } from '../api/schemas.js';
+import { hashSecret, newId, newSecret, opaque } from './ids.js';
+import type { Store } from './store/index.js';
+
+export interface NewInstitution {
+  name?: string;
+  webhookUrl?: string;
+}
+
+const SEED_KEY = 'seed';
+
+/**
+ * The seeded institution's credentials. The first call creates them; later calls (a restart on
+ * the same database) return the same ones, so scripts and profiles keep working. The clear
+ * seed credentials are kept in the meta table for that reason: this is a sandbox.
+ */
+export function seedSandbox(store: Store, now: Date, options: { webhookUrl?: string } = {}): SandboxInstitutionCredentials {
+  return store.transaction(() => {
+    const existing = store.meta.get<SandboxInstitutionCredentials>(SEED_KEY);
+    if (existing) {
+      if (options.webhookUrl !== undefined) setProgramWebhookUrl(store, existing, options.webhookUrl, now);
+      return existing;
+    }
+    const created = createInstitution(store, now, { name: 'Sandbox Bank', webhookUrl: options.webhookUrl });
+    store.meta.set(SEED_KEY, created);
+    return created;
+  });
+}
+
+export function createInstitution(store: Store, now: Date, options: NewInstitution = {}): SandboxInstitutionCredentials {
+  return store.transaction(() => {
+    const at = now.toISOString();
+    const institutionId = newId();
+    const userId = newId();
+    const name = options.name ?? `Sandbox Institution ${institutionId.slice(-6)}`;
+    const code = name.replace(/[^A-Za-z0-9]/g, '').slice(0, 6).toUpperCase() || 'SBX';
+    const institution: Institution = {
+      _id: institutionId,
+      id: institutionId,
+      name,
+      code,
+      registrationCountry: 'NG',
+      address: { street: '1 Sandbox Way', city: 'Lagos', state: 'Lagos', country: 'NG' },
+      emailAddress: `ops@${code.toLowerCase()}.sandbox.test`,
+      phoneNumber: '+2348000000000',
+      websiteUrl: 'https://sandbox.test',
+      isApproved: true,
+      status: 'active',
+      isBlocked: false,
+      createdBy: userId,
+      users: [userId],
+      memberships: [],
+      platformWalletId: opaque(12),
+      platformClientId: opaque(12),
+      createdAt: at,
+      updatedAt: at,
+      __v: 0,
+    };
+    const user: InstitutionUser = {
+      _id: userId,
+      id: userId,
+      institution: institutionId,
+      firstName: 'Sandbox',
+      lastName: 'Operator',
+      emailAddress: `operator@${code.toLowerCase()}.sandbox.test`,
+      phoneNumber: '+2348000000001',
+      status: 'active',
+      isBlocked: false,
+      roles: [{ role: 'admin', permissions: ['*'] }],
+      embossingName: '',
+      startDate: null,
+      expiryDate: null,
+      printCard: false,
+      createdAt: at,
+      updatedAt: at,
+    };
+    store.institutions.insert(institution);
+    store.institutions.insertUserRecord(user);
+
+    const token = newSecret('sbx_tok');
+    const apiKey = newSecret('sbx_key');
+    store.credentials.insert({ secretHash: hashSecret(token), kind: 'token', institutionId, userId, applicationId: null, scope: '*', expiresAt: null });
+    store.credentials.insert({ secretHash: hashSecret(apiKey), kind: 'apiKey', institutionId, userId, applicationId: null, scope: '*', expiresAt: null });
+
+    const program = defaultCardProgram({ institutionId, createdBy: userId, now, webhookUrl: options.webhookUrl });
+    store.cardPrograms.insert(program);
+    return { institutionId, userId, token, apiKey, cardProgramId: program.id };
+  });
+}
+
+/** A complete program: Verve-like BIN range, 3-year expiry, all channels with daily limits. */
+export function defaultCardProgram(input: { institutionId: string; createdBy: string; now: Date; webhookUrl?: string; name?: string; panPrefix?: string; panLength?: number }): CardProgram {
+  const id = newId();
+  const at = input.now.toISOString();
+  const panPrefix = input.panPrefix ?? '506099';
+  const panLength = input.panLength ?? 16;
+  const end = new Date(input.now);
+  end.setUTCFullYear(end.getUTCFullYear() + 10);
+  return {
+    _id: id,
+    id,
+    institution: input.institutionId,
+    createdBy: input.createdBy,
+    name: input.name ?? 'Sandbox Virtual Debit',
+    scheme: 'verve',
+    type: 'virtual',
+    serviceCode: '601',
+    code: 'SBXVD',
+    bankCode: '999',
+    seqNumber: '001',
+    ...programRange(panPrefix, panLength),
+    panPermutation: { algorithm: 'luhn-sequential' },
+    maxExpiry: 60,
+    renewable: true,
+    channels: {
+      pos: { enabled: true, dailyLimit: { count: 20, amount: 500000 } },
+      atm: { enabled: true, dailyLimit: { count: 5, amount: 200000 } },
+      web: { enabled: true, dailyLimit: { count: 20, amount: 300000 } },
+    },
+    isDeleted: false,
+    active: true,
+    anonymous: false,
+    randomCardNumber: false,
+    allowRandomPan: true,
+    smart: false,
+    allowTips: false,
+    cardProgramUpdate: false,
+    settlementConfig: { schedule: 'daily', config: 'net' },
+    issuer: 1,
+    cardProgramId: 1,
+    panSequenceCounter: 0,
+    startDate: at,
+    endDate: end.toISOString(),
+    createdAt: at,
+    updatedAt: at,
+    webHookConfig: { type: 'http', header: 'x-webhook-secret', url: input.webhookUrl ?? '', secret: opaque(16) },
+    losesAccount: '1000000001',
+    issuedAccount: '1000000002',
+    feeAccount: '1000000003',
+  };
+}
+
+/** panStart..panEnd: every number of the given length under the prefix. */
+export function programRange(panPrefix: string, panLength: number): Pick<CardProgram, 'panPrefix' | 'panStart' | 'panEnd' | 'panLength'> {
+  return {
+    panPrefix,
+    panLength,
+    panStart: panPrefix.padEnd(panLength, '0'),
+    panEnd: panPrefix.padEnd(panLength, '9'),
+  };
+}
+
+function setProgramWebhookUrl(store: Store, seed: SandboxInstitutionCredentials, url: string, now: Date): void {
+  const program = store.cardPrograms.get(seed.institutionId, seed.cardProgramId);
+  if (!program || program.webHookConfig.url === url) return;
+  store.cardPrograms.update({ ...program, webHookConfig: { ...program.webHookConfig, url }, updatedAt: now.toISOString() });
+}
