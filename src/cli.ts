@@ -11,6 +11,8 @@ import type { Prompter } from './core/prompter.js';
 import { maskPansInText } from './core/redact.js';
 import { OUTPUT_FORMATS } from './output/renderer.js';
 import { createStyle } from './output/style.js';
+import { didYouMean } from './help/suggest.js';
+import { versionRequest, versionText } from './help/version.js';
 import { VERSION } from './version.js';
 
 export interface MainDeps {
@@ -26,10 +28,19 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   const io = deps.io ?? systemIO(process);
   const env = deps.env ?? process.env;
 
-  // Fast path: `--version` touches neither the command tree nor the config.
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    io.out(`${VERSION}\n`);
+  // Fast paths: `--version` touches neither the command tree nor the config; `__complete`
+  // (asked by the shell completion scripts on every TAB) reads only the config.
+  const version = versionRequest(argv);
+  if (version) {
+    io.out(versionText(version, { node: process.version, platform: process.platform, arch: process.arch }));
     return ExitCode.Ok;
+  }
+  if (argv[0] === '__complete') return (await import('./completion/dynamic.js')).runCompletionQuery(argv.slice(1), io, env);
+  // `help <topic>` prints a topic; `help <command>` falls through to commander (src/help/).
+  if (argv[0] === 'help' && argv.length === 2) {
+    const shown = (await import('./help/index.js')).showHelpTopic(argv[1]!, io, commandTree);
+    if (shown === true) return ExitCode.Ok;
+    if (shown instanceof CliError) return reportError(shown, io, env, {});
   }
 
   const interrupt = deps.signal ? undefined : installInterruptHandler(io);
@@ -160,7 +171,7 @@ function handleCommanderError(error: CommanderError, io: IOStreams, env: Env, ar
   const suggestion = /\(Did you mean ([^?]+)\?\)/.exec(rest.join(' '))?.[1];
   const unknown = error.code === 'commander.unknownCommand' || error.code === 'commander.unknownOption';
   const hint = suggestion
-    ? `did you mean ${suggestion}? (see \`cardctl --help\`)`
+    ? didYouMean(suggestion.replace(/^one of /, '').split(/,\s*/))
     : unknown
       ? 'run `cardctl --help` (or `cardctl <command> --help`) to see what is available'
       : 'run the command with --help to see its usage';

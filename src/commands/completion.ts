@@ -1,9 +1,31 @@
-import { defineCommand, notImplemented } from '../core/command.js';
+import type { Command } from 'commander';
+import { defineCommand } from '../core/command.js';
+import { UsageError } from '../core/errors.js';
 
 export default defineCommand({
   name: 'completion',
   summary: 'print a shell completion script',
+  description: `Print the completion script for bash, zsh or fish: commands, subcommands, flags, their
+values (statuses, channels, formats, …) and stored profile names.
+
+  bash  cardctl completion bash > ~/.local/share/bash-completion/completions/cardctl
+  zsh   cardctl completion zsh > "\${fpath[1]}/_cardctl"     (then start a new shell)
+  fish  cardctl completion fish > ~/.config/fish/completions/cardctl.fish`,
   arguments: [{ syntax: '<shell>', description: 'bash, zsh or fish' }],
-  examples: ['cardctl completion bash > ~/.local/share/bash-completion/completions/cardctl', 'cardctl completion zsh > "${fpath[1]}/_cardctl"'],
-  run: notImplemented('completion'),
+  examples: [
+    'cardctl completion bash > ~/.local/share/bash-completion/completions/cardctl',
+    'cardctl completion zsh > "${fpath[1]}/_cardctl"',
+    'cardctl completion fish > ~/.config/fish/completions/cardctl.fish',
+    "echo 'source <(cardctl completion bash)' >> ~/.bashrc",
+  ],
+  async run(ctx, { args, command }) {
+    const shell = String(args[0] ?? '');
+    const { generateCompletion, isShell, SHELLS } = await import('../completion/index.js');
+    if (!isShell(shell)) {
+      throw new UsageError(`unknown shell "${shell}"`, { hint: `give one of: ${SHELLS.join(', ')}, e.g. \`cardctl completion bash\`` });
+    }
+    let root: Command = command;
+    while (root.parent) root = root.parent;
+    ctx.io.out(generateCompletion(shell, root));
+  },
 });

@@ -1,0 +1,34 @@
+// `cardctl help <topic>`: topics are text, not commands, so they are answered before commander
+// sees the arguments; `cardctl help <command>` still goes to commander's own help command.
+import type { CommandDefinition, GroupDefinition } from '../core/command.js';
+import { UsageError, type CliError } from '../core/errors.js';
+import type { IOStreams } from '../core/io.js';
+import { closestWords } from './suggest.js';
+import { HELP_TOPICS, findHelpTopic } from './topics.js';
+
+/**
+ * Answers `help NAME`: prints the topic and returns true; returns false when NAME is a command
+ * (commander shows its help); returns a UsageError when NAME is neither.
+ */
+export function showHelpTopic(name: string, io: IOStreams, tree: Array<CommandDefinition<any> | GroupDefinition>): true | false | CliError {
+  const topic = findHelpTopic(name);
+  if (topic) {
+    io.out(topic.text);
+    return true;
+  }
+  if (name === 'topics') {
+    const width = Math.max(...HELP_TOPICS.map((t) => t.name.length));
+    io.out(`Help topics (cardctl help <topic>):\n\n${HELP_TOPICS.map((t) => `  ${t.name.padEnd(width)}  ${t.summary}`).join('\n')}\n`);
+    return true;
+  }
+  const commands = tree.flatMap((c) => [c.name, ...(c.aliases ?? [])]);
+  if (commands.includes(name) || name.startsWith('-')) return false;
+  const candidates = [...tree.map((c) => c.name), ...HELP_TOPICS.map((t) => t.name)];
+  const close = closestWords(name, candidates);
+  return new UsageError(`unknown command or help topic '${name}'`, {
+    code: 'USAGE_UNKNOWN_TOPIC',
+    hint: close.length
+      ? `did you mean ${close.map((w) => `\`cardctl help ${w}\``).join(' or ')}?`
+      : `topics: ${HELP_TOPICS.map((t) => t.name).join(', ')}; commands: \`cardctl --help\``,
+  });
+}

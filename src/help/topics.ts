@@ -1,0 +1,136 @@
+// Help topics: `cardctl help <topic>` prints one of these, and README.md carries the same text
+// between `<!-- topic:NAME -->` and `<!-- /topic -->` (test/unit/help.test.ts checks it;
+// `node scripts/readme-topics.mjs` rewrites the README from here). Plain Markdown that reads
+// well in a terminal: no headings (the README adds its own), tables and indented code.
+
+export interface HelpTopic {
+  name: string;
+  summary: string;
+  text: string;
+}
+
+const exitCodes = `Every command exits with one of these codes; scripts can branch on them.
+
+| code | meaning |
+|---|---|
+| 0 | success |
+| 1 | unexpected internal error (a bug: the message says so and how to report it) |
+| 2 | usage or input error: unknown flag, missing value, bad file, invalid PIN/PAN/date — nothing was sent |
+| 3 | authentication or permission: no credentials, 401, 403 |
+| 4 | not found: 404 or an unknown identifier |
+| 5 | rejected by the API: any other 4xx (validation, conflict, limits) |
+| 6 | network: connection refused/reset, DNS, TLS, timeout — no answer |
+| 7 | server error: 5xx after retries |
+| 8 | partial failure: a bulk command finished with some records failed |
+| 130 | interrupted (Ctrl-C) |
+
+Errors print one line \`error: <what happened>\` on stderr, often followed by a \`hint:\` line
+saying what to do. With \`-o json\` the error is also written to stderr as one JSON object:
+\`{"error":{"code","exitCode","message","status","details"}}\`.
+
+    cardctl cards get 6650c0ffee >/dev/null 2>&1
+    case $? in 0) echo found ;; 4) echo "no such card" ;; *) echo "failed" ;; esac
+`;
+
+const environment = `Flags win over the environment, which wins over the stored profile.
+
+| variable | meaning |
+|---|---|
+| \`CARDCTL_PROFILE\` | stored profile to use (\`-p, --profile\`) |
+| \`CARDCTL_BASE_URL\` | API base URL (\`--base-url\`) |
+| \`CARDCTL_TOKEN\` | bearer access token; overrides the profile's |
+| \`CARDCTL_API_KEY\` | API key for \`import\`; overrides the profile's |
+| \`CARDCTL_OUTPUT\` | default output format (\`-o\`): table, json, ndjson, csv, raw |
+| \`CARDCTL_DEBUG=1\` | log every HTTP request to stderr (\`--verbose\`) |
+| \`CARDCTL_CONFIG_DIR\` | directory of \`config.json\` (default \`~/.config/cardctl\`) |
+| \`CARDCTL_DATA_DIR\` | sandbox database and audit journal (default \`~/.local/share/cardctl\`) |
+| \`CARDCTL_JOURNAL_DIR\` | audit journal only (default \`$CARDCTL_DATA_DIR/journal\`) |
+| \`NO_COLOR\`, \`FORCE_COLOR\` | switch colour off, or on even when piped (\`--no-color\`) |
+| \`CI\` | never prompt (\`--no-input\`) |
+| \`HTTPS_PROXY\`, \`HTTP_PROXY\`, \`NO_PROXY\` | send requests through a proxy |
+| \`NODE_EXTRA_CA_CERTS\` | PEM file of extra CA certificates (a private CA) |
+
+Secrets are never read from argv: give tokens with \`CARDCTL_TOKEN\`, \`cardctl login --token-stdin\`
+or the login prompt; PINs only from a hidden prompt or \`--pin-stdin\`.
+`;
+
+const output = `Data goes to stdout; progress, warnings, errors and request logs go to stderr.
+
+| format | what it prints |
+|---|---|
+| \`table\` | the default: a fitted, coloured table on a terminal; plain tab-separated rows when piped |
+| \`json\` | the response's \`data\` (\`--json\` is short for \`-o json\`) |
+| \`ndjson\` | one JSON record a line; streams page by page with \`--all\` |
+| \`csv\` | a header row, then one row per record |
+| \`raw\` | the response body exactly as the API sent it |
+
+\`--fields a,b.c\` picks columns (table, csv) or properties (json, ndjson); dot paths reach into
+nested objects. \`-q, --quiet\` prints only identifiers, one a line, for \`xargs\`. A single record
+prints as a two-column key/value table. Colour follows \`--no-color\`, \`NO_COLOR\` and \`FORCE_COLOR\`,
+and is never used when stdout is not a terminal.
+
+    cardctl cards list --all -o ndjson | jq -r 'select(.status == "active") | .id'
+    cardctl cards list -q | xargs -n1 cardctl cards deactivate --yes
+    cardctl tx list -o csv --fields id,amount,responseCode > transactions.csv
+`;
+
+const pinEncryption = `PINs never leave your machine in the clear, and never come from argv or the environment:
+they are read from a hidden prompt (asked twice) or, with \`--pin-stdin\`, from stdin.
+
+1. The PIN is checked first: 4 to 12 digits, and not trivially weak (\`1111\`, \`1234\`) unless
+   \`--allow-weak-pin\` is given. A bad PIN is a usage error (exit 2) and nothing is sent.
+2. It becomes an ISO 9564-1 PIN block: format 1 (random fill) by default, or format 0
+   (XOR-ed with the card number) with \`profile set pinBlockFormat iso-0\`.
+3. The block is encrypted with the institution's RSA PIN public key (2048 bits or more), with
+   RSA-OAEP-SHA256 by default (\`profile set pinCipher\` for rsa-oaep-sha1 or rsa-pkcs1).
+4. The API receives \`{ encryptedData, publicKeyFingerprint }\`: the ciphertext in hex and the
+   SHA-256 of the key's DER SubjectPublicKeyInfo, so a key mismatch is caught at once.
+
+The key comes from \`cardctl login --pin-key FILE\` (a PEM public key or certificate) and is
+stored in the profile with its fingerprint; \`cardctl sandbox serve --profile NAME\` stores the
+sandbox's key. \`cardctl auth status\` shows the fingerprint in use.
+
+    printf '4821\\n' | cardctl cards pin reset 6650c0ffee --pin-stdin --yes
+    printf '4821\\n7305\\n' | cardctl cards pin change 6650c0ffee --pin-stdin
+`;
+
+const scenarios = `\`cardctl simulate run FILE\` plays a sequence of simulated switch messages (YAML or JSON) and
+checks their results. Step keys mirror the \`simulate\` flags in camelCase;
+\`{{steps.<id>.<field>}}\` refers to an earlier step's result; \`expect\` compares result fields.
+It prints a pass/fail line per step and exits 5 when an expectation fails.
+
+    name: authorize then reverse
+    steps:
+      - id: auth
+        intent: authorization          # authorization | financial | reversal
+        card: CARD_ID                  # or pan / expiry / account
+        amount: 250.00
+        flow: purchase                 # purchase | cash_withdrawal | balance_inquiry | refund
+        channel: pos                   # pos | atm | web
+        method: chip                   # chip | magstripe | contactless | manual | ecom | moto
+        forward: false                 # true: ask your webhook instead of the approving stub
+        set: { "43": "ACME STORE LAGOS NG" }
+        expect: { responseCode: "00", transactionStatus: pending }
+      - intent: reversal
+        originalTx: "{{steps.auth.transactionId}}"
+        amount: 250.00
+        expect: { responseCode: "00" }
+
+Give scenario variables with \`--set key=value\` (repeatable); \`-o json\` prints each step's result:
+
+    cardctl simulate run auth-then-reversal.yaml --set card=6650c0ffee -o json
+`;
+
+export const HELP_TOPICS: readonly HelpTopic[] = [
+  { name: 'exit-codes', summary: 'what each exit code means', text: exitCodes },
+  { name: 'environment', summary: 'environment variables cardctl reads', text: environment },
+  { name: 'output', summary: 'output formats, --fields and --quiet', text: output },
+  { name: 'pin-encryption', summary: 'how PINs are read, checked and encrypted', text: pinEncryption },
+  { name: 'scenarios', summary: 'scenario files for `simulate run`', text: scenarios },
+];
+
+export const HELP_TOPIC_NAMES: readonly string[] = HELP_TOPICS.map((t) => t.name);
+
+export function findHelpTopic(name: string): HelpTopic | undefined {
+  return HELP_TOPICS.find((t) => t.name === name);
+}

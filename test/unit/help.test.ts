@@ -1,0 +1,93 @@
+// Help topics, `help <command>`, typo hints and `--version --verbose`, through main() in-process.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli.js';
+import { HELP_TOPICS } from '../../src/help/topics.js';
+import { testIO } from '../helpers/context.js';
+
+async function run(argv: string[]) {
+  const io = testIO();
+  const code = await main(argv, { io, env: {} });
+  return { code, stdout: io.stdoutText(), stderr: io.stderrText() };
+}
+
+describe('help topics', () => {
+  it.each(HELP_TOPICS.map((t) => [t.name, t] as const))('`cardctl help %s` prints the topic', async (name, topic) => {
+    const result = await run(['help', name]);
+    expect(result).toEqual({ code: 0, stdout: topic.text, stderr: '' });
+  });
+
+  it.each(HELP_TOPICS.map((t) => [t.name, t] as const))('README.md carries topic %s verbatim (node scripts/readme-topics.mjs)', (name, topic) => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    expect(readme).toContain(`<!-- topic:${name} -->\n${topic.text}<!-- /topic -->`);
+  });
+
+  it('the exit-code topic lists every exit code of the contract', async () => {
+    const { ExitCode } = await import('../../src/core/errors.js');
+    const text = HELP_TOPICS.find((t) => t.name === 'exit-codes')!.text;
+    for (const code of Object.values(ExitCode)) expect(text).toMatch(new RegExp(`^\\| ${code} \\|`, 'm'));
+  });
+
+  it('the environment topic names every CARDCTL_ variable the code reads', () => {
+    const text = HELP_TOPICS.find((t) => t.name === 'environment')!.text;
+    for (const name of ['CARDCTL_PROFILE', 'CARDCTL_BASE_URL', 'CARDCTL_TOKEN', 'CARDCTL_API_KEY', 'CARDCTL_OUTPUT', 'CARDCTL_DEBUG', 'CARDCTL_CONFIG_DIR', 'CARDCTL_DATA_DIR', 'NO_COLOR', 'FORCE_COLOR', 'CI', 'NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY']) {
+      expect(text).toContain(name);
+    }
+  });
+
+  it('`cardctl help topics` lists them', async () => {
+    const result = await run(['help', 'topics']);
+    expect(result.code).toBe(0);
+    for (const topic of HELP_TOPICS) expect(result.stdout).toContain(topic.name);
+  });
+
+  it('`cardctl help cards` is still commander help for the command', async () => {
+    const result = await run(['help', 'cards']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Usage: cardctl cards');
+  });
+
+  it('`cardctl help tx` works through the alias too', async () => {
+    expect((await run(['help', 'transactions'])).stdout).toContain('Usage: cardctl tx');
+  });
+
+  it('an unknown name is a usage error with a suggestion', async () => {
+    const result = await run(['help', 'exit-code']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("error: unknown command or help topic 'exit-code'\nhint: did you mean `cardctl help exit-codes`?\n");
+  });
+});
+
+describe('typo suggestions', () => {
+  it('unknown command', async () => {
+    const result = await run(['crads', 'list']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("error: unknown command 'crads'\nhint: did you mean `cards`?\n");
+  });
+
+  it('unknown subcommand with two close names', async () => {
+    const result = await run(['cards', 'lst']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("error: unknown command 'lst'\nhint: did you mean `list` or `ls`?\n");
+  });
+
+  it('unknown option', async () => {
+    const result = await run(['--jsno', 'cards', 'list']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("error: unknown option '--jsno'\nhint: did you mean `--json`?\n");
+  });
+});
+
+describe('--version', () => {
+  it('alone prints only the version', async () => {
+    const result = await run(['--version']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^\d+\.\d+\.\d+\S*\n$/);
+  });
+
+  it.each([[['--version', '--verbose']], [['-v', '-V']]])('%j adds Node and the platform', async (argv) => {
+    const result = await run(argv);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`cardctl ${(await run(['--version'])).stdout.trim()}\nnode ${process.version}\nplatform ${process.platform}-${process.arch}\n`);
+  });
+});
