@@ -8,7 +8,7 @@ import { createContext, type Env, type GlobalOptions } from './core/context.js';
 import { CliError, ExitCode, InterruptedError, UsageError, toCliError } from './core/errors.js';
 import { systemIO, type IOStreams } from './core/io.js';
 import type { Prompter } from './core/prompter.js';
-import { maskPansInText } from './core/redact.js';
+import { maskPansInText, redactValue } from './core/redact.js';
 import { OUTPUT_FORMATS } from './output/renderer.js';
 import { createStyle } from './output/style.js';
 import { didYouMean } from './help/suggest.js';
@@ -200,9 +200,9 @@ export function reportError(error: CliError, io: IOStreams, env: Env, globals: G
   io.err(`${style.error('error:')} ${maskPansInText(error.message)}\n`);
   if (error.hint) io.err(`${style.dim('hint:')} ${error.hint}\n`);
   const wantsJson = globals.json || globals.output === 'json' || (!globals.output && env.CARDCTL_OUTPUT === 'json');
-  if (wantsJson) io.err(`${JSON.stringify(error.toJSON())}\n`);
-  if (globals.debug && error.cause instanceof Error && error.cause.stack) io.err(`${error.cause.stack}\n`);
-  else if (globals.debug && error.exitCode === ExitCode.Internal && error.stack) io.err(`${error.stack}\n`);
+  if (wantsJson) io.err(`${JSON.stringify(redactValue(error.toJSON()))}\n`);
+  if (globals.debug && error.cause instanceof Error && error.cause.stack) io.err(`${maskPansInText(error.cause.stack)}\n`);
+  else if (globals.debug && error.stack) io.err(`${maskPansInText(error.stack)}\n`);
   return error.exitCode;
 }
 

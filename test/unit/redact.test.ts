@@ -1,0 +1,98 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli.js';
+import { REDACTED, maskPan, maskPansInText, maskSecret, redactBodyText, redactHeaders, redactValue } from '../../src/core/redact.js';
+import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
+import { testIO } from '../helpers/context.js';
+
+const TOKEN = 'tok_live_9f8e7d6c5b4a39281706';
+const API_KEY = 'key_live_0a1b2c3d4e5f60718293';
+const PAN = '5399830000000008'; // Luhn-valid
+const ENCRYPTED = 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90';
+const SECRET = 'whsec_abcdefghijklmnopqrstuvwxyz';
+
+describe('redaction helpers', () => {
+  it('masks PANs to first 6 and last 4', () => {
+    expect(maskPan(PAN)).toBe('539983******0008');
+    expect(maskPansInText(`card ${PAN} declined`)).toBe('card 539983******0008 declined');
+    expect(maskPansInText('order 1234567890123')).toBe('order 1234567890123'); // not Luhn-valid: left alone
+  });
+
+  it('masks secrets for display, never showing them whole', () => {
+    expect(maskSecret(TOKEN)).toBe('tok_…1706');
+    expect(maskSecret('short')).toBe('*****');
+    expect(maskSecret(undefined)).toBe('');
+  });
+
+  it('redacts secret keys at any depth, PAN keys and PANs in free text', () => {
+    const value = redactValue({
+      data: { pan: PAN, encryptedData: ENCRYPTED, nested: [{ token: TOKEN, apiKey: API_KEY }], note: `pan ${PAN}` },
+      oldPin: { encryptedData: ENCRYPTED, publicKeyFingerprint: 'ab' },
+      '2': PAN,
+      '35': `${PAN}=2912`,
+    });
+    const text = JSON.stringify(value);
+    for (const secret of [TOKEN, API_KEY, PAN, ENCRYPTED]) expect(text).not.toContain(secret);
+    expect(text).toContain(REDACTED);
+    expect(text).toContain('539983******0008');
+  });
+
+  it('redacts headers and form bodies', () => {
+    expect(redactHeaders({ authorization: `Bearer ${TOKEN}`, 'x-api-key': API_KEY, accept: 'application/json' })).toEqual({
+      authorization: `Bearer ${REDACTED}`,
+      'x-api-key': REDACTED,
+      accept: 'application/json',
+    });
+    expect(redactBodyText(`grant_type=client_credentials&client_assertion=eyJhbGciOi.xyz&token=${TOKEN}`)).not.toMatch(/eyJhbGciOi|tok_live/);
+    expect(redactBodyText('{"statusCode":200,')).toBe('{"statusCode":200,');
+  });
+});
+
+describe('--debug output', () => {
+  let server: TestServer;
+  beforeEach(async () => {
+    server = await startTestServer((_req, res) => json(res, 200, {
+      statusCode: 200,
+      message: `ok for ${PAN}`,
+      data: { id: 'c1', pan: PAN, token: TOKEN, secret: SECRET, pinBlock: { encryptedData: ENCRYPTED } },
+    }, { 'set-cookie': `session=${TOKEN}` }));
+  });
+  afterEach(() => server.close());
+
+  async function run(args: string[]) {
+    const io = testIO();
+    const code = await main(args, {
+      io,
+      env: { CARDCTL_CONFIG_DIR: '/nonexistent-cardctl-test', CARDCTL_BASE_URL: server.url, CARDCTL_TOKEN: TOKEN, CARDCTL_API_KEY: API_KEY },
+    });
+    return { code, stdout: io.stdoutText(), stderr: io.stderrText() };
+  }
+
+  const body = JSON.stringify({ pan: PAN, newPin: { encryptedData: ENCRYPTED, publicKeyFingerprint: 'ff' }, apiKey: API_KEY });
+
+  it('logs headers and bodies of both directions with every secret redacted (bearer)', async () => {
+    const { code, stderr } = await run(['api', 'POST', '/institutions/cards/c1/pin/reset', '--data', body, '--debug', '-o', 'json']);
+    expect(code).toBe(0);
+    expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`); // it was sent…
+    expect(stderr).toMatch(/> authorization: Bearer \[REDACTED\]/i); // …but not logged
+    expect(stderr).toContain('> POST');
+    expect(stderr).toMatch(/< content-type: application\/json/);
+    expect(stderr).toContain('539983******0008');
+    for (const secret of [TOKEN, API_KEY, PAN, ENCRYPTED, SECRET]) expect(stderr).not.toContain(secret);
+  });
+
+  it('with the API key', async () => {
+    const { code, stderr } = await run(['api', 'POST', '/util/cards/import', '--api-key', '--data', body, '--debug']);
+    expect(code).toBe(0);
+    expect(server.requests[0]!.headers['x-api-key']).toBe(API_KEY);
+    expect(stderr).toMatch(/x-api-key: \[REDACTED\]/);
+    for (const secret of [TOKEN, API_KEY, PAN, ENCRYPTED, SECRET]) expect(stderr).not.toContain(secret);
+  });
+
+  it('errors with --debug (stack traces included) still leak nothing', async () => {
+    server.fallback((_req, res) => json(res, 400, { statusCode: 400, message: `card ${PAN} is invalid`, error: 'VALIDATION_ERROR' }));
+    const { code, stderr } = await run(['api', 'POST', '/institutions/cards', '--data', body, '--debug', '--json']);
+    expect(code).toBe(5);
+    expect(stderr).toContain('"exitCode":5');
+    for (const secret of [TOKEN, API_KEY, PAN, ENCRYPTED]) expect(stderr).not.toContain(secret);
+  });
+});

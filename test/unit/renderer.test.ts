@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import type { GlobalOptions } from '../../src/core/context.js';
+import type { Column } from '../../src/output/renderer.js';
+import { csvField, formatDateTime } from '../../src/output/format.js';
+import { testContext } from '../helpers/context.js';
+
+interface Card {
+  id: string;
+  status: string;
+  embossingName: string;
+  customer: { firstName: string; address: { city: string } };
+  createdAt: string;
+}
+
+const cards: Card[] = [
+  { id: 'c1', status: 'active', embossingName: 'ADA OBI', customer: { firstName: 'Ada', address: { city: 'Lagos' } }, createdAt: '2026-11-22T10:30:00.000Z' },
+  { id: 'c2', status: 'suspended', embossingName: 'BAYO "B" ADE, JR', customer: { firstName: 'Bayo', address: { city: 'Abuja\tFCT' } }, createdAt: '2026-11-21T08:00:00.000Z' },
+];
+
+const columns: Column<Card>[] = [
+  { header: 'ID', path: 'id' },
+  { header: 'STATUS', path: 'status', status: true },
+  { header: 'NAME', path: 'embossingName' },
+  { header: 'CREATED', path: 'createdAt' },
+  { header: 'CITY', path: 'customer.address.city', wide: true },
+];
+
+async function render(globals: GlobalOptions, options: { tty?: boolean; columns?: number; env?: Record<string, string> } = {}, what: 'list' | 'record' = 'list') {
+  const ctx = testContext({ tty: options.tty, globals, env: { CARDCTL_CONFIG_DIR: '/nonexistent-cardctl-test', ...options.env } });
+  if (options.columns) ctx.io.columns = options.columns;
+  const out = ctx.output();
+  if (what === 'list') await out.list(cards, columns, { raw: '{"statusCode":200,"data":[]}' });
+  else await out.record(cards[0], { raw: '{"statusCode":200,"data":{}}' });
+  return { stdout: ctx.io.stdoutText(), stderr: ctx.io.stderrText() };
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[/;
+
+describe('table', () => {
+  it('on a TTY: boxed, headers, local dates, coloured statuses, fitted to the terminal width', async () => {
+    const { stdout } = await render({}, { tty: true, columns: 60 });
+    expect(stdout).toContain('ID');
+    expect(stdout).toContain('STATUS');
+    expect(stdout).toMatch(ANSI);
+    expect(stdout).toContain('\x1b[32mactive');
+    expect(stdout).toContain('\x1b[31msuspended');
+    expect(stdout).toContain(formatDateTime('2026-11-22T10:30:00.000Z', true));
+    expect(stdout).not.toContain('2026-11-22T10:30:00.000Z');
+    expect(stdout).not.toContain('Lagos'); // wide column hidden
+    for (const line of stdout.trimEnd().split('\n')) {
+      expect(line.replace(/\x1b\[[0-9;]*m/g, '').length).toBeLessThanOrEqual(60);
+    }
+  });
+
+  it('on a narrow terminal long cells are truncated with …', async () => {
+    const { stdout } = await render({}, { tty: true, columns: 40 });
+    expect(stdout).toContain('…');
+    for (const line of stdout.trimEnd().split('\n')) expect(line.replace(/\x1b\[[0-9;]*m/g, '').length).toBeLessThanOrEqual(40);
+  });
+
+  it('--no-color / NO_COLOR: no escape codes even on a TTY', async () => {
+    expect((await render({ color: false }, { tty: true })).stdout).not.toMatch(ANSI);
+    expect((await render({}, { tty: true, env: { NO_COLOR: '1' } })).stdout).not.toMatch(ANSI);
+  });
+
+  it('piped: plain tab-separated rows, no header, no colour, ISO dates, tabs in values replaced', async () => {
+    const { stdout } = await render({}, { tty: false });
+    expect(stdout).toBe(
+      'c1\tactive\tADA OBI\t2026-11-22T10:30:00.000Z\n' +
+      'c2\tsuspended\tBAYO "B" ADE, JR\t2026-11-21T08:00:00.000Z\n',
+    );
+  });
+
+  it('--wide adds wide columns; --fields picks columns by path, dot paths allowed', async () => {
+    expect((await render({ wide: true })).stdout.split('\n')[1]).toBe('c2\tsuspended\tBAYO "B" ADE, JR\t2026-11-21T08:00:00.000Z\tAbuja FCT');
+    expect((await render({ fields: 'id,customer.firstName' })).stdout).toBe('c1\tAda\nc2\tBayo\n');
+  });
+
+  it('an empty list on a TTY says so on stderr, stdout stays empty', async () => {
+    const ctx = testContext({ tty: true });
+    await ctx.output().list([], columns, { emptyMessage: 'no cards' });
+    expect(ctx.io.stdoutText()).toBe('');
+    expect(ctx.io.stderrText()).toContain('no cards');
+  });
+});
+
+describe('machine formats', () => {
+  it('json: a JSON array of the records, ISO dates, never colour (even on a TTY)', async () => {
+    const { stdout } = await render({ output: 'json' }, { tty: true });
+    expect(JSON.parse(stdout)).toEqual(cards);
+    expect(stdout).not.toMatch(ANSI);
+    expect((await render({ json: true })).stdout).toBe(stdout);
+  });
+
+  it('json --fields keeps only those properties, nested ones nested', async () => {
+    const { stdout } = await render({ output: 'json', fields: 'id,customer.address.city' });
+    expect(JSON.parse(stdout)).toEqual([
+      { id: 'c1', customer: { address: { city: 'Lagos' } } },
+      { id: 'c2', customer: { address: { city: 'Abuja\tFCT' } } },
+    ]);
+  });
+
+  it('ndjson: one record a line', async () => {
+    const lines = (await render({ output: 'ndjson', fields: 'id,status' })).stdout.trimEnd().split('\n');
+    expect(lines.map((l) => JSON.parse(l))).toEqual([{ id: 'c1', status: 'active' }, { id: 'c2', status: 'suspended' }]);
+  });
+
+  it('csv: header row and RFC 4180 quoting', async () => {
+    const { stdout } = await render({ output: 'csv', fields: 'id,embossingName,customer.address.city' });
+    expect(stdout).toBe('id,embossingName,customer.address.city\nc1,ADA OBI,Lagos\nc2,"BAYO ""B"" ADE, JR",Abuja\tFCT\n');
+    expect(csvField('a\nb')).toBe('"a\nb"');
+    expect(csvField('plain')).toBe('plain');
+  });
+
+  it('csv of an empty list still has its header', async () => {
+    const ctx = testContext({ globals: { output: 'csv' } });
+    await ctx.output().list([], columns);
+    expect(ctx.io.stdoutText()).toBe('id,status,embossingName,createdAt\n');
+  });
+
+  it('raw: the body exactly as received', async () => {
+    expect((await render({ output: 'raw' })).stdout).toBe('{"statusCode":200,"data":[]}\n');
+    expect((await render({ output: 'raw' }, {}, 'record')).stdout).toBe('{"statusCode":200,"data":{}}\n');
+  });
+
+  it('--quiet prints identifiers only, in every format', async () => {
+    for (const output of ['table', 'json', 'csv']) {
+      expect((await render({ output, quiet: true }, { tty: true })).stdout).toBe('c1\nc2\n');
+    }
+    expect((await render({ quiet: true }, {}, 'record')).stdout).toBe('c1\n');
+  });
+});
+
+describe('single record', () => {
+  it('TTY: key/value rows with nested keys dotted and local dates', async () => {
+    const { stdout } = await render({ color: false }, { tty: true }, 'record');
+    expect(stdout).toMatch(/^id\s+c1$/m);
+    expect(stdout).toMatch(/^customer\.address\.city\s+Lagos$/m);
+    expect(stdout).toContain(formatDateTime('2026-11-22T10:30:00.000Z', true));
+  });
+
+  it('piped: key<TAB>value lines; json: the object; --fields applies', async () => {
+    expect((await render({}, {}, 'record')).stdout).toContain('customer.firstName\tAda\n');
+    expect(JSON.parse((await render({ output: 'json' }, {}, 'record')).stdout)).toEqual(cards[0]);
+    expect((await render({ fields: 'id,status' }, {}, 'record')).stdout).toBe('id\tc1\nstatus\tactive\n');
+  });
+
+  it('value(): scalars, arrays and objects (the api command)', async () => {
+    const ctx = testContext({ globals: { output: 'json' } });
+    await ctx.output().value({ a: 1 });
+    await ctx.output().value('text');
+    expect(ctx.io.stdoutText()).toBe('{\n  "a": 1\n}\n"text"\n');
+  });
+});
+
+describe('success lines', () => {
+  it('go to stderr, and --quiet silences them', () => {
+    const ctx = testContext();
+    ctx.output().success('Card activated');
+    expect(ctx.io.stderrText()).toContain('Card activated');
+    expect(ctx.io.stdoutText()).toBe('');
+    const quiet = testContext({ globals: { quiet: true } });
+    quiet.output().success('Card activated');
+    expect(quiet.io.stderrText()).toBe('');
+  });
+});
