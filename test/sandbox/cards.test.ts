@@ -1,0 +1,397 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { call, createCard, createCardBody, encryptClearBlock, encryptPin, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
+
+let sandbox: Sandbox;
+let openapi: OpenApiChecker;
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+  openapi = await OpenApiChecker.load(sandbox);
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+const CARD_FIELDS = [
+  '_id', 'id', 'institution', 'cardProgram', 'referenceCode', 'scheme', 'type', 'bin', 'expiryMonth', 'expiryYear', 'expiryDate',
+  'pinEnabled', 'seqNumber', 'enroll2FA', 'twoFAEnrolled', 'status', 'account', 'customer', 'cardHolderId', 'lastFour', 'pan', 'cvv2',
+  'icvv', 'cvv', 'serviceCode', 'printCard', 'token', 'allowDigitization', 'embossingName', 'pinAttempts', 'honorific', 'gender',
+  'createdAt', 'updatedAt', 'hash', 'secureData', '__v',
+];
+
+function monthsFromNow(months: number): string {
+  const now = new Date();
+  const date = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + months, 1));
+  return `${date.getUTCFullYear()}${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+function luhnDigit(body: string): string {
+  let sum = 0;
+  for (let i = body.length - 1, double = true; i >= 0; i--, double = !double) {
+    let d = Number(body[i]);
+    if (double) { d *= 2; if (d > 9) d -= 9; }
+    sum += d;
+  }
+  return String((10 - (sum % 10)) % 10);
+}
+
+describe('POST /institutions/cards', () => {
+  test('creates a card with every field of the reference, a masked Luhn PAN from the program range and a pinOffset', async () => {
+    const body = createCardBody(sandbox, { enroll2FA: true, printCard: true, defaultPIN: encryptPin(sandbox, '97531864') });
+    const response = await call(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body });
+    expect(response.status).toBe(201);
+    expect(response.body.statusCode).toBe(200);
+    openapi.expectMatches('POST', '/institutions/cards', response);
+    const card = response.body.data;
+    for (const field of CARD_FIELDS) expect(card, field).toHaveProperty(field);
+    expect(card._id).toBe(card.id);
+    expect(card.institution).toBe(sandbox.institutionId);
+    expect(card.cardProgram).toBe(sandbox.cardProgramId);
+    expect(card.referenceCode).toBe(body.referenceCode);
+    expect(card.pan).toMatch(/^506099\*{6}\d{4}$/);
+    expect(card.pan.slice(-4)).toBe(card.lastFour);
+    expect(card.bin).toBe('506099');
+    expect(card.status).toBe('active');
+    expect(card.enroll2FA).toBe(true);
+    expect(card.printCard).toBe(true);
+    expect(card.pinAttempts).toBe(0);
+    expect(card.pinOffset).toEqual(expect.any(String));
+    expect(card.customer.uniqueId).toEqual(expect.any(String));
+    expect(card.customer.emailAddress).toBe('ada@example.com');
+    expect(card.expiryYear).toBe(new Date(body.expiryDate).getUTCFullYear());
+    expect(card.expiryMonth).toBe(String(new Date(body.expiryDate).getUTCMonth() + 1).padStart(2, '0'));
+    // Neither the clear PAN nor the PIN ever appears in a response.
+    expect(response.text).not.toMatch(/506099\d{10}/);
+    expect(response.text).not.toContain('97531864');
+  });
+
+  test('issues consecutive, distinct, Luhn-valid card numbers', async () => {
+    const a = await createCard(sandbox);
+    const b = await createCard(sandbox);
+    expect(a.id).not.toBe(b.id);
+    expect(a.hash).not.toBe(b.hash);
+    expect(a.lastFour === b.lastFour && a.pan === b.pan).toBe(false);
+  });
+
+  test('accepts a caller PAN when the program allows it, in range and Luhn-valid', async () => {
+    const body = '50609912345678';
+    const pan = `${body}9${luhnDigit(`${body}9`)}`;
+    const card = await createCard(sandbox, { pan });
+    expect(card.pan).toBe(`506099******${pan.slice(-4)}`);
+    const duplicate = await call(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body: createCardBody(sandbox, { pan }) });
+    expect(duplicate.status).toBe(409);
+  });
+
+  test.each([
+    ['not Luhn-valid', (pan: string) => pan.slice(0, -1) + String((Number(pan.slice(-1)) + 1) % 10)],
+    ['outside the range', () => { const b = '411111111111111'; return b + luhnDigit(b); }],
+    ['of the wrong length', () => { const b = '50609912345678901'; return b + luhnDigit(b); }],
+  ])('rejects a caller PAN %s', async (_name, make) => {
+    const base = '506099111122223';
+    const pan = make(base + luhnDigit(base));
+    const response = await call(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body: createCardBody(sandbox, { pan }) });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('VALIDATION_ERROR');
+    expect(response.body.errors[0].field).toBe('pan');
+    openapi.expectMatches('POST', '/institutions/cards', response);
+  });
+
+  test('rejects a caller PAN when the program generates numbers', async () => {
+    const program = await call(sandbox, 'POST', '/sandbox/card-programs', { token: sandbox.token, body: { name: 'Strict', allowRandomPan: false, panPrefix: '539983' } });
+    expect(program.status).toBe(201);
+    const base = '539983000011112';
+    const response = await call(sandbox, 'POST', '/institutions/cards', {
+      token: sandbox.token,
+      body: createCardBody(sandbox, { cardProgram: program.body.data.id, pan: base + luhnDigit(base) }),
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([{ field: 'pan', message: expect.stringContaining('generates') }]);
+    const generated = await createCard(sandbox, { cardProgram: program.body.data.id });
+    expect(generated.pan).toMatch(/^539983\*{6}\d{4}$/);
+  });
+
+  test('a repeated referenceCode in the institution is 409 CONFLICT', async () => {
+    const body = createCardBody(sandbox);
+    expect((await call(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body })).status).toBe(201);
+    const again = await call(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body: { ...body, defaultPIN: encryptPin(sandbox, '9999') } });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ statusCode: 409, error: 'CONFLICT' });
+    expect(again.body.errors[0].field).toBe('referenceCode');
+    openapi.expectMatches('POST', '/institutions/cards', again);
+  });
+
+  test('an unknown card program is 404', async () => {
+    const response = await call(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body: createCardBody(sandbox, { cardProgram: 'ffffffffffffffffffffffff' }) });
+    expect(response.status).toBe(404);
+    expect(response.body.error).toBe('NOT_FOUND');
+  });
+
+  test.each([
+    ['a missing top-level field', (b: any) => { delete b.embossingName; }, 'embossingName', 'is required'],
+    ['a missing nested field', (b: any) => { delete b.customer.emailAddress; }, 'customer.emailAddress', 'is required'],
+    ['an extra field', (b: any) => { b.nickname = 'x'; }, 'nickname', 'is not an allowed field'],
+    ['an extra nested field', (b: any) => { b.account.iban = 'x'; }, 'account.iban', 'is not an allowed field'],
+    ['a wrong-typed boolean', (b: any) => { b.pinEnabled = 'yes'; }, 'pinEnabled', 'must be a boolean'],
+    ['a number where a string belongs', (b: any) => { b.referenceCode = 42; }, 'referenceCode', 'must be a string'],
+    ['a bad email', (b: any) => { b.customer.emailAddress = 'not-an-email'; }, 'customer.emailAddress', 'must be a valid email'],
+    ['a bad date-time', (b: any) => { b.expiryDate = 'next year'; }, 'expiryDate', 'must be a valid date-time'],
+    ['an unknown status', (b: any) => { b.status = 'frozen'; }, 'status', 'is not one of the allowed values'],
+    ['non-hex encryptedData', (b: any) => { b.defaultPIN.encryptedData = 'zz'; }, 'defaultPIN.encryptedData', expect.stringContaining('must match')],
+    ['a missing PIN block field', (b: any) => { delete b.defaultPIN.publicKeyFingerprint; }, 'defaultPIN.publicKeyFingerprint', 'is required'],
+  ])('rejects %s with a field-level 400', async (_name, mutate, field, message) => {
+    const body = createCardBody(sandbox);
+    mutate(body);
+    const response = await call(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ statusCode: 400, error: 'VALIDATION_ERROR' });
+    expect(response.body.errors).toContainEqual({ field, message });
+    expect(response.body.message).toContain(field);
+    openapi.expectMatches('POST', '/institutions/cards', response);
+  });
+
+  test('expiryDate before startDate, or beyond the program maxExpiry, is a 400', async () => {
+    const now = new Date();
+    const before = await call(sandbox, 'POST', '/institutions/cards', {
+      token: sandbox.token, body: createCardBody(sandbox, { expiryDate: new Date(now.getTime() - 86_400_000).toISOString() }),
+    });
+    expect(before.status).toBe(400);
+    expect(before.body.errors[0].field).toBe('expiryDate');
+    const far = await call(sandbox, 'POST', '/institutions/cards', {
+      token: sandbox.token, body: createCardBody(sandbox, { expiryDate: new Date(Date.UTC(now.getUTCFullYear() + 10, 0, 1)).toISOString() }),
+    });
+    expect(far.status).toBe(400);
+    expect(far.body.errors[0].field).toBe('expiryDate');
+  });
+
+  describe('PIN blocks', () => {
+    test('a wrong key fingerprint is 400 UNKNOWN_KEY', async () => {
+      const response = await call(sandbox, 'POST', '/institutions/cards', {
+        token: sandbox.token, body: createCardBody(sandbox, { defaultPIN: encryptPin(sandbox, '1234', 'ab'.repeat(32)) }),
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe('UNKNOWN_KEY');
+      openapi.expectMatches('POST', '/institutions/cards', response);
+    });
+
+    test.each([
+      ['ciphertext that does not decrypt', () => ({ encryptedData: 'ab'.repeat(256), publicKeyFingerprint: sandbox.pinKeyFingerprint })],
+      ['an odd-length hex ciphertext', () => ({ encryptedData: 'abc', publicKeyFingerprint: sandbox.pinKeyFingerprint })],
+      ['an ISO format 0 block', () => encryptClearBlock(sandbox, Buffer.from('041234ffffffffff', 'hex'))],
+      ['a PIN of 3 digits', () => encryptClearBlock(sandbox, Buffer.from('13123fffffffffff', 'hex'))],
+      ['a PIN of 13 digits', () => encryptClearBlock(sandbox, Buffer.from('1d12345678901234', 'hex'))],
+      ['a PIN with a non-digit', () => encryptClearBlock(sandbox, Buffer.from('1412a4ffffffffff', 'hex'))],
+      ['a block of 9 bytes', () => encryptClearBlock(sandbox, Buffer.from('141234ffffffffffff', 'hex'))],
+    ])('%s is 400 INVALID_PIN_BLOCK', async (_name, block) => {
+      const response = await call(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body: createCardBody(sandbox, { defaultPIN: block() }) });
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe('INVALID_PIN_BLOCK');
+      expect(response.body.errors[0].field).toBe('defaultPIN.encryptedData');
+    });
+
+    test('12-digit PINs and uppercase fingerprints are accepted', async () => {
+      const block = encryptPin(sandbox, '123456789012');
+      await createCard(sandbox, { defaultPIN: { ...block, publicKeyFingerprint: block.publicKeyFingerprint.toUpperCase() } });
+    });
+  });
+});
+
+describe('GET /institutions/cards', () => {
+  let other: Sandbox;
+  let ids: string[];
+
+  beforeAll(async () => {
+    // A fresh institution, so the list holds exactly the cards made here.
+    const created = await call(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'Listing Bank' } });
+    other = { ...sandbox, token: created.body.data.token, cardProgramId: created.body.data.cardProgramId, institutionId: created.body.data.institutionId };
+    ids = [];
+    for (let i = 0; i < 5; i++) ids.push((await createCard(other, { embossingName: i === 2 ? 'GRACE HOPPER' : 'ADA LOVELACE' }, other.token)).id);
+  });
+
+  test('lists newest first with the program expanded (without ledger accounts) and pagination', async () => {
+    const response = await call(sandbox, 'GET', '/institutions/cards', { token: other.token });
+    expect(response.status).toBe(200);
+    openapi.expectMatches('GET', '/institutions/cards', response);
+    expect(response.body.data.map((c: any) => c.id)).toEqual([...ids].reverse());
+    expect(response.body.pagination).toEqual({ page: 1, limit: 20, total: 5, pages: 1 });
+    const program = response.body.data[0].cardProgram;
+    expect(program).toMatchObject({ id: other.cardProgramId, panPrefix: '506099', channels: { pos: { enabled: true } } });
+    expect(program).not.toHaveProperty('losesAccount');
+    expect(program.webHookConfig).toEqual(expect.objectContaining({ url: expect.any(String) }));
+    for (const field of CARD_FIELDS) expect(response.body.data[0], field).toHaveProperty(field);
+  });
+
+  test('pages are stable and cover every card once', async () => {
+    const seen: string[] = [];
+    for (let page = 1; page <= 3; page++) {
+      const response = await call(sandbox, 'GET', `/institutions/cards?limit=2&page=${page}`, { token: other.token });
+      expect(response.status).toBe(200);
+      expect(response.body.pagination).toEqual({ page, limit: 2, total: 5, pages: 3 });
+      seen.push(...response.body.data.map((c: any) => c.id));
+    }
+    expect(seen).toEqual([...ids].reverse());
+    const beyond = await call(sandbox, 'GET', '/institutions/cards?limit=2&page=9', { token: other.token });
+    expect(beyond.body.data).toEqual([]);
+  });
+
+  test('search and cardId filter', async () => {
+    const search = await call(sandbox, 'GET', '/institutions/cards?search=grace', { token: other.token });
+    expect(search.body.data.map((c: any) => c.id)).toEqual([ids[2]]);
+    const byId = await call(sandbox, 'GET', `/institutions/cards?cardId=${ids[1]}`, { token: other.token });
+    expect(byId.body.data.map((c: any) => c.id)).toEqual([ids[1]]);
+    expect(byId.body.pagination.total).toBe(1);
+    const none = await call(sandbox, 'GET', '/institutions/cards?search=%25', { token: other.token });
+    expect(none.body.data).toEqual([]);
+  });
+
+  test.each(['limit=0', 'limit=101', 'page=0', 'page=-1', 'limit=abc', 'page=1.5', 'sort=asc'])('%s is a 400, not clamped', async (query) => {
+    const response = await call(sandbox, 'GET', `/institutions/cards?${query}`, { token: other.token });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('VALIDATION_ERROR');
+    expect(response.body.errors[0].field).toBe(query.split('=')[0]);
+    openapi.expectMatches('GET', '/institutions/cards', response);
+  });
+
+  test('limit=100 is allowed', async () => {
+    const response = await call(sandbox, 'GET', '/institutions/cards?limit=100', { token: other.token });
+    expect(response.status).toBe(200);
+    expect(response.body.pagination.limit).toBe(100);
+  });
+});
+
+describe('card changes', () => {
+  test('renew: future month within maxExpiry, new seqNumber, active, program expanded, message says replacement', async () => {
+    const card = await createCard(sandbox, { status: 'suspended' });
+    const expiration = monthsFromNow(24);
+    const response = await call(sandbox, 'PUT', `/institutions/cards/${card.id}/renew`, { token: sandbox.token, body: { expiration, renewReason: 'RENEW' } });
+    expect(response.status).toBe(200);
+    openapi.expectMatches('PUT', '/institutions/cards/{cardId}/renew', response);
+    const renewed = response.body.data;
+    expect(response.body.message).toMatch(/replacement/i);
+    expect(renewed.status).toBe('active');
+    expect(renewed.seqNumber).toBe('002');
+    expect(`${renewed.expiryYear}${renewed.expiryMonth}`).toBe(expiration);
+    expect(renewed.cardProgram).toMatchObject({ id: sandbox.cardProgramId, losesAccount: expect.any(String) });
+    expect(renewed.__v).toBe(card.__v + 1);
+  });
+
+  test.each([
+    ['the current month', () => monthsFromNow(0), 'expiration'],
+    ['a past month', () => monthsFromNow(-3), 'expiration'],
+    ['beyond maxExpiry (60 months)', () => monthsFromNow(61), 'expiration'],
+    ['a month 13', () => '202913', 'expiration'],
+  ])('renew to %s is a 400', async (_name, expiration, field) => {
+    const card = await createCard(sandbox);
+    const response = await call(sandbox, 'PUT', `/institutions/cards/${card.id}/renew`, { token: sandbox.token, body: { expiration: expiration(), renewReason: 'RENEW' } });
+    expect(response.status).toBe(400);
+    expect(response.body.errors[0].field).toBe(field);
+  });
+
+  test('renew without renewReason is a 400; unknown card is a 404', async () => {
+    const card = await createCard(sandbox);
+    const missing = await call(sandbox, 'PUT', `/institutions/cards/${card.id}/renew`, { token: sandbox.token, body: { expiration: monthsFromNow(12) } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors).toContainEqual({ field: 'renewReason', message: 'is required' });
+    const unknown = await call(sandbox, 'PUT', '/institutions/cards/ffffffffffffffffffffffff/renew', { token: sandbox.token, body: { expiration: monthsFromNow(12), renewReason: 'RENEW' } });
+    expect(unknown.status).toBe(404);
+    openapi.expectMatches('PUT', '/institutions/cards/{cardId}/renew', unknown);
+  });
+
+  test('PIN change checks the old PIN, counts wrong attempts, locks after 3, and reset unlocks', async () => {
+    const card = await createCard(sandbox);
+    const path = `/institutions/cards/pin/${card.id}/change`;
+    const ok = await call(sandbox, 'PUT', path, { token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '1234'), newPIN: encryptPin(sandbox, '4321') } });
+    expect(ok.status).toBe(200);
+    openapi.expectMatches('PUT', '/institutions/cards/pin/{cardId}/change', ok);
+    expect(ok.body.data.pinAttempts).toBe(0);
+
+    for (const attemptsLeft of [2, 1, 0]) {
+      const wrong = await call(sandbox, 'PUT', path, { token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '1234'), newPIN: encryptPin(sandbox, '5555') } });
+      expect(wrong.status).toBe(422);
+      expect(wrong.body).toMatchObject({ error: 'PIN_MISMATCH', details: { attemptsLeft } });
+      openapi.expectMatches('PUT', '/institutions/cards/pin/{cardId}/change', wrong);
+    }
+    const locked = await call(sandbox, 'PUT', path, { token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '4321'), newPIN: encryptPin(sandbox, '5555') } });
+    expect(locked.status).toBe(423);
+    expect(locked.body.error).toBe('PIN_LOCKED');
+
+    const list = await call(sandbox, 'GET', `/institutions/cards?cardId=${card.id}`, { token: sandbox.token });
+    expect(list.body.data[0].pinAttempts).toBe(3);
+
+    const reset = await call(sandbox, 'PUT', `/institutions/cards/pin/${card.id}/reset`, { token: sandbox.token, body: { newPIN: encryptPin(sandbox, '8642') } });
+    expect(reset.status).toBe(200);
+    openapi.expectMatches('PUT', '/institutions/cards/pin/{cardId}/reset', reset);
+    expect(reset.body.data.pinAttempts).toBe(0);
+
+    const oldAfterReset = await call(sandbox, 'PUT', path, { token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '4321'), newPIN: encryptPin(sandbox, '1111') } });
+    expect(oldAfterReset.status).toBe(422);
+    const newAfterReset = await call(sandbox, 'PUT', path, { token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '8642'), newPIN: encryptPin(sandbox, '1111') } });
+    expect(newAfterReset.status).toBe(200);
+    expect(newAfterReset.body.data.pinAttempts).toBe(0);
+  });
+
+  test('PIN change and reset reject bad blocks, missing fields and unknown cards', async () => {
+    const card = await createCard(sandbox);
+    const badKey = await call(sandbox, 'PUT', `/institutions/cards/pin/${card.id}/change`, {
+      token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '1234'), newPIN: encryptPin(sandbox, '5555', '00'.repeat(32)) },
+    });
+    expect(badKey.status).toBe(400);
+    expect(badKey.body.error).toBe('UNKNOWN_KEY');
+    const missing = await call(sandbox, 'PUT', `/institutions/cards/pin/${card.id}/change`, { token: sandbox.token, body: { newPIN: encryptPin(sandbox, '5555') } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors).toContainEqual({ field: 'oldPIN', message: 'is required' });
+    const badBlock = await call(sandbox, 'PUT', `/institutions/cards/pin/${card.id}/reset`, {
+      token: sandbox.token, body: { newPIN: encryptClearBlock(sandbox, Buffer.from('0412340000000000', 'hex')) },
+    });
+    expect(badBlock.status).toBe(400);
+    expect(badBlock.body.error).toBe('INVALID_PIN_BLOCK');
+    const unknown = await call(sandbox, 'PUT', '/institutions/cards/pin/nope/reset', { token: sandbox.token, body: { newPIN: encryptPin(sandbox, '5555') } });
+    expect(unknown.status).toBe(404);
+    // A failed block leaves the attempt counter alone.
+    const list = await call(sandbox, 'GET', `/institutions/cards?cardId=${card.id}`, { token: sandbox.token });
+    expect(list.body.data[0].pinAttempts).toBe(0);
+  });
+
+  test('customer update replaces the customer, keeps uniqueId, moves updatedAt', async () => {
+    const card = await createCard(sandbox);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const customer = {
+      firstName: 'Grace', middleName: 'B', lastName: 'Hopper', emailAddress: 'grace@example.com', phoneNumber: '+15550100',
+      dateOfBirth: '1906-12-09T00:00:00.000Z',
+      address: { line1: '1 Navy Way', line2: 'Apt 2', city: 'Arlington', state: 'VA', country: 'US', postalCode: '22201' },
+    };
+    const response = await call(sandbox, 'PUT', `/institutions/cards/${card.id}/customer`, { token: sandbox.token, body: customer });
+    expect(response.status).toBe(200);
+    openapi.expectMatches('PUT', '/institutions/cards/{cardId}/customer', response);
+    expect(response.body.data.customer).toEqual({ ...customer, uniqueId: card.customer.uniqueId, honorific: '', gender: '' });
+    expect(response.body.data.updatedAt > card.updatedAt).toBe(true);
+    const search = await call(sandbox, 'GET', '/institutions/cards?search=hopper', { token: sandbox.token });
+    expect(search.body.data.map((c: any) => c.id)).toContain(card.id);
+
+    const partial = await call(sandbox, 'PUT', `/institutions/cards/${card.id}/customer`, { token: sandbox.token, body: { firstName: 'X' } });
+    expect(partial.status).toBe(400);
+    expect(partial.body.errors.map((e: any) => e.field)).toEqual(expect.arrayContaining(['lastName', 'emailAddress', 'address']));
+    const badAddress = await call(sandbox, 'PUT', `/institutions/cards/${card.id}/customer`, { token: sandbox.token, body: { ...customer, address: { line1: 1 } } });
+    expect(badAddress.status).toBe(400);
+    expect(badAddress.body.errors).toContainEqual({ field: 'address.line1', message: 'must be a string' });
+  });
+
+  test('deactivate suspends, activate reactivates (both GET), expired cards cannot be activated', async () => {
+    const card = await createCard(sandbox);
+    const off = await call(sandbox, 'GET', `/institutions/cards/${card.id}/deactivate`, { token: sandbox.token });
+    expect(off.status).toBe(200);
+    openapi.expectMatches('GET', '/institutions/cards/{cardId}/deactivate', off);
+    expect(off.body.data.status).toBe('suspended');
+    const on = await call(sandbox, 'GET', `/institutions/cards/${card.id}/activate`, { token: sandbox.token });
+    expect(on.status).toBe(200);
+    openapi.expectMatches('GET', '/institutions/cards/{cardId}/activate', on);
+    expect(on.body.data.status).toBe('active');
+
+    const expired = await createCard(sandbox, { status: 'expired' });
+    const refused = await call(sandbox, 'GET', `/institutions/cards/${expired.id}/activate`, { token: sandbox.token });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('VALIDATION_ERROR');
+    openapi.expectMatches('GET', '/institutions/cards/{cardId}/activate', refused);
+    expect((await call(sandbox, 'GET', '/institutions/cards/nope/deactivate', { token: sandbox.token })).status).toBe(404);
+    expect((await call(sandbox, 'POST', `/institutions/cards/${card.id}/activate`, { token: sandbox.token })).status).toBe(404);
+  });
+});

@@ -1,0 +1,132 @@
+// Helpers for the sandbox tests: an in-process sandbox on port 0, plain HTTP with undici,
+// PIN blocks encrypted the way clients do it, and response checks against /openapi.json.
+import { constants, publicEncrypt, randomBytes } from 'node:crypto';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { request } from 'undici';
+import { expect } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+
+const Ajv2020 = ((Ajv2020Module as unknown as { default?: typeof Ajv2020Module }).default ?? Ajv2020Module) as typeof Ajv2020Module;
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
+
+export type Sandbox = RunningSandbox;
+
+export async function startTestSandbox(options: { tokenTtlSeconds?: number } = {}): Promise<Sandbox> {
+  return startSandbox({ port: 0, memory: true, ...options });
+}
+
+export interface CallOptions {
+  token?: string;
+  apiKey?: string;
+  body?: unknown;
+  /** Sent as is (with `contentType`, default application/json). */
+  rawBody?: string | Buffer;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  body: any;
+}
+
+export async function call(sandbox: { baseUrl: string }, method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  if (options.apiKey !== undefined) headers['x-api-key'] = options.apiKey;
+  let body: string | Buffer | undefined;
+  if (options.rawBody !== undefined) {
+    body = options.rawBody;
+    headers['content-type'] ??= options.contentType ?? 'application/json';
+  } else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await request(`${sandbox.baseUrl}${path}`, { method: method as 'GET', headers, body });
+  const text = await response.body.text();
+  let parsed: unknown;
+  try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
+  return { status: response.statusCode, headers: response.headers, text, body: parsed };
+}
+
+/** An Encrypted PIN block: ISO 9564-1 format 1 under RSA-OAEP SHA-256, as clients make it. */
+export function encryptPin(sandbox: Sandbox, pin: string, fingerprint = sandbox.pinKeyFingerprint): { encryptedData: string; publicKeyFingerprint: string } {
+  const clear = `1${pin.length.toString(16)}${pin}`;
+  const fill = randomBytes(8).toString('hex');
+  return encryptClearBlock(sandbox, Buffer.from((clear + fill).slice(0, 16), 'hex'), fingerprint);
+}
+
+export function encryptClearBlock(sandbox: Sandbox, clear: Buffer, fingerprint = sandbox.pinKeyFingerprint) {
+  const cipher = publicEncrypt({ key: sandbox.pinPublicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, clear);
+  return { encryptedData: cipher.toString('hex'), publicKeyFingerprint: fingerprint };
+}
+
+let referenceCounter = 0;
+
+export function createCardBody(sandbox: Sandbox, overrides: Record<string, unknown> = {}): Record<string, any> {
+  referenceCounter += 1;
+  const now = new Date();
+  const expiry = new Date(Date.UTC(now.getUTCFullYear() + 3, now.getUTCMonth(), 28));
+  return {
+    cardProgram: sandbox.cardProgramId,
+    referenceCode: `REF-${Date.now()}-${referenceCounter}`,
+    pinEnabled: true,
+    defaultPIN: encryptPin(sandbox, '1234'),
+    account: { currency: '566', bankCode: '044', type: 'savings', number: '0123456789' },
+    customer: {
+      firstName: 'Ada',
+      middleName: '',
+      lastName: 'Lovelace',
+      emailAddress: 'ada@example.com',
+      phoneNumber: '+2348012345678',
+      dateOfBirth: '1990-12-10T00:00:00.000Z',
+      address: { line1: '1 Marina', line2: '', city: 'Lagos', state: 'Lagos', country: 'NG', postalCode: '100001' },
+    },
+    embossingName: 'ADA LOVELACE',
+    startDate: now.toISOString(),
+    expiryDate: expiry.toISOString(),
+    ...overrides,
+  };
+}
+
+export async function createCard(sandbox: Sandbox, overrides: Record<string, unknown> = {}, token = sandbox.token): Promise<any> {
+  const response = await call(sandbox, 'POST', '/institutions/cards', { token, body: createCardBody(sandbox, overrides) });
+  expect(response.status, response.text).toBe(201);
+  return response.body.data;
+}
+
+type Validator = ((data: unknown) => boolean) & { errors?: unknown };
+
+/** Checks responses against the schemas of the sandbox's own /openapi.json. */
+export class OpenApiChecker {
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
+  private readonly cache = new Map<string, Validator>();
+  constructor(private readonly document: any) {
+    addFormats(this.ajv);
+  }
+
+  static async load(sandbox: { baseUrl: string }): Promise<OpenApiChecker> {
+    const response = await call(sandbox, 'GET', '/openapi.json');
+    return new OpenApiChecker(response.body);
+  }
+
+  /** Asserts `result` matches the documented response of `method pathTemplate` for its status. */
+  expectMatches(method: string, pathTemplate: string, result: CallResult): void {
+    const operation = this.document.paths?.[pathTemplate]?.[method.toLowerCase()];
+    expect(operation, `${method} ${pathTemplate} is documented`).toBeDefined();
+    const status = String(result.status);
+    const response = operation.responses[status] ?? operation.responses[`${status[0]}XX`];
+    expect(response, `${method} ${pathTemplate} documents status ${status}`).toBeDefined();
+    const key = `${method} ${pathTemplate} ${status}`;
+    let validate = this.cache.get(key);
+    if (!validate) {
+      validate = this.ajv.compile(response.content['application/json'].schema) as Validator;
+      this.cache.set(key, validate);
+    }
+    const ok = validate(result.body);
+    expect(ok, `${key}: ${JSON.stringify(validate.errors)}`).toBe(true);
+  }
+}
