@@ -1,4 +1,4 @@
-import { defineCommand, notImplemented } from '../../core/command.js';
+import { defineCommand } from '../../core/command.js';
 import { addSimulationOptions } from './options.js';
 
 export default defineCommand({
@@ -6,5 +6,5 @@ export default defineCommand({
   summary: 'simulate an authorization (0100)',
   options: (c) => void addSimulationOptions(c),
   examples: ['cardctl simulate authorization --card 6650c0ffee --amount 1500.00 --channel pos --method chip', 'cardctl simulate authorization --card 6650c0ffee --amount 1500.00 --channel pos --method chip --forward --expect-approved'],
-  run: notImplemented('simulate authorization'),
+  run: async (ctx, input) => (await import('./execute.js')).simulateRun('authorization')(ctx, input),
 });

@@ -1,4 +1,4 @@
-import { defineCommand, notImplemented } from '../../core/command.js';
+import { defineCommand } from '../../core/command.js';
 import { addSimulationOptions } from './options.js';
 
 export default defineCommand({
@@ -6,5 +6,5 @@ export default defineCommand({
   summary: 'simulate a financial transaction (0200)',
   options: (c) => void addSimulationOptions(c),
   examples: ['cardctl simulate financial --card 6650c0ffee --amount 2,500.00 --flow cash_withdrawal --channel atm', 'cardctl simulate financial --card 6650c0ffee --amount 2,500.00 --flow cash_withdrawal --channel atm --forward --expect-approved'],
-  run: notImplemented('simulate financial'),
+  run: async (ctx, input) => (await import('./execute.js')).simulateRun('financial')(ctx, input),
 });

@@ -1,4 +1,4 @@
-import { defineCommand, notImplemented } from '../../core/command.js';
+import { defineCommand } from '../../core/command.js';
 import { addSimulationOptions } from './options.js';
 
 export default defineCommand({
@@ -6,5 +6,5 @@ export default defineCommand({
   summary: 'simulate a reversal (0420)',
   options: (c) => void addSimulationOptions(c),
   examples: ['cardctl simulate reversal --original-tx 6651d00d --amount 1500.00', 'cardctl simulate reversal --original-tx 6651d00d --amount 1500.00 --forward --expect-approved'],
-  run: notImplemented('simulate reversal'),
+  run: async (ctx, input) => (await import('./execute.js')).simulateRun('reversal')(ctx, input),
 });

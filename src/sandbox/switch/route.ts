@@ -1,23 +1,66 @@
-// POST /institutions/{switch}/simulate. Until the switch module lands this answers 501 in the
-// error envelope; the switch issue replaces this file, keeping the export: a fastify plugin
-// `simulateRoutes(app, deps: SandboxDeps)`.
+// POST /institutions/{switch}/simulate — the switch simulator (see service.ts), and
+// GET /institutions/transactions/{id} — a sandbox extension the reference does not have
+// (it only lists transactions); `cardctl tx show` uses it and falls back to scanning the list
+// where a deployment answers 404 for the route.
 import type { FastifyInstance } from 'fastify';
-import { SimulateBody, SimulateEnvelope, SwitchParams } from '../../api/schemas.js';
-import { requireBearer } from '../auth.js';
+import { Type } from '@sinclair/typebox';
+import { Envelope, SimulateBody, SimulateEnvelope, SwitchParams, Transaction } from '../../api/schemas.js';
+import { principalOf, requireBearer } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
-import { ApiError } from '../errors.js';
+import { ApiError, notFound } from '../errors.js';
+import { simulate, SimulateError } from './service.js';
+import { switchStore } from './store.js';
+import { Agent } from 'undici';
+
+const TransactionIdParams = Type.Object({ id: Type.String({ minLength: 1 }) });
 
 export async function simulateRoutes(app: FastifyInstance, deps: SandboxDeps): Promise<void> {
-  app.post('/institutions/:switch/simulate', {
-    onRequest: requireBearer(deps),
+  const auth = requireBearer(deps);
+  // One keep-alive pool per server for webhook calls, closed with it.
+  const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 128 });
+  const switchDeps = { store: switchStore(deps.store), now: () => deps.clock.now(), webhook: { dispatcher } };
+  app.addHook('onClose', async () => dispatcher.close());
+
+  app.post<{ Body: SimulateBody }>('/institutions/:switch/simulate', {
+    onRequest: auth,
     schema: {
       summary: 'Simulate Switch Transaction', tags: ['simulate'], auth: 'bearer',
-      description: 'Sandbox only. Not available yet: answers 501 NOT_IMPLEMENTED until the switch module lands.',
+      description: 'Sandbox only. Builds an ISO 8583 request (authorization 0100, financial 0200, reversal 0420), runs the service checks '
+        + '(unknown card 14, expired 54, card not active 62, channel disabled 57, daily amount limit 61, daily count limit 65, per card, '
+        + 'channel and UTC day), then approves (responseMode `stub`, the default) or POSTs the message to the card program\'s '
+        + 'webHookConfig.url (`forward`; signed with X-Webhook-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, t + "." + body)>, and the '
+        + 'secret in the webHookConfig.header header when set; 5 s timeout; a reply without a valid field 39 fails the transaction with 96). '
+        + 'Answers 200 with status `success` (approved) or `failed` (declined or failed) and stores the Transaction. Reversing an unknown '
+        + 'transaction is a 404, reversing a reversed, failed or in-flight one a 409. Any `{switch}` segment is accepted.',
       params: SwitchParams,
       body: SimulateBody,
       response: { 200: SimulateEnvelope },
     },
-  }, async () => {
-    throw new ApiError(501, 'NOT_IMPLEMENTED', 'switch simulation is not available yet in this sandbox: it lands with the switch module');
+  }, async (request) => {
+    const { institutionId } = principalOf(request);
+    try {
+      return await simulate(switchDeps, institutionId, request.body);
+    } catch (error) {
+      if (error instanceof SimulateError) {
+        throw new ApiError(error.statusCode, error.error as never, error.message, error.errors);
+      }
+      throw error;
+    }
+  });
+
+  app.get<{ Params: { id: string } }>('/institutions/transactions/:id', {
+    onRequest: auth,
+    schema: {
+      summary: 'Get Transaction (sandbox extension)', tags: ['transactions'], auth: 'bearer',
+      description: 'Not in the reference, which only lists transactions: one transaction of the caller\'s institution by id. '
+        + 'An unknown id (or another institution\'s) is a 404 whose message reads "transaction <id> not found".',
+      params: TransactionIdParams,
+      response: { 200: Envelope(Transaction) },
+    },
+  }, async (request) => {
+    const { institutionId } = principalOf(request);
+    const transaction = deps.store.transactions.get(institutionId, request.params.id);
+    if (!transaction) throw notFound(`transaction ${request.params.id}`);
+    return { statusCode: 200, message: 'Transaction retrieved successfully', data: transaction };
   });
 }

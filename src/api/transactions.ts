@@ -1,0 +1,81 @@
+// Transaction endpoints. Returns data (with the raw body for `-o raw`) and never prints.
+import { CliError, NotFoundError } from '../core/errors.js';
+import { paginate, type ApiClient, type ApiResponse } from './client.js';
+import type { Transaction } from './schemas.js';
+
+const TRANSACTIONS = '/institutions/transactions';
+
+export interface ListTransactionsParams {
+  merchantId?: string;
+  terminalId?: string;
+  cardStatus?: string;
+  transactionStatus?: string;
+  page?: number;
+  limit?: number;
+}
+
+function listQuery(params: ListTransactionsParams): Record<string, string | number | undefined> {
+  return {
+    merchantId: params.merchantId,
+    terminalId: params.terminalId,
+    cardStatus: params.cardStatus,
+    transactionStatus: params.transactionStatus,
+    page: params.page,
+    limit: params.limit,
+  };
+}
+
+/** GET /institutions/transactions: one page. */
+export function listTransactions(client: ApiClient, params: ListTransactionsParams = {}, signal?: AbortSignal): Promise<ApiResponse<Transaction[]>> {
+  return client.request<Transaction[]>({ method: 'GET', path: TRANSACTIONS, query: listQuery(params), signal });
+}
+
+/** Every page, one response at a time. */
+export function listAllTransactions(client: ApiClient, params: Omit<ListTransactionsParams, 'page'> = {}, signal?: AbortSignal): AsyncGenerator<ApiResponse<Transaction[]>> {
+  const { limit, ...query } = params;
+  return paginate<Transaction>(client, TRANSACTIONS, listQuery(query), limit ?? 100, signal);
+}
+
+export interface GetTransactionResult extends ApiResponse<Transaction> {
+  /** How it was found: the by-id route (sandbox extension) or a scan of the list. */
+  via: 'route' | 'scan';
+}
+
+/**
+ * One transaction. The reference has no "get transaction" endpoint; the sandbox adds
+ * GET /institutions/transactions/{id}. When a deployment answers that route with a 404 that is
+ * not the sandbox's "transaction … not found", the route is taken to be missing and the list is
+ * scanned page by page (newest first) instead.
+ */
+export async function getTransaction(
+  client: ApiClient,
+  id: string,
+  options: { signal?: AbortSignal; onScan?: (page: number) => void } = {},
+): Promise<GetTransactionResult> {
+  try {
+    const response = await client.request<Transaction>({ method: 'GET', path: `${TRANSACTIONS}/${encodeURIComponent(id)}`, signal: options.signal });
+    if (response.data && typeof response.data === 'object' && !Array.isArray(response.data)) return { ...response, via: 'route' };
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    if (isRecordNotFound(error)) throw notFoundError(id);
+  }
+  let page = 0;
+  for await (const response of listAllTransactions(client, { limit: 100 }, options.signal)) {
+    options.onScan?.(++page);
+    const found = (response.data ?? []).find((tx) => tx.id === id || tx._id === id);
+    if (found) return { ...response, data: found, raw: JSON.stringify(found), via: 'scan' };
+  }
+  throw notFoundError(id);
+}
+
+/** The sandbox's by-id route says "transaction <id> not found": the route exists, the record does not. */
+function isRecordNotFound(error: CliError): boolean {
+  return /\btransaction\b.*\bnot found\b/i.test(error.message) && !/no such endpoint|route/i.test(error.message);
+}
+
+function notFoundError(id: string): NotFoundError {
+  return new NotFoundError(`transaction ${id} not found`, {
+    hint: 'list recent ones with `cardctl tx list`; transactions of other institutions are not visible',
+    status: 404,
+  });
+}

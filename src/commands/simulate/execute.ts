@@ -1,0 +1,102 @@
+// The run() of `simulate authorization|financial|reversal`: parse the flags into a simulate
+// body, send it to /institutions/{switch}/simulate, print the summary (or the messages).
+// Exit 0 whenever the simulation ran; `--expect-approved` turns a decline into exit 5.
+import type { SimulateBody, SimulateResult } from '../../api/schemas.js';
+import type { RunInput } from '../../core/command.js';
+import type { Context } from '../../core/context.js';
+import { RejectedError } from '../../core/errors.js';
+import { buildSimulateBody, type IntentName, type SimulationInput } from './request.js';
+
+export interface SimulateFlags {
+  amount?: string;
+  flow?: string;
+  card?: string;
+  pan?: string;
+  expiry?: string;
+  account?: string;
+  channel?: string;
+  method?: string;
+  currency?: string;
+  merchant?: string;
+  terminal?: string;
+  forward?: boolean;
+  originalTx?: string;
+  originalStan?: string;
+  originalRrn?: string;
+  date?: string;
+  set?: string[];
+  expectApproved?: boolean;
+  messages?: boolean;
+}
+
+export function simulateRun(intent: IntentName) {
+  return async (ctx: Context, { opts }: RunInput<SimulateFlags>): Promise<void> => {
+    const input: SimulationInput = { intent, ...pickInput(opts) };
+    if (input.amount === undefined && intent === 'reversal' && input.originalTx) {
+      // A full reversal by default: the original's amount.
+      const { getTransaction } = await import('../../api/transactions.js');
+      const original = await getTransaction(await ctx.client(), input.originalTx, { signal: ctx.signal });
+      const { currencyInfo, minorToDecimal } = await import('../../iso8583/amount.js');
+      input.amount = minorToDecimal(original.data.amounts.amount, currencyInfo(original.data.amounts.currency)?.digits ?? 2);
+    }
+    if (input.amount === undefined && ctx.io.canPrompt) {
+      input.amount = await ctx.prompter.input('Amount (major units, e.g. 1500.00)');
+    }
+    if (intent !== 'reversal' && !input.card && !input.pan && ctx.io.canPrompt) {
+      input.card = await ctx.prompter.input('Card ID');
+    }
+    const { body } = buildSimulateBody(input);
+    const result = await sendSimulation(ctx, body);
+    await renderResult(ctx, result.data, { messages: Boolean(opts.messages), raw: result.raw });
+    if (opts.expectApproved && result.data.responseCode !== '00') {
+      throw new RejectedError(`not approved: ${result.data.responseCode} ${result.data.responseMessage} (transaction ${result.data.transactionId})`, {
+        code: 'DECLINED',
+        details: { responseCode: result.data.responseCode, transactionId: result.data.transactionId },
+      });
+    }
+  };
+}
+
+function pickInput(opts: SimulateFlags): Omit<SimulationInput, 'intent'> {
+  const { expectApproved: _e, messages: _m, ...rest } = opts;
+  const keys = ['amount', 'flow', 'card', 'pan', 'expiry', 'account', 'channel', 'method', 'currency', 'merchant', 'terminal', 'forward', 'originalTx', 'originalStan', 'originalRrn', 'date', 'set'] as const;
+  const out: Record<string, unknown> = {};
+  for (const key of keys) if (rest[key] !== undefined) out[key] = rest[key];
+  return out as Omit<SimulationInput, 'intent'>;
+}
+
+/** Sends one simulation with the profile's switch path segment. */
+export async function sendSimulation(ctx: Context, body: SimulateBody, signal: AbortSignal = ctx.signal) {
+  const [{ simulate }, client] = await Promise.all([import('../../api/simulate.js'), ctx.client()]);
+  const response = await simulate(client, body, { switchSegment: ctx.settings().profile.switch, signal });
+  return { data: response.data.data, message: response.data.message, status: response.data.status, raw: response.raw };
+}
+
+export async function renderResult(ctx: Context, result: SimulateResult, options: { messages: boolean; raw?: string }): Promise<void> {
+  const renderer = ctx.output();
+  if (renderer.format !== 'table' || renderer.settings.quiet) {
+    await renderer.record(result, { raw: options.raw, idPath: 'transactionId' });
+    return;
+  }
+  const { simulateRows } = await import('../../output/columns/transactions.js');
+  await renderer.record(result, { rows: simulateRows as never, idPath: 'transactionId' });
+  if (options.messages) {
+    await printMessage(ctx, 'Request', result.request);
+    await printMessage(ctx, 'Response', result.response);
+  }
+}
+
+/** A message as field / name / value / meaning rows, under a heading on a terminal. */
+export async function printMessage(ctx: Context, title: string, message: Record<string, string> | undefined): Promise<void> {
+  const { messageRows } = await import('../../iso8583/message.js');
+  const rows = messageRows(message ?? {});
+  const renderer = ctx.output();
+  if (ctx.io.stdoutIsTTY) ctx.io.out(`\n${ctx.style.bold(`${title} ${message?.['0'] ?? ''}`.trim())}\n`);
+  else ctx.io.out(`# ${title.toLowerCase()}\n`);
+  await renderer.list(rows, [
+    { header: 'Field', path: 'field' },
+    { header: 'Name', path: 'name' },
+    { header: 'Value', path: 'value' },
+    { header: 'Meaning', path: 'meaning' },
+  ], { idPath: 'field', emptyMessage: `(no ${title.toLowerCase()} message)` });
+}

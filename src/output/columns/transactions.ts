@@ -1,0 +1,137 @@
+// How transactions look: list columns (`tx list`, --wide extras), the key/value rows of one
+// transaction (`tx show`), and the simulator's summary rows (`simulate …`).
+import type { SimulateResult, Transaction } from '../../api/schemas.js';
+import { maskPan } from '../../core/redact.js';
+import { currencyInfo, formatAmount, minorToDecimal } from '../../iso8583/amount.js';
+import { intentOfMti, isApproved, responseMessage } from '../../iso8583/codes.js';
+import type { Column } from '../renderer.js';
+import type { Style } from '../style.js';
+
+type TxRecord = Partial<Transaction> & Record<string, unknown>;
+
+const INTENT_LABEL = { authorization: 'auth', financial: 'financial', reversal: 'reversal' } as const;
+
+/** "0100 auth", "0420 reversal". */
+export function messageLabel(tx: TxRecord): string {
+  const mti = tx.mti ?? '';
+  const intent = intentOfMti(mti);
+  return intent ? `${mti} ${INTENT_LABEL[intent]}` : mti;
+}
+
+export function txCard(tx: TxRecord): string {
+  const pan = tx.cardData?.pan || tx.card?.pan || '';
+  return /^\d+$/.test(pan) ? maskPan(pan) : pan;
+}
+
+/** "₦1,500.00" from amounts (12-digit minor units + numeric currency), else the major amount. */
+export function txAmount(tx: TxRecord): string {
+  const minor = tx.amounts?.amount;
+  if (typeof minor === 'string' && /^\d{1,12}$/.test(minor)) return formatAmount(minor, tx.amounts?.currency ?? '566');
+  return tx.amount !== undefined ? String(tx.amount) : '';
+}
+
+/** "1500.00" for machines (csv, tsv), in major units of the transaction currency. */
+export function txAmountDecimal(tx: TxRecord): string {
+  const minor = tx.amounts?.amount;
+  if (typeof minor === 'string' && /^\d{1,12}$/.test(minor)) return minorToDecimal(minor, currencyInfo(tx.amounts?.currency ?? '566')?.digits ?? 2);
+  return tx.amount !== undefined ? String(tx.amount) : '';
+}
+
+export function txCurrency(tx: TxRecord): string {
+  const numeric = tx.amounts?.currency ?? '';
+  return currencyInfo(numeric)?.code ?? numeric;
+}
+
+/** "51 Insufficient funds". */
+export function txResponse(tx: TxRecord): string {
+  const code = tx.responseCode ?? tx.response?.['39'];
+  return code ? `${code} ${responseMessage(code)}` : '';
+}
+
+export function colourResponse(text: string, code: string | undefined, style: Style): string {
+  if (!code) return text;
+  return isApproved(code) ? style.ok(text) : style.error(text);
+}
+
+const computed = (fn: (tx: TxRecord) => string, machine?: (tx: TxRecord) => string) => ({
+  format: (_value: unknown, record: TxRecord) => fn(record),
+  csv: (_value: unknown, record: TxRecord) => (machine ?? fn)(record),
+});
+
+export const transactionColumns: Column<TxRecord>[] = [
+  { header: 'ID', path: 'id' },
+  { header: 'Time', path: 'createdAt' },
+  { header: 'Message', path: 'mti', ...computed(messageLabel, (tx) => tx.mti ?? '') },
+  { header: 'Card', path: 'cardData.pan', ...computed(txCard) },
+  { header: 'Amount', path: 'amounts.amount', ...computed(txAmount, txAmountDecimal) },
+  {
+    header: 'Response', path: 'responseCode',
+    format: (_v, tx, style) => colourResponse(txResponse(tx), tx.responseCode, style),
+    csv: (_v, tx) => tx.responseCode ?? '',
+  },
+  { header: 'Status', path: 'transactionStatus', status: true },
+  { header: 'STAN', path: 'stan' },
+  { header: 'RRN', path: 'rrn' },
+  { header: 'Merchant', path: 'merchantId' },
+  { header: 'Terminal', path: 'terminalId' },
+  { header: 'Currency', path: 'amounts.currency', wide: true, ...computed(txCurrency) },
+  { header: 'Channel', path: 'transactionChannel.channelType', wide: true },
+  { header: 'Entry mode', path: 'transactionChannel.entryMode', wide: true },
+  { header: 'Processing code', path: 'processingCode', wide: true },
+  { header: 'Duration ms', path: 'duration', wide: true },
+  { header: 'Reversal', path: 'reversalId', wide: true },
+];
+
+/** Key/value rows of one transaction (the `tx show` header block). */
+export const transactionRows: Column<TxRecord>[] = [
+  { header: 'ID', path: 'id' },
+  { header: 'Message', path: 'mti', ...computed(messageLabel) },
+  { header: 'Status', path: 'transactionStatus', status: true },
+  { header: 'Response', path: 'responseCode', format: (_v, tx, style) => colourResponse(txResponse(tx), tx.responseCode, style) },
+  { header: 'Amount', path: 'amounts.amount', ...computed(txAmount, txAmountDecimal) },
+  { header: 'Card', path: 'cardData.pan', ...computed(txCard) },
+  { header: 'Card ID', path: 'card.id' },
+  { header: 'Card status', path: 'card.status', status: true },
+  { header: 'Account', path: 'accounts.account1' },
+  { header: 'Processing code', path: 'processingCode' },
+  { header: 'STAN', path: 'stan' },
+  { header: 'RRN', path: 'rrn' },
+  { header: 'Merchant', path: 'merchantId' },
+  { header: 'Terminal', path: 'terminalId' },
+  { header: 'Channel', path: 'transactionChannel.channelType', format: (_v, tx) => channelText(tx) },
+  { header: 'Entry mode', path: 'transactionChannel.entryMode' },
+  { header: 'POS condition', path: 'transactionChannel.posConditionCode' },
+  { header: 'POS data code', path: 'transactionChannel.posDataCode' },
+  { header: 'Reversed', path: 'reversed', format: (v) => (v === true ? 'yes' : v === false ? 'no' : '') },
+  { header: 'Reversal ID', path: 'reversalId' },
+  { header: 'Duration', path: 'duration', format: (v) => (typeof v === 'number' ? `${v} ms` : '') },
+  { header: 'Correlation ID', path: 'correlationId' },
+  { header: 'Institution', path: 'institution.name' },
+  { header: 'Created', path: 'createdAt' },
+  { header: 'Updated', path: 'updatedAt' },
+];
+
+function channelText(tx: TxRecord): string {
+  const c = tx.transactionChannel;
+  if (!c) return '';
+  const flags = [c.isCardPresent ? 'card present' : 'card not present', c.isPhysical ? 'physical' : '', c.isAtm ? 'ATM' : ''].filter(Boolean);
+  return `${c.channelType ?? ''} (${c.detailedChannelType ?? ''}; ${flags.join(', ')})`;
+}
+
+type ResultRecord = SimulateResult & { approved?: boolean; amount?: string };
+
+/** Key/value rows of a simulation result (`simulate authorization|financial|reversal`). */
+export const simulateRows: Column<ResultRecord>[] = [
+  {
+    header: 'Result', path: 'responseCode',
+    format: (_v, r, style) => (isApproved(r.responseCode) ? style.ok('approved') : style.error(r.responseCode === '96' ? 'failed' : 'declined')),
+  },
+  { header: 'Response', path: 'responseMessage', format: (_v, r, style) => colourResponse(`${r.responseCode} ${r.responseMessage || responseMessage(r.responseCode)}`, r.responseCode, style) },
+  { header: 'Status', path: 'transactionStatus', status: true },
+  { header: 'Message', path: 'mti', format: (_v, r) => messageLabel({ mti: r.mti }) },
+  { header: 'Amount', path: 'request.4', format: (_v, r) => (r.request?.['4'] ? formatAmount(r.request['4'], r.request['49'] ?? '566') : '') },
+  { header: 'STAN', path: 'stan' },
+  { header: 'RRN', path: 'rrn' },
+  { header: 'Transaction', path: 'transactionId' },
+  { header: 'Duration', path: 'duration', format: (v) => (typeof v === 'number' ? `${v} ms` : '') },
+];

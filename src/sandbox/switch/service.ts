@@ -1,0 +1,455 @@
+// The simulator: POST /institutions/{switch}/simulate. Resolves the card and the original
+// (reversals), builds the request message, runs the service checks, then approves (stub) or
+// asks the program's webhook (forward), and stores the full Transaction record.
+//
+// Concurrency: the checks read today's usage and the new transaction is inserted in ONE
+// synchronous SQLite transaction (no await in between), so N parallel simulations on a card
+// can never take more than its daily count; only then is the webhook awaited, and the record
+// is updated with its answer. A reversal reserves its original the same way (reversalId set
+// while in flight), so two parallel reversals of one transaction cannot both go through.
+import { randomInt, randomUUID } from 'node:crypto';
+import type { Card, CardProgram, Institution, SimulateBody, SimulateEnvelope, Transaction } from '../../api/schemas.js';
+import { AmountError, amountToMinor, currencyInfo, isField4, minorToMajor, toField4 } from '../../iso8583/amount.js';
+import { intentOfMti, isApproved, MTI, paymentMethodOf, processingFlowOf, responseMessage, type Channel, type Intent, type PaymentMethod } from '../../iso8583/codes.js';
+import type { SwitchMessage } from '../../iso8583/message.js';
+import { maskPan } from '../../core/redact.js';
+import { cardExpiryYYMM, checkCard, checkChannel, checkLimits, toYYMM, type UsedToday } from './checks.js';
+import { buildRequest, buildResponse, dayOf, DEFAULT_CHANNEL, DEFAULT_MERCHANT, DEFAULT_METHOD, DEFAULT_TERMINAL, isPhysical, retrievalReferenceNumber, type CardData } from './message.js';
+import { newId } from '../ids.js';
+import { callWebhook, type WebhookCallOptions, type WebhookOutcome } from './webhook.js';
+
+/** What the simulator needs from the store. Every method is synchronous (libsql). */
+export interface SwitchStore {
+  institution(id: string): Institution | undefined;
+  cardById(institutionId: string, cardId: string): { card: Card; pan: string } | undefined;
+  cardByPan(pan: string): { card: Card; pan: string } | undefined;
+  program(institutionId: string, programId: string): CardProgram | undefined;
+  /** Runs `work` in one write transaction (BEGIN IMMEDIATE … COMMIT). */
+  atomically<T>(work: () => T): T;
+  /** The next STAN of that day, 1-based (wraps after 999999 in the caller). */
+  nextStan(day: string): number;
+  /** Approved and in-flight debits of the card on that channel and day. */
+  usage(cardId: string, channel: Channel, day: string): UsedToday;
+  insert(record: Transaction, index: TransactionIndex): void;
+  update(record: Transaction): void;
+  get(institutionId: string, id: string): Transaction | undefined;
+  /** The newest transaction of the institution with that STAN and RRN. */
+  findByStanRrn(institutionId: string, stan: string, rrn: string): Transaction | undefined;
+}
+
+/** Columns the store keeps beside the record (what limits and filters query). */
+export interface TransactionIndex {
+  channel: Channel;
+  /** Field 4, minor units. */
+  amountMinor: number;
+  /** The UTC day the transaction counts for, YYYY-MM-DD. */
+  day: string;
+}
+
+export interface SwitchDeps {
+  store: SwitchStore;
+  now?: () => Date;
+  webhook?: WebhookCallOptions;
+  /** Replaces the webhook call (tests). */
+  callWebhook?: typeof callWebhook;
+}
+
+/** A 4xx answer of the simulator (not a transaction): the route turns it into the error envelope. */
+export class SimulateError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly error: string,
+    message: string,
+    readonly errors?: Array<{ field: string; message: string }>,
+  ) {
+    super(message);
+    this.name = 'SimulateError';
+  }
+}
+
+const invalid = (field: string, message: string) =>
+  new SimulateError(400, 'VALIDATION_ERROR', `${field} ${message}`, [{ field, message }]);
+
+interface Plan {
+  intent: Intent;
+  card: Card | undefined;
+  cardData: CardData;
+  given: { expiry?: string; account?: string };
+  program: CardProgram | undefined;
+  channel: Channel;
+  method: PaymentMethod;
+  currency: string;
+  digits: number;
+  amountMinor: bigint;
+  merchantId: string;
+  terminalId: string;
+  date: Date;
+  original?: Transaction;
+  flow: SimulateBody['processingFlow'];
+}
+
+export async function simulate(deps: SwitchDeps, institutionId: string, body: SimulateBody): Promise<SimulateEnvelope> {
+  const now = deps.now ?? (() => new Date());
+  const receivedAt = now();
+  const started = performance.now();
+  const { store } = deps;
+  const institution = store.institution(institutionId);
+  if (!institution) throw new SimulateError(404, 'NOT_FOUND', `institution ${institutionId} not found`);
+
+  const plan = body.intent === 'reversal' ? planReversal(store, institutionId, body, receivedAt) : planDebit(store, institutionId, body, receivedAt);
+  const mode = body.responseMode ?? 'stub';
+
+  // ---- synchronous: checks, reservation, insert ----
+  const { record, request: clearRequest, decided } = store.atomically(() => {
+    const day = dayOf(plan.date);
+    const stanNumber = ((store.nextStan(day) - 1) % 999_999) + 1;
+    const stan = String(stanNumber).padStart(6, '0');
+    let request = buildRequest({
+      intent: plan.intent,
+      flow: plan.flow,
+      amountField4: toField4(plan.amountMinor),
+      currency: plan.currency,
+      card: plan.cardData,
+      channel: plan.channel,
+      method: plan.method,
+      merchantId: plan.merchantId,
+      terminalId: plan.terminalId,
+      stan,
+      rrn: retrievalReferenceNumber(plan.date, stan),
+      date: plan.date,
+      original: plan.original?.originalMessage,
+    });
+    if (body.overrides) request = { ...request, ...body.overrides };
+    const amountMinor = isField4(request['4']) ? BigInt(request['4']) : plan.amountMinor;
+    const debit = plan.intent !== 'reversal' && !(request['3'] ?? '').startsWith('20');
+
+    let code: string | undefined;
+    if (plan.intent === 'reversal') {
+      const original = store.get(institutionId, plan.original!.id);
+      if (!original) throw new SimulateError(404, 'NOT_FOUND', `original transaction ${plan.original!.id} not found`);
+      assertReversible(original);
+      if (amountMinor > BigInt(original.amounts.amount)) {
+        throw invalid('amount', `exceeds the original amount (${minorToMajor(original.amounts.amount, plan.digits)})`);
+      }
+    } else {
+      code = checkCard(plan.card, plan.given, plan.date)
+        ?? checkChannel(plan.program, plan.channel)
+        ?? checkLimits(plan.program, plan.channel, store.usage(plan.card!.id, plan.channel, day), amountMinor, plan.digits, debit);
+    }
+    const stub = code === undefined && mode === 'stub';
+    const finalCode = code ?? (stub ? '00' : undefined);
+    const record = buildRecord({ plan, institution, request, amountMinor, receivedAt, mode });
+    if (finalCode !== undefined) {
+      const at = now();
+      settle(record, buildResponse(request, finalCode, approvalCode()), at, at, started, code !== undefined ? `not sent: declined by the service (${code})` : 'not sent: approved by the sandbox stub');
+    }
+    store.insert(record, { channel: plan.channel, day, amountMinor: Number(amountMinor) });
+    if (plan.intent === 'reversal') {
+      const original = store.get(institutionId, plan.original!.id)!;
+      if (finalCode !== undefined && isApproved(finalCode)) markReversed(original, record, now());
+      else if (finalCode === undefined) original.reversalId = record.id; // reserved while in flight
+      store.update(original);
+    }
+    return { record, request, decided: finalCode !== undefined, code };
+  });
+
+  let failure: string | undefined;
+  if (!decided) {
+    // ---- forward: ask the institution, then settle the record ----
+    const sentAt = now();
+    const config = plan.program?.webHookConfig;
+    const outcome: WebhookOutcome = config?.url
+      ? await (deps.callWebhook ?? callWebhook)(config, clearRequest, deps.webhook)
+      : { ok: false, reason: 'the card program has no webHookConfig.url (set one, e.g. `cardctl sandbox serve --webhook-url URL`)' };
+    const repliedAt = now();
+    const response = outcome.ok ? outcome.reply : buildResponse(clearRequest, '96');
+    if (!outcome.ok) failure = outcome.reason;
+    store.atomically(() => {
+      record.timestamps.serviceToInstitution = hop(sentAt, 'outbound', `service to institution: POST ${config?.url ?? '(no webhook)'}`);
+      settle(record, response, repliedAt, now(), started, outcome.ok ? `institution to service: replied ${response['39']}` : `institution to service: ${outcome.reason}`);
+      store.update(record);
+      if (plan.intent === 'reversal') {
+        const original = store.get(institutionId, plan.original!.id);
+        if (original) {
+          if (isApproved(record.responseCode)) markReversed(original, record, now());
+          else if (original.reversalId === record.id) original.reversalId = '';
+          original.updatedAt = now().toISOString();
+          store.update(original);
+        }
+      }
+    });
+  }
+
+  const approved = isApproved(record.responseCode);
+  const meaning = responseMessage(record.responseCode);
+  const message = approved
+    ? `Transaction approved (${record.responseCode} ${meaning})`
+    : record.responseCode === '96' && failure
+      ? `Transaction failed: 96 ${meaning} — ${failure}`
+      : `Transaction declined: ${record.responseCode} ${meaning}`;
+  return {
+    status: approved ? 'success' : 'failed',
+    message,
+    data: {
+      transactionId: record.id,
+      mti: record.mti,
+      stan: record.stan,
+      rrn: record.rrn,
+      responseCode: record.responseCode,
+      responseMessage: meaning,
+      transactionStatus: record.transactionStatus,
+      request: record.originalMessage,
+      response: record.response,
+      duration: record.duration,
+    },
+  };
+}
+
+function planDebit(store: SwitchStore, institutionId: string, body: SimulateBody, receivedAt: Date): Plan {
+  const { currency, digits, amountMinor } = money(body, undefined);
+  let stored: { card: Card; pan: string } | undefined;
+  let cardData: CardData;
+  const given: Plan['given'] = {};
+  if (body.cardId !== undefined && body.cardId !== '') {
+    stored = store.cardById(institutionId, body.cardId);
+    cardData = stored
+      ? { pan: stored.pan, expiry: cardExpiryYYMM(stored.card), serviceCode: stored.card.serviceCode || '101', account: stored.card.account.number }
+      : { pan: '', expiry: '', serviceCode: '101', account: '' };
+  } else {
+    const missing = (['pan', 'expiry', 'accountNumber'] as const).filter((f) => body[f] === undefined || body[f] === '');
+    if (missing.length > 0) {
+      throw new SimulateError(400, 'VALIDATION_ERROR', `give cardId, or pan, expiry and accountNumber together (missing: ${missing.join(', ')})`,
+        missing.map((field) => ({ field, message: 'is required when cardId is absent' })));
+    }
+    const found = store.cardByPan(body.pan!);
+    stored = found && found.card.institution === institutionId ? found : undefined;
+    given.expiry = body.expiry!;
+    given.account = body.accountNumber!;
+    cardData = { pan: body.pan!, expiry: toYYMM(body.expiry!), serviceCode: stored?.card.serviceCode || '101', account: body.accountNumber! };
+  }
+  const channel = body.channel ?? DEFAULT_CHANNEL;
+  const programId = stored ? (typeof stored.card.cardProgram === 'string' ? stored.card.cardProgram : stored.card.cardProgram.id) : undefined;
+  return {
+    intent: body.intent,
+    flow: body.processingFlow,
+    card: stored?.card,
+    cardData,
+    given,
+    program: programId ? store.program(institutionId, programId) : undefined,
+    channel,
+    method: body.paymentMethod ?? DEFAULT_METHOD[channel],
+    currency,
+    digits,
+    amountMinor,
+    merchantId: body.merchantId || DEFAULT_MERCHANT,
+    terminalId: body.terminalId || DEFAULT_TERMINAL[channel],
+    date: body.transactionDate ? new Date(body.transactionDate) : receivedAt,
+  };
+}
+
+function planReversal(store: SwitchStore, institutionId: string, body: SimulateBody, receivedAt: Date): Plan {
+  let original: Transaction | undefined;
+  if (body.originalTransactionId) {
+    original = store.get(institutionId, body.originalTransactionId);
+    if (!original) throw new SimulateError(404, 'NOT_FOUND', `original transaction ${body.originalTransactionId} not found`);
+  } else if (body.originalStan && body.originalRrn) {
+    original = store.findByStanRrn(institutionId, body.originalStan, body.originalRrn);
+    if (!original) throw new SimulateError(404, 'NOT_FOUND', `no transaction with STAN ${body.originalStan} and RRN ${body.originalRrn}`);
+  } else {
+    const fields = body.originalStan ? ['originalRrn'] : body.originalRrn ? ['originalStan'] : ['originalTransactionId'];
+    throw new SimulateError(400, 'VALIDATION_ERROR', 'a reversal needs originalTransactionId, or originalStan and originalRrn together',
+      fields.map((field) => ({ field, message: 'is required for a reversal' })));
+  }
+  assertReversible(original);
+  const { currency, digits, amountMinor } = money(body, original.amounts.currency);
+  const message = original.originalMessage;
+  const channel = (original.transactionChannel.channelType as Channel) || DEFAULT_CHANNEL;
+  const cardId = original.card?.id;
+  const stored = cardId ? store.cardById(institutionId, cardId) : undefined;
+  const programId = stored ? (typeof stored.card.cardProgram === 'string' ? stored.card.cardProgram : stored.card.cardProgram.id) : undefined;
+  return {
+    intent: 'reversal',
+    flow: processingFlowOf(message['3'] ?? '') ?? body.processingFlow,
+    card: stored?.card ?? original.card ?? undefined,
+    cardData: {
+      pan: stored?.pan ?? '',
+      expiry: message['14'] ?? original.dates.expiration,
+      serviceCode: stored?.card.serviceCode || '101',
+      account: message['102'] ?? original.accounts.account1,
+    },
+    given: {},
+    program: programId ? store.program(institutionId, programId) : undefined,
+    channel,
+    method: paymentMethodOf(message['22'] ?? '') ?? DEFAULT_METHOD[channel],
+    currency,
+    digits,
+    amountMinor,
+    merchantId: message['42'] ?? original.merchantId,
+    terminalId: message['41'] ?? original.terminalId,
+    date: body.transactionDate ? new Date(body.transactionDate) : receivedAt,
+    original,
+  };
+}
+
+function money(body: SimulateBody, fixedCurrency: string | undefined) {
+  const currency = fixedCurrency ?? body.currency ?? '566';
+  if (fixedCurrency && body.currency && body.currency !== fixedCurrency) {
+    throw invalid('currency', `must be the original's currency (${fixedCurrency})`);
+  }
+  const info = currencyInfo(currency);
+  if (!info) throw invalid('currency', `"${currency}" is not an ISO 4217 numeric currency code`);
+  try {
+    return { currency: info.number, digits: info.digits, amountMinor: amountToMinor(body.amount, info.digits) };
+  } catch (error) {
+    if (error instanceof AmountError) throw invalid('amount', `${error.message} (${info.code})`);
+    throw error;
+  }
+}
+
+function assertReversible(original: Transaction): void {
+  const intent = intentOfMti(original.mti);
+  if (intent === 'reversal') throw new SimulateError(409, 'CONFLICT', `transaction ${original.id} is a reversal and cannot be reversed`);
+  if (original.reversed || original.transactionStatus === 'reversed') {
+    throw new SimulateError(409, 'CONFLICT', `transaction ${original.id} is already reversed${original.reversalId ? ` (by ${original.reversalId})` : ''}`);
+  }
+  if (original.reversalId) throw new SimulateError(409, 'CONFLICT', `a reversal of transaction ${original.id} is already in progress (${original.reversalId})`);
+  if (original.transactionStatus === 'failed') {
+    throw new SimulateError(409, 'CONFLICT', `transaction ${original.id} was not approved (${original.responseCode}); there is nothing to reverse`);
+  }
+}
+
+function markReversed(original: Transaction, reversal: Transaction, at: Date): void {
+  original.reversed = true;
+  original.reversalId = reversal.id;
+  original.transactionStatus = 'reversed';
+  original.updatedAt = at.toISOString();
+  original.__v += 1;
+}
+
+function approvalCode(): string {
+  return String(randomInt(1_000_000)).padStart(6, '0');
+}
+
+function hop(at: Date, direction: 'inbound' | 'outbound', description: string) {
+  return { timestamp: at.toISOString(), direction, description };
+}
+
+/** Applies a response: code, status, the last two hops, duration. */
+function settle(record: Transaction, response: SwitchMessage, inboundAt: Date, answeredAt: Date, started: number, inboundDescription: string): void {
+  const code = response['39'] ?? '96';
+  record.response = maskMessage(response);
+  record.responseCode = code;
+  const intent = intentOfMti(record.mti);
+  record.transactionStatus = !isApproved(code) ? 'failed' : intent === 'authorization' ? 'pending' : 'completed';
+  if (record.timestamps.serviceToInstitution.description === '') {
+    record.timestamps.serviceToInstitution = hop(inboundAt, 'outbound', inboundDescription);
+  }
+  record.timestamps.institutionToService = hop(inboundAt, 'inbound', inboundDescription);
+  record.timestamps.serviceToSwitch = hop(answeredAt, 'outbound', `service to switch: ${response['0'] ?? ''} ${code} ${responseMessage(code)}`.trim());
+  record.duration = Math.max(0, Math.round(performance.now() - started));
+  record.updatedAt = answeredAt.toISOString();
+}
+
+interface RecordInput {
+  plan: Plan;
+  institution: Institution;
+  request: SwitchMessage;
+  amountMinor: bigint;
+  receivedAt: Date;
+  mode: 'stub' | 'forward';
+}
+
+function buildRecord({ plan, institution, request, amountMinor, receivedAt, mode }: RecordInput): Transaction {
+  const id = newId();
+  const at = receivedAt.toISOString();
+  const major = minorToMajor(amountMinor, plan.digits);
+  const method = plan.method;
+  const pan = request['2'] ?? plan.cardData.pan;
+  const currency = request['49'] ?? plan.currency;
+  const pending = hop(receivedAt, 'outbound', '');
+  return {
+    _id: id,
+    id,
+    card: plan.card ?? null,
+    institution,
+    mti: request['0'] ?? MTI[plan.intent].request,
+    stan: request['11'] ?? '',
+    rrn: request['37'] ?? '',
+    processingCode: request['3'] ?? '',
+    terminalId: request['41'] ?? plan.terminalId,
+    merchantId: request['42'] ?? plan.merchantId,
+    correlationId: randomUUID(),
+    messageType: plan.intent,
+    amount: major,
+    merchantFeeAmount: 0,
+    transactionAmount: major,
+    amounts: { amount: toField4(amountMinor), currency },
+    dates: {
+      transmission: request['7'] ?? '',
+      local: `${request['13'] ?? ''}${request['12'] ?? ''}`,
+      expiration: request['14'] ?? plan.cardData.expiry,
+    },
+    cardData: { pan: pan ? maskPan(pan) : '', track2: request['35'] ? maskTrack(request['35']) : '', _id: newId() },
+    tppData: null,
+    nestedFields: null,
+    metadata: null,
+    additionaldata: null,
+    transactionType: null,
+    transactionAccount: null,
+    reversed: false,
+    reversalId: '',
+    originalMessage: maskMessage(request),
+    response: {},
+    responseCode: '',
+    timestamps: {
+      switchToService: hop(receivedAt, 'inbound', `switch to service: ${request['0'] ?? ''} ${mode === 'forward' ? '(forward mode)' : '(stub mode)'}`),
+      serviceToInstitution: pending,
+      institutionToService: hop(receivedAt, 'inbound', ''),
+      serviceToSwitch: hop(receivedAt, 'outbound', ''),
+    },
+    isDeleted: false,
+    transactionStatus: 'pending',
+    transactionChannel: {
+      channelType: plan.channel,
+      detailedChannelType: `${plan.channel}_${method}`.toUpperCase(),
+      entryMode: request['22'] ?? '',
+      posConditionCode: request['25'] ?? '',
+      serviceCode: plan.cardData.serviceCode,
+      posDataCode: request['123'] ?? '',
+      isCardPresent: plan.channel !== 'web' && method !== 'moto' && method !== 'ecom',
+      isOnline: true,
+      isPhysical: isPhysical(method),
+      isAtm: plan.channel === 'atm',
+      timestamp: at,
+    },
+    accounts: { account1: request['102'] ?? plan.cardData.account },
+    posData: { capabilities: capabilitiesOf(plan.channel) },
+    duration: 0,
+    createdAt: at,
+    updatedAt: at,
+    __v: 0,
+  };
+}
+
+function capabilitiesOf(channel: Channel): string {
+  if (channel === 'web') return 'keyed';
+  if (channel === 'atm') return 'chip,magstripe,pin';
+  return 'chip,magstripe,contactless,pin';
+}
+
+/**
+ * Messages as stored and answered: the PAN (2, 34) masked and track 2 cut to the masked PAN,
+ * expiry and service code. Only the webhook sees the clear message.
+ */
+function maskMessage(message: SwitchMessage): SwitchMessage {
+  const out = { ...message };
+  for (const field of ['2', '34']) if (out[field]) out[field] = maskPan(out[field]!);
+  if (out['35']) out['35'] = maskTrack(out['35']);
+  return out;
+}
+
+/** Track 2 as stored on the record: PAN masked, discretionary data dropped. */
+function maskTrack(track: string): string {
+  const [pan, rest = ''] = track.split(/[=D]/);
+  return `${maskPan(pan ?? '')}=${rest.slice(0, 7)}`;
+}

@@ -1,0 +1,29 @@
+// The simulator's view of the sandbox store (src/sandbox/store/): every SQL statement stays
+// there; this only adapts method names and adds the per-day STAN sequence (kept in the meta
+// table, incremented inside the caller's write transaction).
+import type { Store } from '../store/index.js';
+import type { SwitchStore } from './service.js';
+
+export function switchStore(store: Store): SwitchStore {
+  return {
+    institution: (id) => store.institutions.get(id),
+    cardById: (institutionId, cardId) => store.cards.get(institutionId, cardId),
+    cardByPan: (pan) => store.cards.findByPan(pan),
+    program: (institutionId, programId) => store.cardPrograms.get(institutionId, programId),
+    atomically: (work) => store.transaction(work),
+    nextStan(day) {
+      const key = `switch.stan.${day}`;
+      const next = (store.meta.get<number>(key) ?? 0) + 1;
+      store.meta.set(key, next);
+      return next;
+    },
+    usage(cardId, channel, day) {
+      const used = store.transactions.dailyUsage(cardId, channel, day);
+      return { count: used.count, amountMinor: BigInt(used.amountMinor) };
+    },
+    insert: (record, index) => store.transactions.insert(record, index),
+    update: (record) => store.transactions.update(record),
+    get: (institutionId, id) => store.transactions.get(institutionId, id),
+    findByStanRrn: (institutionId, stan, rrn) => store.transactions.findByStanRrn(institutionId, stan, rrn),
+  };
+}
