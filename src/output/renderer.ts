@@ -21,6 +21,8 @@ export interface Column<R = any> {
   csv?: (value: unknown, record: R) => string;
   /** Colour the cell as a status. */
   status?: boolean;
+  /** A TTY table never narrows this column below this many characters (identifiers people copy). */
+  minWidth?: number;
 }
 
 export interface OutputSettings {
@@ -155,7 +157,7 @@ export class Renderer {
               this.io.err(`${options.emptyMessage ?? 'nothing to show'}\n`);
               return;
             }
-            this.io.out(`${await this.drawTable(selected.map((c) => c.header), rows)}\n`);
+            this.io.out(`${await this.drawTable(selected.map((c) => c.header), rows, selected.map((c) => c.minWidth))}\n`);
           },
         };
       }
@@ -248,11 +250,11 @@ export class Renderer {
     return column.status && text ? this.style.status(text) : text;
   }
 
-  private async drawTable(headers: string[], rows: string[][]): Promise<string> {
+  private async drawTable(headers: string[], rows: string[][], minWidths: Array<number | undefined> = []): Promise<string> {
     const { default: Table } = await import('cli-table3');
     const widths = headers.map((h, i) => Math.max(visibleWidth(h), ...rows.map((r) => visibleWidth(r[i] ?? ''))));
     const available = (this.io.columns ?? 120) - (headers.length * 3 + 1);
-    fitWidths(widths, available);
+    fitWidths(widths, available, minWidths);
     const table = new Table({
       head: headers.map((h) => this.style.bold(h)),
       style: { head: [], border: this.style.enabled ? ['grey'] : [] },
@@ -266,12 +268,17 @@ export class Renderer {
   }
 }
 
-/** Shrinks the widest columns until the sum fits; never below 6 characters. */
-function fitWidths(widths: number[], available: number): void {
+/** Shrinks the widest columns until the sum fits; never below 6 characters (or a column's minWidth). */
+function fitWidths(widths: number[], available: number, minWidths: Array<number | undefined> = []): void {
+  const floor = (i: number) => Math.min(widths[i]!, Math.max(6, minWidths[i] ?? 6));
+  const floors = widths.map((_, i) => floor(i));
   let total = widths.reduce((a, b) => a + b, 0);
   while (total > available) {
-    const widest = widths.indexOf(Math.max(...widths));
-    if (widths[widest]! <= 6) break;
+    let widest = -1;
+    for (let i = 0; i < widths.length; i++) {
+      if (widths[i]! > floors[i]! && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+    }
+    if (widest < 0) break;
     widths[widest]!--;
     total--;
   }

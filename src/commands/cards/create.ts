@@ -1,22 +1,365 @@
-import { defineCommand, notImplemented } from '../../core/command.js';
-import { addCustomerOptions, addStatusOption } from './options.js';
+import type { Command } from 'commander';
+import type { ApiClient } from '../../api/client.js';
+import type { CardProgram, CreateCardBody, EncryptedPinBlock } from '../../api/schemas.js';
+import { defineCommand } from '../../core/command.js';
+import type { Context } from '../../core/context.js';
+import { CliError, RejectedError, UsageError } from '../../core/errors.js';
+import { validateCurrency, validateDateTime, validatePan } from '../../core/validate.js';
+import { getPath, setPath } from '../../output/format.js';
+import {
+  ADDRESS_KEYS,
+  applyFlags,
+  assertKnownKeys,
+  checkFileValues,
+  CUSTOMER_FIELDS,
+  readJsonObject,
+  trimmed,
+  type FieldSpec,
+  type Json,
+} from './fields.js';
+import { addCustomerOptions, addStatusOption, CARD_STATUSES } from './options.js';
+import { describeCard, explainPinError, printCard } from './shared.js';
 
-export default defineCommand({
+export interface CreateOptions {
+  program?: string;
+  reference?: string;
+  embossingName?: string;
+  firstName?: string;
+  middleName?: string;
+  lastName?: string;
+  email?: string;
+  phone?: string;
+  dob?: string;
+  addressLine1?: string;
+  addressLine2?: string;
+  city?: string;
+  state?: string;
+  country?: string;
+  postalCode?: string;
+  accountNumber?: string;
+  accountType?: string;
+  currency?: string;
+  bankCode?: string;
+  startDate?: string;
+  expiryDate?: string;
+  pan?: string;
+  seqNumber?: string;
+  enroll2fa?: boolean;
+  printCard?: boolean;
+  /** false with --no-pin */
+  pin?: boolean;
+  pinStdin?: boolean;
+  allowWeakPin?: boolean;
+  status?: string;
+  fromFile?: string;
+}
+
+const CREATE_KEYS = [
+  'cardProgram', 'referenceCode', 'pinEnabled', 'defaultPIN', 'account', 'customer', 'embossingName',
+  'startDate', 'expiryDate', 'pan', 'status', 'seqNumber', 'enroll2FA', 'printCard',
+] as const;
+const CUSTOMER_KEYS = ['firstName', 'middleName', 'lastName', 'emailAddress', 'phoneNumber', 'honorific', 'gender', 'dateOfBirth', 'address'] as const;
+const ACCOUNT_KEYS = ['currency', 'bankCode', 'type', 'number'] as const;
+
+const referencePattern = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+const reference = (label: string, value: string): string => {
+  const text = value.trim();
+  if (!referencePattern.test(text)) throw new UsageError(`invalid ${label} "${text.slice(0, 70)}": use 1 to 64 letters, digits, . _ : -`);
+  return text;
+};
+const embossing = (label: string, value: string): string => {
+  const text = value.trim().replace(/\s+/g, ' ');
+  if (!text) throw new UsageError(`${label} cannot be empty`);
+  if (text.length > 26) throw new UsageError(`invalid ${label} "${text}": at most 26 characters fit on a card (this has ${text.length})`);
+  if (!/^[\x20-\x7e]+$/.test(text)) throw new UsageError(`invalid ${label} "${text}": use plain ASCII letters, digits and punctuation`);
+  return text;
+};
+const dateTime = (label: string, value: string): string => validateDateTime(label, value);
+const pan = (label: string, value: string): string => validatePan(label, value);
+const seq = (label: string, value: string): string => {
+  const text = value.trim();
+  if (!/^\d{1,3}$/.test(text)) throw new UsageError(`invalid ${label} "${text}": expected 1 to 3 digits, e.g. 001`);
+  return text;
+};
+const status = (label: string, value: string): string => {
+  const text = value.trim().toLowerCase();
+  if (!(CARD_STATUSES as readonly string[]).includes(text)) throw new UsageError(`invalid ${label} "${value}": expected one of ${CARD_STATUSES.join(', ')}`);
+  return text;
+};
+
+const CARD_FIELDS: FieldSpec[] = [
+  { flag: '--program', key: 'program', path: 'cardProgram', parse: trimmed },
+  { flag: '--reference', key: 'reference', path: 'referenceCode', parse: reference },
+  { flag: '--embossing-name', key: 'embossingName', path: 'embossingName', parse: embossing },
+  { flag: '--start-date', key: 'startDate', path: 'startDate', parse: dateTime },
+  { flag: '--expiry-date', key: 'expiryDate', path: 'expiryDate', parse: dateTime },
+  { flag: '--pan', key: 'pan', path: 'pan', parse: pan },
+  { flag: '--seq-number', key: 'seqNumber', path: 'seqNumber', parse: seq },
+  { flag: '--status', key: 'status', path: 'status', parse: status },
+];
+const ACCOUNT_FIELDS: FieldSpec[] = [
+  { flag: '--account-number', key: 'accountNumber', path: 'number', parse: trimmed },
+  { flag: '--account-type', key: 'accountType', path: 'type', parse: trimmed },
+  { flag: '--bank-code', key: 'bankCode', path: 'bankCode', parse: trimmed },
+];
+
+/** Required values and the flag that gives each. */
+const REQUIRED: Array<{ path: string; flag: string }> = [
+  { path: 'cardProgram', flag: '--program' },
+  { path: 'customer.firstName', flag: '--first-name' },
+  { path: 'customer.lastName', flag: '--last-name' },
+  { path: 'customer.emailAddress', flag: '--email' },
+  { path: 'customer.phoneNumber', flag: '--phone' },
+  { path: 'account.number', flag: '--account-number' },
+  { path: 'account.type', flag: '--account-type' },
+];
+
+export interface ParsedCreate {
+  body: Json;
+  /** An encrypted block given in the file (replayed as is). */
+  fileBlock?: EncryptedPinBlock;
+  referenceGiven: boolean;
+}
+
+/**
+ * File, then flags over it, every value checked; nothing is sent. Missing values stay missing
+ * (the wizard or defaults fill them later).
+ */
+export async function parseCreateInput(ctx: Context, opts: CreateOptions, command?: Pick<Command, 'getOptionValueSource'>): Promise<ParsedCreate> {
+  if (opts.fromFile === '-' && opts.pinStdin) {
+    throw new UsageError('--from-file - and --pin-stdin both read stdin', { hint: 'put the card body in a file: --from-file card.json --pin-stdin' });
+  }
+  const body: Json = opts.fromFile !== undefined ? await readJsonObject(ctx, opts.fromFile) : {};
+  const source = opts.fromFile === '-' ? '--from-file -' : `--from-file ${opts.fromFile}`;
+  let fileBlock: EncryptedPinBlock | undefined;
+  if (opts.fromFile !== undefined) {
+    assertKnownKeys(body, CREATE_KEYS, source);
+    for (const [key, allowed] of [['customer', CUSTOMER_KEYS], ['account', ACCOUNT_KEYS], ['customer.address', ADDRESS_KEYS]] as const) {
+      const value = getPath(body, key);
+      if (value === undefined) continue;
+      if (!value || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${source}: ${key} must be an object`);
+      assertKnownKeys(value as Json, allowed, `${source}: ${key}`);
+    }
+    fileBlock = takeFileBlock(body, source);
+    checkFileValues(body, CARD_FIELDS, '', source);
+    checkFileValues(body, CUSTOMER_FIELDS, 'customer.', source);
+    checkFileValues(body, ACCOUNT_FIELDS, 'account.', source);
+    for (const key of ['pinEnabled', 'enroll2FA', 'printCard'] as const) {
+      if (body[key] !== undefined && typeof body[key] !== 'boolean') throw new UsageError(`${source}: ${key} must be true or false`);
+    }
+    const currency = getPath(body, 'account.currency');
+    if (currency !== undefined) {
+      if (typeof currency !== 'string' && typeof currency !== 'number') throw new UsageError(`${source}: account.currency must be a string such as "566"`);
+      setPath(body, 'account.currency', (await validateCurrency(`account.currency (${source})`, String(currency))).number);
+    }
+  }
+  applyFlags(body, opts as Record<string, unknown>, CARD_FIELDS);
+  applyFlags(body, opts as Record<string, unknown>, CUSTOMER_FIELDS, 'customer.');
+  applyFlags(body, opts as Record<string, unknown>, ACCOUNT_FIELDS, 'account.');
+  if (opts.currency !== undefined) setPath(body, 'account.currency', (await validateCurrency('--currency', opts.currency)).number);
+  if (opts.enroll2fa) body.enroll2FA = true;
+  if (opts.printCard) body.printCard = true;
+  const pinSource = command?.getOptionValueSource('pin');
+  if (opts.pin === false && (pinSource === undefined || pinSource === 'cli')) body.pinEnabled = false;
+  if (body.pinEnabled === undefined) body.pinEnabled = true;
+  if (opts.pinStdin && body.pinEnabled === false) throw new UsageError('--pin-stdin and --no-pin contradict each other');
+  if (fileBlock && opts.pinStdin) throw new UsageError(`${source} has a defaultPIN block already; drop --pin-stdin or the file's defaultPIN`);
+  return { body, fileBlock, referenceGiven: body.referenceCode !== undefined };
+}
+
+function takeFileBlock(body: Json, source: string): EncryptedPinBlock | undefined {
+  const block = body.defaultPIN;
+  delete body.defaultPIN;
+  if (block === undefined || block === null) return undefined;
+  const ok = typeof block === 'object' && !Array.isArray(block)
+    && typeof (block as Json).encryptedData === 'string' && /^[0-9a-fA-F]+$/.test((block as Json).encryptedData as string)
+    && typeof (block as Json).publicKeyFingerprint === 'string';
+  if (!ok) {
+    throw new UsageError(`${source}: defaultPIN must be an encrypted PIN block {encryptedData, publicKeyFingerprint}, never a clear PIN`, {
+      hint: 'remove it from the file and give the PIN with --pin-stdin or at the prompt; it is encrypted on this machine',
+    });
+  }
+  return { encryptedData: (block as Json).encryptedData as string, publicKeyFingerprint: (block as Json).publicKeyFingerprint as string };
+}
+
+/** A reference for retries: cardctl-YYYYMMDD-<8 random hex>. */
+export async function generateReference(now: Date): Promise<string> {
+  const { randomBytes } = await import('node:crypto');
+  return `cardctl-${now.toISOString().slice(0, 10).replace(/-/g, '')}-${randomBytes(4).toString('hex')}`;
+}
+
+/** Start + the program's maximum validity in months, on the last day of the month if needed. */
+export function defaultExpiry(startIso: string, months: number): string {
+  const start = new Date(startIso);
+  const year = start.getUTCFullYear();
+  const month = start.getUTCMonth() + months;
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  const day = Math.min(start.getUTCDate(), lastDay);
+  return new Date(Date.UTC(year, month, day, start.getUTCHours(), start.getUTCMinutes(), start.getUTCSeconds())).toISOString();
+}
+
+function today(now: Date): string {
+  return `${now.toISOString().slice(0, 10)}T00:00:00.000Z`;
+}
+
+function missingRequired(body: Json): Array<{ path: string; flag: string }> {
+  return REQUIRED.filter(({ path }) => {
+    const value = getPath(body, path);
+    return value === undefined || value === '';
+  });
+}
+
+/** Asks for one missing value, validated like its flag. */
+async function ask(ctx: Context, question: string, parse: (label: string, value: string) => string, label: string, fallback?: string): Promise<string> {
+  const answer = await ctx.prompter.input(`${question}:`, {
+    default: fallback,
+    validate: (value) => {
+      try {
+        parse(label, value);
+        return true;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    },
+  });
+  return parse(label, answer);
+}
+
+interface ProgramLookup {
+  get(): Promise<CardProgram[] | undefined>;
+}
+
+function programLookup(ctx: Context, client: () => Promise<ApiClient>): ProgramLookup {
+  let cached: Promise<CardProgram[] | undefined> | undefined;
+  return {
+    get() {
+      cached ??= (async () => {
+        const { listCardPrograms } = await import('../../api/cards.js');
+        return listCardPrograms(await client(), ctx.signal);
+      })();
+      return cached;
+    },
+  };
+}
+
+/** Fills what is missing: prompts on a terminal, defaults where there are sensible ones. */
+async function complete(ctx: Context, parsed: ParsedCreate, programs: ProgramLookup): Promise<{ prompted: boolean; program?: CardProgram }> {
+  const body = parsed.body;
+  let prompted = false;
+  const missing = missingRequired(body);
+  if (missing.length && !ctx.io.canPrompt) {
+    throw new UsageError(`missing ${missing.map((m) => m.flag).join(', ')}`, {
+      hint: 'give them as flags or in --from-file, or run on a terminal to be asked (see `cardctl cards create --help`)',
+    });
+  }
+
+  if (body.cardProgram === undefined) {
+    prompted = true;
+    const list = (await programs.get())?.filter((p) => p.active !== false);
+    if (list && list.length > 0) {
+      body.cardProgram = await ctx.prompter.select(
+        'Card program:',
+        list.map((p) => ({ name: `${p.name} (${p.scheme}, up to ${p.maxExpiry} months)`, value: p.id, description: p.id })),
+        { default: list[0]!.id },
+      );
+    } else {
+      body.cardProgram = await ask(ctx, 'Card program id', trimmed, 'card program id');
+    }
+  }
+  // The program's terms give defaults (bank code, expiry); only looked up when they are needed.
+  const needProgram = prompted || getPath(body, 'account.bankCode') === undefined || body.expiryDate === undefined;
+  const program = needProgram
+    ? (await programs.get().catch(() => undefined))?.find((p) => p.id === body.cardProgram || p._id === body.cardProgram)
+    : undefined;
+
+  for (const spec of CUSTOMER_FIELDS) {
+    const path = `customer.${spec.path}`;
+    if (!REQUIRED.some((r) => r.path === path) || getPath(body, path) !== undefined) continue;
+    prompted = true;
+    setPath(body, path, await ask(ctx, spec.question ?? spec.flag, spec.parse ?? trimmed, spec.flag));
+  }
+  if (body.embossingName === undefined) {
+    const fromName = `${getPath(body, 'customer.firstName') ?? ''} ${getPath(body, 'customer.lastName') ?? ''}`.trim().toUpperCase().slice(0, 26);
+    if (prompted) body.embossingName = await ask(ctx, 'Name on the card', embossing, '--embossing-name', fromName);
+    else body.embossingName = embossing('--embossing-name', fromName);
+  }
+  for (const spec of ACCOUNT_FIELDS) {
+    const path = `account.${spec.path}`;
+    if (getPath(body, path) !== undefined) continue;
+    if (spec.key === 'bankCode' && program?.bankCode && !prompted) {
+      setPath(body, path, program.bankCode);
+      continue;
+    }
+    if (!ctx.io.canPrompt) throw new UsageError(`missing ${spec.flag}`, { hint: spec.key === 'bankCode' ? 'the card program does not say which bank code to use' : undefined });
+    prompted = true;
+    const question = spec.key === 'number' ? 'Account number' : spec.key === 'type' ? 'Account type (e.g. savings, current)' : 'Bank code';
+    const fallback = spec.key === 'type' ? 'savings' : spec.key === 'bankCode' ? program?.bankCode : undefined;
+    setPath(body, path, await ask(ctx, question, trimmed, spec.flag, fallback));
+  }
+  if (getPath(body, 'account.currency') === undefined) {
+    if (prompted) {
+      const answer = await ask(ctx, 'Currency (ISO 4217)', (_l, v) => v.trim(), '--currency', '566');
+      setPath(body, 'account.currency', (await validateCurrency('--currency', answer)).number);
+    } else {
+      setPath(body, 'account.currency', '566');
+    }
+  }
+  const now = ctx.clock.now();
+  if (body.startDate === undefined) {
+    body.startDate = prompted ? await ask(ctx, 'Valid from (YYYY-MM-DD)', dateTime, '--start-date', today(now).slice(0, 10)) : today(now);
+  }
+  if (body.expiryDate === undefined) {
+    const fallback = program ? defaultExpiry(body.startDate as string, program.maxExpiry) : undefined;
+    if (prompted || (!fallback && ctx.io.canPrompt)) {
+      prompted = true;
+      body.expiryDate = await ask(ctx, 'Expires (YYYY-MM-DD)', dateTime, '--expiry-date', fallback?.slice(0, 10));
+    } else if (fallback) {
+      body.expiryDate = fallback;
+    } else {
+      throw new UsageError('missing --expiry-date', { hint: "the card program's maximum validity is not known here, so there is no default" });
+    }
+  }
+  if (Date.parse(body.expiryDate as string) <= Date.parse(body.startDate as string)) {
+    throw new UsageError(`the expiry date (${String(body.expiryDate).slice(0, 10)}) must be after the start date (${String(body.startDate).slice(0, 10)})`);
+  }
+  if (program && Date.parse(body.expiryDate as string) > Date.parse(defaultExpiry(body.startDate as string, program.maxExpiry))) {
+    throw new UsageError(`the expiry date ${String(body.expiryDate).slice(0, 10)} is beyond the program's maximum validity of ${program.maxExpiry} months from the start date`);
+  }
+  return { prompted, program };
+}
+
+/** A random PIN for cards created with --no-pin (the API requires a defaultPIN block anyway). */
+async function unusablePin(): Promise<string> {
+  const { randomInt } = await import('node:crypto');
+  const { pinProblem } = await import('../../pin/policy.js');
+  for (;;) {
+    const pin = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    if (!pinProblem(pin)) return pin;
+  }
+}
+
+export default defineCommand<CreateOptions>({
   name: 'create',
   summary: 'issue a card from a card program',
-  description: `Issue a card. Fields come from flags, from --from-file (JSON; flags win), or, on a terminal,
-from prompts for whatever is missing. The default PIN is read from a hidden prompt (asked twice)
-or, with --pin-stdin, from stdin, and encrypted on this machine before it is sent.
-A reference code is generated when none is given; reuse it to retry safely.`,
+  description: `Issue a card. Fields come from flags, from --from-file (JSON in the API's Create Card shape; flags
+win), or, on a terminal, from prompts for whatever is missing. Without a terminal a missing required
+value is an error naming its flag.
+
+Defaults: the name on the card is the cardholder's name in capitals; the currency is 566; the card
+is valid from today until the program's maximum validity; the bank code is the program's.
+The default PIN is read from a hidden prompt (asked twice) or, with --pin-stdin, from the first
+line of stdin, and encrypted on this machine before it is sent. A reference code is generated
+when none is given and printed on stderr; reuse it with --reference to retry safely (a repeated
+reference is refused, so a retry cannot issue a second card).`,
   options: (c) => {
     c.option('--program <id>', 'card program identifier')
       .option('--reference <code>', 'your tracking code (unique per institution; generated when absent)')
-      .option('--embossing-name <name>', 'name printed on the card');
+      .option('--embossing-name <name>', 'name printed on the card, up to 26 characters (default: FIRST LAST)');
     addCustomerOptions(c);
     c.option('--account-number <number>', 'linked account number')
       .option('--account-type <type>', 'account type, e.g. savings, current')
-      .option('--currency <code>', 'ISO 4217 numeric currency code (default 566)')
-      .option('--bank-code <code>', 'bank code of the account')
+      .option('--currency <code>', 'ISO 4217 currency, numeric or alphabetic (default 566)')
+      .option('--bank-code <code>', "bank code of the account (default: the program's)")
       .option('--start-date <date>', 'validity start, YYYY-MM-DD or ISO date-time (default today)')
       .option('--expiry-date <date>', "expiry, YYYY-MM-DD or ISO date-time (default: the program's maximum)")
       .option('--pan <pan>', 'card number, when the program lets you bring one (Luhn-checked)')
@@ -33,5 +376,59 @@ A reference code is generated when none is given; reuse it to retry safely.`,
     'printf 4821 | cardctl cards create --program PROG --embossing-name "ADA OBI" --first-name Ada --last-name Obi \\\n      --email ada@example.com --phone +2348012345678 --account-number 0123456789 --account-type savings \\\n      --bank-code 058 --pin-stdin',
     'cardctl cards create --from-file card.json --pin-stdin < pin.txt',
   ],
-  run: notImplemented('cards create'),
+  async run(ctx, input) {
+    const opts = input.opts;
+    const parsed = await parseCreateInput(ctx, opts, input.command);
+    const body = parsed.body;
+    const programs = programLookup(ctx, () => ctx.client());
+    const { prompted, program } = await complete(ctx, parsed, programs);
+
+    // The PIN, read and checked before anything is sent.
+    const { createPinInput, sendWithPinBlocks } = await import('../../pin/index.js');
+    let pin: string | undefined;
+    if (!parsed.fileBlock) {
+      pin = body.pinEnabled === false
+        ? await unusablePin()
+        : await createPinInput(ctx, { stdin: Boolean(opts.pinStdin), allowWeak: opts.allowWeakPin }).fresh('default PIN');
+    }
+
+    if (!parsed.referenceGiven) body.referenceCode = await generateReference(ctx.clock.now());
+
+    if (prompted) {
+      const summary = [
+        `program      ${program ? `${program.name} (${program.id})` : String(body.cardProgram)}`,
+        `cardholder   ${getPath(body, 'customer.firstName')} ${getPath(body, 'customer.lastName')} <${getPath(body, 'customer.emailAddress')}>`,
+        `on the card  ${body.embossingName}`,
+        `account      ${getPath(body, 'account.number')} (${getPath(body, 'account.type')}, ${getPath(body, 'account.currency')}, bank ${getPath(body, 'account.bankCode')})`,
+        `valid        ${String(body.startDate).slice(0, 10)} to ${String(body.expiryDate).slice(0, 10)}`,
+      ];
+      ctx.io.err(`${summary.map((line) => `  ${line}`).join('\n')}\n`);
+      if (!(await ctx.prompter.confirm('Create this card?', { default: true }))) throw new UsageError('cancelled: nothing was sent');
+    }
+
+    if (!parsed.referenceGiven) {
+      ctx.io.err(`reference: ${body.referenceCode as string}, reuse it with --reference to retry safely\n`);
+    }
+
+    const { createCard } = await import('../../api/cards.js');
+    const client = await ctx.client();
+    const send = (block: EncryptedPinBlock) => createCard(client, { ...(body as unknown as CreateCardBody), defaultPIN: block }, ctx.signal);
+    let response;
+    try {
+      response = parsed.fileBlock
+        ? await send(parsed.fileBlock)
+        : await sendWithPinBlocks(ctx, client, [pin!], ([block]) => send(block!), { pan: body.pan as string | undefined });
+    } catch (error) {
+      if (error instanceof CliError && error.code === 'CONFLICT') {
+        throw new RejectedError(error.message, {
+          code: 'CONFLICT',
+          status: error.status,
+          details: error.details,
+          hint: `a card with reference ${body.referenceCode as string} may exist already (an earlier attempt that succeeded?): cardctl cards list --search ${body.referenceCode as string}`,
+        });
+      }
+      throw explainPinError(error, '');
+    }
+    await printCard(ctx, response, (card) => `Card ${describeCard(card)} created (id ${card.id})`);
+  },
 });

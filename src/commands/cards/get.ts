@@ -1,4 +1,5 @@
-import { defineCommand, notImplemented } from '../../core/command.js';
+import { defineCommand } from '../../core/command.js';
+import { cardIdArgument, printCard } from './shared.js';
 
 export default defineCommand({
   name: 'get',
@@ -6,5 +7,10 @@ export default defineCommand({
   aliases: ['show'],
   arguments: [{ syntax: '<card-id>', description: 'card identifier' }],
   examples: ['cardctl cards get 6650c0ffee', 'cardctl cards get 6650c0ffee -o json --fields id,status,customer.emailAddress'],
-  run: notImplemented('cards get'),
+  async run(ctx, input) {
+    const cardId = cardIdArgument(input);
+    const { getCard } = await import('../../api/cards.js');
+    const response = await getCard(await ctx.client(), cardId, ctx.signal);
+    await printCard(ctx, response);
+  },
 });

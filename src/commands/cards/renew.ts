@@ -1,12 +1,65 @@
-import { defineCommand, notImplemented } from '../../core/command.js';
+import { defineCommand } from '../../core/command.js';
+import type { Clock } from '../../core/context.js';
+import { UsageError } from '../../core/errors.js';
+import { validateYearMonth } from '../../core/validate.js';
+import { cardIdArgument, describeCard, printCard } from './shared.js';
 
-export default defineCommand({
+interface RenewOptions {
+  expiration?: string;
+  reason?: string;
+}
+
+/** YYYYMM strictly after the current month (UTC). */
+export function parseFutureExpiration(value: string, clock: Clock): string {
+  const { year, month, text } = validateYearMonth('--expiration', value);
+  const now = clock.now();
+  const current = now.getUTCFullYear() * 12 + now.getUTCMonth();
+  if (year * 12 + (month - 1) <= current) {
+    throw new UsageError(`invalid --expiration "${value.trim()}": it must be a month in the future (after ${now.getUTCFullYear()}${String(now.getUTCMonth() + 1).padStart(2, '0')})`);
+  }
+  return text;
+}
+
+export function parseRenewReason(value: string | undefined): string {
+  if (value === undefined) return 'RENEW';
+  const reason = value.trim();
+  if (!reason) throw new UsageError('--reason needs a value, e.g. --reason RENEW');
+  return reason;
+}
+
+export default defineCommand<RenewOptions>({
   name: 'renew',
   summary: 'renew or replace a card with a new expiry',
+  description: `Renew a card: it gets the new expiry month and a new sequence number, and becomes active.
+The expiry must be in the future and within the card program's maximum validity.`,
   arguments: [{ syntax: '<card-id>', description: 'card identifier' }],
   options: (c) => c
     .option('--expiration <yyyymm>', 'new expiry month, YYYYMM, in the future')
     .option('--reason <reason>', 'renewal reason (default RENEW)'),
-  examples: ['cardctl cards renew 6650c0ffee --expiration 202912'],
-  run: notImplemented('cards renew'),
+  examples: ['cardctl cards renew 6650c0ffee --expiration 202912', 'cardctl cards renew 6650c0ffee --expiration 203001 --reason REPLACE -o json'],
+  async run(ctx, input) {
+    const cardId = cardIdArgument(input);
+    const renewReason = parseRenewReason(input.opts.reason);
+    let expiration: string;
+    if (input.opts.expiration !== undefined) {
+      expiration = parseFutureExpiration(input.opts.expiration, ctx.clock);
+    } else if (ctx.io.canPrompt) {
+      const answer = await ctx.prompter.input('New expiry month (YYYYMM):', {
+        validate: (value) => {
+          try {
+            parseFutureExpiration(value, ctx.clock);
+            return true;
+          } catch (error) {
+            return (error as Error).message.replace(/^invalid --expiration "[^"]*": /, '');
+          }
+        },
+      });
+      expiration = parseFutureExpiration(answer, ctx.clock);
+    } else {
+      throw new UsageError('missing --expiration', { hint: 'give the new expiry month, e.g. --expiration 202912' });
+    }
+    const { renewCard } = await import('../../api/cards.js');
+    const response = await renewCard(await ctx.client(), cardId, { expiration, renewReason }, ctx.signal);
+    await printCard(ctx, response, (card) => `Card ${describeCard(card)} renewed until ${expiration.slice(4)}/${expiration.slice(0, 4)}`);
+  },
 });

@@ -1,0 +1,100 @@
+// Card endpoints. Returns data (with the raw body for `-o raw`) and never prints.
+import { NotFoundError } from '../core/errors.js';
+import { paginate, type ApiClient, type ApiResponse } from './client.js';
+import type {
+  Card,
+  CardProgram,
+  ChangePinBody,
+  CreateCardBody,
+  EncryptedPinBlock,
+  RenewCardBody,
+  UpdateCustomerBody,
+} from './schemas.js';
+
+const CARDS = '/institutions/cards';
+
+export interface ListCardsParams {
+  search?: string;
+  cardId?: string;
+  page?: number;
+  limit?: number;
+}
+
+function listQuery(params: ListCardsParams): Record<string, string | number | undefined> {
+  return { search: params.search, cardId: params.cardId, page: params.page, limit: params.limit };
+}
+
+const id = (cardId: string) => encodeURIComponent(cardId);
+
+/** GET /institutions/cards: one page. */
+export function listCards(client: ApiClient, params: ListCardsParams = {}, signal?: AbortSignal): Promise<ApiResponse<Card[]>> {
+  return client.request<Card[]>({ method: 'GET', path: CARDS, query: listQuery(params), signal });
+}
+
+/** Every page of GET /institutions/cards, one response at a time. */
+export function listAllCards(client: ApiClient, params: Omit<ListCardsParams, 'page'> = {}, signal?: AbortSignal): AsyncGenerator<ApiResponse<Card[]>> {
+  const { limit, ...query } = params;
+  return paginate<Card>(client, CARDS, listQuery(query), limit ?? 100, signal);
+}
+
+/** One card, via GET /institutions/cards?cardId= (the API has no GET /cards/{id}). */
+export async function getCard(client: ApiClient, cardId: string, signal?: AbortSignal): Promise<ApiResponse<Card>> {
+  const response = await listCards(client, { cardId, limit: 1 }, signal);
+  const card = Array.isArray(response.data) ? response.data.find((c) => c.id === cardId || c._id === cardId) : undefined;
+  if (!card) {
+    throw new NotFoundError(`card ${cardId} not found`, {
+      hint: 'check the id with `cardctl cards list --search …`; cards of other institutions are not visible',
+      status: 404,
+    });
+  }
+  return { ...response, data: card };
+}
+
+/** POST /institutions/cards */
+export function createCard(client: ApiClient, body: CreateCardBody, signal?: AbortSignal): Promise<ApiResponse<Card>> {
+  return client.request<Card>({ method: 'POST', path: CARDS, body, signal });
+}
+
+/** PUT /institutions/cards/{cardId}/renew */
+export function renewCard(client: ApiClient, cardId: string, body: RenewCardBody, signal?: AbortSignal): Promise<ApiResponse<Card>> {
+  return client.request<Card>({ method: 'PUT', path: `${CARDS}/${id(cardId)}/renew`, body, signal });
+}
+
+/** PUT /institutions/cards/pin/{cardId}/change */
+export function changePin(client: ApiClient, cardId: string, body: ChangePinBody, signal?: AbortSignal): Promise<ApiResponse<Card>> {
+  return client.request<Card>({ method: 'PUT', path: `${CARDS}/pin/${id(cardId)}/change`, body, signal });
+}
+
+/** PUT /institutions/cards/pin/{cardId}/reset */
+export function resetPin(client: ApiClient, cardId: string, newPIN: EncryptedPinBlock, signal?: AbortSignal): Promise<ApiResponse<Card>> {
+  return client.request<Card>({ method: 'PUT', path: `${CARDS}/pin/${id(cardId)}/reset`, body: { newPIN }, signal });
+}
+
+/** PUT /institutions/cards/{cardId}/customer (the full customer body). */
+export function updateCustomer(client: ApiClient, cardId: string, body: UpdateCustomerBody, signal?: AbortSignal): Promise<ApiResponse<Card>> {
+  return client.request<Card>({ method: 'PUT', path: `${CARDS}/${id(cardId)}/customer`, body, signal, idempotent: true });
+}
+
+/** GET /institutions/cards/{cardId}/activate (a GET that changes state; safe to repeat). */
+export function activateCard(client: ApiClient, cardId: string, signal?: AbortSignal): Promise<ApiResponse<Card>> {
+  return client.request<Card>({ method: 'GET', path: `${CARDS}/${id(cardId)}/activate`, signal });
+}
+
+/** GET /institutions/cards/{cardId}/deactivate */
+export function deactivateCard(client: ApiClient, cardId: string, signal?: AbortSignal): Promise<ApiResponse<Card>> {
+  return client.request<Card>({ method: 'GET', path: `${CARDS}/${id(cardId)}/deactivate`, signal });
+}
+
+/**
+ * GET /sandbox/card-programs (a sandbox helper). Resolves undefined when the deployment has no
+ * such helper (404), so callers can fall back to asking for a program id.
+ */
+export async function listCardPrograms(client: ApiClient, signal?: AbortSignal): Promise<CardProgram[] | undefined> {
+  try {
+    const response = await client.request<CardProgram[]>({ method: 'GET', path: '/sandbox/card-programs', signal });
+    return Array.isArray(response.data) ? response.data : undefined;
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}

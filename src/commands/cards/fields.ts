@@ -1,0 +1,117 @@
+// Turning flags and --from-file JSON into request bodies for `cards create` and
+// `cards customer update`. Every value is checked here, before anything is sent; errors name the
+// flag (or the file's field) and the expected form.
+import type { Context } from '../../core/context.js';
+import { UsageError } from '../../core/errors.js';
+import { readAll } from '../../core/io.js';
+import { validateDate, validateDateTime, validateEmail, validatePhone } from '../../core/validate.js';
+import { getPath, setPath } from '../../output/format.js';
+
+export type Json = Record<string, unknown>;
+
+/** Reads a JSON object from FILE, or from stdin for `-`. */
+export async function readJsonObject(ctx: Context, file: string, flag = '--from-file'): Promise<Json> {
+  let text: string;
+  if (file === '-') {
+    text = await readAll(ctx.io.stdin);
+  } else {
+    const { readFile } = await import('node:fs/promises');
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new UsageError(`${flag} ${file}: cannot read the file (${code === 'ENOENT' ? 'no such file' : code ?? (error as Error).message})`);
+    }
+  }
+  const where = file === '-' ? `${flag} - (stdin)` : `${flag} ${file}`;
+  let value: unknown;
+  try {
+    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new UsageError(`${where}: not valid JSON (${(error as Error).message})`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${where}: expected a JSON object`);
+  return value as Json;
+}
+
+/** One field that can come from a flag, a file, or a prompt. */
+export interface FieldSpec {
+  /** Flag as written on the command line. */
+  flag: string;
+  /** commander's camelCase key for the flag. */
+  key: string;
+  /** Where it goes in the body. */
+  path: string;
+  /** Question asked by the wizard. */
+  question?: string;
+  /** Checks and normalises a value; throws UsageError naming `label`. */
+  parse?: (label: string, value: string) => string;
+}
+
+export const trimmed = (label: string, value: string): string => {
+  const text = value.trim();
+  if (!text) throw new UsageError(`${label} cannot be empty`);
+  return text;
+};
+const optionalText = (_label: string, value: string): string => value.trim();
+const dob = (label: string, value: string): string => {
+  const date = validateDate(label, value);
+  if (date > new Date().toISOString().slice(0, 10)) throw new UsageError(`invalid ${label} "${value}": a date of birth cannot be in the future`);
+  return `${date}T00:00:00.000Z`;
+};
+
+export const CUSTOMER_FIELDS: FieldSpec[] = [
+  { flag: '--first-name', key: 'firstName', path: 'firstName', question: 'First name', parse: trimmed },
+  { flag: '--middle-name', key: 'middleName', path: 'middleName', parse: optionalText },
+  { flag: '--last-name', key: 'lastName', path: 'lastName', question: 'Last name', parse: trimmed },
+  { flag: '--email', key: 'email', path: 'emailAddress', question: 'Email', parse: validateEmail },
+  { flag: '--phone', key: 'phone', path: 'phoneNumber', question: 'Phone (international, e.g. +2348012345678)', parse: validatePhone },
+  { flag: '--dob', key: 'dob', path: 'dateOfBirth', question: 'Date of birth (YYYY-MM-DD)', parse: dob },
+  { flag: '--address-line1', key: 'addressLine1', path: 'address.line1', parse: optionalText },
+  { flag: '--address-line2', key: 'addressLine2', path: 'address.line2', parse: optionalText },
+  { flag: '--city', key: 'city', path: 'address.city', parse: optionalText },
+  { flag: '--state', key: 'state', path: 'address.state', parse: optionalText },
+  { flag: '--country', key: 'country', path: 'address.country', parse: optionalText },
+  { flag: '--postal-code', key: 'postalCode', path: 'address.postalCode', parse: optionalText },
+];
+
+/** Flag values (only those given) written into `target` at `prefix + spec.path`, checked. */
+export function applyFlags(target: Json, opts: Record<string, unknown>, specs: FieldSpec[], prefix = ''): string[] {
+  const given: string[] = [];
+  for (const spec of specs) {
+    const value = opts[spec.key];
+    if (value === undefined) continue;
+    const parsed = (spec.parse ?? trimmed)(spec.flag, String(value));
+    setPath(target, `${prefix}${spec.path}`, parsed);
+    given.push(spec.flag);
+  }
+  return given;
+}
+
+/** Checks a value read from a file (strings only), naming the file's field. */
+export function checkFileValues(target: Json, specs: FieldSpec[], prefix = '', source = '--from-file'): void {
+  for (const spec of specs) {
+    const path = `${prefix}${spec.path}`;
+    const value = getPath(target, path);
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string') throw new UsageError(`${source}: ${path} must be a string`);
+    // Dates of birth may already be full date-times in a file.
+    if (spec.key === 'dob' && value.includes('T')) {
+      setPath(target, path, validateDateTime(`${path} (${source})`, value));
+      continue;
+    }
+    setPath(target, path, (spec.parse ?? trimmed)(`${path} (${source})`, value));
+  }
+}
+
+/** Rejects keys a body may not have, so a typo in a file is caught before sending. */
+export function assertKnownKeys(value: Json, allowed: readonly string[], where: string): void {
+  const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
+  if (unknown.length) {
+    throw new UsageError(`${where}: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}`, {
+      hint: `allowed: ${allowed.join(', ')}`,
+    });
+  }
+}
+
+export const ADDRESS_KEYS = ['line1', 'line2', 'city', 'state', 'country', 'postalCode'] as const;
