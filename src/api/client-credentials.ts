@@ -99,11 +99,12 @@ export async function requestClientCredentialsToken(client: ApiClient, request: 
     client_assertion_type: CLIENT_ASSERTION_TYPE,
     client_assertion: assertion,
   });
+  const endpoint = await tokenEndpoint(client, request.tokenUrl);
   let response;
   try {
-    response = await client.request<Partial<TokenResponse>>({
+    response = await endpoint.client.request<Partial<TokenResponse>>({
       method: 'POST',
-      path: request.tokenUrl,
+      path: endpoint.path,
       rawBody: form.toString(),
       contentType: 'application/x-www-form-urlencoded',
       envelope: false,
@@ -134,6 +135,25 @@ export async function requestClientCredentialsToken(client: ApiClient, request: 
     tokenUrl: request.tokenUrl,
     privateKeyPath: request.privateKeyPath,
   };
+}
+
+/**
+ * The client and path to reach the token endpoint: the API's own client when the token URL is
+ * under the base URL, else a client for the token URL's origin sharing the same connection pool
+ * (the request carries no API credentials, only the signed assertion meant for that endpoint).
+ */
+async function tokenEndpoint(client: ApiClient, tokenUrl: string): Promise<{ client: ApiClient; path: string }> {
+  let url: URL;
+  try {
+    url = new URL(tokenUrl);
+  } catch {
+    throw new UsageError(`invalid token URL "${tokenUrl}"`, { hint: 'give a full URL with --token-url, e.g. https://auth.example.com/oauth/token' });
+  }
+  const base = client.baseUrl.href.endsWith('/') ? client.baseUrl.href : `${client.baseUrl.href}/`;
+  if (url.href.startsWith(base)) return { client, path: `/${url.href.slice(base.length)}` };
+  const { ApiClient } = await import('./client.js');
+  const other = new ApiClient({ baseUrl: url.origin, dispatcher: await client.dispatcher(), retries: 0 });
+  return { client: other, path: `${url.pathname}${url.search}` };
 }
 
 /**

@@ -62,13 +62,21 @@ export async function* readCsvRows(input: Readable): AsyncGenerator<SourceRow> {
   input.on('error', (error) => parser.destroy(error));
   input.pipe(parser);
   let header: string[] | undefined;
+  let overcount = 0;
   try {
     for await (const item of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-      while (skipped.length) yield skipped.shift()!;
       const { record, info } = item;
-      // info.lines is the line the record ends on; quoted newlines move its start back.
-      const newlines = record.reduce((n, field) => n + countNewlines(field), 0);
-      const line = info.lines - newlines;
+      // info.lines is the line the record ends on, but csv-parse counts a CRLF inside quotes as
+      // two lines; correct for that, then step back over the record's own line breaks.
+      let breaks = 0;
+      for (const field of record) {
+        const { lineBreaks, counted } = countLineBreaks(field);
+        breaks += lineBreaks;
+        overcount += counted - lineBreaks;
+      }
+      const line = info.lines - overcount - breaks;
+      // Rows csv-parse skipped as malformed are reported in line order with the good ones.
+      while (skipped.length && skipped[0]!.line < line) yield skipped.shift()!;
       if (!header) {
         header = record.map((name) => name.trim());
         const empty = header.findIndex((name) => name === '');
@@ -101,10 +109,25 @@ export async function* readCsvRows(input: Readable): AsyncGenerator<SourceRow> {
   if (!header) throw new ImportFileError('the CSV file is empty: expected a header row with the import body\'s field names');
 }
 
-function countNewlines(text: string): number {
-  let n = 0;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
-  return n;
+/** Line breaks in a field (CRLF, LF or CR each count once) and how many csv-parse counted (CR and LF each). */
+function countLineBreaks(text: string): { lineBreaks: number; counted: number } {
+  let lineBreaks = 0;
+  let counted = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0d) {
+      counted++;
+      lineBreaks++;
+      if (text.charCodeAt(i + 1) === 0x0a) {
+        counted++;
+        i++;
+      }
+    } else if (c === 0x0a) {
+      counted++;
+      lineBreaks++;
+    }
+  }
+  return { lineBreaks, counted };
 }
 
 export async function* readNdjsonRows(input: Readable): AsyncGenerator<SourceRow> {

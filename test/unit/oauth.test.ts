@@ -1,0 +1,135 @@
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import keygen from '../../src/commands/oauth/keygen.js';
+import { checkCertificate, parseCreateOptions } from '../../src/commands/oauth/create.js';
+import { UsageError } from '../../src/core/errors.js';
+import { validateScope, validateUrl } from '../../src/core/validate.js';
+import { testContext } from '../helpers/context.js';
+
+const dirs: string[] = [];
+function temp(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cardctl-oauth-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function runKeygen(opts: Record<string, unknown>, ctx = testContext({ globals: { json: true } })) {
+  await keygen.run(ctx, { args: [], opts: { subject: 'cardctl-app', days: '365', bits: '2048', ...opts } as any, command: undefined as any });
+  return ctx;
+}
+
+describe('validateScope', () => {
+  it.each(['read:card', 'create:oauth_application', 'reset:password', '*', 'READ', 'WRITE'])('accepts %s', (scope) => {
+    expect(validateScope('--scope', scope)).toBe(scope);
+  });
+  it.each(['Read:card', 'read', 'read:', ':card', 'read:card:x', 'read card', 'read-x:card', 'write', 'read:card1'])('rejects %s', (scope) => {
+    expect(() => validateScope('--scope', scope)).toThrow(UsageError);
+  });
+  it('validates URLs', () => {
+    expect(validateUrl('--website-url', 'https://example.com/x')).toBe('https://example.com/x');
+    expect(() => validateUrl('--website-url', 'example.com')).toThrow(/--website-url/);
+    expect(() => validateUrl('--icon-url', 'ftp://example.com/i.png')).toThrow(/http/);
+  });
+});
+
+describe('oauth keygen', () => {
+  it('writes a 0600 PKCS#8 key and a self-signed certificate, and prints its SHA-256 fingerprint', async () => {
+    const dir = temp();
+    const ctx = await runKeygen({ out: dir, subject: 'reconciler', days: '30' });
+    const key = readFileSync(join(dir, 'private-key.pem'), 'utf8');
+    expect(key).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    expect(statSync(join(dir, 'private-key.pem')).mode & 0o777).toBe(0o600);
+    const cert = new X509Certificate(readFileSync(join(dir, 'certificate.pem')));
+    expect(cert.subject).toBe('CN=reconciler');
+    expect(cert.issuer).toBe('CN=reconciler');
+    expect(cert.verify(cert.publicKey)).toBe(true);
+    expect(cert.publicKey.asymmetricKeyDetails?.modulusLength).toBe(2048);
+    const days = (Date.parse(cert.validTo) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29);
+    expect(days).toBeLessThan(31);
+    const printed = JSON.parse(ctx.io.stdoutText());
+    expect(printed.fingerprint).toBe(cert.fingerprint256);
+    expect(printed.privateKey).toBe(join(dir, 'private-key.pem'));
+    expect(printed.certificate).toBe(join(dir, 'certificate.pem'));
+  });
+
+  it('never overwrites without --force', async () => {
+    const dir = temp();
+    writeFileSync(join(dir, 'private-key.pem'), 'precious');
+    await expect(runKeygen({ out: dir })).rejects.toThrow(/refusing to overwrite/);
+    const error = await runKeygen({ out: dir }).catch((e) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.hint).toMatch(/--force/);
+    expect(readFileSync(join(dir, 'private-key.pem'), 'utf8')).toBe('precious');
+    await runKeygen({ out: dir, force: true });
+    expect(readFileSync(join(dir, 'private-key.pem'), 'utf8')).toMatch(/BEGIN PRIVATE KEY/);
+    expect(statSync(join(dir, 'private-key.pem')).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses keys smaller than 2048 bits', async () => {
+    await expect(runKeygen({ out: temp(), bits: '1024' })).rejects.toThrow(/2048/);
+  });
+});
+
+describe('oauth create parsing', () => {
+  async function certFile(): Promise<string> {
+    const dir = temp();
+    await runKeygen({ out: dir });
+    return join(dir, 'certificate.pem');
+  }
+
+  it('builds the body from flags, checking the certificate, scopes and URLs', async () => {
+    const cert = await certFile();
+    const ctx = testContext();
+    const body = await parseCreateOptions(ctx, {
+      name: ' app ', publicKey: cert, scope: ['read:card', 'read:transaction,read:card'], grantType: 'authorization_code',
+      redirectUri: ['https://example.com/cb'], websiteUrl: 'https://example.com', iconUrl: 'https://example.com/i.png', official: true, description: 'd',
+    });
+    expect(body).toEqual({
+      name: 'app', publicKey: readFileSync(cert, 'utf8'), scopes: ['read:card', 'read:transaction'], grantType: 'authorization_code',
+      redirectUri: ['https://example.com/cb'], websiteUrl: 'https://example.com', iconUrl: 'https://example.com/i.png', isOfficial: true, description: 'd',
+    });
+  });
+
+  it('without a terminal, a missing required value is a usage error naming the flag', async () => {
+    const cert = await certFile();
+    const ctx = testContext();
+    await expect(parseCreateOptions(ctx, { publicKey: cert, scope: ['read:card'], grantType: 'client_credentials' })).rejects.toThrow(/--name/);
+    await expect(parseCreateOptions(ctx, { name: 'a', scope: ['read:card'], grantType: 'client_credentials' })).rejects.toThrow(/--public-key/);
+    await expect(parseCreateOptions(ctx, { name: 'a', publicKey: cert, grantType: 'client_credentials' })).rejects.toThrow(/--scope/);
+    await expect(parseCreateOptions(ctx, { name: 'a', publicKey: cert, scope: ['read:card'] })).rejects.toThrow(/--grant-type/);
+    await expect(parseCreateOptions(ctx, { name: 'a', publicKey: cert, scope: ['read:card'], grantType: 'authorization_code' })).rejects.toThrow(/--redirect-uri/);
+    await expect(parseCreateOptions(ctx, { name: 'a', publicKey: cert, scope: ['Read:Card'], grantType: 'client_credentials' })).rejects.toThrow(/--scope/);
+  });
+
+  it('refuses a private key or a file that is not a certificate', async () => {
+    const dir = temp();
+    await runKeygen({ out: dir });
+    await expect(checkCertificate(readFileSync(join(dir, 'private-key.pem'), 'utf8'), 'x')).rejects.toThrow(/private key/);
+    await expect(checkCertificate('hello', 'x')).rejects.toThrow(/not a PEM X.509 certificate/);
+  });
+
+  it('asks for what is missing on a terminal', async () => {
+    const cert = await certFile();
+    const ctx = testContext({ tty: true, answers: ['my app', cert, 'read:card, read:transaction', 'client_credentials'] });
+    const body = await parseCreateOptions(ctx, {});
+    expect(body).toMatchObject({ name: 'my app', scopes: ['read:card', 'read:transaction'], grantType: 'client_credentials' });
+  });
+
+  it('reads the body from --from-file, flags overriding it', async () => {
+    const cert = await certFile();
+    const dir = temp();
+    const file = join(dir, 'app.json');
+    writeFileSync(file, JSON.stringify({ name: 'from file', publicKey: readFileSync(cert, 'utf8'), scopes: ['*'], grantType: 'client_credentials' }));
+    const body = await parseCreateOptions(testContext(), { fromFile: file, name: 'flag wins' });
+    expect(body).toMatchObject({ name: 'flag wins', scopes: ['*'] });
+    writeFileSync(file, JSON.stringify({ nme: 'typo' }));
+    await expect(parseCreateOptions(testContext(), { fromFile: file })).rejects.toThrow(/unknown field "nme"/);
+  });
+});
