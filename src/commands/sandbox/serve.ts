@@ -73,6 +73,9 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
       throw error;
     }
 
+    // Listen for the stop signals before announcing anything: a script may send SIGTERM as
+    // soon as it has read the first line.
+    const stopped = untilStopped(ctx.signal);
     try {
       const profileName = ctx.globals.profile;
       if (profileName) {
@@ -102,7 +105,7 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
         printBanner(ctx, sandbox, options, profileName);
       }
 
-      await untilStopped(ctx.signal);
+      await stopped;
     } finally {
       await sandbox.close();
     }

@@ -1,0 +1,113 @@
+// `cardctl sandbox serve` as a process: the --json line, the banner and log on stderr,
+// --profile, clean shutdown on SIGINT/SIGTERM, and usage errors.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, describe, expect, test } from 'vitest';
+import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir } from '../helpers/cli.js';
+import { call } from '../sandbox/helpers.js';
+
+const dirs: Array<{ remove(): void }> = [];
+afterAll(() => dirs.forEach((dir) => dir.remove()));
+function dir() {
+  const made = tempDir('cardctl-serve-');
+  dirs.push(made);
+  return made.path;
+}
+
+describe('sandbox serve', () => {
+  test('--json prints one JSON object first; the log has one line per request without query strings or secrets; SIGTERM exits 0', async () => {
+    const sandbox = await startSandboxProcess([], { configDir: dir() });
+    const info = sandbox.info;
+    expect(Object.keys(info).sort()).toEqual(['apiKey', 'baseUrl', 'cardProgramId', 'institutionId', 'pinKeyFingerprint', 'token']);
+    expect(info.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(info.token.length).toBeGreaterThanOrEqual(22);
+    expect(info.pinKeyFingerprint).toMatch(/^[0-9a-f]{64}$/);
+
+    const health = await call(info, 'GET', '/sandbox/health');
+    expect(health.body).toMatchObject({ status: 'ok', storage: 'memory' });
+    const list = await call(info, 'GET', '/institutions/cards?search=secret-term&limit=5', { token: info.token });
+    expect(list.status).toBe(200);
+    expect((await call(info, 'GET', '/institutions/cards', { token: 'nope' })).status).toBe(401);
+
+    await sandbox.stop('SIGTERM');
+    const result = await sandbox.process;
+    expect(result.exitCode).toBe(0);
+    const log = sandbox.log();
+    expect(log).toMatch(/^GET \/sandbox\/health 200 \d+(\.\d+)?ms$/m);
+    expect(log).toMatch(/^GET \/institutions\/cards 200 \d+(\.\d+)?ms$/m);
+    expect(log).toMatch(/^GET \/institutions\/cards 401 /m);
+    expect(log).not.toContain('secret-term');
+    expect(log).not.toContain(info.token);
+    expect(log).not.toContain(info.apiKey);
+  });
+
+  test('SIGINT shuts down cleanly with exit 0', async () => {
+    const sandbox = await startSandboxProcess(['--quiet-log'], { configDir: dir() });
+    await call(sandbox.info, 'GET', '/sandbox/health');
+    await sandbox.stop('SIGINT');
+    const result = await sandbox.process;
+    expect(result.exitCode).toBe(0);
+    expect(sandbox.log()).not.toMatch(/GET \/sandbox\/health/);
+  });
+
+  test('without --json: a banner on stderr with the base URL and a masked token, nothing on stdout', async () => {
+    const config = dir();
+    const child = execa('node', [BIN, 'sandbox', 'serve', '--port', '0', '--memory'], {
+      env: cleanEnv({ CARDCTL_CONFIG_DIR: config, CARDCTL_DATA_DIR: config }), extendEnv: false, reject: false,
+    });
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no banner: ${stderr}`)), 20_000);
+      child.stderr!.on('data', (chunk) => {
+        stderr += chunk;
+        if (stderr.includes('Ctrl-C')) { clearTimeout(timer); resolve(); }
+      });
+    });
+    child.kill('SIGTERM');
+    const result = await child;
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(stderr).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+    expect(stderr).toMatch(/token\s+sbx_…/);
+    expect(stderr).not.toMatch(/sbx_tok_[A-Za-z0-9_-]{20,}/);
+  });
+
+  test('--profile stores the credentials and PIN key as that profile and makes it current', async () => {
+    const config = dir();
+    const sandbox = await startSandboxProcess(['--profile', 'local'], { configDir: config });
+    const file = JSON.parse(readFileSync(join(config, 'config.json'), 'utf8'));
+    expect(file.currentProfile).toBe('local');
+    expect(file.profiles.local).toMatchObject({
+      baseUrl: sandbox.info.baseUrl,
+      token: sandbox.info.token,
+      apiKey: sandbox.info.apiKey,
+      pinKeyFingerprint: sandbox.info.pinKeyFingerprint,
+      env: 'sandbox',
+      pinKey: expect.stringContaining('BEGIN PUBLIC KEY'),
+    });
+    await sandbox.stop();
+  });
+
+  test('a --webhook-url lands on the seeded program', async () => {
+    const sandbox = await startSandboxProcess(['--webhook-url', 'http://127.0.0.1:9/hook'], { configDir: dir() });
+    const programs = await call(sandbox.info, 'GET', '/sandbox/card-programs', { token: sandbox.info.token });
+    expect(programs.body.data[0].webHookConfig.url).toBe('http://127.0.0.1:9/hook');
+    await sandbox.stop();
+  });
+
+  test.each([
+    [['--faults', 'rate=0.1'], /not available yet/],
+    [['--faults-seed', '7'], /not available yet/],
+    [['--port', 'abc'], /invalid --port/],
+    [['--port', '70000'], /invalid --port/],
+    [['--memory', '--db', 'x.db'], /cannot be used together/],
+    [['--token-ttl', '0'], /invalid --token-ttl/],
+    [['--webhook-url', 'ftp://x'], /invalid --webhook-url/],
+  ])('%j is a usage error (exit 2)', async (args, message) => {
+    const result = await cardctl(['sandbox', 'serve', '--port', '0', ...args], { configDir: dir(), timeout: 20_000 });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe('');
+  });
+});
