@@ -54,7 +54,7 @@ export function mergeCustomer(card: Pick<Card, 'customer'>, changes: Json): { bo
     setPath(body, path, value);
   }
   if (!body.dateOfBirth) {
-    throw new UsageError('the card has no date of birth on record and the API requires one', { hint: 'give it with --dob YYYY-MM-DD' });
+    throw new UsageError('the card has no date of birth on record and the API requires one: give --dob', { hint: 'e.g. --dob 1990-05-17' });
   }
   return { body: body as unknown as UpdateCustomerBody, changed };
 }

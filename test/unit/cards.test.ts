@@ -1,0 +1,316 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateKeyPairSync } from 'node:crypto';
+import { MockAgent } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import createCommand, { defaultExpiry, generateReference, parseCreateInput, type CreateOptions } from '../../src/commands/cards/create.js';
+import { mergeCustomer, parseCustomerChanges } from '../../src/commands/cards/customer/update.js';
+import deactivate from '../../src/commands/cards/deactivate.js';
+import list, { parseListOptions } from '../../src/commands/cards/list.js';
+import change from '../../src/commands/cards/pin/change.js';
+import { parseFutureExpiration, parseRenewReason } from '../../src/commands/cards/renew.js';
+import { explainPinError } from '../../src/commands/cards/shared.js';
+import { CliError, RejectedError, UsageError } from '../../src/core/errors.js';
+import { ScriptedPrompter } from '../../src/core/prompter.js';
+import { createPinInput } from '../../src/pin/input.js';
+import { cardColumns, cardExpiry, cardNumber } from '../../src/output/columns/cards.js';
+import { testContext } from '../helpers/context.js';
+
+const BASE = 'http://127.0.0.1:4010';
+let dir: string;
+let publicPem: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cardctl-cards-'));
+  publicPem = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const fixedClock = { now: () => new Date('2026-11-22T10:00:00Z') };
+const command = (source = 'default') => ({ getOptionValueSource: () => source }) as never;
+
+const full: CreateOptions = {
+  program: 'PROG1', firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com', phone: '+234 801 234 5678',
+  accountNumber: '0123456789', accountType: 'savings', bankCode: '058', pin: true,
+};
+
+async function usage(promise: Promise<unknown>): Promise<UsageError> {
+  const error = await promise.then(() => undefined, (e) => e);
+  expect(error).toBeInstanceOf(UsageError);
+  return error as UsageError;
+}
+
+describe('cards list parsing', () => {
+  it('checks paging and refuses --all with --page', () => {
+    expect(parseListOptions({ limit: '50', page: '2', search: ' ada ' })).toMatchObject({ limit: 50, page: 2, search: 'ada', all: false });
+    expect(() => parseListOptions({ limit: '101' })).toThrow(/--limit/);
+    expect(() => parseListOptions({ limit: '0' })).toThrow(UsageError);
+    expect(() => parseListOptions({ page: 'x' })).toThrow(/--page/);
+    expect(() => parseListOptions({ all: true, page: '2' })).toThrow(/--all and --page/);
+    expect(() => parseListOptions({ search: '  ' })).toThrow(/--search/);
+  });
+});
+
+describe('cards renew parsing', () => {
+  it('accepts only a future YYYYMM', () => {
+    expect(parseFutureExpiration('202912', fixedClock)).toBe('202912');
+    expect(parseFutureExpiration('202612', fixedClock)).toBe('202612');
+    expect(() => parseFutureExpiration('202611', fixedClock)).toThrow(/future/);
+    expect(() => parseFutureExpiration('202401', fixedClock)).toThrow(/future/);
+    expect(() => parseFutureExpiration('202913', fixedClock)).toThrow(/YYYYMM/);
+    expect(() => parseFutureExpiration('2029-12', fixedClock)).toThrow(/--expiration/);
+    expect(parseRenewReason(undefined)).toBe('RENEW');
+    expect(parseRenewReason(' REPLACE ')).toBe('REPLACE');
+    expect(() => parseRenewReason(' ')).toThrow(UsageError);
+  });
+});
+
+describe('cards create parsing', () => {
+  it('checks and normalises every flag', async () => {
+    const { body } = await parseCreateInput(testContext(), {
+      ...full, currency: 'NGN', dob: '1990-05-17', startDate: '2026-12-01', expiryDate: '2029-12-01T00:00:00Z',
+      pan: '4111 1111 1111 1111', status: 'inactive', seqNumber: '002', enroll2fa: true, printCard: true, city: 'Lagos',
+    }, command());
+    expect(body).toMatchObject({
+      cardProgram: 'PROG1', pinEnabled: true, enroll2FA: true, printCard: true, pan: '4111111111111111', status: 'inactive', seqNumber: '002',
+      startDate: '2026-12-01T00:00:00.000Z', expiryDate: '2029-12-01T00:00:00.000Z',
+      customer: { firstName: 'Ada', lastName: 'Obi', emailAddress: 'ada@example.com', phoneNumber: '+2348012345678', dateOfBirth: '1990-05-17T00:00:00.000Z', address: { city: 'Lagos' } },
+      account: { number: '0123456789', type: 'savings', bankCode: '058', currency: '566' },
+    });
+  });
+
+  it('names the flag of each bad value', async () => {
+    const ctx = testContext();
+    expect((await usage(parseCreateInput(ctx, { ...full, email: 'ada@' }, command()))).message).toMatch(/--email/);
+    expect((await usage(parseCreateInput(ctx, { ...full, phone: '12' }, command()))).message).toMatch(/--phone/);
+    expect((await usage(parseCreateInput(ctx, { ...full, pan: '4111111111111112' }, command()))).message).toMatch(/--pan.*Luhn/);
+    expect((await usage(parseCreateInput(ctx, { ...full, currency: '999x' }, command()))).message).toMatch(/--currency/);
+    expect((await usage(parseCreateInput(ctx, { ...full, currency: '000' }, command()))).message).toMatch(/ISO 4217/);
+    expect((await usage(parseCreateInput(ctx, { ...full, startDate: '2026-02-30' }, command()))).message).toMatch(/--start-date/);
+    expect((await usage(parseCreateInput(ctx, { ...full, dob: '2999-01-01' }, command()))).message).toMatch(/--dob/);
+    expect((await usage(parseCreateInput(ctx, { ...full, status: 'frozen' }, command()))).message).toMatch(/--status/);
+    expect((await usage(parseCreateInput(ctx, { ...full, seqNumber: '1234' }, command()))).message).toMatch(/--seq-number/);
+    expect((await usage(parseCreateInput(ctx, { ...full, embossingName: 'A'.repeat(27) }, command()))).message).toMatch(/26/);
+    expect((await usage(parseCreateInput(ctx, { ...full, reference: 'has space' }, command()))).message).toMatch(/--reference/);
+  });
+
+  it('merges --from-file with flags, flags winning', async () => {
+    const file = join(dir, 'card.json');
+    writeFileSync(file, JSON.stringify({
+      cardProgram: 'FROMFILE', referenceCode: 'ref-1', embossingName: 'FILE NAME', pinEnabled: false,
+      customer: { firstName: 'File', lastName: 'Obi', emailAddress: 'file@example.com', phoneNumber: '+2348000000000', address: { city: 'Abuja' } },
+      account: { number: '1', type: 'current', bankCode: '011', currency: 840 },
+    }));
+    const { body, referenceGiven } = await parseCreateInput(testContext(), { fromFile: file, program: 'FLAG', firstName: 'Flag', pin: true }, command('default'));
+    expect(referenceGiven).toBe(true);
+    expect(body).toMatchObject({
+      cardProgram: 'FLAG', referenceCode: 'ref-1', embossingName: 'FILE NAME', pinEnabled: false,
+      customer: { firstName: 'Flag', lastName: 'Obi', address: { city: 'Abuja' } },
+      account: { currency: '840', type: 'current' },
+    });
+    const cli = await parseCreateInput(testContext(), { fromFile: file, pin: false }, command('cli'));
+    expect(cli.body.pinEnabled).toBe(false);
+  });
+
+  it('refuses bad files: unknown fields, clear PINs, bad values, stdin twice', async () => {
+    const write = (name: string, value: unknown) => {
+      const path = join(dir, name);
+      writeFileSync(path, typeof value === 'string' ? value : JSON.stringify(value));
+      return path;
+    };
+    const ctx = testContext();
+    expect((await usage(parseCreateInput(ctx, { fromFile: write('a.json', { cardProgam: 'x' }) }, command()))).message).toMatch(/unknown field "cardProgam"/);
+    const clear = await usage(parseCreateInput(ctx, { fromFile: write('b.json', { defaultPIN: '4821' }) }, command()));
+    expect(clear.message).toMatch(/never a clear PIN/);
+    expect(clear.message).not.toContain('4821');
+    expect((await usage(parseCreateInput(ctx, { fromFile: write('c.json', { customer: { emailAddress: 'nope' } }) }, command()))).message).toMatch(/customer.emailAddress/);
+    expect((await usage(parseCreateInput(ctx, { fromFile: write('d.json', '{oops') }, command()))).message).toMatch(/not valid JSON/);
+    expect((await usage(parseCreateInput(ctx, { fromFile: join(dir, 'missing.json') }, command()))).message).toMatch(/no such file/);
+    expect((await usage(parseCreateInput(ctx, { fromFile: '-', pinStdin: true }, command()))).message).toMatch(/both read stdin/);
+    const block = { encryptedData: 'ab12', publicKeyFingerprint: 'f'.repeat(64) };
+    const parsed = await parseCreateInput(ctx, { fromFile: write('e.json', { defaultPIN: block }) }, command());
+    expect(parsed.fileBlock).toEqual(block);
+    expect(parsed.body.defaultPIN).toBeUndefined();
+  });
+
+  it('reads the body from stdin with --from-file -', async () => {
+    const ctx = testContext({ stdin: JSON.stringify({ cardProgram: 'P', customer: { firstName: 'Ada' } }) });
+    const { body } = await parseCreateInput(ctx, { fromFile: '-' }, command());
+    expect(body).toMatchObject({ cardProgram: 'P', customer: { firstName: 'Ada' } });
+  });
+
+  it('without a terminal, names every missing required flag and sends nothing', async () => {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const ctx = testContext({ dispatcher: agent, env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' } });
+    const error = await usage(createCommand.run(ctx, { args: [], opts: { firstName: 'Ada', pin: true }, command: command() }));
+    for (const flag of ['--program', '--last-name', '--email', '--phone', '--account-number', '--account-type']) expect(error.message).toContain(flag);
+    expect(error.message).not.toContain('--first-name');
+  });
+
+  it('generates references and default expiry dates', async () => {
+    expect(await generateReference(new Date('2026-11-22T10:00:00Z'))).toMatch(/^cardctl-20261122-[0-9a-f]{8}$/);
+    expect(defaultExpiry('2026-11-22T00:00:00.000Z', 60)).toBe('2031-11-22T00:00:00.000Z');
+    expect(defaultExpiry('2026-01-31T00:00:00.000Z', 1)).toBe('2026-02-28T00:00:00.000Z');
+  });
+
+  it('creates a card: PIN from stdin encrypted under the sandbox key, reference printed', async () => {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const pool = agent.get(BASE);
+    const { createHash, createPublicKey } = await import('node:crypto');
+    const fingerprint = createHash('sha256').update(createPublicKey(publicPem).export({ type: 'spki', format: 'der' })).digest('hex');
+    pool.intercept({ path: '/sandbox/pin-key', method: 'GET' }).reply(200, { publicKey: publicPem, fingerprint, algorithm: 'RSA-OAEP-256', pinBlockFormat: 'ISO-9564-1' });
+    pool.intercept({ path: '/sandbox/card-programs', method: 'GET' }).reply(200, { statusCode: 200, message: 'ok', data: [{ id: 'PROG1', _id: 'PROG1', name: 'Debit', maxExpiry: 36, bankCode: '058', active: true }] });
+    let sent: Record<string, any> | undefined;
+    pool.intercept({ path: '/institutions/cards', method: 'POST' }).reply(200, (request) => {
+      sent = JSON.parse(String(request.body));
+      return { statusCode: 200, message: 'Card created', data: { id: 'c1', pan: '506099******0008', lastFour: '0008', embossingName: 'ADA OBI', status: 'active' } };
+    });
+    const ctx = testContext({ dispatcher: agent, stdin: '4821\n', env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' }, globals: { output: 'json' }, configDir: dir });
+    Object.assign(ctx, { clock: fixedClock });
+    await createCommand.run(ctx, { args: [], opts: { ...full, bankCode: undefined, pinStdin: true }, command: command() });
+    expect(sent).toBeDefined();
+    expect(sent!.defaultPIN.publicKeyFingerprint).toBe(fingerprint);
+    expect(sent!.defaultPIN.encryptedData).toMatch(/^[0-9a-f]{512}$/);
+    expect(JSON.stringify(sent)).not.toContain('4821');
+    expect(sent).toMatchObject({ embossingName: 'ADA OBI', startDate: '2026-11-22T00:00:00.000Z', expiryDate: '2029-11-22T00:00:00.000Z', account: { bankCode: '058', currency: '566' } });
+    expect(sent!.referenceCode).toMatch(/^cardctl-20261122-/);
+    expect(ctx.io.stderrText()).toContain(`reference: ${sent!.referenceCode}, reuse it with --reference to retry safely`);
+    expect(JSON.parse(ctx.io.stdoutText())).toMatchObject({ id: 'c1' });
+  });
+});
+
+describe('PIN input', () => {
+  it('reads one PIN per stdin line and checks them, never echoing', async () => {
+    const pins = createPinInput(testContext({ stdin: '4821\r\n7305\n1111\n' }), { stdin: true });
+    expect(await pins.existing('current PIN')).toBe('4821');
+    expect(await pins.fresh('new PIN')).toBe('7305');
+    const weak = await usage(pins.fresh('new PIN'));
+    expect(weak.message).toMatch(/line 3/);
+    expect(weak.message).not.toContain('1111');
+    expect(weak.hint).toMatch(/--allow-weak-pin/);
+    expect((await usage(pins.fresh('new PIN'))).message).toMatch(/stdin ended/);
+    const allowed = createPinInput(testContext({ stdin: '1234\n' }), { stdin: true, allowWeak: true });
+    expect(await allowed.fresh('new PIN')).toBe('1234');
+  });
+
+  it('without a terminal and without --pin-stdin, says to use --pin-stdin', async () => {
+    const error = await usage(createPinInput(testContext(), { stdin: false }).fresh('new PIN'));
+    expect(error.hint).toMatch(/--pin-stdin/);
+  });
+
+  it('asks a new PIN twice and again after a mismatch', async () => {
+    const prompter = new ScriptedPrompter(['4821', '4812', '4821', '4821']);
+    const ctx = testContext({ tty: true, prompter });
+    expect(await createPinInput(ctx, { stdin: false }).fresh('new PIN')).toBe('4821');
+    expect(prompter.asked).toEqual(['New PIN (4-12 digits):', 'Confirm new PIN:', 'New PIN (4-12 digits):', 'Confirm new PIN:']);
+    expect(ctx.io.stderrText()).toMatch(/do not match/);
+    expect(ctx.io.stderrText()).not.toContain('4821');
+  });
+
+  it('gives up after three mismatches', async () => {
+    const prompter = new ScriptedPrompter(['4821', '4822', '4821', '4823', '4821', '4824']);
+    await usage(createPinInput(testContext({ tty: true, prompter }), { stdin: false }).fresh('new PIN'));
+  });
+});
+
+describe('customer update', () => {
+  const card = {
+    customer: {
+      uniqueId: 'u', firstName: 'Ada', middleName: '', lastName: 'Obi', emailAddress: 'ada@example.com', phoneNumber: '+2348012345678',
+      honorific: '', gender: '', dateOfBirth: '1990-01-02T00:00:00.000Z',
+      address: { line1: '1 Marina', line2: '', city: 'Lagos', state: 'LA', country: 'NG', postalCode: '100001' },
+    },
+  };
+
+  it('merges only the changed fields into the full body', async () => {
+    const changes = await parseCustomerChanges(testContext(), { email: 'new@example.com', city: 'Abuja' });
+    const { body, changed } = mergeCustomer(card as never, changes);
+    expect(changed).toEqual(['emailAddress', 'address.city']);
+    expect(body).toEqual({
+      firstName: 'Ada', middleName: '', lastName: 'Obi', emailAddress: 'new@example.com', phoneNumber: '+2348012345678', dateOfBirth: '1990-01-02T00:00:00.000Z',
+      address: { line1: '1 Marina', line2: '', city: 'Abuja', state: 'LA', country: 'NG', postalCode: '100001' },
+    });
+  });
+
+  it('takes a file ({customer: …} or flat), flags winning', async () => {
+    const file = join(dir, 'customer.json');
+    writeFileSync(file, JSON.stringify({ customer: { lastName: 'Obi-Eze', emailAddress: 'file@example.com' } }));
+    const changes = await parseCustomerChanges(testContext(), { fromFile: file, email: 'flag@example.com' });
+    expect(changes).toEqual({ lastName: 'Obi-Eze', emailAddress: 'flag@example.com' });
+    writeFileSync(file, JSON.stringify({ emial: 'x' }));
+    await usage(parseCustomerChanges(testContext(), { fromFile: file }));
+  });
+
+  it('needs a date of birth when the card has none', () => {
+    expect(() => mergeCustomer({ customer: { ...card.customer, dateOfBirth: null } } as never, { city: 'x' })).toThrow(/--dob/);
+  });
+});
+
+describe('PIN errors', () => {
+  it('says how many attempts are left, and how to unlock', () => {
+    const mismatch = explainPinError(new RejectedError('rejected (422): PIN mismatch', { code: 'PIN_MISMATCH', status: 422, details: { pinAttempts: 1 } }), 'c1') as CliError;
+    expect(mismatch.exitCode).toBe(5);
+    expect(mismatch.message).toMatch(/2 attempts left/);
+    const last = explainPinError(new RejectedError('x', { code: 'PIN_MISMATCH', details: { attemptsLeft: 0 } }), 'c1') as CliError;
+    expect(last.hint).toMatch(/cards pin reset c1/);
+    const locked = explainPinError(new RejectedError('x', { code: 'PIN_LOCKED', status: 423 }), 'c1') as CliError;
+    expect(locked.exitCode).toBe(5);
+    expect(locked.hint).toMatch(/cardctl cards pin reset c1/);
+  });
+
+  it('pin change refuses the same PIN twice before sending', async () => {
+    const ctx = testContext({ stdin: '4821\n4821\n' });
+    expect((await usage(change.run(ctx, { args: ['c1'], opts: { pinStdin: true }, command: command() }))).message).toMatch(/same as the current/);
+  });
+});
+
+describe('deactivate', () => {
+  it('without a terminal needs --yes, before anything is sent', async () => {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const ctx = testContext({ dispatcher: agent, env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' } });
+    const error = await usage(deactivate.run(ctx, { args: ['c1'], opts: {}, command: command() }));
+    expect(error.hint).toMatch(/--yes/);
+  });
+
+  it('asks naming the card on a terminal, and stops when declined', async () => {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    agent.get(BASE).intercept({ path: '/institutions/cards?cardId=c1&limit=1', method: 'GET' })
+      .reply(200, { statusCode: 200, message: 'ok', data: [{ id: 'c1', pan: '506099******0008', lastFour: '0008', embossingName: 'ADA OBI' }] });
+    const prompter = new ScriptedPrompter([false]);
+    const ctx = testContext({ tty: true, prompter, dispatcher: agent, env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' } });
+    await usage(deactivate.run(ctx, { args: ['c1'], opts: {}, command: command() }));
+    expect(prompter.asked[0]).toContain('506099******0008 (ADA OBI)');
+  });
+});
+
+describe('cards list --all', () => {
+  it('streams ndjson page by page', async () => {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const pool = agent.get(BASE);
+    for (const page of [1, 2, 3]) {
+      pool.intercept({ path: `/institutions/cards?page=${page}&limit=2`, method: 'GET' }).reply(200, {
+        statusCode: 200, message: 'ok',
+        data: page < 3 ? [{ id: `c${page}a` }, { id: `c${page}b` }] : [{ id: 'c3a' }],
+        pagination: { page, limit: 2, total: 5, pages: 3 },
+      });
+    }
+    const ctx = testContext({ dispatcher: agent, env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' }, globals: { output: 'ndjson' } });
+    await list.run(ctx, { args: [], opts: { all: true, limit: '2' }, command: command() });
+    expect(ctx.io.stdoutText().trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['c1a', 'c1b', 'c2a', 'c2b', 'c3a']);
+  });
+});
+
+describe('card columns', () => {
+  it('formats number and expiry', () => {
+    expect(cardNumber({ pan: '5060990000000008' })).toBe('506099******0008');
+    expect(cardNumber({ lastFour: '0008' })).toBe('••••0008');
+    expect(cardExpiry({ expiryMonth: '3', expiryYear: 2031 })).toBe('03/2031');
+    expect(cardExpiry({ expiryDate: '2031-11-30T00:00:00.000Z' })).toBe('11/2031');
+    expect(cardColumns.filter((c) => !c.wide).map((c) => c.header)).toEqual(['ID', 'Card', 'Name on card', 'Status', 'Expires', 'Program', 'Created']);
+  });
+});
