@@ -1,0 +1,400 @@
+// The simulator's rules in stub mode: message building, every decline code of the service
+// checks, limits per channel and per day, reversals, amounts by currency exponent, overrides.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
+import { auth, cardOf, clearPan, createProgram, financial, simulate, updateProgram } from './switch-helpers.js';
+
+let sb: Sandbox;
+let openapi: OpenApiChecker;
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  openapi = await OpenApiChecker.load(sb);
+});
+afterAll(async () => {
+  await sb.close();
+});
+
+describe('approved in stub mode', () => {
+  it('an authorization is approved and stored as pending, with the whole record', async () => {
+    const card = await cardOf(sb);
+    const response = await simulate(sb, auth(card.id, { amount: 1500, channel: 'pos', paymentMethod: 'chip' }));
+    expect(response.status, response.text).toBe(200);
+    openapi.expectMatches('POST', '/institutions/{switch}/simulate', response);
+    const { data, status, message } = response.body;
+    expect(status).toBe('success');
+    expect(message).toMatch(/approved/i);
+    expect(data).toMatchObject({ mti: '0100', responseCode: '00', responseMessage: 'Approved or completed successfully', transactionStatus: 'pending' });
+    expect(data.stan).toMatch(/^\d{6}$/);
+    expect(data.rrn).toMatch(/^[0-9A-Za-z]{12}$/);
+    expect(data.request).toMatchObject({
+      '0': '0100', '3': '000000', '4': '000000150000', '11': data.stan, '14': expect.stringMatching(/^\d{4}$/), '22': '051', '25': '00',
+      '37': data.rrn, '41': 'SBXPOS01', '42': 'SBXMERCHANT0001', '49': '566', '102': card.account.number,
+    });
+    expect(data.request['7']).toMatch(/^\d{10}$/);
+    expect(data.request['12']).toMatch(/^\d{6}$/);
+    expect(data.request['13']).toMatch(/^\d{4}$/);
+    expect(data.request['123']).toMatch(/^[0-9A-Z]{15}$/);
+    // The answer and the stored record show the PAN masked; track 2 is PAN=YYMM + service code.
+    expect(data.request['2']).toMatch(/^\d{6}\*+\d{4}$/);
+    expect(data.request['35']).toBe(`${data.request['2']}=${data.request['14']}${card.serviceCode}`);
+    expect(response.text).not.toContain(clearPan(sb, card.id));
+    expect(data.response).toMatchObject({ '0': '0110', '39': '00', '11': data.stan, '37': data.rrn });
+    expect(data.response['38']).toMatch(/^\d{6}$/);
+
+    const stored = await call(sb, 'GET', `/institutions/transactions/${data.transactionId}`, { token: sb.token });
+    expect(stored.status).toBe(200);
+    openapi.expectMatches('GET', '/institutions/transactions/{id}', stored);
+    const tx = stored.body.data;
+    expect(tx).toMatchObject({
+      id: data.transactionId, _id: data.transactionId, mti: '0100', stan: data.stan, rrn: data.rrn, processingCode: '000000',
+      terminalId: 'SBXPOS01', merchantId: 'SBXMERCHANT0001', amount: 1500, transactionAmount: 1500, merchantFeeAmount: 0,
+      amounts: { amount: '000000150000', currency: '566' }, responseCode: '00', transactionStatus: 'pending', reversed: false, reversalId: '',
+      messageType: 'authorization', isDeleted: false,
+      card: { id: card.id, status: 'active' }, institution: { id: sb.institutionId },
+      cardData: { pan: card.pan }, accounts: { account1: card.account.number },
+      transactionChannel: { channelType: 'pos', entryMode: '051', posConditionCode: '00', isCardPresent: true, isPhysical: true, isAtm: false, isOnline: true },
+      originalMessage: data.request, response: data.response,
+    });
+    expect(tx.dates).toMatchObject({ transmission: data.request['7'], expiration: data.request['14'] });
+    const hops = tx.timestamps;
+    expect(Object.keys(hops)).toEqual(['switchToService', 'serviceToInstitution', 'institutionToService', 'serviceToSwitch']);
+    expect(hops.switchToService.direction).toBe('inbound');
+    expect(hops.serviceToInstitution.direction).toBe('outbound');
+    expect(hops.institutionToService.direction).toBe('inbound');
+    expect(hops.serviceToSwitch.direction).toBe('outbound');
+    expect(Date.parse(hops.serviceToSwitch.timestamp)).toBeGreaterThanOrEqual(Date.parse(hops.switchToService.timestamp));
+    expect(tx.duration).toBe(data.duration);
+
+    const list = await call(sb, 'GET', '/institutions/transactions?limit=5', { token: sb.token });
+    openapi.expectMatches('GET', '/institutions/transactions', list);
+    expect(list.body.data.map((t: { id: string }) => t.id)).toContain(data.transactionId);
+  });
+
+  it('a financial transaction is completed; flows, channels and methods set fields 3, 22 and 25', async () => {
+    const card = await cardOf(sb);
+    const cases = [
+      { flow: 'cash_withdrawal', channel: 'atm', method: 'magstripe', f3: '010000', f22: '901', f25: '02', terminal: 'SBXATM01' },
+      { flow: 'balance_inquiry', channel: 'atm', method: 'chip', f3: '310000', f22: '051', f25: '02', terminal: 'SBXATM01' },
+      { flow: 'refund', channel: 'pos', method: 'contactless', f3: '200000', f22: '071', f25: '00', terminal: 'SBXPOS01' },
+      { flow: 'purchase', channel: 'pos', method: 'manual', f3: '000000', f22: '012', f25: '00', terminal: 'SBXPOS01' },
+      { flow: 'purchase', channel: 'web', method: 'ecom', f3: '000000', f22: '810', f25: '59', terminal: 'SBXWEB01' },
+      { flow: 'purchase', channel: 'web', method: 'moto', f3: '000000', f22: '812', f25: '08', terminal: 'SBXWEB01' },
+    ];
+    for (const c of cases) {
+      const response = await simulate(sb, financial(card.id, { processingFlow: c.flow, channel: c.channel, paymentMethod: c.method }));
+      expect(response.status, response.text).toBe(200);
+      const { data } = response.body;
+      expect(data, JSON.stringify(c)).toMatchObject({ mti: '0200', responseCode: '00', transactionStatus: 'completed' });
+      expect(data.request).toMatchObject({ '3': c.f3, '22': c.f22, '25': c.f25, '41': c.terminal });
+      expect(data.response['0']).toBe('0210');
+      // Track 2 only when the card was read.
+      expect('35' in data.request).toBe(['chip', 'magstripe', 'contactless'].includes(c.method));
+    }
+  });
+
+  it('defaults: channel pos, method chip, currency 566; merchant and terminal can be given', async () => {
+    const card = await cardOf(sb);
+    const { data } = (await simulate(sb, auth(card.id, { merchantId: 'M-42', terminalId: 'T-42' }))).body;
+    expect(data.request).toMatchObject({ '22': '051', '25': '00', '49': '566', '41': 'T-42', '42': 'M-42' });
+    const filtered = await call(sb, 'GET', '/institutions/transactions?merchantId=M-42&terminalId=T-42', { token: sb.token });
+    expect(filtered.body.data.map((t: { id: string }) => t.id)).toEqual([data.transactionId]);
+  });
+
+  it('accepts any switch path segment', async () => {
+    const card = await cardOf(sb);
+    const response = await simulate(sb, auth(card.id), { switchSegment: 'interswitch' });
+    expect(response.body.data.responseCode).toBe('00');
+  });
+
+  it('needs a bearer token', async () => {
+    const response = await call(sb, 'POST', '/institutions/switch/simulate', { body: auth('x') });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('card by pan, expiry and account (rule 1)', () => {
+  it('approves matching card data and declines what does not match', async () => {
+    const card = await cardOf(sb);
+    const pan = clearPan(sb, card.id);
+    const expiry = `${card.expiryYear}${card.expiryMonth}`; // YYYYMM is accepted too
+    const base = { intent: 'authorization', processingFlow: 'purchase', amount: 10 };
+    const ok = await simulate(sb, { ...base, pan, expiry, accountNumber: card.account.number });
+    expect(ok.body.data.responseCode).toBe('00');
+    expect(ok.body.data.request['14']).toBe(expiry.slice(2));
+
+    const wrongExpiry = await simulate(sb, { ...base, pan, expiry: '3001', accountNumber: card.account.number });
+    expect(wrongExpiry.body.data).toMatchObject({ responseCode: '54', transactionStatus: 'failed' });
+    const wrongAccount = await simulate(sb, { ...base, pan, expiry: expiry.slice(2), accountNumber: '9999999999' });
+    expect(wrongAccount.body.data.responseCode).toBe('14');
+    const unknownPan = await simulate(sb, { ...base, pan: '4111111111111111', expiry: '2912', accountNumber: '1' });
+    expect(unknownPan.body).toMatchObject({ status: 'failed', data: { responseCode: '14', responseMessage: 'Invalid card number (no such number)', transactionStatus: 'failed' } });
+    const stored = await call(sb, 'GET', `/institutions/transactions/${unknownPan.body.data.transactionId}`, { token: sb.token });
+    expect(stored.body.data.card).toBeNull();
+    expect(stored.body.data.cardData.pan).toBe('411111******1111');
+  });
+
+  it('is a 400 naming the missing fields when cardId is absent and the card data are incomplete', async () => {
+    const response = await simulate(sb, { intent: 'authorization', processingFlow: 'purchase', amount: 10, pan: '4111111111111111' });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('VALIDATION_ERROR');
+    expect(response.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['accountNumber', 'expiry']);
+  });
+
+  it("does not find another institution's card by PAN", async () => {
+    const other = await call(sb, 'POST', '/sandbox/institutions', { body: { name: 'Other Bank' } });
+    expect(other.status, other.text).toBe(201);
+    const card = await cardOf(sb);
+    const response = await simulate(sb, { intent: 'authorization', processingFlow: 'purchase', amount: 10, pan: clearPan(sb, card.id), expiry: `${String(card.expiryYear).slice(2)}${card.expiryMonth}`, accountNumber: card.account.number }, { token: other.body.data.token });
+    expect(response.body.data.responseCode).toBe('14');
+    const byId = await simulate(sb, auth(card.id), { token: other.body.data.token });
+    expect(byId.body.data.responseCode).toBe('14');
+    const read = await call(sb, 'GET', `/institutions/transactions/${byId.body.data.transactionId}`, { token: sb.token });
+    expect(read.status).toBe(404);
+  });
+});
+
+describe('declines of the service checks', () => {
+  it('14 for an unknown card id', async () => {
+    const response = await simulate(sb, auth('000000000000000000000000'));
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ status: 'failed', data: { responseCode: '14', transactionStatus: 'failed' } });
+    expect(response.body.data.response['39']).toBe('14');
+    expect(response.body.data.response['38']).toBeUndefined();
+  });
+
+  it('54 for a card past its expiry month', async () => {
+    const card = await cardOf(sb);
+    const after = new Date(Date.UTC(card.expiryYear, Number(card.expiryMonth), 2)).toISOString();
+    const response = await simulate(sb, auth(card.id, { transactionDate: after }));
+    expect(response.body.data).toMatchObject({ responseCode: '54', responseMessage: 'Expired card', transactionStatus: 'failed' });
+  });
+
+  it('62 for a suspended or inactive card', async () => {
+    const card = await cardOf(sb);
+    expect((await call(sb, 'GET', `/institutions/cards/${card.id}/deactivate`, { token: sb.token })).status).toBe(200);
+    expect((await simulate(sb, auth(card.id))).body.data.responseCode).toBe('62');
+    expect((await call(sb, 'GET', `/institutions/cards/${card.id}/activate`, { token: sb.token })).status).toBe(200);
+    expect((await simulate(sb, auth(card.id))).body.data.responseCode).toBe('00');
+  });
+
+  it('57 when the channel is disabled in the program', async () => {
+    const program = await createProgram(sb, { channels: { web: { enabled: false, dailyLimit: { count: 10, amount: 1000 } } } });
+    const card = await cardOf(sb, program.id);
+    expect((await simulate(sb, auth(card.id, { channel: 'web', paymentMethod: 'ecom' }))).body.data.responseCode).toBe('57');
+    expect((await simulate(sb, auth(card.id, { channel: 'pos' }))).body.data.responseCode).toBe('00');
+  });
+
+  it('checks in order: 14, then 54, then 62, then 57', async () => {
+    const program = await createProgram(sb, { channels: { pos: { enabled: false, dailyLimit: { count: 1, amount: 1 } } } });
+    const card = await cardOf(sb, program.id);
+    await call(sb, 'GET', `/institutions/cards/${card.id}/deactivate`, { token: sb.token });
+    const late = new Date(Date.UTC(card.expiryYear + 1, 0, 1)).toISOString();
+    expect((await simulate(sb, auth(card.id, { transactionDate: late, amount: 5 }))).body.data.responseCode).toBe('54');
+    expect((await simulate(sb, auth(card.id, { amount: 5 }))).body.data.responseCode).toBe('62');
+    await call(sb, 'GET', `/institutions/cards/${card.id}/activate`, { token: sb.token });
+    expect((await simulate(sb, auth(card.id, { amount: 5 }))).body.data.responseCode).toBe('57');
+  });
+});
+
+describe('daily limits per card, channel and day', () => {
+  it('61 when the amount would pass the daily amount, per channel', async () => {
+    const program = await createProgram(sb, { channels: { pos: { enabled: true, dailyLimit: { count: 100, amount: 1000 } }, atm: { enabled: true, dailyLimit: { count: 100, amount: 500 } } } });
+    const card = await cardOf(sb, program.id);
+    expect((await simulate(sb, auth(card.id, { amount: 600 }))).body.data.responseCode).toBe('00');
+    expect((await simulate(sb, financial(card.id, { amount: 400 }))).body.data.responseCode).toBe('00'); // exactly the limit
+    const over = await simulate(sb, auth(card.id, { amount: 0.01 }));
+    expect(over.body.data).toMatchObject({ responseCode: '61', responseMessage: 'Exceeds withdrawal amount limit', transactionStatus: 'failed' });
+    // The ATM channel has its own limit; a declined one does not use it up.
+    expect((await simulate(sb, financial(card.id, { channel: 'atm', processingFlow: 'cash_withdrawal', amount: 501 }))).body.data.responseCode).toBe('61');
+    expect((await simulate(sb, financial(card.id, { channel: 'atm', processingFlow: 'cash_withdrawal', amount: 500 }))).body.data.responseCode).toBe('00');
+    // Another card of the same program is not affected.
+    const other = await cardOf(sb, program.id);
+    expect((await simulate(sb, auth(other.id, { amount: 1000 }))).body.data.responseCode).toBe('00');
+  });
+
+  it('65 when one more would pass the daily count; the next day starts afresh', async () => {
+    const program = await createProgram(sb, { channels: { pos: { enabled: true, dailyLimit: { count: 3, amount: 1_000_000 } }, web: { enabled: true, dailyLimit: { count: 1, amount: 1_000_000 } } } });
+    const card = await cardOf(sb, program.id);
+    const day = '2026-11-20T10:00:00.000Z';
+    for (let i = 0; i < 3; i++) expect((await simulate(sb, auth(card.id, { transactionDate: day }))).body.data.responseCode).toBe('00');
+    const fourth = await simulate(sb, auth(card.id, { transactionDate: day }));
+    expect(fourth.body.data).toMatchObject({ responseCode: '65', responseMessage: 'Exceeds withdrawal frequency limit' });
+    // Same day, other channel: its own count.
+    expect((await simulate(sb, auth(card.id, { transactionDate: day, channel: 'web', paymentMethod: 'ecom' }))).body.data.responseCode).toBe('00');
+    expect((await simulate(sb, auth(card.id, { transactionDate: day, channel: 'web', paymentMethod: 'ecom' }))).body.data.responseCode).toBe('65');
+    // Next day (UTC): fresh.
+    expect((await simulate(sb, auth(card.id, { transactionDate: '2026-11-21T00:00:01.000Z' }))).body.data.responseCode).toBe('00');
+    // A reversal gives the slot back.
+    const last = await simulate(sb, auth(card.id, { transactionDate: '2026-11-20T23:59:00.000Z' }));
+    expect(last.body.data.responseCode).toBe('65');
+    const first = (await call(sb, 'GET', '/institutions/transactions?limit=100', { token: sb.token })).body.data
+      .find((t: any) => t.card?.id === card.id && t.transactionStatus === 'pending' && t.transactionChannel.channelType === 'pos' && t.dates.transmission.startsWith('1120'));
+    const reversal = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 100, originalTransactionId: first.id });
+    expect(reversal.body.data.responseCode).toBe('00');
+    expect((await simulate(sb, auth(card.id, { transactionDate: day }))).body.data.responseCode).toBe('00');
+  });
+
+  it('50 parallel simulations on one card never pass its daily count', async () => {
+    const program = await createProgram(sb, { channels: { pos: { enabled: true, dailyLimit: { count: 10, amount: 1_000_000 } } } });
+    const card = await cardOf(sb, program.id);
+    const results = await Promise.all(Array.from({ length: 50 }, () => simulate(sb, auth(card.id, { amount: 1 }))));
+    const codes = results.map((r) => r.body.data.responseCode);
+    expect(codes.filter((c) => c === '00')).toHaveLength(10);
+    expect(codes.filter((c) => c === '65')).toHaveLength(40);
+    const stans = new Set(results.map((r) => r.body.data.stan));
+    const rrns = new Set(results.map((r) => r.body.data.rrn));
+    expect(stans.size).toBe(50);
+    expect(rrns.size).toBe(50);
+  });
+});
+
+describe('reversals (rule 2)', () => {
+  it('by transaction id: completed, and the original is marked reversed with reversalId', async () => {
+    const card = await cardOf(sb);
+    const original = (await simulate(sb, auth(card.id, { amount: 250 }))).body.data;
+    const response = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 250, originalTransactionId: original.transactionId });
+    expect(response.status, response.text).toBe(200);
+    const reversal = response.body.data;
+    expect(reversal).toMatchObject({ mti: '0420', responseCode: '00', transactionStatus: 'completed' });
+    expect(reversal.response['0']).toBe('0430');
+    expect(reversal.stan).not.toBe(original.stan);
+    // Field 90: original MTI, STAN, transmission date-time, then 22 zeros.
+    expect(reversal.request['90']).toBe(`0100${original.stan}${original.request['7']}${'0'.repeat(22)}`);
+    expect(reversal.request).toMatchObject({ '2': original.request['2'], '3': original.request['3'], '4': '000000025000', '41': original.request['41'], '42': original.request['42'] });
+    const stored = (await call(sb, 'GET', `/institutions/transactions/${original.transactionId}`, { token: sb.token })).body.data;
+    expect(stored).toMatchObject({ transactionStatus: 'reversed', reversed: true, reversalId: reversal.transactionId });
+    const filtered = await call(sb, 'GET', '/institutions/transactions?transactionStatus=reversed', { token: sb.token });
+    expect(filtered.body.data.map((t: { id: string }) => t.id)).toContain(original.transactionId);
+  });
+
+  it('by STAN and RRN', async () => {
+    const card = await cardOf(sb);
+    const original = (await simulate(sb, financial(card.id, { amount: 99.5 }))).body.data;
+    const reversal = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 99.5, originalStan: original.stan, originalRrn: original.rrn });
+    expect(reversal.body.data.responseCode).toBe('00');
+    const stored = (await call(sb, 'GET', `/institutions/transactions/${original.transactionId}`, { token: sb.token })).body.data;
+    expect(stored.reversalId).toBe(reversal.body.data.transactionId);
+  });
+
+  it('a second reversal is a 409, not a new transaction; unknown originals are 404', async () => {
+    const card = await cardOf(sb);
+    const original = (await simulate(sb, auth(card.id))).body.data;
+    const body = { intent: 'reversal', processingFlow: 'purchase', amount: 100, originalTransactionId: original.transactionId };
+    expect((await simulate(sb, body)).status).toBe(200);
+    const before = (await call(sb, 'GET', '/institutions/transactions?limit=1', { token: sb.token })).body.pagination.total;
+    const again = await simulate(sb, body);
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ statusCode: 409, error: 'CONFLICT' });
+    expect(again.body.message).toMatch(/already reversed/);
+    const byStan = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 100, originalStan: original.stan, originalRrn: original.rrn });
+    expect(byStan.status).toBe(409);
+    const after = (await call(sb, 'GET', '/institutions/transactions?limit=1', { token: sb.token })).body.pagination.total;
+    expect(after).toBe(before);
+
+    const unknown = await simulate(sb, { ...body, originalTransactionId: 'ffffffffffffffffffffffff' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toBe('NOT_FOUND');
+    const unknownStan = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 1, originalStan: '999999', originalRrn: '000000000000' });
+    expect(unknownStan.status).toBe(404);
+  });
+
+  it('needs the original, refuses declined originals, reversals of reversals and larger amounts', async () => {
+    const missing = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 1 });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors[0].field).toBe('originalTransactionId');
+    const half = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 1, originalStan: '000001' });
+    expect(half.status).toBe(400);
+    expect(half.body.errors[0].field).toBe('originalRrn');
+
+    const declined = (await simulate(sb, auth('000000000000000000000000'))).body.data;
+    const ofDeclined = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 1, originalTransactionId: declined.transactionId });
+    expect(ofDeclined.status).toBe(409);
+
+    const card = await cardOf(sb);
+    const original = (await simulate(sb, auth(card.id, { amount: 100 }))).body.data;
+    const tooMuch = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 100.01, originalTransactionId: original.transactionId });
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.body.errors[0].field).toBe('amount');
+    const reversal = (await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 40, originalTransactionId: original.transactionId })).body.data;
+    expect(reversal.request['4']).toBe('000000004000');
+    const ofReversal = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 1, originalTransactionId: reversal.transactionId });
+    expect(ofReversal.status).toBe(409);
+  });
+
+  it('two parallel reversals of one transaction: exactly one goes through', async () => {
+    const card = await cardOf(sb);
+    const original = (await simulate(sb, auth(card.id))).body.data;
+    const body = { intent: 'reversal', processingFlow: 'purchase', amount: 100, originalTransactionId: original.transactionId };
+    const results = await Promise.all(Array.from({ length: 5 }, () => simulate(sb, body)));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409]);
+  });
+});
+
+describe('amounts: field 4 by the currency exponent', () => {
+  it('0 decimals (392 JPY), 2 (566 NGN) and 3 (048 BHD)', async () => {
+    const card = await cardOf(sb);
+    const cases = [
+      { currency: '392', amount: 1500, field4: '000000001500' },
+      { currency: '566', amount: 1500, field4: '000000150000' },
+      { currency: '566', amount: 1500.5, field4: '000000150050' },
+      { currency: '048', amount: 1500, field4: '000001500000' },
+      { currency: '048', amount: 1.234, field4: '000000001234' },
+    ];
+    for (const c of cases) {
+      const response = await simulate(sb, auth(card.id, { currency: c.currency, amount: c.amount }));
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.data.request['4'], JSON.stringify(c)).toBe(c.field4);
+      expect(response.body.data.request['49']).toBe(c.currency);
+      const stored = (await call(sb, 'GET', `/institutions/transactions/${response.body.data.transactionId}`, { token: sb.token })).body.data;
+      expect(stored.amounts).toEqual({ amount: c.field4, currency: c.currency });
+      expect(stored.amount).toBe(c.amount);
+    }
+  });
+
+  it('rejects more decimals than the currency allows, and unknown currencies', async () => {
+    const card = await cardOf(sb);
+    for (const [currency, amount] of [['392', 1500.5], ['566', 10.001], ['048', 1.2345]] as const) {
+      const response = await simulate(sb, auth(card.id, { currency, amount }));
+      expect(response.status, `${currency} ${amount}`).toBe(400);
+      expect(response.body.errors[0].field).toBe('amount');
+    }
+    const unknown = await simulate(sb, auth(card.id, { currency: '000' }));
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors[0].field).toBe('currency');
+    const schema = await simulate(sb, auth(card.id, { amount: -1 }));
+    expect(schema.status).toBe(400);
+  });
+});
+
+describe('overrides and identifiers', () => {
+  it('replaces fields verbatim; an overridden field 4 is the amount that counts', async () => {
+    const card = await cardOf(sb);
+    const response = await simulate(sb, auth(card.id, { amount: 1, overrides: { '4': '000000150000', '43': 'ACME STORE LAGOS NG', '18': '5411' } }));
+    const { data } = response.body;
+    expect(data.request).toMatchObject({ '4': '000000150000', '43': 'ACME STORE LAGOS NG', '18': '5411' });
+    expect(data.response['43']).toBe('ACME STORE LAGOS NG');
+    const stored = (await call(sb, 'GET', `/institutions/transactions/${data.transactionId}`, { token: sb.token })).body.data;
+    expect(stored.amounts.amount).toBe('000000150000');
+    expect(stored.amount).toBe(1500);
+  });
+
+  it('STANs run per day and RRNs are unique: YDDDHH + STAN', async () => {
+    const card = await cardOf(sb);
+    const date = '2025-03-04T05:06:07.000Z';
+    const first = (await simulate(sb, auth(card.id, { transactionDate: date }))).body.data;
+    const second = (await simulate(sb, auth(card.id, { transactionDate: date }))).body.data;
+    expect(first.stan).toBe('000001');
+    expect(second.stan).toBe('000002');
+    expect(first.rrn).toBe('506305000001');
+    expect(first.request['7']).toBe('0304050607');
+    expect(first.request['12']).toBe('050607');
+    expect(first.request['13']).toBe('0304');
+  });
+
+  it('GET /institutions/transactions/{id} is a 404 for an unknown id', async () => {
+    const response = await call(sb, 'GET', '/institutions/transactions/ffffffffffffffffffffffff', { token: sb.token });
+    expect(response.status).toBe(404);
+    expect(response.body.message).toBe('transaction ffffffffffffffffffffffff not found');
+  });
+});
