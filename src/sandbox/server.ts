@@ -36,6 +36,9 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
   app.decorateRequest('principal', null);
   app.addHook('onRoute', (route) => collectRoute(routes, route));
 
+  // Bodies are JSON (and form fields at /oauth/token only): fastify's default text/plain
+  // parser would let a text body reach validation instead of answering 415.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(createValidatorCompiler());
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
