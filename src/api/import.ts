@@ -27,7 +27,7 @@ export function cardIdOf(data: unknown): string | undefined {
 
 /**
  * Looks an imported card up by its realId through Get Cards (bearer token): the card whose
- * realId or referenceCode is exactly that value. Undefined when none is there.
+ * realId or referenceCode is that value (or `import:<realId>`). Undefined when none is there.
  */
 export async function findImportedCard(client: ApiClient, realId: string, signal?: AbortSignal): Promise<Partial<Card> | undefined> {
   const response = await client.request<Array<Partial<Card> & { realId?: string }>>({
@@ -37,5 +37,6 @@ export async function findImportedCard(client: ApiClient, realId: string, signal
     signal,
   });
   const cards = Array.isArray(response.data) ? response.data : [];
-  return cards.find((card) => card.realId === realId || card.referenceCode === realId);
+  // The sandbox records an imported card's realId as referenceCode `import:<realId>`.
+  return cards.find((card) => card.realId === realId || card.referenceCode === realId || card.referenceCode === `import:${realId}`);
 }

@@ -89,9 +89,10 @@ skipped, not sent. Rows are sent with --concurrency requests in flight and every
 in --report (NDJSON: line, realId, outcome imported|exists|invalid|failed|skipped, cardId or
 error).
 
-Institution: the API key's institution is not known to the client, so every card needs an
-institutionId: a row's own institutionId, else --institution-id, else the profile's
-institutionId setting (written by \`sandbox serve --profile\`).
+Institution: the API requires institutionId and it must be the API key's institution, which the
+client cannot know by itself. So every card needs one: a row's own institutionId, else
+--institution-id (which fills rows that leave it out or empty), else an institutionId stored in
+the profile. A single card without any of these is a usage error naming --institution-id.
 
 Exactly once: --resume reads the report and skips rows already imported. A row whose request
 timed out or lost its connection is looked up by realId (when the profile also has a bearer

@@ -2,6 +2,7 @@
 // flat), validates them, sends up to `concurrency` at a time, and settles every row exactly once
 // in the report. A row whose request may have reached the service (timeout, reset, 502/504) is
 // looked up by realId before it is sent again; a 409 CONFLICT means the realId is already there.
+import { setMaxListeners } from 'node:events';
 import { AuthError, ExitCode, type CliError } from '../core/errors.js';
 import type { ImportCardBody } from '../api/schemas.js';
 import type { ImportOutcome, ReportEntry, ReportWriter } from './report.js';
@@ -61,6 +62,8 @@ export async function runImport(options: ImportRunOptions): Promise<ImportRunRes
   const problems: ReportEntry[] = [];
   const inflight = new Set<Promise<void>>();
   const requests = new AbortController();
+  // Every request in flight (and every lookup) listens on this one signal.
+  setMaxListeners(0, requests.signal);
   const maxAttempts = options.maxAttempts ?? 5;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const seen = new Set<string>();

@@ -1,5 +1,5 @@
 import { Option } from 'commander';
-import type { CreateOAuthBody } from '../../api/schemas.js';
+import type { CreateOAuthBody, OAuthApplication } from '../../api/schemas.js';
 import { defineCommand } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
@@ -130,8 +130,8 @@ certificate with an RSA key before anything is sent. Scopes are verb:object in l
 authorization_code grant. Missing values are asked for on a terminal; in scripts they are
 errors naming the flag. --from-file takes the JSON body (publicKey as PEM text); flags override it.
 
-The API answers only with a message; the new application (with its client id) is then looked
-up by name and shown. Log in with it: cardctl login --client-id CLIENT_ID --private-key private-key.pem`,
+The reference's answer carries only a message; the new application (with its client id) is
+shown from the answer when it is there, else looked up by name. Log in with it: cardctl login --client-id CLIENT_ID --private-key private-key.pem`,
   options: (c) => c
     .option('--name <name>', 'application name')
     .option('--public-key <file>', 'PEM certificate of the application (see `cardctl oauth keygen`)')
@@ -160,7 +160,12 @@ up by name and shown. Log in with it: cardctl login --client-id CLIENT_ID --priv
       return;
     }
     out.success(response.message || `created OAuth application "${body.name}"`);
-    const app = await findOAuthApplicationByName(client, body.name).catch(() => undefined);
+    // The reference's answer carries only a message; when the data is there (the sandbox sends
+    // it), use it, else find the new application by its name.
+    const data = response.data as Partial<OAuthApplication> | undefined;
+    const app = data && typeof data === 'object' && typeof data.institutionId === 'string'
+      ? data
+      : await findOAuthApplicationByName(client, body.name).catch(() => undefined);
     if (app) {
       await out.record(app, { rows: oauthRows, idPath: 'institutionId' });
       if (out.format === 'table' && ctx.io.stderrIsTTY && body.grantType === 'client_credentials') {

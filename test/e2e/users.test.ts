@@ -1,0 +1,54 @@
+// users update round-trips every field, roles included.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cardctl, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
+
+describe('users update', () => {
+  let sandbox: RunningSandbox;
+  const config = tempDir();
+  let env: Record<string, string>;
+  let userId: string;
+
+  beforeAll(async () => {
+    sandbox = await startSandboxProcess();
+    const response = await fetch(`${sandbox.info.baseUrl}/sandbox/institutions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const created = (await response.json()).data;
+    userId = created.userId;
+    env = { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: created.token };
+  });
+  afterAll(async () => {
+    await sandbox?.stop();
+    config.remove();
+  });
+
+  it('sends every field and prints the updated user, roles included', async () => {
+    const result = await cardctl(['users', 'update', userId, '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'ada@example.com',
+      '--phone', '+234 801 234 5678', '--status', 'active', '--blocked', '--role', 'admin=create:card,read:card', '--role', 'viewer=read:transaction',
+      '--embossing-name', 'ADA OBI', '--start-date', '2026-01-01', '--expiry-date', '2027-01-01', '--print-card', '--json'], { configDir: config.path, env });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const user = JSON.parse(result.stdout);
+    expect(user).toMatchObject({
+      id: userId, firstName: 'Ada', lastName: 'Obi', emailAddress: 'ada@example.com', phoneNumber: '+2348012345678', status: 'active',
+      isBlocked: true, embossingName: 'ADA OBI', printCard: true,
+      roles: [{ role: 'admin', permissions: ['create:card', 'read:card'] }, { role: 'viewer', permissions: ['read:transaction'] }],
+    });
+    expect(Date.parse(user.startDate)).toBe(Date.parse('2026-01-01T00:00:00Z'));
+
+    const unblock = await cardctl(['users', 'update', userId, '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'ada@example.com',
+      '--phone', '+2348012345678', '--status', 'active', '--no-blocked', '--role', 'ops=read:card', '--json'], { configDir: config.path, env });
+    expect(unblock.exitCode, unblock.stderr).toBe(0);
+    expect(JSON.parse(unblock.stdout)).toMatchObject({ isBlocked: false, roles: [{ role: 'ops', permissions: ['read:card'] }] });
+  });
+
+  it('without a terminal, a missing required flag is exit 2 and nothing is sent', async () => {
+    const result = await cardctl(['users', 'update', userId, '--first-name', 'Ada'], { configDir: config.path, env });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/--last-name/);
+    expect(result.stderr).toMatch(/--role/);
+  });
+
+  it('an unknown user is exit 4', async () => {
+    const result = await cardctl(['users', 'update', 'nope', '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'ada@example.com',
+      '--phone', '+2348012345678', '--status', 'active', '--no-blocked', '--role', 'ops=read:card'], { configDir: config.path, env });
+    expect(result.exitCode).toBe(4);
+  });
+});
