@@ -132,4 +132,43 @@ describe('cardctl foundation (built binary)', () => {
     expect(file.profiles.default).toEqual({ baseUrl: server.url });
     expect((await run(['auth', 'status'])).exitCode).toBe(3);
   });
+
+  it('trusts a private CA given in NODE_EXTRA_CA_CERTS (undici uses the Node trust store)', async () => {
+    const { default: forge } = await import('node-forge');
+    const { createServer } = await import('node:https');
+    const { writeFileSync } = await import('node:fs');
+    const keys = forge.pki.rsa.generateKeyPair(2048);
+    const cert = forge.pki.createCertificate();
+    cert.publicKey = keys.publicKey;
+    cert.serialNumber = '01';
+    cert.validity.notBefore = new Date(Date.now() - 60_000);
+    cert.validity.notAfter = new Date(Date.now() + 86_400_000);
+    const subject = [{ name: 'commonName', value: 'localhost' }];
+    cert.setSubject(subject);
+    cert.setIssuer(subject);
+    cert.setExtensions([
+      { name: 'basicConstraints', cA: true },
+      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }] },
+    ]);
+    cert.sign(keys.privateKey, forge.md.sha256.create());
+    const certPem = forge.pki.certificateToPem(cert);
+    const caFile = join(config.path, 'private-ca.pem');
+    writeFileSync(caFile, certPem);
+    const tls = createServer({ key: forge.pki.privateKeyToPem(keys.privateKey), cert: certPem }, (_req, res) => envelope(res, [{ id: 'tls' }]));
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `https://127.0.0.1:${(tls.address() as { port: number }).port}`;
+    try {
+      const env = { CARDCTL_BASE_URL: baseUrl, CARDCTL_TOKEN: TOKEN };
+      const untrusted = await run(['api', 'GET', '/institutions/cards', '--no-retry'], { env });
+      expect(untrusted.exitCode).toBe(6);
+      expect(untrusted.stderr).toMatch(/TLS/);
+      expect(untrusted.stderr).toMatch(/NODE_EXTRA_CA_CERTS/);
+      const trusted = await run(['api', 'GET', '/institutions/cards', '-q'], { env: { ...env, NODE_EXTRA_CA_CERTS: caFile } });
+      expect(trusted.exitCode, trusted.stderr).toBe(0);
+      expect(trusted.stdout).toBe('tls\n');
+    } finally {
+      tls.closeAllConnections();
+      await new Promise((resolve) => tls.close(resolve));
+    }
+  });
 });
