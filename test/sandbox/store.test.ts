@@ -1,0 +1,56 @@
+// The store on its own: durability pragmas, versioned migrations, transactions, seeding.
+import { join } from 'node:path';
+import { afterAll, expect, test } from 'vitest';
+import { openStore } from '../../src/sandbox/store/index.js';
+import { schemaVersion } from '../../src/sandbox/store/db.js';
+import { seedSandbox } from '../../src/sandbox/tenancy.js';
+import { tempDir } from '../helpers/cli.js';
+
+const dir = tempDir('cardctl-store-');
+afterAll(() => dir.remove());
+
+test('a file database runs in WAL mode with synchronous=FULL', () => {
+  const store = openStore({ file: join(dir.path, 'pragmas.db') });
+  try {
+    expect((store.db.prepare('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode).toBe('wal');
+    expect((store.db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous).toBe(2);
+  } finally {
+    store.close();
+  }
+});
+
+test('migrations are recorded and applied once; seeding is idempotent across reopenings', () => {
+  const file = join(dir.path, 'nested', 'seed.db');
+  const first = openStore({ file });
+  const seeded = seedSandbox(first, new Date());
+  expect(schemaVersion(first.db)).toBe(1);
+  first.close();
+
+  const second = openStore({ file });
+  try {
+    const rows = second.db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>;
+    expect(rows.map((r) => r.version)).toEqual([1]);
+    expect(seedSandbox(second, new Date())).toEqual(seeded);
+    expect(second.cardPrograms.listByInstitution(seeded.institutionId)).toHaveLength(1);
+    // A webhook URL given on a later start updates the seeded program.
+    seedSandbox(second, new Date(), { webhookUrl: 'http://127.0.0.1:9/hook' });
+    expect(second.cardPrograms.get(seeded.institutionId, seeded.cardProgramId)!.webHookConfig.url).toBe('http://127.0.0.1:9/hook');
+  } finally {
+    second.close();
+  }
+});
+
+test('a transaction that throws leaves nothing behind; nested calls join the outer one', () => {
+  const store = openStore({ memory: true });
+  try {
+    expect(() => store.transaction(() => {
+      seedSandbox(store, new Date());
+      throw new Error('boom');
+    })).toThrow('boom');
+    expect(store.meta.get('seed')).toBeUndefined();
+    expect((store.db.prepare('SELECT COUNT(*) AS n FROM institutions').get() as { n: number }).n).toBe(0);
+    expect(store.db.inTransaction).toBe(false);
+  } finally {
+    store.close();
+  }
+});
