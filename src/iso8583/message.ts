@@ -23,7 +23,8 @@ export function sortedFields(message: SwitchMessage): string[] {
 
 /** Safe display text of one field: PAN masked, track/PIN/ICC data redacted. */
 export function displayValue(field: string, value: string): string {
-  if (PAN_FIELDS.has(field)) return maskPan(value);
+  // Stored messages carry the PAN masked already; only clear digits are masked again.
+  if (PAN_FIELDS.has(field)) return /^\d+$/.test(value) ? maskPan(value) : value;
   if (field === '35') return maskTrack2(value);
   if (SENSITIVE_FIELDS.has(field)) return '[REDACTED]';
   return value;
@@ -31,8 +32,8 @@ export function displayValue(field: string, value: string): string {
 
 /** Track 2 with the PAN masked and the discretionary data hidden: 506099******1234=2912***. */
 export function maskTrack2(track2: string): string {
-  const [pan, rest = ''] = track2.split(/[=D]/);
-  return `${maskPan(pan ?? '')}=${rest.slice(0, 4)}${rest.length > 4 ? '*'.repeat(Math.min(rest.length - 4, 8)) : ''}`;
+  const [pan = '', rest = ''] = track2.split(/[=D]/);
+  return `${/^\d+$/.test(pan) ? maskPan(pan) : pan}=${rest.slice(0, 4)}${rest.length > 4 ? '*'.repeat(Math.min(rest.length - 4, 8)) : ''}`;
 }
 
 export function describeField(field: string, value: string, message: SwitchMessage): string {

@@ -118,20 +118,31 @@ function channelText(tx: TxRecord): string {
   return `${c.channelType ?? ''} (${c.detailedChannelType ?? ''}; ${flags.join(', ')})`;
 }
 
-type ResultRecord = SimulateResult & { approved?: boolean; amount?: string };
+type ResultRecord = SimulateResult & { outcome?: string };
+
+/** approved, declined (a decline code) or failed (96: the institution could not be asked or answered badly). */
+export function outcomeOf(result: Pick<SimulateResult, 'responseCode'>): 'approved' | 'declined' | 'failed' {
+  return isApproved(result.responseCode) ? 'approved' : result.responseCode === '96' ? 'failed' : 'declined';
+}
 
 /** Key/value rows of a simulation result (`simulate authorization|financial|reversal`). */
 export const simulateRows: Column<ResultRecord>[] = [
   {
-    header: 'Result', path: 'responseCode',
-    format: (_v, r, style) => (isApproved(r.responseCode) ? style.ok('approved') : style.error(r.responseCode === '96' ? 'failed' : 'declined')),
+    header: 'Result', path: 'outcome',
+    format: (_v, r, style) => (isApproved(r.responseCode) ? style.ok(outcomeOf(r)) : style.error(outcomeOf(r))),
+    csv: (_v, r) => outcomeOf(r),
   },
-  { header: 'Response', path: 'responseMessage', format: (_v, r, style) => colourResponse(`${r.responseCode} ${r.responseMessage || responseMessage(r.responseCode)}`, r.responseCode, style) },
+  { header: 'Code', path: 'responseCode', csv: (_v, r) => r.responseCode, format: (_v, r, style) => colourResponse(r.responseCode, r.responseCode, style) },
+  { header: 'Meaning', path: 'responseMessage', format: (_v, r) => r.responseMessage || responseMessage(r.responseCode) },
   { header: 'Status', path: 'transactionStatus', status: true },
   { header: 'Message', path: 'mti', format: (_v, r) => messageLabel({ mti: r.mti }) },
-  { header: 'Amount', path: 'request.4', format: (_v, r) => (r.request?.['4'] ? formatAmount(r.request['4'], r.request['49'] ?? '566') : '') },
+  {
+    header: 'Amount', path: 'amount',
+    format: (_v, r) => (r.request?.['4'] ? formatAmount(r.request['4'], r.request['49'] ?? '566') : ''),
+    csv: (_v, r) => (r.request?.['4'] ? minorToDecimal(r.request['4'], currencyInfo(r.request['49'] ?? '566')?.digits ?? 2) : ''),
+  },
   { header: 'STAN', path: 'stan' },
   { header: 'RRN', path: 'rrn' },
-  { header: 'Transaction', path: 'transactionId' },
+  { header: 'Transaction ID', path: 'transactionId' },
   { header: 'Duration', path: 'duration', format: (v) => (typeof v === 'number' ? `${v} ms` : '') },
 ];
