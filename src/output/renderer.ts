@@ -253,7 +253,9 @@ export class Renderer {
   private async drawTable(headers: string[], rows: string[][], minWidths: Array<number | undefined> = []): Promise<string> {
     const { default: Table } = await import('cli-table3');
     const widths = headers.map((h, i) => Math.max(visibleWidth(h), ...rows.map((r) => visibleWidth(r[i] ?? ''))));
-    const available = (this.io.columns ?? 120) - (headers.length * 3 + 1);
+    // A pty without a size (e.g. under `script` or some CI runners) reports 0 columns: assume 80.
+    const terminalWidth = this.io.columns && this.io.columns > 0 ? this.io.columns : 80;
+    const available = terminalWidth - (headers.length * 3 + 1);
     fitWidths(widths, available, minWidths);
     const table = new Table({
       head: headers.map((h) => this.style.bold(h)),

@@ -27,7 +27,7 @@ const columns: Column<Card>[] = [
 
 async function render(globals: GlobalOptions, options: { tty?: boolean; columns?: number; env?: Record<string, string> } = {}, what: 'list' | 'record' = 'list') {
   const ctx = testContext({ tty: options.tty, globals, env: { CARDCTL_CONFIG_DIR: '/nonexistent-cardctl-test', ...options.env } });
-  if (options.columns) ctx.io.columns = options.columns;
+  if (options.columns !== undefined) ctx.io.columns = options.columns;
   const out = ctx.output();
   if (what === 'list') await out.list(cards, columns, { raw: '{"statusCode":200,"data":[]}' });
   else await out.record(cards[0], { raw: '{"statusCode":200,"data":{}}' });
@@ -163,5 +163,13 @@ describe('success lines', () => {
     const quiet = testContext({ globals: { quiet: true } });
     quiet.output().success('Card activated');
     expect(quiet.io.stderrText()).toBe('');
+  });
+});
+
+describe('terminal size', () => {
+  it('a TTY that reports 0 columns is treated as 80 wide, not squeezed', async () => {
+    const { stdout } = await render({ color: false }, { tty: true, columns: 0 });
+    expect(stdout).toContain('ADA OBI');
+    expect(stdout).toContain('suspended');
   });
 });
