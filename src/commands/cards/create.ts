@@ -3,10 +3,11 @@ import type { ApiClient } from '../../api/client.js';
 import type { CardProgram, CreateCardBody, EncryptedPinBlock } from '../../api/schemas.js';
 import { defineCommand } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
-import { CliError, RejectedError, UsageError } from '../../core/errors.js';
-import { validateCurrency, validateDateTime, validatePan } from '../../core/validate.js';
+import { CliError, NotFoundError, RejectedError, UsageError } from '../../core/errors.js';
+import { validateDateTime, validatePan } from '../../core/validate.js';
 import { getPath, setPath } from '../../output/format.js';
 import {
+  accountCurrency,
   ADDRESS_KEYS,
   applyFlags,
   assertKnownKeys,
@@ -150,13 +151,13 @@ export async function parseCreateInput(ctx: Context, opts: CreateOptions, comman
     const currency = getPath(body, 'account.currency');
     if (currency !== undefined) {
       if (typeof currency !== 'string' && typeof currency !== 'number') throw new UsageError(`${source}: account.currency must be a string such as "566"`);
-      setPath(body, 'account.currency', (await validateCurrency(`account.currency (${source})`, String(currency))).number);
+      setPath(body, 'account.currency', await accountCurrency(`account.currency (${source})`, String(currency)));
     }
   }
   applyFlags(body, opts as Record<string, unknown>, CARD_FIELDS);
   applyFlags(body, opts as Record<string, unknown>, CUSTOMER_FIELDS, 'customer.');
   applyFlags(body, opts as Record<string, unknown>, ACCOUNT_FIELDS, 'account.');
-  if (opts.currency !== undefined) setPath(body, 'account.currency', (await validateCurrency('--currency', opts.currency)).number);
+  if (opts.currency !== undefined) setPath(body, 'account.currency', await accountCurrency('--currency', opts.currency));
   if (opts.enroll2fa) body.enroll2FA = true;
   if (opts.printCard) body.printCard = true;
   const pinSource = command?.getOptionValueSource('pin');
@@ -268,9 +269,13 @@ async function complete(ctx: Context, parsed: ParsedCreate, programs: ProgramLoo
   }
   // The program's terms give defaults (bank code, expiry); only looked up when they are needed.
   const needProgram = prompted || getPath(body, 'account.bankCode') === undefined || body.expiryDate === undefined;
-  const program = needProgram
-    ? (await programs.get().catch(() => undefined))?.find((p) => p.id === body.cardProgram || p._id === body.cardProgram)
-    : undefined;
+  const known = needProgram ? await programs.get() : undefined;
+  const program = known?.find((p) => p.id === body.cardProgram || p._id === body.cardProgram);
+  if (known && !program) {
+    throw new NotFoundError(`card program ${String(body.cardProgram)} not found`, {
+      hint: known.length ? `programs of this institution: ${known.slice(0, 5).map((p) => `${p.id} (${p.name})`).join(', ')}` : 'this institution has no card programs',
+    });
+  }
 
   for (const spec of CUSTOMER_FIELDS) {
     const path = `customer.${spec.path}`;
@@ -299,7 +304,7 @@ async function complete(ctx: Context, parsed: ParsedCreate, programs: ProgramLoo
   if (getPath(body, 'account.currency') === undefined) {
     if (prompted) {
       const answer = await ask(ctx, 'Currency (ISO 4217)', (_l, v) => v.trim(), '--currency', '566');
-      setPath(body, 'account.currency', (await validateCurrency('--currency', answer)).number);
+      setPath(body, 'account.currency', await accountCurrency('--currency', answer));
     } else {
       setPath(body, 'account.currency', '566');
     }

@@ -4,7 +4,7 @@
 import type { Context } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
 import { readAll } from '../../core/io.js';
-import { validateDate, validateDateTime, validateEmail, validatePhone } from '../../core/validate.js';
+import { validateCurrency, validateDate, validateDateTime, validateEmail, validatePhone } from '../../core/validate.js';
 import { getPath, setPath } from '../../output/format.js';
 
 export type Json = Record<string, unknown>;
@@ -115,3 +115,20 @@ export function assertKnownKeys(value: Json, allowed: readonly string[], where: 
 }
 
 export const ADDRESS_KEYS = ['line1', 'line2', 'city', 'state', 'country', 'postalCode'] as const;
+
+/**
+ * An account currency: ISO 4217 (numeric or alphabetic) → the numeric code. Codes that are not
+ * money an account can hold (XXX "no currency", XTS "testing", precious metals, bond units) are
+ * refused too.
+ */
+export async function accountCurrency(label: string, value: string): Promise<string> {
+  const currency = await validateCurrency(label, value);
+  const { default: cc } = await import('currency-codes');
+  const entry = cc.number(currency.number);
+  if (entry && entry.countries.length > 0 && entry.countries.every((country) => /^Zz/.test(country))) {
+    throw new UsageError(`invalid ${label} "${value.trim()}": ${currency.code} (${entry.currency}) is not a currency an account can hold`, {
+      hint: 'use the numeric code of a national currency, e.g. 566 (NGN), 840 (USD), 978 (EUR)',
+    });
+  }
+  return currency.number;
+}
