@@ -106,7 +106,7 @@ export class ApiClient {
     this.baseUrl = parseBaseUrl(options.baseUrl, options.insecure ?? false);
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.retries = options.retries ?? 2;
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.sleep = options.sleep ?? ((ms) => abortableDelay(ms, options.signal));
     this.random = options.random ?? Math.random;
   }
 
@@ -147,7 +147,7 @@ export class ApiClient {
     for (let attempt = 0; ; attempt++) {
       let response: RawResponse;
       try {
-        response = await this.send(req, renewedAfter401);
+        response = await this.send(req);
       } catch (error) {
         const failure = toNetworkError(error, this.timeoutMs);
         if (idempotent && attempt < this.retries && !req.signal?.aborted && !this.options.signal?.aborted) {
@@ -158,8 +158,9 @@ export class ApiClient {
       }
       if (response.status === 401 && !renewedAfter401 && (req.auth ?? 'bearer') === 'bearer' && this.options.getToken) {
         // A token that expired early, or was revoked: renew once (client credentials) and retry.
+        // A static token (profile, CARDCTL_TOKEN) comes back unchanged: no point asking again.
         const renewed = await this.options.getToken(true).catch(() => undefined);
-        if (renewed) {
+        if (renewed && renewed !== response.token) {
           renewedAfter401 = true;
           attempt--;
           continue;
@@ -178,17 +179,20 @@ export class ApiClient {
     const ms = retryAfter ?? Math.round(this.random() * Math.min(5_000, 250 * 2 ** attempt));
     this.options.logger?.verbose(`retrying in ${ms} ms after ${why} (attempt ${attempt + 2} of ${this.retries + 1})`);
     await this.sleep(ms);
+    // Ctrl-C during the wait: stop here rather than send another attempt.
+    this.options.signal?.throwIfAborted();
   }
 
-  private async send(req: ApiRequest, forceTokenRenewal: boolean): Promise<RawResponse> {
+  private async send(req: ApiRequest): Promise<RawResponse> {
     const url = this.url(req.path, req.query);
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': this.options.userAgent ?? 'cardctl',
     };
     const auth = req.auth ?? 'bearer';
+    let token: string | undefined;
     if (auth === 'bearer') {
-      const token = await this.options.getToken?.(forceTokenRenewal);
+      token = await this.options.getToken?.();
       if (!token) {
         throw new AuthError('not logged in: no access token for this profile', {
           hint: 'run `cardctl login`, or set CARDCTL_TOKEN',
@@ -245,7 +249,7 @@ export class ApiClient {
       for (const [name, value] of Object.entries(redactHeaders(res.headers))) logger.debug(`< ${name}: ${value}`);
       if (text) logger.debug(`< ${redactBodyText(text)}`);
     }
-    return { status: res.statusCode, headers: res.headers, text, durationMs, method: req.method, url };
+    return { status: res.statusCode, headers: res.headers, text, durationMs, method: req.method, url, token };
   }
 }
 
@@ -256,6 +260,8 @@ interface RawResponse {
   durationMs: number;
   method: string;
   url: URL;
+  /** The bearer token the request carried (to tell a renewed token from the same one). */
+  token?: string;
 }
 
 /** Turns a received response into data or a typed error. Exported for the fuzz tests. */
@@ -403,6 +409,19 @@ export function toNetworkError(error: unknown, timeoutMs: number): CliError {
     });
   }
   return new NetworkError(`network error: ${err?.message ?? String(error)}`, { code: code || 'NETWORK', cause: error });
+}
+
+function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** Parses Retry-After (seconds or an HTTP date) into milliseconds, capped. */

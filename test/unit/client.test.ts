@@ -98,6 +98,31 @@ describe('requests', () => {
   });
 });
 
+describe('401 and token renewal', () => {
+  it('a static token that is rejected is not sent again (one request, exit 3)', async () => {
+    server.fallback(status(401));
+    const error = await failure(client().request({ method: 'GET', path: '/x' }));
+    expect(error.exitCode).toBe(3);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a renewable token (client credentials) is renewed once after a 401 and the request repeated', async () => {
+    const asked: Array<boolean | undefined> = [];
+    let current = 'tok_old';
+    const getToken = async (force?: boolean) => {
+      asked.push(force);
+      if (force) current = 'tok_new';
+      return current;
+    };
+    server.enqueue(status(401));
+    server.fallback(ok(['after renewal']));
+    const response = await client({ getToken }).request({ method: 'POST', path: '/x', body: {} });
+    expect(response.data).toEqual(['after renewal']);
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual(['Bearer tok_old', 'Bearer tok_new']);
+    expect(asked.filter(Boolean)).toHaveLength(1);
+  });
+});
+
 describe('retries', () => {
   it('retries a GET after 502/503/504 with jittered backoff, then succeeds', async () => {
     server.enqueue(status(503), status(502));
@@ -148,6 +173,14 @@ describe('retries', () => {
     const error = await failure(client().request({ method: 'POST', path: '/x', body: {} }));
     expect(error.exitCode).toBe(6);
     expect(server.requests).toHaveLength(3);
+  });
+
+  it('Ctrl-C during a backoff wait stops the retries', async () => {
+    server.fallback(status(503));
+    const controller = new AbortController();
+    const c = client({ signal: controller.signal, sleep: async () => { controller.abort(); } });
+    await expect(c.request({ method: 'GET', path: '/x' })).rejects.toThrow();
+    expect(server.requests).toHaveLength(1);
   });
 
   it('an idempotent: true request may be retried', async () => {
