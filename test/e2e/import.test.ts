@@ -1,0 +1,170 @@
+// Bulk import against the sandbox: 5,000 CSV rows with 1% invalid (exactly the valid rows exist,
+// once; every invalid row is in the report with its line; exit 8), and --resume after the import
+// is killed mid-run (no duplicates).
+import { execa } from 'execa';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
+
+const HEADER = 'realId,active,startDate,endDate,firstName,lastName,middleName,email,address1,address2,city,state,zip,country,birthDate,phone,institutionId,'
+  + 'card.expiration,card.serviceCode,card.cardProduct,card.embossingName,card.defaultPIN,card.bin,card.cardState,returnSecure';
+
+const BREAKERS: Array<(fields: string[]) => void> = [
+  (f) => { f[7] = 'not-an-email'; },
+  (f) => { f[22] = '12'; }, // card.bin
+  (f) => { f[21] = '12ab'; }, // card.defaultPIN
+  (f) => { f[14] = '1990-02-30'; }, // birthDate
+  (f) => { f[17] = '202813'; }, // card.expiration
+];
+
+/** CSV rows (CRLF, one quoted field with a comma); every 100th row from the 50th is invalid. */
+function csv(prefix: string, count: number, institutionId: string, invalidEvery = 100): { text: string; invalidLines: number[]; validIds: string[] } {
+  const lines = [HEADER];
+  const invalidLines: number[] = [];
+  const validIds: string[] = [];
+  for (let i = 1; i <= count; i++) {
+    const realId = `${prefix}-${String(i).padStart(5, '0')}`;
+    const fields = [realId, 'true', '2024-01-01', '2028-12-31', 'Ada', 'Obi', '', `ada${i}@example.com`, '"1 Marina, Lagos Island"', '', 'Lagos', 'Lagos',
+      '100001', 'NG', '1990-01-31', '+2348012345678', institutionId, '202812', '101', 'classic', 'ADA OBI', '1234', '506099', 'active', 'false'];
+    if (invalidEvery > 0 && i % invalidEvery === invalidEvery / 2) {
+      BREAKERS[invalidLines.length % BREAKERS.length]!(fields);
+      invalidLines.push(i + 1); // the header is line 1
+    } else {
+      validIds.push(realId);
+    }
+    lines.push(fields.join(','));
+  }
+  return { text: `${lines.join('\r\n')}\r\n`, invalidLines, validIds };
+}
+
+async function allCards(sandbox: RunningSandbox): Promise<Array<{ id: string; referenceCode: string }>> {
+  const cards: Array<{ id: string; referenceCode: string }> = [];
+  for (let page = 1; ; page++) {
+    const response = await fetch(`${sandbox.info.baseUrl}/institutions/cards?limit=100&page=${page}`, { headers: { authorization: `Bearer ${sandbox.info.token}` } });
+    const body = await response.json();
+    cards.push(...body.data);
+    if (page >= body.pagination.pages) return cards;
+  }
+}
+
+function report(path: string): Array<{ line: number; realId?: string; outcome: string; cardId?: string; error?: string }> {
+  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+describe('import', () => {
+  let sandbox: RunningSandbox;
+  const dir = tempDir();
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    sandbox = await startSandboxProcess();
+    env = { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_API_KEY: sandbox.info.apiKey, CARDCTL_TOKEN: sandbox.info.token };
+  });
+  afterAll(async () => {
+    await sandbox?.stop();
+    dir.remove();
+  });
+
+  it('imports 5,000 CSV rows with 1% invalid: exactly the valid rows, once; every invalid row reported with its line; exit 8', async () => {
+    const file = csv('BULK', 5000, sandbox.info.institutionId);
+    const input = join(dir.path, 'cards.csv');
+    const reportPath = join(dir.path, 'bulk-report.ndjson');
+    writeFileSync(input, `\uFEFF${file.text}`);
+    const result = await cardctl(['import', '--from-file', input, '--report', reportPath, '--concurrency', '16', '--json'], { configDir: dir.path, env, timeout: 280_000 });
+    expect(result.exitCode, result.stderr).toBe(8);
+    const summary = JSON.parse(result.stdout);
+    expect(summary).toMatchObject({ imported: 4950, exists: 0, invalid: 50, failed: 0, rows: 5000 });
+    expect(result.stderr).toMatch(/imported 4950, already there 0, invalid 50, failed 0/);
+
+    const entries = report(reportPath);
+    expect(entries).toHaveLength(5000);
+    const invalid = entries.filter((e) => e.outcome === 'invalid');
+    expect(invalid.map((e) => e.line).sort((a, b) => a - b)).toEqual(file.invalidLines);
+    for (const e of invalid) expect(e.error).toMatch(/^(email|card\.bin|card\.defaultPIN|birthDate|card\.expiration):/);
+    const imported = entries.filter((e) => e.outcome === 'imported');
+    expect(new Set(imported.map((e) => e.realId))).toEqual(new Set(file.validIds));
+    expect(imported.every((e) => typeof e.cardId === 'string' && e.cardId)).toBe(true);
+
+    const cards = (await allCards(sandbox)).filter((c) => c.referenceCode.startsWith('import:BULK-'));
+    expect(cards).toHaveLength(4950);
+    expect(new Set(cards.map((c) => c.referenceCode))).toEqual(new Set(file.validIds.map((id) => `import:${id}`)));
+  }, 300_000);
+
+  it('--resume after the import is killed mid-run finishes with no duplicates', async () => {
+    const file = csv('KILL', 1500, sandbox.info.institutionId, 0);
+    const input = join(dir.path, 'kill.csv');
+    const reportPath = join(dir.path, 'kill-report.ndjson');
+    writeFileSync(input, file.text);
+    const child = execa('node', [BIN, 'import', '--from-file', input, '--report', reportPath, '--concurrency', '16'], {
+      env: cleanEnv({ CARDCTL_CONFIG_DIR: dir.path, ...env }), extendEnv: false, reject: false,
+    });
+    const started = Date.now();
+    while (Date.now() - started < 60_000) {
+      if (existsSync(reportPath) && readFileSync(reportPath, 'utf8').split('\n').length > 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill('SIGKILL');
+    const killed = await child;
+    expect(killed.signal).toBe('SIGKILL');
+    const before = report(reportPath).length;
+    expect(before).toBeGreaterThan(200);
+    expect(before).toBeLessThan(1500);
+
+    const again = await cardctl(['import', '--from-file', input, '--report', reportPath, '--json'], { configDir: dir.path, env });
+    expect(again.exitCode).toBe(2);
+    expect(again.stderr).toMatch(/--resume/);
+
+    const resumed = await cardctl(['import', '--from-file', input, '--report', reportPath, '--resume', '--concurrency', '16', '--json'], { configDir: dir.path, env, timeout: 200_000 });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const summary = JSON.parse(resumed.stdout);
+    expect(summary.failed).toBe(0);
+    expect(summary.invalid).toBe(0);
+    expect(summary.skipped).toBeGreaterThanOrEqual(200);
+    expect(summary.imported + summary.exists + summary.skipped).toBe(1500);
+
+    const cards = (await allCards(sandbox)).filter((c) => c.referenceCode.startsWith('import:KILL-'));
+    expect(cards).toHaveLength(1500);
+    expect(new Set(cards.map((c) => c.referenceCode)).size).toBe(1500);
+
+    // Every row is settled in the (appended) report as imported, already there, or skipped.
+    const done = new Set(report(reportPath).filter((e) => ['imported', 'exists', 'skipped'].includes(e.outcome)).map((e) => e.realId));
+    expect(done).toEqual(new Set(file.validIds));
+  }, 300_000);
+
+  it('reads NDJSON from stdin and a JSON array; one card from flags is imported once', async () => {
+    const rows = Array.from({ length: 20 }, (_, i) => ({
+      realId: `ND-${i}`, active: true, startDate: '2024-01-01', endDate: '2028-12-31', firstName: 'Ada', lastName: 'Obi', middleName: '',
+      email: 'ada@example.com', address1: '1 Marina', address2: '', city: 'Lagos', state: 'Lagos', zip: '100001', country: 'NG',
+      birthDate: '1990-01-31', phone: '+2348012345678',
+      card: { expiration: '202812', serviceCode: '101', cardProduct: 'classic', embossingName: 'ADA OBI', defaultPIN: '1234', bin: '506099', cardState: 'active' },
+      returnSecure: false,
+    }));
+    const ndjson = await cardctl(['import', '--from-file', '-', '--format', 'ndjson', '--institution-id', sandbox.info.institutionId, '--json'],
+      { configDir: dir.path, env, input: rows.slice(0, 10).map((r) => JSON.stringify(r)).join('\n') });
+    expect(ndjson.exitCode, ndjson.stderr).toBe(0);
+    expect(JSON.parse(ndjson.stdout)).toMatchObject({ imported: 10 });
+
+    const jsonFile = join(dir.path, 'cards.json');
+    writeFileSync(jsonFile, JSON.stringify(rows.slice(5), null, 2));
+    const json = await cardctl(['import', '--from-file', jsonFile, '--institution-id', sandbox.info.institutionId, '--json'], { configDir: dir.path, env });
+    expect(json.exitCode, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ imported: 10, exists: 5 });
+
+    const flags = ['import', '--pin-stdin', '--real-id', 'ONE-1', '--institution-id', sandbox.info.institutionId, '--first-name', 'Ada', '--last-name', 'Obi',
+      '--email', 'ada@example.com', '--phone', '+2348012345678', '--birth-date', '1990-01-31', '--address1', '1 Marina', '--city', 'Lagos', '--state', 'Lagos',
+      '--zip', '100001', '--country', 'NG', '--start-date', '2024-01-01', '--end-date', '2028-12-31', '--expiration', '202812', '--service-code', '101',
+      '--card-product', 'classic', '--embossing-name', 'ADA OBI', '--bin', '506099', '--card-state', 'active', '--json'];
+    const one = await cardctl(flags, { configDir: dir.path, env, input: '4321\n' });
+    expect(one.exitCode, one.stderr).toBe(0);
+    const card = JSON.parse(one.stdout);
+    expect(card.referenceCode).toBe('import:ONE-1');
+    const repeat = await cardctl(flags, { configDir: dir.path, env, input: '4321\n' });
+    expect(repeat.exitCode, repeat.stderr).toBe(0);
+    expect(JSON.parse(repeat.stdout).id).toBe(card.id);
+
+    const noPin = await cardctl(flags.filter((f) => f !== '--pin-stdin'), { configDir: dir.path, env });
+    expect(noPin.exitCode).toBe(2);
+    expect(noPin.stderr).toMatch(/--pin-stdin/);
+  }, 120_000);
+});
