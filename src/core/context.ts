@@ -9,6 +9,7 @@ import { createStyle, type Style } from '../output/style.js';
 import { AuthError, UsageError } from './errors.js';
 import { decideCanPrompt, decideColor, type IOStreams } from './io.js';
 import { InquirerPrompter, NoPrompter, type Prompter } from './prompter.js';
+import { VERSION } from '../version.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -183,7 +184,7 @@ export function createContext(init: ContextInit): Context {
           logger: log,
           signal: ctx.signal,
           env,
-          userAgent: `cardctl (node ${process.version})`,
+          userAgent: `cardctl/${VERSION} (node ${process.version}; ${process.platform})`,
         });
       })();
       return clientPromise;
