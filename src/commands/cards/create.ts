@@ -297,8 +297,8 @@ async function complete(ctx: Context, parsed: ParsedCreate, programs: ProgramLoo
     }
     if (!ctx.io.canPrompt) throw new UsageError(`missing ${spec.flag}`, { hint: spec.key === 'bankCode' ? 'the card program does not say which bank code to use' : undefined });
     prompted = true;
-    const question = spec.key === 'number' ? 'Account number' : spec.key === 'type' ? 'Account type (e.g. savings, current)' : 'Bank code';
-    const fallback = spec.key === 'type' ? 'savings' : spec.key === 'bankCode' ? program?.bankCode : undefined;
+    const question = spec.path === 'number' ? 'Account number' : spec.path === 'type' ? 'Account type (e.g. savings, current)' : 'Bank code';
+    const fallback = spec.path === 'type' ? 'savings' : spec.path === 'bankCode' ? program?.bankCode : undefined;
     setPath(body, path, await ask(ctx, question, trimmed, spec.flag, fallback));
   }
   if (getPath(body, 'account.currency') === undefined) {
