@@ -47,7 +47,9 @@ received with -o raw. A query string in PATH is sent as written.`,
       auth: call.auth,
       signal: ctx.signal,
     });
-    await ctx.output().value(response.data, response.raw);
+    // An envelope without data (e.g. only a message): show the whole body rather than nothing.
+    const shown = response.data !== undefined ? response.data : response.raw.trim() ? JSON.parse(response.raw) : null;
+    await ctx.output().value(shown, response.raw);
   },
 });
 

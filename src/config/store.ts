@@ -111,6 +111,9 @@ export class ConfigStore {
 
   /** Applies `change` to a copy of the file and writes it atomically with the right modes. */
   async update(change: (config: ConfigFile) => void): Promise<void> {
+    // Start from the file as it is now, not as this process first read it: another cardctl
+    // (a token renewal, a second terminal) may have written in between.
+    this.data = undefined;
     const next: ConfigFile = structuredClone(this.read());
     change(next);
     await this.write(next);

@@ -216,7 +216,8 @@ export class Renderer {
       return this.list(value, columns, { raw });
     }
     if (value && typeof value === 'object') return this.record(value, { raw });
-    this.io.out(`${this.settings.format === 'json' ? JSON.stringify(value) : cellText(value, false)}\n`);
+    const machine = this.settings.format === 'json' || this.settings.format === 'ndjson' || this.settings.format === 'raw';
+    this.io.out(`${machine ? JSON.stringify(value ?? null) : cellText(value, false)}\n`);
   }
 
   /** A status line for people on stderr ("✓ Card activated"); silent with --quiet. */

@@ -119,6 +119,13 @@ describe('api', () => {
     expect((await run(['api', 'GET', '/x', '-o', 'raw'], { env: env() })).stdout).toBe('{"statusCode":200,  "data":{"id":"x"}}\n');
   });
 
+  it('an envelope without data prints the whole body', async () => {
+    server.fallback((_q, res) => json(res, 200, { statusCode: 200, message: 'application created' }));
+    const result = await run(['api', 'POST', '/institutions/oauth/create', '--data', '{}', '--json'], { env: env() });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ statusCode: 200, message: 'application created' });
+  });
+
   it('--data as JSON text, @FILE and - (stdin); --api-key', async () => {
     const file = join(dir, 'body.json');
     writeFileSync(file, '{"from":"file"}');

@@ -57,6 +57,15 @@ describe('config file modes', () => {
     expect(mode(join(dir, 'config.json'))).toBe(0o600);
   });
 
+  it('an update starts from the file as it is now (another process may have written)', async () => {
+    const first = new ConfigStore({ CARDCTL_CONFIG_DIR: dir });
+    const second = new ConfigStore({ CARDCTL_CONFIG_DIR: dir });
+    expect(first.profileNames()).toEqual([]);
+    await second.setProfile('b', { baseUrl: 'https://b.example.com' });
+    await first.setProfile('a', { baseUrl: 'https://a.example.com' });
+    expect(new ConfigStore({ CARDCTL_CONFIG_DIR: dir }).profileNames()).toEqual(['a', 'b']);
+  });
+
   it('reports a config file that is not JSON as a usage error', async () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'config.json'), '{not json');
