@@ -1,0 +1,92 @@
+// The published package: `npm pack` (with its prepack clean build) gives a tarball of only
+// bin/, dist/, completions/, README.md, LICENSE and package.json, and that tarball installs
+// into an empty prefix and runs. The pack happens in a staging copy so this repository's dist/
+// is never cleaned under the feet of tests running in parallel.
+import { execa } from 'execa';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv, tempDir } from '../helpers/cli.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const LONG = 240_000;
+
+let work: ReturnType<typeof tempDir>;
+let tarball: string;
+let entries: string[];
+
+beforeAll(async () => {
+  work = tempDir('cardctl-pack-');
+  const stage = join(work.path, 'stage');
+  for (const item of ['package.json', 'bin', 'src', 'scripts', 'completions', 'README.md', 'LICENSE']) {
+    cpSync(join(ROOT, item), join(stage, item), { recursive: true });
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(stage, 'node_modules'), 'dir');
+  // Left over from an earlier build: prepack must remove it.
+  mkdirSync(join(stage, 'dist', 'chunks'), { recursive: true });
+  writeFileSync(join(stage, 'dist', 'chunks', 'stale-chunk.js'), 'export {};\n');
+  const packed = await execa('npm', ['pack', '--json', '--pack-destination', work.path], { cwd: stage, env: cleanEnv(), timeout: LONG });
+  const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  tarball = join(work.path, info!.filename);
+  entries = info!.files.map((f) => f.path);
+}, LONG);
+afterAll(() => work?.remove());
+
+describe('npm pack', () => {
+  it('holds only bin/, dist/, completions/, README.md, LICENSE and package.json', () => {
+    const tops = new Set(entries.map((path) => (path.includes('/') ? `${path.split('/')[0]}/` : path)));
+    expect([...tops].sort()).toEqual(['LICENSE', 'README.md', 'bin/', 'completions/', 'dist/', 'package.json']);
+    expect(entries).toEqual(expect.arrayContaining(['bin/cardctl.js', 'dist/cli.js', 'completions/cardctl.bash', 'completions/_cardctl', 'completions/cardctl.fish']));
+  });
+
+  it('is built clean by prepack: a stale file in dist/ does not ship', () => {
+    expect(entries.some((path) => path.includes('stale-chunk'))).toBe(false);
+    expect(entries.filter((path) => path.startsWith('dist/') && path.endsWith('.js')).length).toBeGreaterThan(1);
+  });
+});
+
+describe('the installed tarball', () => {
+  let prefix: string;
+  /** Set when the registry cannot be reached: the tests say so and skip. */
+  let unreachable: string | undefined;
+
+  beforeAll(async () => {
+    prefix = join(work.path, 'prefix');
+    // Reachable registry: use the local cache where it is fresh. Unreachable: the cache alone,
+    // and skip (saying why) when it does not hold every dependency.
+    const ping = await execa('npm', ['ping', '--fetch-retries=0'], { env: cleanEnv(), reject: false, timeout: 30_000 });
+    const mode = ping.exitCode === 0 ? '--prefer-offline' : '--offline';
+    const install = await execa('npm', ['install', '-g', '--prefix', prefix, tarball, mode, '--no-audit', '--no-fund'], {
+      env: cleanEnv(), reject: false, timeout: LONG,
+    });
+    if (install.exitCode === 0) return;
+    if (mode === '--offline') {
+      unreachable = `the npm registry is unreachable (npm ping: ${ping.stderr.split('\n').find((l) => l.startsWith('npm error')) ?? 'failed'}) and the npm cache lacks some of the tarball's dependencies`;
+      return;
+    }
+    throw new Error(`npm install -g ${tarball} failed:\n${install.stderr}`);
+  }, LONG);
+
+  const installed = (args: string[]) => execa(join(prefix, 'bin', 'cardctl'), args, {
+    env: cleanEnv({ CARDCTL_CONFIG_DIR: join(work.path, 'config'), CARDCTL_DATA_DIR: join(work.path, 'data') }),
+    reject: false,
+    timeout: 60_000,
+  });
+
+  it('runs `cardctl --version` and `--version --verbose`', async ({ skip }) => {
+    if (unreachable) skip(unreachable);
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect((await installed(['--version'])).stdout).toBe(version);
+    const verbose = await installed(['--version', '--verbose']);
+    expect(verbose.exitCode).toBe(0);
+    expect(verbose.stdout).toBe(`cardctl ${version}\nnode ${process.version}\nplatform ${process.platform}-${process.arch}`);
+  });
+
+  it('prints the same completion script as the committed one', async ({ skip }) => {
+    if (unreachable) skip(unreachable);
+    const result = await installed(['completion', 'bash']);
+    expect(result.exitCode).toBe(0);
+    expect(`${result.stdout}\n`).toBe(readFileSync(join(ROOT, 'completions', 'cardctl.bash'), 'utf8'));
+  });
+});
