@@ -64,6 +64,7 @@ export interface LoginOptions {
 }
 
 const SWITCH_SEGMENT = /^[A-Za-z0-9._~-]+$/;
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Flags, stdin and (on a terminal) prompts → what to store. Throws UsageError before any write. */
 export async function parseLogin(ctx: Context, opts: LoginFlags): Promise<LoginOptions> {
@@ -74,6 +75,9 @@ export async function parseLogin(ctx: Context, opts: LoginFlags): Promise<LoginO
   ]);
   const settings = ctx.settings();
   const profileName = settings.profileName;
+  if (!PROFILE_NAME.test(profileName)) {
+    throw new UsageError(`invalid profile name "${profileName}": use letters, digits, ".", "_" and "-" (at most 64)`);
+  }
   const existing = ctx.config.getProfile(profileName) ?? {};
   const insecure = Boolean(opts.insecure);
 

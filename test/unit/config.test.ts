@@ -214,6 +214,9 @@ describe('profiles through the CLI', () => {
     const noToken = await run(['login', '--base-url', 'https://api.example.com']);
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toContain('--token-stdin');
+    const badName = await run(['-p', 'a/b', 'login', '--base-url', 'https://api.example.com', '--token-stdin'], { stdin: 'tok_x_1234567890' });
+    expect(badName.code).toBe(2);
+    expect(badName.stderr).toContain('invalid profile name');
     const empty = await run(['login', '--base-url', 'https://api.example.com', '--token-stdin'], { stdin: '\n' });
     expect(empty.code).toBe(2);
     const http = await run(['login', '--base-url', 'http://api.example.com', '--token-stdin'], { stdin: 'tok_1234567890' });
