@@ -132,6 +132,37 @@ describe('import', () => {
     expect(done).toEqual(new Set(file.validIds));
   }, 300_000);
 
+  it('Ctrl-C stops sending, finishes the requests in flight, writes the report and exits 130; --resume completes it', async () => {
+    const file = csv('INT', 1000, sandbox.info.institutionId, 0);
+    const input = join(dir.path, 'int.csv');
+    const reportPath = join(dir.path, 'int-report.ndjson');
+    writeFileSync(input, file.text);
+    const child = execa('node', [BIN, 'import', '--from-file', input, '--report', reportPath, '--concurrency', '8'], {
+      env: cleanEnv({ CARDCTL_CONFIG_DIR: dir.path, ...env }), extendEnv: false, reject: false,
+    });
+    const started = Date.now();
+    while (Date.now() - started < 60_000) {
+      if (existsSync(reportPath) && readFileSync(reportPath, 'utf8').split('\n').length > 100) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill('SIGINT');
+    const interrupted = await child;
+    expect(interrupted.exitCode, interrupted.stderr).toBe(130);
+    expect(interrupted.stderr).toMatch(/--resume/);
+    const settled = report(reportPath);
+    expect(settled.length).toBeLessThan(1000);
+    // Every request that was sent is in the report: the cards in the sandbox are exactly the rows reported imported.
+    const imported = settled.filter((e) => e.outcome === 'imported').map((e) => `import:${e.realId}`);
+    const cards = (await allCards(sandbox)).filter((c) => c.referenceCode.startsWith('import:INT-'));
+    expect(new Set(cards.map((c) => c.referenceCode))).toEqual(new Set(imported));
+
+    const resumed = await cardctl(['import', '--from-file', input, '--report', reportPath, '--resume', '--json'], { configDir: dir.path, env, timeout: 200_000 });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ skipped: settled.length, imported: 1000 - settled.length, exists: 0, failed: 0 });
+    const after = (await allCards(sandbox)).filter((c) => c.referenceCode.startsWith('import:INT-'));
+    expect(after).toHaveLength(1000);
+  }, 300_000);
+
   it('reads NDJSON from stdin and a JSON array; one card from flags is imported once', async () => {
     const rows = Array.from({ length: 20 }, (_, i) => ({
       realId: `ND-${i}`, active: true, startDate: '2024-01-01', endDate: '2028-12-31', firstName: 'Ada', lastName: 'Obi', middleName: '',
