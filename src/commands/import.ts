@@ -192,6 +192,7 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
 
   const { openReport, readReport } = await import('../import/report.js');
   const { runImport, outcomeLabel } = await import('../import/runner.js');
+  const { IMPORT_FIELD_PATHS } = await import('../import/row.js');
   const { createImportProgress, estimateRows } = await import('../import/progress.js');
   const { importCard, cardIdOf, findImportedCard } = await import('../api/import.js');
 
@@ -208,7 +209,7 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
   let result: ImportRunResult;
   try {
     result = await runImport({
-      rows: readImportRows(input, format) as AsyncIterable<SourceRow>,
+      rows: readImportRows(input, format, { columns: IMPORT_FIELD_PATHS }) as AsyncIterable<SourceRow>,
       concurrency: run.concurrency,
       defaults: { institutionId: run.institutionId },
       done: resumeState?.done,

@@ -37,15 +37,20 @@ export function formatFromPath(path: string): ImportFormat | undefined {
   return undefined;
 }
 
-export function readImportRows(input: Readable, format: ImportFormat): AsyncGenerator<SourceRow> {
+export function readImportRows(input: Readable, format: ImportFormat, options: CsvOptions = {}): AsyncGenerator<SourceRow> {
   switch (format) {
-    case 'csv': return readCsvRows(input);
+    case 'csv': return readCsvRows(input, options);
     case 'ndjson': return readNdjsonRows(input);
     case 'json': return readJsonArrayRows(input);
   }
 }
 
-export async function* readCsvRows(input: Readable): AsyncGenerator<SourceRow> {
+export interface CsvOptions {
+  /** Header names allowed; another name is a file error before any row is read. */
+  columns?: readonly string[];
+}
+
+export async function* readCsvRows(input: Readable, options: CsvOptions = {}): AsyncGenerator<SourceRow> {
   const { parse } = await import('csv-parse');
   const parser = parse({
     bom: true,
@@ -85,6 +90,12 @@ export async function* readCsvRows(input: Readable): AsyncGenerator<SourceRow> {
         for (const name of header) {
           if (seen.has(name)) throw new ImportFileError(`the CSV header names column "${name}" twice`, line);
           seen.add(name);
+        }
+        if (options.columns) {
+          const unknown = header.filter((name) => !options.columns!.includes(name));
+          if (unknown.length) {
+            throw new ImportFileError(`unknown CSV column${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; the columns are the import body's fields: ${options.columns.join(', ')}`, line);
+          }
         }
         continue;
       }

@@ -15,6 +15,9 @@ const CARD_STRINGS = ['expiration', 'serviceCode', 'cardProduct', 'embossingName
 const TOP_KEYS = new Set<string>([...TOP_STRINGS, ...TOP_DATES, ...TOP_BOOLEANS, 'email', 'phone', 'card']);
 const CARD_KEYS = new Set<string>(CARD_STRINGS);
 
+/** Every field of the import body as a dotted path (the CSV header names). */
+export const IMPORT_FIELD_PATHS: readonly string[] = [...TOP_KEYS].filter((k) => k !== 'card').concat(CARD_STRINGS.map((k) => `card.${k}`));
+
 export interface RowDefaults {
   /** Fills `institutionId` when a row leaves it out or empty. */
   institutionId?: string;

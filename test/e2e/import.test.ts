@@ -42,7 +42,7 @@ async function allCards(sandbox: RunningSandbox): Promise<Array<{ id: string; re
   const cards: Array<{ id: string; referenceCode: string }> = [];
   for (let page = 1; ; page++) {
     const response = await fetch(`${sandbox.info.baseUrl}/institutions/cards?limit=100&page=${page}`, { headers: { authorization: `Bearer ${sandbox.info.token}` } });
-    const body = await response.json();
+    const body = (await response.json()) as { data: Array<{ id: string; referenceCode: string }>; pagination: { pages: number } };
     cards.push(...body.data);
     if (page >= body.pagination.pages) return cards;
   }

@@ -11,7 +11,7 @@ describe('users update', () => {
   beforeAll(async () => {
     sandbox = await startSandboxProcess();
     const response = await fetch(`${sandbox.info.baseUrl}/sandbox/institutions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    const created = (await response.json()).data;
+    const created = ((await response.json()) as { data: { userId: string; token: string } }).data;
     userId = created.userId;
     env = { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: created.token };
   });

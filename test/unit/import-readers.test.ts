@@ -40,6 +40,10 @@ describe('readCsvRows', () => {
     expect(rows[1]!.error).toMatch(/3 fields, the header has 2/);
   });
 
+  it('rejects unknown columns up front when the allowed ones are given', async () => {
+    await expect(collect(readCsvRows(Readable.from(['realId,nmae\n1,2\n']), { columns: ['realId', 'name'] }))).rejects.toThrow(/unknown CSV column "nmae"/);
+  });
+
   it('rejects an empty file and a header with duplicate columns', async () => {
     await expect(collect(readCsvRows(Readable.from(['\n\n'])))).rejects.toBeInstanceOf(ImportFileError);
     await expect(collect(readCsvRows(Readable.from(['a,a\n1,2\n'])))).rejects.toThrow(/twice/);
