@@ -251,23 +251,23 @@ export class Renderer {
     return column.status && text ? this.style.status(text) : text;
   }
 
+  /** A gh-style table: bold headers, columns padded and separated by two spaces, no borders. */
   private async drawTable(headers: string[], rows: string[][], minWidths: Array<number | undefined> = []): Promise<string> {
-    const { default: Table } = await import('cli-table3');
+    const GAP = 2;
     const widths = headers.map((h, i) => Math.max(visibleWidth(h), ...rows.map((r) => visibleWidth(r[i] ?? ''))));
     // A pty without a size (e.g. under `script` or some CI runners) reports 0 columns: assume 80.
     const terminalWidth = this.io.columns && this.io.columns > 0 ? this.io.columns : 80;
-    const available = terminalWidth - (headers.length * 3 + 1);
-    fitWidths(widths, available, minWidths);
-    const table = new Table({
-      head: headers.map((h) => this.style.bold(h)),
-      style: { head: [], border: this.style.enabled ? ['grey'] : [] },
-      colWidths: widths.map((w) => w + 2),
-      wordWrap: false,
-    });
-    for (const row of rows) {
-      table.push(row.map((cell, i) => (visibleWidth(cell) > widths[i]! ? truncate(stripAnsi(cell), widths[i]!) : cell)));
-    }
-    return table.toString();
+    fitWidths(widths, terminalWidth - GAP * (headers.length - 1), minWidths);
+    const line = (cells: string[], style?: (text: string) => string) => cells
+      .map((cell, i) => {
+        const width = widths[i]!;
+        const fitted = visibleWidth(cell) > width ? truncate(stripAnsi(cell), width) : cell;
+        const styled = style ? style(fitted) : fitted;
+        return i === cells.length - 1 ? styled : styled + ' '.repeat(Math.max(0, width - visibleWidth(fitted)));
+      })
+      .join(' '.repeat(GAP))
+      .trimEnd();
+    return [line(headers, (h) => this.style.bold(h)), ...rows.map((row) => line(row))].join('\n');
   }
 }
 

@@ -38,8 +38,12 @@ async function render(globals: GlobalOptions, options: { tty?: boolean; columns?
 const ANSI = /\x1b\[/;
 
 describe('table', () => {
-  it('on a TTY: boxed, headers, local dates, coloured statuses, fitted to the terminal width', async () => {
+  it('on a TTY: headers, padded columns, local dates, coloured statuses, fitted to the terminal width', async () => {
     const { stdout } = await render({}, { tty: true, columns: 60 });
+    const plain = stdout.replace(/\x1b\[[0-9;]*m/g, '').split('\n');
+    expect(plain[0]).toMatch(/^ID\s{2,}STATUS\s{2,}NAME/);
+    expect(plain[1]).toMatch(/^c1\s{2,}active\s{2,}ADA OBI/);
+    expect(plain[1]!.indexOf('active')).toBe(plain[0]!.indexOf('STATUS'));
     expect(stdout).toContain('ID');
     expect(stdout).toContain('STATUS');
     expect(stdout).toMatch(ANSI);
