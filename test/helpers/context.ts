@@ -38,6 +38,8 @@ export function testIO(options: { tty?: boolean; stdin?: string; columns?: numbe
 
 export interface TestContextOptions {
   tty?: boolean;
+  /** Terminal width when tty (default 120). */
+  columns?: number;
   stdin?: string;
   env?: Record<string, string | undefined>;
   globals?: GlobalOptions;
@@ -48,7 +50,7 @@ export interface TestContextOptions {
 }
 
 export function testContext(options: TestContextOptions = {}): Context & { io: TestIO } {
-  const io = testIO({ tty: options.tty, stdin: options.stdin });
+  const io = testIO({ tty: options.tty, stdin: options.stdin, columns: options.columns });
   const env = { ...(options.configDir ? { CARDCTL_CONFIG_DIR: options.configDir } : {}), ...options.env };
   const ctx = createContext({
     io,
