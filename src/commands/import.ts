@@ -145,6 +145,8 @@ Exit codes: 0 every row imported or already there; 8 some rows invalid or failed
     if (opts.fromFile !== undefined) {
       const stray = CARD_FLAGS.filter((f) => f.key !== 'institutionId' && opts[f.key] !== undefined).map((f) => f.flag);
       if (opts.pinStdin) stray.push('--pin-stdin');
+      if (opts.active !== undefined) stray.push(opts.active ? '--active' : '--no-active');
+      if (opts.returnSecure) stray.push('--return-secure');
       if (stray.length) throw new UsageError(`${stray.join(', ')} describe one card and cannot be combined with --from-file`);
       return importFile(ctx, opts, { concurrency, institutionId });
     }
@@ -238,6 +240,8 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
   if (ctx.settings().output === 'json' || ctx.settings().output === 'ndjson') await ctx.output().record(summary);
 
   if (result.interrupted) {
+    // The entry point reports any error after Ctrl-C as a bare "interrupted"; say how to go on here.
+    if (!quiet) ctx.io.err(opts.report ? `interrupted: the report is complete up to here; finish with the same command and --resume\n` : 'interrupted: pass --report FILE next time so that --resume can continue\n');
     throw new InterruptedError('import interrupted: requests in flight were finished and the report written', {
       hint: opts.report ? `run the same command with --resume to import the remaining rows` : 'pass --report FILE next time so that --resume can continue an interrupted import',
       details: summary,
