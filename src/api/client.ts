@@ -13,7 +13,7 @@ import {
   exitCodeForStatus,
   ExitCode,
 } from '../core/errors.js';
-import { maskPansInText, redactBodyText, redactHeaders } from '../core/redact.js';
+import { redactBodyText, redactHeaders, redactUrl } from '../core/redact.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type AuthMode = 'bearer' | 'apiKey' | 'none';
@@ -218,7 +218,7 @@ export class ApiClient {
 
     const logger = this.options.logger;
     if (logger?.debugEnabled) {
-      logger.debug(`> ${req.method} ${url.href}`);
+      logger.debug(`> ${req.method} ${redactUrl(url)}`);
       for (const [name, value] of Object.entries(redactHeaders(headers))) logger.debug(`> ${name}: ${value}`);
       if (body !== undefined) logger.debug(`> ${redactBodyText(body)}`);
     }
@@ -240,12 +240,13 @@ export class ApiClient {
       text = await res.body.text();
     } catch (error) {
       const failure = toNetworkError(error, this.timeoutMs);
-      logger?.verbose(`${req.method} ${maskPansInText(url.href)} → ${failure.code} (${Math.round(performance.now() - started)} ms)`);
+      logger?.verbose(`${req.method} ${redactUrl(url)} → ${failure.code} (${Math.round(performance.now() - started)} ms)`);
       throw error;
     }
     const durationMs = Math.round(performance.now() - started);
-    logger?.verbose(`${req.method} ${maskPansInText(url.href)} → ${res.statusCode} (${durationMs} ms)`);
+    logger?.verbose(`${req.method} ${redactUrl(url)} → ${res.statusCode} (${durationMs} ms)`);
     if (logger?.debugEnabled) {
+      logger.debug(`< HTTP ${res.statusCode}`);
       for (const [name, value] of Object.entries(redactHeaders(res.headers))) logger.debug(`< ${name}: ${value}`);
       if (text) logger.debug(`< ${redactBodyText(text)}`);
     }

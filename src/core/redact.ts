@@ -93,3 +93,21 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
   }
   return out;
 }
+
+/** A URL for logs: secret-named query parameters replaced, PANs masked. */
+export function redactUrl(url: URL | string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(String(url));
+  } catch {
+    return maskPansInText(String(url));
+  }
+  if (parsed.username || parsed.password) {
+    parsed.username = parsed.username ? REDACTED : '';
+    parsed.password = parsed.password ? REDACTED : '';
+  }
+  for (const key of [...new Set(parsed.searchParams.keys())]) {
+    if (SECRET_KEYS.has(key.toLowerCase())) parsed.searchParams.set(key, REDACTED);
+  }
+  return maskPansInText(parsed.href.replace(/%5BREDACTED%5D/g, REDACTED));
+}

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
-import { REDACTED, maskPan, maskPansInText, maskSecret, redactBodyText, redactHeaders, redactValue } from '../../src/core/redact.js';
+import { REDACTED, maskPan, maskPansInText, maskSecret, redactBodyText, redactHeaders, redactUrl, redactValue } from '../../src/core/redact.js';
 import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
 import { testIO } from '../helpers/context.js';
 
@@ -34,6 +34,13 @@ describe('redaction helpers', () => {
     for (const secret of [TOKEN, API_KEY, PAN, ENCRYPTED]) expect(text).not.toContain(secret);
     expect(text).toContain(REDACTED);
     expect(text).toContain('539983******0008');
+  });
+
+  it('redacts URLs: secret query parameters, user info and PANs', () => {
+    const text = redactUrl(`https://user:pw@api.example.com/x?token=${TOKEN}&search=${PAN}&limit=5`);
+    for (const secret of [TOKEN, PAN, 'pw']) expect(text).not.toContain(secret);
+    expect(text).toContain('limit=5');
+    expect(text).toContain(`token=${REDACTED}`);
   });
 
   it('redacts headers and form bodies', () => {
@@ -76,6 +83,7 @@ describe('--debug output', () => {
     expect(stderr).toMatch(/> authorization: Bearer \[REDACTED\]/i); // …but not logged
     expect(stderr).toContain('> POST');
     expect(stderr).toMatch(/< content-type: application\/json/);
+    expect(stderr).toContain('< HTTP 200');
     expect(stderr).toContain('539983******0008');
     for (const secret of [TOKEN, API_KEY, PAN, ENCRYPTED, SECRET]) expect(stderr).not.toContain(secret);
   });
