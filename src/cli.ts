@@ -93,6 +93,7 @@ export function buildProgram(input: BuildInput | null = null): Command {
     .option('--no-retry', 'never retry')
     .option('--insecure', 'allow plain http:// to a non-loopback host')
     .option('-y, --yes', 'answer yes to confirmations')
+    .option('--confirm-production', 'with --yes: also confirm destructive steps on a production profile')
     .option('--no-input', 'never prompt (also when CI is set)')
     .showSuggestionAfterError(true)
     .showHelpAfterError(false)

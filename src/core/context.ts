@@ -27,6 +27,8 @@ export interface GlobalOptions {
   debug?: boolean;
   timeout?: string;
   yes?: boolean;
+  /** --confirm-production: with --yes, destructive steps on a production profile (core/guard.ts). */
+  confirmProduction?: boolean;
   /** false with --no-input */
   input?: boolean;
   retries?: string;
