@@ -60,7 +60,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       },
       baseUrl: () => baseUrl,
     };
-    const server = await buildServer(deps, { log: options.log });
+    const { app: server, whenIdle } = await buildServer(deps, { log: options.log });
     await server.listen({ port: options.port ?? 0, host });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : options.port ?? 0;
@@ -76,7 +76,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       async close() {
         if (closed) return;
         closed = true;
+        // A request that never finishes must not keep the process up: cut the rest after 5 s.
+        const cut = setTimeout(() => server.server.closeAllConnections(), 5_000);
         await server.close();
+        clearTimeout(cut);
+        await Promise.race([whenIdle(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
         store.close();
       },
     };

@@ -23,18 +23,41 @@ export interface ServerOptions {
   log?: (line: string) => void;
 }
 
-export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}): Promise<FastifyInstance> {
+export interface SandboxServer {
+  app: FastifyInstance;
+  /** Resolves when no route handler is running (the store may be closed then). */
+  whenIdle(): Promise<void>;
+}
+
+export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}): Promise<SandboxServer> {
   const app = Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT_BYTES,
     exposeHeadRoutes: false,
     return503OnClosing: true,
-    forceCloseConnections: true,
+    // On close, idle keep-alive sockets go at once; requests in progress finish.
+    forceCloseConnections: 'idle',
   });
   const routes: RouteDoc[] = [];
-  app.decorate('sandboxRoutes', routes);
   app.decorateRequest('principal', null);
   app.addHook('onRoute', (route) => collectRoute(routes, route));
+
+  // Handlers still awaiting (a PIN hash, a webhook) when the server closes must not touch a
+  // closed database: count them, and let close() wait for the count to reach zero.
+  let running = 0;
+  let idle: Array<() => void> = [];
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler;
+    route.handler = async function trackedHandler(this: FastifyInstance, request, reply) {
+      running++;
+      try {
+        return await handler.call(this, request, reply);
+      } finally {
+        if (--running === 0) { idle.forEach((resolve) => resolve()); idle = []; }
+      }
+    };
+  });
+  const whenIdle = () => (running === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve)));
 
   // Bodies are JSON (and form fields at /oauth/token only): fastify's default text/plain
   // parser would let a text body reach validation instead of answering 415.
@@ -69,7 +92,7 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
   await app.register(simulateRoutes, deps);
   await app.register(sandboxRoutes, deps);
   await app.register(openapiRoutes, { routes, deps });
-  return app;
+  return { app, whenIdle };
 }
 
 /** The path alone: query strings may carry search terms and ids, so they stay out of the log. */

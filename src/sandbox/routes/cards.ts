@@ -26,6 +26,18 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
   const { store, clock } = deps;
   const auth = requireBearer(deps);
   const pinKey = { fingerprint: deps.pinKey.fingerprint, privateKey: deps.pinKey.privateKey };
+  // Get Cards shows programs without their ledger accounts; the trimmed JSON is kept per stored
+  // version of the program text, so an unchanged program is not re-parsed on every page.
+  const listedPrograms = new Map<string, { stored: string; listed: string }>();
+  function listedProgram(institutionId: string, programId: string): string {
+    const stored = store.cardPrograms.getJson(institutionId, programId);
+    if (stored === undefined) return 'null';
+    const cached = listedPrograms.get(programId);
+    if (cached?.stored === stored) return cached.listed;
+    const listed = listedProgramJson(stored);
+    listedPrograms.set(programId, { stored, listed });
+    return listed;
+  }
 
   function loadCard(institutionId: string, cardId: string): StoredCard {
     const stored = store.cards.get(institutionId, cardId);
@@ -118,18 +130,17 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
   }, async (request, reply) => {
     const { institutionId } = principalOf(request);
     const { page, limit, offset } = paging(request.query);
-    const { records, total } = store.cards.list({ institutionId, search: request.query.search, cardId: request.query.cardId, limit, offset });
-    // The page is assembled as text: records are stored as the JSON the API returns, so each
-    // is parsed once only to expand its program (parsed once per distinct program).
+    const { rows, total } = store.cards.list({ institutionId, search: request.query.search, cardId: request.query.cardId, limit, offset });
+    // The page is assembled as text: records are stored as the JSON the API returns, so no
+    // card is parsed; each distinct program is read and serialised once per page.
     const programs = new Map<string, string>();
-    const items = records.map((record) => {
-      const card = JSON.parse(record) as Card & { cardProgram: string };
-      let programJson = programs.get(card.cardProgram);
+    const items = rows.map(({ programId, record }) => {
+      let programJson = programs.get(programId);
       if (programJson === undefined) {
-        programJson = listedProgramJson(store.cardPrograms.getJson(institutionId, card.cardProgram));
-        programs.set(card.cardProgram, programJson);
+        programJson = listedProgram(institutionId, programId);
+        programs.set(programId, programJson);
       }
-      return spliceProgram(record, card.cardProgram, programJson);
+      return spliceProgram(record, programId, programJson);
     });
     const head = JSON.stringify({ statusCode: 200, message: 'Cards retrieved successfully' });
     return reply.type('application/json').send(
@@ -269,8 +280,7 @@ function checkCallerPan(program: CardProgram, pan: string): void {
 }
 
 /** Get Cards shows the program without its ledger accounts (as the reference's example does). */
-function listedProgramJson(programJson: string | undefined): string {
-  if (programJson === undefined) return 'null';
+function listedProgramJson(programJson: string): string {
   const { losesAccount, issuedAccount, feeAccount, ...program } = JSON.parse(programJson) as CardProgram;
   return JSON.stringify(program);
 }

@@ -22,6 +22,12 @@ export interface CardListQuery {
   offset: number;
 }
 
+export interface CardPageRow {
+  programId: string;
+  /** The card as the API shows it, JSON text, cardProgram as an id. */
+  record: string;
+}
+
 interface CardRow {
   record: string;
   pan: string;
@@ -61,17 +67,22 @@ export class CardStore {
        WHERE id = @id AND institution_id = @institutionId`,
     );
     // One prepared statement per filter combination keeps each query on the
-    // (institution_id, created_at DESC, id DESC) index without dynamic SQL.
-    const order = 'ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset';
-    this.pageAll = db.prepare(`SELECT record FROM cards WHERE institution_id = @institutionId ${order}`);
-    this.countAll = db.prepare('SELECT COUNT(*) AS total FROM cards WHERE institution_id = @institutionId');
-    const search = "search_text LIKE @pattern ESCAPE '\\'";
-    this.pageSearch = db.prepare(`SELECT record FROM cards WHERE institution_id = @institutionId AND ${search} ${order}`);
-    this.countSearch = db.prepare(`SELECT COUNT(*) AS total FROM cards WHERE institution_id = @institutionId AND ${search}`);
-    this.pageById = db.prepare(`SELECT record FROM cards WHERE institution_id = @institutionId AND id = @cardId ${order}`);
-    this.countById = db.prepare('SELECT COUNT(*) AS total FROM cards WHERE institution_id = @institutionId AND id = @cardId');
-    this.pageSearchById = db.prepare(`SELECT record FROM cards WHERE institution_id = @institutionId AND id = @cardId AND ${search} ${order}`);
-    this.countSearchById = db.prepare(`SELECT COUNT(*) AS total FROM cards WHERE institution_id = @institutionId AND id = @cardId AND ${search}`);
+    // (institution_id, created_at DESC, id DESC) index without dynamic SQL. Parameters are
+    // positional in the order institution, card id, search pattern; pages come back raw
+    // ([programId, record] arrays): the list endpoint is the hot path.
+    const byId = ' AND id = ?';
+    const search = " AND search_text LIKE ? ESCAPE '\\'";
+    const page = (filters: string) =>
+      db.prepare(`SELECT program_id, record FROM cards WHERE institution_id = ?${filters} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).raw() as Statement;
+    const count = (filters: string) => db.prepare(`SELECT COUNT(*) AS total FROM cards WHERE institution_id = ?${filters}`);
+    this.pageAll = page('');
+    this.countAll = count('');
+    this.pageSearch = page(search);
+    this.countSearch = count(search);
+    this.pageById = page(byId);
+    this.countById = count(byId);
+    this.pageSearchById = page(byId + search);
+    this.countSearchById = count(byId + search);
   }
 
   insert(stored: StoredCard): void {
@@ -125,19 +136,19 @@ export class CardStore {
     });
   }
 
-  /** One page, newest first, as stored JSON text, and the total matching. */
-  list(query: CardListQuery): { records: string[]; total: number } {
-    const params: Record<string, unknown> = { institutionId: query.institutionId, limit: query.limit, offset: query.offset };
+  /** One page, newest first: each card's stored JSON text and program id, and the total matching. */
+  list(query: CardListQuery): { rows: CardPageRow[]; total: number } {
     const hasSearch = query.search !== undefined && query.search.trim() !== '';
-    if (hasSearch) params.pattern = `%${escapeLike(query.search!.trim().toLowerCase())}%`;
-    if (query.cardId !== undefined) params.cardId = query.cardId;
+    const filterParams: unknown[] = [query.institutionId];
+    if (query.cardId !== undefined) filterParams.push(query.cardId);
+    if (hasSearch) filterParams.push(`%${escapeLike(query.search!.trim().toLowerCase())}%`);
     const [page, count] = query.cardId !== undefined
       ? (hasSearch ? [this.pageSearchById, this.countSearchById] : [this.pageById, this.countById])
       : (hasSearch ? [this.pageSearch, this.countSearch] : [this.pageAll, this.countAll]);
-    const { limit, offset, ...countParams } = params;
-    const total = (count.get(countParams) as { total: number }).total;
-    const records = total === 0 ? [] : (page.all(params) as Array<{ record: string }>).map((row) => row.record);
-    return { records, total };
+    const total = (count.get(...filterParams) as { total: number }).total;
+    if (total === 0 || query.offset >= total) return { rows: [], total };
+    const raw = page.all(...filterParams, query.limit, query.offset) as Array<[string, string]>;
+    return { rows: raw.map(([programId, record]) => ({ programId, record })), total };
   }
 }
 

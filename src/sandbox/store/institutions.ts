@@ -61,6 +61,12 @@ export class InstitutionStore {
 }
 
 export class CredentialStore {
+  /**
+   * Credentials found so far, by hash. A credential row never changes after it is written
+   * (expiry is checked on every use, and only expired rows are ever deleted), so a hit is as
+   * good as a read, and every authenticated request saves a query.
+   */
+  private readonly found = new Map<string, CredentialRow>();
   private readonly insertCredential: Statement;
   private readonly selectByHash: Statement;
   private readonly deleteExpired: Statement;
@@ -84,13 +90,20 @@ export class CredentialStore {
 
   /** The credential stored under this sha256, if any (the caller compares in constant time). */
   findByHash(secretHash: string): CredentialRow | undefined {
+    const cached = this.found.get(secretHash);
+    if (cached) return cached;
     const row = this.selectByHash.get(secretHash) as (CredentialRow & { _metadata?: unknown }) | undefined;
     if (!row) return undefined;
     const { _metadata, ...credential } = row;
+    if (this.found.size >= 10_000) this.found.clear();
+    this.found.set(secretHash, credential);
     return credential;
   }
 
   removeExpired(nowMs: number): void {
     this.deleteExpired.run(nowMs);
+    for (const [hash, credential] of this.found) {
+      if (credential.expiresAt !== null && credential.expiresAt < nowMs) this.found.delete(hash);
+    }
   }
 }

@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+// Sandbox throughput: autocannon against POST /institutions/cards and
+// GET /institutions/cards?limit=20 on `cardctl sandbox serve --memory`, and against a bare
+// fastify route answering a fixed body, in the same run on the same machine. Prints req/s and
+// the ratio to the bare route (the aim for the list endpoint is >= 0.5).
+//
+// The bare route answers two fixed bodies: the very bytes of a 20-card list page (~50 KB:
+// every card carries its expanded program), which is the fair baseline for the list endpoint
+// since moving those bytes costs the same on both sides, and a tiny body, shown as well.
+//
+//   npm run build && node bench/sandbox.mjs [--duration 5] [--connections 10]
+//
+// Both servers run in their own processes, so autocannon's own CPU use does not share a core
+// with the server under test. Needs the built bundle (dist/).
+import { spawn } from 'node:child_process';
+import { constants, publicEncrypt, randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const at = args.indexOf(`--${name}`);
+  return at === -1 ? fallback : Number(args[at + 1]);
+};
+const DURATION = option('duration', 5);
+const CONNECTIONS = option('connections', 10);
+const SEED_CARDS = 200;
+
+const BIN = fileURLToPath(new URL('../bin/cardctl.js', import.meta.url));
+const children = [];
+process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
+
+/** Starts a process and resolves with its first stdout line. */
+function startProcess(command, argv, env = {}) {
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`${command} ${argv.join(' ')} exited with ${code}`)));
+  });
+}
+
+// The bare baseline: fastify, no hooks, no validation, fixed JSON bodies.
+const BARE_SERVER = `
+  import Fastify from 'fastify';
+  import { readFileSync } from 'node:fs';
+  const app = Fastify({ logger: false });
+  const page = readFileSync(process.env.BENCH_PAGE_FILE, 'utf8');
+  const tiny = JSON.stringify({ statusCode: 200, message: 'ok', data: [] });
+  app.get('/fixed-page', (request, reply) => reply.type('application/json').send(page));
+  app.get('/fixed-tiny', (request, reply) => reply.type('application/json').send(tiny));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  console.log('http://127.0.0.1:' + app.server.address().port);
+`;
+
+function run(name, options) {
+  return new Promise((resolve, reject) => {
+    autocannon({ connections: CONNECTIONS, duration: DURATION, ...options }, (error, result) => {
+      if (error) return reject(error);
+      const ok = result['2xx'];
+      const bad = result.non2xx + result.errors + result.timeouts;
+      if (bad > 0) console.error(`  ${name}: ${bad} non-2xx/errors of ${ok + bad}`);
+      resolve({ name, rps: result.requests.average, p99: result.latency.p99, ok, bad });
+    });
+  });
+}
+
+function pinBlock(publicKey, fingerprint) {
+  const clear = Buffer.from(`141234${randomBytes(5).toString('hex')}`, 'hex');
+  const encrypted = publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, clear);
+  return { encryptedData: encrypted.toString('hex'), publicKeyFingerprint: fingerprint };
+}
+
+const sandboxLine = await startProcess('node', [BIN, 'sandbox', 'serve', '--port', '0', '--memory', '--json', '--quiet-log'], {
+  CARDCTL_CONFIG_DIR: fileURLToPath(new URL('../node_modules/.cache/cardctl-bench', import.meta.url)),
+});
+const sandbox = JSON.parse(sandboxLine);
+
+const pinKey = await (await fetch(`${sandbox.baseUrl}/sandbox/pin-key`)).json();
+const defaultPIN = pinBlock(pinKey.publicKey, pinKey.fingerprint);
+const now = new Date();
+const cardBody = (referenceCode) => JSON.stringify({
+  cardProgram: sandbox.cardProgramId,
+  referenceCode,
+  pinEnabled: true,
+  defaultPIN,
+  account: { currency: '566', bankCode: '044', type: 'savings', number: '0123456789' },
+  customer: {
+    firstName: 'Ada', middleName: '', lastName: 'Lovelace', emailAddress: 'ada@example.com', phoneNumber: '+2348012345678',
+    address: { line1: '1 Marina', line2: '', city: 'Lagos', state: 'Lagos', country: 'NG', postalCode: '100001' },
+  },
+  embossingName: 'ADA LOVELACE',
+  startDate: now.toISOString(),
+  expiryDate: new Date(Date.UTC(now.getUTCFullYear() + 3, 0, 1)).toISOString(),
+});
+const headers = { authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json' };
+
+// Enough cards that every list page is full.
+for (let i = 0; i < SEED_CARDS; i++) {
+  const response = await fetch(`${sandbox.baseUrl}/institutions/cards`, { method: 'POST', headers, body: cardBody(`seed-${i}`) });
+  if (response.status !== 201) throw new Error(`seeding failed: ${response.status} ${await response.text()}`);
+}
+
+const pageText = await (await fetch(`${sandbox.baseUrl}/institutions/cards?limit=20`, { headers })).text();
+const pageFile = join(mkdtempSync(join(tmpdir(), 'cardctl-bench-')), 'page.json');
+writeFileSync(pageFile, pageText);
+const bareUrl = await startProcess('node', ['--input-type=module', '-e', BARE_SERVER], { BENCH_PAGE_FILE: pageFile });
+
+console.log(`autocannon: ${CONNECTIONS} connections, ${DURATION} s per run, node ${process.version}; list page ${pageText.length} bytes`);
+const bareTiny = await run('bare fastify GET /fixed-tiny (56 bytes)', { url: `${bareUrl}/fixed-tiny` });
+const bare = await run('bare fastify GET /fixed-page (same bytes as a list page)', { url: `${bareUrl}/fixed-page` });
+const list = await run('sandbox GET /institutions/cards?limit=20', { url: `${sandbox.baseUrl}/institutions/cards?limit=20`, headers });
+let counter = 0;
+const create = await run('sandbox POST /institutions/cards', {
+  url: `${sandbox.baseUrl}/institutions/cards`,
+  method: 'POST',
+  headers,
+  requests: [{ setupRequest: (request) => ({ ...request, body: cardBody(`bench-${process.pid}-${counter++}`) }) }],
+});
+
+const rows = [bareTiny, bare, list, create].map((r) => ({
+  run: r.name,
+  'req/s': Math.round(r.rps),
+  'p99 ms': r.p99,
+  'vs bare': (r.rps / bare.rps).toFixed(2),
+  failed: r.bad,
+}));
+console.table(rows);
+const ratio = list.rps / bare.rps;
+console.log(`list / bare (same body): ${ratio.toFixed(2)} (aim >= 0.5) ${ratio >= 0.5 ? 'OK' : 'BELOW AIM'}`);
+console.log(`list / bare (tiny body): ${(list.rps / bareTiny.rps).toFixed(2)}`);
+for (const child of children) child.kill('SIGTERM');
+if (list.bad > 0 || create.bad > 0) process.exitCode = 1;
