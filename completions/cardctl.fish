@@ -238,6 +238,7 @@ complete -c cardctl -l retries -x -d 'retries for safe requests after network er
 complete -c cardctl -l no-retry -d 'never retry'
 complete -c cardctl -l insecure -d 'allow plain http:// to a non-loopback host'
 complete -c cardctl -s y -l yes -d 'answer yes to confirmations'
+complete -c cardctl -l confirm-production -d 'with --yes: also confirm destructive steps on a production profile'
 complete -c cardctl -l no-input -d 'never prompt (also when CI is set)'
 complete -c cardctl -s h -l help -d 'show help'
 
@@ -365,10 +366,10 @@ complete -c cardctl -n "__cardctl_at 'tx list'" -l card-status -x -a 'active ina
 complete -c cardctl -n "__cardctl_at 'tx list'" -l status -x -a 'pending completed failed reversed' -d 'transaction status'
 complete -c cardctl -n "__cardctl_at 'tx list'" -l since -x -d 'only transactions at or after this time (ISO date-time or a duration like 24h, 7d)'
 complete -c cardctl -n "__cardctl_at 'tx list'" -l until -x -d 'only transactions before this time'
-complete -c cardctl -n "__cardctl_at 'tx list'" -l limit -x -d 'page size, 1-100 (default 20)'
+complete -c cardctl -n "__cardctl_at 'tx list'" -l limit -x -d 'page size, 1-100 (default 20; 100 with --all)'
 complete -c cardctl -n "__cardctl_at 'tx list'" -l page -x -d 'page number, from 1'
 complete -c cardctl -n "__cardctl_at 'tx list'" -l all -d 'every page, streamed as it arrives'
-complete -c cardctl -n "__cardctl_at 'tx list'" -l wide -d 'more columns'
+complete -c cardctl -n "__cardctl_at 'tx list'" -l wide -d 'more columns: currency, channel, entry mode, processing code, duration, reversal'
 
 # cardctl tx show
 

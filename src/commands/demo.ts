@@ -1,8 +1,253 @@
-import { defineCommand, notImplemented } from '../core/command.js';
+// `cardctl demo`: starts an in-memory sandbox in this process and runs the main job against it
+// as real cardctl commands (through main(), in-process), printing each command and its result.
+// Nothing of the user's is touched: the commands run with a throwaway config and data directory
+// that point at the sandbox, and both are removed at the end.
+import { PassThrough, Readable } from 'node:stream';
+import type { Column } from '../output/renderer.js';
+import { defineCommand } from '../core/command.js';
+import type { Context, Env } from '../core/context.js';
+import { CliError, type ExitCodeValue } from '../core/errors.js';
+import type { IOStreams } from '../core/io.js';
+
+type Json = { [key: string]: unknown };
+
+interface Step {
+  title: string;
+  args: string[];
+  /** Piped to stdin (shown as `printf … |`). */
+  stdin?: string;
+  /** How the result is shown on a terminal. */
+  show: 'card' | 'card-change' | 'cards' | 'simulation' | 'transactions';
+}
+
+/** One line of `cardctl demo --json`. */
+interface StepResult {
+  step: number;
+  title: string;
+  command: string;
+  ok: boolean;
+  exitCode: number;
+  data?: unknown;
+  error?: unknown;
+}
+
+const DEMO_PIN = '4821';
 
 export default defineCommand({
   name: 'demo',
   summary: 'walk through the main job against an in-memory sandbox',
-  examples: ['cardctl demo', 'cardctl demo --json'],
-  run: notImplemented('demo'),
+  description: `Start an in-memory sandbox in this process and run the main job against it with real cardctl
+commands: issue a card (its PIN encrypted on this machine), list cards, renew, deactivate and
+activate it, simulate an authorization, a financial transaction and a reversal, list the
+transactions. Each step prints the command it ran and its result.
+
+Nothing is written to your profiles or history; the sandbox is gone when the demo ends.
+With --json (or any -o other than table), prints one JSON object per step:
+  {"step","title","command","ok","exitCode","data"}`,
+  examples: ['cardctl demo', 'cardctl demo --json | jq -c "{command, ok}"'],
+  async run(ctx) {
+    const machine = ctx.settings().output !== 'table';
+    const [{ startSandbox }, { main }, fs, os, path] = await Promise.all([
+      import('../sandbox/index.js'),
+      import('../cli.js'),
+      import('node:fs'),
+      import('node:os'),
+      import('node:path'),
+    ]);
+    const sandbox = await startSandbox({ memory: true, port: 0 });
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'cardctl-demo-'));
+    try {
+      fs.chmodSync(home, 0o700);
+      fs.writeFileSync(path.join(home, 'config.json'), `${JSON.stringify({
+        currentProfile: 'demo',
+        profiles: {
+          demo: {
+            baseUrl: sandbox.baseUrl,
+            token: sandbox.token,
+            apiKey: sandbox.apiKey,
+            pinKey: sandbox.pinPublicKey,
+            pinKeyFingerprint: sandbox.pinKeyFingerprint,
+            env: 'sandbox',
+          },
+        },
+      }, null, 2)}\n`, { mode: 0o600 });
+      const env = demoEnv(ctx.env, home);
+      const say = (text: string) => { if (!machine) ctx.io.out(text); };
+      const bold = (text: string) => ctx.style.bold(text);
+
+      say(`${bold('cardctl demo')}: an in-memory sandbox is running at ${sandbox.baseUrl}.\n`);
+      say('Each step below is a real cardctl command against it, followed by what it printed.\n');
+
+      let number = 0;
+      const run = async (step: Step): Promise<Json | Json[]> => {
+        number += 1;
+        const command = displayCommand(step);
+        say(`\n${bold(`${number}. ${step.title}`)}\n${ctx.style.dim('$')} ${command}\n`);
+        const captured = captureIO(step.stdin);
+        const exitCode = await main([...step.args, '-o', 'json'], { io: captured.io, env, signal: ctx.signal });
+        const result: StepResult = { step: number, title: step.title, command, ok: exitCode === 0, exitCode };
+        if (exitCode !== 0) {
+          result.error = lastJsonLine(captured.err()) ?? captured.err().trim();
+          if (machine) ctx.io.out(`${JSON.stringify(result)}\n`);
+          else ctx.io.err(captured.err());
+          throw new CliError(exitCode as ExitCodeValue, `demo step ${number} (${step.args.slice(0, 2).join(' ')}) failed with exit code ${exitCode}`, {
+            code: 'DEMO_STEP_FAILED',
+            hint: 'this is a bug in cardctl or its sandbox; rerun with --debug and report it with the output',
+          });
+        }
+        const data = JSON.parse(captured.out()) as Json | Json[];
+        if (machine) {
+          ctx.io.out(`${JSON.stringify({ ...result, data })}\n`);
+        } else {
+          await show(ctx, step.show, data, successLines(captured.err()));
+        }
+        return data;
+      };
+
+      const card = await run({
+        title: 'Issue a card; its PIN is read from stdin and encrypted on this machine',
+        stdin: `${DEMO_PIN}\n`,
+        args: [
+          'cards', 'create', '--program', sandbox.cardProgramId, '--embossing-name', 'ADA OBI',
+          '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'ada.obi@example.com', '--phone', '+2348012345678',
+          '--account-number', '0123456789', '--account-type', 'savings', '--pin-stdin',
+        ],
+        show: 'card',
+      }) as Json;
+      const cardId = String(card.id);
+      await run({ title: 'List the cards', args: ['cards', 'list'], show: 'cards' });
+      const renewTo = `${ctx.clock.now().getUTCFullYear() + 3}12`;
+      await run({ title: 'Renew it with a new expiry', args: ['cards', 'renew', cardId, '--expiration', renewTo], show: 'card-change' });
+      await run({ title: 'Deactivate it (--yes: no confirmation prompt)', args: ['cards', 'deactivate', cardId, '--yes'], show: 'card-change' });
+      await run({ title: 'Activate it again', args: ['cards', 'activate', cardId], show: 'card-change' });
+      const authorization = await run({
+        title: 'Simulate an authorization (0100) at a point of sale',
+        args: ['simulate', 'authorization', '--card', cardId, '--amount', '1500.00', '--channel', 'pos', '--method', 'chip'],
+        show: 'simulation',
+      }) as Json;
+      await run({
+        title: 'Simulate a financial transaction (0200): a cash withdrawal at an ATM',
+        args: ['simulate', 'financial', '--card', cardId, '--amount', '2500.00', '--flow', 'cash_withdrawal', '--channel', 'atm', '--method', 'chip'],
+        show: 'simulation',
+      });
+      await run({
+        title: 'Reverse the authorization (0420)',
+        args: ['simulate', 'reversal', '--original-tx', String(authorization.transactionId), '--amount', '1500.00'],
+        show: 'simulation',
+      });
+      await run({ title: 'List the transactions', args: ['tx', 'list'], show: 'transactions' });
+
+      say(`\n${bold('Done.')} That sandbox is gone now. Keep one running to try these yourself:\n`);
+      say('  cardctl sandbox serve --profile sandbox     # in one terminal: stores a "sandbox" profile\n');
+      say('  cardctl -p sandbox cards list               # in another\n');
+      say('More: cardctl --help, cardctl help exit-codes, cardctl completion bash|zsh|fish\n');
+    } finally {
+      await sandbox.close();
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  },
 });
+
+/** The user's environment minus everything that would point the commands elsewhere. */
+function demoEnv(base: Env, home: string): Env {
+  const env: Env = {};
+  for (const [key, value] of Object.entries(base)) {
+    if (key.startsWith('CARDCTL_') || /_proxy$/i.test(key)) continue;
+    env[key] = value;
+  }
+  return {
+    ...env,
+    CARDCTL_CONFIG_DIR: home,
+    CARDCTL_DATA_DIR: home,
+    CARDCTL_PROFILE: 'demo',
+    CI: '1',
+  };
+}
+
+/** Streams for one in-process command: stdin from a string, stdout and stderr into buffers. */
+function captureIO(stdin: string | undefined): { io: IOStreams; out(): string; err(): string } {
+  let out = '';
+  let err = '';
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  stdout.on('data', (chunk) => (out += chunk));
+  stderr.on('data', (chunk) => (err += chunk));
+  return {
+    io: {
+      stdin: Readable.from(stdin === undefined ? [] : [stdin]),
+      stdout,
+      stderr,
+      stdinIsTTY: false,
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+      colorEnabled: false,
+      canPrompt: false,
+      columns: undefined,
+      out: (text) => void (out += text),
+      err: (text) => void (err += text),
+    },
+    out: () => out,
+    err: () => err,
+  };
+}
+
+/** The command as a person would type it. */
+function displayCommand(step: Step): string {
+  const command = ['cardctl', ...step.args].map(shellQuote).join(' ');
+  if (step.stdin === undefined) return command;
+  return `printf ${shellQuote(step.stdin.replace(/\n/g, '\\n'))} | ${command}`;
+}
+
+function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:=@+,%-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The ✓ lines a command wrote to stderr (its own summary of what happened). */
+function successLines(stderr: string): string[] {
+  return stderr.split('\n').filter((line) => line.startsWith('✓'));
+}
+
+function lastJsonLine(text: string): unknown {
+  const line = text.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+  if (!line) return undefined;
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Shows a step's result with the column sets the command itself uses. */
+async function show(ctx: Context, kind: Step['show'], data: Json | Json[], success: string[]): Promise<void> {
+  const output = ctx.output();
+  switch (kind) {
+    case 'card': {
+      const { cardRows } = await import('../output/columns/cards.js');
+      await output.record(data, { rows: cardRows as Column[] });
+      break;
+    }
+    case 'card-change': {
+      // The whole card was shown once; after that, what changed.
+      const { cardRows } = await import('../output/columns/cards.js');
+      const rows = (cardRows as Column[]).filter((row) => ['id', 'status', 'expiry', 'seqNumber'].includes(row.path));
+      await output.record(data, { rows });
+      break;
+    }
+    case 'cards': {
+      const { cardColumns } = await import('../output/columns/cards.js');
+      await output.list(data as Json[], cardColumns as Column[]);
+      break;
+    }
+    case 'simulation': {
+      const { simulateRows } = await import('../output/columns/transactions.js');
+      await output.record(data, { rows: simulateRows as Column[], idPath: 'transactionId' });
+      break;
+    }
+    case 'transactions': {
+      const { transactionColumns } = await import('../output/columns/transactions.js');
+      await output.list(data as Json[], transactionColumns as Column[]);
+      break;
+    }
+  }
+  for (const line of success) ctx.io.out(`${ctx.style.ok('✓')}${line.slice(1)}\n`);
+}

@@ -83,10 +83,23 @@ describe('the installed tarball', () => {
     expect(verbose.stdout).toBe(`cardctl ${version}\nnode ${process.version}\nplatform ${process.platform}-${process.arch}`);
   });
 
-  it('prints the same completion script as the committed one', async ({ skip }) => {
+  it('ships completion scripts equal to what the installed cardctl generates', async ({ skip }) => {
     if (unreachable) skip(unreachable);
-    const result = await installed(['completion', 'bash']);
+    const shipped = join(prefix, 'lib', 'node_modules', 'cardctl', 'completions');
+    for (const [shell, file] of [['bash', 'cardctl.bash'], ['zsh', '_cardctl'], ['fish', 'cardctl.fish']]) {
+      const result = await installed(['completion', shell!]);
+      expect(result.exitCode).toBe(0);
+      expect(`${result.stdout}\n`, `completions/${file} (run \`npm run completions\`)`).toBe(readFileSync(join(shipped, file!), 'utf8'));
+    }
+  });
+
+  it('runs `cardctl demo --json` with every step ok', async ({ skip }) => {
+    if (unreachable) skip(unreachable);
+    const result = await installed(['demo', '--json']);
+    expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
-    expect(`${result.stdout}\n`).toBe(readFileSync(join(ROOT, 'completions', 'cardctl.bash'), 'utf8'));
+    const steps = result.stdout.split('\n').map((line) => JSON.parse(line) as { ok: boolean });
+    expect(steps.length).toBeGreaterThanOrEqual(9);
+    expect(steps.every((s) => s.ok)).toBe(true);
   });
 });
