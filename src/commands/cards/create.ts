@@ -346,15 +346,19 @@ async function unusablePin(): Promise<string> {
 export default defineCommand<CreateOptions>({
   name: 'create',
   summary: 'issue a card from a card program',
-  description: `Issue a card. Fields come from flags, from --from-file (JSON in the API's Create Card shape; flags
-win), or, on a terminal, from prompts for whatever is missing. Without a terminal a missing required
-value is an error naming its flag.
+  description: `Issue a card. Fields come from flags, from --from-file (JSON in the API's
+Create Card shape; flags win), or, on a terminal, from prompts for whatever
+is missing. Without a terminal a missing required value is an error naming
+its flag.
 
-Defaults: the name on the card is the cardholder's name in capitals; the currency is 566; the card
-is valid from today until the program's maximum validity; the bank code is the program's.
-The default PIN is read from a hidden prompt (asked twice) or, with --pin-stdin, from the first
-line of stdin, and encrypted on this machine before it is sent. A reference code is generated
-when none is given and printed on stderr; reuse it with --reference to retry safely (a repeated
+Defaults: the name on the card is the cardholder's name in capitals, the
+currency 566, validity from today to the program's maximum, and the
+program's bank code.
+
+The default PIN comes from a hidden prompt (asked twice) or, with
+--pin-stdin, from the first line of stdin; it is encrypted on this machine
+before it is sent. A reference code is generated when none is given and
+printed on stderr: reuse it with --reference to retry safely (a repeated
 reference is refused, so a retry cannot issue a second card).`,
   options: (c) => {
     c.option('--program <id>', 'card program identifier')

@@ -10,7 +10,8 @@ export default defineCommand<DeactivateOptions>({
   name: 'deactivate',
   summary: 'suspend a card (asks first unless --yes)',
   description: `Suspend a card (status "suspended"); \`cardctl cards activate\` undoes it.
-Asks for confirmation, naming the card, unless --yes is given; without a terminal --yes is required.`,
+Asks for confirmation naming the card unless --yes is given; without a
+terminal --yes is required.`,
   arguments: [{ syntax: '<card-id>', description: 'card identifier' }],
   options: (c) => c.option('--reason <text>', 'why (kept in the audit journal)'),
   examples: ['cardctl cards deactivate 6650c0ffee', 'cardctl cards deactivate 6650c0ffee --yes --reason "reported stolen"'],

@@ -37,8 +37,9 @@ export default defineCommand<ListOptions>({
   name: 'list',
   summary: "list the institution's cards",
   aliases: ['ls'],
-  description: `List cards, newest first. One page by default (--limit, --page); --all reads every page and
-streams rows as they arrive (ndjson/csv/quiet output starts at once and memory stays flat).`,
+  description: `List cards, newest first. One page by default (--limit, --page); --all
+reads every page and streams rows as they arrive (ndjson, csv and -q
+output start at once, and memory stays flat however many cards there are).`,
   options: (c) => c
     .option('--search <text>', 'free-text search across card fields')
     .option('--card-id <id>', 'only this card')
@@ -66,8 +67,11 @@ streams rows as they arrive (ndjson/csv/quiet output starts at once and memory s
       return;
     }
     const stream = output.stream(cardColumns, { emptyMessage });
+    const stdout = ctx.io.stdout;
     for await (const response of listAllCards(client, { search: input.search, cardId: input.cardId, limit: input.limit }, ctx.signal)) {
       stream.write(response.data ?? [], response.raw);
+      // A slow reader (`| less`, a slow disk): wait for it rather than buffer pages in memory.
+      if (stdout.writableNeedDrain) await new Promise<void>((resolve) => stdout.once('drain', () => resolve()));
     }
     await stream.end();
   },

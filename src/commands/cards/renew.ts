@@ -30,8 +30,9 @@ export function parseRenewReason(value: string | undefined): string {
 export default defineCommand<RenewOptions>({
   name: 'renew',
   summary: 'renew or replace a card with a new expiry',
-  description: `Renew a card: it gets the new expiry month and a new sequence number, and becomes active.
-The expiry must be in the future and within the card program's maximum validity.`,
+  description: `Renew a card: it gets the new expiry month and a new sequence number, and
+becomes active. The month must be in the future and within the card
+program's maximum validity.`,
   arguments: [{ syntax: '<card-id>', description: 'card identifier' }],
   options: (c) => c
     .option('--expiration <yyyymm>', 'new expiry month, YYYYMM, in the future')

@@ -87,10 +87,13 @@ async function promptChanges(ctx: Context, card: Card): Promise<Json> {
 export default defineCommand<Record<string, unknown>>({
   name: 'update',
   summary: "update a card's cardholder details",
-  description: `Give only what changes: the current record is fetched and merged before the full body is sent.
---from-file takes JSON with the fields of the Update Card Customer body (firstName, middleName,
-lastName, emailAddress, phoneNumber, dateOfBirth, address{line1,line2,city,state,country,postalCode});
-flags win over the file. On a terminal with nothing given, each field is asked with its current value.`,
+  description: `Give only what changes: the current record is fetched and merged, and the
+full body the API requires is sent. --from-file takes JSON with the fields
+of the Update Card Customer body (firstName, middleName, lastName,
+emailAddress, phoneNumber, dateOfBirth, address{line1, line2, city, state,
+country, postalCode}), or {"customer": {...}}; flags win over the file.
+On a terminal with nothing given, each field is asked with its current
+value as the default.`,
   arguments: [{ syntax: '<card-id>', description: 'card identifier' }],
   options: (c) => void addCustomerOptions(c),
   examples: ['cardctl cards customer update 6650c0ffee --email ada.obi@example.com', 'cardctl cards customer update 6650c0ffee --from-file customer.json'],

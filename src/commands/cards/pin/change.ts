@@ -12,9 +12,10 @@ interface ChangeOptions {
 export default defineCommand<ChangeOptions>({
   name: 'change',
   summary: "change a card's PIN (old PIN required)",
-  description: `Asks for the current PIN and the new PIN (twice) with hidden prompts, or reads them from stdin with
---pin-stdin: the current PIN on the first line, the new PIN on the second. PINs have 4 to 12 digits
-and are encrypted on this machine; they are never accepted as flags or environment variables.
+  description: `Asks for the current PIN and the new PIN (twice) with hidden prompts, or
+reads them from stdin with --pin-stdin: the current PIN on the first line,
+the new PIN on the second. PINs have 4 to 12 digits and are encrypted on
+this machine; they are never accepted as flags or environment variables.
 After 3 wrong current PINs the PIN is locked until \`cardctl cards pin reset\`.`,
   arguments: [{ syntax: '<card-id>', description: 'card identifier' }],
   options: (c) => c

@@ -11,9 +11,10 @@ interface ResetOptions {
 export default defineCommand<ResetOptions>({
   name: 'reset',
   summary: "reset a card's PIN (no old PIN; unlocks a locked PIN)",
-  description: `Sets a new PIN without the current one, and clears the wrong-attempt counter (unlocking a locked
-PIN). The new PIN is asked twice with a hidden prompt, or read from the first line of stdin with
---pin-stdin; it is encrypted on this machine and never accepted as a flag.`,
+  description: `Sets a new PIN without the current one and clears the wrong-attempt
+counter (unlocking a locked PIN). The new PIN is asked twice with a hidden
+prompt, or read from the first line of stdin with --pin-stdin; it is
+encrypted on this machine and never accepted as a flag.`,
   arguments: [{ syntax: '<card-id>', description: 'card identifier' }],
   options: (c) => c
     .option('--pin-stdin', 'read the new PIN from stdin')
