@@ -264,6 +264,64 @@ describe('cards pin', () => {
   });
 });
 
+describe('PIN keys from profiles', () => {
+  async function login(dir: string, args: string[]) {
+    const result = await cardctl(['login', '--base-url', sandbox.info.baseUrl, '--token-stdin', ...args], { configDir: dir, input: sandbox.info.token });
+    expect(result.exitCode).toBe(0);
+  }
+  const configOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+
+  it('a logged-in profile encrypts with its own --pin-key; without one, production says how to get it', async () => {
+    const card = await createCard('4821');
+    const dir = tempDir('cardctl-e2e-prod-');
+    try {
+      const pem = ((await (await fetch(`${sandbox.info.baseUrl}/sandbox/pin-key`)).json()) as { publicKey: string }).publicKey;
+      writeFileSync(join(dir.path, 'pin.pem'), pem);
+      await login(dir.path, ['-p', 'prod', '--env', 'production', '--pin-key', join(dir.path, 'pin.pem')]);
+      const reset = await cardctl(['-p', 'prod', 'cards', 'pin', 'reset', card.id, '--pin-stdin', '-v', '-q'], { configDir: dir.path, input: '5830\n' });
+      expect(reset.exitCode).toBe(0);
+      expect(reset.stderr).not.toContain('/sandbox/pin-key');
+
+      await login(dir.path, ['-p', 'nokey', '--env', 'production']);
+      const nokey = await cardctl(['-p', 'nokey', 'cards', 'pin', 'reset', card.id, '--pin-stdin'], { configDir: dir.path, input: '5830\n' });
+      expect(nokey.exitCode).toBe(2);
+      expect(nokey.stderr).toMatch(/has no PIN public key/);
+      expect(nokey.stderr).toContain('hint: run `cardctl login --pin-key FILE`');
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('a sandbox profile fetches the key once, caches it, and refetches a stale one', async () => {
+    const card = await createCard('4821');
+    const dir = tempDir('cardctl-e2e-sbx-');
+    try {
+      await login(dir.path, ['-p', 'sbx', '--env', 'sandbox']);
+      const first = await cardctl(['-p', 'sbx', 'cards', 'pin', 'reset', card.id, '--pin-stdin', '-v', '-q'], { configDir: dir.path, input: '5830\n' });
+      expect(first.exitCode).toBe(0);
+      expect(first.stderr).toContain('/sandbox/pin-key');
+      expect(configOf(dir.path).profiles.sbx).toMatchObject({ pinKeyFingerprint: sandbox.info.pinKeyFingerprint, pinKey: expect.stringContaining('BEGIN PUBLIC KEY') });
+      const second = await cardctl(['-p', 'sbx', 'cards', 'pin', 'reset', card.id, '--pin-stdin', '-v', '-q'], { configDir: dir.path, input: '6047\n' });
+      expect(second.exitCode).toBe(0);
+      expect(second.stderr).not.toContain('/sandbox/pin-key');
+
+      // A key from an earlier sandbox: UNKNOWN_KEY, then the current key is fetched and used.
+      const { generateKeyPairSync } = await import('node:crypto');
+      const stale = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+      const config = configOf(dir.path);
+      config.profiles.sbx.pinKey = stale;
+      delete config.profiles.sbx.pinKeyFingerprint;
+      writeFileSync(join(dir.path, 'config.json'), JSON.stringify(config));
+      const third = await cardctl(['-p', 'sbx', 'cards', 'pin', 'change', card.id, '--pin-stdin', '-v', '-q'], { configDir: dir.path, input: '6047\n7193\n' });
+      expect(third.exitCode).toBe(0);
+      expect(third.stderr).toMatch(/PUT \S*\/change → 400[\s\S]*\/sandbox\/pin-key[\s\S]*PUT \S*\/change → 200/);
+      expect(configOf(dir.path).profiles.sbx.pinKeyFingerprint).toBe(sandbox.info.pinKeyFingerprint);
+    } finally {
+      dir.remove();
+    }
+  });
+});
+
 describe('cards customer update', () => {
   it('merges the changes into the current record', async () => {
     const card = await createCard('4821');
