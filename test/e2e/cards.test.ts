@@ -86,6 +86,16 @@ describe('cards create', () => {
     expect(got).toMatchObject({ embossingName: 'FLAG WINS', customer: { firstName: 'File' }, account: { type: 'current', bankCode: '058' } });
   });
 
+  it('--no-pin needs no PIN; --pan brings a Luhn-valid number from the program range', async () => {
+    const noPin = await run([...cardFlags().filter((a) => a !== '--pin-stdin'), '--no-pin', '-o', 'json', '--fields', 'id,pinEnabled']);
+    expect(noPin.exitCode).toBe(0);
+    expect(json(noPin.stdout)).toMatchObject({ pinEnabled: false });
+    const pan = await run([...cardFlags(['--pan', '5060990000000123']), '-o', 'json'], { input: '4821\n' });
+    expect(pan.exitCode).toBe(0);
+    expect(json(pan.stdout)).toMatchObject({ pan: '506099******0123', lastFour: '0123' });
+    expect(pan.stdout).not.toContain('5060990000000123');
+  });
+
   it('exit 2 for bad input, nothing sent', async () => {
     const badEmail = await run([...cardFlags(['--email', 'ada@']), '-o', 'json'], { input: '4821\n' });
     expect(badEmail.exitCode).toBe(2);

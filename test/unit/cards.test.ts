@@ -243,6 +243,27 @@ describe('customer update', () => {
     await usage(parseCustomerChanges(testContext(), { fromFile: file }));
   });
 
+  it('on a terminal with nothing given, asks each field with its current value', async () => {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const pool = agent.get(BASE);
+    pool.intercept({ path: '/institutions/cards?cardId=c1&limit=1', method: 'GET' }).reply(200, { statusCode: 200, message: 'ok', data: [{ id: 'c1', ...card }] });
+    let sent: unknown;
+    pool.intercept({ path: '/institutions/cards/c1/customer', method: 'PUT' }).reply(200, (request) => {
+      sent = JSON.parse(String(request.body));
+      return { statusCode: 200, message: 'ok', data: { id: 'c1', ...card } };
+    });
+    // One answer per customer field, in flag order; unchanged ones are given back as they were.
+    const answers = ['Ada', '', 'Obi', 'ada.new@example.com', '+2348012345678', '1990-01-02', '1 Marina', '', 'Ikeja', 'LA', 'NG', '100001'];
+    const prompter = new ScriptedPrompter(answers);
+    const ctx = testContext({ tty: true, prompter, dispatcher: agent, env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' } });
+    const update = (await import('../../src/commands/cards/customer/update.js')).default;
+    await update.run(ctx, { args: ['c1'], opts: {}, command: command() });
+    expect(prompter.asked).toHaveLength(12);
+    expect(sent).toMatchObject({ emailAddress: 'ada.new@example.com', address: { city: 'Ikeja', line1: '1 Marina' }, dateOfBirth: '1990-01-02T00:00:00.000Z' });
+    expect(ctx.io.stderrText()).toMatch(/updated \(emailAddress, address.city\)/);
+  });
+
   it('needs a date of birth when the card has none', () => {
     expect(() => mergeCustomer({ customer: { ...card.customer, dateOfBirth: null } } as never, { city: 'x' })).toThrow(/--dob/);
   });
