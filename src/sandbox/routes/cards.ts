@@ -29,9 +29,7 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
   // Get Cards shows programs without their ledger accounts; the trimmed JSON is kept per stored
   // version of the program text, so an unchanged program is not re-parsed on every page.
   const listedPrograms = new Map<string, { stored: string; listed: string }>();
-  function listedProgram(institutionId: string, programId: string): string {
-    const stored = store.cardPrograms.getJson(institutionId, programId);
-    if (stored === undefined) return 'null';
+  function listedProgram(programId: string, stored: string): string {
     const cached = listedPrograms.get(programId);
     if (cached?.stored === stored) return cached.listed;
     const listed = listedProgramJson(stored);
@@ -130,21 +128,19 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
   }, async (request, reply) => {
     const { institutionId } = principalOf(request);
     const { page, limit, offset } = paging(request.query);
-    const { rows, total } = store.cards.list({ institutionId, search: request.query.search, cardId: request.query.cardId, limit, offset });
+    const { total, recordsJson, programIds } = store.cards.listPage({ institutionId, search: request.query.search, cardId: request.query.cardId, limit, offset });
     // The page is assembled as text: records are stored as the JSON the API returns, so no
-    // card is parsed; each distinct program is read and serialised once per page.
-    const programs = new Map<string, string>();
-    const items = rows.map(({ programId, record }) => {
-      let programJson = programs.get(programId);
-      if (programJson === undefined) {
-        programJson = listedProgram(institutionId, programId);
-        programs.set(programId, programJson);
-      }
-      return spliceProgram(record, programId, programJson);
-    });
+    // card is parsed; each program's `"cardProgram":"<id>"` becomes the program object. The
+    // needle cannot match inside a string value, where its quotes would be escaped.
+    let data = recordsJson;
+    for (const programId of programIds) {
+      const stored = store.cardPrograms.getJson(institutionId, programId);
+      if (stored === undefined) continue;
+      data = data.split(`"cardProgram":${JSON.stringify(programId)}`).join(`"cardProgram":${listedProgram(programId, stored)}`);
+    }
     const head = JSON.stringify({ statusCode: 200, message: 'Cards retrieved successfully' });
     return reply.type('application/json').send(
-      `${head.slice(0, -1)},"data":[${items.join(',')}],"pagination":${JSON.stringify(pagination(page, limit, total))}}`,
+      `${head.slice(0, -1)},"data":[${data}],"pagination":${JSON.stringify(pagination(page, limit, total))}}`,
     );
   });
 
@@ -285,9 +281,3 @@ function listedProgramJson(programJson: string): string {
   return JSON.stringify(program);
 }
 
-/** Replaces `"cardProgram":"<id>"` in a stored card's JSON with the program object. */
-function spliceProgram(record: string, programId: string, programJson: string): string {
-  const needle = `"cardProgram":${JSON.stringify(programId)}`;
-  const at = record.indexOf(needle);
-  return at === -1 ? record : `${record.slice(0, at)}"cardProgram":${programJson}${record.slice(at + needle.length)}`;
-}

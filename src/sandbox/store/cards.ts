@@ -22,10 +22,12 @@ export interface CardListQuery {
   offset: number;
 }
 
-export interface CardPageRow {
-  programId: string;
-  /** The card as the API shows it, JSON text, cardProgram as an id. */
-  record: string;
+export interface CardPage {
+  total: number;
+  /** The page's cards as stored (the API's JSON, cardProgram as an id), comma-separated. */
+  recordsJson: string;
+  /** Ids of the programs the page's cards refer to. */
+  programIds: string[];
 }
 
 interface CardRow {
@@ -44,13 +46,9 @@ export class CardStore {
   private readonly selectPanExists: Statement;
   private readonly updateCard: Statement;
   private readonly pageAll: Statement;
-  private readonly countAll: Statement;
   private readonly pageSearch: Statement;
-  private readonly countSearch: Statement;
   private readonly pageById: Statement;
-  private readonly countById: Statement;
   private readonly pageSearchById: Statement;
-  private readonly countSearchById: Statement;
 
   constructor(db: Db) {
     this.insertCard = db.prepare(
@@ -66,23 +64,28 @@ export class CardStore {
       `UPDATE cards SET status = @status, pin_hash = @pinHash, search_text = @searchText, record = @record
        WHERE id = @id AND institution_id = @institutionId`,
     );
-    // One prepared statement per filter combination keeps each query on the
-    // (institution_id, created_at DESC, id DESC) index without dynamic SQL. Parameters are
-    // positional in the order institution, card id, search pattern; pages come back raw
-    // ([programId, record] arrays): the list endpoint is the hot path.
-    const byId = ' AND id = ?';
-    const search = " AND search_text LIKE ? ESCAPE '\\'";
-    const page = (filters: string) =>
-      db.prepare(`SELECT program_id, record FROM cards WHERE institution_id = ?${filters} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).raw() as Statement;
-    const count = (filters: string) => db.prepare(`SELECT COUNT(*) AS total FROM cards WHERE institution_id = ?${filters}`);
+    // One statement per filter combination, each answering a whole page in one row: the
+    // total, the page's records joined into one JSON text, and the ids of the programs they
+    // refer to. libsql costs a few microseconds per row crossing into JavaScript, so one row
+    // instead of twenty is most of the list endpoint's speed. group_concat visits the rows in
+    // the subquery's order (a LIMITed subquery under an aggregate is never flattened); an
+    // ORDER BY inside group_concat would say the same but re-sorts, at four times the cost.
+    // Every variant stays on the (institution_id, created_at DESC, id DESC) index.
+    // Parameters: ?1 institution, ?2 card id, ?3 search pattern, ?4 limit, ?5 offset.
+    const page = (filters: string) => {
+      const where = `institution_id = ?1${filters}`;
+      return db.prepare(`SELECT
+          (SELECT COUNT(*) FROM cards WHERE ${where}) AS total,
+          group_concat(record, ',') AS records,
+          group_concat(DISTINCT program_id) AS programIds
+        FROM (SELECT program_id, record FROM cards WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ?4 OFFSET ?5)`);
+    };
+    const byId = ' AND id = ?2';
+    const search = " AND search_text LIKE ?3 ESCAPE '\\'";
     this.pageAll = page('');
-    this.countAll = count('');
     this.pageSearch = page(search);
-    this.countSearch = count(search);
     this.pageById = page(byId);
-    this.countById = count(byId);
     this.pageSearchById = page(byId + search);
-    this.countSearchById = count(byId + search);
   }
 
   insert(stored: StoredCard): void {
@@ -136,19 +139,17 @@ export class CardStore {
     });
   }
 
-  /** One page, newest first: each card's stored JSON text and program id, and the total matching. */
-  list(query: CardListQuery): { rows: CardPageRow[]; total: number } {
+  /** One page, newest first, as JSON text ready to send, with the programs it refers to. */
+  listPage(query: CardListQuery): CardPage {
     const hasSearch = query.search !== undefined && query.search.trim() !== '';
-    const filterParams: unknown[] = [query.institutionId];
-    if (query.cardId !== undefined) filterParams.push(query.cardId);
-    if (hasSearch) filterParams.push(`%${escapeLike(query.search!.trim().toLowerCase())}%`);
-    const [page, count] = query.cardId !== undefined
-      ? (hasSearch ? [this.pageSearchById, this.countSearchById] : [this.pageById, this.countById])
-      : (hasSearch ? [this.pageSearch, this.countSearch] : [this.pageAll, this.countAll]);
-    const total = (count.get(...filterParams) as { total: number }).total;
-    if (total === 0 || query.offset >= total) return { rows: [], total };
-    const raw = page.all(...filterParams, query.limit, query.offset) as Array<[string, string]>;
-    return { rows: raw.map(([programId, record]) => ({ programId, record })), total };
+    const statement = query.cardId !== undefined
+      ? (hasSearch ? this.pageSearchById : this.pageById)
+      : (hasSearch ? this.pageSearch : this.pageAll);
+    const pattern = hasSearch ? `%${escapeLike(query.search!.trim().toLowerCase())}%` : null;
+    const row = statement.get(query.institutionId, query.cardId ?? null, pattern, query.limit, query.offset) as {
+      total: number; records: string | null; programIds: string | null;
+    };
+    return { total: row.total, recordsJson: row.records ?? '', programIds: row.programIds ? row.programIds.split(',') : [] };
   }
 }
 
