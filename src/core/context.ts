@@ -171,10 +171,15 @@ export function createContext(init: ContextInit): Context {
             hint: 'run `cardctl login`, pass --base-url, or start a sandbox with `cardctl sandbox serve --profile sandbox`',
           });
         }
-        const [{ ApiClient }, { createTokenSource }] = await Promise.all([
+        const [{ ApiClient }, { createTokenSource }, guard] = await Promise.all([
           import('../api/client.js'),
           import('../api/token-source.js'),
+          import('./guard.js'),
         ]);
+        // Profile policies apply to every command that talks to the API.
+        guard.assertProfileExplicit(ctx);
+        const banner = guard.productionBanner(ctx);
+        if (banner) io.err(`${banner}\n`);
         return new ApiClient({
           baseUrl: s.baseUrl,
           getToken: createTokenSource(ctx),

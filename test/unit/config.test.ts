@@ -138,6 +138,18 @@ describe('environment overrides', () => {
     expect(testContext({ configDir: dir, tty: true }).io.canPrompt).toBe(true);
   });
 
+  it('a profile with requireExplicitProfile refuses API commands unless named', async () => {
+    await new ConfigStore({ CARDCTL_CONFIG_DIR: dir }).update((config) => {
+      config.profiles.default!.requireExplicitProfile = true;
+    });
+    const implicit = await run(['api', 'GET', '/institutions/cards']);
+    expect(implicit.code).toBe(2);
+    expect(implicit.stderr).toContain('must be named explicitly');
+    const named = await run(['-p', 'default', 'api', 'GET', '/institutions/cards', '--no-retry'], { env: { CARDCTL_BASE_URL: 'http://127.0.0.1:9' } });
+    expect(named.code).toBe(6); // got as far as the network (nothing listens on port 9)
+    expect(named.stderr).not.toContain('must be named explicitly');
+  });
+
   it('CARDCTL_CONFIG_DIR decides where the file lives', () => {
     expect(new ConfigStore({ CARDCTL_CONFIG_DIR: dir }).file).toBe(join(dir, 'config.json'));
   });
