@@ -69,6 +69,7 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
     const apiError = toApiError(error);
     if (apiError.statusCode >= 500) options.log?.(`error: ${request.method} ${pathOf(request.url)}: ${(error as Error).stack ?? error}`);
     if (apiError.code === 'RATE_LIMITED') reply.header('retry-after', '1');
+    if (apiError.statusCode === 401) reply.header('www-authenticate', request.url.startsWith('/util/') ? 'ApiKey header="x-api-key"' : 'Bearer');
     return reply.code(apiError.statusCode).type('application/json').send(apiError.toBody());
   });
   app.setNotFoundHandler((request, reply) => {

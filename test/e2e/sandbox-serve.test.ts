@@ -111,3 +111,43 @@ describe('sandbox serve', () => {
     expect(result.stdout).toBe('');
   });
 });
+
+describe('sandbox serve storage and binding', () => {
+  test('without --db or --memory the database lives in the data directory and survives a restart', async () => {
+    const config = dir();
+    const env = cleanEnv({ CARDCTL_CONFIG_DIR: config, CARDCTL_DATA_DIR: config });
+    const start = async () => {
+      const child = execa('node', [BIN, 'sandbox', 'serve', '--port', '0', '-o', 'json', '--quiet-log'], { env, extendEnv: false, reject: false, buffer: false });
+      const line = await new Promise<string>((resolve, reject) => {
+        child.stdout!.once('data', (chunk) => resolve(String(chunk).split('\n')[0]!));
+        child.once('exit', (code) => reject(new Error(`exited ${code}`)));
+      });
+      return { child, info: JSON.parse(line) };
+    };
+    const first = await start();
+    const health = await call(first.info, 'GET', '/sandbox/health');
+    expect(health.body.storage).toBe('file');
+    expect(readFileSync(join(config, 'sandbox.db')).length).toBeGreaterThan(0);
+    first.child.kill('SIGTERM');
+    expect((await first.child).exitCode).toBe(0);
+    const second = await start();
+    expect(second.info.token).toBe(first.info.token);
+    second.child.kill('SIGTERM');
+    await second.child;
+  });
+
+  test('a non-loopback --host prints a warning', async () => {
+    const child = execa('node', [BIN, 'sandbox', 'serve', '--port', '0', '--memory', '--host', '0.0.0.0', '--json'], {
+      env: cleanEnv({ CARDCTL_CONFIG_DIR: dir() }), extendEnv: false, reject: false, buffer: false,
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    const line = await new Promise<string>((resolve) => child.stdout!.once('data', (chunk) => resolve(String(chunk).split('\n')[0]!)));
+    const info = JSON.parse(line);
+    expect(info.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await call(info, 'GET', '/sandbox/health')).status).toBe(200);
+    child.kill('SIGTERM');
+    await child;
+    expect(stderr).toMatch(/warning: binding to 0\.0\.0\.0/);
+  });
+});

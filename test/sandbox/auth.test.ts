@@ -48,6 +48,7 @@ describe('bearer routes', () => {
   test('the API key on a bearer route says so', async () => {
     const response = await call(sandbox, 'GET', '/institutions/cards', { apiKey: sandbox.apiKey });
     expect(response.body.message).toMatch(/x-api-key/);
+    expect(response.headers['www-authenticate']).toBe('Bearer');
     openapi.expectMatches('GET', '/institutions/cards', response);
   });
 });

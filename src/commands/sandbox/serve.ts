@@ -92,7 +92,7 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
         if (!ctx.config.read().currentProfile) await ctx.config.update((config) => { config.currentProfile = profileName; });
       }
 
-      if (ctx.globals.json) {
+      if (ctx.globals.json || ctx.globals.output === 'json') {
         ctx.io.out(`${JSON.stringify({
           baseUrl: sandbox.baseUrl,
           institutionId: sandbox.institutionId,
@@ -109,7 +109,7 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
     } finally {
       await sandbox.close();
     }
-    if (!ctx.globals.json) ctx.io.err('sandbox stopped\n');
+    if (!ctx.globals.json && ctx.globals.output !== 'json') ctx.io.err('sandbox stopped\n');
   },
 });
 
