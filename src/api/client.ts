@@ -287,6 +287,10 @@ export function interpret<T>(req: Pick<ApiRequest, 'method' | 'path' | 'envelope
       : describeNonJson(status, text, headers);
     throw apiError(status, message, envelope, where, headers);
   }
+  if (!parsed && (status === 204 || status === 205) && text.trim() === '') {
+    // No Content is a complete answer, not a broken one.
+    return { status, data: undefined as T, raw: text, headers, durationMs };
+  }
   if (!parsed) {
     if (text.trim() === '') {
       throw new ServerError(`${where}: the server answered ${status} with an empty body`, {

@@ -305,6 +305,12 @@ describe('failures and exit codes', () => {
     expect(server.requests[0]!.headers['content-type']).toBe('application/x-www-form-urlencoded');
   });
 
+  it('204 No Content is a success without data', async () => {
+    server.enqueue((_q, res) => { res.writeHead(204); res.end(); });
+    const response = await client().request({ method: 'DELETE', path: '/x' });
+    expect([response.status, response.data]).toEqual([204, undefined]);
+  });
+
   it('interpret() alone: pure function over status/text', () => {
     expect(interpret({ method: 'GET', path: '/x' }, { status: 200, text: '{"statusCode":200,"data":5}', headers: {}, durationMs: 1 }).data).toBe(5);
     expect(() => interpret({ method: 'GET', path: '/x' }, { status: 503, text: '', headers: {}, durationMs: 1 })).toThrow(/503/);
