@@ -1,0 +1,236 @@
+// The local webhook of `cardctl webhook listen`: a node:http server that plays the
+// institution. For each POSTed switch message it checks X-Webhook-Signature (when it knows the
+// secret), decides the response code (--respond, --rules) or relays the message to the
+// operator's own handler (--forward-to), and answers with a response message: MTI + 10, the
+// request echoed (without card secrets), 38 when approved, 39.
+import { randomInt } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { formatAmount, isField4 } from '../../iso8583/amount.js';
+import { channelOfConditionCode, isApproved, isValidResponseCode, responseMessage, responseMti } from '../../iso8583/codes.js';
+import { redactMessage, type SwitchMessage } from '../../iso8583/message.js';
+import { maskPan } from '../../core/redact.js';
+import { SIGNATURE_HEADER, verifySignature } from '../../sandbox/switch/signature.js';
+import { decide, type RuleSet } from './rules.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface ListenerOptions {
+  port: number;
+  host: string;
+  /** Response code when no rule decides (default 00). */
+  respond: string;
+  rules?: RuleSet;
+  /** Verify X-Webhook-Signature with this secret; undefined = not checked. */
+  secret?: string;
+  /** Relay each message to this URL and answer with its reply. */
+  forwardTo?: string;
+  /** Timeout of a --forward-to call, ms. */
+  forwardTimeoutMs?: number;
+  onExchange(exchange: Exchange): void;
+}
+
+export interface Exchange {
+  type: 'exchange';
+  at: string;
+  /** HTTP status the listener answered with. */
+  status: number;
+  signature: 'valid' | 'invalid' | 'unchecked';
+  /** Why the signature was refused, or why the message was not answered. */
+  error?: string;
+  mti?: string;
+  stan?: string;
+  rrn?: string;
+  pan?: string;
+  amount?: string;
+  processingCode?: string;
+  channel?: string;
+  responseCode?: string;
+  responseMessage?: string;
+  /** Which rule decided ("rule 2 (name)", "default", "--respond", "forward"). */
+  decidedBy?: string;
+  delayMs?: number;
+  forwardedTo?: string;
+  forwardStatus?: number;
+  durationMs: number;
+  /** The messages with the PAN masked and card secrets redacted. */
+  request?: SwitchMessage;
+  response?: SwitchMessage;
+}
+
+export interface RunningListener {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Request fields a response never echoes: card secrets and expiry. */
+const NOT_ECHOED = new Set(['14', '35', '45', '52', '55']);
+
+export function responseFor(request: SwitchMessage, code: string): SwitchMessage {
+  const response: SwitchMessage = {};
+  for (const [field, value] of Object.entries(request)) if (!NOT_ECHOED.has(field)) response[field] = value;
+  response['0'] = responseMti(request['0'] ?? '0100');
+  if (isApproved(code)) response['38'] = String(randomInt(1_000_000)).padStart(6, '0');
+  response['39'] = code;
+  return response;
+}
+
+export async function startListener(options: ListenerOptions): Promise<RunningListener> {
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((error) => {
+      if (!res.headersSent) reply(res, 500, { error: `listener error: ${(error as Error).message}` });
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const at = new Date().toISOString();
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      return reply(res, 200, { status: 'listening', respond: options.respond, rules: options.rules?.rules.length ?? 0, forwardTo: options.forwardTo ?? null });
+    }
+    if (req.method !== 'POST') return reply(res, 405, { error: 'POST a switch message (JSON)' });
+    const body = await readBody(req);
+    const base = { type: 'exchange' as const, at, durationMs: 0 };
+    const done = (exchange: Omit<Exchange, 'type' | 'at' | 'durationMs'>) =>
+      options.onExchange({ ...base, ...exchange, durationMs: Math.round(performance.now() - started) });
+    if (body === undefined) {
+      reply(res, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
+      return done({ status: 413, signature: 'unchecked', error: 'body too large' });
+    }
+
+    let signature: Exchange['signature'] = 'unchecked';
+    if (options.secret !== undefined) {
+      const verdict = verifySignature(req.headers[SIGNATURE_HEADER], options.secret, body);
+      if (!verdict.ok) {
+        reply(res, 401, { error: `invalid signature: ${verdict.reason}` });
+        return done({ status: 401, signature: 'invalid', error: verdict.reason, ...summary(tryParse(body)) });
+      }
+      signature = 'valid';
+    }
+    const message = tryParse(body);
+    if (!message) {
+      reply(res, 400, { error: 'the body is not a JSON object of switch message fields' });
+      return done({ status: 400, signature, error: 'body is not a switch message' });
+    }
+
+    if (options.forwardTo) {
+      const relayed = await relay(options.forwardTo, req, body, options.forwardTimeoutMs ?? 10_000);
+      res.writeHead(relayed.status, { 'content-type': relayed.contentType ?? 'application/json' }).end(relayed.text);
+      const replyMessage = tryParse(relayed.text);
+      return done({
+        status: relayed.status, signature, ...summary(message), forwardedTo: options.forwardTo, forwardStatus: relayed.status,
+        decidedBy: 'forward', error: relayed.error,
+        responseCode: isValidResponseCode(replyMessage?.['39']) ? replyMessage!['39'] : undefined,
+        responseMessage: isValidResponseCode(replyMessage?.['39']) ? responseMessage(replyMessage!['39']) : undefined,
+        request: redactMessage(message), response: replyMessage ? redactMessage(replyMessage) : undefined,
+      });
+    }
+
+    const decision = decide(options.rules, message, options.respond);
+    if (decision.delay > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => { timers.delete(timer); resolve(); }, decision.delay);
+        timers.add(timer);
+      });
+      if (res.destroyed || res.writableEnded) {
+        return done({ status: 0, signature, ...summary(message), decidedBy: decision.reason, delayMs: decision.delay, error: 'the caller hung up before the delayed answer', request: redactMessage(message) });
+      }
+    }
+    const response = responseFor(message, decision.code);
+    reply(res, 200, response);
+    return done({
+      status: 200, signature, ...summary(message), responseCode: decision.code, responseMessage: responseMessage(decision.code),
+      decidedBy: decision.reason, delayMs: decision.delay || undefined, request: redactMessage(message), response: redactMessage(response),
+    });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    close: () => new Promise<void>((resolve) => {
+      for (const timer of timers) clearTimeout(timer);
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function tryParse(text: string): SwitchMessage | undefined {
+  try {
+    const value = JSON.parse(text);
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    const out: SwitchMessage = {};
+    for (const [key, field] of Object.entries(value)) if (typeof field === 'string' || typeof field === 'number') out[key] = String(field);
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+function summary(message: SwitchMessage | undefined): Partial<Exchange> {
+  if (!message) return {};
+  return {
+    mti: message['0'],
+    stan: message['11'],
+    rrn: message['37'],
+    pan: message['2'] ? (/^\d+$/.test(message['2']) ? maskPan(message['2']) : message['2']) : undefined,
+    amount: isField4(message['4']) ? formatAmount(message['4'], message['49'] ?? '566') : undefined,
+    processingCode: message['3'],
+    channel: message['25'] !== undefined ? channelOfConditionCode(message['25']) : undefined,
+  };
+}
+
+const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+
+async function relay(url: string, req: IncomingMessage, body: string, timeoutMs: number): Promise<{ status: number; text: string; contentType?: string; error?: string }> {
+  const { request } = await import('undici');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name)) continue;
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  try {
+    const res = await request(url, { method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
+    const text = await res.body.text();
+    const type = res.headers['content-type'];
+    return { status: res.statusCode, text, contentType: Array.isArray(type) ? type[0] : type };
+  } catch (error) {
+    const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+    const reason = `could not reach ${url}: ${err.code ?? err.cause?.code ?? err.message}`;
+    return { status: 502, text: JSON.stringify({ error: reason }), error: reason };
+  }
+}
