@@ -83,6 +83,7 @@ export class ConfigStore {
   read(): ConfigFile {
     if (this.data) return this.data;
     if (!existsSync(this.file)) return (this.data = { profiles: {} });
+    this.tightenModes();
     let parsed: unknown;
     try {
       parsed = JSON.parse(readFileSync(this.file, 'utf8'));
@@ -148,6 +149,20 @@ export class ConfigStore {
     // conf writes with the mode only when it creates the file; an existing file keeps its
     // old mode, so tighten it every time.
     chmodSync(this.file, 0o600);
+  }
+
+  /**
+   * The file holds secrets: a file or directory readable by others (an old version, a copy, a
+   * restored backup) is tightened to 0600/0700 as soon as it is read, not only on the next write.
+   */
+  private tightenModes(): void {
+    if (process.platform === 'win32') return;
+    try {
+      if ((statSync(this.dir).mode & 0o077) !== 0) chmodSync(this.dir, 0o700);
+      if ((statSync(this.file).mode & 0o077) !== 0) chmodSync(this.file, 0o600);
+    } catch {
+      // Not ours to change (another owner, read-only mount): `cardctl doctor` reports it.
+    }
   }
 
   /** Whether the file and directory have modes no looser than 0600/0700 (for `doctor`). */

@@ -48,6 +48,17 @@ describe('config file modes', () => {
     expect(new ConfigStore({ CARDCTL_CONFIG_DIR: dir }).profileNames()).toEqual(['new', 'old']);
   });
 
+  it('a looser file or directory is tightened when it is read, before any write', async () => {
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755);
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ profiles: { old: { token: 'tok_old_123456789' } } }));
+    chmodSync(file, 0o644);
+    expect(new ConfigStore({ CARDCTL_CONFIG_DIR: dir }).profileNames()).toEqual(['old']);
+    expect(mode(file)).toBe(0o600);
+    expect(mode(dir)).toBe(0o700);
+  });
+
   it('every write through the CLI leaves 0600/0700, also after a later write', async () => {
     expect((await run(['login', '--base-url', 'https://api.example.com', '--token-stdin'], { stdin: 'tok_0123456789abcdef\n' })).code).toBe(0);
     chmodSync(join(dir, 'config.json'), 0o666);
