@@ -98,6 +98,7 @@ export async function parseLogin(ctx: Context, opts: LoginFlags): Promise<LoginO
   let token: string | undefined;
   let apiKey: string | undefined;
   if (opts.tokenStdin || opts.apiKeyStdin) {
+    if (ctx.io.stdinIsTTY) ctx.log.info('reading from stdin (paste, then press Enter and Ctrl-D)…');
     const text = await readAll(ctx.io.stdin);
     if (opts.tokenStdin && opts.apiKeyStdin) {
       const lines = text.split(/\r?\n/).map((line) => line.trim());
