@@ -1,11 +1,112 @@
-import { defineCommand, notImplemented } from '../../core/command.js';
+import type { Context } from '../../core/context.js';
+import { defineCommand } from '../../core/command.js';
+import { RejectedError, UsageError } from '../../core/errors.js';
+import type { ScenarioSummary, StepReport } from '../../scenario/runner.js';
 
-export default defineCommand({
+interface RunOptions {
+  set?: string[];
+}
+
+export default defineCommand<RunOptions>({
   name: 'run',
   summary: 'run a scenario file of simulations with expectations',
-  description: 'Runs the steps of a YAML or JSON scenario in order; later steps may refer to earlier results\n({{steps.auth.transactionId}}). Prints a pass/fail line per step; exits 5 if any expectation failed.',
+  description: `Runs the steps of a YAML or JSON scenario in order. Step keys mirror the simulate flags in
+camelCase (intent, card, pan, expiry, account, amount, flow, channel, method, currency, merchant,
+terminal, forward, originalTx, originalStan, originalRrn, date, set); \`repeat: N\` runs a step N times.
+Later steps refer to earlier results with {{steps.<id>.<field>}} (transactionId, stan, rrn, amount,
+responseCode, request.4, …) and to variables with {{vars.<name>}} (from \`vars:\` or --set name=value).
+\`expect\` compares result fields: responseCode, transactionStatus, status, approved, outcome, mti,
+response.39, … — or, when the simulator refuses a request (e.g. a second reversal), error (CONFLICT,
+NOT_FOUND, VALIDATION_ERROR) and httpStatus.
+
+Prints a pass/fail line per step and a summary; exits 5 if any expectation failed, 2 if the file is
+invalid (nothing is sent then). -o json prints the summary object, -o ndjson one line per step.`,
   arguments: [{ syntax: '<scenario-file>', description: 'YAML or JSON scenario' }],
   options: (c) => c.option('--set <key=value...>', 'scenario variable, e.g. --set card=6650c0ffee (repeatable)'),
-  examples: ['cardctl simulate run examples/scenarios/auth-then-reversal.yaml', 'cardctl simulate run scenario.yaml -o json'],
-  run: notImplemented('simulate run'),
+  examples: [
+    'cardctl simulate run examples/scenarios/auth-then-reversal.yaml --set card=6650c0ffee',
+    'cardctl simulate run scenario.yaml -o json',
+  ],
+  async run(ctx, { args, opts }) {
+    const file = String(args[0] ?? '');
+    const vars: Record<string, string> = {};
+    for (const item of opts.set ?? []) {
+      const eq = item.indexOf('=');
+      if (eq <= 0) throw new UsageError(`invalid --set "${item}": expected NAME=VALUE, e.g. --set card=6650c0ffee`);
+      vars[item.slice(0, eq).trim()] = item.slice(eq + 1);
+    }
+    const [{ readFile }, { loadScenario }, { runScenario }, { sendSimulation }] = await Promise.all([
+      import('node:fs/promises'),
+      import('../../scenario/scenario.js'),
+      import('../../scenario/runner.js'),
+      import('./execute.js'),
+    ]);
+    let text: string;
+    try {
+      text = file === '-' ? await (await import('../../core/io.js')).readAll(ctx.io.stdin) : await readFile(file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read scenario ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    const scenario = await loadScenario(text, file === '-' ? 'stdin' : file, vars);
+    const format = ctx.settings().output;
+    const printer = await stepPrinter(ctx, format);
+    if (format !== 'json' && format !== 'ndjson' && !ctx.globals.quiet) {
+      ctx.log.info(ctx.style.bold(`Scenario: ${scenario.name} (${scenario.steps.length} step${scenario.steps.length === 1 ? '' : 's'})`));
+    }
+    const summary = await runScenario(scenario, {
+      send: (body) => sendSimulation(ctx, body),
+      onStep: printer,
+      signal: ctx.signal,
+    });
+    printSummary(ctx, format, summary);
+    if (summary.failed > 0) {
+      throw new RejectedError(`${summary.failed} of ${summary.total} step${summary.total === 1 ? '' : 's'} failed in ${scenario.file}`, {
+        code: 'SCENARIO_FAILED',
+        details: summary.steps.filter((s) => !s.passed).map((s) => ({ id: s.id, iteration: s.iteration, failures: s.failures })),
+      });
+    }
+  },
 });
+
+async function stepPrinter(ctx: Context, format: string): Promise<(report: StepReport) => void> {
+  if (format === 'json') return () => {};
+  if (format === 'ndjson') return (report) => ctx.io.out(`${JSON.stringify({ type: 'step', ...report })}\n`);
+  const { formatAmount } = await import('../../iso8583/amount.js');
+  const { style } = ctx;
+  return (report) => {
+    if (ctx.globals.quiet) {
+      if (report.result.transactionId) ctx.io.out(`${report.result.transactionId}\n`);
+      return;
+    }
+    const r = report.result;
+    const label = report.repeat > 1 ? `${report.id}#${report.iteration}` : report.id;
+    const what = r.outcome === 'error'
+      ? `${report.intent}: refused ${r.httpStatus ?? ''} ${r.error ?? ''}`.replace(/\s+/g, ' ')
+      : [
+          `${r.mti} ${report.intent}`,
+          r.request?.['4'] ? formatAmount(r.request['4'], r.request['49'] ?? '566') : '',
+          `${r.responseCode} ${r.responseMessage}`,
+          r.transactionStatus,
+          r.stan ? `STAN ${r.stan}` : '',
+        ].filter(Boolean).join('  ');
+    const mark = report.passed ? style.ok('✓ pass') : style.error('✗ fail');
+    const line = ctx.io.stdoutIsTTY ? `${mark}  ${style.bold(label.padEnd(16))} ${what}  ${style.dim(`${report.durationMs} ms`)}` : `${report.passed ? 'pass' : 'fail'}\t${label}\t${what}\t${report.durationMs}ms`;
+    ctx.io.out(`${line}\n`);
+    for (const failure of report.failures) ctx.io.out(`        ${style.error(failure)}\n`);
+  };
+}
+
+function printSummary(ctx: Context, format: string, summary: ScenarioSummary): void {
+  if (format === 'json') {
+    ctx.io.out(`${JSON.stringify(summary, null, 2)}\n`);
+    return;
+  }
+  const { steps: _steps, ...rest } = summary;
+  if (format === 'ndjson') {
+    ctx.io.out(`${JSON.stringify({ type: 'summary', ...rest })}\n`);
+    return;
+  }
+  if (ctx.globals.quiet) return;
+  const text = `${summary.passed} passed, ${summary.failed} failed (${summary.total} step${summary.total === 1 ? '' : 's'}, ${summary.durationMs} ms)`;
+  ctx.io.out(`${summary.failed === 0 ? ctx.style.ok(text) : ctx.style.error(text)}\n`);
+}
