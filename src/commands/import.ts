@@ -255,6 +255,12 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
       if (result.stats.rows === 0) throw new UsageError(`${opts.fromFile}: ${error.message}${where}`);
       throw new PartialFailureError(`${opts.fromFile}: stopped reading after ${result.stats.rows} rows: ${error.message}${where}`, { details: summary });
     }
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code && !(error instanceof CliError)) {
+      const message = `cannot read ${opts.fromFile === '-' ? 'stdin' : opts.fromFile}: ${code}`;
+      if (result.stats.rows === 0) throw new UsageError(message, { cause: error });
+      throw new PartialFailureError(`${message} after ${result.stats.rows} rows`, { details: summary, cause: error });
+    }
     throw error;
   }
   const bad = result.stats.invalid + result.stats.failed;

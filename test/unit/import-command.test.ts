@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MockAgent } from 'undici';
+import { afterAll, describe, expect, it } from 'vitest';
+import importCommand from '../../src/commands/import.js';
+import { UsageError } from '../../src/core/errors.js';
+import { testContext } from '../helpers/context.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cardctl-import-cmd-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const BASE = 'http://127.0.0.1:4010';
+
+function run(opts: Record<string, unknown>, options: { stdin?: string; dispatcher?: MockAgent; env?: Record<string, string> } = {}) {
+  const ctx = testContext({
+    configDir: dir, stdin: options.stdin, dispatcher: options.dispatcher,
+    env: { CARDCTL_BASE_URL: BASE, CARDCTL_API_KEY: 'key', ...options.env }, globals: { json: true },
+  });
+  return { ctx, done: importCommand.run(ctx, { args: [], opts: opts as any, command: undefined as any }) };
+}
+
+const HEADER = 'realId,active,startDate,endDate,firstName,lastName,middleName,email,address1,address2,city,state,zip,country,birthDate,phone,institutionId,'
+  + 'card.expiration,card.serviceCode,card.cardProduct,card.embossingName,card.defaultPIN,card.bin,card.cardState,returnSecure';
+const ROW = (id: string, inst = 'inst_1') => `${id},true,2024-01-01,2028-12-31,Ada,Obi,,ada@example.com,1 Marina,,Lagos,Lagos,100001,NG,1990-01-31,+2348012345678,${inst},202812,101,classic,ADA OBI,1234,506099,active,false`;
+
+describe('import command: usage errors before anything is sent', () => {
+  it.each([
+    [{ fromFile: join(dir, 'cards.txt') }, /cannot tell the format/],
+    [{ fromFile: '-' }, /--format/],
+    [{ fromFile: join(dir, 'missing.csv') }, /no such file/],
+    [{ fromFile: join(dir, 'a.csv'), resume: true }, /--resume needs --report/],
+    [{ fromFile: join(dir, 'a.csv'), realId: 'x', bin: '506099' }, /--real-id, --bin .*cannot be combined with --from-file/],
+    [{ report: 'r.ndjson' }, /need --from-file/],
+    [{ fromFile: join(dir, 'a.csv'), concurrency: '0' }, /--concurrency/],
+  ])('%o', async (opts, message) => {
+    writeFileSync(join(dir, 'cards.txt'), '');
+    writeFileSync(join(dir, 'a.csv'), `${HEADER}\n${ROW('A')}\n`);
+    const error = await run(opts).done.catch((e) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toMatch(message);
+  });
+
+  it('refuses to overwrite an existing report without --resume', async () => {
+    writeFileSync(join(dir, 'a.csv'), `${HEADER}\n${ROW('A')}\n`);
+    writeFileSync(join(dir, 'old.ndjson'), '{"line":2,"realId":"A","outcome":"imported"}\n');
+    const error = await run({ fromFile: join(dir, 'a.csv'), report: join(dir, 'old.ndjson') }).done.catch((e) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.hint).toMatch(/--resume/);
+  });
+
+  it('an unknown CSV column is a usage error and nothing is sent', async () => {
+    writeFileSync(join(dir, 'typo.csv'), `${HEADER.replace('firstName', 'fistName')}\n${ROW('A')}\n`);
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const error = await run({ fromFile: join(dir, 'typo.csv') }, { dispatcher: agent }).done.catch((e) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toMatch(/unknown CSV column "fistName"/);
+  });
+
+  it('one card without a PIN source is a usage error naming --pin-stdin', async () => {
+    const error = await run({
+      realId: 'X', institutionId: 'i', firstName: 'a', lastName: 'b', email: 'a@b.co', phone: '+2348012345678', birthDate: '1990-01-01',
+      address1: 'x', city: 'x', state: 'x', zip: 'x', country: 'NG', startDate: '2024-01-01', endDate: '2028-01-01', expiration: '202801',
+      serviceCode: '101', cardProduct: 'c', embossingName: 'A B', bin: '506099', cardState: 'active',
+    }).done.catch((e) => e);
+    expect(error.message).toMatch(/--pin-stdin/);
+  });
+
+  it('one card: a missing field names its flag', async () => {
+    const error = await run({ realId: 'X' }).done.catch((e) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toMatch(/--institution-id.*--first-name/);
+  });
+});
+
+describe('import command against a mocked API', () => {
+  it('sends each valid row with the API key, reports the rest, exits 8', async () => {
+    writeFileSync(join(dir, 'mixed.csv'), `${HEADER}\r\n${ROW('A')}\r\n${ROW('B').replace('ada@example.com', 'bad')}\r\n${ROW('C')}\r\n`);
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const seen: string[] = [];
+    agent.get(BASE).intercept({ path: '/util/cards/import', method: 'POST', headers: { 'x-api-key': 'key' } }).reply(201, (req) => {
+      const body = JSON.parse(String(req.body));
+      seen.push(body.realId);
+      return { statusCode: 200, message: 'Card imported successfully', data: { id: `card_${body.realId}` } };
+    }).times(2);
+    const reportPath = join(dir, 'mixed-report.ndjson');
+    const { ctx, done } = run({ fromFile: join(dir, 'mixed.csv'), report: reportPath }, { dispatcher: agent });
+    const error = await done.catch((e) => e);
+    expect(error.exitCode).toBe(8);
+    expect(seen.sort()).toEqual(['A', 'C']);
+    expect(JSON.parse(ctx.io.stdoutText())).toMatchObject({ imported: 2, invalid: 1, failed: 0 });
+    expect(ctx.io.stderrText()).toMatch(/invalid: line 3 \(B\): email:/);
+    const { readFileSync } = await import('node:fs');
+    const lines = readFileSync(reportPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toContainEqual({ line: 2, realId: 'A', outcome: 'imported', cardId: 'card_A' });
+    expect(lines).toContainEqual(expect.objectContaining({ line: 3, realId: 'B', outcome: 'invalid' }));
+  });
+});
