@@ -1,0 +1,141 @@
+// Scenario files: loading (with line numbers for mistakes), templates, expectations, runs.
+import { describe, expect, it } from 'vitest';
+import type { SimulateBody } from '../../src/api/schemas.js';
+import { RejectedError, UsageError } from '../../src/core/errors.js';
+import { check, runScenario } from '../../src/scenario/runner.js';
+import { loadScenario, resolveTemplates } from '../../src/scenario/scenario.js';
+
+const GOOD = `
+name: authorize then reverse
+vars: { card: c1 }
+steps:
+  - id: auth
+    intent: authorization
+    card: "{{vars.card}}"
+    amount: 250.00
+    expect: { responseCode: "00", transactionStatus: pending }
+  - intent: reversal
+    originalTx: "{{steps.auth.transactionId}}"
+    amount: "{{steps.auth.amount}}"
+    expect: { responseCode: 00 }
+`;
+
+function fakeSend(codes: string[]) {
+  const sent: SimulateBody[] = [];
+  let n = 0;
+  return {
+    sent,
+    async send(body: SimulateBody) {
+      sent.push(body);
+      n += 1;
+      const code = codes[(n - 1) % codes.length]!;
+      const mti = body.intent === 'authorization' ? '0100' : body.intent === 'financial' ? '0200' : '0420';
+      return {
+        status: code === '00' ? 'success' : 'failed',
+        message: '',
+        data: {
+          transactionId: `tx${n}`, mti, stan: String(n).padStart(6, '0'), rrn: `63261400000${n}`, responseCode: code, responseMessage: code === '00' ? 'Approved' : 'Declined',
+          transactionStatus: (code === '00' ? (mti === '0100' ? 'pending' : 'completed') : 'failed') as 'pending',
+          request: { '0': mti, '4': String(Math.round(body.amount * 100)).padStart(12, '0'), '49': '566' }, response: { '39': code }, duration: 1,
+        },
+      };
+    },
+  };
+}
+
+describe('loadScenario', () => {
+  it('loads steps, ids, vars and --set overrides', async () => {
+    const scenario = await loadScenario(GOOD, 's.yaml', { card: 'c2' });
+    expect(scenario.name).toBe('authorize then reverse');
+    expect(scenario.vars).toEqual({ card: 'c2' });
+    expect(scenario.steps.map((s) => [s.id, s.line, s.repeat])).toEqual([['auth', 5], ['step2', 10]].map(([id, line]) => [id, line, 1]));
+  });
+
+  it('reads JSON too, and a bare list of steps', async () => {
+    const json = JSON.stringify([{ id: 'a', intent: 'financial', card: 'c', amount: 5 }]);
+    const scenario = await loadScenario(json, 's.json');
+    expect(scenario.steps[0]!.input).toMatchObject({ intent: 'financial', amount: 5 });
+  });
+
+  it.each([
+    ['steps:\n  - intent: authorization\n    card: c\n    amount: 1\n    colour: red\n', /line 5\b.*unknown key "colour"/],
+    ['steps:\n  - intent: purchase\n    card: c\n    amount: 1\n', /line 2\b.*intent must be one of/],
+    ['steps:\n  - intent: authorization\n    card: c\n    amount: 1.001\n', /line 2\b.*step 1.*at most 2/],
+    ['steps:\n  - intent: reversal\n    originalTx: "{{steps.later.transactionId}}"\n    amount: 1\n  - id: later\n    intent: authorization\n    card: c\n    amount: 1\n', /"later", which is not an earlier step/],
+    ['steps:\n  - intent: authorization\n    card: "{{vars.card}}"\n    amount: 1\n', /\{\{vars\.card\}\} is not defined.*--set card=VALUE/],
+    ['steps:\n  - id: a\n    intent: authorization\n    card: c\n    amount: 1\n  - id: a\n    intent: authorization\n    card: c\n    amount: 1\n', /line 6\b.*"a" is used twice/],
+    ['steps: []\n', /non-empty list/],
+    ['nme: x\nsteps: []\n', /line 1\b.*unknown key "nme"/],
+    ['steps:\n  - intent: authorization\n    card: c\n   amount: 1\n', /line \d+/],
+    ['steps:\n  - intent: authorization\n    amount: 1\n', /step 1.*a card is required/],
+    ['steps:\n  - intent: authorization\n    card: c\n    amount: 1\n    repeat: 0\n', /repeat must be/],
+  ])('refuses bad files with the line and step (%#)', async (text, message) => {
+    const attempt = loadScenario(text, 'bad.yaml');
+    await expect(attempt).rejects.toBeInstanceOf(UsageError);
+    await expect(loadScenario(text, 'bad.yaml')).rejects.toThrow(message);
+  });
+});
+
+describe('templates and expectations', () => {
+  it('resolves vars and earlier results, keeping types for whole-value templates', () => {
+    const scope = { vars: { card: 'c1' }, steps: { auth: { transactionId: 't1', duration: 5, request: { '4': '000000025000' } } } };
+    expect(resolveTemplates({ a: '{{vars.card}}', b: 'x-{{steps.auth.transactionId}}-y', c: '{{steps.auth.duration}}', d: '{{ steps.auth.request.4 }}' }, scope))
+      .toEqual({ a: 'c1', b: 'x-t1-y', c: 5, d: '000000025000' });
+    expect(() => resolveTemplates('{{steps.auth.nope}}', scope)).toThrow(UsageError);
+  });
+
+  it('compares result fields; lists mean any of; YAML numbers match two-digit codes', () => {
+    const result = { responseCode: '05', transactionStatus: 'failed' as const, approved: false, response: { '39': '05' } };
+    expect(check({ responseCode: 5, approved: false, 'response.39': '05' }, result)).toEqual([]);
+    expect(check({ responseCode: ['00', '05'] }, result)).toEqual([]);
+    expect(check({ responseCode: '00', transactionStatus: 'pending' }, result)).toEqual([
+      'expected responseCode "00", got "05"',
+      'expected transactionStatus "pending", got "failed"',
+    ]);
+    expect(check(undefined, { outcome: 'error', errorMessage: 'boom' })).toEqual(['the simulator refused the request: boom']);
+    expect(check({ error: 'CONFLICT' }, { outcome: 'error', error: 'CONFLICT' })).toEqual([]);
+  });
+});
+
+describe('runScenario', () => {
+  it('runs steps in order, feeding results into later steps', async () => {
+    const fake = fakeSend(['00']);
+    const scenario = await loadScenario(GOOD, 's.yaml');
+    const reports: string[] = [];
+    const summary = await runScenario(scenario, { send: fake.send, onStep: (r) => reports.push(`${r.id}:${r.passed}`) });
+    expect(summary).toMatchObject({ passed: 2, failed: 0, total: 2 });
+    expect(reports).toEqual(['auth:true', 'step2:true']);
+    expect(fake.sent[1]).toMatchObject({ intent: 'reversal', originalTransactionId: 'tx1', amount: 250 });
+  });
+
+  it('counts failed expectations, repeats steps, and treats 4xx as a result', async () => {
+    const text = `
+steps:
+  - id: burn
+    intent: financial
+    card: c
+    amount: 1
+    repeat: 3
+    expect: { responseCode: "00" }
+  - id: again
+    intent: reversal
+    originalTx: "{{steps.burn.transactionId}}"
+    amount: 1
+    expect: { error: CONFLICT }
+`;
+    const fake = fakeSend(['00', '65', '00']);
+    let calls = 0;
+    const summary = await runScenario(await loadScenario(text, 's.yaml'), {
+      send: async (body) => {
+        calls += 1;
+        if (body.intent === 'reversal') throw new RejectedError('rejected (409): already reversed', { code: 'CONFLICT', status: 409 });
+        return fake.send(body);
+      },
+    });
+    expect(calls).toBe(4);
+    expect(summary).toMatchObject({ passed: 3, failed: 1, total: 4 });
+    expect(summary.steps[1]).toMatchObject({ id: 'burn', iteration: 2, passed: false, failures: ['expected responseCode "00", got "65"'] });
+    expect(summary.steps[3]).toMatchObject({ id: 'again', passed: true, result: { error: 'CONFLICT', httpStatus: 409 } });
+    expect(fake.sent[2]).toMatchObject({ intent: 'financial' });
+  });
+});

@@ -1,0 +1,144 @@
+// Parsing of the simulate flags into the simulate body, and run() against a mocked API.
+import { MockAgent } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { buildSimulateBody } from '../../src/commands/simulate/request.js';
+import { parseTimeBound } from '../../src/commands/tx/time.js';
+import { UsageError } from '../../src/core/errors.js';
+import { main } from '../../src/cli.js';
+import { testIO } from '../helpers/context.js';
+
+describe('buildSimulateBody', () => {
+  it('turns flags into the body: amounts by currency exponent, card, flow, overrides', () => {
+    expect(buildSimulateBody({ intent: 'authorization', amount: '1,500.00', card: 'c1' }).body).toEqual({
+      intent: 'authorization', processingFlow: 'purchase', amount: 1500, cardId: 'c1',
+    });
+    const { body } = buildSimulateBody({
+      intent: 'financial', amount: '1500', currency: 'JPY', pan: '5060 9900 0000 0000 08', expiry: '2912', account: '0123',
+      flow: 'cash_withdrawal', channel: 'atm', method: 'magstripe', merchant: 'M', terminal: 'T', forward: true,
+      date: '2026-11-22', set: ['43=ACME STORE', '4=000000150000', '043=X=Y'],
+    });
+    expect(body).toEqual({
+      intent: 'financial', processingFlow: 'cash_withdrawal', amount: 1500, currency: '392', channel: 'atm', paymentMethod: 'magstripe',
+      pan: '506099000000000008', expiry: '2912', accountNumber: '0123', merchantId: 'M', terminalId: 'T', responseMode: 'forward',
+      transactionDate: '2026-11-22T00:00:00.000Z', overrides: { '43': 'X=Y', '4': '000000150000' },
+    });
+    expect(buildSimulateBody({ intent: 'authorization', amount: '1.234', currency: '048', card: 'c' }).body.amount).toBe(1.234);
+    expect(buildSimulateBody({ intent: 'reversal', amount: '10', originalStan: '12', originalRrn: '632614000001' }).body).toMatchObject({ originalStan: '000012', originalRrn: '632614000001' });
+  });
+
+  it.each([
+    [{ intent: 'authorization', card: 'c' }, /--amount is required/],
+    [{ intent: 'authorization', amount: '1500.001', card: 'c' }, /at most 2/],
+    [{ intent: 'authorization', amount: '10.5', currency: '392', card: 'c' }, /no minor units/],
+    [{ intent: 'authorization', amount: '1,50', card: 'c' }, /not an amount/],
+    [{ intent: 'authorization', amount: '10', currency: 'XYZ1', card: 'c' }, /--currency/],
+    [{ intent: 'authorization', amount: '10' }, /a card is required/],
+    [{ intent: 'authorization', amount: '10', pan: '4111111111111111' }, /--expiry and --account are required/],
+    [{ intent: 'authorization', amount: '10', card: 'c', pan: '4111111111111111' }, /not both/],
+    [{ intent: 'authorization', amount: '10', pan: '41', expiry: '2912', account: '1' }, /12 to 19 digits/],
+    [{ intent: 'authorization', amount: '10', pan: '4111111111111111', expiry: '2913', account: '1' }, /YYMM/],
+    [{ intent: 'authorization', amount: '10', card: 'c', originalTx: 't' }, /only for reversals/],
+    [{ intent: 'reversal', amount: '10' }, /needs the original/],
+    [{ intent: 'reversal', amount: '10', originalStan: '1' }, /go together/],
+    [{ intent: 'reversal', amount: '10', originalTx: 't', card: 'c' }, /not used by a reversal/],
+    [{ intent: 'authorization', amount: '10', card: 'c', set: ['x=1'] }, /field number/],
+    [{ intent: 'authorization', amount: '10', card: 'c', set: ['4=150'] }, /12 digits/],
+    [{ intent: 'authorization', amount: '10', card: 'c', set: ['43'] }, /FIELD=VALUE/],
+    [{ intent: 'authorization', amount: '10', card: 'c', flow: 'steal' }, /--flow/],
+    [{ intent: 'authorization', amount: '10', card: 'c', date: 'yesterday' }, /--date/],
+  ] as const)('rejects %j', (input, message) => {
+    expect(() => buildSimulateBody(input as never)).toThrow(UsageError);
+    expect(() => buildSimulateBody(input as never)).toThrow(message);
+  });
+});
+
+describe('--since / --until', () => {
+  const now = new Date('2026-11-22T12:00:00Z');
+  it('takes durations and ISO times', () => {
+    expect(parseTimeBound('--since', '24h', now).toISOString()).toBe('2026-11-21T12:00:00.000Z');
+    expect(parseTimeBound('--since', '7d', now).toISOString()).toBe('2026-11-15T12:00:00.000Z');
+    expect(parseTimeBound('--since', '30m', now).toISOString()).toBe('2026-11-22T11:30:00.000Z');
+    expect(parseTimeBound('--since', '2026-11-01', now).toISOString()).toBe('2026-11-01T00:00:00.000Z');
+    expect(parseTimeBound('--until', '2026-11-01T10:00:00+01:00', now).toISOString()).toBe('2026-11-01T09:00:00.000Z');
+    expect(() => parseTimeBound('--since', 'last week', now)).toThrow(/--since/);
+  });
+});
+
+const RESULT = {
+  transactionId: 'tx1', mti: '0100', stan: '000001', rrn: '632614000001', responseCode: '51', responseMessage: 'Insufficient funds',
+  transactionStatus: 'failed', request: { '0': '0100', '2': '506099******0008', '4': '000000150000', '49': '566' }, response: { '0': '0110', '39': '51' }, duration: 3,
+};
+
+function mockApi(reply: { status: number; body: unknown }, seen: Array<{ path: string; body: unknown }> = []) {
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  agent.get('http://127.0.0.1:4010').intercept({ path: (p) => p.includes('/simulate'), method: 'POST' }).reply((opts) => {
+    seen.push({ path: opts.path, body: JSON.parse(String(opts.body)) });
+    return { statusCode: reply.status, data: JSON.stringify(reply.body), responseOptions: { headers: { 'content-type': 'application/json' } } };
+  }).persist();
+  return agent;
+}
+
+async function run(args: string[], reply: { status: number; body: unknown }) {
+  const io = testIO();
+  const seen: Array<{ path: string; body: unknown }> = [];
+  const code = await main(args, {
+    io,
+    env: { CARDCTL_BASE_URL: 'http://127.0.0.1:4010', CARDCTL_TOKEN: 't', CARDCTL_CONFIG_DIR: '/nonexistent-cardctl-test', CI: '1' },
+    dispatcher: mockApi(reply, seen),
+    signal: new AbortController().signal,
+  });
+  return { code, out: io.stdoutText(), err: io.stderrText(), seen };
+}
+
+describe('simulate run()', () => {
+  it('posts the body to /institutions/switch/simulate and prints the data object with -o json; a decline still exits 0', async () => {
+    const r = await run(['simulate', 'authorization', '--card', 'c1', '--amount', '1,500.00', '--set', '43=ACME', '-o', 'json'], { status: 200, body: { status: 'failed', message: 'declined', data: RESULT } });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toEqual(RESULT);
+    expect(r.seen[0]!.path).toBe('/institutions/switch/simulate');
+    expect(r.seen[0]!.body).toEqual({ intent: 'authorization', processingFlow: 'purchase', amount: 1500, cardId: 'c1', overrides: { '43': 'ACME' } });
+  });
+
+  it('--expect-approved makes a decline exit 5', async () => {
+    const r = await run(['simulate', 'authorization', '--card', 'c1', '--amount', '10', '--expect-approved'], { status: 200, body: { status: 'failed', message: 'declined', data: RESULT } });
+    expect(r.code).toBe(5);
+    expect(r.out).toMatch(/outcome\tdeclined/);
+    expect(r.out).toMatch(/responseCode\t51/);
+    expect(r.err).toMatch(/not approved: 51 Insufficient funds/);
+  });
+
+  it('--messages prints both messages with field names, PAN masked', async () => {
+    const r = await run(['simulate', 'financial', '--card', 'c1', '--amount', '10', '--messages'], { status: 200, body: { status: 'failed', message: 'declined', data: RESULT } });
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('# request');
+    expect(r.out).toContain('4\tAmount, transaction\t000000150000\t₦1,500.00');
+    expect(r.out).toContain('39\tResponse code\t51\tInsufficient funds');
+    expect(r.out).toContain('506099******0008');
+  });
+
+  it('a usage error sends nothing (exit 2); a 409 from the simulator is exit 5', async () => {
+    const bad = await run(['simulate', 'authorization', '--card', 'c1', '--amount', '1.001'], { status: 200, body: {} });
+    expect(bad.code).toBe(2);
+    expect(bad.seen).toHaveLength(0);
+    const conflict = await run(['simulate', 'reversal', '--original-tx', 't1', '--amount', '1'], { status: 409, body: { statusCode: 409, error: 'CONFLICT', message: 'transaction t1 is already reversed' } });
+    expect(conflict.code).toBe(5);
+    expect(conflict.err).toMatch(/already reversed/);
+  });
+
+  it('uses the profile switch segment', async () => {
+    const io = testIO();
+    const seen: Array<{ path: string; body: unknown }> = [];
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'cardctl-sim-'));
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ currentProfile: 'p', profiles: { p: { baseUrl: 'http://127.0.0.1:4010', token: 't', switch: 'interswitch' } } }));
+    const code = await main(['simulate', 'authorization', '--card', 'c', '--amount', '1', '-q'], {
+      io, env: { CARDCTL_CONFIG_DIR: dir, CI: '1' }, dispatcher: mockApi({ status: 200, body: { status: 'success', message: 'ok', data: { ...RESULT, responseCode: '00' } } }, seen), signal: new AbortController().signal,
+    });
+    expect(code).toBe(0);
+    expect(seen[0]!.path).toBe('/institutions/interswitch/simulate');
+    expect(io.stdoutText()).toBe('tx1\n');
+  });
+});

@@ -1,0 +1,163 @@
+// `webhook listen`: rules, signature checks, answers, delays and --forward-to, against the
+// listener in-process with plain undici requests.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startListener, type Exchange, type RunningListener } from '../../src/commands/webhook/listener.js';
+import { decide, parseRules } from '../../src/commands/webhook/rules.js';
+import { UsageError } from '../../src/core/errors.js';
+import { signatureHeader, verifySignature } from '../../src/sandbox/switch/signature.js';
+
+const MESSAGE = {
+  '0': '0100', '2': '5060990000000000008', '3': '000000', '4': '000000150000', '11': '000001', '14': '2912', '25': '00',
+  '35': '5060990000000000008=2912601100', '37': '632614000001', '41': 'SBXPOS01', '42': 'SBXMERCHANT0001', '49': '566',
+};
+
+describe('signatures', () => {
+  it('verifies t=…,v1=… and refuses wrong secrets, changed bodies, stale times and junk', () => {
+    const body = JSON.stringify(MESSAGE);
+    const now = 1_800_000_000;
+    const header = signatureHeader('s3cret', body, now);
+    expect(header).toMatch(/^t=1800000000,v1=[0-9a-f]{64}$/);
+    expect(verifySignature(header, 's3cret', body, { nowSeconds: now + 10 })).toEqual({ ok: true, timestamp: now });
+    expect(verifySignature(header, 'other', body, { nowSeconds: now })).toMatchObject({ ok: false, reason: expect.stringMatching(/does not match/) });
+    expect(verifySignature(header, 's3cret', `${body} `, { nowSeconds: now })).toMatchObject({ ok: false });
+    expect(verifySignature(header, 's3cret', body, { nowSeconds: now + 301 })).toMatchObject({ ok: false, reason: expect.stringMatching(/tolerance/) });
+    expect(verifySignature('garbage', 's3cret', body)).toMatchObject({ ok: false, reason: expect.stringMatching(/malformed/) });
+    expect(verifySignature(undefined, 's3cret', body)).toMatchObject({ ok: false, reason: expect.stringMatching(/no X-Webhook-Signature/) });
+  });
+});
+
+describe('rules', () => {
+  it('parses YAML and decides by amount, PAN suffix, processing code, channel and MTI; first match wins', async () => {
+    const rules = await parseRules(`
+default: "05"
+rules:
+  - name: big
+    match: { amount: { min: 1000.01 } }
+    respond: "51"
+  - match: { panSuffix: "0008", channel: atm, processingCode: "01" }
+    respond: 57
+  - match: { amount: 13.13, mti: "0200" }
+    respond: "00"
+    delay: 6000
+`, 'rules.yaml');
+    expect(decide(rules, MESSAGE, '00')).toEqual({ code: '51', delay: 0, reason: 'rule 1 (big)' });
+    expect(decide(rules, { ...MESSAGE, '4': '000000100000' }, '00')).toEqual({ code: '05', delay: 0, reason: 'default' });
+    expect(decide(rules, { ...MESSAGE, '4': '000000000100', '3': '010000', '25': '02' }, '00')).toMatchObject({ code: '57', reason: 'rule 2' });
+    expect(decide(rules, { ...MESSAGE, '4': '000000000100', '3': '010000', '25': '00' }, '00').code).toBe('05');
+    expect(decide(rules, { ...MESSAGE, '0': '0200', '4': '000000001313' }, '00')).toMatchObject({ code: '00', delay: 6000 });
+    // Exponent of field 49: 13.13 BHD is 13130 minor units.
+    expect(decide(rules, { ...MESSAGE, '0': '0200', '4': '000000013130', '49': '048' }, '00')).toMatchObject({ code: '00', delay: 6000 });
+    expect(decide(undefined, MESSAGE, '91')).toEqual({ code: '91', delay: 0, reason: '--respond' });
+  });
+
+  it('accepts JSON and a bare list', async () => {
+    const rules = await parseRules('[{"match": {"panSuffix": "0008"}, "respond": "05"}]', 'rules.json');
+    expect(decide(rules, MESSAGE, '00').code).toBe('05');
+  });
+
+  it.each([
+    ['rules: [{ match: { colour: red }, respond: "00" }]', /rule 1: unknown match key "colour"/],
+    ['rules: [{ match: {}, respond: "banana" }]', /rule 1: respond must be/],
+    ['rules: [{ match: {}, respond: "00", delay: -1 }]', /delay must be/],
+    ['rules: [{ match: { channel: phone }, respond: "00" }]', /channel is one of/],
+    ['rules: [{ match: { amount: "lots" }, respond: "00" }]', /amount is a number/],
+    ['rules: {}', /"rules" must be a list/],
+    ['rules: [\n  - match: {\n', /line \d/],
+  ])('refuses %s', async (text, message) => {
+    await expect(parseRules(text, 'r.yaml')).rejects.toBeInstanceOf(UsageError);
+    await expect(parseRules(text, 'r.yaml')).rejects.toThrow(message);
+  });
+});
+
+describe('listener', () => {
+  let listener: RunningListener | undefined;
+  const exchanges: Exchange[] = [];
+  afterEach(async () => {
+    await listener?.close();
+    listener = undefined;
+    exchanges.length = 0;
+  });
+
+  async function post(url: string, message: unknown, headers: Record<string, string> = {}) {
+    const body = JSON.stringify(message);
+    const res = await request(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+    return { status: res.statusCode, body: await res.body.json() as Record<string, string> };
+  }
+
+  it('answers with MTI + 10, the request echoed without card secrets, 38 and 39', async () => {
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', onExchange: (x) => exchanges.push(x) });
+    const { status, body } = await post(listener.url, MESSAGE);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ '0': '0110', '2': MESSAGE['2'], '4': MESSAGE['4'], '11': '000001', '37': '632614000001', '39': '00' });
+    expect(body['38']).toMatch(/^\d{6}$/);
+    expect(body['35']).toBeUndefined();
+    expect(body['14']).toBeUndefined();
+    expect(exchanges[0]).toMatchObject({
+      type: 'exchange', status: 200, signature: 'unchecked', mti: '0100', pan: '506099*********0008', amount: '₦1,500.00', channel: 'pos',
+      responseCode: '00', decidedBy: '--respond',
+    });
+    expect(JSON.stringify(exchanges[0])).not.toContain(MESSAGE['2']);
+  });
+
+  it('with a secret: a good signature is answered, a bad one gets 401', async () => {
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '51', secret: 'whsec', onExchange: (x) => exchanges.push(x) });
+    const body = JSON.stringify(MESSAGE);
+    const good = await post(listener.url, MESSAGE, { 'x-webhook-signature': signatureHeader('whsec', body) });
+    expect(good).toMatchObject({ status: 200, body: { '39': '51' } });
+    const bad = await post(listener.url, MESSAGE, { 'x-webhook-signature': signatureHeader('wrong', body) });
+    expect(bad.status).toBe(401);
+    const none = await post(listener.url, MESSAGE);
+    expect(none.status).toBe(401);
+    expect(exchanges.map((x) => x.signature)).toEqual(['valid', 'invalid', 'invalid']);
+    expect(exchanges[1]!.error).toMatch(/does not match/);
+  });
+
+  it('waits the delay of a rule before answering', async () => {
+    const rules = await parseRules('rules: [{ match: { amount: 1500 }, respond: "00", delay: 300 }]', 'r.yaml');
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', rules, onExchange: (x) => exchanges.push(x) });
+    const started = Date.now();
+    await post(listener.url, MESSAGE);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(exchanges[0]).toMatchObject({ delayMs: 300, decidedBy: 'rule 1' });
+  });
+
+  it('--forward-to relays the message with its headers and answers with the handler reply', async () => {
+    const seen: Array<{ headers: Record<string, unknown>; body: string }> = [];
+    const handler = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        seen.push({ headers: req.headers, body });
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...JSON.parse(body), '0': '0110', '39': '62' }));
+      });
+    });
+    await new Promise<void>((resolve) => handler.listen(0, '127.0.0.1', resolve));
+    const target = `http://127.0.0.1:${(handler.address() as AddressInfo).port}/auth`;
+    try {
+      listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', forwardTo: target, onExchange: (x) => exchanges.push(x) });
+      const signature = signatureHeader('k', JSON.stringify(MESSAGE));
+      const { status, body } = await post(listener.url, MESSAGE, { 'x-webhook-signature': signature });
+      expect(status).toBe(200);
+      expect(body['39']).toBe('62');
+      expect(seen[0]!.headers['x-webhook-signature']).toBe(signature);
+      expect(JSON.parse(seen[0]!.body)).toEqual(MESSAGE);
+      expect(exchanges[0]).toMatchObject({ decidedBy: 'forward', forwardedTo: target, forwardStatus: 200, responseCode: '62' });
+      await new Promise<void>((resolve) => handler.close(() => resolve()));
+      const down = await post(listener.url, MESSAGE);
+      expect(down.status).toBe(502);
+      expect(exchanges[1]!.error).toMatch(/could not reach/);
+    } finally {
+      handler.close();
+    }
+  });
+
+  it('refuses bodies that are not messages', async () => {
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', onExchange: (x) => exchanges.push(x) });
+    const res = await request(listener.url, { method: 'POST', body: 'nope' });
+    expect(res.statusCode).toBe(400);
+    await res.body.text();
+  });
+});
