@@ -60,7 +60,7 @@ describe('import', () => {
   beforeAll(async () => {
     sandbox = await startSandboxProcess();
     env = { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_API_KEY: sandbox.info.apiKey, CARDCTL_TOKEN: sandbox.info.token };
-  });
+  }, 60_000);
   afterAll(async () => {
     await sandbox?.stop();
     dir.remove();

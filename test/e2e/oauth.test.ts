@@ -27,7 +27,7 @@ describe('OAuth applications and client-credentials login', () => {
 
   beforeAll(async () => {
     sandbox = await startSandboxProcess();
-  });
+  }, 60_000);
   afterAll(async () => {
     await sandbox?.stop();
     config.remove();
@@ -79,7 +79,7 @@ describe('OAuth applications and client-credentials login', () => {
       '--website-url', 'https://example.com', '--json'], { configDir, env });
     expect(updated.exitCode, updated.stderr).toBe(0);
     expect(JSON.parse(updated.stdout)).toMatchObject({ name: 'reconciler', description: 'hourly', scopes: ['read:card'] });
-  });
+  }, 120_000);
 
   it('refuses bad input before sending anything (exit 2, naming the flag)', async () => {
     const env = { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: sandbox.info.token };
@@ -97,7 +97,7 @@ describe('OAuth applications and client-credentials login', () => {
     expect(key.exitCode).toBe(2);
     expect(key.stderr).toMatch(/private key/);
     expect(sandbox.log()).not.toMatch(/POST \/institutions\/oauth\/create.*400/);
-  });
+  }, 120_000);
 });
 
 describe('token renewal', () => {
@@ -107,7 +107,7 @@ describe('token renewal', () => {
 
   beforeAll(async () => {
     sandbox = await startSandboxProcess(['--token-ttl', '2']);
-  });
+  }, 60_000);
   afterAll(async () => {
     await sandbox?.stop();
     config.remove();
@@ -141,5 +141,5 @@ describe('token renewal', () => {
     const afterRevoke = await cardctl(['-p', 'cc', 'cards', 'list', '--json'], { configDir });
     expect(afterRevoke.exitCode, afterRevoke.stderr).toBe(0);
     expect(readProfile(configDir, 'cc').token).not.toBe('sbx_oat_revoked');
-  });
+  }, 120_000);
 });

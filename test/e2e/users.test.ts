@@ -14,7 +14,7 @@ describe('users update', () => {
     const created = ((await response.json()) as { data: { userId: string; token: string } }).data;
     userId = created.userId;
     env = { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: created.token };
-  });
+  }, 60_000);
   afterAll(async () => {
     await sandbox?.stop();
     config.remove();
@@ -37,18 +37,18 @@ describe('users update', () => {
       '--phone', '+2348012345678', '--status', 'active', '--no-blocked', '--role', 'ops=read:card', '--json'], { configDir: config.path, env });
     expect(unblock.exitCode, unblock.stderr).toBe(0);
     expect(JSON.parse(unblock.stdout)).toMatchObject({ isBlocked: false, roles: [{ role: 'ops', permissions: ['read:card'] }] });
-  });
+  }, 120_000);
 
   it('without a terminal, a missing required flag is exit 2 and nothing is sent', async () => {
     const result = await cardctl(['users', 'update', userId, '--first-name', 'Ada'], { configDir: config.path, env });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(/--last-name/);
     expect(result.stderr).toMatch(/--role/);
-  });
+  }, 120_000);
 
   it('an unknown user is exit 4', async () => {
     const result = await cardctl(['users', 'update', 'nope', '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'ada@example.com',
       '--phone', '+2348012345678', '--status', 'active', '--no-blocked', '--role', 'ops=read:card'], { configDir: config.path, env });
     expect(result.exitCode).toBe(4);
-  });
+  }, 120_000);
 });
