@@ -22,7 +22,7 @@ export function showHelpTopic(name: string, io: IOStreams, tree: Array<CommandDe
     return true;
   }
   const commands = tree.flatMap((c) => [c.name, ...(c.aliases ?? [])]);
-  if (commands.includes(name) || name.startsWith('-')) return false;
+  if (commands.includes(name) || name === 'help' || name.startsWith('-')) return false;
   const candidates = [...tree.map((c) => c.name), ...HELP_TOPICS.map((t) => t.name)];
   const close = closestWords(name, candidates);
   return new UsageError(`unknown command or help topic '${name}'`, {
