@@ -3,6 +3,6 @@
 export { buildPinBlock, panBlockField, PIN_MAX_LENGTH, PIN_MIN_LENGTH, type PinBlockFormat } from './block.js';
 export { encryptPinBlock, loadPinKey, PIN_BLOCK_FORMATS, PIN_CIPHERS, type PinCipher, type PinKey } from './encrypt.js';
 export { createPinInput, type PinInput } from './input.js';
-export { isSandbox, resolvePinSettings, type PinSettings } from './key.js';
+export { assertPinKeyAvailable, isSandbox, resolvePinSettings, type PinSettings } from './key.js';
 export { assertAcceptablePin, pinProblem, pinWeakness } from './policy.js';
 export { sendWithPinBlocks } from './send.js';

@@ -31,6 +31,12 @@ function stdinPinInput(ctx: Context, options: PinInputOptions): PinInput {
   const reader = lineReader(ctx.io.stdin);
   let line = 0;
   const nextLine = async (label: string): Promise<string> => {
+    if (ctx.io.stdinIsTTY) {
+      // Typed on a terminal, the PIN would be echoed on the screen.
+      throw new UsageError('--pin-stdin reads a pipe, and stdin is a terminal here (what you type would be shown)', {
+        hint: 'leave out --pin-stdin to be asked with a hidden prompt, or pipe the PIN: printf %s "$PIN" | cardctl … --pin-stdin',
+      });
+    }
     line++;
     const text = await reader.next();
     if (text === undefined) {

@@ -31,6 +31,19 @@ export function isSandbox(ctx: Context): boolean {
 }
 
 /**
+ * Fails early (before any PIN is asked for) when PINs could not be encrypted: no key in the
+ * profile and no sandbox to fetch one from. Local check only.
+ */
+export function assertPinKeyAvailable(ctx: Context): void {
+  const settings = ctx.settings();
+  if (settings.profile.pinKey || isSandbox(ctx)) return;
+  throw new UsageError(`profile "${settings.profileName}" has no PIN public key, so PINs cannot be encrypted`, {
+    code: 'NO_PIN_KEY',
+    hint: "run `cardctl login --pin-key FILE` with the institution's PIN public key (PEM)",
+  });
+}
+
+/**
  * The PIN key and settings of the selected profile. `refresh` ignores a cached sandbox key
  * (after the sandbox answered UNKNOWN_KEY, e.g. because it was restarted with a new key).
  */
@@ -47,12 +60,7 @@ export async function resolvePinSettings(ctx: Context, client: ApiClient, option
     }
     return { key, format, cipher, fromSandbox: false };
   }
-  if (!sandbox) {
-    throw new UsageError(`profile "${settings.profileName}" has no PIN public key, so PINs cannot be encrypted`, {
-      code: 'NO_PIN_KEY',
-      hint: "run `cardctl login --pin-key FILE` with the institution's PIN public key (PEM)",
-    });
-  }
+  if (!sandbox) assertPinKeyAvailable(ctx);
   const { key, format: sandboxFormat, cipher: sandboxCipher } = await fetchSandboxPinKey(client);
   // Cache it only in a profile that is really this sandbox's (not when --base-url or
   // CARDCTL_BASE_URL points elsewhere for one command).

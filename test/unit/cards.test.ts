@@ -282,8 +282,22 @@ describe('PIN errors', () => {
   });
 
   it('pin change refuses the same PIN twice before sending', async () => {
-    const ctx = testContext({ stdin: '4821\n4821\n' });
+    const ctx = testContext({ stdin: '4821\n4821\n', env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' } });
     expect((await usage(change.run(ctx, { args: ['c1'], opts: { pinStdin: true }, command: command() }))).message).toMatch(/same as the current/);
+  });
+
+  it('says a PIN key is missing before asking for any PIN', async () => {
+    const prompter = new ScriptedPrompter([]);
+    const ctx = testContext({ tty: true, prompter, env: { CARDCTL_BASE_URL: 'https://api.example.com', CARDCTL_TOKEN: 't' } });
+    const error = await usage(change.run(ctx, { args: ['c1'], opts: {}, command: command() }));
+    expect(error.hint).toContain('cardctl login --pin-key FILE');
+    expect(prompter.asked).toEqual([]);
+  });
+
+  it('refuses --pin-stdin when stdin is a terminal (the PIN would be echoed)', async () => {
+    const ctx = testContext({ tty: true });
+    const error = await usage(createPinInput(ctx, { stdin: true }).fresh('new PIN'));
+    expect(error.message).toMatch(/stdin is a terminal/);
   });
 });
 

@@ -393,9 +393,10 @@ reference is refused, so a retry cannot issue a second card).`,
     const { prompted, program } = await complete(ctx, parsed, programs);
 
     // The PIN, read and checked before anything is sent.
-    const { createPinInput, sendWithPinBlocks } = await import('../../pin/index.js');
+    const { assertPinKeyAvailable, createPinInput, sendWithPinBlocks } = await import('../../pin/index.js');
     let pin: string | undefined;
     if (!parsed.fileBlock) {
+      assertPinKeyAvailable(ctx);
       pin = body.pinEnabled === false
         ? await unusablePin()
         : await createPinInput(ctx, { stdin: Boolean(opts.pinStdin), allowWeak: opts.allowWeakPin }).fresh('default PIN');

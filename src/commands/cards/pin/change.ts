@@ -26,7 +26,8 @@ After 3 wrong current PINs the PIN is locked until \`cardctl cards pin reset\`.`
   async run(ctx, input) {
     const cardId = cardIdArgument(input);
     const pan = input.opts.pan === undefined ? undefined : validatePan('--pan', input.opts.pan);
-    const { createPinInput, sendWithPinBlocks } = await import('../../../pin/index.js');
+    const { assertPinKeyAvailable, createPinInput, sendWithPinBlocks } = await import('../../../pin/index.js');
+    assertPinKeyAvailable(ctx);
     const pins = createPinInput(ctx, { stdin: Boolean(input.opts.pinStdin), allowWeak: input.opts.allowWeakPin });
     const oldPin = await pins.existing('current PIN');
     const newPin = await pins.fresh('new PIN');

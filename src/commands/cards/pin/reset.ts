@@ -24,7 +24,8 @@ encrypted on this machine and never accepted as a flag.`,
   async run(ctx, input) {
     const cardId = cardIdArgument(input);
     const pan = input.opts.pan === undefined ? undefined : validatePan('--pan', input.opts.pan);
-    const { createPinInput, sendWithPinBlocks } = await import('../../../pin/index.js');
+    const { assertPinKeyAvailable, createPinInput, sendWithPinBlocks } = await import('../../../pin/index.js');
+    assertPinKeyAvailable(ctx);
     const newPin = await createPinInput(ctx, { stdin: Boolean(input.opts.pinStdin), allowWeak: input.opts.allowWeakPin }).fresh('new PIN');
     const { resetPin } = await import('../../../api/cards.js');
     const client = await ctx.client();
