@@ -56,17 +56,21 @@ export function checkChannel(program: CardProgram | undefined, channel: Channel)
 export function checkLimits(
   program: CardProgram | undefined,
   channel: Channel,
-  used: UsedToday,
+  used: () => UsedToday,
   amountMinor: bigint,
   digits: number,
   countsTowardAmount: boolean,
 ): string | undefined {
   const limit = program?.channels?.[channel]?.dailyLimit;
   if (!limit) return undefined;
-  if (countsTowardAmount && limit.amount > 0) {
+  const checkAmount = countsTowardAmount && limit.amount > 0;
+  if (!checkAmount && !(limit.count > 0)) return undefined;
+  // Read lazily: a program without limits never pays for the usage query.
+  const today = used();
+  if (checkAmount) {
     const limitMinor = BigInt(Math.round(limit.amount * 10 ** digits));
-    if (used.amountMinor + amountMinor > limitMinor) return '61';
+    if (today.amountMinor + amountMinor > limitMinor) return '61';
   }
-  if (limit.count > 0 && used.count + 1 > limit.count) return '65';
+  if (limit.count > 0 && today.count + 1 > limit.count) return '65';
   return undefined;
 }

@@ -134,7 +134,7 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
     } else {
       code = checkCard(plan.card, plan.given, plan.date)
         ?? checkChannel(plan.program, plan.channel)
-        ?? checkLimits(plan.program, plan.channel, store.usage(plan.card!.id, plan.channel, day), amountMinor, plan.digits, debit);
+        ?? checkLimits(plan.program, plan.channel, () => store.usage(plan.card!.id, plan.channel, day), amountMinor, plan.digits, debit);
     }
     const stub = code === undefined && mode === 'stub';
     const finalCode = code ?? (stub ? '00' : undefined);

@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+// Switch simulation throughput: simulations per second through POST /institutions/switch/simulate
+// on `cardctl sandbox serve --memory`, in stub mode (the sandbox approves) and in forward mode
+// (every message is POSTed, signed, to `cardctl webhook listen --json`, which answers 00), with
+// N concurrent plain-undici clients (no CLI in the loop). Each client loops: POST, read the
+// answer, check it is approved, repeat, for --duration seconds per (mode, concurrency).
+//
+//   npm run build && node bench/simulate.mjs [--duration 5] [--concurrency 1,8,32]
+//
+// The cards come from a program without daily limits (0 = no limit), so every simulation is an
+// approved one that runs the whole path: checks, STAN, message, SQLite insert (and, forwarded,
+// the webhook round trip and the update). One card per client. The sandbox, the listener and this
+// script are three processes.
+import { spawn } from 'node:child_process';
+import { constants, publicEncrypt, randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Pool, request } from 'undici';
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const at = args.indexOf(`--${name}`);
+  return at === -1 ? fallback : args[at + 1];
+};
+const DURATION = Number(option('duration', 5));
+const CONCURRENCY = String(option('concurrency', '1,8,32')).split(',').map(Number);
+
+const BIN = fileURLToPath(new URL('../bin/cardctl.js', import.meta.url));
+const children = [];
+process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
+const dir = mkdtempSync(join(tmpdir(), 'cardctl-bench-sim-'));
+
+/** Starts a process and resolves with its first stdout line; later lines are drained. */
+function startProcess(argv) {
+  const child = spawn('node', [BIN, ...argv], { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, CARDCTL_CONFIG_DIR: dir, CARDCTL_DATA_DIR: dir, CI: '1' } });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`cardctl ${argv.join(' ')} exited with ${code}`)));
+  });
+}
+
+const listener = JSON.parse(await startProcess(['webhook', 'listen', '--port', '0', '--json', '--respond', '00']));
+const sandbox = JSON.parse(await startProcess(['sandbox', 'serve', '--port', '0', '--memory', '--json', '--quiet-log', '--webhook-url', listener.url]));
+const auth = { authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json' };
+
+async function api(method, path, body) {
+  const res = await request(`${sandbox.baseUrl}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = await res.body.json();
+  if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${JSON.stringify(json)}`);
+  return json;
+}
+
+const unlimited = { enabled: true, dailyLimit: { count: 0, amount: 0 } };
+const program = (await api('POST', '/sandbox/card-programs', {
+  name: 'bench, no limits',
+  channels: { pos: unlimited, atm: unlimited, web: unlimited },
+  webHookConfig: { url: listener.url },
+})).data;
+const pinKey = (await api('GET', '/sandbox/pin-key'));
+const publicKey = pinKey.publicKey ?? pinKey.data?.publicKey;
+
+function pinBlock() {
+  const clear = Buffer.from(`144826${randomBytes(5).toString('hex')}`, 'hex');
+  const encrypted = publicEncrypt({ key: publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, clear);
+  return { encryptedData: encrypted.toString('hex'), publicKeyFingerprint: sandbox.pinKeyFingerprint };
+}
+
+const maxClients = Math.max(...CONCURRENCY);
+const cards = [];
+for (let i = 0; i < maxClients; i++) {
+  const now = new Date();
+  cards.push((await api('POST', '/institutions/cards', {
+    cardProgram: program.id, referenceCode: `BENCH-${Date.now()}-${i}`, pinEnabled: true, defaultPIN: pinBlock(),
+    account: { currency: '566', bankCode: '044', type: 'savings', number: `01234${String(i).padStart(5, '0')}` },
+    customer: { firstName: 'Bench', lastName: `Client${i}`, emailAddress: 'bench@example.com', phoneNumber: '+2348012345678' },
+    embossingName: 'BENCH CLIENT', startDate: now.toISOString(), expiryDate: new Date(Date.UTC(now.getUTCFullYear() + 3, 0, 1)).toISOString(),
+  })).data.id);
+}
+
+async function measure(mode, clients) {
+  const pool = new Pool(sandbox.baseUrl, { connections: clients, pipelining: 1 });
+  const latencies = [];
+  let ok = 0;
+  let other = 0;
+  const deadline = performance.now() + DURATION * 1000;
+  const worker = async (index) => {
+    const body = JSON.stringify({ intent: 'authorization', processingFlow: 'purchase', amount: 12.5, cardId: cards[index], responseMode: mode });
+    while (performance.now() < deadline) {
+      const started = performance.now();
+      const res = await pool.request({ method: 'POST', path: '/institutions/switch/simulate', headers: auth, body });
+      const answer = await res.body.json();
+      latencies.push(performance.now() - started);
+      if (res.statusCode === 200 && answer.data?.responseCode === '00') ok++;
+      else other++;
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: clients }, (_, i) => worker(i)));
+  const elapsed = (performance.now() - started) / 1000;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]?.toFixed(1);
+  return { mode, clients, perSecond: Math.round((ok + other) / elapsed), ok, other, p50: pct(0.5), p99: pct(0.99) };
+}
+
+// Warm-up: JIT, SQLite statement cache, keep-alive to the webhook.
+await measure('stub', 4).catch(() => undefined);
+await measure('forward', 4).catch(() => undefined);
+
+const results = [];
+for (const mode of ['stub', 'forward']) {
+  for (const clients of CONCURRENCY) {
+    const result = await measure(mode, clients);
+    results.push(result);
+    console.log(`${mode.padEnd(8)} ${String(clients).padStart(3)} clients  ${String(result.perSecond).padStart(6)} sims/s  p50 ${result.p50} ms  p99 ${result.p99} ms  (${result.ok} approved${result.other ? `, ${result.other} other` : ''})`);
+  }
+}
+console.log('\n| mode | clients | simulations/s | p50 | p99 |');
+console.log('|---|---|---|---|---|');
+for (const r of results) console.log(`| ${r.mode} | ${r.clients} | ${r.perSecond} | ${r.p50} ms | ${r.p99} ms |`);
+process.exit(0);
