@@ -169,12 +169,13 @@ describe('cards create parsing', () => {
     });
     const ctx = testContext({ dispatcher: agent, stdin: '4821\n', env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' }, globals: { output: 'json' }, configDir: dir });
     Object.assign(ctx, { clock: fixedClock });
-    await createCommand.run(ctx, { args: [], opts: { ...full, bankCode: undefined, pinStdin: true }, command: command() });
+    await createCommand.run(ctx, { args: [], opts: { ...full, firstName: 'Adé', bankCode: undefined, pinStdin: true }, command: command() });
     expect(sent).toBeDefined();
     expect(sent!.defaultPIN.publicKeyFingerprint).toBe(fingerprint);
     expect(sent!.defaultPIN.encryptedData).toMatch(/^[0-9a-f]{512}$/);
     expect(JSON.stringify(sent)).not.toContain('4821');
-    expect(sent).toMatchObject({ embossingName: 'ADA OBI', startDate: '2026-11-22T00:00:00.000Z', expiryDate: '2029-11-22T00:00:00.000Z', account: { bankCode: '058', currency: '566' } });
+    // The name on the card defaults to the cardholder's, in capitals without accents.
+    expect(sent).toMatchObject({ embossingName: 'ADE OBI', startDate: '2026-11-22T00:00:00.000Z', expiryDate: '2029-11-22T00:00:00.000Z', account: { bankCode: '058', currency: '566' } });
     expect(sent!.referenceCode).toMatch(/^cardctl-20261122-/);
     expect(ctx.io.stderrText()).toContain(`reference: ${sent!.referenceCode}, reuse it with --reference to retry safely`);
     expect(JSON.parse(ctx.io.stdoutText())).toMatchObject({ id: 'c1' });

@@ -284,7 +284,9 @@ async function complete(ctx: Context, parsed: ParsedCreate, programs: ProgramLoo
     setPath(body, path, await ask(ctx, spec.question ?? spec.flag, spec.parse ?? trimmed, spec.flag));
   }
   if (body.embossingName === undefined) {
-    const fromName = `${getPath(body, 'customer.firstName') ?? ''} ${getPath(body, 'customer.lastName') ?? ''}`.trim().toUpperCase().slice(0, 26);
+    // Cards carry plain capitals: accents are dropped from the default (Adé → ADE).
+    const fromName = `${getPath(body, 'customer.firstName') ?? ''} ${getPath(body, 'customer.lastName') ?? ''}`
+      .normalize('NFD').replace(/[\u0300-\u036f]/g, '').trim().toUpperCase().slice(0, 26).trim();
     if (prompted) body.embossingName = await ask(ctx, 'Name on the card', embossing, '--embossing-name', fromName);
     else body.embossingName = embossing('--embossing-name', fromName);
   }
