@@ -11,7 +11,7 @@ import type { Prompter } from './core/prompter.js';
 import { maskPansInText, redactValue } from './core/redact.js';
 import { OUTPUT_FORMATS } from './output/renderer.js';
 import { createStyle } from './output/style.js';
-import { didYouMean } from './help/suggest.js';
+import { explainCommanderError } from './help/commander-errors.js';
 import { versionRequest, versionText } from './help/version.js';
 import { VERSION } from './version.js';
 
@@ -50,7 +50,7 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.Ok;
   } catch (error) {
-    if (error instanceof CommanderError) return handleCommanderError(error, io, env, argv);
+    if (error instanceof CommanderError) return handleCommanderError(error, io, env, argv, program);
     const signal = deps.signal ?? interrupt!.signal;
     const failure = signal.aborted && !(error instanceof CliError && error.exitCode === ExitCode.Partial)
       ? new InterruptedError()
@@ -162,21 +162,13 @@ function addNode(parent: Command, definition: CommandDefinition<any> | GroupDefi
   });
 }
 
-function handleCommanderError(error: CommanderError, io: IOStreams, env: Env, argv: string[]): number {
+function handleCommanderError(error: CommanderError, io: IOStreams, env: Env, argv: string[], program: Command): number {
   if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
     return ExitCode.Ok;
   }
   if (error.code === 'commander.executeSubCommandAsync' || error.exitCode === 0) return ExitCode.Ok;
-  // Commander's message may carry a second line "(Did you mean cards?)": that becomes the hint.
-  const [first = '', ...rest] = error.message.replace(/^error:\s*/i, '').split('\n');
-  const suggestion = /\(Did you mean ([^?]+)\?\)/.exec(rest.join(' '))?.[1];
-  const unknown = error.code === 'commander.unknownCommand' || error.code === 'commander.unknownOption';
-  const hint = suggestion
-    ? didYouMean(suggestion.replace(/^one of /, '').split(/,\s*/))
-    : unknown
-      ? 'run `cardctl --help` (or `cardctl <command> --help`) to see what is available'
-      : 'run the command with --help to see its usage';
-  return reportError(new UsageError(first, { code: error.code.replace('commander.', 'USAGE_'), hint }), io, env, sniffGlobals(argv));
+  const { message, hint } = explainCommanderError(error, program, argv);
+  return reportError(new UsageError(message, { code: error.code.replace('commander.', 'USAGE_'), hint }), io, env, sniffGlobals(argv));
 }
 
 /** The output flags, read from argv when commander could not parse it (for the JSON error object). */

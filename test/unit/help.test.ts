@@ -78,6 +78,21 @@ describe('typo suggestions', () => {
   });
 });
 
+describe('commander errors name the input and the command', () => {
+  it.each([
+    [['tx', 'list', '--status', 'done'], 'invalid --status "done": expected one of pending, completed, failed, reversed', 'see `cardctl tx list --help`'],
+    [['-o', 'yaml', 'cards', 'list'], 'invalid --output "yaml": expected one of table, json, ndjson, csv, raw', 'see `cardctl cards list --help`'],
+    [['cards', 'list', '--limit'], '--limit needs a value', 'give it as `--limit <n>`; see `cardctl cards list --help`'],
+    [['-p', 'x', 'cards', 'get'], "missing required argument 'card-id'", 'usage: cardctl cards get [options] <card-id>; see `cardctl cards get --help`'],
+    [['cards', 'frobnicate'], "unknown command 'frobnicate'", 'see `cardctl cards --help` for its commands'],
+    [['cards', 'list', '--bogus'], "unknown option '--bogus'", 'see `cardctl cards list --help` for its options'],
+  ])('%j', async (argv, message, hint) => {
+    const result = await run(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`error: ${message}\nhint: ${hint}\n`);
+  });
+});
+
 describe('--version', () => {
   it('alone prints only the version', async () => {
     const result = await run(['--version']);
