@@ -75,32 +75,33 @@ const CARD_FLAGS: Array<{ key: keyof ImportOptions; flag: string; path: string; 
 export default defineCommand<ImportOptions>({
   name: 'import',
   summary: 'import existing cards (one from flags, or many from a file)',
-  description: `Import cards that already exist elsewhere (POST /util/cards/import, authenticated with the
+  description: `Import cards that already exist elsewhere (POST /util/cards/import, authenticated with the \
 profile's API key or CARDCTL_API_KEY).
 
-One card: give its fields as flags; the default PIN of the import format is read from stdin
-with --pin-stdin, or asked for (hidden) on a terminal — never taken from argv.
+One card: give its fields as flags; the default PIN of the import format is read from stdin with \
+--pin-stdin, or asked for (hidden) on a terminal — never taken from argv.
 
-Bulk: --from-file FILE (.csv with a header row, .ndjson, or a .json array; - for stdin with
---format). CSV headers are the body's field names, nested ones dotted (card.expiration,
-card.bin, …); booleans are true/false. The file is streamed, never loaded whole. Each row is
-validated first: a bad row is reported with its line number (the CSV header is line 1) and
-skipped, not sent. Rows are sent with --concurrency requests in flight and every row is recorded
-in --report (NDJSON: line, realId, outcome imported|exists|invalid|failed|skipped, cardId or
+Bulk: --from-file FILE (.csv with a header row, .ndjson, or a .json array; - for stdin with \
+--format). CSV headers are the body's field names, nested ones dotted (card.expiration, \
+card.bin, …); booleans are true/false. The file is streamed, never loaded whole. Each row is \
+validated first: a bad row is reported with its line number (the CSV header is line 1) and \
+skipped, not sent. Rows are sent with --concurrency requests in flight and every row is recorded \
+in --report (NDJSON: line, realId, outcome imported|exists|invalid|failed|skipped, cardId or \
 error).
 
-Institution: the API requires institutionId and it must be the API key's institution, which the
-client cannot know by itself. So every card needs one: a row's own institutionId, else
---institution-id (which fills rows that leave it out or empty), else an institutionId stored in
+Institution: the API requires institutionId and it must be the API key's institution, which the \
+client cannot know by itself. So every card needs one: a row's own institutionId, else \
+--institution-id (which fills rows that leave it out or empty), else an institutionId stored in \
 the profile. A single card without any of these is a usage error naming --institution-id.
 
-Exactly once: --resume reads the report and skips rows already imported. A row whose request
-timed out or lost its connection is looked up by realId (when the profile also has a bearer
-token) before it is sent again, and a 409 CONFLICT answer means the realId is already there
-("exists"), so a retry never creates a duplicate. Ctrl-C stops sending, waits for requests in
+Exactly once: --resume reads the report and skips rows already imported. A row whose request \
+timed out or lost its connection is looked up by realId (when the profile also has a bearer \
+token) before it is sent again, and a 409 CONFLICT answer means the realId is already there \
+("exists"), so a retry never creates a duplicate. Ctrl-C stops sending, waits for requests in \
 flight, writes the report and exits 130; run again with --resume to finish.
 
-Exit codes: 0 every row imported or already there; 8 some rows invalid or failed; 130 interrupted.`,
+Exit codes: 0 every row imported or already there; 8 some rows invalid or failed; 130 \
+interrupted.`,
   options: (c) => c
     .option('--from-file <file>', 'file of cards to import (.csv, .ndjson, .json), or - for stdin')
     .addOption(new Option('--format <format>', 'file format (default: from the extension; required for -)').choices(['csv', 'ndjson', 'json']))

@@ -124,14 +124,15 @@ export default defineCommand<CreateOptions>({
   summary: 'register an OAuth application',
   description: `Register an OAuth application of the institution.
 
-The certificate (--public-key, e.g. from \`cardctl oauth keygen\`) is checked to be an X.509
-certificate with an RSA key before anything is sent. Scopes are verb:object in lowercase
-(read:card, create:oauth_application, …) or *, READ, WRITE. --redirect-uri is required for the
-authorization_code grant. Missing values are asked for on a terminal; in scripts they are
-errors naming the flag. --from-file takes the JSON body (publicKey as PEM text); flags override it.
+The certificate (--public-key, e.g. from \`cardctl oauth keygen\`) is checked to be an X.509 \
+certificate with an RSA key before anything is sent. Scopes are verb:object in lowercase \
+(read:card, create:oauth_application, …) or *, READ, WRITE. --redirect-uri is required for the \
+authorization_code grant. Missing values are asked for on a terminal; in scripts they are errors \
+naming the flag. --from-file takes the JSON body (publicKey as PEM text); flags override it.
 
-The reference's answer carries only a message; the new application (with its client id) is
-shown from the answer when it is there, else looked up by name. Log in with it: cardctl login --client-id CLIENT_ID --private-key private-key.pem`,
+The reference's answer carries only a message; the new application (with its client id) is shown \
+from the answer when it is there, else looked up by name. Log in with it: cardctl login \
+--client-id CLIENT_ID --private-key private-key.pem`,
   options: (c) => c
     .option('--name <name>', 'application name')
     .option('--public-key <file>', 'PEM certificate of the application (see `cardctl oauth keygen`)')

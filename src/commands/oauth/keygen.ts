@@ -52,10 +52,10 @@ export default defineCommand<KeygenOptions>({
   summary: 'create an RSA key and a self-signed certificate for `oauth create`',
   description: `Create an RSA key pair and a self-signed X.509 certificate for an OAuth application.
 
-Writes private-key.pem (PKCS#8, mode 0600; keep it secret — \`cardctl login --private-key\` signs
-client assertions with it) and certificate.pem (give it to \`cardctl oauth create --public-key\`)
-into --out, and prints the certificate's SHA-256 fingerprint. Existing files are never
-overwritten unless --force is given.`,
+Writes private-key.pem (PKCS#8, mode 0600; keep it secret — \`cardctl login --private-key\` \
+signs client assertions with it) and certificate.pem (give it to \`cardctl oauth create \
+--public-key\`) into --out, and prints the certificate's SHA-256 fingerprint. Existing files are \
+never overwritten unless --force is given.`,
   options: (c) => c
     .option('--out <dir>', 'directory for private-key.pem and certificate.pem', '.')
     .option('--subject <cn>', 'certificate subject common name', 'cardctl-app')

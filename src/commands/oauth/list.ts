@@ -11,9 +11,9 @@ interface ListOptions {
 export default defineCommand<ListOptions>({
   name: 'list',
   summary: "list the institution's OAuth applications",
-  description: `List the institution's OAuth applications, newest first: name, client id (give it to
-\`cardctl login --client-id\`), grant type, scopes, verified/official and creation time.
---wide adds the record id, certificate subject and description.`,
+  description: `List the institution's OAuth applications, newest first: name, client id (give it to \`cardctl \
+login --client-id\`), grant type, scopes, verified/official and creation time. --wide adds the \
+record id, certificate subject and description.`,
   aliases: ['ls'],
   options: (c) => c
     .option('--search <text>', 'filter by name')

@@ -14,9 +14,9 @@ export default defineCommand<UpdateOptions>({
   summary: 'update an OAuth application',
   description: `Update an OAuth application's name, description, website URL and scopes.
 
-The API needs all four: what you do not give is taken from the application as it is now.
-ID is the application's id or its client id (both are shown by \`cardctl oauth list --wide\`).
---scope replaces the whole scope list.`,
+The API needs all four: what you do not give is taken from the application as it is now. ID is \
+the application's id or its client id (both are shown by \`cardctl oauth list --wide\`). --scope \
+replaces the whole scope list.`,
   arguments: [{ syntax: '<id>', description: 'application id or client id' }],
   options: (c) => c
     .option('--name <name>', 'application name')

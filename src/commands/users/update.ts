@@ -105,9 +105,9 @@ export default defineCommand<UpdateOptions>({
   summary: 'update an institution user',
   description: `Update an institution user (PUT /institutions/users/{id}/update).
 
-The API requires first and last name, email, phone, status, blocked or not, and roles; give them
-as flags or in a --from-file JSON body (flags override it). On a terminal, missing values are
-asked for. --role ROLE=PERM,PERM is repeatable and replaces every role of the user; permissions
+The API requires first and last name, email, phone, status, blocked or not, and roles; give them \
+as flags or in a --from-file JSON body (flags override it). On a terminal, missing values are \
+asked for. --role ROLE=PERM,PERM is repeatable and replaces every role of the user; permissions \
 have the verb:object form of OAuth scopes. Prints the updated user.`,
   arguments: [{ syntax: '<user-id>', description: 'institution user identifier' }],
   options: (c) => c
