@@ -14,9 +14,10 @@ export default defineCommand<UpdateOptions>({
   summary: 'update an OAuth application',
   description: `Update an OAuth application's name, description, website URL and scopes.
 
-The API needs all four: what you do not give is taken from the application as it is now. ID is \
-the application's id or its client id (both are shown by \`cardctl oauth list --wide\`). --scope \
-replaces the whole scope list.`,
+The API needs all four: what you do not give is taken from the application as it is now. The \
+application record does not show its website URL, so --website-url is needed unless the list \
+answer carries one. ID is the application's id or its client id (both are shown by \
+\`cardctl oauth list --wide\`). --scope replaces the whole scope list.`,
   arguments: [{ syntax: '<id>', description: 'application id or client id' }],
   options: (c) => c
     .option('--name <name>', 'application name')
@@ -24,7 +25,7 @@ replaces the whole scope list.`,
     .option('--website-url <url>', 'website URL')
     .option('--scope <scope...>', 'permission (repeatable); replaces the current scopes'),
   examples: [
-    'cardctl oauth update 6652aa --scope read:card --scope read:transaction',
+    'cardctl oauth update 6652aa --scope read:card --scope read:transaction --website-url https://example.com',
     'cardctl oauth update 6652aa --name reconciler --description "nightly" --website-url https://example.com',
   ],
   async run(ctx, { args, opts }) {
