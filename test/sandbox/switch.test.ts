@@ -235,6 +235,12 @@ describe('daily limits per card, channel and day', () => {
     expect((await simulate(sb, auth(card.id, { transactionDate: day }))).body.data.responseCode).toBe('00');
   });
 
+  it('a limit of 0 means no limit (channels are closed with enabled: false)', async () => {
+    const program = await createProgram(sb, { channels: { pos: { enabled: true, dailyLimit: { count: 0, amount: 0 } } } });
+    const card = await cardOf(sb, program.id);
+    for (let i = 0; i < 25; i++) expect((await simulate(sb, auth(card.id, { amount: 1_000_000 }))).body.data.responseCode).toBe('00');
+  });
+
   it('50 parallel simulations on one card never pass its daily count', async () => {
     const program = await createProgram(sb, { channels: { pos: { enabled: true, dailyLimit: { count: 10, amount: 1_000_000 } } } });
     const card = await cardOf(sb, program.id);
