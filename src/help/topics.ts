@@ -96,14 +96,17 @@ sandbox's key. \`cardctl auth status\` shows the fingerprint in use.
 
 const scenarios = `\`cardctl simulate run FILE\` plays a sequence of simulated switch messages (YAML or JSON) and
 checks their results. Step keys mirror the \`simulate\` flags in camelCase;
-\`{{steps.<id>.<field>}}\` refers to an earlier step's result; \`expect\` compares result fields.
-It prints a pass/fail line per step and exits 5 when an expectation fails.
+\`{{steps.<id>.<field>}}\` refers to an earlier step's result and \`{{vars.<name>}}\` to a variable
+(\`vars:\` in the file, or \`--set name=value\`); \`expect\` compares result fields. It prints a
+pass/fail line per step and exits 5 when an expectation fails.
 
     name: authorize then reverse
+    vars:
+      card: ""                         # --set card=CARD_ID
     steps:
       - id: auth
         intent: authorization          # authorization | financial | reversal
-        card: CARD_ID                  # or pan / expiry / account
+        card: "{{vars.card}}"          # or pan / expiry / account
         amount: 250.00
         flow: purchase                 # purchase | cash_withdrawal | balance_inquiry | refund
         channel: pos                   # pos | atm | web
@@ -113,12 +116,10 @@ It prints a pass/fail line per step and exits 5 when an expectation fails.
         expect: { responseCode: "00", transactionStatus: pending }
       - intent: reversal
         originalTx: "{{steps.auth.transactionId}}"
-        amount: 250.00
+        amount: "{{steps.auth.amount}}"
         expect: { responseCode: "00" }
 
-Give scenario variables with \`--set key=value\` (repeatable); \`-o json\` prints each step's result:
-
-    cardctl simulate run auth-then-reversal.yaml --set card=6650c0ffee -o json
+    cardctl simulate run auth-then-reversal.yaml --set card=6650c0ffee
 `;
 
 export const HELP_TOPICS: readonly HelpTopic[] = [

@@ -35,6 +35,14 @@ describe('help topics', () => {
     }
   });
 
+  it('the scenario in the scenarios topic is a valid scenario file', async () => {
+    const { loadScenario } = await import('../../src/scenario/scenario.js');
+    const text = HELP_TOPICS.find((t) => t.name === 'scenarios')!.text;
+    const yaml = /\n\n((?: {4}.*\n)+)/.exec(text.slice(text.indexOf('    name:') - 2))![1]!.replace(/^ {4}/gm, '');
+    const scenario = await loadScenario(yaml, 'topic.yaml', { card: '6650c0ffee' });
+    expect(scenario.steps.map((step) => step.input.intent)).toEqual(['authorization', 'reversal']);
+  });
+
   it('`cardctl help topics` lists them', async () => {
     const result = await run(['help', 'topics']);
     expect(result.code).toBe(0);
