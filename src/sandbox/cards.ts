@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import type { Card, CardProgram, CreateCardBody, ImportCardBody, UpdateCustomerBody } from '../api/schemas.js';
 import { ApiError, invalidField } from './errors.js';
 import { newId, opaque } from './ids.js';
+import { maskPan } from './pan.js';
 
 export const MAX_PIN_ATTEMPTS = 3;
 
@@ -66,7 +67,7 @@ export function buildCard(input: NewCardInput): Card {
     customer: { uniqueId: newId(input.now.getTime()), ...input.customer },
     cardHolderId: newId(input.now.getTime()),
     lastFour: pan.slice(-4),
-    pan: `${pan.slice(0, 6)}${'*'.repeat(Math.max(0, pan.length - 10))}${pan.slice(-4)}`,
+    pan: maskPan(pan),
     cvv2: opaque(),
     icvv: opaque(),
     cvv: opaque(),
@@ -164,12 +165,17 @@ export function renewed(card: Card, program: CardProgram, expiration: string, no
   const expiry = endOfMonth(year, month);
   const width = Math.max(card.seqNumber.length, 3);
   const seqNumber = String((Number.parseInt(card.seqNumber, 10) || 0) + 1).padStart(width, '0');
+  // A replacement card: same number, new expiry, sequence number and security values.
   return revised(card, {
     expiryDate: expiry.toISOString(),
     expiryMonth: String(month).padStart(2, '0'),
     expiryYear: year,
     seqNumber,
     status: 'active',
+    cvv2: opaque(),
+    icvv: opaque(),
+    cvv: opaque(),
+    secureData: opaque(32),
   }, now);
 }
 

@@ -272,6 +272,8 @@ describe('card changes', () => {
     expect(`${renewed.expiryYear}${renewed.expiryMonth}`).toBe(expiration);
     expect(renewed.cardProgram).toMatchObject({ id: sandbox.cardProgramId, losesAccount: expect.any(String) });
     expect(renewed.__v).toBe(card.__v + 1);
+    expect(renewed.cvv2).not.toBe(card.cvv2);
+    expect(renewed.pan).toBe(card.pan);
   });
 
   test.each([
