@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Switch simulation throughput: simulations per second through POST /institutions/switch/simulate
 // on `cardctl sandbox serve --memory`, in stub mode (the sandbox approves) and in forward mode
-// (every message is POSTed, signed, to `cardctl webhook listen --json`, which answers 00), with
+// (every message is POSTed, signed, to `cardctl webhook listen --json`, which answers 00; and, as
+// a baseline, to a bare node:http server that only echoes with 39 = 00), with
 // N concurrent plain-undici clients (no CLI in the loop). Each client loops: POST, read the
 // answer, check it is approved, repeat, for --duration seconds per (mode, concurrency).
 //
@@ -45,6 +46,27 @@ function startProcess(argv) {
 }
 
 const listener = JSON.parse(await startProcess(['webhook', 'listen', '--port', '0', '--json', '--respond', '00']));
+
+// Baseline for forward mode: a bare node:http webhook (parse, echo with 39 = 00, nothing else),
+// so the figures show what `webhook listen` itself costs.
+const RAW_WEBHOOK = `
+  import { createServer } from 'node:http';
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const m = JSON.parse(body);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...m, '0': m['0'].slice(0, 2) + '1' + m['0'][3], '39': '00' }));
+    });
+  });
+  server.listen(0, '127.0.0.1', () => console.log('http://127.0.0.1:' + server.address().port));
+`;
+const rawWebhookUrl = await new Promise((resolve, reject) => {
+  const child = spawn('node', ['--input-type=module', '-e', RAW_WEBHOOK], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  createInterface({ input: child.stdout }).once('line', resolve);
+  child.once('exit', (code) => reject(new Error(`raw webhook exited with ${code}`)));
+});
 const sandbox = JSON.parse(await startProcess(['sandbox', 'serve', '--port', '0', '--memory', '--json', '--quiet-log', '--webhook-url', listener.url]));
 const auth = { authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json' };
 
@@ -61,6 +83,11 @@ const program = (await api('POST', '/sandbox/card-programs', {
   channels: { pos: unlimited, atm: unlimited, web: unlimited },
   webHookConfig: { url: listener.url },
 })).data;
+const rawProgram = (await api('POST', '/sandbox/card-programs', {
+  name: 'bench, no limits, bare webhook',
+  channels: { pos: unlimited, atm: unlimited, web: unlimited },
+  webHookConfig: { url: rawWebhookUrl },
+})).data;
 const pinKey = (await api('GET', '/sandbox/pin-key'));
 const publicKey = pinKey.publicKey ?? pinKey.data?.publicKey;
 
@@ -71,25 +98,27 @@ function pinBlock() {
 }
 
 const maxClients = Math.max(...CONCURRENCY);
-const cards = [];
-for (let i = 0; i < maxClients; i++) {
+const cards = { listen: [], raw: [] };
+for (let i = 0; i < maxClients * 2; i++) {
   const now = new Date();
-  cards.push((await api('POST', '/institutions/cards', {
-    cardProgram: program.id, referenceCode: `BENCH-${Date.now()}-${i}`, pinEnabled: true, defaultPIN: pinBlock(),
+  (i < maxClients ? cards.listen : cards.raw).push((await api('POST', '/institutions/cards', {
+    cardProgram: i < maxClients ? program.id : rawProgram.id, referenceCode: `BENCH-${Date.now()}-${i}`, pinEnabled: true, defaultPIN: pinBlock(),
     account: { currency: '566', bankCode: '044', type: 'savings', number: `01234${String(i).padStart(5, '0')}` },
     customer: { firstName: 'Bench', lastName: `Client${i}`, emailAddress: 'bench@example.com', phoneNumber: '+2348012345678' },
     embossingName: 'BENCH CLIENT', startDate: now.toISOString(), expiryDate: new Date(Date.UTC(now.getUTCFullYear() + 3, 0, 1)).toISOString(),
   })).data.id);
 }
 
-async function measure(mode, clients) {
+async function measure(label, clients) {
+  const mode = label === 'stub' ? 'stub' : 'forward';
+  const cardIds = label === 'forward-bare' ? cards.raw : cards.listen;
   const pool = new Pool(sandbox.baseUrl, { connections: clients, pipelining: 1 });
   const latencies = [];
   let ok = 0;
   let other = 0;
   const deadline = performance.now() + DURATION * 1000;
   const worker = async (index) => {
-    const body = JSON.stringify({ intent: 'authorization', processingFlow: 'purchase', amount: 12.5, cardId: cards[index], responseMode: mode });
+    const body = JSON.stringify({ intent: 'authorization', processingFlow: 'purchase', amount: 12.5, cardId: cardIds[index], responseMode: mode });
     while (performance.now() < deadline) {
       const started = performance.now();
       const res = await pool.request({ method: 'POST', path: '/institutions/switch/simulate', headers: auth, body });
@@ -105,7 +134,7 @@ async function measure(mode, clients) {
   await pool.close();
   latencies.sort((a, b) => a - b);
   const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]?.toFixed(1);
-  return { mode, clients, perSecond: Math.round((ok + other) / elapsed), ok, other, p50: pct(0.5), p99: pct(0.99) };
+  return { mode: label, clients, perSecond: Math.round((ok + other) / elapsed), ok, other, p50: pct(0.5), p99: pct(0.99) };
 }
 
 // Warm-up: JIT, SQLite statement cache, keep-alive to the webhook.
@@ -113,11 +142,11 @@ await measure('stub', 4).catch(() => undefined);
 await measure('forward', 4).catch(() => undefined);
 
 const results = [];
-for (const mode of ['stub', 'forward']) {
+for (const mode of ['stub', 'forward', 'forward-bare']) {
   for (const clients of CONCURRENCY) {
     const result = await measure(mode, clients);
     results.push(result);
-    console.log(`${mode.padEnd(8)} ${String(clients).padStart(3)} clients  ${String(result.perSecond).padStart(6)} sims/s  p50 ${result.p50} ms  p99 ${result.p99} ms  (${result.ok} approved${result.other ? `, ${result.other} other` : ''})`);
+    console.log(`${mode.padEnd(12)} ${String(clients).padStart(3)} clients  ${String(result.perSecond).padStart(6)} sims/s  p50 ${result.p50} ms  p99 ${result.p99} ms  (${result.ok} approved${result.other ? `, ${result.other} other` : ''})`);
   }
 }
 console.log('\n| mode | clients | simulations/s | p50 | p99 |');
