@@ -6,7 +6,7 @@ import { PassThrough, Readable } from 'node:stream';
 import type { Column } from '../output/renderer.js';
 import { defineCommand } from '../core/command.js';
 import type { Context, Env } from '../core/context.js';
-import { CliError, type ExitCodeValue } from '../core/errors.js';
+import { CliError, ExitCode, InterruptedError, type ExitCodeValue } from '../core/errors.js';
 import type { IOStreams } from '../core/io.js';
 
 type Json = { [key: string]: unknown };
@@ -89,7 +89,9 @@ With --json (or any -o other than table), prints one JSON object per step:
         if (exitCode !== 0) {
           result.error = lastJsonLine(captured.err()) ?? captured.err().trim();
           if (machine) ctx.io.out(`${JSON.stringify(result)}\n`);
-          else ctx.io.err(captured.err());
+          if (exitCode === ExitCode.Interrupted) throw new InterruptedError();
+          // The step ran with -o json: its error is also a JSON line, which people need not see.
+          if (!machine) ctx.io.err(captured.err().split('\n').filter((line) => !line.startsWith('{"error"')).join('\n'));
           throw new CliError(exitCode as ExitCodeValue, `demo step ${number} (${step.args.slice(0, 2).join(' ')}) failed with exit code ${exitCode}`, {
             code: 'DEMO_STEP_FAILED',
             hint: 'this is a bug in cardctl or its sandbox; rerun with --debug and report it with the output',
