@@ -394,3 +394,21 @@ describe('transport security and configuration', () => {
     expect(lines[0]).toMatch(new RegExp(`^GET ${server.url}/institutions/cards\\?limit=1 → 200 \\(\\d+ ms\\)$`));
   });
 });
+
+describe('an injected dispatcher (undici MockAgent), as commands get it through the context', () => {
+  it('ctx.client() sends through the test dispatcher with the profile settings', async () => {
+    const { MockAgent } = await import('undici');
+    const { testContext } = await import('../helpers/context.js');
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    agent.get('https://api.example.com')
+      .intercept({ path: '/institutions/cards?limit=1', method: 'GET', headers: { authorization: 'Bearer tok_mock_123456' } })
+      .reply(200, { statusCode: 200, message: 'ok', data: [{ id: 'm1' }] });
+    const ctx = testContext({ env: { CARDCTL_CONFIG_DIR: '/nonexistent-cardctl-test', CARDCTL_BASE_URL: 'https://api.example.com', CARDCTL_TOKEN: 'tok_mock_123456' }, dispatcher: agent });
+    const c = await ctx.client();
+    expect(await ctx.client()).toBe(c); // built once per context
+    expect((await c.request({ method: 'GET', path: '/institutions/cards', query: { limit: 1 } })).data).toEqual([{ id: 'm1' }]);
+    agent.assertNoPendingInterceptors();
+    await agent.close();
+  });
+});
