@@ -6,14 +6,12 @@ import { defaultTokenUrl, requestClientCredentialsToken } from './client-credent
 
 /** Renew when the token has less than this left. */
 export const RENEW_BEFORE_MS = 60_000;
-const JUST_RENEWED_MS = 2_000;
 
 export function createTokenSource(ctx: Context): (force?: boolean) => Promise<string | undefined> {
   let token: string | undefined;
   let expiresAt: number | undefined;
   let loaded = false;
   let renewing: Promise<string> | undefined;
-  let renewedAt = -Infinity;
 
   const renew = (): Promise<string> => {
     renewing ??= (async () => {
@@ -29,7 +27,6 @@ export function createTokenSource(ctx: Context): (force?: boolean) => Promise<st
       });
       token = result.token;
       expiresAt = Date.parse(result.tokenExpiresAt);
-      renewedAt = Date.now();
       try {
         await ctx.config.update((config) => {
           const current = config.profiles[s.profileName];
@@ -63,9 +60,6 @@ export function createTokenSource(ctx: Context): (force?: boolean) => Promise<st
     const now = ctx.clock.now().getTime();
     const fresh = token && expiresAt !== undefined && Number.isFinite(expiresAt) && expiresAt - now > RENEW_BEFORE_MS;
     if (!force && fresh) return token;
-    // A forced renewal right after one (several requests answered 401 together, or the client
-    // asking again on its retry) reuses the token just obtained instead of minting another.
-    if (force && token && Date.now() - renewedAt < JUST_RENEWED_MS) return token;
     return renew();
   };
 }
