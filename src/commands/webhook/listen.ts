@@ -22,8 +22,9 @@ code of the first matching rule of --rules. --forward-to relays every message to
 and shows its reply instead.
 
 X-Webhook-Signature (t=<unix>,v1=<HMAC-SHA256 hex of "t.body">) is verified with the secret from
---secret-stdin or the profile's webhookSecret; a bad signature is answered 401. Without a secret,
-signatures are not checked (said once on stderr).
+--secret-stdin or the profile's webhookSecret; a bad signature is answered 401 (and shown). Without
+a secret, signatures are not checked (said once on stderr). The sandbox signs with the card
+program's webHookConfig.secret: \`cardctl api GET /sandbox/card-programs\` shows it.
 
 Point the sandbox at it: \`cardctl sandbox serve --webhook-url http://127.0.0.1:4020\`.
 With --json, one NDJSON object per exchange on stdout (the first line says where it listens).
