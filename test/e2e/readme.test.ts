@@ -54,6 +54,17 @@ describe('README.md', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(6);
   });
 
+  it('documents every profile key `profile set` accepts', async () => {
+    const { SETTABLE_PROFILE_KEYS } = await import('../../src/config/store.js');
+    const section = README.slice(README.indexOf('## Configuration'), README.indexOf('## Security'));
+    for (const key of Object.keys(SETTABLE_PROFILE_KEYS)) expect(section, key).toContain(`\`${key}\``);
+  });
+
+  it('shows every top-level command at least once', async () => {
+    const { commandTree } = await import('../../src/commands/index.js');
+    for (const command of commandTree) expect(README, command.name).toMatch(new RegExp(`cardctl (-p \\S+ )?${command.name}\\b`));
+  });
+
   it.each(blocks.map((b) => [b.line, b] as const))('the block at line %i runs (exit 0)', async (_line, block) => {
     const child = execa('bash', ['-euo', 'pipefail', '-c', block.code], {
       cwd: work,
