@@ -24,6 +24,8 @@ export interface CallOptions {
   rawBody?: string | Buffer;
   contentType?: string;
   headers?: Record<string, string>;
+  /** Skip the automatic check of the response against /openapi.json. */
+  skipOpenApiCheck?: boolean;
 }
 
 export interface CallResult {
@@ -49,7 +51,23 @@ export async function call(sandbox: { baseUrl: string }, method: string, path: s
   const text = await response.body.text();
   let parsed: unknown;
   try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
-  return { status: response.statusCode, headers: response.headers, text, body: parsed };
+  const result = { status: response.statusCode, headers: response.headers, text, body: parsed };
+  // Every response of a documented operation must match the sandbox's own /openapi.json.
+  if (!options.skipOpenApiCheck && path !== '/openapi.json') {
+    const checker = await checkerFor(sandbox.baseUrl);
+    checker.expectMatchesIfDocumented(method, path.split('?')[0]!, result);
+  }
+  return result;
+}
+
+const checkers = new Map<string, Promise<OpenApiChecker>>();
+function checkerFor(baseUrl: string): Promise<OpenApiChecker> {
+  let checker = checkers.get(baseUrl);
+  if (!checker) {
+    checker = OpenApiChecker.load({ baseUrl });
+    checkers.set(baseUrl, checker);
+  }
+  return checker;
 }
 
 /** An Encrypted PIN block: ISO 9564-1 format 1 under RSA-OAEP SHA-256, as clients make it. */
@@ -109,8 +127,24 @@ export class OpenApiChecker {
   }
 
   static async load(sandbox: { baseUrl: string }): Promise<OpenApiChecker> {
-    const response = await call(sandbox, 'GET', '/openapi.json');
+    const response = await call(sandbox, 'GET', '/openapi.json', { skipOpenApiCheck: true });
     return new OpenApiChecker(response.body);
+  }
+
+  /** The documented path template a concrete path belongs to, for this method. */
+  templateFor(method: string, path: string): string | undefined {
+    const candidates = Object.keys(this.document.paths ?? {})
+      .filter((template) => this.document.paths[template][method.toLowerCase()])
+      .filter((template) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path))
+      // Literal segments win over parameters (/oauth/applications over /oauth/{id}).
+      .sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
+    return candidates[0];
+  }
+
+  /** Checks a response when its operation is documented; answers from undocumented routes (404s) pass. */
+  expectMatchesIfDocumented(method: string, path: string, result: CallResult): void {
+    const template = this.templateFor(method, path);
+    if (template) this.expectMatches(method, template, result);
   }
 
   /** Asserts `result` matches the documented response of `method pathTemplate` for its status. */

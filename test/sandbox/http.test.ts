@@ -222,3 +222,19 @@ describe('sandbox helpers', () => {
     expect((await call(sandbox, 'GET', '/sandbox/card-programs')).status).toBe(401);
   });
 });
+
+describe('the test helpers check responses against /openapi.json', () => {
+  test('paths resolve to their templates, literal segments first', () => {
+    expect(openapi.templateFor('GET', '/institutions/oauth/applications')).toBe('/institutions/oauth/applications');
+    expect(openapi.templateFor('PUT', '/institutions/oauth/abc')).toBe('/institutions/oauth/{institutionId}');
+    expect(openapi.templateFor('PUT', '/institutions/cards/pin/abc/change')).toBe('/institutions/cards/pin/{cardId}/change');
+    expect(openapi.templateFor('GET', '/nowhere')).toBeUndefined();
+  });
+
+  test('a body that does not match its documented schema fails the check', () => {
+    const bogus = { status: 200, headers: {}, text: '', body: { statusCode: 200, message: 'x', data: [{ id: 1 }], pagination: { page: 1 } } };
+    expect(() => openapi.expectMatchesIfDocumented('GET', '/institutions/cards', bogus)).toThrow();
+    const bogusError = { status: 404, headers: {}, text: '', body: { statusCode: 404, message: 'x' } };
+    expect(() => openapi.expectMatchesIfDocumented('GET', '/institutions/cards', bogusError)).toThrow();
+  });
+});
