@@ -1,4 +1,5 @@
 // The store on its own: durability pragmas, versioned migrations, transactions, seeding.
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { openStore } from '../../src/sandbox/store/index.js';
@@ -14,6 +15,8 @@ test('a file database runs in WAL mode with synchronous=FULL', () => {
   try {
     expect((store.db.prepare('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode).toBe('wal');
     expect((store.db.prepare('PRAGMA synchronous').get() as { synchronous: number }).synchronous).toBe(2);
+    // It holds the seeded credentials and the PIN private key.
+    expect(statSync(join(dir.path, 'pragmas.db')).mode & 0o777).toBe(0o600);
   } finally {
     store.close();
   }

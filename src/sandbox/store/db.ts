@@ -1,7 +1,7 @@
 // The SQLite connection of the sandbox: open (file or memory), durability pragmas, versioned
 // migrations and a transaction helper. Every SQL statement of the sandbox lives in this folder.
 import Database from 'libsql';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export type Db = InstanceType<typeof Database>;
@@ -121,8 +121,10 @@ export interface OpenOptions {
 /** Opens the database, sets WAL + synchronous=FULL, and applies pending migrations. */
 export function openDatabase(options: OpenOptions): Db {
   const path = options.memory || !options.file ? ':memory:' : options.file;
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  // The database holds the seeded credentials and the PIN private key: owner-only.
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const db = new Database(path);
+  if (path !== ':memory:') chmodSync(path, 0o600);
   // WAL lets readers run beside the writer; FULL fsyncs the WAL on every commit, so a
   // response is only sent for a write that survives kill -9 (and power loss).
   db.exec('PRAGMA journal_mode = WAL');
