@@ -53,7 +53,7 @@ received with -o raw. A query string in PATH is sent as written.`,
   },
 });
 
-export async function parseApiCall(ctx: Pick<Context, 'io'>, methodArg: string, pathArg: string, opts: ApiFlags): Promise<ApiCall> {
+export async function parseApiCall(ctx: Pick<Context, 'io' | 'signal'>, methodArg: string, pathArg: string, opts: ApiFlags): Promise<ApiCall> {
   const method = methodArg.toUpperCase() as HttpMethod;
   if (!METHODS.includes(method)) {
     throw new UsageError(`unknown method "${methodArg}"`, { hint: `use one of: ${METHODS.join(', ')}` });
@@ -73,10 +73,10 @@ export async function parseApiCall(ctx: Pick<Context, 'io'>, methodArg: string, 
   return { method, path: path.startsWith('/') ? path : `/${path}`, body, auth: opts.apiKey ? 'apiKey' : 'bearer' };
 }
 
-async function readData(ctx: Pick<Context, 'io'>, data: string): Promise<string> {
+async function readData(ctx: Pick<Context, 'io' | 'signal'>, data: string): Promise<string> {
   if (data === '-') {
     const { readAll } = await import('../core/io.js');
-    return readAll(ctx.io.stdin);
+    return readAll(ctx.io.stdin, ctx.signal);
   }
   if (data.startsWith('@')) {
     const file = data.slice(1);

@@ -99,7 +99,7 @@ export async function parseLogin(ctx: Context, opts: LoginFlags): Promise<LoginO
   let apiKey: string | undefined;
   if (opts.tokenStdin || opts.apiKeyStdin) {
     if (ctx.io.stdinIsTTY) ctx.log.info('reading from stdin (paste, then press Enter and Ctrl-D)…');
-    const text = await readAll(ctx.io.stdin);
+    const text = await readAll(ctx.io.stdin, ctx.signal);
     if (opts.tokenStdin && opts.apiKeyStdin) {
       const lines = text.split(/\r?\n/).map((line) => line.trim());
       token = secretValue(lines[0], '--token-stdin', 'the first line of stdin (the token)');

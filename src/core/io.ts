@@ -1,6 +1,7 @@
 // IOStreams: the only door to stdin/stdout/stderr. Commands write through it so tests can
 // swap in buffers and toggle TTY-ness, the way gh's iostreams package works.
 import type { Readable, Writable } from 'node:stream';
+import { InterruptedError } from './errors.js';
 
 export interface IOStreams {
   stdin: Readable;
@@ -74,11 +75,30 @@ export function systemIO(process: NodeJS.Process): IOStreams {
   };
 }
 
-/** Reads all of stdin (or any stream) as UTF-8 text. */
-export async function readAll(stream: Readable): Promise<string> {
+/** Reads all of stdin (or any stream) as UTF-8 text; with a signal, Ctrl-C stops the wait (exit 130). */
+export async function readAll(stream: Readable, signal?: AbortSignal): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8');
+  const reading = (async () => {
+    for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    return Buffer.concat(chunks).toString('utf8');
+  })();
+  if (!signal) return reading;
+  signal.throwIfAborted();
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => {
+      reject(new InterruptedError());
+      // Let go of stdin so the process can end now rather than wait for EOF.
+      reading.catch(() => {});
+      stream.destroy();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([reading, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort!);
+  }
 }
 
 /**

@@ -172,3 +172,30 @@ describe('cardctl foundation (built binary)', () => {
     }
   });
 });
+
+describe('Ctrl-C', () => {
+  it('while login waits for the token on stdin: exit 130 at once, no config written', async () => {
+    const { execa } = await import('execa');
+    const { BIN, cleanEnv } = await import('../helpers/cli.js');
+    const { existsSync } = await import('node:fs');
+    const dir = tempDir('cardctl-e2e-int-');
+    try {
+      const child = execa('node', [BIN, 'login', '--base-url', 'https://api.example.com', '--token-stdin'], {
+        env: cleanEnv({ CARDCTL_CONFIG_DIR: dir.path }),
+        extendEnv: false,
+        reject: false,
+        stdin: 'pipe',
+      });
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      const started = Date.now();
+      child.kill('SIGINT');
+      const result = await child;
+      expect(result.exitCode).toBe(130);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(result.stderr).toMatch(/^error: interrupted/m);
+      expect(existsSync(join(dir.path, 'config.json'))).toBe(false);
+    } finally {
+      dir.remove();
+    }
+  });
+});
