@@ -397,3 +397,27 @@ describe('card changes', () => {
     expect((await call(sandbox, 'POST', `/institutions/cards/${card.id}/activate`, { token: sandbox.token })).status).toBe(404);
   });
 });
+
+describe('bodies of the card changes', () => {
+  test.each([
+    ['renew', 'PUT', (id: string) => `/institutions/cards/${id}/renew`, () => ({ expiration: monthsFromNow(12), renewReason: 'RENEW' }), 'renewReason'],
+    ['PIN reset', 'PUT', (id: string) => `/institutions/cards/pin/${id}/reset`, () => ({ newPIN: encryptPin(sandbox, '1234') }), 'newPIN'],
+    ['PIN change', 'PUT', (id: string) => `/institutions/cards/pin/${id}/change`, () => ({ oldPIN: encryptPin(sandbox, '1234'), newPIN: encryptPin(sandbox, '4321') }), 'oldPIN'],
+  ])('%s rejects extra, missing and wrong-typed fields', async (_name, method, path, valid, required) => {
+    const card = await createCard(sandbox);
+    const extra = await call(sandbox, method, path(card.id), { token: sandbox.token, body: { ...valid(), reason: 'x' } });
+    expect(extra.status).toBe(400);
+    expect(extra.body.errors).toContainEqual({ field: 'reason', message: 'is not an allowed field' });
+    const body: Record<string, unknown> = valid();
+    delete body[required];
+    const missing = await call(sandbox, method, path(card.id), { token: sandbox.token, body });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors).toContainEqual({ field: required, message: 'is required' });
+    const wrongType = await call(sandbox, method, path(card.id), { token: sandbox.token, body: { ...valid(), [required]: 42 } });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.errors.map((e: any) => e.field)).toContain(required);
+    // Nothing changed on the card.
+    const after = await call(sandbox, 'GET', `/institutions/cards?cardId=${card.id}`, { token: sandbox.token });
+    expect(after.body.data[0].__v).toBe(0);
+  });
+});
