@@ -158,9 +158,15 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
     // ---- forward: ask the institution, then settle the record ----
     const sentAt = now();
     const config = plan.program?.webHookConfig;
-    const outcome: WebhookOutcome = config?.url
-      ? await (deps.callWebhook ?? callWebhook)(config, clearRequest, deps.webhook)
-      : { ok: false, reason: 'the card program has no webHookConfig.url (set one, e.g. `cardctl sandbox serve --webhook-url URL`)' };
+    let outcome: WebhookOutcome;
+    try {
+      outcome = config?.url
+        ? await (deps.callWebhook ?? callWebhook)(config, clearRequest, deps.webhook)
+        : { ok: false, reason: 'the card program has no webHookConfig.url (set one, e.g. `cardctl sandbox serve --webhook-url URL`)' };
+    } catch (error) {
+      // Never leave a reserved transaction pending: whatever went wrong, it settles as 96.
+      outcome = { ok: false, reason: `the webhook call failed: ${(error as Error).message}` };
+    }
     const repliedAt = now();
     const response = outcome.ok ? outcome.reply : buildResponse(clearRequest, '96');
     if (!outcome.ok) failure = outcome.reason;
