@@ -94,7 +94,11 @@ Rules file (YAML or JSON): first match wins.
     const json = ['json', 'ndjson'].includes(ctx.settings().output);
     const { startListener } = await import('./listener.js');
     const print = json ? (exchange: Exchange) => ctx.io.out(`${JSON.stringify(exchange)}\n`) : await humanPrinter(ctx);
-    const listener = await startListener({ port, host: opts.host, respond, rules, secret, forwardTo, onExchange: print });
+    const listener = await startListener({ port, host: opts.host, respond, rules, secret, forwardTo, onExchange: print }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${opts.host} is already in use`, { hint: 'pick another with --port, or --port 0 for any free port' });
+      if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EACCES') throw new UsageError(`cannot listen on ${opts.host}:${port} (${error.code})`);
+      throw error;
+    });
     if (json) ctx.io.out(`${JSON.stringify({ type: 'listening', url: listener.url, signatures: secret ? 'verified' : 'unchecked', forwardTo: forwardTo ?? null })}\n`);
     ctx.log.info(`Listening on ${listener.url} — point the card program's webHookConfig.url here (e.g. \`cardctl sandbox serve --webhook-url ${listener.url}\`). Ctrl-C to stop.`);
     if (!secret) ctx.log.warn('no webhook secret (--secret-stdin or the profile\'s webhookSecret): signatures are not checked');
