@@ -49,6 +49,11 @@ describe('help topics', () => {
     for (const topic of HELP_TOPICS) expect(result.stdout).toContain(topic.name);
   });
 
+  it('`cardctl --help` names every topic', async () => {
+    const result = await run(['--help']);
+    for (const topic of HELP_TOPICS) expect(result.stdout).toContain(topic.name);
+  });
+
   it('`cardctl help cards` is still commander help for the command', async () => {
     const result = await run(['help', 'cards']);
     expect(result.code).toBe(0);
