@@ -33,7 +33,9 @@ Node version. Each line says ✓ or ✗ and, for ✗, what to do. Exit 0 when al
         if (!check.ok && !check.skipped && check.fix) ctx.io.out(`    ${ctx.style.dim('fix:')} ${check.fix}\n`);
       }
     } else {
-      await out.value({ ok: checks.every((c) => c.ok || c.skipped), checks });
+      // A fix is advice for a failed check; passing ones do not carry it.
+      const shown = checks.map(({ fix, ...check }) => (check.ok || check.skipped ? check : { ...check, fix }));
+      await out.value({ ok: checks.every((c) => c.ok || c.skipped), checks: shown });
     }
     const failed = checks.filter((c) => !c.ok && !c.skipped);
     if (failed.length > 0) {
@@ -95,7 +97,8 @@ export async function runChecks(ctx: Context): Promise<Check[]> {
     const ca = ctx.env.NODE_EXTRA_CA_CERTS ? `system CAs + ${ctx.env.NODE_EXTRA_CA_CERTS}` : 'system CAs';
     try {
       const client = await ctx.client();
-      const { request } = await import('undici');
+      const { loadUndici } = await import('../api/client.js');
+      const { request } = await loadUndici();
       const started = Date.now();
       const response = await request(client.url('/sandbox/health'), {
         method: 'GET',

@@ -12,6 +12,7 @@ import { redactMessage, type SwitchMessage } from '../../iso8583/message.js';
 import { maskPan } from '../../core/redact.js';
 import { SIGNATURE_HEADER, verifySignature } from '../../sandbox/switch/signature.js';
 import { decide, type RuleSet } from './rules.js';
+import { loadUndici } from '../../api/client.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -217,7 +218,7 @@ function summary(message: SwitchMessage | undefined): Partial<Exchange> {
 const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer']);
 
 async function relay(url: string, req: IncomingMessage, body: string, timeoutMs: number): Promise<{ status: number; text: string; contentType?: string; error?: string }> {
-  const { request } = await import('undici');
+  const { request } = await loadUndici();
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || HOP_BY_HOP.has(name)) continue;
