@@ -14,6 +14,8 @@ import {
   ExitCode,
 } from '../core/errors.js';
 import { redactBodyText, redactHeaders, redactUrl } from '../core/redact.js';
+import { isMutation } from '../audit/mutation.js';
+import { DryRunStop, describeDryRun, type DryRunRequest } from '../audit/dry-run.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type AuthMode = 'bearer' | 'apiKey' | 'none';
@@ -83,6 +85,21 @@ export interface ClientOptions {
   signal?: AbortSignal;
   /** Where HTTPS_PROXY/HTTP_PROXY/NO_PROXY are read from (default process.env). */
   env?: Record<string, string | undefined>;
+  /** Called once per mutating request (after retries, success or failure), for the audit journal. */
+  onExchange?: (exchange: Exchange) => void;
+  /** --dry-run: mutations are shown through this callback and not sent (DryRunStop is thrown). */
+  onDryRun?: (request: DryRunRequest) => void;
+}
+
+/** One logical mutating request as the audit journal sees it: no headers, no bodies. */
+export interface Exchange {
+  method: HttpMethod;
+  path: string;
+  /** null when no answer arrived (network failure). */
+  status: number | null;
+  message: string;
+  data?: unknown;
+  durationMs: number;
 }
 
 /** undici is CommonJS: once bundled, its exports may sit on `default`. Loaded on first request only. */
@@ -141,7 +158,31 @@ export class ApiClient {
     return url;
   }
 
+  /** Sends a request (retrying where safe); mutations are journalled, or only shown under --dry-run. */
   async request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
+    if (!isMutation(req.method, req.path)) return this.exchange<T>(req);
+    if (this.options.onDryRun) {
+      const shown = describeDryRun(req.method, this.url(req.path, req.query), req.body, req.rawBody);
+      this.options.onDryRun(shown);
+      throw new DryRunStop(shown);
+    }
+    if (!this.options.onExchange) return this.exchange<T>(req);
+    const started = performance.now();
+    const record = (status: number | null, message: string, data?: unknown) => {
+      this.options.onExchange!({ method: req.method, path: req.path, status, message, data, durationMs: Math.round(performance.now() - started) });
+    };
+    try {
+      const response = await this.exchange<T>(req);
+      record(response.status, response.message ?? '', response.data);
+      return response;
+    } catch (error) {
+      const failure = error instanceof CliError ? error : undefined;
+      record(failure?.status ?? null, error instanceof Error ? error.message : String(error));
+      throw error;
+    }
+  }
+
+  private async exchange<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
     const idempotent = req.idempotent ?? req.method === 'GET';
     let renewedAfter401 = false;
     for (let attempt = 0; ; attempt++) {

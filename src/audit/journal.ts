@@ -126,8 +126,4 @@ export function affectedIds(path: string, data: unknown): string[] {
   return [...ids];
 }
 
-/** Is this request one that changes state? (Activate/deactivate are GETs in this API.) */
-export function isMutation(method: string, path: string): boolean {
-  if (method !== 'GET') return !/\/oauth\/token$/.test(path);
-  return /\/(activate|deactivate)(\?|$)/.test(path);
-}
+export { isMutation } from './mutation.js';
