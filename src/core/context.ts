@@ -36,6 +36,8 @@ export interface GlobalOptions {
   retry?: boolean;
   insecure?: boolean;
   wide?: boolean;
+  /** --dry-run: show mutations instead of sending them (src/audit/dry-run.ts). */
+  dryRun?: boolean;
 }
 
 export interface Clock {
@@ -74,6 +76,8 @@ export interface Context {
   log: Logger;
   /** Aborted on Ctrl-C; long-running commands pass it to requests and loops. */
   signal: AbortSignal;
+  /** What the audit journal records besides the request: a command's --reason. */
+  audit: { reason?: string };
 }
 
 export interface Logger extends HttpLogger {
@@ -91,6 +95,8 @@ export interface ContextInit {
   dispatcher?: Dispatcher;
   signal?: AbortSignal;
   config?: ConfigStore;
+  /** The command line as given (recorded, secrets removed, in the audit journal). */
+  argv?: readonly string[];
 }
 
 export function createContext(init: ContextInit): Context {
@@ -153,6 +159,7 @@ export function createContext(init: ContextInit): Context {
     style,
     log,
     signal: init.signal ?? new AbortController().signal,
+    audit: {},
     settings: resolveSettings,
     output(overrides = {}) {
       const s = resolveSettings();
@@ -171,10 +178,12 @@ export function createContext(init: ContextInit): Context {
             hint: 'run `cardctl login`, pass --base-url, or start a sandbox with `cardctl sandbox serve --profile sandbox`',
           });
         }
-        const [{ ApiClient }, { createTokenSource }, guard] = await Promise.all([
+        const [{ ApiClient }, { createTokenSource }, guard, { journalRecorder }, { formatDryRun }] = await Promise.all([
           import('../api/client.js'),
           import('../api/token-source.js'),
           import('./guard.js'),
+          import('../audit/record.js'),
+          import('../audit/dry-run.js'),
         ]);
         // Profile policies apply to every command that talks to the API.
         guard.assertProfileExplicit(ctx);
@@ -192,6 +201,8 @@ export function createContext(init: ContextInit): Context {
           signal: ctx.signal,
           env,
           userAgent: `cardctl/${VERSION} (node ${process.version}; ${process.platform})`,
+          onExchange: journalRecorder(ctx, init.argv ?? []),
+          onDryRun: globals.dryRun ? (request) => io.out(formatDryRun(request, s.output === 'json' || s.output === 'ndjson')) : undefined,
         });
       })();
       return clientPromise;
