@@ -45,12 +45,14 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
 
   const interrupt = deps.signal ? undefined : installInterruptHandler(io);
   const state: RunState = { globals: {} };
-  const program = buildProgram({ io, env, deps, state, signal: deps.signal ?? interrupt!.signal });
+  const program = buildProgram({ io, env, deps, state, signal: deps.signal ?? interrupt!.signal, argv });
   try {
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.Ok;
   } catch (error) {
     if (error instanceof CommanderError) return handleCommanderError(error, io, env, argv, program);
+    // --dry-run: the request was printed instead of sent; that is the command's success.
+    if (error instanceof Error && error.name === 'DryRunStop') return ExitCode.Ok;
     const signal = deps.signal ?? interrupt!.signal;
     const failure = signal.aborted && !(error instanceof CliError && error.exitCode === ExitCode.Partial)
       ? new InterruptedError()
@@ -66,6 +68,8 @@ interface RunState {
 }
 
 interface BuildInput {
+  /** The command line, for the audit journal. */
+  argv?: readonly string[];
   io: IOStreams;
   env: Env;
   deps: MainDeps;
@@ -94,6 +98,7 @@ export function buildProgram(input: BuildInput | null = null): Command {
     .option('--insecure', 'allow plain http:// to a non-loopback host')
     .option('-y, --yes', 'answer yes to confirmations')
     .option('--confirm-production', 'with --yes: also confirm destructive steps on a production profile')
+    .option('--dry-run', 'validate and print the request a mutating command would send; send nothing')
     .option('--no-input', 'never prompt (also when CI is set)')
     .showSuggestionAfterError(true)
     .showHelpAfterError(false)
@@ -157,6 +162,7 @@ function addNode(parent: Command, definition: CommandDefinition<any> | GroupDefi
       prompter: input.deps.prompter,
       dispatcher: input.deps.dispatcher,
       signal: input.signal,
+      argv: input.argv,
     });
     await definition.run(ctx, { args, opts, command: cmd });
   });
