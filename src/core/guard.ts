@@ -24,7 +24,9 @@ export function isProduction(ctx: Context): boolean {
  */
 export async function confirmDestructive(ctx: Context, action: DestructiveAction): Promise<void> {
   const production = isProduction(ctx);
-  const globals = ctx.globals as { yes?: boolean; confirmProduction?: boolean };
+  const globals = ctx.globals;
+  // A dry run sends nothing, so there is nothing to confirm.
+  if (globals.dryRun) return;
   if (globals.yes) {
     if (production && !globals.confirmProduction) {
       throw new UsageError(`refusing to ${action.description} on production with --yes alone`, {
@@ -49,6 +51,43 @@ export async function confirmDestructive(ctx: Context, action: DestructiveAction
   }
   const ok = await ctx.prompter.confirm(`${capitalise(action.description)}?`, { default: false });
   if (!ok) throw new UsageError('cancelled: nothing was sent');
+}
+
+export interface CardChange {
+  /** The verb phrase without the card: "reset the PIN of", "renew". */
+  verb: string;
+  cardId: string;
+  /** Fetches the card (only when a question needs its last four digits or its name). */
+  load: () => Promise<{ lastFour?: string; label: string }>;
+  /** Ask y/N on a sandbox terminal too (deactivate, PIN reset); otherwise only production asks. */
+  askOnSandbox: boolean;
+}
+
+/**
+ * The guardrail of a cardholder-affecting verb: against production the typed last four (or
+ * --yes --confirm-production); against a sandbox a y/N question on a terminal for the verbs that
+ * ask it, and nothing otherwise. Skipped by --dry-run.
+ */
+export async function confirmCardChange(ctx: Context, change: CardChange): Promise<void> {
+  if (ctx.globals.dryRun) return;
+  if (!isProduction(ctx)) {
+    if (!change.askOnSandbox || ctx.globals.yes || !ctx.io.canPrompt) return;
+  }
+  if (ctx.globals.yes) {
+    await confirmDestructive(ctx, { description: `${change.verb} card ${change.cardId}`, typedConfirmation: change.cardId, typedLabel: 'the card id' });
+    return;
+  }
+  if (!ctx.io.canPrompt) {
+    // Fail before any request: the card need not be fetched to say so.
+    await confirmDestructive(ctx, { description: `${change.verb} card ${change.cardId}`, typedConfirmation: change.cardId, typedLabel: 'the card id' });
+    return;
+  }
+  const card = await change.load();
+  await confirmDestructive(ctx, {
+    description: `${change.verb} card ${card.label}`,
+    typedConfirmation: card.lastFour ?? change.cardId,
+    typedLabel: card.lastFour ? "the card's last four digits" : 'the card id',
+  });
 }
 
 /** The one-line banner shown on stderr before commands that talk to production on a terminal. */

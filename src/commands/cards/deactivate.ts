@@ -18,16 +18,17 @@ terminal --yes is required.`,
   async run(ctx, input) {
     const cardId = cardIdArgument(input);
     const reason = input.opts.reason?.trim();
+    ctx.audit.reason = reason;
     const { assertReason, confirmDestructive } = await import('../../core/guard.js');
     assertReason(ctx, reason, 'deactivating a card');
-    if (!ctx.globals.yes && !ctx.io.canPrompt) {
+    if (!ctx.globals.yes && !ctx.io.canPrompt && !ctx.globals.dryRun) {
       throw new UsageError(`deactivating card ${cardId} needs confirmation and there is no terminal to ask on`, {
         hint: 'pass --yes to confirm non-interactively',
       });
     }
     const { deactivateCard, getCard } = await import('../../api/cards.js');
     const client = await ctx.client();
-    if (!ctx.globals.yes) {
+    if (!ctx.globals.yes && !ctx.globals.dryRun) {
       const card = (await getCard(client, cardId, ctx.signal)).data;
       await confirmDestructive(ctx, {
         description: `deactivate card ${describeCard(card)}`,

@@ -32,7 +32,10 @@ export default defineCommand<RenewOptions>({
   summary: 'renew or replace a card with a new expiry',
   description: `Renew a card: it gets the new expiry month and a new sequence number, and
 becomes active. The month must be in the future and within the card
-program's maximum validity.`,
+program's maximum validity. --reason is the API's renewal reason (RENEW,
+REPLACE, …), and is not the audit journal's free-text reason.
+Against a production profile the card's last four digits must be typed, or
+--yes --confirm-production given.`,
   arguments: [{ syntax: '<card-id>', description: 'card identifier' }],
   options: (c) => c
     .option('--expiration <yyyymm>', 'new expiry month, YYYYMM, in the future')
@@ -59,8 +62,19 @@ program's maximum validity.`,
     } else {
       throw new UsageError('missing --expiration', { hint: 'give the new expiry month, e.g. --expiration 202912' });
     }
-    const { renewCard } = await import('../../api/cards.js');
-    const response = await renewCard(await ctx.client(), cardId, { expiration, renewReason }, ctx.signal);
+    const { getCard, renewCard } = await import('../../api/cards.js');
+    const client = await ctx.client();
+    const { confirmCardChange } = await import('../../core/guard.js');
+    await confirmCardChange(ctx, {
+      verb: 'renew',
+      cardId,
+      askOnSandbox: false,
+      load: async () => {
+        const card = (await getCard(client, cardId, ctx.signal)).data;
+        return { lastFour: card.lastFour, label: describeCard(card) };
+      },
+    });
+    const response = await renewCard(client, cardId, { expiration, renewReason }, ctx.signal);
     await printCard(ctx, response, (card) => `Card ${describeCard(card)} renewed until ${expiration.slice(4)}/${expiration.slice(0, 4)}`);
   },
 });

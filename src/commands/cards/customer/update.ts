@@ -93,9 +93,11 @@ of the Update Card Customer body (firstName, middleName, lastName,
 emailAddress, phoneNumber, dateOfBirth, address{line1, line2, city, state,
 country, postalCode}), or {"customer": {...}}; flags win over the file.
 On a terminal with nothing given, each field is asked with its current
-value as the default.`,
+value as the default. Against a production profile the card's last four
+digits must be typed, or --yes --confirm-production given. --reason is kept
+in the audit journal (\`cardctl history\`).`,
   arguments: [{ syntax: '<card-id>', description: 'card identifier' }],
-  options: (c) => void addCustomerOptions(c),
+  options: (c) => void addCustomerOptions(c).option('--reason <text>', 'why (kept in the audit journal)'),
   examples: ['cardctl cards customer update 6650c0ffee --email ada.obi@example.com', 'cardctl cards customer update 6650c0ffee --from-file customer.json'],
   async run(ctx, input) {
     const cardId = cardIdArgument(input);
@@ -116,6 +118,14 @@ value as the default.`,
       await printCard(ctx, { data: card, raw: JSON.stringify({ statusCode: 200, message: 'unchanged', data: card }), status: 200, headers: {}, durationMs: 0 });
       return;
     }
+    ctx.audit.reason = typeof input.opts.reason === 'string' ? input.opts.reason : undefined;
+    const { confirmCardChange } = await import('../../../core/guard.js');
+    await confirmCardChange(ctx, {
+      verb: 'update the cardholder of',
+      cardId,
+      askOnSandbox: false,
+      load: async () => ({ lastFour: card.lastFour, label: describeCard(card) }),
+    });
     const response = await updateCustomer(client, cardId, body, ctx.signal);
     await printCard(ctx, response, (updated) => `Cardholder of card ${describeCard(updated)} updated (${changed.join(', ')})`);
   },

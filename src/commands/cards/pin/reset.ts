@@ -6,6 +6,7 @@ interface ResetOptions {
   pinStdin?: boolean;
   allowWeakPin?: boolean;
   pan?: string;
+  reason?: string;
 }
 
 export default defineCommand<ResetOptions>({
@@ -14,12 +15,18 @@ export default defineCommand<ResetOptions>({
   description: `Sets a new PIN without the current one and clears the wrong-attempt
 counter (unlocking a locked PIN). The new PIN is asked twice with a hidden
 prompt, or read from the first line of stdin with --pin-stdin; it is
-encrypted on this machine and never accepted as a flag.`,
+encrypted on this machine and never accepted as a flag.
+
+A PIN reset changes what the cardholder types at the till: on a terminal it
+asks y/N first (--yes skips it); against a production profile the card's
+last four digits must be typed, or --yes --confirm-production given.
+--reason is kept in the audit journal (\`cardctl history\`).`,
   arguments: [{ syntax: '<card-id>', description: 'card identifier' }],
   options: (c) => c
     .option('--pin-stdin', 'read the new PIN from stdin')
     .option('--allow-weak-pin', 'accept trivially weak PINs such as 1234')
-    .option('--pan <pan>', 'full card number; only for profiles whose pinBlockFormat is iso-0'),
+    .option('--pan <pan>', 'full card number; only for profiles whose pinBlockFormat is iso-0')
+    .option('--reason <text>', 'why (kept in the audit journal)'),
   examples: ['cardctl cards pin reset 6650c0ffee', 'printf 7305 | cardctl cards pin reset 6650c0ffee --pin-stdin'],
   async run(ctx, input) {
     const cardId = cardIdArgument(input);
@@ -27,8 +34,19 @@ encrypted on this machine and never accepted as a flag.`,
     const { assertPinKeyAvailable, createPinInput, sendWithPinBlocks } = await import('../../../pin/index.js');
     assertPinKeyAvailable(ctx);
     const newPin = await createPinInput(ctx, { stdin: Boolean(input.opts.pinStdin), allowWeak: input.opts.allowWeakPin }).fresh('new PIN');
-    const { resetPin } = await import('../../../api/cards.js');
+    ctx.audit.reason = input.opts.reason;
+    const { getCard, resetPin } = await import('../../../api/cards.js');
     const client = await ctx.client();
+    const { confirmCardChange } = await import('../../../core/guard.js');
+    await confirmCardChange(ctx, {
+      verb: 'reset the PIN of',
+      cardId,
+      askOnSandbox: true,
+      load: async () => {
+        const card = (await getCard(client, cardId, ctx.signal)).data;
+        return { lastFour: card.lastFour, label: describeCard(card) };
+      },
+    });
     let response;
     try {
       response = await sendWithPinBlocks(ctx, client, [newPin], ([block]) => resetPin(client, cardId, block!, ctx.signal), { pan });
