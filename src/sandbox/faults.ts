@@ -1,0 +1,320 @@
+// Fault injection for the sandbox: error statuses before the handler runs, added latency,
+// connections reset before or after the write, a response held past the client's timeout
+// after the write was committed, trickled bodies, and 429s with Retry-After. Decisions come
+// from a seeded generator so a failing run replays. /sandbox/* and /openapi.json are never
+// touched: tests count records through them.
+import { PassThrough } from 'node:stream';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { ApiError } from './errors.js';
+
+export interface FaultSpec {
+  /** Probability of an error status (one of `codes`) before the handler runs. */
+  rate: number;
+  codes: number[];
+  /** Added latency, uniformly in [min, max] ms. */
+  latency?: [number, number];
+  /** Probability of a reset: half before the handler, half after it committed (mid-response). */
+  reset: number;
+  /** Probability of a body trickled in small pieces. */
+  slowBody: number;
+  /** Probability of a 429 with Retry-After. */
+  rateLimit: number;
+  /** Probability of a response held (after the handler committed) for `holdSeconds` or until the client goes. */
+  commitThenTimeout: number;
+  holdSeconds: number;
+  /** Retry-After of injected 429s, seconds. */
+  retryAfterSeconds: number;
+}
+
+export class FaultSpecError extends Error {
+  constructor(readonly key: string, message: string) {
+    super(message);
+  }
+}
+
+export const DEFAULT_HOLD_SECONDS = 35;
+
+export function emptyFaultSpec(holdSeconds = DEFAULT_HOLD_SECONDS): FaultSpec {
+  return { rate: 0, codes: [500, 502, 503], reset: 0, slowBody: 0, rateLimit: 0, commitThenTimeout: 0, holdSeconds, retryAfterSeconds: 1 };
+}
+
+const KEYS = ['rate', 'codes', 'latency', 'reset', 'slow-body', '429', 'commit-then-timeout', 'hold', 'retry-after'] as const;
+
+/** Parses `rate=0.1,codes=500|502|503,latency=0-800ms,reset=0.02,...`. Throws FaultSpecError naming the bad key. */
+export function parseFaultSpec(text: string, holdSeconds = DEFAULT_HOLD_SECONDS): FaultSpec {
+  const values: Record<string, unknown> = {};
+  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) throw new FaultSpecError(part, `fault "${part}" is not KEY=VALUE`);
+    values[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
+  }
+  return faultSpecFrom(values, holdSeconds);
+}
+
+/** The same keys as the text form, from a JSON object (PUT /sandbox/faults). */
+export function faultSpecFrom(values: Record<string, unknown>, holdSeconds = DEFAULT_HOLD_SECONDS): FaultSpec {
+  const spec = emptyFaultSpec(holdSeconds);
+  for (const [key, value] of Object.entries(values)) {
+    switch (key) {
+      case 'rate': spec.rate = probability(key, value); break;
+      case 'reset': spec.reset = probability(key, value); break;
+      case 'slow-body': case 'slowBody': spec.slowBody = probability(key, value); break;
+      case '429': case 'rateLimit': spec.rateLimit = probability(key, value); break;
+      case 'commit-then-timeout': case 'commitThenTimeout': spec.commitThenTimeout = probability(key, value); break;
+      case 'codes': spec.codes = codes(key, value); break;
+      case 'latency': spec.latency = range(key, value); break;
+      case 'hold': case 'holdSeconds': spec.holdSeconds = seconds(key, value, 0.001, 3600); break;
+      case 'retry-after': case 'retryAfterSeconds': spec.retryAfterSeconds = seconds(key, value, 0, 3600); break;
+      default:
+        throw new FaultSpecError(key, `unknown fault "${key}": use ${KEYS.join(', ')}`);
+    }
+  }
+  return spec;
+}
+
+/** The spec in its text form (GET /sandbox/faults, the banner). */
+export function formatFaultSpec(spec: FaultSpec): string {
+  const parts: string[] = [];
+  if (spec.rate) parts.push(`rate=${spec.rate}`, `codes=${spec.codes.join('|')}`);
+  if (spec.latency) parts.push(`latency=${spec.latency[0]}-${spec.latency[1]}ms`);
+  if (spec.reset) parts.push(`reset=${spec.reset}`);
+  if (spec.slowBody) parts.push(`slow-body=${spec.slowBody}`);
+  if (spec.rateLimit) parts.push(`429=${spec.rateLimit}`);
+  if (spec.commitThenTimeout) parts.push(`commit-then-timeout=${spec.commitThenTimeout}`, `hold=${spec.holdSeconds}`);
+  return parts.join(',');
+}
+
+export function isFaultFree(spec: FaultSpec): boolean {
+  return !spec.rate && !spec.latency && !spec.reset && !spec.slowBody && !spec.rateLimit && !spec.commitThenTimeout;
+}
+
+function probability(key: string, value: unknown): number {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d*\.?\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new FaultSpecError(key, `invalid fault ${key}=${String(value)}: give a probability from 0 to 1`);
+  return n;
+}
+
+function codes(key: string, value: unknown): number[] {
+  const list = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split('|') : typeof value === 'number' ? [String(value)] : [];
+  const parsed = list.map((c) => c.trim()).filter(Boolean).map((c) => (/^\d{3}$/.test(c) ? Number(c) : NaN));
+  if (parsed.length === 0 || parsed.some((c) => !(c >= 400 && c <= 599))) {
+    throw new FaultSpecError(key, `invalid fault codes=${String(value)}: give HTTP error statuses such as 500|502|503`);
+  }
+  return parsed;
+}
+
+function range(key: string, value: unknown): [number, number] {
+  let pair: number[] | undefined;
+  if (Array.isArray(value) && value.length === 2) pair = value.map(Number);
+  else if (typeof value === 'number') pair = [value, value];
+  else if (typeof value === 'string') {
+    const match = /^(\d+)(?:\s*-\s*(\d+))?\s*(ms|s)?$/.exec(value.trim());
+    if (match) {
+      const unit = match[3] === 's' ? 1000 : 1;
+      pair = [Number(match[1]) * unit, Number(match[2] ?? match[1]) * unit];
+    }
+  }
+  if (!pair || pair.some((n) => !Number.isFinite(n) || n < 0 || n > 600_000) || pair[0]! > pair[1]!) {
+    throw new FaultSpecError(key, `invalid fault latency=${String(value)}: give MIN-MAXms, e.g. 0-800ms`);
+  }
+  return [pair[0]!, pair[1]!];
+}
+
+function seconds(key: string, value: unknown, min: number, max: number): number {
+  const text = String(value).trim().replace(/s$/, '');
+  const n = /^\d*\.?\d+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= min && n <= max)) throw new FaultSpecError(key, `invalid fault ${key}=${String(value)}: give seconds from ${min} to ${max}`);
+  return n;
+}
+
+/** mulberry32: a small, fast, seeded generator (uniform in [0, 1)). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export type InjectedFault = 'status' | '429' | 'reset-request' | 'reset-response' | 'commit-then-timeout' | 'slow-body';
+
+export interface FaultController {
+  get(): FaultSpec;
+  set(spec: FaultSpec, seed?: number): void;
+  /** How many of each fault were injected since the spec was last set. */
+  counts(): Record<string, number>;
+  readonly seed: number;
+}
+
+interface Plan {
+  after?: 'reset-response' | 'commit-then-timeout' | 'slow-body';
+}
+
+const planKey = Symbol('faultPlan');
+
+/** Paths that never get faults: the helpers tests count with. */
+export function exemptFromFaults(url: string): boolean {
+  return url.startsWith('/sandbox/') || url === '/sandbox' || url.startsWith('/openapi.json');
+}
+
+/**
+ * Registers the hooks (before the routes, so they apply to every route). Each request draws
+ * the same number of values from the generator in the same order, so a run with the same
+ * seed and the same request order injects the same faults.
+ */
+export function installFaults(app: FastifyInstance, initial: FaultSpec, initialSeed = 1): FaultController {
+  let spec = initial;
+  let seed = initialSeed;
+  let random = mulberry32(seed);
+  let counts: Record<string, number> = {};
+  const count = (fault: InjectedFault) => { counts[fault] = (counts[fault] ?? 0) + 1; };
+  const controller: FaultController = {
+    get: () => spec,
+    set(next, nextSeed) {
+      spec = next;
+      if (nextSeed !== undefined) { seed = nextSeed; random = mulberry32(seed); }
+      counts = {};
+    },
+    counts: () => ({ ...counts }),
+    get seed() { return seed; },
+  };
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (isFaultFree(spec) || exemptFromFaults(request.url)) return;
+    const current = spec;
+    // Fixed draws per request, whatever is decided.
+    const [dLatency, dStatus, dCode, d429, dReset, dResetWhen, dHold, dSlow] = Array.from({ length: 8 }, () => random());
+    if (current.latency) {
+      const [min, max] = current.latency;
+      await sleep(min + Math.floor(dLatency! * (max - min + 1)));
+    }
+    if (d429! < current.rateLimit) {
+      count('429');
+      const retryAfter = current.retryAfterSeconds;
+      return reply.code(429).header('retry-after', String(retryAfter)).type('application/json')
+        .send({ statusCode: 429, message: `rate limited (injected fault); retry after ${retryAfter} s`, error: 'RATE_LIMITED' });
+    }
+    if (dStatus! < current.rate) {
+      count('status');
+      const status = current.codes[Math.floor(dCode! * current.codes.length)] ?? 500;
+      return reply.code(status).type('application/json')
+        .send({ statusCode: status, message: `injected fault: ${status} before the request was handled`, error: status >= 500 ? 'INTERNAL' : 'VALIDATION_ERROR' });
+    }
+    let after: Plan['after'];
+    if (dReset! < current.reset) {
+      if (dResetWhen! < 0.5) {
+        count('reset-request');
+        reply.hijack();
+        request.raw.socket?.destroy();
+        return;
+      }
+      after = 'reset-response';
+    } else if (dHold! < current.commitThenTimeout) {
+      after = 'commit-then-timeout';
+    } else if (dSlow! < current.slowBody) {
+      after = 'slow-body';
+    }
+    if (after) (request as unknown as Record<symbol, Plan>)[planKey] = { after };
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const plan = (request as unknown as Record<symbol, Plan | undefined>)[planKey];
+    if (!plan?.after) return payload;
+    const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload : undefined;
+    if (text === undefined) return payload;
+    const bytes = Buffer.from(text);
+    if (plan.after === 'commit-then-timeout') {
+      count('commit-then-timeout');
+      await holdUntil(request, spec.holdSeconds * 1000);
+      return payload;
+    }
+    if (plan.after === 'reset-response') {
+      count('reset-response');
+      // Headers and part of the body, then the connection goes.
+      const stream = new PassThrough();
+      reply.removeHeader('content-length');
+      stream.write(bytes.subarray(0, Math.max(1, Math.floor(bytes.length / 2))));
+      setTimeout(() => request.raw.socket?.destroy(), 20).unref();
+      return stream;
+    }
+    count('slow-body');
+    const stream = new PassThrough();
+    reply.removeHeader('content-length');
+    void trickle(stream, bytes);
+    return stream;
+  });
+
+  return controller;
+}
+
+async function trickle(stream: PassThrough, bytes: Buffer): Promise<void> {
+  const pieces = 8;
+  const size = Math.max(1, Math.ceil(bytes.length / pieces));
+  for (let offset = 0; offset < bytes.length; offset += size) {
+    if (stream.destroyed) return;
+    stream.write(bytes.subarray(offset, offset + size));
+    await sleep(40);
+  }
+  stream.end();
+}
+
+/** Waits `ms`, or less if the client goes away first. */
+function holdUntil(request: FastifyRequest, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const socket = request.raw.socket;
+    if (!socket || socket.destroyed) return resolve();
+    const done = () => { clearTimeout(timer); socket.off('close', done); resolve(); };
+    const timer = setTimeout(done, ms);
+    timer.unref();
+    socket.once('close', done);
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** GET/PUT /sandbox/faults: read or replace the spec at runtime (loopback only, no auth). */
+export async function faultRoutes(app: FastifyInstance, options: { controller: FaultController; loopback: onRequestHookHandler }): Promise<void> {
+  const { controller, loopback } = options;
+  const FaultState = Type.Object({
+    spec: Type.String({ description: 'the spec in its text form; empty when no faults are injected' }),
+    seed: Type.Integer(),
+    counts: Type.Record(Type.String(), Type.Integer(), { description: 'faults injected since the spec was set' }),
+  });
+  const state = () => ({ spec: formatFaultSpec(controller.get()), seed: controller.seed, counts: controller.counts() });
+  const tags = ['sandbox'];
+  app.get('/sandbox/faults', {
+    onRequest: loopback,
+    schema: { summary: 'Current fault injection', tags, auth: 'none', response: { 200: FaultState } },
+  }, async () => state());
+  app.put<{ Body: Record<string, unknown> }>('/sandbox/faults', {
+    onRequest: loopback,
+    schema: {
+      summary: 'Replace fault injection',
+      description: 'Keys as in `sandbox serve --faults`: rate, codes, latency, reset, slow-body, 429, commit-then-timeout, hold, retry-after; or `spec` (the text form); `seed` reseeds the generator. `{}` turns faults off.',
+      tags, auth: 'none',
+      body: Type.Object({}, { additionalProperties: true }),
+      response: { 200: FaultState },
+    },
+  }, async (request) => {
+    const { spec: text, seed, ...rest } = request.body ?? {};
+    if (seed !== undefined && !(Number.isInteger(seed) && (seed as number) >= 0 && (seed as number) <= 0xffffffff)) {
+      throw new ApiError(400, 'VALIDATION_ERROR', 'seed must be an integer from 0 to 4294967295', [{ field: 'seed', message: 'must be an integer from 0 to 4294967295' }]);
+    }
+    try {
+      const hold = controller.get().holdSeconds;
+      const next = typeof text === 'string' ? parseFaultSpec(text, hold) : faultSpecFrom(rest, hold);
+      if (text !== undefined && typeof text !== 'string') throw new FaultSpecError('spec', 'spec must be a string such as "rate=0.1,codes=500|503"');
+      controller.set(next, seed as number | undefined);
+    } catch (error) {
+      if (error instanceof FaultSpecError) throw new ApiError(400, 'VALIDATION_ERROR', error.message, [{ field: error.key, message: error.message }]);
+      throw error;
+    }
+    return state();
+  });
+}
