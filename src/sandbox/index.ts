@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { SandboxDeps } from './deps.js';
 import { isLoopbackHost } from './auth.js';
 import { generatePinKeyPair, type PinKeyPair } from './pin.js';
+import { emptyFaultSpec, parseFaultSpec, type FaultController, type FaultSpec } from './faults.js';
 import { buildServer } from './server.js';
 import { openStore, type Store } from './store/index.js';
 import { seedSandbox } from './tenancy.js';
@@ -24,6 +25,12 @@ export interface SandboxOptions {
   tokenTtlSeconds?: number;
   /** Request log, one line per request. */
   log?: (line: string) => void;
+  /** Fault injection: a spec such as `rate=0.1,codes=500|503` or a parsed one (see faults.ts). */
+  faults?: string | FaultSpec;
+  /** Seed of the fault injector (default 1). */
+  faultsSeed?: number;
+  /** How long commit-then-timeout holds a response, seconds (default 35). */
+  faultsHoldSeconds?: number;
 }
 
 export interface RunningSandbox {
@@ -38,6 +45,8 @@ export interface RunningSandbox {
   /** For in-process callers (tests, the switch): the store and the rest of the route deps. */
   deps: SandboxDeps;
   server: FastifyInstance;
+  /** The fault injector (set() changes the spec, like PUT /sandbox/faults). */
+  faults: FaultController;
   close(): Promise<void>;
 }
 
@@ -60,7 +69,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       },
       baseUrl: () => baseUrl,
     };
-    const { app: server, whenIdle } = await buildServer(deps, { log: options.log });
+    const faultSpec = typeof options.faults === 'string'
+      ? parseFaultSpec(options.faults, options.faultsHoldSeconds)
+      : options.faults ?? emptyFaultSpec(options.faultsHoldSeconds);
+    const { app: server, whenIdle, faults } = await buildServer(deps, { log: options.log, faults: faultSpec, faultsSeed: options.faultsSeed });
     await server.listen({ port: options.port ?? 0, host });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : options.port ?? 0;
@@ -73,6 +85,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       pinPublicKey: pinKey.publicKeyPem,
       deps,
       server,
+      faults,
       async close() {
         if (closed) return;
         closed = true;

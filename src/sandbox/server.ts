@@ -4,6 +4,8 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { SandboxDeps } from './deps.js';
 import { ApiError } from './errors.js';
+import { emptyFaultSpec, faultRoutes, installFaults, type FaultController, type FaultSpec } from './faults.js';
+import { requireLoopback } from './auth.js';
 import { collectRoute, type RouteDoc } from './openapi.js';
 import { cardRoutes } from './routes/cards.js';
 import { importRoutes } from './routes/import.js';
@@ -21,10 +23,15 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export interface ServerOptions {
   /** One line per request (method, path, status, ms); never headers or bodies. */
   log?: (line: string) => void;
+  /** Fault injection (off when absent; PUT /sandbox/faults changes it at runtime). */
+  faults?: FaultSpec;
+  /** Seed of the fault injector's generator (default 1). */
+  faultsSeed?: number;
 }
 
 export interface SandboxServer {
   app: FastifyInstance;
+  faults: FaultController;
   /** Resolves when no route handler is running (the store may be closed then). */
   whenIdle(): Promise<void>;
 }
@@ -84,6 +91,10 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
     });
   }
 
+  // Before the routes, so every route gets the hooks (exempt paths are skipped inside).
+  const faults = installFaults(app, options.faults ?? emptyFaultSpec(), options.faultsSeed ?? 1);
+  await app.register(faultRoutes, { controller: faults, loopback: requireLoopback(deps) });
+
   await app.register(cardRoutes, deps);
   await app.register(transactionRoutes, deps);
   await app.register(oauthApplicationRoutes, deps);
@@ -93,7 +104,7 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
   await app.register(simulateRoutes, deps);
   await app.register(sandboxRoutes, deps);
   await app.register(openapiRoutes, { routes, deps });
-  return { app, whenIdle };
+  return { app, whenIdle, faults };
 }
 
 /** The path alone: query strings may carry search terms and ids, so they stay out of the log. */
