@@ -97,8 +97,12 @@ describe('sandbox serve', () => {
   });
 
   test.each([
-    [['--faults', 'rate=0.1'], /not available yet/],
-    [['--faults-seed', '7'], /not available yet/],
+    [['--faults', 'rate=0.1,bogus=1'], /invalid --faults: unknown fault "bogus"/],
+    [['--faults', 'rate=2'], /invalid --faults: invalid fault rate=2/],
+    [['--faults', 'latency=9-1ms'], /invalid fault latency/],
+    [['--faults', 'codes=200'], /invalid fault codes/],
+    [['--faults-seed', 'x7'], /invalid --faults-seed/],
+    [['--faults', 'reset=0.1', '--faults-hold', '0'], /invalid --faults-hold/],
     [['--port', 'abc'], /invalid --port/],
     [['--port', '70000'], /invalid --port/],
     [['--memory', '--db', 'x.db'], /cannot be used together/],

@@ -4,6 +4,7 @@ import { defineCommand } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
 import { maskSecret } from '../../core/redact.js';
+import type { FaultSpec } from '../../sandbox/faults.js';
 
 interface ServeOptions {
   port: string;
@@ -13,6 +14,7 @@ interface ServeOptions {
   webhookUrl?: string;
   faults?: string;
   faultsSeed?: string;
+  faultsHold?: string;
   tokenTtl?: string;
   quietLog?: boolean;
 }
@@ -25,6 +27,10 @@ interface ParsedServeOptions {
   webhookUrl?: string;
   tokenTtlSeconds: number;
   log: boolean;
+  faults?: FaultSpec;
+  /** The spec as given, for the banner. */
+  faultsText?: string;
+  faultsSeed?: number;
 }
 
 export default defineCommand<ServeOptions>({
@@ -46,11 +52,16 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
     .option('--webhook-url <url>', "webhook URL of the seeded card program")
     .option('--faults <spec>', 'inject faults, e.g. rate=0.1,codes=500|503,latency=0-800ms')
     .option('--faults-seed <n>', 'seed for the fault injector (replayable runs)')
+    .option('--faults-hold <seconds>', 'how long commit-then-timeout holds a response (default 35)')
     .option('--token-ttl <seconds>', 'lifetime of OAuth access tokens (default 3600)')
     .option('--quiet-log', 'no request log on stderr'),
-  examples: ['cardctl sandbox serve --profile sandbox', 'cardctl sandbox serve --port 0 --memory --json'],
+  examples: [
+    'cardctl sandbox serve --profile sandbox',
+    'cardctl sandbox serve --port 0 --memory --json',
+    'cardctl sandbox serve --faults rate=0.1,codes=500|502|503,latency=0-800ms,reset=0.02,429=0.05 --faults-seed 42',
+  ],
   async run(ctx, { opts }) {
-    const options = parseServeOptions(ctx, opts);
+    const options = await parseServeOptions(ctx, opts);
     const { startSandbox } = await import('../../sandbox/index.js');
     if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
       ctx.log.warn(`binding to ${options.host}: the sandbox (seeded credentials, /sandbox helpers) is reachable from other machines`);
@@ -65,6 +76,8 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
         webhookUrl: options.webhookUrl,
         tokenTtlSeconds: options.tokenTtlSeconds,
         log: options.log ? (line) => ctx.io.err(`${line}\n`) : undefined,
+        faults: options.faults,
+        faultsSeed: options.faultsSeed,
       });
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -113,11 +126,32 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
   },
 });
 
-function parseServeOptions(ctx: Context, opts: ServeOptions): ParsedServeOptions {
-  if (opts.faults !== undefined || opts.faultsSeed !== undefined) {
-    throw new UsageError('--faults and --faults-seed are not available yet in this version of the sandbox', {
-      hint: 'run the sandbox without them',
-    });
+async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<ParsedServeOptions> {
+  let faults: FaultSpec | undefined;
+  let faultsSeed: number | undefined;
+  if (opts.faultsSeed !== undefined) {
+    if (!/^\d{1,10}$/.test(opts.faultsSeed) || Number(opts.faultsSeed) > 0xffffffff) {
+      throw new UsageError(`invalid --faults-seed "${opts.faultsSeed}": give a whole number from 0 to 4294967295`);
+    }
+    faultsSeed = Number(opts.faultsSeed);
+  }
+  if (opts.faults !== undefined || opts.faultsHold !== undefined) {
+    const { parseFaultSpec, FaultSpecError, DEFAULT_HOLD_SECONDS } = await import('../../sandbox/faults.js');
+    let hold = DEFAULT_HOLD_SECONDS;
+    if (opts.faultsHold !== undefined) {
+      if (!/^\d*\.?\d+$/.test(opts.faultsHold) || Number(opts.faultsHold) <= 0 || Number(opts.faultsHold) > 3600) {
+        throw new UsageError(`invalid --faults-hold "${opts.faultsHold}": give seconds from 0.001 to 3600`);
+      }
+      hold = Number(opts.faultsHold);
+    }
+    try {
+      faults = parseFaultSpec(opts.faults ?? '', hold);
+    } catch (error) {
+      if (error instanceof FaultSpecError) {
+        throw new UsageError(`invalid --faults: ${error.message}`, { hint: 'e.g. --faults rate=0.1,codes=500|502|503,latency=0-800ms,reset=0.02,slow-body=0.01,429=0.05,commit-then-timeout=0.05' });
+      }
+      throw error;
+    }
   }
   if (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535) {
     throw new UsageError(`invalid --port "${opts.port}": give a number from 0 to 65535 (0 = any free port)`);
@@ -147,6 +181,9 @@ function parseServeOptions(ctx: Context, opts: ServeOptions): ParsedServeOptions
     webhookUrl: opts.webhookUrl,
     tokenTtlSeconds,
     log: !opts.quietLog,
+    faults,
+    faultsText: opts.faults,
+    faultsSeed,
   };
 }
 
@@ -169,6 +206,7 @@ function printBanner(ctx: Context, sandbox: BannerInfo, options: ParsedServeOpti
     `  PIN key       ${sandbox.pinKeyFingerprint}  (GET ${sandbox.baseUrl}/sandbox/pin-key)`,
     `  database      ${options.memory ? 'in memory (gone when the sandbox stops)' : options.dbFile}`,
     `  API document  ${sandbox.baseUrl}/openapi.json`,
+    ...(options.faults ? [`  faults        ${options.faultsText || 'none'} (seed ${options.faultsSeed ?? 1}; change with PUT /sandbox/faults)`] : []),
     '',
     profileName
       ? `Stored as profile "${profileName}". Try: cardctl cards list --profile ${profileName}`
