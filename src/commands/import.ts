@@ -44,6 +44,7 @@ interface ImportOptions {
   cardState?: string;
   pinStdin?: boolean;
   returnSecure?: boolean;
+  reason?: string;
 }
 
 /** One card's flags, in the order they are asked for, with the body path each fills. */
@@ -101,7 +102,16 @@ token) before it is sent again, and a 409 CONFLICT answer means the realId is al
 flight, writes the report and exits 130; run again with --resume to finish.
 
 Exit codes: 0 every row imported or already there; 8 some rows invalid or failed; 130 \
-interrupted.`,
+interrupted.
+
+Dry run: --dry-run reads and checks the whole file as a real run would and sends nothing: every \
+invalid row is printed with its line number, then the count of valid and invalid rows. It exits \
+0 when every row is valid and 8 (like a real run with invalid rows) when any is not, so CI can \
+check a file before it is imported. One card with --dry-run prints the request instead.
+
+Production: against a production profile the operator types the number of cards about to be \
+imported (counted after validation, before anything is sent); without a terminal --yes \
+--confirm-production is needed. --reason is kept in the audit journal (\`cardctl history\`).`,
   options: (c) => c
     .option('--from-file <file>', 'file of cards to import (.csv, .ndjson, .json), or - for stdin')
     .addOption(new Option('--format <format>', 'file format (default: from the extension; required for -)').choices(['csv', 'ndjson', 'json']))
@@ -133,7 +143,8 @@ interrupted.`,
     .option('--bin <bin>', 'one card: BIN (6 to 8 digits)')
     .option('--card-state <state>', 'one card: card state')
     .option('--pin-stdin', 'one card: read the default PIN (4 to 12 digits) from stdin')
-    .option('--return-secure', 'one card: return secure data'),
+    .option('--return-secure', 'one card: return secure data')
+    .option('--reason <text>', 'why (kept in the audit journal)'),
   examples: [
     'cardctl import --from-file cards.csv --report import-report.ndjson',
     'cardctl import --from-file cards.csv --report import-report.ndjson --resume',
@@ -143,6 +154,7 @@ interrupted.`,
   async run(ctx, { opts }) {
     const concurrency = opts.concurrency === undefined ? 8 : validatePositiveInt('--concurrency', opts.concurrency, 256);
     const institutionId = opts.institutionId?.trim() || profileInstitutionId(ctx);
+    ctx.audit.reason = opts.reason;
     if (opts.fromFile !== undefined) {
       const stray = CARD_FLAGS.filter((f) => f.key !== 'institutionId' && opts[f.key] !== undefined).map((f) => f.flag);
       if (opts.pinStdin) stray.push('--pin-stdin');
@@ -191,11 +203,38 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
       hint: 'pass --resume to continue that run (rows it records as imported are skipped), or remove the file or choose another --report',
     });
   }
-  requireApiKey(ctx);
-
   const { openReport, readReport } = await import('../import/report.js');
-  const { runImport, outcomeLabel } = await import('../import/runner.js');
   const { IMPORT_FIELD_PATHS } = await import('../import/row.js');
+  const validateAll = async (done?: ReadonlyMap<string, unknown>) => {
+    const { validateImportFile } = await import('../import/validate-file.js');
+    const source = fromStdin ? ctx.io.stdin : createReadStream(opts.fromFile!);
+    try {
+      return await validateImportFile(readImportRows(source, format, { columns: IMPORT_FIELD_PATHS }) as AsyncIterable<SourceRow>, { defaults: { institutionId: run.institutionId }, done });
+    } catch (error) {
+      if (error instanceof ImportFileError) throw new UsageError(`${opts.fromFile}: ${error.message}${error.line ? ` (line ${error.line})` : ''}`);
+      throw error;
+    } finally {
+      if (!fromStdin) (source as import('node:fs').ReadStream).destroy();
+    }
+  };
+  if (ctx.globals.dryRun) return dryRunFile(ctx, opts, await validateAll(opts.resume ? (await readReport(opts.report!)).done : undefined));
+  requireApiKey(ctx);
+  const { isProduction, confirmDestructive } = await import('../core/guard.js');
+  if (isProduction(ctx)) {
+    if (!ctx.globals.yes && ctx.io.canPrompt && fromStdin) {
+      throw new UsageError('an import from stdin into production cannot be counted and confirmed on a terminal', { hint: 'import from a file, or pass --yes --confirm-production' });
+    }
+    const count = !ctx.globals.yes && ctx.io.canPrompt
+      ? String((await validateAll(opts.resume ? (await readReport(opts.report!)).done : undefined)).valid)
+      : undefined;
+    await confirmDestructive(ctx, {
+      description: count === undefined ? `import the cards of ${opts.fromFile}` : `import ${count} card${count === '1' ? '' : 's'} from ${opts.fromFile}`,
+      typedConfirmation: count ?? '',
+      typedLabel: 'the number of cards to import',
+    });
+  }
+
+  const { runImport, outcomeLabel } = await import('../import/runner.js');
   const { createImportProgress, estimateRows } = await import('../import/progress.js');
   const { importCard, cardIdOf, findImportedCard } = await import('../api/import.js');
 
@@ -273,6 +312,18 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
   }
 }
 
+/** --dry-run of a file: every invalid row on stderr, the counts on stdout; exit 8 when any row is invalid. */
+async function dryRunFile(ctx: Context, opts: ImportOptions, verdict: import('../import/validate-file.js').FileVerdict): Promise<void> {
+  for (const p of verdict.problems) ctx.io.err(`invalid: line ${p.line}${p.realId ? ` (${p.realId})` : ''}: ${p.error}\n`);
+  const json = ctx.settings().output === 'json' || ctx.settings().output === 'ndjson';
+  const { problems, ...counts } = verdict;
+  await ctx.output().record(json ? { dryRun: true, ...counts, errors: problems } : { dryRun: true, ...counts });
+  const skipped = verdict.skipped ? `, ${verdict.skipped} already imported` : '';
+  const summary = `dry run of ${opts.fromFile}: ${verdict.rows} rows, ${verdict.valid} valid, ${verdict.invalid} invalid${skipped}; nothing was sent`;
+  if (verdict.invalid > 0) throw new PartialFailureError(summary, { hint: 'fix the rows above (line numbers count the CSV header as line 1) and run again', details: counts });
+  if (!ctx.globals.quiet) ctx.io.err(`${summary}\n`);
+}
+
 function summaryOf(stats: ImportStats, seconds: number, report?: string) {
   return {
     imported: stats.imported,
@@ -333,7 +384,17 @@ async function importOne(ctx: Context, opts: ImportOptions, institutionId?: stri
   const { validateImportRow } = await import('../import/row.js');
   const verdict = validateImportRow(value);
   if (!verdict.ok) throw new UsageError(`invalid card: ${verdict.errors.map(flagNameOf).join('; ')}`);
+  if (ctx.globals.dryRun) {
+    // The client prints the request (default PIN redacted) and stops the command.
+    const { importCard } = await import('../api/import.js');
+    await importCard(await ctx.client(), verdict.body, ctx.signal);
+    return;
+  }
   requireApiKey(ctx);
+  const { confirmDestructive, isProduction } = await import('../core/guard.js');
+  if (isProduction(ctx)) {
+    await confirmDestructive(ctx, { description: `import card ${verdict.body.realId}`, typedConfirmation: '1', typedLabel: 'the number of cards to import (1)' });
+  }
 
   const { runImport } = await import('../import/runner.js');
   const { importCard, cardIdOf, findImportedCard } = await import('../api/import.js');
