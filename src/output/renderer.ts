@@ -5,6 +5,7 @@ import { UsageError } from '../core/errors.js';
 import type { OutputFormat } from '../config/store.js';
 import { cellText, csvField, getPath, isIsoDateTime, pickFields, truncate, tsvField, visibleWidth } from './format.js';
 import type { Style } from './style.js';
+import type { RenderTemplate } from './template.js';
 
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'raw'];
 
@@ -30,6 +31,12 @@ export interface OutputSettings {
   fields?: string[];
   quiet: boolean;
   wide: boolean;
+  /** --jq: filter the JSON value with jq (output/jq.ts). */
+  jq?: string;
+  /** --template: render each record with a template (output/template.ts). */
+  template?: string;
+  /** Pager for TTY tables (output/pager.ts); undefined for none. */
+  pager?: { command: string; env: Record<string, string | undefined> };
 }
 
 export interface ListOptions {
@@ -39,6 +46,11 @@ export interface ListOptions {
   idPath?: string;
   /** Said on stderr when a TTY list is empty. */
   emptyMessage?: string;
+  /**
+   * Records arrive over time (`tx tail`): every format writes each record at once — a TTY
+   * table as header-less rows, --jq per record — and nothing goes through the pager.
+   */
+  live?: boolean;
 }
 
 export interface RecordOptions {
@@ -64,6 +76,54 @@ export class Renderer {
     return this.settings.format;
   }
 
+  private templatePromise?: Promise<RenderTemplate>;
+
+  /** Checks --template before any request is made (compile errors are usage errors). */
+  async ready(): Promise<void> {
+    if (this.settings.template !== undefined) await this.compiledTemplate();
+  }
+
+  private compiledTemplate(): Promise<RenderTemplate> {
+    this.templatePromise ??= import('./template.js').then(({ compileTemplate }) => compileTemplate(this.settings.template!, this.style));
+    return this.templatePromise;
+  }
+
+  private async writeJq(value: unknown): Promise<void> {
+    const { applyJq } = await import('./jq.js');
+    this.io.out(await applyJq(value, this.settings.jq!));
+  }
+
+  /** --jq / --template over a list: jq sees the whole array (per record when live), templates run per record. */
+  private scriptedStream<R>(live: boolean): ListStream<R> {
+    let chain: Promise<void> = Promise.resolve();
+    const then = (step: () => Promise<void>) => {
+      chain = chain.then(step);
+      chain.catch(() => {}); // awaited (and thrown) by end()
+    };
+    if (this.settings.template !== undefined) {
+      return {
+        write: (records) => then(async () => {
+          const render = await this.compiledTemplate();
+          for (const record of records) this.io.out(render(this.project(record)));
+        }),
+        end: async () => { await chain; },
+      };
+    }
+    if (live) {
+      return {
+        write: (records) => then(async () => {
+          for (const record of records) await this.writeJq(this.project(record));
+        }),
+        end: async () => { await chain; },
+      };
+    }
+    const all: unknown[] = [];
+    return {
+      write: (records) => { for (const record of records) all.push(this.project(record)); },
+      end: async () => this.writeJq(all),
+    };
+  }
+
   /** Human-facing output: a table on a terminal. */
   private get human(): boolean {
     return this.io.stdoutIsTTY && this.settings.format === 'table';
@@ -85,6 +145,7 @@ export class Renderer {
     const idPath = options.idPath ?? 'id';
     const selected = this.selectColumns(columns);
     let count = 0;
+    if (this.settings.jq !== undefined || this.settings.template !== undefined) return this.scriptedStream(Boolean(options.live));
     if (quiet) {
       return {
         write: (records) => {
@@ -146,6 +207,7 @@ export class Renderer {
             end: async () => {},
           };
         }
+        if (options.live) return this.liveRows(selected);
         const rows: string[][] = [];
         return {
           write: (records) => {
@@ -157,16 +219,42 @@ export class Renderer {
               this.io.err(`${options.emptyMessage ?? 'nothing to show'}\n`);
               return;
             }
-            this.io.out(`${await this.drawTable(selected.map((c) => c.header), rows, selected.map((c) => c.minWidth))}\n`);
+            const table = `${await this.drawTable(selected.map((c) => c.header), rows, selected.map((c) => c.minWidth))}\n`;
+            const pager = this.settings.pager;
+            if (pager) await (await import('./pager.js')).writeThroughPager(this.io, pager.command, table, pager.env);
+            else this.io.out(table);
           },
         };
       }
     }
   }
 
+  /** TTY rows printed as they arrive: no header, columns padded to the widest cell so far. */
+  private liveRows<R>(columns: Column<R>[]): ListStream<R> {
+    const widths = columns.map((c) => c.minWidth ?? 0);
+    return {
+      write: (records) => {
+        for (const record of records) {
+          const cells = columns.map((c) => this.humanCell(c, record));
+          const line = cells.map((cell, i) => {
+            widths[i] = Math.max(widths[i]!, visibleWidth(cell));
+            return i === cells.length - 1 ? cell : cell + ' '.repeat(widths[i]! - visibleWidth(cell));
+          }).join('  ');
+          this.io.out(`${line.trimEnd()}\n`);
+        }
+      },
+      end: async () => {},
+    };
+  }
+
   /** Prints one record: key/value rows for people, the object for machines. */
   async record<R>(record: R, options: RecordOptions = {}): Promise<void> {
     const { format, quiet, fields } = this.settings;
+    if (this.settings.jq !== undefined) return this.writeJq(this.project(record));
+    if (this.settings.template !== undefined) {
+      this.io.out((await this.compiledTemplate())(this.project(record)));
+      return;
+    }
     if (quiet) {
       this.io.out(`${cellText(getPath(record, options.idPath ?? 'id'), false)}\n`);
       return;
@@ -216,6 +304,7 @@ export class Renderer {
       return this.list(value, columns, { raw });
     }
     if (value && typeof value === 'object') return this.record(value, { raw });
+    if (this.settings.jq !== undefined || this.settings.template !== undefined) return this.record(value);
     const machine = this.settings.format === 'json' || this.settings.format === 'ndjson' || this.settings.format === 'raw';
     this.io.out(`${machine ? JSON.stringify(value ?? null) : cellText(value, false)}\n`);
   }
