@@ -6,6 +6,7 @@ import type { ApiClient, HttpLogger } from '../api/client.js';
 import { ConfigStore, DEFAULT_PROFILE, type OutputFormat, type Profile } from '../config/store.js';
 import { Renderer, parseOutputFormat } from '../output/renderer.js';
 import { createStyle, type Style } from '../output/style.js';
+import { choosePager } from '../output/pager.js';
 import { AuthError, UsageError } from './errors.js';
 import { decideCanPrompt, decideColor, type IOStreams } from './io.js';
 import { InquirerPrompter, NoPrompter, type Prompter } from './prompter.js';
@@ -36,6 +37,12 @@ export interface GlobalOptions {
   retry?: boolean;
   insecure?: boolean;
   wide?: boolean;
+  /** --jq EXPR: filter the JSON output with jq (implies JSON). */
+  jq?: string;
+  /** --template STR: render records with a template (output/template.ts). */
+  template?: string;
+  /** false with --no-pager */
+  pager?: boolean;
   /** --dry-run: show mutations instead of sending them (src/audit/dry-run.ts). */
   dryRun?: boolean;
 }
@@ -121,7 +128,12 @@ export function createContext(init: ContextInit): Context {
     const explicit = globals.profile ?? env.CARDCTL_PROFILE;
     const profileName = explicit || config.currentProfileName() || DEFAULT_PROFILE;
     const profile = config.getProfile(profileName) ?? {};
-    const output = globals.json ? 'json' : parseOutputFormat(globals.output ?? env.CARDCTL_OUTPUT ?? profile.output ?? 'table');
+    if (globals.jq !== undefined && globals.template !== undefined) {
+      throw new UsageError('--jq and --template cannot be used together');
+    }
+    // --jq and --template work on the JSON value, so commands take their JSON path.
+    const scripted = globals.jq !== undefined || globals.template !== undefined;
+    const output = globals.json || scripted ? 'json' : parseOutputFormat(globals.output ?? env.CARDCTL_OUTPUT ?? profile.output ?? 'table');
     settings = {
       profileName,
       profileExplicit: Boolean(explicit),
@@ -168,6 +180,9 @@ export function createContext(init: ContextInit): Context {
         fields: globals.fields ? globals.fields.split(',').map((f) => f.trim()).filter(Boolean) : undefined,
         quiet: Boolean(globals.quiet),
         wide: Boolean(overrides.wide ?? globals.wide),
+        jq: globals.jq,
+        template: globals.template,
+        pager: pagerFor(io, env, globals, s.output),
       });
     },
     client() {
@@ -209,6 +224,12 @@ export function createContext(init: ContextInit): Context {
     },
   };
   return ctx;
+}
+
+function pagerFor(io: IOStreams, env: Env, globals: GlobalOptions, output: OutputFormat): { command: string; env: Env } | undefined {
+  if (output !== 'table' || globals.quiet) return undefined;
+  const command = choosePager({ env, stdoutIsTTY: io.stdoutIsTTY, pagerFlag: globals.pager });
+  return command ? { command, env } : undefined;
 }
 
 function parseTimeout(value: string | undefined): number {
