@@ -73,6 +73,8 @@ export class ConfigStore {
   readonly dir: string;
   readonly file: string;
   private data?: ConfigFile;
+  /** Modes found too loose and tightened when the file was read (for `doctor`). */
+  fixedModes?: { file?: number; dir?: number };
 
   constructor(private readonly env: Record<string, string | undefined>) {
     this.dir = configDir(env);
@@ -158,8 +160,16 @@ export class ConfigStore {
   private tightenModes(): void {
     if (process.platform === 'win32') return;
     try {
-      if ((statSync(this.dir).mode & 0o077) !== 0) chmodSync(this.dir, 0o700);
-      if ((statSync(this.file).mode & 0o077) !== 0) chmodSync(this.file, 0o600);
+      const dirMode = statSync(this.dir).mode & 0o777;
+      const fileMode = statSync(this.file).mode & 0o777;
+      if ((dirMode & 0o077) !== 0) {
+        chmodSync(this.dir, 0o700);
+        this.fixedModes = { ...this.fixedModes, dir: dirMode };
+      }
+      if ((fileMode & 0o077) !== 0) {
+        chmodSync(this.file, 0o600);
+        this.fixedModes = { ...this.fixedModes, file: fileMode };
+      }
     } catch {
       // Not ours to change (another owner, read-only mount): `cardctl doctor` reports it.
     }
