@@ -53,10 +53,17 @@ export async function runChecks(ctx: Context): Promise<Check[]> {
 
   // Files.
   const perms = ctx.config.permissionsOk();
+  // Reading the config tightens loose modes at once; say what was found before the fix.
+  const fixed = ctx.config.fixedModes;
+  const fixNote = [
+    fixed?.file !== undefined && `file was ${octal(fixed.file)}, fixed to 0600`,
+    fixed?.dir !== undefined && `directory was ${octal(fixed.dir)}, fixed to 0700`,
+  ].filter(Boolean).join('; ');
   checks.push({
     name: 'config permissions',
     ok: perms.ok,
-    detail: perms.file === undefined ? `no config file yet (${ctx.config.file})` : `${ctx.config.file} ${octal(perms.file)}, directory ${octal(perms.dir)}`,
+    detail: (perms.file === undefined ? `no config file yet (${ctx.config.file})` : `${ctx.config.file} ${octal(perms.file)}, directory ${octal(perms.dir)}`)
+      + (fixNote ? ` (${fixNote})` : ''),
     fix: `chmod 700 "${ctx.config.dir}" && chmod 600 "${ctx.config.file}" (any cardctl command that saves the config also fixes them)`,
   });
   if (profile.privateKeyPath) {
@@ -146,10 +153,13 @@ export async function runChecks(ctx: Context): Promise<Check[]> {
       checks.push({ name: 'token', ok: true, detail: `accepted${left}` });
     } catch (error) {
       const failure = error instanceof CliError ? error : undefined;
+      const expiredAt = profile.tokenExpiresAt && !ctx.env.CARDCTL_TOKEN && Date.parse(profile.tokenExpiresAt) <= ctx.clock.now().getTime()
+        ? `expired at ${profile.tokenExpiresAt} and could not be renewed: `
+        : '';
       checks.push({
         name: 'token',
         ok: false,
-        detail: failure?.message ?? String(error),
+        detail: `${expiredAt}${failure?.message ?? String(error)}`,
         fix: failure?.exitCode === ExitCode.Auth ? 'cardctl login (the token is missing, expired or revoked)' : failure?.hint,
       });
     }
