@@ -108,7 +108,9 @@ export async function loadUndici(): Promise<typeof import('undici')> {
   return typeof mod.request === 'function' ? mod : mod.default!;
 }
 
-const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
+// 500 too: a request that is safe to repeat loses nothing by asking again, and a proxy or a
+// crashed worker answers 500 as often as 502.
+const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
 const MAX_RETRY_AFTER_MS = 60_000;
 
 export class ApiClient {
@@ -213,6 +215,16 @@ export class ApiClient {
       }
       return interpret<T>(req, response);
     }
+  }
+
+  /** Retries after the first attempt (--retries, 0 with --no-retry), for callers with their own retry loop. */
+  get retryLimit(): number {
+    return this.retries;
+  }
+
+  /** The wait before retry `attempt + 2` (jittered backoff, or Retry-After), for callers with their own retry loop. */
+  pause(attempt: number, retryAfter: number | undefined, why: string): Promise<void> {
+    return this.backoff(attempt, retryAfter, why);
   }
 
   private async backoff(attempt: number, retryAfter: number | undefined, why: string) {
@@ -396,11 +408,14 @@ function apiError(
   if (exitCode === ExitCode.NotFound) return new NotFoundError(`not found: ${message}`, { ...base, code: code ?? 'NOT_FOUND' });
   if (exitCode === ExitCode.Rejected) {
     const retryAfter = status === 429 ? retryAfterMs(headers['retry-after']) : undefined;
-    return new RejectedError(`rejected (${status}): ${message}${fieldSummary(details)}`, {
+    const rejected = new RejectedError(`rejected (${status}): ${message}${fieldSummary(details)}`, {
       ...base,
       code: code ?? (status === 429 ? 'RATE_LIMITED' : 'REJECTED'),
       hint: status === 429 ? `rate limited; try again${retryAfter ? ` in ${Math.ceil(retryAfter / 1000)} s` : ' later'}` : undefined,
     });
+    // For callers with their own retry loop (cards create): how long the server asked to wait.
+    if (retryAfter !== undefined) Object.assign(rejected, { retryAfterMs: retryAfter });
+    return rejected;
   }
   return new ServerError(`server error (${status}) on ${where}: ${message}`, {
     ...base,
