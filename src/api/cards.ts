@@ -1,5 +1,5 @@
 // Card endpoints. Returns data (with the raw body for `-o raw`) and never prints.
-import { NotFoundError } from '../core/errors.js';
+import { CliError, ExitCode, NotFoundError } from '../core/errors.js';
 import { paginate, type ApiClient, type ApiResponse } from './client.js';
 import type {
   Card,
@@ -53,6 +53,76 @@ export async function getCard(client: ApiClient, cardId: string, signal?: AbortS
 /** POST /institutions/cards */
 export function createCard(client: ApiClient, body: CreateCardBody, signal?: AbortSignal): Promise<ApiResponse<Card>> {
   return client.request<Card>({ method: 'POST', path: CARDS, body, signal });
+}
+
+/** The card with exactly this reference code, if the institution has one (search, then an exact match). */
+export async function findCardByReference(client: ApiClient, referenceCode: string, signal?: AbortSignal): Promise<ApiResponse<Card> | undefined> {
+  for await (const page of listAllCards(client, { search: referenceCode, limit: 100 }, signal)) {
+    const card = (Array.isArray(page.data) ? page.data : []).find((c) => c.referenceCode === referenceCode);
+    if (card) return { ...page, data: card };
+  }
+  return undefined;
+}
+
+export interface ExactlyOnceResult {
+  response: ApiResponse<Card>;
+  /** An earlier attempt had created the card (its answer was lost); `response` is the lookup. */
+  appliedEarlier: boolean;
+  /** POSTs sent. */
+  attempts: number;
+}
+
+/**
+ * POST /institutions/cards at most once in effect, using the body's referenceCode (unique per
+ * institution). After an answer that leaves it open whether the card was created (network
+ * error, timeout, 5xx), the card is looked up by reference: found means the attempt applied;
+ * not found means it did not, and the same body is sent again (up to the client's --retries).
+ * A 409 CONFLICT after such an attempt means an earlier one applied after all. A 429 is
+ * retried after its Retry-After. Anything else is thrown as it came.
+ */
+export async function createCardExactlyOnce(client: ApiClient, body: CreateCardBody, signal?: AbortSignal): Promise<ExactlyOnceResult> {
+  const reference = body.referenceCode;
+  if (!reference) throw new Error('createCardExactlyOnce needs a referenceCode');
+  let uncertain = false;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return { response: await createCard(client, body, signal), appliedEarlier: false, attempts: attempt + 1 };
+    } catch (error) {
+      if (!(error instanceof CliError) || signal?.aborted || error.code === 'ABORTED') throw error;
+      if (error.status === 409 && uncertain) {
+        const found = await findCardByReference(client, reference, signal);
+        if (found) return { response: found, appliedEarlier: true, attempts: attempt + 1 };
+        throw error;
+      }
+      const maybeApplied = error.exitCode === ExitCode.Network || (error.status !== undefined && error.status >= 500);
+      const rateLimited = error.status === 429;
+      if (!maybeApplied && !rateLimited) throw error;
+      if (maybeApplied) {
+        uncertain = true;
+        let found: ApiResponse<Card> | undefined;
+        try {
+          found = await findCardByReference(client, reference, signal);
+        } catch (lookupError) {
+          // Cannot tell whether the card exists: say so rather than risk a second card.
+          throw withHint(error, `could not check whether the card was created (${(lookupError as Error).message}); ` +
+            `look for it with \`cardctl cards list --search ${reference}\` before retrying with --reference ${reference}`);
+        }
+        if (found) return { response: found, appliedEarlier: true, attempts: attempt + 1 };
+      }
+      if (attempt >= client.retryLimit) {
+        throw maybeApplied
+          ? withHint(error, `the card was not created (no card has reference ${reference}); retry with --reference ${reference}`)
+          : error;
+      }
+      const retryAfter = (error as { retryAfterMs?: number }).retryAfterMs;
+      await client.pause(attempt, rateLimited ? retryAfter ?? 1_000 : undefined, error.message);
+    }
+  }
+}
+
+function withHint(error: CliError, hint: string): CliError {
+  (error as { hint?: string }).hint = hint;
+  return error;
 }
 
 /** PUT /institutions/cards/{cardId}/renew */

@@ -422,9 +422,16 @@ reference is refused, so a retry cannot issue a second card).`,
       ctx.io.err(`reference: ${body.referenceCode as string}, reuse it with --reference to retry safely\n`);
     }
 
-    const { createCard } = await import('../../api/cards.js');
+    const { createCardExactlyOnce } = await import('../../api/cards.js');
     const client = await ctx.client();
-    const send = (block: EncryptedPinBlock) => createCard(client, { ...(body as unknown as CreateCardBody), defaultPIN: block }, ctx.signal);
+    // Exactly once: after a lost answer the card is looked up by its reference before any resend.
+    const send = async (block: EncryptedPinBlock) => {
+      const result = await createCardExactlyOnce(client, { ...(body as unknown as CreateCardBody), defaultPIN: block }, ctx.signal);
+      if (result.appliedEarlier) {
+        ctx.io.err(`the first attempt had applied (its answer was lost): card with reference ${body.referenceCode as string} found, not sent again\n`);
+      }
+      return result.response;
+    };
     let response;
     try {
       response = parsed.fileBlock
