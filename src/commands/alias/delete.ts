@@ -1,0 +1,22 @@
+import { defineCommand } from '../../core/command.js';
+import { NotFoundError } from '../../core/errors.js';
+
+export default defineCommand({
+  name: 'delete',
+  summary: 'delete a command alias',
+  aliases: ['rm', 'remove'],
+  arguments: [{ syntax: '<name>', description: 'the alias' }],
+  examples: ['cardctl alias delete declined'],
+  async run(ctx, { args }) {
+    const name = String(args[0] ?? '').trim();
+    if (!Object.hasOwn(ctx.config.read().aliases ?? {}, name)) {
+      throw new NotFoundError(`no alias named "${name}"`, { hint: 'see `cardctl alias list`' });
+    }
+    await ctx.config.update((config) => {
+      const next = { ...config.aliases };
+      delete next[name];
+      config.aliases = next;
+    });
+    ctx.output().success(`Deleted alias ${name}`);
+  },
+});
