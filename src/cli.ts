@@ -2,7 +2,9 @@
 // command with a context, and is the only place that turns errors into exit codes.
 import { Command, CommanderError, Option } from 'commander';
 import type { Dispatcher } from 'undici';
+import { builtinNames, expandAlias } from './aliases/expand.js';
 import { commandTree } from './commands/index.js';
+import { ConfigStore } from './config/store.js';
 import { type CommandDefinition, type GroupDefinition, isGroup } from './core/command.js';
 import { createContext, type Env, type GlobalOptions } from './core/context.js';
 import { CliError, ExitCode, InterruptedError, UsageError, toCliError } from './core/errors.js';
@@ -27,6 +29,11 @@ export interface MainDeps {
 export async function main(argv: string[], deps: MainDeps = {}): Promise<number> {
   const io = deps.io ?? systemIO(process);
   const env = deps.env ?? process.env;
+  try {
+    argv = expandUserAlias(argv, env);
+  } catch (error) {
+    return reportError(toCliError(error), io, env, sniffGlobals(argv));
+  }
 
   // Fast paths: `--version` touches neither the command tree nor the config; `__complete`
   // (asked by the shell completion scripts on every TAB) reads only the config.
@@ -61,6 +68,15 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   } finally {
     interrupt?.dispose();
   }
+}
+
+/** `cardctl NAME …` where NAME is a user alias (src/aliases/): the command line it stands for. */
+function expandUserAlias(argv: string[], env: Env): string[] {
+  const first = argv[0];
+  if (!first || first.startsWith('-') || first === '__complete') return argv;
+  const builtins = builtinNames(commandTree);
+  if (builtins.has(first)) return argv;
+  return expandAlias(argv, new ConfigStore(env).read().aliases, builtins);
 }
 
 interface RunState {

@@ -1,6 +1,7 @@
 // The command tree, in the order `cardctl --help` lists it. Each entry is a definition
 // (flags, help, run); run() bodies import their heavy modules lazily.
 import type { CommandDefinition, GroupDefinition } from '../core/command.js';
+import alias from './alias/index.js';
 import api from './api.js';
 import auth from './auth/index.js';
 import cards from './cards/index.js';
@@ -22,6 +23,6 @@ import webhook from './webhook/index.js';
 export const commandTree: Array<CommandDefinition<any> | GroupDefinition> = [
   cards, tx, simulate, webhook, importCards, oauth, users,
   login, logout, auth, profile,
-  doctor, history,
+  doctor, history, alias,
   sandbox, demo, api, completion,
 ];
