@@ -257,6 +257,7 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
       done: resumeState?.done,
       report,
       signal: ctx.signal,
+      maxAttempts: importAttempts(ctx),
       async send(body, signal) {
         const response = await importCard(client, body, signal);
         return { cardId: cardIdOf(response.data), card: response.data };
@@ -404,6 +405,7 @@ async function importOne(ctx: Context, opts: ImportOptions, institutionId?: stri
     rows: (async function* () { yield { line: 1, value: verdict.body } as SourceRow; })(),
     concurrency: 1,
     signal: ctx.signal,
+    maxAttempts: importAttempts(ctx),
     async send(body, signal) {
       const response = await importCard(client, body, signal);
       return { cardId: cardIdOf(response.data), card: response.data };
@@ -447,4 +449,11 @@ async function readDefaultPin(ctx: Context, fromStdin: boolean): Promise<string>
   }
   if (!/^\d{4,12}$/.test(pin)) throw new UsageError('invalid default PIN: expected 4 to 12 digits');
   return pin;
+}
+
+/** Attempts per row: --no-retry → 1, --retries N → N + 1, otherwise the runner's default (5). */
+function importAttempts(ctx: Context): number | undefined {
+  if (ctx.globals.retry === false) return 1;
+  if (ctx.globals.retries !== undefined) return ctx.settings().retries + 1;
+  return undefined;
 }
