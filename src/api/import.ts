@@ -1,5 +1,5 @@
 // Card import (`POST /util/cards/import`, API key) and the lookup that keeps retries exactly-once.
-import type { ApiClient, ApiResponse } from './client.js';
+import { paginate, type ApiClient, type ApiResponse } from './client.js';
 import type { Card, ImportCardBody } from './schemas.js';
 
 export const IMPORT_PATH = '/util/cards/import';
@@ -30,13 +30,12 @@ export function cardIdOf(data: unknown): string | undefined {
  * realId or referenceCode is that value (or `import:<realId>`). Undefined when none is there.
  */
 export async function findImportedCard(client: ApiClient, realId: string, signal?: AbortSignal): Promise<Partial<Card> | undefined> {
-  const response = await client.request<Array<Partial<Card> & { realId?: string }>>({
-    method: 'GET',
-    path: '/institutions/cards',
-    query: { search: realId, limit: 100 },
-    signal,
-  });
-  const cards = Array.isArray(response.data) ? response.data : [];
-  // The sandbox records an imported card's realId as referenceCode `import:<realId>`.
-  return cards.find((card) => card.realId === realId || card.referenceCode === realId || card.referenceCode === `import:${realId}`);
+  // The search matches substrings (realId R-1 also finds R-10…R-1999): read every page, not the first.
+  for await (const page of paginate<Partial<Card> & { realId?: string }>(client, '/institutions/cards', { search: realId }, 100, signal)) {
+    const cards = Array.isArray(page.data) ? page.data : [];
+    // The sandbox records an imported card's realId as referenceCode `import:<realId>`.
+    const card = cards.find((c) => c.realId === realId || c.referenceCode === realId || c.referenceCode === `import:${realId}`);
+    if (card) return card;
+  }
+  return undefined;
 }
