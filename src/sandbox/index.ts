@@ -47,6 +47,8 @@ export interface RunningSandbox {
   server: FastifyInstance;
   /** The fault injector (set() changes the spec, like PUT /sandbox/faults). */
   faults: FaultController;
+  /** How many route handlers are running now (tests wait on it). */
+  runningHandlers(): number;
   close(): Promise<void>;
 }
 
@@ -72,7 +74,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const faultSpec = typeof options.faults === 'string'
       ? parseFaultSpec(options.faults, options.faultsHoldSeconds)
       : options.faults ?? emptyFaultSpec(options.faultsHoldSeconds);
-    const { app: server, whenIdle, faults } = await buildServer(deps, { log: options.log, faults: faultSpec, faultsSeed: options.faultsSeed });
+    const { app: server, whenIdle, faults, runningHandlers } = await buildServer(deps, { log: options.log, faults: faultSpec, faultsSeed: options.faultsSeed });
     await server.listen({ port: options.port ?? 0, host });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : options.port ?? 0;
@@ -86,6 +88,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       deps,
       server,
       faults,
+      runningHandlers,
       async close() {
         if (closed) return;
         closed = true;

@@ -34,6 +34,8 @@ export interface SandboxServer {
   faults: FaultController;
   /** Resolves when no route handler is running (the store may be closed then). */
   whenIdle(): Promise<void>;
+  /** How many route handlers are running now. */
+  runningHandlers(): number;
 }
 
 export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}): Promise<SandboxServer> {
@@ -104,7 +106,7 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
   await app.register(simulateRoutes, deps);
   await app.register(sandboxRoutes, deps);
   await app.register(openapiRoutes, { routes, deps });
-  return { app, whenIdle, faults };
+  return { app, whenIdle, faults, runningHandlers: () => running };
 }
 
 /** The path alone: query strings may carry search terms and ids, so they stay out of the log. */
