@@ -340,25 +340,37 @@ export class Renderer {
     return column.status && text ? this.style.status(text) : text;
   }
 
-  /** A gh-style table: bold headers, columns padded and separated by two spaces, no borders. */
+  /**
+   * A gh-style table drawn by cli-table3: bold headers, columns padded and separated by two
+   * spaces, no borders; cells wider than their column are cut with an ellipsis.
+   */
   private async drawTable(headers: string[], rows: string[][], minWidths: Array<number | undefined> = []): Promise<string> {
     const GAP = 2;
     const widths = headers.map((h, i) => Math.max(visibleWidth(h), ...rows.map((r) => visibleWidth(r[i] ?? ''))));
     // A pty without a size (e.g. under `script` or some CI runners) reports 0 columns: assume 80.
     const terminalWidth = this.io.columns && this.io.columns > 0 ? this.io.columns : 80;
     fitWidths(widths, terminalWidth - GAP * (headers.length - 1), minWidths);
-    const line = (cells: string[], style?: (text: string) => string) => cells
-      .map((cell, i) => {
-        const width = widths[i]!;
-        const fitted = visibleWidth(cell) > width ? truncate(stripAnsi(cell), width) : cell;
-        const styled = style ? style(fitted) : fitted;
-        return i === cells.length - 1 ? styled : styled + ' '.repeat(Math.max(0, width - visibleWidth(fitted)));
-      })
-      .join(' '.repeat(GAP))
-      .trimEnd();
-    return [line(headers, (h) => this.style.bold(h)), ...rows.map((row) => line(row))].join('\n');
+    const { default: Table } = await import('cli-table3');
+    const table = new Table({
+      head: headers.map((h) => this.style.bold(h)),
+      chars: BORDERLESS,
+      style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
+      colWidths: widths,
+      wordWrap: false,
+      truncate: '…',
+    });
+    table.push(...rows);
+    return table.toString().split('\n').map((line) => line.trimEnd()).join('\n');
   }
 }
+
+/** cli-table3 border characters for a borderless table whose columns are two spaces apart. */
+const BORDERLESS = {
+  top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
+  bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
+  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '',
+  middle: '  ',
+};
 
 /** Shrinks the widest columns until the sum fits; never below 6 characters (or a column's minWidth). */
 function fitWidths(widths: number[], available: number, minWidths: Array<number | undefined> = []): void {
