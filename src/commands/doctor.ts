@@ -131,7 +131,8 @@ export async function runChecks(ctx: Context): Promise<Check[]> {
         checks.push({ name: 'clock', ok: true, skipped: true, detail: 'the server sends no Date header' });
       }
     } catch (error) {
-      const failure = error instanceof CliError ? error : undefined;
+      const { toNetworkError } = await import('../api/client.js');
+      const failure = toNetworkError(error, s.timeoutMs);
       checks.push({
         name: 'base URL',
         ok: false,

@@ -1,0 +1,395 @@
+// Operator safety end to end (issue 10): the audit journal, --dry-run, production guardrails,
+// requireExplicitProfile and doctor — the built bin/cardctl.js against `cardctl sandbox serve`.
+// Run `npm run build` first.
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli.js';
+import { ScriptedPrompter } from '../../src/core/prompter.js';
+import { luhnValid } from '../../src/core/redact.js';
+import { cardctl, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
+import { testIO } from '../helpers/context.js';
+
+let sandbox: RunningSandbox;
+const dirs: Array<{ path: string; remove(): void }> = [];
+
+beforeAll(async () => {
+  sandbox = await startSandboxProcess();
+}, 30_000);
+afterAll(async () => {
+  await sandbox?.stop();
+});
+afterEach(() => dirs.splice(0).forEach((d) => d.remove()));
+
+/** A throwaway config and data directory, and a runner bound to them. */
+function workspace(extraEnv: Record<string, string> = {}) {
+  const config = tempDir('cardctl-e2e-safety-cfg-');
+  const data = tempDir('cardctl-e2e-safety-data-');
+  dirs.push(config, data);
+  const baseEnv = { CARDCTL_DATA_DIR: data.path, ...extraEnv };
+  const journalFile = join(data.path, 'journal', 'journal.ndjson');
+  return {
+    config: config.path,
+    data: data.path,
+    journalFile,
+    run: (args: string[], options: { input?: string; env?: Record<string, string> } = {}) =>
+      cardctl(args, { configDir: config.path, input: options.input, env: { ...baseEnv, ...options.env } }),
+    journal(): Array<Record<string, any>> {
+      if (!existsSync(journalFile)) return [];
+      return readFileSync(journalFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    },
+    journalText: () => (existsSync(journalFile) ? readFileSync(journalFile, 'utf8') : ''),
+  };
+}
+
+const sandboxEnv = () => ({ CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: sandbox.info.token, CARDCTL_API_KEY: sandbox.info.apiKey });
+
+function cardFlags(extra: string[] = []): string[] {
+  return [
+    'cards', 'create', '--program', sandbox.info.cardProgramId, '--first-name', 'Ada', '--last-name', 'Obi',
+    '--email', 'ada@example.com', '--phone', '+2348012345678', '--dob', '1990-05-17', '--city', 'Lagos',
+    '--account-number', '0123456789', '--account-type', 'savings', '--pin-stdin', ...extra,
+  ];
+}
+
+/** Logs a profile in against the sandbox (token on stdin); a production one gets the sandbox's PIN key unless told not to. */
+async function profileAt(ws: ReturnType<typeof workspace>, name: string, env: 'sandbox' | 'production', extra: Array<[string, string]> = [], options: { pinKey?: boolean } = {}) {
+  const args = ['login', '-p', name, '--base-url', sandbox.info.baseUrl, '--token-stdin', '--env', env];
+  if (env === 'production' && options.pinKey !== false) {
+    const pem = ((await (await fetch(`${sandbox.info.baseUrl}/sandbox/pin-key`)).json()) as { publicKey: string }).publicKey;
+    writeFileSync(join(ws.data, 'pin.pem'), pem);
+    args.push('--pin-key', join(ws.data, 'pin.pem'));
+  }
+  const login = await ws.run(args, { input: sandbox.info.token });
+  expect(login.exitCode, login.stderr).toBe(0);
+  for (const [key, value] of extra) {
+    const set = await ws.run(['profile', 'set', key, value, '-p', name]);
+    expect(set.exitCode, set.stderr).toBe(0);
+  }
+}
+
+async function createCard(ws: ReturnType<typeof workspace>, pin = '4821', env: Record<string, string> = sandboxEnv(), extra: string[] = []) {
+  const created = await ws.run([...cardFlags(extra), '-o', 'json'], { input: `${pin}\n`, env });
+  expect(created.exitCode, created.stderr).toBe(0);
+  return JSON.parse(created.stdout) as Record<string, any>;
+}
+
+async function cardCount(): Promise<number> {
+  const res = await fetch(`${sandbox.info.baseUrl}/institutions/cards?limit=1`, { headers: { authorization: `Bearer ${sandbox.info.token}` } });
+  const body = (await res.json()) as { pagination?: { total: number } };
+  return body.pagination!.total;
+}
+
+const mutatingLines = (log: string) => log.split('\n').filter((line) => /^(POST|PUT|PATCH|DELETE) /.test(line) || /\/(activate|deactivate) /.test(line));
+
+describe('audit journal', () => {
+  it('every mutating command leaves exactly one line, with no secret in it; history --card reads them back', async () => {
+    const ws = workspace();
+    const env = sandboxEnv();
+    const secrets: string[] = [sandbox.info.token, sandbox.info.apiKey, '5060990000000123'];
+    const step = async (label: string, args: string[], input?: string, extraEnv: Record<string, string> = {}) => {
+      const before = ws.journal().length;
+      const result = await ws.run(args, { input, env: { ...env, ...extraEnv } });
+      expect(result.exitCode, `${label}: ${result.stderr}`).toBe(0);
+      const lines = ws.journal();
+      expect(lines.length, label).toBe(before + 1);
+      return { result, line: lines[lines.length - 1]! };
+    };
+
+    const created = await step('create', [...cardFlags(['--pan', '5060990000000123']), '-o', 'json'], '4821\n');
+    const card = JSON.parse(created.result.stdout);
+    expect(created.line).toMatchObject({ method: 'POST', path: '/institutions/cards', status: 201, env: 'unknown', baseUrl: sandbox.info.baseUrl, ids: [card.id] });
+    expect(created.line.command).toContain('--pan 506099******0123');
+    expect(created.line.operator).toEqual(expect.any(String));
+    expect(created.line.durationMs).toEqual(expect.any(Number));
+    expect(created.line.time).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+    const year = new Date().getUTCFullYear() + 2;
+    await step('renew', ['cards', 'renew', card.id, '--expiration', `${year}06`, '-q']);
+    await step('pin change', ['cards', 'pin', 'change', card.id, '--pin-stdin', '-q'], '4821\n7305\n');
+    await step('pin reset', ['cards', 'pin', 'reset', card.id, '--pin-stdin', '-q', '--reason', 'forgotten'], '2961\n');
+    const update = await step('customer update', ['cards', 'customer', 'update', card.id, '--email', 'ada.obi@example.com', '-q', '--reason', 'moved']);
+    expect(update.line).toMatchObject({ method: 'PUT', reason: 'moved', ids: [card.id] });
+    const deactivated = await step('deactivate', ['cards', 'deactivate', card.id, '--yes', '--reason', 'reported stolen', '-q']);
+    expect(deactivated.line).toMatchObject({ method: 'GET', reason: 'reported stolen', status: 200 });
+    await step('activate', ['cards', 'activate', card.id, '-q']);
+    await step('simulate', ['simulate', 'authorization', '--card', card.id, '--amount', '10.00', '-o', 'json']);
+    await step('import one', ['import', '--pin-stdin', '--real-id', 'SAFETY-1', '--institution-id', sandbox.info.institutionId,
+      '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'ada@example.com', '--phone', '+2348012345678', '--birth-date', '1990-01-31',
+      '--address1', '1 Marina', '--city', 'Lagos', '--state', 'Lagos', '--zip', '100001', '--country', 'NG', '--start-date', '2024-01-01',
+      '--end-date', '2028-12-31', '--expiration', '202812', '--service-code', '101', '--card-product', 'classic', '--embossing-name', 'ADA OBI',
+      '--bin', '506099', '--card-state', 'active', '-q', '--reason', 'migration'], '1357\n');
+
+    const keys = tempDir('cardctl-e2e-safety-keys-');
+    dirs.push(keys);
+    expect((await ws.run(['oauth', 'keygen', '--out', keys.path, '--subject', 'safety', '--json'])).exitCode).toBe(0);
+    await step('oauth create', ['oauth', 'create', '--name', 'safety', '--public-key', join(keys.path, 'certificate.pem'),
+      '--scope', 'read:card', '--grant-type', 'client_credentials', '--json']);
+
+    const institution = ((await (await fetch(`${sandbox.info.baseUrl}/sandbox/institutions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { data: { userId: string; token: string } }).data;
+    secrets.push(institution.token);
+    await step('users update', ['users', 'update', institution.userId, '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'ada@example.com',
+      '--phone', '+2348012345678', '--status', 'active', '--no-blocked', '--role', 'admin=create:card,read:card', '--json'], undefined, { CARDCTL_TOKEN: institution.token });
+
+    // Reads (list, get, history) add nothing.
+    const before = ws.journal().length;
+    expect((await ws.run(['cards', 'get', card.id, '-q'], { env })).exitCode).toBe(0);
+    expect((await ws.run(['cards', 'list', '-q'], { env })).exitCode).toBe(0);
+    expect(ws.journal().length).toBe(before);
+
+    const text = ws.journalText();
+    for (const secret of [...secrets, '4821', '7305', '2961', '1357']) expect(text).not.toContain(secret);
+    expect(text).not.toMatch(/encryptedData|Bearer|sbx_tok_|sbx_key_/);
+    // No full PAN (a Luhn-valid run of 13-19 digits) anywhere.
+    expect((text.match(/(?<!\d)\d{13,19}(?!\d)/g) ?? []).filter(luhnValid)).toEqual([]);
+    if (process.platform !== 'win32') expect(statSync(ws.journalFile).mode & 0o777).toBe(0o600);
+
+    const history = await ws.run(['history', '--card', card.id, '-o', 'json']);
+    expect(history.exitCode, history.stderr).toBe(0);
+    const entries = JSON.parse(history.stdout) as Array<Record<string, any>>;
+    expect(entries.map((e) => `${e.method} ${e.path.replace(card.id, 'ID')}`)).toEqual([
+      'POST /institutions/cards',
+      'PUT /institutions/cards/ID/renew',
+      'PUT /institutions/cards/pin/ID/change',
+      'PUT /institutions/cards/pin/ID/reset',
+      'PUT /institutions/cards/ID/customer',
+      'GET /institutions/cards/ID/deactivate',
+      'GET /institutions/cards/ID/activate',
+    ]);
+    for (const entry of entries) expect(entry.ids).toContain(card.id);
+    const table = await ws.run(['history', '--card', card.id]);
+    expect(table.exitCode).toBe(0);
+    for (const secret of secrets) expect(table.stdout).not.toContain(secret);
+  }, 120_000);
+
+  it('a failed call is journalled with its status; a journal that cannot be written only warns', async () => {
+    const ws = workspace();
+    const missing = await ws.run(['cards', 'activate', 'ffffffffffffffffffffffff'], { env: sandboxEnv() });
+    expect(missing.exitCode).toBe(4);
+    expect(ws.journal()).toEqual([expect.objectContaining({ status: 404, message: expect.stringContaining('not found') })]);
+
+    const blocked = join(ws.data, 'not-a-dir');
+    writeFileSync(blocked, 'x');
+    const card = await createCard(ws);
+    const ok = await ws.run(['cards', 'activate', card.id, '-q'], { env: { ...sandboxEnv(), CARDCTL_JOURNAL_DIR: blocked } });
+    expect(ok.exitCode).toBe(0);
+    expect(ok.stderr.match(/could not write the audit journal/g)).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('--dry-run', () => {
+  it('sends nothing: the sandbox sees no mutation, the card count is unchanged, exit 0', async () => {
+    const ws = workspace();
+    const card = await createCard(ws);
+    const count = await cardCount();
+    const logBefore = mutatingLines(sandbox.log()).length;
+    const journalBefore = ws.journal().length;
+    const env = sandboxEnv();
+
+    const create = await ws.run([...cardFlags(), '--dry-run', '-o', 'json'], { input: '4821\n', env });
+    expect(create.exitCode, create.stderr).toBe(0);
+    const shown = JSON.parse(create.stdout);
+    expect(shown).toMatchObject({ dryRun: true, method: 'POST', url: `${sandbox.info.baseUrl}/institutions/cards` });
+    expect(shown.body.defaultPIN).toBe('[REDACTED]');
+    expect(create.stdout).not.toContain('4821');
+
+    const reset = await ws.run(['cards', 'pin', 'reset', card.id, '--pin-stdin', '--dry-run', '-o', 'json'], { input: '2961\n', env });
+    expect(reset.exitCode, reset.stderr).toBe(0);
+    expect(JSON.parse(reset.stdout)).toMatchObject({ method: 'PUT', body: { newPIN: '[REDACTED]' } });
+
+    const text = await ws.run(['cards', 'deactivate', card.id, '--dry-run'], { env });
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stdout).toContain(`dry run, nothing sent: GET ${sandbox.info.baseUrl}/institutions/cards/${card.id}/deactivate`);
+    for (const args of [
+      ['cards', 'renew', card.id, '--expiration', `${new Date().getUTCFullYear() + 2}01`, '--dry-run'],
+      ['cards', 'customer', 'update', card.id, '--email', 'dry@example.com', '--dry-run'],
+      ['cards', 'activate', card.id, '--dry-run'],
+      ['simulate', 'authorization', '--card', card.id, '--amount', '5.00', '--dry-run'],
+    ]) {
+      const result = await ws.run(args, { env });
+      expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stdout).toContain('dry run, nothing sent');
+    }
+
+    expect(mutatingLines(sandbox.log()).length).toBe(logBefore);
+    expect(await cardCount()).toBe(count);
+    expect(ws.journal().length).toBe(journalBefore);
+    const still = await ws.run(['cards', 'get', card.id, '-o', 'json'], { env });
+    expect(JSON.parse(still.stdout).customer.emailAddress).toBe('ada@example.com');
+  }, 60_000);
+
+  it('import --dry-run checks the whole file: row errors with line numbers, counts, exit 8 when any row is invalid', async () => {
+    const ws = workspace();
+    const header = 'realId,active,returnSecure,middleName,address2,institutionId,firstName,lastName,email,phone,birthDate,address1,city,state,zip,country,startDate,endDate,card.expiration,card.serviceCode,card.cardProduct,card.embossingName,card.bin,card.cardState,card.defaultPIN';
+    const row = (id: string, bin = '506099') => `${id},true,false,,,${sandbox.info.institutionId},Ada,Obi,ada@example.com,+2348012345678,1990-01-31,1 Marina,Lagos,Lagos,100001,NG,2024-01-01,2028-12-31,202812,101,classic,ADA OBI,${bin},active,1234`;
+    const good = join(ws.data, 'good.csv');
+    writeFileSync(good, [header, row('DRY-1'), row('DRY-2')].join('\n'));
+    const bad = join(ws.data, 'bad.csv');
+    writeFileSync(bad, [header, row('DRY-3'), row('DRY-4', 'x'), row('DRY-3')].join('\n'));
+    const count = await cardCount();
+    const logBefore = mutatingLines(sandbox.log()).length;
+
+    const ok = await ws.run(['import', '--from-file', good, '--dry-run', '-o', 'json'], { env: sandboxEnv() });
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ dryRun: true, rows: 2, valid: 2, invalid: 0, errors: [] });
+
+    const ko = await ws.run(['import', '--from-file', bad, '--dry-run', '-o', 'json'], { env: sandboxEnv() });
+    expect(ko.exitCode).toBe(8);
+    const verdict = JSON.parse(ko.stdout);
+    expect(verdict).toMatchObject({ rows: 3, valid: 1, invalid: 2 });
+    expect(verdict.errors.map((e: { line: number }) => e.line)).toEqual([3, 4]);
+    expect(ko.stderr).toMatch(/invalid: line 3 \(DRY-4\): card\.bin/);
+    expect(ko.stderr).toMatch(/line 4 \(DRY-3\): realId: "DRY-3" appears earlier/);
+
+    expect(mutatingLines(sandbox.log()).length).toBe(logBefore);
+    expect(await cardCount()).toBe(count);
+    expect(ws.journal()).toEqual([]);
+  }, 60_000);
+});
+
+describe('production guardrails', () => {
+  it('without a terminal, production needs --yes and --confirm-production; a sandbox profile does not', async () => {
+    const ws = workspace();
+    await profileAt(ws, 'prod', 'production');
+    const card = await createCard(ws);
+    const year = new Date().getUTCFullYear() + 2;
+    const attempts: Array<{ args: string[]; input?: string }> = [
+      { args: ['cards', 'deactivate', card.id, '--reason', 'stolen'] },
+      { args: ['cards', 'pin', 'reset', card.id, '--pin-stdin'], input: '2961\n' },
+      { args: ['cards', 'renew', card.id, '--expiration', `${year}03`] },
+      { args: ['cards', 'customer', 'update', card.id, '--email', 'prod@example.com'] },
+    ];
+    const logBefore = mutatingLines(sandbox.log()).length;
+    const journalBefore = ws.journal().length;
+    for (const { args, input } of attempts) {
+      const bare = await ws.run(['-p', 'prod', ...args], { input });
+      expect(bare.exitCode, args.join(' ')).toBe(2);
+      const yesOnly = await ws.run(['-p', 'prod', ...args, '--yes'], { input });
+      expect(yesOnly.exitCode, args.join(' ')).toBe(2);
+      expect(yesOnly.stderr).toContain('--confirm-production');
+    }
+    expect(mutatingLines(sandbox.log()).length).toBe(logBefore);
+    expect(ws.journal().length).toBe(journalBefore);
+    for (const { args, input } of attempts) {
+      const both = await ws.run(['-p', 'prod', ...args, '--yes', '--confirm-production'], { input });
+      expect(both.exitCode, `${args.join(' ')}: ${both.stderr}`).toBe(0);
+    }
+    const lines = ws.journal().slice(journalBefore);
+    expect(lines).toHaveLength(4);
+    expect(lines.every((l) => l.profile === 'prod')).toBe(true);
+    expect(lines.every((l) => l.env === 'production')).toBe(true);
+
+    // A sandbox profile: renew and customer update need no confirmation at all.
+    await profileAt(ws, 'sbx', 'sandbox');
+    expect((await ws.run(['-p', 'sbx', 'cards', 'renew', card.id, '--expiration', `${year}04`, '-q'])).exitCode).toBe(0);
+  }, 90_000);
+
+  it('a production import confirms with --yes --confirm-production only', async () => {
+    const ws = workspace();
+    await profileAt(ws, 'prod', 'production');
+    const file = join(ws.data, 'one.ndjson');
+    writeFileSync(file, `${JSON.stringify({
+      realId: 'PROD-IMPORT-1', middleName: '', address2: '', institutionId: sandbox.info.institutionId, active: true, firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com',
+      phone: '+2348012345678', birthDate: '1990-01-31', address1: '1 Marina', city: 'Lagos', state: 'Lagos', zip: '100001', country: 'NG',
+      startDate: '2024-01-01', endDate: '2028-12-31', returnSecure: false,
+      card: { expiration: '202812', serviceCode: '101', cardProduct: 'classic', embossingName: 'ADA OBI', bin: '506099', cardState: 'active', defaultPIN: '1234' },
+    })}\n`);
+    const env = { CARDCTL_API_KEY: sandbox.info.apiKey };
+    expect((await ws.run(['-p', 'prod', 'import', '--from-file', file], { env })).exitCode).toBe(2);
+    expect((await ws.run(['-p', 'prod', 'import', '--from-file', file, '--yes'], { env })).exitCode).toBe(2);
+    const ok = await ws.run(['-p', 'prod', 'import', '--from-file', file, '--yes', '--confirm-production', '--reason', 'migration'], { env });
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(ws.journal()).toEqual([expect.objectContaining({ method: 'POST', path: '/util/cards/import', env: 'production', reason: 'migration' })]);
+  }, 60_000);
+
+  it('on a terminal the operator types the last four digits (prompt driven in-process)', async () => {
+    const ws = workspace();
+    await profileAt(ws, 'prod', 'production');
+    const card = await createCard(ws);
+    const env = { CARDCTL_CONFIG_DIR: ws.config, CARDCTL_DATA_DIR: ws.data, CARDCTL_PROFILE: 'prod' };
+    const runTty = async (args: string[], answers: unknown[]) => {
+      const io = testIO({ tty: true });
+      const prompter = new ScriptedPrompter(answers);
+      const code = await main(args, { io, env, prompter, signal: new AbortController().signal });
+      return { code, io, prompter };
+    };
+    const wrong = await runTty(['cards', 'deactivate', card.id, '--reason', 'stolen'], ['0000']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.prompter.asked[0]).toMatch(/PRODUCTION.*type the card's last four digits/);
+    expect(wrong.io.stderrText()).toMatch(/PRODUCTION/);
+    expect(wrong.io.stderrText()).toContain('did not match');
+    const right = await runTty(['cards', 'deactivate', card.id, '--reason', 'stolen', '-o', 'json'], [card.lastFour]);
+    expect(right.code, right.io.stderrText()).toBe(0);
+    expect(JSON.parse(right.io.stdoutText()).status).toBe('suspended');
+
+    const renew = await runTty(['cards', 'renew', card.id, '--expiration', `${new Date().getUTCFullYear() + 2}05`, '-q'], [card.lastFour]);
+    expect(renew.code, renew.io.stderrText()).toBe(0);
+    const reset = await runTty(['cards', 'pin', 'reset', card.id, '-q'], ['2961', '2961', 'nope']);
+    expect(reset.code).toBe(2);
+    expect(reset.prompter.asked.at(-1)).toMatch(/reset the PIN of card/);
+    const lines = ws.journal();
+    expect(lines.map((l) => l.path.replace(card.id, 'ID'))).toEqual(['/institutions/cards', '/institutions/cards/ID/deactivate', '/institutions/cards/ID/renew']);
+    expect(lines[1]).toMatchObject({ env: 'production', reason: 'stolen', profile: 'prod' });
+  }, 60_000);
+
+  it('requireExplicitProfile refuses a bare command and accepts --profile or CARDCTL_PROFILE', async () => {
+    const ws = workspace();
+    await profileAt(ws, 'ci', 'sandbox', [['requireExplicitProfile', 'true']]);
+    expect((await ws.run(['profile', 'use', 'ci'])).exitCode).toBe(0);
+    const bare = await ws.run(['cards', 'list', '-q']);
+    expect(bare.exitCode).toBe(2);
+    expect(bare.stderr).toContain('must be named explicitly');
+    expect((await ws.run(['cards', 'list', '-q', '--profile', 'ci'])).exitCode).toBe(0);
+    expect((await ws.run(['cards', 'list', '-q'], { env: { CARDCTL_PROFILE: 'ci' } })).exitCode).toBe(0);
+  }, 60_000);
+
+  it('requireReason makes a production deactivation name its reason', async () => {
+    const ws = workspace();
+    await profileAt(ws, 'prod', 'production', [['requireReason', 'true']]);
+    const card = await createCard(ws);
+    const noReason = await ws.run(['-p', 'prod', 'cards', 'deactivate', card.id, '--yes', '--confirm-production']);
+    expect(noReason.exitCode).toBe(2);
+    expect(noReason.stderr).toContain('needs --reason');
+  }, 60_000);
+});
+
+describe('doctor', () => {
+  it('passes against a running sandbox, and reports config modes it fixed', async () => {
+    const ws = workspace();
+    await profileAt(ws, 'default', 'sandbox');
+    chmodSync(join(ws.config, 'config.json'), 0o644);
+    const result = await ws.run(['doctor']);
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/✓ config permissions: .*was 0644, fixed to 0600/);
+    expect(result.stdout).toMatch(/✓ base URL/);
+    expect(result.stdout).toMatch(/✓ token: accepted/);
+    const json = await ws.run(['doctor', '-o', 'json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true });
+  }, 60_000);
+
+  it('fails with a clear line for each broken item, exit 1', async () => {
+    const ws = workspace();
+    await profileAt(ws, 'prod', 'production', [], { pinKey: false });
+    const key = join(ws.config, 'client.key');
+    writeFileSync(key, '-----BEGIN PRIVATE KEY-----\nnot really\n-----END PRIVATE KEY-----\n');
+    chmodSync(key, 0o644);
+    expect((await ws.run(['profile', 'set', 'privateKeyPath', key, '-p', 'prod'])).exitCode).toBe(0);
+
+    const broken = await ws.run(['doctor', '-p', 'prod'], { env: { CARDCTL_TOKEN: 'expired-or-revoked' } });
+    expect(broken.exitCode).toBe(1);
+    expect(broken.stdout).toMatch(/✗ private key file: .*client\.key 0644/);
+    expect(broken.stdout).toContain(`fix: chmod 600 "${key}"`);
+    expect(broken.stdout).toMatch(/✗ token: unauthorized/);
+    expect(broken.stdout).toContain('fix: cardctl login');
+    expect(broken.stdout).toMatch(/✗ PIN key: missing/);
+    expect(broken.stdout).not.toContain('expired-or-revoked');
+
+    const unreachable = await ws.run(['doctor', '-p', 'prod', '--base-url', 'http://127.0.0.1:9', '-o', 'json']);
+    expect(unreachable.exitCode).toBe(1);
+    const report = JSON.parse(unreachable.stdout);
+    expect(report.ok).toBe(false);
+    expect(report.checks).toEqual(expect.arrayContaining([
+      expect.objectContaining({ name: 'base URL', ok: false, detail: expect.stringContaining('connection refused'), fix: expect.any(String) }),
+    ]));
+  }, 60_000);
+});
