@@ -12,6 +12,7 @@ interface TailOptions {
   since?: string;
   until?: string;
   interval?: string;
+  limit?: string;
   wide?: boolean;
 }
 
@@ -93,11 +94,13 @@ transaction. Takes the filters of \`tx list\`; --since also prints the transacti
   options: (c) => {
     addTransactionFilters(c)
       .option('--interval <seconds>', 'seconds between polls (default 2)')
+      .option('--limit <n>', 'page size of each poll, 1-100 (default 100)')
       .option('--wide', 'more columns, as in `tx list --wide`');
   },
   examples: ['cardctl tx tail', 'cardctl tx tail --status failed', 'cardctl tx tail -o ndjson | jq -c .responseCode', "cardctl tx tail --since 10m --template '{{.createdAt}} {{.responseCode}} {{money .amounts.amount .amounts.currency}}'"],
   async run(ctx, { opts }) {
     const input = parseListOptions({ ...opts, all: undefined }, ctx.clock.now());
+    const pageSize = input.limit ?? PAGE_SIZE;
     const interval = parseInterval(opts.interval);
     const [{ listTransactions }, { transactionColumns }, { inWindow }, { setTimeout: sleep }, errors] = await Promise.all([
       import('../../api/transactions.js'),
@@ -118,12 +121,12 @@ transaction. Takes the filters of \`tx list\`; --since also prints the transacti
     const poll = async (firstOnly: boolean): Promise<Transaction[]> => {
       const records: Transaction[] = [];
       for (let page = 1; ; page++) {
-        const response = await listTransactions(client, { ...query, page, limit: PAGE_SIZE }, signal);
+        const response = await listTransactions(client, { ...query, page, limit: pageSize }, signal);
         const items = response.data ?? [];
         records.push(...items);
         const oldest = items[items.length - 1];
         const pages = response.pagination?.pages;
-        if (firstOnly || !oldest || items.length < PAGE_SIZE || cursor.reached(oldest) || (pages !== undefined && page >= pages)) break;
+        if (firstOnly || !oldest || items.length < pageSize || cursor.reached(oldest) || (pages !== undefined && page >= pages)) break;
       }
       return records;
     };
