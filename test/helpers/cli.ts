@@ -33,7 +33,8 @@ export interface RunOptions {
 /** Runs `cardctl ...args`; never throws on a non-zero exit (assert on exitCode). */
 export async function cardctl(args: string[], options: RunOptions) {
   return execa('node', [BIN, ...args], {
-    env: cleanEnv({ CARDCTL_CONFIG_DIR: options.configDir, ...options.env }),
+    // The audit journal goes to the test's directory too, never the user's data directory.
+    env: cleanEnv({ CARDCTL_CONFIG_DIR: options.configDir, CARDCTL_DATA_DIR: options.configDir, ...options.env }),
     extendEnv: false,
     input: options.input ?? '',
     reject: false,

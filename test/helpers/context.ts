@@ -1,4 +1,6 @@
 // Builds a Context over in-memory streams, so run() and renderer tests need no terminal.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { ConfigStore } from '../../src/config/store.js';
@@ -51,7 +53,12 @@ export interface TestContextOptions {
 
 export function testContext(options: TestContextOptions = {}): Context & { io: TestIO } {
   const io = testIO({ tty: options.tty, stdin: options.stdin, columns: options.columns });
-  const env = { ...(options.configDir ? { CARDCTL_CONFIG_DIR: options.configDir } : {}), ...options.env };
+  // The audit journal of mutating calls goes to the test's directory, never the user's.
+  const env = {
+    CARDCTL_JOURNAL_DIR: join(options.configDir ?? tmpdir(), 'cardctl-test-journal'),
+    ...(options.configDir ? { CARDCTL_CONFIG_DIR: options.configDir } : {}),
+    ...options.env,
+  };
   const ctx = createContext({
     io,
     env,
