@@ -1,0 +1,109 @@
+// The API client's safety hooks: --dry-run stops mutations before they are sent, and the audit
+// journal sees exactly one exchange per logical mutating request, whatever the retries.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiClient, type ClientOptions, type Exchange } from '../../src/api/client.js';
+import { DryRunStop, formatDryRun, type DryRunRequest } from '../../src/audit/dry-run.js';
+import { commandLine, journalRecorder } from '../../src/audit/record.js';
+import { Journal } from '../../src/audit/journal.js';
+import { main } from '../../src/cli.js';
+import { envelope, json, startTestServer, type TestServer } from '../helpers/http-server.js';
+import { tempDir } from '../helpers/cli.js';
+import { testContext, testIO } from '../helpers/context.js';
+
+let server: TestServer;
+const clients: ApiClient[] = [];
+const dirs: Array<{ path: string; remove(): void }> = [];
+
+beforeEach(async () => {
+  server = await startTestServer();
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await server.close();
+  dirs.splice(0).forEach((d) => d.remove());
+});
+
+function client(options: Partial<ClientOptions> = {}): ApiClient {
+  const c = new ApiClient({ baseUrl: server.url, getToken: async () => 'tok_secret', retries: 2, timeoutMs: 5_000, sleep: async () => {}, env: {}, ...options });
+  clients.push(c);
+  return c;
+}
+
+describe('--dry-run in the client', () => {
+  it('shows a mutation with secrets redacted and sends nothing; GETs still go out', async () => {
+    const shown: DryRunRequest[] = [];
+    const c = client({ onDryRun: (r) => shown.push(r) });
+    server.enqueue((_req, res) => envelope(res, { id: 'c1' }));
+    await c.request({ method: 'GET', path: '/institutions/cards/c1' });
+    const attempt = c.request({ method: 'PUT', path: '/institutions/cards/pin/c1/reset', body: { newPIN: { encryptedData: 'abc' }, pan: '5060990000000123' } });
+    await expect(attempt).rejects.toBeInstanceOf(DryRunStop);
+    await expect(c.request({ method: 'GET', path: '/institutions/cards/c1/deactivate' })).rejects.toBeInstanceOf(DryRunStop);
+    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /institutions/cards/c1']);
+    expect(shown[0]).toEqual({ dryRun: true, method: 'PUT', url: `${server.url}/institutions/cards/pin/c1/reset`, body: { newPIN: '[REDACTED]', pan: '506099******0123' } });
+    expect(formatDryRun(shown[0]!, false)).toMatch(/^dry run, nothing sent: PUT http/);
+    expect(JSON.parse(formatDryRun(shown[0]!, true))).toMatchObject({ dryRun: true, method: 'PUT' });
+  });
+
+  it('the entry point turns the stop into exit 0 with the request on stdout', async () => {
+    const dir = tempDir(); dirs.push(dir);
+    const io = testIO();
+    const code = await main(['cards', 'activate', 'c1', '--dry-run', '-o', 'json'], {
+      io, env: { CARDCTL_CONFIG_DIR: dir.path, CARDCTL_DATA_DIR: dir.path, CARDCTL_BASE_URL: server.url, CARDCTL_TOKEN: 'tok_secret' }, signal: new AbortController().signal,
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(io.stdoutText())).toEqual({ dryRun: true, method: 'GET', url: `${server.url}/institutions/cards/c1/activate` });
+    expect(server.requests).toHaveLength(0);
+    expect(new Journal({ CARDCTL_DATA_DIR: dir.path }).files()).toEqual([]);
+  });
+});
+
+describe('onExchange (the audit journal hook)', () => {
+  it('is called once per logical mutating request, after retries, never for reads', async () => {
+    const seen: Exchange[] = [];
+    const c = client({ onExchange: (x) => seen.push(x) });
+    server.enqueue(
+      (_req, res) => envelope(res, []),
+      (_req, res) => json(res, 503, { statusCode: 503, message: 'busy' }),
+      (_req, res) => json(res, 200, { statusCode: 200, message: 'Customer updated', data: { id: 'c1' } }),
+    );
+    await c.request({ method: 'GET', path: '/institutions/cards' });
+    await c.request({ method: 'PUT', path: '/institutions/cards/c1/customer', body: {}, idempotent: true });
+    expect(server.requests).toHaveLength(3);
+    expect(seen).toEqual([expect.objectContaining({ method: 'PUT', path: '/institutions/cards/c1/customer', status: 200, message: 'Customer updated', data: { id: 'c1' } })]);
+  });
+
+  it('records failures: the status of an API error, null when no answer came', async () => {
+    const seen: Exchange[] = [];
+    const c = client({ onExchange: (x) => seen.push(x) });
+    server.enqueue((_req, res) => json(res, 404, { statusCode: 404, message: 'Card not found', error: 'NOT_FOUND' }));
+    await expect(c.request({ method: 'GET', path: '/institutions/cards/x/activate' })).rejects.toMatchObject({ exitCode: 4 });
+    server.enqueue((_req, res) => void res.destroy());
+    await expect(c.request({ method: 'POST', path: '/institutions/cards', body: {} })).rejects.toMatchObject({ exitCode: 6 });
+    expect(seen.map((x) => [x.status, x.message])).toEqual([[404, 'not found: Card not found'], [null, expect.stringContaining('connection')]]);
+  });
+});
+
+describe('journal recorder', () => {
+  it('removes secret flag values and masks PANs in the command line', () => {
+    expect(commandLine(['cards', 'create', '--pan', '5060990000000123', '--token=abc', '--first-name', 'Ada Obi']))
+      .toBe('cardctl cards create --pan 506099******0123 --token=[REDACTED] --first-name "Ada Obi"');
+  });
+
+  it('writes one redacted line per exchange with the reason, and only warns once when it cannot write', async () => {
+    const dir = tempDir(); dirs.push(dir);
+    const ctx = testContext({ env: { CARDCTL_JOURNAL_DIR: `${dir.path}/journal`, CARDCTL_BASE_URL: 'https://api.example.com' } });
+    ctx.audit.reason = 'reported stolen';
+    const record = journalRecorder(ctx, ['cards', 'deactivate', 'c1', '--yes']);
+    record({ method: 'GET', path: '/institutions/cards/c1/deactivate', status: 200, message: 'ok', data: { id: 'c1', pan: '5060990000000123' }, durationMs: 12 });
+    const [entry] = [...new Journal({ CARDCTL_JOURNAL_DIR: `${dir.path}/journal` }).read()];
+    expect(entry).toMatchObject({ profile: 'default', env: 'unknown', baseUrl: 'https://api.example.com', command: 'cardctl cards deactivate c1 --yes', status: 200, ids: ['c1'], reason: 'reported stolen', durationMs: 12 });
+
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(`${dir.path}/blocked`, '');
+    const broken = testContext({ env: { CARDCTL_JOURNAL_DIR: `${dir.path}/blocked` } });
+    const failing = journalRecorder(broken, []);
+    const exchange: Exchange = { method: 'POST', path: '/institutions/cards', status: 201, message: '', durationMs: 1 };
+    expect(() => { failing(exchange); failing(exchange); }).not.toThrow();
+    expect(broken.io.stderrText().match(/could not write the audit journal/g)).toHaveLength(1);
+  });
+});
