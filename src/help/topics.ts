@@ -72,6 +72,25 @@ and is never used when stdout is not a terminal.
     cardctl cards list --all -o ndjson | jq -r 'select(.status == "active") | .id'
     cardctl cards list -q | xargs -n1 cardctl cards deactivate --yes
     cardctl tx list -o csv --fields id,amount,responseCode > transactions.csv
+
+\`--jq EXPR\` filters the JSON that \`-o json\` would print (with \`--all\`, the array of every record)
+with real jq, built in: each result on its own line, strings printed raw. A bad expression exits 2
+with jq's message.
+
+    cardctl cards list --all --jq '.[] | select(.status == "active") | .id'
+
+\`--template STR\` prints each record of a list (or the one record) with a Handlebars template;
+\`{{.field}}\` and dot paths like \`{{.amounts.currency}}\` reach into the record, \`\\t\` and \`\\n\` are
+a tab and a newline, and each record ends with a newline. Blocks: \`{{#if .x}}…{{else}}…{{/if}}\`,
+\`{{#each .list}}{{.}}{{/each}}\`. Helpers: \`timeago DATE\`, \`localtime DATE\`,
+\`money MINOR CURRENCY\` (minor units by the currency's exponent: ₦1,500.00), \`pad VALUE WIDTH\`
+(negative: right-aligned), \`truncate VALUE WIDTH\`, \`color NAME VALUE\` (red, green, yellow, blue,
+magenta, cyan, gray, bold, dim, or status; only on a terminal), \`upper\`, \`join LIST SEP\`, \`json\`.
+
+    cardctl tx list --template '{{pad .id 26}}{{money .amounts.amount .amounts.currency}}\\t{{timeago .createdAt}}'
+
+Tables on a terminal go through a pager: \`CARDCTL_PAGER\`, else \`PAGER\`, else \`less -FRX\`
+(\`cat\` or an empty value: none). Never when piped, for other formats, or with \`--no-pager\`.
 `;
 
 const pinEncryption = `PINs never leave your machine in the clear, and never come from argv or the environment:
@@ -125,7 +144,7 @@ pass/fail line per step and exits 5 when an expectation fails.
 export const HELP_TOPICS: readonly HelpTopic[] = [
   { name: 'exit-codes', summary: 'what each exit code means', text: exitCodes },
   { name: 'environment', summary: 'environment variables cardctl reads', text: environment },
-  { name: 'output', summary: 'output formats, --fields and --quiet', text: output },
+  { name: 'output', summary: 'output formats, --fields, --quiet, --jq, --template, the pager', text: output },
   { name: 'pin-encryption', summary: 'how PINs are read, checked and encrypted', text: pinEncryption },
   { name: 'scenarios', summary: 'scenario files for `simulate run`', text: scenarios },
 ];
