@@ -44,7 +44,10 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
     bodyLimit: BODY_LIMIT_BYTES,
     exposeHeadRoutes: false,
     return503OnClosing: true,
-    // On close, idle keep-alive sockets go at once; requests in progress finish.
+    // Node's server.close() closes the sockets idle at that moment, once (fastify 5.12 does not
+    // call closeIdleConnections() itself for 'idle' unless there is a serverFactory: fastify
+    // #7044). A keep-alive socket busy with a request then would stay open after its response
+    // until keepAliveTimeout (72 s): the closing hooks below end those sockets.
     forceCloseConnections: 'idle',
   });
   const routes: RouteDoc[] = [];
@@ -67,6 +70,20 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
     };
   });
   const whenIdle = () => (running === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve)));
+
+  // Once close() has begun, requests that were already past routing finish, but their sockets
+  // must not stay open for another request: the response says `Connection: close` (Node ends the
+  // socket once it is written), and a socket whose response headers went out before closing
+  // began is closed as soon as that response has finished.
+  let closing = false;
+  app.addHook('preClose', async () => { closing = true; });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing && !reply.raw.headersSent) reply.header('connection', 'close');
+    return payload;
+  });
+  app.addHook('onResponse', async () => {
+    if (closing) app.server.closeIdleConnections();
+  });
 
   // Bodies are JSON (and form fields at /oauth/token only): fastify's default text/plain
   // parser would let a text body reach validation instead of answering 415.
