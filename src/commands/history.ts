@@ -26,7 +26,13 @@ const columns: Column<JournalEntry>[] = [
 export default defineCommand<HistoryOptions>({
   name: 'history',
   summary: 'show the audit journal of mutating calls made from this machine',
-  description: 'Every mutating call (create, renew, PIN change/reset, activate, deactivate, updates, imports) is\nrecorded in a journal in the user data directory, with no secret in it. This reads it back.',
+  description: `Every mutating call (create, renew, PIN change/reset, activate, deactivate, customer and user
+updates, OAuth applications, imports, simulations) is recorded as one JSON line in a journal in
+the user data directory (journal/journal.ndjson under $CARDCTL_DATA_DIR, or $CARDCTL_JOURNAL_DIR;
+mode 0600), rotated at 5 MB keeping the last 5 files. A line holds the time, profile, environment,
+base URL, operator, command line (secrets removed, PANs masked), method, path, HTTP status, the
+API's message, affected ids, duration and --reason; never a PIN, PIN block, token, API key or
+full PAN. --dry-run calls are not recorded. This reads it back, oldest first.`,
   options: (c) => c
     .option('--since <time>', 'only entries at or after this time (ISO date-time, or a duration like 24h, 7d)')
     .option('--card <card-id>', 'only entries that affected this card')
@@ -40,7 +46,10 @@ export default defineCommand<HistoryOptions>({
     const { Journal } = await import('../audit/journal.js');
     const journal = new Journal(ctx.env);
     const entries: JournalEntry[] = [];
-    for (const entry of journal.read()) {
+    const { redactValue } = await import('../core/redact.js');
+    for (const raw of journal.read()) {
+      // Written redacted already; masked again in case the file was edited or written by an old version.
+      const entry = redactValue(raw) as JournalEntry;
       if (since && Date.parse(entry.time) < since.getTime()) continue;
       if (opts.card && !entry.ids?.includes(opts.card)) continue;
       entries.push(entry);
