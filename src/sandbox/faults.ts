@@ -25,6 +25,8 @@ export interface FaultSpec {
   holdSeconds: number;
   /** Retry-After of injected 429s, seconds. */
   retryAfterSeconds: number;
+  /** Only requests with these methods get faults (all when absent). */
+  methods?: string[];
 }
 
 export class FaultSpecError extends Error {
@@ -39,7 +41,7 @@ export function emptyFaultSpec(holdSeconds = DEFAULT_HOLD_SECONDS): FaultSpec {
   return { rate: 0, codes: [500, 502, 503], reset: 0, slowBody: 0, rateLimit: 0, commitThenTimeout: 0, holdSeconds, retryAfterSeconds: 1 };
 }
 
-const KEYS = ['rate', 'codes', 'latency', 'reset', 'slow-body', '429', 'commit-then-timeout', 'hold', 'retry-after'] as const;
+const KEYS = ['rate', 'codes', 'latency', 'reset', 'slow-body', '429', 'commit-then-timeout', 'hold', 'retry-after', 'methods'] as const;
 
 /** Parses `rate=0.1,codes=500|502|503,latency=0-800ms,reset=0.02,...`. Throws FaultSpecError naming the bad key. */
 export function parseFaultSpec(text: string, holdSeconds = DEFAULT_HOLD_SECONDS): FaultSpec {
@@ -66,6 +68,7 @@ export function faultSpecFrom(values: Record<string, unknown>, holdSeconds = DEF
       case 'latency': spec.latency = range(key, value); break;
       case 'hold': case 'holdSeconds': spec.holdSeconds = seconds(key, value, 0.001, 3600); break;
       case 'retry-after': case 'retryAfterSeconds': spec.retryAfterSeconds = seconds(key, value, 0, 3600); break;
+      case 'methods': spec.methods = methods(key, value); break;
       default:
         throw new FaultSpecError(key, `unknown fault "${key}": use ${KEYS.join(', ')}`);
     }
@@ -82,6 +85,8 @@ export function formatFaultSpec(spec: FaultSpec): string {
   if (spec.slowBody) parts.push(`slow-body=${spec.slowBody}`);
   if (spec.rateLimit) parts.push(`429=${spec.rateLimit}`);
   if (spec.commitThenTimeout) parts.push(`commit-then-timeout=${spec.commitThenTimeout}`, `hold=${spec.holdSeconds}`);
+  if (spec.rateLimit && spec.retryAfterSeconds !== 1) parts.push(`retry-after=${spec.retryAfterSeconds}`);
+  if (parts.length && spec.methods) parts.push(`methods=${spec.methods.join('|')}`);
   return parts.join(',');
 }
 
@@ -119,6 +124,14 @@ function range(key: string, value: unknown): [number, number] {
     throw new FaultSpecError(key, `invalid fault latency=${String(value)}: give MIN-MAXms, e.g. 0-800ms`);
   }
   return [pair[0]!, pair[1]!];
+}
+
+function methods(key: string, value: unknown): string[] {
+  const list = (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split('|') : []).map((m) => m.trim().toUpperCase()).filter(Boolean);
+  if (list.length === 0 || list.some((m) => !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(m))) {
+    throw new FaultSpecError(key, `invalid fault methods=${String(value)}: give HTTP methods such as POST|PUT`);
+  }
+  return list;
 }
 
 function seconds(key: string, value: unknown, min: number, max: number): number {
@@ -185,6 +198,7 @@ export function installFaults(app: FastifyInstance, initial: FaultSpec, initialS
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (isFaultFree(spec) || exemptFromFaults(request.url)) return;
+    if (spec.methods && !spec.methods.includes(request.method)) return;
     const current = spec;
     // Fixed draws per request, whatever is decided.
     const [dLatency, dStatus, dCode, d429, dReset, dResetWhen, dHold, dSlow] = Array.from({ length: 8 }, () => random());

@@ -171,6 +171,14 @@ describe('fault injection in the sandbox', () => {
     expect(await run()).toEqual(first);
   });
 
+  it('methods= limits faults to those methods', async () => {
+    await setFaults({ rate: 1, codes: [503], methods: 'POST' });
+    expect((await call(sandbox, 'GET', '/institutions/cards?limit=1', { token: sandbox.token })).status).toBe(200);
+    expect((await rawPost('/institutions/cards', createCardBody(sandbox))).status).toBe(503);
+    expect((await call(sandbox, 'PUT', '/sandbox/faults', { body: { rate: 1, methods: 'FETCH' } })).body.errors[0].field).toBe('methods');
+    await setFaults({});
+  });
+
   it('startSandbox takes faults and faultsSeed', async () => {
     const other = await startSandbox({ port: 0, memory: true, faults: 'rate=1,codes=502', faultsSeed: 3 });
     try {
