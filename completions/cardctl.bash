@@ -19,6 +19,7 @@ _cardctl_sub() {
     "|profile") REPLY=profile ;;
     "|doctor") REPLY=doctor ;;
     "|history") REPLY=history ;;
+    "|alias") REPLY=alias ;;
     "|sandbox") REPLY=sandbox ;;
     "|demo") REPLY=demo ;;
     "|api") REPLY=api ;;
@@ -37,6 +38,8 @@ _cardctl_sub() {
     "cards customer|update") REPLY=update ;;
     "tx|list"|"tx|ls") REPLY=list ;;
     "tx|show"|"tx|get") REPLY=show ;;
+    "tx|tail"|"tx|follow") REPLY=tail ;;
+    "tx|summary"|"tx|stats") REPLY=summary ;;
     "simulate|authorization") REPLY=authorization ;;
     "simulate|financial") REPLY=financial ;;
     "simulate|reversal") REPLY=reversal ;;
@@ -54,6 +57,9 @@ _cardctl_sub() {
     "profile|show") REPLY=show ;;
     "profile|set") REPLY=set ;;
     "profile|remove"|"profile|rm") REPLY=remove ;;
+    "alias|set") REPLY=set ;;
+    "alias|list"|"alias|ls") REPLY=list ;;
+    "alias|delete"|"alias|rm"|"alias|remove") REPLY=delete ;;
     "sandbox|serve") REPLY=serve ;;
     *) return 1 ;;
   esac
@@ -96,6 +102,7 @@ _cardctl_value() {
     "cards renew|--reason") REPLY=""; return ;;
     "cards pin change|--pan") REPLY=""; return ;;
     "cards pin reset|--pan") REPLY=""; return ;;
+    "cards pin reset|--reason") REPLY=""; return ;;
     "cards customer update|--first-name") REPLY=""; return ;;
     "cards customer update|--middle-name") REPLY=""; return ;;
     "cards customer update|--last-name") REPLY=""; return ;;
@@ -109,6 +116,7 @@ _cardctl_value() {
     "cards customer update|--country") REPLY=""; return ;;
     "cards customer update|--postal-code") REPLY=""; return ;;
     "cards customer update|--from-file") REPLY="@file"; return ;;
+    "cards customer update|--reason") REPLY=""; return ;;
     "cards deactivate|--reason") REPLY=""; return ;;
     "tx list|--merchant") REPLY=""; return ;;
     "tx list|--terminal") REPLY=""; return ;;
@@ -118,6 +126,21 @@ _cardctl_value() {
     "tx list|--until") REPLY=""; return ;;
     "tx list|--limit") REPLY=""; return ;;
     "tx list|--page") REPLY=""; return ;;
+    "tx tail|--merchant") REPLY=""; return ;;
+    "tx tail|--terminal") REPLY=""; return ;;
+    "tx tail|--card-status") REPLY="active inactive suspended expired"; return ;;
+    "tx tail|--status") REPLY="pending completed failed reversed"; return ;;
+    "tx tail|--since") REPLY=""; return ;;
+    "tx tail|--until") REPLY=""; return ;;
+    "tx tail|--interval") REPLY=""; return ;;
+    "tx tail|--limit") REPLY=""; return ;;
+    "tx summary|--merchant") REPLY=""; return ;;
+    "tx summary|--terminal") REPLY=""; return ;;
+    "tx summary|--card-status") REPLY="active inactive suspended expired"; return ;;
+    "tx summary|--status") REPLY="pending completed failed reversed"; return ;;
+    "tx summary|--since") REPLY=""; return ;;
+    "tx summary|--until") REPLY=""; return ;;
+    "tx summary|--by") REPLY="channel responseCode hour merchant"; return ;;
     "simulate authorization|--amount") REPLY=""; return ;;
     "simulate authorization|--flow") REPLY="purchase cash_withdrawal balance_inquiry refund"; return ;;
     "simulate authorization|--card") REPLY=""; return ;;
@@ -198,6 +221,7 @@ _cardctl_value() {
     "import|--embossing-name") REPLY=""; return ;;
     "import|--bin") REPLY=""; return ;;
     "import|--card-state") REPLY=""; return ;;
+    "import|--reason") REPLY=""; return ;;
     "oauth list|--search") REPLY=""; return ;;
     "oauth list|--limit") REPLY=""; return ;;
     "oauth list|--page") REPLY=""; return ;;
@@ -243,6 +267,7 @@ _cardctl_value() {
     "sandbox serve|--webhook-url") REPLY=""; return ;;
     "sandbox serve|--faults") REPLY=""; return ;;
     "sandbox serve|--faults-seed") REPLY=""; return ;;
+    "sandbox serve|--faults-hold") REPLY=""; return ;;
     "sandbox serve|--token-ttl") REPLY=""; return ;;
     "api|--data") REPLY=""; return ;;
   esac
@@ -253,6 +278,8 @@ _cardctl_value() {
     --fields) REPLY="" ;;
     --timeout) REPLY="" ;;
     --retries) REPLY="" ;;
+    --jq) REPLY="" ;;
+    --template) REPLY="" ;;
     *) return 1 ;;
   esac
 }
@@ -267,7 +294,7 @@ _cardctl_arg() {
     "profile remove|0") REPLY="@profiles" ;;
     "api|0") REPLY="GET POST PUT PATCH DELETE" ;;
     "completion|0") REPLY="bash zsh fish" ;;
-    "help|0") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history sandbox demo api completion exit-codes environment output pin-encryption scenarios" ;;
+    "help|0") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment output pin-encryption scenarios" ;;
     *) return 1 ;;
   esac
 }
@@ -275,17 +302,18 @@ _cardctl_arg() {
 # _cardctl_commands PATH: REPLY=the subcommands of PATH; fails when PATH has none.
 _cardctl_commands() {
   case "$1" in
-    "") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history sandbox demo api completion help" ;;
+    "") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion help" ;;
     "cards") REPLY="list get create renew pin customer activate deactivate" ;;
     "cards pin") REPLY="change reset" ;;
     "cards customer") REPLY="update" ;;
-    "tx") REPLY="list show" ;;
+    "tx") REPLY="list show tail summary" ;;
     "simulate") REPLY="authorization financial reversal run" ;;
     "webhook") REPLY="listen" ;;
     "oauth") REPLY="list create update keygen" ;;
     "users") REPLY="update" ;;
     "auth") REPLY="status token" ;;
     "profile") REPLY="list use show set remove" ;;
+    "alias") REPLY="set list delete" ;;
     "sandbox") REPLY="serve" ;;
     *) return 1 ;;
   esac
@@ -293,23 +321,25 @@ _cardctl_commands() {
 
 # _cardctl_options PATH: REPLY=the options of PATH, the global ones included.
 _cardctl_options() {
-  REPLY="-p --profile --base-url -o --output --json --fields -q --quiet --no-color -v --verbose --debug --timeout --retries --no-retry --insecure -y --yes --confirm-production --no-input -h --help"
+  REPLY="-p --profile --base-url -o --output --json --fields -q --quiet --no-color -v --verbose --debug --timeout --retries --no-retry --insecure -y --yes --confirm-production --dry-run --no-input --jq --template --no-pager -h --help"
   case "$1" in
     "") REPLY="$REPLY -V --version" ;;
     "cards list") REPLY="$REPLY --search --card-id --limit --page --all --wide" ;;
     "cards create") REPLY="$REPLY --program --reference --embossing-name --first-name --middle-name --last-name --email --phone --dob --address-line1 --address-line2 --city --state --country --postal-code --from-file --account-number --account-type --currency --bank-code --start-date --expiry-date --pan --seq-number --enroll-2fa --print-card --no-pin --pin-stdin --allow-weak-pin --status" ;;
     "cards renew") REPLY="$REPLY --expiration --reason" ;;
     "cards pin change") REPLY="$REPLY --pin-stdin --allow-weak-pin --pan" ;;
-    "cards pin reset") REPLY="$REPLY --pin-stdin --allow-weak-pin --pan" ;;
-    "cards customer update") REPLY="$REPLY --first-name --middle-name --last-name --email --phone --dob --address-line1 --address-line2 --city --state --country --postal-code --from-file" ;;
+    "cards pin reset") REPLY="$REPLY --pin-stdin --allow-weak-pin --pan --reason" ;;
+    "cards customer update") REPLY="$REPLY --first-name --middle-name --last-name --email --phone --dob --address-line1 --address-line2 --city --state --country --postal-code --from-file --reason" ;;
     "cards deactivate") REPLY="$REPLY --reason" ;;
     "tx list") REPLY="$REPLY --merchant --terminal --card-status --status --since --until --limit --page --all --wide" ;;
+    "tx tail") REPLY="$REPLY --merchant --terminal --card-status --status --since --until --interval --limit --wide" ;;
+    "tx summary") REPLY="$REPLY --merchant --terminal --card-status --status --since --until --by" ;;
     "simulate authorization") REPLY="$REPLY --amount --flow --card --pan --expiry --account --channel --method --currency --merchant --terminal --forward --original-tx --original-stan --original-rrn --date --set --expect-approved --messages" ;;
     "simulate financial") REPLY="$REPLY --amount --flow --card --pan --expiry --account --channel --method --currency --merchant --terminal --forward --original-tx --original-stan --original-rrn --date --set --expect-approved --messages" ;;
     "simulate reversal") REPLY="$REPLY --amount --flow --card --pan --expiry --account --channel --method --currency --merchant --terminal --forward --original-tx --original-stan --original-rrn --date --set --expect-approved --messages" ;;
     "simulate run") REPLY="$REPLY --set" ;;
     "webhook listen") REPLY="$REPLY --port --host --respond --rules --secret-stdin --forward-to" ;;
-    "import") REPLY="$REPLY --from-file --format --concurrency --report --resume --real-id --active --no-active --start-date --end-date --first-name --middle-name --last-name --email --phone --birth-date --address1 --address2 --city --state --zip --country --institution-id --expiration --service-code --card-product --embossing-name --bin --card-state --pin-stdin --return-secure" ;;
+    "import") REPLY="$REPLY --from-file --format --concurrency --report --resume --real-id --active --no-active --start-date --end-date --first-name --middle-name --last-name --email --phone --birth-date --address1 --address2 --city --state --zip --country --institution-id --expiration --service-code --card-product --embossing-name --bin --card-state --pin-stdin --return-secure --reason" ;;
     "oauth list") REPLY="$REPLY --search --limit --page --all --wide" ;;
     "oauth create") REPLY="$REPLY --name --public-key --scope --grant-type --description --redirect-uri --website-url --icon-url --official --from-file" ;;
     "oauth update") REPLY="$REPLY --name --description --website-url --scope" ;;
@@ -317,7 +347,7 @@ _cardctl_options() {
     "users update") REPLY="$REPLY --first-name --last-name --email --phone --status --blocked --no-blocked --role --embossing-name --start-date --expiry-date --print-card --from-file" ;;
     "login") REPLY="$REPLY --token-stdin --api-key-stdin --pin-key --switch --env --client-id --private-key --token-url --no-use" ;;
     "history") REPLY="$REPLY --since --card --limit --wide" ;;
-    "sandbox serve") REPLY="$REPLY --port --host --db --memory --webhook-url --faults --faults-seed --token-ttl --quiet-log" ;;
+    "sandbox serve") REPLY="$REPLY --port --host --db --memory --webhook-url --faults --faults-seed --faults-hold --token-ttl --quiet-log" ;;
     "api") REPLY="$REPLY --data --api-key" ;;
   esac
 }

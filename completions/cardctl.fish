@@ -31,6 +31,8 @@ function __cardctl_sub --argument-names p w
             echo doctor
         case '|history'
             echo history
+        case '|alias'
+            echo alias
         case '|sandbox'
             echo sandbox
         case '|demo'
@@ -67,6 +69,10 @@ function __cardctl_sub --argument-names p w
             echo list
         case 'tx|show' 'tx|get'
             echo show
+        case 'tx|tail' 'tx|follow'
+            echo tail
+        case 'tx|summary' 'tx|stats'
+            echo summary
         case 'simulate|authorization'
             echo authorization
         case 'simulate|financial'
@@ -101,6 +107,12 @@ function __cardctl_sub --argument-names p w
             echo set
         case 'profile|remove' 'profile|rm'
             echo remove
+        case 'alias|set'
+            echo set
+        case 'alias|list' 'alias|ls'
+            echo list
+        case 'alias|delete' 'alias|rm' 'alias|remove'
+            echo delete
         case 'sandbox|serve'
             echo serve
         case '*'
@@ -111,7 +123,7 @@ end
 # __cardctl_takes_value PATH OPTION: whether OPTION consumes the next word.
 function __cardctl_takes_value --argument-names p w
     switch "$w"
-        case -p --profile --base-url -o --output --fields --timeout --retries
+        case -p --profile --base-url -o --output --fields --timeout --retries --jq --template
             return 0
     end
     switch "$p|$w"
@@ -125,41 +137,47 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'cards create|--start-date' 'cards create|--expiry-date' 'cards create|--pan' 'cards create|--seq-number' 'cards create|--status' 'cards renew|--expiration'
             return 0
-        case 'cards renew|--reason' 'cards pin change|--pan' 'cards pin reset|--pan' 'cards customer update|--first-name' 'cards customer update|--middle-name' 'cards customer update|--last-name'
+        case 'cards renew|--reason' 'cards pin change|--pan' 'cards pin reset|--pan' 'cards pin reset|--reason' 'cards customer update|--first-name' 'cards customer update|--middle-name'
             return 0
-        case 'cards customer update|--email' 'cards customer update|--phone' 'cards customer update|--dob' 'cards customer update|--address-line1' 'cards customer update|--address-line2' 'cards customer update|--city'
+        case 'cards customer update|--last-name' 'cards customer update|--email' 'cards customer update|--phone' 'cards customer update|--dob' 'cards customer update|--address-line1' 'cards customer update|--address-line2'
             return 0
-        case 'cards customer update|--state' 'cards customer update|--country' 'cards customer update|--postal-code' 'cards customer update|--from-file' 'cards deactivate|--reason' 'tx list|--merchant'
+        case 'cards customer update|--city' 'cards customer update|--state' 'cards customer update|--country' 'cards customer update|--postal-code' 'cards customer update|--from-file' 'cards customer update|--reason'
             return 0
-        case 'tx list|--terminal' 'tx list|--card-status' 'tx list|--status' 'tx list|--since' 'tx list|--until' 'tx list|--limit'
+        case 'cards deactivate|--reason' 'tx list|--merchant' 'tx list|--terminal' 'tx list|--card-status' 'tx list|--status' 'tx list|--since'
             return 0
-        case 'tx list|--page' 'simulate authorization|--amount' 'simulate authorization|--flow' 'simulate authorization|--card' 'simulate authorization|--pan' 'simulate authorization|--expiry'
+        case 'tx list|--until' 'tx list|--limit' 'tx list|--page' 'tx tail|--merchant' 'tx tail|--terminal' 'tx tail|--card-status'
             return 0
-        case 'simulate authorization|--account' 'simulate authorization|--channel' 'simulate authorization|--method' 'simulate authorization|--currency' 'simulate authorization|--merchant' 'simulate authorization|--terminal'
+        case 'tx tail|--status' 'tx tail|--since' 'tx tail|--until' 'tx tail|--interval' 'tx tail|--limit' 'tx summary|--merchant'
             return 0
-        case 'simulate authorization|--original-tx' 'simulate authorization|--original-stan' 'simulate authorization|--original-rrn' 'simulate authorization|--date' 'simulate authorization|--set' 'simulate financial|--amount'
+        case 'tx summary|--terminal' 'tx summary|--card-status' 'tx summary|--status' 'tx summary|--since' 'tx summary|--until' 'tx summary|--by'
             return 0
-        case 'simulate financial|--flow' 'simulate financial|--card' 'simulate financial|--pan' 'simulate financial|--expiry' 'simulate financial|--account' 'simulate financial|--channel'
+        case 'simulate authorization|--amount' 'simulate authorization|--flow' 'simulate authorization|--card' 'simulate authorization|--pan' 'simulate authorization|--expiry' 'simulate authorization|--account'
             return 0
-        case 'simulate financial|--method' 'simulate financial|--currency' 'simulate financial|--merchant' 'simulate financial|--terminal' 'simulate financial|--original-tx' 'simulate financial|--original-stan'
+        case 'simulate authorization|--channel' 'simulate authorization|--method' 'simulate authorization|--currency' 'simulate authorization|--merchant' 'simulate authorization|--terminal' 'simulate authorization|--original-tx'
             return 0
-        case 'simulate financial|--original-rrn' 'simulate financial|--date' 'simulate financial|--set' 'simulate reversal|--amount' 'simulate reversal|--flow' 'simulate reversal|--card'
+        case 'simulate authorization|--original-stan' 'simulate authorization|--original-rrn' 'simulate authorization|--date' 'simulate authorization|--set' 'simulate financial|--amount' 'simulate financial|--flow'
             return 0
-        case 'simulate reversal|--pan' 'simulate reversal|--expiry' 'simulate reversal|--account' 'simulate reversal|--channel' 'simulate reversal|--method' 'simulate reversal|--currency'
+        case 'simulate financial|--card' 'simulate financial|--pan' 'simulate financial|--expiry' 'simulate financial|--account' 'simulate financial|--channel' 'simulate financial|--method'
             return 0
-        case 'simulate reversal|--merchant' 'simulate reversal|--terminal' 'simulate reversal|--original-tx' 'simulate reversal|--original-stan' 'simulate reversal|--original-rrn' 'simulate reversal|--date'
+        case 'simulate financial|--currency' 'simulate financial|--merchant' 'simulate financial|--terminal' 'simulate financial|--original-tx' 'simulate financial|--original-stan' 'simulate financial|--original-rrn'
             return 0
-        case 'simulate reversal|--set' 'simulate run|--set' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--respond' 'webhook listen|--rules'
+        case 'simulate financial|--date' 'simulate financial|--set' 'simulate reversal|--amount' 'simulate reversal|--flow' 'simulate reversal|--card' 'simulate reversal|--pan'
             return 0
-        case 'webhook listen|--forward-to' 'import|--from-file' 'import|--format' 'import|--concurrency' 'import|--report' 'import|--real-id'
+        case 'simulate reversal|--expiry' 'simulate reversal|--account' 'simulate reversal|--channel' 'simulate reversal|--method' 'simulate reversal|--currency' 'simulate reversal|--merchant'
             return 0
-        case 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name' 'import|--last-name' 'import|--email'
+        case 'simulate reversal|--terminal' 'simulate reversal|--original-tx' 'simulate reversal|--original-stan' 'simulate reversal|--original-rrn' 'simulate reversal|--date' 'simulate reversal|--set'
             return 0
-        case 'import|--phone' 'import|--birth-date' 'import|--address1' 'import|--address2' 'import|--city' 'import|--state'
+        case 'simulate run|--set' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--respond' 'webhook listen|--rules' 'webhook listen|--forward-to'
             return 0
-        case 'import|--zip' 'import|--country' 'import|--institution-id' 'import|--expiration' 'import|--service-code' 'import|--card-product'
+        case 'import|--from-file' 'import|--format' 'import|--concurrency' 'import|--report' 'import|--real-id' 'import|--start-date'
             return 0
-        case 'import|--embossing-name' 'import|--bin' 'import|--card-state' 'oauth list|--search' 'oauth list|--limit' 'oauth list|--page'
+        case 'import|--end-date' 'import|--first-name' 'import|--middle-name' 'import|--last-name' 'import|--email' 'import|--phone'
+            return 0
+        case 'import|--birth-date' 'import|--address1' 'import|--address2' 'import|--city' 'import|--state' 'import|--zip'
+            return 0
+        case 'import|--country' 'import|--institution-id' 'import|--expiration' 'import|--service-code' 'import|--card-product' 'import|--embossing-name'
+            return 0
+        case 'import|--bin' 'import|--card-state' 'import|--reason' 'oauth list|--search' 'oauth list|--limit' 'oauth list|--page'
             return 0
         case 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description' 'oauth create|--redirect-uri'
             return 0
@@ -175,7 +193,7 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--faults' 'sandbox serve|--faults-seed'
             return 0
-        case 'sandbox serve|--token-ttl' 'api|--data'
+        case 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'api|--data'
             return 0
     end
     return 1
@@ -239,7 +257,11 @@ complete -c cardctl -l no-retry -d 'never retry'
 complete -c cardctl -l insecure -d 'allow plain http:// to a non-loopback host'
 complete -c cardctl -s y -l yes -d 'answer yes to confirmations'
 complete -c cardctl -l confirm-production -d 'with --yes: also confirm destructive steps on a production profile'
+complete -c cardctl -l dry-run -d 'validate and print the request a mutating command would send; send nothing'
 complete -c cardctl -l no-input -d 'never prompt (also when CI is set)'
+complete -c cardctl -l jq -x -d 'filter the JSON output with a jq expression (strings print raw)'
+complete -c cardctl -l template -x -d 'print each record with a template, e.g. \'{{.id}}\\t{{.status}}\' (cardctl help output)'
+complete -c cardctl -l no-pager -d 'never page table output (also CARDCTL_PAGER=cat)'
 complete -c cardctl -s h -l help -d 'show help'
 
 # cardctl
@@ -256,6 +278,7 @@ complete -c cardctl -n "__cardctl_at '' 0" -a auth -d 'check and use the stored 
 complete -c cardctl -n "__cardctl_at '' 0" -a profile -d 'manage stored profiles'
 complete -c cardctl -n "__cardctl_at '' 0" -a doctor -d 'check the setup and explain what is wrong'
 complete -c cardctl -n "__cardctl_at '' 0" -a history -d 'show the audit journal of mutating calls made from this machine'
+complete -c cardctl -n "__cardctl_at '' 0" -a alias -d 'shortcuts for command lines you use often'
 complete -c cardctl -n "__cardctl_at '' 0" -a sandbox -d 'run the local sandbox of the API'
 complete -c cardctl -n "__cardctl_at '' 0" -a demo -d 'walk through the main job against an in-memory sandbox'
 complete -c cardctl -n "__cardctl_at '' 0" -a api -d 'make an authenticated request to any endpoint'
@@ -331,6 +354,7 @@ complete -c cardctl -n "__cardctl_at 'cards pin change'" -l pan -x -d 'full card
 complete -c cardctl -n "__cardctl_at 'cards pin reset'" -l pin-stdin -d 'read the new PIN from stdin'
 complete -c cardctl -n "__cardctl_at 'cards pin reset'" -l allow-weak-pin -d 'accept trivially weak PINs such as 1234'
 complete -c cardctl -n "__cardctl_at 'cards pin reset'" -l pan -x -d 'full card number; only for profiles whose pinBlockFormat is iso-0'
+complete -c cardctl -n "__cardctl_at 'cards pin reset'" -l reason -x -d 'why (kept in the audit journal)'
 
 # cardctl cards customer
 complete -c cardctl -n "__cardctl_at 'cards customer' 0" -a update -d 'update a card\'s cardholder details'
@@ -349,6 +373,7 @@ complete -c cardctl -n "__cardctl_at 'cards customer update'" -l state -x -d 'st
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l country -x -d 'country'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l postal-code -x -d 'postal code'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l from-file -r -F -d 'JSON body (or - for stdin); flags override its fields'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l reason -x -d 'why (kept in the audit journal)'
 
 # cardctl cards activate
 
@@ -358,6 +383,8 @@ complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l reason -x -d 'why (k
 # cardctl tx
 complete -c cardctl -n "__cardctl_at 'tx' 0" -a list -d 'list card transactions'
 complete -c cardctl -n "__cardctl_at 'tx' 0" -a show -d 'show one transaction with its messages and hop timeline'
+complete -c cardctl -n "__cardctl_at 'tx' 0" -a tail -d 'follow new transactions as they happen'
+complete -c cardctl -n "__cardctl_at 'tx' 0" -a summary -d 'approval rate, counts and amounts, grouped'
 
 # cardctl tx list
 complete -c cardctl -n "__cardctl_at 'tx list'" -l merchant -x -d 'merchant identifier'
@@ -372,6 +399,26 @@ complete -c cardctl -n "__cardctl_at 'tx list'" -l all -d 'every page, streamed 
 complete -c cardctl -n "__cardctl_at 'tx list'" -l wide -d 'more columns: currency, channel, entry mode, processing code, duration, reversal'
 
 # cardctl tx show
+
+# cardctl tx tail
+complete -c cardctl -n "__cardctl_at 'tx tail'" -l merchant -x -d 'merchant identifier'
+complete -c cardctl -n "__cardctl_at 'tx tail'" -l terminal -x -d 'terminal identifier'
+complete -c cardctl -n "__cardctl_at 'tx tail'" -l card-status -x -a 'active inactive suspended expired' -d 'status of the card'
+complete -c cardctl -n "__cardctl_at 'tx tail'" -l status -x -a 'pending completed failed reversed' -d 'transaction status'
+complete -c cardctl -n "__cardctl_at 'tx tail'" -l since -x -d 'only transactions at or after this time (ISO date-time or a duration like 24h, 7d)'
+complete -c cardctl -n "__cardctl_at 'tx tail'" -l until -x -d 'only transactions before this time'
+complete -c cardctl -n "__cardctl_at 'tx tail'" -l interval -x -d 'seconds between polls (default 2)'
+complete -c cardctl -n "__cardctl_at 'tx tail'" -l limit -x -d 'page size of each poll, 1-100 (default 100)'
+complete -c cardctl -n "__cardctl_at 'tx tail'" -l wide -d 'more columns, as in `tx list --wide`'
+
+# cardctl tx summary
+complete -c cardctl -n "__cardctl_at 'tx summary'" -l merchant -x -d 'merchant identifier'
+complete -c cardctl -n "__cardctl_at 'tx summary'" -l terminal -x -d 'terminal identifier'
+complete -c cardctl -n "__cardctl_at 'tx summary'" -l card-status -x -a 'active inactive suspended expired' -d 'status of the card'
+complete -c cardctl -n "__cardctl_at 'tx summary'" -l status -x -a 'pending completed failed reversed' -d 'transaction status'
+complete -c cardctl -n "__cardctl_at 'tx summary'" -l since -x -d 'only transactions at or after this time (ISO date-time or a duration like 24h, 7d)'
+complete -c cardctl -n "__cardctl_at 'tx summary'" -l until -x -d 'only transactions before this time'
+complete -c cardctl -n "__cardctl_at 'tx summary'" -l by -x -a 'channel responseCode hour merchant' -d 'group by'
 
 # cardctl simulate
 complete -c cardctl -n "__cardctl_at 'simulate' 0" -a authorization -d 'simulate an authorization (0100)'
@@ -489,6 +536,7 @@ complete -c cardctl -n "__cardctl_at 'import'" -l bin -x -d 'one card: BIN (6 to
 complete -c cardctl -n "__cardctl_at 'import'" -l card-state -x -d 'one card: card state'
 complete -c cardctl -n "__cardctl_at 'import'" -l pin-stdin -d 'one card: read the default PIN (4 to 12 digits) from stdin'
 complete -c cardctl -n "__cardctl_at 'import'" -l return-secure -d 'one card: return secure data'
+complete -c cardctl -n "__cardctl_at 'import'" -l reason -x -d 'why (kept in the audit journal)'
 
 # cardctl oauth
 complete -c cardctl -n "__cardctl_at 'oauth' 0" -a list -d 'list the institution\'s OAuth applications'
@@ -596,6 +644,17 @@ complete -c cardctl -n "__cardctl_at 'history'" -l card -x -d 'only entries that
 complete -c cardctl -n "__cardctl_at 'history'" -l limit -x -d 'only the last N entries'
 complete -c cardctl -n "__cardctl_at 'history'" -l wide -d 'more columns'
 
+# cardctl alias
+complete -c cardctl -n "__cardctl_at 'alias' 0" -a set -d 'create or replace a command alias'
+complete -c cardctl -n "__cardctl_at 'alias' 0" -a list -d 'list command aliases'
+complete -c cardctl -n "__cardctl_at 'alias' 0" -a delete -d 'delete a command alias'
+
+# cardctl alias set
+
+# cardctl alias list
+
+# cardctl alias delete
+
 # cardctl sandbox
 complete -c cardctl -n "__cardctl_at 'sandbox' 0" -a serve -d 'run a local, stateful implementation of the whole API'
 
@@ -607,6 +666,7 @@ complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l memory -d 'keep everyth
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-url -x -d 'webhook URL of the seeded card program'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults -x -d 'inject faults, e.g. rate=0.1,codes=500|503,latency=0-800ms'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults-seed -x -d 'seed for the fault injector (replayable runs)'
+complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults-hold -x -d 'how long commit-then-timeout holds a response (default 35)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l token-ttl -x -d 'lifetime of OAuth access tokens (default 3600)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l quiet-log -d 'no request log on stderr'
 
@@ -621,4 +681,4 @@ complete -c cardctl -n "__cardctl_at 'api' 0" -x -a 'GET POST PUT PATCH DELETE'
 complete -c cardctl -n "__cardctl_at 'completion' 0" -x -a 'bash zsh fish'
 
 # cardctl help
-complete -c cardctl -n "__cardctl_at 'help' 0" -x -a 'cards tx simulate webhook import oauth users login logout auth profile doctor history sandbox demo api completion exit-codes environment output pin-encryption scenarios'
+complete -c cardctl -n "__cardctl_at 'help' 0" -x -a 'cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment output pin-encryption scenarios'
