@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
-import { assertProfileExplicit, assertReason, confirmDestructive, productionBanner } from '../../src/core/guard.js';
+import { assertProfileExplicit, assertReason, confirmCardChange, confirmDestructive, productionBanner } from '../../src/core/guard.js';
 import { tempDir } from '../helpers/cli.js';
 import { testContext } from '../helpers/context.js';
 
@@ -60,5 +60,39 @@ describe('profile rules', () => {
     expect(productionBanner(testContext({ tty: true, configDir: await configWith('production') }))).toMatch(/PRODUCTION.*default.*api\.example\.com/);
     expect(productionBanner(testContext({ tty: false, configDir: await configWith('production') }))).toBeUndefined();
     expect(productionBanner(testContext({ tty: true, configDir: await configWith('sandbox') }))).toBeUndefined();
+  });
+});
+
+describe('confirmCardChange', () => {
+  const change = (askOnSandbox: boolean, loads: string[]) => ({
+    verb: 'renew',
+    cardId: 'c1',
+    askOnSandbox,
+    load: async () => {
+      loads.push('c1');
+      return { lastFour: '4321', label: '506099******4321 (ADA OBI)' };
+    },
+  });
+
+  it('asks nothing on a sandbox for renew-like verbs, y/N on a terminal for deactivate-like ones', async () => {
+    const loads: string[] = [];
+    await expect(confirmCardChange(testContext({ configDir: await configWith('sandbox') }), change(false, loads))).resolves.toBeUndefined();
+    await expect(confirmCardChange(testContext({ configDir: await configWith('sandbox') }), change(true, loads))).resolves.toBeUndefined();
+    await expect(confirmCardChange(testContext({ tty: true, configDir: await configWith('sandbox'), answers: [false] }), change(true, loads))).rejects.toThrow(/cancelled/);
+    expect(loads).toHaveLength(1);
+  });
+
+  it('against production: typed last four on a terminal, --yes --confirm-production otherwise, nothing under --dry-run', async () => {
+    const loads: string[] = [];
+    const prod = await configWith('production');
+    const typed = testContext({ tty: true, configDir: prod, answers: ['4321'] });
+    await expect(confirmCardChange(typed, change(false, loads))).resolves.toBeUndefined();
+    await expect(confirmCardChange(testContext({ tty: true, configDir: prod, answers: ['1234'] }), change(false, loads))).rejects.toThrow(/did not match/);
+    await expect(confirmCardChange(testContext({ configDir: prod }), change(false, loads))).rejects.toMatchObject({ exitCode: 2, hint: expect.stringContaining('--confirm-production') });
+    await expect(confirmCardChange(testContext({ configDir: prod, globals: { yes: true } }), change(false, loads))).rejects.toMatchObject({ exitCode: 2 });
+    await expect(confirmCardChange(testContext({ configDir: prod, globals: { yes: true, confirmProduction: true } }), change(false, loads))).resolves.toBeUndefined();
+    await expect(confirmCardChange(testContext({ configDir: prod, globals: { dryRun: true } }), change(false, loads))).resolves.toBeUndefined();
+    // The card is fetched only when its last four are asked for.
+    expect(loads).toHaveLength(2);
   });
 });

@@ -1,0 +1,43 @@
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runChecks } from '../../src/commands/doctor.js';
+import { ConfigStore } from '../../src/config/store.js';
+import { tempDir } from '../helpers/cli.js';
+import { testContext } from '../helpers/context.js';
+
+const dirs: Array<{ path: string; remove(): void }> = [];
+afterEach(() => dirs.splice(0).forEach((d) => d.remove()));
+
+async function configWith(profile: Record<string, unknown>): Promise<string> {
+  const dir = tempDir(); dirs.push(dir);
+  await new ConfigStore({ CARDCTL_CONFIG_DIR: dir.path }).setProfile('default', profile);
+  return dir.path;
+}
+
+const byName = (checks: Awaited<ReturnType<typeof runChecks>>, name: string) => checks.find((c) => c.name === name)!;
+
+describe.skipIf(process.platform === 'win32')('doctor checks (no network)', () => {
+  it('says which loose config modes it found and fixed, and passes that check', async () => {
+    const dir = await configWith({ env: 'sandbox' });
+    chmodSync(join(dir, 'config.json'), 0o644);
+    chmodSync(dir, 0o755);
+    const checks = await runChecks(testContext({ configDir: dir }));
+    expect(byName(checks, 'config permissions')).toMatchObject({
+      ok: true,
+      detail: expect.stringMatching(/file was 0644, fixed to 0600; directory was 0755, fixed to 0700/),
+    });
+  });
+
+  it('fails a private key readable by others with the chmod fix, and a production profile without a PIN key', async () => {
+    const keyDir = tempDir(); dirs.push(keyDir);
+    const key = join(keyDir.path, 'client.key');
+    writeFileSync(key, 'key');
+    chmodSync(key, 0o640);
+    const dir = await configWith({ env: 'production', privateKeyPath: key, clientId: 'app' });
+    const checks = await runChecks(testContext({ configDir: dir }));
+    expect(byName(checks, 'private key file')).toMatchObject({ ok: false, detail: `${key} 0640`, fix: `chmod 600 "${key}"` });
+    expect(byName(checks, 'PIN key')).toMatchObject({ ok: false, detail: expect.stringContaining('missing') });
+    expect(byName(checks, 'base URL')).toMatchObject({ ok: false, skipped: true });
+  });
+});
