@@ -24,8 +24,6 @@ export interface JournalEntry {
   ids: string[];
   durationMs: number;
   reason?: string;
-  /** True when the call was a --dry-run and nothing was sent. */
-  dryRun?: boolean;
 }
 
 export interface JournalOptions {

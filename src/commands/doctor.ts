@@ -161,7 +161,9 @@ export async function runChecks(ctx: Context): Promise<Check[]> {
         name: 'token',
         ok: false,
         detail: `${expiredAt}${failure?.message ?? String(error)}`,
-        fix: failure?.exitCode === ExitCode.Auth ? 'cardctl login (the token is missing, expired or revoked)' : failure?.hint,
+        fix: expiredAt
+          ? `check the client credentials (${failure?.hint ?? 'the private key and client id'}), or log in again: cardctl login`
+          : failure?.exitCode === ExitCode.Auth ? 'cardctl login (the token is missing, expired or revoked)' : failure?.hint,
       });
     }
   } else {
