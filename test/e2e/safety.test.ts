@@ -384,6 +384,18 @@ describe('doctor', () => {
     expect(broken.stdout).toMatch(/✗ PIN key: missing/);
     expect(broken.stdout).not.toContain('expired-or-revoked');
 
+    // Client credentials whose token has expired and cannot be renewed (the key is not a key).
+    expect((await ws.run(['profile', 'set', 'clientId', 'app-1', '-p', 'prod'])).exitCode).toBe(0);
+    const configFile = join(ws.config, 'config.json');
+    const config = JSON.parse(readFileSync(configFile, 'utf8'));
+    config.profiles.prod.tokenExpiresAt = '2020-01-01T00:00:00.000Z';
+    writeFileSync(configFile, JSON.stringify(config), { mode: 0o600 });
+    const expired = await ws.run(['doctor', '-p', 'prod']);
+    expect(expired.exitCode).toBe(1);
+    expect(expired.stdout).toMatch(/✗ token: expired at 2020-01-01T00:00:00.000Z and could not be renewed/);
+    expect(expired.stdout).toMatch(/fix: check the client credentials/);
+    expect(expired.stdout).not.toContain(sandbox.info.token);
+
     const unreachable = await ws.run(['doctor', '-p', 'prod', '--base-url', 'http://127.0.0.1:9', '-o', 'json']);
     expect(unreachable.exitCode).toBe(1);
     const report = JSON.parse(unreachable.stdout);
