@@ -3,7 +3,7 @@
 // Nothing of the user's is touched: the commands run with a throwaway config and data directory
 // that point at the sandbox, and both are removed at the end.
 import { PassThrough, Readable } from 'node:stream';
-import type { Column } from '../output/renderer.js';
+import { Renderer, type Column } from '../output/renderer.js';
 import { defineCommand } from '../core/command.js';
 import type { Context, Env } from '../core/context.js';
 import { CliError, ExitCode, InterruptedError, type ExitCodeValue } from '../core/errors.js';
@@ -221,7 +221,8 @@ function lastJsonLine(text: string): unknown {
 
 /** Shows a step's result with the column sets the command itself uses. */
 async function show(ctx: Context, kind: Step['show'], data: Json | Json[], success: string[]): Promise<void> {
-  const output = ctx.output();
+  // The walkthrough is one stream of text: no pager for its tables.
+  const output = new Renderer(ctx.io, ctx.style, { ...ctx.output().settings, pager: undefined });
   switch (kind) {
     case 'card': {
       const { cardRows } = await import('../output/columns/cards.js');
