@@ -58,7 +58,7 @@ invalid (nothing is sent then). -o json prints the summary object, -o ndjson one
       onStep: printer,
       signal: ctx.signal,
     });
-    printSummary(ctx, format, summary);
+    await printSummary(ctx, format, summary);
     if (summary.failed > 0) {
       throw new RejectedError(`${summary.failed} of ${summary.total} step${summary.total === 1 ? '' : 's'} failed in ${scenario.file}`, {
         code: 'SCENARIO_FAILED',
@@ -96,9 +96,11 @@ async function stepPrinter(ctx: Context, format: string): Promise<(report: StepR
   };
 }
 
-function printSummary(ctx: Context, format: string, summary: ScenarioSummary): void {
+async function printSummary(ctx: Context, format: string, summary: ScenarioSummary): Promise<void> {
   if (format === 'json') {
-    ctx.io.out(`${JSON.stringify(summary, null, 2)}\n`);
+    // --jq / --template filter the summary through the renderer.
+    if (ctx.globals.jq !== undefined || ctx.globals.template !== undefined) await ctx.output().record(summary);
+    else ctx.io.out(`${JSON.stringify(summary, null, 2)}\n`);
     return;
   }
   const { steps: _steps, ...rest } = summary;
