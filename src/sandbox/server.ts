@@ -77,12 +77,14 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
   // began is closed as soon as that response has finished.
   let closing = false;
   app.addHook('preClose', async () => { closing = true; });
-  app.addHook('onSend', async (_request, reply, payload) => {
+  // Callback hooks, not async ones: they run on every request and must cost next to nothing.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing && !reply.raw.headersSent) reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
-  app.addHook('onResponse', async () => {
+  app.addHook('onResponse', (_request, _reply, done) => {
     if (closing) app.server.closeIdleConnections();
+    done();
   });
 
   // Bodies are JSON (and form fields at /oauth/token only): fastify's default text/plain
