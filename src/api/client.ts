@@ -16,6 +16,7 @@ import {
 import { redactBodyText, redactHeaders, redactUrl } from '../core/redact.js';
 import { isMutation } from '../audit/mutation.js';
 import { DryRunStop, describeDryRun, type DryRunRequest } from '../audit/dry-run.js';
+import { maskCardData } from '../audit/mask.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type AuthMode = 'bearer' | 'apiKey' | 'none';
@@ -213,7 +214,8 @@ export class ApiClient {
         await this.backoff(attempt, retryAfterMs(response.headers['retry-after']), `HTTP ${response.status}`);
         continue;
       }
-      return interpret<T>(req, response);
+      // Full card numbers never reach a command, whatever the server sends.
+      return maskCardData(interpret<T>(req, response));
     }
   }
 

@@ -107,3 +107,17 @@ describe('journal recorder', () => {
     expect(broken.io.stderrText().match(/could not write the audit journal/g)).toHaveLength(1);
   });
 });
+
+describe('card numbers in responses', () => {
+  it('are masked in data and raw, whatever the server sends; phone and account numbers stay', async () => {
+    const c = client();
+    server.enqueue((_req, res) => json(res, 200, { statusCode: 200, message: 'ok', data: {
+      id: 'c1', pan: '5060990000000123', phone: '2348012345678', account: { number: '4111111111111111x' },
+      tx: [{ '2': '4111111111111111', '35': '4111111111111111=29121010000' }],
+    } }));
+    const response = await c.request<any>({ method: 'GET', path: '/institutions/cards/c1' });
+    expect(response.data).toMatchObject({ pan: '506099******0123', phone: '2348012345678', tx: [{ '2': '411111******1111', '35': '411111******1111=2912' }] });
+    expect(response.raw).not.toMatch(/5060990000000123|4111111111111111[^x]/);
+    expect(response.raw).toContain('2348012345678');
+  });
+});
