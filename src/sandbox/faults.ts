@@ -196,9 +196,14 @@ export function installFaults(app: FastifyInstance, initial: FaultSpec, initialS
     get seed() { return seed; },
   };
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (isFaultFree(spec) || exemptFromFaults(request.url)) return;
-    if (spec.methods && !spec.methods.includes(request.method)) return;
+  // Callback hooks with a synchronous fast path: they run on every request, faults or not.
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+    if (isFaultFree(spec) || exemptFromFaults(request.url) || (spec.methods && !spec.methods.includes(request.method))) return done();
+    // Answered (or hijacked) here: the lifecycle stops, so done() is not called.
+    inject(request, reply).then((answered) => { if (!answered) done(); }, done);
+  });
+
+  const inject = async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
     const current = spec;
     // Fixed draws per request, whatever is decided.
     const [dLatency, dStatus, dCode, d429, dReset, dResetWhen, dHold, dSlow] = Array.from({ length: 8 }, () => random());
@@ -209,14 +214,16 @@ export function installFaults(app: FastifyInstance, initial: FaultSpec, initialS
     if (d429! < current.rateLimit) {
       count('429');
       const retryAfter = current.retryAfterSeconds;
-      return reply.code(429).header('retry-after', String(retryAfter)).type('application/json')
+      reply.code(429).header('retry-after', String(retryAfter)).type('application/json')
         .send({ statusCode: 429, message: `rate limited (injected fault); retry after ${retryAfter} s`, error: 'RATE_LIMITED' });
+      return true;
     }
     if (dStatus! < current.rate) {
       count('status');
       const status = current.codes[Math.floor(dCode! * current.codes.length)] ?? 500;
-      return reply.code(status).type('application/json')
+      reply.code(status).type('application/json')
         .send({ statusCode: status, message: `injected fault: ${status} before the request was handled`, error: status >= 500 ? 'INTERNAL' : 'VALIDATION_ERROR' });
+      return true;
     }
     let after: Plan['after'];
     if (dReset! < current.reset) {
@@ -224,7 +231,7 @@ export function installFaults(app: FastifyInstance, initial: FaultSpec, initialS
         count('reset-request');
         reply.hijack();
         request.raw.socket?.destroy();
-        return;
+        return true;
       }
       after = 'reset-response';
     } else if (dHold! < current.commitThenTimeout) {
@@ -233,11 +240,16 @@ export function installFaults(app: FastifyInstance, initial: FaultSpec, initialS
       after = 'slow-body';
     }
     if (after) (request as unknown as Record<symbol, Plan>)[planKey] = { after };
+    return false;
+  };
+
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const plan = (request as unknown as Record<symbol, Plan | undefined>)[planKey];
+    if (!plan?.after) return done(null, payload);
+    afterCommit(request, reply, payload, plan).then((next) => done(null, next), (error: Error) => done(error));
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    const plan = (request as unknown as Record<symbol, Plan | undefined>)[planKey];
-    if (!plan?.after) return payload;
+  const afterCommit = async (request: FastifyRequest, reply: FastifyReply, payload: unknown, plan: Plan): Promise<unknown> => {
     const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload : undefined;
     if (text === undefined) return payload;
     const bytes = Buffer.from(text);
@@ -260,7 +272,7 @@ export function installFaults(app: FastifyInstance, initial: FaultSpec, initialS
     reply.removeHeader('content-length');
     void trickle(stream, bytes);
     return stream;
-  });
+  };
 
   return controller;
 }

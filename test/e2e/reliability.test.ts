@@ -98,7 +98,8 @@ describe('exactly once under faults', () => {
       }
       return results;
     };
-    const [importResult, driverA, driverB, ...binaryResults] = await Promise.all([imported, ...drivers, ...[1, 2, 3, 4].map(binaryLane)]);
+    const lanes = Promise.all([1, 2, 3, 4].map(binaryLane));
+    const [importResult, driverA, driverB, binaryResults] = await Promise.all([imported, drivers[0]!, drivers[1]!, lanes]);
 
     const created = [
       ...[driverA, driverB].flatMap((driver) => {
