@@ -330,6 +330,29 @@ describe('production guardrails', () => {
     const lines = ws.journal();
     expect(lines.map((l) => l.path.replace(card.id, 'ID'))).toEqual(['/institutions/cards', '/institutions/cards/ID/deactivate', '/institutions/cards/ID/renew']);
     expect(lines[1]).toMatchObject({ env: 'production', reason: 'stolen', profile: 'prod' });
+
+    // An import: the operator types the number of valid rows, counted before anything is sent.
+    const file = join(ws.data, 'two.ndjson');
+    const row = (realId: string, bin = '506099') => JSON.stringify({
+      realId, middleName: '', address2: '', institutionId: sandbox.info.institutionId, active: true, firstName: 'Ada', lastName: 'Obi',
+      email: 'ada@example.com', phone: '+2348012345678', birthDate: '1990-01-31', address1: '1 Marina', city: 'Lagos', state: 'Lagos', zip: '100001',
+      country: 'NG', startDate: '2024-01-01', endDate: '2028-12-31', returnSecure: false,
+      card: { expiration: '202812', serviceCode: '101', cardProduct: 'classic', embossingName: 'ADA OBI', bin, cardState: 'active', defaultPIN: '1234' },
+    });
+    writeFileSync(file, [row('TTY-IMPORT-1'), row('TTY-IMPORT-2'), row('TTY-IMPORT-3', 'x')].join('\n'));
+    const importTty = (answers: unknown[]) => {
+      const io = testIO({ tty: true });
+      const prompter = new ScriptedPrompter(answers);
+      return main(['import', '--from-file', file], { io, env: { ...env, CARDCTL_API_KEY: sandbox.info.apiKey }, prompter, signal: new AbortController().signal })
+        .then((code) => ({ code, io, prompter }));
+    };
+    const miscounted = await importTty(['3']);
+    expect(miscounted.code).toBe(2);
+    expect(miscounted.prompter.asked[0]).toMatch(/import 2 cards from .*type the number of cards to import/);
+    expect(ws.journal()).toHaveLength(3);
+    const counted = await importTty(['2']);
+    expect(counted.code, counted.io.stderrText()).toBe(8);
+    expect(ws.journal().slice(3).map((l) => l.path)).toEqual(['/util/cards/import', '/util/cards/import']);
   }, 60_000);
 
   it('requireExplicitProfile refuses a bare command and accepts --profile or CARDCTL_PROFILE', async () => {
