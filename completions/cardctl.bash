@@ -292,6 +292,7 @@ _cardctl_arg() {
     "profile show|0") REPLY="@profiles" ;;
     "profile set|0") REPLY="baseUrl switch output env pinBlockFormat pinCipher tokenUrl clientId privateKeyPath requireExplicitProfile requireReason" ;;
     "profile remove|0") REPLY="@profiles" ;;
+    "alias delete|0") REPLY="@aliases" ;;
     "api|0") REPLY="GET POST PUT PATCH DELETE" ;;
     "completion|0") REPLY="bash zsh fish" ;;
     "help|0") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment output pin-encryption scenarios" ;;
@@ -352,14 +353,14 @@ _cardctl_options() {
   esac
 }
 
-# _cardctl_reply SPEC CUR [PREFIX]: fills COMPREPLY from a value spec.
+# _cardctl_reply SPEC CUR [PREFIX]: adds to COMPREPLY from a value spec.
 _cardctl_reply() {
   local spec="$1" cur="$2" prefix="${3:-}" line cmd
   case "$spec" in
-    @profiles)
+    @profiles|@aliases)
       cmd="${COMP_WORDS[0]}"
       [[ $cmd == "~/"* ]] && cmd="$HOME/${cmd#"~/"}"
-      spec="$("$cmd" __complete profiles 2>/dev/null)" ;;
+      spec="$("$cmd" __complete "${spec#@}" 2>/dev/null)" ;;
     @file) compopt -o filenames 2>/dev/null
       while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")
       return ;;
@@ -393,6 +394,7 @@ _cardctl() {
     _cardctl_options "$path" && _cardctl_reply "$REPLY" "$cur"
   elif _cardctl_commands "$path"; then
     _cardctl_reply "$REPLY" "$cur"
+    [[ -z $path ]] && _cardctl_reply @aliases "$cur"
   elif _cardctl_arg "$path" "$nargs"; then
     _cardctl_reply "$REPLY" "$cur"
   fi

@@ -238,6 +238,11 @@ function __cardctl_profiles
     command $cmd __complete profiles 2>/dev/null
 end
 
+function __cardctl_aliases
+    set -l cmd (commandline -opc)[1]
+    command $cmd __complete aliases 2>/dev/null
+end
+
 # No file names unless an option or argument asks for them.
 complete -c cardctl -f
 
@@ -284,6 +289,7 @@ complete -c cardctl -n "__cardctl_at '' 0" -a demo -d 'walk through the main job
 complete -c cardctl -n "__cardctl_at '' 0" -a api -d 'make an authenticated request to any endpoint'
 complete -c cardctl -n "__cardctl_at '' 0" -a completion -d 'print a shell completion script'
 complete -c cardctl -n "__cardctl_at '' 0" -a help -d 'show help for a command or a topic'
+complete -c cardctl -n "__cardctl_at '' 0" -a '(__cardctl_aliases)' -d 'alias'
 
 # cardctl cards
 complete -c cardctl -n "__cardctl_at 'cards' 0" -a list -d 'list the institution\'s cards'
@@ -654,6 +660,7 @@ complete -c cardctl -n "__cardctl_at 'alias' 0" -a delete -d 'delete a command a
 # cardctl alias list
 
 # cardctl alias delete
+complete -c cardctl -n "__cardctl_at 'alias delete' 0" -x -a '(__cardctl_aliases)'
 
 # cardctl sandbox
 complete -c cardctl -n "__cardctl_at 'sandbox' 0" -a serve -d 'run a local, stateful implementation of the whole API'

@@ -68,14 +68,14 @@ export function bashCompletion(root: CommandSpec): string {
   push('  esac', '}', '');
 
   push(
-    '# _cardctl_reply SPEC CUR [PREFIX]: fills COMPREPLY from a value spec.',
+    '# _cardctl_reply SPEC CUR [PREFIX]: adds to COMPREPLY from a value spec.',
     '_cardctl_reply() {',
     '  local spec="$1" cur="$2" prefix="${3:-}" line cmd',
     '  case "$spec" in',
-    '    @profiles)',
+    '    @profiles|@aliases)',
     '      cmd="${COMP_WORDS[0]}"',
     '      [[ $cmd == "~/"* ]] && cmd="$HOME/${cmd#"~/"}"',
-    '      spec="$("$cmd" __complete profiles 2>/dev/null)" ;;',
+    '      spec="$("$cmd" __complete "${spec#@}" 2>/dev/null)" ;;',
     '    @file) compopt -o filenames 2>/dev/null',
     '      while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen -f -- "$cur")',
     '      return ;;',
@@ -109,6 +109,7 @@ export function bashCompletion(root: CommandSpec): string {
     '    _cardctl_options "$path" && _cardctl_reply "$REPLY" "$cur"',
     '  elif _cardctl_commands "$path"; then',
     '    _cardctl_reply "$REPLY" "$cur"',
+    '    [[ -z $path ]] && _cardctl_reply @aliases "$cur"',
     '  elif _cardctl_arg "$path" "$nargs"; then',
     '    _cardctl_reply "$REPLY" "$cur"',
     '  fi',

@@ -6,16 +6,18 @@ import type { IOStreams } from '../core/io.js';
 
 /** Prints one value per line; exit 0 even when there is nothing (or the config is unreadable). */
 export function runCompletionQuery(args: string[], io: IOStreams, env: Env): number {
-  if (args[0] === 'profiles') {
-    let names: string[] = [];
-    try {
-      names = new ConfigStore(env).profileNames();
-    } catch {
-      // A broken config file is reported by real commands; completion just offers nothing.
-    }
-    for (const name of names) io.out(`${name}\n`);
-    return 0;
+  const what = args[0];
+  if (what !== 'profiles' && what !== 'aliases') {
+    io.err(`error: unknown completion query '${what ?? ''}' (expected: profiles, aliases)\n`);
+    return 2;
   }
-  io.err(`error: unknown completion query '${args[0] ?? ''}' (expected: profiles)\n`);
-  return 2;
+  let names: string[] = [];
+  try {
+    const store = new ConfigStore(env);
+    names = what === 'profiles' ? store.profileNames() : Object.keys(store.read().aliases ?? {}).sort();
+  } catch {
+    // A broken config file is reported by real commands; completion just offers nothing.
+  }
+  for (const name of names) io.out(`${name}\n`);
+  return 0;
 }

@@ -72,6 +72,11 @@ export function fishCompletion(root: CommandSpec): string {
     '    command $cmd __complete profiles 2>/dev/null',
     'end',
     '',
+    'function __cardctl_aliases',
+    '    set -l cmd (commandline -opc)[1]',
+    '    command $cmd __complete aliases 2>/dev/null',
+    'end',
+    '',
     '# No file names unless an option or argument asks for them.',
     'complete -c cardctl -f',
     '',
@@ -85,6 +90,7 @@ export function fishCompletion(root: CommandSpec): string {
     for (const sub of command.subcommands) {
       push(`complete -c cardctl -n "${at} 0" -a ${sub.name} -d ${fishQuote(sub.summary)}`);
     }
+    if (command === root) push(`complete -c cardctl -n "${at} 0" -a '(__cardctl_aliases)' -d 'alias'`);
     if (command !== root) for (const option of command.options) push(completeOption(option, at));
     command.arguments.forEach((argument, index) => {
       const value = valueArgs(argument.value);
@@ -111,6 +117,7 @@ function valueArgs(value: ValueSpec): string | undefined {
   switch (value.kind) {
     case 'choices': return `-x -a '${value.choices.map(assertPlain).join(' ')}'`;
     case 'profiles': return "-x -a '(__cardctl_profiles)'";
+    case 'aliases': return "-x -a '(__cardctl_aliases)'";
     case 'file': return '-r -F';
     case 'dir': return "-x -a '(__fish_complete_directories)'";
     default: return undefined;

@@ -9,6 +9,8 @@ import { HELP_TOPIC_NAMES } from '../help/topics.js';
 export type ValueSpec =
   | { kind: 'choices'; choices: string[] }
   | { kind: 'profiles' }
+  /** User aliases (`cardctl alias set`), asked from `cardctl __complete aliases`. */
+  | { kind: 'aliases' }
   | { kind: 'file' }
   | { kind: 'dir' }
   | { kind: 'none' };
@@ -120,6 +122,7 @@ function argumentValue(path: string[], argument: Argument): ValueSpec {
   if (where === 'completion') return { kind: 'choices', choices: [...SHELLS] };
   if (where === 'profile set' && name === 'key') return { kind: 'choices', choices: Object.keys(SETTABLE_PROFILE_KEYS) };
   if (path[0] === 'profile' && name === 'name') return { kind: 'profiles' };
+  if (where === 'alias delete' && name === 'name') return { kind: 'aliases' };
   if (/file$/i.test(name)) return { kind: 'file' };
   if (where === 'api' && name === 'method') return { kind: 'choices', choices: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] };
   return { kind: 'none' };
@@ -139,11 +142,12 @@ export function optionWords(option: OptionSpec): string[] {
   return [option.short, option.long].filter((w): w is string => Boolean(w));
 }
 
-/** A value spec as one shell word: choices space-separated, `@profiles`, `@file`, `@dir`, or empty. */
+/** A value spec as one shell word: choices space-separated, `@profiles`, `@aliases`, `@file`, `@dir`, or empty. */
 export function valueWord(value: ValueSpec): string {
   switch (value.kind) {
     case 'choices': return value.choices.map(assertPlain).join(' ');
     case 'profiles': return '@profiles';
+    case 'aliases': return '@aliases';
     case 'file': return '@file';
     case 'dir': return '@dir';
     default: return '';

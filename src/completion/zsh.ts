@@ -66,11 +66,11 @@ export function zshCompletion(root: CommandSpec): string {
   push('  esac', '}', '');
 
   push(
-    '# _cardctl_values SPEC: offers the values of a spec (words, @profiles, @file, @dir, empty).',
+    '# _cardctl_values SPEC: offers the values of a spec (words, @profiles, @aliases, @file, @dir, empty).',
     '_cardctl_values() {',
     '  local -a values',
     '  case "$1" in',
-    '    (@profiles) values=(${(f)"$(${~words[1]} __complete profiles 2>/dev/null)"}); compadd -a values ;;',
+    '    (@profiles|@aliases) values=(${(f)"$(${~words[1]} __complete ${1#@} 2>/dev/null)"}); compadd -a values ;;',
     '    (@file) _files ;;',
     '    (@dir) _files -/ ;;',
     "    ('') _message 'value' ;;",
@@ -101,6 +101,10 @@ export function zshCompletion(root: CommandSpec): string {
     "    _cardctl_options \"$path_\"; _describe -t options 'option' reply",
     '  elif _cardctl_commands "$path_"; then',
     "    _describe -t commands 'command' reply",
+    '    if [[ -z $path_ ]]; then',
+    '      reply=(${(f)"$(${~words[1]} __complete aliases 2>/dev/null)"})',
+    "      (( ${#reply} )) && _describe -t aliases 'alias' reply",
+    '    fi',
     '  elif _cardctl_arg "$path_" $nargs; then',
     '    _cardctl_values "$REPLY"',
     '  fi',

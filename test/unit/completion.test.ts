@@ -35,7 +35,7 @@ beforeAll(() => {
   dir = tempDir();
   // Stands in for cardctl when the scripts ask for profile names.
   shim = join(dir.path, 'cardctl');
-  writeFileSync(shim, '#!/bin/sh\n[ "$1 $2" = "__complete profiles" ] && printf "alpha\\nbeta\\n"\n');
+  writeFileSync(shim, '#!/bin/sh\ncase "$1 $2" in\n  "__complete profiles") printf "alpha\\nbeta\\n" ;;\n  "__complete aliases") printf "failed\\n" ;;\nesac\n');
   chmodSync(shim, 0o755);
 });
 afterAll(() => dir.remove());
@@ -85,7 +85,9 @@ _cardctl; printf '%s\\n' "\${COMPREPLY[@]}"`;
   };
 
   it.each([
-    ['cardctl ', ['cards', 'tx', 'simulate', 'completion', 'help']],
+    ['cardctl ', ['cards', 'tx', 'simulate', 'completion', 'help', 'failed']],
+    ['cardctl fa', ['failed']],
+    ['cardctl alias delete ', ['failed']],
     ['cardctl ca', ['cards']],
     ['cardctl cards ', ['list', 'create', 'renew', 'pin', 'activate', 'deactivate']],
     ['cardctl cards pin ', ['change', 'reset']],
@@ -114,7 +116,10 @@ describe.skipIf(!installed('fish'))('fish completes (skipped when fish is not in
   const complete = (line: string): string[] => {
     const file = join(dir.path, 'complete.fish');
     writeFileSync(file, generated('fish'));
-    const out = execFileSync('fish', ['-c', `source ${file}; function cardctl; ${shim} $argv; end; complete -C${JSON.stringify(line)}`], { encoding: 'utf8' });
+    const out = execFileSync('fish', ['-c', `source ${file}; complete -C${JSON.stringify(line)}`], {
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${dir.path}:${process.env.PATH}` },
+    });
     return out.split('\n').filter(Boolean).map((l) => l.split('\t')[0]!);
   };
   it.each([
@@ -122,6 +127,8 @@ describe.skipIf(!installed('fish'))('fish completes (skipped when fish is not in
     ['cardctl cards create --status ', ['active', 'suspended']],
     ['cardctl tx list --st', ['--status']],
     ['cardctl completion ', ['bash', 'zsh', 'fish']],
+    ['cardctl ', ['cards', 'failed']],
+    ['cardctl -p ', ['alpha', 'beta']],
   ])('%j', (line, expected) => {
     expect(complete(line)).toEqual(expect.arrayContaining(expected));
   });
@@ -145,6 +152,7 @@ words=(${[shim, ...words.slice(1)].map((w) => `'${w}'`).join(' ')}); CURRENT=${w
     expect(complete(['cardctl', 'tx', 'list', '--'])).toContain('--card-status');
     expect(complete(['cardctl', 'cards', 'create', '--status', ''])).toBe('active inactive suspended expired');
     expect(complete(['cardctl', '-p', ''])).toBe('alpha beta');
+    expect(complete(['cardctl', ''])).toMatch(/^cards tx .*\nfailed$/);
     expect(complete(['cardctl', 'simulate', 'run', ''])).toBe('files');
   });
 });
@@ -171,6 +179,15 @@ describe('cardctl completion / __complete', () => {
     const io = testIO();
     expect(await main(['__complete', 'profiles'], { io, env: { CARDCTL_CONFIG_DIR: config } })).toBe(0);
     expect(io.stdoutText()).toBe('prod\nsandbox\n');
+  });
+
+  it('`__complete aliases` lists the user aliases', async () => {
+    const config = join(dir.path, 'aliases');
+    mkdirSync(config, { recursive: true });
+    writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: {}, aliases: { failed: 'tx list --status failed', act: 'cards activate' } }));
+    const io = testIO();
+    expect(await main(['__complete', 'aliases'], { io, env: { CARDCTL_CONFIG_DIR: config } })).toBe(0);
+    expect(io.stdoutText()).toBe('act\nfailed\n');
   });
 
   it('`__complete profiles` prints nothing (exit 0) without a config or with a broken one', async () => {
