@@ -3,7 +3,7 @@
 // plain HTTP to a remote host, TLS verification on. The sandbox runs in this process so the
 // test can read the full PANs it issued. Run `npm run build` first.
 import { execa } from 'execa';
-import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,8 @@ const PIN = { create: '7391846250', reset: '5820937164', changed: '681357924603'
 const WRONG_TOKEN = 'sbx_tok_Wr0ngWr0ngWr0ngWr0ngWr0ngWr0ngWr0ngWr0ng';
 const SIM_PAN = '4111111111111111';
 
-const env = () => ({ CARDCTL_BASE_URL: sandbox.baseUrl, CARDCTL_TOKEN: sandbox.token, CARDCTL_API_KEY: sandbox.apiKey });
+const JOURNAL = join(dir.path, 'journal');
+const env = () => ({ CARDCTL_BASE_URL: sandbox.baseUrl, CARDCTL_TOKEN: sandbox.token, CARDCTL_API_KEY: sandbox.apiKey, CARDCTL_JOURNAL_DIR: JOURNAL, CARDCTL_DATA_DIR: join(dir.path, 'data') });
 
 async function run(args: string[], options: { input?: string; env?: Record<string, string>; configDir?: string } = {}) {
   const result = await cardctl(args, { configDir: options.configDir ?? dir.path, input: options.input, env: { ...env(), ...options.env } });
@@ -108,6 +109,13 @@ describe('--debug and error output carry no secrets', () => {
     const imported = await run(['import', '--from-file', file, '--debug', '--report', join(dir.path, 'report.ndjson')]);
     expect(imported.exitCode, imported.stderr).toBe(8); // one invalid row
     outputs.push({ args: ['report'], stdout: readFileSync(join(dir.path, 'report.ndjson'), 'utf8'), stderr: '' });
+    // The audit journal of those commands: scanned like the output, and private.
+    const journal = existsSync(JOURNAL) ? readdirSync(JOURNAL).map((name) => join(JOURNAL, name)) : [];
+    expect(journal.length).toBeGreaterThan(0);
+    for (const file of journal) {
+      expect(mode(file), file).toBe(0o600);
+      outputs.push({ args: ['journal', file], stdout: readFileSync(file, 'utf8'), stderr: '' });
+    }
 
     const pans = (sandbox.deps.store.db.prepare('SELECT pan FROM cards').all() as Array<{ pan: string }>).map((r) => r.pan);
     expect(pans.length).toBeGreaterThanOrEqual(2);
