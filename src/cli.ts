@@ -109,7 +109,7 @@ export function buildProgram(input: BuildInput | null = null): Command {
     .option('-v, --verbose', 'log each HTTP request to stderr (also CARDCTL_DEBUG=1)')
     .option('--debug', 'also log headers and bodies (secrets redacted) and stack traces')
     .option('--timeout <seconds>', 'per-request timeout in seconds (default 30)')
-    .option('--retries <n>', 'retries for safe requests after network errors, 429 and 502/503/504 (default 2)')
+    .option('--retries <n>', 'retries for safe requests after network errors, 429 and 500/502/503/504 (default 2)')
     .option('--no-retry', 'never retry')
     .option('--insecure', 'allow plain http:// to a non-loopback host')
     .option('-y, --yes', 'answer yes to confirmations')

@@ -38,7 +38,7 @@ export interface ApiRequest {
   rawBody?: string;
   contentType?: string;
   auth?: AuthMode;
-  /** May this request be retried after a network error or 429/502/503/504? Defaults to GET only. */
+  /** May this request be retried after a network error or 429/500/502/503/504? Defaults to GET only. */
   idempotent?: boolean;
   /** Skip envelope unwrapping (token endpoint, simulator answers). */
   envelope?: boolean;
