@@ -106,3 +106,16 @@ describe('cards create: exactly once by reference', () => {
     expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
   });
 });
+
+describe('import: the realId lookup', () => {
+  it('reads every page of the substring search (R-1 also finds R-10…): the match on page 2 is found', async () => {
+    const { findImportedCard } = await import('../../src/api/import.js');
+    const page1 = Array.from({ length: 100 }, (_, i) => ({ id: `c${i}`, referenceCode: `import:R-1${i}` }));
+    server.enqueue(
+      (_req, res) => envelope(res, page1, { pagination: { page: 1, limit: 100, total: 101, pages: 2 } }),
+      (_req, res) => envelope(res, [{ id: 'target', referenceCode: 'import:R-1' }], { pagination: { page: 2, limit: 100, total: 101, pages: 2 } }),
+    );
+    expect(await findImportedCard(client(), 'R-1')).toMatchObject({ id: 'target' });
+    expect(server.requests.map((r) => new URL(r.url, server.url).searchParams.get('page'))).toEqual(['1', '2']);
+  });
+});
