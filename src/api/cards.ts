@@ -111,7 +111,8 @@ export async function createCardExactlyOnce(client: ApiClient, body: CreateCardB
       }
       if (attempt >= client.retryLimit) {
         throw maybeApplied
-          ? withHint(error, `the card was not created (no card has reference ${reference}); retry with --reference ${reference}`)
+          ? withHint(error, `no card with reference ${reference} was found after the failure, so none was created as far as can be told; ` +
+            `retry with --reference ${reference} (a CONFLICT then means a late attempt got through: \`cardctl cards list --search ${reference}\`)`)
           : error;
       }
       const retryAfter = (error as { retryAfterMs?: number }).retryAfterMs;
