@@ -154,7 +154,7 @@ describe('when retries run out', () => {
     await setFaults({});
     expect(result.exitCode).toBe(7);
     expect(result.stderr).toMatch(/^error: .*503/m);
-    expect(result.stderr).toMatch(/the card was not created/);
+    expect(result.stderr).toMatch(/no card with reference exhaust-7 was found/);
     expect(result.stderr).not.toMatch(/at .*\.js:\d+/); // no stack trace
     expect(state.counts.status).toBe(3); // the first attempt and two retries
     expect(await withReference('exhaust-7')).toBe(0);

@@ -86,7 +86,7 @@ describe('cards create: exactly once by reference', () => {
     const error = await createCardExactlyOnce(client(2), body).catch((e: CliError) => e);
     expect(error).toBeInstanceOf(CliError);
     expect((error as CliError).exitCode).toBe(7);
-    expect((error as CliError).hint).toMatch(/was not created.*--reference REF-1/);
+    expect((error as CliError).hint).toMatch(/no card with reference REF-1 was found.*retry with --reference REF-1/);
     expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(3);
   });
 
