@@ -2,16 +2,10 @@ import type { Transaction } from '../../api/schemas.js';
 import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
 import { validatePaging } from '../../core/validate.js';
-import { addTransactionFilters } from './options.js';
+import { addTransactionFilters, type TransactionFilterOptions } from './options.js';
 import { parseTimeBound } from './time.js';
 
-interface ListOptions {
-  merchant?: string;
-  terminal?: string;
-  cardStatus?: string;
-  status?: string;
-  since?: string;
-  until?: string;
+interface ListOptions extends TransactionFilterOptions {
   limit?: string;
   page?: string;
   all?: boolean;

@@ -1,8 +1,18 @@
-// Filters shared by `tx list` (and later `tx tail`/`tx summary`).
+// Filters shared by `tx list`, `tx tail` and `tx summary`.
 import { Option, type Command } from 'commander';
 import { CARD_STATUSES } from '../cards/options.js';
 
 export const TRANSACTION_STATUSES = ['pending', 'completed', 'failed', 'reversed'] as const;
+
+/** What addTransactionFilters adds, as commander hands it to run(). */
+export interface TransactionFilterOptions {
+  merchant?: string;
+  terminal?: string;
+  cardStatus?: string;
+  status?: string;
+  since?: string;
+  until?: string;
+}
 
 export function addTransactionFilters(command: Command): Command {
   return command

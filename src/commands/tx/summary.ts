@@ -6,18 +6,12 @@ import { currencyInfo, formatAmount, minorToDecimal } from '../../iso8583/amount
 import { isApproved, responseMessage } from '../../iso8583/codes.js';
 import type { Column } from '../../output/renderer.js';
 import { parseListOptions } from './list.js';
-import { addTransactionFilters } from './options.js';
+import { addTransactionFilters, type TransactionFilterOptions } from './options.js';
 
 export const SUMMARY_GROUPS = ['channel', 'responseCode', 'hour', 'merchant'] as const;
 export type SummaryGroupBy = (typeof SUMMARY_GROUPS)[number];
 
-interface SummaryOptions {
-  merchant?: string;
-  terminal?: string;
-  cardStatus?: string;
-  status?: string;
-  since?: string;
-  until?: string;
+interface SummaryOptions extends TransactionFilterOptions {
   by?: SummaryGroupBy;
 }
 

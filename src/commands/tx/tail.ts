@@ -2,15 +2,9 @@ import type { Transaction } from '../../api/schemas.js';
 import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
 import { parseListOptions } from './list.js';
-import { addTransactionFilters } from './options.js';
+import { addTransactionFilters, type TransactionFilterOptions } from './options.js';
 
-interface TailOptions {
-  merchant?: string;
-  terminal?: string;
-  cardStatus?: string;
-  status?: string;
-  since?: string;
-  until?: string;
+interface TailOptions extends TransactionFilterOptions {
   interval?: string;
   limit?: string;
   wide?: boolean;
