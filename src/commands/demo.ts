@@ -8,6 +8,8 @@ import { defineCommand } from '../core/command.js';
 import type { Context, Env } from '../core/context.js';
 import { CliError, ExitCode, InterruptedError, type ExitCodeValue } from '../core/errors.js';
 import type { IOStreams } from '../core/io.js';
+import { ConfigStore } from '../config/store.js';
+import { saveSandboxProfile } from '../config/sandbox-profile.js';
 
 type Json = { [key: string]: unknown };
 
@@ -57,21 +59,9 @@ With --json (or any -o other than table), prints one JSON object per step:
     const sandbox = await startSandbox({ memory: true, port: 0 });
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'cardctl-demo-'));
     try {
-      fs.chmodSync(home, 0o700);
-      fs.writeFileSync(path.join(home, 'config.json'), `${JSON.stringify({
-        currentProfile: 'demo',
-        profiles: {
-          demo: {
-            baseUrl: sandbox.baseUrl,
-            token: sandbox.token,
-            apiKey: sandbox.apiKey,
-            pinKey: sandbox.pinPublicKey,
-            pinKeyFingerprint: sandbox.pinKeyFingerprint,
-            env: 'sandbox',
-          },
-        },
-      }, null, 2)}\n`, { mode: 0o600 });
       const env = demoEnv(ctx.env, home);
+      // The demo's own throwaway profile, written like any other (0600 in a 0700 directory).
+      await saveSandboxProfile(new ConfigStore(env), 'demo', sandbox);
       const say = (text: string) => { if (!machine) ctx.io.out(text); };
       const bold = (text: string) => ctx.style.bold(text);
 

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { dataDir } from '../../config/paths.js';
+import { saveSandboxProfile } from '../../config/sandbox-profile.js';
 import { defineCommand } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
@@ -91,19 +92,7 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
     const stopped = untilStopped(ctx.signal);
     try {
       const profileName = ctx.globals.profile;
-      if (profileName) {
-        const existing = ctx.config.getProfile(profileName) ?? {};
-        await ctx.config.setProfile(profileName, {
-          ...existing,
-          baseUrl: sandbox.baseUrl,
-          token: sandbox.token,
-          apiKey: sandbox.apiKey,
-          pinKey: sandbox.pinPublicKey,
-          pinKeyFingerprint: sandbox.pinKeyFingerprint,
-          env: 'sandbox',
-        });
-        if (!ctx.config.read().currentProfile) await ctx.config.update((config) => { config.currentProfile = profileName; });
-      }
+      if (profileName) await saveSandboxProfile(ctx.config, profileName, sandbox);
 
       if (ctx.globals.json || ctx.globals.output === 'json') {
         ctx.io.out(`${JSON.stringify({
