@@ -1,6 +1,7 @@
 // The bash completion script: a small generic walker plus case tables generated from the spec.
 // Works without the bash-completion package and on bash 3.2 (macOS).
-import { allCommands, assertPlain, globalOptions, optionWords, pathKey, valueWord, type CommandSpec } from './spec.js';
+import { argumentArms, optionValueArms, subcommandArms, bashArm } from './case-tables.js';
+import { allCommands, assertPlain, globalOptions, optionWords, pathKey, type CommandSpec } from './spec.js';
 
 export function bashCompletion(root: CommandSpec): string {
   const commands = allCommands(root);
@@ -16,12 +17,7 @@ export function bashCompletion(root: CommandSpec): string {
   );
 
   push('# _cardctl_sub PATH WORD: REPLY=the canonical name when WORD is a subcommand of PATH.', '_cardctl_sub() {', '  case "$1|$2" in');
-  for (const command of commands) {
-    for (const sub of command.subcommands) {
-      const patterns = [sub.name, ...sub.aliases].map((w) => `"${pathKey(command)}|${assertPlain(w)}"`).join('|');
-      push(`    ${patterns}) REPLY=${sub.name} ;;`);
-    }
-  }
+  push(...subcommandArms(root, bashArm));
   push('    *) return 1 ;;', '  esac', '}', '');
 
   push(
@@ -30,27 +26,12 @@ export function bashCompletion(root: CommandSpec): string {
     '_cardctl_value() {',
     '  case "$1|$2" in',
   );
-  for (const command of commands.filter((c) => c !== root)) {
-    for (const option of command.options.filter((o) => o.takesValue)) {
-      const patterns = optionWords(option).map((w) => `"${pathKey(command)}|${assertPlain(w)}"`).join('|');
-      push(`    ${patterns}) REPLY="${valueWord(option.value)}"; return ;;`);
-    }
-  }
-  push('  esac', '  case "$2" in');
-  for (const option of root.options.filter((o) => o.takesValue)) {
-    push(`    ${optionWords(option).map(assertPlain).join('|')}) REPLY="${valueWord(option.value)}" ;;`);
-  }
+  const values = optionValueArms(root, bashArm);
+  push(...values.commands, '  esac', '  case "$2" in', ...values.globals);
   push('    *) return 1 ;;', '  esac', '}', '');
 
   push('# _cardctl_arg PATH INDEX: REPLY=how the INDEX-th positional argument of PATH completes.', '_cardctl_arg() {', '  case "$1|$2" in');
-  for (const command of commands) {
-    command.arguments.forEach((argument, index) => {
-      const word = valueWord(argument.value);
-      if (!word) return;
-      const pattern = argument.variadic ? `"${pathKey(command)}|"*` : `"${pathKey(command)}|${index}"`;
-      push(`    ${pattern}) REPLY="${word}" ;;`);
-    });
-  }
+  push(...argumentArms(root, bashArm));
   push('    *) return 1 ;;', '  esac', '}', '');
 
   push('# _cardctl_commands PATH: REPLY=the subcommands of PATH; fails when PATH has none.', '_cardctl_commands() {', '  case "$1" in');

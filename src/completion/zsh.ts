@@ -1,5 +1,6 @@
 // The zsh completion script: the same walker as bash, with descriptions for commands and options.
-import { allCommands, assertPlain, globalOptions, optionWords, pathKey, valueWord, type CommandSpec, type OptionSpec } from './spec.js';
+import { argumentArms, optionValueArms, subcommandArms, zshArm } from './case-tables.js';
+import { allCommands, assertPlain, globalOptions, optionWords, pathKey, type CommandSpec, type OptionSpec } from './spec.js';
 
 export function zshCompletion(root: CommandSpec): string {
   const commands = allCommands(root);
@@ -16,36 +17,16 @@ export function zshCompletion(root: CommandSpec): string {
   );
 
   push('# _cardctl_sub PATH WORD: REPLY=the canonical name when WORD is a subcommand of PATH.', '_cardctl_sub() {', '  case "$1|$2" in');
-  for (const command of commands) {
-    for (const sub of command.subcommands) {
-      const patterns = [sub.name, ...sub.aliases].map((w) => `"${pathKey(command)}|${assertPlain(w)}"`).join('|');
-      push(`    (${patterns}) REPLY=${sub.name} ;;`);
-    }
-  }
+  push(...subcommandArms(root, zshArm));
   push('    (*) return 1 ;;', '  esac', '}', '');
 
   push("# _cardctl_value PATH OPTION: REPLY=how OPTION's value completes; fails when it takes no value.", '_cardctl_value() {', '  case "$1|$2" in');
-  for (const command of commands.filter((c) => c !== root)) {
-    for (const option of command.options.filter((o) => o.takesValue)) {
-      const patterns = optionWords(option).map((w) => `"${pathKey(command)}|${assertPlain(w)}"`).join('|');
-      push(`    (${patterns}) REPLY="${valueWord(option.value)}"; return ;;`);
-    }
-  }
-  push('  esac', '  case "$2" in');
-  for (const option of root.options.filter((o) => o.takesValue)) {
-    push(`    (${optionWords(option).map(assertPlain).join('|')}) REPLY="${valueWord(option.value)}" ;;`);
-  }
+  const values = optionValueArms(root, zshArm);
+  push(...values.commands, '  esac', '  case "$2" in', ...values.globals);
   push('    (*) return 1 ;;', '  esac', '}', '');
 
   push('# _cardctl_arg PATH INDEX: REPLY=how the INDEX-th positional argument of PATH completes.', '_cardctl_arg() {', '  case "$1|$2" in');
-  for (const command of commands) {
-    command.arguments.forEach((argument, index) => {
-      const word = valueWord(argument.value);
-      if (!word) return;
-      const pattern = argument.variadic ? `"${pathKey(command)}|"*` : `"${pathKey(command)}|${index}"`;
-      push(`    (${pattern}) REPLY="${word}" ;;`);
-    });
-  }
+  push(...argumentArms(root, zshArm));
   push('    (*) return 1 ;;', '  esac', '}', '');
 
   push('# _cardctl_commands PATH: reply=(name:description ...); fails when PATH has no subcommands.', '_cardctl_commands() {', '  case "$1" in');
