@@ -7,23 +7,10 @@ import type { Context } from '../../core/context.js';
 import { RejectedError } from '../../core/errors.js';
 import { buildSimulateBody, type IntentName, type SimulationInput } from './request.js';
 
-export interface SimulateFlags {
+/** The flags as commander hands them over: a SimulationInput whose values are all flag text. */
+export interface SimulateFlags extends Omit<SimulationInput, 'intent' | 'amount' | 'currency' | 'set'> {
   amount?: string;
-  flow?: string;
-  card?: string;
-  pan?: string;
-  expiry?: string;
-  account?: string;
-  channel?: string;
-  method?: string;
   currency?: string;
-  merchant?: string;
-  terminal?: string;
-  forward?: boolean;
-  originalTx?: string;
-  originalStan?: string;
-  originalRrn?: string;
-  date?: string;
   set?: string[];
   expectApproved?: boolean;
   messages?: boolean;
