@@ -2,12 +2,11 @@
 // as real cardctl commands (through main(), in-process), printing each command and its result.
 // Nothing of the user's is touched: the commands run with a throwaway config and data directory
 // that point at the sandbox, and both are removed at the end.
-import { PassThrough, Readable } from 'node:stream';
 import { Renderer, type Column } from '../output/renderer.js';
 import { defineCommand } from '../core/command.js';
 import type { Context, Env } from '../core/context.js';
 import { CliError, ExitCode, InterruptedError, type ExitCodeValue } from '../core/errors.js';
-import type { IOStreams } from '../core/io.js';
+import { bufferedIO } from '../core/io.js';
 import { ConfigStore } from '../config/store.js';
 import { saveSandboxProfile } from '../config/sandbox-profile.js';
 
@@ -73,25 +72,25 @@ With --json (or any -o other than table), prints one JSON object per step:
         number += 1;
         const command = displayCommand(step);
         say(`\n${bold(`${number}. ${step.title}`)}\n${ctx.style.dim('$')} ${command}\n`);
-        const captured = captureIO(step.stdin);
-        const exitCode = await main([...step.args, '-o', 'json'], { io: captured.io, env, signal: ctx.signal });
+        const captured = bufferedIO({ stdin: step.stdin });
+        const exitCode = await main([...step.args, '-o', 'json'], { io: captured, env, signal: ctx.signal });
         const result: StepResult = { step: number, title: step.title, command, ok: exitCode === 0, exitCode };
         if (exitCode !== 0) {
-          result.error = lastJsonLine(captured.err()) ?? captured.err().trim();
+          result.error = lastJsonLine(captured.stderrText()) ?? captured.stderrText().trim();
           if (machine) ctx.io.out(`${JSON.stringify(result)}\n`);
           if (exitCode === ExitCode.Interrupted) throw new InterruptedError();
           // The step ran with -o json: its error is also a JSON line, which people need not see.
-          if (!machine) ctx.io.err(captured.err().split('\n').filter((line) => !line.startsWith('{"error"')).join('\n'));
+          if (!machine) ctx.io.err(captured.stderrText().split('\n').filter((line) => !line.startsWith('{"error"')).join('\n'));
           throw new CliError(exitCode as ExitCodeValue, `demo step ${number} (${step.args.slice(0, 2).join(' ')}) failed with exit code ${exitCode}`, {
             code: 'DEMO_STEP_FAILED',
             hint: 'this is a bug in cardctl or its sandbox; rerun with --debug and report it with the output',
           });
         }
-        const data = JSON.parse(captured.out()) as Json | Json[];
+        const data = JSON.parse(captured.stdoutText()) as Json | Json[];
         if (machine) {
           ctx.io.out(`${JSON.stringify({ ...result, data })}\n`);
         } else {
-          await show(ctx, step.show, data, successLines(captured.err()));
+          await show(ctx, step.show, data, successLines(captured.stderrText()));
         }
         return data;
       };
@@ -153,33 +152,6 @@ function demoEnv(base: Env, home: string): Env {
     CARDCTL_DATA_DIR: home,
     CARDCTL_PROFILE: 'demo',
     CI: '1',
-  };
-}
-
-/** Streams for one in-process command: stdin from a string, stdout and stderr into buffers. */
-function captureIO(stdin: string | undefined): { io: IOStreams; out(): string; err(): string } {
-  let out = '';
-  let err = '';
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  stdout.on('data', (chunk) => (out += chunk));
-  stderr.on('data', (chunk) => (err += chunk));
-  return {
-    io: {
-      stdin: Readable.from(stdin === undefined ? [] : [stdin]),
-      stdout,
-      stderr,
-      stdinIsTTY: false,
-      stdoutIsTTY: false,
-      stderrIsTTY: false,
-      colorEnabled: false,
-      canPrompt: false,
-      columns: undefined,
-      out: (text) => void (out += text),
-      err: (text) => void (err += text),
-    },
-    out: () => out,
-    err: () => err,
   };
 }
 

@@ -1,6 +1,6 @@
 // IOStreams: the only door to stdin/stdout/stderr. Commands write through it so tests can
 // swap in buffers and toggle TTY-ness, the way gh's iostreams package works.
-import type { Readable, Writable } from 'node:stream';
+import { PassThrough, Readable, type Writable } from 'node:stream';
 import { InterruptedError } from './errors.js';
 
 export interface IOStreams {
@@ -129,5 +129,40 @@ export function lineReader(stream: Readable): { next(): Promise<string | undefin
         else buffered += typeof value === 'string' ? value : Buffer.from(value).toString('utf8');
       }
     },
+  };
+}
+
+/** IOStreams over memory: stdin from a string, stdout and stderr collected as text. */
+export interface BufferedIO extends IOStreams {
+  stdoutText(): string;
+  stderrText(): string;
+}
+
+/**
+ * For running a command in-process (the demo's steps, tests): TTY-ness, and with it colour and
+ * prompting, is off unless asked for.
+ */
+export function bufferedIO(options: { stdin?: string; tty?: boolean; columns?: number } = {}): BufferedIO {
+  const tty = options.tty ?? false;
+  let out = '';
+  let err = '';
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  stdout.on('data', (chunk) => (out += chunk));
+  stderr.on('data', (chunk) => (err += chunk));
+  return {
+    stdin: Readable.from(options.stdin !== undefined ? [options.stdin] : []),
+    stdout,
+    stderr,
+    stdinIsTTY: tty,
+    stdoutIsTTY: tty,
+    stderrIsTTY: tty,
+    colorEnabled: tty,
+    canPrompt: tty,
+    columns: tty ? options.columns ?? 120 : undefined,
+    out: (text) => void (out += text),
+    err: (text) => void (err += text),
+    stdoutText: () => out,
+    stderrText: () => err,
   };
 }

@@ -1,41 +1,16 @@
 // Builds a Context over in-memory streams, so run() and renderer tests need no terminal.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { ConfigStore } from '../../src/config/store.js';
 import { createContext, type Context, type GlobalOptions } from '../../src/core/context.js';
-import type { IOStreams } from '../../src/core/io.js';
+import { bufferedIO, type BufferedIO } from '../../src/core/io.js';
 import { ScriptedPrompter, type Prompter } from '../../src/core/prompter.js';
 
-export interface TestIO extends IOStreams {
-  stdoutText(): string;
-  stderrText(): string;
-}
+export type TestIO = BufferedIO;
 
 export function testIO(options: { tty?: boolean; stdin?: string; columns?: number } = {}): TestIO {
-  const tty = options.tty ?? false;
-  let out = '';
-  let err = '';
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  stdout.on('data', (c) => (out += c));
-  stderr.on('data', (c) => (err += c));
-  return {
-    stdin: Readable.from(options.stdin !== undefined ? [options.stdin] : []),
-    stdout,
-    stderr,
-    stdinIsTTY: tty,
-    stdoutIsTTY: tty,
-    stderrIsTTY: tty,
-    colorEnabled: tty,
-    canPrompt: tty,
-    columns: tty ? options.columns ?? 120 : undefined,
-    out: (text) => void (out += text),
-    err: (text) => void (err += text),
-    stdoutText: () => out,
-    stderrText: () => err,
-  };
+  return bufferedIO(options);
 }
 
 export interface TestContextOptions {
