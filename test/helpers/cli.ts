@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import type { SandboxAnnouncement } from '../../src/commands/sandbox/serve.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/cardctl.js', import.meta.url));
 
@@ -43,14 +44,8 @@ export async function cardctl(args: string[], options: RunOptions) {
   });
 }
 
-export interface SandboxInfo {
-  baseUrl: string;
-  institutionId: string;
-  token: string;
-  apiKey: string;
-  cardProgramId: string;
-  pinKeyFingerprint: string;
-}
+/** The first line `sandbox serve --json` prints. */
+export type SandboxInfo = SandboxAnnouncement;
 
 export interface RunningSandbox {
   info: SandboxInfo;

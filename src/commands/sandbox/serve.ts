@@ -95,14 +95,7 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
       if (profileName) await saveSandboxProfile(ctx.config, profileName, sandbox);
 
       if (ctx.globals.json || ctx.globals.output === 'json') {
-        ctx.io.out(`${JSON.stringify({
-          baseUrl: sandbox.baseUrl,
-          institutionId: sandbox.institutionId,
-          token: sandbox.token,
-          apiKey: sandbox.apiKey,
-          cardProgramId: sandbox.cardProgramId,
-          pinKeyFingerprint: sandbox.pinKeyFingerprint,
-        })}\n`);
+        ctx.io.out(`${JSON.stringify(announcement(sandbox))}\n`);
       } else {
         printBanner(ctx, sandbox, options, profileName);
       }
@@ -176,7 +169,8 @@ async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<Pars
   };
 }
 
-interface BannerInfo {
+/** The first stdout line of `sandbox serve --json` (CLI.md): what scripts read to drive the sandbox. */
+export interface SandboxAnnouncement {
   baseUrl: string;
   institutionId: string;
   token: string;
@@ -185,7 +179,13 @@ interface BannerInfo {
   pinKeyFingerprint: string;
 }
 
-function printBanner(ctx: Context, sandbox: BannerInfo, options: ParsedServeOptions, profileName: string | undefined): void {
+/** Exactly the announced keys, in the documented order, nothing else of the running sandbox. */
+function announcement(sandbox: SandboxAnnouncement): SandboxAnnouncement {
+  const { baseUrl, institutionId, token, apiKey, cardProgramId, pinKeyFingerprint } = sandbox;
+  return { baseUrl, institutionId, token, apiKey, cardProgramId, pinKeyFingerprint };
+}
+
+function printBanner(ctx: Context, sandbox: SandboxAnnouncement, options: ParsedServeOptions, profileName: string | undefined): void {
   const lines = [
     `cardctl sandbox listening on ${sandbox.baseUrl}`,
     `  institution   ${sandbox.institutionId}`,
