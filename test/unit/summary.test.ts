@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SummaryAggregator, groupKey, sparkline } from '../../src/commands/tx/summary.js';
+import { SummaryAggregator, groupKey, sparkline } from '../../src/commands/tx/summary-report.js';
 
 const tx = (over: Record<string, unknown>) => ({
   createdAt: '2026-11-22T10:15:00.000Z',
