@@ -395,7 +395,13 @@ function apiError(
   headers: Record<string, string | string[] | undefined>,
 ): CliError {
   const code = envelope && typeof envelope.error === 'string' ? envelope.error : undefined;
-  const details = envelope?.errors ?? envelope?.details ?? undefined;
+  // Field errors and other details (e.g. a PIN_MISMATCH's attemptsLeft) may come together:
+  // keep both then. Alone, each keeps its own shape (the field list, or the details object).
+  const fieldErrors = Array.isArray(envelope?.errors) ? (envelope.errors as unknown[]) : undefined;
+  const otherDetails = envelope?.details;
+  const details = fieldErrors && isObject(otherDetails)
+    ? { ...otherDetails, errors: fieldErrors }
+    : envelope?.errors ?? otherDetails ?? undefined;
   const base = { status, code, details };
   const exitCode = exitCodeForStatus(status);
   if (exitCode === ExitCode.Auth) {
@@ -410,7 +416,7 @@ function apiError(
   if (exitCode === ExitCode.NotFound) return new NotFoundError(`not found: ${message}`, { ...base, code: code ?? 'NOT_FOUND' });
   if (exitCode === ExitCode.Rejected) {
     const retryAfter = status === 429 ? retryAfterMs(headers['retry-after']) : undefined;
-    const rejected = new RejectedError(`rejected (${status}): ${message}${fieldSummary(details)}`, {
+    const rejected = new RejectedError(`rejected (${status}): ${message}${fieldSummary(fieldErrors, message)}`, {
       ...base,
       code: code ?? (status === 429 ? 'RATE_LIMITED' : 'REJECTED'),
       hint: status === 429 ? `rate limited; try again${retryAfter ? ` in ${Math.ceil(retryAfter / 1000)} s` : ' later'}` : undefined,
@@ -426,15 +432,17 @@ function apiError(
   });
 }
 
-function fieldSummary(details: unknown): string {
-  if (!Array.isArray(details) || details.length === 0) return '';
-  const parts = details
+/** Up to three field errors after the message, leaving out what the message already says. */
+function fieldSummary(fieldErrors: unknown[] | undefined, message: string): string {
+  if (!fieldErrors?.length) return '';
+  const described = fieldErrors
     .filter((d): d is { field: string; message: string } => isObject(d) && typeof d.field === 'string')
-    .slice(0, 3)
     .map((d) => `${d.field} ${d.message}`);
-  if (parts.length === 0) return '';
-  const more = details.length > parts.length ? ` (+${details.length - parts.length} more)` : '';
-  return ` [${parts.join('; ')}${more}]`;
+  const news = described.filter((part) => !message.includes(part));
+  if (news.length === 0) return '';
+  const parts = news.slice(0, 3);
+  const more = fieldErrors.length - (described.length - news.length) - parts.length;
+  return ` [${parts.join('; ')}${more > 0 ? ` (+${more} more)` : ''}]`;
 }
 
 function describeNonJson(status: number, text: string, headers: Record<string, string | string[] | undefined>): string {
