@@ -3,17 +3,18 @@
 // publishes in /openapi.json. Field lists follow ../shared/api-reference.md; choices left open
 // there follow ../shared/API-DECISIONS.md.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import {
+  CARD_STATUSES as CARD_STATUS,
+  CHANNELS as CHANNEL,
+  GRANT_TYPES as GRANT_TYPE,
+  INTENTS as INTENT,
+  PAYMENT_METHODS as PAYMENT_METHOD,
+  PROCESSING_FLOWS as PROCESSING_FLOW,
+  TRANSACTION_STATUSES as TRANSACTION_STATUS,
+} from './enums.js';
 
 const DateTime = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-
-export const CARD_STATUS = ['active', 'inactive', 'suspended', 'expired'] as const;
-export const TRANSACTION_STATUS = ['pending', 'completed', 'failed', 'reversed'] as const;
-export const GRANT_TYPE = ['client_credentials', 'authorization_code', 'refresh_token'] as const;
-export const INTENT = ['authorization', 'financial', 'reversal'] as const;
-export const PROCESSING_FLOW = ['purchase', 'cash_withdrawal', 'balance_inquiry', 'refund'] as const;
-export const CHANNEL = ['pos', 'atm', 'web'] as const;
-export const PAYMENT_METHOD = ['chip', 'magstripe', 'contactless', 'manual', 'ecom', 'moto'] as const;
 
 const literalUnion = <T extends readonly string[]>(values: T) =>
   Type.Union(values.map((v) => Type.Literal(v)) as any) as unknown as TSchema & { static: T[number] };

@@ -1,4 +1,5 @@
 // ISO 8583 code tables used by the switch simulator, `webhook listen` and the transaction views.
+import { CHANNELS } from '../api/enums.js';
 
 /** Message type indicators of the three simulated intents, request → response. */
 export const MTI = {
@@ -111,7 +112,7 @@ export const POS_CONDITION_CODES: Readonly<Record<string, string>> = {
   '59': 'E-commerce, secure channel',
 };
 
-export const CHANNELS = ['pos', 'atm', 'web'] as const;
+export { CHANNELS };
 export type Channel = (typeof CHANNELS)[number];
 
 /** The field 25 a channel (and, for web, a payment method) is sent with. */

@@ -1,7 +1,9 @@
 // Flags shared by `cards create` and `cards customer update`.
 import { Option, type Command } from 'commander';
 
-export const CARD_STATUSES = ['active', 'inactive', 'suspended', 'expired'] as const;
+import { CARD_STATUSES } from '../../api/enums.js';
+
+export { CARD_STATUSES };
 
 export function addCustomerOptions(command: Command): Command {
   return command

@@ -6,7 +6,9 @@ import { UsageError } from '../../core/errors.js';
 import { validateScope, validateUri, validateUrl } from '../../core/validate.js';
 import { bodyBoolean, bodyString, bodyStrings, readBodyFile } from './body-file.js';
 
-export const GRANT_TYPES = ['client_credentials', 'authorization_code', 'refresh_token'] as const;
+import { GRANT_TYPES } from '../../api/enums.js';
+
+export { GRANT_TYPES };
 type GrantType = (typeof GRANT_TYPES)[number];
 
 interface CreateOptions {

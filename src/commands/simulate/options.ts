@@ -1,9 +1,9 @@
 // Flags shared by `simulate authorization|financial|reversal`.
 import { Option, type Command } from 'commander';
 
-export const PROCESSING_FLOWS = ['purchase', 'cash_withdrawal', 'balance_inquiry', 'refund'] as const;
-export const CHANNELS = ['pos', 'atm', 'web'] as const;
-export const PAYMENT_METHODS = ['chip', 'magstripe', 'contactless', 'manual', 'ecom', 'moto'] as const;
+import { CHANNELS, PAYMENT_METHODS, PROCESSING_FLOWS } from '../../api/enums.js';
+
+export { CHANNELS, PAYMENT_METHODS, PROCESSING_FLOWS };
 
 export function addSimulationOptions(command: Command): Command {
   return command

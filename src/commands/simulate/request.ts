@@ -6,7 +6,9 @@ import { validateDateTime } from '../../core/validate.js';
 import { AmountError, currencyInfo, DEFAULT_CURRENCY, minorToDecimal, parseAmount } from '../../iso8583/amount.js';
 import { CHANNELS, PAYMENT_METHODS, PROCESSING_FLOWS } from './options.js';
 
-export const INTENTS = ['authorization', 'financial', 'reversal'] as const;
+import { INTENTS } from '../../api/enums.js';
+
+export { INTENTS };
 export type IntentName = (typeof INTENTS)[number];
 
 /** One simulation as the operator describes it (flag names in camelCase). */

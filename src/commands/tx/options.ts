@@ -2,7 +2,9 @@
 import { Option, type Command } from 'commander';
 import { CARD_STATUSES } from '../cards/options.js';
 
-export const TRANSACTION_STATUSES = ['pending', 'completed', 'failed', 'reversed'] as const;
+import { TRANSACTION_STATUSES } from '../../api/enums.js';
+
+export { TRANSACTION_STATUSES };
 
 /** What addTransactionFilters adds, as commander hands it to run(). */
 export interface TransactionFilterOptions {
