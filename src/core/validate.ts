@@ -83,11 +83,11 @@ export function validatePaging(opts: { limit?: string; page?: string }): { limit
  * package, loaded on first use.
  */
 export async function validateCurrency(field: string, value: string): Promise<{ number: string; code: string; digits: number }> {
-  const { default: cc } = await import('currency-codes');
-  const trimmed = value.trim();
-  const entry = /^\d{1,3}$/.test(trimmed) ? cc.number(trimmed.padStart(3, '0')) : cc.code(trimmed.toUpperCase());
-  if (!entry) fail(field, value, 'an ISO 4217 currency such as 566 (NGN) or 840 (USD)');
-  return { number: entry.number, code: entry.code, digits: entry.digits };
+  // The ISO 4217 table is the simulator's (iso8583/amount.ts), loaded here only when needed.
+  const { currencyInfo } = await import('../iso8583/amount.js');
+  const info = currencyInfo(value);
+  if (!info) fail(field, value, 'an ISO 4217 currency such as 566 (NGN) or 840 (USD)');
+  return { number: info.number, code: info.code, digits: info.digits };
 }
 
 /** An OAuth scope: `verb:object` (lowercase letters and underscores), or `*`, `READ`, `WRITE`. */
