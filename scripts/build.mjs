@@ -7,6 +7,7 @@
 // Files are written to a temporary name and renamed into place, chunks before the entry, so a
 // cardctl process started during a rebuild never sees a half-written file. `--clean` empties
 // dist/ first (used by prepare and prepack, so a published tarball has no stale chunks).
+// Last, dist/help-cache.json: every `--help` page, rendered by the new bundle (see below).
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -45,9 +46,20 @@ const result = await build({
 const files = [...result.outputFiles].sort((a, b) => rank(a.path) - rank(b.path));
 for (const file of files) {
   mkdirSync(dirname(file.path), { recursive: true });
-  const temporary = `${file.path}.${process.pid}.tmp`;
-  writeFileSync(temporary, file.contents);
-  renameSync(temporary, file.path);
+  writeAtomically(file.path, file.contents);
+}
+
+// The help cache (src/help/help-cache.ts): every `--help` page, rendered by the bundle just
+// built, so bin/cardctl.js can print it without loading the bundle. Written after the bundle, so a
+// cache on disk is never older than the code it describes for longer than this step.
+const { renderHelpCache } = await import(`${new URL('../dist/cli.js', import.meta.url).href}?build=${Date.now()}`);
+const helpCache = new URL('../dist/help-cache.json', import.meta.url);
+writeAtomically(helpCache, JSON.stringify(await renderHelpCache()));
+
+function writeAtomically(path, contents) {
+  const temporary = `${path instanceof URL ? path.pathname : path}.${process.pid}.tmp`;
+  writeFileSync(temporary, contents);
+  renameSync(temporary, path);
 }
 
 /** Chunks first, the entry (dist/cli.js) last. */

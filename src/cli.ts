@@ -1,6 +1,6 @@
 // Entry point: builds the commander tree from the command definitions, runs the chosen
 // command with a context, and is the only place that turns errors into exit codes.
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Option, type OutputConfiguration } from 'commander';
 import type { Dispatcher } from 'undici';
 import { builtinNames, expandAlias } from './aliases/expand.js';
 import { commandTree } from './commands/index.js';
@@ -8,12 +8,13 @@ import { ConfigStore } from './config/store.js';
 import { type CommandDefinition, type GroupDefinition, isGroup } from './core/command.js';
 import { createContext, type Env, type GlobalOptions } from './core/context.js';
 import { CliError, ExitCode, InterruptedError, UsageError, toCliError } from './core/errors.js';
-import { systemIO, type IOStreams } from './core/io.js';
+import { bufferedIO, systemIO, type IOStreams } from './core/io.js';
 import type { Prompter } from './core/prompter.js';
 import { maskPansInText, redactValue } from './core/redact.js';
 import { OUTPUT_FORMATS } from './output/renderer.js';
 import { createStyle } from './output/style.js';
 import { explainCommanderError } from './help/commander-errors.js';
+import { HELP_CACHE_WIDTH, helpPaths, type HelpCache } from './help/help-cache.js';
 import { versionRequest, versionText } from './help/version.js';
 import { VERSION } from './version.js';
 
@@ -131,16 +132,43 @@ Examples:
 
 Learn more: cardctl <command> --help, cardctl help <topic> (exit-codes, environment, output, pin-encryption, scenarios)`);
 
-  if (input) {
-    program.configureOutput({
-      writeOut: (text) => input.io.out(text),
-      writeErr: (text) => input.io.err(text),
-      // Errors are reported by handleCommanderError, in our own format.
-      outputError: () => {},
-    });
-  }
+  if (input) program.configureOutput(outputConfiguration(input.io));
   for (const definition of commandTree) addNode(program, definition, [], input);
   return program;
+}
+
+/**
+ * Where commander writes help, and how wide: the run's io, never process.stdout directly, so
+ * help printed into a buffer (tests, the help cache) wraps the way the io says.
+ */
+function outputConfiguration(io: IOStreams): OutputConfiguration {
+  return {
+    writeOut: (text) => io.out(text),
+    writeErr: (text) => io.err(text),
+    // Errors are reported by handleCommanderError, in our own format.
+    outputError: () => {},
+    // commander's own default: the terminal's width, 80 columns when not a terminal.
+    getOutHelpWidth: () => (io.stdoutIsTTY && io.columns ? io.columns : HELP_CACHE_WIDTH),
+    getErrHelpWidth: () => (io.stderrIsTTY && io.columns ? io.columns : HELP_CACHE_WIDTH),
+    // Help is plain text; no styles to keep.
+    getOutHasColors: () => false,
+    getErrHasColors: () => false,
+  };
+}
+
+/**
+ * Renders every `--help` page through main() into a buffer, as a piped stdout would get it
+ * (src/help/help-cache.ts; written to dist/ by scripts/build.mjs).
+ */
+export async function renderHelpCache(): Promise<HelpCache> {
+  const pages: Record<string, string> = {};
+  for (const path of helpPaths(commandTree)) {
+    const io = bufferedIO({ tty: false });
+    const code = await main([...path, '--help'], { io, env: {}, signal: new AbortController().signal });
+    if (code !== ExitCode.Ok || io.stderrText() !== '') throw new Error(`cardctl ${path.join(' ')} --help: exit ${code}, stderr ${io.stderrText()}`);
+    pages[path.join(' ')] = io.stdoutText();
+  }
+  return { version: VERSION, width: HELP_CACHE_WIDTH, pages };
 }
 
 function addNode(parent: Command, definition: CommandDefinition<any> | GroupDefinition, path: string[], input: BuildInput | null): void {
@@ -149,13 +177,7 @@ function addNode(parent: Command, definition: CommandDefinition<any> | GroupDefi
   for (const alias of definition.aliases ?? []) command.alias(alias);
   command.exitOverride();
   command.showSuggestionAfterError(true);
-  if (input) {
-    command.configureOutput({
-      writeOut: (text) => input.io.out(text),
-      writeErr: (text) => input.io.err(text),
-      outputError: () => {},
-    });
-  }
+  if (input) command.configureOutput(outputConfiguration(input.io));
   const fullPath = [...path, definition.name];
   if (definition.examples?.length) {
     command.addHelpText('after', `\nExamples:\n${definition.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
