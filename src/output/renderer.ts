@@ -61,7 +61,19 @@ export interface RecordOptions {
 }
 
 export interface ListStream<R> {
-  write(records: R[], raw?: string): void;
+  /**
+   * Writes one page. The promise settles once the page is written and stdout can take more:
+   * awaiting it before fetching the next page keeps a slow reader (`| less`, a pipe to a slow
+   * process) from making pages pile up in memory. It never rejects; --jq/--template errors
+   * surface from end().
+   */
+  write(records: R[], raw?: string): Promise<void>;
+  end(): Promise<void>;
+}
+
+/** A ListStream before pacing: write may finish later (--jq, --template) or at once. */
+interface PageWriter<R> {
+  write(records: R[], raw?: string): void | Promise<void>;
   end(): Promise<void>;
 }
 
@@ -94,11 +106,12 @@ export class Renderer {
   }
 
   /** --jq / --template over a list: jq sees the whole array (per record when live), templates run per record. */
-  private scriptedStream<R>(live: boolean): ListStream<R> {
+  private scriptedStream<R>(live: boolean): PageWriter<R> {
     let chain: Promise<void> = Promise.resolve();
     const then = (step: () => Promise<void>) => {
       chain = chain.then(step);
-      chain.catch(() => {}); // awaited (and thrown) by end()
+      // Errors are awaited (and thrown) by end(); the page's own promise only says it is done.
+      return chain.then(() => {}, () => {});
     };
     if (this.settings.template !== undefined) {
       return {
@@ -132,7 +145,7 @@ export class Renderer {
   /** Prints a list of records. */
   async list<R>(records: R[], columns: Column<R>[], options: ListOptions = {}): Promise<void> {
     const stream = this.stream(columns, options);
-    stream.write(records, options.raw);
+    await stream.write(records, options.raw);
     await stream.end();
   }
 
@@ -141,6 +154,32 @@ export class Renderer {
    * a TTY table needs every row to size its columns, so it is drawn at the end.
    */
   stream<R>(columns: Column<R>[], options: ListOptions = {}): ListStream<R> {
+    const writer = this.pageWriter(columns, options);
+    return {
+      write: (records, raw) => {
+        const written = writer.write(records, raw);
+        return written ? written.then(() => this.drained()) : this.drained();
+      },
+      end: () => writer.end(),
+    };
+  }
+
+  /** Resolves when stdout's buffer has room again (at once when it has room now, or is gone). */
+  private drained(): Promise<void> {
+    const stdout = this.io.stdout;
+    if (!stdout.writableNeedDrain || stdout.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        stdout.off('drain', done);
+        stdout.off('close', done);
+        resolve();
+      };
+      stdout.on('drain', done);
+      stdout.on('close', done);
+    });
+  }
+
+  private pageWriter<R>(columns: Column<R>[], options: ListOptions): PageWriter<R> {
     const { format, quiet } = this.settings;
     const idPath = options.idPath ?? 'id';
     const selected = this.selectColumns(columns);
@@ -230,7 +269,7 @@ export class Renderer {
   }
 
   /** TTY rows printed as they arrive: no header, columns padded to the widest cell so far. */
-  private liveRows<R>(columns: Column<R>[]): ListStream<R> {
+  private liveRows<R>(columns: Column<R>[]): PageWriter<R> {
     const widths = columns.map((c) => c.minWidth ?? 0);
     return {
       write: (records) => {

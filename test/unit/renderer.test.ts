@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { GlobalOptions } from '../../src/core/context.js';
 import type { Column } from '../../src/output/renderer.js';
@@ -126,6 +127,34 @@ describe('machine formats', () => {
   it('raw: the body exactly as received', async () => {
     expect((await render({ output: 'raw' })).stdout).toBe('{"statusCode":200,"data":[]}\n');
     expect((await render({ output: 'raw' }, {}, 'record')).stdout).toBe('{"statusCode":200,"data":{}}\n');
+  });
+
+  it('a streamed page settles only once stdout drains, so --all waits for a slow reader', async () => {
+    const ctx = testContext({ globals: { output: 'ndjson', fields: 'id' } });
+    let written = '';
+    let takeNext: (() => void) | undefined;
+    // A reader that takes one chunk at a time, only when told to.
+    const slow = new Writable({
+      highWaterMark: 8,
+      write(chunk, _encoding, callback) {
+        written += String(chunk);
+        takeNext = callback;
+      },
+    });
+    ctx.io.stdout = slow;
+    ctx.io.out = (text) => void slow.write(text);
+    let settled = false;
+    const page = ctx.output().stream(columns).write(cards).then(() => { settled = true; });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    for (let turn = 0; turn < 10 && !settled; turn++) {
+      const next = takeNext;
+      takeNext = undefined;
+      next?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await page;
+    expect(written).toBe('{"id":"c1"}\n{"id":"c2"}\n');
   });
 
   it('--quiet prints identifiers only, in every format', async () => {

@@ -67,11 +67,9 @@ output start at once, and memory stays flat however many cards there are).`,
       return;
     }
     const stream = output.stream(cardColumns, { emptyMessage });
-    const stdout = ctx.io.stdout;
     for await (const response of listAllCards(client, { search: input.search, cardId: input.cardId, limit: input.limit }, ctx.signal)) {
-      stream.write(response.data ?? [], response.raw);
       // A slow reader (`| less`, a slow disk): wait for it rather than buffer pages in memory.
-      if (stdout.writableNeedDrain) await new Promise<void>((resolve) => stdout.once('drain', () => resolve()));
+      await stream.write(response.data ?? [], response.raw);
     }
     await stream.end();
   },

@@ -101,7 +101,8 @@ paging stops at the first page older than --since.`,
     const stream = output.stream(transactionColumns, { emptyMessage });
     for await (const response of listAllTransactions(client, { ...query, limit: input.limit }, ctx.signal)) {
       const page = response.data ?? [];
-      stream.write(page.filter((tx) => inWindow(tx, input.since, input.until)), timeFiltered ? undefined : response.raw);
+      // Awaited: a slow reader is waited for rather than pages buffered in memory.
+      await stream.write(page.filter((tx) => inWindow(tx, input.since, input.until)), timeFiltered ? undefined : response.raw);
       // Newest first: once a page ends before --since, later pages are older still.
       const last = page[page.length - 1];
       if (input.since && last && Date.parse(last.createdAt) < input.since.getTime()) break;
