@@ -1,13 +1,18 @@
 #!/usr/bin/env node
-// `cardctl cards list --all -o ndjson` over 10,000 cards, beside a plain undici script that fetches
-// the same pages (limit 100) and prints the same NDJSON, in the same run on the same sandbox.
-// Reports wall time and peak RSS (from /usr/bin/time -v when present, else process.resourceUsage
-// through a preload) for each, the median of the rounds, and the ratios cardctl/plain.
+// `cardctl cards list --all -o ndjson` at three sizes (1,000, 10,000 and 30,000 cards by default),
+// beside a plain undici script that fetches the same pages (limit 100, the largest the API allows)
+// and prints the same NDJSON, in the same run on the same sandbox. One sandbox grows from size to
+// size: it is seeded up to the first size, measured, seeded up to the next, and so on.
+// Wall time is measured here, from spawn to exit; peak RSS comes from /usr/bin/time -f '%e %M'
+// (or process.resourceUsage().maxRSS through a preload where there is no /usr/bin/time). One
+// warm-up of each client per size, then --rounds interleaved rounds, medians reported; every run
+// must print exactly as many lines as there are cards.
 //
-//   npm run build && node bench/cards.mjs [--cards 10000] [--rounds 5]
+//   npm run build && node bench/cards.mjs [--sizes 1000,10000,30000] [--rounds 3]
 //
 // Seeding goes straight to the sandbox over HTTP, 32 requests at a time, with one PIN block for
-// every card (the sandbox decrypts and hashes it each time; that is most of the seeding cost).
+// every card (the sandbox decrypts and hashes it each time; that is most of the seeding cost:
+// `defaultPIN` is required even with `pinEnabled: false`, so there is no cheaper way in).
 import { spawn } from 'node:child_process';
 import { constants, createHash, createPublicKey, publicEncrypt, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,15 +20,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { median, reportRatio } from './lib/results.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
   const at = args.indexOf(`--${name}`);
-  return at === -1 ? fallback : Number(args[at + 1]);
+  return at === -1 ? fallback : args[at + 1];
 };
-const CARDS = option('cards', 10_000);
-const ROUNDS = option('rounds', 5);
+// --cards N: one size only (what this benchmark measured before it had three).
+const SIZES = String(option('sizes', option('cards', '1000,10000,30000'))).split(',').map(Number).sort((a, b) => a - b);
+const ROUNDS = Number(option('rounds', 3));
 const PAGE = 100;
+if (SIZES.some((n) => !Number.isInteger(n) || n < 1) || !(ROUNDS >= 1)) {
+  console.error('usage: node bench/cards.mjs [--sizes 1000,10000,30000] [--rounds 3]');
+  process.exit(2);
+}
 
 const BIN = fileURLToPath(new URL('../bin/cardctl.js', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'cardctl-bench-cards-'));
@@ -55,27 +66,37 @@ const defaultPIN = {
 const startDate = new Date().toISOString();
 const expiryDate = new Date(Date.now() + 3 * 365 * 86_400_000).toISOString();
 
-const seedStarted = performance.now();
-let next = 0;
-async function seedWorker() {
-  while (next < CARDS) {
-    const i = next++;
-    const res = await fetch(`${sandbox.baseUrl}/institutions/cards`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        cardProgram: sandbox.cardProgramId, referenceCode: `bench-${i}`, pinEnabled: true, defaultPIN,
-        account: { currency: '566', bankCode: '058', type: 'savings', number: String(3_000_000_000 + i) },
-        customer: { firstName: 'Bench', lastName: `Holder${i}`, emailAddress: `bench${i}@example.com`, phoneNumber: '+2348000000000' },
-        embossingName: `BENCH ${i}`, startDate, expiryDate,
-      }),
-    });
-    if (res.status >= 300) throw new Error(`seeding card ${i}: HTTP ${res.status} ${await res.text()}`);
-    await res.arrayBuffer();
+let seeded = 0;
+/** Creates cards until the sandbox holds `target`; resolves the seconds it took. */
+async function seedTo(target) {
+  const started = performance.now();
+  const from = seeded;
+  let next = seeded;
+  async function seedWorker() {
+    while (next < target) {
+      const i = next++;
+      const res = await fetch(`${sandbox.baseUrl}/institutions/cards`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          cardProgram: sandbox.cardProgramId, referenceCode: `bench-${i}`, pinEnabled: true, defaultPIN,
+          account: { currency: '566', bankCode: '058', type: 'savings', number: String(3_000_000_000 + i) },
+          customer: { firstName: 'Bench', lastName: `Holder${i}`, emailAddress: `bench${i}@example.com`, phoneNumber: '+2348000000000' },
+          embossingName: `BENCH ${i}`, startDate, expiryDate,
+        }),
+      });
+      if (res.status >= 300) throw new Error(`seeding card ${i}: HTTP ${res.status} ${await res.text()}`);
+      await res.arrayBuffer();
+    }
   }
+  await Promise.all(Array.from({ length: 32 }, seedWorker));
+  seeded = target;
+  const page = await (await fetch(`${sandbox.baseUrl}/institutions/cards?limit=1`, { headers: { authorization: `Bearer ${sandbox.token}` } })).json();
+  if (page.pagination?.total !== target) throw new Error(`the sandbox lists ${page.pagination?.total} cards, expected ${target}`);
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`seeded ${target - from} cards (to ${target}) in ${seconds.toFixed(1)} s, ${Math.round((target - from) / seconds)}/s`);
+  return seconds;
 }
-await Promise.all(Array.from({ length: 32 }, seedWorker));
-console.log(`seeded ${CARDS} cards in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`);
 
 // ---- the plain baseline: undici, same pages, same NDJSON ----
 const plainScript = join(work, 'plain.mjs');
@@ -122,6 +143,7 @@ function measure(scriptArgs, env) {
     });
     child.once('exit', (code) => {
       const wallMs = performance.now() - started;
+      children.splice(children.indexOf(child), 1);
       if (code !== 0) return reject(new Error(`${scriptArgs.join(' ')} exited with ${code}`));
       const rssKb = timeBin ? Number(readFileSync(timeFile, 'utf8').trim().split(/\s+/).pop()) : Number(readFileSync(rusageFile, 'utf8'));
       resolve({ wallMs, rssMb: rssKb / 1024, lines });
@@ -129,35 +151,65 @@ function measure(scriptArgs, env) {
   });
 }
 
+const cliArgs = [BIN, 'cards', 'list', '--all', '-o', 'ndjson'];
 const cliEnv = { CARDCTL_CONFIG_DIR: work, CARDCTL_BASE_URL: sandbox.baseUrl, CARDCTL_TOKEN: sandbox.token, CI: '1' };
 const plainEnv = { BASE_URL: sandbox.baseUrl, TOKEN: sandbox.token };
-const results = { cardctl: [], plain: [] };
-// One warm-up of each (sandbox caches, page cache), then interleaved rounds.
-await measure([BIN, 'cards', 'list', '--all', '-o', 'ndjson'], cliEnv);
-await measure([plainScript], plainEnv);
-for (let round = 0; round < ROUNDS; round++) {
-  const a = await measure([BIN, 'cards', 'list', '--all', '-o', 'ndjson'], cliEnv);
-  const b = await measure([plainScript], plainEnv);
-  for (const [name, r] of [['cardctl', a], ['plain', b]]) {
-    if (r.lines !== CARDS) throw new Error(`${name} printed ${r.lines} lines, expected ${CARDS}`);
-    results[name].push(r);
+const fmt = (n) => n.toLocaleString('en-US');
+
+const bySize = [];
+for (const size of SIZES) {
+  const seedSeconds = await seedTo(size);
+  const results = { cardctl: [], plain: [] };
+  // One warm-up of each (sandbox caches, JIT, page cache), then interleaved rounds.
+  await measure(cliArgs, cliEnv);
+  await measure([plainScript], plainEnv);
+  for (let round = 0; round < ROUNDS; round++) {
+    const a = await measure(cliArgs, cliEnv);
+    const b = await measure([plainScript], plainEnv);
+    for (const [name, r] of [['cardctl', a], ['plain', b]]) {
+      if (r.lines !== size) throw new Error(`${name} printed ${r.lines} lines, expected ${size}`);
+      results[name].push(r);
+    }
   }
+  const summary = Object.fromEntries(Object.entries(results).map(([name, rs]) => [name, {
+    wallMs: median(rs.map((r) => r.wallMs)),
+    rssMb: median(rs.map((r) => r.rssMb)),
+    maxRssMb: Math.max(...rs.map((r) => r.rssMb)),
+  }]));
+  const { cardctl, plain } = summary;
+  bySize.push({ size, seedSeconds, ...summary });
+  console.log(`\n${fmt(size)} cards, ${fmt(Math.ceil(size / PAGE))} pages of ${PAGE}, ${ROUNDS} rounds (median), peak RSS via ${timeBin ? '/usr/bin/time' : 'process.resourceUsage'}`);
+  console.log('| | wall time | cards/s | peak RSS (median / max) |');
+  console.log('|---|---|---|---|');
+  console.log(`| \`cardctl cards list --all -o ndjson\` | ${(cardctl.wallMs / 1000).toFixed(2)} s | ${fmt(Math.round(size / (cardctl.wallMs / 1000)))} | ${cardctl.rssMb.toFixed(1)} / ${cardctl.maxRssMb.toFixed(1)} MB |`);
+  console.log(`| plain undici script | ${(plain.wallMs / 1000).toFixed(2)} s | ${fmt(Math.round(size / (plain.wallMs / 1000)))} | ${plain.rssMb.toFixed(1)} / ${plain.maxRssMb.toFixed(1)} MB |`);
+  console.log(`| **ratio cardctl / plain** | **${(cardctl.wallMs / plain.wallMs).toFixed(2)}×** | | **${(cardctl.rssMb / plain.rssMb).toFixed(2)}×** |`);
+  reportRatio({
+    bench: 'cards',
+    name: `cards list --all -o ndjson, ${fmt(size)} cards (wall time)`,
+    value: Math.round(cardctl.wallMs), unit: 'ms',
+    peer: 'plain undici loop', peerValue: Math.round(plain.wallMs),
+    ratio: cardctl.wallMs / plain.wallMs,
+    aim: { max: 1.25 },
+    note: `median of ${ROUNDS} interleaved rounds, pages of ${PAGE}`,
+  });
 }
 
-const median = (values) => {
-  const sorted = [...values].sort((x, y) => x - y);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-const summary = Object.fromEntries(Object.entries(results).map(([name, rs]) => [name, {
-  wallMs: median(rs.map((r) => r.wallMs)),
-  rssMb: median(rs.map((r) => r.rssMb)),
-  maxRssMb: Math.max(...rs.map((r) => r.rssMb)),
-}]));
-console.log(`\n${CARDS} cards, ${CARDS / PAGE} pages of ${PAGE}, ${ROUNDS} rounds (median), peak RSS via ${timeBin ? '/usr/bin/time' : 'process.resourceUsage'}`);
-console.log('| | wall time | peak RSS (median / max) |');
-console.log('|---|---|---|');
-console.log(`| \`cardctl cards list --all -o ndjson\` | ${(summary.cardctl.wallMs / 1000).toFixed(2)} s | ${summary.cardctl.rssMb.toFixed(1)} / ${summary.cardctl.maxRssMb.toFixed(1)} MB |`);
-console.log(`| plain undici script | ${(summary.plain.wallMs / 1000).toFixed(2)} s | ${summary.plain.rssMb.toFixed(1)} / ${summary.plain.maxRssMb.toFixed(1)} MB |`);
-console.log(`| **ratio cardctl / plain** | **${(summary.cardctl.wallMs / summary.plain.wallMs).toFixed(2)}×** | **${(summary.cardctl.rssMb / summary.plain.rssMb).toFixed(2)}×** |`);
+console.log('\ncost curve (medians): size | cardctl wall | plain wall | cardctl RSS | plain RSS | seeding');
+for (const r of bySize) {
+  console.log(`  ${fmt(r.size).padStart(7)} | ${(r.cardctl.wallMs / 1000).toFixed(2).padStart(7)} s | ${(r.plain.wallMs / 1000).toFixed(2).padStart(7)} s | ${r.cardctl.rssMb.toFixed(1).padStart(6)} MB | ${r.plain.rssMb.toFixed(1).padStart(6)} MB | ${r.seedSeconds.toFixed(1)} s`);
+}
+// Flatness: peak RSS at the largest size against 10,000 (or the size before it).
+const largest = bySize[bySize.length - 1];
+const base = bySize.find((r) => r.size === 10_000) ?? bySize[bySize.length - 2];
+if (base && base !== largest) {
+  reportRatio({
+    bench: 'cards',
+    name: `cards list --all -o ndjson, peak RSS at ${fmt(largest.size)} cards`,
+    value: Number(largest.cardctl.rssMb.toFixed(1)), unit: 'MB',
+    peer: `RSS at ${fmt(base.size)}`, peerValue: Number(base.cardctl.rssMb.toFixed(1)),
+    ratio: largest.cardctl.rssMb / base.cardctl.rssMb,
+    note: 'flatness: peak RSS as the list grows, medians',
+  });
+}
 process.exit(0);
