@@ -109,6 +109,24 @@ export async function loadUndici(): Promise<typeof import('undici')> {
   return typeof mod.request === 'function' ? mod : mod.default!;
 }
 
+/** A CommonJS module's single export, whether the loader put it on `default` or not. */
+const single = <T>(mod: { default: T }): T => mod.default ?? (mod as unknown as T);
+
+/*
+ * What the client needs of undici, an agent and `request`, loaded without undici's index: that
+ * also evaluates fetch, WebSocket, the cookie, cache and mock modules, and through
+ * `globalThis.Headers` Node's own copy of undici, about 25 ms of every command that makes a
+ * request (bench/commands.mjs). Loaded on first request. The proxy agent needs the index (it
+ * calls the `connect` that the index puts on every dispatcher), so it comes from there.
+ */
+async function loadAgentClass(proxy: boolean): Promise<typeof import('undici').Agent | typeof import('undici').EnvHttpProxyAgent> {
+  return proxy ? (await loadUndici()).EnvHttpProxyAgent : single(await import('undici/lib/dispatcher/agent.js'));
+}
+
+function loadRequest() {
+  return import('undici/lib/api/api-request.js').then(single);
+}
+
 // 500 too: a request that is safe to repeat loses nothing by asking again, and a proxy or a
 // crashed worker answers 500 as often as 502.
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
@@ -134,12 +152,12 @@ export class ApiClient {
   dispatcher(): Promise<Dispatcher> {
     this.dispatcherPromise ??= (async () => {
       if (this.options.dispatcher) return this.options.dispatcher;
-      const undici = await loadUndici();
       // Custom CAs: undici connects through node:tls, whose default trust store already holds
       // NODE_EXTRA_CA_CERTS (read by Node at start-up), so no `connect.ca` is needed.
       const common = { connect: { timeout: this.timeoutMs }, keepAliveTimeout: 10_000, connections: 64 };
       const proxy = proxySettings(this.options.env ?? process.env);
-      return proxy ? new undici.EnvHttpProxyAgent({ ...common, ...proxy }) : new undici.Agent(common);
+      const Agent = await loadAgentClass(proxy !== undefined);
+      return new Agent({ ...common, ...proxy });
     })();
     return this.dispatcherPromise;
   }
@@ -278,16 +296,17 @@ export class ApiClient {
       if (body !== undefined) logger.debug(`> ${redactBodyText(body)}`);
     }
     const dispatcher = await this.dispatcher();
-    const { request } = await loadUndici();
+    const request = await loadRequest();
     const started = performance.now();
     let res: Dispatcher.ResponseData;
     let text: string;
     try {
-      res = await request(url, {
+      res = await request.call(dispatcher, {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
         method: req.method,
         headers,
         body,
-        dispatcher,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
         signal: req.signal ?? this.options.signal,
