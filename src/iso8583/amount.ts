@@ -30,9 +30,21 @@ export function currencyInfo(value: string): CurrencyInfo | undefined {
   const cached = cache.get(key);
   if (cached !== undefined) return cached ?? undefined;
   const entry = /^\d{1,3}$/.test(key) ? cc.number(key.padStart(3, '0')) : cc.code(key);
-  const info = entry ? { number: entry.number, code: entry.code, digits: entry.digits, symbol: symbolOf(entry.code) } : null;
+  const info = entry ? withLazySymbol({ number: entry.number, code: entry.code, digits: entry.digits }) : null;
   cache.set(key, info);
   return info ?? undefined;
+}
+
+/**
+ * The symbol is worked out on first use: the first Intl.NumberFormat of a process loads ICU's
+ * currency data (about 10 ms), which validating `--currency` or reading an exponent never needs.
+ */
+function withLazySymbol(info: Omit<CurrencyInfo, 'symbol'>): CurrencyInfo {
+  let symbol: string | undefined;
+  return Object.defineProperty(info, 'symbol', {
+    get: () => (symbol ??= symbolOf(info.code)),
+    enumerable: true,
+  }) as CurrencyInfo;
 }
 
 function symbolOf(code: string): string {
