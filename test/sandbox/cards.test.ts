@@ -251,6 +251,38 @@ describe('GET /institutions/cards', () => {
     openapi.expectMatches('GET', '/institutions/cards', response);
   });
 
+  test('a page of cards from two programs expands each card\'s own program, byte for byte beside non-ASCII text', async () => {
+    const created = await call(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'Two Programs Bank' } });
+    const bank = { ...sandbox, token: created.body.data.token, cardProgramId: created.body.data.cardProgramId };
+    const second = await call(sandbox, 'POST', '/sandbox/card-programs', { token: bank.token, body: { name: 'Zweite Karte ü', panPrefix: '539983' } });
+    expect(second.status).toBe(201);
+    const customer = {
+      firstName: 'Adé 😀', middleName: '"cardProgram":"x"', lastName: 'Łovelace', emailAddress: 'ada@example.com', phoneNumber: '+2348012345678',
+      address: { line1: '1 Marina', line2: '', city: 'Lagos', state: 'Lagos', country: 'NG', postalCode: '100001' },
+    };
+    const programOf: Record<string, string> = {};
+    for (let i = 0; i < 4; i++) {
+      const cardProgram = i % 2 ? second.body.data.id : bank.cardProgramId;
+      const card = await createCard(bank, { cardProgram, customer, embossingName: 'ADÉ ŁOVELACE' }, bank.token);
+      programOf[card.id] = cardProgram;
+    }
+    const renamed = await call(sandbox, 'PUT', `/sandbox/card-programs/${second.body.data.id}`, { token: bank.token, body: { name: 'Zweite Karte ö' } });
+    expect(renamed.status).toBe(200);
+
+    const response = await call(sandbox, 'GET', '/institutions/cards', { token: bank.token });
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(response.text));
+    expect(response.body.data).toHaveLength(4);
+    for (const card of response.body.data) {
+      expect(card.cardProgram.id).toBe(programOf[card.id]);
+      expect(card.cardProgram.name).toBe(programOf[card.id] === bank.cardProgramId ? 'Sandbox Virtual Debit' : 'Zweite Karte ö');
+      expect(card.cardProgram).not.toHaveProperty('feeAccount');
+      expect(card.customer).toMatchObject({ firstName: 'Adé 😀', middleName: '"cardProgram":"x"', lastName: 'Łovelace' });
+      expect(card.embossingName).toBe('ADÉ ŁOVELACE');
+    }
+  });
+
   test('limit=100 is allowed', async () => {
     const response = await call(sandbox, 'GET', '/institutions/cards?limit=100', { token: other.token });
     expect(response.status).toBe(200);

@@ -16,11 +16,14 @@ import { opaque } from '../ids.js';
 import { luhnValid, nextProgramPan, panInProgramRange } from '../pan.js';
 import { decryptPinBlock, hashPin, verifyPin } from '../pin.js';
 import { isUniqueViolation } from '../store/db.js';
-import type { StoredCard } from '../store/index.js';
+import type { ProgramRef, StoredCard } from '../store/index.js';
 import { envelope, pagination, paging } from './common.js';
 
 const tags = ['cards'];
 const CardEnvelope = Envelope(Card);
+/** Get Cards' response up to its first record. */
+const LIST_HEAD = Buffer.from(`${JSON.stringify({ statusCode: 200, message: 'Cards retrieved successfully' }).slice(0, -1)},"data":[`);
+const PROGRAM_KEY = Buffer.from('"cardProgram":');
 
 export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promise<void> {
   const { store, clock } = deps;
@@ -28,11 +31,11 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
   const pinKey = { fingerprint: deps.pinKey.fingerprint, privateKey: deps.pinKey.privateKey };
   // Get Cards shows programs without their ledger accounts; the trimmed JSON is kept per stored
   // version of the program text, so an unchanged program is not re-parsed on every page.
-  const listedPrograms = new Map<string, { stored: string; listed: string }>();
-  function listedProgram(programId: string, stored: string): string {
+  const listedPrograms = new Map<string, { stored: string; listed: Buffer }>();
+  function listedProgram(programId: string, stored: string): Buffer {
     const cached = listedPrograms.get(programId);
     if (cached?.stored === stored) return cached.listed;
-    const listed = listedProgramJson(stored);
+    const listed = Buffer.from(listedProgramJson(stored));
     listedPrograms.set(programId, { stored, listed });
     return listed;
   }
@@ -128,20 +131,18 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
   }, async (request, reply) => {
     const { institutionId } = principalOf(request);
     const { page, limit, offset } = paging(request.query);
-    const { total, recordsJson, programIds } = store.cards.listPage({ institutionId, search: request.query.search, cardId: request.query.cardId, limit, offset });
-    // The page is assembled as text: records are stored as the JSON the API returns, so no
-    // card is parsed; each program's `"cardProgram":"<id>"` becomes the program object. The
-    // needle cannot match inside a string value, where its quotes would be escaped.
-    let data = recordsJson;
-    for (const programId of programIds) {
+    const { total, records, programRefs } = store.cards.listPage({ institutionId, search: request.query.search, cardId: request.query.cardId, limit, offset });
+    // Each program of the page is read once (most pages have one).
+    const programs = new Map<string, Buffer | undefined>();
+    for (const { programId } of programRefs) {
+      if (programs.has(programId)) continue;
       const stored = store.cardPrograms.getJson(institutionId, programId);
-      if (stored === undefined) continue;
-      data = data.split(`"cardProgram":${JSON.stringify(programId)}`).join(`"cardProgram":${listedProgram(programId, stored)}`);
+      programs.set(programId, stored === undefined ? undefined : listedProgram(programId, stored));
     }
-    const head = JSON.stringify({ statusCode: 200, message: 'Cards retrieved successfully' });
-    return reply.type('application/json').send(
-      `${head.slice(0, -1)},"data":[${data}],"pagination":${JSON.stringify(pagination(page, limit, total))}}`,
-    );
+    // The page is assembled as bytes: records are stored as the JSON the API returns, so no
+    // card is parsed, and nothing is decoded into a string to be encoded again for the socket.
+    const tail = Buffer.from(`],"pagination":${JSON.stringify(pagination(page, limit, total))}}`);
+    return reply.type('application/json; charset=utf-8').send(Buffer.concat([LIST_HEAD, ...withPrograms(records, programRefs, programs), tail]));
   });
 
   app.put<{ Params: { cardId: string }; Body: RenewCardBody }>('/institutions/cards/:cardId/renew', {
@@ -273,6 +274,24 @@ function checkCallerPan(program: CardProgram, pan: string): void {
   if (!panInProgramRange(program, pan)) {
     throw invalidField('pan', `is outside the card program's range (${program.panLength} digits starting ${program.panPrefix})`);
   }
+}
+
+/**
+ * The records with each `"cardProgram":"<id>"` replaced by that program's JSON, as slices of
+ * `records` around the programs (nothing is copied until the page is concatenated). An id
+ * without a program stays as it is.
+ */
+function withPrograms(records: Buffer, refs: ProgramRef[], programs: Map<string, Buffer | undefined>): Buffer[] {
+  const parts: Buffer[] = [];
+  let copied = 0;
+  for (const { programId, at, end } of refs) {
+    const program = programs.get(programId);
+    if (program === undefined) continue;
+    parts.push(records.subarray(copied, at + PROGRAM_KEY.length), program);
+    copied = end;
+  }
+  parts.push(records.subarray(copied));
+  return parts;
 }
 
 /** Get Cards shows the program without its ledger accounts (as the reference's example does). */

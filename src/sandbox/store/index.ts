@@ -37,7 +37,7 @@ export function openStore(options: OpenOptions): Store {
   };
 }
 
-export type { StoredCard, CardListQuery, CardPage } from './cards.js';
+export type { StoredCard, CardListQuery, CardPage, ProgramRef } from './cards.js';
 export type { TransactionIndex, TransactionListQuery, DailyUsage } from './transactions.js';
 export type { StoredApplication } from './oauth-applications.js';
 export type { CredentialRow, CredentialKind } from './institutions.js';
