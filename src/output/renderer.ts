@@ -77,6 +77,9 @@ interface PageWriter<R> {
   end(): Promise<void>;
 }
 
+/** Characters per write when rows are batched (see outRows). */
+const OUT_BATCH = 64 * 1024;
+
 export class Renderer {
   constructor(
     private readonly io: IOStreams,
@@ -164,6 +167,22 @@ export class Renderer {
     };
   }
 
+  /**
+   * Writes a page's rows in batches of about 64 kB rather than one write each: a write costs more
+   * than a short row, and a batch stays under V8's large-object size (128 kB), so it dies young.
+   */
+  private outRows<R>(records: R[], row: (record: R) => string): void {
+    let batch = '';
+    for (const record of records) {
+      batch += row(record);
+      if (batch.length >= OUT_BATCH) {
+        this.io.out(batch);
+        batch = '';
+      }
+    }
+    if (batch) this.io.out(batch);
+  }
+
   /** Resolves when stdout's buffer has room again (at once when it has room now, or is gone). */
   private drained(): Promise<void> {
     const stdout = this.io.stdout;
@@ -188,7 +207,7 @@ export class Renderer {
     if (quiet) {
       return {
         write: (records) => {
-          for (const record of records) this.io.out(`${cellText(getPath(record, idPath), false)}\n`);
+          this.outRows(records, (record) => `${cellText(getPath(record, idPath), false)}\n`);
         },
         end: async () => {},
       };
@@ -199,10 +218,11 @@ export class Renderer {
         let first = true;
         return {
           write: (records) => {
-            for (const record of records) {
-              this.io.out(`${first ? '[\n' : ',\n'}${indent(JSON.stringify(this.project(record), null, 2))}`);
+            this.outRows(records, (record) => {
+              const row = `${first ? '[\n' : ',\n'}${indent(JSON.stringify(this.project(record), null, 2))}`;
               first = false;
-            }
+              return row;
+            });
           },
           end: async () => this.io.out(first ? '[]\n' : '\n]\n'),
         };
@@ -210,7 +230,7 @@ export class Renderer {
       case 'ndjson':
         return {
           write: (records) => {
-            for (const record of records) this.io.out(`${JSON.stringify(this.project(record))}\n`);
+            this.outRows(records, (record) => `${JSON.stringify(this.project(record))}\n`);
           },
           end: async () => {},
         };
@@ -227,9 +247,7 @@ export class Renderer {
               this.io.out(`${selected.map((c) => csvField(c.path)).join(',')}\n`);
               headerWritten = true;
             }
-            for (const record of records) {
-              this.io.out(`${selected.map((c) => csvField(this.machineCell(c, record))).join(',')}\n`);
-            }
+            this.outRows(records, (record) => `${selected.map((c) => csvField(this.machineCell(c, record))).join(',')}\n`);
           },
           end: async () => {
             if (!headerWritten) this.io.out(`${selected.map((c) => csvField(c.path)).join(',')}\n`);
@@ -241,7 +259,7 @@ export class Renderer {
           // Piped table: plain tab-separated rows, no header decoration, so grep/awk/cut work.
           return {
             write: (records) => {
-              for (const record of records) this.io.out(`${selected.map((c) => tsvField(this.machineCell(c, record))).join('\t')}\n`);
+              this.outRows(records, (record) => `${selected.map((c) => tsvField(this.machineCell(c, record))).join('\t')}\n`);
             },
             end: async () => {},
           };
