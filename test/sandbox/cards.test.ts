@@ -1,4 +1,8 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { openStore } from '../../src/sandbox/store/index.js';
+import { tempDir } from '../helpers/cli.js';
 import { call, createCard, createCardBody, encryptClearBlock, encryptPin, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -266,6 +270,9 @@ describe('GET /institutions/cards', () => {
       const card = await createCard(bank, { cardProgram, customer, embossingName: 'ADÉ ŁOVELACE' }, bank.token);
       programOf[card.id] = cardProgram;
     }
+    const before = await call(sandbox, 'GET', '/institutions/cards', { token: bank.token });
+    expect(before.body.data.map((c: any) => c.cardProgram.name)).toContain('Zweite Karte ü');
+    // A program written after the page was answered shows on the next page.
     const renamed = await call(sandbox, 'PUT', `/sandbox/card-programs/${second.body.data.id}`, { token: bank.token, body: { name: 'Zweite Karte ö' } });
     expect(renamed.status).toBe(200);
 
@@ -280,6 +287,47 @@ describe('GET /institutions/cards', () => {
       expect(card.cardProgram).not.toHaveProperty('feeAccount');
       expect(card.customer).toMatchObject({ firstName: 'Adé 😀', middleName: '"cardProgram":"x"', lastName: 'Łovelace' });
       expect(card.embossingName).toBe('ADÉ ŁOVELACE');
+    }
+  });
+
+  test('a page asked for again shows every write since: a new card, a changed card, and nothing of another institution', async () => {
+    const created = await call(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'Polling Bank' } });
+    const bank = { ...sandbox, token: created.body.data.token, cardProgramId: created.body.data.cardProgramId };
+    const first = await createCard(bank, {}, bank.token);
+    const page = () => call(sandbox, 'GET', '/institutions/cards?limit=5', { token: bank.token });
+    const once = await page();
+    expect((await page()).text).toBe(once.text);
+    expect(once.body.data.map((c: any) => c.id)).toEqual([first.id]);
+
+    const second = await createCard(bank, {}, bank.token);
+    const afterCreate = await page();
+    expect(afterCreate.body.data.map((c: any) => c.id)).toEqual([second.id, first.id]);
+    expect(afterCreate.body.pagination.total).toBe(2);
+
+    expect((await call(sandbox, 'GET', `/institutions/cards/${first.id}/deactivate`, { token: bank.token })).status).toBe(200);
+    expect((await page()).body.data.find((c: any) => c.id === first.id).status).toBe('suspended');
+
+    // The same query from another institution gets that institution's cards.
+    const others = await call(sandbox, 'GET', '/institutions/cards?limit=5', { token: other.token });
+    expect(others.body.data.map((c: any) => c.id)).toEqual([...ids].reverse());
+  });
+
+  test('a write by another connection to the database file shows on the next page', async () => {
+    const dir = tempDir('cardctl-cards-list-');
+    const file = join(dir.path, 'sandbox.db');
+    const onFile = await startSandbox({ port: 0, dbFile: file });
+    const elsewhere = openStore({ file });
+    try {
+      const card = await createCard(onFile, {}, onFile.token);
+      const page = () => call(onFile, 'GET', '/institutions/cards', { token: onFile.token });
+      expect((await page()).body.data[0].embossingName).toBe('ADA LOVELACE');
+      const stored = elsewhere.cards.get(onFile.institutionId, card.id)!;
+      elsewhere.transaction(() => elsewhere.cards.update({ ...stored.card, embossingName: 'GRACE HOPPER' }, stored.pinHash));
+      expect((await page()).body.data[0].embossingName).toBe('GRACE HOPPER');
+    } finally {
+      elsewhere.close();
+      await onFile.close();
+      dir.remove();
     }
   });
 

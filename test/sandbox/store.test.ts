@@ -57,3 +57,41 @@ test('a transaction that throws leaves nothing behind; nested calls join the out
     store.close();
   }
 });
+
+test('the change token moves with every row written, by this connection or another, and is unset inside a transaction', () => {
+  const file = join(dir.path, 'changes.db');
+  const store = openStore({ file });
+  const other = openStore({ file });
+  try {
+    const seeded = seedSandbox(store, new Date());
+    const token = store.changeToken();
+    expect(token).toBeDefined();
+    expect(store.changeToken()).toBe(token);
+
+    store.meta.set('probe', 1);
+    const afterOwn = store.changeToken();
+    expect(afterOwn).not.toBe(token);
+
+    other.meta.set('probe', 2);
+    const afterOther = store.changeToken();
+    expect(afterOther).not.toBe(afterOwn);
+
+    // Inside a transaction its writes may still be rolled back: no token to cache under.
+    store.transaction(() => {
+      store.meta.set('probe', 3);
+      expect(store.changeToken()).toBeUndefined();
+    });
+    expect(store.changeToken()).not.toBe(afterOther);
+
+    // A write that is rolled back still moves it (a spurious change, never a missed one).
+    const beforeRollback = store.changeToken();
+    expect(() => store.transaction(() => {
+      store.cardPrograms.update({ ...store.cardPrograms.get(seeded.institutionId, seeded.cardProgramId)!, name: 'gone' });
+      throw new Error('boom');
+    })).toThrow('boom');
+    expect(store.changeToken()).not.toBe(beforeRollback);
+  } finally {
+    other.close();
+    store.close();
+  }
+});

@@ -24,6 +24,8 @@ const CardEnvelope = Envelope(Card);
 /** Get Cards' response up to its first record. */
 const LIST_HEAD = Buffer.from(`${JSON.stringify({ statusCode: 200, message: 'Cards retrieved successfully' }).slice(0, -1)},"data":[`);
 const PROGRAM_KEY = Buffer.from('"cardProgram":');
+/** Bound of the Get Cards page cache (a page of 100 cards is ~260 KB). */
+const MAX_CACHED_PAGE_BYTES = 8 * 1024 * 1024;
 
 export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promise<void> {
   const { store, clock } = deps;
@@ -39,6 +41,13 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
     listedPrograms.set(programId, { stored, listed });
     return listed;
   }
+
+  // Get Cards pages already answered, by institution and query, while nothing has been written
+  // since (store.changeToken()): a client polling a list gets the same bytes again without the
+  // query and the assembly. Any write empties it, so it never answers what a new query would not.
+  const pages = new Map<string, Buffer>();
+  let pagesToken: string | undefined;
+  let pagesBytes = 0;
 
   function loadCard(institutionId: string, cardId: string): StoredCard {
     const stored = store.cards.get(institutionId, cardId);
@@ -131,7 +140,18 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
   }, async (request, reply) => {
     const { institutionId } = principalOf(request);
     const { page, limit, offset } = paging(request.query);
-    const { total, records, programRefs } = store.cards.listPage({ institutionId, search: request.query.search, cardId: request.query.cardId, limit, offset });
+    const { search, cardId } = request.query;
+    const token = store.changeToken();
+    if (token !== pagesToken) {
+      pages.clear();
+      pagesBytes = 0;
+      pagesToken = token;
+    }
+    const key = JSON.stringify([institutionId, page, limit, search, cardId]);
+    const cached = token === undefined ? undefined : pages.get(key);
+    if (cached) return reply.type('application/json; charset=utf-8').send(cached);
+
+    const { total, records, programRefs } = store.cards.listPage({ institutionId, search, cardId, limit, offset });
     // Each program of the page is read once (most pages have one).
     const programs = new Map<string, Buffer | undefined>();
     for (const { programId } of programRefs) {
@@ -142,7 +162,13 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
     // The page is assembled as bytes: records are stored as the JSON the API returns, so no
     // card is parsed, and nothing is decoded into a string to be encoded again for the socket.
     const tail = Buffer.from(`],"pagination":${JSON.stringify(pagination(page, limit, total))}}`);
-    return reply.type('application/json; charset=utf-8').send(Buffer.concat([LIST_HEAD, ...withPrograms(records, programRefs, programs), tail]));
+    const body = Buffer.concat([LIST_HEAD, ...withPrograms(records, programRefs, programs), tail]);
+    if (token !== undefined) {
+      if (pagesBytes + body.length > MAX_CACHED_PAGE_BYTES) { pages.clear(); pagesBytes = 0; }
+      pages.set(key, body);
+      pagesBytes += body.length;
+    }
+    return reply.type('application/json; charset=utf-8').send(body);
   });
 
   app.put<{ Params: { cardId: string }; Body: RenewCardBody }>('/institutions/cards/:cardId/renew', {

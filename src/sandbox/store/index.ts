@@ -18,11 +18,20 @@ export interface Store {
   transactions: TransactionStore;
   /** Runs `work` in one SQLite transaction; every mutation goes through here. */
   transaction<T>(work: () => T): T;
+  /**
+   * A value that changes whenever a row is written through this connection or another one
+   * commits; undefined inside a transaction, whose writes may yet be rolled back. A cache of
+   * query results is current while the token it was filled under is the token now.
+   */
+  changeToken(): string | undefined;
   close(): void;
 }
 
 export function openStore(options: OpenOptions): Store {
   const db = openDatabase(options);
+  // total_changes() counts the rows this connection has written (rolled-back ones too: a
+  // spurious change, never a missed one); data_version moves when another connection commits.
+  const changes = db.prepare('SELECT total_changes() AS own, data_version AS others FROM pragma_data_version');
   return {
     db,
     meta: new MetaStore(db),
@@ -33,6 +42,11 @@ export function openStore(options: OpenOptions): Store {
     oauthApplications: new OAuthApplicationStore(db),
     transactions: new TransactionStore(db),
     transaction: (work) => inTransaction(db, work),
+    changeToken: () => {
+      if (db.inTransaction) return undefined;
+      const { own, others } = changes.get() as { own: number; others: number };
+      return `${own}:${others}`;
+    },
     close: () => db.close(),
   };
 }
