@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { median, reportRatio } from './lib/results.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -129,7 +130,6 @@ const create = await run('sandbox POST /institutions/cards', {
   requests: [{ setupRequest: (request) => ({ ...request, body: cardBody(`bench-${process.pid}-${counter++}`) }) }],
 });
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const rows = rounds.flatMap((r, i) => [r.bareTiny, r.bare, r.list].map((result) => ({
   round: i + 1,
   run: result.name,
@@ -142,6 +142,17 @@ rows.push({ round: '-', run: create.name, 'req/s': Math.round(create.rps), 'p99 
 console.table(rows);
 const ratio = median(rounds.map((r) => r.list.rps / r.bare.rps));
 const tinyRatio = median(rounds.map((r) => r.list.rps / r.bareTiny.rps));
+reportRatio({
+  bench: 'sandbox',
+  name: 'sandbox GET /institutions/cards?limit=20',
+  value: Math.round(median(rounds.map((r) => r.list.rps))),
+  unit: 'req/s',
+  peer: 'bare fastify route, same bytes',
+  peerValue: Math.round(median(rounds.map((r) => r.bare.rps))),
+  ratio,
+  aim: { min: 0.5 },
+  note: `median of ${ROUNDS} interleaved rounds of ${DURATION} s, ${CONNECTIONS} connections; per-round ratios ${rounds.map((r) => (r.list.rps / r.bare.rps).toFixed(2)).join(', ')}`,
+});
 console.log(`list / bare (same body), median of ${ROUNDS}: ${ratio.toFixed(2)} (aim >= 0.5) ${ratio >= 0.5 ? 'OK' : 'BELOW AIM'}`);
 console.log(`list / bare (tiny body), median of ${ROUNDS}: ${tinyRatio.toFixed(2)}`);
 console.log(`POST /institutions/cards: ${Math.round(create.rps)} req/s (each one RSA-OAEP decrypts a PIN block and scrypt-hashes the PIN)`);
