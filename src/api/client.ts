@@ -17,6 +17,7 @@ import { redactBodyText, redactHeaders, redactUrl } from '../core/redact.js';
 import { isMutation } from '../audit/mutation.js';
 import { DryRunStop, describeDryRun, type DryRunRequest } from '../audit/dry-run.js';
 import { maskCardData } from '../audit/mask.js';
+import { boundYoungGeneration, useBaselineWasmCompiler } from './v8-flags.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type AuthMode = 'bearer' | 'apiKey' | 'none';
@@ -156,6 +157,7 @@ export class ApiClient {
       // NODE_EXTRA_CA_CERTS (read by Node at start-up), so no `connect.ca` is needed.
       const common = { connect: { timeout: this.timeoutMs }, keepAliveTimeout: 10_000, connections: 64 };
       const proxy = proxySettings(this.options.env ?? process.env);
+      useBaselineWasmCompiler();
       const Agent = await loadAgentClass(proxy !== undefined);
       return new Agent({ ...common, ...proxy });
     })();
@@ -572,6 +574,8 @@ export async function* paginate<T>(
   limit = 100,
   signal?: AbortSignal,
 ): AsyncGenerator<ApiResponse<T[]>> {
+  // Every page is garbage as soon as it has been printed.
+  boundYoungGeneration();
   for (let page = 1; ; page++) {
     const response = await client.request<T[]>({ method: 'GET', path, query: { ...query, page, limit }, signal });
     const items = Array.isArray(response.data) ? response.data : [];

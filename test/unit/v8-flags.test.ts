@@ -1,0 +1,28 @@
+// src/api/v8-flags.ts sets V8 flags at run time. A flag this V8 did not know would not fail: V8
+// would print "Error: unrecognized flag" on stderr, in front of every command's own messages. This keeps that from
+// happening unnoticed on the Node versions CI runs.
+import { execa } from 'execa';
+import { expect, it } from 'vitest';
+import { BASELINE_WASM_FLAG, BOUNDED_YOUNG_GENERATION_FLAG } from '../../src/api/v8-flags.js';
+
+it('sets only flags this V8 knows, printing nothing, and undici still parses HTTP', async () => {
+  const script = `
+    import { setFlagsFromString } from 'node:v8';
+    import { createServer } from 'node:http';
+    for (const flag of ${JSON.stringify([BASELINE_WASM_FLAG, BOUNDED_YOUNG_GENERATION_FLAG])}) setFlagsFromString(flag);
+    setFlagsFromString('--surely-not-a-v8-flag'); // the check below must be able to fail
+    const { request } = await import('undici');
+    const server = createServer((_req, res) => res.end('{"ok":true}')).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const res = await request('http://127.0.0.1:' + server.address().port + '/');
+    process.stdout.write(await res.body.text());
+    server.close();
+  `;
+  const result = await execa('node', ['--input-type=module', '-e', script], { reject: false, cwd: process.cwd() });
+  expect(result.stderr.split('\n').filter(Boolean)).toEqual([
+    'Error: unrecognized flag --surely-not-a-v8-flag',
+    'Try --help for options',
+  ]);
+  expect(result.stdout).toBe('{"ok":true}');
+  expect(result.exitCode).toBe(0);
+});
