@@ -30,8 +30,10 @@ export interface Store {
 export function openStore(options: OpenOptions): Store {
   const db = openDatabase(options);
   // total_changes() counts the rows this connection has written (rolled-back ones too: a
-  // spurious change, never a missed one); data_version moves when another connection commits.
-  const changes = db.prepare('SELECT total_changes() AS own, data_version AS others FROM pragma_data_version');
+  // spurious change, never a missed one); data_version moves when another connection commits,
+  // which only a database file can have (reading it costs more than the rest of the query).
+  const changes = db.prepare(db.memory ? 'SELECT total_changes()' : 'SELECT total_changes(), data_version FROM pragma_data_version');
+  changes.raw(true);
   return {
     db,
     meta: new MetaStore(db),
@@ -42,11 +44,7 @@ export function openStore(options: OpenOptions): Store {
     oauthApplications: new OAuthApplicationStore(db),
     transactions: new TransactionStore(db),
     transaction: (work) => inTransaction(db, work),
-    changeToken: () => {
-      if (db.inTransaction) return undefined;
-      const { own, others } = changes.get() as { own: number; others: number };
-      return `${own}:${others}`;
-    },
+    changeToken: () => (db.inTransaction ? undefined : (changes.get() as number[]).join(':')),
     close: () => db.close(),
   };
 }
