@@ -18,18 +18,24 @@ export function maskCardData<R extends { data: unknown; raw: string }>(response:
     }
     if (!value || typeof value !== 'object') return;
     const record = value as Record<string, unknown>;
-    for (const [key, item] of Object.entries(record)) {
-      const lower = key.toLowerCase();
-      if (typeof item === 'string' && PAN_KEYS.has(lower) && FULL_PAN.test(item)) {
-        record[key] = maskPan(item);
-        replaced.set(item, record[key] as string);
-      } else if (typeof item === 'string' && TRACK_KEYS.has(lower)) {
-        const track = FULL_TRACK.exec(item);
-        if (track) {
-          record[key] = `${maskPan(track[1]!)}=${track[2]!.slice(0, 4)}`;
+    for (const key in record) {
+      if (!Object.hasOwn(record, key)) continue;
+      const item = record[key];
+      if (typeof item === 'string') {
+        // A card number has at least 13 digits; shorter strings cannot hold one.
+        if (item.length < 13) continue;
+        const lower = key.toLowerCase();
+        if (PAN_KEYS.has(lower) && FULL_PAN.test(item)) {
+          record[key] = maskPan(item);
           replaced.set(item, record[key] as string);
+        } else if (TRACK_KEYS.has(lower)) {
+          const track = FULL_TRACK.exec(item);
+          if (track) {
+            record[key] = `${maskPan(track[1]!)}=${track[2]!.slice(0, 4)}`;
+            replaced.set(item, record[key] as string);
+          }
         }
-      } else {
+      } else if (item !== null && typeof item === 'object') {
         walk(item);
       }
     }
