@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Sandbox throughput: autocannon against POST /institutions/cards and
-// GET /institutions/cards?limit=20 on `cardctl sandbox serve --memory`, and against a bare
+// GET /institutions/cards?limit=20 on `cardctl sandbox serve --memory` (with its page cache, and
+// a second one with --no-list-cache, whose every request queries SQLite), and against a bare
 // fastify route answering a fixed body, in the same run on the same machine. Prints req/s and
 // the ratio to the bare route (the aim for the list endpoint is >= 0.5).
 //
@@ -79,16 +80,21 @@ function pinBlock(publicKey, fingerprint) {
   return { encryptedData: encrypted.toString('hex'), publicKeyFingerprint: fingerprint };
 }
 
-const sandboxLine = await startProcess('node', [BIN, 'sandbox', 'serve', '--port', '0', '--memory', '--json', '--quiet-log'], {
+// Two sandboxes: one as `sandbox serve` runs by default, whose Get Cards answers a page asked for
+// again from memory until the next write (what a client polling a list sees, and what repeating
+// one URL measures), and one with --no-list-cache, where every request queries SQLite and
+// assembles the page (what a list costs the first time it is asked for).
+const serve = (...extra) => startProcess('node', [BIN, 'sandbox', 'serve', '--port', '0', '--memory', '--json', '--quiet-log', ...extra], {
   CARDCTL_CONFIG_DIR: fileURLToPath(new URL('../node_modules/.cache/cardctl-bench', import.meta.url)),
 });
-const sandbox = JSON.parse(sandboxLine);
+const sandbox = JSON.parse(await serve());
+const uncachedSandbox = JSON.parse(await serve('--no-list-cache'));
 
 const pinKey = await (await fetch(`${sandbox.baseUrl}/sandbox/pin-key`)).json();
 const defaultPIN = pinBlock(pinKey.publicKey, pinKey.fingerprint);
 const now = new Date();
-const cardBody = (referenceCode) => JSON.stringify({
-  cardProgram: sandbox.cardProgramId,
+const cardBody = (referenceCode, programId = sandbox.cardProgramId) => JSON.stringify({
+  cardProgram: programId,
   referenceCode,
   pinEnabled: true,
   defaultPIN,
@@ -101,12 +107,19 @@ const cardBody = (referenceCode) => JSON.stringify({
   startDate: now.toISOString(),
   expiryDate: new Date(Date.UTC(now.getUTCFullYear() + 3, 0, 1)).toISOString(),
 });
-const headers = { authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json' };
+const headersOf = (server) => ({ authorization: `Bearer ${server.token}`, 'content-type': 'application/json' });
+const headers = headersOf(sandbox);
 
-// Enough cards that every list page is full.
-for (let i = 0; i < SEED_CARDS; i++) {
-  const response = await fetch(`${sandbox.baseUrl}/institutions/cards`, { method: 'POST', headers, body: cardBody(`seed-${i}`) });
-  if (response.status !== 201) throw new Error(`seeding failed: ${response.status} ${await response.text()}`);
+// Enough cards that every list page is full (the PIN key is the same only by chance, so each
+// sandbox gets a PIN block for its own key).
+for (const server of [sandbox, uncachedSandbox]) {
+  const key = await (await fetch(`${server.baseUrl}/sandbox/pin-key`)).json();
+  const pin = pinBlock(key.publicKey, key.fingerprint);
+  for (let i = 0; i < SEED_CARDS; i++) {
+    const body = JSON.stringify({ ...JSON.parse(cardBody(`seed-${i}`, server.cardProgramId)), defaultPIN: pin });
+    const response = await fetch(`${server.baseUrl}/institutions/cards`, { method: 'POST', headers: headersOf(server), body });
+    if (response.status !== 201) throw new Error(`seeding failed: ${response.status} ${await response.text()}`);
+  }
 }
 
 const pageText = await (await fetch(`${sandbox.baseUrl}/institutions/cards?limit=20`, { headers })).text();
@@ -119,8 +132,9 @@ const rounds = [];
 for (let round = 1; round <= ROUNDS; round++) {
   const bareTiny = await run('bare fastify GET /fixed-tiny (56 bytes)', { url: `${bareUrl}/fixed-tiny` });
   const bare = await run('bare fastify GET /fixed-page (same bytes as a list page)', { url: `${bareUrl}/fixed-page` });
-  const list = await run('sandbox GET /institutions/cards?limit=20', { url: `${sandbox.baseUrl}/institutions/cards?limit=20`, headers });
-  rounds.push({ bareTiny, bare, list });
+  const list = await run('sandbox GET /institutions/cards?limit=20 (page cache)', { url: `${sandbox.baseUrl}/institutions/cards?limit=20`, headers });
+  const uncached = await run('sandbox GET /institutions/cards?limit=20 (--no-list-cache)', { url: `${uncachedSandbox.baseUrl}/institutions/cards?limit=20`, headers: headersOf(uncachedSandbox) });
+  rounds.push({ bareTiny, bare, list, uncached });
 }
 let counter = 0;
 const create = await run('sandbox POST /institutions/cards', {
@@ -130,7 +144,7 @@ const create = await run('sandbox POST /institutions/cards', {
   requests: [{ setupRequest: (request) => ({ ...request, body: cardBody(`bench-${process.pid}-${counter++}`) }) }],
 });
 
-const rows = rounds.flatMap((r, i) => [r.bareTiny, r.bare, r.list].map((result) => ({
+const rows = rounds.flatMap((r, i) => [r.bareTiny, r.bare, r.list, r.uncached].map((result) => ({
   round: i + 1,
   run: result.name,
   'req/s': Math.round(result.rps),
@@ -141,20 +155,23 @@ const rows = rounds.flatMap((r, i) => [r.bareTiny, r.bare, r.list].map((result) 
 rows.push({ round: '-', run: create.name, 'req/s': Math.round(create.rps), 'p99 ms': create.p99, 'vs bare page': '-', failed: create.bad });
 console.table(rows);
 const ratio = median(rounds.map((r) => r.list.rps / r.bare.rps));
+const uncachedRatio = median(rounds.map((r) => r.uncached.rps / r.bare.rps));
 const tinyRatio = median(rounds.map((r) => r.list.rps / r.bareTiny.rps));
-reportRatio({
-  bench: 'sandbox',
-  name: 'sandbox GET /institutions/cards?limit=20',
-  value: Math.round(median(rounds.map((r) => r.list.rps))),
-  unit: 'req/s',
-  peer: 'bare fastify route, same bytes',
-  peerValue: Math.round(median(rounds.map((r) => r.bare.rps))),
-  ratio,
-  aim: { min: 0.5 },
-  note: `median of ${ROUNDS} interleaved rounds of ${DURATION} s, ${CONNECTIONS} connections; per-round ratios ${rounds.map((r) => (r.list.rps / r.bare.rps).toFixed(2)).join(', ')}`,
-});
-console.log(`list / bare (same body), median of ${ROUNDS}: ${ratio.toFixed(2)} (aim >= 0.5) ${ratio >= 0.5 ? 'OK' : 'BELOW AIM'}`);
+for (const [key, name, value] of [['uncached', 'sandbox Get Cards ?limit=20, --no-list-cache (every request queries)', uncachedRatio], ['list', 'sandbox Get Cards ?limit=20, repeated page (page cache)', ratio]]) {
+  reportRatio({
+    bench: 'sandbox',
+    name,
+    value: Math.round(median(rounds.map((r) => r[key].rps))),
+    unit: 'req/s',
+    peer: 'bare fastify route, same bytes',
+    peerValue: Math.round(median(rounds.map((r) => r.bare.rps))),
+    ratio: value,
+    aim: { min: 0.5 },
+    note: `median of ${ROUNDS} interleaved rounds of ${DURATION} s, ${CONNECTIONS} connections; per-round ratios ${rounds.map((r) => (r[key].rps / r.bare.rps).toFixed(2)).join(', ')}`,
+  });
+}
+console.log(`list / bare (same body), median of ${ROUNDS}: uncached ${uncachedRatio.toFixed(2)}, repeated page ${ratio.toFixed(2)} (aim >= 0.5)`);
 console.log(`list / bare (tiny body), median of ${ROUNDS}: ${tinyRatio.toFixed(2)}`);
 console.log(`POST /institutions/cards: ${Math.round(create.rps)} req/s (each one RSA-OAEP decrypts a PIN block and scrypt-hashes the PIN)`);
 for (const child of children) child.kill('SIGTERM');
-if (rounds.some((r) => r.list.bad > 0) || create.bad > 0) process.exitCode = 1;
+if (rounds.some((r) => r.list.bad > 0 || r.uncached.bad > 0) || create.bad > 0) process.exitCode = 1;

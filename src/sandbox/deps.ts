@@ -7,6 +7,8 @@ export interface SandboxSettings {
   tokenTtlSeconds: number;
   /** /sandbox/* answers callers that are not on loopback (server bound to a non-loopback host). */
   allowRemoteSandboxHelpers: boolean;
+  /** Get Cards answers a page asked for again from memory while nothing has been written. */
+  listCache: boolean;
 }
 
 export interface SandboxPinKey {

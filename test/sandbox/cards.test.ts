@@ -312,6 +312,25 @@ describe('GET /institutions/cards', () => {
     expect(others.body.data.map((c: any) => c.id)).toEqual([...ids].reverse());
   });
 
+  test('the page cache answers a repeated page without the query, and --no-list-cache turns it off', async () => {
+    for (const listCache of [true, false]) {
+      const own = await startSandbox({ port: 0, memory: true, listCache });
+      try {
+        await createCard(own, {}, own.token);
+        const store = own.deps.store.cards;
+        const listPage = store.listPage.bind(store);
+        let queries = 0;
+        store.listPage = (query) => { queries++; return listPage(query); };
+        const first = await call(own, 'GET', '/institutions/cards', { token: own.token });
+        const again = await call(own, 'GET', '/institutions/cards', { token: own.token });
+        expect(again.text).toBe(first.text);
+        expect(queries, `listCache ${listCache}`).toBe(listCache ? 1 : 2);
+      } finally {
+        await own.close();
+      }
+    }
+  });
+
   test('a write by another connection to the database file shows on the next page', async () => {
     const dir = tempDir('cardctl-cards-list-');
     const file = join(dir.path, 'sandbox.db');

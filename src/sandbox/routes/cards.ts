@@ -148,7 +148,7 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
       pagesToken = token;
     }
     const key = JSON.stringify([institutionId, page, limit, search, cardId]);
-    const cached = token === undefined ? undefined : pages.get(key);
+    const cached = token === undefined || !deps.settings.listCache ? undefined : pages.get(key);
     if (cached) return reply.type('application/json; charset=utf-8').send(cached);
 
     const { total, records, programRefs } = store.cards.listPage({ institutionId, search, cardId, limit, offset });
@@ -163,7 +163,7 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
     // card is parsed, and nothing is decoded into a string to be encoded again for the socket.
     const tail = Buffer.from(`],"pagination":${JSON.stringify(pagination(page, limit, total))}}`);
     const body = Buffer.concat([LIST_HEAD, ...withPrograms(records, programRefs, programs), tail]);
-    if (token !== undefined) {
+    if (token !== undefined && deps.settings.listCache) {
       if (pagesBytes + body.length > MAX_CACHED_PAGE_BYTES) { pages.clear(); pagesBytes = 0; }
       pages.set(key, body);
       pagesBytes += body.length;
