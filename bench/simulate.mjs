@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool, request } from 'undici';
+import { reportRatio } from './lib/results.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -152,4 +153,15 @@ for (const mode of ['stub', 'forward', 'forward-bare']) {
 console.log('\n| mode | clients | simulations/s | p50 | p99 |');
 console.log('|---|---|---|---|---|');
 for (const r of results) console.log(`| ${r.mode} | ${r.clients} | ${r.perSecond} | ${r.p50} ms | ${r.p99} ms |`);
+// What `webhook listen` costs: forwarding to it against forwarding to a bare echo server.
+for (const clients of CONCURRENCY) {
+  const listen = results.find((r) => r.mode === 'forward' && r.clients === clients);
+  const bare = results.find((r) => r.mode === 'forward-bare' && r.clients === clients);
+  if (listen && bare) {
+    reportRatio({
+      bench: 'simulate', name: `forward to webhook listen, ${clients} clients`, value: listen.perSecond, unit: 'sims/s',
+      peer: 'forward to a bare echo server', peerValue: bare.perSecond, ratio: listen.perSecond / bare.perSecond,
+    });
+  }
+}
 process.exit(0);
