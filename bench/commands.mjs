@@ -10,14 +10,15 @@
 // Every process is timed from spawn to exit. The sandbox (`cardctl sandbox serve --memory`) is
 // seeded with 20 cards first, so every list prints a full page. cards create gets every required
 // value by flag (no card-program lookup) and its PIN on stdin; its reference code is unique per run.
-import { spawn, spawnSync } from 'node:child_process';
-import { constants, createHash, createPublicKey, publicEncrypt, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { BIN, makeWorkDir, startSandbox } from './lib/processes.mjs';
 import { median, reportRatio } from './lib/results.mjs';
+import { cardBody, defaultPinFor, postCard } from './lib/seed.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -29,51 +30,19 @@ const WARMUP = 3;
 const SEED = 20;
 const asJson = args.includes('--json');
 
-const BIN = fileURLToPath(new URL('../bin/cardctl.js', import.meta.url));
 if (!existsSync(fileURLToPath(new URL('../dist/cli.js', import.meta.url)))) {
   console.error('error: dist/cli.js is missing; run `npm run build` first');
   process.exit(2);
 }
-const work = mkdtempSync(join(tmpdir(), 'cardctl-bench-commands-'));
-const children = [];
-process.on('exit', () => {
-  children.forEach((child) => child.kill('SIGKILL'));
-  rmSync(work, { recursive: true, force: true });
-});
+const work = makeWorkDir('commands');
 
 // ---- sandbox and seed ----
-const sandboxProcess = spawn(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--memory', '--json', '--quiet-log'], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-  env: { ...process.env, CARDCTL_CONFIG_DIR: join(work, 'sandbox'), CARDCTL_DATA_DIR: join(work, 'sandbox'), CI: '1' },
-});
-children.push(sandboxProcess);
-const sandbox = JSON.parse(await new Promise((resolve, reject) => {
-  createInterface({ input: sandboxProcess.stdout }).once('line', resolve);
-  sandboxProcess.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
-}));
-
-const keyInfo = await (await fetch(`${sandbox.baseUrl}/sandbox/pin-key`)).json();
-const key = createPublicKey(keyInfo.publicKey);
-const defaultPIN = {
-  encryptedData: publicEncrypt({ key, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
-    Buffer.from(`144821${randomBytes(5).toString('hex')}`, 'hex')).toString('hex'),
-  publicKeyFingerprint: createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('hex'),
-};
+const sandbox = await startSandbox({ CARDCTL_CONFIG_DIR: join(work, 'sandbox'), CARDCTL_DATA_DIR: join(work, 'sandbox'), CI: '1' });
+const defaultPIN = await defaultPinFor(sandbox);
 const startDate = new Date().toISOString();
 const expiryDate = new Date(Date.now() + 2 * 365 * 86_400_000).toISOString();
 for (let i = 0; i < SEED; i++) {
-  const res = await fetch(`${sandbox.baseUrl}/institutions/cards`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      cardProgram: sandbox.cardProgramId, referenceCode: `seed-${i}`, pinEnabled: true, defaultPIN,
-      account: { currency: '566', bankCode: '058', type: 'savings', number: String(3_000_000_000 + i) },
-      customer: { firstName: 'Seed', lastName: `Holder${i}`, emailAddress: `seed${i}@example.com`, phoneNumber: '+2348000000000' },
-      embossingName: `SEED ${i}`, startDate, expiryDate,
-    }),
-  });
-  if (res.status >= 300) throw new Error(`seeding card ${i}: HTTP ${res.status} ${await res.text()}`);
-  await res.arrayBuffer();
+  await postCard(sandbox, cardBody(i, { cardProgram: sandbox.cardProgramId, defaultPIN, startDate, expiryDate, name: 'Seed' }));
 }
 
 // ---- the peer: one undici request, the body to stdout ----

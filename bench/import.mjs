@@ -14,12 +14,11 @@
 // cards/s is wall-clock from process start to exit (start-up, CSV parsing and validation
 // included), over the rows imported. Needs the built bundle (dist/).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { BIN, makeWorkDir, startSandbox, track } from './lib/processes.mjs';
 import { reportRatio } from './lib/results.mjs';
 
 const args = process.argv.slice(2);
@@ -40,23 +39,8 @@ if ([...SIZES, ...SWEEP].some((n) => !Number.isInteger(n) || n < 1)) {
 }
 const LARGEST = Math.max(...SIZES);
 
-const BIN = fileURLToPath(new URL('../bin/cardctl.js', import.meta.url));
-const work = mkdtempSync(join(tmpdir(), 'cardctl-bench-import-'));
-const children = [];
-process.on('exit', () => {
-  children.forEach((child) => child.kill('SIGKILL'));
-  rmSync(work, { recursive: true, force: true });
-});
-
-const sandboxProcess = spawn('node', [BIN, 'sandbox', 'serve', '--port', '0', '--memory', '--json', '--quiet-log'], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-  env: { ...process.env, CARDCTL_CONFIG_DIR: work, CARDCTL_DATA_DIR: work },
-});
-children.push(sandboxProcess);
-const sandbox = JSON.parse(await new Promise((resolve, reject) => {
-  createInterface({ input: sandboxProcess.stdout }).once('line', resolve);
-  sandboxProcess.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
-}));
+const work = makeWorkDir('import');
+const sandbox = await startSandbox({ CARDCTL_CONFIG_DIR: work, CARDCTL_DATA_DIR: work });
 
 function body(realId) {
   return {
@@ -117,14 +101,13 @@ function importRun(rows, concurrency) {
   const rusageFile = join(work, `${prefix}.rusage.json`);
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, ['--import', preload, BIN, 'import', '--from-file', file, '--concurrency', String(concurrency), '--json'], {
+    const child = track(spawn(process.execPath, ['--import', preload, BIN, 'import', '--from-file', file, '--concurrency', String(concurrency), '--json'], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
         ...process.env, CARDCTL_CONFIG_DIR: work, CARDCTL_BASE_URL: sandbox.baseUrl, CARDCTL_API_KEY: sandbox.apiKey, CARDCTL_TOKEN: sandbox.token,
         BENCH_RUSAGE_FILE: rusageFile,
       },
-    });
-    children.push(child);
+    }));
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

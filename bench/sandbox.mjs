@@ -13,14 +13,12 @@
 //
 // Both servers run in their own processes, so autocannon's own CPU use does not share a core
 // with the server under test. Needs the built bundle (dist/).
-import { spawn } from 'node:child_process';
 import { constants, publicEncrypt, randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { makeWorkDir, startProcess, startSandbox, stopChildren } from './lib/processes.mjs';
 import { median, reportRatio } from './lib/results.mjs';
 
 const args = process.argv.slice(2);
@@ -34,20 +32,6 @@ const DURATION = option('duration', 5);
 const ROUNDS = option('rounds', 3);
 const CONNECTIONS = option('connections', 10);
 const SEED_CARDS = 200;
-
-const BIN = fileURLToPath(new URL('../bin/cardctl.js', import.meta.url));
-const children = [];
-process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
-
-/** Starts a process and resolves with its first stdout line. */
-function startProcess(command, argv, env = {}) {
-  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`${command} ${argv.join(' ')} exited with ${code}`)));
-  });
-}
 
 // The bare baseline: fastify, no hooks, no validation, fixed JSON bodies.
 const BARE_SERVER = `
@@ -84,11 +68,11 @@ function pinBlock(publicKey, fingerprint) {
 // again from memory until the next write (what a client polling a list sees, and what repeating
 // one URL measures), and one with --no-list-cache, where every request queries SQLite and
 // assembles the page (what a list costs the first time it is asked for).
-const serve = (...extra) => startProcess('node', [BIN, 'sandbox', 'serve', '--port', '0', '--memory', '--json', '--quiet-log', ...extra], {
+const serve = (...extra) => startSandbox({
   CARDCTL_CONFIG_DIR: fileURLToPath(new URL('../node_modules/.cache/cardctl-bench', import.meta.url)),
-});
-const sandbox = JSON.parse(await serve());
-const uncachedSandbox = JSON.parse(await serve('--no-list-cache'));
+}, { args: extra });
+const sandbox = await serve();
+const uncachedSandbox = await serve('--no-list-cache');
 
 const pinKey = await (await fetch(`${sandbox.baseUrl}/sandbox/pin-key`)).json();
 const defaultPIN = pinBlock(pinKey.publicKey, pinKey.fingerprint);
@@ -123,9 +107,9 @@ for (const server of [sandbox, uncachedSandbox]) {
 }
 
 const pageText = await (await fetch(`${sandbox.baseUrl}/institutions/cards?limit=20`, { headers })).text();
-const pageFile = join(mkdtempSync(join(tmpdir(), 'cardctl-bench-')), 'page.json');
+const pageFile = join(makeWorkDir('sandbox'), 'page.json');
 writeFileSync(pageFile, pageText);
-const bareUrl = await startProcess('node', ['--input-type=module', '-e', BARE_SERVER], { BENCH_PAGE_FILE: pageFile });
+const bareUrl = await startProcess(process.execPath, ['--input-type=module', '-e', BARE_SERVER], { env: { BENCH_PAGE_FILE: pageFile } });
 
 console.log(`autocannon: ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} rounds, node ${process.version}; list page ${pageText.length} bytes`);
 const rounds = [];
@@ -173,5 +157,5 @@ for (const [key, name, value] of [['uncached', 'sandbox Get Cards ?limit=20, --n
 console.log(`list / bare (same body), median of ${ROUNDS}: uncached ${uncachedRatio.toFixed(2)}, repeated page ${ratio.toFixed(2)} (aim >= 0.5)`);
 console.log(`list / bare (tiny body), median of ${ROUNDS}: ${tinyRatio.toFixed(2)}`);
 console.log(`POST /institutions/cards: ${Math.round(create.rps)} req/s (each one RSA-OAEP decrypts a PIN block and scrypt-hashes the PIN)`);
-for (const child of children) child.kill('SIGTERM');
+stopChildren('SIGTERM');
 if (rounds.some((r) => r.list.bad > 0 || r.uncached.bad > 0) || create.bad > 0) process.exitCode = 1;

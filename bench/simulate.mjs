@@ -12,14 +12,9 @@
 // approved one that runs the whole path: checks, STAN, message, SQLite insert (and, forwarded,
 // the webhook round trip and the update). One card per client. The sandbox, the listener and this
 // script are three processes.
-import { spawn } from 'node:child_process';
 import { constants, publicEncrypt, randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { Pool, request } from 'undici';
+import { BIN, makeWorkDir, startProcess, startSandbox } from './lib/processes.mjs';
 import { reportRatio } from './lib/results.mjs';
 
 const args = process.argv.slice(2);
@@ -30,23 +25,9 @@ const option = (name, fallback) => {
 const DURATION = Number(option('duration', 5));
 const CONCURRENCY = String(option('concurrency', '1,8,32')).split(',').map(Number);
 
-const BIN = fileURLToPath(new URL('../bin/cardctl.js', import.meta.url));
-const children = [];
-process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
-const dir = mkdtempSync(join(tmpdir(), 'cardctl-bench-sim-'));
-
-/** Starts a process and resolves with its first stdout line; later lines are drained. */
-function startProcess(argv) {
-  const child = spawn('node', [BIN, ...argv], { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, CARDCTL_CONFIG_DIR: dir, CARDCTL_DATA_DIR: dir, CI: '1' } });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout });
-    lines.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`cardctl ${argv.join(' ')} exited with ${code}`)));
-  });
-}
-
-const listener = JSON.parse(await startProcess(['webhook', 'listen', '--port', '0', '--json', '--respond', '00']));
+const dir = makeWorkDir('sim');
+const env = { CARDCTL_CONFIG_DIR: dir, CARDCTL_DATA_DIR: dir, CI: '1' };
+const listener = JSON.parse(await startProcess(process.execPath, [BIN, 'webhook', 'listen', '--port', '0', '--json', '--respond', '00'], { env, stderr: 'ignore' }));
 
 // Baseline for forward mode: a bare node:http webhook (parse, echo with 39 = 00, nothing else),
 // so the figures show what `webhook listen` itself costs.
@@ -62,13 +43,8 @@ const RAW_WEBHOOK = `
   });
   server.listen(0, '127.0.0.1', () => console.log('http://127.0.0.1:' + server.address().port));
 `;
-const rawWebhookUrl = await new Promise((resolve, reject) => {
-  const child = spawn('node', ['--input-type=module', '-e', RAW_WEBHOOK], { stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(child);
-  createInterface({ input: child.stdout }).once('line', resolve);
-  child.once('exit', (code) => reject(new Error(`raw webhook exited with ${code}`)));
-});
-const sandbox = JSON.parse(await startProcess(['sandbox', 'serve', '--port', '0', '--memory', '--json', '--quiet-log', '--webhook-url', listener.url]));
+const rawWebhookUrl = await startProcess(process.execPath, ['--input-type=module', '-e', RAW_WEBHOOK]);
+const sandbox = await startSandbox(env, { args: ['--webhook-url', listener.url], stderr: 'ignore' });
 const auth = { authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json' };
 
 async function api(method, path, body) {
