@@ -65,6 +65,18 @@ function sent(reference) {
   sentRefs.add(reference);
   return reference;
 }
+/** The card count once it is the same twice, 500 ms apart (at most 30 s). */
+async function settledCount() {
+  let previous = await countCards();
+  for (let tries = 0; tries < 60; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = await countCards();
+    if (now === previous) return now;
+    previous = now;
+  }
+  return previous;
+}
+
 async function allReferences() {
   const refs = [];
   for (let page = 1; ; page++) {
@@ -101,7 +113,10 @@ const result = await autocannon({
 });
 clearInterval(sampler);
 samples.push({ at: Math.round((Date.now() - started) / 1000), rss: rss() });
-const after = await countCards();
+// Creations sent just before autocannon stopped may still be committing (each one scrypt-hashes
+// a PIN); the list pages by offset, so a commit between two pages would shift a card onto the
+// next page and count it twice. Wait until the count holds still before reading.
+const after = await settledCount();
 const stored = await allReferences();
 child.kill('SIGTERM');
 await new Promise((resolve) => child.once('exit', resolve));
