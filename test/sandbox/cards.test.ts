@@ -331,6 +331,62 @@ describe('GET /institutions/cards', () => {
     }
   });
 
+  test('without the page cache, totals and programs kept between writes follow every write: new card, changed card, program, institution, filters', async () => {
+    const own = await startSandbox({ port: 0, memory: true, listCache: false });
+    try {
+      const created = await call(own, 'POST', '/sandbox/institutions', { body: { name: 'Second Bank' } });
+      const second = { ...own, token: created.body.data.token, cardProgramId: created.body.data.cardProgramId };
+      const store = own.deps.store.cards;
+      const listPage = store.listPage.bind(store);
+      const counted: boolean[] = [];
+      store.listPage = (query) => { counted.push(query.total === undefined); return listPage(query); };
+      const list = async (query: string, token = own.token) => {
+        const response = await call(own, 'GET', `/institutions/cards?${query}`, { token });
+        expect(response.status).toBe(200);
+        openapi.expectMatches('GET', '/institutions/cards', response);
+        return response.body;
+      };
+
+      const first = await createCard(own, { embossingName: 'GRACE HOPPER' }, own.token);
+      expect((await list('limit=1')).pagination.total).toBe(1);
+      expect((await list('limit=1&page=2')).pagination.total).toBe(1);
+      expect(counted).toEqual([true, false]); // the second page reuses the total
+
+      // A new card: counted again.
+      const newer = await createCard(own, {}, own.token);
+      expect((await list('limit=1&page=2')).pagination).toEqual({ page: 2, limit: 1, total: 2, pages: 2 });
+      // Another institution asking the same query gets its own total, then keeps it.
+      expect((await list('limit=1', second.token)).pagination.total).toBe(0);
+      await createCard(second, {}, second.token);
+      expect((await list('limit=1', second.token)).pagination.total).toBe(1);
+      expect((await list('limit=1')).pagination.total).toBe(2);
+
+      // The search filter has its own total, and a changed card moves it.
+      expect((await list('search=hopper')).pagination.total).toBe(1);
+      expect((await list('search=hopper&page=2')).pagination.total).toBe(1);
+      const customer = {
+        firstName: 'Grace', middleName: 'B', lastName: 'Hopper', emailAddress: 'grace@example.com', phoneNumber: '+15550100',
+        dateOfBirth: '1906-12-09T00:00:00.000Z',
+        address: { line1: '1 Navy Way', line2: '', city: 'Arlington', state: 'VA', country: 'US', postalCode: '22201' },
+      };
+      expect((await call(own, 'PUT', `/institutions/cards/${newer.id}/customer`, { token: own.token, body: customer })).status).toBe(200);
+      expect((await list('search=hopper')).pagination.total).toBe(2);
+      expect((await list(`search=hopper&cardId=${first.id}`)).data.map((c: any) => c.id)).toEqual([first.id]);
+      expect((await list(`cardId=${newer.id}`)).pagination.total).toBe(1);
+      expect((await list('cardId=ffffffffffffffffffffffff')).pagination.total).toBe(0);
+
+      // A changed card and a changed program show on the next page.
+      expect((await call(own, 'GET', `/institutions/cards/${first.id}/deactivate`, { token: own.token })).status).toBe(200);
+      expect((await list('limit=5')).data.find((c: any) => c.id === first.id).status).toBe('suspended');
+      const renamed = await call(own, 'PUT', `/sandbox/card-programs/${own.cardProgramId}`, { token: own.token, body: { name: 'Renamed Program' } });
+      expect(renamed.status).toBe(200);
+      expect((await list('limit=5')).data.map((c: any) => c.cardProgram.name)).toEqual(['Renamed Program', 'Renamed Program']);
+      expect((await list('limit=5', second.token)).data[0].cardProgram.name).not.toBe('Renamed Program');
+    } finally {
+      await own.close();
+    }
+  });
+
   test('a write by another connection to the database file shows on the next page', async () => {
     const dir = tempDir('cardctl-cards-list-');
     const file = join(dir.path, 'sandbox.db');

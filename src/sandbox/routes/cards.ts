@@ -26,6 +26,8 @@ const LIST_HEAD = Buffer.from(`${JSON.stringify({ statusCode: 200, message: 'Car
 const PROGRAM_KEY = Buffer.from('"cardProgram":');
 /** Bound of the Get Cards page cache (a page of 100 cards is ~260 KB). */
 const MAX_CACHED_PAGE_BYTES = 8 * 1024 * 1024;
+/** Bound of each of Get Cards' totals and listed programs kept under the change token. */
+const MAX_KEPT_ENTRIES = 10_000;
 
 export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promise<void> {
   const { store, clock } = deps;
@@ -48,6 +50,11 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
   const pages = new Map<string, Buffer>();
   let pagesToken: string | undefined;
   let pagesBytes = 0;
+  // Under the same token, with or without the page cache (which decides only whether whole pages
+  // are kept): each filter's total, so a page is read without counting its cards again, and each
+  // program as listed, so it is not read again. Both are emptied with the pages.
+  const totals = new Map<string, number>();
+  const programsNow = new Map<string, Buffer | undefined>();
 
   function loadCard(institutionId: string, cardId: string): StoredCard {
     const stored = store.cards.get(institutionId, cardId);
@@ -145,19 +152,32 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
     if (token !== pagesToken) {
       pages.clear();
       pagesBytes = 0;
+      totals.clear();
+      programsNow.clear();
       pagesToken = token;
     }
     const key = JSON.stringify([institutionId, page, limit, search, cardId]);
     const cached = token === undefined || !deps.settings.listCache ? undefined : pages.get(key);
     if (cached) return reply.type('application/json; charset=utf-8').send(cached);
 
-    const { total, records, programRefs } = store.cards.listPage({ institutionId, search, cardId, limit, offset });
+    const totalKey = JSON.stringify([institutionId, search, cardId]);
+    const { total, records, programRefs } = store.cards.listPage({
+      institutionId, search, cardId, limit, offset, total: token === undefined ? undefined : totals.get(totalKey),
+    });
+    if (token !== undefined) keep(totals, totalKey, total);
     // Each program of the page is read once (most pages have one).
     const programs = new Map<string, Buffer | undefined>();
     for (const { programId } of programRefs) {
       if (programs.has(programId)) continue;
+      const programKey = `${institutionId}/${programId}`;
+      if (token !== undefined && programsNow.has(programKey)) {
+        programs.set(programId, programsNow.get(programKey));
+        continue;
+      }
       const stored = store.cardPrograms.getJson(institutionId, programId);
-      programs.set(programId, stored === undefined ? undefined : listedProgram(programId, stored));
+      const listed = stored === undefined ? undefined : listedProgram(programId, stored);
+      programs.set(programId, listed);
+      if (token !== undefined) keep(programsNow, programKey, listed);
     }
     // The page is assembled as bytes: records are stored as the JSON the API returns, so no
     // card is parsed, and nothing is decoded into a string to be encoded again for the socket.
@@ -291,6 +311,12 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
       return envelope(action === 'activate' ? 'Card activated successfully' : 'Card deactivated successfully', card);
     });
   }
+}
+
+/** Sets key in a map kept under the change token, emptying it first when it is full. */
+function keep<V>(map: Map<string, V>, key: string, value: V): void {
+  if (map.size >= MAX_KEPT_ENTRIES && !map.has(key)) map.clear();
+  map.set(key, value);
 }
 
 /** A caller-supplied PAN: only when the program allows it, inside its range, Luhn-valid. */

@@ -20,6 +20,11 @@ export interface CardListQuery {
   cardId?: string;
   limit: number;
   offset: number;
+  /**
+   * The number of cards matching the filters, when the caller already has it (counted under the
+   * same store.changeToken()): the page is then read without counting them again.
+   */
+  total?: number;
 }
 
 export interface CardPage {
@@ -63,10 +68,8 @@ export class CardStore {
   private readonly selectByPan: Statement;
   private readonly selectPanExists: Statement;
   private readonly updateCard: Statement;
-  private readonly pageAll: Statement;
-  private readonly pageSearch: Statement;
-  private readonly pageById: Statement;
-  private readonly pageSearchById: Statement;
+  /** Page statements by filter combination (see pageStatement()), with and without the count. */
+  private readonly pages: Record<'counted' | 'uncounted', Statement[]>;
 
   constructor(db: Db) {
     this.insertCard = db.prepare(
@@ -93,21 +96,23 @@ export class CardStore {
     // back as a BLOB (the same bytes as the TEXT), which libsql copies into a Buffer: decoding
     // them into a string only to encode them again for the socket cost more than the query.
     // Every variant stays on the (institution_id, created_at DESC, id DESC) index.
-    // Parameters: ?1 institution, ?2 card id, ?3 search pattern, ?4 limit, ?5 offset.
-    const page = (filters: string) => {
+    // Parameters: ?1 institution, ?2 card id, ?3 search pattern, ?4 limit, ?5 offset. The
+    // uncounted variants answer total as NULL (the caller knows it).
+    const page = (filters: string, counted: boolean) => {
       const where = `institution_id = ?1${filters}`;
       return db.prepare(`SELECT
-          (SELECT COUNT(*) FROM cards WHERE ${where}) AS total,
+          ${counted ? `(SELECT COUNT(*) FROM cards WHERE ${where})` : 'NULL'} AS total,
           CAST(group_concat(record, ',') AS BLOB) AS records,
           group_concat(octet_length(record)) AS lengths
         FROM (SELECT record FROM cards WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ?4 OFFSET ?5)`);
     };
     const byId = ' AND id = ?2';
     const search = " AND search_text LIKE ?3 ESCAPE '\\'";
-    this.pageAll = page('');
-    this.pageSearch = page(search);
-    this.pageById = page(byId);
-    this.pageSearchById = page(byId + search);
+    const filters = ['', search, byId, byId + search];
+    this.pages = {
+      counted: filters.map((where) => page(where, true)),
+      uncounted: filters.map((where) => page(where, false)),
+    };
   }
 
   insert(stored: StoredCard): void {
@@ -164,12 +169,12 @@ export class CardStore {
   /** One page, newest first, as JSON bytes ready to send, with the programs it refers to. */
   listPage(query: CardListQuery): CardPage {
     const hasSearch = query.search !== undefined && query.search.trim() !== '';
-    const statement = query.cardId !== undefined
-      ? (hasSearch ? this.pageSearchById : this.pageById)
-      : (hasSearch ? this.pageSearch : this.pageAll);
+    // Index into `filters` above: search is bit 0, cardId bit 1.
+    const filter = (hasSearch ? 1 : 0) + (query.cardId !== undefined ? 2 : 0);
+    const statement = this.pages[query.total === undefined ? 'counted' : 'uncounted'][filter]!;
     const pattern = hasSearch ? `%${escapeLike(query.search!.trim().toLowerCase())}%` : null;
     const row = statement.get(query.institutionId, query.cardId ?? null, pattern, query.limit, query.offset) as {
-      total: number; records: Buffer | null; lengths: string | null;
+      total: number | null; records: Buffer | null; lengths: string | null;
     };
     const records = row.records ?? Buffer.alloc(0);
     const programRefs: ProgramRef[] = [];
@@ -184,7 +189,7 @@ export class CardStore {
       }
       start = end + 1; // and the comma
     }
-    return { total: row.total, records, programRefs };
+    return { total: query.total ?? row.total!, records, programRefs };
   }
 }
 
