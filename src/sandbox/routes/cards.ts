@@ -15,6 +15,7 @@ import { ApiError, conflict, invalidField, notFound } from '../errors.js';
 import { opaque } from '../ids.js';
 import { luhnValid, nextProgramPan, panInProgramRange } from '../pan.js';
 import { decryptPinBlock, hashPin, verifyPin } from '../pin.js';
+import { ChangeScopedCache } from '../change-scoped-cache.js';
 import { isUniqueViolation } from '../store/db.js';
 import type { ProgramRef, StoredCard } from '../store/index.js';
 import { envelope, pagination, paging } from './common.js';
@@ -26,7 +27,7 @@ const LIST_HEAD = Buffer.from(`${JSON.stringify({ statusCode: 200, message: 'Car
 const PROGRAM_KEY = Buffer.from('"cardProgram":');
 /** Bound of the Get Cards page cache (a page of 100 cards is ~260 KB). */
 const MAX_CACHED_PAGE_BYTES = 8 * 1024 * 1024;
-/** Bound of each of Get Cards' totals and listed programs kept under the change token. */
+/** Bound of Get Cards' totals and of its listed programs kept until the next write. */
 const MAX_KEPT_ENTRIES = 10_000;
 
 export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promise<void> {
@@ -44,17 +45,15 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
     return listed;
   }
 
-  // Get Cards pages already answered, by institution and query, while nothing has been written
-  // since (store.changeToken()): a client polling a list gets the same bytes again without the
-  // query and the assembly. Any write empties it, so it never answers what a new query would not.
-  const pages = new Map<string, Buffer>();
-  let pagesToken: string | undefined;
-  let pagesBytes = 0;
-  // Under the same token, with or without the page cache (which decides only whether whole pages
-  // are kept): each filter's total, so a page is read without counting its cards again, and each
-  // program as listed, so it is not read again. Both are emptied with the pages.
-  const totals = new Map<string, number>();
-  const programsNow = new Map<string, Buffer | undefined>();
+  // Kept until the next write (change-scoped-cache.ts), so they never answer what a new query
+  // would not: Get Cards pages already answered, by institution and query (a client polling a
+  // list gets the same bytes again without the query and the assembly; off with
+  // --no-list-cache); each filter's total, so a page is read without counting its cards again;
+  // and each program as listed, so it is not read again.
+  const listCache = new ChangeScopedCache(() => store.changeToken());
+  const pages = deps.settings.listCache ? listCache.map<Buffer>(MAX_CACHED_PAGE_BYTES, (page) => page.length) : undefined;
+  const totals = listCache.map<number>(MAX_KEPT_ENTRIES);
+  const programsNow = listCache.map<Buffer | undefined>(MAX_KEPT_ENTRIES);
 
   function loadCard(institutionId: string, cardId: string): StoredCard {
     const stored = store.cards.get(institutionId, cardId);
@@ -148,46 +147,33 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
     const { institutionId } = principalOf(request);
     const { page, limit, offset } = paging(request.query);
     const { search, cardId } = request.query;
-    const token = store.changeToken();
-    if (token !== pagesToken) {
-      pages.clear();
-      pagesBytes = 0;
-      totals.clear();
-      programsNow.clear();
-      pagesToken = token;
-    }
+    listCache.refresh();
     const key = JSON.stringify([institutionId, page, limit, search, cardId]);
-    const cached = token === undefined || !deps.settings.listCache ? undefined : pages.get(key);
+    const cached = pages?.get(key);
     if (cached) return reply.type('application/json; charset=utf-8').send(cached);
 
     const totalKey = JSON.stringify([institutionId, search, cardId]);
-    const { total, records, programRefs } = store.cards.listPage({
-      institutionId, search, cardId, limit, offset, total: token === undefined ? undefined : totals.get(totalKey),
-    });
-    if (token !== undefined) keep(totals, totalKey, total);
+    const { total, records, programRefs } = store.cards.listPage({ institutionId, search, cardId, limit, offset, total: totals.get(totalKey) });
+    totals.set(totalKey, total);
     // Each program of the page is read once (most pages have one).
     const programs = new Map<string, Buffer | undefined>();
     for (const { programId } of programRefs) {
       if (programs.has(programId)) continue;
       const programKey = `${institutionId}/${programId}`;
-      if (token !== undefined && programsNow.has(programKey)) {
+      if (programsNow.has(programKey)) {
         programs.set(programId, programsNow.get(programKey));
         continue;
       }
       const stored = store.cardPrograms.getJson(institutionId, programId);
       const listed = stored === undefined ? undefined : listedProgram(programId, stored);
       programs.set(programId, listed);
-      if (token !== undefined) keep(programsNow, programKey, listed);
+      programsNow.set(programKey, listed);
     }
     // The page is assembled as bytes: records are stored as the JSON the API returns, so no
     // card is parsed, and nothing is decoded into a string to be encoded again for the socket.
     const tail = Buffer.from(`],"pagination":${JSON.stringify(pagination(page, limit, total))}}`);
     const body = Buffer.concat([LIST_HEAD, ...withPrograms(records, programRefs, programs), tail]);
-    if (token !== undefined && deps.settings.listCache) {
-      if (pagesBytes + body.length > MAX_CACHED_PAGE_BYTES) { pages.clear(); pagesBytes = 0; }
-      pages.set(key, body);
-      pagesBytes += body.length;
-    }
+    pages?.set(key, body);
     return reply.type('application/json; charset=utf-8').send(body);
   });
 
@@ -311,12 +297,6 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
       return envelope(action === 'activate' ? 'Card activated successfully' : 'Card deactivated successfully', card);
     });
   }
-}
-
-/** Sets key in a map kept under the change token, emptying it first when it is full. */
-function keep<V>(map: Map<string, V>, key: string, value: V): void {
-  if (map.size >= MAX_KEPT_ENTRIES && !map.has(key)) map.clear();
-  map.set(key, value);
 }
 
 /** A caller-supplied PAN: only when the program allows it, inside its range, Luhn-valid. */
