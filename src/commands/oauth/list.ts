@@ -32,7 +32,7 @@ record id, certificate subject and description.`,
     const listOptions = { idPath: 'institutionId', emptyMessage: 'no OAuth applications yet: create one with `cardctl oauth create`' };
     if (opts.all) {
       const stream = out.stream(oauthColumns, listOptions);
-      for await (const page of allOAuthApplications(client, { search: opts.search }, ctx.signal)) stream.write(page.data ?? [], page.raw);
+      for await (const page of allOAuthApplications(client, { search: opts.search }, ctx.signal)) await stream.write(page.data ?? [], page.raw);
       await stream.end();
       return;
     }

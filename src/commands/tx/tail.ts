@@ -127,14 +127,14 @@ transaction. Takes the filters of \`tx list\`; --since also prints the transacti
 
     try {
       const first = await poll(!input.since);
-      if (input.since) stream.write(cursor.accept(first).filter((tx) => inWindow(tx, input.since, input.until)));
+      if (input.since) await stream.write(cursor.accept(first).filter((tx) => inWindow(tx, input.since, input.until)));
       else cursor.baseline(first);
       if (ctx.io.stderrIsTTY) ctx.log.info(ctx.style.dim('following new transactions; Ctrl-C to stop'));
       for (;;) {
         await sleep(interval, undefined, { signal });
         try {
           const fresh = cursor.accept(await poll(false));
-          stream.write(fresh.filter((tx) => inWindow(tx, input.since, input.until)));
+          await stream.write(fresh.filter((tx) => inWindow(tx, input.since, input.until)));
         } catch (error) {
           // A dropped connection or a 5xx: say so and try again at the next poll.
           if (signal.aborted || !(error instanceof errors.NetworkError || error instanceof errors.ServerError)) throw error;
