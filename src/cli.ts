@@ -133,7 +133,7 @@ Examples:
 Learn more: cardctl <command> --help, cardctl help <topic> (exit-codes, environment, output, pin-encryption, scenarios)`);
 
   if (input) program.configureOutput(outputConfiguration(input.io));
-  for (const definition of commandTree) addNode(program, definition, [], input);
+  for (const definition of commandTree) addNode(program, definition, input);
   return program;
 }
 
@@ -171,19 +171,17 @@ export async function renderHelpCache(): Promise<HelpCache> {
   return { version: VERSION, width: HELP_CACHE_WIDTH, pages };
 }
 
-function addNode(parent: Command, definition: CommandDefinition<any> | GroupDefinition, path: string[], input: BuildInput | null): void {
+function addNode(parent: Command, definition: CommandDefinition<any> | GroupDefinition, input: BuildInput | null): void {
   const command = parent.command(definition.name).summary(definition.summary);
   command.description(definition.description ?? definition.summary);
   for (const alias of definition.aliases ?? []) command.alias(alias);
-  command.exitOverride();
-  command.showSuggestionAfterError(true);
-  if (input) command.configureOutput(outputConfiguration(input.io));
-  const fullPath = [...path, definition.name];
+  // exitOverride, showSuggestionAfterError and the output configuration are inherited from the
+  // program: commander copies them into every command created with .command().
   if (definition.examples?.length) {
     command.addHelpText('after', `\nExamples:\n${definition.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
   }
   if (isGroup(definition)) {
-    for (const child of definition.commands) addNode(command, child, fullPath, input);
+    for (const child of definition.commands) addNode(command, child, input);
     return;
   }
   for (const argument of definition.arguments ?? []) {
