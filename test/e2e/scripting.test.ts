@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APPROVED_CODES } from '../../src/iso8583/codes.js';
 import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
-import { call, createCardBody } from '../sandbox/helpers.js';
+import { createCardOverHttp } from '../sandbox/helpers.js';
 
 let config: { path: string; remove(): void };
 let sandbox: RunningSandbox;
@@ -19,13 +19,7 @@ const cards: string[] = [];
 const run = (args: string[], extraEnv: Record<string, string> = {}) => cardctl(args, { configDir: config.path, env: { ...env, ...extraEnv } });
 const lines = (text: string) => text.split('\n').filter((line) => line !== '');
 
-async function newCard(): Promise<string> {
-  const key = await call(sandbox.info, 'GET', '/sandbox/pin-key');
-  const fake = { cardProgramId: sandbox.info.cardProgramId, pinPublicKey: key.body.publicKey ?? key.body.data?.publicKey, pinKeyFingerprint: sandbox.info.pinKeyFingerprint } as never;
-  const response = await call(sandbox.info, 'POST', '/institutions/cards', { token: sandbox.info.token, body: createCardBody(fake) });
-  expect(response.status, response.text).toBe(201);
-  return response.body.data.id;
-}
+const newCard = () => createCardOverHttp(sandbox.info);
 
 /** Runs one simulation and returns its transaction id. */
 async function simulate(card: string, amount: string, channel = 'pos'): Promise<string> {

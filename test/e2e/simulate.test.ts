@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
-import { call, createCardBody } from '../sandbox/helpers.js';
+import { createCardOverHttp } from '../sandbox/helpers.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/scenarios/', import.meta.url));
 
@@ -39,13 +39,7 @@ let listener: Listener;
 let sandbox: RunningSandbox;
 let env: Record<string, string>;
 
-async function newCard(): Promise<string> {
-  const key = await call(sandbox.info, 'GET', '/sandbox/pin-key');
-  const fake = { cardProgramId: sandbox.info.cardProgramId, pinPublicKey: key.body.publicKey ?? key.body.data?.publicKey, pinKeyFingerprint: sandbox.info.pinKeyFingerprint } as never;
-  const response = await call(sandbox.info, 'POST', '/institutions/cards', { token: sandbox.info.token, body: createCardBody(fake) });
-  expect(response.status, response.text).toBe(201);
-  return response.body.data.id;
-}
+const newCard = () => createCardOverHttp(sandbox.info);
 
 const run = (args: string[], timeout = 60_000) => cardctl(args, { configDir: config.path, env, timeout });
 
