@@ -3,19 +3,12 @@ import { AuthError, NetworkError, RejectedError } from '../../src/core/errors.js
 import type { ReportEntry } from '../../src/import/report.js';
 import type { SourceRow } from '../../src/import/readers.js';
 import { runImport, type ImportRunOptions } from '../../src/import/runner.js';
+import { validImportRow } from '../helpers/import-row.js';
 
 function row(i: number, overrides: Record<string, unknown> = {}): SourceRow {
   return {
     line: i + 1,
-    value: {
-      realId: `R${i}`, active: true, startDate: '2024-01-01', endDate: '2028-12-31',
-      firstName: 'Ada', lastName: 'Obi', middleName: '', email: 'ada@example.com',
-      address1: '1 Marina', address2: '', city: 'Lagos', state: 'Lagos', zip: '100001', country: 'NG',
-      birthDate: '1990-01-31', phone: '+2348012345678', institutionId: 'inst_1',
-      card: { expiration: '202812', serviceCode: '101', cardProduct: 'classic', embossingName: 'ADA OBI', defaultPIN: '1234', bin: '506099', cardState: 'active' },
-      returnSecure: false,
-      ...overrides,
-    },
+    value: validImportRow({ realId: `R${i}`, ...overrides }),
   };
 }
 
