@@ -95,3 +95,35 @@ test('the change token moves with every row written, by this connection or anoth
     store.close();
   }
 });
+
+test('a statement that fails answers its next call: no query is left broken by one bad request', () => {
+  const store = openStore({ memory: true });
+  try {
+    const { institutionId } = seedSandbox(store, new Date());
+    // An OFFSET past 64 bits reaches SQLite as a REAL ("datatype mismatch"): each list query
+    // fails once with it, then answers ordinary parameters as if it had never been asked.
+    const huge = 2 ** 64;
+    const lists: Array<[string, (offset: number) => unknown]> = [
+      ['counted', (offset) => store.cards.listPage({ institutionId, limit: 20, offset })],
+      ['uncounted', (offset) => store.cards.listPage({ institutionId, limit: 20, offset, total: 0 })],
+      ['search', (offset) => store.cards.listPage({ institutionId, search: 'ada', limit: 20, offset })],
+      ['by id', (offset) => store.cards.listPage({ institutionId, cardId: 'x', limit: 20, offset })],
+    ];
+    for (const [name, list] of lists) {
+      expect(() => list(huge), name).toThrow(/datatype mismatch/);
+      expect(list(0), name).toMatchObject({ total: 0 });
+      expect(list(0), name).toMatchObject({ total: 0 });
+    }
+    const failing = store.db.prepare('SELECT 1 AS one LIMIT 1 OFFSET ?');
+    expect(() => failing.get(huge)).toThrow(/datatype mismatch/);
+    expect(failing.get(0)).toMatchObject({ one: 1 });
+    expect(() => failing.all(1.5)).toThrow(/datatype mismatch/);
+    expect(failing.all(0)).toMatchObject([{ one: 1 }]);
+    // Raw mode survives the recovery.
+    const raw = store.db.prepare('SELECT 1 AS one LIMIT 1 OFFSET ?').raw(true);
+    expect(() => raw.get(huge)).toThrow(/datatype mismatch/);
+    expect(raw.get(0)).toEqual([1]);
+  } finally {
+    store.close();
+  }
+});

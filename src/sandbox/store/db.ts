@@ -4,12 +4,68 @@ import Database from 'libsql';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-export type Db = InstanceType<typeof Database>;
-/** A prepared statement, as libsql returns it (positional or named parameters). */
+type NativeDb = InstanceType<typeof Database>;
+/** What the sandbox uses of a libsql statement. */
+type NativeStatement = Omit<Statement, 'raw'> & { raw(toggle?: boolean): unknown };
+/** The connection, whose statements recover from a failure (see RecoveringStatement). */
+export type Db = Omit<NativeDb, 'prepare'> & { prepare(sql: string): Statement };
+/** A prepared statement (positional or named parameters). */
 export interface Statement {
   run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
   get(...params: unknown[]): unknown;
   all(...params: unknown[]): unknown[];
+  /** Rows as arrays of values instead of objects. */
+  raw(toggle?: boolean): Statement;
+}
+
+/**
+ * libsql leaves a statement whose execution failed un-reset: a value SQLite cannot use (an
+ * OFFSET past 64 bits arrives as a REAL: "datatype mismatch"), a busy database, any error of
+ * sqlite3_step. Every later get() of that statement then answers the same error, whatever its
+ * parameters, so one bad request would break that query for every caller until a restart. Each
+ * statement of the sandbox is therefore prepared again after any failure, before the error goes
+ * on: a failed request leaves nothing behind for the next one.
+ */
+class RecoveringStatement implements Statement {
+  private native: NativeStatement;
+  private rawRows = false;
+
+  constructor(private readonly prepareNative: (sql: string) => NativeStatement, private readonly sql: string) {
+    this.native = prepareNative(sql);
+  }
+
+  run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint } {
+    return this.attempt(() => this.native.run(...params));
+  }
+
+  get(...params: unknown[]): unknown {
+    return this.attempt(() => this.native.get(...params));
+  }
+
+  all(...params: unknown[]): unknown[] {
+    return this.attempt(() => this.native.all(...params));
+  }
+
+  raw(toggle = true): Statement {
+    this.native.raw(toggle);
+    this.rawRows = toggle;
+    return this;
+  }
+
+  private attempt<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      try {
+        const fresh = this.prepareNative(this.sql);
+        if (this.rawRows) fresh.raw(true);
+        this.native = fresh;
+      } catch {
+        // The connection itself is gone (closed): the original error says more.
+      }
+      throw error;
+    }
+  }
 }
 
 /**
@@ -123,8 +179,11 @@ export function openDatabase(options: OpenOptions): Db {
   const path = options.memory || !options.file ? ':memory:' : options.file;
   // The database holds the seeded credentials and the PIN private key: owner-only.
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const db = new Database(path);
+  const native = new Database(path);
   if (path !== ':memory:') chmodSync(path, 0o600);
+  const prepareNative = native.prepare.bind(native) as (sql: string) => NativeStatement;
+  const db = native as unknown as Db;
+  db.prepare = (sql: string) => new RecoveringStatement(prepareNative, sql);
   // WAL lets readers run beside the writer; FULL fsyncs the WAL on every commit, so a
   // response is only sent for a write that survives kill -9 (and power loss).
   db.exec('PRAGMA journal_mode = WAL');
