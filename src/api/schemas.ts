@@ -47,10 +47,20 @@ export const ErrorEnvelope = Type.Object({
 });
 export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
 
+/**
+ * The bounds of every list's query parameters, declared once: the sandbox validates with them,
+ * publishes them in /openapi.json and names the parameter in its 400. (maxPage - 1) × maxLimit
+ * stays far inside SQLite's 64-bit OFFSET and JavaScript's exact integers; no stored id, name or
+ * search text is longer than maxText.
+ */
+export const LIST_BOUNDS = { maxPage: 1_000_000, maxLimit: 100, maxText: 256 } as const;
+
 const PageQuery = {
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_BOUNDS.maxPage, default: 1 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_BOUNDS.maxLimit, default: 20 })),
 };
+/** A text filter of a list query. */
+const QueryText = () => Type.Optional(Type.String({ maxLength: LIST_BOUNDS.maxText }));
 
 // ---------- shared pieces ----------
 
@@ -247,8 +257,8 @@ export const CreateCardBody = Type.Object({
 export type CreateCardBody = Static<typeof CreateCardBody>;
 
 export const ListCardsQuery = Type.Object({
-  search: Type.Optional(Type.String()),
-  cardId: Type.Optional(Type.String()),
+  search: QueryText(),
+  cardId: QueryText(),
   ...PageQuery,
 }, { additionalProperties: false });
 export type ListCardsQuery = Static<typeof ListCardsQuery>;
@@ -384,7 +394,7 @@ export const UpdateOAuthBody = Type.Object({
 }, { additionalProperties: false });
 export type UpdateOAuthBody = Static<typeof UpdateOAuthBody>;
 
-export const ListOAuthQuery = Type.Object({ search: Type.Optional(Type.String()), ...PageQuery }, { additionalProperties: false });
+export const ListOAuthQuery = Type.Object({ search: QueryText(), ...PageQuery }, { additionalProperties: false });
 
 export const TokenResponse = Type.Object({
   access_token: Type.String(),
@@ -492,8 +502,8 @@ export const Transaction = Type.Object({
 export type Transaction = Static<typeof Transaction>;
 
 export const ListTransactionsQuery = Type.Object({
-  merchantId: Type.Optional(Type.String()),
-  terminalId: Type.Optional(Type.String()),
+  merchantId: QueryText(),
+  terminalId: QueryText(),
   cardStatus: Type.Optional(CardStatus),
   transactionStatus: Type.Optional(TransactionStatus),
   ...PageQuery,

@@ -49,6 +49,18 @@ function toFieldError(error: ErrorObject, context: string | undefined): FieldErr
     case 'pattern':
       message = `must match ${params.pattern}`;
       break;
+    case 'maximum':
+      message = `must be at most ${params.limit}`;
+      break;
+    case 'minimum':
+      message = `must be at least ${params.limit}`;
+      break;
+    case 'maxLength':
+      message = `must be at most ${params.limit} characters`;
+      break;
+    case 'minLength':
+      message = `must be at least ${params.limit} character${params.limit === 1 ? '' : 's'}`;
+      break;
     case 'anyOf':
     case 'const':
     case 'enum':
