@@ -5,6 +5,7 @@ import type { Card, CardProgram, CreateCardBody, ImportCardBody, UpdateCustomerB
 import { ApiError, invalidField } from './errors.js';
 import { newId, opaque } from './ids.js';
 import { maskPan } from './pan.js';
+import { isExpiredAt } from './switch/checks.js';
 
 export const MAX_PIN_ATTEMPTS = 3;
 
@@ -20,8 +21,80 @@ export function endOfMonth(year: number, month: number): Date {
   return new Date(Date.UTC(year, month, 1) - 1);
 }
 
-export function isExpired(card: Card, now: Date): boolean {
-  return card.status === 'expired' || new Date(card.expiryDate).getTime() < now.getTime();
+/** The operations that change the status of an existing card (a new card takes the status it is created or imported with). */
+export const STATUS_OPERATIONS = ['activate', 'deactivate', 'renew'] as const;
+export type StatusOperation = (typeof STATUS_OPERATIONS)[number];
+
+/** Why an operation is refused: the error message, and the field error's message. */
+export interface Refusal {
+  refused: string;
+  because: string;
+}
+
+export interface StatusRule {
+  /** From each stored status: the status the operation leaves the card in, or its refusal. */
+  from: Readonly<Record<CardStatusValue, CardStatusValue | Refusal>>;
+  /** When set, the operation is refused for a card past its expiry month, whatever its status. */
+  pastExpiry?: Refusal;
+}
+
+const EXPIRED: Refusal = { refused: '', because: 'card is expired' };
+
+/**
+ * Every card status transition of the sandbox, and the only place one is written: routes ask
+ * cardAfter() and never set a status themselves. Nothing leaves `expired` but a renewal, and a
+ * renewal never lifts a block (a suspended or inactive card stays so until activated), so no
+ * sequence of operations brings an expired or deactivated card back without an activate that
+ * this table allows. The switch approves only `active` cards within their expiry month.
+ */
+export const CARD_STATUS_TRANSITIONS: Readonly<Record<StatusOperation, StatusRule>> = {
+  activate: {
+    from: {
+      inactive: 'active',
+      active: 'active',
+      suspended: 'active',
+      expired: { ...EXPIRED, refused: 'an expired card cannot be activated; renew it first' },
+    },
+    pastExpiry: { refused: 'a card past its expiry month cannot be activated; renew it first', because: 'card is past its expiry month' },
+  },
+  deactivate: {
+    from: {
+      inactive: 'suspended',
+      active: 'suspended',
+      suspended: 'suspended',
+      expired: { ...EXPIRED, refused: 'an expired card cannot be deactivated: it is declined already, and only a renewal changes its status' },
+    },
+  },
+  renew: {
+    from: {
+      inactive: 'inactive',
+      active: 'active',
+      suspended: 'suspended',
+      expired: 'active',
+    },
+  },
+};
+
+/** The status `operation` leaves the card in (its table row), or the 400 that refuses it. */
+export function statusAfter(card: Card, operation: StatusOperation, now: Date): CardStatusValue {
+  const rule = CARD_STATUS_TRANSITIONS[operation];
+  const outcome: CardStatusValue | Refusal = rule.pastExpiry && isExpiredAt(card, now)
+    ? rule.pastExpiry
+    : rule.from[card.status] ?? { refused: `a card with status "${card.status}" cannot be changed`, because: 'is not a known status' };
+  if (typeof outcome === 'string') return outcome;
+  throw new ApiError(400, 'VALIDATION_ERROR', outcome.refused, [{ field: 'status', message: outcome.because }], { operation, status: card.status });
+}
+
+/** The card after activate or deactivate (renewal: renewed()). */
+export function cardAfter(card: Card, operation: Exclude<StatusOperation, 'renew'>, now: Date): Card {
+  return revised(card, { status: statusAfter(card, operation, now) }, now);
+}
+
+/** The table's row for an operation in words, for the route's description in /openapi.json. */
+export function describeTransitions(operation: StatusOperation): string {
+  const rule = CARD_STATUS_TRANSITIONS[operation];
+  const moves = Object.entries(rule.from).map(([from, to]) => (typeof to === 'string' ? `${from} → ${to}` : `${from}: refused (400)`));
+  return `Status: ${moves.join(', ')}${rule.pastExpiry ? '; refused (400) for a card past its expiry month' : ''}.`;
 }
 
 export interface NewCardInput {
@@ -154,7 +227,7 @@ export function withCustomer(card: Card, body: UpdateCustomerBody, now: Date): C
   }, now);
 }
 
-/** Renewal: a future YYYYMM within maxExpiry months, a new sequence number, status active. */
+/** Renewal: a future YYYYMM within maxExpiry months, a new sequence number, the status of the renew row. */
 export function renewed(card: Card, program: CardProgram, expiration: string, now: Date): Card {
   if (!program.renewable) throw invalidField('cardProgram', 'does not allow renewals');
   const year = Number(expiration.slice(0, 4));
@@ -171,23 +244,12 @@ export function renewed(card: Card, program: CardProgram, expiration: string, no
     expiryMonth: String(month).padStart(2, '0'),
     expiryYear: year,
     seqNumber,
-    status: 'active',
+    status: statusAfter(card, 'renew', now),
     cvv2: opaque(),
     icvv: opaque(),
     cvv: opaque(),
     secureData: opaque(32),
   }, now);
-}
-
-export function activated(card: Card, now: Date): Card {
-  if (isExpired(card, now)) {
-    throw new ApiError(400, 'VALIDATION_ERROR', 'an expired card cannot be activated; renew it first', [{ field: 'status', message: 'card is expired' }]);
-  }
-  return revised(card, { status: 'active' }, now);
-}
-
-export function deactivated(card: Card, now: Date): Card {
-  return revised(card, { status: 'suspended' }, now);
 }
 
 export function assertPinNotLocked(card: Card): void {

@@ -7,7 +7,7 @@ import {
 } from '../../api/schemas.js';
 import { principalOf, requireBearer } from '../auth.js';
 import {
-  activated, assertPinNotLocked, buildCard, checkCreateDates, customerFromCreate, deactivated, MAX_PIN_ATTEMPTS, renewed,
+  assertPinNotLocked, buildCard, cardAfter, checkCreateDates, customerFromCreate, describeTransitions, MAX_PIN_ATTEMPTS, renewed,
   revised, withCustomer,
 } from '../cards.js';
 import type { SandboxDeps } from '../deps.js';
@@ -181,7 +181,8 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
     onRequest: auth,
     schema: {
       summary: 'Renew Card', tags, auth: 'bearer',
-      description: '`expiration` (YYYYMM) must be a future month within the program\'s maxExpiry months. The card gets a new seqNumber and status active.',
+      description: '`expiration` (YYYYMM) must be a future month within the program\'s maxExpiry months. The card gets a new seqNumber. '
+        + describeTransitions('renew'),
       params: CardIdParams, body: RenewCardBody, response: { 200: CardEnvelope },
     },
   }, async (request) => {
@@ -281,16 +282,14 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
       onRequest: auth,
       schema: {
         summary: action === 'activate' ? 'Activate Card' : 'Deactivate Card', tags, auth: 'bearer',
-        description: action === 'activate'
-          ? 'GET although it changes state (as the API does). Sets status active; an expired card is a 400.'
-          : 'GET although it changes state (as the API does). Sets status suspended.',
+        description: `GET although it changes state (as the API does). ${describeTransitions(action)}`,
         params: CardIdParams, response: { 200: CardEnvelope },
       },
     }, async (request) => {
       const { institutionId } = principalOf(request);
       const card = store.transaction(() => {
         const stored = loadCard(institutionId, request.params.cardId);
-        const card = action === 'activate' ? activated(stored.card, clock.now()) : deactivated(stored.card, clock.now());
+        const card = cardAfter(stored.card, action, clock.now());
         store.cards.update(card, stored.pinHash);
         return card;
       });
