@@ -1,5 +1,5 @@
 // Card endpoints. Returns data (with the raw body for `-o raw`) and never prints.
-import { CliError, ExitCode, NotFoundError } from '../core/errors.js';
+import { CliError, ExitCode, NotFoundError, RejectedError } from '../core/errors.js';
 import { paginate, type ApiClient, type ApiResponse } from './client.js';
 import type {
   Card,
@@ -144,6 +144,45 @@ export function resetPin(client: ApiClient, cardId: string, newPIN: EncryptedPin
 /** PUT /institutions/cards/{cardId}/customer (the full customer body). */
 export function updateCustomer(client: ApiClient, cardId: string, body: UpdateCustomerBody, signal?: AbortSignal): Promise<ApiResponse<Card>> {
   return client.request<Card>({ method: 'PUT', path: `${CARDS}/${id(cardId)}/customer`, body, signal, idempotent: true });
+}
+
+/**
+ * PUT /institutions/cards/{cardId}/customer on top of the card as it was read (`version`: its
+ * `__v`), with If-Match, so that a change someone else made in between is a 409 instead of being
+ * overwritten unseen. A 409 may also follow an attempt that applied but whose answer was lost
+ * (the retry then meets its own change): the card is read again, and when it already holds this
+ * body, that is the answer. Otherwise a RejectedError (exit 5, code CONFLICT) says to run again.
+ */
+export async function updateCustomerAt(client: ApiClient, cardId: string, body: UpdateCustomerBody, version: number, signal?: AbortSignal): Promise<ApiResponse<Card>> {
+  try {
+    return await client.request<Card>({
+      method: 'PUT', path: `${CARDS}/${id(cardId)}/customer`, body, signal, idempotent: true, headers: { 'if-match': `"${version}"` },
+    });
+  } catch (error) {
+    if (!(error instanceof CliError) || error.status !== 409) throw error;
+    const current = await getCard(client, cardId, signal).catch(() => undefined);
+    if (current && holdsCustomer(current.data, body)) return current;
+    const now = current?.data.__v ?? (error.details as { version?: unknown } | undefined)?.version;
+    throw new RejectedError(`card ${cardId} was changed by someone else after it was read (version ${version}${now === undefined ? '' : `, now ${now}`}); your change was not applied`, {
+      code: 'CONFLICT',
+      status: 409,
+      details: error.details,
+      hint: 'run the same command again: it reads the card anew and applies only the fields you give on top of the other change',
+      cause: error,
+    });
+  }
+}
+
+/** Whether the card's customer already has every value of an Update Card Customer body. */
+function holdsCustomer(card: Card, body: UpdateCustomerBody): boolean {
+  const customer = card.customer;
+  if (!customer) return false;
+  const same = (a: unknown, b: unknown) => (a ?? '') === (b ?? '');
+  const sameDay = (a: string | null | undefined, b: string | null | undefined) => (a && b ? Date.parse(a) === Date.parse(b) : same(a, b));
+  return same(customer.firstName, body.firstName) && same(customer.middleName, body.middleName) && same(customer.lastName, body.lastName)
+    && same(customer.emailAddress, body.emailAddress) && same(customer.phoneNumber, body.phoneNumber)
+    && sameDay(customer.dateOfBirth, body.dateOfBirth)
+    && Object.entries(body.address ?? {}).every(([key, value]) => same((customer.address as Record<string, unknown> | undefined)?.[key], value));
 }
 
 /** GET /institutions/cards/{cardId}/activate (a GET that changes state; safe to repeat). */

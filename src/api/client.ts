@@ -38,6 +38,8 @@ export interface ApiRequest {
   /** Raw body text (already serialised), e.g. a form body for the token endpoint. */
   rawBody?: string;
   contentType?: string;
+  /** Extra request headers (e.g. If-Match); the client's own (authorization, content-type) win. */
+  headers?: Record<string, string>;
   auth?: AuthMode;
   /** May this request be retried after a network error or 429/500/502/503/504? Defaults to GET only. */
   idempotent?: boolean;
@@ -261,6 +263,7 @@ export class ApiClient {
   private async send(req: ApiRequest): Promise<RawResponse> {
     const url = this.url(req.path, req.query);
     const headers: Record<string, string> = {
+      ...req.headers,
       accept: 'application/json',
       'user-agent': this.options.userAgent ?? 'cardctl',
     };

@@ -265,6 +265,49 @@ describe('customer update', () => {
     expect(ctx.io.stderrText()).toMatch(/updated \(emailAddress, address.city\)/);
   });
 
+  it('sends the change for the version read (If-Match); a change made meanwhile is a CONFLICT (exit 5) with a hint, a lost answer of its own is not', async () => {
+    const run = async (answers: Array<'lost' | 'conflict' | 'ok'>, afterConflict: Record<string, unknown>) => {
+      const agent = new MockAgent();
+      agent.disableNetConnect();
+      const pool = agent.get(BASE);
+      pool.intercept({ path: '/institutions/cards?cardId=c1&limit=1', method: 'GET' }).reply(200, { statusCode: 200, message: 'ok', data: [{ id: 'c1', __v: 3, ...card }] });
+      const versions: unknown[] = [];
+      for (const answer of answers) {
+        const put = pool.intercept({ path: '/institutions/cards/c1/customer', method: 'PUT' });
+        if (answer === 'lost') {
+          put.replyWithError(new Error('socket hang up'));
+        } else {
+          put.reply(answer === 'ok' ? 200 : 409, (request) => {
+            versions.push((request.headers as Record<string, string>)['if-match']);
+            return answer === 'ok'
+              ? { statusCode: 200, message: 'ok', data: { id: 'c1', __v: 4, ...card } }
+              : { statusCode: 409, message: 'card c1 has changed', error: 'CONFLICT', details: { version: 4 } };
+          });
+        }
+      }
+      pool.intercept({ path: '/institutions/cards?cardId=c1&limit=1', method: 'GET' }).reply(200, { statusCode: 200, message: 'ok', data: [{ id: 'c1', __v: 4, customer: { ...card.customer, ...afterConflict } }] });
+      const ctx = testContext({ dispatcher: agent, env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' } });
+      const update = (await import('../../src/commands/cards/customer/update.js')).default;
+      const outcome = await update.run(ctx, { args: ['c1'], opts: { email: 'mine@example.com' }, command: command() }).then(() => undefined, (error) => error);
+      return { outcome, versions, ctx };
+    };
+
+    const plain = await run(['ok'], {});
+    expect(plain.outcome).toBeUndefined();
+    expect(plain.versions).toEqual(['"3"']);
+
+    const raced = await run(['conflict'], { phoneNumber: '+2348000000009' });
+    expect(raced.outcome).toBeInstanceOf(RejectedError);
+    expect(raced.outcome).toMatchObject({ exitCode: 5, code: 'CONFLICT', status: 409 });
+    expect(raced.outcome.message).toMatch(/changed by someone else after it was read \(version 3, now 4\)/);
+    expect(raced.outcome.hint).toMatch(/run the same command again/);
+
+    // The first attempt applied but its answer was lost; the retry meets the change it made.
+    const lost = await run(['lost', 'conflict'], { emailAddress: 'mine@example.com' });
+    expect(lost.outcome).toBeUndefined();
+    expect(lost.ctx.io.stderrText()).toMatch(/updated \(emailAddress\)/);
+  });
+
   it('needs a date of birth when the card has none', () => {
     expect(() => mergeCustomer({ customer: { ...card.customer, dateOfBirth: null } } as never, { city: 'x' })).toThrow(/--dob/);
   });

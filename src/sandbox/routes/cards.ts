@@ -7,7 +7,7 @@ import {
 } from '../../api/schemas.js';
 import { principalOf, requireBearer } from '../auth.js';
 import {
-  assertPinNotLocked, buildCard, cardAfter, checkCreateDates, customerFromCreate, describeTransitions, MAX_PIN_ATTEMPTS, renewed,
+  assertPinNotLocked, assertVersion, buildCard, cardAfter, checkCreateDates, customerFromCreate, describeTransitions, MAX_PIN_ATTEMPTS, renewed,
   revised, withCustomer,
 } from '../cards.js';
 import type { SandboxDeps } from '../deps.js';
@@ -264,12 +264,15 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
     onRequest: auth,
     schema: {
       summary: 'Update Card Customer', tags, auth: 'bearer',
+      description: 'Replaces the customer. With `If-Match: "<__v>"` (the card\'s version as read) the change applies only to that version: '
+        + 'a card changed since is a 409 CONFLICT (details.version: the current one), and nothing is written.',
       params: CardIdParams, body: UpdateCustomerBody, response: { 200: CardEnvelope },
     },
   }, async (request) => {
     const { institutionId } = principalOf(request);
     const card = store.transaction(() => {
       const stored = loadCard(institutionId, request.params.cardId);
+      assertVersion(stored.card, request.headers['if-match']);
       const card = withCustomer(stored.card, request.body, clock.now());
       store.cards.update(card, stored.pinHash);
       return card;

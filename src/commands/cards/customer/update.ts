@@ -88,7 +88,8 @@ export default defineCommand<Record<string, unknown>>({
   name: 'update',
   summary: "update a card's cardholder details",
   description: `Give only what changes: the current record is fetched and merged, and the
-full body the API requires is sent. --from-file takes JSON with the fields
+full body the API requires is sent, for the version read: if the card changed
+in between, nothing is written and the command exits 5 (run it again). --from-file takes JSON with the fields
 of the Update Card Customer body (firstName, middleName, lastName,
 emailAddress, phoneNumber, dateOfBirth, address{line1, line2, city, state,
 country, postalCode}), or {"customer": {...}}; flags win over the file.
@@ -108,7 +109,7 @@ in the audit journal (\`cardctl history\`).`,
         hint: 'give the fields that change, e.g. --email ada@example.com or --from-file customer.json (see --help)',
       });
     }
-    const { getCard, updateCustomer } = await import('../../../api/cards.js');
+    const { getCard, updateCustomer, updateCustomerAt } = await import('../../../api/cards.js');
     const client = await ctx.client();
     const card = (await getCard(client, cardId, ctx.signal)).data;
     if (nothingGiven) changes = await promptChanges(ctx, card);
@@ -126,7 +127,11 @@ in the audit journal (\`cardctl history\`).`,
       askOnSandbox: false,
       load: async () => ({ lastFour: card.lastFour, label: describeCard(card) }),
     });
-    const response = await updateCustomer(client, cardId, body, ctx.signal);
+    // The body is the card as read with the changes laid over it: sent for that version only,
+    // so a change made meanwhile by someone else is a conflict, never silently undone.
+    const response = typeof card.__v === 'number'
+      ? await updateCustomerAt(client, cardId, body, card.__v, ctx.signal)
+      : await updateCustomer(client, cardId, body, ctx.signal);
     await printCard(ctx, response, (updated) => `Cardholder of card ${describeCard(updated)} updated (${changed.join(', ')})`);
   },
 });

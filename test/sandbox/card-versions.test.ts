@@ -1,0 +1,69 @@
+// Update Card Customer on top of a version (If-Match: "<__v>"): a change made meanwhile is a
+// 409 CONFLICT and nothing is written, so two read-modify-write clients never lose a change.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { call, createCard, startTestSandbox, type Sandbox } from './helpers.js';
+
+let sandbox: Sandbox;
+beforeAll(async () => { sandbox = await startTestSandbox(); });
+afterAll(async () => { await sandbox?.close(); });
+
+/** The card's customer as the Update Card Customer body, with `changes` laid over it. */
+function customerBody(card: any, changes: Record<string, unknown>): Record<string, unknown> {
+  const { uniqueId, honorific, gender, ...customer } = card.customer;
+  return { ...customer, ...changes };
+}
+
+async function readCard(id: string) {
+  return (await call(sandbox, 'GET', `/institutions/cards?cardId=${id}`, { token: sandbox.token })).body.data[0];
+}
+
+function update(card: any, changes: Record<string, unknown>, ifMatch?: string) {
+  return call(sandbox, 'PUT', `/institutions/cards/${card.id}/customer`, {
+    token: sandbox.token, body: customerBody(card, changes), headers: ifMatch === undefined ? {} : { 'if-match': ifMatch },
+  });
+}
+
+describe('Update Card Customer with If-Match', () => {
+  test('the version read applies once; the same version again is a 409 that writes nothing', async () => {
+    const card = await createCard(sandbox);
+    const first = await update(card, { emailAddress: 'first@example.com' }, `"${card.__v}"`);
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.data.__v).toBe(card.__v + 1);
+    const stale = await update(card, { phoneNumber: '+2348000000001' }, `"${card.__v}"`);
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({ error: 'CONFLICT', details: { version: card.__v + 1 }, errors: [{ field: 'If-Match' }] });
+    expect(stale.body.message).toContain(`it is at version ${card.__v + 1}`);
+    const after = await readCard(card.id);
+    expect(after.customer).toMatchObject({ emailAddress: 'first@example.com', phoneNumber: card.customer.phoneNumber });
+    expect(after.__v).toBe(card.__v + 1);
+  });
+
+  test('two parallel changes on the same version: exactly one applies, the other is a conflict', async () => {
+    const card = await createCard(sandbox);
+    const answers = await Promise.all([
+      update(card, { emailAddress: 'parallel@example.com' }, `"${card.__v}"`),
+      update(card, { phoneNumber: '+2348000000002' }, `"${card.__v}"`),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    const after = await readCard(card.id);
+    expect(after.__v).toBe(card.__v + 1);
+    const winner = answers.find((a) => a.status === 200)!.body.data;
+    expect(after.customer).toEqual(winner.customer);
+  });
+
+  test('weak tags, lists and * match; a stale or malformed tag does not; no If-Match applies as before', async () => {
+    const card = await createCard(sandbox);
+    expect((await update(card, { firstName: 'Weak' }, `W/"${card.__v}"`)).status).toBe(200);
+    expect((await update(card, { firstName: 'List' }, `"99", "${card.__v + 1}"`)).status).toBe(200);
+    expect((await update(card, { firstName: 'Any' }, '*')).status).toBe(200);
+    for (const tag of ['"0"', '', 'garbage', '"1.0"', `"${'9'.repeat(400)}"`]) {
+      const refused = await update(card, { firstName: 'Never' }, tag);
+      expect(refused.status, tag).toBe(409);
+      expect(refused.body.message.length).toBeLessThan(200);
+    }
+    expect((await update(card, { firstName: 'Plain' })).status).toBe(200);
+    const after = await readCard(card.id);
+    expect(after.customer.firstName).toBe('Plain');
+    expect(after.__v).toBe(card.__v + 4);
+  });
+});
