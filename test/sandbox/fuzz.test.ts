@@ -1,11 +1,16 @@
 // Fuzzing the sandbox's routes: for every operation in /openapi.json, random bodies shaped by
 // its request schema (right names, random values) and off-schema ones (any JSON, wrong types,
 // not JSON at all), random path and query values. Every answer must be a 2xx or a 4xx in the
-// error envelope, never a 5xx, and /sandbox/health must still answer afterwards.
+// error envelope, never a 5xx, and /sandbox/health must still answer afterwards. The query
+// parameters of every list route get their own run (huge, negative, fractional and non-ASCII
+// numbers, any text, repeated and malformed parameters), after which ordinary lists of every
+// institution must still answer.
 import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createCard, startTestSandbox, type Sandbox } from './helpers.js';
+import { makeCertificate } from './oauth-helpers.js';
+import { auth, simulate } from './switch-helpers.js';
 
 const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
@@ -45,6 +50,14 @@ let cardId = '';
 beforeAll(async () => {
   sandbox = await startTestSandbox();
   cardId = (await createCard(sandbox)).id;
+  // A record in every list, so that each list's page query runs (an empty list stops at its count).
+  const transaction = await simulate(sandbox, auth(cardId));
+  expect(transaction.status, transaction.text).toBe(200);
+  const application = await call(sandbox, 'POST', '/institutions/oauth/create', {
+    token: sandbox.token,
+    body: { name: 'Fuzzed list', publicKey: makeCertificate().certificatePem, scopes: ['read:card'], grantType: 'client_credentials' },
+  });
+  expect(application.status, application.text).toBe(201);
   const doc = (await call(sandbox, 'GET', '/openapi.json')).body as { paths: Record<string, Record<string, any>> };
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
@@ -109,4 +122,58 @@ describe('sandbox routes under random input', () => {
     expect(health.status).toBe(200);
     expect(health.body.status).toBe('ok');
   }, 180_000);
+
+  it('list query parameters of every list route: never a 5xx or a stack trace; ordinary lists answer afterwards', async () => {
+    const lists = operations.filter((op) => op.method === 'GET' && op.query.length > 0);
+    expect(lists.map((op) => op.path).sort()).toEqual(['/institutions/cards', '/institutions/oauth/applications', '/institutions/transactions']);
+    const number = fc.oneof(
+      fc.bigInt({ min: 2n ** 40n, max: 2n ** 80n }).map(String),
+      fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
+      fc.integer().map(String),
+      fc.double({ noNaN: false }).map(String),
+      fc.constantFrom('0', '-0', '-1', '1.5', '1e3', '1e400', '9007199254740993', '500000000000000000', '18446744073709551616', '0x10', ' 1', '1 ', '+1', 'Infinity', 'NaN', '١٢', '１'),
+    );
+    const text = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.string({ unit: 'grapheme', maxLength: 20 }),
+      fc.constantFrom('', '%', '\\', '_', '\u0000', "'; DROP TABLE cards; --", 'a'.repeat(300), 'é'.repeat(257), 'active', 'ACTIVE', 'completed'),
+    );
+    // Raw query text: encoded pairs (repeated names allowed) and, sometimes, bytes sent as they are.
+    const query = (op: Operation) => fc.array(fc.tuple(fc.constantFrom(...op.query, 'page', 'limit', 'x', '__proto__', 'constructor'), fc.oneof({ weight: 2, arbitrary: number }, { weight: 1, arbitrary: text })), { maxLength: 5 })
+      .chain((pairs) => fc.oneof(
+        { weight: 4, arbitrary: fc.constant(pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')) },
+        { weight: 1, arbitrary: fc.constant(pairs.map(([k, v]) => `${k}=${v.replace(/[#\s]/g, '')}`).join('&')) },
+        { weight: 1, arbitrary: fc.constantFrom('page', 'page=', '&&', '==', 'limit=1&limit=2&limit=3', 'page[]=1', 'page[a]=1', '%zz=1', 'search=%E0%A4%A', 'cardId=%00') },
+      ));
+    const failures: string[] = [];
+    const perRoute = Math.max(50, FUZZ_RUNS);
+    for (const op of lists) {
+      await fc.assert(fc.asyncProperty(query(op), async (qs) => {
+        const response = await request(`${sandbox.baseUrl}${op.path}?${qs}`, { method: 'GET', headers: { authorization: `Bearer ${sandbox.token}` } });
+        const body = await response.body.text();
+        const where = `GET ${op.path}?${qs.slice(0, 200)} → ${response.statusCode} ${body.slice(0, 200)}`;
+        if (response.statusCode >= 500) failures.push(where);
+        expect(response.statusCode, where).toBeLessThan(500);
+        expect(body, where).not.toMatch(/\bat .+:\d+:\d+|node_modules|Sqlite|SQLITE_/);
+        if (response.statusCode >= 400) {
+          expect(JSON.parse(body), where).toMatchObject({ statusCode: response.statusCode, message: expect.any(String), error: expect.any(String) });
+        }
+      }), { seed: SEED, numRuns: perRoute });
+    }
+    expect(failures).toEqual([]);
+    // Nothing is left broken: every list answers, for this institution and another one, on
+    // the first page and past the page cache.
+    const other = (await call(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'After Fuzz Bank' } })).body.data.token as string;
+    for (const op of lists) {
+      for (const token of [sandbox.token, other]) {
+        for (const qs of ['', '?page=2&limit=3']) {
+          const response = await call(sandbox, 'GET', `${op.path}${qs}`, { token });
+          expect(response.status, `${op.path}${qs}: ${response.text}`).toBe(200);
+        }
+      }
+    }
+    const cards = await call(sandbox, 'GET', `/institutions/cards?cardId=${cardId}`, { token: sandbox.token });
+    expect(cards.body.data.map((c: { id: string }) => c.id)).toEqual([cardId]);
+  }, 300_000);
 });
