@@ -1,4 +1,5 @@
 // OAuth applications of the authenticated institution: list, create, update. Returns data, never prints.
+import { CliError, RejectedError } from '../core/errors.js';
 import { paginate, type ApiClient, type ApiResponse } from './client.js';
 import type { CreateOAuthBody, OAuthApplication, UpdateOAuthBody } from './schemas.js';
 
@@ -46,6 +47,33 @@ export function createOAuthApplication(client: ApiClient, body: CreateOAuthBody)
   return client.request({ method: 'POST', path: '/institutions/oauth/create', body });
 }
 
-export function updateOAuthApplication(client: ApiClient, id: string, body: UpdateOAuthBody): Promise<ApiResponse<OAuthApplication>> {
-  return client.request<OAuthApplication>({ method: 'PUT', path: `/institutions/oauth/${encodeURIComponent(id)}`, body, idempotent: true });
+/**
+ * PUT /institutions/oauth/{id}. With `version` (the `updatedAt` of the application as read, whose
+ * values fill the fields not given) it is sent with If-Match, so that a change someone else made
+ * in between is a 409 instead of being overwritten unseen. After a 409 the application is read
+ * again: when it already holds this body (an earlier attempt applied and its answer was lost),
+ * that is the answer; otherwise a RejectedError (exit 5, code CONFLICT) says to run again.
+ */
+export async function updateOAuthApplication(
+  client: ApiClient, id: string, body: UpdateOAuthBody, version?: string, signal?: AbortSignal,
+): Promise<ApiResponse<OAuthApplication>> {
+  const path = `/institutions/oauth/${encodeURIComponent(id)}`;
+  if (version === undefined) return client.request<OAuthApplication>({ method: 'PUT', path, body, idempotent: true, signal });
+  try {
+    return await client.request<OAuthApplication>({ method: 'PUT', path, body, idempotent: true, signal, headers: { 'if-match': `"${version}"` } });
+  } catch (error) {
+    if (!(error instanceof CliError) || error.status !== 409) throw error;
+    const current = await findOAuthApplication(client, id, signal).catch(() => undefined);
+    if (current && current.name === body.name && (current.description ?? '') === body.description
+      && JSON.stringify(current.scopes ?? []) === JSON.stringify(body.scopes)) {
+      return { status: 200, data: current, raw: JSON.stringify({ statusCode: 200, message: 'updated', data: current }), headers: {}, durationMs: 0 };
+    }
+    throw new RejectedError(`OAuth application ${id} was changed by someone else after it was read; your change was not applied`, {
+      code: 'CONFLICT',
+      status: 409,
+      details: error.details,
+      hint: 'run the same command again: it reads the application anew and applies only the fields you give on top of the other change',
+      cause: error,
+    });
+  }
 }

@@ -207,22 +207,6 @@ export function customerFromImport(body: ImportCardBody): Omit<Card['customer'],
   };
 }
 
-/**
- * A change based on a version the client read (`If-Match: "<__v>"`, as the CLI sends it) is
- * refused with a 409 CONFLICT when the card has moved since, so a concurrent change is never
- * overwritten unseen. `*` matches any version; without If-Match the change applies to whatever
- * is current (as the reference API does).
- */
-export function assertVersion(card: Card, ifMatch: string | string[] | undefined): void {
-  if (ifMatch === undefined) return;
-  const tags = (Array.isArray(ifMatch) ? ifMatch.join(',') : ifMatch).split(',')
-    .map((tag) => tag.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'));
-  if (tags.includes('*') || tags.includes(String(card.__v))) return;
-  const asked = tags.filter(Boolean).join(', ').slice(0, 40) || '(empty)';
-  throw new ApiError(409, 'CONFLICT', `card ${card.id} has changed since it was read: If-Match asks for version ${asked}, it is at version ${card.__v}`,
-    [{ field: 'If-Match', message: `does not match the current version ${card.__v}` }], { version: card.__v });
-}
-
 /** A card after a change: updatedAt and the version counter move. */
 export function revised(card: Card, change: Partial<Card>, now: Date): Card {
   return { ...card, ...change, updatedAt: now.toISOString(), __v: card.__v + 1 };

@@ -133,3 +133,48 @@ describe('oauth create parsing', () => {
     await expect(parseCreateOptions(testContext(), { fromFile: file })).rejects.toThrow(/unknown field "nme"/);
   });
 });
+
+describe('oauth update on top of the application as read', () => {
+  const BASE = 'http://127.0.0.1:4011';
+  const app = { id: 'a1', _id: 'a1', institutionId: 'cli_x', name: 'reconciler', description: 'nightly', scopes: ['read:card'], updatedAt: '2026-11-22T10:00:00.000Z' };
+
+  async function run(answers: Array<'ok' | 'conflict' | 'lost'>, afterConflict: Record<string, unknown>) {
+    const { MockAgent } = await import('undici');
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const pool = agent.get(BASE);
+    const list = (data: unknown[]) => ({ statusCode: 200, message: 'ok', data, pagination: { page: 1, limit: 100, total: data.length, pages: 1 } });
+    pool.intercept({ path: (p) => p.startsWith('/institutions/oauth/applications'), method: 'GET' }).reply(200, list([app]));
+    const versions: unknown[] = [];
+    for (const answer of answers) {
+      const put = pool.intercept({ path: '/institutions/oauth/a1', method: 'PUT' });
+      if (answer === 'lost') {
+        put.replyWithError(new Error('socket hang up'));
+        continue;
+      }
+      put.reply(answer === 'ok' ? 200 : 409, (request) => {
+        versions.push((request.headers as Record<string, string>)['if-match']);
+        return answer === 'ok'
+          ? { statusCode: 200, message: 'ok', data: { ...app, description: 'hourly' } }
+          : { statusCode: 409, message: 'changed', error: 'CONFLICT', details: { version: 'later' } };
+      });
+    }
+    pool.intercept({ path: (p) => p.startsWith('/institutions/oauth/applications'), method: 'GET' }).reply(200, list([{ ...app, ...afterConflict }]));
+    const ctx = testContext({ dispatcher: agent, env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' } });
+    const update = (await import('../../src/commands/oauth/update.js')).default;
+    const outcome = await update.run(ctx, { args: ['a1'], opts: { description: 'hourly', websiteUrl: 'https://example.com' }, command: {} as never }).then(() => undefined, (error) => error);
+    return { outcome, versions };
+  }
+
+  it('sends If-Match with the updatedAt read; a change made meanwhile is a CONFLICT (exit 5); its own lost answer is not', async () => {
+    const plain = await run(['ok'], {});
+    expect(plain.outcome).toBeUndefined();
+    expect(plain.versions).toEqual([`"${app.updatedAt}"`]);
+    const raced = await run(['conflict'], { scopes: ['read:transaction'], updatedAt: '2026-11-22T10:00:01.000Z' });
+    expect(raced.outcome).toMatchObject({ exitCode: 5, code: 'CONFLICT', status: 409 });
+    expect(raced.outcome.message).toMatch(/changed by someone else after it was read/);
+    expect(raced.outcome.hint).toMatch(/run the same command again/);
+    const lost = await run(['lost', 'conflict'], { description: 'hourly', updatedAt: '2026-11-22T10:00:01.000Z' });
+    expect(lost.outcome).toBeUndefined();
+  });
+});

@@ -56,7 +56,8 @@ answer carries one. ID is the application's id or its client id (both are shown 
     if (!body.websiteUrl) {
       throw new UsageError('missing --website-url: the API requires a website URL and the application has none yet');
     }
-    const response = await updateOAuthApplication(client, current.id ?? current._id ?? id, body);
+    // The fields not given come from the application as read: sent for that version only.
+    const response = await updateOAuthApplication(client, current.id ?? current._id ?? id, body, current.updatedAt || undefined, ctx.signal);
     const out = ctx.output();
     if (out.format === 'raw') return out.value(response.data, response.raw);
     out.success(`updated OAuth application "${body.name}"`);

@@ -7,7 +7,7 @@ import {
 } from '../../api/schemas.js';
 import { principalOf, requireBearer } from '../auth.js';
 import {
-  assertPinNotLocked, assertVersion, buildCard, cardAfter, checkCreateDates, customerFromCreate, describeTransitions, MAX_PIN_ATTEMPTS, renewed,
+  assertPinNotLocked, buildCard, cardAfter, checkCreateDates, customerFromCreate, describeTransitions, MAX_PIN_ATTEMPTS, renewed,
   revised, withCustomer,
 } from '../cards.js';
 import type { SandboxDeps } from '../deps.js';
@@ -18,7 +18,7 @@ import { decryptPinBlock, hashPin, verifyPin } from '../pin.js';
 import { ChangeScopedCache } from '../change-scoped-cache.js';
 import { isUniqueViolation } from '../store/db.js';
 import type { ProgramRef, StoredCard } from '../store/index.js';
-import { envelope, pagination, paging } from './common.js';
+import { assertIfMatch, envelope, pagination, paging } from './common.js';
 
 const tags = ['cards'];
 const CardEnvelope = Envelope(Card);
@@ -272,7 +272,7 @@ export async function cardRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
     const { institutionId } = principalOf(request);
     const card = store.transaction(() => {
       const stored = loadCard(institutionId, request.params.cardId);
-      assertVersion(stored.card, request.headers['if-match']);
+      assertIfMatch(`card ${stored.card.id}`, stored.card.__v, request.headers['if-match']);
       const card = withCustomer(stored.card, request.body, clock.now());
       store.cards.update(card, stored.pinHash);
       return card;

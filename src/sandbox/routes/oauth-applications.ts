@@ -9,7 +9,7 @@ import { principalOf, requireBearer } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
 import { invalidField, notFound } from '../errors.js';
 import { newId, opaque } from '../ids.js';
-import { envelope, pagination, paging } from './common.js';
+import { assertIfMatch, envelope, pagination, paging } from './common.js';
 
 const tags = ['oauth'];
 
@@ -78,7 +78,9 @@ export async function oauthApplicationRoutes(app: FastifyInstance, deps: Sandbox
     onRequest: auth,
     schema: {
       summary: 'Update OAuth Application', tags, auth: 'bearer',
-      description: 'The path parameter takes the application\'s `id` or its client id (`institutionId`).',
+      description: 'The path parameter takes the application\'s `id` or its client id (`institutionId`). '
+        + 'With `If-Match: "<updatedAt>"` (as read) the change applies only to that version: an application changed since is a 409 CONFLICT '
+        + '(details.version: the current updatedAt), and nothing is written.',
       params: OAuthApplicationParams, body: UpdateOAuthBody, response: { 200: Envelope(OAuthApplication) },
     },
   }, async (request) => {
@@ -86,12 +88,15 @@ export async function oauthApplicationRoutes(app: FastifyInstance, deps: Sandbox
     const application = store.transaction(() => {
       const stored = store.oauthApplications.get(institutionId, request.params.institutionId);
       if (!stored) throw notFound(`OAuth application ${request.params.institutionId}`);
+      const current = stored.application;
+      assertIfMatch(`OAuth application ${current.id}`, current.updatedAt, request.headers['if-match']);
       const next: OAuthApplication = {
-        ...stored.application,
+        ...current,
         name: request.body.name,
         description: request.body.description,
         scopes: request.body.scopes,
-        updatedAt: clock.now().toISOString(),
+        // updatedAt is the version If-Match names: it moves on with every change, even two in one millisecond.
+        updatedAt: new Date(Math.max(clock.now().getTime(), Date.parse(current.updatedAt) + 1)).toISOString(),
       };
       // websiteUrl is not a field of the application record in the reference; it is accepted and not shown.
       store.oauthApplications.update(next);

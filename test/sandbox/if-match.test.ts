@@ -1,7 +1,9 @@
-// Update Card Customer on top of a version (If-Match: "<__v>"): a change made meanwhile is a
-// 409 CONFLICT and nothing is written, so two read-modify-write clients never lose a change.
+// Changes on top of a version (If-Match): Update Card Customer by the card's __v, Update OAuth
+// Application by its updatedAt. A change made meanwhile is a 409 CONFLICT and nothing is
+// written, so two read-modify-write clients never lose a change.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { call, createCard, startTestSandbox, type Sandbox } from './helpers.js';
+import { makeCertificate } from './oauth-helpers.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => { sandbox = await startTestSandbox(); });
@@ -65,5 +67,46 @@ describe('Update Card Customer with If-Match', () => {
     const after = await readCard(card.id);
     expect(after.customer.firstName).toBe('Plain');
     expect(after.__v).toBe(card.__v + 4);
+  });
+});
+
+describe('Update OAuth Application with If-Match', () => {
+  let application: any;
+  const body = (changes: Record<string, unknown>) => ({ name: application.name, description: '', websiteUrl: 'https://example.com', scopes: ['read:card'], ...changes });
+  const update = (changes: Record<string, unknown>, ifMatch?: string) => call(sandbox, 'PUT', `/institutions/oauth/${application.id}`, {
+    token: sandbox.token, body: body(changes), headers: ifMatch === undefined ? {} : { 'if-match': ifMatch },
+  });
+  const read = async () => (await call(sandbox, 'GET', '/institutions/oauth/applications', { token: sandbox.token })).body.data.find((a: any) => a.id === application.id);
+
+  beforeAll(async () => {
+    const created = await call(sandbox, 'POST', '/institutions/oauth/create', {
+      token: sandbox.token,
+      body: { name: 'Versioned', publicKey: makeCertificate().certificatePem, scopes: ['read:card'], grantType: 'client_credentials' },
+    });
+    expect(created.status, created.text).toBe(201);
+    application = created.body.data;
+  }, 30_000);
+
+  test('the updatedAt read applies once; the same one again is a 409 that writes nothing; every change moves updatedAt', async () => {
+    const version = (await read()).updatedAt;
+    const first = await update({ description: 'first' }, `"${version}"`);
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.data.updatedAt > version).toBe(true);
+    const stale = await update({ scopes: ['read:transaction'] }, `"${version}"`);
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({ error: 'CONFLICT', details: { version: first.body.data.updatedAt } });
+    expect(await read()).toMatchObject({ description: 'first', scopes: ['read:card'] });
+    // Two changes in a row (within one millisecond or not) never share a version.
+    const a = await update({ description: 'a' });
+    const b = await update({ description: 'b' });
+    expect(b.body.data.updatedAt > a.body.data.updatedAt).toBe(true);
+  });
+
+  test('two parallel changes on the same version: exactly one applies', async () => {
+    const version = (await read()).updatedAt;
+    const answers = await Promise.all([update({ description: 'left' }, `"${version}"`), update({ scopes: ['read:transaction'] }, `"${version}"`)]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    const winner = answers.find((a) => a.status === 200)!.body.data;
+    expect(await read()).toMatchObject({ description: winner.description, scopes: winner.scopes, updatedAt: winner.updatedAt });
   });
 });
