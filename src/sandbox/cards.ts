@@ -65,11 +65,13 @@ export const CARD_STATUS_TRANSITIONS: Readonly<Record<StatusOperation, StatusRul
       expired: { ...EXPIRED, refused: 'an expired card cannot be deactivated: it is declined already, and only a renewal changes its status' },
     },
   },
+  // A renewal is a replacement card (new expiry, new sequence number), issued active whatever the
+  // old one's status: the documented outcome of Renew Card.
   renew: {
     from: {
-      inactive: 'inactive',
+      inactive: 'active',
       active: 'active',
-      suspended: 'suspended',
+      suspended: 'active',
       expired: 'active',
     },
   },

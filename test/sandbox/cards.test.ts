@@ -415,8 +415,7 @@ describe('GET /institutions/cards', () => {
 
 describe('card changes', () => {
   test('renew: future month within maxExpiry, new seqNumber, active, program expanded, message says replacement', async () => {
-    // An expired card: renewal makes it active (a suspended one stays suspended: card-status.test.ts).
-    const card = await createCard(sandbox, { status: 'expired' });
+    const card = await createCard(sandbox, { status: 'suspended' });
     const expiration = monthsFromNow(24);
     const response = await call(sandbox, 'PUT', `/institutions/cards/${card.id}/renew`, { token: sandbox.token, body: { expiration, renewReason: 'RENEW' } });
     expect(response.status).toBe(200);
