@@ -14,6 +14,7 @@ import {
   ExitCode,
 } from '../core/errors.js';
 import { redactBodyText, redactHeaders, redactUrl } from '../core/redact.js';
+import { isScope } from '../core/validate.js';
 import { isMutation } from '../audit/mutation.js';
 import { DryRunStop, describeDryRun, type DryRunRequest } from '../audit/dry-run.js';
 import { maskCardData } from '../audit/mask.js';
@@ -431,7 +432,7 @@ function apiError(
       code: code ?? (status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN'),
       hint: status === 401
         ? 'your token is missing, expired or revoked: run `cardctl login` (or `cardctl auth status` to see which profile is used)'
-        : 'the credentials work but lack permission for this operation; check the application scopes or user roles',
+        : forbiddenHint(otherDetails),
     });
   }
   if (exitCode === ExitCode.NotFound) return new NotFoundError(`not found: ${message}`, { ...base, code: code ?? 'NOT_FOUND' });
@@ -451,6 +452,19 @@ function apiError(
     code: code ?? 'SERVER_ERROR',
     hint: 'the service failed; try again later, and rerun with -v to see each attempt',
   });
+}
+
+/**
+ * A 403 names the scope it wanted in `details.requiredScope` (the sandbox does; other
+ * deployments may not): the hint says which one, when it is a well-formed scope.
+ */
+function forbiddenHint(details: unknown): string {
+  const scope = isObject(details) ? details.requiredScope : undefined;
+  if (typeof scope === 'string' && isScope(scope)) {
+    return `this token lacks scope ${scope}; use a profile whose application (or user role) has it, `
+      + 'or have an administrator add it (`cardctl oauth update`, `cardctl users update`); `cardctl auth status` shows the profile in use';
+  }
+  return 'the credentials work but lack permission for this operation; check the application scopes or user roles';
 }
 
 /** Up to three field errors after the message, leaving out what the message already says. */
