@@ -41,23 +41,35 @@ export function assertCanGrant(principal: Principal, scopes: readonly string[], 
   }
 }
 
+/** Marks the hooks of requireBearer/requireApiKey, so a route that authenticates is known by its hooks. */
+const AUTHENTICATES = Symbol('authenticates');
+
+function authenticating(hook: onRequestHookHandler): onRequestHookHandler {
+  return Object.assign(hook, { [AUTHENTICATES]: true });
+}
+
 /**
- * onRoute hook: a route that authenticates its caller (`schema.auth` bearer or apiKey) gets the
- * scope check of OPERATION_SCOPES after its authentication hook. A route missing from the table
- * is a programming error and stops the server from starting.
+ * onRoute hook: a route that authenticates its caller gets the scope check of
+ * OPERATION_SCOPES after its authentication hook. A route that authenticates without a row in
+ * the table, or without saying so in `schema.auth` (what /openapi.json documents), is a
+ * programming error and stops the server from starting.
  */
 export function attachScopeCheck(route: RouteOptions): void {
+  const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
   const auth = (route.schema as { auth?: string } | undefined)?.auth;
-  if (auth !== 'bearer' && auth !== 'apiKey') return;
+  const authenticates = existing.some((hook) => (hook as { [AUTHENTICATES]?: boolean })[AUTHENTICATES]);
+  if (!authenticates && auth !== 'bearer' && auth !== 'apiKey') return;
   const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== 'HEAD');
   for (const method of methods) {
+    if (!authenticates || (auth !== 'bearer' && auth !== 'apiKey')) {
+      throw new Error(`${method} ${route.url}: schema.auth says ${auth ?? 'nothing'} but its hooks ${authenticates ? 'do' : 'do not'} authenticate`);
+    }
     const scope = requiredScope(method, route.url);
     if (scope === undefined) throw new Error(`${method} ${route.url} authenticates its caller but has no scope in OPERATION_SCOPES (src/sandbox/scopes.ts)`);
     const operation = `${method} ${route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
     const check: onRequestHookHandler = async (request) => {
       if (!hasScope(principalOf(request), scope)) throw missingScope(scope, `this token lacks scope ${scope}, which ${operation} requires`);
     };
-    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
     route.onRequest = [...existing, check] as RouteOptions['onRequest'];
   }
 }
@@ -75,7 +87,7 @@ export function principalOf(request: FastifyRequest): Principal {
 }
 
 export function requireBearer(deps: SandboxDeps): onRequestHookHandler {
-  return async (request: FastifyRequest, _reply: FastifyReply) => {
+  return authenticating(async (request: FastifyRequest, _reply: FastifyReply) => {
     const header = request.headers.authorization;
     if (!header) {
       if (request.headers['x-api-key'] !== undefined) {
@@ -86,18 +98,18 @@ export function requireBearer(deps: SandboxDeps): onRequestHookHandler {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw unauthorized('the Authorization header must be "Bearer <token>"');
     request.principal = authenticate(deps, match[1]!, 'token');
-  };
+  });
 }
 
 export function requireApiKey(deps: SandboxDeps): onRequestHookHandler {
-  return async (request: FastifyRequest) => {
+  return authenticating(async (request: FastifyRequest) => {
     if (request.headers.authorization !== undefined) {
       throw unauthorized('this endpoint takes an x-api-key header, not a bearer token');
     }
     const key = request.headers['x-api-key'];
     if (typeof key !== 'string' || key === '') throw unauthorized('missing x-api-key header');
     request.principal = authenticate(deps, key, 'apiKey');
-  };
+  });
 }
 
 /** /sandbox/* is for the machine the sandbox runs on, unless it was bound elsewhere on purpose. */

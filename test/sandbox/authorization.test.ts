@@ -5,6 +5,8 @@
 // docs/authorization.md against the table.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, test } from 'vitest';
+import Fastify from 'fastify';
+import { attachScopeCheck, requireBearer } from '../../src/sandbox/auth.js';
 import { covers, grants, OPERATION_SCOPES, SCOPE_BUNDLES } from '../../src/sandbox/scopes.js';
 import { validImportRow } from '../helpers/import-row.js';
 import { call, createCard, createCardBody, encryptPin, startTestSandbox, type Sandbox } from './helpers.js';
@@ -124,6 +126,17 @@ describe('the tables', () => {
     for (const match of doc.matchAll(/^\| `([A-Z]+ \/[^`]*)` \| [^|]+ \| `([^`]+)` \|$/gm)) rows[match[1]!] = match[2]!;
     expect(rows).toEqual(TABLE);
     for (const word of SCOPE_BUNDLES.keys()) expect(doc).toMatch(new RegExp(`^\\| \`${word.replace('*', '\\*')}\` \\|`, 'm'));
+  });
+
+  test('a route that authenticates without a scope in the table, or without saying so in schema.auth, stops the server from starting', () => {
+    const app = Fastify();
+    app.addHook('onRoute', attachScopeCheck);
+    const handler = async () => ({});
+    expect(() => app.get('/institutions/secrets', { onRequest: requireBearer(sandbox.deps), schema: { auth: 'bearer' } }, handler)).toThrow(/no scope in OPERATION_SCOPES/);
+    expect(() => app.get('/institutions/cards', { onRequest: requireBearer(sandbox.deps), schema: { auth: 'none' } }, handler)).toThrow(/schema.auth says none/);
+    expect(() => app.get('/institutions/cards', { onRequest: [requireBearer(sandbox.deps)] }, handler)).toThrow(/schema.auth says nothing/);
+    expect(() => app.get('/institutions/transactions', { schema: { auth: 'bearer' } }, handler)).toThrow(/do not authenticate/);
+    expect(() => app.get('/institutions/transactions', { onRequest: requireBearer(sandbox.deps), schema: { auth: 'bearer' } }, handler)).not.toThrow();
   });
 
   test.each([
