@@ -2,6 +2,7 @@ import { defineCommand } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
 import { AuthError, CliError, ExitCode } from '../../core/errors.js';
 import { maskSecret } from '../../core/redact.js';
+import { isScope } from '../../core/validate.js';
 import type { Column } from '../../output/renderer.js';
 
 export interface AuthStatus {
@@ -14,7 +15,7 @@ export interface AuthStatus {
   apiKey: string | null;
   apiKeySource: string | null;
   pinKeyFingerprint: string | null;
-  /** valid | invalid | forbidden | unreachable | error | not logged in | no base URL */
+  /** valid | valid (lacks <scope>) | invalid | forbidden | unreachable | error | not logged in | no base URL */
   tokenStatus: string;
   /** Milliseconds of the check request, when one was made. */
   latencyMs: number | null;
@@ -68,8 +69,14 @@ export async function checkAuth(ctx: Context): Promise<{ status: AuthStatus; fai
     return { status };
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
-    if (error.exitCode === ExitCode.Auth) {
-      status.tokenStatus = error.status === 403 ? 'forbidden' : 'invalid';
+    if (error.exitCode === ExitCode.Auth && error.status === 403) {
+      // The token was accepted; it only lacks the scope of the check request (a narrow application's token).
+      const details = error.details as { requiredScope?: unknown } | null | undefined;
+      const scope = typeof details?.requiredScope === 'string' && isScope(details.requiredScope) ? details.requiredScope : undefined;
+      status.tokenStatus = scope ? `valid (lacks ${scope})` : 'forbidden';
+      if (scope) return { status };
+    } else if (error.exitCode === ExitCode.Auth) {
+      status.tokenStatus = 'invalid';
     } else if (error.exitCode === ExitCode.Network) {
       status.tokenStatus = 'unreachable';
     } else {
@@ -86,7 +93,7 @@ function statusRows(): Column<AuthStatus>[] {
     { header: 'Base URL', path: 'baseUrl', format: orNone },
     { header: 'Environment', path: 'env', format: orNone },
     { header: 'Token', path: 'token', format: (v, r) => (v ? `${String(v)}  (${r.tokenSource})` : '-') },
-    { header: 'Token status', path: 'tokenStatus', format: (v, r, st) => (v === 'valid' ? `${st.ok(String(v))}${r.latencyMs !== null ? st.dim(` (${r.latencyMs} ms)`) : ''}` : st.error(String(v))) },
+    { header: 'Token status', path: 'tokenStatus', format: (v, r, st) => (String(v).startsWith('valid') ? `${st.ok(String(v))}${r.latencyMs !== null ? st.dim(` (${r.latencyMs} ms)`) : ''}` : st.error(String(v))) },
     { header: 'API key', path: 'apiKey', format: (v, r) => (v ? `${String(v)}  (${r.apiKeySource})` : '-') },
     { header: 'PIN key', path: 'pinKeyFingerprint', format: (v) => (v ? `sha256:${String(v)}` : '-') },
   ];
