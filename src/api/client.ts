@@ -12,6 +12,7 @@ import {
   UsageError,
   exitCodeForStatus,
   ExitCode,
+  forbiddenHint,
 } from '../core/errors.js';
 import { redactBodyText, redactHeaders, redactUrl } from '../core/redact.js';
 import { isScope } from '../core/validate.js';
@@ -427,12 +428,14 @@ function apiError(
   const base = { status, code, details };
   const exitCode = exitCodeForStatus(status);
   if (exitCode === ExitCode.Auth) {
-    return new AuthError(status === 401 ? `unauthorized: ${message}` : `forbidden: ${message}`, {
+    if (status === 403) {
+      const missingScope = requiredScopeOf(otherDetails);
+      return new AuthError(`forbidden: ${message}`, { ...base, code: code ?? 'FORBIDDEN', missingScope, hint: forbiddenHint(missingScope) });
+    }
+    return new AuthError(`unauthorized: ${message}`, {
       ...base,
-      code: code ?? (status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN'),
-      hint: status === 401
-        ? 'your token is missing, expired or revoked: run `cardctl login` (or `cardctl auth status` to see which profile is used)'
-        : forbiddenHint(otherDetails),
+      code: code ?? 'UNAUTHORIZED',
+      hint: 'your token is missing, expired or revoked: run `cardctl login` (or `cardctl auth status` to see which profile is used)',
     });
   }
   if (exitCode === ExitCode.NotFound) return new NotFoundError(`not found: ${message}`, { ...base, code: code ?? 'NOT_FOUND' });
@@ -455,16 +458,12 @@ function apiError(
 }
 
 /**
- * A 403 names the scope it wanted in `details.requiredScope` (the sandbox does; other
- * deployments may not): the hint says which one, when it is a well-formed scope.
+ * The scope a 403 names in `details.requiredScope` (the sandbox does; other deployments may
+ * not), when it is a well-formed scope: it goes into the hint.
  */
-function forbiddenHint(details: unknown): string {
+function requiredScopeOf(details: unknown): string | undefined {
   const scope = isObject(details) ? details.requiredScope : undefined;
-  if (typeof scope === 'string' && isScope(scope)) {
-    return `this token lacks scope ${scope}; use a profile whose application (or user role) has it, `
-      + 'or have an administrator add it (`cardctl oauth update`, `cardctl users update`); `cardctl auth status` shows the profile in use';
-  }
-  return 'the credentials work but lack permission for this operation; check the application scopes or user roles';
+  return typeof scope === 'string' && isScope(scope) ? scope : undefined;
 }
 
 /** Up to three field errors after the message, leaving out what the message already says. */

@@ -46,8 +46,15 @@ describe('users update', () => {
 
   it('the user\'s own token: its roles decide (403 → exit 3 naming the scope), and blocking it is exit 3 at its next command', async () => {
     const own = { ...env, CARDCTL_TOKEN: userToken };
-    const set = (blocked: boolean) => cardctl(['users', 'update', userId, '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'ada@example.com',
-      '--phone', '+2348012345678', '--status', 'active', blocked ? '--blocked' : '--no-blocked', '--role', 'ops=read:card', '--json'], { configDir: config.path, env });
+    const set = (blocked: boolean, role = 'ops=read:card') => cardctl(['users', 'update', userId, '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'ada@example.com',
+      '--phone', '+2348012345678', '--status', 'active', blocked ? '--blocked' : '--no-blocked', '--role', role, '--json'], { configDir: config.path, env });
+    // Without read:card (the scope of their check request), auth status and doctor still call the token valid.
+    expect((await set(false, 'auditor=read:transaction')).exitCode).toBe(0);
+    const status = await cardctl(['auth', 'status', '-o', 'json'], { configDir: config.path, env: own });
+    expect(status.exitCode, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ tokenStatus: 'valid (lacks read:card)' });
+    const doctor = await cardctl(['doctor'], { configDir: config.path, env: own });
+    expect(doctor.stdout).toMatch(/✓ token: accepted \(lacks read:card/);
     expect((await set(false)).exitCode).toBe(0);
     expect((await cardctl(['cards', 'list', '--json'], { configDir: config.path, env: own })).exitCode).toBe(0);
     const txs = await cardctl(['tx', 'list', '--json'], { configDir: config.path, env: own });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient, interpret, paginate, parseBaseUrl, retryAfterMs, type ClientOptions, type HttpLogger } from '../../src/api/client.js';
-import { CliError } from '../../src/core/errors.js';
+import { AuthError, CliError } from '../../src/core/errors.js';
 import { envelope, json, startTestServer, type TestServer } from '../helpers/http-server.js';
 
 let server: TestServer;
@@ -225,6 +225,7 @@ describe('failures and exit codes', () => {
     expect(error.message).toContain('lacks scope create:card');
     expect(error.hint).toMatch(/^this token lacks scope create:card; use a profile whose application/);
     expect(error.details).toEqual({ requiredScope: 'create:card' });
+    expect((error as AuthError).missingScope).toBe('create:card');
   });
 
   it('a 403 whose requiredScope is not a scope (or absent) gets the general hint, not the text it sent', async () => {
@@ -234,6 +235,7 @@ describe('failures and exit codes', () => {
       expect(error.exitCode).toBe(3);
       expect(error.hint).toMatch(/lack permission for this operation/);
       expect(error.hint).not.toContain('rm -rf');
+      expect((error as AuthError).missingScope).toBeUndefined();
     }
   });
 

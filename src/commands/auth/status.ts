@@ -2,7 +2,6 @@ import { defineCommand } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
 import { AuthError, CliError, ExitCode } from '../../core/errors.js';
 import { maskSecret } from '../../core/redact.js';
-import { isScope } from '../../core/validate.js';
 import type { Column } from '../../output/renderer.js';
 
 export interface AuthStatus {
@@ -69,14 +68,13 @@ export async function checkAuth(ctx: Context): Promise<{ status: AuthStatus; fai
     return { status };
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
-    if (error.exitCode === ExitCode.Auth && error.status === 403) {
+    if (error instanceof AuthError && error.missingScope) {
       // The token was accepted; it only lacks the scope of the check request (a narrow application's token).
-      const details = error.details as { requiredScope?: unknown } | null | undefined;
-      const scope = typeof details?.requiredScope === 'string' && isScope(details.requiredScope) ? details.requiredScope : undefined;
-      status.tokenStatus = scope ? `valid (lacks ${scope})` : 'forbidden';
-      if (scope) return { status };
-    } else if (error.exitCode === ExitCode.Auth) {
-      status.tokenStatus = 'invalid';
+      status.tokenStatus = `valid (lacks ${error.missingScope})`;
+      return { status };
+    }
+    if (error.exitCode === ExitCode.Auth) {
+      status.tokenStatus = error.status === 403 ? 'forbidden' : 'invalid';
     } else if (error.exitCode === ExitCode.Network) {
       status.tokenStatus = 'unreachable';
     } else {
