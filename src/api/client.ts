@@ -12,8 +12,10 @@ import {
   UsageError,
   exitCodeForStatus,
   ExitCode,
+  forbiddenHint,
 } from '../core/errors.js';
 import { redactBodyText, redactHeaders, redactUrl } from '../core/redact.js';
+import { isScope } from '../core/validate.js';
 import { isMutation } from '../audit/mutation.js';
 import { DryRunStop, describeDryRun, type DryRunRequest } from '../audit/dry-run.js';
 import { maskCardData } from '../audit/mask.js';
@@ -429,12 +431,14 @@ function apiError(
   const base = { status, code, details };
   const exitCode = exitCodeForStatus(status);
   if (exitCode === ExitCode.Auth) {
-    return new AuthError(status === 401 ? `unauthorized: ${message}` : `forbidden: ${message}`, {
+    if (status === 403) {
+      const missingScope = requiredScopeOf(otherDetails);
+      return new AuthError(`forbidden: ${message}`, { ...base, code: code ?? 'FORBIDDEN', missingScope, hint: forbiddenHint(missingScope) });
+    }
+    return new AuthError(`unauthorized: ${message}`, {
       ...base,
-      code: code ?? (status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN'),
-      hint: status === 401
-        ? 'your token is missing, expired or revoked: run `cardctl login` (or `cardctl auth status` to see which profile is used)'
-        : 'the credentials work but lack permission for this operation; check the application scopes or user roles',
+      code: code ?? 'UNAUTHORIZED',
+      hint: 'your token is missing, expired or revoked: run `cardctl login` (or `cardctl auth status` to see which profile is used)',
     });
   }
   if (exitCode === ExitCode.NotFound) return new NotFoundError(`not found: ${message}`, { ...base, code: code ?? 'NOT_FOUND' });
@@ -454,6 +458,15 @@ function apiError(
     code: code ?? 'SERVER_ERROR',
     hint: 'the service failed; try again later, and rerun with -v to see each attempt',
   });
+}
+
+/**
+ * The scope a 403 names in `details.requiredScope` (the sandbox does; other deployments may
+ * not), when it is a well-formed scope: it goes into the hint.
+ */
+function requiredScopeOf(details: unknown): string | undefined {
+  const scope = isObject(details) ? details.requiredScope : undefined;
+  return typeof scope === 'string' && isScope(scope) ? scope : undefined;
 }
 
 /** Up to three field errors after the message, leaving out what the message already says. */

@@ -313,7 +313,10 @@ export const Institution = Type.Object({
 });
 export type Institution = Static<typeof Institution>;
 
-export const Role = Type.Object({ role: Type.String({ minLength: 1 }), permissions: Type.Array(Type.String()) });
+/** An OAuth scope or role permission: `verb:object` (lowercase and underscores), or `*`, `READ`, `WRITE`. */
+export const SCOPE_PATTERN = '^([a-z_]+:[a-z_]+|\\*|READ|WRITE)$';
+
+export const Role = Type.Object({ role: Type.String({ minLength: 1 }), permissions: Type.Array(Type.String({ pattern: SCOPE_PATTERN })) });
 export const UpdateUserBody = Type.Object({
   firstName: Type.String({ minLength: 1 }),
   lastName: Type.String({ minLength: 1 }),
@@ -350,8 +353,6 @@ export const InstitutionUser = Type.Object({
 export type InstitutionUser = Static<typeof InstitutionUser>;
 
 // ---------- OAuth applications ----------
-
-export const SCOPE_PATTERN = '^([a-z_]+:[a-z_]+|\\*|READ|WRITE)$';
 
 export const OAuthApplication = Type.Object({
   _id: Type.String(),
@@ -575,6 +576,21 @@ export const SandboxInstitutionCredentials = Type.Object({
   cardProgramId: Type.String(),
 });
 export type SandboxInstitutionCredentials = Static<typeof SandboxInstitutionCredentials>;
+
+/** Sandbox helper: POST /sandbox/users adds a user (with a token and an API key) to the caller's institution. */
+export const SandboxUserInput = Type.Object({
+  firstName: Type.Optional(Type.String({ minLength: 1 })),
+  lastName: Type.Optional(Type.String({ minLength: 1 })),
+  roles: Type.Optional(Type.Array(Role, { description: 'each role grants the scopes in its permissions; default none' })),
+}, { additionalProperties: false });
+export type SandboxUserInput = Static<typeof SandboxUserInput>;
+
+export const SandboxUserCredentials = Type.Object({
+  userId: Type.String(),
+  token: Type.String(),
+  apiKey: Type.String(),
+});
+export type SandboxUserCredentials = Static<typeof SandboxUserCredentials>;
 
 // ---------- additions of the sandbox (issue 3) ----------
 

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { defineCommand } from '../core/command.js';
 import type { Context } from '../core/context.js';
-import { CliError, ExitCode } from '../core/errors.js';
+import { AuthError, CliError, ExitCode } from '../core/errors.js';
 
 export interface Check {
   name: string;
@@ -154,17 +154,22 @@ export async function runChecks(ctx: Context): Promise<Check[]> {
       checks.push({ name: 'token', ok: true, detail: `accepted${left}` });
     } catch (error) {
       const failure = error instanceof CliError ? error : undefined;
-      const expiredAt = profile.tokenExpiresAt && !ctx.env.CARDCTL_TOKEN && Date.parse(profile.tokenExpiresAt) <= ctx.clock.now().getTime()
-        ? `expired at ${profile.tokenExpiresAt} and could not be renewed: `
-        : '';
-      checks.push({
-        name: 'token',
-        ok: false,
-        detail: `${expiredAt}${failure?.message ?? String(error)}`,
-        fix: expiredAt
-          ? `check the client credentials (${failure?.hint ?? 'the private key and client id'}), or log in again: cardctl login`
-          : failure?.exitCode === ExitCode.Auth ? 'cardctl login (the token is missing, expired or revoked)' : failure?.hint,
-      });
+      if (failure instanceof AuthError && failure.missingScope) {
+        // Accepted, but without the scope of the check request: a narrow token, not a broken one.
+        checks.push({ name: 'token', ok: true, detail: `accepted (lacks ${failure.missingScope}, the scope of GET /institutions/cards)` });
+      } else {
+        const expiredAt = profile.tokenExpiresAt && !ctx.env.CARDCTL_TOKEN && Date.parse(profile.tokenExpiresAt) <= ctx.clock.now().getTime()
+          ? `expired at ${profile.tokenExpiresAt} and could not be renewed: `
+          : '';
+        checks.push({
+          name: 'token',
+          ok: false,
+          detail: `${expiredAt}${failure?.message ?? String(error)}`,
+          fix: expiredAt
+            ? `check the client credentials (${failure?.hint ?? 'the private key and client id'}), or log in again: cardctl login`
+            : failure?.exitCode === ExitCode.Auth && failure.status !== 403 ? 'cardctl login (the token is missing, expired or revoked)' : failure?.hint,
+        });
+      }
     }
   } else {
     checks.push({ name: 'token', ok: false, skipped: true, detail: hasCredentials ? 'base URL unreachable' : 'no credentials' });

@@ -68,9 +68,22 @@ export class UsageError extends CliError {
 
 /** No credentials, 401 or 403 (exit 3). */
 export class AuthError extends CliError {
-  constructor(message: string, options: CliErrorOptions = {}) {
-    super(ExitCode.Auth, message, { code: 'UNAUTHORIZED', ...options });
+  /** For a 403 that named it: the scope the token lacks (the token itself was accepted). */
+  readonly missingScope?: string;
+
+  constructor(message: string, options: CliErrorOptions & { missingScope?: string } = {}) {
+    const { missingScope, ...rest } = options;
+    super(ExitCode.Auth, message, { code: 'UNAUTHORIZED', ...rest });
+    if (missingScope) this.missingScope = missingScope;
   }
+}
+
+/** What to do about a 403: name the scope when the service said which one. */
+export function forbiddenHint(missingScope?: string): string {
+  return missingScope
+    ? `this token lacks scope ${missingScope}; use a profile whose application (or user role) has it, `
+      + 'or have an administrator add it (`cardctl oauth update`, `cardctl users update`); `cardctl auth status` shows the profile in use'
+    : 'the credentials work but lack permission for this operation; check the application scopes or user roles';
 }
 
 /** 404 or an unknown identifier (exit 4). */

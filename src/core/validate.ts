@@ -90,10 +90,15 @@ export async function validateCurrency(field: string, value: string): Promise<{ 
   return { number: info.number, code: info.code, digits: info.digits };
 }
 
-/** An OAuth scope: `verb:object` (lowercase letters and underscores), or `*`, `READ`, `WRITE`. */
+/** Whether `value` is an OAuth scope: `verb:object` (lowercase letters and underscores), or `*`, `READ`, `WRITE`. */
+export function isScope(value: string): boolean {
+  return /^([a-z_]+:[a-z_]+|\*|READ|WRITE)$/.test(value);
+}
+
+/** An OAuth scope (see isScope), trimmed. */
 export function validateScope(field: string, value: string): string {
   const trimmed = value.trim();
-  if (!/^([a-z_]+:[a-z_]+|\*|READ|WRITE)$/.test(trimmed)) {
+  if (!isScope(trimmed)) {
     fail(field, value, 'verb:object in lowercase (e.g. read:card, create:oauth_application), or *, READ, WRITE');
   }
   return trimmed;

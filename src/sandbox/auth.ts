@@ -1,10 +1,12 @@
 // Who is calling: bearer tokens for the institution endpoints, API keys for the import
-// endpoint, loopback for the sandbox helpers. Each is a fastify onRequest hook, so a request
-// is authenticated before its body is even parsed (401 before 400).
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+// endpoint, loopback for the sandbox helpers; and what the caller may do (the scopes of
+// scopes.ts). Each is a fastify onRequest hook, so a request is authenticated and authorized
+// before its body is even parsed (401, then 403, before 400).
+import type { FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import type { SandboxDeps } from './deps.js';
 import { digestsEqual, hashSecret } from './ids.js';
-import { forbidden, unauthorized } from './errors.js';
+import { ApiError, forbidden, unauthorized } from './errors.js';
+import { covers, requiredScope, scopesOfUser, userRefusal } from './scopes.js';
 import type { CredentialKind } from './store/index.js';
 
 export interface Principal {
@@ -12,7 +14,64 @@ export interface Principal {
   userId: string | null;
   /** Set for tokens issued to an OAuth application by POST /oauth/token. */
   applicationId: string | null;
-  scope: string;
+  /**
+   * The caller holds a scope when every one of these lists grants it: the scope written on the
+   * credential when it was issued, and what its user's roles or its application grant now.
+   */
+  scopeSets: string[][];
+}
+
+/** Whether the caller holds `scope` (READ, WRITE and * included: see scopes.ts). */
+export function hasScope(principal: Principal, scope: string): boolean {
+  return principal.scopeSets.every((held) => covers(held, scope));
+}
+
+/** 403 FORBIDDEN naming the scope; `details.requiredScope` carries it for clients. */
+export function missingScope(scope: string, message: string): ApiError {
+  return new ApiError(403, 'FORBIDDEN', message, undefined, { requiredScope: scope });
+}
+
+/**
+ * No caller hands out what it does not hold: every scope of an application it creates or
+ * changes, and every permission of a user's roles it sets, must be one of its own.
+ */
+export function assertCanGrant(principal: Principal, scopes: readonly string[], what: string): void {
+  for (const scope of scopes) {
+    if (!hasScope(principal, scope)) throw missingScope(scope, `this token lacks scope ${scope}, so it cannot ${what}`);
+  }
+}
+
+/** Marks the hooks of requireBearer/requireApiKey, so a route that authenticates is known by its hooks. */
+const AUTHENTICATES = Symbol('authenticates');
+
+function authenticating(hook: onRequestHookHandler): onRequestHookHandler {
+  return Object.assign(hook, { [AUTHENTICATES]: true });
+}
+
+/**
+ * onRoute hook: a route that authenticates its caller gets the scope check of
+ * OPERATION_SCOPES after its authentication hook. A route that authenticates without a row in
+ * the table, or without saying so in `schema.auth` (what /openapi.json documents), is a
+ * programming error and stops the server from starting.
+ */
+export function attachScopeCheck(route: RouteOptions): void {
+  const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+  const auth = (route.schema as { auth?: string } | undefined)?.auth;
+  const authenticates = existing.some((hook) => (hook as { [AUTHENTICATES]?: boolean })[AUTHENTICATES]);
+  if (!authenticates && auth !== 'bearer' && auth !== 'apiKey') return;
+  const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== 'HEAD');
+  for (const method of methods) {
+    if (!authenticates || (auth !== 'bearer' && auth !== 'apiKey')) {
+      throw new Error(`${method} ${route.url}: schema.auth says ${auth ?? 'nothing'} but its hooks ${authenticates ? 'do' : 'do not'} authenticate`);
+    }
+    const scope = requiredScope(method, route.url);
+    if (scope === undefined) throw new Error(`${method} ${route.url} authenticates its caller but has no scope in OPERATION_SCOPES (src/sandbox/scopes.ts)`);
+    const operation = `${method} ${route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
+    const check: onRequestHookHandler = async (request) => {
+      if (!hasScope(principalOf(request), scope)) throw missingScope(scope, `this token lacks scope ${scope}, which ${operation} requires`);
+    };
+    route.onRequest = [...existing, check] as RouteOptions['onRequest'];
+  }
 }
 
 declare module 'fastify' {
@@ -28,7 +87,7 @@ export function principalOf(request: FastifyRequest): Principal {
 }
 
 export function requireBearer(deps: SandboxDeps): onRequestHookHandler {
-  return async (request: FastifyRequest, _reply: FastifyReply) => {
+  return authenticating(async (request: FastifyRequest, _reply: FastifyReply) => {
     const header = request.headers.authorization;
     if (!header) {
       if (request.headers['x-api-key'] !== undefined) {
@@ -39,18 +98,18 @@ export function requireBearer(deps: SandboxDeps): onRequestHookHandler {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw unauthorized('the Authorization header must be "Bearer <token>"');
     request.principal = authenticate(deps, match[1]!, 'token');
-  };
+  });
 }
 
 export function requireApiKey(deps: SandboxDeps): onRequestHookHandler {
-  return async (request: FastifyRequest) => {
+  return authenticating(async (request: FastifyRequest) => {
     if (request.headers.authorization !== undefined) {
       throw unauthorized('this endpoint takes an x-api-key header, not a bearer token');
     }
     const key = request.headers['x-api-key'];
     if (typeof key !== 'string' || key === '') throw unauthorized('missing x-api-key header');
     request.principal = authenticate(deps, key, 'apiKey');
-  };
+  });
 }
 
 /** /sandbox/* is for the machine the sandbox runs on, unless it was bound elsewhere on purpose. */
@@ -87,10 +146,26 @@ function authenticate(deps: SandboxDeps, secret: string, kind: CredentialKind): 
   if (credential.expiresAt !== null && credential.expiresAt <= deps.clock.now().getTime()) {
     throw unauthorized('the access token has expired; request a new one at POST /oauth/token');
   }
+  const what = kind === 'token' ? 'token' : 'API key';
+  // Who the credential acts for is read on every request: blocking a user, or changing an
+  // application's scopes, takes effect on the next request, not at the next token.
+  const scopeSets = [credential.scope.split(' ').filter(Boolean)];
+  if (credential.applicationId !== null) {
+    const stored = deps.store.oauthApplications.get(credential.institutionId, credential.applicationId);
+    if (!stored || stored.application.isDeleted) throw unauthorized(`the OAuth application of this ${what} no longer exists`);
+    scopeSets.push(stored.application.scopes);
+  }
+  if (credential.userId !== null) {
+    const user = deps.store.institutions.getUser(credential.institutionId, credential.userId);
+    if (!user) throw unauthorized(`the user of this ${what} no longer exists`);
+    const refusal = userRefusal(user);
+    if (refusal) throw unauthorized(`the user of this ${what} ${refusal}`);
+    scopeSets.push(scopesOfUser(user));
+  }
   return {
     institutionId: credential.institutionId,
     userId: credential.userId,
     applicationId: credential.applicationId,
-    scope: credential.scope,
+    scopeSets,
   };
 }

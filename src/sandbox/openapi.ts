@@ -4,6 +4,7 @@
 import type { RouteOptions } from 'fastify';
 import { ErrorEnvelope } from '../api/schemas.js';
 import { VERSION } from '../version.js';
+import { requiredScope } from './scopes.js';
 
 export type RouteAuth = 'bearer' | 'apiKey' | 'none';
 
@@ -81,7 +82,8 @@ export function generateOpenApi(routes: RouteDoc[], serverUrl: string): JsonObje
       summary: schema.summary ?? `${route.method} ${path}`,
       ...(schema.description ? { description: schema.description } : {}),
       ...(schema.tags ? { tags: schema.tags } : {}),
-      security: auth === 'bearer' ? [{ bearerAuth: [] }] : auth === 'apiKey' ? [{ apiKey: [] }] : [],
+      // The scope the operation requires (src/sandbox/scopes.ts), as OpenAPI 3.1 allows for any scheme.
+      security: auth === 'none' ? [] : [{ [auth === 'bearer' ? 'bearerAuth' : 'apiKey']: [requiredScope(route.method, route.url)] }],
       ...(parameters.length ? { parameters } : {}),
       ...(schema.body
         ? { requestBody: { required: true, content: Object.fromEntries(bodyTypes.map((type) => [type, { schema: plain(schema.body) }])) } }
@@ -101,7 +103,12 @@ export function generateOpenApi(routes: RouteDoc[], serverUrl: string): JsonObje
     servers: [{ url: serverUrl }],
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'seeded token, POST /sandbox/institutions, or POST /oauth/token' },
+        bearerAuth: {
+          type: 'http', scheme: 'bearer',
+          description: 'seeded token, POST /sandbox/institutions, POST /sandbox/users, or POST /oauth/token. Each operation lists the one scope it '
+            + 'requires; a token holds the scopes of its OAuth application, or the permissions of its user\'s roles; READ grants every read:* scope, '
+            + 'WRITE every other verb, * everything. Missing the scope is a 403 FORBIDDEN with details.requiredScope.',
+        },
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'for POST /util/cards/import only' },
       },
     },

@@ -5,7 +5,7 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { SandboxDeps } from './deps.js';
 import { ApiError } from './errors.js';
 import { emptyFaultSpec, faultRoutes, installFaults, type FaultController, type FaultSpec } from './faults.js';
-import { requireLoopback } from './auth.js';
+import { attachScopeCheck, requireLoopback } from './auth.js';
 import { collectRoute, type RouteDoc } from './openapi.js';
 import { cardRoutes } from './routes/cards.js';
 import { importRoutes } from './routes/import.js';
@@ -53,6 +53,8 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
   const routes: RouteDoc[] = [];
   app.decorateRequest('principal', null);
   app.addHook('onRoute', (route) => collectRoute(routes, route));
+  // Every authenticated route requires its scope (src/sandbox/scopes.ts), checked after its authentication hook.
+  app.addHook('onRoute', attachScopeCheck);
 
   // Handlers still awaiting (a PIN hash, a webhook) when the server closes must not touch a
   // closed database: count them, and let close() wait for the count to reach zero.

@@ -1,6 +1,7 @@
-// Institutions come with a user, a bearer token, an API key and a default card program. The
-// first start of a database seeds one; POST /sandbox/institutions makes more.
-import type { CardProgram, Institution, InstitutionUser, SandboxInstitutionCredentials } from '../api/schemas.js';
+// Institutions come with a user (role admin, permission *), a bearer token, an API key and a
+// default card program. The first start of a database seeds one; POST /sandbox/institutions
+// makes more, POST /sandbox/users more users.
+import type { CardProgram, Institution, InstitutionUser, SandboxInstitutionCredentials, SandboxUserCredentials } from '../api/schemas.js';
 import { hashSecret, newId, newSecret, opaque } from './ids.js';
 import type { Store } from './store/index.js';
 
@@ -58,36 +59,62 @@ export function createInstitution(store: Store, now: Date, options: NewInstituti
       updatedAt: at,
       __v: 0,
     };
-    const user: InstitutionUser = {
-      _id: userId,
-      id: userId,
-      institution: institutionId,
-      firstName: 'Sandbox',
-      lastName: 'Operator',
-      emailAddress: `operator@${code.toLowerCase()}.sandbox.test`,
-      phoneNumber: '+2348000000001',
-      status: 'active',
-      isBlocked: false,
-      roles: [{ role: 'admin', permissions: ['*'] }],
-      embossingName: '',
-      startDate: null,
-      expiryDate: null,
-      printCard: false,
-      createdAt: at,
-      updatedAt: at,
-    };
     store.institutions.insert(institution);
-    store.institutions.insertUserRecord(user);
-
-    const token = newSecret('sbx_tok');
-    const apiKey = newSecret('sbx_key');
-    store.credentials.insert({ secretHash: hashSecret(token), kind: 'token', institutionId, userId, applicationId: null, scope: '*', expiresAt: null });
-    store.credentials.insert({ secretHash: hashSecret(apiKey), kind: 'apiKey', institutionId, userId, applicationId: null, scope: '*', expiresAt: null });
+    const { token, apiKey } = addUser(store, now, {
+      institutionId, userId, emailAddress: `operator@${code.toLowerCase()}.sandbox.test`, roles: [{ role: 'admin', permissions: ['*'] }],
+    });
 
     const program = defaultCardProgram({ institutionId, createdBy: userId, now, webhookUrl: options.webhookUrl });
     store.cardPrograms.insert(program);
     return { institutionId, userId, token, apiKey, cardProgramId: program.id };
   });
+}
+
+export interface NewUser {
+  institutionId: string;
+  userId?: string;
+  firstName?: string;
+  lastName?: string;
+  emailAddress?: string;
+  roles: InstitutionUser['roles'];
+}
+
+/**
+ * A user of an institution with its bearer token and API key (shown only here). The
+ * credentials carry scope `*`: what they may do is what the user's roles grant, read on every
+ * request (src/sandbox/auth.ts).
+ */
+export function addUser(store: Store, now: Date, input: NewUser): SandboxUserCredentials {
+  const at = now.toISOString();
+  const userId = input.userId ?? newId();
+  const { institutionId } = input;
+  const institution = store.institutions.get(institutionId);
+  if (!institution) throw new Error(`no institution ${institutionId}`);
+  if (!institution.users.includes(userId)) store.institutions.update({ ...institution, users: [...institution.users, userId], updatedAt: at });
+  const user: InstitutionUser = {
+    _id: userId,
+    id: userId,
+    institution: institutionId,
+    firstName: input.firstName ?? 'Sandbox',
+    lastName: input.lastName ?? 'Operator',
+    emailAddress: input.emailAddress ?? `user-${userId.slice(-6)}@${institution.code.toLowerCase()}.sandbox.test`,
+    phoneNumber: '+2348000000001',
+    status: 'active',
+    isBlocked: false,
+    roles: input.roles.map((role) => ({ role: role.role, permissions: [...role.permissions] })),
+    embossingName: '',
+    startDate: null,
+    expiryDate: null,
+    printCard: false,
+    createdAt: at,
+    updatedAt: at,
+  };
+  store.institutions.insertUserRecord(user);
+  const token = newSecret('sbx_tok');
+  const apiKey = newSecret('sbx_key');
+  store.credentials.insert({ secretHash: hashSecret(token), kind: 'token', institutionId, userId, applicationId: null, scope: '*', expiresAt: null });
+  store.credentials.insert({ secretHash: hashSecret(apiKey), kind: 'apiKey', institutionId, userId, applicationId: null, scope: '*', expiresAt: null });
+  return { userId, token, apiKey };
 }
 
 /** A complete program: Verve-like BIN range, 3-year expiry, all channels with daily limits. */

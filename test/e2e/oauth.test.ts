@@ -5,6 +5,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardctl, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
+import { createCardOverHttp } from '../sandbox/helpers.js';
 
 function readProfile(configDir: string, name: string): Record<string, string> {
   return JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles[name];
@@ -79,6 +80,41 @@ describe('OAuth applications and client-credentials login', () => {
       '--website-url', 'https://example.com', '--json'], { configDir, env });
     expect(updated.exitCode, updated.stderr).toBe(0);
     expect(JSON.parse(updated.stdout)).toMatchObject({ name: 'reconciler', description: 'hourly', scopes: ['read:card'] });
+  }, 120_000);
+
+  it('a read-only application: writes exit 3 with a hint naming the missing scope, and change nothing', async () => {
+    const configDir = config.path;
+    const roKeys = tempDir();
+    try {
+      const clientId = await registerApp(sandbox, configDir, roKeys.path, 'read-only');
+      const login = await cardctl(['login', '-p', 'ro', '--base-url', sandbox.info.baseUrl, '--client-id', clientId,
+        '--private-key', join(roKeys.path, 'private-key.pem')], { configDir });
+      expect(login.exitCode, login.stderr).toBe(0);
+      const cardId = await createCardOverHttp(sandbox.info);
+      expect((await cardctl(['-p', 'ro', 'cards', 'get', cardId, '--json'], { configDir })).exitCode).toBe(0);
+
+      const deactivate = await cardctl(['-p', 'ro', 'cards', 'deactivate', cardId, '--yes'], { configDir });
+      expect(deactivate.exitCode).toBe(3);
+      expect(deactivate.stdout).toBe('');
+      expect(deactivate.stderr).toMatch(/lacks scope update:card/);
+      expect(deactivate.stderr).toMatch(/hint: this token lacks scope update:card; use a profile whose application/);
+      expect(deactivate.stderr).not.toMatch(/\n\s+at /);
+
+      const escalate = await cardctl(['-p', 'ro', 'oauth', 'create', '--name', 'escalate', '--public-key', join(roKeys.path, 'certificate.pem'),
+        '--scope', '*', '--grant-type', 'client_credentials', '-o', 'json'], { configDir });
+      expect(escalate.exitCode).toBe(3);
+      expect(escalate.stdout).toBe('');
+      // With -o json the error object is the last line of stderr, after the error and hint lines.
+      const error = JSON.parse(escalate.stderr.trim().split('\n').at(-1)!).error;
+      expect(error).toMatchObject({ code: 'FORBIDDEN', exitCode: 3, status: 403, details: { requiredScope: 'create:oauth' }, hint: expect.stringContaining('lacks scope create:oauth') });
+
+      const card = await cardctl(['cards', 'get', cardId, '--json'], { configDir, env: { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: sandbox.info.token } });
+      expect(JSON.parse(card.stdout).status).toBe('active');
+      const apps = await cardctl(['oauth', 'list', '--json'], { configDir, env: { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: sandbox.info.token } });
+      expect(JSON.parse(apps.stdout).map((a: { name: string }) => a.name)).not.toContain('escalate');
+    } finally {
+      roKeys.remove();
+    }
   }, 120_000);
 
   it('refuses bad input before sending anything (exit 2, naming the flag)', async () => {

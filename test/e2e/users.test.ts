@@ -7,13 +7,18 @@ describe('users update', () => {
   const config = tempDir();
   let env: Record<string, string>;
   let userId: string;
+  let userToken: string;
 
   beforeAll(async () => {
     sandbox = await startSandboxProcess();
     const response = await fetch(`${sandbox.info.baseUrl}/sandbox/institutions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     const created = ((await response.json()) as { data: { userId: string; token: string } }).data;
-    userId = created.userId;
     env = { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: created.token };
+    // The user updated is another user of the institution: a blocked user's own token stops working.
+    const user = await fetch(`${sandbox.info.baseUrl}/sandbox/users`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${created.token}` }, body: '{}',
+    });
+    ({ userId, token: userToken } = ((await user.json()) as { data: { userId: string; token: string } }).data);
   }, 60_000);
   afterAll(async () => {
     await sandbox?.stop();
@@ -37,6 +42,29 @@ describe('users update', () => {
       '--phone', '+2348012345678', '--status', 'active', '--no-blocked', '--role', 'ops=read:card', '--json'], { configDir: config.path, env });
     expect(unblock.exitCode, unblock.stderr).toBe(0);
     expect(JSON.parse(unblock.stdout)).toMatchObject({ isBlocked: false, roles: [{ role: 'ops', permissions: ['read:card'] }] });
+  }, 120_000);
+
+  it('the user\'s own token: its roles decide (403 → exit 3 naming the scope), and blocking it is exit 3 at its next command', async () => {
+    const own = { ...env, CARDCTL_TOKEN: userToken };
+    const set = (blocked: boolean, role = 'ops=read:card') => cardctl(['users', 'update', userId, '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'ada@example.com',
+      '--phone', '+2348012345678', '--status', 'active', blocked ? '--blocked' : '--no-blocked', '--role', role, '--json'], { configDir: config.path, env });
+    // Without read:card (the scope of their check request), auth status and doctor still call the token valid.
+    expect((await set(false, 'auditor=read:transaction')).exitCode).toBe(0);
+    const status = await cardctl(['auth', 'status', '-o', 'json'], { configDir: config.path, env: own });
+    expect(status.exitCode, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ tokenStatus: 'valid (lacks read:card)' });
+    const doctor = await cardctl(['doctor'], { configDir: config.path, env: own });
+    expect(doctor.stdout).toMatch(/✓ token: accepted \(lacks read:card/);
+    expect((await set(false)).exitCode).toBe(0);
+    expect((await cardctl(['cards', 'list', '--json'], { configDir: config.path, env: own })).exitCode).toBe(0);
+    const txs = await cardctl(['tx', 'list', '--json'], { configDir: config.path, env: own });
+    expect(txs.exitCode).toBe(3);
+    expect(txs.stderr).toMatch(/hint: this token lacks scope read:transaction/);
+    expect((await set(true)).exitCode).toBe(0);
+    const blocked = await cardctl(['cards', 'list', '--json'], { configDir: config.path, env: own });
+    expect(blocked.exitCode).toBe(3);
+    expect(blocked.stdout).toBe('');
+    expect(blocked.stderr).toMatch(/the user of this token is blocked/);
   }, 120_000);
 
   it('without a terminal, a missing required flag is exit 2 and nothing is sent', async () => {

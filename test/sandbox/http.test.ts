@@ -104,6 +104,7 @@ describe('/openapi.json', () => {
       'POST /oauth/token',
       'POST /sandbox/card-programs',
       'POST /sandbox/institutions',
+      'POST /sandbox/users',
       'POST /util/cards/import',
       'PUT /institutions/cards/pin/{cardId}/change',
       'PUT /institutions/cards/pin/{cardId}/reset',
@@ -113,8 +114,9 @@ describe('/openapi.json', () => {
       'PUT /institutions/users/{institutionUserId}/update',
       'PUT /sandbox/card-programs/{id}',
     ]));
-    expect(body.paths['/util/cards/import'].post.security).toEqual([{ apiKey: [] }]);
-    expect(body.paths['/institutions/cards'].get.security).toEqual([{ bearerAuth: [] }]);
+    // Each authenticated operation names the one scope it requires (the table is src/sandbox/scopes.ts).
+    expect(body.paths['/util/cards/import'].post.security).toEqual([{ apiKey: ['import:card'] }]);
+    expect(body.paths['/institutions/cards'].get.security).toEqual([{ bearerAuth: ['read:card'] }]);
     expect(body.paths['/institutions/cards'].get.parameters.map((p: any) => p.name).sort()).toEqual(['cardId', 'limit', 'page', 'search']);
     expect(body.paths['/institutions/oauth/{institutionId}'].put.parameters[0].description).toMatch(/client id/);
     expect(Object.keys(body.paths['/oauth/token'].post.requestBody.content).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded']);

@@ -121,6 +121,11 @@ describe('OAuth applications', () => {
 });
 
 describe('PUT /institutions/users/{id}/update', () => {
+  // Another user of the institution: the body blocks the user it updates, whose token then stops working.
+  let userId: string;
+  beforeAll(async () => {
+    userId = (await call(sandbox, 'POST', '/sandbox/users', { token: sandbox.token, body: {} })).body.data.userId;
+  });
   const body = {
     firstName: 'Chidi', lastName: 'Okafor', emailAddress: 'chidi@bank.example', phoneNumber: '+2348030000000', status: 'active', isBlocked: true,
     roles: [{ role: 'card-ops', permissions: ['create:card', 'read:card'] }, { role: 'auditor', permissions: ['read:transaction'] }],
@@ -128,13 +133,13 @@ describe('PUT /institutions/users/{id}/update', () => {
   };
 
   test('stores details, roles and permissions and answers the updated user', async () => {
-    const response = await call(sandbox, 'PUT', `/institutions/users/${sandbox.userId}/update`, { token: sandbox.token, body });
+    const response = await call(sandbox, 'PUT', `/institutions/users/${userId}/update`, { token: sandbox.token, body });
     expect(response.status).toBe(200);
     openapi.expectMatches('PUT', '/institutions/users/{institutionUserId}/update', response);
-    expect(response.body.data).toMatchObject({ ...body, id: sandbox.userId, institution: sandbox.institutionId });
+    expect(response.body.data).toMatchObject({ ...body, id: userId, institution: sandbox.institutionId });
     const minimal = { ...body, roles: [], isBlocked: false } as Record<string, unknown>;
     for (const key of ['embossingName', 'startDate', 'expiryDate', 'printCard']) delete minimal[key];
-    const again = await call(sandbox, 'PUT', `/institutions/users/${sandbox.userId}/update`, { token: sandbox.token, body: minimal });
+    const again = await call(sandbox, 'PUT', `/institutions/users/${userId}/update`, { token: sandbox.token, body: minimal });
     expect(again.body.data).toMatchObject({ roles: [], isBlocked: false, embossingName: 'CHIDI OKAFOR', printCard: true });
   });
 
@@ -147,7 +152,7 @@ describe('PUT /institutions/users/{id}/update', () => {
   ])('%s is a 400', async (_name, mutate, field) => {
     const changed = structuredClone(body);
     mutate(changed);
-    const response = await call(sandbox, 'PUT', `/institutions/users/${sandbox.userId}/update`, { token: sandbox.token, body: changed });
+    const response = await call(sandbox, 'PUT', `/institutions/users/${userId}/update`, { token: sandbox.token, body: changed });
     expect(response.status).toBe(400);
     expect(response.body.errors.map((e: any) => e.field)).toContain(field);
   });

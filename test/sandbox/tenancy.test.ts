@@ -75,6 +75,7 @@ const CASES: Record<string, () => Case> = {
   'PUT /institutions/users/{institutionUserId}/update': () => ({ path: `/institutions/users/${A.userId}/update`, body: () => ({ firstName: 'M', lastName: 'B', emailAddress: 'm@b.co', phoneNumber: '+15550100', status: 'active', isBlocked: false, roles: [] }), expect: 404 }),
   'GET /sandbox/card-programs': () => ({ path: '/sandbox/card-programs', expect: 'own-data-only' }),
   'POST /sandbox/card-programs': () => ({ path: '/sandbox/card-programs', body: () => ({ name: 'Bravo program' }), expect: 'own-data-only' }),
+  'POST /sandbox/users': () => ({ path: '/sandbox/users', body: () => ({ firstName: 'Bravo', roles: [{ role: 'ops', permissions: ['read:card'] }] }), expect: 'own-data-only' }),
   'PUT /sandbox/card-programs/{id}': () => ({ path: `/sandbox/card-programs/${A.programId}`, body: () => ({ name: 'Taken' }), expect: 404 }),
   'POST /util/cards/import': () => ({
     path: '/util/cards/import',

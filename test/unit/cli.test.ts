@@ -184,7 +184,9 @@ describe('auth status', () => {
   beforeEach(async () => {
     server = await startTestServer((req, res) => req.headers.authorization === 'Bearer tok_good_1234567890'
       ? envelope(res, [])
-      : json(res, 401, { statusCode: 401, message: 'invalid token', error: 'UNAUTHORIZED' }));
+      : req.headers.authorization === 'Bearer tok_narrow_1234567890'
+        ? json(res, 403, { statusCode: 403, message: 'this token lacks scope read:card', error: 'FORBIDDEN', details: { requiredScope: 'read:card' } })
+        : json(res, 401, { statusCode: 401, message: 'invalid token', error: 'UNAUTHORIZED' }));
   });
   afterEach(() => server.close());
 
@@ -208,6 +210,13 @@ describe('auth status', () => {
     expect(code).toBe(3);
     expect(stdout).toMatch(/^tokenStatus\tinvalid$/m);
     expect(stderr).toMatch(/hint: .*cardctl login/);
+  });
+
+  it('a token accepted but without the scope of the check request (403 naming read:card): valid, lacking it, exit 0', async () => {
+    await login('tok_narrow_1234567890');
+    const { code, stdout } = await run(['auth', 'status', '-o', 'json']);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ tokenStatus: 'valid (lacks read:card)' });
   });
 
   it('not logged in: exit 3 without a request; unreachable: exit 6', async () => {

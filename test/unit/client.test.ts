@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient, interpret, paginate, parseBaseUrl, retryAfterMs, type ClientOptions, type HttpLogger } from '../../src/api/client.js';
-import { CliError } from '../../src/core/errors.js';
+import { AuthError, CliError } from '../../src/core/errors.js';
 import { envelope, json, startTestServer, type TestServer } from '../helpers/http-server.js';
 
 let server: TestServer;
@@ -215,6 +215,28 @@ describe('failures and exit codes', () => {
     expect(error.code).toBe('SOME_CODE');
     expect(error.message).toContain('embossingName is required');
     if (hint) expect(error.hint).toMatch(hint);
+  });
+
+  it('a 403 naming its scope in details.requiredScope: exit 3, a hint naming the scope, the scope kept in details', async () => {
+    server.fallback(status(403, { statusCode: 403, message: 'this token lacks scope create:card, which POST /institutions/cards requires', error: 'FORBIDDEN', details: { requiredScope: 'create:card' } }));
+    const error = await failure(client({ retries: 0 }).request({ method: 'POST', path: '/institutions/cards', body: {} }));
+    expect(error.exitCode).toBe(3);
+    expect(error.code).toBe('FORBIDDEN');
+    expect(error.message).toContain('lacks scope create:card');
+    expect(error.hint).toMatch(/^this token lacks scope create:card; use a profile whose application/);
+    expect(error.details).toEqual({ requiredScope: 'create:card' });
+    expect((error as AuthError).missingScope).toBe('create:card');
+  });
+
+  it('a 403 whose requiredScope is not a scope (or absent) gets the general hint, not the text it sent', async () => {
+    for (const details of [{ requiredScope: 'x; run rm -rf /' }, { requiredScope: 42 }, undefined]) {
+      server.fallback(status(403, { statusCode: 403, message: 'no', error: 'FORBIDDEN', ...(details ? { details } : {}) }));
+      const error = await failure(client({ retries: 0 }).request({ method: 'GET', path: '/x' }));
+      expect(error.exitCode).toBe(3);
+      expect(error.hint).toMatch(/lack permission for this operation/);
+      expect(error.hint).not.toContain('rm -rf');
+      expect((error as AuthError).missingScope).toBeUndefined();
+    }
   });
 
   it('a 400 names the fields in the message and keeps them as details', async () => {

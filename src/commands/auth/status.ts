@@ -14,7 +14,7 @@ export interface AuthStatus {
   apiKey: string | null;
   apiKeySource: string | null;
   pinKeyFingerprint: string | null;
-  /** valid | invalid | forbidden | unreachable | error | not logged in | no base URL */
+  /** valid | valid (lacks <scope>) | invalid | forbidden | unreachable | error | not logged in | no base URL */
   tokenStatus: string;
   /** Milliseconds of the check request, when one was made. */
   latencyMs: number | null;
@@ -68,6 +68,11 @@ export async function checkAuth(ctx: Context): Promise<{ status: AuthStatus; fai
     return { status };
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
+    if (error instanceof AuthError && error.missingScope) {
+      // The token was accepted; it only lacks the scope of the check request (a narrow application's token).
+      status.tokenStatus = `valid (lacks ${error.missingScope})`;
+      return { status };
+    }
     if (error.exitCode === ExitCode.Auth) {
       status.tokenStatus = error.status === 403 ? 'forbidden' : 'invalid';
     } else if (error.exitCode === ExitCode.Network) {
@@ -86,7 +91,7 @@ function statusRows(): Column<AuthStatus>[] {
     { header: 'Base URL', path: 'baseUrl', format: orNone },
     { header: 'Environment', path: 'env', format: orNone },
     { header: 'Token', path: 'token', format: (v, r) => (v ? `${String(v)}  (${r.tokenSource})` : '-') },
-    { header: 'Token status', path: 'tokenStatus', format: (v, r, st) => (v === 'valid' ? `${st.ok(String(v))}${r.latencyMs !== null ? st.dim(` (${r.latencyMs} ms)`) : ''}` : st.error(String(v))) },
+    { header: 'Token status', path: 'tokenStatus', format: (v, r, st) => (String(v).startsWith('valid') ? `${st.ok(String(v))}${r.latencyMs !== null ? st.dim(` (${r.latencyMs} ms)`) : ''}` : st.error(String(v))) },
     { header: 'API key', path: 'apiKey', format: (v, r) => (v ? `${String(v)}  (${r.apiKeySource})` : '-') },
     { header: 'PIN key', path: 'pinKeyFingerprint', format: (v) => (v ? `sha256:${String(v)}` : '-') },
   ];

@@ -5,7 +5,7 @@ import {
   CreateOAuthBody, Envelope, type Institution, ListEnvelope, ListOAuthQuery, OAuthApplication, OAuthApplicationParams, UpdateOAuthBody,
 } from '../../api/schemas.js';
 import type { Static } from '@sinclair/typebox';
-import { principalOf, requireBearer } from '../auth.js';
+import { assertCanGrant, principalOf, requireBearer } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
 import { invalidField, notFound } from '../errors.js';
 import { newId, opaque } from '../ids.js';
@@ -40,12 +40,15 @@ export async function oauthApplicationRoutes(app: FastifyInstance, deps: Sandbox
     schema: {
       summary: 'Create OAuth Application', tags, auth: 'bearer',
       description: '`publicKey` is the application\'s PEM certificate; its subject is recorded and its key verifies client assertions at POST /oauth/token. '
-        + 'The generated client id is `institutionId`. `redirectUri` is required for authorization_code. The sandbox also returns the application in `data`.',
+        + 'The generated client id is `institutionId`. `redirectUri` is required for authorization_code. The sandbox also returns the application in `data`. '
+        + 'The caller must hold every scope it gives the application (else 403 naming one).',
       body: CreateOAuthBody, response: { 201: Envelope(OAuthApplication) },
     },
   }, async (request, reply) => {
-    const { institutionId, userId } = principalOf(request);
+    const principal = principalOf(request);
+    const { institutionId, userId } = principal;
     const body = request.body;
+    assertCanGrant(principal, body.scopes, 'give it to an application');
     const certificate = parseCertificate(body.publicKey);
     if (body.grantType === 'authorization_code' && !(body.redirectUri?.length)) {
       throw invalidField('redirectUri', 'is required when grantType is authorization_code');
@@ -80,16 +83,19 @@ export async function oauthApplicationRoutes(app: FastifyInstance, deps: Sandbox
       summary: 'Update OAuth Application', tags, auth: 'bearer',
       description: 'The path parameter takes the application\'s `id` or its client id (`institutionId`). '
         + 'With `If-Match: "<updatedAt>"` (as read) the change applies only to that version: an application changed since is a 409 CONFLICT '
-        + '(details.version: the current updatedAt), and nothing is written.',
+        + '(details.version: the current updatedAt), and nothing is written. The caller must hold every scope the '
+        + 'application has and every scope it is given (else 403 naming one); its tokens have the new scopes from their next request.',
       params: OAuthApplicationParams, body: UpdateOAuthBody, response: { 200: Envelope(OAuthApplication) },
     },
   }, async (request) => {
-    const { institutionId } = principalOf(request);
+    const principal = principalOf(request);
     const application = store.transaction(() => {
-      const stored = store.oauthApplications.get(institutionId, request.params.institutionId);
+      const stored = store.oauthApplications.get(principal.institutionId, request.params.institutionId);
       if (!stored) throw notFound(`OAuth application ${request.params.institutionId}`);
       const current = stored.application;
       assertIfMatch(`OAuth application ${current.id}`, current.updatedAt, request.headers['if-match']);
+      assertCanGrant(principal, current.scopes, 'change an application that has it');
+      assertCanGrant(principal, request.body.scopes, 'give it to an application');
       const next: OAuthApplication = {
         ...current,
         name: request.body.name,
