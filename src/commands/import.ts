@@ -43,6 +43,7 @@ interface ImportOptions {
   bin?: string;
   cardState?: string;
   pinStdin?: boolean;
+  allowWeakPin?: boolean;
   returnSecure?: boolean;
   reason?: string;
 }
@@ -143,13 +144,14 @@ imported (counted after validation, before anything is sent); without a terminal
     .option('--bin <bin>', 'one card: BIN (6 to 8 digits)')
     .option('--card-state <state>', 'one card: card state')
     .option('--pin-stdin', 'one card: read the default PIN (4 to 12 digits) from stdin')
+    .option('--allow-weak-pin', 'accept trivially weak default PINs such as 1111 (one card, or every row of a file)')
     .option('--return-secure', 'one card: return secure data')
     .option('--reason <text>', 'why (kept in the audit journal)'),
   examples: [
     'cardctl import --from-file cards.csv --report import-report.ndjson',
     'cardctl import --from-file cards.csv --report import-report.ndjson --resume',
     'cat cards.ndjson | cardctl import --from-file - --format ndjson --concurrency 16',
-    'printf 1234 | cardctl import --pin-stdin --real-id LEGACY-1 --institution-id INST --first-name Ada --last-name Obi --email ada@example.com --phone +2348012345678 --birth-date 1990-01-31 --address1 "1 Marina" --city Lagos --state Lagos --zip 100001 --country NG --start-date 2024-01-01 --end-date 2028-12-31 --expiration 202812 --service-code 101 --card-product classic --embossing-name "ADA OBI" --bin 506099 --card-state active',
+    'printf 4821 | cardctl import --pin-stdin --real-id LEGACY-1 --institution-id INST --first-name Ada --last-name Obi --email ada@example.com --phone +2348012345678 --birth-date 1990-01-31 --address1 "1 Marina" --city Lagos --state Lagos --zip 100001 --country NG --start-date 2024-01-01 --end-date 2028-12-31 --expiration 202812 --service-code 101 --card-product classic --embossing-name "ADA OBI" --bin 506099 --card-state active',
   ],
   async run(ctx, { opts }) {
     const concurrency = opts.concurrency === undefined ? 8 : validatePositiveInt('--concurrency', opts.concurrency, 256);
@@ -209,7 +211,7 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
     const { validateImportFile } = await import('../import/validate-file.js');
     const source = fromStdin ? ctx.io.stdin : createReadStream(opts.fromFile!);
     try {
-      return await validateImportFile(readImportRows(source, format, { columns: IMPORT_FIELD_PATHS }) as AsyncIterable<SourceRow>, { defaults: { institutionId: run.institutionId }, done });
+      return await validateImportFile(readImportRows(source, format, { columns: IMPORT_FIELD_PATHS }) as AsyncIterable<SourceRow>, { defaults: { institutionId: run.institutionId }, allowWeakPin: opts.allowWeakPin, now: ctx.clock.now(), done });
     } catch (error) {
       if (error instanceof ImportFileError) throw new UsageError(`${opts.fromFile}: ${error.message}${error.line ? ` (line ${error.line})` : ''}`);
       throw error;
@@ -254,6 +256,8 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
       rows: readImportRows(input, format, { columns: IMPORT_FIELD_PATHS }) as AsyncIterable<SourceRow>,
       concurrency: run.concurrency,
       defaults: { institutionId: run.institutionId },
+      allowWeakPin: opts.allowWeakPin,
+      now: ctx.clock.now(),
       done: resumeState?.done,
       report,
       signal: ctx.signal,
@@ -380,10 +384,13 @@ async function importOne(ctx: Context, opts: ImportOptions, institutionId?: stri
   }
   value.active = opts.active ?? true;
   value.returnSecure = Boolean(opts.returnSecure);
-  setPath(value, 'card.defaultPIN', await readDefaultPin(ctx, Boolean(opts.pinStdin)));
-
   const { validateImportRow } = await import('../import/row.js');
-  const verdict = validateImportRow(value);
+  // The fields are checked before the PIN is asked for, with the validators file rows use.
+  const fieldsOnly = validateImportRow({ ...value, card: { ...(value.card as object), defaultPIN: '0' } }, { allowWeakPin: true, now: ctx.clock.now() });
+  const fieldErrors = fieldsOnly.ok ? [] : fieldsOnly.errors.filter((e) => !e.startsWith('card.defaultPIN:'));
+  if (fieldErrors.length) throw new UsageError(`invalid card: ${fieldErrors.map(flagNameOf).join('; ')}`);
+  setPath(value, 'card.defaultPIN', await readDefaultPin(ctx, Boolean(opts.pinStdin), Boolean(opts.allowWeakPin)));
+  const verdict = validateImportRow(value, { allowWeakPin: opts.allowWeakPin, now: ctx.clock.now() });
   if (!verdict.ok) throw new UsageError(`invalid card: ${verdict.errors.map(flagNameOf).join('; ')}`);
   if (ctx.globals.dryRun) {
     // The client prints the request (default PIN redacted) and stops the command.
@@ -434,21 +441,13 @@ function flagNameOf(message: string): string {
   return flag ? `${flag}${message.slice(field.length)}` : message;
 }
 
-async function readDefaultPin(ctx: Context, fromStdin: boolean): Promise<string> {
-  let pin: string | undefined;
-  if (fromStdin) {
-    const { lineReader } = await import('../core/io.js');
-    pin = (await lineReader(ctx.io.stdin).next())?.trim();
-    if (!pin) throw new UsageError('--pin-stdin: stdin is empty; pipe the default PIN, e.g. printf 1234 | cardctl import --pin-stdin …');
-  } else if (ctx.io.canPrompt) {
-    pin = await ctx.prompter.password('Default PIN (4 to 12 digits)', {
-      validate: (v) => (/^\d{4,12}$/.test(v) ? true : 'the PIN is 4 to 12 digits'),
-    });
-  } else {
+/** The default PIN, read and checked exactly as `cards create` reads a new PIN. */
+async function readDefaultPin(ctx: Context, fromStdin: boolean, allowWeak: boolean): Promise<string> {
+  if (!fromStdin && !ctx.io.canPrompt) {
     throw new UsageError('the card\'s default PIN is needed: pipe it with --pin-stdin (PINs are never taken from argv)');
   }
-  if (!/^\d{4,12}$/.test(pin)) throw new UsageError('invalid default PIN: expected 4 to 12 digits');
-  return pin;
+  const { createPinInput } = await import('../pin/input.js');
+  return createPinInput(ctx, { stdin: fromStdin, allowWeak }).fresh('default PIN');
 }
 
 /** Attempts per row: --no-retry → 1, --retries N → N + 1, otherwise the runner's default (5). */

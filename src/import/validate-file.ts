@@ -21,7 +21,7 @@ export interface FileVerdict {
 
 export async function validateImportFile(
   rows: AsyncIterable<SourceRow>,
-  options: { defaults?: RowDefaults; done?: ReadonlyMap<string, unknown> } = {},
+  options: { defaults?: RowDefaults; allowWeakPin?: boolean; now?: Date; done?: ReadonlyMap<string, unknown> } = {},
 ): Promise<FileVerdict> {
   const verdict: FileVerdict = { rows: 0, valid: 0, invalid: 0, skipped: 0, problems: [] };
   const seen = new Set<string>();
@@ -35,7 +35,7 @@ export async function validateImportFile(
       invalid(row.line, realIdOf(row.value), row.error);
       continue;
     }
-    const checked = validateImportRow(row.value, { text: row.text, defaults: options.defaults });
+    const checked = validateImportRow(row.value, { text: row.text, defaults: options.defaults, allowWeakPin: options.allowWeakPin, now: options.now });
     if (!checked.ok) {
       invalid(row.line, realIdOf(row.value), checked.errors.join('; '));
       continue;
