@@ -26,7 +26,7 @@ function csv(prefix: string, count: number, institutionId: string, invalidEvery 
   for (let i = 1; i <= count; i++) {
     const realId = `${prefix}-${String(i).padStart(5, '0')}`;
     const fields = [realId, 'true', '2024-01-01', '2028-12-31', 'Ada', 'Obi', '', `ada${i}@example.com`, '"1 Marina, Lagos Island"', '', 'Lagos', 'Lagos',
-      '100001', 'NG', '1990-01-31', '+2348012345678', institutionId, '202812', '101', 'classic', 'ADA OBI', '1234', '506099', 'active', 'false'];
+      '100001', 'NG', '1990-01-31', '+2348012345678', institutionId, '202812', '101', 'classic', 'ADA OBI', '4821', '506099', 'active', 'false'];
     if (invalidEvery > 0 && i % invalidEvery === invalidEvery / 2) {
       BREAKERS[invalidLines.length % BREAKERS.length]!(fields);
       invalidLines.push(i + 1); // the header is line 1
@@ -168,7 +168,7 @@ describe('import', () => {
       realId: `ND-${i}`, active: true, startDate: '2024-01-01', endDate: '2028-12-31', firstName: 'Ada', lastName: 'Obi', middleName: '',
       email: 'ada@example.com', address1: '1 Marina', address2: '', city: 'Lagos', state: 'Lagos', zip: '100001', country: 'NG',
       birthDate: '1990-01-31', phone: '+2348012345678',
-      card: { expiration: '202812', serviceCode: '101', cardProduct: 'classic', embossingName: 'ADA OBI', defaultPIN: '1234', bin: '506099', cardState: 'active' },
+      card: { expiration: '202812', serviceCode: '101', cardProduct: 'classic', embossingName: 'ADA OBI', defaultPIN: '4821', bin: '506099', cardState: 'active' },
       returnSecure: false,
     }));
     const ndjson = await cardctl(['import', '--from-file', '-', '--format', 'ndjson', '--institution-id', sandbox.info.institutionId, '--json'],
@@ -186,11 +186,11 @@ describe('import', () => {
       '--email', 'ada@example.com', '--phone', '+2348012345678', '--birth-date', '1990-01-31', '--address1', '1 Marina', '--city', 'Lagos', '--state', 'Lagos',
       '--zip', '100001', '--country', 'NG', '--start-date', '2024-01-01', '--end-date', '2028-12-31', '--expiration', '202812', '--service-code', '101',
       '--card-product', 'classic', '--embossing-name', 'ADA OBI', '--bin', '506099', '--card-state', 'active', '--json'];
-    const one = await cardctl(flags, { configDir: dir.path, env, input: '4321\n' });
+    const one = await cardctl(flags, { configDir: dir.path, env, input: '4821\n' });
     expect(one.exitCode, one.stderr).toBe(0);
     const card = JSON.parse(one.stdout);
     expect(card.referenceCode).toBe('import:ONE-1');
-    const repeat = await cardctl(flags, { configDir: dir.path, env, input: '4321\n' });
+    const repeat = await cardctl(flags, { configDir: dir.path, env, input: '4821\n' });
     expect(repeat.exitCode, repeat.stderr).toBe(0);
     expect(JSON.parse(repeat.stdout).id).toBe(card.id);
 
