@@ -236,7 +236,7 @@ export const CreateCardBody = Type.Object({
   defaultPIN: EncryptedPinBlock,
   account: AccountInput,
   customer: CustomerInput,
-  embossingName: Type.String({ ...rules.EMBOSSING_NAME }),
+  embossingName: Type.String({ minLength: rules.EMBOSSING_NAME.minLength, maxLength: rules.EMBOSSING_NAME.maxLength }),
   startDate: DateTime(),
   expiryDate: DateTime(),
   pan: Type.Optional(Type.String({ pattern: '^[0-9]{12,19}$' })),
@@ -419,10 +419,11 @@ export const ImportCardBody = Type.Object({
     expiration: Type.String({ ...rules.YEAR_MONTH }),
     serviceCode: Type.String({ ...rules.SERVICE_CODE }),
     cardProduct: Type.String({ ...rules.FREE_TEXT }),
-    embossingName: Type.String({ ...rules.EMBOSSING_NAME }),
+    // The CLI keeps names on cards to ASCII; the API takes any text up to the card's width.
+    embossingName: Type.String({ minLength: rules.EMBOSSING_NAME.minLength, maxLength: rules.EMBOSSING_NAME.maxLength }),
     defaultPIN: Type.String({ ...rules.CLEAR_PIN, description: 'clear PIN of the import format; hashed, never returned' }),
     bin: Type.String({ ...rules.BIN }),
-    cardState: CardStatus,
+    cardState: Type.String({ ...rules.FREE_TEXT }),
   }, { additionalProperties: false }),
   returnSecure: Type.Boolean(),
 }, { additionalProperties: false });
