@@ -147,3 +147,17 @@ export async function readBoundedText(stream: AsyncIterable<Buffer | Uint8Array 
   }
   return decodeUtf8(Buffer.concat(chunks));
 }
+
+/**
+ * Reads a whole file (or FIFO, or character device) as UTF-8, bounded. Errors: the fs error
+ * (with its `code`), TextDecodeError or TextTooLargeError; callers name the flag.
+ */
+export async function readTextFile(path: string, maxBytes = MAX_TEXT_INPUT_BYTES): Promise<string> {
+  const { createReadStream } = await import('node:fs');
+  const stream = createReadStream(path);
+  try {
+    return await readBoundedText(stream, maxBytes);
+  } finally {
+    stream.destroy();
+  }
+}

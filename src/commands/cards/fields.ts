@@ -16,9 +16,9 @@ export async function readJsonObject(ctx: Context, file: string, flag = '--from-
   if (file === '-') {
     text = await readAll(ctx.io.stdin);
   } else {
-    const { readFile } = await import('node:fs/promises');
+    const { readTextFile } = await import('../../core/text.js');
     try {
-      text = await readFile(file, 'utf8');
+      text = await readTextFile(file);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       throw new UsageError(`${flag} ${file}: cannot read the file (${code === 'ENOENT' ? 'no such file' : code ?? (error as Error).message})`);
