@@ -301,7 +301,7 @@ export async function* readJsonArrayRows(input: Readable, options: ReadOptions =
       if (ch === ' ' || ch === '\t' || ch === '\r' || ch === '\n') continue;
       if (ended) throw new ImportFileError(`unexpected text after the closing ] at line ${line}`, line);
       if (!started) {
-        if (ch !== '[') throw new ImportFileError(`a .json import file must be an array of import bodies (found "${ch}" at line ${line})`, line);
+        if (ch !== '[') throw new ImportFileError(`a .json import file must be an array of import bodies (found ${JSON.stringify(ch)} at line ${line})`, line);
         started = true;
         continue;
       }
