@@ -86,10 +86,14 @@ One card: give its fields as flags; the default PIN of the import format is read
 --pin-stdin, or asked for (hidden) on a terminal — never taken from argv.
 
 Bulk: --from-file FILE (.csv with a header row, .ndjson, or a .json array; - for stdin with \
---format). CSV headers are the body's field names, nested ones dotted (card.expiration, \
-card.bin, …); booleans are true/false. The file is streamed, never loaded whole. Each row is \
-validated first: a bad row is reported with its line number (the CSV header is line 1) and \
-skipped, not sent. Rows are sent with --concurrency requests in flight and every row is recorded \
+--format; a pipe such as <(…) works too). CSV headers are the body's field names, nested ones \
+dotted (card.expiration, card.bin, …); booleans are true/false. The file is streamed, never \
+loaded whole; it must be UTF-8 (a BOM is fine) unless --encoding names another, and one record \
+(CSV record, NDJSON line, JSON element) is at most 65,536 characters. Each row is validated \
+first with the same rules as \`cards create\` (names, dates of birth, the name on the card, \
+a default PIN that is not trivially weak unless --allow-weak-pin, an expiry month that has not \
+passed, endDate not before startDate): a bad row is reported with its line number (the CSV \
+header is line 1) and skipped, not sent. Rows are sent with --concurrency requests in flight and every row is recorded \
 in --report (NDJSON: line, realId, outcome imported|exists|invalid|failed|skipped, cardId or \
 error).
 
