@@ -4,7 +4,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ImportCardBody } from '../../src/api/schemas.js';
+import { createValidatorCompiler } from '../../src/sandbox/validation.js';
 import { parseCreateInput, type CreateOptions } from '../../src/commands/cards/create.js';
 import { parseFutureExpiration } from '../../src/commands/cards/renew.js';
 import { parseUpdateOptions } from '../../src/commands/users/update.js';
@@ -200,5 +203,36 @@ describe('what the client refuses, the sandbox refuses too (dry run = real run)'
     expect(rowErrors(row).length).toBeGreaterThan(0);
     const answer = await post(row);
     expect(answer.status, answer.text).toBe(400);
+  });
+});
+
+describe('property: a row the client accepts is one the sandbox\'s schema accepts', () => {
+  const runs = Number(process.env.FUZZ_RUNS ?? 200);
+  const seed = Number(process.env.FUZZ_SEED ?? 20261122);
+  const check = createValidatorCompiler()({ schema: ImportCardBody, httpPart: 'body', method: 'POST', url: '/util/cards/import' } as never) as (value: unknown) => boolean;
+  const paths = ['realId', 'firstName', 'middleName', 'lastName', 'email', 'phone', 'birthDate', 'address1', 'address2', 'city', 'state', 'zip', 'country',
+    'startDate', 'endDate', 'institutionId', 'card.expiration', 'card.serviceCode', 'card.cardProduct', 'card.embossingName', 'card.defaultPIN', 'card.bin', 'card.cardState'];
+  const value = fc.oneof(
+    fc.string({ maxLength: 30 }),
+    fc.string({ unit: 'grapheme', maxLength: 30 }),
+    fc.stringMatching(/^[0-9]{0,14}$/),
+    fc.integer({ min: 0, max: 400 }).map((n) => 'x'.repeat(n)),
+    fc.date({ min: new Date('1800-01-01'), max: new Date('2200-01-01'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+    fc.integer({ min: 190001, max: 210012 }).map(String),
+    fc.constantFrom('', ' ', 'ADA OBI', 'ada@example.com', '+2348012345678', '0000', '4821', 'active', 'ACTIVE', '506099'),
+  );
+  it('random values in random fields: client ok ⇒ schema ok and endDate not before startDate', () => {
+    fc.assert(fc.property(fc.array(fc.tuple(fc.constantFrom(...paths), value), { minLength: 1, maxLength: 4 }), (changes) => {
+      const row = validImportRow();
+      row.card = { ...(row.card as object) };
+      for (const [path, v] of changes) {
+        if (path.startsWith('card.')) (row.card as Record<string, unknown>)[path.slice(5)] = v;
+        else row[path] = v;
+      }
+      const verdict = validateImportRow(row, { now: NOW });
+      if (!verdict.ok) return;
+      expect(check(verdict.body), JSON.stringify(verdict.body)).toBe(true);
+      expect(verdict.body.endDate >= verdict.body.startDate).toBe(true);
+    }), { seed, numRuns: runs * 5 });
   });
 });
