@@ -414,9 +414,8 @@ async function importOne(ctx: Context, opts: ImportOptions, institutionId?: stri
   value.returnSecure = Boolean(opts.returnSecure);
   const { validateImportRow } = await import('../import/row.js');
   // The fields are checked before the PIN is asked for, with the validators file rows use.
-  const fieldsOnly = validateImportRow({ ...value, card: { ...(value.card as object), defaultPIN: '0' } }, { allowWeakPin: true, now: ctx.clock.now() });
-  const fieldErrors = fieldsOnly.ok ? [] : fieldsOnly.errors.filter((e) => !e.startsWith('card.defaultPIN:'));
-  if (fieldErrors.length) throw new UsageError(`invalid card: ${fieldErrors.map(flagNameOf).join('; ')}`);
+  const fieldsOnly = validateImportRow(value, { withoutPin: true, now: ctx.clock.now() });
+  if (!fieldsOnly.ok) throw new UsageError(`invalid card: ${fieldsOnly.errors.map(flagNameOf).join('; ')}`);
   setPath(value, 'card.defaultPIN', await readDefaultPin(ctx, Boolean(opts.pinStdin), Boolean(opts.allowWeakPin)));
   const verdict = validateImportRow(value, { allowWeakPin: opts.allowWeakPin, now: ctx.clock.now() });
   if (!verdict.ok) throw new UsageError(`invalid card: ${verdict.errors.map(flagNameOf).join('; ')}`);

@@ -63,6 +63,8 @@ export interface RowOptions {
   allowWeakPin?: boolean;
   /** Today, for dates of birth and expiry months (default: the system clock). */
   now?: Date;
+  /** Leave card.defaultPIN out (one card from flags: its fields are checked before the PIN is asked for). */
+  withoutPin?: boolean;
 }
 
 /**
@@ -97,7 +99,7 @@ export function validateImportRow(value: unknown, options: RowOptions = {}): Row
   } else {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(card)) if (!CARD_KEYS.has(key)) errors.push(`card.${key}: unknown field`);
-    validateFields(card, CARD_FIELDS, 'card.', out, errors, context);
+    validateFields(card, options.withoutPin ? CARD_FIELDS.filter(([k]) => k !== 'defaultPIN') : CARD_FIELDS, 'card.', out, errors, context);
     body.card = out;
   }
   if (errors.length) return { ok: false, errors };

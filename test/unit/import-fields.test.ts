@@ -152,11 +152,15 @@ describe('cards create and import rows refuse the same values with the same mess
     expect((update as Error).message).toBe('invalid --expiry-date "2026-12-31": must be after --start-date (2027-01-01)');
   });
 
-  it('users update refuses the embossing names cards create refuses', async () => {
+  it('users update refuses the embossing names and first names cards create refuses', async () => {
     const base = { firstName: 'A', lastName: 'B', email: 'a@example.com', phone: '+2348012345678', status: 'active', blocked: false, role: ['admin=read:card'] };
     for (const name of ['ADA 😀', 'A'.repeat(27)]) {
       const update = await parseUpdateOptions(testContext(), { ...base, embossingName: name }).then(() => undefined, (e) => e);
       expect((update as Error).message).toBe(await createError({ ...full, embossingName: name }));
+    }
+    for (const name of ['A'.repeat(101), 'A\u0007da']) {
+      const update = await parseUpdateOptions(testContext(), { ...base, firstName: name }).then(() => undefined, (e) => e);
+      expect((update as Error).message).toBe(await createError({ ...full, firstName: name }));
     }
   });
 

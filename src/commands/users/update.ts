@@ -64,8 +64,8 @@ export async function parseUpdateOptions(ctx: Context, opts: UpdateOptions): Pro
     return check ? check(value) : value.trim();
   };
 
-  const firstName = await text(opts.firstName, 'firstName', '--first-name', 'First name');
-  const lastName = await text(opts.lastName, 'lastName', '--last-name', 'Last name');
+  const firstName = await text(opts.firstName, 'firstName', '--first-name', 'First name', (v) => fields.personName('--first-name', v));
+  const lastName = await text(opts.lastName, 'lastName', '--last-name', 'Last name', (v) => fields.personName('--last-name', v));
   const emailAddress = await text(opts.email, 'emailAddress', '--email', 'Email', (v) => validateEmail('--email', v));
   const phoneNumber = await text(opts.phone, 'phoneNumber', '--phone', 'Phone', (v) => validatePhone('--phone', v));
   const status = await text(opts.status, 'status', '--status', 'Status (e.g. active)');
