@@ -47,7 +47,7 @@ function body(realId) {
     realId, active: true, startDate: '2024-01-01', endDate: '2028-12-31', firstName: 'Ada', lastName: 'Obi', middleName: '',
     email: 'ada@example.com', address1: '1 Marina', address2: '', city: 'Lagos', state: 'Lagos', zip: '100001', country: 'NG',
     birthDate: '1990-01-31', phone: '+2348012345678', institutionId: sandbox.institutionId,
-    card: { expiration: '202812', serviceCode: '101', cardProduct: 'classic', embossingName: 'ADA OBI', defaultPIN: '1234', bin: '506099', cardState: 'active' },
+    card: { expiration: '202812', serviceCode: '101', cardProduct: 'classic', embossingName: 'ADA OBI', defaultPIN: '4821', bin: '506099', cardState: 'active' },
     returnSecure: false,
   };
 }
@@ -79,7 +79,7 @@ function csvFile(prefix, rows) {
   const lines = [HEADER];
   for (let i = 1; i <= rows; i++) {
     lines.push([`${prefix}-${i}`, 'true', '2024-01-01', '2028-12-31', 'Ada', 'Obi', '', `ada${i}@example.com`, '"1 Marina, Lagos"', '', 'Lagos', 'Lagos',
-      '100001', 'NG', '1990-01-31', '+2348012345678', sandbox.institutionId, '202812', '101', 'classic', 'ADA OBI', '1234', '506099', 'active', 'false'].join(','));
+      '100001', 'NG', '1990-01-31', '+2348012345678', sandbox.institutionId, '202812', '101', 'classic', 'ADA OBI', '4821', '506099', 'active', 'false'].join(','));
   }
   const path = join(work, `${prefix}.csv`);
   writeFileSync(path, `${lines.join('\n')}\n`);

@@ -197,6 +197,7 @@ _cardctl_value() {
     "webhook listen|--forward-to") REPLY=""; return ;;
     "import|--from-file") REPLY="@file"; return ;;
     "import|--format") REPLY="csv ndjson json"; return ;;
+    "import|--encoding") REPLY="utf-8 latin1 utf-16le"; return ;;
     "import|--concurrency") REPLY=""; return ;;
     "import|--report") REPLY="@file"; return ;;
     "import|--real-id") REPLY=""; return ;;
@@ -340,7 +341,7 @@ _cardctl_options() {
     "simulate reversal") REPLY="$REPLY --amount --flow --card --pan --expiry --account --channel --method --currency --merchant --terminal --forward --original-tx --original-stan --original-rrn --date --set --expect-approved --messages" ;;
     "simulate run") REPLY="$REPLY --set" ;;
     "webhook listen") REPLY="$REPLY --port --host --respond --rules --secret-stdin --forward-to" ;;
-    "import") REPLY="$REPLY --from-file --format --concurrency --report --resume --real-id --active --no-active --start-date --end-date --first-name --middle-name --last-name --email --phone --birth-date --address1 --address2 --city --state --zip --country --institution-id --expiration --service-code --card-product --embossing-name --bin --card-state --pin-stdin --return-secure --reason" ;;
+    "import") REPLY="$REPLY --from-file --format --encoding --concurrency --report --resume --real-id --active --no-active --start-date --end-date --first-name --middle-name --last-name --email --phone --birth-date --address1 --address2 --city --state --zip --country --institution-id --expiration --service-code --card-product --embossing-name --bin --card-state --pin-stdin --allow-weak-pin --return-secure --reason" ;;
     "oauth list") REPLY="$REPLY --search --limit --page --all --wide" ;;
     "oauth create") REPLY="$REPLY --name --public-key --scope --grant-type --description --redirect-uri --website-url --icon-url --official --from-file" ;;
     "oauth update") REPLY="$REPLY --name --description --website-url --scope" ;;

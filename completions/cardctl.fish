@@ -169,31 +169,31 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'simulate run|--set' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--respond' 'webhook listen|--rules' 'webhook listen|--forward-to'
             return 0
-        case 'import|--from-file' 'import|--format' 'import|--concurrency' 'import|--report' 'import|--real-id' 'import|--start-date'
+        case 'import|--from-file' 'import|--format' 'import|--encoding' 'import|--concurrency' 'import|--report' 'import|--real-id'
             return 0
-        case 'import|--end-date' 'import|--first-name' 'import|--middle-name' 'import|--last-name' 'import|--email' 'import|--phone'
+        case 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name' 'import|--last-name' 'import|--email'
             return 0
-        case 'import|--birth-date' 'import|--address1' 'import|--address2' 'import|--city' 'import|--state' 'import|--zip'
+        case 'import|--phone' 'import|--birth-date' 'import|--address1' 'import|--address2' 'import|--city' 'import|--state'
             return 0
-        case 'import|--country' 'import|--institution-id' 'import|--expiration' 'import|--service-code' 'import|--card-product' 'import|--embossing-name'
+        case 'import|--zip' 'import|--country' 'import|--institution-id' 'import|--expiration' 'import|--service-code' 'import|--card-product'
             return 0
-        case 'import|--bin' 'import|--card-state' 'import|--reason' 'oauth list|--search' 'oauth list|--limit' 'oauth list|--page'
+        case 'import|--embossing-name' 'import|--bin' 'import|--card-state' 'import|--reason' 'oauth list|--search' 'oauth list|--limit'
             return 0
-        case 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description' 'oauth create|--redirect-uri'
+        case 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description'
             return 0
-        case 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file' 'oauth update|--name' 'oauth update|--description' 'oauth update|--website-url'
+        case 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file' 'oauth update|--name' 'oauth update|--description'
             return 0
-        case 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject' 'oauth keygen|--days' 'oauth keygen|--bits' 'users update|--first-name'
+        case 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject' 'oauth keygen|--days' 'oauth keygen|--bits'
             return 0
-        case 'users update|--last-name' 'users update|--email' 'users update|--phone' 'users update|--status' 'users update|--role' 'users update|--embossing-name'
+        case 'users update|--first-name' 'users update|--last-name' 'users update|--email' 'users update|--phone' 'users update|--status' 'users update|--role'
             return 0
-        case 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file' 'login|--pin-key' 'login|--switch' 'login|--env'
+        case 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file' 'login|--pin-key' 'login|--switch'
             return 0
-        case 'login|--client-id' 'login|--private-key' 'login|--token-url' 'history|--since' 'history|--card' 'history|--limit'
+        case 'login|--env' 'login|--client-id' 'login|--private-key' 'login|--token-url' 'history|--since' 'history|--card'
             return 0
-        case 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--faults' 'sandbox serve|--faults-seed'
+        case 'history|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--faults'
             return 0
-        case 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'api|--data'
+        case 'sandbox serve|--faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'api|--data'
             return 0
     end
     return 1
@@ -512,7 +512,8 @@ complete -c cardctl -n "__cardctl_at 'webhook listen'" -l forward-to -x -d 'rela
 
 # cardctl import
 complete -c cardctl -n "__cardctl_at 'import'" -l from-file -r -F -d 'file of cards to import (.csv, .ndjson, .json), or - for stdin'
-complete -c cardctl -n "__cardctl_at 'import'" -l format -x -a 'csv ndjson json' -d 'file format (default: from the extension; required for -)'
+complete -c cardctl -n "__cardctl_at 'import'" -l format -x -a 'csv ndjson json' -d 'file format (default: from the extension; required for - and pipes)'
+complete -c cardctl -n "__cardctl_at 'import'" -l encoding -x -a 'utf-8 latin1 utf-16le' -d 'text encoding of the file (default utf-8; invalid UTF-8 is an error)'
 complete -c cardctl -n "__cardctl_at 'import'" -l concurrency -x -d 'requests in flight (default 8)'
 complete -c cardctl -n "__cardctl_at 'import'" -l report -r -F -d 'NDJSON report: line, realId, outcome, cardId or error'
 complete -c cardctl -n "__cardctl_at 'import'" -l resume -d 'continue an earlier run: skip rows the report records as imported, append to it'
@@ -541,6 +542,7 @@ complete -c cardctl -n "__cardctl_at 'import'" -l embossing-name -x -d 'one card
 complete -c cardctl -n "__cardctl_at 'import'" -l bin -x -d 'one card: BIN (6 to 8 digits)'
 complete -c cardctl -n "__cardctl_at 'import'" -l card-state -x -d 'one card: card state'
 complete -c cardctl -n "__cardctl_at 'import'" -l pin-stdin -d 'one card: read the default PIN (4 to 12 digits) from stdin'
+complete -c cardctl -n "__cardctl_at 'import'" -l allow-weak-pin -d 'accept trivially weak default PINs such as 1111 (one card, or every row of a file)'
 complete -c cardctl -n "__cardctl_at 'import'" -l return-secure -d 'one card: return secure data'
 complete -c cardctl -n "__cardctl_at 'import'" -l reason -x -d 'why (kept in the audit journal)'
 

@@ -1,7 +1,7 @@
 // OAuth client-credentials login (issue 6): signs a JWT client assertion with the
 // application's private key and exchanges it at the token endpoint.
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readTextFile } from '../core/text.js';
 import { resolve } from 'node:path';
 import type { Context } from '../core/context.js';
 import { AuthError, ServerError, UsageError } from '../core/errors.js';
@@ -38,7 +38,7 @@ export function defaultTokenUrl(baseUrl: string): string {
 export async function loadPrivateKey(path: string): Promise<import('node:crypto').KeyObject> {
   let pem: string;
   try {
-    pem = await readFile(path, 'utf8');
+    pem = await readTextFile(path);
   } catch (error) {
     throw new UsageError(`cannot read private key ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
       hint: 'give the private-key.pem written by `cardctl oauth keygen` with --private-key',

@@ -12,6 +12,7 @@ import {
   PROCESSING_FLOWS as PROCESSING_FLOW,
   TRANSACTION_STATUSES as TRANSACTION_STATUS,
 } from './enums.js';
+import * as rules from './field-rules.js';
 
 const DateTime = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -75,10 +76,10 @@ export const Address = Type.Object({
 export type Address = Static<typeof Address>;
 
 export const CustomerInput = Type.Object({
-  firstName: Type.String({ minLength: 1 }),
-  middleName: Type.Optional(Type.String()),
-  lastName: Type.String({ minLength: 1 }),
-  emailAddress: Type.String({ format: 'email' }),
+  firstName: Type.String({ minLength: 1, ...rules.PERSON_NAME }),
+  middleName: Type.Optional(Type.String({ ...rules.PERSON_NAME })),
+  lastName: Type.String({ minLength: 1, ...rules.PERSON_NAME }),
+  emailAddress: Type.String({ format: 'email', ...rules.EMAIL }),
   phoneNumber: Type.String({ minLength: 5 }),
   honorific: Type.Optional(Type.String()),
   gender: Type.Optional(Type.String()),
@@ -240,12 +241,12 @@ export type Card = Static<typeof Card>;
 
 export const CreateCardBody = Type.Object({
   cardProgram: Type.String({ minLength: 1 }),
-  referenceCode: Type.String({ minLength: 1, maxLength: 64 }),
+  referenceCode: Type.String({ ...rules.REFERENCE }),
   pinEnabled: Type.Boolean(),
   defaultPIN: EncryptedPinBlock,
   account: AccountInput,
   customer: CustomerInput,
-  embossingName: Type.String({ minLength: 1, maxLength: 26 }),
+  embossingName: Type.String({ minLength: rules.EMBOSSING_NAME.minLength, maxLength: rules.EMBOSSING_NAME.maxLength }),
   startDate: DateTime(),
   expiryDate: DateTime(),
   pan: Type.Optional(Type.String({ pattern: '^[0-9]{12,19}$' })),
@@ -408,31 +409,32 @@ export type TokenResponse = Static<typeof TokenResponse>;
 // ---------- import ----------
 
 export const ImportCardBody = Type.Object({
-  realId: Type.String({ minLength: 1 }),
+  realId: Type.String({ ...rules.REFERENCE }),
   active: Type.Boolean(),
   startDate: Type.String({ format: 'date' }),
   endDate: Type.String({ format: 'date' }),
-  firstName: Type.String({ minLength: 1 }),
-  lastName: Type.String({ minLength: 1 }),
-  middleName: Type.String(),
-  email: Type.String({ format: 'email' }),
-  address1: Type.String(),
-  address2: Type.String(),
-  city: Type.String(),
-  state: Type.String(),
-  zip: Type.String(),
-  country: Type.String(),
+  firstName: Type.String({ minLength: 1, ...rules.PERSON_NAME }),
+  lastName: Type.String({ minLength: 1, ...rules.PERSON_NAME }),
+  middleName: Type.String({ ...rules.PERSON_NAME }),
+  email: Type.String({ format: 'email', ...rules.EMAIL }),
+  address1: Type.String({ ...rules.FREE_TEXT }),
+  address2: Type.String({ ...rules.FREE_TEXT }),
+  city: Type.String({ ...rules.FREE_TEXT }),
+  state: Type.String({ ...rules.FREE_TEXT }),
+  zip: Type.String({ ...rules.FREE_TEXT }),
+  country: Type.String({ ...rules.FREE_TEXT }),
   birthDate: Type.String({ format: 'date' }),
   phone: Type.String({ minLength: 5 }),
-  institutionId: Type.String({ minLength: 1 }),
+  institutionId: Type.String({ ...rules.INSTITUTION_ID }),
   card: Type.Object({
-    expiration: Type.String({ pattern: '^[0-9]{4}(0[1-9]|1[0-2])$' }),
-    serviceCode: Type.String(),
-    cardProduct: Type.String(),
-    embossingName: Type.String({ minLength: 1 }),
-    defaultPIN: Type.String({ pattern: '^[0-9]{4,12}$', description: 'clear PIN of the import format; hashed, never returned' }),
-    bin: Type.String({ pattern: '^[0-9]{6,8}$' }),
-    cardState: Type.String(),
+    expiration: Type.String({ ...rules.YEAR_MONTH }),
+    serviceCode: Type.String({ ...rules.SERVICE_CODE }),
+    cardProduct: Type.String({ ...rules.FREE_TEXT }),
+    // The CLI keeps names on cards to ASCII; the API takes any text up to the card's width.
+    embossingName: Type.String({ minLength: rules.EMBOSSING_NAME.minLength, maxLength: rules.EMBOSSING_NAME.maxLength }),
+    defaultPIN: Type.String({ ...rules.CLEAR_PIN, description: 'clear PIN of the import format; hashed, never returned' }),
+    bin: Type.String({ ...rules.BIN }),
+    cardState: Type.String({ ...rules.FREE_TEXT }),
   }, { additionalProperties: false }),
   returnSecure: Type.Boolean(),
 }, { additionalProperties: false });

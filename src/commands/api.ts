@@ -80,9 +80,9 @@ async function readData(ctx: Pick<Context, 'io' | 'signal'>, data: string): Prom
   }
   if (data.startsWith('@')) {
     const file = data.slice(1);
-    const { readFile } = await import('node:fs/promises');
+    const { readTextFile } = await import('../core/text.js');
     try {
-      return await readFile(file, 'utf8');
+      return await readTextFile(file);
     } catch (error) {
       throw new UsageError(`--data @${file}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }

@@ -9,6 +9,7 @@ import {
   UsageError,
 } from '../core/errors.js';
 import { validatePositiveInt } from '../core/validate.js';
+import type { TextEncoding } from '../core/text.js';
 import type { ImportFormat, SourceRow } from '../import/readers.js';
 import type { ReportEntry } from '../import/report.js';
 import type { ImportRunResult, ImportStats, SendResult } from '../import/runner.js';
@@ -16,6 +17,7 @@ import type { ImportRunResult, ImportStats, SendResult } from '../import/runner.
 interface ImportOptions {
   fromFile?: string;
   format?: ImportFormat;
+  encoding?: TextEncoding;
   concurrency?: string;
   report?: string;
   resume?: boolean;
@@ -43,6 +45,7 @@ interface ImportOptions {
   bin?: string;
   cardState?: string;
   pinStdin?: boolean;
+  allowWeakPin?: boolean;
   returnSecure?: boolean;
   reason?: string;
 }
@@ -83,10 +86,14 @@ One card: give its fields as flags; the default PIN of the import format is read
 --pin-stdin, or asked for (hidden) on a terminal — never taken from argv.
 
 Bulk: --from-file FILE (.csv with a header row, .ndjson, or a .json array; - for stdin with \
---format). CSV headers are the body's field names, nested ones dotted (card.expiration, \
-card.bin, …); booleans are true/false. The file is streamed, never loaded whole. Each row is \
-validated first: a bad row is reported with its line number (the CSV header is line 1) and \
-skipped, not sent. Rows are sent with --concurrency requests in flight and every row is recorded \
+--format; a pipe such as <(…) works too). CSV headers are the body's field names, nested ones \
+dotted (card.expiration, card.bin, …); booleans are true/false. The file is streamed, never \
+loaded whole; it must be UTF-8 (a BOM is fine) unless --encoding names another, and one record \
+(CSV record, NDJSON line, JSON element) is at most 65,536 characters. Each row is validated \
+first with the same rules as \`cards create\` (names, dates of birth, the name on the card, \
+a default PIN that is not trivially weak unless --allow-weak-pin, an expiry month that has not \
+passed, endDate not before startDate): a bad row is reported with its line number (the CSV \
+header is line 1) and skipped, not sent. Rows are sent with --concurrency requests in flight and every row is recorded \
 in --report (NDJSON: line, realId, outcome imported|exists|invalid|failed|skipped, cardId or \
 error).
 
@@ -114,7 +121,8 @@ imported (counted after validation, before anything is sent); without a terminal
 --confirm-production is needed. --reason is kept in the audit journal (\`cardctl history\`).`,
   options: (c) => c
     .option('--from-file <file>', 'file of cards to import (.csv, .ndjson, .json), or - for stdin')
-    .addOption(new Option('--format <format>', 'file format (default: from the extension; required for -)').choices(['csv', 'ndjson', 'json']))
+    .addOption(new Option('--format <format>', 'file format (default: from the extension; required for - and pipes)').choices(['csv', 'ndjson', 'json']))
+    .addOption(new Option('--encoding <encoding>', 'text encoding of the file (default utf-8; invalid UTF-8 is an error)').choices(['utf-8', 'latin1', 'utf-16le']))
     .option('--concurrency <n>', 'requests in flight (default 8)')
     .option('--report <file>', 'NDJSON report: line, realId, outcome, cardId or error')
     .option('--resume', 'continue an earlier run: skip rows the report records as imported, append to it')
@@ -143,13 +151,14 @@ imported (counted after validation, before anything is sent); without a terminal
     .option('--bin <bin>', 'one card: BIN (6 to 8 digits)')
     .option('--card-state <state>', 'one card: card state')
     .option('--pin-stdin', 'one card: read the default PIN (4 to 12 digits) from stdin')
+    .option('--allow-weak-pin', 'accept trivially weak default PINs such as 1111 (one card, or every row of a file)')
     .option('--return-secure', 'one card: return secure data')
     .option('--reason <text>', 'why (kept in the audit journal)'),
   examples: [
     'cardctl import --from-file cards.csv --report import-report.ndjson',
     'cardctl import --from-file cards.csv --report import-report.ndjson --resume',
     'cat cards.ndjson | cardctl import --from-file - --format ndjson --concurrency 16',
-    'printf 1234 | cardctl import --pin-stdin --real-id LEGACY-1 --institution-id INST --first-name Ada --last-name Obi --email ada@example.com --phone +2348012345678 --birth-date 1990-01-31 --address1 "1 Marina" --city Lagos --state Lagos --zip 100001 --country NG --start-date 2024-01-01 --end-date 2028-12-31 --expiration 202812 --service-code 101 --card-product classic --embossing-name "ADA OBI" --bin 506099 --card-state active',
+    'printf 4821 | cardctl import --pin-stdin --real-id LEGACY-1 --institution-id INST --first-name Ada --last-name Obi --email ada@example.com --phone +2348012345678 --birth-date 1990-01-31 --address1 "1 Marina" --city Lagos --state Lagos --zip 100001 --country NG --start-date 2024-01-01 --end-date 2028-12-31 --expiration 202812 --service-code 101 --card-product classic --embossing-name "ADA OBI" --bin 506099 --card-state active',
   ],
   async run(ctx, { opts }) {
     const concurrency = opts.concurrency === undefined ? 8 : validatePositiveInt('--concurrency', opts.concurrency, 256);
@@ -163,8 +172,8 @@ imported (counted after validation, before anything is sent); without a terminal
       if (stray.length) throw new UsageError(`${stray.join(', ')} describe one card and cannot be combined with --from-file`);
       return importFile(ctx, opts, { concurrency, institutionId });
     }
-    if (opts.resume || opts.report || opts.format) {
-      throw new UsageError('--resume, --report and --format need --from-file');
+    if (opts.resume || opts.report || opts.format || opts.encoding) {
+      throw new UsageError('--resume, --report, --format and --encoding need --from-file');
     }
     return importOne(ctx, opts, institutionId);
   },
@@ -194,35 +203,57 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
   }
   if (opts.resume && !opts.report) throw new UsageError('--resume needs --report FILE (the report of the earlier run)');
   const { existsSync, statSync, createReadStream } = await import('node:fs');
+  // A regular file is read twice when it must be counted first (production) and measured for the
+  // progress bar; a FIFO (`<(…)`), a character device or stdin is streamed once.
+  let streamed = fromStdin;
   if (!fromStdin) {
     if (!existsSync(opts.fromFile!)) throw new UsageError(`no such file: ${opts.fromFile}`);
-    if (!statSync(opts.fromFile!).isFile()) throw new UsageError(`not a file: ${opts.fromFile}`);
+    const stat = statSync(opts.fromFile!);
+    if (stat.isDirectory()) throw new UsageError(`${opts.fromFile} is a directory`, { hint: '--from-file takes a file, a pipe such as <(…), or - for stdin' });
+    streamed = !stat.isFile();
+  }
+  if (opts.report) {
+    if (existsSync(opts.report) && !statSync(opts.report).isFile()) {
+      throw new UsageError(`--report ${opts.report} is not a regular file`, { hint: 'the report is appended to as rows are handled and read back by --resume: give the path of a file' });
+    }
   }
   if (opts.report && !opts.resume && existsSync(opts.report) && statSync(opts.report).size > 0) {
     throw new UsageError(`the report ${opts.report} already exists`, {
       hint: 'pass --resume to continue that run (rows it records as imported are skipped), or remove the file or choose another --report',
     });
   }
-  const { openReport, readReport } = await import('../import/report.js');
+  const { openReport, readReport: readReportFile } = await import('../import/report.js');
+  const readReport = async (path: string) => {
+    try {
+      return await readReportFile(path);
+    } catch (error) {
+      if (error instanceof ImportFileError) throw new UsageError(`--report ${path}: ${error.message}${error.line ? ` (line ${error.line})` : ''}`, { hint: 'is this the report of an earlier import?' });
+      throw error;
+    }
+  };
   const { IMPORT_FIELD_PATHS } = await import('../import/row.js');
-  const validateAll = async (done?: ReadonlyMap<string, unknown>) => {
+  const validateAll = async (done?: ReadonlyMap<string, unknown>, onProblem?: (p: import('../import/validate-file.js').RowProblem) => void) => {
     const { validateImportFile } = await import('../import/validate-file.js');
     const source = fromStdin ? ctx.io.stdin : createReadStream(opts.fromFile!);
     try {
-      return await validateImportFile(readImportRows(source, format, { columns: IMPORT_FIELD_PATHS }) as AsyncIterable<SourceRow>, { defaults: { institutionId: run.institutionId }, done });
+      return await validateImportFile(readImportRows(source, format, { columns: IMPORT_FIELD_PATHS, encoding: opts.encoding }) as AsyncIterable<SourceRow>, { defaults: { institutionId: run.institutionId }, allowWeakPin: opts.allowWeakPin, now: ctx.clock.now(), done, onProblem });
     } catch (error) {
-      if (error instanceof ImportFileError) throw new UsageError(`${opts.fromFile}: ${error.message}${error.line ? ` (line ${error.line})` : ''}`);
+      if (error instanceof ImportFileError) throw new UsageError(`${opts.fromFile}: ${error.message}${error.line ? ` (line ${error.line})` : ''}`, { hint: error.hint });
       throw error;
     } finally {
       if (!fromStdin) (source as import('node:fs').ReadStream).destroy();
     }
   };
-  if (ctx.globals.dryRun) return dryRunFile(ctx, opts, await validateAll(opts.resume ? (await readReport(opts.report!)).done : undefined));
+  if (ctx.globals.dryRun) {
+    // Each invalid row is printed as it is found; the verdict keeps only the first ones.
+    const printProblem = (p: import('../import/validate-file.js').RowProblem) => ctx.io.err(`invalid: line ${p.line}${p.realId ? ` (${p.realId})` : ''}: ${p.error}\n`);
+    return dryRunFile(ctx, opts, await validateAll(opts.resume ? (await readReport(opts.report!)).done : undefined, printProblem));
+  }
   requireApiKey(ctx);
   const { isProduction, confirmDestructive } = await import('../core/guard.js');
   if (isProduction(ctx)) {
-    if (!ctx.globals.yes && ctx.io.canPrompt && fromStdin) {
-      throw new UsageError('an import from stdin into production cannot be counted and confirmed on a terminal', { hint: 'import from a file, or pass --yes --confirm-production' });
+    if (!ctx.globals.yes && ctx.io.canPrompt && streamed) {
+      throw new UsageError(`an import from ${fromStdin ? 'stdin' : 'a pipe'} into production cannot be counted and confirmed on a terminal`, { hint: 'import from a file, or pass --yes --confirm-production' });
     }
     const count = !ctx.globals.yes && ctx.io.canPrompt
       ? String((await validateAll(opts.resume ? (await readReport(opts.report!)).done : undefined)).valid)
@@ -244,16 +275,18 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
   const input = fromStdin ? ctx.io.stdin : createReadStream(opts.fromFile!);
   const quiet = Boolean(ctx.globals.quiet);
   const progressEnabled = ctx.io.stderrIsTTY && !quiet;
-  const total = progressEnabled && !fromStdin && format !== 'json' ? await estimateRows(opts.fromFile!, format === 'csv' ? 1 : 0) : 0;
+  const total = progressEnabled && !streamed && format !== 'json' ? await estimateRows(opts.fromFile!, format === 'csv' ? 1 : 0) : 0;
   const progress = await createImportProgress({ enabled: progressEnabled, stream: ctx.io.stderr, total });
   const report = opts.report ? openReport(opts.report, Boolean(opts.resume)) : undefined;
   const started = Date.now();
   let result: ImportRunResult;
   try {
     result = await runImport({
-      rows: readImportRows(input, format, { columns: IMPORT_FIELD_PATHS }) as AsyncIterable<SourceRow>,
+      rows: readImportRows(input, format, { columns: IMPORT_FIELD_PATHS, encoding: opts.encoding }) as AsyncIterable<SourceRow>,
       concurrency: run.concurrency,
       defaults: { institutionId: run.institutionId },
+      allowWeakPin: opts.allowWeakPin,
+      now: ctx.clock.now(),
       done: resumeState?.done,
       report,
       signal: ctx.signal,
@@ -293,8 +326,8 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
     const error = result.readerError;
     if (error instanceof ImportFileError) {
       const where = error.line ? ` (line ${error.line})` : '';
-      if (result.stats.rows === 0) throw new UsageError(`${opts.fromFile}: ${error.message}${where}`);
-      throw new PartialFailureError(`${opts.fromFile}: stopped reading after ${result.stats.rows} rows: ${error.message}${where}`, { details: summary });
+      if (result.stats.rows === 0) throw new UsageError(`${opts.fromFile}: ${error.message}${where}`, { hint: error.hint });
+      throw new PartialFailureError(`${opts.fromFile}: stopped reading after ${result.stats.rows} rows: ${error.message}${where}`, { details: summary, hint: error.hint });
     }
     const code = (error as NodeJS.ErrnoException).code;
     if (code && !(error instanceof CliError)) {
@@ -315,7 +348,6 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
 
 /** --dry-run of a file: every invalid row on stderr, the counts on stdout; exit 8 when any row is invalid. */
 async function dryRunFile(ctx: Context, opts: ImportOptions, verdict: import('../import/validate-file.js').FileVerdict): Promise<void> {
-  for (const p of verdict.problems) ctx.io.err(`invalid: line ${p.line}${p.realId ? ` (${p.realId})` : ''}: ${p.error}\n`);
   const json = ctx.settings().output === 'json' || ctx.settings().output === 'ndjson';
   const { problems, ...counts } = verdict;
   await ctx.output().record(json ? { dryRun: true, ...counts, errors: problems } : { dryRun: true, ...counts });
@@ -380,10 +412,12 @@ async function importOne(ctx: Context, opts: ImportOptions, institutionId?: stri
   }
   value.active = opts.active ?? true;
   value.returnSecure = Boolean(opts.returnSecure);
-  setPath(value, 'card.defaultPIN', await readDefaultPin(ctx, Boolean(opts.pinStdin)));
-
   const { validateImportRow } = await import('../import/row.js');
-  const verdict = validateImportRow(value);
+  // The fields are checked before the PIN is asked for, with the validators file rows use.
+  const fieldsOnly = validateImportRow(value, { withoutPin: true, now: ctx.clock.now() });
+  if (!fieldsOnly.ok) throw new UsageError(`invalid card: ${fieldsOnly.errors.map(flagNameOf).join('; ')}`);
+  setPath(value, 'card.defaultPIN', await readDefaultPin(ctx, Boolean(opts.pinStdin), Boolean(opts.allowWeakPin)));
+  const verdict = validateImportRow(value, { allowWeakPin: opts.allowWeakPin, now: ctx.clock.now() });
   if (!verdict.ok) throw new UsageError(`invalid card: ${verdict.errors.map(flagNameOf).join('; ')}`);
   if (ctx.globals.dryRun) {
     // The client prints the request (default PIN redacted) and stops the command.
@@ -434,21 +468,13 @@ function flagNameOf(message: string): string {
   return flag ? `${flag}${message.slice(field.length)}` : message;
 }
 
-async function readDefaultPin(ctx: Context, fromStdin: boolean): Promise<string> {
-  let pin: string | undefined;
-  if (fromStdin) {
-    const { lineReader } = await import('../core/io.js');
-    pin = (await lineReader(ctx.io.stdin).next())?.trim();
-    if (!pin) throw new UsageError('--pin-stdin: stdin is empty; pipe the default PIN, e.g. printf 1234 | cardctl import --pin-stdin …');
-  } else if (ctx.io.canPrompt) {
-    pin = await ctx.prompter.password('Default PIN (4 to 12 digits)', {
-      validate: (v) => (/^\d{4,12}$/.test(v) ? true : 'the PIN is 4 to 12 digits'),
-    });
-  } else {
+/** The default PIN, read and checked exactly as `cards create` reads a new PIN. */
+async function readDefaultPin(ctx: Context, fromStdin: boolean, allowWeak: boolean): Promise<string> {
+  if (!fromStdin && !ctx.io.canPrompt) {
     throw new UsageError('the card\'s default PIN is needed: pipe it with --pin-stdin (PINs are never taken from argv)');
   }
-  if (!/^\d{4,12}$/.test(pin)) throw new UsageError('invalid default PIN: expected 4 to 12 digits');
-  return pin;
+  const { createPinInput } = await import('../pin/input.js');
+  return createPinInput(ctx, { stdin: fromStdin, allowWeak }).fresh('default PIN');
 }
 
 /** Attempts per row: --no-retry → 1, --retries N → N + 1, otherwise the runner's default (5). */

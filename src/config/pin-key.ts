@@ -33,10 +33,10 @@ export async function parsePinKey(text: string, source = '--pin-key'): Promise<P
 
 /** Reads a PIN key file (see parsePinKey). */
 export async function readPinKeyFile(path: string, flag = '--pin-key'): Promise<PinKey> {
-  const { readFile } = await import('node:fs/promises');
+  const { readTextFile } = await import('../core/text.js');
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readTextFile(path);
   } catch (error) {
     throw new UsageError(`${flag} ${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }

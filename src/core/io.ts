@@ -1,7 +1,7 @@
 // IOStreams: the only door to stdin/stdout/stderr. Commands write through it so tests can
 // swap in buffers and toggle TTY-ness, the way gh's iostreams package works.
 import { PassThrough, Readable, type Writable } from 'node:stream';
-import { InterruptedError } from './errors.js';
+import { InterruptedError, UsageError } from './errors.js';
 
 export interface IOStreams {
   stdin: Readable;
@@ -75,12 +75,19 @@ export function systemIO(process: NodeJS.Process): IOStreams {
   };
 }
 
-/** Reads all of stdin (or any stream) as UTF-8 text; with a signal, Ctrl-C stops the wait (exit 130). */
+/**
+ * Reads all of stdin (or any stream) as strict UTF-8 text, at most 16 MiB (a usage error naming
+ * the line of bad bytes, or the bound); with a signal, Ctrl-C stops the wait (exit 130).
+ */
 export async function readAll(stream: Readable, signal?: AbortSignal): Promise<string> {
-  const chunks: Buffer[] = [];
   const reading = (async () => {
-    for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-    return Buffer.concat(chunks).toString('utf8');
+    const { readBoundedText, TextDecodeError, TextTooLargeError } = await import('./text.js');
+    try {
+      return await readBoundedText(stream);
+    } catch (error) {
+      if (error instanceof TextDecodeError || error instanceof TextTooLargeError) throw new UsageError(`stdin: ${error.message}`);
+      throw error;
+    }
   })();
   if (!signal) return reading;
   signal.throwIfAborted();
@@ -101,14 +108,19 @@ export async function readAll(stream: Readable, signal?: AbortSignal): Promise<s
   }
 }
 
+/** Longest line lineReader accepts (PINs, secrets: far shorter). */
+const MAX_LINE_CHARS = 64 * 1024;
+
 /**
  * Reads stdin line by line on demand (for `--pin-stdin`: old PIN line, new PIN line) without
- * consuming more than the lines asked for from the caller's point of view.
+ * consuming more than the lines asked for from the caller's point of view. Strict UTF-8; a line
+ * longer than 64 Ki characters is a usage error.
  */
 export function lineReader(stream: Readable): { next(): Promise<string | undefined> } {
   let buffered = '';
   let ended = false;
-  const iterator = stream[Symbol.asyncIterator]();
+  let iterator: AsyncIterator<string> | undefined;
+  let lineNumber = 0;
   return {
     async next() {
       for (;;) {
@@ -116,17 +128,28 @@ export function lineReader(stream: Readable): { next(): Promise<string | undefin
         if (newline >= 0) {
           const line = buffered.slice(0, newline).replace(/\r$/, '');
           buffered = buffered.slice(newline + 1);
+          lineNumber++;
           return line;
         }
+        if (buffered.length > MAX_LINE_CHARS) throw new UsageError(`stdin: line ${lineNumber + 1} is longer than ${MAX_LINE_CHARS.toLocaleString('en-US')} characters`);
         if (ended) {
           if (buffered === '') return undefined;
           const line = buffered.replace(/\r$/, '');
           buffered = '';
+          lineNumber++;
           return line;
         }
-        const { value, done } = await iterator.next();
-        if (done) ended = true;
-        else buffered += typeof value === 'string' ? value : Buffer.from(value).toString('utf8');
+        const { decodeChunks, TextDecodeError } = await import('./text.js');
+        iterator ??= decodeChunks(stream)[Symbol.asyncIterator]();
+        let result: IteratorResult<string>;
+        try {
+          result = await iterator.next();
+        } catch (error) {
+          if (error instanceof TextDecodeError) throw new UsageError(`stdin: ${error.message}`);
+          throw error;
+        }
+        if (result.done) ended = true;
+        else buffered += result.value;
       }
     },
   };

@@ -4,8 +4,18 @@
 //          newlines); dotted headers (`card.expiration`) become nested objects
 //   ndjson one JSON object a line (blank lines skipped)
 //   json   a top-level array, scanned element by element (each element parsed on its own)
+// Bytes are decoded strictly (src/core/text.ts: invalid UTF-8 is a file error naming the line, or
+// --encoding converts), and one record (a CSV record, an NDJSON line, a JSON array element) is
+// at most MAX_RECORD_CHARS long: a longer one is a file error naming its line, so no input
+// (no newline ever, a gigantic quoted field, one huge element) can make memory grow.
 import type { Readable } from 'node:stream';
+import { decodeChunks, TextDecodeError, type TextEncoding } from '../core/text.js';
 import { setPath } from '../output/format.js';
+
+/** Longest CSV record, NDJSON line or JSON array element (characters): 64 Ki. */
+export const MAX_RECORD_CHARS = 64 * 1024;
+/** Malformed CSV records in a row before the file is given up on (they are held until the next good one). */
+const MAX_PENDING_SKIPPED = 1_000;
 
 export type ImportFormat = 'csv' | 'ndjson' | 'json';
 export const IMPORT_FORMATS: readonly ImportFormat[] = ['csv', 'ndjson', 'json'];
@@ -23,7 +33,7 @@ export interface SourceRow {
 
 /** Thrown for a file that cannot be read at all (no header, not an array, unterminated quote). */
 export class ImportFileError extends Error {
-  constructor(message: string, readonly line?: number) {
+  constructor(message: string, readonly line?: number, readonly hint?: string) {
     super(message);
     this.name = 'ImportFileError';
   }
@@ -40,18 +50,46 @@ export function formatFromPath(path: string): ImportFormat | undefined {
 export function readImportRows(input: Readable, format: ImportFormat, options: CsvOptions = {}): AsyncGenerator<SourceRow> {
   switch (format) {
     case 'csv': return readCsvRows(input, options);
-    case 'ndjson': return readNdjsonRows(input);
-    case 'json': return readJsonArrayRows(input);
+    case 'ndjson': return readNdjsonRows(input, options);
+    case 'json': return readJsonArrayRows(input, options);
   }
 }
 
-export interface CsvOptions {
+export interface ReadOptions {
+  /** How the bytes are encoded (default UTF-8, strictly). */
+  encoding?: TextEncoding;
+  /** Longest record in characters (default MAX_RECORD_CHARS). */
+  maxRecordChars?: number;
+}
+
+export interface CsvOptions extends ReadOptions {
   /** Header names allowed; another name is a file error before any row is read. */
   columns?: readonly string[];
 }
 
+/** The input as text, decoding errors turned into file errors. */
+async function* decoded(input: Readable, encoding: TextEncoding | undefined): AsyncGenerator<string> {
+  try {
+    yield* decodeChunks(input, encoding);
+  } catch (error) {
+    if (error instanceof TextDecodeError) {
+      const message = error.message.replace(/ \(line \d+\)$/, '').replace(/ \(line \d+: /, ' (');
+      throw new ImportFileError(message, error.line, encoding && encoding !== 'utf-8'
+        ? undefined
+        : 'save the file as UTF-8, or name its encoding with --encoding latin1 or --encoding utf-16le');
+    }
+    throw error;
+  }
+}
+
+function tooLong(what: string, line: number, max: number): ImportFileError {
+  return new ImportFileError(`${what} is longer than ${max.toLocaleString('en-US')} characters, the longest a record may be`, line,
+    'is this the right file and format? A record is one row, line or array element');
+}
+
 export async function* readCsvRows(input: Readable, options: CsvOptions = {}): AsyncGenerator<SourceRow> {
   const { parse } = await import('csv-parse');
+  const max = options.maxRecordChars ?? MAX_RECORD_CHARS;
   const parser = parse({
     bom: true,
     info: true,
@@ -59,13 +97,32 @@ export async function* readCsvRows(input: Readable, options: CsvOptions = {}): A
     relax_column_count: true,
     record_delimiter: ['\r\n', '\n'],
     skip_records_with_error: true,
+    max_record_size: max,
   });
   const skipped: SourceRow[] = [];
-  parser.on('skip', (error: Error & { lines?: number }) => {
+  parser.on('skip', (error: Error & { lines?: number; code?: string }) => {
+    // Thrown from here, the error ends the parse (csv-parse stops on an error its skip hook throws).
+    if (error.code === 'CSV_MAX_RECORD_SIZE') throw tooLong('the CSV record', error.lines ?? 0, max);
+    if (skipped.length >= MAX_PENDING_SKIPPED) {
+      throw new ImportFileError(`more than ${MAX_PENDING_SKIPPED} malformed CSV records in a row; is this a CSV file?`, skipped[0]!.line);
+    }
     skipped.push({ line: error.lines ?? 0, error: `not valid CSV: ${error.message}` });
   });
-  input.on('error', (error) => parser.destroy(error));
-  input.pipe(parser);
+  // Decoded text is written into the parser as it is read, waiting whenever the parser is full.
+  let inputError: unknown;
+  let stopped = false;
+  void (async () => {
+    try {
+      for await (const text of decoded(input, options.encoding)) {
+        if (stopped || parser.destroyed) return;
+        if (!parser.write(text)) await new Promise<void>((resolve) => { parser.once('drain', resolve); parser.once('close', resolve); });
+      }
+      parser.end();
+    } catch (error) {
+      inputError = error;
+      parser.destroy(error as Error);
+    }
+  })();
   let header: string[] | undefined;
   let overcount = 0;
   try {
@@ -108,13 +165,14 @@ export async function* readCsvRows(input: Readable, options: CsvOptions = {}): A
       yield { line, value, text: true };
     }
     while (skipped.length) yield skipped.shift()!;
-  } catch (error) {
+  } catch (caught) {
+    const error = inputError ?? caught;
     if (error instanceof ImportFileError) throw error;
     const e = error as Error & { code?: string; lines?: number };
     if (e.code?.startsWith('CSV_')) throw new ImportFileError(`not valid CSV: ${e.message}`, e.lines);
     throw error;
   } finally {
-    input.unpipe(parser);
+    stopped = true;
     parser.destroy();
   }
   if (!header) throw new ImportFileError('the CSV file is empty: expected a header row with the import body\'s field names');
@@ -141,24 +199,42 @@ function countLineBreaks(text: string): { lineBreaks: number; counted: number } 
   return { lineBreaks, counted };
 }
 
-export async function* readNdjsonRows(input: Readable): AsyncGenerator<SourceRow> {
-  const { createInterface } = await import('node:readline');
-  input.setEncoding?.('utf8');
-  const lines = createInterface({ input, crlfDelay: Infinity });
+export async function* readNdjsonRows(input: Readable, options: ReadOptions = {}): AsyncGenerator<SourceRow> {
+  const max = options.maxRecordChars ?? MAX_RECORD_CHARS;
   let line = 0;
-  try {
-    for await (let text of lines) {
-      line++;
-      if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      if (text.trim() === '') continue;
-      try {
-        yield { line, value: JSON.parse(text) };
-      } catch (error) {
-        yield { line, error: `not valid JSON: ${(error as Error).message}` };
-      }
+  let pending = '';
+  const row = (text: string): SourceRow | undefined => {
+    if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (text.endsWith('\r')) text = text.slice(0, -1);
+    if (text.trim() === '') return undefined;
+    try {
+      return { line, value: JSON.parse(text) };
+    } catch (error) {
+      return { line, error: `not valid JSON: ${(error as Error).message}` };
     }
-  } finally {
-    lines.close();
+  };
+  for await (const text of decoded(input, options.encoding)) {
+    let start = 0;
+    for (;;) {
+      const newline = text.indexOf('\n', start);
+      if (newline < 0) {
+        pending += text.slice(start);
+        if (pending.length > max) throw tooLong('the NDJSON line', line + 1, max);
+        break;
+      }
+      const full = pending + text.slice(start, newline);
+      pending = '';
+      start = newline + 1;
+      line++;
+      if (full.length > max) throw tooLong('the NDJSON line', line, max);
+      const parsed = row(full);
+      if (parsed) yield parsed;
+    }
+  }
+  if (pending !== '') {
+    line++;
+    const parsed = row(pending);
+    if (parsed) yield parsed;
   }
 }
 
@@ -167,8 +243,8 @@ export async function* readNdjsonRows(input: Readable): AsyncGenerator<SourceRow
  * nesting and line numbers, and hands each complete element to JSON.parse. Only one element
  * is held in memory at a time.
  */
-export async function* readJsonArrayRows(input: Readable): AsyncGenerator<SourceRow> {
-  input.setEncoding?.('utf8');
+export async function* readJsonArrayRows(input: Readable, options: ReadOptions = {}): AsyncGenerator<SourceRow> {
+  const max = options.maxRecordChars ?? MAX_RECORD_CHARS;
   let line = 1;
   let started = false; // saw the opening [
   let ended = false; // saw the closing ]
@@ -180,8 +256,8 @@ export async function* readJsonArrayRows(input: Readable): AsyncGenerator<Source
   let escaped = false;
   let element = '';
   let elementLine = 0;
-  for await (const chunk of input as AsyncIterable<string | Buffer>) {
-    let text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+  for await (const chunk of decoded(input, options.encoding)) {
+    let text = chunk;
     if (firstChunk) {
       firstChunk = false;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -190,6 +266,7 @@ export async function* readJsonArrayRows(input: Readable): AsyncGenerator<Source
     let from = inElement ? 0 : -1;
     const endElement = (end: number) => {
       element += text.slice(from, end);
+      if (element.length > max) throw tooLong('the JSON array element', elementLine, max);
       rows.push(parseElement(element, elementLine));
       element = '';
       inElement = false;
@@ -224,7 +301,7 @@ export async function* readJsonArrayRows(input: Readable): AsyncGenerator<Source
       if (ch === ' ' || ch === '\t' || ch === '\r' || ch === '\n') continue;
       if (ended) throw new ImportFileError(`unexpected text after the closing ] at line ${line}`, line);
       if (!started) {
-        if (ch !== '[') throw new ImportFileError(`a .json import file must be an array of import bodies (found "${ch}" at line ${line})`, line);
+        if (ch !== '[') throw new ImportFileError(`a .json import file must be an array of import bodies (found ${JSON.stringify(ch)} at line ${line})`, line);
         started = true;
         continue;
       }
@@ -245,7 +322,10 @@ export async function* readJsonArrayRows(input: Readable): AsyncGenerator<Source
       inString = ch === '"';
       escaped = false;
     }
-    if (inElement) element += text.slice(from);
+    if (inElement) {
+      element += text.slice(from);
+      if (element.length > max) throw tooLong('the JSON array element', elementLine, max);
+    }
     for (const row of rows) yield row;
   }
   if (!started) throw new ImportFileError('the JSON file is empty: expected an array of import bodies');

@@ -55,27 +55,31 @@ export interface ResumeState {
   entries: number;
 }
 
-/** Reads a report for `--resume`; a torn last line (a killed run) is ignored. */
+/**
+ * Reads a report for `--resume`; a torn last line (a killed run) is ignored. Read like an NDJSON
+ * import file (strict UTF-8, bounded lines): a line too long or bytes that are not UTF-8 throw
+ * ImportFileError.
+ */
 export async function readReport(path: string): Promise<ResumeState> {
   const done = new Map<string, string | undefined>();
   let entries = 0;
   if (!existsSync(path)) return { done, entries };
   const { createReadStream } = await import('node:fs');
-  const { createInterface } = await import('node:readline');
-  const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
-  for await (const text of lines) {
-    if (text.trim() === '') continue;
-    let entry: Partial<ReportEntry>;
-    try {
-      entry = JSON.parse(text);
-    } catch {
-      continue;
+  const { readNdjsonRows } = await import('./readers.js');
+  const input = createReadStream(path);
+  try {
+    for await (const row of readNdjsonRows(input)) {
+      if (row.error !== undefined) continue;
+      const entry = row.value as Partial<ReportEntry> | null;
+      if (!entry || typeof entry !== 'object') continue;
+      entries++;
+      if (typeof entry.realId !== 'string') continue;
+      if (entry.outcome === 'imported' || entry.outcome === 'exists' || entry.outcome === 'skipped') {
+        done.set(entry.realId, entry.cardId ?? done.get(entry.realId));
+      }
     }
-    entries++;
-    if (typeof entry.realId !== 'string') continue;
-    if (entry.outcome === 'imported' || entry.outcome === 'exists' || entry.outcome === 'skipped') {
-      done.set(entry.realId, entry.cardId ?? done.get(entry.realId));
-    }
+  } finally {
+    input.destroy();
   }
   return { done, entries };
 }

@@ -24,6 +24,10 @@ export interface ImportRunOptions {
   /** realIds already imported (from the report, with --resume). */
   done?: Map<string, string | undefined>;
   defaults?: RowDefaults;
+  /** --allow-weak-pin */
+  allowWeakPin?: boolean;
+  /** Today, for dates of birth and expiry months. */
+  now?: Date;
   /** Ctrl-C: stop sending, let requests in flight finish. */
   signal: AbortSignal;
   /** How long to wait for requests in flight after Ctrl-C before abandoning them. */
@@ -146,7 +150,7 @@ export async function runImport(options: ImportRunOptions): Promise<ImportRunRes
         settle({ line: row.line, realId: realIdOf(row.value), outcome: 'invalid', error: row.error });
         continue;
       }
-      const verdict = validateImportRow(row.value, { text: row.text, defaults: options.defaults });
+      const verdict = validateImportRow(row.value, { text: row.text, defaults: options.defaults, allowWeakPin: options.allowWeakPin, now: options.now });
       if (!verdict.ok) {
         settle({ line: row.line, realId: realIdOf(row.value), outcome: 'invalid', error: verdict.errors.join('; ') });
         continue;

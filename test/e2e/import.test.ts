@@ -26,7 +26,7 @@ function csv(prefix: string, count: number, institutionId: string, invalidEvery 
   for (let i = 1; i <= count; i++) {
     const realId = `${prefix}-${String(i).padStart(5, '0')}`;
     const fields = [realId, 'true', '2024-01-01', '2028-12-31', 'Ada', 'Obi', '', `ada${i}@example.com`, '"1 Marina, Lagos Island"', '', 'Lagos', 'Lagos',
-      '100001', 'NG', '1990-01-31', '+2348012345678', institutionId, '202812', '101', 'classic', 'ADA OBI', '1234', '506099', 'active', 'false'];
+      '100001', 'NG', '1990-01-31', '+2348012345678', institutionId, '202812', '101', 'classic', 'ADA OBI', '4821', '506099', 'active', 'false'];
     if (invalidEvery > 0 && i % invalidEvery === invalidEvery / 2) {
       BREAKERS[invalidLines.length % BREAKERS.length]!(fields);
       invalidLines.push(i + 1); // the header is line 1
@@ -168,7 +168,7 @@ describe('import', () => {
       realId: `ND-${i}`, active: true, startDate: '2024-01-01', endDate: '2028-12-31', firstName: 'Ada', lastName: 'Obi', middleName: '',
       email: 'ada@example.com', address1: '1 Marina', address2: '', city: 'Lagos', state: 'Lagos', zip: '100001', country: 'NG',
       birthDate: '1990-01-31', phone: '+2348012345678',
-      card: { expiration: '202812', serviceCode: '101', cardProduct: 'classic', embossingName: 'ADA OBI', defaultPIN: '1234', bin: '506099', cardState: 'active' },
+      card: { expiration: '202812', serviceCode: '101', cardProduct: 'classic', embossingName: 'ADA OBI', defaultPIN: '4821', bin: '506099', cardState: 'active' },
       returnSecure: false,
     }));
     const ndjson = await cardctl(['import', '--from-file', '-', '--format', 'ndjson', '--institution-id', sandbox.info.institutionId, '--json'],
@@ -186,11 +186,11 @@ describe('import', () => {
       '--email', 'ada@example.com', '--phone', '+2348012345678', '--birth-date', '1990-01-31', '--address1', '1 Marina', '--city', 'Lagos', '--state', 'Lagos',
       '--zip', '100001', '--country', 'NG', '--start-date', '2024-01-01', '--end-date', '2028-12-31', '--expiration', '202812', '--service-code', '101',
       '--card-product', 'classic', '--embossing-name', 'ADA OBI', '--bin', '506099', '--card-state', 'active', '--json'];
-    const one = await cardctl(flags, { configDir: dir.path, env, input: '4321\n' });
+    const one = await cardctl(flags, { configDir: dir.path, env, input: '4821\n' });
     expect(one.exitCode, one.stderr).toBe(0);
     const card = JSON.parse(one.stdout);
     expect(card.referenceCode).toBe('import:ONE-1');
-    const repeat = await cardctl(flags, { configDir: dir.path, env, input: '4321\n' });
+    const repeat = await cardctl(flags, { configDir: dir.path, env, input: '4821\n' });
     expect(repeat.exitCode, repeat.stderr).toBe(0);
     expect(JSON.parse(repeat.stdout).id).toBe(card.id);
 
@@ -198,4 +198,78 @@ describe('import', () => {
     expect(noPin.exitCode).toBe(2);
     expect(noPin.stderr).toMatch(/--pin-stdin/);
   }, 120_000);
+});
+
+describe('import: hostile input ends with one clear line', () => {
+  const dir = tempDir();
+  // Nothing is sent in these cases: the address is never connected to.
+  const env = { CARDCTL_BASE_URL: 'http://127.0.0.1:9', CARDCTL_API_KEY: 'key' };
+  afterAll(() => dir.remove());
+
+  const spawn = (args: string[], options: { inputFile?: string; shell?: string } = {}) => execa(options.shell ? 'bash' : 'node', options.shell ? ['-c', options.shell] : [BIN, ...args], {
+    env: cleanEnv({ CARDCTL_CONFIG_DIR: dir.path, CARDCTL_DATA_DIR: dir.path, ...env }),
+    extendEnv: false,
+    reject: false,
+    timeout: 60_000,
+    ...(options.inputFile ? { inputFile: options.inputFile } : { input: '' }),
+  });
+  const oneErrorLine = (stderr: string) => {
+    expect(stderr).not.toMatch(/^\s+at /m);
+    expect(stderr).not.toMatch(/RangeError/);
+    expect(stderr.split('\n').filter((l) => l.startsWith('error:'))).toHaveLength(1);
+  };
+
+  it.each([['ndjson', 'NDJSON line'], ['csv', 'CSV record'], ['json', null]])('--format %s < /dev/zero: exit 2 naming the line and the bound', async (format, what) => {
+    const result = await spawn(['import', '--from-file', '-', '--format', format], { inputFile: '/dev/zero' });
+    expect(result.exitCode, result.stderr).toBe(2);
+    oneErrorLine(result.stderr);
+    // A JSON file of NUL bytes is not an array at all; the others are one endless record.
+    expect(result.stderr).toMatch(what ? new RegExp(`error: -: the ${what} is longer than 65,536 characters, the longest a record may be \\(line 1\\)`) : /must be an array/);
+  });
+
+  it('a Latin-1 CSV is refused naming the line; --encoding latin1 reads it', async () => {
+    const file = join(dir.path, 'latin1.csv');
+    const valid = csv('ENC', 2, 'inst_1', 0).text.replace('Ada,Obi', 'Adé,Obi');
+    writeFileSync(file, Buffer.from(valid, 'latin1'));
+    const bad = await spawn(['import', '--from-file', file, '--dry-run']);
+    expect(bad.exitCode, bad.stderr).toBe(2);
+    oneErrorLine(bad.stderr);
+    expect(bad.stderr).toContain(`error: ${file}: not valid UTF-8 (line 2)`);
+    expect(bad.stderr).toMatch(/hint: .*--encoding latin1/);
+    const good = await spawn(['import', '--from-file', file, '--encoding', 'latin1', '--dry-run', '--json']);
+    expect(good.exitCode, good.stderr).toBe(0);
+    expect(JSON.parse(good.stdout)).toMatchObject({ rows: 2, valid: 2, invalid: 0 });
+  });
+
+  it('--from-file <(…) is read (a FIFO); a directory is refused with a clear message', async () => {
+    const file = join(dir.path, 'piped.csv');
+    writeFileSync(file, csv('FIFO', 3, 'inst_1', 0).text);
+    const piped = await spawn([], { shell: `exec node ${JSON.stringify(BIN)} import --from-file <(cat ${JSON.stringify(file)}) --format csv --dry-run --json` });
+    expect(piped.exitCode, piped.stderr).toBe(0);
+    expect(JSON.parse(piped.stdout)).toMatchObject({ rows: 3, valid: 3, invalid: 0 });
+    const directory = await spawn(['import', '--from-file', dir.path, '--format', 'csv']);
+    expect(directory.exitCode).toBe(2);
+    oneErrorLine(directory.stderr);
+    expect(directory.stderr).toContain(`${dir.path} is a directory`);
+  });
+
+  it('an import row is checked with the cards create validators before anything is sent', async () => {
+    const file = join(dir.path, 'bad-rows.csv');
+    const rows = csv('BAD', 6, 'inst_1', 0).text.split('\r\n');
+    rows[1] = rows[1]!.replace('ADA OBI', 'ADA 😀');
+    rows[2] = rows[2]!.replace(',4821,', ',0000,');
+    rows[3] = rows[3]!.replace('1990-01-31', '2099-01-31');
+    rows[4] = rows[4]!.replace('202812', '202001');
+    rows[5] = rows[5]!.replace('BAD-00005', 'R'.repeat(5000));
+    rows[6] = rows[6]!.replace('2024-01-01,2028-12-31', '2028-12-31,2024-01-01');
+    writeFileSync(file, rows.join('\r\n'));
+    const result = await spawn(['import', '--from-file', file, '--dry-run', '--json']);
+    expect(result.exitCode, result.stderr).toBe(8);
+    expect(JSON.parse(result.stdout)).toMatchObject({ rows: 6, valid: 0, invalid: 6 });
+    for (const expected of [/line 2 .*card\.embossingName: invalid "ADA 😀": use plain ASCII/, /line 3 .*card\.defaultPIN: the PIN is too easy to guess/, /line 4 .*birthDate: invalid "2099-01-31": a date of birth cannot be in the future/,
+      /line 5 .*card\.expiration: invalid "202001": the card has expired/, /line 6 .*realId: invalid "R{40}…": at most 64 characters \(this has 5000\)/, /line 7 .*endDate: invalid "2024-01-01": must be after startDate \(2028-12-31\)/]) {
+      expect(result.stderr).toMatch(expected);
+    }
+    expect(result.stderr.length).toBeLessThan(4000);
+  });
 });

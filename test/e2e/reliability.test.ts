@@ -25,7 +25,7 @@ function importCsv(prefix: string, count: number, institutionId: string): { text
     const realId = `${prefix}-${String(i).padStart(5, '0')}`;
     ids.push(realId);
     lines.push([realId, 'true', '2024-01-01', '2028-12-31', 'Ada', 'Obi', '', `ada${i}@example.com`, '"1 Marina, Lagos"', '', 'Lagos', 'Lagos',
-      '100001', 'NG', '1990-01-31', '+2348012345678', institutionId, '202812', '101', 'classic', 'ADA OBI', '1234', '506099', 'active', 'false'].join(','));
+      '100001', 'NG', '1990-01-31', '+2348012345678', institutionId, '202812', '101', 'classic', 'ADA OBI', '4821', '506099', 'active', 'false'].join(','));
   }
   return { text: `${lines.join('\r\n')}\r\n`, ids };
 }

@@ -221,7 +221,7 @@ describe('--dry-run', () => {
   it('import --dry-run checks the whole file: row errors with line numbers, counts, exit 8 when any row is invalid', async () => {
     const ws = workspace();
     const header = 'realId,active,returnSecure,middleName,address2,institutionId,firstName,lastName,email,phone,birthDate,address1,city,state,zip,country,startDate,endDate,card.expiration,card.serviceCode,card.cardProduct,card.embossingName,card.bin,card.cardState,card.defaultPIN';
-    const row = (id: string, bin = '506099') => `${id},true,false,,,${sandbox.info.institutionId},Ada,Obi,ada@example.com,+2348012345678,1990-01-31,1 Marina,Lagos,Lagos,100001,NG,2024-01-01,2028-12-31,202812,101,classic,ADA OBI,${bin},active,1234`;
+    const row = (id: string, bin = '506099') => `${id},true,false,,,${sandbox.info.institutionId},Ada,Obi,ada@example.com,+2348012345678,1990-01-31,1 Marina,Lagos,Lagos,100001,NG,2024-01-01,2028-12-31,202812,101,classic,ADA OBI,${bin},active,4821`;
     const good = join(ws.data, 'good.csv');
     writeFileSync(good, [header, row('DRY-1'), row('DRY-2')].join('\n'));
     const bad = join(ws.data, 'bad.csv');
@@ -292,7 +292,7 @@ describe('production guardrails', () => {
       realId: 'PROD-IMPORT-1', middleName: '', address2: '', institutionId: sandbox.info.institutionId, active: true, firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com',
       phone: '+2348012345678', birthDate: '1990-01-31', address1: '1 Marina', city: 'Lagos', state: 'Lagos', zip: '100001', country: 'NG',
       startDate: '2024-01-01', endDate: '2028-12-31', returnSecure: false,
-      card: { expiration: '202812', serviceCode: '101', cardProduct: 'classic', embossingName: 'ADA OBI', bin: '506099', cardState: 'active', defaultPIN: '1234' },
+      card: { expiration: '202812', serviceCode: '101', cardProduct: 'classic', embossingName: 'ADA OBI', bin: '506099', cardState: 'active', defaultPIN: '4821' },
     })}\n`);
     const env = { CARDCTL_API_KEY: sandbox.info.apiKey };
     expect((await ws.run(['-p', 'prod', 'import', '--from-file', file], { env })).exitCode).toBe(2);
@@ -337,7 +337,7 @@ describe('production guardrails', () => {
       realId, middleName: '', address2: '', institutionId: sandbox.info.institutionId, active: true, firstName: 'Ada', lastName: 'Obi',
       email: 'ada@example.com', phone: '+2348012345678', birthDate: '1990-01-31', address1: '1 Marina', city: 'Lagos', state: 'Lagos', zip: '100001',
       country: 'NG', startDate: '2024-01-01', endDate: '2028-12-31', returnSecure: false,
-      card: { expiration: '202812', serviceCode: '101', cardProduct: 'classic', embossingName: 'ADA OBI', bin, cardState: 'active', defaultPIN: '1234' },
+      card: { expiration: '202812', serviceCode: '101', cardProduct: 'classic', embossingName: 'ADA OBI', bin, cardState: 'active', defaultPIN: '4821' },
     });
     writeFileSync(file, [row('TTY-IMPORT-1'), row('TTY-IMPORT-2'), row('TTY-IMPORT-3', 'x')].join('\n'));
     const importTty = (answers: unknown[]) => {

@@ -6,7 +6,7 @@ export function validImportRow(overrides: Record<string, unknown> = {}): Record<
     firstName: 'Ada', lastName: 'Obi', middleName: '', email: 'ada@example.com',
     address1: '1 Marina', address2: '', city: 'Lagos', state: 'Lagos', zip: '100001', country: 'NG',
     birthDate: '1990-01-31', phone: '+2348012345678', institutionId: 'inst_1',
-    card: { expiration: '202812', serviceCode: '101', cardProduct: 'classic', embossingName: 'ADA OBI', defaultPIN: '1234', bin: '506099', cardState: 'active' },
+    card: { expiration: '202812', serviceCode: '101', cardProduct: 'classic', embossingName: 'ADA OBI', defaultPIN: '4821', bin: '506099', cardState: 'active' },
     returnSecure: false,
     ...overrides,
   };

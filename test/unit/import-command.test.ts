@@ -21,7 +21,7 @@ function run(opts: Record<string, unknown>, options: { stdin?: string; dispatche
 
 const HEADER = 'realId,active,startDate,endDate,firstName,lastName,middleName,email,address1,address2,city,state,zip,country,birthDate,phone,institutionId,'
   + 'card.expiration,card.serviceCode,card.cardProduct,card.embossingName,card.defaultPIN,card.bin,card.cardState,returnSecure';
-const ROW = (id: string, inst = 'inst_1') => `${id},true,2024-01-01,2028-12-31,Ada,Obi,,ada@example.com,1 Marina,,Lagos,Lagos,100001,NG,1990-01-31,+2348012345678,${inst},202812,101,classic,ADA OBI,1234,506099,active,false`;
+const ROW = (id: string, inst = 'inst_1') => `${id},true,2024-01-01,2028-12-31,Ada,Obi,,ada@example.com,1 Marina,,Lagos,Lagos,100001,NG,1990-01-31,+2348012345678,${inst},202812,101,classic,ADA OBI,4821,506099,active,false`;
 
 describe('import command: usage errors before anything is sent', () => {
   it.each([
@@ -60,7 +60,7 @@ describe('import command: usage errors before anything is sent', () => {
   it('one card without a PIN source is a usage error naming --pin-stdin', async () => {
     const error = await run({
       realId: 'X', institutionId: 'i', firstName: 'a', lastName: 'b', email: 'a@b.co', phone: '+2348012345678', birthDate: '1990-01-01',
-      address1: 'x', city: 'x', state: 'x', zip: 'x', country: 'NG', startDate: '2024-01-01', endDate: '2028-01-01', expiration: '202801',
+      address1: 'x', city: 'x', state: 'x', zip: 'x', country: 'NG', startDate: '2024-01-01', endDate: '2028-01-01', expiration: '202812',
       serviceCode: '101', cardProduct: 'c', embossingName: 'A B', bin: '506099', cardState: 'active',
     }).done.catch((e) => e);
     expect(error.message).toMatch(/--pin-stdin/);

@@ -4,6 +4,7 @@ import type { CardProgram, CreateCardBody, EncryptedPinBlock } from '../../api/s
 import { defineCommand } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
 import { CliError, NotFoundError, RejectedError, UsageError } from '../../core/errors.js';
+import * as fields from '../../core/card-fields.js';
 import { validateDateTime, validatePan } from '../../core/validate.js';
 import { getPath, setPath } from '../../output/format.js';
 import {
@@ -18,7 +19,7 @@ import {
   type FieldSpec,
   type Json,
 } from './fields.js';
-import { addCustomerOptions, addStatusOption, CARD_STATUSES } from './options.js';
+import { addCustomerOptions, addStatusOption } from './options.js';
 import { describeCard, explainPinError, printCard } from './shared.js';
 
 export interface CreateOptions {
@@ -62,19 +63,8 @@ const CREATE_KEYS = [
 const CUSTOMER_KEYS = ['firstName', 'middleName', 'lastName', 'emailAddress', 'phoneNumber', 'honorific', 'gender', 'dateOfBirth', 'address'] as const;
 const ACCOUNT_KEYS = ['currency', 'bankCode', 'type', 'number'] as const;
 
-const referencePattern = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
-const reference = (label: string, value: string): string => {
-  const text = value.trim();
-  if (!referencePattern.test(text)) throw new UsageError(`invalid ${label} "${text.slice(0, 70)}": use 1 to 64 letters, digits, . _ : -`);
-  return text;
-};
-const embossing = (label: string, value: string): string => {
-  const text = value.trim().replace(/\s+/g, ' ');
-  if (!text) throw new UsageError(`${label} cannot be empty`);
-  if (text.length > 26) throw new UsageError(`invalid ${label} "${text}": at most 26 characters fit on a card (this has ${text.length})`);
-  if (!/^[\x20-\x7e]+$/.test(text)) throw new UsageError(`invalid ${label} "${text}": use plain ASCII letters, digits and punctuation`);
-  return text;
-};
+const reference = fields.reference;
+const embossing = fields.embossingName;
 const dateTime = (label: string, value: string): string => validateDateTime(label, value);
 const pan = (label: string, value: string): string => validatePan(label, value);
 const seq = (label: string, value: string): string => {
@@ -82,11 +72,7 @@ const seq = (label: string, value: string): string => {
   if (!/^\d{1,3}$/.test(text)) throw new UsageError(`invalid ${label} "${text}": expected 1 to 3 digits, e.g. 001`);
   return text;
 };
-const status = (label: string, value: string): string => {
-  const text = value.trim().toLowerCase();
-  if (!(CARD_STATUSES as readonly string[]).includes(text)) throw new UsageError(`invalid ${label} "${value}": expected one of ${CARD_STATUSES.join(', ')}`);
-  return text;
-};
+const status = fields.cardStatus;
 
 const CARD_FIELDS: FieldSpec[] = [
   { flag: '--program', key: 'program', path: 'cardProgram', parse: trimmed },
@@ -326,9 +312,7 @@ async function complete(ctx: Context, parsed: ParsedCreate, programs: ProgramLoo
       throw new UsageError('missing --expiry-date', { hint: "the card program's maximum validity is not known here, so there is no default" });
     }
   }
-  if (Date.parse(body.expiryDate as string) <= Date.parse(body.startDate as string)) {
-    throw new UsageError(`the expiry date (${String(body.expiryDate).slice(0, 10)}) must be after the start date (${String(body.startDate).slice(0, 10)})`);
-  }
+  fields.assertEndAfterStart({ label: '--start-date', value: body.startDate as string }, { label: '--expiry-date', value: body.expiryDate as string });
   if (program && Date.parse(body.expiryDate as string) > Date.parse(defaultExpiry(body.startDate as string, program.maxExpiry))) {
     throw new UsageError(`the expiry date ${String(body.expiryDate).slice(0, 10)} is beyond the program's maximum validity of ${program.maxExpiry} months from the start date`);
   }

@@ -4,7 +4,8 @@
 import type { Context } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
 import { readAll } from '../../core/io.js';
-import { validateCurrency, validateDate, validateDateTime, validateEmail, validatePhone } from '../../core/validate.js';
+import * as fields from '../../core/card-fields.js';
+import { validateCurrency, validateDateTime } from '../../core/validate.js';
 import { getPath, setPath } from '../../output/format.js';
 
 export type Json = Record<string, unknown>;
@@ -15,9 +16,9 @@ export async function readJsonObject(ctx: Context, file: string, flag = '--from-
   if (file === '-') {
     text = await readAll(ctx.io.stdin);
   } else {
-    const { readFile } = await import('node:fs/promises');
+    const { readTextFile } = await import('../../core/text.js');
     try {
-      text = await readFile(file, 'utf8');
+      text = await readTextFile(file);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       throw new UsageError(`${flag} ${file}: cannot read the file (${code === 'ENOENT' ? 'no such file' : code ?? (error as Error).message})`);
@@ -48,31 +49,24 @@ export interface FieldSpec {
   parse?: (label: string, value: string) => string;
 }
 
-export const trimmed = (label: string, value: string): string => {
-  const text = value.trim();
-  if (!text) throw new UsageError(`${label} cannot be empty`);
-  return text;
-};
-const optionalText = (_label: string, value: string): string => value.trim();
-const dob = (label: string, value: string): string => {
-  const date = validateDate(label, value);
-  if (date > new Date().toISOString().slice(0, 10)) throw new UsageError(`invalid ${label} "${value}": a date of birth cannot be in the future`);
-  return `${date}T00:00:00.000Z`;
-};
+/** Required text (ids, account fields): trimmed, one line, bounded. */
+export const trimmed = fields.requiredText;
+/** The API takes dates of birth as date-times. */
+const dob = (label: string, value: string): string => `${fields.birthDate(label, value)}T00:00:00.000Z`;
 
 export const CUSTOMER_FIELDS: FieldSpec[] = [
-  { flag: '--first-name', key: 'firstName', path: 'firstName', question: 'First name', parse: trimmed },
-  { flag: '--middle-name', key: 'middleName', path: 'middleName', parse: optionalText },
-  { flag: '--last-name', key: 'lastName', path: 'lastName', question: 'Last name', parse: trimmed },
-  { flag: '--email', key: 'email', path: 'emailAddress', question: 'Email', parse: validateEmail },
-  { flag: '--phone', key: 'phone', path: 'phoneNumber', question: 'Phone (international, e.g. +2348012345678)', parse: validatePhone },
+  { flag: '--first-name', key: 'firstName', path: 'firstName', question: 'First name', parse: fields.personName },
+  { flag: '--middle-name', key: 'middleName', path: 'middleName', parse: fields.optionalPersonName },
+  { flag: '--last-name', key: 'lastName', path: 'lastName', question: 'Last name', parse: fields.personName },
+  { flag: '--email', key: 'email', path: 'emailAddress', question: 'Email', parse: fields.email },
+  { flag: '--phone', key: 'phone', path: 'phoneNumber', question: 'Phone (international, e.g. +2348012345678)', parse: fields.phone },
   { flag: '--dob', key: 'dob', path: 'dateOfBirth', question: 'Date of birth (YYYY-MM-DD)', parse: dob },
-  { flag: '--address-line1', key: 'addressLine1', path: 'address.line1', parse: optionalText },
-  { flag: '--address-line2', key: 'addressLine2', path: 'address.line2', parse: optionalText },
-  { flag: '--city', key: 'city', path: 'address.city', parse: optionalText },
-  { flag: '--state', key: 'state', path: 'address.state', parse: optionalText },
-  { flag: '--country', key: 'country', path: 'address.country', parse: optionalText },
-  { flag: '--postal-code', key: 'postalCode', path: 'address.postalCode', parse: optionalText },
+  { flag: '--address-line1', key: 'addressLine1', path: 'address.line1', parse: fields.freeText },
+  { flag: '--address-line2', key: 'addressLine2', path: 'address.line2', parse: fields.freeText },
+  { flag: '--city', key: 'city', path: 'address.city', parse: fields.freeText },
+  { flag: '--state', key: 'state', path: 'address.state', parse: fields.freeText },
+  { flag: '--country', key: 'country', path: 'address.country', parse: fields.freeText },
+  { flag: '--postal-code', key: 'postalCode', path: 'address.postalCode', parse: fields.freeText },
 ];
 
 /** Flag values (only those given) written into `target` at `prefix + spec.path`, checked. */

@@ -1,7 +1,7 @@
 import { defineCommand } from '../../core/command.js';
 import type { Clock } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
-import { validateYearMonth } from '../../core/validate.js';
+import { expiryMonth } from '../../core/card-fields.js';
 import { cardIdArgument, describeCard, printCard } from './shared.js';
 
 interface RenewOptions {
@@ -11,13 +11,7 @@ interface RenewOptions {
 
 /** YYYYMM strictly after the current month (UTC). */
 export function parseFutureExpiration(value: string, clock: Clock): string {
-  const { year, month, text } = validateYearMonth('--expiration', value);
-  const now = clock.now();
-  const current = now.getUTCFullYear() * 12 + now.getUTCMonth();
-  if (year * 12 + (month - 1) <= current) {
-    throw new UsageError(`invalid --expiration "${value.trim()}": it must be a month in the future (after ${now.getUTCFullYear()}${String(now.getUTCMonth() + 1).padStart(2, '0')})`);
-  }
-  return text;
+  return expiryMonth('--expiration', value, { now: clock.now(), allowCurrentMonth: false });
 }
 
 export function parseRenewReason(value: string | undefined): string {

@@ -9,9 +9,9 @@ export async function readBodyFile(ctx: Context, path: string | undefined): Prom
     const { readAll } = await import('../../core/io.js');
     text = await readAll(ctx.io.stdin);
   } else {
-    const { readFile } = await import('node:fs/promises');
+    const { readTextFile } = await import('../../core/text.js');
     try {
-      text = await readFile(path, 'utf8');
+      text = await readTextFile(path);
     } catch (error) {
       throw new UsageError(`cannot read --from-file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }

@@ -64,9 +64,9 @@ export async function parseCreateOptions(ctx: Context, opts: CreateOptions): Pro
     keyPath = await ctx.prompter.input('Certificate file (PEM)', { default: 'certificate.pem' });
   }
   if (keyPath !== undefined) {
-    const { readFile } = await import('node:fs/promises');
+    const { readTextFile } = await import('../../core/text.js');
     try {
-      publicKey = await readFile(keyPath, 'utf8');
+      publicKey = await readTextFile(keyPath);
     } catch (error) {
       throw new UsageError(`cannot read --public-key ${keyPath}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }

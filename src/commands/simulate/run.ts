@@ -35,15 +35,15 @@ invalid (nothing is sent then). -o json prints the summary object, -o ndjson one
       if (eq <= 0) throw new UsageError(`invalid --set "${item}": expected NAME=VALUE, e.g. --set card=6650c0ffee`);
       vars[item.slice(0, eq).trim()] = item.slice(eq + 1);
     }
-    const [{ readFile }, { loadScenario }, { runScenario }, { sendSimulation }] = await Promise.all([
-      import('node:fs/promises'),
+    const [{ readTextFile }, { loadScenario }, { runScenario }, { sendSimulation }] = await Promise.all([
+      import('../../core/text.js'),
       import('../../scenario/scenario.js'),
       import('../../scenario/runner.js'),
       import('./execute.js'),
     ]);
     let text: string;
     try {
-      text = file === '-' ? await (await import('../../core/io.js')).readAll(ctx.io.stdin) : await readFile(file, 'utf8');
+      text = file === '-' ? await (await import('../../core/io.js')).readAll(ctx.io.stdin) : await readTextFile(file);
     } catch (error) {
       throw new UsageError(`cannot read scenario ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }

@@ -2,6 +2,7 @@ import type { UpdateUserBody } from '../../api/schemas.js';
 import { defineCommand } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
+import * as fields from '../../core/card-fields.js';
 import { validateDateTime, validateEmail, validatePhone, validateScope } from '../../core/validate.js';
 import { bodyBoolean, bodyString, readBodyFile } from '../oauth/body-file.js';
 
@@ -63,8 +64,8 @@ export async function parseUpdateOptions(ctx: Context, opts: UpdateOptions): Pro
     return check ? check(value) : value.trim();
   };
 
-  const firstName = await text(opts.firstName, 'firstName', '--first-name', 'First name');
-  const lastName = await text(opts.lastName, 'lastName', '--last-name', 'Last name');
+  const firstName = await text(opts.firstName, 'firstName', '--first-name', 'First name', (v) => fields.personName('--first-name', v));
+  const lastName = await text(opts.lastName, 'lastName', '--last-name', 'Last name', (v) => fields.personName('--last-name', v));
   const emailAddress = await text(opts.email, 'emailAddress', '--email', 'Email', (v) => validateEmail('--email', v));
   const phoneNumber = await text(opts.phone, 'phoneNumber', '--phone', 'Phone', (v) => validatePhone('--phone', v));
   const status = await text(opts.status, 'status', '--status', 'Status (e.g. active)');
@@ -87,13 +88,13 @@ export async function parseUpdateOptions(ctx: Context, opts: UpdateOptions): Pro
   }
   const body: UpdateUserBody = { firstName, lastName, emailAddress, phoneNumber, status, isBlocked: isBlocked!, roles: roles! };
   const embossingName = opts.embossingName ?? bodyString(file, 'embossingName');
-  if (embossingName !== undefined) body.embossingName = embossingName;
+  if (embossingName !== undefined) body.embossingName = fields.embossingName('--embossing-name', embossingName);
   const startDate = opts.startDate ?? bodyString(file, 'startDate');
   if (startDate !== undefined) body.startDate = validateDateTime('--start-date', startDate);
   const expiryDate = opts.expiryDate ?? bodyString(file, 'expiryDate');
   if (expiryDate !== undefined) body.expiryDate = validateDateTime('--expiry-date', expiryDate);
-  if (body.startDate && body.expiryDate && body.expiryDate <= body.startDate) {
-    throw new UsageError('--expiry-date must be after --start-date');
+  if (body.startDate && body.expiryDate) {
+    fields.assertEndAfterStart({ label: '--start-date', value: body.startDate }, { label: '--expiry-date', value: body.expiryDate });
   }
   const printCard = opts.printCard ?? bodyBoolean(file, 'printCard');
   if (printCard !== undefined) body.printCard = printCard;

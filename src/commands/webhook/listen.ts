@@ -73,10 +73,10 @@ Rules file (YAML or JSON): first match wins.
     }
     let rules;
     if (opts.rules) {
-      const [{ readFile }, { parseRules }] = await Promise.all([import('node:fs/promises'), import('./rules.js')]);
+      const [{ readTextFile }, { parseRules }] = await Promise.all([import('../../core/text.js'), import('./rules.js')]);
       let text: string;
       try {
-        text = await readFile(opts.rules, 'utf8');
+        text = await readTextFile(opts.rules);
       } catch (error) {
         throw new UsageError(`cannot read rules file ${opts.rules}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
       }
