@@ -26,8 +26,8 @@ export interface SwitchStore {
   program(institutionId: string, programId: string): CardProgram | undefined;
   /** Runs `work` in one write transaction (BEGIN IMMEDIATE … COMMIT). */
   atomically<T>(work: () => T): T;
-  /** The next STAN of that day, 1-based (wraps after 999999 in the caller). */
-  nextStan(day: string): number;
+  /** The institution's next STAN of that day, 1-based (wraps after 999999 in the caller). */
+  nextStan(institutionId: string, day: string): number;
   /** Approved and in-flight debits of the card on that channel and day. */
   usage(cardId: string, channel: Channel, day: string): UsedToday;
   insert(record: Transaction, index: TransactionIndex): void;
@@ -102,7 +102,7 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
   // ---- synchronous: checks, reservation, insert ----
   const { record, request: clearRequest, decided } = store.atomically(() => {
     const day = dayOf(plan.date);
-    const stanNumber = ((store.nextStan(day) - 1) % 999_999) + 1;
+    const stanNumber = ((store.nextStan(institutionId, day) - 1) % 999_999) + 1;
     const stan = String(stanNumber).padStart(6, '0');
     let request = buildRequest({
       intent: plan.intent,

@@ -1,6 +1,7 @@
 // The simulator's view of the sandbox store (src/sandbox/store/): every SQL statement stays
-// there; this only adapts method names and adds the per-day STAN sequence (kept in the meta
-// table, incremented inside the caller's write transaction).
+// there; this only adapts method names and adds the STAN sequence, one per institution and day
+// (kept in the meta table, incremented inside the caller's write transaction): a shared counter
+// would tell one institution how many transactions the others ran.
 import type { Store } from '../store/index.js';
 import type { SwitchStore } from './service.js';
 
@@ -11,8 +12,8 @@ export function switchStore(store: Store): SwitchStore {
     cardByPan: (pan) => store.cards.findByPan(pan),
     program: (institutionId, programId) => store.cardPrograms.get(institutionId, programId),
     atomically: (work) => store.transaction(work),
-    nextStan(day) {
-      const key = `switch.stan.${day}`;
+    nextStan(institutionId, day) {
+      const key = `switch.stan.${institutionId}.${day}`;
       const next = (store.meta.get<number>(key) ?? 0) + 1;
       store.meta.set(key, next);
       return next;
