@@ -31,7 +31,10 @@ export async function simulateRoutes(app: FastifyInstance, deps: SandboxDeps): P
         + 'webHookConfig.url (`forward`; signed with X-Webhook-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, t + "." + body)>, and the '
         + 'secret in the webHookConfig.header header when set; 5 s timeout; a reply without a valid field 39 fails the transaction with 96). '
         + 'Answers 200 with status `success` (approved) or `failed` (declined or failed) and stores the Transaction. Reversing an unknown '
-        + 'transaction is a 404, reversing a reversed, failed or in-flight one a 409. Any `{switch}` segment is accepted.',
+        + 'transaction is a 404; reversing a reversal, or a transaction still awaiting its webhook answer, declined or failed, being '
+        + 'reversed or reversed, a 409. A reversal may be for part of what remains of its original (more than 0, at most the rest, in the '
+        + "original's currency, else a 400): only that part goes back to the daily limits, and the original shows `remainingAmount` and "
+        + 'stays pending/completed until the whole amount is reversed. Any `{switch}` segment is accepted.',
       params: SwitchParams,
       body: SimulateBody,
       response: { 200: SimulateEnvelope },

@@ -2,11 +2,14 @@
 // (reversals), builds the request message, runs the service checks, then approves (stub) or
 // asks the program's webhook (forward), and stores the full Transaction record.
 //
-// Concurrency: the checks read today's usage and the new transaction is inserted in ONE
-// synchronous SQLite transaction (no await in between), so N parallel simulations on a card
-// can never take more than its daily count; only then is the webhook awaited, and the record
-// is updated with its answer. A reversal reserves its original the same way (reversalId set
-// while in flight), so two parallel reversals of one transaction cannot both go through.
+// Concurrency: the checks read today's usage and the new transaction is inserted (state
+// `awaiting`) in ONE synchronous SQLite transaction (no await in between), so N parallel
+// simulations on a card can never take more than its daily count; only then is the webhook
+// awaited, and its answer is applied in a second one. Every change of state goes through the
+// table of states.ts with a conditional write: an answer only settles a transaction still
+// awaiting one, and a reversal moves its original approved → reversing when it starts and on
+// when it is answered, so a transaction awaiting its answer, declined, already reversed or
+// being reversed cannot be reversed (409), and two reversals never overlap.
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Card, CardProgram, Institution, SimulateBody, SimulateEnvelope, Transaction } from '../../api/schemas.js';
 import { AmountError, amountToMinor, currencyInfo, isField4, minorToMajor, toField4 } from '../../iso8583/amount.js';
@@ -17,6 +20,7 @@ import { cardExpiryYYMM, checkCard, checkChannel, checkLimits, toYYMM, type Used
 import { buildRequest, buildResponse, dayOf, DEFAULT_CHANNEL, DEFAULT_MERCHANT, DEFAULT_METHOD, DEFAULT_TERMINAL, isPhysical, retrievalReferenceNumber, type CardData } from './message.js';
 import { newId } from '../ids.js';
 import { callWebhook, type WebhookCallOptions, type WebhookOutcome } from './webhook.js';
+import { isRefusal, nextState, transactionStatusOf, type TransactionEvent, type TransactionState } from './states.js';
 
 /** What the simulator needs from the store. Every method is synchronous (libsql). */
 export interface SwitchStore {
@@ -31,8 +35,10 @@ export interface SwitchStore {
   /** Approved and in-flight debits of the card on that channel and day. */
   usage(cardId: string, channel: Channel, day: string): UsedToday;
   insert(record: Transaction, index: TransactionIndex): void;
-  update(record: Transaction): void;
-  get(institutionId: string, id: string): Transaction | undefined;
+  /** The transaction with its state and amounts. */
+  get(institutionId: string, id: string): StoredTransaction | undefined;
+  /** Moves a transaction from `from` to `to`; false (nothing written) when it is no longer in `from`. */
+  changeState(change: StateChange): boolean;
   /** The newest transaction of the institution with that STAN and RRN. */
   findByStanRrn(institutionId: string, stan: string, rrn: string): Transaction | undefined;
 }
@@ -44,6 +50,25 @@ export interface TransactionIndex {
   amountMinor: number;
   /** The UTC day the transaction counts for, YYYY-MM-DD. */
   day: string;
+  state: TransactionState;
+}
+
+export interface StoredTransaction {
+  record: Transaction;
+  state: TransactionState;
+  /** Field 4, minor units. */
+  amountMinor: number;
+  /** Minor units given back by approved reversals. */
+  reversedMinor: number;
+}
+
+export interface StateChange {
+  institutionId: string;
+  id: string;
+  from: TransactionState;
+  to: TransactionState;
+  record: Transaction;
+  reversedMinor?: number;
 }
 
 export interface SwitchDeps {
@@ -100,7 +125,7 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
   const mode = body.responseMode ?? 'stub';
 
   // ---- synchronous: checks, reservation, insert ----
-  const { record, request: clearRequest, decided } = store.atomically(() => {
+  const { record, request: clearRequest, decided, amountMinor } = store.atomically(() => {
     const day = dayOf(plan.date);
     const stanNumber = ((store.nextStan(institutionId, day) - 1) % 999_999) + 1;
     const stan = String(stanNumber).padStart(6, '0');
@@ -125,12 +150,7 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
 
     let code: string | undefined;
     if (plan.intent === 'reversal') {
-      const original = store.get(institutionId, plan.original!.id);
-      if (!original) throw new SimulateError(404, 'NOT_FOUND', `original transaction ${plan.original!.id} not found`);
-      assertReversible(original);
-      if (amountMinor > BigInt(original.amounts.amount)) {
-        throw invalid('amount', `exceeds the original amount (${minorToMajor(original.amounts.amount, plan.digits)})`);
-      }
+      startReversal(store, institutionId, plan, request, amountMinor, now());
     } else {
       code = checkCard(plan.card, plan.given, plan.date)
         ?? checkChannel(plan.program, plan.channel)
@@ -139,23 +159,18 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
     const stub = code === undefined && mode === 'stub';
     const finalCode = code ?? (stub ? '00' : undefined);
     const record = buildRecord({ plan, institution, request, amountMinor, receivedAt, mode });
+    store.insert(record, { channel: plan.channel, day, amountMinor: Number(amountMinor), state: 'awaiting' });
     if (finalCode !== undefined) {
       const at = now();
       settle(record, buildResponse(request, finalCode, approvalCode()), at, at, started, code !== undefined ? `not sent: declined by the service (${code})` : 'not sent: approved by the sandbox stub');
+      applyAnswer(store, institutionId, record, plan, amountMinor, now());
     }
-    store.insert(record, { channel: plan.channel, day, amountMinor: Number(amountMinor) });
-    if (plan.intent === 'reversal') {
-      const original = store.get(institutionId, plan.original!.id)!;
-      if (finalCode !== undefined && isApproved(finalCode)) markReversed(original, record, now());
-      else if (finalCode === undefined) original.reversalId = record.id; // reserved while in flight
-      store.update(original);
-    }
-    return { record, request, decided: finalCode !== undefined, code };
+    return { record, request, decided: finalCode !== undefined, amountMinor };
   });
 
   let failure: string | undefined;
   if (!decided) {
-    // ---- forward: ask the institution, then settle the record ----
+    // ---- forward: ask the institution, then apply its answer ----
     const sentAt = now();
     const config = plan.program?.webHookConfig;
     let outcome: WebhookOutcome;
@@ -164,7 +179,7 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
         ? await (deps.callWebhook ?? callWebhook)(config, clearRequest, deps.webhook)
         : { ok: false, reason: 'the card program has no webHookConfig.url (set one, e.g. `cardctl sandbox serve --webhook-url URL`)' };
     } catch (error) {
-      // Never leave a reserved transaction pending: whatever went wrong, it settles as 96.
+      // Never leave a transaction awaiting: whatever went wrong, it settles as 96.
       outcome = { ok: false, reason: `the webhook call failed: ${(error as Error).message}` };
     }
     const repliedAt = now();
@@ -173,16 +188,7 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
     store.atomically(() => {
       record.timestamps.serviceToInstitution = hop(sentAt, 'outbound', `service to institution: POST ${config?.url ?? '(no webhook)'}`);
       settle(record, response, repliedAt, now(), started, outcome.ok ? `institution to service: replied ${response['39']}` : `institution to service: ${outcome.reason}`);
-      store.update(record);
-      if (plan.intent === 'reversal') {
-        const original = store.get(institutionId, plan.original!.id);
-        if (original) {
-          if (isApproved(record.responseCode)) markReversed(original, record, now());
-          else if (original.reversalId === record.id) original.reversalId = '';
-          original.updatedAt = now().toISOString();
-          store.update(original);
-        }
-      }
+      applyAnswer(store, institutionId, record, plan, amountMinor, now());
     });
   }
 
@@ -256,7 +262,7 @@ function planDebit(store: SwitchStore, institutionId: string, body: SimulateBody
 function planReversal(store: SwitchStore, institutionId: string, body: SimulateBody, receivedAt: Date): Plan {
   let original: Transaction | undefined;
   if (body.originalTransactionId) {
-    original = store.get(institutionId, body.originalTransactionId);
+    original = store.get(institutionId, body.originalTransactionId)?.record;
     if (!original) throw new SimulateError(404, 'NOT_FOUND', `original transaction ${body.originalTransactionId} not found`);
   } else if (body.originalStan && body.originalRrn) {
     original = store.findByStanRrn(institutionId, body.originalStan, body.originalRrn);
@@ -266,7 +272,6 @@ function planReversal(store: SwitchStore, institutionId: string, body: SimulateB
     throw new SimulateError(400, 'VALIDATION_ERROR', 'a reversal needs originalTransactionId, or originalStan and originalRrn together',
       fields.map((field) => ({ field, message: 'is required for a reversal' })));
   }
-  assertReversible(original);
   const { currency, digits, amountMinor } = money(body, original.amounts.currency);
   const message = original.originalMessage;
   const channel = (original.transactionChannel.channelType as Channel) || DEFAULT_CHANNEL;
@@ -312,24 +317,78 @@ function money(body: SimulateBody, fixedCurrency: string | undefined) {
   }
 }
 
-function assertReversible(original: Transaction): void {
-  const intent = intentOfMti(original.mti);
-  if (intent === 'reversal') throw new SimulateError(409, 'CONFLICT', `transaction ${original.id} is a reversal and cannot be reversed`);
-  if (original.reversed || original.transactionStatus === 'reversed') {
-    throw new SimulateError(409, 'CONFLICT', `transaction ${original.id} is already reversed${original.reversalId ? ` (by ${original.reversalId})` : ''}`);
-  }
-  if (original.reversalId) throw new SimulateError(409, 'CONFLICT', `a reversal of transaction ${original.id} is already in progress (${original.reversalId})`);
-  if (original.transactionStatus === 'failed') {
-    throw new SimulateError(409, 'CONFLICT', `transaction ${original.id} was not approved (${original.responseCode}); there is nothing to reverse`);
-  }
+/**
+ * Applies `event` to a stored transaction through the table: refused (nothing written) where
+ * the table says so or when the row moved on since it was read; else `change` edits the record
+ * and the row moves to the next state.
+ */
+export function applyEvent(
+  store: SwitchStore,
+  institutionId: string,
+  id: string,
+  event: TransactionEvent,
+  at: Date,
+  change: (record: Transaction, stored: StoredTransaction, to: TransactionState) => { record: Transaction; reversedMinor?: number },
+  check?: (stored: StoredTransaction) => void,
+): { ok: true; to: TransactionState } | { ok: false; reason: string } {
+  const stored = store.get(institutionId, id);
+  if (!stored) return { ok: false, reason: `transaction ${id} not found` };
+  const to = nextState(stored.state, event);
+  if (isRefusal(to)) return { ok: false, reason: `transaction ${id} ${to.refused(stored.record)}` };
+  check?.(stored);
+  const { record, reversedMinor } = change(stored.record, stored, to);
+  record.transactionStatus = transactionStatusOf(to, record.mti);
+  record.updatedAt = at.toISOString();
+  const moved = store.changeState({ institutionId, id, from: stored.state, to, record, reversedMinor });
+  return moved ? { ok: true, to } : { ok: false, reason: `transaction ${id} changed while it was being updated` };
 }
 
-function markReversed(original: Transaction, reversal: Transaction, at: Date): void {
-  original.reversed = true;
-  original.reversalId = reversal.id;
-  original.transactionStatus = 'reversed';
-  original.updatedAt = at.toISOString();
-  original.__v += 1;
+/**
+ * A reversal starts: its original must be approved (not awaiting its answer, declined, being
+ * reversed or reversed: 409), the amount more than 0 and at most what remains of it (400), in
+ * its currency; the original moves to `reversing` until the reversal is answered.
+ */
+function startReversal(store: SwitchStore, institutionId: string, plan: Plan, request: SwitchMessage, amountMinor: bigint, at: Date): void {
+  const originalId = plan.original!.id;
+  const current = store.get(institutionId, originalId);
+  if (!current) throw new SimulateError(404, 'NOT_FOUND', `original transaction ${originalId} not found`);
+  if (intentOfMti(current.record.mti) === 'reversal') throw new SimulateError(409, 'CONFLICT', `transaction ${originalId} is a reversal and cannot be reversed`);
+  const started = applyEvent(store, institutionId, originalId, 'reversal-requested', at, (record) => ({ record }), (stored) => {
+    const currency = stored.record.amounts.currency;
+    if ((request['49'] ?? currency) !== currency) throw invalid('overrides', `field 49 must be the original's currency (${currency})`);
+    const remaining = BigInt(stored.amountMinor - stored.reversedMinor);
+    if (amountMinor <= 0n) throw invalid('amount', 'of a reversal must be more than 0');
+    if (amountMinor > remaining) {
+      const left = remaining === BigInt(stored.amountMinor) ? '' : ` of ${minorToMajor(stored.amountMinor, plan.digits)}, the rest having been reversed`;
+      throw invalid('amount', `exceeds what remains of the original (${minorToMajor(remaining, plan.digits)}${left})`);
+    }
+  });
+  if (!started.ok) throw new SimulateError(409, 'CONFLICT', started.reason);
+}
+
+/**
+ * The transaction's answer (its record already settled): awaiting → approved or declined. For
+ * a reversal, then its original: reversing → approved (declined, or approved in part: only
+ * that amount is given back) or reversed (approved for all that remained). An answer for a
+ * transaction no longer awaiting one changes nothing.
+ */
+function applyAnswer(store: SwitchStore, institutionId: string, record: Transaction, plan: Plan, amountMinor: bigint, at: Date): void {
+  const approved = isApproved(record.responseCode);
+  const answered = applyEvent(store, institutionId, record.id, approved ? 'answer-approves' : 'answer-declines', at, () => ({ record }));
+  if (!answered.ok || plan.intent !== 'reversal') return;
+  const original = store.get(institutionId, plan.original!.id);
+  if (!original) return;
+  const reversedMinor = original.reversedMinor + (approved ? Number(amountMinor) : 0);
+  const event: TransactionEvent = !approved ? 'reversal-declined'
+    : reversedMinor >= original.amountMinor ? 'reversal-approved-in-full' : 'reversal-approved-in-part';
+  applyEvent(store, institutionId, original.record.id, event, at, (current, stored, to) => {
+    if (!approved) return { record: current };
+    current.reversed = to === 'reversed';
+    current.reversalId = record.id;
+    current.remainingAmount = minorToMajor(Math.max(0, stored.amountMinor - reversedMinor), plan.digits);
+    current.__v += 1;
+    return { record: current, reversedMinor };
+  });
 }
 
 function approvalCode(): string {
@@ -340,13 +399,11 @@ function hop(at: Date, direction: 'inbound' | 'outbound', description: string) {
   return { timestamp: at.toISOString(), direction, description };
 }
 
-/** Applies a response: code, status, the last two hops, duration. */
+/** Applies a response to the record: code, the last two hops, duration (the state moves in applyAnswer). */
 function settle(record: Transaction, response: SwitchMessage, inboundAt: Date, answeredAt: Date, started: number, inboundDescription: string): void {
   const code = response['39'] ?? '96';
   record.response = maskMessage(response);
   record.responseCode = code;
-  const intent = intentOfMti(record.mti);
-  record.transactionStatus = !isApproved(code) ? 'failed' : intent === 'authorization' ? 'pending' : 'completed';
   if (record.timestamps.serviceToInstitution.description === '') {
     record.timestamps.serviceToInstitution = hop(inboundAt, 'outbound', inboundDescription);
   }

@@ -4,6 +4,7 @@
 // would tell one institution how many transactions the others ran.
 import type { Store } from '../store/index.js';
 import type { SwitchStore } from './service.js';
+import { COUNTED_STATES } from './states.js';
 
 export function switchStore(store: Store): SwitchStore {
   return {
@@ -19,12 +20,12 @@ export function switchStore(store: Store): SwitchStore {
       return next;
     },
     usage(cardId, channel, day) {
-      const used = store.transactions.dailyUsage(cardId, channel, day);
+      const used = store.transactions.dailyUsage(cardId, channel, day, COUNTED_STATES);
       return { count: used.count, amountMinor: BigInt(used.amountMinor) };
     },
     insert: (record, index) => store.transactions.insert(record, index),
-    update: (record) => store.transactions.update(record),
-    get: (institutionId, id) => store.transactions.get(institutionId, id),
+    changeState: (change) => store.transactions.changeStateIf(change),
+    get: (institutionId, id) => store.transactions.getStored(institutionId, id) as ReturnType<SwitchStore['get']>,
     findByStanRrn: (institutionId, stan, rrn) => store.transactions.findByStanRrn(institutionId, stan, rrn),
   };
 }
