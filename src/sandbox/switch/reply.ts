@@ -16,6 +16,9 @@ export const NOT_ECHOED: ReadonlySet<string> = new Set(['14', '35', '45', '52', 
  */
 export const MUST_ECHO: readonly string[] = ['2', '3', '4', '7', '11', '37', '41', '42', '49', '90'];
 
+/** The sandbox's deadline for a webhook exchange, ms (a slow body included). */
+export const WEBHOOK_TIMEOUT_MS = 5_000;
+
 /** The largest reply read, bytes; past it the exchange is aborted. */
 export const MAX_REPLY_BYTES = 64 * 1024;
 
@@ -27,6 +30,11 @@ export function buildResponse(request: SwitchMessage, code: string, approvalCode
   if (isApproved(code) && approvalCode) response['38'] = approvalCode;
   response['39'] = code;
   return response;
+}
+
+/** Whether a Content-Type header names JSON (application/json, application/…+json, any parameters). */
+export function isJsonContentType(type: string | undefined): boolean {
+  return /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type ?? '');
 }
 
 export type ReplyVerdict = { ok: true; reply: SwitchMessage } | { ok: false; reason: string };

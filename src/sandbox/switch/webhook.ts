@@ -6,10 +6,10 @@
 import { request, type Dispatcher } from 'undici';
 import type { WebhookConfig } from '../../api/schemas.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
-import { MAX_REPLY_BYTES, validateReply } from './reply.js';
+import { isJsonContentType, MAX_REPLY_BYTES, validateReply, WEBHOOK_TIMEOUT_MS } from './reply.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
 
-export const WEBHOOK_TIMEOUT_MS = 5_000;
+export { WEBHOOK_TIMEOUT_MS };
 
 export type WebhookOutcome =
   | { ok: true; reply: SwitchMessage; status: number }
@@ -68,8 +68,8 @@ export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' |
     }
     if (status < 200 || status >= 300) return { ok: false, status, reason: `the webhook answered HTTP ${status}` };
     const type = String(res.headers['content-type'] ?? '');
-    if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
-      return { ok: false, status, reason: `the webhook reply's content type is ${JSON.stringify(type.slice(0, 60)) || 'missing'}, expected application/json` };
+    if (!isJsonContentType(type)) {
+      return { ok: false, status, reason: `the webhook reply's content type is ${type ? JSON.stringify(type.slice(0, 60)) : 'missing'}, expected application/json` };
     }
     let parsed: unknown;
     try {
