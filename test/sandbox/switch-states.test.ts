@@ -2,7 +2,11 @@
 // event) pair applied to a stored transaction, the conditional write, the races of a reversal
 // against a forwarded authorization still awaiting its answer, and partial reversals (amounts,
 // what goes back to the daily limits, sums beyond the original, currencies, channels).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/sandbox/store/index.js';
 import { applyEvent } from '../../src/sandbox/switch/service.js';
 import { switchStore } from '../../src/sandbox/switch/store.js';
 import { TRANSACTION_EVENTS, TRANSACTION_STATES, transactionStatusOf, type TransactionEvent, type TransactionState } from '../../src/sandbox/switch/states.js';
@@ -284,6 +288,16 @@ describe('partial reversals', () => {
     expect((await simulate(sb, reversal(original.transactionId, 80, { responseMode: 'forward' }))).body.data.responseCode).toBe('00');
   });
 
+  it('a refund counts toward the daily count but uses up none of the daily amount', async () => {
+    const program = await createProgram(sb, { channels: { pos: { enabled: true, dailyLimit: { count: 3, amount: 1_000 } } } });
+    const card = await cardOf(sb, program.id);
+    expect((await simulate(sb, financial(card.id, { processingFlow: 'refund', amount: 1_000 }))).body.data.responseCode).toBe('00');
+    expect((await simulate(sb, financial(card.id, { amount: 1_000 }))).body.data.responseCode).toBe('00');
+    expect((await simulate(sb, financial(card.id, { amount: 0.01 }))).body.data.responseCode).toBe('61');
+    expect((await simulate(sb, financial(card.id, { processingFlow: 'refund', amount: 1 }))).body.data.responseCode).toBe('00');
+    expect((await simulate(sb, financial(card.id, { processingFlow: 'refund', amount: 1 }))).body.data.responseCode).toBe('65');
+  });
+
   it.each([
     ['an amount of 0', { amount: 0 }, 400, 'amount', /more than 0/],
     ['a negative amount', { amount: -5 }, 400, undefined, /amount/],
@@ -301,5 +315,35 @@ describe('partial reversals', () => {
     if (field) expect(response.body.errors[0].field).toBe(field);
     expect((await call(sb, 'GET', '/institutions/transactions?limit=1', { token: sb.token })).body.pagination.total).toBe(before);
     expect(sb.deps.store.transactions.getStored(sb.institutionId, original.transactionId)).toMatchObject({ state: 'approved', reversedMinor: 0 });
+  });
+});
+
+describe('schema version 2 on a version-1 database', () => {
+  it('gives each existing transaction the state its status and answer say, and what a reversal gave back', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cardctl-states-'));
+    try {
+      const file = join(dir, 'v1.db');
+      const store = openStore({ file });
+      // Back to version 1: without the two columns, and rows as version 1 wrote them.
+      store.db.exec(`DELETE FROM schema_migrations WHERE version = 2;
+        ALTER TABLE transactions DROP COLUMN state; ALTER TABLE transactions DROP COLUMN reversed_minor;
+        INSERT INTO institutions (id, created_at, record) VALUES ('inst', '2026-01-01', '{}');`);
+      const rows: Array<[string, string, string]> = [['t1', 'pending', '00'], ['t2', 'completed', '00'], ['t3', 'failed', '05'], ['t4', 'reversed', '00'], ['t5', 'pending', '']];
+      for (const [id, status, code] of rows) {
+        store.db.prepare(`INSERT INTO transactions (id, institution_id, card_id, stan, rrn, status, merchant_id, terminal_id, channel, amount_minor, day, created_at, record)
+          VALUES (?, 'inst', 'c', '000001', 'r', ?, 'm', 't', 'pos', 500, '2026-01-01', '2026-01-01', ?)`).run(id, status, JSON.stringify({ id, responseCode: code, mti: '0100' }));
+      }
+      store.close();
+      const reopened = openStore({ file });
+      try {
+        const states = rows.map(([id]) => reopened.transactions.getStored('inst', id)!);
+        expect(states.map((t) => t.state)).toEqual(['approved', 'approved', 'declined', 'reversed', 'awaiting']);
+        expect(states.map((t) => t.reversedMinor)).toEqual([0, 0, 0, 500, 0]);
+      } finally {
+        reopened.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

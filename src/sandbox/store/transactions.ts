@@ -85,9 +85,11 @@ export class TransactionStore {
        WHERE id = @id AND institution_id = @institutionId AND state = @from`,
     );
     // Reversal messages (MTI 04xx) never count against limits; of the others, those in the
-    // given states count, less what approved reversals gave back.
+    // given states count, and the amounts of debits (not refunds, processing code 20…) add up,
+    // less what approved reversals gave back.
     this.sumDailyUsage = db.prepare(
-      `SELECT COUNT(*) AS count, COALESCE(SUM(amount_minor - reversed_minor), 0) AS amountMinor
+      `SELECT COUNT(*) AS count,
+              COALESCE(SUM(CASE WHEN json_extract(record, '$.processingCode') LIKE '20%' THEN 0 ELSE amount_minor - reversed_minor END), 0) AS amountMinor
        FROM transactions
        WHERE card_id = @cardId AND channel = @channel AND day = @day
          AND state IN (SELECT value FROM json_each(@states))

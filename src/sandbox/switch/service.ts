@@ -125,7 +125,7 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
   const mode = body.responseMode ?? 'stub';
 
   // ---- synchronous: checks, reservation, insert ----
-  const { record, request: clearRequest, decided, amountMinor } = store.atomically(() => {
+  const inserted = store.atomically(() => {
     const day = dayOf(plan.date);
     const stanNumber = ((store.nextStan(institutionId, day) - 1) % 999_999) + 1;
     const stan = String(stanNumber).padStart(6, '0');
@@ -163,13 +163,15 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
     if (finalCode !== undefined) {
       const at = now();
       settle(record, buildResponse(request, finalCode, approvalCode()), at, at, started, code !== undefined ? `not sent: declined by the service (${code})` : 'not sent: approved by the sandbox stub');
-      applyAnswer(store, institutionId, record, plan, amountMinor, now());
+      return { record: applyAnswer(store, institutionId, record, plan, amountMinor, now()), request, decided: true, amountMinor };
     }
-    return { record, request, decided: finalCode !== undefined, amountMinor };
+    return { record, request, decided: false, amountMinor };
   });
+  const { request: clearRequest, amountMinor } = inserted;
+  let record = inserted.record;
 
   let failure: string | undefined;
-  if (!decided) {
+  if (!inserted.decided) {
     // ---- forward: ask the institution, then apply its answer ----
     const sentAt = now();
     const config = plan.program?.webHookConfig;
@@ -185,10 +187,11 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
     const repliedAt = now();
     const response = outcome.ok ? outcome.reply : buildResponse(clearRequest, '96');
     if (!outcome.ok) failure = outcome.reason;
-    store.atomically(() => {
-      record.timestamps.serviceToInstitution = hop(sentAt, 'outbound', `service to institution: POST ${config?.url ?? '(no webhook)'}`);
-      settle(record, response, repliedAt, now(), started, outcome.ok ? `institution to service: replied ${response['39']}` : `institution to service: ${outcome.reason}`);
-      applyAnswer(store, institutionId, record, plan, amountMinor, now());
+    const sent = record;
+    record = store.atomically(() => {
+      sent.timestamps.serviceToInstitution = hop(sentAt, 'outbound', `service to institution: POST ${config?.url ?? '(no webhook)'}`);
+      settle(sent, response, repliedAt, now(), started, outcome.ok ? `institution to service: replied ${response['39']}` : `institution to service: ${outcome.reason}`);
+      return applyAnswer(store, institutionId, sent, plan, amountMinor, now());
     });
   }
 
@@ -370,14 +373,15 @@ function startReversal(store: SwitchStore, institutionId: string, plan: Plan, re
  * The transaction's answer (its record already settled): awaiting → approved or declined. For
  * a reversal, then its original: reversing → approved (declined, or approved in part: only
  * that amount is given back) or reversed (approved for all that remained). An answer for a
- * transaction no longer awaiting one changes nothing.
+ * transaction no longer awaiting one changes nothing. Returns the transaction as stored.
  */
-function applyAnswer(store: SwitchStore, institutionId: string, record: Transaction, plan: Plan, amountMinor: bigint, at: Date): void {
+function applyAnswer(store: SwitchStore, institutionId: string, record: Transaction, plan: Plan, amountMinor: bigint, at: Date): Transaction {
   const approved = isApproved(record.responseCode);
   const answered = applyEvent(store, institutionId, record.id, approved ? 'answer-approves' : 'answer-declines', at, () => ({ record }));
-  if (!answered.ok || plan.intent !== 'reversal') return;
+  if (!answered.ok) return store.get(institutionId, record.id)?.record ?? record;
+  if (plan.intent !== 'reversal') return record;
   const original = store.get(institutionId, plan.original!.id);
-  if (!original) return;
+  if (!original) return record;
   const reversedMinor = original.reversedMinor + (approved ? Number(amountMinor) : 0);
   const event: TransactionEvent = !approved ? 'reversal-declined'
     : reversedMinor >= original.amountMinor ? 'reversal-approved-in-full' : 'reversal-approved-in-part';
@@ -389,6 +393,7 @@ function applyAnswer(store: SwitchStore, institutionId: string, record: Transact
     current.__v += 1;
     return { record: current, reversedMinor };
   });
+  return record;
 }
 
 function approvalCode(): string {
