@@ -411,6 +411,11 @@ describe('overrides and identifiers', () => {
     expect(first.rrn).toBe('419009000001');
     const mine = (await simulate(sb, auth(card.id, { transactionDate: date }))).body.data;
     expect(mine.stan).toBe('000005');
+    // Without its counter (a database from before counters were per institution), the day
+    // continues after the institution's own highest STAN, not from 1 and not from the others'.
+    sb.deps.store.db.prepare('DELETE FROM meta WHERE key LIKE ?').run('switch.stan.%.2024-07-08');
+    expect((await simulate(sb, auth(card.id, { transactionDate: date }))).body.data.stan).toBe('000006');
+    expect((await simulate(sb, auth(otherCard.id, { transactionDate: date }), { token: other.token })).body.data.stan).toBe('000002');
   });
 
   it('GET /institutions/transactions/{id} is a 404 for an unknown id', async () => {

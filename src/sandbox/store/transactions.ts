@@ -64,6 +64,7 @@ export class TransactionStore {
   private readonly selectStored: Statement;
   private readonly changeState: Statement;
   private readonly sumDailyUsage: Statement;
+  private readonly selectLastStan: Statement;
   private readonly listStatements = new Map<string, { page: Statement; count: Statement }>();
 
   constructor(private readonly db: Db) {
@@ -75,6 +76,7 @@ export class TransactionStore {
     this.selectByStanRrn = db.prepare(
       'SELECT record FROM transactions WHERE institution_id = ? AND stan = ? AND rrn = ? ORDER BY created_at DESC, id DESC LIMIT 1',
     );
+    this.selectLastStan = db.prepare("SELECT MAX(CAST(stan AS INTEGER)) AS stan FROM transactions WHERE institution_id = ? AND day = ? AND stan GLOB '[0-9]*'");
     this.selectStored = db.prepare(
       'SELECT record, state, amount_minor AS amountMinor, reversed_minor AS reversedMinor FROM transactions WHERE id = ? AND institution_id = ?',
     );
@@ -126,6 +128,11 @@ export class TransactionStore {
   findByStanRrn(institutionId: string, stan: string, rrn: string): Transaction | undefined {
     const row = this.selectByStanRrn.get(institutionId, stan, rrn) as { record: string } | undefined;
     return row ? (JSON.parse(row.record) as Transaction) : undefined;
+  }
+
+  /** The highest numeric STAN of the institution's transactions of that day, 0 when none. */
+  lastStan(institutionId: string, day: string): number {
+    return (this.selectLastStan.get(institutionId, day) as { stan: number | null }).stan ?? 0;
   }
 
   /** The institution's transaction with its state and amounts, or undefined. */

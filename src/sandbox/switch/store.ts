@@ -15,7 +15,9 @@ export function switchStore(store: Store): SwitchStore {
     atomically: (work) => store.transaction(work),
     nextStan(institutionId, day) {
       const key = `switch.stan.${institutionId}.${day}`;
-      const next = (store.meta.get<number>(key) ?? 0) + 1;
+      // A day without a counter yet (or a database from before counters were per institution)
+      // continues after the institution's own highest STAN of that day.
+      const next = (store.meta.get<number>(key) ?? store.transactions.lastStan(institutionId, day)) + 1;
       store.meta.set(key, next);
       return next;
     },
