@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/sandbox/store/index.js';
-import { applyEvent } from '../../src/sandbox/switch/service.js';
+import { ABANDONED_AFTER_MS, applyEvent, recoverAbandoned } from '../../src/sandbox/switch/service.js';
 import { switchStore } from '../../src/sandbox/switch/store.js';
 import { TRANSACTION_EVENTS, TRANSACTION_STATES, transactionStatusOf, type TransactionEvent, type TransactionState } from '../../src/sandbox/switch/states.js';
 import { call, startTestSandbox, type Sandbox } from './helpers.js';
@@ -207,6 +207,85 @@ describe('a reversal against a forwarded authorization still awaiting its answer
   });
 });
 
+/** Makes a stored transaction look created `ms` ago (as if its sandbox had stopped mid-exchange). */
+function age(id: string, ms: number) {
+  const at = new Date(Date.now() - ms).toISOString();
+  sb.deps.store.db.prepare("UPDATE transactions SET created_at = ?, record = json_set(record, '$.createdAt', ?) WHERE id = ?").run(at, at, id);
+}
+
+describe('answers that never come, and answers that come too late', () => {
+  it('an authorization abandoned while awaiting fails (96) when reversed; its late answer then changes nothing', async () => {
+    const card = await cardOf(sb, forwardProgram);
+    const release = gatedAnswer('00');
+    const pending = simulate(sb, auth(card.id, { amount: 12, responseMode: 'forward' }));
+    await received(1);
+    const id = (await call(sb, 'GET', '/institutions/transactions?limit=1', { token: sb.token })).body.data[0].id;
+    age(id, ABANDONED_AFTER_MS / 2);
+    expect((await simulate(sb, reversal(id, 12))).body.message).toMatch(/still awaiting/);
+    age(id, ABANDONED_AFTER_MS + 1_000);
+    const refused = await simulate(sb, reversal(id, 12));
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toMatch(/was not approved \(96\)/);
+    const failed = await stored(id);
+    expect(failed).toMatchObject({ transactionStatus: 'failed', responseCode: '96', response: { '39': '96' } });
+    expect(failed.timestamps.institutionToService.description).toMatch(/stopped while awaiting/);
+
+    release();
+    const late = (await pending).body;
+    expect(late).toMatchObject({ status: 'failed', data: { responseCode: '96', transactionStatus: 'failed' } });
+    expect(await stored(id)).toEqual(failed);
+  });
+
+  it('a reversal abandoned while awaiting gives its original back; its late approval changes nothing', async () => {
+    const card = await cardOf(sb, forwardProgram);
+    const original = (await simulate(sb, auth(card.id, { amount: 30 }))).body.data;
+    const release = gatedAnswer('00');
+    const first = simulate(sb, reversal(original.transactionId, 30, { responseMode: 'forward' }));
+    await received(1);
+    const stuck = sb.deps.store.transactions.awaitingReversalOf(sb.institutionId, original.transactionId)!;
+    const busy = await simulate(sb, reversal(original.transactionId, 30));
+    expect(busy.status).toBe(409);
+    expect(busy.body.message).toContain(`reversal in progress; wait for its answer (${stuck.record.id})`);
+
+    age(stuck.record.id, ABANDONED_AFTER_MS + 1_000);
+    const second = await simulate(sb, reversal(original.transactionId, 30));
+    expect(second.body.data).toMatchObject({ responseCode: '00', transactionStatus: 'completed' });
+    expect(await stored(stuck.record.id)).toMatchObject({ transactionStatus: 'failed', responseCode: '96' });
+    const reversed = await stored(original.transactionId);
+    expect(reversed).toMatchObject({ transactionStatus: 'reversed', reversed: true, reversalId: second.body.data.transactionId });
+
+    release();
+    expect((await first).body.data).toMatchObject({ transactionId: stuck.record.id, responseCode: '96', transactionStatus: 'failed' });
+    expect(await stored(original.transactionId)).toEqual(reversed);
+    expect((await reversalsOf(original)).filter((t: any) => t.responseCode === '00')).toHaveLength(1);
+  });
+
+  it('a sandbox starting on a database settles what another one left awaiting (96), and only that', async () => {
+    const store = sb.deps.store;
+    const card = await cardOf(sb);
+    const original = (await simulate(sb, auth(card.id, { amount: 40 }))).body.data;
+    const template = store.transactions.getStored(sb.institutionId, original.transactionId)!.record;
+    const insert = (id: string, state: 'awaiting', createdAt: string, extra: Record<string, unknown> = {}, originalId?: string) => {
+      const record = { ...structuredClone(template), id, _id: id, createdAt, transactionStatus: 'pending' as const, responseCode: '', ...extra };
+      store.transaction(() => store.transactions.insert(record as any, { channel: 'pos', amountMinor: 4000, day: '2026-01-01', state, ...(originalId ? { originalId } : {}) }));
+    };
+    const old = new Date(Date.now() - ABANDONED_AFTER_MS - 5_000).toISOString();
+    insert('ab0000000000000000000001', 'awaiting', old);
+    insert('ab0000000000000000000002', 'awaiting', new Date().toISOString());
+    // An abandoned reversal of the approved original, which it holds in 'reversing'.
+    store.db.prepare("UPDATE transactions SET state = 'reversing' WHERE id = ?").run(original.transactionId);
+    insert('ab0000000000000000000003', 'awaiting', old, { mti: '0420' }, original.transactionId);
+
+    expect(recoverAbandoned(switchStore(store), new Date())).toBe(2);
+    expect(store.transactions.getStored(sb.institutionId, 'ab0000000000000000000001')).toMatchObject({ state: 'declined', record: { responseCode: '96', transactionStatus: 'failed' } });
+    expect(store.transactions.getStored(sb.institutionId, 'ab0000000000000000000002')!.state).toBe('awaiting');
+    expect(store.transactions.getStored(sb.institutionId, 'ab0000000000000000000003')).toMatchObject({ state: 'declined', record: { responseCode: '96' } });
+    expect(store.transactions.getStored(sb.institutionId, original.transactionId)).toMatchObject({ state: 'approved', record: { transactionStatus: 'pending', reversed: false } });
+    expect(recoverAbandoned(switchStore(store), new Date())).toBe(0);
+    store.db.prepare("UPDATE transactions SET state = 'declined' WHERE id = ?").run('ab0000000000000000000002');
+  });
+});
+
 describe('partial reversals', () => {
   const ATM = (amount: number, extra: Record<string, unknown> = {}) => financial('', { channel: 'atm', processingFlow: 'cash_withdrawal', amount, ...extra });
 
@@ -326,7 +405,8 @@ describe('schema version 2 on a version-1 database', () => {
       const store = openStore({ file });
       // Back to version 1: without the two columns, and rows as version 1 wrote them.
       store.db.exec(`DELETE FROM schema_migrations WHERE version = 2;
-        ALTER TABLE transactions DROP COLUMN state; ALTER TABLE transactions DROP COLUMN reversed_minor;
+        DROP INDEX transactions_by_original; DROP INDEX transactions_awaiting;
+        ALTER TABLE transactions DROP COLUMN state; ALTER TABLE transactions DROP COLUMN reversed_minor; ALTER TABLE transactions DROP COLUMN original_id;
         INSERT INTO institutions (id, created_at, record) VALUES ('inst', '2026-01-01', '{}');`);
       const rows: Array<[string, string, string]> = [['t1', 'pending', '00'], ['t2', 'completed', '00'], ['t3', 'failed', '05'], ['t4', 'reversed', '00'], ['t5', 'pending', '']];
       for (const [id, status, code] of rows) {

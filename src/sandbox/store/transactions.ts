@@ -18,6 +18,8 @@ export interface TransactionIndex {
   day: string;
   /** The switch's state of the transaction (its transitions are the switch module's table). */
   state: string;
+  /** A reversal's original transaction. */
+  originalId?: string;
 }
 
 /** A stored transaction with the columns the switch's transitions read. */
@@ -28,6 +30,8 @@ export interface StoredTransaction {
   amountMinor: number;
   /** Minor units given back by approved reversals. */
   reversedMinor: number;
+  /** A reversal's original transaction. */
+  originalId?: string;
 }
 
 /** A conditional change of state: applied only while the row is still in `from`. */
@@ -57,6 +61,14 @@ export interface DailyUsage {
   amountMinor: number;
 }
 
+type StoredRow = { record: string; state: string; amountMinor: number; reversedMinor: number; originalId: string | null };
+
+function storedOf(row: unknown): StoredTransaction | undefined {
+  if (!row) return undefined;
+  const { record, state, amountMinor, reversedMinor, originalId } = row as StoredRow;
+  return { record: JSON.parse(record) as Transaction, state, amountMinor, reversedMinor, ...(originalId ? { originalId } : {}) };
+}
+
 export class TransactionStore {
   private readonly insertTransaction: Statement;
   private readonly selectTransaction: Statement;
@@ -65,21 +77,24 @@ export class TransactionStore {
   private readonly changeState: Statement;
   private readonly sumDailyUsage: Statement;
   private readonly selectLastStan: Statement;
+  private readonly selectAwaitingReversal: Statement;
+  private readonly selectAwaitingBefore: Statement;
   private readonly listStatements = new Map<string, { page: Statement; count: Statement }>();
 
   constructor(private readonly db: Db) {
     this.insertTransaction = db.prepare(
-      `INSERT INTO transactions (id, institution_id, card_id, stan, rrn, status, state, merchant_id, terminal_id, channel, amount_minor, day, created_at, record)
-       VALUES (@id, @institutionId, @cardId, @stan, @rrn, @status, @state, @merchantId, @terminalId, @channel, @amountMinor, @day, @createdAt, @record)`,
+      `INSERT INTO transactions (id, institution_id, card_id, stan, rrn, status, state, original_id, merchant_id, terminal_id, channel, amount_minor, day, created_at, record)
+       VALUES (@id, @institutionId, @cardId, @stan, @rrn, @status, @state, @originalId, @merchantId, @terminalId, @channel, @amountMinor, @day, @createdAt, @record)`,
     );
     this.selectTransaction = db.prepare('SELECT record FROM transactions WHERE id = ? AND institution_id = ?');
     this.selectByStanRrn = db.prepare(
       'SELECT record FROM transactions WHERE institution_id = ? AND stan = ? AND rrn = ? ORDER BY created_at DESC, id DESC LIMIT 1',
     );
     this.selectLastStan = db.prepare("SELECT MAX(CAST(stan AS INTEGER)) AS stan FROM transactions WHERE institution_id = ? AND day = ? AND stan GLOB '[0-9]*'");
-    this.selectStored = db.prepare(
-      'SELECT record, state, amount_minor AS amountMinor, reversed_minor AS reversedMinor FROM transactions WHERE id = ? AND institution_id = ?',
-    );
+    const stored = 'SELECT record, state, amount_minor AS amountMinor, reversed_minor AS reversedMinor, original_id AS originalId FROM transactions';
+    this.selectStored = db.prepare(`${stored} WHERE id = ? AND institution_id = ?`);
+    this.selectAwaitingReversal = db.prepare(`${stored} WHERE original_id = ? AND institution_id = ? AND state = 'awaiting' ORDER BY created_at DESC LIMIT 1`);
+    this.selectAwaitingBefore = db.prepare("SELECT institution_id AS institutionId, id FROM transactions WHERE state = 'awaiting' AND created_at < ? ORDER BY created_at");
     // The state guard makes the check and the change one statement: a change computed from a
     // state that has moved on since it was read changes nothing.
     this.changeState = db.prepare(
@@ -108,6 +123,7 @@ export class TransactionStore {
       rrn: transaction.rrn,
       status: transaction.transactionStatus,
       state: index.state,
+      originalId: index.originalId ?? null,
       merchantId: transaction.merchantId,
       terminalId: transaction.terminalId,
       channel: index.channel,
@@ -137,8 +153,17 @@ export class TransactionStore {
 
   /** The institution's transaction with its state and amounts, or undefined. */
   getStored(institutionId: string, id: string): StoredTransaction | undefined {
-    const row = this.selectStored.get(id, institutionId) as { record: string; state: string; amountMinor: number; reversedMinor: number } | undefined;
-    return row ? { record: JSON.parse(row.record) as Transaction, state: row.state, amountMinor: row.amountMinor, reversedMinor: row.reversedMinor } : undefined;
+    return storedOf(this.selectStored.get(id, institutionId));
+  }
+
+  /** The reversal of `originalId` that is awaiting its answer, if any. */
+  awaitingReversalOf(institutionId: string, originalId: string): StoredTransaction | undefined {
+    return storedOf(this.selectAwaitingReversal.get(originalId, institutionId));
+  }
+
+  /** Transactions of every institution still awaiting their answer that were created before `createdAt`. */
+  awaitingBefore(createdAt: string): Array<{ institutionId: string; id: string }> {
+    return this.selectAwaitingBefore.all(createdAt) as Array<{ institutionId: string; id: string }>;
   }
 
   /** Moves the row from `from` to `to` and rewrites its record; false (nothing written) when it is no longer in `from`. */

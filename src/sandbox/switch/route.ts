@@ -8,7 +8,7 @@ import { Envelope, SimulateBody, SimulateEnvelope, SwitchParams, Transaction } f
 import { principalOf, requireBearer } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
 import { ApiError, notFound } from '../errors.js';
-import { simulate, SimulateError } from './service.js';
+import { recoverAbandoned, simulate, SimulateError } from './service.js';
 import { switchStore } from './store.js';
 import { Agent } from 'undici';
 
@@ -20,6 +20,8 @@ export async function simulateRoutes(app: FastifyInstance, deps: SandboxDeps): P
   const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 128 });
   const switchDeps = { store: switchStore(deps.store), now: () => deps.clock.now(), webhook: { dispatcher } };
   app.addHook('onClose', async () => dispatcher.close());
+  // Transactions a stopped sandbox left awaiting their answer fail (96) now rather than never.
+  recoverAbandoned(switchDeps.store, deps.clock.now());
 
   app.post<{ Body: SimulateBody }>('/institutions/:switch/simulate', {
     onRequest: auth,

@@ -41,6 +41,10 @@ export interface SwitchStore {
   changeState(change: StateChange): boolean;
   /** The newest transaction of the institution with that STAN and RRN. */
   findByStanRrn(institutionId: string, stan: string, rrn: string): Transaction | undefined;
+  /** The reversal of a transaction that is awaiting its answer. */
+  awaitingReversalOf(institutionId: string, originalId: string): StoredTransaction | undefined;
+  /** Transactions (any institution) awaiting their answer since before `createdAt`. */
+  awaitingBefore(createdAt: string): Array<{ institutionId: string; id: string }>;
 }
 
 /** Columns the store keeps beside the record (what limits and filters query). */
@@ -51,6 +55,8 @@ export interface TransactionIndex {
   /** The UTC day the transaction counts for, YYYY-MM-DD. */
   day: string;
   state: TransactionState;
+  /** A reversal's original. */
+  originalId?: string;
 }
 
 export interface StoredTransaction {
@@ -60,6 +66,8 @@ export interface StoredTransaction {
   amountMinor: number;
   /** Minor units given back by approved reversals. */
   reversedMinor: number;
+  /** A reversal's original. */
+  originalId?: string;
 }
 
 export interface StateChange {
@@ -124,6 +132,10 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
   const plan = body.intent === 'reversal' ? planReversal(store, institutionId, body, receivedAt) : planDebit(store, institutionId, body, receivedAt);
   const mode = body.responseMode ?? 'stub';
 
+  // An answer that will never come (the original's own, or that of a reversal of it) is settled
+  // first, in its own transaction: it stands whatever becomes of this reversal.
+  if (plan.original) store.atomically(() => settleAbandonedAround(store, institutionId, plan.original!.id, now()));
+
   // ---- synchronous: checks, reservation, insert ----
   const inserted = store.atomically(() => {
     const day = dayOf(plan.date);
@@ -159,7 +171,7 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
     const stub = code === undefined && mode === 'stub';
     const finalCode = code ?? (stub ? '00' : undefined);
     const record = buildRecord({ plan, institution, request, amountMinor, receivedAt, mode });
-    store.insert(record, { channel: plan.channel, day, amountMinor: Number(amountMinor), state: 'awaiting' });
+    store.insert(record, { channel: plan.channel, day, amountMinor: Number(amountMinor), state: 'awaiting', ...(plan.original ? { originalId: plan.original.id } : {}) });
     if (finalCode !== undefined) {
       const at = now();
       settle(record, buildResponse(request, finalCode, approvalCode()), at, at, started, code !== undefined ? `not sent: declined by the service (${code})` : 'not sent: approved by the sandbox stub');
@@ -366,7 +378,56 @@ function startReversal(store: SwitchStore, institutionId: string, plan: Plan, re
       throw invalid('amount', `exceeds what remains of the original (${minorToMajor(remaining, plan.digits)}${left})`);
     }
   });
-  if (!started.ok) throw new SimulateError(409, 'CONFLICT', started.reason);
+  if (!started.ok) {
+    const holder = store.awaitingReversalOf(institutionId, originalId);
+    throw new SimulateError(409, 'CONFLICT', holder ? `${started.reason} (${holder.record.id})` : started.reason);
+  }
+}
+
+/**
+ * How long an answer may be awaited before its transaction counts as abandoned: far past the
+ * webhook deadline, so only a sandbox stopped in the middle of an exchange leaves one behind.
+ */
+export const ABANDONED_AFTER_MS = 60_000;
+
+function isAbandoned(stored: StoredTransaction, at: Date): boolean {
+  return stored.state === 'awaiting' && at.getTime() - Date.parse(stored.record.createdAt) > ABANDONED_AFTER_MS;
+}
+
+/**
+ * An abandoned transaction fails (96) through the table, like one whose webhook timed out; an
+ * abandoned reversal gives its original back (reversing → approved).
+ */
+function settleAbandoned(store: SwitchStore, institutionId: string, id: string, at: Date): void {
+  const reason = 'no answer was applied: the sandbox stopped while awaiting it';
+  let originalId: string | undefined;
+  const settled = applyEvent(store, institutionId, id, 'answer-declines', at, (record, stored) => {
+    originalId = stored.originalId;
+    const response = buildResponse(record.originalMessage, '96');
+    record.response = response;
+    record.responseCode = '96';
+    record.timestamps.institutionToService = hop(at, 'inbound', `institution to service: ${reason}`);
+    record.timestamps.serviceToSwitch = hop(at, 'outbound', `service to switch: ${response['0'] ?? ''} 96 ${responseMessage('96')}`);
+    return { record };
+  });
+  if (settled.ok && originalId) applyEvent(store, institutionId, originalId, 'reversal-declined', at, (record) => ({ record }));
+}
+
+/** Settles a transaction, or the reversal of it in progress, if abandoned. */
+function settleAbandonedAround(store: SwitchStore, institutionId: string, id: string, at: Date): void {
+  const current = store.get(institutionId, id);
+  if (!current) return;
+  if (isAbandoned(current, at)) return settleAbandoned(store, institutionId, id, at);
+  const inFlight = current.state === 'reversing' ? store.awaitingReversalOf(institutionId, id) : undefined;
+  if (inFlight && isAbandoned(inFlight, at)) settleAbandoned(store, institutionId, inFlight.record.id, at);
+}
+
+/** Settles every transaction abandoned before `at` (a sandbox starting on a database another one left). */
+export function recoverAbandoned(store: SwitchStore, at: Date): number {
+  const before = new Date(at.getTime() - ABANDONED_AFTER_MS).toISOString();
+  const rows = store.awaitingBefore(before);
+  for (const row of rows) store.atomically(() => settleAbandoned(store, row.institutionId, row.id, at));
+  return rows.length;
 }
 
 /**

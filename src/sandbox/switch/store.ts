@@ -29,5 +29,7 @@ export function switchStore(store: Store): SwitchStore {
     changeState: (change) => store.transactions.changeStateIf(change),
     get: (institutionId, id) => store.transactions.getStored(institutionId, id) as ReturnType<SwitchStore['get']>,
     findByStanRrn: (institutionId, stan, rrn) => store.transactions.findByStanRrn(institutionId, stan, rrn),
+    awaitingReversalOf: (institutionId, originalId) => store.transactions.awaitingReversalOf(institutionId, originalId) as ReturnType<SwitchStore['awaitingReversalOf']>,
+    awaitingBefore: (createdAt) => store.transactions.awaitingBefore(createdAt),
   };
 }
