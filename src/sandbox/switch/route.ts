@@ -38,7 +38,8 @@ export async function simulateRoutes(app: FastifyInstance, deps: SandboxDeps): P
         + 'transaction is a 404; reversing a reversal, or a transaction still awaiting its webhook answer, declined or failed, being '
         + 'reversed or reversed, a 409. A reversal may be for part of what remains of its original (more than 0, at most the rest, in the '
         + "original's currency, else a 400): only that part goes back to the daily limits, and the original shows `remainingAmount` and "
-        + 'stays pending/completed until the whole amount is reversed. Any `{switch}` segment is accepted.',
+        + 'stays pending/completed until the whole amount is reversed. A transaction a stopped sandbox left awaiting its answer for over '
+        + '60 s fails with 96. Any `{switch}` segment is accepted.',
       params: SwitchParams,
       body: SimulateBody,
       response: { 200: SimulateEnvelope },
