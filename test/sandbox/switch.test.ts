@@ -1,7 +1,7 @@
 // The simulator's rules in stub mode: message building, every decline code of the service
 // checks, limits per channel and per day, reversals, amounts by currency exponent, overrides.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, createCard, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
 import { auth, cardOf, clearPan, createProgram, financial, simulate, updateProgram } from './switch-helpers.js';
 
 let sb: Sandbox;
@@ -396,6 +396,26 @@ describe('overrides and identifiers', () => {
     expect(first.request['7']).toBe('0304050607');
     expect(first.request['12']).toBe('050607');
     expect(first.request['13']).toBe('0304');
+  });
+
+  it("STANs count per institution: another institution's volume does not show in them", async () => {
+    const date = '2024-07-08T09:10:11.000Z';
+    const card = await cardOf(sb);
+    for (let i = 0; i < 3; i++) await simulate(sb, auth(card.id, { transactionDate: date }));
+    // Declines and unknown cards draw a STAN too.
+    await simulate(sb, auth('000000000000000000000000', { transactionDate: date }));
+    const other = (await call(sb, 'POST', '/sandbox/institutions', { body: { name: 'Quiet Bank' } })).body.data;
+    const otherCard = await createCard(sb, { cardProgram: other.cardProgramId }, other.token);
+    const first = (await simulate(sb, auth(otherCard.id, { transactionDate: date }), { token: other.token })).body.data;
+    expect(first.stan).toBe('000001');
+    expect(first.rrn).toBe('419009000001');
+    const mine = (await simulate(sb, auth(card.id, { transactionDate: date }))).body.data;
+    expect(mine.stan).toBe('000005');
+    // Without its counter (a database from before counters were per institution), the day
+    // continues after the institution's own highest STAN, not from 1 and not from the others'.
+    sb.deps.store.db.prepare('DELETE FROM meta WHERE key LIKE ?').run('switch.stan.%.2024-07-08');
+    expect((await simulate(sb, auth(card.id, { transactionDate: date }))).body.data.stan).toBe('000006');
+    expect((await simulate(sb, auth(otherCard.id, { transactionDate: date }), { token: other.token })).body.data.stan).toBe('000002');
   });
 
   it('GET /institutions/transactions/{id} is a 404 for an unknown id', async () => {

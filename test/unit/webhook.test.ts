@@ -8,6 +8,9 @@ import { startListener, type Exchange, type RunningListener } from '../../src/co
 import { decide, parseRules } from '../../src/commands/webhook/rules.js';
 import { UsageError } from '../../src/core/errors.js';
 import { signatureHeader, verifySignature } from '../../src/sandbox/switch/signature.js';
+import { humanPrinter } from '../../src/commands/webhook/listen.js';
+import { json, startTestServer, type Handler, type RecordedRequest, type TestServer } from '../helpers/http-server.js';
+import { testContext } from '../helpers/context.js';
 
 const MESSAGE = {
   '0': '0100', '2': '5060990000000000008', '3': '000000', '4': '000000150000', '11': '000001', '14': '2912', '25': '00',
@@ -159,5 +162,91 @@ describe('listener', () => {
     const res = await request(listener.url, { method: 'POST', body: 'nope' });
     expect(res.statusCode).toBe(400);
     await res.body.text();
+  });
+});
+
+describe('listener --forward-to: each outcome of the handler, logged as what it was and never answered as an approval', () => {
+  let listener: RunningListener | undefined;
+  let handler: TestServer | undefined;
+  const exchanges: Exchange[] = [];
+  afterEach(async () => {
+    await listener?.close();
+    await handler?.close();
+    listener = undefined;
+    handler = undefined;
+    exchanges.length = 0;
+  });
+
+  const answer = (message: Record<string, string>, changes: Record<string, string> = {}) => ({ ...message, '0': '0110', '39': '00', ...changes });
+
+  async function through(handle: Handler | undefined, options: { timeoutMs?: number; target?: string } = {}) {
+    if (handle) {
+      handler = await startTestServer(handle);
+    }
+    const forwardTo = options.target ?? `${handler!.url}/auth`;
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', forwardTo, forwardTimeoutMs: options.timeoutMs, onExchange: (x) => exchanges.push(x) });
+    const res = await request(listener.url, { method: 'POST', body: JSON.stringify(MESSAGE), headers: { 'content-type': 'application/json' } });
+    const text = await res.body.text();
+    const ctx = testContext();
+    (await humanPrinter(ctx))(exchanges[0]!);
+    return { status: res.statusCode, text, exchange: exchanges[0]!, printed: ctx.io.stdoutText() };
+  }
+
+  /** A failure: the switch gets `status` and no response code; the log says `reason`, not "Approved". */
+  function expectFailure(result: Awaited<ReturnType<typeof through>>, status: number, outcome: string, reason: RegExp) {
+    expect(result.status).toBe(status);
+    expect(JSON.parse(result.text)).toEqual({ error: expect.stringMatching(reason) });
+    expect(result.exchange).toMatchObject({ status, forwardOutcome: outcome, decidedBy: 'forward', error: expect.stringMatching(reason) });
+    expect(result.exchange.responseCode).toBeUndefined();
+    expect(result.printed).toMatch(reason);
+    expect(result.printed).toContain(`answered the switch HTTP ${status}`);
+    expect(result.printed).not.toMatch(/Approved/);
+  }
+
+  it('a valid answer is relayed and logged with its code', async () => {
+    const result = await through((req, res) => json(res, 200, answer(JSON.parse(req.body), { '39': '51' })));
+    expect(result.status).toBe(200);
+    expect(JSON.parse(result.text)['39']).toBe('51');
+    expect(result.exchange).toMatchObject({ status: 200, forwardStatus: 200, forwardOutcome: 'answered', responseCode: '51', responseMessage: 'Insufficient funds' });
+    expect(result.exchange.error).toBeUndefined();
+    expect(result.printed).toMatch(/0110 51 Insufficient funds/);
+  });
+
+  it('a handler that does not answer in time: 504, logged as a timeout (not "could not reach …: 23")', async () => {
+    const result = await through(() => new Promise(() => undefined), { timeoutMs: 300 });
+    expectFailure(result, 504, 'timeout', /did not answer within 0\.3 s \(timeout\)/);
+    expect(result.printed).not.toMatch(/could not reach|: 23/);
+  });
+
+  it('by default the handler gets half a second less than the sandbox waits', async () => {
+    const { WEBHOOK_TIMEOUT_MS } = await import('../../src/sandbox/switch/reply.js');
+    const result = await through(() => new Promise(() => undefined));
+    expect(result.exchange.error).toBe(`your handler did not answer within ${(WEBHOOK_TIMEOUT_MS - 500) / 1000} s (timeout)`);
+  }, 10_000);
+
+  it('a handler that refuses the connection: 502, logged as unreachable', async () => {
+    const closed = await startTestServer();
+    const target = `${closed.url}/auth`;
+    await closed.close();
+    expectFailure(await through(undefined, { target }), 502, 'unreachable', /could not reach your handler at .*ECONNREFUSED/);
+  });
+
+  it('HTTP 500 (even with "39":"00" in its body): 502, logged as the error status, not as 00 Approved', async () => {
+    const result = await through((req, res) => json(res, 500, answer(JSON.parse(req.body))));
+    expectFailure(result, 502, 'http-error', /your handler answered HTTP 500/);
+    expect(result.exchange.forwardStatus).toBe(500);
+  });
+
+  it.each([
+    ['a body that is not JSON', (_req: RecordedRequest, res: any) => res.writeHead(200, { 'content-type': 'application/json' }).end('<html>ok</html>'), /not JSON/],
+    ['JSON as text/plain', (req: RecordedRequest, res: any) => res.writeHead(200, { 'content-type': 'text/plain' }).end(JSON.stringify(answer(JSON.parse(req.body)))), /content type "text\/plain"/],
+    ['no field 39', (req: RecordedRequest, res: any) => json(res, 200, { ...JSON.parse(req.body), '0': '0110' }), /no valid field 39/],
+    ['another STAN', (req: RecordedRequest, res: any) => json(res, 200, answer(JSON.parse(req.body), { '11': '999999' })), /field 11 .* differs/],
+    ['the request MTI', (req: RecordedRequest, res: any) => json(res, 200, answer(JSON.parse(req.body), { '0': '0100' })), /MTI is "0100", expected 0110/],
+    ['a reply over 64 KiB', (req: RecordedRequest, res: any) => json(res, 200, answer(JSON.parse(req.body), { '48': 'x'.repeat(70_000) })), /over 65536 bytes/],
+  ])('%s: 502, logged as an invalid reply', async (_label, handle, reason) => {
+    const result = await through(handle as Handler);
+    expectFailure(result, 502, 'invalid-reply', reason);
+    expect(result.exchange.forwardStatus).toBe(200);
   });
 });

@@ -19,7 +19,10 @@ export default defineCommand<ListenOptions>({
 Each incoming switch message is printed decoded (field names, PAN masked, amount with currency) and
 answered with a response message: MTI + 10, the request echoed, 39 = --respond (default 00), or the
 code of the first matching rule of --rules. --forward-to relays every message to your own handler
-and shows its reply instead.
+and shows its reply instead: a reply that the sandbox would accept (2xx, application/json, a
+response message echoing the request, at most 64 KiB) is passed on; a timeout (504), an
+unreachable handler, an error status or an invalid reply (502) is passed on as a failure (the
+sandbox records 96), never as an approval.
 
 X-Webhook-Signature (t=<unix>,v1=<HMAC-SHA256 hex of "t.body">) is verified with the secret from
 --secret-stdin or the profile's webhookSecret; a bad signature is answered 401 (and shown). Without
@@ -116,7 +119,7 @@ Rules file (YAML or JSON): first match wins.
 });
 
 /** One block per exchange: the request line, its fields, and the answer line. */
-async function humanPrinter(ctx: Context): Promise<(exchange: Exchange) => void> {
+export async function humanPrinter(ctx: Context): Promise<(exchange: Exchange) => void> {
   const { messageRows } = await import('../../iso8583/message.js');
   const { style } = ctx;
   return (x) => {
@@ -134,7 +137,8 @@ async function humanPrinter(ctx: Context): Promise<(exchange: Exchange) => void>
       }
     }
     if (x.error && !x.responseCode) {
-      ctx.io.out(`         ${style.error(`✗ ${x.error}`)}${x.forwardStatus ? ` (answered ${x.status})` : ''}\n`);
+      const answered = x.status ? `answered the switch HTTP ${x.status}` : 'no answer sent';
+      ctx.io.out(`         ${style.error(`✗ ${x.error}`)}  ${style.dim(`(${[answered, `${x.durationMs} ms`].join(', ')})`)}\n`);
       return;
     }
     const code = x.responseCode ? `${x.responseCode} ${x.responseMessage}` : `HTTP ${x.status} without a response code`;

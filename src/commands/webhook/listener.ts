@@ -3,14 +3,20 @@
 // secret), decides the response code (--respond, --rules) or relays the message to the
 // operator's own handler (--forward-to), and answers with a response message: MTI + 10, the
 // request echoed (without card secrets), 38 when approved, 39.
+//
+// With --forward-to, the handler's reply is judged by the sandbox's own rules (reply.ts): only
+// a 2xx JSON response message that answers the request is relayed; a timeout (504), a refused
+// connection, an error status, an oversized or invalid reply (502) are answered as failures,
+// never as an approval, and logged as what they were.
 import { randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { formatAmount, isField4 } from '../../iso8583/amount.js';
-import { channelOfConditionCode, isApproved, isValidResponseCode, responseMessage, responseMti } from '../../iso8583/codes.js';
+import { channelOfConditionCode, responseMessage } from '../../iso8583/codes.js';
 import { redactMessage, type SwitchMessage } from '../../iso8583/message.js';
 import { maskPan } from '../../core/redact.js';
 import { SIGNATURE_HEADER, verifySignature } from '../../sandbox/switch/signature.js';
+import { buildResponse, isJsonContentType, MAX_REPLY_BYTES, validateReply, WEBHOOK_TIMEOUT_MS } from '../../sandbox/switch/reply.js';
 import { decide, type RuleSet } from './rules.js';
 import { loadUndici } from '../../api/client.js';
 
@@ -26,7 +32,10 @@ export interface ListenerOptions {
   secret?: string;
   /** Relay each message to this URL and answer with its reply. */
   forwardTo?: string;
-  /** Timeout of a --forward-to call, ms. */
+  /**
+   * Timeout of a --forward-to call, ms: by default half a second under the sandbox's own
+   * deadline, so the switch hears the 504 before it gives up.
+   */
   forwardTimeoutMs?: number;
   onExchange(exchange: Exchange): void;
 }
@@ -52,28 +61,25 @@ export interface Exchange {
   decidedBy?: string;
   delayMs?: number;
   forwardedTo?: string;
+  /** HTTP status of the handler's reply, when it replied. */
   forwardStatus?: number;
+  /** What the handler did: answered validly, timed out, could not be reached, error status, invalid reply. */
+  forwardOutcome?: ForwardOutcome;
   durationMs: number;
   /** The messages with the PAN masked and card secrets redacted. */
   request?: SwitchMessage;
   response?: SwitchMessage;
 }
 
+export type ForwardOutcome = 'answered' | 'timeout' | 'unreachable' | 'http-error' | 'invalid-reply';
+
 export interface RunningListener {
   url: string;
   close(): Promise<void>;
 }
 
-/** Request fields a response never echoes: card secrets and expiry. */
-const NOT_ECHOED = new Set(['14', '35', '45', '52', '55']);
-
 export function responseFor(request: SwitchMessage, code: string): SwitchMessage {
-  const response: SwitchMessage = {};
-  for (const [field, value] of Object.entries(request)) if (!NOT_ECHOED.has(field)) response[field] = value;
-  response['0'] = responseMti(request['0'] ?? '0100');
-  if (isApproved(code)) response['38'] = String(randomInt(1_000_000)).padStart(6, '0');
-  response['39'] = code;
-  return response;
+  return buildResponse({ '0': '0100', ...request }, code, String(randomInt(1_000_000)).padStart(6, '0'));
 }
 
 export async function startListener(options: ListenerOptions): Promise<RunningListener> {
@@ -121,15 +127,23 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
     }
 
     if (options.forwardTo) {
-      const relayed = await relay(options.forwardTo, req, body, options.forwardTimeoutMs ?? 10_000);
-      res.writeHead(relayed.status, { 'content-type': relayed.contentType ?? 'application/json' }).end(relayed.text);
-      const replyMessage = tryParse(relayed.text);
+      const relayed = await relay(options.forwardTo, req, body, message, options.forwardTimeoutMs ?? WEBHOOK_TIMEOUT_MS - 500);
+      const common = {
+        signature, ...summary(message), forwardedTo: options.forwardTo, forwardStatus: relayed.handlerStatus, forwardOutcome: relayed.outcome,
+        decidedBy: 'forward', request: redactMessage(message),
+      };
+      if (res.destroyed || res.writableEnded) {
+        return done({ ...common, status: 0, error: `the caller hung up before the handler's answer (${relayed.error ?? 'answered'})` });
+      }
+      if (relayed.outcome !== 'answered') {
+        const status = relayed.outcome === 'timeout' ? 504 : 502;
+        reply(res, status, { error: relayed.error });
+        return done({ ...common, status, error: relayed.error });
+      }
+      res.writeHead(relayed.handlerStatus!, { 'content-type': relayed.contentType ?? 'application/json' }).end(relayed.text);
       return done({
-        status: relayed.status, signature, ...summary(message), forwardedTo: options.forwardTo, forwardStatus: relayed.status,
-        decidedBy: 'forward', error: relayed.error,
-        responseCode: isValidResponseCode(replyMessage?.['39']) ? replyMessage!['39'] : undefined,
-        responseMessage: isValidResponseCode(replyMessage?.['39']) ? responseMessage(replyMessage!['39']) : undefined,
-        request: redactMessage(message), response: replyMessage ? redactMessage(replyMessage) : undefined,
+        ...common, status: relayed.handlerStatus!, responseCode: relayed.reply['39'], responseMessage: responseMessage(relayed.reply['39']!),
+        response: redactMessage(relayed.reply),
       });
     }
 
@@ -217,21 +231,60 @@ function summary(message: SwitchMessage | undefined): Partial<Exchange> {
 
 const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer']);
 
-async function relay(url: string, req: IncomingMessage, body: string, timeoutMs: number): Promise<{ status: number; text: string; contentType?: string; error?: string }> {
+type Relayed =
+  | { outcome: 'answered'; handlerStatus: number; text: string; contentType?: string; reply: SwitchMessage; error?: undefined }
+  | { outcome: Exclude<ForwardOutcome, 'answered'>; handlerStatus?: number; error: string };
+
+/** Posts the message to the handler and judges its reply by the sandbox's rules. */
+async function relay(url: string, req: IncomingMessage, body: string, message: SwitchMessage, timeoutMs: number): Promise<Relayed> {
   const { request } = await loadUndici();
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || HOP_BY_HOP.has(name)) continue;
     headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const timedOut = `your handler did not answer within ${timeoutMs / 1000} s (timeout)`;
+  let handlerStatus: number | undefined;
   try {
-    const res = await request(url, { method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
-    const text = await res.body.text();
+    const res = await request(url, { method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: controller.signal });
+    handlerStatus = res.statusCode;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      size += chunk.length;
+      if (size > MAX_REPLY_BYTES) {
+        controller.abort();
+        return { outcome: 'invalid-reply', handlerStatus, error: `your handler's reply is over ${MAX_REPLY_BYTES} bytes` };
+      }
+      chunks.push(Buffer.from(chunk));
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    if (handlerStatus < 200 || handlerStatus >= 300) return { outcome: 'http-error', handlerStatus, error: `your handler answered HTTP ${handlerStatus}` };
     const type = res.headers['content-type'];
-    return { status: res.statusCode, text, contentType: Array.isArray(type) ? type[0] : type };
+    const contentType = Array.isArray(type) ? type[0] : type;
+    if (!isJsonContentType(contentType)) {
+      return { outcome: 'invalid-reply', handlerStatus, error: `your handler's reply has content type ${contentType ? JSON.stringify(contentType.slice(0, 60)) : 'none'}, expected application/json` };
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return { outcome: 'invalid-reply', handlerStatus, error: `your handler's reply is not JSON (HTTP ${handlerStatus}, ${contentType ?? 'no content type'})` };
+    }
+    const verdict = validateReply(message, parsed);
+    if (!verdict.ok) return { outcome: 'invalid-reply', handlerStatus, error: verdict.reason.replace(/^the webhook/, 'your handler') };
+    return { outcome: 'answered', handlerStatus, text, contentType, reply: verdict.reply };
   } catch (error) {
     const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-    const reason = `could not reach ${url}: ${err.code ?? err.cause?.code ?? err.message}`;
-    return { status: 502, text: JSON.stringify({ error: reason }), error: reason };
+    const code = err.code ?? err.cause?.code;
+    if (controller.signal.aborted || err.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+      return { outcome: 'timeout', handlerStatus, error: timedOut };
+    }
+    if (handlerStatus !== undefined) return { outcome: 'invalid-reply', handlerStatus, error: `your handler's reply broke off: ${code ?? err.message}` };
+    return { outcome: 'unreachable', error: `could not reach your handler at ${url}: ${code ?? err.message}` };
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -166,6 +166,22 @@ const MIGRATIONS: string[] = [
   CREATE INDEX transactions_by_stan_rrn ON transactions (institution_id, stan, rrn);
   CREATE INDEX transactions_daily_usage ON transactions (card_id, channel, day);
   `,
+  // The switch's transaction state (its table of transitions is src/sandbox/switch/states.ts),
+  // the part of the amount that approved reversals gave back, and a reversal's original. Rows
+  // of version 1 get the state their status and response code say.
+  `
+  ALTER TABLE transactions ADD COLUMN state TEXT NOT NULL DEFAULT 'approved';
+  ALTER TABLE transactions ADD COLUMN reversed_minor INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE transactions ADD COLUMN original_id TEXT;
+  CREATE INDEX transactions_by_original ON transactions (original_id) WHERE original_id IS NOT NULL;
+  CREATE INDEX transactions_awaiting ON transactions (created_at) WHERE state = 'awaiting';
+  UPDATE transactions SET state = CASE
+    WHEN status = 'failed' THEN 'declined'
+    WHEN status = 'reversed' THEN 'reversed'
+    WHEN json_extract(record, '$.responseCode') = '' THEN 'awaiting'
+    ELSE 'approved' END;
+  UPDATE transactions SET reversed_minor = amount_minor WHERE status = 'reversed';
+  `,
 ];
 
 export interface OpenOptions {

@@ -16,6 +16,34 @@ export interface TransactionIndex {
   amountMinor: number;
   /** Day the transaction counts for, YYYY-MM-DD (UTC). */
   day: string;
+  /** The switch's state of the transaction (its transitions are the switch module's table). */
+  state: string;
+  /** A reversal's original transaction. */
+  originalId?: string;
+}
+
+/** A stored transaction with the columns the switch's transitions read. */
+export interface StoredTransaction {
+  record: Transaction;
+  state: string;
+  /** Field 4 in minor units. */
+  amountMinor: number;
+  /** Minor units given back by approved reversals. */
+  reversedMinor: number;
+  /** A reversal's original transaction. */
+  originalId?: string;
+}
+
+/** A conditional change of state: applied only while the row is still in `from`. */
+export interface StateChange {
+  institutionId: string;
+  id: string;
+  from: string;
+  to: string;
+  /** The record as it is after the change (its transactionStatus fills the status column). */
+  record: Transaction;
+  /** New value of the reversed amount, minor units; unchanged when absent. */
+  reversedMinor?: number;
 }
 
 export interface TransactionListQuery {
@@ -33,43 +61,55 @@ export interface DailyUsage {
   amountMinor: number;
 }
 
+type StoredRow = { record: string; state: string; amountMinor: number; reversedMinor: number; originalId: string | null };
+
+function storedOf(row: unknown): StoredTransaction | undefined {
+  if (!row) return undefined;
+  const { record, state, amountMinor, reversedMinor, originalId } = row as StoredRow;
+  return { record: JSON.parse(record) as Transaction, state, amountMinor, reversedMinor, ...(originalId ? { originalId } : {}) };
+}
+
 export class TransactionStore {
   private readonly insertTransaction: Statement;
   private readonly selectTransaction: Statement;
   private readonly selectByStanRrn: Statement;
-  private readonly markReversedStatement: Statement;
-  private readonly updateTransaction: Statement;
+  private readonly selectStored: Statement;
+  private readonly changeState: Statement;
   private readonly sumDailyUsage: Statement;
+  private readonly selectLastStan: Statement;
+  private readonly selectAwaitingReversal: Statement;
+  private readonly selectAwaitingBefore: Statement;
   private readonly listStatements = new Map<string, { page: Statement; count: Statement }>();
 
   constructor(private readonly db: Db) {
     this.insertTransaction = db.prepare(
-      `INSERT INTO transactions (id, institution_id, card_id, stan, rrn, status, merchant_id, terminal_id, channel, amount_minor, day, created_at, record)
-       VALUES (@id, @institutionId, @cardId, @stan, @rrn, @status, @merchantId, @terminalId, @channel, @amountMinor, @day, @createdAt, @record)`,
+      `INSERT INTO transactions (id, institution_id, card_id, stan, rrn, status, state, original_id, merchant_id, terminal_id, channel, amount_minor, day, created_at, record)
+       VALUES (@id, @institutionId, @cardId, @stan, @rrn, @status, @state, @originalId, @merchantId, @terminalId, @channel, @amountMinor, @day, @createdAt, @record)`,
     );
     this.selectTransaction = db.prepare('SELECT record FROM transactions WHERE id = ? AND institution_id = ?');
     this.selectByStanRrn = db.prepare(
       'SELECT record FROM transactions WHERE institution_id = ? AND stan = ? AND rrn = ? ORDER BY created_at DESC, id DESC LIMIT 1',
     );
-    // The status guard makes the check and the change one statement: two reversals of the
-    // same original cannot both succeed.
-    this.markReversedStatement = db.prepare(
-      `UPDATE transactions
-       SET status = 'reversed',
-           record = json_set(record, '$.reversed', json('true'), '$.reversalId', @reversalId,
-                             '$.transactionStatus', 'reversed', '$.updatedAt', @updatedAt,
-                             '$.__v', COALESCE(json_extract(record, '$.__v'), 0) + 1)
-       WHERE id = @id AND institution_id = @institutionId AND status != 'reversed'
-         AND COALESCE(json_extract(record, '$.reversed'), 0) = 0`,
+    this.selectLastStan = db.prepare("SELECT MAX(CAST(stan AS INTEGER)) AS stan FROM transactions WHERE institution_id = ? AND day = ? AND stan GLOB '[0-9]*'");
+    const stored = 'SELECT record, state, amount_minor AS amountMinor, reversed_minor AS reversedMinor, original_id AS originalId FROM transactions';
+    this.selectStored = db.prepare(`${stored} WHERE id = ? AND institution_id = ?`);
+    this.selectAwaitingReversal = db.prepare(`${stored} WHERE original_id = ? AND institution_id = ? AND state = 'awaiting' ORDER BY created_at DESC LIMIT 1`);
+    this.selectAwaitingBefore = db.prepare("SELECT institution_id AS institutionId, id FROM transactions WHERE state = 'awaiting' AND created_at < ? ORDER BY created_at");
+    // The state guard makes the check and the change one statement: a change computed from a
+    // state that has moved on since it was read changes nothing.
+    this.changeState = db.prepare(
+      `UPDATE transactions SET state = @to, status = @status, record = @record, reversed_minor = COALESCE(@reversedMinor, reversed_minor)
+       WHERE id = @id AND institution_id = @institutionId AND state = @from`,
     );
-    this.updateTransaction = db.prepare(
-      `UPDATE transactions SET status = @status, record = @record WHERE id = @id AND institution_id = @institutionId`,
-    );
-    // Reversal messages (MTI 04xx) never count against limits; failed and reversed ones neither.
+    // Reversal messages (MTI 04xx) never count against limits; of the others, those in the
+    // given states count, and the amounts of debits (not refunds, processing code 20…) add up,
+    // less what approved reversals gave back.
     this.sumDailyUsage = db.prepare(
-      `SELECT COUNT(*) AS count, COALESCE(SUM(amount_minor), 0) AS amountMinor
+      `SELECT COUNT(*) AS count,
+              COALESCE(SUM(CASE WHEN json_extract(record, '$.processingCode') LIKE '20%' THEN 0 ELSE amount_minor - reversed_minor END), 0) AS amountMinor
        FROM transactions
-       WHERE card_id = ? AND channel = ? AND day = ? AND status IN ('pending', 'completed')
+       WHERE card_id = @cardId AND channel = @channel AND day = @day
+         AND state IN (SELECT value FROM json_each(@states))
          AND json_extract(record, '$.mti') NOT LIKE '04%'`,
     );
   }
@@ -82,6 +122,8 @@ export class TransactionStore {
       stan: transaction.stan,
       rrn: transaction.rrn,
       status: transaction.transactionStatus,
+      state: index.state,
+      originalId: index.originalId ?? null,
       merchantId: transaction.merchantId,
       terminalId: transaction.terminalId,
       channel: index.channel,
@@ -104,27 +146,45 @@ export class TransactionStore {
     return row ? (JSON.parse(row.record) as Transaction) : undefined;
   }
 
+  /** The highest numeric STAN of the institution's transactions of that day, 0 when none. */
+  lastStan(institutionId: string, day: string): number {
+    return (this.selectLastStan.get(institutionId, day) as { stan: number | null }).stan ?? 0;
+  }
+
+  /** The institution's transaction with its state and amounts, or undefined. */
+  getStored(institutionId: string, id: string): StoredTransaction | undefined {
+    return storedOf(this.selectStored.get(id, institutionId));
+  }
+
+  /** The reversal of `originalId` that is awaiting its answer, if any. */
+  awaitingReversalOf(institutionId: string, originalId: string): StoredTransaction | undefined {
+    return storedOf(this.selectAwaitingReversal.get(originalId, institutionId));
+  }
+
+  /** Transactions of every institution still awaiting their answer that were created before `createdAt`. */
+  awaitingBefore(createdAt: string): Array<{ institutionId: string; id: string }> {
+    return this.selectAwaitingBefore.all(createdAt) as Array<{ institutionId: string; id: string }>;
+  }
+
+  /** Moves the row from `from` to `to` and rewrites its record; false (nothing written) when it is no longer in `from`. */
+  changeStateIf(change: StateChange): boolean {
+    return this.changeState.run({
+      id: change.id,
+      institutionId: change.institutionId,
+      from: change.from,
+      to: change.to,
+      status: change.record.transactionStatus,
+      record: JSON.stringify(change.record),
+      reversedMinor: change.reversedMinor ?? null,
+    }).changes === 1;
+  }
+
   /**
-   * Marks the original reversed with the reversal's id. Atomic: returns false (and changes
-   * nothing) when the transaction is unknown or already reversed.
+   * Count and sum (minor units, less what reversals gave back) of the card's non-reversal
+   * transactions in one of `states` on a channel and day.
    */
-  markReversed(institutionId: string, id: string, reversalId: string, updatedAt = new Date().toISOString()): boolean {
-    return this.markReversedStatement.run({ id, institutionId, reversalId, updatedAt }).changes === 1;
-  }
-
-  /** Rewrites the record (status column follows `transactionStatus`). */
-  update(transaction: Transaction): void {
-    this.updateTransaction.run({
-      id: transaction.id,
-      institutionId: transaction.institution.id,
-      status: transaction.transactionStatus,
-      record: JSON.stringify(transaction),
-    });
-  }
-
-  /** Count and sum (minor units) of the card's approved, non-reversal transactions on a channel and day. */
-  dailyUsage(cardId: string, channel: string, day: string): DailyUsage {
-    const row = this.sumDailyUsage.get(cardId, channel, day) as { count: number; amountMinor: number };
+  dailyUsage(cardId: string, channel: string, day: string, states: readonly string[]): DailyUsage {
+    const row = this.sumDailyUsage.get({ cardId, channel, day, states: JSON.stringify(states) }) as { count: number; amountMinor: number };
     return { count: row.count, amountMinor: row.amountMinor };
   }
 

@@ -2,7 +2,7 @@
 // processing code, amount, dates, STAN, RRN, track 2, entry mode, POS condition and data
 // codes, terminal, merchant, currency, account, original data elements for reversals) and the
 // service's own response (echo + 38/39). Pure functions: time, STAN and RRN are inputs.
-import { MTI, POS_ENTRY_MODES, PROCESSING_CODES, posConditionCodeFor, responseMti, isApproved, type Channel, type Intent, type PaymentMethod, type ProcessingFlow } from '../../iso8583/codes.js';
+import { MTI, POS_ENTRY_MODES, PROCESSING_CODES, posConditionCodeFor, type Channel, type Intent, type PaymentMethod, type ProcessingFlow } from '../../iso8583/codes.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
 
 export const DEFAULT_TERMINAL: Record<Channel, string> = { pos: 'SBXPOS01', atm: 'SBXATM01', web: 'SBXWEB01' };
@@ -134,15 +134,4 @@ export function buildRequest(input: RequestInput): SwitchMessage {
   return message;
 }
 
-/** Request fields a response never echoes: card secrets and expiry. */
-const NOT_ECHOED = new Set(['14', '35', '45', '52', '55']);
-
-/** The service's own response: the request echoed, MTI + 10, field 39, and 38 when approved. */
-export function buildResponse(request: SwitchMessage, code: string, approvalCode?: string): SwitchMessage {
-  const response: SwitchMessage = {};
-  for (const [field, value] of Object.entries(request)) if (!NOT_ECHOED.has(field)) response[field] = value;
-  response['0'] = responseMti(request['0'] ?? '');
-  if (isApproved(code) && approvalCode) response['38'] = approvalCode;
-  response['39'] = code;
-  return response;
-}
+export { buildResponse } from './reply.js';

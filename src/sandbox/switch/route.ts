@@ -8,7 +8,7 @@ import { Envelope, SimulateBody, SimulateEnvelope, SwitchParams, Transaction } f
 import { principalOf, requireBearer } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
 import { ApiError, notFound } from '../errors.js';
-import { simulate, SimulateError } from './service.js';
+import { recoverAbandoned, simulate, SimulateError } from './service.js';
 import { switchStore } from './store.js';
 import { Agent } from 'undici';
 
@@ -20,6 +20,8 @@ export async function simulateRoutes(app: FastifyInstance, deps: SandboxDeps): P
   const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 128 });
   const switchDeps = { store: switchStore(deps.store), now: () => deps.clock.now(), webhook: { dispatcher } };
   app.addHook('onClose', async () => dispatcher.close());
+  // Transactions a stopped sandbox left awaiting their answer fail (96) now rather than never.
+  recoverAbandoned(switchDeps.store, deps.clock.now());
 
   app.post<{ Body: SimulateBody }>('/institutions/:switch/simulate', {
     onRequest: auth,
@@ -29,9 +31,15 @@ export async function simulateRoutes(app: FastifyInstance, deps: SandboxDeps): P
         + '(unknown card 14, expired 54, card not active 62, channel disabled 57, daily amount limit 61, daily count limit 65, per card, '
         + 'channel and UTC day), then approves (responseMode `stub`, the default) or POSTs the message to the card program\'s '
         + 'webHookConfig.url (`forward`; signed with X-Webhook-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, t + "." + body)>, and the '
-        + 'secret in the webHookConfig.header header when set; 5 s timeout; a reply without a valid field 39 fails the transaction with 96). '
+        + 'secret in the webHookConfig.header header when set; 5 s for the whole exchange; a reply over 64 KiB is not read further; a reply '
+        + 'that is not a 2xx application/json response message with a valid field 39, the response MTI and fields 2, 3, 4, 7, 11, 37, 41, 42, 49 '
+        + 'and 90 of the request echoed unchanged fails the transaction with 96, the reason recorded on it). '
         + 'Answers 200 with status `success` (approved) or `failed` (declined or failed) and stores the Transaction. Reversing an unknown '
-        + 'transaction is a 404, reversing a reversed, failed or in-flight one a 409. Any `{switch}` segment is accepted.',
+        + 'transaction is a 404; reversing a reversal, or a transaction still awaiting its webhook answer, declined or failed, being '
+        + 'reversed or reversed, a 409. A reversal may be for part of what remains of its original (more than 0, at most the rest, in the '
+        + "original's currency, else a 400): only that part goes back to the daily limits, and the original shows `remainingAmount` and "
+        + 'stays pending/completed until the whole amount is reversed. A transaction a stopped sandbox left awaiting its answer for over '
+        + '60 s fails with 96. Any `{switch}` segment is accepted.',
       params: SwitchParams,
       body: SimulateBody,
       response: { 200: SimulateEnvelope },

@@ -2,11 +2,14 @@
 // (reversals), builds the request message, runs the service checks, then approves (stub) or
 // asks the program's webhook (forward), and stores the full Transaction record.
 //
-// Concurrency: the checks read today's usage and the new transaction is inserted in ONE
-// synchronous SQLite transaction (no await in between), so N parallel simulations on a card
-// can never take more than its daily count; only then is the webhook awaited, and the record
-// is updated with its answer. A reversal reserves its original the same way (reversalId set
-// while in flight), so two parallel reversals of one transaction cannot both go through.
+// Concurrency: the checks read today's usage and the new transaction is inserted (state
+// `awaiting`) in ONE synchronous SQLite transaction (no await in between), so N parallel
+// simulations on a card can never take more than its daily count; only then is the webhook
+// awaited, and its answer is applied in a second one. Every change of state goes through the
+// table of states.ts with a conditional write: an answer only settles a transaction still
+// awaiting one, and a reversal moves its original approved → reversing when it starts and on
+// when it is answered, so a transaction awaiting its answer, declined, already reversed or
+// being reversed cannot be reversed (409), and two reversals never overlap.
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Card, CardProgram, Institution, SimulateBody, SimulateEnvelope, Transaction } from '../../api/schemas.js';
 import { AmountError, amountToMinor, currencyInfo, isField4, minorToMajor, toField4 } from '../../iso8583/amount.js';
@@ -17,6 +20,7 @@ import { cardExpiryYYMM, checkCard, checkChannel, checkLimits, toYYMM, type Used
 import { buildRequest, buildResponse, dayOf, DEFAULT_CHANNEL, DEFAULT_MERCHANT, DEFAULT_METHOD, DEFAULT_TERMINAL, isPhysical, retrievalReferenceNumber, type CardData } from './message.js';
 import { newId } from '../ids.js';
 import { callWebhook, type WebhookCallOptions, type WebhookOutcome } from './webhook.js';
+import { isRefusal, nextState, transactionStatusOf, type TransactionEvent, type TransactionState } from './states.js';
 
 /** What the simulator needs from the store. Every method is synchronous (libsql). */
 export interface SwitchStore {
@@ -26,15 +30,21 @@ export interface SwitchStore {
   program(institutionId: string, programId: string): CardProgram | undefined;
   /** Runs `work` in one write transaction (BEGIN IMMEDIATE … COMMIT). */
   atomically<T>(work: () => T): T;
-  /** The next STAN of that day, 1-based (wraps after 999999 in the caller). */
-  nextStan(day: string): number;
+  /** The institution's next STAN of that day, 1-based (wraps after 999999 in the caller). */
+  nextStan(institutionId: string, day: string): number;
   /** Approved and in-flight debits of the card on that channel and day. */
   usage(cardId: string, channel: Channel, day: string): UsedToday;
   insert(record: Transaction, index: TransactionIndex): void;
-  update(record: Transaction): void;
-  get(institutionId: string, id: string): Transaction | undefined;
+  /** The transaction with its state and amounts. */
+  get(institutionId: string, id: string): StoredTransaction | undefined;
+  /** Moves a transaction from `from` to `to`; false (nothing written) when it is no longer in `from`. */
+  changeState(change: StateChange): boolean;
   /** The newest transaction of the institution with that STAN and RRN. */
   findByStanRrn(institutionId: string, stan: string, rrn: string): Transaction | undefined;
+  /** The reversal of a transaction that is awaiting its answer. */
+  awaitingReversalOf(institutionId: string, originalId: string): StoredTransaction | undefined;
+  /** Transactions (any institution) awaiting their answer since before `createdAt`. */
+  awaitingBefore(createdAt: string): Array<{ institutionId: string; id: string }>;
 }
 
 /** Columns the store keeps beside the record (what limits and filters query). */
@@ -44,6 +54,29 @@ export interface TransactionIndex {
   amountMinor: number;
   /** The UTC day the transaction counts for, YYYY-MM-DD. */
   day: string;
+  state: TransactionState;
+  /** A reversal's original. */
+  originalId?: string;
+}
+
+export interface StoredTransaction {
+  record: Transaction;
+  state: TransactionState;
+  /** Field 4, minor units. */
+  amountMinor: number;
+  /** Minor units given back by approved reversals. */
+  reversedMinor: number;
+  /** A reversal's original. */
+  originalId?: string;
+}
+
+export interface StateChange {
+  institutionId: string;
+  id: string;
+  from: TransactionState;
+  to: TransactionState;
+  record: Transaction;
+  reversedMinor?: number;
 }
 
 export interface SwitchDeps {
@@ -99,10 +132,14 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
   const plan = body.intent === 'reversal' ? planReversal(store, institutionId, body, receivedAt) : planDebit(store, institutionId, body, receivedAt);
   const mode = body.responseMode ?? 'stub';
 
+  // An answer that will never come (the original's own, or that of a reversal of it) is settled
+  // first, in its own transaction: it stands whatever becomes of this reversal.
+  if (plan.original) store.atomically(() => settleAbandonedAround(store, institutionId, plan.original!.id, now()));
+
   // ---- synchronous: checks, reservation, insert ----
-  const { record, request: clearRequest, decided } = store.atomically(() => {
+  const inserted = store.atomically(() => {
     const day = dayOf(plan.date);
-    const stanNumber = ((store.nextStan(day) - 1) % 999_999) + 1;
+    const stanNumber = ((store.nextStan(institutionId, day) - 1) % 999_999) + 1;
     const stan = String(stanNumber).padStart(6, '0');
     let request = buildRequest({
       intent: plan.intent,
@@ -125,12 +162,7 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
 
     let code: string | undefined;
     if (plan.intent === 'reversal') {
-      const original = store.get(institutionId, plan.original!.id);
-      if (!original) throw new SimulateError(404, 'NOT_FOUND', `original transaction ${plan.original!.id} not found`);
-      assertReversible(original);
-      if (amountMinor > BigInt(original.amounts.amount)) {
-        throw invalid('amount', `exceeds the original amount (${minorToMajor(original.amounts.amount, plan.digits)})`);
-      }
+      startReversal(store, institutionId, plan, request, amountMinor, now());
     } else {
       code = checkCard(plan.card, plan.given, plan.date)
         ?? checkChannel(plan.program, plan.channel)
@@ -139,23 +171,20 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
     const stub = code === undefined && mode === 'stub';
     const finalCode = code ?? (stub ? '00' : undefined);
     const record = buildRecord({ plan, institution, request, amountMinor, receivedAt, mode });
+    store.insert(record, { channel: plan.channel, day, amountMinor: Number(amountMinor), state: 'awaiting', ...(plan.original ? { originalId: plan.original.id } : {}) });
     if (finalCode !== undefined) {
       const at = now();
       settle(record, buildResponse(request, finalCode, approvalCode()), at, at, started, code !== undefined ? `not sent: declined by the service (${code})` : 'not sent: approved by the sandbox stub');
+      return { record: applyAnswer(store, institutionId, record, plan, amountMinor, now()), request, decided: true, amountMinor };
     }
-    store.insert(record, { channel: plan.channel, day, amountMinor: Number(amountMinor) });
-    if (plan.intent === 'reversal') {
-      const original = store.get(institutionId, plan.original!.id)!;
-      if (finalCode !== undefined && isApproved(finalCode)) markReversed(original, record, now());
-      else if (finalCode === undefined) original.reversalId = record.id; // reserved while in flight
-      store.update(original);
-    }
-    return { record, request, decided: finalCode !== undefined, code };
+    return { record, request, decided: false, amountMinor };
   });
+  const { request: clearRequest, amountMinor } = inserted;
+  let record = inserted.record;
 
   let failure: string | undefined;
-  if (!decided) {
-    // ---- forward: ask the institution, then settle the record ----
+  if (!inserted.decided) {
+    // ---- forward: ask the institution, then apply its answer ----
     const sentAt = now();
     const config = plan.program?.webHookConfig;
     let outcome: WebhookOutcome;
@@ -164,25 +193,17 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
         ? await (deps.callWebhook ?? callWebhook)(config, clearRequest, deps.webhook)
         : { ok: false, reason: 'the card program has no webHookConfig.url (set one, e.g. `cardctl sandbox serve --webhook-url URL`)' };
     } catch (error) {
-      // Never leave a reserved transaction pending: whatever went wrong, it settles as 96.
+      // Never leave a transaction awaiting: whatever went wrong, it settles as 96.
       outcome = { ok: false, reason: `the webhook call failed: ${(error as Error).message}` };
     }
     const repliedAt = now();
     const response = outcome.ok ? outcome.reply : buildResponse(clearRequest, '96');
     if (!outcome.ok) failure = outcome.reason;
-    store.atomically(() => {
-      record.timestamps.serviceToInstitution = hop(sentAt, 'outbound', `service to institution: POST ${config?.url ?? '(no webhook)'}`);
-      settle(record, response, repliedAt, now(), started, outcome.ok ? `institution to service: replied ${response['39']}` : `institution to service: ${outcome.reason}`);
-      store.update(record);
-      if (plan.intent === 'reversal') {
-        const original = store.get(institutionId, plan.original!.id);
-        if (original) {
-          if (isApproved(record.responseCode)) markReversed(original, record, now());
-          else if (original.reversalId === record.id) original.reversalId = '';
-          original.updatedAt = now().toISOString();
-          store.update(original);
-        }
-      }
+    const sent = record;
+    record = store.atomically(() => {
+      sent.timestamps.serviceToInstitution = hop(sentAt, 'outbound', `service to institution: POST ${config?.url ?? '(no webhook)'}`);
+      settle(sent, response, repliedAt, now(), started, outcome.ok ? `institution to service: replied ${response['39']}` : `institution to service: ${outcome.reason}`);
+      return applyAnswer(store, institutionId, sent, plan, amountMinor, now());
     });
   }
 
@@ -256,7 +277,7 @@ function planDebit(store: SwitchStore, institutionId: string, body: SimulateBody
 function planReversal(store: SwitchStore, institutionId: string, body: SimulateBody, receivedAt: Date): Plan {
   let original: Transaction | undefined;
   if (body.originalTransactionId) {
-    original = store.get(institutionId, body.originalTransactionId);
+    original = store.get(institutionId, body.originalTransactionId)?.record;
     if (!original) throw new SimulateError(404, 'NOT_FOUND', `original transaction ${body.originalTransactionId} not found`);
   } else if (body.originalStan && body.originalRrn) {
     original = store.findByStanRrn(institutionId, body.originalStan, body.originalRrn);
@@ -266,7 +287,6 @@ function planReversal(store: SwitchStore, institutionId: string, body: SimulateB
     throw new SimulateError(400, 'VALIDATION_ERROR', 'a reversal needs originalTransactionId, or originalStan and originalRrn together',
       fields.map((field) => ({ field, message: 'is required for a reversal' })));
   }
-  assertReversible(original);
   const { currency, digits, amountMinor } = money(body, original.amounts.currency);
   const message = original.originalMessage;
   const channel = (original.transactionChannel.channelType as Channel) || DEFAULT_CHANNEL;
@@ -312,24 +332,129 @@ function money(body: SimulateBody, fixedCurrency: string | undefined) {
   }
 }
 
-function assertReversible(original: Transaction): void {
-  const intent = intentOfMti(original.mti);
-  if (intent === 'reversal') throw new SimulateError(409, 'CONFLICT', `transaction ${original.id} is a reversal and cannot be reversed`);
-  if (original.reversed || original.transactionStatus === 'reversed') {
-    throw new SimulateError(409, 'CONFLICT', `transaction ${original.id} is already reversed${original.reversalId ? ` (by ${original.reversalId})` : ''}`);
-  }
-  if (original.reversalId) throw new SimulateError(409, 'CONFLICT', `a reversal of transaction ${original.id} is already in progress (${original.reversalId})`);
-  if (original.transactionStatus === 'failed') {
-    throw new SimulateError(409, 'CONFLICT', `transaction ${original.id} was not approved (${original.responseCode}); there is nothing to reverse`);
+/**
+ * Applies `event` to a stored transaction through the table: refused (nothing written) where
+ * the table says so or when the row moved on since it was read; else `change` edits the record
+ * and the row moves to the next state.
+ */
+export function applyEvent(
+  store: SwitchStore,
+  institutionId: string,
+  id: string,
+  event: TransactionEvent,
+  at: Date,
+  change: (record: Transaction, stored: StoredTransaction, to: TransactionState) => { record: Transaction; reversedMinor?: number },
+  check?: (stored: StoredTransaction) => void,
+): { ok: true; to: TransactionState } | { ok: false; reason: string } {
+  const stored = store.get(institutionId, id);
+  if (!stored) return { ok: false, reason: `transaction ${id} not found` };
+  const to = nextState(stored.state, event);
+  if (isRefusal(to)) return { ok: false, reason: `transaction ${id} ${to.refused(stored.record)}` };
+  check?.(stored);
+  const { record, reversedMinor } = change(stored.record, stored, to);
+  record.transactionStatus = transactionStatusOf(to, record.mti);
+  record.updatedAt = at.toISOString();
+  const moved = store.changeState({ institutionId, id, from: stored.state, to, record, reversedMinor });
+  return moved ? { ok: true, to } : { ok: false, reason: `transaction ${id} changed while it was being updated` };
+}
+
+/**
+ * A reversal starts: its original must be approved (not awaiting its answer, declined, being
+ * reversed or reversed: 409), the amount more than 0 and at most what remains of it (400), in
+ * its currency; the original moves to `reversing` until the reversal is answered.
+ */
+function startReversal(store: SwitchStore, institutionId: string, plan: Plan, request: SwitchMessage, amountMinor: bigint, at: Date): void {
+  const originalId = plan.original!.id;
+  const current = store.get(institutionId, originalId);
+  if (!current) throw new SimulateError(404, 'NOT_FOUND', `original transaction ${originalId} not found`);
+  if (intentOfMti(current.record.mti) === 'reversal') throw new SimulateError(409, 'CONFLICT', `transaction ${originalId} is a reversal and cannot be reversed`);
+  const started = applyEvent(store, institutionId, originalId, 'reversal-requested', at, (record) => ({ record }), (stored) => {
+    const currency = stored.record.amounts.currency;
+    if ((request['49'] ?? currency) !== currency) throw invalid('overrides', `field 49 must be the original's currency (${currency})`);
+    const remaining = BigInt(stored.amountMinor - stored.reversedMinor);
+    if (amountMinor <= 0n) throw invalid('amount', 'of a reversal must be more than 0');
+    if (amountMinor > remaining) {
+      const left = remaining === BigInt(stored.amountMinor) ? '' : ` of ${minorToMajor(stored.amountMinor, plan.digits)}, the rest having been reversed`;
+      throw invalid('amount', `exceeds what remains of the original (${minorToMajor(remaining, plan.digits)}${left})`);
+    }
+  });
+  if (!started.ok) {
+    const holder = store.awaitingReversalOf(institutionId, originalId);
+    throw new SimulateError(409, 'CONFLICT', holder ? `${started.reason} (${holder.record.id})` : started.reason);
   }
 }
 
-function markReversed(original: Transaction, reversal: Transaction, at: Date): void {
-  original.reversed = true;
-  original.reversalId = reversal.id;
-  original.transactionStatus = 'reversed';
-  original.updatedAt = at.toISOString();
-  original.__v += 1;
+/**
+ * How long an answer may be awaited before its transaction counts as abandoned: far past the
+ * webhook deadline, so only a sandbox stopped in the middle of an exchange leaves one behind.
+ */
+export const ABANDONED_AFTER_MS = 60_000;
+
+function isAbandoned(stored: StoredTransaction, at: Date): boolean {
+  return stored.state === 'awaiting' && at.getTime() - Date.parse(stored.record.createdAt) > ABANDONED_AFTER_MS;
+}
+
+/**
+ * An abandoned transaction fails (96) through the table, like one whose webhook timed out; an
+ * abandoned reversal gives its original back (reversing → approved).
+ */
+function settleAbandoned(store: SwitchStore, institutionId: string, id: string, at: Date): void {
+  const reason = 'no answer was applied: the sandbox stopped while awaiting it';
+  let originalId: string | undefined;
+  const settled = applyEvent(store, institutionId, id, 'answer-declines', at, (record, stored) => {
+    originalId = stored.originalId;
+    const response = buildResponse(record.originalMessage, '96');
+    record.response = response;
+    record.responseCode = '96';
+    record.timestamps.institutionToService = hop(at, 'inbound', `institution to service: ${reason}`);
+    record.timestamps.serviceToSwitch = hop(at, 'outbound', `service to switch: ${response['0'] ?? ''} 96 ${responseMessage('96')}`);
+    return { record };
+  });
+  if (settled.ok && originalId) applyEvent(store, institutionId, originalId, 'reversal-declined', at, (record) => ({ record }));
+}
+
+/** Settles a transaction, or the reversal of it in progress, if abandoned. */
+function settleAbandonedAround(store: SwitchStore, institutionId: string, id: string, at: Date): void {
+  const current = store.get(institutionId, id);
+  if (!current) return;
+  if (isAbandoned(current, at)) return settleAbandoned(store, institutionId, id, at);
+  const inFlight = current.state === 'reversing' ? store.awaitingReversalOf(institutionId, id) : undefined;
+  if (inFlight && isAbandoned(inFlight, at)) settleAbandoned(store, institutionId, inFlight.record.id, at);
+}
+
+/** Settles every transaction abandoned before `at` (a sandbox starting on a database another one left). */
+export function recoverAbandoned(store: SwitchStore, at: Date): number {
+  const before = new Date(at.getTime() - ABANDONED_AFTER_MS).toISOString();
+  const rows = store.awaitingBefore(before);
+  for (const row of rows) store.atomically(() => settleAbandoned(store, row.institutionId, row.id, at));
+  return rows.length;
+}
+
+/**
+ * The transaction's answer (its record already settled): awaiting → approved or declined. For
+ * a reversal, then its original: reversing → approved (declined, or approved in part: only
+ * that amount is given back) or reversed (approved for all that remained). An answer for a
+ * transaction no longer awaiting one changes nothing. Returns the transaction as stored.
+ */
+function applyAnswer(store: SwitchStore, institutionId: string, record: Transaction, plan: Plan, amountMinor: bigint, at: Date): Transaction {
+  const approved = isApproved(record.responseCode);
+  const answered = applyEvent(store, institutionId, record.id, approved ? 'answer-approves' : 'answer-declines', at, () => ({ record }));
+  if (!answered.ok) return store.get(institutionId, record.id)?.record ?? record;
+  if (plan.intent !== 'reversal') return record;
+  const original = store.get(institutionId, plan.original!.id);
+  if (!original) return record;
+  const reversedMinor = original.reversedMinor + (approved ? Number(amountMinor) : 0);
+  const event: TransactionEvent = !approved ? 'reversal-declined'
+    : reversedMinor >= original.amountMinor ? 'reversal-approved-in-full' : 'reversal-approved-in-part';
+  applyEvent(store, institutionId, original.record.id, event, at, (current, stored, to) => {
+    if (!approved) return { record: current };
+    current.reversed = to === 'reversed';
+    current.reversalId = record.id;
+    current.remainingAmount = minorToMajor(Math.max(0, stored.amountMinor - reversedMinor), plan.digits);
+    current.__v += 1;
+    return { record: current, reversedMinor };
+  });
+  return record;
 }
 
 function approvalCode(): string {
@@ -340,13 +465,11 @@ function hop(at: Date, direction: 'inbound' | 'outbound', description: string) {
   return { timestamp: at.toISOString(), direction, description };
 }
 
-/** Applies a response: code, status, the last two hops, duration. */
+/** Applies a response to the record: code, the last two hops, duration (the state moves in applyAnswer). */
 function settle(record: Transaction, response: SwitchMessage, inboundAt: Date, answeredAt: Date, started: number, inboundDescription: string): void {
   const code = response['39'] ?? '96';
   record.response = maskMessage(response);
   record.responseCode = code;
-  const intent = intentOfMti(record.mti);
-  record.transactionStatus = !isApproved(code) ? 'failed' : intent === 'authorization' ? 'pending' : 'completed';
   if (record.timestamps.serviceToInstitution.description === '') {
     record.timestamps.serviceToInstitution = hop(inboundAt, 'outbound', inboundDescription);
   }

@@ -1,8 +1,10 @@
 // The simulator's view of the sandbox store (src/sandbox/store/): every SQL statement stays
-// there; this only adapts method names and adds the per-day STAN sequence (kept in the meta
-// table, incremented inside the caller's write transaction).
+// there; this only adapts method names and adds the STAN sequence, one per institution and day
+// (kept in the meta table, incremented inside the caller's write transaction): a shared counter
+// would tell one institution how many transactions the others ran.
 import type { Store } from '../store/index.js';
 import type { SwitchStore } from './service.js';
+import { COUNTED_STATES } from './states.js';
 
 export function switchStore(store: Store): SwitchStore {
   return {
@@ -11,19 +13,23 @@ export function switchStore(store: Store): SwitchStore {
     cardByPan: (pan) => store.cards.findByPan(pan),
     program: (institutionId, programId) => store.cardPrograms.get(institutionId, programId),
     atomically: (work) => store.transaction(work),
-    nextStan(day) {
-      const key = `switch.stan.${day}`;
-      const next = (store.meta.get<number>(key) ?? 0) + 1;
+    nextStan(institutionId, day) {
+      const key = `switch.stan.${institutionId}.${day}`;
+      // A day without a counter yet (or a database from before counters were per institution)
+      // continues after the institution's own highest STAN of that day.
+      const next = (store.meta.get<number>(key) ?? store.transactions.lastStan(institutionId, day)) + 1;
       store.meta.set(key, next);
       return next;
     },
     usage(cardId, channel, day) {
-      const used = store.transactions.dailyUsage(cardId, channel, day);
+      const used = store.transactions.dailyUsage(cardId, channel, day, COUNTED_STATES);
       return { count: used.count, amountMinor: BigInt(used.amountMinor) };
     },
     insert: (record, index) => store.transactions.insert(record, index),
-    update: (record) => store.transactions.update(record),
-    get: (institutionId, id) => store.transactions.get(institutionId, id),
+    changeState: (change) => store.transactions.changeStateIf(change),
+    get: (institutionId, id) => store.transactions.getStored(institutionId, id) as ReturnType<SwitchStore['get']>,
     findByStanRrn: (institutionId, stan, rrn) => store.transactions.findByStanRrn(institutionId, stan, rrn),
+    awaitingReversalOf: (institutionId, originalId) => store.transactions.awaitingReversalOf(institutionId, originalId) as ReturnType<SwitchStore['awaitingReversalOf']>,
+    awaitingBefore: (createdAt) => store.transactions.awaitingBefore(createdAt),
   };
 }

@@ -1,13 +1,15 @@
 // The call to the institution's webhook in forward mode: POST the request message as JSON,
 // signed (X-Webhook-Signature) and, when webHookConfig.header is set, with the secret in that
-// header; 5 s for the whole exchange; the reply must be a response message with a valid "39".
+// header. The institution is not trusted: 5 s for the whole exchange (a slow drip included),
+// at most MAX_REPLY_BYTES read (past that, or a Content-Length over it, the request is
+// aborted), a 2xx with a JSON content type, and a reply that answers this request (reply.ts).
 import { request, type Dispatcher } from 'undici';
 import type { WebhookConfig } from '../../api/schemas.js';
-import { isValidResponseCode, responseMti } from '../../iso8583/codes.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
+import { isJsonContentType, MAX_REPLY_BYTES, validateReply, WEBHOOK_TIMEOUT_MS } from './reply.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
 
-export const WEBHOOK_TIMEOUT_MS = 5_000;
+export { WEBHOOK_TIMEOUT_MS };
 
 export type WebhookOutcome =
   | { ok: true; reply: SwitchMessage; status: number }
@@ -15,12 +17,15 @@ export type WebhookOutcome =
 
 export interface WebhookCallOptions {
   timeoutMs?: number;
+  /** Largest reply read, bytes (default MAX_REPLY_BYTES). */
+  maxReplyBytes?: number;
   dispatcher?: Dispatcher;
   nowSeconds?: number;
 }
 
 export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' | 'secret'>, message: SwitchMessage, options: WebhookCallOptions = {}): Promise<WebhookOutcome> {
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const maxBytes = options.maxReplyBytes ?? MAX_REPLY_BYTES;
   let url: URL;
   try {
     url = new URL(config.url);
@@ -50,18 +55,30 @@ export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' |
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
-    const text = await res.body.text();
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      return { ok: false, status: res.statusCode, reason: `the webhook answered HTTP ${res.statusCode}` };
+    const status = res.statusCode;
+    const declared = Number(res.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      controller.abort();
+      return { ok: false, status, reason: `the webhook reply is ${declared} bytes, over the ${maxBytes}-byte limit` };
+    }
+    const text = await readAtMost(res.body, maxBytes);
+    if (text === undefined) {
+      controller.abort();
+      return { ok: false, status, reason: `the webhook reply is over the ${maxBytes}-byte limit` };
+    }
+    if (status < 200 || status >= 300) return { ok: false, status, reason: `the webhook answered HTTP ${status}` };
+    const type = String(res.headers['content-type'] ?? '');
+    if (!isJsonContentType(type)) {
+      return { ok: false, status, reason: `the webhook reply's content type is ${type ? JSON.stringify(type.slice(0, 60)) : 'missing'}, expected application/json` };
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      return { ok: false, status: res.statusCode, reason: 'the webhook reply is not JSON' };
+      return { ok: false, status, reason: 'the webhook reply is not JSON' };
     }
     const verdict = validateReply(message, parsed);
-    return verdict.ok ? { ok: true, status: res.statusCode, reply: verdict.reply } : { ok: false, status: res.statusCode, reason: verdict.reason, reply: parsed };
+    return verdict.ok ? { ok: true, status, reply: verdict.reply } : { ok: false, status, reason: verdict.reason };
   } catch (error) {
     if (controller.signal.aborted) return { ok: false, reason: `no reply from the webhook within ${timeoutMs / 1000} s (timeout)` };
     const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
@@ -75,22 +92,14 @@ export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' |
   }
 }
 
-/**
- * A reply is a response message: a JSON object of field strings (numbers are accepted and
- * turned into text), with a two-character "39"; an MTI, when present, must be the response
- * MTI of the request (0100 → 0110). A missing MTI is filled in.
- */
-export function validateReply(request: SwitchMessage, reply: unknown): { ok: true; reply: SwitchMessage } | { ok: false; reason: string } {
-  if (!reply || typeof reply !== 'object' || Array.isArray(reply)) return { ok: false, reason: 'the webhook reply is not a JSON object of message fields' };
-  const out: SwitchMessage = {};
-  for (const [key, value] of Object.entries(reply as Record<string, unknown>)) {
-    if (!/^\d{1,3}$/.test(key)) continue;
-    if (typeof value === 'string') out[key] = value;
-    else if (typeof value === 'number' && key !== '39') out[key] = String(value);
+/** The body as text, or undefined once it passes `max` bytes (reading stops there). */
+async function readAtMost(body: AsyncIterable<Buffer | Uint8Array>, max: number): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max) return undefined;
+    chunks.push(Buffer.from(chunk));
   }
-  if (!isValidResponseCode(out['39'])) return { ok: false, reason: 'the webhook reply has no valid field 39 (a two-character response code string)' };
-  const expectedMti = responseMti(request['0'] ?? '');
-  if (out['0'] === undefined) out['0'] = expectedMti;
-  else if (out['0'] !== expectedMti) return { ok: false, reason: `the webhook reply's MTI is ${out['0']}, expected ${expectedMti}` };
-  return { ok: true, reply: out };
+  return Buffer.concat(chunks).toString('utf8');
 }

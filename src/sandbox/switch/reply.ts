@@ -1,0 +1,76 @@
+// Response messages: how one is built from its request (the sandbox's stub, `webhook listen`),
+// and what a reply must be to count as the answer to a request (the sandbox in forward mode,
+// and `webhook listen --forward-to` judging the operator's handler by the same rules).
+// Pure; node-free, so the CLI may import it cheaply.
+import { isApproved, isValidResponseCode, responseMti } from '../../iso8583/codes.js';
+import { fieldName } from '../../iso8583/fields.js';
+import type { SwitchMessage } from '../../iso8583/message.js';
+
+/** Request fields a response never echoes: card secrets and expiry. */
+export const NOT_ECHOED: ReadonlySet<string> = new Set(['14', '35', '45', '52', '55']);
+
+/**
+ * Request fields a reply must carry unchanged when the request has them: PAN, processing code,
+ * amount, transmission date-time, STAN, RRN, terminal, merchant, currency, original data
+ * elements. They are what ties the answer to its request (and what the sandbox stores).
+ */
+export const MUST_ECHO: readonly string[] = ['2', '3', '4', '7', '11', '37', '41', '42', '49', '90'];
+
+/** The sandbox's deadline for a webhook exchange, ms (a slow body included). */
+export const WEBHOOK_TIMEOUT_MS = 5_000;
+
+/** The largest reply read, bytes; past it the exchange is aborted. */
+export const MAX_REPLY_BYTES = 64 * 1024;
+
+/** A response message: the request echoed (without NOT_ECHOED), MTI + 10, 38 when approved, 39. */
+export function buildResponse(request: SwitchMessage, code: string, approvalCode?: string): SwitchMessage {
+  const response: SwitchMessage = {};
+  for (const [field, value] of Object.entries(request)) if (!NOT_ECHOED.has(field)) response[field] = value;
+  response['0'] = responseMti(request['0'] ?? '');
+  if (isApproved(code) && approvalCode) response['38'] = approvalCode;
+  response['39'] = code;
+  return response;
+}
+
+/** Whether a Content-Type header names JSON (application/json, application/…+json, any parameters). */
+export function isJsonContentType(type: string | undefined): boolean {
+  return /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type ?? '');
+}
+
+export type ReplyVerdict = { ok: true; reply: SwitchMessage } | { ok: false; reason: string };
+
+/** A value of a reply as shown in a reason: short, and never a card number. */
+function shown(field: string, value: string): string {
+  if (field === '2') return '';
+  const text = value.length > 32 ? `${value.slice(0, 32)}…` : value;
+  return ` (${JSON.stringify(text)})`;
+}
+
+/**
+ * A reply answers `request` when it is a JSON object of field strings (numbers are turned into
+ * text, except for 39), with a two-character "39", the response MTI of the request (0100 →
+ * 0110), and every MUST_ECHO field of the request unchanged. Fields that are not numbers are
+ * ignored. The reason names the first problem found and never shows a PAN.
+ */
+export function validateReply(request: SwitchMessage, reply: unknown): ReplyVerdict {
+  if (!reply || typeof reply !== 'object' || Array.isArray(reply)) return { ok: false, reason: 'the webhook reply is not a JSON object of message fields' };
+  const out: SwitchMessage = {};
+  for (const [key, value] of Object.entries(reply as Record<string, unknown>)) {
+    if (!/^\d{1,3}$/.test(key)) continue;
+    if (typeof value === 'string') out[key] = value;
+    else if (typeof value === 'number' && Number.isFinite(value) && key !== '39') out[key] = String(value);
+  }
+  if (!isValidResponseCode(out['39'])) return { ok: false, reason: 'the webhook reply has no valid field 39 (a two-character response code string)' };
+  const expectedMti = responseMti(request['0'] ?? '');
+  if (out['0'] === undefined) return { ok: false, reason: `the webhook reply has no MTI (field 0); expected ${expectedMti}` };
+  if (out['0'] !== expectedMti) return { ok: false, reason: `the webhook reply's MTI is ${JSON.stringify(out['0'].slice(0, 8))}, expected ${expectedMti}` };
+  for (const field of MUST_ECHO) {
+    const sent = request[field];
+    if (sent === undefined) continue;
+    const got = out[field];
+    const name = `field ${field} [${fieldName(field)}]`;
+    if (got === undefined) return { ok: false, reason: `the webhook reply does not echo ${name}` };
+    if (got !== sent) return { ok: false, reason: `the webhook reply's ${name} differs from the request's${shown(field, got)}` };
+  }
+  return { ok: true, reply: out };
+}
