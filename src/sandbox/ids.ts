@@ -1,16 +1,24 @@
 // Identifiers and secrets of the sandbox.
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 
-// ObjectId layout: 4 bytes of seconds, 5 random bytes per process, a 3-byte counter. Ids made
-// by one process sort in creation order, which makes them a fair tiebreak for equal createdAt.
-const PROCESS_RANDOM = randomBytes(5).toString('hex');
-let counter = 0;
+// ObjectId-shaped (24 hex): 4 bytes of seconds, 3 bytes of time within that second, 5 random bytes.
+// The middle part is the millisecond (10 bits) and a sequence within that millisecond (14 bits), so
+// ids made by one process sort in creation order (a fair tiebreak for equal createdAt) while the gap
+// between two of an institution's ids says nothing about how many records others made in between:
+// a process-wide counter did.
+const SEQUENCE_BITS = 14;
+let lastMillisecond = -1;
+let sequence = 0;
 
 /** A 24-hex record id, shaped like the real service's document ids (MongoDB ObjectIds). */
 export function newId(now = Date.now()): string {
-  counter = (counter + 1) & 0xffffff;
-  const seconds = Math.floor(now / 1000).toString(16).padStart(8, '0');
-  return `${seconds}${PROCESS_RANDOM}${counter.toString(16).padStart(6, '0')}`;
+  const millisecond = Math.floor(now);
+  if (millisecond === lastMillisecond && sequence < (1 << SEQUENCE_BITS) - 1) sequence += 1;
+  else if (millisecond !== lastMillisecond) sequence = 0;
+  lastMillisecond = millisecond;
+  const withinSecond = (millisecond % 1000) * (1 << SEQUENCE_BITS) + sequence;
+  const seconds = Math.floor(millisecond / 1000).toString(16).padStart(8, '0');
+  return `${seconds}${withinSecond.toString(16).padStart(6, '0')}${randomBytes(5).toString('hex')}`;
 }
 
 /** A bearer token or API key: 32 random bytes, base64url (256 bits; the floor is 128). */
