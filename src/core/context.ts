@@ -183,6 +183,7 @@ export function createContext(init: ContextInit): Context {
         jq: globals.jq,
         template: globals.template,
         pager: pagerFor(io, env, globals, s.output),
+        signal: ctx.signal,
       });
     },
     client() {

@@ -37,6 +37,8 @@ export interface OutputSettings {
   template?: string;
   /** Pager for TTY tables (output/pager.ts); undefined for none. */
   pager?: { command: string; env: Record<string, string | undefined> };
+  /** The run's Ctrl-C signal: it stops a --jq filter that is still running. */
+  signal?: AbortSignal;
 }
 
 export interface ListOptions {
@@ -85,7 +87,10 @@ export class Renderer {
     private readonly io: IOStreams,
     private readonly style: Style,
     readonly settings: OutputSettings,
-  ) {}
+  ) {
+    // jq starts loading now, while the command fetches what it will filter.
+    if (settings.jq !== undefined) prepareJqSoon();
+  }
 
   get format(): OutputFormat {
     return this.settings.format;
@@ -103,9 +108,20 @@ export class Renderer {
     return this.templatePromise;
   }
 
-  private async writeJq(value: unknown): Promise<void> {
-    const { applyJq } = await import('./jq.js');
-    this.io.out(await applyJq(value, this.settings.jq!));
+  /**
+   * Runs --jq over one JSON text, or several separated by newlines (jq runs the filter on each),
+   * writing its output as it comes: the next chunk waits until stdout has room again.
+   */
+  private async writeJq(json: string): Promise<void> {
+    const { runJq } = await import('./jq.js');
+    await runJq(json, this.settings.jq!, {
+      out: (text) => {
+        this.io.out(text);
+        return this.drained();
+      },
+      err: (text) => this.io.err(`${text}\n`),
+      signal: this.settings.signal,
+    });
   }
 
   /** --jq / --template over a list: jq sees the whole array (per record when live), templates run per record. */
@@ -126,17 +142,21 @@ export class Renderer {
       };
     }
     if (live) {
+      // One jq run per page, over the page's records one after the other (the filter sees each record).
       return {
         write: (records) => then(async () => {
-          for (const record of records) await this.writeJq(this.project(record));
+          if (records.length === 0) return;
+          await this.writeJq(records.map((record) => JSON.stringify(this.project(record) ?? null)).join('\n'));
+          prepareJqSoon(); // for the next page
         }),
         end: async () => { await chain; },
       };
     }
-    const all: unknown[] = [];
+    // jq sees the whole list: the array's text is built once, at the end, from each record's text.
+    const texts: string[] = [];
     return {
-      write: (records) => { for (const record of records) all.push(this.project(record)); },
-      end: async () => this.writeJq(all),
+      write: (records) => { for (const record of records) texts.push(JSON.stringify(this.project(record) ?? null)); },
+      end: async () => this.writeJq(`[${texts.join(',')}]`),
     };
   }
 
@@ -307,7 +327,7 @@ export class Renderer {
   /** Prints one record: key/value rows for people, the object for machines. */
   async record<R>(record: R, options: RecordOptions = {}): Promise<void> {
     const { format, quiet, fields } = this.settings;
-    if (this.settings.jq !== undefined) return this.writeJq(this.project(record));
+    if (this.settings.jq !== undefined) return this.writeJq(JSON.stringify(this.project(record) ?? null));
     if (this.settings.template !== undefined) {
       this.io.out((await this.compiledTemplate())(this.project(record)));
       return;
@@ -419,6 +439,11 @@ export class Renderer {
     table.push(...rows);
     return table.toString().split('\n').map((line) => line.trimEnd()).join('\n');
   }
+}
+
+/** Starts a jq worker in the background (output/jq.ts); a failure there shows when jq runs. */
+function prepareJqSoon(): void {
+  import('./jq.js').then(({ prepareJq }) => prepareJq()).catch(() => {});
 }
 
 /** cli-table3 border characters for a borderless table whose columns are two spaces apart. */
