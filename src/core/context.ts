@@ -90,6 +90,7 @@ export interface Context {
 
 export interface Logger extends HttpLogger {
   warn(line: string): void;
+  /** A note for people on stderr; silent with --quiet. */
   info(line: string): void;
 }
 
@@ -160,7 +161,8 @@ export function createContext(init: ContextInit): Context {
     verbose: (line) => { if (resolveSettings().verbose) io.err(`${errStyle.dim(`* ${shown(line)}`)}\n`); },
     debug: (line) => { if (resolveSettings().debug) io.err(`${errStyle.dim(shown(line))}\n`); },
     warn: (line) => io.err(`${errStyle.warn('warning:')} ${shown(line)}\n`),
-    info: (line) => io.err(`${shown(line)}\n`),
+    // Notes for people ("page 1 of 3", "use it with …"): --quiet silences them, not warnings.
+    info: (line) => { if (!globals.quiet) io.err(`${shown(line)}\n`); },
   };
 
   let clientPromise: Promise<ApiClient> | undefined;

@@ -48,6 +48,8 @@ export async function runJq(input: string, expression: string, options: JqOption
   worker.thread.ref();
   const bytes = new TextEncoder().encode(input);
   let writing: Promise<void> = Promise.resolve();
+  // Once the run has failed or been interrupted, chunks still queued are not written.
+  let stopped = false;
   let onAbort: (() => void) | undefined;
   try {
     const finished = await new Promise<WorkerDone>((resolve, reject) => {
@@ -57,6 +59,7 @@ export async function runJq(input: string, expression: string, options: JqOption
         if (event.type === 'out') {
           const { text } = event;
           writing = writing.then(async () => {
+            if (stopped) return;
             await options.out(text);
             Atomics.sub(worker.backlog, 0, text.length);
             Atomics.notify(worker.backlog, 0);
@@ -76,6 +79,7 @@ export async function runJq(input: string, expression: string, options: JqOption
     const message = finished.stderr.split('\n').map((line) => line.trimEnd()).filter(Boolean).join(' / ') || `jq stopped with status ${finished.status}`;
     throw new UsageError(`--jq: ${message}`, { code: 'USAGE_JQ', hint: USAGE_HINT });
   } finally {
+    stopped = true;
     if (onAbort) signal?.removeEventListener('abort', onAbort);
     // Also what stops a filter that is still running (Ctrl-C, a failed write).
     void worker.thread.terminate();
