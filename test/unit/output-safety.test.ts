@@ -1,5 +1,6 @@
 // What hostile data does to the output: CSV cells a spreadsheet would run as formulas, and
 // control characters that would drive the terminal, in every format and view of the renderer.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { GlobalOptions } from '../../src/core/context.js';
 import { csvField, escapeControls, neutralizeFormula } from '../../src/output/format.js';
@@ -9,6 +10,17 @@ import type { Column } from '../../src/output/renderer.js';
 import { reportError } from '../../src/cli.js';
 import { UsageError } from '../../src/core/errors.js';
 import { testContext, testIO } from '../helpers/context.js';
+
+const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 200);
+const FUZZ = { seed: Number(process.env.FUZZ_SEED ?? 20261122), numRuns: FUZZ_RUNS };
+/** Strings heavy in the characters that matter here: controls, bidi, formula starters, quotes. */
+const hostileText = fc.string({
+  unit: fc.oneof(
+    fc.constantFrom('=', '+', '-', '@', '\t', '\r', '\n', '"', ',', "'", '\x1b', '\x07', '\x9b', '\u202e', '\u2066', '\u200b', '\u200d', '\ufeff', '\uff1d', '1', '.', 'e'),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+  ),
+  maxLength: 24,
+});
 
 const FORMULA = "=cmd|'/C calc'!A0";
 // Window title, then red: what a last name must not do to a terminal.
@@ -194,5 +206,27 @@ describe('unknown --fields', () => {
     const ctx = testContext({ globals: { output: 'csv', fields: 'id,whatever' } });
     await ctx.output().list([], cardCols);
     expect(ctx.io.stdoutText()).toBe('id,whatever\n');
+  });
+});
+
+describe('properties (fast-check; FUZZ_RUNS)', () => {
+  it('escapeControls leaves no control, format or separator character but the joiners, and changes nothing else', () => {
+    // Without backslashes in the input, the escapes decode back to exactly the input.
+    const decode = (t: string) => t.replace(/\\(?:([tnr])|x([0-9a-f]{2})|u([0-9a-f]{4})|u\{([0-9a-f]+)\})/g, (_m, named: string, x: string, u: string, cp: string) =>
+      named ? ({ t: '\t', n: '\n', r: '\r' } as Record<string, string>)[named]! : String.fromCodePoint(parseInt(x ?? u ?? cp, 16)));
+    fc.assert(fc.property(hostileText.filter((text) => !text.includes('\\')), (text) => {
+      const shown = escapeControls(text);
+      expect(/(?![\u200C\u200D])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(shown)).toBe(false);
+      expect(decode(shown)).toBe(text);
+    }), FUZZ);
+  });
+
+  it('a CSV cell never starts like a formula unless it is a plain number, and unquotes to the quoted-if-needed text', () => {
+    fc.assert(fc.property(hostileText, (text) => {
+      const field = csvField(text);
+      const cell = field.startsWith('"') ? field.slice(1, -1).replace(/""/g, '"') : field;
+      expect(/^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/.test(cell) && !/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(cell)).toBe(false);
+      expect(cell === text || cell === `'${text}`).toBe(true);
+    }), FUZZ);
   });
 });
