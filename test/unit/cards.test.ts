@@ -184,7 +184,7 @@ describe('cards create parsing', () => {
 
 describe('cards create -q', () => {
   /** A create against a mock API whose POST is answered by `post`; returns stderr and the error, if any. */
-  async function createQuietly(post: (controller: AbortController) => { status: number; body: unknown }) {
+  async function createQuietly(post: (controller: AbortController) => { status: number; body: object }) {
     const agent = new MockAgent();
     agent.disableNetConnect();
     const pool = agent.get(BASE);
@@ -195,7 +195,7 @@ describe('cards create -q', () => {
     const controller = new AbortController();
     pool.intercept({ path: '/institutions/cards', method: 'POST' }).reply(() => {
       const { status, body } = post(controller);
-      return { statusCode: status, data: body };
+      return { statusCode: status, data: JSON.stringify(body), responseOptions: { headers: { 'content-type': 'application/json' } } };
     });
     const ctx = testContext({ dispatcher: agent, stdin: '4821\n', env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' }, globals: { quiet: true, retry: false }, configDir: dir });
     Object.assign(ctx, { clock: fixedClock, signal: controller.signal });
