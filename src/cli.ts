@@ -11,6 +11,7 @@ import { CliError, ExitCode, InterruptedError, UsageError, toCliError } from './
 import { bufferedIO, systemIO, type IOStreams } from './core/io.js';
 import type { Prompter } from './core/prompter.js';
 import { maskPansInText, redactValue } from './core/redact.js';
+import { escapeControls } from './output/format.js';
 import { OUTPUT_FORMATS } from './output/renderer.js';
 import { createStyle } from './output/style.js';
 import { explainCommanderError } from './help/commander-errors.js';
@@ -234,9 +235,9 @@ function sniffGlobals(argv: string[]): GlobalOptions {
 /** Prints a CliError the way CLI.md says and returns its exit code. */
 export function reportError(error: CliError, io: IOStreams, env: Env, globals: GlobalOptions): number {
   const style = createStyle(io.stderrIsTTY && io.colorEnabled);
-  // Never let a PAN through in an error line, whatever the server said.
-  io.err(`${style.error('error:')} ${maskPansInText(error.message)}\n`);
-  if (error.hint) io.err(`${style.dim('hint:')} ${error.hint}\n`);
+  // Never let a PAN through in an error line, nor a control character, whatever the server said.
+  io.err(`${style.error('error:')} ${escapeControls(maskPansInText(error.message))}\n`);
+  if (error.hint) io.err(`${style.dim('hint:')} ${escapeControls(error.hint)}\n`);
   const wantsJson = globals.json || globals.output === 'json' || (!globals.output && env.CARDCTL_OUTPUT === 'json');
   if (wantsJson) io.err(`${JSON.stringify(redactValue(error.toJSON()))}\n`);
   if (globals.debug && error.cause instanceof Error && error.cause.stack) io.err(`${maskPansInText(error.cause.stack)}\n`);

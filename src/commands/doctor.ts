@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { defineCommand } from '../core/command.js';
 import type { Context } from '../core/context.js';
 import { AuthError, CliError, ExitCode } from '../core/errors.js';
+import { escapeControls } from '../output/format.js';
 
 export interface Check {
   name: string;
@@ -29,8 +30,8 @@ Node version. Each line says ✓ or ✗ and, for ✗, what to do. Exit 0 when al
     if (out.format === 'table') {
       for (const check of checks) {
         const mark = check.skipped ? ctx.style.dim('-') : ctx.style.check(check.ok);
-        ctx.io.out(`${mark} ${check.name}: ${check.detail}\n`);
-        if (!check.ok && !check.skipped && check.fix) ctx.io.out(`    ${ctx.style.dim('fix:')} ${check.fix}\n`);
+        ctx.io.out(`${mark} ${check.name}: ${escapeControls(check.detail)}\n`);
+        if (!check.ok && !check.skipped && check.fix) ctx.io.out(`    ${ctx.style.dim('fix:')} ${escapeControls(check.fix)}\n`);
       }
     } else {
       // A fix is advice for a failed check; passing ones do not carry it.

@@ -4,6 +4,7 @@
 import type { Dispatcher } from 'undici';
 import type { ApiClient, HttpLogger } from '../api/client.js';
 import { ConfigStore, DEFAULT_PROFILE, type OutputFormat, type Profile } from '../config/store.js';
+import { escapeControls } from '../output/format.js';
 import { Renderer, parseOutputFormat } from '../output/renderer.js';
 import { createStyle, type Style } from '../output/style.js';
 import { choosePager } from '../output/pager.js';
@@ -89,6 +90,7 @@ export interface Context {
 
 export interface Logger extends HttpLogger {
   warn(line: string): void;
+  /** A note for people on stderr; silent with --quiet. */
   info(line: string): void;
 }
 
@@ -151,13 +153,16 @@ export function createContext(init: ContextInit): Context {
     return settings;
   };
 
+  // Lines for people: control characters they carry (server text) are made visible, line by line.
+  const shown = (text: string) => text.split('\n').map(escapeControls).join('\n');
   const log: Logger = {
     get verboseEnabled() { return resolveSettings().verbose; },
     get debugEnabled() { return resolveSettings().debug; },
-    verbose: (line) => { if (resolveSettings().verbose) io.err(`${errStyle.dim(`* ${line}`)}\n`); },
-    debug: (line) => { if (resolveSettings().debug) io.err(`${errStyle.dim(line)}\n`); },
-    warn: (line) => io.err(`${errStyle.warn('warning:')} ${line}\n`),
-    info: (line) => io.err(`${line}\n`),
+    verbose: (line) => { if (resolveSettings().verbose) io.err(`${errStyle.dim(`* ${shown(line)}`)}\n`); },
+    debug: (line) => { if (resolveSettings().debug) io.err(`${errStyle.dim(shown(line))}\n`); },
+    warn: (line) => io.err(`${errStyle.warn('warning:')} ${shown(line)}\n`),
+    // Notes for people ("page 1 of 3", "use it with …"): --quiet silences them, not warnings.
+    info: (line) => { if (!globals.quiet) io.err(`${shown(line)}\n`); },
   };
 
   let clientPromise: Promise<ApiClient> | undefined;
@@ -183,6 +188,7 @@ export function createContext(init: ContextInit): Context {
         jq: globals.jq,
         template: globals.template,
         pager: pagerFor(io, env, globals, s.output),
+        signal: ctx.signal,
       });
     },
     client() {

@@ -64,18 +64,32 @@ const output = `Data goes to stdout; progress, warnings, errors and request logs
 | \`csv\` | a header row, then one row per record |
 | \`raw\` | the response body exactly as the API sent it |
 
+CSV is made to be opened in a spreadsheet, so a cell that a spreadsheet would run as a formula
+(one starting with \`=\`, \`+\`, \`-\`, \`@\`, a tab or a carriage return, or their full-width forms)
+is written with a single quote in front: \`=HYPERLINK(…)\` becomes \`'=HYPERLINK(…)\`. A cell that is
+a plain number (\`-5.00\`, \`+3\`, \`1e5\`) is left alone: it can only be read as that number.
+json, ndjson and raw are never changed.
+
 \`--fields a,b.c\` picks columns (table, csv) or properties (json, ndjson); dot paths reach into
-nested objects. \`-q, --quiet\` prints only identifiers, one a line, for \`xargs\`. A single record
-prints as a two-column key/value table. Colour follows \`--no-color\`, \`NO_COLOR\` and \`FORCE_COLOR\`,
+nested objects; a name that is neither a column nor a path any record has is a usage error
+(exit 2) that lists the fields there are. \`-q, --quiet\` prints only identifiers, one a line, for
+\`xargs\`. A single record prints as a two-column key/value table. Colour follows \`--no-color\`, \`NO_COLOR\` and \`FORCE_COLOR\`,
 and is never used when stdout is not a terminal.
+
+Tables (on a terminal or piped), key/value views, templates, status and error lines show control
+characters as escapes (\`\\x1b\`, \`\\x07\`, \`\\u202e\`): C0 and C1 controls, bidi overrides and
+isolates and other invisible format characters, so a value cannot drive the terminal or disguise
+itself. json, ndjson, raw and csv (but for the quote above) carry values exactly, and \`--jq\`
+prints strings raw, as \`jq -r\` does.
 
     cardctl cards list --all -o ndjson | jq -r 'select(.status == "active") | .id'
     cardctl cards list -q | xargs -n1 cardctl cards deactivate --yes
     cardctl tx list -o csv --fields id,amount,responseCode > transactions.csv
 
 \`--jq EXPR\` filters the JSON that \`-o json\` would print (with \`--all\`, the array of every record)
-with real jq, built in: each result on its own line, strings printed raw. A bad expression exits 2
-with jq's message.
+with real jq, built in: each result on its own line, strings printed raw. Results stream as jq
+produces them; a reader that goes away (\`| head\`) ends cardctl with exit 0, Ctrl-C with exit 130.
+A bad expression exits 2 with jq's message (after the results printed before a run-time error).
 
     cardctl cards list --all --jq '.[] | select(.status == "active") | .id'
 

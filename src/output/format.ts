@@ -56,14 +56,76 @@ export function cellText(value: unknown, human: boolean): string {
   return JSON.stringify(value);
 }
 
-/** RFC 4180 field quoting. */
-export function csvField(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+/**
+ * First characters that make a spreadsheet read a cell as a formula (OWASP's list: = + - @, tab,
+ * carriage return), with their full-width forms, which some spreadsheets read the same way.
+ */
+const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+/** A plain decimal number (-5.00, +3, 1e5): a spreadsheet reads it as that number and nothing else. */
+const PLAIN_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * A CSV cell as text a spreadsheet will not evaluate: one that starts like a formula gets a single
+ * quote in front (`=cmd|'/C calc'!A0` → `'=cmd|'/C calc'!A0`), as OWASP advises. A plain number
+ * such as an amount of `-5.00` is left alone, so it stays a number.
+ */
+export function neutralizeFormula(text: string): string {
+  return FORMULA_START.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text;
 }
 
-/** A tab-separated cell: tabs and newlines would break `cut`/`awk`, so they become spaces. */
+/** A CSV field: formulas neutralised (neutralizeFormula), then RFC 4180 quoting. */
+export function csvField(text: string): string {
+  const cell = neutralizeFormula(text);
+  return /[",\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell;
+}
+
+/**
+ * What must not reach a terminal as it is: control characters (C0, DEL and C1: ESC and CSI start
+ * escape sequences that can retitle the window, recolour or rewrite the screen), and invisible
+ * format characters that can reorder or hide text (bidi embeddings, overrides and isolates
+ * U+202A–U+202E and U+2066–U+2069, directional marks, zero-width space, BOM, soft hyphen, …),
+ * and the line and paragraph separators U+2028/U+2029. Zero-width (non-)joiners U+200C/U+200D
+ * stay: Persian and Indic names and emoji need them.
+ */
+const UNSAFE_FOR_TERMINAL = /(?![\u200C\u200D])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+const NAMED_ESCAPES: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/**
+ * Text for people, with every character of UNSAFE_FOR_TERMINAL made visible as an escape:
+ * `\t`, `\n`, `\r`, `\x1b` (up to U+00FF), `\u202e`, `\u{e0001}`. The one function every
+ * human-readable output goes through (tables, key/value views, templates, error lines, prompts,
+ * status lines); json, ndjson, csv and raw stay exact.
+ */
+export function escapeControls(text: string): string {
+  UNSAFE_FOR_TERMINAL.lastIndex = 0;
+  if (!UNSAFE_FOR_TERMINAL.test(text)) return text;
+  return text.replace(UNSAFE_FOR_TERMINAL, (char) => {
+    const named = NAMED_ESCAPES[char];
+    if (named) return named;
+    const code = char.codePointAt(0)!;
+    if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
+    return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
+  });
+}
+
+/** escapeControls over every string of a JSON-like value (a record, before a column formats it). */
+export function escapeControlsDeep<T>(value: T): T {
+  if (typeof value === 'string') return escapeControls(value) as T;
+  if (Array.isArray(value)) return value.map((item) => escapeControlsDeep(item)) as T;
+  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = escapeControlsDeep(item);
+    return out as T;
+  }
+  return value;
+}
+
+/**
+ * A tab-separated cell (the table piped): tabs and newlines would break `cut`/`awk`, so they become
+ * spaces; other control characters are made visible (escapeControls), as on a terminal.
+ */
 export function tsvField(text: string): string {
-  return text.replace(/[\t\r\n]+/g, ' ');
+  return escapeControls(text.replace(/[\t\r\n]+/g, ' '));
 }
 
 /** Display width of a string, ignoring ANSI escapes (wide characters are rare in this data). */

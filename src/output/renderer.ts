@@ -3,7 +3,7 @@
 import type { IOStreams } from '../core/io.js';
 import { UsageError } from '../core/errors.js';
 import type { OutputFormat } from '../config/store.js';
-import { cellText, csvField, getPath, isIsoDateTime, pickFields, truncate, tsvField, visibleWidth } from './format.js';
+import { cellText, csvField, escapeControls, escapeControlsDeep, getPath, isIsoDateTime, pickFields, truncate, tsvField, visibleWidth } from './format.js';
 import type { Style } from './style.js';
 import type { RenderTemplate } from './template.js';
 
@@ -37,6 +37,8 @@ export interface OutputSettings {
   template?: string;
   /** Pager for TTY tables (output/pager.ts); undefined for none. */
   pager?: { command: string; env: Record<string, string | undefined> };
+  /** The run's Ctrl-C signal: it stops a --jq filter that is still running. */
+  signal?: AbortSignal;
 }
 
 export interface ListOptions {
@@ -64,8 +66,9 @@ export interface ListStream<R> {
   /**
    * Writes one page. The promise settles once the page is written and stdout can take more:
    * awaiting it before fetching the next page keeps a slow reader (`| less`, a pipe to a slow
-   * process) from making pages pile up in memory. It never rejects; --jq/--template errors
-   * surface from end().
+   * process) from making pages pile up in memory. It rejects only when the first records show a
+   * --fields name to be unknown (a UsageError, before anything is written); --jq/--template
+   * errors surface from end().
    */
   write(records: R[], raw?: string): Promise<void>;
   end(): Promise<void>;
@@ -85,7 +88,10 @@ export class Renderer {
     private readonly io: IOStreams,
     private readonly style: Style,
     readonly settings: OutputSettings,
-  ) {}
+  ) {
+    // jq starts loading now, while the command fetches what it will filter.
+    if (settings.jq !== undefined) prepareJqSoon();
+  }
 
   get format(): OutputFormat {
     return this.settings.format;
@@ -103,9 +109,20 @@ export class Renderer {
     return this.templatePromise;
   }
 
-  private async writeJq(value: unknown): Promise<void> {
-    const { applyJq } = await import('./jq.js');
-    this.io.out(await applyJq(value, this.settings.jq!));
+  /**
+   * Runs --jq over one JSON text, or several separated by newlines (jq runs the filter on each),
+   * writing its output as it comes: the next chunk waits until stdout has room again.
+   */
+  private async writeJq(json: string): Promise<void> {
+    const { runJq } = await import('./jq.js');
+    await runJq(json, this.settings.jq!, {
+      out: (text) => {
+        this.io.out(text);
+        return this.drained();
+      },
+      err: (text) => this.io.err(`${text}\n`),
+      signal: this.settings.signal,
+    });
   }
 
   /** --jq / --template over a list: jq sees the whole array (per record when live), templates run per record. */
@@ -120,23 +137,27 @@ export class Renderer {
       return {
         write: (records) => then(async () => {
           const render = await this.compiledTemplate();
-          for (const record of records) this.io.out(render(this.project(record)));
+          for (const record of records) this.io.out(render(escapeControlsDeep(this.project(record))));
         }),
         end: async () => { await chain; },
       };
     }
     if (live) {
+      // One jq run per page, over the page's records one after the other (the filter sees each record).
       return {
         write: (records) => then(async () => {
-          for (const record of records) await this.writeJq(this.project(record));
+          if (records.length === 0) return;
+          await this.writeJq(records.map((record) => JSON.stringify(this.project(record) ?? null)).join('\n'));
+          prepareJqSoon(); // for the next page
         }),
         end: async () => { await chain; },
       };
     }
-    const all: unknown[] = [];
+    // jq sees the whole list: the array's text is built once, at the end, from each record's text.
+    const texts: string[] = [];
     return {
-      write: (records) => { for (const record of records) all.push(this.project(record)); },
-      end: async () => this.writeJq(all),
+      write: (records) => { for (const record of records) texts.push(JSON.stringify(this.project(record) ?? null)); },
+      end: async () => this.writeJq(`[${texts.join(',')}]`),
     };
   }
 
@@ -158,8 +179,18 @@ export class Renderer {
    */
   stream<R>(columns: Column<R>[], options: ListOptions = {}): ListStream<R> {
     const writer = this.pageWriter(columns, options);
+    let fieldsChecked = false;
     return {
       write: (records, raw) => {
+        // --fields is checked against the first records there are, before any of them is written.
+        if (!fieldsChecked && records.length > 0) {
+          fieldsChecked = true;
+          try {
+            this.checkFields(records, columns);
+          } catch (error) {
+            return Promise.reject(error);
+          }
+        }
         const written = writer.write(records, raw);
         return written ? written.then(() => this.drained()) : this.drained();
       },
@@ -268,15 +299,15 @@ export class Renderer {
         const rows: string[][] = [];
         return {
           write: (records) => {
-            for (const record of records) rows.push(selected.map((c) => this.humanCell(c, record)));
+            for (const record of records) rows.push(this.humanCells(selected, record));
             count += records.length;
           },
           end: async () => {
             if (count === 0) {
-              this.io.err(`${options.emptyMessage ?? 'nothing to show'}\n`);
+              this.io.err(`${escapeControls(options.emptyMessage ?? 'nothing to show')}\n`);
               return;
             }
-            const table = `${await this.drawTable(selected.map((c) => c.header), rows, selected.map((c) => c.minWidth))}\n`;
+            const table = `${await this.drawTable(selected.map((c) => escapeControls(c.header)), rows, selected.map((c) => c.minWidth))}\n`;
             const pager = this.settings.pager;
             if (pager) await (await import('./pager.js')).writeThroughPager(this.io, pager.command, table, pager.env);
             else this.io.out(table);
@@ -292,7 +323,7 @@ export class Renderer {
     return {
       write: (records) => {
         for (const record of records) {
-          const cells = columns.map((c) => this.humanCell(c, record));
+          const cells = this.humanCells(columns, record);
           const line = cells.map((cell, i) => {
             widths[i] = Math.max(widths[i]!, visibleWidth(cell));
             return i === cells.length - 1 ? cell : cell + ' '.repeat(widths[i]! - visibleWidth(cell));
@@ -307,9 +338,10 @@ export class Renderer {
   /** Prints one record: key/value rows for people, the object for machines. */
   async record<R>(record: R, options: RecordOptions = {}): Promise<void> {
     const { format, quiet, fields } = this.settings;
-    if (this.settings.jq !== undefined) return this.writeJq(this.project(record));
+    if (record && typeof record === 'object') this.checkFields([record], options.rows ?? leafColumns(record));
+    if (this.settings.jq !== undefined) return this.writeJq(JSON.stringify(this.project(record) ?? null));
     if (this.settings.template !== undefined) {
-      this.io.out((await this.compiledTemplate())(this.project(record)));
+      this.io.out((await this.compiledTemplate())(escapeControlsDeep(this.project(record))));
       return;
     }
     if (quiet) {
@@ -336,14 +368,13 @@ export class Renderer {
           return;
         }
         if (!this.io.stdoutIsTTY) {
-          for (const c of rows) this.io.out(`${c.path}\t${tsvField(this.machineCell(c, record))}\n`);
+          for (const c of rows) this.io.out(`${tsvField(c.path)}\t${tsvField(this.machineCell(c, record))}\n`);
           return;
         }
-        const width = Math.max(...rows.map((c) => c.header.length));
-        for (const c of rows) {
-          const value = this.humanCell(c, record);
-          this.io.out(`${this.style.bold(c.header.padEnd(width))}  ${value}\n`);
-        }
+        const headers = rows.map((c) => escapeControls(c.header));
+        const width = Math.max(...headers.map((header) => header.length));
+        const values = this.humanCells(rows, record);
+        rows.forEach((_c, i) => this.io.out(`${this.style.bold(headers[i]!.padEnd(width))}  ${values[i]}\n`));
       }
     }
   }
@@ -355,6 +386,8 @@ export class Renderer {
       return;
     }
     if (Array.isArray(value)) {
+      // --fields names are checked against the values' own paths (not the columns made from them).
+      if (this.settings.fields?.length && value.length > 0) this.checkFields(value, inferColumns(value));
       const columns = this.settings.fields?.length
         ? this.settings.fields.map((path) => ({ header: path, path }))
         : inferColumns(value);
@@ -362,14 +395,37 @@ export class Renderer {
     }
     if (value && typeof value === 'object') return this.record(value, { raw });
     if (this.settings.jq !== undefined || this.settings.template !== undefined) return this.record(value);
-    const machine = this.settings.format === 'json' || this.settings.format === 'ndjson' || this.settings.format === 'raw';
-    this.io.out(`${machine ? JSON.stringify(value ?? null) : cellText(value, false)}\n`);
+    const { format } = this.settings;
+    const text = format === 'json' || format === 'ndjson' || format === 'raw' ? JSON.stringify(value ?? null)
+      : format === 'csv' ? csvField(cellText(value, false))
+        : escapeControls(cellText(value, false));
+    this.io.out(`${text}\n`);
   }
 
   /** A status line for people on stderr ("✓ Card activated"); silent with --quiet. */
   success(text: string): void {
     if (this.settings.quiet) return;
-    this.io.err(`${this.style.ok('✓')} ${text}\n`);
+    this.io.err(`${this.style.ok('✓')} ${escapeControls(text)}\n`);
+  }
+
+  /**
+   * Every --fields name must be a column (its path, or its header in any case) or a path that at
+   * least one of `records` has (null counts): anything else is a typo, and a usage error (exit 2)
+   * naming the fields there are, rather than an empty column or `{}`.
+   */
+  private checkFields<R>(records: R[], columns: Column<R>[]): void {
+    const fields = this.settings.fields;
+    if (!fields?.length) return;
+    const isColumn = (field: string) => columns.some((c) => c.path === field || c.header.toLowerCase() === field.toLowerCase());
+    const unknown = fields.filter((field) => !isColumn(field) && !records.some((record) => getPath(record, field) !== undefined));
+    if (unknown.length === 0) return;
+    const known = [...new Set([...columns.map((c) => c.path), ...records.flatMap((record) => leafColumns(record).map((c) => c.path))])]
+      .filter(Boolean)
+      .map(escapeControls);
+    throw new UsageError(`unknown field${unknown.length > 1 ? 's' : ''} in --fields: ${unknown.map((field) => `"${field}"`).join(', ')}`, {
+      code: 'USAGE_FIELDS',
+      hint: `known fields: ${known.join(', ')} (dot paths reach into nested objects)`,
+    });
   }
 
   private selectColumns<R>(columns: Column<R>[]): Column<R>[] {
@@ -388,6 +444,16 @@ export class Renderer {
   private machineCell<R>(column: Column<R>, record: R): string {
     const value = getPath(record, column.path);
     return column.csv ? column.csv(value, record) : cellText(value, false);
+  }
+
+  /**
+   * A record's cells for people (tables, key/value views): every string of the record has its
+   * control characters made visible (escapeControls) before any column formats it, so what a
+   * column adds (colour) is the only escape sequence that reaches the terminal.
+   */
+  private humanCells<R>(columns: Column<R>[], record: R): string[] {
+    const shown = escapeControlsDeep(record);
+    return columns.map((column) => this.humanCell(column, shown));
   }
 
   private humanCell<R>(column: Column<R>, record: R): string {
@@ -419,6 +485,11 @@ export class Renderer {
     table.push(...rows);
     return table.toString().split('\n').map((line) => line.trimEnd()).join('\n');
   }
+}
+
+/** Starts a jq worker in the background (output/jq.ts); a failure there shows when jq runs. */
+function prepareJqSoon(): void {
+  import('./jq.js').then(({ prepareJq }) => prepareJq()).catch(() => {});
 }
 
 /** cli-table3 border characters for a borderless table whose columns are two spaces apart. */

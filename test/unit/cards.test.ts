@@ -182,6 +182,49 @@ describe('cards create parsing', () => {
   });
 });
 
+describe('cards create -q', () => {
+  /** A create against a mock API whose POST is answered by `post`; returns stderr and the error, if any. */
+  async function createQuietly(post: (controller: AbortController) => { status: number; body: object }) {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const pool = agent.get(BASE);
+    const { createHash, createPublicKey } = await import('node:crypto');
+    const fingerprint = createHash('sha256').update(createPublicKey(publicPem).export({ type: 'spki', format: 'der' })).digest('hex');
+    pool.intercept({ path: '/sandbox/pin-key', method: 'GET' }).reply(200, { publicKey: publicPem, fingerprint, algorithm: 'RSA-OAEP-256', pinBlockFormat: 'ISO-9564-1' });
+    pool.intercept({ path: '/sandbox/card-programs', method: 'GET' }).reply(200, { statusCode: 200, message: 'ok', data: [{ id: 'PROG1', _id: 'PROG1', name: 'Debit', maxExpiry: 36, bankCode: '058', active: true }] });
+    const controller = new AbortController();
+    pool.intercept({ path: '/institutions/cards', method: 'POST' }).reply(() => {
+      const { status, body } = post(controller);
+      return { statusCode: status, data: JSON.stringify(body), responseOptions: { headers: { 'content-type': 'application/json' } } };
+    });
+    const ctx = testContext({ dispatcher: agent, stdin: '4821\n', env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' }, globals: { quiet: true, retry: false }, configDir: dir });
+    Object.assign(ctx, { clock: fixedClock, signal: controller.signal });
+    const error = await createCommand.run(ctx, { args: [], opts: { ...full, pinStdin: true }, command: command() }).then(() => undefined, (e) => e);
+    return { stdout: ctx.io.stdoutText(), stderr: ctx.io.stderrText(), error };
+  }
+
+  it('after a success: the id on stdout, nothing on stderr (no reference hint, no status line)', async () => {
+    const { stdout, stderr, error } = await createQuietly(() => ({
+      status: 200, body: { statusCode: 200, message: 'Card created', data: { id: 'c1', pan: '506099******0008', lastFour: '0008', embossingName: 'ADA OBI', status: 'active' } },
+    }));
+    expect(error).toBeUndefined();
+    expect(stdout).toBe('c1\n');
+    expect(stderr).toBe('');
+  });
+
+  it('interrupted while the card is being sent: the reference to retry with is said', async () => {
+    const { stdout, stderr, error } = await createQuietly((controller) => {
+      controller.abort();
+      return { status: 200, body: { statusCode: 200, data: { id: 'c1' } } };
+    });
+    // The aborted request (main() reports it as interrupted, exit 130, since the signal is aborted).
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.message).toMatch(/aborted/);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^reference: cardctl-20261122-[0-9a-f]{8}, reuse it with --reference to retry safely\n$/);
+  });
+});
+
 describe('PIN input', () => {
   it('reads one PIN per stdin line and checks them, never echoing', async () => {
     const pins = createPinInput(testContext({ stdin: '4821\r\n7305\n1111\n' }), { stdin: true });

@@ -3,7 +3,7 @@ import type { ApiClient } from '../../api/client.js';
 import type { CardProgram, CreateCardBody, EncryptedPinBlock } from '../../api/schemas.js';
 import { defineCommand } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
-import { CliError, NotFoundError, RejectedError, UsageError } from '../../core/errors.js';
+import { CliError, ExitCode, NotFoundError, RejectedError, UsageError } from '../../core/errors.js';
 import * as fields from '../../core/card-fields.js';
 import { validateDateTime, validatePan } from '../../core/validate.js';
 import { getPath, setPath } from '../../output/format.js';
@@ -402,9 +402,11 @@ reference is refused, so a retry cannot issue a second card).`,
       if (!(await ctx.prompter.confirm('Create this card?', { default: true }))) throw new UsageError('cancelled: nothing was sent');
     }
 
-    if (!parsed.referenceGiven) {
-      ctx.io.err(`reference: ${body.referenceCode as string}, reuse it with --reference to retry safely\n`);
-    }
+    // The generated reference is what makes a retry safe: said before sending (so it is on the
+    // screen even if this process dies), except with --quiet, where it is said only on a failure
+    // that may need a retry (below).
+    const referenceLine = `reference: ${body.referenceCode as string}, reuse it with --reference to retry safely\n`;
+    if (!parsed.referenceGiven && !ctx.globals.quiet) ctx.io.err(referenceLine);
 
     const { createCardExactlyOnce } = await import('../../api/cards.js');
     const client = await ctx.client();
@@ -412,7 +414,7 @@ reference is refused, so a retry cannot issue a second card).`,
     const send = async (block: EncryptedPinBlock) => {
       const result = await createCardExactlyOnce(client, { ...(body as unknown as CreateCardBody), defaultPIN: block }, ctx.signal);
       if (result.appliedEarlier) {
-        ctx.io.err(`the first attempt had applied (its answer was lost): card with reference ${body.referenceCode as string} found, not sent again\n`);
+        ctx.log.info(`the first attempt had applied (its answer was lost): card with reference ${body.referenceCode as string} found, not sent again`);
       }
       return result.response;
     };
@@ -422,6 +424,7 @@ reference is refused, so a retry cannot issue a second card).`,
         ? await send(parsed.fileBlock)
         : await sendWithPinBlocks(ctx, client, [pin!], ([block]) => send(block!), { pan: body.pan as string | undefined });
     } catch (error) {
+      if (!parsed.referenceGiven && ctx.globals.quiet && mayNeedRetry(error, body.referenceCode as string)) ctx.io.err(referenceLine);
       if (error instanceof CliError && error.code === 'CONFLICT') {
         throw new RejectedError(error.message, {
           code: 'CONFLICT',
@@ -435,3 +438,14 @@ reference is refused, so a retry cannot issue a second card).`,
     await printCard(ctx, response, (card) => `Card ${describeCard(card)} created (id ${card.id})`);
   },
 });
+
+/**
+ * A failure after which the card may or may not exist, so that a retry should reuse the reference:
+ * network, server, rate limit or Ctrl-C (anything that is not a CliError yet, e.g. an abort), unless
+ * the error's hint already names the reference.
+ */
+function mayNeedRetry(error: unknown, reference: string): boolean {
+  if (!(error instanceof CliError)) return true;
+  if (error.hint?.includes(reference)) return false;
+  return error.exitCode === ExitCode.Network || error.exitCode === ExitCode.Server || error.exitCode === ExitCode.Interrupted || error.code === 'RATE_LIMITED';
+}

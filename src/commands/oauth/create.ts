@@ -172,7 +172,7 @@ from the answer when it is there, else looked up by name. Log in with it: cardct
     if (app) {
       await out.record(app, { rows: oauthRows, idPath: 'institutionId' });
       if (out.format === 'table' && ctx.io.stderrIsTTY && body.grantType === 'client_credentials') {
-        ctx.io.err(`log in with it: cardctl login --client-id ${app.institutionId} --private-key <private-key.pem>\n`);
+        ctx.log.info(`log in with it: cardctl login --client-id ${app.institutionId} --private-key <private-key.pem>`);
       }
     } else {
       await out.record({ name: body.name, message: response.message ?? 'created' }, { idPath: 'name' });

@@ -5,6 +5,7 @@ import type { SimulateBody, SimulateResult } from '../../api/schemas.js';
 import type { RunInput } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
 import { RejectedError } from '../../core/errors.js';
+import { escapeControls } from '../../output/format.js';
 import { buildSimulateBody, type IntentName, type SimulationInput } from './request.js';
 
 /** The flags as commander hands them over: a SimulationInput whose values are all flag text. */
@@ -78,7 +79,7 @@ export async function printMessage(ctx: Context, title: string, message: Record<
   const { messageRows } = await import('../../iso8583/message.js');
   const rows = messageRows(message ?? {});
   const renderer = ctx.output();
-  if (ctx.io.stdoutIsTTY) ctx.io.out(`\n${ctx.style.bold(`${title} ${message?.['0'] ?? ''}`.trim())}\n`);
+  if (ctx.io.stdoutIsTTY) ctx.io.out(`\n${ctx.style.bold(escapeControls(`${title} ${message?.['0'] ?? ''}`.trim()))}\n`);
   else ctx.io.out(`# ${title.toLowerCase()}\n`);
   await renderer.list(rows, [
     { header: 'Field', path: 'field' },

@@ -1,6 +1,7 @@
 import type { Context } from '../../core/context.js';
 import { defineCommand } from '../../core/command.js';
 import { RejectedError, UsageError } from '../../core/errors.js';
+import { escapeControls } from '../../output/format.js';
 import type { ScenarioSummary, StepReport } from '../../scenario/runner.js';
 
 interface RunOptions {
@@ -79,8 +80,9 @@ async function stepPrinter(ctx: Context, format: string): Promise<(report: StepR
       return;
     }
     const r = report.result;
-    const label = report.repeat > 1 ? `${report.id}#${report.iteration}` : report.id;
-    const what = r.outcome === 'error'
+    // Server text and the scenario's names, with control characters made visible.
+    const label = escapeControls(report.repeat > 1 ? `${report.id}#${report.iteration}` : report.id);
+    const what = escapeControls(r.outcome === 'error'
       ? `${report.intent}: refused ${r.httpStatus ?? ''} ${r.error ?? ''}`.replace(/\s+/g, ' ')
       : [
           `${r.mti} ${report.intent}`,
@@ -88,11 +90,11 @@ async function stepPrinter(ctx: Context, format: string): Promise<(report: StepR
           `${r.responseCode} ${r.responseMessage}`,
           r.transactionStatus,
           r.stan ? `STAN ${r.stan}` : '',
-        ].filter(Boolean).join('  ');
+        ].filter(Boolean).join('  '));
     const mark = report.passed ? style.ok('✓ pass') : style.error('✗ fail');
     const line = ctx.io.stdoutIsTTY ? `${mark}  ${style.bold(label.padEnd(16))} ${what}  ${style.dim(`${report.durationMs} ms`)}` : `${report.passed ? 'pass' : 'fail'}\t${label}\t${what}\t${report.durationMs}ms`;
     ctx.io.out(`${line}\n`);
-    for (const failure of report.failures) ctx.io.out(`        ${style.error(failure)}\n`);
+    for (const failure of report.failures) ctx.io.out(`        ${style.error(escapeControls(failure))}\n`);
   };
 }
 

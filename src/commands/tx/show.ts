@@ -2,6 +2,7 @@ import type { Transaction } from '../../api/schemas.js';
 import type { Context } from '../../core/context.js';
 import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
+import { escapeControlsDeep } from '../../output/format.js';
 
 const HOPS = [
   ['switchToService', 'switch → service'],
@@ -55,7 +56,9 @@ function printTimeline(ctx: Context, tx: Transaction): void {
   const tty = ctx.io.stdoutIsTTY;
   ctx.io.out(tty ? `\n${ctx.style.bold('Timeline')}\n` : '# timeline\n');
   let previous = start;
-  for (const { label, hop } of hops) {
+  for (const { label, hop: raw } of hops) {
+    // The hop as the server sent it, with control characters made visible.
+    const hop = escapeControlsDeep(raw);
     const at = Date.parse(hop!.timestamp);
     const since = Number.isNaN(at) ? '' : `+${at - start} ms`;
     const step = Number.isNaN(at) ? '' : `(${at - previous} ms)`;

@@ -1,6 +1,7 @@
 import type { Context } from '../../core/context.js';
 import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
+import { escapeControlsDeep } from '../../output/format.js';
 import type { Exchange } from './listener.js';
 
 interface ListenOptions {
@@ -122,7 +123,9 @@ Rules file (YAML or JSON): first match wins.
 export async function humanPrinter(ctx: Context): Promise<(exchange: Exchange) => void> {
   const { messageRows } = await import('../../iso8583/message.js');
   const { style } = ctx;
-  return (x) => {
+  return (exchange) => {
+    // What came over the network, with its control characters made visible before it is shown.
+    const x = escapeControlsDeep(exchange);
     const time = x.at.slice(11, 19);
     const head = [x.mti ?? '????', x.amount, x.pan, x.stan && `STAN ${x.stan}`, x.rrn && `RRN ${x.rrn}`, x.channel].filter(Boolean).join(' · ');
     const sig = x.signature === 'valid' ? style.ok('signature ✓') : x.signature === 'invalid' ? style.error('signature ✗') : style.dim('signature unchecked');

@@ -3,6 +3,7 @@
 import type { Card, CardProgram } from '../../api/schemas.js';
 import { maskPan } from '../../core/redact.js';
 import type { Column } from '../renderer.js';
+import { escapeControls } from '../format.js';
 
 type CardRecord = Partial<Card> & Record<string, unknown>;
 
@@ -43,7 +44,8 @@ function address(card: CardRecord): string {
 /** "A short label" for messages and confirmations: 539983******7890 (ADA OBI). */
 export function describeCard(card: CardRecord): string {
   const number = cardNumber(card) || card.id || '';
-  return card.embossingName ? `${number} (${card.embossingName})` : String(number);
+  // For messages and prompts: what the server sent, with control characters made visible.
+  return escapeControls(card.embossingName ? `${number} (${card.embossingName})` : String(number));
 }
 
 const computed = (fn: (card: CardRecord) => string) => ({
