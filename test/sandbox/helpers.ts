@@ -120,10 +120,10 @@ export async function createCard(sandbox: Sandbox, overrides: Record<string, unk
  * A new card on a sandbox in another process (`sandbox serve --json`'s first line), made over
  * HTTP with a PIN block for the key it publishes; returns the card's id.
  */
-export async function createCardOverHttp(info: { baseUrl: string; token: string; cardProgramId: string; pinKeyFingerprint: string }): Promise<string> {
+export async function createCardOverHttp(info: { baseUrl: string; token: string; cardProgramId: string; pinKeyFingerprint: string }, overrides: Record<string, unknown> = {}): Promise<string> {
   const key = await call(info, 'GET', '/sandbox/pin-key');
   const sandbox = { cardProgramId: info.cardProgramId, pinPublicKey: key.body.publicKey ?? key.body.data?.publicKey, pinKeyFingerprint: info.pinKeyFingerprint } as Sandbox;
-  const response = await call(info, 'POST', '/institutions/cards', { token: info.token, body: createCardBody(sandbox) });
+  const response = await call(info, 'POST', '/institutions/cards', { token: info.token, body: createCardBody(sandbox, overrides) });
   expect(response.status, response.text).toBe(201);
   return response.body.data.id;
 }
