@@ -2,6 +2,7 @@
 // request. A journal that cannot be written warns once and never fails the command.
 import type { Exchange } from '../api/client.js';
 import type { Context } from '../core/context.js';
+import { fsReason } from '../core/errors.js';
 import { REDACTED, maskPan } from '../core/redact.js';
 import { Journal, affectedIds, operatorName } from './journal.js';
 
@@ -59,7 +60,9 @@ export function journalRecorder(ctx: Context, argv: readonly string[]): (exchang
     } catch (error) {
       if (warned) return;
       warned = true;
-      ctx.log.warn(`could not write the audit journal (${(error as Error).message}); the command itself went ahead`);
+      const dir = journal?.dir ?? 'the data directory';
+      const why = fsReason(error);
+      ctx.log.warn(`could not write the audit journal in ${dir} (${why}); the command itself went ahead. Set CARDCTL_DATA_DIR (or CARDCTL_JOURNAL_DIR) to a directory you can write`);
     }
   };
 }
