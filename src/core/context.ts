@@ -202,6 +202,12 @@ export function createContext(init: ContextInit): Context {
         ]);
         // Profile policies apply to every command that talks to the API.
         guard.assertProfileExplicit(ctx);
+        // The API key goes into a header as it is: refuse line breaks and the like before sending.
+        if (s.apiKey) {
+          const { checkCredential, credentialSource } = await import('./credentials.js');
+          const { source, hint } = credentialSource('apiKey', Boolean(env.CARDCTL_API_KEY), s.profileName);
+          checkCredential(s.apiKey, source, hint);
+        }
         const banner = guard.productionBanner(ctx);
         if (banner) io.err(`${banner}\n`);
         return new ApiClient({
