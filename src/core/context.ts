@@ -7,7 +7,7 @@ import { ConfigStore, DEFAULT_PROFILE, type OutputFormat, type Profile } from '.
 import { Renderer, parseOutputFormat } from '../output/renderer.js';
 import { createStyle, type Style } from '../output/style.js';
 import { choosePager } from '../output/pager.js';
-import { AuthError, UsageError } from './errors.js';
+import { AuthError, NotFoundError, UsageError } from './errors.js';
 import { decideCanPrompt, decideColor, type IOStreams } from './io.js';
 import { InquirerPrompter, NoPrompter, type Prompter } from './prompter.js';
 import { VERSION } from '../version.js';
@@ -126,6 +126,12 @@ export function createContext(init: ContextInit): Context {
   const resolveSettings = (): Settings => {
     if (settings) return settings;
     const explicit = globals.profile ?? env.CARDCTL_PROFILE;
+    if (explicit !== undefined && explicit.trim() === '') {
+      const names = config.profileNames();
+      throw new UsageError(globals.profile !== undefined ? '-p/--profile needs a profile name' : 'CARDCTL_PROFILE is set but empty', {
+        hint: `${globals.profile !== undefined ? 'give -p NAME' : 'unset it or give it a profile name'}${names.length ? `; stored profiles: ${names.join(', ')}` : ''}`,
+      });
+    }
     const profileName = explicit || config.currentProfileName() || DEFAULT_PROFILE;
     const profile = config.getProfile(profileName) ?? {};
     if (globals.jq !== undefined && globals.template !== undefined) {
@@ -188,6 +194,10 @@ export function createContext(init: ContextInit): Context {
     client() {
       clientPromise ??= (async () => {
         const s = resolveSettings();
+        // A profile named with -p / CARDCTL_PROFILE, or made current, must exist: a typo is not
+        // an empty profile.
+        const named = s.profileExplicit ? s.profileName : config.read().currentProfile;
+        if (named !== undefined && !config.getProfile(named)) throw noSuchProfile(config, named, s.profileExplicit ? (globals.profile !== undefined ? '-p' : 'CARDCTL_PROFILE') : 'current');
         if (!s.baseUrl) {
           throw new AuthError(`profile "${s.profileName}" has no base URL`, {
             hint: 'run `cardctl login`, pass --base-url, or start a sandbox with `cardctl sandbox serve --profile sandbox`',
@@ -230,6 +240,18 @@ export function createContext(init: ContextInit): Context {
     },
   };
   return ctx;
+}
+
+/** The error for a profile name that is not in the config file, listing the ones that are. */
+export function noSuchProfile(config: ConfigStore, name: string, from: '-p' | 'CARDCTL_PROFILE' | 'current'): NotFoundError {
+  const names = config.profileNames();
+  const where = from === 'current' ? `the current profile "${name}"` : from === '-p' ? `profile "${name}"` : `profile "${name}" (from CARDCTL_PROFILE)`;
+  return new NotFoundError(`${where} does not exist`, {
+    code: 'NO_SUCH_PROFILE',
+    hint: names.length
+      ? `stored profiles: ${names.join(', ')}${from === 'current' ? '; choose one with `cardctl profile use NAME`' : ''}`
+      : 'no profiles yet: run `cardctl login`',
+  });
 }
 
 function pagerFor(io: IOStreams, env: Env, globals: GlobalOptions, output: OutputFormat): { command: string; env: Env } | undefined {
