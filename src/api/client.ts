@@ -41,8 +41,12 @@ export interface ApiRequest {
   auth?: AuthMode;
   /** May this request be retried after a network error or 429/500/502/503/504? Defaults to GET only. */
   idempotent?: boolean;
-  /** Skip envelope unwrapping (token endpoint, simulator answers). */
-  envelope?: boolean;
+  /**
+   * Skip envelope unwrapping (token endpoint, simulator answers): false. 'any' (`cardctl api`):
+   * an envelope is unwrapped, any other JSON is the data, a body that is not JSON comes back in
+   * `raw` only (data undefined); error statuses are errors as always.
+   */
+  envelope?: boolean | 'any';
   signal?: AbortSignal;
 }
 
@@ -363,6 +367,7 @@ export function interpret<T>(req: Pick<ApiRequest, 'method' | 'path' | 'envelope
       : describeNonJson(status, text, headers);
     throw apiError(status, message, envelope, where, headers);
   }
+  if (!parsed && req.envelope === 'any') return { status, data: undefined as T, raw: text, headers, durationMs };
   if (!parsed && (status === 204 || status === 205) && text.trim() === '') {
     // No Content is a complete answer, not a broken one.
     return { status, data: undefined as T, raw: text, headers, durationMs };
@@ -383,6 +388,7 @@ export function interpret<T>(req: Pick<ApiRequest, 'method' | 'path' | 'envelope
     return { status, data: body as T, raw: text, headers, durationMs };
   }
   if (!isObject(body) || !('data' in body || 'statusCode' in body || 'message' in body)) {
+    if (req.envelope === 'any') return { status, data: body as T, raw: text, headers, durationMs };
     throw new ServerError(`${where}: the response is not in the API's envelope ({statusCode, message, data})`, { status });
   }
   const envelopeStatus = typeof body.statusCode === 'number' ? body.statusCode : status;

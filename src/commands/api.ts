@@ -21,8 +21,11 @@ export default defineCommand<ApiFlags>({
   name: 'api',
   summary: 'make an authenticated request to any endpoint',
   description: `Send a request to any endpoint of the API with the profile's credentials and print the
-answer: the envelope's data through the renderer (-o json, --fields, …), or the body exactly as
-received with -o raw. A query string in PATH is sent as written.`,
+answer: the envelope's data (or any other JSON the endpoint sends, e.g. /openapi.json) through the
+renderer (-o json, --fields, …), or the body exactly as received with -o raw, JSON or not. A query
+string in PATH is sent as written. On a production profile, POST, PUT, PATCH, DELETE (and the
+activate/deactivate GETs) ask for confirmation like any other write: type the path, or pass
+--yes --confirm-production in scripts.`,
   arguments: [
     { syntax: '<method>', description: 'GET, POST, PUT, PATCH or DELETE' },
     { syntax: '<path>', description: 'path relative to the base URL, e.g. /institutions/cards?limit=5' },
@@ -39,17 +42,40 @@ received with -o raw. A query string in PATH is sent as written.`,
   ],
   async run(ctx, { args, opts }) {
     const call = await parseApiCall(ctx, String(args[0]), String(args[1]), opts);
+    // A write through `api` is a write like any other: on production it needs the same
+    // confirmation (typed, or --yes --confirm-production), before anything is sent.
+    const [{ isMutation }, guard] = await Promise.all([import('../audit/mutation.js'), import('../core/guard.js')]);
+    if (isMutation(call.method, call.path) && guard.isProduction(ctx)) {
+      const path = call.path.split('?')[0]!;
+      await guard.confirmDestructive(ctx, { description: `send ${call.method} ${path}`, typedConfirmation: path, typedLabel: `the path (${path})` });
+    }
     const client = await ctx.client();
     const response = await client.request({
       method: call.method,
       path: call.path,
       body: call.body,
       auth: call.auth,
+      // Whatever the endpoint answers (/openapi.json, /sandbox/pin-key, text): not only envelopes.
+      envelope: 'any',
       signal: ctx.signal,
     });
-    // An envelope without data (e.g. only a message): show the whole body rather than nothing.
-    const shown = response.data !== undefined ? response.data : response.raw.trim() ? JSON.parse(response.raw) : null;
-    await ctx.output().value(shown, response.raw);
+    if (ctx.settings().output === 'raw' && ctx.globals.jq === undefined && ctx.globals.template === undefined) {
+      // -o raw: the body as received (card numbers masked), JSON or not; ends with a newline like all raw output.
+      await ctx.output().value(null, response.raw);
+      return;
+    }
+    let shown = response.data;
+    if (shown === undefined && response.raw.trim() !== '') {
+      try {
+        // An envelope without data (e.g. only a message): show the whole body rather than nothing.
+        shown = JSON.parse(response.raw);
+      } catch {
+        // Not JSON (text, HTML): printed as it came.
+        ctx.io.out(response.raw.endsWith('\n') ? response.raw : `${response.raw}\n`);
+        return;
+      }
+    }
+    await ctx.output().value(shown ?? null, response.raw);
   },
 });
 
