@@ -38,6 +38,8 @@ export interface ApiRequest {
   /** Raw body text (already serialised), e.g. a form body for the token endpoint. */
   rawBody?: string;
   contentType?: string;
+  /** Extra request headers (`cardctl api -H`, already checked); the client's own headers win. */
+  headers?: Record<string, string>;
   auth?: AuthMode;
   /** May this request be retried after a network error or 429/500/502/503/504? Defaults to GET only. */
   idempotent?: boolean;
@@ -266,6 +268,7 @@ export class ApiClient {
     const url = this.url(req.path, req.query);
     const headers: Record<string, string> = {
       accept: 'application/json',
+      ...req.headers,
       'user-agent': this.options.userAgent ?? 'cardctl',
     };
     const auth = req.auth ?? 'bearer';

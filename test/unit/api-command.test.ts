@@ -127,3 +127,30 @@ describe('api writes on a production profile', () => {
     expect(dry.sent).toHaveLength(0);
   });
 });
+
+describe('api -H', () => {
+  it('sends the headers given, and the client keeps its own', async () => {
+    const result = await run(['api', 'GET', '/institutions/cards/card_1', '-H', 'X-Request-Id: 42', '-H', 'x-trace:a b c', '-o', 'json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.sent[0]!.headers['x-request-id']).toBe('42');
+    expect(result.sent[0]!.headers['x-trace']).toBe('a b c');
+    expect(result.sent[0]!.headers.authorization).toBe('Bearer tok_api_123456');
+  });
+
+  it.each([
+    ['a line break in the value', 'X-Note: a\r\nX-Evil: 1', /the value contains a line break/],
+    ['a control character', 'X-Note: a\u0000b', /a control character/],
+    ['a non-ASCII character', 'X-Note: café', /a non-ASCII character/],
+    ['no colon', 'X-Note', /give "Name: value"/],
+    ['a bad name', 'X Note: 1', /give "Name: value"/],
+    ['Authorization', 'Authorization: Bearer x', /-H Authorization is not allowed\nhint: credentials never come from argv/],
+    ['x-api-key', 'x-api-key: k', /not allowed/],
+    ['Cookie', 'Cookie: a=b', /not allowed/],
+    ['Host', 'Host: evil.example.com', /not allowed/],
+  ])('%s → exit 2, nothing sent', async (_name, header, message) => {
+    const result = await run(['api', 'GET', '/institutions/cards/card_1', '-H', header]);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.sent).toHaveLength(0);
+  });
+});
