@@ -1,7 +1,7 @@
 // Where the bearer token comes from: CARDCTL_TOKEN, else the profile's token. Profiles logged
 // in with client credentials (issue 6) renew their token here before it expires or after a 401,
 // and save the new one to the profile.
-import type { Context } from '../core/context.js';
+import { missingProfile, type Context } from '../core/context.js';
 import { checkCredential, credentialSource } from '../core/credentials.js';
 import { defaultTokenUrl, requestClientCredentialsToken } from './client-credentials.js';
 
@@ -54,6 +54,8 @@ export function createTokenSource(ctx: Context): (force?: boolean) => Promise<st
   };
 
   return async (force = false) => {
+    const missing = missingProfile(ctx);
+    if (missing) throw missing;
     const fromEnv = ctx.env.CARDCTL_TOKEN;
     if (fromEnv) return checked(fromEnv, true);
     const s = ctx.settings();

@@ -194,10 +194,8 @@ export function createContext(init: ContextInit): Context {
     client() {
       clientPromise ??= (async () => {
         const s = resolveSettings();
-        // A profile named with -p / CARDCTL_PROFILE, or made current, must exist: a typo is not
-        // an empty profile.
-        const named = s.profileExplicit ? s.profileName : config.read().currentProfile;
-        if (named !== undefined && !config.getProfile(named)) throw noSuchProfile(config, named, s.profileExplicit ? (globals.profile !== undefined ? '-p' : 'CARDCTL_PROFILE') : 'current');
+        const missing = missingProfile(ctx);
+        if (missing) throw missing;
         if (!s.baseUrl) {
           throw new AuthError(`profile "${s.profileName}" has no base URL`, {
             hint: 'run `cardctl login`, pass --base-url, or start a sandbox with `cardctl sandbox serve --profile sandbox`',
@@ -240,6 +238,18 @@ export function createContext(init: ContextInit): Context {
     },
   };
   return ctx;
+}
+
+/**
+ * A profile named with -p / CARDCTL_PROFILE, or made current, must exist: a typo is not an empty
+ * profile. The error for the selected profile when it is not stored, else undefined. (Commands
+ * that create profiles, such as login, do not ask.)
+ */
+export function missingProfile(ctx: Pick<Context, 'settings' | 'config' | 'globals'>): NotFoundError | undefined {
+  const s = ctx.settings();
+  const named = s.profileExplicit ? s.profileName : ctx.config.read().currentProfile;
+  if (named === undefined || ctx.config.getProfile(named)) return undefined;
+  return noSuchProfile(ctx.config, named, s.profileExplicit ? (ctx.globals.profile !== undefined ? '-p' : 'CARDCTL_PROFILE') : 'current');
 }
 
 /** The error for a profile name that is not in the config file, listing the ones that are. */

@@ -227,6 +227,9 @@ describe('auth status', () => {
     await login('tok_good_1234567890');
     expect((await run(['auth', 'token'])).stdout).toBe('tok_good_1234567890\n');
     expect((await run(['auth', 'token'], { env: { CARDCTL_TOKEN: 'tok_env' } })).stdout).toBe('tok_env\n');
-    expect((await run(['-p', 'other', 'auth', 'token'])).code).toBe(3);
+    // A profile that is not stored is "no such profile" (exit 4), not "not logged in".
+    const other = await run(['-p', 'other', 'auth', 'token']);
+    expect(other.code).toBe(4);
+    expect(other.stderr).toMatch(/^error: profile "other" does not exist\nhint: stored profiles: default/);
   });
 });
