@@ -57,9 +57,10 @@ process.stdout.write(await res.body.text());
 
 // ---- the cases ----
 const configDir = join(work, 'config');
-const cliEnv = { ...process.env, CARDCTL_CONFIG_DIR: configDir, CARDCTL_BASE_URL: sandbox.baseUrl, CARDCTL_TOKEN: sandbox.token, CI: '1', NO_COLOR: '1' };
+// Config and data (the audit journal of the mutations measured) in the work directory, never the user's.
+const cliEnv = { ...process.env, CARDCTL_CONFIG_DIR: configDir, CARDCTL_DATA_DIR: join(work, 'data'), CARDCTL_BASE_URL: sandbox.baseUrl, CARDCTL_TOKEN: sandbox.token, CI: '1', NO_COLOR: '1' };
 for (const name of Object.keys(cliEnv)) {
-  if (name.startsWith('CARDCTL_') && !['CARDCTL_CONFIG_DIR', 'CARDCTL_BASE_URL', 'CARDCTL_TOKEN'].includes(name)) delete cliEnv[name];
+  if (name.startsWith('CARDCTL_') && !['CARDCTL_CONFIG_DIR', 'CARDCTL_DATA_DIR', 'CARDCTL_BASE_URL', 'CARDCTL_TOKEN'].includes(name)) delete cliEnv[name];
 }
 const runId = randomBytes(3).toString('hex');
 let created = 0;

@@ -104,7 +104,7 @@ function importRun(rows, concurrency) {
     const child = track(spawn(process.execPath, ['--import', preload, BIN, 'import', '--from-file', file, '--concurrency', String(concurrency), '--json'], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
-        ...process.env, CARDCTL_CONFIG_DIR: work, CARDCTL_BASE_URL: sandbox.baseUrl, CARDCTL_API_KEY: sandbox.apiKey, CARDCTL_TOKEN: sandbox.token,
+        ...process.env, CARDCTL_CONFIG_DIR: work, CARDCTL_DATA_DIR: work, CARDCTL_BASE_URL: sandbox.baseUrl, CARDCTL_API_KEY: sandbox.apiKey, CARDCTL_TOKEN: sandbox.token,
         BENCH_RUSAGE_FILE: rusageFile,
       },
     }));

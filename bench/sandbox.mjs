@@ -68,9 +68,8 @@ function pinBlock(publicKey, fingerprint) {
 // again from memory until the next write (what a client polling a list sees, and what repeating
 // one URL measures), and one with --no-list-cache, where every request queries SQLite and
 // assembles the page (what a list costs the first time it is asked for).
-const serve = (...extra) => startSandbox({
-  CARDCTL_CONFIG_DIR: fileURLToPath(new URL('../node_modules/.cache/cardctl-bench', import.meta.url)),
-}, { args: extra });
+const benchDir = fileURLToPath(new URL('../node_modules/.cache/cardctl-bench', import.meta.url));
+const serve = (...extra) => startSandbox({ CARDCTL_CONFIG_DIR: benchDir, CARDCTL_DATA_DIR: benchDir }, { args: extra });
 const sandbox = await serve();
 const uncachedSandbox = await serve('--no-list-cache');
 

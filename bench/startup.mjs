@@ -24,8 +24,10 @@ const WARMUP = 3;
 const asJson = process.argv.includes('--json');
 
 const configDir = mkdtempSync(join(tmpdir(), 'cardctl-bench-'));
-const env = { ...process.env, CARDCTL_CONFIG_DIR: configDir, NO_COLOR: '1' };
-for (const key of Object.keys(env)) if (key.startsWith('CARDCTL_') && key !== 'CARDCTL_CONFIG_DIR') delete env[key];
+const env = { ...process.env, NO_COLOR: '1' };
+for (const key of Object.keys(env)) if (key.startsWith('CARDCTL_')) delete env[key];
+// Config and data both in the work directory: a benchmark never touches the user's.
+Object.assign(env, { CARDCTL_CONFIG_DIR: configDir, CARDCTL_DATA_DIR: configDir });
 
 const cases = [
   { name: 'node -e 0', args: ['-e', '0'] },

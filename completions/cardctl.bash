@@ -271,6 +271,7 @@ _cardctl_value() {
     "sandbox serve|--faults-hold") REPLY=""; return ;;
     "sandbox serve|--token-ttl") REPLY=""; return ;;
     "api|--data") REPLY=""; return ;;
+    "api|-H"|"api|--header") REPLY=""; return ;;
   esac
   case "$2" in
     -p|--profile) REPLY="@profiles" ;;
@@ -350,7 +351,7 @@ _cardctl_options() {
     "login") REPLY="$REPLY --token-stdin --api-key-stdin --pin-key --switch --env --client-id --private-key --token-url --no-use" ;;
     "history") REPLY="$REPLY --since --card --limit --wide" ;;
     "sandbox serve") REPLY="$REPLY --port --host --db --memory --webhook-url --faults --faults-seed --faults-hold --token-ttl --quiet-log --no-list-cache" ;;
-    "api") REPLY="$REPLY --data --api-key" ;;
+    "api") REPLY="$REPLY --data --api-key -H --header" ;;
   esac
 }
 

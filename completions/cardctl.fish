@@ -193,7 +193,7 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'history|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--faults'
             return 0
-        case 'sandbox serve|--faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'api|--data'
+        case 'sandbox serve|--faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'api|--data' 'api|-H' 'api|--header'
             return 0
     end
     return 1
@@ -685,6 +685,7 @@ complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l no-list-cache -d 'answe
 # cardctl api
 complete -c cardctl -n "__cardctl_at 'api'" -l data -x -d 'request body: JSON text, @FILE, or - for stdin'
 complete -c cardctl -n "__cardctl_at 'api'" -l api-key -d 'authenticate with the API key (x-api-key) instead of the bearer token'
+complete -c cardctl -n "__cardctl_at 'api'" -s H -l header -x -d 'add a request header (repeatable; not Authorization or other credentials)'
 complete -c cardctl -n "__cardctl_at 'api' 0" -x -a 'GET POST PUT PATCH DELETE'
 
 # cardctl completion

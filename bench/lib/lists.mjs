@@ -94,7 +94,7 @@ export function listComparison({ work, sandbox, bench, args, path, noun, short =
   const plainScript = writePlainScript(work, path, page);
   const measure = makeMeasure(work);
   const cliArgs = [BIN, ...args];
-  const cliEnv = { CARDCTL_CONFIG_DIR: work, CARDCTL_BASE_URL: sandbox.baseUrl, CARDCTL_TOKEN: sandbox.token, CI: '1' };
+  const cliEnv = { CARDCTL_CONFIG_DIR: work, CARDCTL_DATA_DIR: work, CARDCTL_BASE_URL: sandbox.baseUrl, CARDCTL_TOKEN: sandbox.token, CI: '1' };
   const plainEnv = { BASE_URL: sandbox.baseUrl, TOKEN: sandbox.token };
 
   /**

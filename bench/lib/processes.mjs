@@ -63,6 +63,8 @@ export function startProcess(command, argv, { env = {}, stderr = 'inherit' } = {
  * apiKey, cardProgramId, institutionId, pinKeyFingerprint, ….
  */
 export async function startSandbox(env, { args = [], stderr = 'inherit' } = {}) {
+  // A benchmark never touches the user's cardctl directories.
+  if (!env.CARDCTL_CONFIG_DIR || !env.CARDCTL_DATA_DIR) throw new Error('startSandbox: give CARDCTL_CONFIG_DIR and CARDCTL_DATA_DIR');
   const line = await startProcess(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--memory', '--json', '--quiet-log', ...args], { env, stderr });
   return JSON.parse(line);
 }

@@ -40,13 +40,17 @@ export interface ApiRequest {
   /** Raw body text (already serialised), e.g. a form body for the token endpoint. */
   rawBody?: string;
   contentType?: string;
-  /** Extra request headers (e.g. If-Match); the client's own (authorization, content-type) win. */
+  /** Extra request headers (If-Match; `cardctl api -H`, already checked); the client's own headers win. */
   headers?: Record<string, string>;
   auth?: AuthMode;
   /** May this request be retried after a network error or 429/500/502/503/504? Defaults to GET only. */
   idempotent?: boolean;
-  /** Skip envelope unwrapping (token endpoint, simulator answers). */
-  envelope?: boolean;
+  /**
+   * Skip envelope unwrapping (token endpoint, simulator answers): false. 'any' (`cardctl api`):
+   * an envelope is unwrapped, any other JSON is the data, a body that is not JSON comes back in
+   * `raw` only (data undefined); error statuses are errors as always.
+   */
+  envelope?: boolean | 'any';
   signal?: AbortSignal;
 }
 
@@ -265,8 +269,8 @@ export class ApiClient {
   private async send(req: ApiRequest): Promise<RawResponse> {
     const url = this.url(req.path, req.query);
     const headers: Record<string, string> = {
-      ...req.headers,
       accept: 'application/json',
+      ...req.headers,
       'user-agent': this.options.userAgent ?? 'cardctl',
     };
     const auth = req.auth ?? 'bearer';
@@ -368,6 +372,7 @@ export function interpret<T>(req: Pick<ApiRequest, 'method' | 'path' | 'envelope
       : describeNonJson(status, text, headers);
     throw apiError(status, message, envelope, where, headers);
   }
+  if (!parsed && req.envelope === 'any') return { status, data: undefined as T, raw: text, headers, durationMs };
   if (!parsed && (status === 204 || status === 205) && text.trim() === '') {
     // No Content is a complete answer, not a broken one.
     return { status, data: undefined as T, raw: text, headers, durationMs };
@@ -388,6 +393,7 @@ export function interpret<T>(req: Pick<ApiRequest, 'method' | 'path' | 'envelope
     return { status, data: body as T, raw: text, headers, durationMs };
   }
   if (!isObject(body) || !('data' in body || 'statusCode' in body || 'message' in body)) {
+    if (req.envelope === 'any') return { status, data: body as T, raw: text, headers, durationMs };
     throw new ServerError(`${where}: the response is not in the API's envelope ({statusCode, message, data})`, { status });
   }
   const envelopeStatus = typeof body.statusCode === 'number' ? body.statusCode : status;

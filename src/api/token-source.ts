@@ -1,7 +1,8 @@
 // Where the bearer token comes from: CARDCTL_TOKEN, else the profile's token. Profiles logged
 // in with client credentials (issue 6) renew their token here before it expires or after a 401,
 // and save the new one to the profile.
-import type { Context } from '../core/context.js';
+import { missingProfile, type Context } from '../core/context.js';
+import { checkCredential, credentialSource } from '../core/credentials.js';
 import { defaultTokenUrl, requestClientCredentialsToken } from './client-credentials.js';
 
 /** Renew when the token has less than this left. */
@@ -25,7 +26,7 @@ export function createTokenSource(ctx: Context): (force?: boolean) => Promise<st
         tokenUrl: profile.tokenUrl ?? defaultTokenUrl(baseUrl),
         now: ctx.clock.now(),
       });
-      token = result.token;
+      token = checkCredential(result.token, `the access token from ${profile.tokenUrl ?? defaultTokenUrl(baseUrl)}`, 'the token endpoint answered a token that cannot be sent in a header; check --token-url');
       expiresAt = Date.parse(result.tokenExpiresAt);
       try {
         await ctx.config.update((config) => {
@@ -45,15 +46,24 @@ export function createTokenSource(ctx: Context): (force?: boolean) => Promise<st
     return renewing;
   };
 
+  /** A stored or given token, checked before it goes into the Authorization header. */
+  const checked = (value: string | undefined, fromEnv: boolean): string | undefined => {
+    if (value === undefined || value === '') return value;
+    const { source, hint } = credentialSource('token', fromEnv, ctx.settings().profileName);
+    return checkCredential(value, source, hint);
+  };
+
   return async (force = false) => {
+    const missing = missingProfile(ctx);
+    if (missing) throw missing;
     const fromEnv = ctx.env.CARDCTL_TOKEN;
-    if (fromEnv) return fromEnv;
+    if (fromEnv) return checked(fromEnv, true);
     const s = ctx.settings();
     const profile = s.profile;
-    if (!profile.clientId || !profile.privateKeyPath) return s.token;
+    if (!profile.clientId || !profile.privateKeyPath) return checked(s.token, false);
     if (!loaded) {
       loaded = true;
-      token = profile.token;
+      token = checked(profile.token, false);
       expiresAt = profile.tokenExpiresAt ? Date.parse(profile.tokenExpiresAt) : undefined;
     }
     if (renewing) return renewing;

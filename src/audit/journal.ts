@@ -1,12 +1,14 @@
 // The audit journal: one JSON line per mutating API call, in the user's data directory
 // (mode 0600 in a 0700 directory). Rotated at a size limit, keeping the last few files.
-// Entries never hold a PIN, PIN block, token, API key or full PAN: everything passes through
-// redactValue/maskPansInText before it is written.
+// Entries never hold a PIN, PIN block, token, API key or full PAN: append() is the one write
+// point, and every string of an entry (free text of --reason, the command line, messages, ids)
+// passes through scrubText there: known secrets replaced whole, card numbers masked also when
+// written with spaces or dashes.
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { dataDir } from '../config/paths.js';
-import { maskPansInText, redactValue } from '../core/redact.js';
+import { REDACTED, luhnValid, maskPan, maskPansInText, redactValue } from '../core/redact.js';
 
 export interface JournalEntry {
   time: string;
@@ -41,7 +43,7 @@ export class Journal {
   private readonly maxBytes: number;
   private readonly keep: number;
 
-  constructor(env: Record<string, string | undefined>, options: JournalOptions = {}) {
+  constructor(private readonly env: Record<string, string | undefined>, options: JournalOptions = {}) {
     this.dir = options.dir ?? env.CARDCTL_JOURNAL_DIR ?? join(dataDir(env), 'journal');
     this.maxBytes = options.maxBytes ?? 5 * 1024 * 1024;
     this.keep = options.keep ?? 5;
@@ -51,12 +53,17 @@ export class Journal {
     return join(this.dir, CURRENT);
   }
 
-  append(entry: JournalEntry): void {
+  /**
+   * Writes one entry. `secrets`: values to remove wherever they appear (the profile's token, API
+   * key, webhook secret …); CARDCTL_TOKEN and CARDCTL_API_KEY of this journal's environment are
+   * added here.
+   */
+  append(entry: JournalEntry, secrets: ReadonlyArray<string | undefined> = []): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     chmodSync(this.dir, 0o700);
     this.rotateIfNeeded();
-    const safe = redactValue(entry) as JournalEntry;
-    safe.command = maskPansInText(entry.command);
+    const known = [...secrets, this.env.CARDCTL_TOKEN, this.env.CARDCTL_API_KEY];
+    const safe = scrubStrings(redactValue(entry), known) as JournalEntry;
     appendFileSync(this.file, `${JSON.stringify(safe)}\n`, { mode: 0o600 });
     chmodSync(this.file, 0o600);
   }
@@ -98,6 +105,53 @@ export class Journal {
     }
     renameSync(this.file, join(this.dir, 'journal.1.ndjson'));
   }
+}
+
+/** Secrets shorter than this are not searched for in text (a test's token "t" is no secret). */
+const MIN_SECRET_LENGTH = 8;
+/** Digits in groups separated by one space or dash, not part of a longer number or of a +phone number. */
+const DIGIT_GROUPS = /(?<![\d+])(?<!\+[\d ()-]*)\d+(?:[ -]\d+)*/g;
+
+/** In a run of digit groups, masks every stretch of whole groups that holds 13-19 digits passing Luhn (longest first). */
+function maskPanGroups(run: string): string {
+  const groups = run.split(/[ -]/);
+  const separators = run.match(/[ -]/g) ?? [];
+  let out = '';
+  for (let i = 0; i < groups.length;) {
+    let masked = false;
+    let digits = '';
+    for (let j = groups.length - 1; j >= i && !masked; j--) {
+      digits = groups.slice(i, j + 1).join('');
+      if (digits.length >= 13 && digits.length <= 19 && luhnValid(digits)) {
+        out += maskPan(digits) + (separators[j] ?? '');
+        i = j + 1;
+        masked = true;
+      }
+    }
+    if (!masked) {
+      out += groups[i]! + (separators[i] ?? '');
+      i++;
+    }
+  }
+  return out;
+}
+
+/** Free text made safe to record: known secrets replaced whole, Luhn-valid card numbers masked (with or without separators). */
+export function scrubText(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
+  let out = text;
+  const known = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.trim().length >= MIN_SECRET_LENGTH))]
+    .sort((a, b) => b.length - a.length);
+  for (const secret of known) out = out.split(secret).join(REDACTED);
+  return out.replace(DIGIT_GROUPS, (run) => (/^\d+$/.test(run) ? maskPansInText(run) : maskPanGroups(run)));
+}
+
+function scrubStrings(value: unknown, secrets: ReadonlyArray<string | undefined>): unknown {
+  if (typeof value === 'string') return scrubText(value, secrets);
+  if (Array.isArray(value)) return value.map((item) => scrubStrings(item, secrets));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubStrings(v, secrets)]));
+  }
+  return value;
 }
 
 export function operatorName(): string {

@@ -2,8 +2,10 @@
 // request. A journal that cannot be written warns once and never fails the command.
 import type { Exchange } from '../api/client.js';
 import type { Context } from '../core/context.js';
+import { fsReason } from '../core/errors.js';
 import { REDACTED, maskPan } from '../core/redact.js';
 import { Journal, affectedIds, operatorName } from './journal.js';
+import { SECRET_PROFILE_KEYS } from '../config/store.js';
 
 /** Flags whose value is removed from the recorded command line (argv should never hold these). */
 const SECRET_FLAGS = /^--?(token|api-key|secret|password|pin|new-pin|old-pin|client-secret)$/i;
@@ -32,6 +34,14 @@ export function commandLine(argv: readonly string[]): string {
   return ['cardctl', ...out].join(' ');
 }
 
+/** Every secret the context knows, to be removed from whatever free text the journal records. */
+function knownSecrets(ctx: Context): Array<string | undefined> {
+  const s = ctx.settings();
+  // The stored profile as it is now: a client-credentials renewal may have replaced the token.
+  const stored = ctx.config.getProfile(s.profileName) ?? {};
+  return [s.token, s.apiKey, ctx.env.CARDCTL_TOKEN, ctx.env.CARDCTL_API_KEY, ...SECRET_PROFILE_KEYS.flatMap((key) => [s.profile[key], stored[key]])];
+}
+
 /** The onExchange hook for a context: writes the journal line, warning once if it cannot. */
 export function journalRecorder(ctx: Context, argv: readonly string[]): (exchange: Exchange) => void {
   let warned = false;
@@ -55,11 +65,13 @@ export function journalRecorder(ctx: Context, argv: readonly string[]): (exchang
         ids: affectedIds(exchange.path, exchange.data),
         durationMs: exchange.durationMs,
         ...(reason ? { reason } : {}),
-      });
+      }, knownSecrets(ctx));
     } catch (error) {
       if (warned) return;
       warned = true;
-      ctx.log.warn(`could not write the audit journal (${(error as Error).message}); the command itself went ahead`);
+      const dir = journal?.dir ?? 'the data directory';
+      const why = fsReason(error);
+      ctx.log.warn(`could not write the audit journal in ${dir} (${why}); the command itself went ahead. Set CARDCTL_DATA_DIR (or CARDCTL_JOURNAL_DIR) to a directory you can write`);
     }
   };
 }

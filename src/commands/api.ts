@@ -8,48 +8,83 @@ const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
 interface ApiFlags {
   data?: string;
   apiKey?: boolean;
+  header?: string[];
 }
+
+/** Headers `-H` may not set: credentials never come from argv, and the client sets these itself. */
+const RESERVED_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'cookie', 'host', 'content-length', 'transfer-encoding', 'connection', 'user-agent', 'content-type']);
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export interface ApiCall {
   method: HttpMethod;
   path: string;
   body?: unknown;
   auth: 'bearer' | 'apiKey';
+  headers?: Record<string, string>;
 }
 
 export default defineCommand<ApiFlags>({
   name: 'api',
   summary: 'make an authenticated request to any endpoint',
   description: `Send a request to any endpoint of the API with the profile's credentials and print the
-answer: the envelope's data through the renderer (-o json, --fields, …), or the body exactly as
-received with -o raw. A query string in PATH is sent as written.`,
+answer: the envelope's data (or any other JSON the endpoint sends, e.g. /openapi.json) through the
+renderer (-o json, --fields, …), or the body exactly as received with -o raw, JSON or not. A query
+string in PATH is sent as written. On a production profile, POST, PUT, PATCH, DELETE (and the
+activate/deactivate GETs) ask for confirmation like any other write: type the path, or pass
+--yes --confirm-production in scripts.`,
   arguments: [
     { syntax: '<method>', description: 'GET, POST, PUT, PATCH or DELETE' },
     { syntax: '<path>', description: 'path relative to the base URL, e.g. /institutions/cards?limit=5' },
   ],
   options: (c) => c
     .option('--data <json>', 'request body: JSON text, @FILE, or - for stdin')
-    .option('--api-key', 'authenticate with the API key (x-api-key) instead of the bearer token'),
+    .option('--api-key', 'authenticate with the API key (x-api-key) instead of the bearer token')
+    .option('-H, --header <name:value>', 'add a request header (repeatable; not Authorization or other credentials)', (value: string, all: string[] = []) => [...all, value]),
   examples: [
     'cardctl api GET /institutions/cards',
     'cardctl api GET "/institutions/cards?search=ADA&limit=5" -o json',
     "cardctl api PUT /institutions/cards/ID/renew --data '{\"expiration\":\"202912\",\"renewReason\":\"RENEW\"}'",
     'cardctl api POST /util/cards/import --api-key --data @card.json',
     'cardctl api GET /institutions/transactions -o raw',
+    "cardctl api GET /institutions/cards -H 'X-Request-Id: 42'",
   ],
   async run(ctx, { args, opts }) {
     const call = await parseApiCall(ctx, String(args[0]), String(args[1]), opts);
+    // A write through `api` is a write like any other: on production it needs the same
+    // confirmation (typed, or --yes --confirm-production), before anything is sent.
+    const [{ isMutation }, guard] = await Promise.all([import('../audit/mutation.js'), import('../core/guard.js')]);
+    if (isMutation(call.method, call.path) && guard.isProduction(ctx)) {
+      const path = call.path.split('?')[0]!;
+      await guard.confirmDestructive(ctx, { description: `send ${call.method} ${path}`, typedConfirmation: path, typedLabel: `the path (${path})` });
+    }
     const client = await ctx.client();
     const response = await client.request({
       method: call.method,
       path: call.path,
       body: call.body,
       auth: call.auth,
+      headers: call.headers,
+      // Whatever the endpoint answers (/openapi.json, /sandbox/pin-key, text): not only envelopes.
+      envelope: 'any',
       signal: ctx.signal,
     });
-    // An envelope without data (e.g. only a message): show the whole body rather than nothing.
-    const shown = response.data !== undefined ? response.data : response.raw.trim() ? JSON.parse(response.raw) : null;
-    await ctx.output().value(shown, response.raw);
+    if (ctx.settings().output === 'raw' && ctx.globals.jq === undefined && ctx.globals.template === undefined) {
+      // -o raw: the body as received (card numbers masked), JSON or not; ends with a newline like all raw output.
+      await ctx.output().value(null, response.raw);
+      return;
+    }
+    let shown = response.data;
+    if (shown === undefined && response.raw.trim() !== '') {
+      try {
+        // An envelope without data (e.g. only a message): show the whole body rather than nothing.
+        shown = JSON.parse(response.raw);
+      } catch {
+        // Not JSON (text, HTML): printed as it came.
+        ctx.io.out(response.raw.endsWith('\n') ? response.raw : `${response.raw}\n`);
+        return;
+      }
+    }
+    await ctx.output().value(shown ?? null, response.raw);
   },
 });
 
@@ -70,7 +105,38 @@ export async function parseApiCall(ctx: Pick<Context, 'io' | 'signal'>, methodAr
     if (method === 'GET') throw new UsageError('--data cannot be sent with GET', { hint: 'use POST, PUT or PATCH for a request body' });
     body = parseJson(await readData(ctx, opts.data));
   }
-  return { method, path: path.startsWith('/') ? path : `/${path}`, body, auth: opts.apiKey ? 'apiKey' : 'bearer' };
+  const headers = opts.header?.length ? parseHeaders(opts.header) : undefined;
+  return { method, path: path.startsWith('/') ? path : `/${path}`, body, auth: opts.apiKey ? 'apiKey' : 'bearer', ...(headers ? { headers } : {}) };
+}
+
+/** `-H 'Name: value'` → a header; a name that is not a token, a reserved name, or a value with a control or non-ASCII character is a usage error. */
+export function parseHeaders(specs: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const spec of specs) {
+    const colon = spec.indexOf(':');
+    const name = colon < 0 ? spec.trim() : spec.slice(0, colon).trim();
+    if (colon < 0 || !HEADER_NAME.test(name)) {
+      throw new UsageError(`invalid -H "${name.slice(0, 40)}": give "Name: value", the name letters, digits and - only`);
+    }
+    const lower = name.toLowerCase();
+    if (RESERVED_HEADERS.has(lower)) {
+      throw new UsageError(`-H ${name} is not allowed`, {
+        hint: lower === 'authorization' || lower === 'x-api-key' || lower === 'cookie' || lower === 'proxy-authorization'
+          ? 'credentials never come from argv: use the profile (`cardctl login`), CARDCTL_TOKEN or CARDCTL_API_KEY, and --api-key'
+          : 'cardctl sets this header itself',
+      });
+    }
+    const value = spec.slice(colon + 1).trim();
+    // Printable ASCII and spaces only: a line break would start another header (or fail as a network error).
+    const bad = [...value].findIndex((ch) => ch < ' ' || ch > '~');
+    if (bad >= 0) {
+      const code = value.charCodeAt(bad);
+      const what = code === 10 || code === 13 ? 'a line break' : code < 32 || code === 127 ? 'a control character' : 'a non-ASCII character';
+      throw new UsageError(`invalid -H ${name}: the value contains ${what} (character ${bad + 1})`, { hint: 'header values are printable ASCII' });
+    }
+    headers[lower] = value;
+  }
+  return headers;
 }
 
 async function readData(ctx: Pick<Context, 'io' | 'signal'>, data: string): Promise<string> {

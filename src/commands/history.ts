@@ -1,4 +1,5 @@
 import { defineCommand } from '../core/command.js';
+import { parseTimeBound } from '../core/datetime.js';
 import { UsageError } from '../core/errors.js';
 import type { Column } from '../output/renderer.js';
 import type { JournalEntry } from '../audit/journal.js';
@@ -59,14 +60,7 @@ full PAN. --dry-run calls are not recorded. This reads it back, oldest first.`,
   },
 });
 
-/** `24h`, `30m`, `7d`, or an ISO date/date-time. */
+/** `24h`, `30m`, `7d`, or an ISO date/date-time: the parser of every date flag (core/datetime.ts). */
 export function parseSince(value: string, now: Date): Date {
-  const duration = /^(\d+)\s*(s|m|h|d|w)$/.exec(value.trim());
-  if (duration) {
-    const unit = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 }[duration[2] as 's' | 'm' | 'h' | 'd' | 'w'];
-    return new Date(now.getTime() - Number(duration[1]) * unit * 1000);
-  }
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw new UsageError(`invalid time "${value}": use an ISO date-time or a duration like 24h or 7d`);
-  return date;
+  return parseTimeBound('--since', value, now);
 }

@@ -2,6 +2,7 @@ import { Option } from 'commander';
 import { defineCommand } from '../core/command.js';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
+import { checkCredential, credentialProblem } from '../core/credentials.js';
 
 export interface LoginFlags {
   baseUrl?: string;
@@ -239,17 +240,13 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<voi
 }
 
 function isSecretText(value: string): boolean {
-  return /^[\x21-\x7e]+$/.test(value);
+  return credentialProblem(value) === undefined;
 }
 
 function secretValue(value: string | undefined, flag: string, where: string): string {
   if (value === undefined || value === '') throw new UsageError(`${flag}: ${where} is empty`);
-  if (!isSecretText(value)) {
-    throw new UsageError(`${flag}: ${where} is not a single token (it has spaces or several lines)`, {
-      hint: 'with both --token-stdin and --api-key-stdin, give the token on line 1 and the API key on line 2',
-    });
-  }
-  return value;
+  // The same check as every credential sent (core/credentials.ts): exit 3, the value never shown.
+  return checkCredential(value, `${flag}: ${where}`, 'give the credential exactly as issued, printable ASCII without spaces; with both --token-stdin and --api-key-stdin, the token on line 1 and the API key on line 2');
 }
 
 /** https://api.example.com/ → https://api.example.com; keeps a path prefix (…/v1). */

@@ -1,6 +1,6 @@
 // The institution's PIN public key, as stored in a profile: the PEM (SubjectPublicKeyInfo) and
 // its fingerprint, the lowercase hex SHA-256 of the DER SubjectPublicKeyInfo (API-DECISIONS.md).
-import { UsageError } from '../core/errors.js';
+import { SetupError, UsageError } from '../core/errors.js';
 
 export interface PinKey {
   pem: string;
@@ -38,7 +38,7 @@ export async function readPinKeyFile(path: string, flag = '--pin-key'): Promise<
   try {
     text = await readTextFile(path);
   } catch (error) {
-    throw new UsageError(`${flag} ${path}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw SetupError.fromFs(flag, path, error, 'give the path of a PEM file with the institution\'s RSA public key');
   }
   return parsePinKey(text, `${flag} ${path}`);
 }

@@ -4,7 +4,7 @@
 // with looser modes.
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../core/errors.js';
+import { CliError, SetupError, UsageError } from '../core/errors.js';
 import { configDir } from './paths.js';
 
 export type Environment = 'sandbox' | 'production';
@@ -84,11 +84,20 @@ export class ConfigStore {
   /** The whole file, read once per process. */
   read(): ConfigFile {
     if (this.data) return this.data;
-    if (!existsSync(this.file)) return (this.data = { profiles: {} });
+    if (!existsSync(this.file)) {
+      this.assertDirectory();
+      return (this.data = { profiles: {} });
+    }
     this.tightenModes();
+    let text: string;
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch (error) {
+      throw SetupError.fromFs('cannot read the config file', this.file, error, this.fixHint());
+    }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(readFileSync(this.file, 'utf8'));
+      parsed = JSON.parse(text);
     } catch (error) {
       throw new UsageError(`config file ${this.file} is not valid JSON`, {
         hint: 'fix or remove the file, then run `cardctl login` again',
@@ -137,20 +146,47 @@ export class ConfigStore {
   }
 
   private async write(next: ConfigFile): Promise<void> {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    chmodSync(this.dir, 0o700);
-    const { default: Conf } = await import('conf');
-    const conf = new Conf<ConfigFile>({
-      cwd: this.dir,
-      configName: CONFIG_NAME,
-      configFileMode: 0o600,
-      accessPropertiesByDotNotation: false,
-      watch: false,
-    });
-    conf.store = next;
-    // conf writes with the mode only when it creates the file; an existing file keeps its
-    // old mode, so tighten it every time.
-    chmodSync(this.file, 0o600);
+    this.assertDirectory();
+    try {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      chmodSync(this.dir, 0o700);
+      const { default: Conf } = await import('conf');
+      const conf = new Conf<ConfigFile>({
+        cwd: this.dir,
+        configName: CONFIG_NAME,
+        configFileMode: 0o600,
+        accessPropertiesByDotNotation: false,
+        watch: false,
+      });
+      conf.store = next;
+      // conf writes with the mode only when it creates the file; an existing file keeps its
+      // old mode, so tighten it every time.
+      chmodSync(this.file, 0o600);
+    } catch (error) {
+      if (error instanceof CliError) throw error;
+      const path = (error as NodeJS.ErrnoException).path;
+      throw SetupError.fromFs('cannot write the config', typeof path === 'string' ? path : this.file, error, this.fixHint());
+    }
+  }
+
+  /** The config directory, when it exists, must be a directory (CARDCTL_CONFIG_DIR may name a file). */
+  private assertDirectory(): void {
+    try {
+      if (!statSync(this.dir).isDirectory()) {
+        throw new SetupError(`the config directory ${this.dir} is not a directory`, { hint: this.fixHint() });
+      }
+    } catch (error) {
+      if (error instanceof CliError) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return;
+      throw SetupError.fromFs('cannot use the config directory', this.dir, error, this.fixHint());
+    }
+  }
+
+  private fixHint(): string {
+    return this.env.CARDCTL_CONFIG_DIR
+      ? `CARDCTL_CONFIG_DIR is ${this.env.CARDCTL_CONFIG_DIR}: point it at a directory you can read and write`
+      : `fix the permissions of ${this.dir}, or set CARDCTL_CONFIG_DIR to a directory you can read and write`;
   }
 
   /**

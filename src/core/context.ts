@@ -8,7 +8,7 @@ import { escapeControls } from '../output/format.js';
 import { Renderer, parseOutputFormat } from '../output/renderer.js';
 import { createStyle, type Style } from '../output/style.js';
 import { choosePager } from '../output/pager.js';
-import { AuthError, UsageError } from './errors.js';
+import { AuthError, NotFoundError, UsageError } from './errors.js';
 import { decideCanPrompt, decideColor, type IOStreams } from './io.js';
 import { InquirerPrompter, NoPrompter, type Prompter } from './prompter.js';
 import { VERSION } from '../version.js';
@@ -128,6 +128,12 @@ export function createContext(init: ContextInit): Context {
   const resolveSettings = (): Settings => {
     if (settings) return settings;
     const explicit = globals.profile ?? env.CARDCTL_PROFILE;
+    if (explicit !== undefined && explicit.trim() === '') {
+      const names = config.profileNames();
+      throw new UsageError(globals.profile !== undefined ? '-p/--profile needs a profile name' : 'CARDCTL_PROFILE is set but empty', {
+        hint: `${globals.profile !== undefined ? 'give -p NAME' : 'unset it or give it a profile name'}${names.length ? `; stored profiles: ${names.join(', ')}` : ''}`,
+      });
+    }
     const profileName = explicit || config.currentProfileName() || DEFAULT_PROFILE;
     const profile = config.getProfile(profileName) ?? {};
     if (globals.jq !== undefined && globals.template !== undefined) {
@@ -194,6 +200,8 @@ export function createContext(init: ContextInit): Context {
     client() {
       clientPromise ??= (async () => {
         const s = resolveSettings();
+        const missing = missingProfile(ctx);
+        if (missing) throw missing;
         if (!s.baseUrl) {
           throw new AuthError(`profile "${s.profileName}" has no base URL`, {
             hint: 'run `cardctl login`, pass --base-url, or start a sandbox with `cardctl sandbox serve --profile sandbox`',
@@ -208,6 +216,12 @@ export function createContext(init: ContextInit): Context {
         ]);
         // Profile policies apply to every command that talks to the API.
         guard.assertProfileExplicit(ctx);
+        // The API key goes into a header as it is: refuse line breaks and the like before sending.
+        if (s.apiKey) {
+          const { checkCredential, credentialSource } = await import('./credentials.js');
+          const { source, hint } = credentialSource('apiKey', Boolean(env.CARDCTL_API_KEY), s.profileName);
+          checkCredential(s.apiKey, source, hint);
+        }
         const banner = guard.productionBanner(ctx);
         if (banner) io.err(`${banner}\n`);
         return new ApiClient({
@@ -230,6 +244,30 @@ export function createContext(init: ContextInit): Context {
     },
   };
   return ctx;
+}
+
+/**
+ * A profile named with -p / CARDCTL_PROFILE, or made current, must exist: a typo is not an empty
+ * profile. The error for the selected profile when it is not stored, else undefined. (Commands
+ * that create profiles, such as login, do not ask.)
+ */
+export function missingProfile(ctx: Pick<Context, 'settings' | 'config' | 'globals'>): NotFoundError | undefined {
+  const s = ctx.settings();
+  const named = s.profileExplicit ? s.profileName : ctx.config.read().currentProfile;
+  if (named === undefined || ctx.config.getProfile(named)) return undefined;
+  return noSuchProfile(ctx.config, named, s.profileExplicit ? (ctx.globals.profile !== undefined ? '-p' : 'CARDCTL_PROFILE') : 'current');
+}
+
+/** The error for a profile name that is not in the config file, listing the ones that are. */
+export function noSuchProfile(config: ConfigStore, name: string, from: '-p' | 'CARDCTL_PROFILE' | 'current'): NotFoundError {
+  const names = config.profileNames();
+  const where = from === 'current' ? `the current profile "${name}"` : from === '-p' ? `profile "${name}"` : `profile "${name}" (from CARDCTL_PROFILE)`;
+  return new NotFoundError(`${where} does not exist`, {
+    code: 'NO_SUCH_PROFILE',
+    hint: names.length
+      ? `stored profiles: ${names.join(', ')}${from === 'current' ? '; choose one with `cardctl profile use NAME`' : ''}`
+      : 'no profiles yet: run `cardctl login`',
+  });
 }
 
 function pagerFor(io: IOStreams, env: Env, globals: GlobalOptions, output: OutputFormat): { command: string; env: Env } | undefined {

@@ -161,10 +161,60 @@ export function exitCodeForStatus(status: number): ExitCodeValue {
   return ExitCode.Internal;
 }
 
+/** Why a file-system call failed, for people (errno code → words). */
+const FS_REASONS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'the file system is read-only',
+  ENOTDIR: 'a part of the path is a file, not a directory',
+  EEXIST: 'a file is in the way where a directory is needed',
+  EISDIR: 'it is a directory, not a file',
+  ENOENT: 'it does not exist',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'the path is too long',
+  EMFILE: 'too many open files',
+  EBUSY: 'the file is busy',
+  EIO: 'input/output error',
+};
+
+/** The errno code of a file-system error (`EACCES`, …), if `error` is one cardctl can explain. */
+export function fsErrorCode(error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && Object.hasOwn(FS_REASONS, code) ? code : undefined;
+}
+
+/** Why a file-system call failed, in words (`permission denied (EACCES)`), else the error's message. */
+export function fsReason(error: unknown): string {
+  const code = fsErrorCode(error);
+  return code ? `${FS_REASONS[code]} (${code})` : error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A file or directory cardctl needs cannot be used (not a directory, permissions, read-only,
+ * full): the user's set-up, not a bug. Exit 2, saying which path and what to fix.
+ */
+export class SetupError extends UsageError {
+  constructor(message: string, options: CliErrorOptions = {}) {
+    super(message, { code: 'SETUP', ...options });
+  }
+
+  /** `<what> <path>: <reason>` from a file-system error. */
+  static fromFs(what: string, path: string, error: unknown, hint?: string): SetupError {
+    return new SetupError(`${what} ${path}: ${fsReason(error)}`, { hint: hint ?? 'fix the path or its permissions', cause: error });
+  }
+}
+
 /** Wraps anything thrown into a CliError; unknown errors are bugs (exit 1). */
 export function toCliError(error: unknown): CliError {
   if (error instanceof CliError) return error;
   if (isAbort(error)) return new InterruptedError();
+  // A file-system error that no command explained is still about the user's files, not a bug.
+  const fsError = error as NodeJS.ErrnoException;
+  if (fsErrorCode(error) && typeof fsError.path === 'string') {
+    return SetupError.fromFs(`cannot ${fsError.syscall ?? 'use'}`, fsError.path, error, 'check that the path exists, is of the right kind (file or directory), and that you can read and write it');
+  }
   const message = error instanceof Error ? error.message : String(error);
   return new CliError(ExitCode.Internal, `unexpected error: ${message}`, {
     code: 'INTERNAL',

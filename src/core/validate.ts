@@ -1,5 +1,6 @@
 // Client-side checks shared by commands and the importer. Each returns the normalised value or
 // throws a UsageError that names the flag/field and the expected form. Nothing here is sent.
+import { parseDate, parseDateTime } from './datetime.js';
 import { UsageError } from './errors.js';
 import { luhnValid } from './redact.js';
 
@@ -22,28 +23,14 @@ export function validatePhone(field: string, value: string): string {
   return compact;
 }
 
-/** YYYY-MM-DD → the calendar date (rejects 2026-02-30). */
+/** YYYY-MM-DD → the calendar date (rejects 2026-02-30): the one date parser, core/datetime.ts. */
 export function validateDate(field: string, value: string): string {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value.trim());
-  if (!match) fail(field, value, 'a date YYYY-MM-DD');
-  const [, y, m, d] = match;
-  const date = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
-  if (date.getUTCFullYear() !== Number(y) || date.getUTCMonth() !== Number(m) - 1 || date.getUTCDate() !== Number(d)) {
-    fail(field, value, 'a real calendar date YYYY-MM-DD');
-  }
-  return `${y}-${m}-${d}`;
+  return parseDate(field, value);
 }
 
-/** YYYY-MM-DD or a full ISO date-time → ISO date-time (UTC midnight for a bare date). */
+/** YYYY-MM-DD or a full ISO date-time → ISO date-time (UTC midnight for a bare date); core/datetime.ts. */
 export function validateDateTime(field: string, value: string): string {
-  const trimmed = value.trim();
-  if (/^\d{4}-\d{2}-\d{2}$/.test(trimmed)) return `${validateDate(field, trimmed)}T00:00:00.000Z`;
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/.test(trimmed)) {
-    fail(field, value, 'YYYY-MM-DD or an ISO 8601 date-time such as 2026-11-22T10:00:00Z');
-  }
-  const date = new Date(trimmed);
-  if (Number.isNaN(date.getTime())) fail(field, value, 'a valid date-time');
-  return date.toISOString();
+  return parseDateTime(field, value).toISOString();
 }
 
 /** YYYYMM with a real month. */

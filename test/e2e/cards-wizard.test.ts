@@ -3,7 +3,7 @@
 // Run `npm run build` first.
 import { execa, execaSync } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
+import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir, type RunningSandbox, isolatedDirs } from '../helpers/cli.js';
 
 const hasTmux = (() => {
   try {
@@ -20,7 +20,7 @@ let config: { path: string; remove(): void };
 
 function terminalEnv(): Record<string, string | undefined> {
   // A person's terminal: no CI, no --no-input; the profile comes from the environment.
-  const env = cleanEnv({ CARDCTL_CONFIG_DIR: config.path, CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: sandbox.info.token, TERM: 'xterm-256color' });
+  const env = cleanEnv({ ...isolatedDirs(config.path), CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: sandbox.info.token, TERM: 'xterm-256color' });
   delete env.CI;
   return env;
 }

@@ -4,7 +4,7 @@ import { execa } from 'execa';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir, type RunningSandbox, type SandboxInfo } from '../helpers/cli.js';
+import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir, type RunningSandbox, type SandboxInfo, isolatedDirs } from '../helpers/cli.js';
 import { encryptPinBlock, loadPinKey } from '../../src/pin/encrypt.js';
 
 let sandbox: RunningSandbox;
@@ -260,7 +260,7 @@ describe('cards pin', () => {
     const card = await createCard('4821');
     const args = [BIN, 'cards', 'pin', 'change', card.id, '--pin-stdin'];
     const child = execa('node', args, {
-      env: cleanEnv({ CARDCTL_CONFIG_DIR: config.path, ...env() }),
+      env: cleanEnv({ ...isolatedDirs(config.path), ...env() }),
       extendEnv: false,
       reject: false,
       stdin: 'pipe',

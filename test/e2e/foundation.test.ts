@@ -3,7 +3,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardctl, tempDir } from '../helpers/cli.js';
+import { cardctl, tempDir, isolatedDirs } from '../helpers/cli.js';
 import { envelope, json, startTestServer, type TestServer } from '../helpers/http-server.js';
 
 const TOKEN = 'tok_e2e_5f4e3d2c1b0a99887766';
@@ -176,12 +176,12 @@ describe('cardctl foundation (built binary)', () => {
 describe('Ctrl-C', () => {
   it('while login waits for the token on stdin: exit 130 at once, no config written', async () => {
     const { execa } = await import('execa');
-    const { BIN, cleanEnv } = await import('../helpers/cli.js');
+    const { BIN, cleanEnv, isolatedDirs } = await import('../helpers/cli.js');
     const { existsSync } = await import('node:fs');
     const dir = tempDir('cardctl-e2e-int-');
     try {
       const child = execa('node', [BIN, 'login', '--base-url', 'https://api.example.com', '--token-stdin'], {
-        env: cleanEnv({ CARDCTL_CONFIG_DIR: dir.path }),
+        env: cleanEnv({ ...isolatedDirs(dir.path) }),
         extendEnv: false,
         reject: false,
         stdin: 'pipe',

@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
+import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir, type RunningSandbox, isolatedDirs } from '../helpers/cli.js';
 
 const HEADER = 'realId,active,startDate,endDate,firstName,lastName,middleName,email,address1,address2,city,state,zip,country,birthDate,phone,institutionId,'
   + 'card.expiration,card.serviceCode,card.cardProduct,card.embossingName,card.defaultPIN,card.bin,card.cardState,returnSecure';
@@ -97,7 +97,7 @@ describe('import', () => {
     const reportPath = join(dir.path, 'kill-report.ndjson');
     writeFileSync(input, file.text);
     const child = execa('node', [BIN, 'import', '--from-file', input, '--report', reportPath, '--concurrency', '16'], {
-      env: cleanEnv({ CARDCTL_CONFIG_DIR: dir.path, ...env }), extendEnv: false, reject: false,
+      env: cleanEnv({ ...isolatedDirs(dir.path), ...env }), extendEnv: false, reject: false,
     });
     const started = Date.now();
     while (Date.now() - started < 60_000) {
@@ -138,7 +138,7 @@ describe('import', () => {
     const reportPath = join(dir.path, 'int-report.ndjson');
     writeFileSync(input, file.text);
     const child = execa('node', [BIN, 'import', '--from-file', input, '--report', reportPath, '--concurrency', '8'], {
-      env: cleanEnv({ CARDCTL_CONFIG_DIR: dir.path, ...env }), extendEnv: false, reject: false,
+      env: cleanEnv({ ...isolatedDirs(dir.path), ...env }), extendEnv: false, reject: false,
     });
     const started = Date.now();
     while (Date.now() - started < 60_000) {

@@ -2,7 +2,8 @@
 // bundle's main() (argv parsing, context, HTTP client, PIN encryption: everything but process
 // start-up, which would dominate 1,000 creations on a two-core machine).
 //   node reliability-driver.mjs PREFIX COUNT CONCURRENCY -- <extra cardctl args>
-// Environment: CARDCTL_BASE_URL, CARDCTL_TOKEN, CARDCTL_CONFIG_DIR, PROGRAM.
+// Environment: CARDCTL_BASE_URL, CARDCTL_TOKEN, CARDCTL_CONFIG_DIR, CARDCTL_DATA_DIR (both required:
+// the audit journal of every creation goes to the data directory), PROGRAM.
 // Prints one JSON line per invocation: {reference, exitCode, stdout, stderr}.
 import { PassThrough, Readable } from 'node:stream';
 
@@ -32,6 +33,7 @@ function io(stdin) {
 }
 
 const env = { ...process.env, CI: '1' };
+if (!env.CARDCTL_CONFIG_DIR || !env.CARDCTL_DATA_DIR) throw new Error('reliability-driver.mjs: set CARDCTL_CONFIG_DIR and CARDCTL_DATA_DIR');
 
 let next = 1;
 async function lane() {

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardctl, cleanEnv, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
+import { cardctl, cleanEnv, startSandboxProcess, tempDir, type RunningSandbox, isolatedDirs } from '../helpers/cli.js';
 
 const DRIVER = fileURLToPath(new URL('./reliability-driver.mjs', import.meta.url));
 const FAULTS = 'rate=0.2,reset=0.05,commit-then-timeout=0.05';
@@ -86,7 +86,7 @@ describe('exactly once under faults', () => {
     // The import (the binary), two in-process drivers of 480 creations each and 40 creations
     // through the binary itself, all at the same time against the same faulty sandbox.
     const imported = run(['import', '--from-file', file, '--concurrency', '16', '--report', join(dir.path, 'report.ndjson'), '-o', 'json', ...CLIENT]);
-    const driverEnv = cleanEnv({ CARDCTL_CONFIG_DIR: dir.path, PROGRAM: sandbox.info.cardProgramId, ...env });
+    const driverEnv = cleanEnv({ ...isolatedDirs(dir.path), PROGRAM: sandbox.info.cardProgramId, ...env });
     const drivers = ['drv-a', 'drv-b'].map((prefix) => execa('node', [DRIVER, prefix, '480', '8', '--', ...CLIENT], { env: driverEnv, extendEnv: false, reject: false, timeout: 120_000 }));
     const binaryLane = async (lane: number) => {
       const results = [];

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, test } from 'vitest';
-import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir } from '../helpers/cli.js';
+import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir, isolatedDirs } from '../helpers/cli.js';
 import { call } from '../sandbox/helpers.js';
 
 const dirs: Array<{ remove(): void }> = [];
@@ -142,7 +142,7 @@ describe('sandbox serve storage and binding', () => {
 
   test('a non-loopback --host prints a warning', async () => {
     const child = execa('node', [BIN, 'sandbox', 'serve', '--port', '0', '--memory', '--host', '0.0.0.0', '--json'], {
-      env: cleanEnv({ CARDCTL_CONFIG_DIR: dir() }), extendEnv: false, reject: false, buffer: false,
+      env: cleanEnv({ ...isolatedDirs(dir()) }), extendEnv: false, reject: false, buffer: false,
     });
     let stderr = '';
     child.stderr!.on('data', (chunk) => (stderr += chunk));

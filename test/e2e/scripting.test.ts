@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APPROVED_CODES } from '../../src/iso8583/codes.js';
-import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
+import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir, type RunningSandbox, isolatedDirs } from '../helpers/cli.js';
 import { createCardOverHttp } from '../sandbox/helpers.js';
 
 let config: { path: string; remove(): void };
@@ -126,7 +126,7 @@ describe('tx tail', () => {
     const since = new Date(Date.now() - 50).toISOString();
     // --limit 2: bursts bigger than a page must still come out whole.
     const child = execa('node', [BIN, 'tx', 'tail', '-o', 'ndjson', '--interval', '0.2', '--limit', '2', '--since', since], {
-      env: cleanEnv({ CARDCTL_CONFIG_DIR: config.path, ...env }), extendEnv: false, reject: false, buffer: false,
+      env: cleanEnv({ ...isolatedDirs(config.path), ...env }), extendEnv: false, reject: false, buffer: false,
     });
     const seen: string[] = [];
     createInterface({ input: child.stdout! }).on('line', (line) => seen.push(JSON.parse(line).id));
@@ -212,7 +212,7 @@ describe.skipIf(!hasTmux)('pager (pseudo-terminal under tmux)', () => {
   let pager: string;
   let marker: string;
   const terminalEnv = () => {
-    const e = cleanEnv({ CARDCTL_CONFIG_DIR: config.path, ...env, TERM: 'xterm-256color', CARDCTL_PAGER: pager });
+    const e = cleanEnv({ ...isolatedDirs(config.path), ...env, TERM: 'xterm-256color', CARDCTL_PAGER: pager });
     delete e.CI;
     return e;
   };

@@ -8,7 +8,7 @@ import { createServer } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { BIN, cardctl, cleanEnv, tempDir } from '../helpers/cli.js';
+import { BIN, cardctl, cleanEnv, tempDir, isolatedDirs } from '../helpers/cli.js';
 
 let sandbox: RunningSandbox;
 const dir = tempDir('cardctl-e2e-secrets-');
@@ -136,7 +136,7 @@ describe('--debug and error output carry no secrets', () => {
     if (process.platform !== 'linux') return;
     const child = execa('node', [BIN, 'cards', 'create', '--program', sandbox.cardProgramId, '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'a@example.com',
       '--phone', '+2348012345678', '--account-number', '1', '--account-type', 'savings', '--pin-stdin', '-q'], {
-      env: cleanEnv({ CARDCTL_CONFIG_DIR: dir.path, ...env() }), extendEnv: false, reject: false, stdin: 'pipe',
+      env: cleanEnv({ ...isolatedDirs(dir.path), ...env() }), extendEnv: false, reject: false, stdin: 'pipe',
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
     const cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8');

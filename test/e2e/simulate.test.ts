@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
+import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir, type RunningSandbox, isolatedDirs } from '../helpers/cli.js';
 import { createCardOverHttp } from '../sandbox/helpers.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/scenarios/', import.meta.url));
@@ -19,7 +19,7 @@ interface Listener {
 
 async function startListener(args: string[], configDir: string): Promise<Listener> {
   const child = execa('node', [BIN, 'webhook', 'listen', '--port', '0', '--json', ...args], {
-    env: cleanEnv({ CARDCTL_CONFIG_DIR: configDir }), extendEnv: false, reject: false, buffer: false,
+    env: cleanEnv({ ...isolatedDirs(configDir) }), extendEnv: false, reject: false, buffer: false,
   });
   const lines: string[] = [];
   const reader = createInterface({ input: child.stdout! });
@@ -149,7 +149,7 @@ describe('example scenarios', () => {
 describe('webhook listen', () => {
   it('verifies signatures with --secret-stdin, and Ctrl-C exits 0', async () => {
     const child = execa('node', [BIN, 'webhook', 'listen', '--port', '0', '--json', '--secret-stdin'], {
-      env: cleanEnv({ CARDCTL_CONFIG_DIR: config.path }), extendEnv: false, reject: false, input: 'whsec_e2e\n',
+      env: cleanEnv({ ...isolatedDirs(config.path) }), extendEnv: false, reject: false, input: 'whsec_e2e\n',
     });
     const reader = createInterface({ input: child.stdout! });
     const lines: string[] = [];

@@ -7,11 +7,22 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { SandboxAnnouncement } from '../../src/commands/sandbox/serve.js';
+import { isolatedDirs } from './dirs.js';
+
+export { isolatedDirs };
 
 export const BIN = fileURLToPath(new URL('../../bin/cardctl.js', import.meta.url));
 
-/** Environment without anything from the developer's shell that would change cardctl's behaviour. */
+/**
+ * Environment without anything from the developer's shell that would change cardctl's behaviour.
+ * A test that names one of CARDCTL_CONFIG_DIR / CARDCTL_DATA_DIR must name both: the other would
+ * fall back to a directory under HOME (the fake home of test/setup/isolated-home.ts, which fails
+ * the run when anything of cardctl's appears there).
+ */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  if (Boolean(extra.CARDCTL_CONFIG_DIR) !== Boolean(extra.CARDCTL_DATA_DIR)) {
+    throw new Error('cleanEnv: set CARDCTL_CONFIG_DIR and CARDCTL_DATA_DIR together (isolatedDirs)');
+  }
   const env: Record<string, string | undefined> = { ...process.env };
   for (const key of Object.keys(env)) {
     if (key.startsWith('CARDCTL_') || key === 'NO_COLOR' || key === 'FORCE_COLOR' || /_proxy$/i.test(key)) delete env[key];
@@ -35,7 +46,7 @@ export interface RunOptions {
 export async function cardctl(args: string[], options: RunOptions) {
   return execa('node', [BIN, ...args], {
     // The audit journal goes to the test's directory too, never the user's data directory.
-    env: cleanEnv({ CARDCTL_CONFIG_DIR: options.configDir, CARDCTL_DATA_DIR: options.configDir, ...options.env }),
+    env: cleanEnv({ ...isolatedDirs(options.configDir), ...options.env }),
     extendEnv: false,
     input: options.input ?? '',
     reject: false,
@@ -61,7 +72,7 @@ export async function startSandboxProcess(extraArgs: string[] = [], options: { c
   if (!extraArgs.includes('--db')) args.push('--memory');
   const dir = options.configDir ?? tempDir().path;
   const child = execa('node', [BIN, ...args], {
-    env: cleanEnv({ CARDCTL_CONFIG_DIR: dir, CARDCTL_DATA_DIR: dir, ...options.env }),
+    env: cleanEnv({ ...isolatedDirs(dir), ...options.env }),
     extendEnv: false,
     reject: false,
     buffer: false,

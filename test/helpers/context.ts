@@ -1,11 +1,12 @@
 // Builds a Context over in-memory streams, so run() and renderer tests need no terminal.
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { ConfigStore } from '../../src/config/store.js';
 import { createContext, type Context, type GlobalOptions } from '../../src/core/context.js';
 import { bufferedIO, type BufferedIO } from '../../src/core/io.js';
 import { ScriptedPrompter, type Prompter } from '../../src/core/prompter.js';
+import { isolatedDirs, scratchDir } from './dirs.js';
+
+export { isolatedDirs, scratchDirs } from './dirs.js';
 
 export type TestIO = BufferedIO;
 
@@ -28,12 +29,9 @@ export interface TestContextOptions {
 
 export function testContext(options: TestContextOptions = {}): Context & { io: TestIO } {
   const io = testIO({ tty: options.tty, stdin: options.stdin, columns: options.columns });
-  // The audit journal of mutating calls goes to the test's directory, never the user's.
-  const env = {
-    CARDCTL_JOURNAL_DIR: join(options.configDir ?? tmpdir(), 'cardctl-test-journal'),
-    ...(options.configDir ? { CARDCTL_CONFIG_DIR: options.configDir } : {}),
-    ...options.env,
-  };
+  // Config and data (audit journal) go to the test's directory, or a fresh one: never the user's.
+  const dir = options.configDir ?? scratchDir();
+  const env = { ...isolatedDirs(dir), ...options.env };
   const ctx = createContext({
     io,
     env,

@@ -7,6 +7,7 @@ import { testIO } from '../helpers/context.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isolatedDirs } from '../helpers/dirs.js';
 
 const builtins = builtinNames(commandTree);
 
@@ -39,7 +40,7 @@ describe('alias expansion', () => {
   it('set, list and delete through main(), stored in the config', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cardctl-alias-'));
     try {
-      const env = { CARDCTL_CONFIG_DIR: dir, CI: '1' };
+      const env = { ...isolatedDirs(dir), CI: '1' };
       const io = () => testIO();
       expect(await main(['alias', 'set', 'cards', 'tx list'], { io: io(), env })).toBe(2);
       expect(await main(['alias', 'set', 'ls', 'oops'], { io: io(), env })).toBe(2);

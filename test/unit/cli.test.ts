@@ -8,6 +8,7 @@ import { isGroup } from '../../src/core/command.js';
 import { VERSION } from '../../src/version.js';
 import { envelope, json, startTestServer, type TestServer } from '../helpers/http-server.js';
 import { testIO } from '../helpers/context.js';
+import { isolatedDirs } from '../helpers/dirs.js';
 
 let dir: string;
 beforeEach(() => {
@@ -17,7 +18,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 async function run(args: string[], options: { env?: Record<string, string>; stdin?: string; signal?: AbortSignal } = {}) {
   const io = testIO({ stdin: options.stdin });
-  const code = await main(args, { io, env: { CARDCTL_CONFIG_DIR: dir, ...options.env }, signal: options.signal });
+  const code = await main(args, { io, env: { ...isolatedDirs(dir), ...options.env }, signal: options.signal });
   return { code, stdout: io.stdoutText(), stderr: io.stderrText() };
 }
 
@@ -235,6 +236,9 @@ describe('auth status', () => {
     await login('tok_good_1234567890');
     expect((await run(['auth', 'token'])).stdout).toBe('tok_good_1234567890\n');
     expect((await run(['auth', 'token'], { env: { CARDCTL_TOKEN: 'tok_env' } })).stdout).toBe('tok_env\n');
-    expect((await run(['-p', 'other', 'auth', 'token'])).code).toBe(3);
+    // A profile that is not stored is "no such profile" (exit 4), not "not logged in".
+    const other = await run(['-p', 'other', 'auth', 'token']);
+    expect(other.code).toBe(4);
+    expect(other.stderr).toMatch(/^error: profile "other" does not exist\nhint: stored profiles: default/);
   });
 });

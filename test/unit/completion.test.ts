@@ -9,6 +9,7 @@ import { buildProgram, main } from '../../src/cli.js';
 import { generateCompletion, SHELLS, type Shell } from '../../src/completion/index.js';
 import { tempDir } from '../helpers/cli.js';
 import { testIO } from '../helpers/context.js';
+import { isolatedDirs } from '../helpers/dirs.js';
 
 const FILES: Record<Shell, string> = { bash: 'cardctl.bash', zsh: '_cardctl', fish: 'cardctl.fish' };
 const committed = (shell: Shell) => readFileSync(new URL(`../../completions/${FILES[shell]}`, import.meta.url), 'utf8');
@@ -177,7 +178,7 @@ describe('cardctl completion / __complete', () => {
     mkdirSync(config, { recursive: true });
     writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: { sandbox: {}, prod: { baseUrl: 'https://x' } } }));
     const io = testIO();
-    expect(await main(['__complete', 'profiles'], { io, env: { CARDCTL_CONFIG_DIR: config } })).toBe(0);
+    expect(await main(['__complete', 'profiles'], { io, env: isolatedDirs(config) })).toBe(0);
     expect(io.stdoutText()).toBe('prod\nsandbox\n');
   });
 
@@ -186,7 +187,7 @@ describe('cardctl completion / __complete', () => {
     mkdirSync(config, { recursive: true });
     writeFileSync(join(config, 'config.json'), JSON.stringify({ profiles: {}, aliases: { failed: 'tx list --status failed', act: 'cards activate' } }));
     const io = testIO();
-    expect(await main(['__complete', 'aliases'], { io, env: { CARDCTL_CONFIG_DIR: config } })).toBe(0);
+    expect(await main(['__complete', 'aliases'], { io, env: isolatedDirs(config) })).toBe(0);
     expect(io.stdoutText()).toBe('act\nfailed\n');
   });
 
@@ -194,7 +195,7 @@ describe('cardctl completion / __complete', () => {
     const config = join(dir.path, 'broken');
     mkdirSync(config, { recursive: true });
     writeFileSync(join(config, 'config.json'), '{not json');
-    for (const env of [{ CARDCTL_CONFIG_DIR: join(dir.path, 'none') }, { CARDCTL_CONFIG_DIR: config }]) {
+    for (const env of [isolatedDirs(join(dir.path, 'none')), isolatedDirs(config)]) {
       const io = testIO();
       expect(await main(['__complete', 'profiles'], { io, env })).toBe(0);
       expect(io.stdoutText()).toBe('');

@@ -20,7 +20,7 @@ afterEach(() => tmp.remove());
 
 async function run(args: string[], options: { env?: Record<string, string>; stdin?: string; tty?: boolean } = {}) {
   const io = testIO({ stdin: options.stdin, tty: options.tty });
-  const code = await main(args, { io, env: { CARDCTL_CONFIG_DIR: dir, ...options.env } });
+  const code = await main(args, { io, env: { CARDCTL_CONFIG_DIR: dir, CARDCTL_DATA_DIR: join(tmp.path, 'data'), ...options.env } });
   return { code, stdout: io.stdoutText(), stderr: io.stderrText() };
 }
 

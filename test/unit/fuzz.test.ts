@@ -16,6 +16,7 @@ import { AmountError, parseAmount } from '../../src/iso8583/amount.js';
 import { buildPinBlock } from '../../src/pin/block.js';
 import { pinProblem } from '../../src/pin/policy.js';
 import { testIO } from '../helpers/context.js';
+import { scratchDirs } from '../helpers/dirs.js';
 
 export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
@@ -109,13 +110,14 @@ describe('main() with random argv: a documented exit code, never a stack trace',
   );
   const arg = fc.oneof({ weight: 4, arbitrary: words }, { weight: 1, arbitrary: messy });
   it('random command lines', async () => {
+    const dirs = scratchDirs();
     await fc.assert(fc.asyncProperty(fc.array(arg, { maxLength: 7 }), async (argv) => {
       // Commands that would wait on a server or stdin are cut short: no base URL, no network.
       if (argv.includes('serve') || argv.includes('listen') || argv.includes('demo')) return;
       const io = testIO({ stdin: '' });
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), 5_000);
-      const code = await main(argv, { io, env: { CARDCTL_CONFIG_DIR: '/nonexistent/cardctl-fuzz', CI: '1', CARDCTL_BASE_URL: 'http://127.0.0.1:9' }, signal: controller.signal });
+      const code = await main(argv, { io, env: { ...dirs, CI: '1', CARDCTL_BASE_URL: 'http://127.0.0.1:9' }, signal: controller.signal });
       clearTimeout(timer);
       const stderr = io.stderrText();
       expect(DOCUMENTED_EXIT_CODES.has(code), `exit ${code} for ${JSON.stringify(argv)}: ${stderr}`).toBe(true);

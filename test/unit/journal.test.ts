@@ -66,6 +66,77 @@ describe('audit journal', () => {
     const now = new Date('2026-11-22T12:00:00Z');
     expect(parseSince('24h', now).toISOString()).toBe('2026-11-21T12:00:00.000Z');
     expect(parseSince('2026-11-20', now).toISOString()).toBe('2026-11-20T00:00:00.000Z');
-    expect(() => parseSince('yesterday', now)).toThrow(/invalid time/);
+    expect(() => parseSince('yesterday', now)).toThrow(/invalid --since "yesterday": expected/);
+  });
+});
+
+describe('audit journal: secrets and card numbers in free text', () => {
+  const TOKEN = 'tok_profile_secret_0123456789';
+  const API_KEY = 'key_profile_secret_0123456789';
+  const PANS = ['4111 1111 1111 1111', '4111-1111-1111-1111', '4111111111111111', '3782 822463 10005', '5060 9900 0000 0000 001'];
+  const KEEP = ['+234 801 234 5678', '0801 234 5678', '0123456789', '1500.00', '-5.00', '2026-11-22', '12345678901234567890123', '4111 1111 1111 1112'];
+
+  it.each(PANS)('masks the card number %j in every field, alone or inside text', (pan) => {
+    const dir = tempDir(); dirs.push(dir);
+    const journal = new Journal({}, { dir: dir.path });
+    journal.append(entry({ command: `cardctl cards customer update c1 --address-line1 "${pan} Marina"`, reason: `card ${pan}`, message: `ok ${pan}.`, ids: [pan], path: `/institutions/cards/${pan}` }));
+    const text = readFileSync(journal.file, 'utf8');
+    const digits = pan.replace(/\D/g, '');
+    expect(text).not.toContain(pan);
+    expect(text).not.toContain(digits);
+    expect(text.match(new RegExp(`${digits.slice(0, 6)}\\*+${digits.slice(-4)}`, 'g'))).toHaveLength(5);
+  });
+
+  it('leaves numbers that are not card numbers alone', () => {
+    const dir = tempDir(); dirs.push(dir);
+    const journal = new Journal({}, { dir: dir.path });
+    const reason = `called ${KEEP.join(', ')}`;
+    journal.append(entry({ reason, message: reason }));
+    const [stored] = [...journal.read()];
+    expect(stored!.reason).toBe(reason);
+    expect(stored!.message).toBe(reason);
+  });
+
+  it('replaces the known secrets (given, and CARDCTL_TOKEN / CARDCTL_API_KEY) wherever they appear', () => {
+    const dir = tempDir(); dirs.push(dir);
+    const journal = new Journal({ CARDCTL_TOKEN: 'tok_env_secret_0123456789', CARDCTL_API_KEY: API_KEY }, { dir: dir.path });
+    journal.append(entry({
+      command: `cardctl cards deactivate c1 --reason "pasted ${TOKEN} by mistake"`,
+      reason: `pasted ${TOKEN}, tok_env_secret_0123456789 and ${API_KEY}`,
+      message: `x${TOKEN}x`,
+      ids: [TOKEN],
+    }), [TOKEN, undefined, 't']);
+    const text = readFileSync(journal.file, 'utf8');
+    for (const secret of [TOKEN, 'tok_env_secret_0123456789', API_KEY]) expect(text).not.toContain(secret);
+    expect([...journal.read()][0]!.reason).toBe('pasted [REDACTED], [REDACTED] and [REDACTED]');
+    // A one-letter "secret" (a test token) does not blank every t of the entry.
+    expect(text).toContain('cardctl cards deactivate');
+  });
+
+  it('through a command: the profile token in --reason and a spaced card number in --address-line1', async () => {
+    const { startTestServer, envelope } = await import('../helpers/http-server.js');
+    const { main } = await import('../../src/cli.js');
+    const { testIO } = await import('../helpers/context.js');
+    const { writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const server = await startTestServer((_req, res) => envelope(res, { id: 'c1', status: 'suspended' }));
+    const dir = tempDir(); dirs.push(dir);
+    try {
+      writeFileSync(join(dir.path, 'config.json'), JSON.stringify({ currentProfile: 'p', profiles: { p: { baseUrl: server.url, token: TOKEN, apiKey: API_KEY } } }));
+      const env = { CARDCTL_CONFIG_DIR: dir.path, CARDCTL_DATA_DIR: dir.path, CI: '1' };
+      const deactivate = await main(['cards', 'deactivate', 'c1', '--yes', '--reason', `lost; token ${TOKEN}`], { io: testIO(), env, signal: new AbortController().signal });
+      expect(deactivate).toBe(0);
+      const update = await main(['api', 'PUT', '/institutions/cards/c1/customer', '--data', '{"addressLine1":"4111 1111 1111 1111, Marina"}'], { io: testIO(), env, signal: new AbortController().signal });
+      expect(update).toBe(0);
+      const journal = new Journal(env);
+      const text = readFileSync(journal.file, 'utf8');
+      expect([...journal.read()]).toHaveLength(2);
+      expect(text).not.toContain(TOKEN);
+      expect(text).not.toContain('4111 1111 1111 1111');
+      expect(text).toContain('411111******1111');
+      expect(text).toContain('[REDACTED]');
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -3,6 +3,7 @@ import { main } from '../../src/cli.js';
 import { REDACTED, maskPan, maskPansInText, maskSecret, redactBodyText, redactHeaders, redactUrl, redactValue } from '../../src/core/redact.js';
 import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
 import { testIO } from '../helpers/context.js';
+import { scratchDirs } from '../helpers/dirs.js';
 
 const TOKEN = 'tok_live_9f8e7d6c5b4a39281706';
 const API_KEY = 'key_live_0a1b2c3d4e5f60718293';
@@ -69,7 +70,7 @@ describe('--debug output', () => {
     const io = testIO();
     const code = await main(args, {
       io,
-      env: { CARDCTL_CONFIG_DIR: '/nonexistent-cardctl-test', CARDCTL_BASE_URL: server.url, CARDCTL_TOKEN: TOKEN, CARDCTL_API_KEY: API_KEY },
+      env: { ...scratchDirs(), CARDCTL_BASE_URL: server.url, CARDCTL_TOKEN: TOKEN, CARDCTL_API_KEY: API_KEY },
     });
     return { code, stdout: io.stdoutText(), stderr: io.stderrText() };
   }

@@ -4,6 +4,7 @@ import { MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import { testIO } from '../helpers/context.js';
+import { scratchDirs } from '../helpers/dirs.js';
 
 const BASE = 'http://127.0.0.1:4010';
 
@@ -30,7 +31,7 @@ async function run(args: string[], routes: (agent: MockAgent, seen: string[]) =>
   routes(agent, seen);
   const io = testIO();
   const code = await main(args, {
-    io, env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't', CARDCTL_CONFIG_DIR: '/nonexistent-cardctl-test', CI: '1' }, dispatcher: agent, signal: new AbortController().signal,
+    io, env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't', ...scratchDirs(), CI: '1' }, dispatcher: agent, signal: new AbortController().signal,
   });
   return { code, out: io.stdoutText(), err: io.stderrText(), seen };
 }

@@ -6,6 +6,7 @@ import { parseTimeBound } from '../../src/commands/tx/time.js';
 import { UsageError } from '../../src/core/errors.js';
 import { main } from '../../src/cli.js';
 import { testIO } from '../helpers/context.js';
+import { isolatedDirs, scratchDirs } from '../helpers/dirs.js';
 
 describe('buildSimulateBody', () => {
   it('turns flags into the body: amounts by currency exponent, card, flow, overrides', () => {
@@ -84,7 +85,7 @@ async function run(args: string[], reply: { status: number; body: unknown }) {
   const seen: Array<{ path: string; body: unknown }> = [];
   const code = await main(args, {
     io,
-    env: { CARDCTL_BASE_URL: 'http://127.0.0.1:4010', CARDCTL_TOKEN: 't', CARDCTL_CONFIG_DIR: '/nonexistent-cardctl-test', CI: '1' },
+    env: { CARDCTL_BASE_URL: 'http://127.0.0.1:4010', CARDCTL_TOKEN: 't', ...scratchDirs(), CI: '1' },
     dispatcher: mockApi(reply, seen),
     signal: new AbortController().signal,
   });
@@ -135,7 +136,7 @@ describe('simulate run()', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cardctl-sim-'));
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ currentProfile: 'p', profiles: { p: { baseUrl: 'http://127.0.0.1:4010', token: 't', switch: 'interswitch' } } }));
     const code = await main(['simulate', 'authorization', '--card', 'c', '--amount', '1', '-q'], {
-      io, env: { CARDCTL_CONFIG_DIR: dir, CI: '1' }, dispatcher: mockApi({ status: 200, body: { status: 'success', message: 'ok', data: { ...RESULT, responseCode: '00' } } }, seen), signal: new AbortController().signal,
+      io, env: { ...isolatedDirs(dir), CI: '1' }, dispatcher: mockApi({ status: 200, body: { status: 'success', message: 'ok', data: { ...RESULT, responseCode: '00' } } }, seen), signal: new AbortController().signal,
     });
     expect(code).toBe(0);
     expect(seen[0]!.path).toBe('/institutions/interswitch/simulate');

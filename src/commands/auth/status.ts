@@ -50,6 +50,12 @@ export async function checkAuth(ctx: Context): Promise<{ status: AuthStatus; fai
     tokenStatus: 'unknown',
     latencyMs: null,
   };
+  const { missingProfile } = await import('../../core/context.js');
+  const missing = missingProfile(ctx);
+  if (missing) {
+    status.tokenStatus = 'no such profile';
+    return { status, failure: missing };
+  }
   if (!s.baseUrl) {
     status.tokenStatus = 'no base URL';
     return { status, failure: new AuthError(`profile "${s.profileName}" has no base URL`, { hint: 'run `cardctl login`, or pass --base-url' }) };

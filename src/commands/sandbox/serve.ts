@@ -26,6 +26,8 @@ interface ParsedServeOptions {
   port: number;
   host: string;
   dbFile?: string;
+  /** Was dbFile given with --db (else the default in the data directory)? For messages. */
+  dbFromFlag: boolean;
   memory: boolean;
   webhookUrl?: string;
   tokenTtlSeconds: number;
@@ -71,6 +73,8 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
     if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
       ctx.log.warn(`binding to ${options.host}: the sandbox (seeded credentials, /sandbox helpers) is reachable from other machines`);
     }
+    const { checkDbFile, explainDbOpenError } = await import('./db-file.js');
+    if (options.dbFile) checkDbFile(options.dbFile, options.dbFromFlag);
     let sandbox;
     try {
       sandbox = await startSandbox({
@@ -89,7 +93,7 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
       const code = (error as { code?: string }).code;
       if (code === 'EADDRINUSE') throw new UsageError(`port ${options.port} is already in use`, { hint: 'pass --port 0 for any free port' });
       if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new UsageError(`cannot bind to host ${options.host}`);
-      throw error;
+      throw options.dbFile ? explainDbOpenError(error, options.dbFile, options.dbFromFlag) : error;
     }
 
     // Listen for the stop signals before announcing anything: a script may send SIGTERM as
@@ -144,6 +148,7 @@ async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<Pars
     throw new UsageError(`invalid --port "${opts.port}": give a number from 0 to 65535 (0 = any free port)`);
   }
   if (opts.memory && opts.db !== undefined) throw new UsageError('--db and --memory cannot be used together');
+  if (opts.db !== undefined && opts.db.trim() === '') throw new UsageError('--db must not be empty', { hint: 'give a database file, or use --memory' });
   if (opts.host.trim() === '') throw new UsageError('--host must not be empty');
   let tokenTtlSeconds = 3600;
   if (opts.tokenTtl !== undefined) {
@@ -165,6 +170,7 @@ async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<Pars
     host: opts.host.trim(),
     memory,
     dbFile: memory ? undefined : opts.db ?? join(dataDir(ctx.env), 'sandbox.db'),
+    dbFromFlag: opts.db !== undefined,
     webhookUrl: opts.webhookUrl,
     tokenTtlSeconds,
     log: !opts.quietLog,
