@@ -1,0 +1,72 @@
+// The repository explains itself: someone who clones it has nothing else, so no file may send
+// them to a document kept outside it or to a tracker's issue number. What such a pointer
+// stood for belongs in docs/, README.md, RELIABILITY.md or BENCHMARKS.md, said in full.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** What a pointer outside the repository looks like, and why each is refused. */
+// Spelled so that no pattern matches its own source.
+const OUTSIDE_POINTERS: ReadonlyArray<{ pattern: RegExp; what: string }> = [
+  { pattern: /shared\//i, what: 'a directory of notes outside the repository' },
+  { pattern: /\bCLI\.md\b/i, what: 'an outside command-line contract (docs/command-contract.md)' },
+  { pattern: /API-DECISION[S]/i, what: 'an outside list of API decisions (docs/sandbox-api.md, pin.md, switch.md)' },
+  { pattern: /\bSTYLE\.md\b/i, what: 'an outside style guide (docs/architecture.md)' },
+  { pattern: /api-referenc[e]/i, what: 'an outside copy of the API reference' },
+  { pattern: /\bissue\s*#?\d+/i, what: 'an issue number' },
+  { pattern: /[(]issue\b/i, what: 'an issue reference' },
+  // A number sign and digits, as trackers link issues; not PKCS#8, an HTML entity (&#123;) or a URL fragment (/#1).
+  { pattern: /(?<![\w&/#])#\d+\b/, what: 'an issue number' },
+];
+
+/** Every pointer outside the repository in `text`, as `line: match (what)`. */
+function outsidePointers(text: string): string[] {
+  const found: string[] = [];
+  text.split('\n').forEach((line, index) => {
+    for (const { pattern, what } of OUTSIDE_POINTERS) {
+      const match = pattern.exec(line);
+      if (match) found.push(`${index + 1}: "${match[0]}" (${what})`);
+    }
+  });
+  return found;
+}
+
+/** The files of the repository: tracked ones and new ones not ignored (so a new page counts before it is added). */
+function repositoryFiles(): string[] {
+  const listing = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
+  return [...new Set(listing.split('\0').filter(Boolean))];
+}
+
+describe('the repository is self-contained', () => {
+  it('recognises pointers outside the repository, and leaves ordinary text alone', () => {
+    // Built from pieces, so that this file does not hold what it looks for.
+    const pointers = [
+      `Read ../${'shared'}/ first`, `the table of CLI${'.md'}`, `API-${'DECISIONS'}.md`, `STYLE${'.md'} says`,
+      `api-${'reference'}.md`, `(${'issue'} 3)`, `${'Issue'} 8's aim`, `fixed in ${'#'}12`, `see ${'issue'} ${'#'}4`,
+    ];
+    for (const text of pointers) expect(outsidePointers(text), text).not.toEqual([]);
+    const ordinary = ['PKCS#8 and PKCS#1 keys', 'Issue a card', 'the issued numbers (issued twice)', '&#123;', 'https://example.com/#1', 'src/commands/cards/shared.ts', 'the program issues 16-digit numbers'];
+    for (const text of ordinary) expect(outsidePointers(text), text).toEqual([]);
+  });
+
+  it('has no file that points outside it', () => {
+    const files = repositoryFiles();
+    expect(files).toContain('README.md');
+    const findings: string[] = [];
+    for (const file of files) {
+      let content: Buffer;
+      try {
+        content = readFileSync(join(ROOT, file));
+      } catch {
+        continue; // listed but deleted in the working tree
+      }
+      if (content.includes(0)) continue; // binary
+      for (const finding of outsidePointers(content.toString('utf8'))) findings.push(`${file}:${finding}`);
+    }
+    expect(findings).toEqual([]);
+  });
+});
