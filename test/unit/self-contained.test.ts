@@ -1,9 +1,10 @@
 // The repository explains itself: someone who clones it has nothing else, so no file may send
 // them to a document kept outside it or to a tracker's issue number. What such a pointer
-// stood for belongs in docs/, README.md, RELIABILITY.md or BENCHMARKS.md, said in full.
+// stood for belongs in docs/, README.md, RELIABILITY.md or BENCHMARKS.md, said in full. And the
+// pointers that stay inside must lead somewhere: every path a document names exists.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -41,6 +42,34 @@ function repositoryFiles(): string[] {
   return [...new Set(listing.split('\0').filter(Boolean))];
 }
 
+/** The top-level directories a document may point into. */
+const TOP_DIRECTORIES = ['bench', 'bin', 'completions', 'docs', 'examples', 'scripts', 'src', 'test'];
+
+/**
+ * The repository paths `text` names: in a Markdown file, code spans and link targets that start
+ * with a top-level directory or end in `.md` (link targets relative to the file); in any file,
+ * mentions of a page under docs/.
+ */
+function namedPaths(file: string, text: string): string[] {
+  const named = [...text.matchAll(/\bdocs\/[\w-]+\.md\b/g)].map((m) => m[0]);
+  if (file.endsWith('.md')) {
+    const top = new RegExp(`^(?:${TOP_DIRECTORIES.join('|')})/\\S+$`);
+    for (const [, span, link] of text.matchAll(/`([^`\s]+)`|\]\(([^)\s#]+)/g)) {
+      const candidate = span ?? link!;
+      if (/^[a-z]+:/.test(candidate)) continue; // a URL
+      if (top.test(candidate)) named.push(candidate);
+      else if (link !== undefined && candidate.endsWith('.md')) named.push(join(dirname(file), candidate));
+    }
+  }
+  return named;
+}
+
+/** Whether a named path exists; a pattern (`bench/*.mjs`, `columns/<resource>.ts`) needs its directory. */
+function exists(path: string): boolean {
+  const wildcard = path.search(/[*<{]/);
+  return existsSync(join(ROOT, wildcard === -1 ? path : dirname(path.slice(0, wildcard + 1))));
+}
+
 describe('the repository is self-contained', () => {
   it('recognises pointers outside the repository, and leaves ordinary text alone', () => {
     // Built from pieces, so that this file does not hold what it looks for.
@@ -68,5 +97,16 @@ describe('the repository is self-contained', () => {
       for (const finding of outsidePointers(content.toString('utf8'))) findings.push(`${file}:${finding}`);
     }
     expect(findings).toEqual([]);
+  });
+
+  it('names only files that exist in it', () => {
+    const missing: string[] = [];
+    for (const file of repositoryFiles()) {
+      if (!/\.(md|ts|mjs|js)$/.test(file) || !existsSync(join(ROOT, file))) continue;
+      for (const path of namedPaths(file, readFileSync(join(ROOT, file), 'utf8'))) {
+        if (!exists(path)) missing.push(`${file}: ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 });
