@@ -10,10 +10,13 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** What a pointer outside the repository looks like, and why each is refused. */
-// Spelled so that no pattern matches its own source.
-const OUTSIDE_POINTERS: ReadonlyArray<{ pattern: RegExp; what: string }> = [
-  { pattern: /shared\//i, what: 'a directory of notes outside the repository' },
+/**
+ * What a pointer outside the repository looks like, and why each is refused. `unlessInside`:
+ * allowed when the match is a path to a directory the repository has (a "shared" folder of its own).
+ * Spelled so that no pattern matches its own source.
+ */
+const OUTSIDE_POINTERS: ReadonlyArray<{ pattern: RegExp; what: string; unlessInside?: boolean }> = [
+  { pattern: /[\w.@/-]*shared\//i, what: 'a directory of notes outside the repository', unlessInside: true },
   { pattern: /\bCLI\.md\b/i, what: 'an outside command-line contract (docs/command-contract.md)' },
   { pattern: /API-DECISION[S]/i, what: 'an outside list of API decisions (docs/sandbox-api.md, pin.md, switch.md)' },
   { pattern: /\bSTYLE\.md\b/i, what: 'an outside style guide (docs/architecture.md)' },
@@ -24,16 +27,24 @@ const OUTSIDE_POINTERS: ReadonlyArray<{ pattern: RegExp; what: string }> = [
   { pattern: /(?<![\w&/#])#\d+\b/, what: 'an issue number' },
 ];
 
-/** Every pointer outside the repository in `text`, as `line: match (what)`. */
-function outsidePointers(text: string): string[] {
+/** Every pointer outside the repository in `text` (the content of `file`), as `line: match (what)`. */
+function outsidePointers(text: string, file: string): string[] {
   const found: string[] = [];
   text.split('\n').forEach((line, index) => {
-    for (const { pattern, what } of OUTSIDE_POINTERS) {
-      const match = pattern.exec(line);
-      if (match) found.push(`${index + 1}: "${match[0]}" (${what})`);
+    for (const { pattern, what, unlessInside } of OUTSIDE_POINTERS) {
+      for (const [match] of line.matchAll(new RegExp(pattern.source, `${pattern.flags}g`))) {
+        if (!(unlessInside && isRepositoryDirectory(match, file))) found.push(`${index + 1}: "${match}" (${what})`);
+      }
     }
   });
   return found;
+}
+
+/** Whether `path`, written in `file` (relative to it when it starts with a dot), is a directory of the repository. */
+function isRepositoryDirectory(path: string, file: string): boolean {
+  if (path.startsWith('/')) return false;
+  const resolved = join(ROOT, path.startsWith('.') ? dirname(file) : '', path);
+  return resolved.startsWith(ROOT) && existsSync(resolved);
 }
 
 /** The files of the repository: tracked ones and new ones not ignored (so a new page counts before it is added). */
@@ -77,9 +88,13 @@ describe('the repository is self-contained', () => {
       `Read ../${'shared'}/ first`, `the table of CLI${'.md'}`, `API-${'DECISIONS'}.md`, `STYLE${'.md'} says`,
       `api-${'reference'}.md`, `(${'issue'} 3)`, `${'Issue'} 8's aim`, `fixed in ${'#'}12`, `see ${'issue'} ${'#'}4`,
     ];
-    for (const text of pointers) expect(outsidePointers(text), text).not.toEqual([]);
+    for (const text of pointers) expect(outsidePointers(text, 'README.md'), text).not.toEqual([]);
     const ordinary = ['PKCS#8 and PKCS#1 keys', 'Issue a card', 'the issued numbers (issued twice)', '&#123;', 'https://example.com/#1', 'src/commands/cards/shared.ts', 'the program issues 16-digit numbers'];
-    for (const text of ordinary) expect(outsidePointers(text), text).toEqual([]);
+    for (const text of ordinary) expect(outsidePointers(text, 'README.md'), text).toEqual([]);
+    expect(isRepositoryDirectory('src/api/', 'README.md')).toBe(true);
+    expect(isRepositoryDirectory('../api/', 'src/core/errors.ts')).toBe(true);
+    expect(isRepositoryDirectory('../', 'README.md')).toBe(false);
+    expect(isRepositoryDirectory(`/work/${'shared'}/`, 'README.md')).toBe(false);
   });
 
   it('has no file that points outside it', () => {
@@ -94,7 +109,7 @@ describe('the repository is self-contained', () => {
         continue; // listed but deleted in the working tree
       }
       if (content.includes(0)) continue; // binary
-      for (const finding of outsidePointers(content.toString('utf8'))) findings.push(`${file}:${finding}`);
+      for (const finding of outsidePointers(content.toString('utf8'), file)) findings.push(`${file}:${finding}`);
     }
     expect(findings).toEqual([]);
   });
