@@ -232,7 +232,7 @@ function sniffGlobals(argv: string[]): GlobalOptions {
   return globals;
 }
 
-/** Prints a CliError the way CLI.md says and returns its exit code. */
+/** Prints a CliError as `cardctl help exit-codes` describes and returns its exit code. */
 export function reportError(error: CliError, io: IOStreams, env: Env, globals: GlobalOptions): number {
   const style = createStyle(io.stderrIsTTY && io.colorEnabled);
   // Never let a PAN through in an error line, nor a control character, whatever the server said.

@@ -1,5 +1,5 @@
 // One way for every benchmark to report a ratio against the peer it was measured beside, so that
-// `npm run bench` (bench/run.mjs) can end with one table of every target of issue 9.
+// `npm run bench` (bench/run.mjs) can end with one table of every target (BENCHMARKS.md).
 //
 //   import { reportRatio } from './lib/results.mjs';
 //   reportRatio({

@@ -1,4 +1,4 @@
-// OAuth client-credentials login (issue 6): signs a JWT client assertion with the
+// OAuth client-credentials login: signs a JWT client assertion with the
 // application's private key and exchanges it at the token endpoint.
 import { randomUUID } from 'node:crypto';
 import { readTextFile } from '../core/text.js';

@@ -1,7 +1,7 @@
 // One definition of the API's shapes: TypeScript types for the CLI (import type only, so the
 // CLI never loads TypeBox at run time) and JSON Schemas that the sandbox validates with and
-// publishes in /openapi.json. Field lists follow ../shared/api-reference.md; choices left open
-// there follow ../shared/API-DECISIONS.md.
+// publishes in /openapi.json. Field lists follow the API reference; what it leaves open is
+// decided in docs/sandbox-api.md, docs/pin.md and docs/switch.md.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import {
   CARD_STATUSES as CARD_STATUS,
@@ -595,7 +595,7 @@ export const SandboxUserCredentials = Type.Object({
 });
 export type SandboxUserCredentials = Static<typeof SandboxUserCredentials>;
 
-// ---------- additions of the sandbox (issue 3) ----------
+// ---------- additions of the sandbox ----------
 
 /** Sandbox helper: PUT /sandbox/card-programs/{id} changes any subset of the create fields. */
 export const UpdateCardProgramInput = Type.Partial(CardProgramInput, { additionalProperties: false });

@@ -1,6 +1,6 @@
 // Where the bearer token comes from: CARDCTL_TOKEN, else the profile's token. Profiles logged
-// in with client credentials (issue 6) renew their token here before it expires or after a 401,
-// and save the new one to the profile.
+// in with client credentials renew their token here before it expires or after a 401, and keep
+// the new one in the profile.
 import { missingProfile, type Context } from '../core/context.js';
 import { checkCredential, credentialSource } from '../core/credentials.js';
 import { defaultTokenUrl, requestClientCredentialsToken } from './client-credentials.js';

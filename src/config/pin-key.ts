@@ -1,5 +1,5 @@
 // The institution's PIN public key, as stored in a profile: the PEM (SubjectPublicKeyInfo) and
-// its fingerprint, the lowercase hex SHA-256 of the DER SubjectPublicKeyInfo (API-DECISIONS.md).
+// its fingerprint, the lowercase hex SHA-256 of the DER SubjectPublicKeyInfo (docs/pin.md).
 import { SetupError, UsageError } from '../core/errors.js';
 
 export interface PinKey {

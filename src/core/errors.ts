@@ -1,4 +1,4 @@
-// The exit-code contract of CLI.md lives here and only here. Commands throw typed errors;
+// The exit-code contract (`cardctl help exit-codes`) lives here and only here. Commands throw typed errors;
 // the entry point (src/cli.ts) is the only place that turns them into an exit code.
 
 export const ExitCode = {
@@ -152,7 +152,7 @@ function defaultCodeFor(exitCode: ExitCodeValue): string {
   }
 }
 
-/** Maps an HTTP error status to the exit code of CLI.md. */
+/** Maps an HTTP error status to its exit code. */
 export function exitCodeForStatus(status: number): ExitCodeValue {
   if (status === 401 || status === 403) return ExitCode.Auth;
   if (status === 404) return ExitCode.NotFound;

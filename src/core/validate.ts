@@ -56,7 +56,7 @@ export function validatePositiveInt(field: string, value: string, max = Number.M
   return n;
 }
 
-/** The page size and number flags of list commands (limits of API-DECISIONS.md). */
+/** The page size and number flags of list commands (the API's bounds: docs/sandbox-api.md). */
 export function validatePaging(opts: { limit?: string; page?: string }): { limit?: number; page?: number } {
   return {
     limit: opts.limit === undefined ? undefined : validatePositiveInt('--limit', opts.limit, 100),

@@ -1,6 +1,6 @@
 // The help cache: every command's `--help` page, rendered when the bundle is built
 // (scripts/build.mjs writes dist/help-cache.json), so bin/cardctl.js can answer
-// `cardctl … --help` without loading the bundle (issue 9: `--help` within 1.2× of a bare
+// `cardctl … --help` without loading the bundle (BENCHMARKS.md: `--help` within 1.2× of a bare
 // `node -e 0`; loading and compiling the command tree alone costs more than that on Node 20,
 // which has no compile cache for ES modules). The pages are printed by main() itself into a
 // buffer, so they are the bytes the full path prints; test/unit/help-cache.test.ts keeps the

@@ -1,4 +1,4 @@
-// Errors the sandbox answers with, in the envelope of API-DECISIONS.md:
+// Errors the sandbox answers with, in its one error envelope (docs/sandbox-api.md):
 // {statusCode, message, error, errors?: [{field, message}], details?}.
 export type ErrorCode =
   | 'VALIDATION_ERROR' | 'INVALID_PIN_BLOCK' | 'UNKNOWN_KEY' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND'

@@ -45,8 +45,7 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
     exposeHeadRoutes: false,
     return503OnClosing: true,
     // Node's server.close() closes the sockets idle at that moment, once (fastify 5.12 does not
-    // call closeIdleConnections() itself for 'idle' unless there is a serverFactory: fastify
-    // #7044). A keep-alive socket busy with a request then would stay open after its response
+    // call closeIdleConnections() itself for 'idle' unless there is a serverFactory). A keep-alive socket busy with a request then would stay open after its response
     // until keepAliveTimeout (72 s): the closing hooks below end those sockets.
     forceCloseConnections: 'idle',
   });

@@ -1,4 +1,4 @@
-// Issue 8's "done means": under --faults rate=0.2,reset=0.05,commit-then-timeout=0.05 (seed 42)
+// The acceptance run of RELIABILITY.md: under --faults rate=0.2,reset=0.05,commit-then-timeout=0.05 (seed 42)
 // an import of 2,000 rows and 1,000 card creations end with exactly the right records, once
 // each, and exit 0; `cards list --all` under faults loses and repeats nothing; when retries
 // run out the exit code says what happened (6 network, 7 server) and nothing was half-done.

@@ -125,7 +125,7 @@ describe('--debug and error output carry no secrets', () => {
       for (const secret of secrets) expect(text.includes(secret), `${secret.slice(0, 6)}… in the output of ${args.join(' ')}`).toBe(false);
       // An RSA-2048 PIN block is 512 hex digits; nothing that long may appear.
       expect(text, args.join(' ')).not.toMatch(/[0-9a-fA-F]{256}/);
-      // No stack trace, except where --debug asks for one (CLI.md).
+      // No stack trace, except where --debug asks for one (docs/command-contract.md).
       if (!args.includes('--debug')) expect(text, args.join(' ')).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
     }
     // The scan is not vacuous: the debug output did carry the bodies (redacted).
