@@ -40,7 +40,7 @@ function binaryPackage() {
   return `node-${process.platform}-${process.arch}`;
 }
 
-/** What a process printed, and whether it exited 0 in time. */
+/** Runs a command to its end (spawnSync's result); a LineFailure when it cannot start or outlives `timeout`. */
 function run(command, args, timeout) {
   const result = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', timeout, maxBuffer: 64 * 1024 * 1024 });
   if (result.error) throw new LineFailure(`${command} ${args.join(' ')}: ${result.error.message}`);
