@@ -73,7 +73,7 @@ describe('sandbox serve', () => {
     expect(stderr).not.toMatch(/sbx_tok_[A-Za-z0-9_-]{20,}/);
   });
 
-  test('--profile stores the credentials and PIN key as that profile and makes it current', async () => {
+  test('--profile stores the credentials and PIN key as that profile and makes it current; SIGTERM still exits 0', async () => {
     const config = dir();
     const sandbox = await startSandboxProcess(['--profile', 'local'], { configDir: config });
     const file = JSON.parse(readFileSync(join(config, 'config.json'), 'utf8'));
@@ -86,7 +86,9 @@ describe('sandbox serve', () => {
       env: 'sandbox',
       pinKey: expect.stringContaining('BEGIN PUBLIC KEY'),
     });
-    await sandbox.stop();
+    // Writing the profile must not cost the clean shutdown on SIGTERM.
+    await sandbox.stop('SIGTERM');
+    expect((await sandbox.process).exitCode).toBe(0);
   });
 
   test('a --webhook-url lands on the seeded program', async () => {

@@ -98,7 +98,7 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
 
     // Listen for the stop signals before announcing anything: a script may send SIGTERM as
     // soon as it has read the first line.
-    const stopped = untilStopped(ctx.signal);
+    const stop = stopSignal(ctx.signal);
     try {
       const profileName = ctx.globals.profile;
       if (profileName) await saveSandboxProfile(ctx.config, profileName, sandbox);
@@ -109,9 +109,10 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
         printBanner(ctx, sandbox, options, profileName);
       }
 
-      await stopped;
+      await stop.received;
     } finally {
       await sandbox.close();
+      stop.dispose();
     }
     if (!ctx.globals.json && ctx.globals.output !== 'json') ctx.io.err('sandbox stopped\n');
   },
@@ -218,16 +219,23 @@ function printBanner(ctx: Context, sandbox: SandboxAnnouncement, options: Parsed
   ctx.io.err(`${lines.join('\n')}\n`);
 }
 
-/** Resolves on Ctrl-C (the context's signal) or SIGTERM. */
-function untilStopped(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const stop = () => {
-      signal.removeEventListener('abort', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    signal.addEventListener('abort', stop, { once: true });
-    process.on('SIGTERM', stop);
-  });
+/**
+ * `received` resolves on Ctrl-C (the context's signal) or SIGTERM. The SIGTERM listener stays
+ * until `dispose`, after the sandbox has closed: writing the config (--profile) loads when-exit
+ * (conf → atomically), which answers SIGTERM by sending the process SIGTERM again, and with no
+ * listener left that second one would kill it before the database is closed.
+ */
+function stopSignal(signal: AbortSignal): { received: Promise<void>; dispose(): void } {
+  let onStop = () => {};
+  const received = new Promise<void>((resolve) => { onStop = () => resolve(); });
+  if (signal.aborted) onStop();
+  signal.addEventListener('abort', onStop, { once: true });
+  process.on('SIGTERM', onStop);
+  return {
+    received,
+    dispose: () => {
+      signal.removeEventListener('abort', onStop);
+      process.off('SIGTERM', onStop);
+    },
+  };
 }
