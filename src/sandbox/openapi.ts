@@ -97,7 +97,7 @@ export function generateOpenApi(routes: RouteDoc[], serverUrl: string): JsonObje
     info: {
       title: 'Card Issuing Institution API (cardctl sandbox)',
       version: VERSION,
-      description: 'The API as the cardctl sandbox implements it, with the choices of API-DECISIONS.md. '
+      description: 'The API as the cardctl sandbox implements it; where the reference is silent, the choices are the sandbox\'s own (see docs/ in the cardctl repository). '
         + 'Errors answer {statusCode, message, error, errors?, details?}.',
     },
     servers: [{ url: serverUrl }],

@@ -1,5 +1,5 @@
 // X-Webhook-Signature: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>`, the
-// Stripe-style scheme of API-DECISIONS.md. Shared by the sandbox (signing) and
+// Stripe-style scheme the sandbox uses for webhooks. Shared by the sandbox (signing) and
 // `cardctl webhook listen` (verifying); node:crypto only, so both may import it cheaply.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
