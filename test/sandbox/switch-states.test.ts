@@ -111,7 +111,7 @@ describe('the table, pair by pair, on stored transactions', () => {
           expect(after.state).toBe(expected);
           expect(after.record.transactionStatus).toBe(transactionStatusOf(expected, '0100'));
           const listed = store.transactions.list({ institutionId: sb.institutionId, transactionStatus: transactionStatusOf(expected, '0100'), limit: 100, offset: 0 });
-          expect(listed.transactions.some((t) => t.id === id)).toBe(true);
+          expect(listed.records.some((r) => JSON.parse(r).id === id)).toBe(true);
         }
       });
     }

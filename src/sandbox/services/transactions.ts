@@ -8,8 +8,8 @@ export type TransactionService = ReturnType<typeof transactionService>;
 
 export function transactionService({ store }: Pick<SandboxDeps, 'store'>) {
   return {
-    /** One page, newest first; `cardStatus` is the card's status now. */
-    list(query: TransactionListQuery): { transactions: Transaction[]; total: number } {
+    /** One page, newest first, as the stored JSON of each transaction; `cardStatus` is the card's status now. */
+    list(query: TransactionListQuery): { records: string[]; total: number } {
       return store.transactions.list(query);
     },
 
