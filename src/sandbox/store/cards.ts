@@ -128,6 +128,7 @@ export class CardStore {
     // Index into the filter combinations: search is bit 0, cardId bit 1.
     const filter = (hasSearch ? 1 : 0) + (query.cardId !== undefined ? 2 : 0);
     const params = [query.institutionId, query.cardId ?? null, hasSearch ? `%${escapeLike(query.search!.trim().toLowerCase())}%` : null];
+    // Both run in the same synchronous call, so no write of this sandbox falls between them.
     const rows = this.pages[filter]!.all(...params, query.limit, query.offset) as Array<{ record: string }>;
     const { total } = this.counts[filter]!.get(...params) as { total: number };
     return { cards: rows.map((row) => JSON.parse(row.record) as Card), total };
