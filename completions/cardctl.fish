@@ -678,7 +678,6 @@ complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults-seed -x -d 'seed
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults-hold -x -d 'how long commit-then-timeout holds a response (default 35)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l token-ttl -x -d 'lifetime of OAuth access tokens (default 3600)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l quiet-log -d 'no request log on stderr'
-complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l no-list-cache -d 'answer every Get Cards page from the database (the cache is emptied by any write)'
 
 # cardctl demo
 

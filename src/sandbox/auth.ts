@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import type { SandboxDeps } from './deps.js';
 import { digestsEqual, hashSecret } from './ids.js';
-import { ApiError, forbidden, unauthorized } from './errors.js';
+import { notPermitted, unauthenticated, type DomainError } from './errors.js';
 import { covers, requiredScope, scopesOfUser, userRefusal } from './scopes.js';
 import type { CredentialKind } from './store/index.js';
 
@@ -27,8 +27,8 @@ export function hasScope(principal: Principal, scope: string): boolean {
 }
 
 /** 403 FORBIDDEN naming the scope; `details.requiredScope` carries it for clients. */
-export function missingScope(scope: string, message: string): ApiError {
-  return new ApiError(403, 'FORBIDDEN', message, undefined, { requiredScope: scope });
+export function missingScope(scope: string, message: string): DomainError {
+  return notPermitted(message, { requiredScope: scope });
 }
 
 /**
@@ -91,12 +91,12 @@ export function requireBearer(deps: SandboxDeps): onRequestHookHandler {
     const header = request.headers.authorization;
     if (!header) {
       if (request.headers['x-api-key'] !== undefined) {
-        throw unauthorized('this endpoint takes Authorization: Bearer <token>, not an x-api-key (API keys are for POST /util/cards/import)');
+        throw unauthenticated('this endpoint takes Authorization: Bearer <token>, not an x-api-key (API keys are for POST /util/cards/import)');
       }
-      throw unauthorized('missing Authorization: Bearer <token> header');
+      throw unauthenticated('missing Authorization: Bearer <token> header');
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw unauthorized('the Authorization header must be "Bearer <token>"');
+    if (!match) throw unauthenticated('the Authorization header must be "Bearer <token>"');
     request.principal = authenticate(deps, match[1]!, 'token');
   });
 }
@@ -104,10 +104,10 @@ export function requireBearer(deps: SandboxDeps): onRequestHookHandler {
 export function requireApiKey(deps: SandboxDeps): onRequestHookHandler {
   return authenticating(async (request: FastifyRequest) => {
     if (request.headers.authorization !== undefined) {
-      throw unauthorized('this endpoint takes an x-api-key header, not a bearer token');
+      throw unauthenticated('this endpoint takes an x-api-key header, not a bearer token');
     }
     const key = request.headers['x-api-key'];
-    if (typeof key !== 'string' || key === '') throw unauthorized('missing x-api-key header');
+    if (typeof key !== 'string' || key === '') throw unauthenticated('missing x-api-key header');
     request.principal = authenticate(deps, key, 'apiKey');
   });
 }
@@ -117,7 +117,7 @@ export function requireLoopback(deps: SandboxDeps): onRequestHookHandler {
   return async (request: FastifyRequest) => {
     if (deps.settings.allowRemoteSandboxHelpers) return;
     if (!isLoopbackAddress(request.socket.remoteAddress)) {
-      throw forbidden('sandbox helpers answer only loopback callers; start the sandbox with --host to expose them');
+      throw notPermitted('sandbox helpers answer only loopback callers; start the sandbox with --host to expose them');
     }
   };
 }
@@ -136,15 +136,15 @@ function authenticate(deps: SandboxDeps, secret: string, kind: CredentialKind): 
   const credential = deps.store.credentials.findByHash(digest);
   // The lookup is by digest; the compare is constant-time on top of it.
   if (!credential || !digestsEqual(credential.secretHash, digest)) {
-    throw unauthorized(kind === 'token' ? 'the bearer token is not valid' : 'the API key is not valid');
+    throw unauthenticated(kind === 'token' ? 'the bearer token is not valid' : 'the API key is not valid');
   }
   if (credential.kind !== kind) {
-    throw unauthorized(kind === 'token'
+    throw unauthenticated(kind === 'token'
       ? 'an API key was sent as a bearer token; this endpoint needs an access token'
       : 'a bearer token was sent as an API key; this endpoint needs an API key');
   }
   if (credential.expiresAt !== null && credential.expiresAt <= deps.clock.now().getTime()) {
-    throw unauthorized('the access token has expired; request a new one at POST /oauth/token');
+    throw unauthenticated('the access token has expired; request a new one at POST /oauth/token');
   }
   const what = kind === 'token' ? 'token' : 'API key';
   // Who the credential acts for is read on every request: blocking a user, or changing an
@@ -152,14 +152,14 @@ function authenticate(deps: SandboxDeps, secret: string, kind: CredentialKind): 
   const scopeSets = [credential.scope.split(' ').filter(Boolean)];
   if (credential.applicationId !== null) {
     const stored = deps.store.oauthApplications.get(credential.institutionId, credential.applicationId);
-    if (!stored || stored.application.isDeleted) throw unauthorized(`the OAuth application of this ${what} no longer exists`);
+    if (!stored || stored.application.isDeleted) throw unauthenticated(`the OAuth application of this ${what} no longer exists`);
     scopeSets.push(stored.application.scopes);
   }
   if (credential.userId !== null) {
     const user = deps.store.institutions.getUser(credential.institutionId, credential.userId);
-    if (!user) throw unauthorized(`the user of this ${what} no longer exists`);
+    if (!user) throw unauthenticated(`the user of this ${what} no longer exists`);
     const refusal = userRefusal(user);
-    if (refusal) throw unauthorized(`the user of this ${what} ${refusal}`);
+    if (refusal) throw unauthenticated(`the user of this ${what} ${refusal}`);
     scopeSets.push(scopesOfUser(user));
   }
   return {

@@ -1,8 +1,9 @@
 // Card rules of the sandbox: building a card record from a create or import request, renewal,
-// status changes, PIN checks. Routes call these; the store persists what they return.
+// status changes, PIN checks. The card service (services/cards.ts) applies them inside its
+// transactions; the store persists what they return.
 import { createHash } from 'node:crypto';
 import type { Card, CardProgram, CreateCardBody, ImportCardBody, UpdateCustomerBody } from '../api/schemas.js';
-import { ApiError, invalidField } from './errors.js';
+import { DomainError, invalidField } from './errors.js';
 import { newId, opaque } from './ids.js';
 import { maskPan } from './pan.js';
 import { isExpiredAt } from './switch/checks.js';
@@ -41,8 +42,8 @@ export interface StatusRule {
 const EXPIRED: Refusal = { refused: '', because: 'card is expired' };
 
 /**
- * Every card status transition of the sandbox, and the only place one is written: routes ask
- * cardAfter() and never set a status themselves. Nothing leaves `expired` but a renewal, and a
+ * Every card status transition of the sandbox, and the only place one is written: the card
+ * service asks cardAfter() and never set a status themselves. Nothing leaves `expired` but a renewal, and a
  * renewal never lifts a block (a suspended or inactive card stays so until activated), so no
  * sequence of operations brings an expired or deactivated card back without an activate that
  * this table allows. The switch approves only `active` cards within their expiry month.
@@ -77,14 +78,14 @@ export const CARD_STATUS_TRANSITIONS: Readonly<Record<StatusOperation, StatusRul
   },
 };
 
-/** The status `operation` leaves the card in (its table row), or the 400 that refuses it. */
+/** The status `operation` leaves the card in (its table row), or the refusal. */
 export function statusAfter(card: Card, operation: StatusOperation, now: Date): CardStatusValue {
   const rule = CARD_STATUS_TRANSITIONS[operation];
   const outcome: CardStatusValue | Refusal = rule.pastExpiry && isExpiredAt(card, now)
     ? rule.pastExpiry
     : rule.from[card.status] ?? { refused: `a card with status "${card.status}" cannot be changed`, because: 'is not a known status' };
   if (typeof outcome === 'string') return outcome;
-  throw new ApiError(400, 'VALIDATION_ERROR', outcome.refused, [{ field: 'status', message: outcome.because }], { operation, status: card.status });
+  throw new DomainError('invalid', outcome.refused, [{ field: 'status', message: outcome.because }], { operation, status: card.status });
 }
 
 /** The card after activate or deactivate (renewal: renewed()). */
@@ -256,7 +257,7 @@ export function renewed(card: Card, program: CardProgram, expiration: string, no
 
 export function assertPinNotLocked(card: Card): void {
   if (card.pinAttempts >= MAX_PIN_ATTEMPTS) {
-    throw new ApiError(423, 'PIN_LOCKED', `the PIN is locked after ${MAX_PIN_ATTEMPTS} wrong attempts; reset it with PUT /institutions/cards/pin/{cardId}/reset`,
+    throw new DomainError('pin-locked', `the PIN is locked after ${MAX_PIN_ATTEMPTS} wrong attempts; reset it with PUT /institutions/cards/pin/{cardId}/reset`,
       undefined, { attemptsLeft: 0 });
   }
 }

@@ -1,4 +1,4 @@
-// What every route module gets: the store, the PIN key, the clock and the server's settings.
+// What every route module and service gets: the store, the PIN key, the clock and the server's settings.
 import type { KeyObject } from 'node:crypto';
 import type { Store } from './store/index.js';
 
@@ -7,8 +7,6 @@ export interface SandboxSettings {
   tokenTtlSeconds: number;
   /** /sandbox/* answers callers that are not on loopback (server bound to a non-loopback host). */
   allowRemoteSandboxHelpers: boolean;
-  /** Get Cards answers a page asked for again from memory while nothing has been written. */
-  listCache: boolean;
 }
 
 export interface SandboxPinKey {
@@ -18,8 +16,9 @@ export interface SandboxPinKey {
 }
 
 /**
- * The dependencies of the sandbox's route plugins. A route plugin is
- * `async function (app: FastifyInstance, deps: SandboxDeps)`, registered with `app.register(plugin, deps)`.
+ * The dependencies of the sandbox's route plugins and services. A route plugin is a
+ * `FastifyPluginAsyncTypebox<SandboxDeps>`, registered with `app.register(plugin, deps)`; it
+ * builds the services it calls (services/<resource>.ts) from them.
  */
 export interface SandboxDeps {
   store: Store;

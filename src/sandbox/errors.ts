@@ -1,5 +1,8 @@
-// Errors the sandbox answers with, in its one error envelope (docs/sandbox-api.md):
-// {statusCode, message, error, errors?: [{field, message}], details?}.
+// Two kinds of error. Services, rules and the authentication hooks throw a DomainError: what
+// went wrong in the API's own terms (a rule refused, a record is missing, a version moved on),
+// never an HTTP status. The server's error handler turns it into an ApiError with
+// httpErrorOf(), the one place a problem gets its status and code, and answers the ApiError's
+// envelope (docs/sandbox-api.md): {statusCode, message, error, errors?: [{field, message}], details?}.
 export type ErrorCode =
   | 'VALIDATION_ERROR' | 'INVALID_PIN_BLOCK' | 'UNKNOWN_KEY' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND'
   | 'CONFLICT' | 'PIN_MISMATCH' | 'PIN_LOCKED' | 'RATE_LIMITED' | 'UNSUPPORTED_MEDIA_TYPE' | 'PAYLOAD_TOO_LARGE'
@@ -10,6 +13,36 @@ export interface FieldError {
   message: string;
 }
 
+/** The problems a domain rule can report, each answered with one status and code (see HTTP_OF). */
+export type Problem =
+  | 'invalid' | 'invalid-pin-block' | 'unknown-key' | 'unauthenticated' | 'not-permitted' | 'not-found' | 'conflict'
+  | 'pin-mismatch' | 'pin-locked';
+
+export class DomainError extends Error {
+  constructor(
+    readonly problem: Problem,
+    message: string,
+    readonly errors?: FieldError[],
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+const HTTP_OF: Readonly<Record<Problem, { statusCode: number; code: ErrorCode }>> = {
+  'invalid': { statusCode: 400, code: 'VALIDATION_ERROR' },
+  'invalid-pin-block': { statusCode: 400, code: 'INVALID_PIN_BLOCK' },
+  'unknown-key': { statusCode: 400, code: 'UNKNOWN_KEY' },
+  'unauthenticated': { statusCode: 401, code: 'UNAUTHORIZED' },
+  'not-permitted': { statusCode: 403, code: 'FORBIDDEN' },
+  'not-found': { statusCode: 404, code: 'NOT_FOUND' },
+  'conflict': { statusCode: 409, code: 'CONFLICT' },
+  'pin-mismatch': { statusCode: 422, code: 'PIN_MISMATCH' },
+  'pin-locked': { statusCode: 423, code: 'PIN_LOCKED' },
+};
+
+/** An error as the API answers it (the envelope); built from a DomainError or by the HTTP layer itself. */
 export class ApiError extends Error {
   constructor(
     readonly statusCode: number,
@@ -32,23 +65,29 @@ export class ApiError extends Error {
   }
 }
 
-/** A 400 about one field: `message` reads "<field> <problem>". */
-export function invalidField(field: string, problem: string): ApiError {
-  return new ApiError(400, 'VALIDATION_ERROR', `${field} ${problem}`, [{ field, message: problem }]);
+export function httpErrorOf(error: DomainError): ApiError {
+  const { statusCode, code } = HTTP_OF[error.problem];
+  return new ApiError(statusCode, code, error.message, error.errors, error.details);
 }
 
-export function notFound(what: string): ApiError {
-  return new ApiError(404, 'NOT_FOUND', `${what} not found`);
+/** A refused field: `message` reads "<field> <problem>". */
+export function invalidField(field: string, problem: string): DomainError {
+  return new DomainError('invalid', `${field} ${problem}`, [{ field, message: problem }]);
 }
 
-export function conflict(message: string, field?: string): ApiError {
-  return new ApiError(409, 'CONFLICT', message, field ? [{ field, message: 'is already used' }] : undefined);
+export function notFound(what: string, errors?: FieldError[]): DomainError {
+  return new DomainError('not-found', `${what} not found`, errors);
 }
 
-export function unauthorized(message: string): ApiError {
-  return new ApiError(401, 'UNAUTHORIZED', message);
+/** A record that would clash with one that exists; `field` names the value already used. */
+export function conflict(message: string, field?: string): DomainError {
+  return new DomainError('conflict', message, field ? [{ field, message: 'is already used' }] : undefined);
 }
 
-export function forbidden(message: string): ApiError {
-  return new ApiError(403, 'FORBIDDEN', message);
+export function unauthenticated(message: string): DomainError {
+  return new DomainError('unauthenticated', message);
+}
+
+export function notPermitted(message: string, details?: unknown): DomainError {
+  return new DomainError('not-permitted', message, undefined, details);
 }

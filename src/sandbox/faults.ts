@@ -5,8 +5,9 @@
 // touched: tests count records through them.
 import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { ApiError } from './errors.js';
+import { DomainError } from './errors.js';
 
 export interface FaultSpec {
   /** Probability of an error status (one of `codes`) before the handler runs. */
@@ -305,7 +306,7 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** GET/PUT /sandbox/faults: read or replace the spec at runtime (loopback only, no auth). */
-export async function faultRoutes(app: FastifyInstance, options: { controller: FaultController; loopback: onRequestHookHandler }): Promise<void> {
+export const faultRoutes: FastifyPluginAsyncTypebox<{ controller: FaultController; loopback: onRequestHookHandler }> = async (app, options) => {
   const { controller, loopback } = options;
   const FaultState = Type.Object({
     spec: Type.String({ description: 'the spec in its text form; empty when no faults are injected' }),
@@ -318,7 +319,7 @@ export async function faultRoutes(app: FastifyInstance, options: { controller: F
     onRequest: loopback,
     schema: { summary: 'Current fault injection', tags, auth: 'none', response: { 200: FaultState } },
   }, async () => state());
-  app.put<{ Body: Record<string, unknown> }>('/sandbox/faults', {
+  app.put('/sandbox/faults', {
     onRequest: loopback,
     schema: {
       summary: 'Replace fault injection',
@@ -328,9 +329,10 @@ export async function faultRoutes(app: FastifyInstance, options: { controller: F
       response: { 200: FaultState },
     },
   }, async (request) => {
-    const { spec: text, seed, ...rest } = request.body ?? {};
+    // Any keys: faultSpecFrom() names the one it does not know.
+    const { spec: text, seed, ...rest } = (request.body ?? {}) as Record<string, unknown>;
     if (seed !== undefined && !(Number.isInteger(seed) && (seed as number) >= 0 && (seed as number) <= 0xffffffff)) {
-      throw new ApiError(400, 'VALIDATION_ERROR', 'seed must be an integer from 0 to 4294967295', [{ field: 'seed', message: 'must be an integer from 0 to 4294967295' }]);
+      throw new DomainError('invalid', 'seed must be an integer from 0 to 4294967295', [{ field: 'seed', message: 'must be an integer from 0 to 4294967295' }]);
     }
     try {
       const hold = controller.get().holdSeconds;
@@ -338,9 +340,9 @@ export async function faultRoutes(app: FastifyInstance, options: { controller: F
       if (text !== undefined && typeof text !== 'string') throw new FaultSpecError('spec', 'spec must be a string such as "rate=0.1,codes=500|503"');
       controller.set(next, seed as number | undefined);
     } catch (error) {
-      if (error instanceof FaultSpecError) throw new ApiError(400, 'VALIDATION_ERROR', error.message, [{ field: error.key, message: error.message }]);
+      if (error instanceof FaultSpecError) throw new DomainError('invalid', error.message, [{ field: error.key, message: error.message }]);
       throw error;
     }
     return state();
   });
-}
+};

@@ -31,8 +31,6 @@ export interface SandboxOptions {
   faultsSeed?: number;
   /** How long commit-then-timeout holds a response, seconds (default 35). */
   faultsHoldSeconds?: number;
-  /** Keep Get Cards pages in memory until the next write (default true; see routes/cards.ts). */
-  listCache?: boolean;
 }
 
 export interface RunningSandbox {
@@ -70,7 +68,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       settings: {
         tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
         allowRemoteSandboxHelpers: !isLoopbackHost(host),
-        listCache: options.listCache ?? true,
       },
       baseUrl: () => baseUrl,
     };

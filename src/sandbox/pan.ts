@@ -1,7 +1,7 @@
 // Card numbers: generation from a program's range, the Luhn check digit, masking.
 import { randomInt } from 'node:crypto';
 import type { CardProgram } from '../api/schemas.js';
-import { ApiError } from './errors.js';
+import { conflict } from './errors.js';
 import { randomDigits } from './ids.js';
 
 export function luhnCheckDigit(body: string): string {
@@ -50,7 +50,7 @@ export function nextProgramPan(program: CardProgram, taken: (pan: string) => boo
     const pan = body + luhnCheckDigit(body);
     if (panInProgramRange(program, pan) && !taken(pan)) return { pan, counter };
   }
-  throw new ApiError(409, 'CONFLICT', `card program ${program.id} has no free card numbers left in its range`);
+  throw conflict(`card program ${program.id} has no free card numbers left in its range`);
 }
 
 /** A Luhn-valid 16-digit number after the BIN (imported cards bring a BIN, not a PAN). */
@@ -60,7 +60,7 @@ export function panFromBin(bin: string, taken: (pan: string) => boolean): string
     const pan = body + luhnCheckDigit(body);
     if (!taken(pan)) return pan;
   }
-  throw new ApiError(409, 'CONFLICT', `no free card number left for BIN ${bin}`);
+  throw conflict(`no free card number left for BIN ${bin}`);
 }
 
 function randomBigInt(bound: bigint): bigint {

@@ -6,7 +6,7 @@ import {
 } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { EncryptedPinBlock } from '../api/schemas.js';
-import { ApiError } from './errors.js';
+import { DomainError } from './errors.js';
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: { N: number; r: number; p: number }) => Promise<Buffer>;
 
@@ -35,7 +35,7 @@ export function publicKeyFingerprint(publicKeyPem: string): string {
 /** Decrypts and parses one Encrypted PIN block; `field` names it in errors (e.g. `newPIN`). */
 export function decryptPinBlock(block: EncryptedPinBlock, key: { fingerprint: string; privateKey: KeyObject }, field: string): string {
   if (block.publicKeyFingerprint.toLowerCase() !== key.fingerprint) {
-    throw new ApiError(400, 'UNKNOWN_KEY', `${field} was encrypted under an unknown key: fetch the current key from GET /sandbox/pin-key`,
+    throw new DomainError('unknown-key', `${field} was encrypted under an unknown key: fetch the current key from GET /sandbox/pin-key`,
       [{ field: `${field}.publicKeyFingerprint`, message: 'does not match the sandbox PIN key' }]);
   }
   let clear: Buffer;
@@ -63,8 +63,8 @@ export function parseIsoFormat1(clear: Buffer, field: string): string {
   return pin;
 }
 
-function invalidBlock(field: string, problem: string): ApiError {
-  return new ApiError(400, 'INVALID_PIN_BLOCK', `${field} ${problem}`, [{ field: `${field}.encryptedData`, message: problem }]);
+function invalidBlock(field: string, problem: string): DomainError {
+  return new DomainError('invalid-pin-block', `${field} ${problem}`, [{ field: `${field}.encryptedData`, message: problem }]);
 }
 
 // scrypt cost: what matters here is that no clear PIN is stored. A 4-12 digit PIN falls to a

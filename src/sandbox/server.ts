@@ -1,9 +1,13 @@
 // The fastify application: validation, the error envelope, the request log, and one route
-// plugin per resource. Responses are serialised with JSON.stringify: the response schemas on
-// each route document the API (GET /openapi.json) and are checked by the tests.
+// plugin per resource (routes/), typed by the TypeBox type provider. Routes call the services
+// (services/, switch/service.ts), which own the rules and transactions and throw DomainErrors;
+// the error handler here is the one place those become HTTP errors. Responses are serialised
+// with JSON.stringify: the response schemas on each route document the API (GET /openapi.json)
+// and are checked by the tests.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { SandboxDeps } from './deps.js';
-import { ApiError } from './errors.js';
+import { ApiError, DomainError, httpErrorOf } from './errors.js';
 import { emptyFaultSpec, faultRoutes, installFaults, type FaultController, type FaultSpec } from './faults.js';
 import { attachScopeCheck, requireLoopback } from './auth.js';
 import { collectRoute, type RouteDoc } from './openapi.js';
@@ -15,7 +19,7 @@ import { openapiRoutes } from './routes/openapi.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { userRoutes } from './routes/users.js';
-import { simulateRoutes } from './switch/route.js';
+import { simulateRoutes } from './routes/simulate.js';
 import { createValidatorCompiler, validationFailure } from './validation.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -48,7 +52,7 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
     // call closeIdleConnections() itself for 'idle' unless there is a serverFactory). A keep-alive socket busy with a request then would stay open after its response
     // until keepAliveTimeout (72 s): the closing hooks below end those sockets.
     forceCloseConnections: 'idle',
-  });
+  }).withTypeProvider<TypeBoxTypeProvider>();
   const routes: RouteDoc[] = [];
   app.decorateRequest('principal', null);
   app.addHook('onRoute', (route) => collectRoute(routes, route));
@@ -94,7 +98,7 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
   app.setValidatorCompiler(createValidatorCompiler());
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
-  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+  app.setErrorHandler((error: FastifyError | ApiError | DomainError, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.statusCode >= 500) options.log?.(`error: ${request.method} ${pathOf(request.url)}: ${(error as Error).stack ?? error}`);
     if (apiError.code === 'RATE_LIMITED') reply.header('retry-after', '1');
@@ -135,7 +139,8 @@ function pathOf(url: string): string {
   return question === -1 ? url : url.slice(0, question);
 }
 
-function toApiError(error: FastifyError | ApiError): ApiError {
+function toApiError(error: FastifyError | ApiError | DomainError): ApiError {
+  if (error instanceof DomainError) return httpErrorOf(error);
   if (error instanceof ApiError) return error;
   if (error.validation) return validationFailure(error.validation as never, error.validationContext);
   switch (error.code) {

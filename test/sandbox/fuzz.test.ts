@@ -163,7 +163,7 @@ describe('sandbox routes under random input', () => {
     }
     expect(failures).toEqual([]);
     // Nothing is left broken: every list answers, for this institution and another one, on
-    // the first page and past the page cache.
+    // the first page and on a later one.
     const other = (await call(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'After Fuzz Bank' } })).body.data.token as string;
     for (const op of lists) {
       for (const token of [sandbox.token, other]) {

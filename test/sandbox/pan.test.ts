@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { CardProgram } from '../../src/api/schemas.js';
-import { ApiError } from '../../src/sandbox/errors.js';
+import { DomainError, httpErrorOf } from '../../src/sandbox/errors.js';
 import { luhnCheckDigit, luhnValid, maskPan, nextProgramPan, panFromBin, panInProgramRange } from '../../src/sandbox/pan.js';
 import { defaultCardProgram, programRange } from '../../src/sandbox/tenancy.js';
 
@@ -59,8 +59,8 @@ describe('program card numbers', () => {
         taken.add(pan);
         current = { ...current, panSequenceCounter: counter };
       } catch (error) {
-        expect(error).toBeInstanceOf(ApiError);
-        expect((error as ApiError).statusCode).toBe(409);
+        expect(error).toBeInstanceOf(DomainError);
+        expect(httpErrorOf(error as DomainError).statusCode).toBe(409);
         break;
       }
     }

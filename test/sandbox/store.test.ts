@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { openStore } from '../../src/sandbox/store/index.js';
 import { schemaVersion } from '../../src/sandbox/store/db.js';
-import { seedSandbox } from '../../src/sandbox/tenancy.js';
+import { buildCard } from '../../src/sandbox/cards.js';
+import { createInstitution, seedSandbox } from '../../src/sandbox/tenancy.js';
 import { tempDir } from '../helpers/cli.js';
 
 const dir = tempDir('cardctl-store-');
@@ -26,13 +27,13 @@ test('migrations are recorded and applied once; seeding is idempotent across reo
   const file = join(dir.path, 'nested', 'seed.db');
   const first = openStore({ file });
   const seeded = seedSandbox(first, new Date());
-  expect(schemaVersion(first.db)).toBe(2);
+  expect(schemaVersion(first.db)).toBe(3);
   first.close();
 
   const second = openStore({ file });
   try {
     const rows = second.db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>;
-    expect(rows.map((r) => r.version)).toEqual([1, 2]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2, 3]);
     expect(seedSandbox(second, new Date())).toEqual(seeded);
     expect(second.cardPrograms.listByInstitution(seeded.institutionId)).toHaveLength(1);
     // A webhook URL given on a later start updates the seeded program.
@@ -58,40 +59,46 @@ test('a transaction that throws leaves nothing behind; nested calls join the out
   }
 });
 
-test('the change token moves with every row written, by this connection or another, and is unset inside a transaction', () => {
-  const file = join(dir.path, 'changes.db');
-  const store = openStore({ file });
-  const other = openStore({ file });
+test('the unfiltered card total is counted as cards are written: per institution, rolled-back inserts excluded, older databases counted once', () => {
+  const file = join(dir.path, 'counts.db');
+  let store = openStore({ file });
+  const now = new Date();
+  const first = seedSandbox(store, now);
+  const second = createInstitution(store, now, { name: 'Second Bank' });
+  const insert = (institutionId: string, programId: string, n: number, from = 0) => {
+    const program = store.cardPrograms.get(institutionId, programId)!;
+    for (let i = from; i < from + n; i++) {
+      const pan = `${program.panPrefix}${String(i).padStart(program.panLength - program.panPrefix.length, '0')}${institutionId.slice(-2)}`;
+      const card = buildCard({
+        institutionId, program, pan, referenceCode: `count-${i}`, pinEnabled: false,
+        account: { currency: '566', bankCode: '044', type: 'savings', number: '0123456789' },
+        customer: { firstName: 'Ada', middleName: '', lastName: 'Lovelace', emailAddress: 'ada@example.com', phoneNumber: '+2348012345678', honorific: '', gender: '', dateOfBirth: null, address: { line1: '', line2: '', city: '', state: '', country: '', postalCode: '' } },
+        embossingName: 'ADA LOVELACE', expiryDate: new Date(Date.UTC(now.getUTCFullYear() + 2, 0, 1)), status: 'active', seqNumber: '001',
+        enroll2FA: false, printCard: false, now,
+      });
+      store.cards.insert({ card, pan, pinHash: null, realId: null });
+    }
+  };
+  const total = (institutionId: string) => store.cards.list({ institutionId, limit: 1, offset: 0 }).total;
   try {
-    const seeded = seedSandbox(store, new Date());
-    const token = store.changeToken();
-    expect(token).toBeDefined();
-    expect(store.changeToken()).toBe(token);
-
-    store.meta.set('probe', 1);
-    const afterOwn = store.changeToken();
-    expect(afterOwn).not.toBe(token);
-
-    other.meta.set('probe', 2);
-    const afterOther = store.changeToken();
-    expect(afterOther).not.toBe(afterOwn);
-
-    // Inside a transaction its writes may still be rolled back: no token to cache under.
-    store.transaction(() => {
-      store.meta.set('probe', 3);
-      expect(store.changeToken()).toBeUndefined();
-    });
-    expect(store.changeToken()).not.toBe(afterOther);
-
-    // A write that is rolled back still moves it (a spurious change, never a missed one).
-    const beforeRollback = store.changeToken();
+    store.transaction(() => insert(first.institutionId, first.cardProgramId, 3));
+    store.transaction(() => insert(second.institutionId, second.cardProgramId, 2));
+    expect([total(first.institutionId), total(second.institutionId)]).toEqual([3, 2]);
     expect(() => store.transaction(() => {
-      store.cardPrograms.update({ ...store.cardPrograms.get(seeded.institutionId, seeded.cardProgramId)!, name: 'gone' });
+      store.db.exec("DELETE FROM cards WHERE reference_code = 'count-2'");
+      insert(first.institutionId, first.cardProgramId, 3, 10);
+      expect(total(first.institutionId)).toBe(5);
       throw new Error('boom');
     })).toThrow('boom');
-    expect(store.changeToken()).not.toBe(beforeRollback);
+    expect(total(first.institutionId)).toBe(3);
+    expect(total('no-such-institution')).toBe(0);
+
+    // A database whose cards were written before the count existed gets them counted once.
+    store.db.exec('DROP TRIGGER card_counts_insert; DROP TRIGGER card_counts_delete; DROP TABLE card_counts; DELETE FROM schema_migrations WHERE version = 3');
+    store.close();
+    store = openStore({ file });
+    expect([total(first.institutionId), total(second.institutionId)]).toEqual([3, 2]);
   } finally {
-    other.close();
     store.close();
   }
 });
@@ -104,10 +111,10 @@ test('a statement that fails answers its next call: no query is left broken by o
     // fails once with it, then answers ordinary parameters as if it had never been asked.
     const huge = 2 ** 64;
     const lists: Array<[string, (offset: number) => unknown]> = [
-      ['counted', (offset) => store.cards.listPage({ institutionId, limit: 20, offset })],
-      ['uncounted', (offset) => store.cards.listPage({ institutionId, limit: 20, offset, total: 0 })],
-      ['search', (offset) => store.cards.listPage({ institutionId, search: 'ada', limit: 20, offset })],
-      ['by id', (offset) => store.cards.listPage({ institutionId, cardId: 'x', limit: 20, offset })],
+      ['all', (offset) => store.cards.list({ institutionId, limit: 20, offset })],
+      ['search', (offset) => store.cards.list({ institutionId, search: 'ada', limit: 20, offset })],
+      ['by id', (offset) => store.cards.list({ institutionId, cardId: 'x', limit: 20, offset })],
+      ['search by id', (offset) => store.cards.list({ institutionId, search: 'ada', cardId: 'x', limit: 20, offset })],
     ];
     for (const [name, list] of lists) {
       expect(() => list(huge), name).toThrow(/datatype mismatch/);

@@ -403,8 +403,9 @@ describe('schema version 2 on a version-1 database', () => {
     try {
       const file = join(dir, 'v1.db');
       const store = openStore({ file });
-      // Back to version 1: without the two columns, and rows as version 1 wrote them.
-      store.db.exec(`DELETE FROM schema_migrations WHERE version = 2;
+      // Back to version 1: without the two columns (nor the later card counts), and rows as version 1 wrote them.
+      store.db.exec(`DELETE FROM schema_migrations WHERE version >= 2;
+        DROP TRIGGER card_counts_insert; DROP TRIGGER card_counts_delete; DROP TABLE card_counts;
         DROP INDEX transactions_by_original; DROP INDEX transactions_awaiting;
         ALTER TABLE transactions DROP COLUMN state; ALTER TABLE transactions DROP COLUMN reversed_minor; ALTER TABLE transactions DROP COLUMN original_id;
         INSERT INTO institutions (id, created_at, record) VALUES ('inst', '2026-01-01', '{}');`);

@@ -18,8 +18,6 @@ interface ServeOptions {
   faultsHold?: string;
   tokenTtl?: string;
   quietLog?: boolean;
-  /** commander's --no-list-cache: false when given. */
-  listCache: boolean;
 }
 
 interface ParsedServeOptions {
@@ -36,7 +34,6 @@ interface ParsedServeOptions {
   /** The spec as given, for the banner. */
   faultsText?: string;
   faultsSeed?: number;
-  listCache: boolean;
 }
 
 export default defineCommand<ServeOptions>({
@@ -60,8 +57,7 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
     .option('--faults-seed <n>', 'seed for the fault injector (replayable runs)')
     .option('--faults-hold <seconds>', 'how long commit-then-timeout holds a response (default 35)')
     .option('--token-ttl <seconds>', 'lifetime of OAuth access tokens (default 3600)')
-    .option('--quiet-log', 'no request log on stderr')
-    .option('--no-list-cache', 'answer every Get Cards page from the database (the cache is emptied by any write)'),
+    .option('--quiet-log', 'no request log on stderr'),
   examples: [
     'cardctl sandbox serve --profile sandbox',
     'cardctl sandbox serve --port 0 --memory --json',
@@ -87,7 +83,6 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
         log: options.log ? (line) => ctx.io.err(`${line}\n`) : undefined,
         faults: options.faults,
         faultsSeed: options.faultsSeed,
-        listCache: options.listCache,
       });
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -178,7 +173,6 @@ async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<Pars
     faults,
     faultsText: opts.faults,
     faultsSeed,
-    listCache: opts.listCache !== false,
   };
 }
 

@@ -1,6 +1,6 @@
 // Sandbox-only helpers under /sandbox (loopback callers only unless bound elsewhere): the PIN
 // key, new institutions, card programs, health.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import {
   CardProgram, CardProgramInput, Envelope, IdParams, PinKeyInfo, SandboxHealth, SandboxInstitutionCredentials,
@@ -8,16 +8,17 @@ import {
 } from '../../api/schemas.js';
 import { principalOf, requireBearer, requireLoopback } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
-import { invalidField, notFound } from '../errors.js';
-import { createInstitution, defaultCardProgram, programRange } from '../tenancy.js';
+import { cardProgramService } from '../services/card-programs.js';
+import { createInstitution } from '../tenancy.js';
 import { schemaVersion } from '../store/db.js';
 import { VERSION } from '../../version.js';
 import { envelope } from './common.js';
 
 const tags = ['sandbox'];
 
-export async function sandboxRoutes(app: FastifyInstance, deps: SandboxDeps): Promise<void> {
+export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app, deps) => {
   const { store, clock } = deps;
+  const programs = cardProgramService(deps);
   const loopback = requireLoopback(deps);
   const bearer = requireBearer(deps);
   const startedAt = Date.now();
@@ -47,7 +48,7 @@ export async function sandboxRoutes(app: FastifyInstance, deps: SandboxDeps): Pr
     pinBlockFormat: 'ISO-9564-1' as const,
   }));
 
-  app.post<{ Body: { name?: string } }>('/sandbox/institutions', {
+  app.post('/sandbox/institutions', {
     onRequest: loopback,
     // An empty POST is fine: every field is optional.
     preValidation: async (request) => { request.body ??= {}; },
@@ -65,69 +66,23 @@ export async function sandboxRoutes(app: FastifyInstance, deps: SandboxDeps): Pr
   app.get('/sandbox/card-programs', {
     onRequest: [loopback, bearer],
     schema: { summary: 'List card programs', tags, auth: 'bearer', response: { 200: Envelope(Type.Array(CardProgram)) } },
-  }, async (request) => envelope('Card programs retrieved', store.cardPrograms.listByInstitution(principalOf(request).institutionId)));
+  }, async (request) => envelope('Card programs retrieved', programs.list(principalOf(request).institutionId)));
 
-  app.post<{ Body: CardProgramInput }>('/sandbox/card-programs', {
+  app.post('/sandbox/card-programs', {
     onRequest: [loopback, bearer],
     schema: {
       summary: 'Create a card program', tags, auth: 'bearer',
       description: 'Defaults are those of the seeded program; `panPrefix` and `panLength` set the PAN range.',
       body: CardProgramInput, response: { 201: Envelope(CardProgram) },
     },
-  }, async (request, reply) => {
-    const { institutionId, userId } = principalOf(request);
-    const now = clock.now();
-    const base = defaultCardProgram({
-      institutionId, createdBy: userId ?? institutionId, now, name: request.body.name,
-      panPrefix: request.body.panPrefix, panLength: request.body.panLength,
-    });
-    const program = applyProgramChanges(base, request.body, now);
-    store.transaction(() => store.cardPrograms.insert(program));
-    return reply.code(201).send(envelope('Card program created', program));
-  });
+  }, async (request, reply) => reply.code(201).send(envelope('Card program created', programs.create(principalOf(request), request.body))));
 
-  app.put<{ Params: { id: string }; Body: UpdateCardProgramInput }>('/sandbox/card-programs/:id', {
+  app.put('/sandbox/card-programs/:id', {
     onRequest: [loopback, bearer],
     schema: {
       summary: 'Update a card program', tags, auth: 'bearer',
       description: 'Changes the given fields; `channels` and `webHookConfig` are merged into the current values.',
       params: IdParams, body: UpdateCardProgramInput, response: { 200: Envelope(CardProgram) },
     },
-  }, async (request) => {
-    const { institutionId } = principalOf(request);
-    const program = store.transaction(() => {
-      const current = store.cardPrograms.get(institutionId, request.params.id);
-      if (!current) throw notFound(`card program ${request.params.id}`);
-      const next = applyProgramChanges(current, request.body, clock.now());
-      store.cardPrograms.update(next);
-      return next;
-    });
-    return envelope('Card program updated', program);
-  });
-}
-
-function applyProgramChanges(program: CardProgram, input: UpdateCardProgramInput, now: Date): CardProgram {
-  const next: CardProgram = { ...program, updatedAt: now.toISOString() };
-  if (input.name !== undefined) next.name = input.name;
-  if (input.scheme !== undefined) next.scheme = input.scheme;
-  if (input.maxExpiry !== undefined) next.maxExpiry = input.maxExpiry;
-  if (input.allowRandomPan !== undefined) next.allowRandomPan = input.allowRandomPan;
-  if (input.randomCardNumber !== undefined) next.randomCardNumber = input.randomCardNumber;
-  if (input.renewable !== undefined) next.renewable = input.renewable;
-  if (input.panPrefix !== undefined || input.panLength !== undefined) {
-    const prefix = input.panPrefix ?? program.panPrefix;
-    const length = input.panLength ?? program.panLength;
-    if (prefix.length >= length - 1) throw invalidField('panPrefix', `leaves no digits for card numbers of length ${length}`);
-    Object.assign(next, programRange(prefix, length));
-    if (prefix !== program.panPrefix || length !== program.panLength) next.panSequenceCounter = 0;
-  }
-  if (input.channels) {
-    next.channels = { ...program.channels };
-    for (const channel of ['pos', 'atm', 'web'] as const) {
-      const change = input.channels[channel];
-      if (change) next.channels[channel] = { enabled: change.enabled, dailyLimit: { ...change.dailyLimit } };
-    }
-  }
-  if (input.webHookConfig) next.webHookConfig = { ...program.webHookConfig, ...input.webHookConfig };
-  return next;
-}
+  }, async (request) => envelope('Card program updated', programs.update(principalOf(request).institutionId, request.params.id, request.body)));
+};

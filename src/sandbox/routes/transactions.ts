@@ -1,12 +1,14 @@
 // GET /institutions/transactions: the institution's transactions, newest first, with filters.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ListEnvelope, ListTransactionsQuery, Transaction } from '../../api/schemas.js';
 import { principalOf, requireBearer } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
-import { pagination, paging } from './common.js';
+import { transactionService } from '../services/transactions.js';
+import { pagination, paging, storedListBody } from './common.js';
 
-export async function transactionRoutes(app: FastifyInstance, deps: SandboxDeps): Promise<void> {
-  app.get<{ Querystring: ListTransactionsQuery }>('/institutions/transactions', {
+export const transactionRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app, deps) => {
+  const transactions = transactionService(deps);
+  app.get('/institutions/transactions', {
     onRequest: requireBearer(deps),
     schema: {
       summary: 'List transactions', tags: ['transactions'], auth: 'bearer',
@@ -15,14 +17,11 @@ export async function transactionRoutes(app: FastifyInstance, deps: SandboxDeps)
       response: { 200: ListEnvelope(Transaction) },
     },
   }, async (request, reply) => {
-    const { institutionId } = principalOf(request);
     const { page, limit, offset } = paging(request.query);
     const { merchantId, terminalId, cardStatus, transactionStatus } = request.query;
-    const { records, total } = deps.store.transactions.list({ institutionId, merchantId, terminalId, cardStatus, transactionStatus, limit, offset });
-    // Stored records are already the API's JSON: no parse and re-serialise.
-    const head = JSON.stringify({ statusCode: 200, message: 'Transactions retrieved successfully' });
-    return reply.type('application/json').send(
-      `${head.slice(0, -1)},"data":[${records.join(',')}],"pagination":${JSON.stringify(pagination(page, limit, total))}}`,
-    );
+    const listed = transactions.list({ institutionId: principalOf(request).institutionId, merchantId, terminalId, cardStatus, transactionStatus, limit, offset });
+    const body = storedListBody('Transactions retrieved successfully', listed.records, pagination(page, limit, listed.total));
+    // Already the JSON of the 200 schema: fastify sends a string as it is (see storedListBody for why).
+    return reply.type('application/json').send(body as never);
   });
-}
+};

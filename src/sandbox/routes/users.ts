@@ -1,20 +1,18 @@
 // PUT /institutions/users/{institutionUserId}/update: a user of the caller's institution; and
 // POST /sandbox/users (a sandbox helper): a new user of the caller's institution.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
   Envelope, InstitutionUser, SandboxUserCredentials, SandboxUserInput, UpdateUserBody, UserIdParams,
 } from '../../api/schemas.js';
-import { assertCanGrant, principalOf, requireBearer, requireLoopback } from '../auth.js';
+import { principalOf, requireBearer, requireLoopback } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
-import { notFound } from '../errors.js';
-import { scopesOfUser } from '../scopes.js';
-import { addUser } from '../tenancy.js';
+import { userService } from '../services/users.js';
 import { envelope } from './common.js';
 
-export async function userRoutes(app: FastifyInstance, deps: SandboxDeps): Promise<void> {
-  const { store, clock } = deps;
+export const userRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app, deps) => {
+  const users = userService(deps);
   const bearer = requireBearer(deps);
-  app.put<{ Params: { institutionUserId: string }; Body: UpdateUserBody }>('/institutions/users/:institutionUserId/update', {
+  app.put('/institutions/users/:institutionUserId/update', {
     onRequest: bearer,
     schema: {
       summary: 'Update Institution User', tags: ['users'], auth: 'bearer',
@@ -23,37 +21,10 @@ export async function userRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
         + 'A blocked or inactive user\'s tokens and API keys stop working at their next request.',
       params: UserIdParams, body: UpdateUserBody, response: { 200: Envelope(InstitutionUser) },
     },
-  }, async (request) => {
-    const principal = principalOf(request);
-    const { institutionId } = principal;
-    const body = request.body;
-    const user = store.transaction(() => {
-      const current = store.institutions.getUser(institutionId, request.params.institutionUserId);
-      if (!current) throw notFound(`institution user ${request.params.institutionUserId}`);
-      assertCanGrant(principal, scopesOfUser(current), 'change a user who has it');
-      assertCanGrant(principal, scopesOfUser(body), 'give it to a user');
-      const next: InstitutionUser = {
-        ...current,
-        firstName: body.firstName,
-        lastName: body.lastName,
-        emailAddress: body.emailAddress,
-        phoneNumber: body.phoneNumber,
-        status: body.status,
-        isBlocked: body.isBlocked,
-        roles: body.roles.map((role) => ({ role: role.role, permissions: [...role.permissions] })),
-        embossingName: body.embossingName ?? current.embossingName,
-        startDate: body.startDate ?? current.startDate,
-        expiryDate: body.expiryDate ?? current.expiryDate,
-        printCard: body.printCard ?? current.printCard,
-        updatedAt: clock.now().toISOString(),
-      };
-      store.institutions.updateUser(next);
-      return next;
-    });
-    return envelope('Institution user updated successfully', user);
-  });
+  }, async (request) => envelope('Institution user updated successfully',
+    users.update(principalOf(request), request.params.institutionUserId, request.body)));
 
-  app.post<{ Body: SandboxUserInput }>('/sandbox/users', {
+  app.post('/sandbox/users', {
     onRequest: [requireLoopback(deps), bearer],
     // An empty POST is fine: every field is optional.
     preValidation: async (request) => { request.body ??= {}; },
@@ -63,13 +34,5 @@ export async function userRoutes(app: FastifyInstance, deps: SandboxDeps): Promi
         + 'Its `roles` (default none) must not grant anything the caller lacks.',
       body: SandboxUserInput, response: { 201: Envelope(SandboxUserCredentials) },
     },
-  }, async (request, reply) => {
-    const principal = principalOf(request);
-    const roles = request.body.roles ?? [];
-    assertCanGrant(principal, scopesOfUser({ roles }), 'give it to a user');
-    const created = store.transaction(() => addUser(store, clock.now(), {
-      institutionId: principal.institutionId, firstName: request.body.firstName, lastName: request.body.lastName, roles,
-    }));
-    return reply.code(201).send(envelope('User created', created));
-  });
-}
+  }, async (request, reply) => reply.code(201).send(envelope('User created', users.create(principalOf(request), request.body))));
+};

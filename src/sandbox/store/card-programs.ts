@@ -21,14 +21,8 @@ export class CardProgramStore {
 
   /** The program of this institution, or undefined (also for another institution's program). */
   get(institutionId: string, id: string): CardProgram | undefined {
-    const json = this.getJson(institutionId, id);
-    return json === undefined ? undefined : (JSON.parse(json) as CardProgram);
-  }
-
-  /** Same as get(), but the stored JSON text (to embed in responses without a parse). */
-  getJson(institutionId: string, id: string): string | undefined {
     const row = this.selectProgram.get(id, institutionId) as { record: string } | undefined;
-    return row?.record;
+    return row ? (JSON.parse(row.record) as CardProgram) : undefined;
   }
 
   listByInstitution(institutionId: string): CardProgram[] {

@@ -20,38 +20,7 @@ export interface CardListQuery {
   cardId?: string;
   limit: number;
   offset: number;
-  /**
-   * The number of cards matching the filters, when the caller already has it (counted under the
-   * same store.changeToken()): the page is then read without counting them again.
-   */
-  total?: number;
 }
-
-export interface CardPage {
-  total: number;
-  /**
-   * The page's cards as stored (the API's JSON, cardProgram as an id), comma-separated, as
-   * UTF-8 bytes: they go out as they are, so they are never decoded into a string.
-   */
-  records: Buffer;
-  /** Per card, in page order: its program reference (its only one: see PROGRAM_REFERENCE). */
-  programRefs: ProgramRef[];
-}
-
-/** Where a card record of a page says `"cardProgram":"<id>"`: bytes at..end of the records. */
-export interface ProgramRef {
-  programId: string;
-  at: number;
-  end: number;
-}
-
-/**
- * What every card record holds in place of its program object, as JSON.stringify spells it.
- * The first match in a record is the reference: inside a string value the quotes would be
- * escaped, and no byte of a multi-byte UTF-8 character is ASCII.
- */
-const PROGRAM_REFERENCE = Buffer.from('"cardProgram":"');
-const QUOTE = 0x22;
 
 interface CardRow {
   record: string;
@@ -68,8 +37,9 @@ export class CardStore {
   private readonly selectByPan: Statement;
   private readonly selectPanExists: Statement;
   private readonly updateCard: Statement;
-  /** Page statements by filter combination (see pageStatement()), with and without the count. */
-  private readonly pages: Record<'counted' | 'uncounted', Statement[]>;
+  /** By filter combination (see the constructor): the page, and the number of cards matching. */
+  private readonly pages: Statement[];
+  private readonly counts: Statement[];
 
   constructor(db: Db) {
     this.insertCard = db.prepare(
@@ -85,34 +55,20 @@ export class CardStore {
       `UPDATE cards SET status = @status, pin_hash = @pinHash, search_text = @searchText, record = @record
        WHERE id = @id AND institution_id = @institutionId`,
     );
-    // One statement per filter combination, each answering a whole page in one row: the
-    // total, the page's records joined into one JSON text, and the length of each record in
-    // bytes, so that each program reference is found near the start of its record instead of
-    // by searching 30 KB of JSON. libsql costs a few microseconds per row crossing into
-    // JavaScript, so one row instead of twenty is most of the list endpoint's speed.
-    // group_concat visits the rows in the subquery's order (a LIMITed subquery under an
-    // aggregate is never flattened), the same order for both aggregates; an ORDER BY inside
-    // group_concat would say the same but re-sorts, at four times the cost. The records come
-    // back as a BLOB (the same bytes as the TEXT), which libsql copies into a Buffer: decoding
-    // them into a string only to encode them again for the socket cost more than the query.
-    // Every variant stays on the (institution_id, created_at DESC, id DESC) index.
-    // Parameters: ?1 institution, ?2 card id, ?3 search pattern, ?4 limit, ?5 offset. The
-    // uncounted variants answer total as NULL (the caller knows it).
-    const page = (filters: string, counted: boolean) => {
-      const where = `institution_id = ?1${filters}`;
-      return db.prepare(`SELECT
-          ${counted ? `(SELECT COUNT(*) FROM cards WHERE ${where})` : 'NULL'} AS total,
-          CAST(group_concat(record, ',') AS BLOB) AS records,
-          group_concat(octet_length(record)) AS lengths
-        FROM (SELECT record FROM cards WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ?4 OFFSET ?5)`);
-    };
+    // One page and one count statement per filter combination. Pages walk the
+    // (institution_id, created_at DESC, id DESC) index, so the first page costs the same at any
+    // size; the unfiltered total is the institution's row of card_counts (kept by triggers),
+    // since counting 100,000 index entries takes milliseconds. Parameters: ?1 institution,
+    // ?2 card id, ?3 search pattern, ?4 limit, ?5 offset.
     const byId = ' AND id = ?2';
     const search = " AND search_text LIKE ?3 ESCAPE '\\'";
     const filters = ['', search, byId, byId + search];
-    this.pages = {
-      counted: filters.map((where) => page(where, true)),
-      uncounted: filters.map((where) => page(where, false)),
-    };
+    this.pages = filters.map((filter) => db.prepare(
+      `SELECT record FROM cards WHERE institution_id = ?1${filter} ORDER BY created_at DESC, id DESC LIMIT ?4 OFFSET ?5`,
+    ));
+    this.counts = filters.map((filter) => db.prepare(filter === ''
+      ? 'SELECT COALESCE((SELECT cards FROM card_counts WHERE institution_id = ?1), 0) AS total'
+      : `SELECT COUNT(*) AS total FROM cards WHERE institution_id = ?1${filter}`));
   }
 
   insert(stored: StoredCard): void {
@@ -166,30 +122,16 @@ export class CardStore {
     });
   }
 
-  /** One page, newest first, as JSON bytes ready to send, with the programs it refers to. */
-  listPage(query: CardListQuery): CardPage {
+  /** One page of the institution's cards, newest first, and how many match the filters. */
+  list(query: CardListQuery): { cards: Card[]; total: number } {
     const hasSearch = query.search !== undefined && query.search.trim() !== '';
-    // Index into `filters` above: search is bit 0, cardId bit 1.
+    // Index into the filter combinations: search is bit 0, cardId bit 1.
     const filter = (hasSearch ? 1 : 0) + (query.cardId !== undefined ? 2 : 0);
-    const statement = this.pages[query.total === undefined ? 'counted' : 'uncounted'][filter]!;
-    const pattern = hasSearch ? `%${escapeLike(query.search!.trim().toLowerCase())}%` : null;
-    const row = statement.get(query.institutionId, query.cardId ?? null, pattern, query.limit, query.offset) as {
-      total: number | null; records: Buffer | null; lengths: string | null;
-    };
-    const records = row.records ?? Buffer.alloc(0);
-    const programRefs: ProgramRef[] = [];
-    let start = 0;
-    for (const length of row.lengths ? row.lengths.split(',') : []) {
-      const end = start + Number(length);
-      const at = records.indexOf(PROGRAM_REFERENCE, start);
-      if (at !== -1 && at < end) {
-        const idStart = at + PROGRAM_REFERENCE.length;
-        const idEnd = records.indexOf(QUOTE, idStart);
-        programRefs.push({ programId: records.toString('latin1', idStart, idEnd), at, end: idEnd + 1 });
-      }
-      start = end + 1; // and the comma
-    }
-    return { total: query.total ?? row.total!, records, programRefs };
+    const params = [query.institutionId, query.cardId ?? null, hasSearch ? `%${escapeLike(query.search!.trim().toLowerCase())}%` : null];
+    // Both run in the same synchronous call, so no write of this sandbox falls between them.
+    const rows = this.pages[filter]!.all(...params, query.limit, query.offset) as Array<{ record: string }>;
+    const { total } = this.counts[filter]!.get(...params) as { total: number };
+    return { cards: rows.map((row) => JSON.parse(row.record) as Card), total };
   }
 }
 

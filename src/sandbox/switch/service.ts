@@ -18,6 +18,7 @@ import type { SwitchMessage } from '../../iso8583/message.js';
 import { maskPan } from '../../core/redact.js';
 import { cardExpiryYYMM, checkCard, checkChannel, checkLimits, toYYMM, type UsedToday } from './checks.js';
 import { buildRequest, buildResponse, dayOf, DEFAULT_CHANNEL, DEFAULT_MERCHANT, DEFAULT_METHOD, DEFAULT_TERMINAL, isPhysical, retrievalReferenceNumber, type CardData } from './message.js';
+import { DomainError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import { callWebhook, type WebhookCallOptions, type WebhookOutcome } from './webhook.js';
 import { isRefusal, nextState, transactionStatusOf, type TransactionEvent, type TransactionState } from './states.js';
@@ -87,21 +88,6 @@ export interface SwitchDeps {
   callWebhook?: typeof callWebhook;
 }
 
-/** A 4xx answer of the simulator (not a transaction): the route turns it into the error envelope. */
-export class SimulateError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly error: string,
-    message: string,
-    readonly errors?: Array<{ field: string; message: string }>,
-  ) {
-    super(message);
-    this.name = 'SimulateError';
-  }
-}
-
-const invalid = (field: string, message: string) =>
-  new SimulateError(400, 'VALIDATION_ERROR', `${field} ${message}`, [{ field, message }]);
 
 interface Plan {
   intent: Intent;
@@ -127,7 +113,7 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
   const started = performance.now();
   const { store } = deps;
   const institution = store.institution(institutionId);
-  if (!institution) throw new SimulateError(404, 'NOT_FOUND', `institution ${institutionId} not found`);
+  if (!institution) throw new DomainError('not-found', `institution ${institutionId} not found`);
 
   const plan = body.intent === 'reversal' ? planReversal(store, institutionId, body, receivedAt) : planDebit(store, institutionId, body, receivedAt);
   const mode = body.responseMode ?? 'stub';
@@ -245,7 +231,7 @@ function planDebit(store: SwitchStore, institutionId: string, body: SimulateBody
   } else {
     const missing = (['pan', 'expiry', 'accountNumber'] as const).filter((f) => body[f] === undefined || body[f] === '');
     if (missing.length > 0) {
-      throw new SimulateError(400, 'VALIDATION_ERROR', `give cardId, or pan, expiry and accountNumber together (missing: ${missing.join(', ')})`,
+      throw new DomainError('invalid', `give cardId, or pan, expiry and accountNumber together (missing: ${missing.join(', ')})`,
         missing.map((field) => ({ field, message: 'is required when cardId is absent' })));
     }
     const found = store.cardByPan(body.pan!);
@@ -278,13 +264,13 @@ function planReversal(store: SwitchStore, institutionId: string, body: SimulateB
   let original: Transaction | undefined;
   if (body.originalTransactionId) {
     original = store.get(institutionId, body.originalTransactionId)?.record;
-    if (!original) throw new SimulateError(404, 'NOT_FOUND', `original transaction ${body.originalTransactionId} not found`);
+    if (!original) throw new DomainError('not-found', `original transaction ${body.originalTransactionId} not found`);
   } else if (body.originalStan && body.originalRrn) {
     original = store.findByStanRrn(institutionId, body.originalStan, body.originalRrn);
-    if (!original) throw new SimulateError(404, 'NOT_FOUND', `no transaction with STAN ${body.originalStan} and RRN ${body.originalRrn}`);
+    if (!original) throw new DomainError('not-found', `no transaction with STAN ${body.originalStan} and RRN ${body.originalRrn}`);
   } else {
     const fields = body.originalStan ? ['originalRrn'] : body.originalRrn ? ['originalStan'] : ['originalTransactionId'];
-    throw new SimulateError(400, 'VALIDATION_ERROR', 'a reversal needs originalTransactionId, or originalStan and originalRrn together',
+    throw new DomainError('invalid', 'a reversal needs originalTransactionId, or originalStan and originalRrn together',
       fields.map((field) => ({ field, message: 'is required for a reversal' })));
   }
   const { currency, digits, amountMinor } = money(body, original.amounts.currency);
@@ -320,14 +306,14 @@ function planReversal(store: SwitchStore, institutionId: string, body: SimulateB
 function money(body: SimulateBody, fixedCurrency: string | undefined) {
   const currency = fixedCurrency ?? body.currency ?? '566';
   if (fixedCurrency && body.currency && body.currency !== fixedCurrency) {
-    throw invalid('currency', `must be the original's currency (${fixedCurrency})`);
+    throw invalidField('currency', `must be the original's currency (${fixedCurrency})`);
   }
   const info = currencyInfo(currency);
-  if (!info) throw invalid('currency', `"${currency}" is not an ISO 4217 numeric currency code`);
+  if (!info) throw invalidField('currency', `"${currency}" is not an ISO 4217 numeric currency code`);
   try {
     return { currency: info.number, digits: info.digits, amountMinor: amountToMinor(body.amount, info.digits) };
   } catch (error) {
-    if (error instanceof AmountError) throw invalid('amount', `${error.message} (${info.code})`);
+    if (error instanceof AmountError) throw invalidField('amount', `${error.message} (${info.code})`);
     throw error;
   }
 }
@@ -366,21 +352,21 @@ export function applyEvent(
 function startReversal(store: SwitchStore, institutionId: string, plan: Plan, request: SwitchMessage, amountMinor: bigint, at: Date): void {
   const originalId = plan.original!.id;
   const current = store.get(institutionId, originalId);
-  if (!current) throw new SimulateError(404, 'NOT_FOUND', `original transaction ${originalId} not found`);
-  if (intentOfMti(current.record.mti) === 'reversal') throw new SimulateError(409, 'CONFLICT', `transaction ${originalId} is a reversal and cannot be reversed`);
+  if (!current) throw new DomainError('not-found', `original transaction ${originalId} not found`);
+  if (intentOfMti(current.record.mti) === 'reversal') throw new DomainError('conflict', `transaction ${originalId} is a reversal and cannot be reversed`);
   const started = applyEvent(store, institutionId, originalId, 'reversal-requested', at, (record) => ({ record }), (stored) => {
     const currency = stored.record.amounts.currency;
-    if ((request['49'] ?? currency) !== currency) throw invalid('overrides', `field 49 must be the original's currency (${currency})`);
+    if ((request['49'] ?? currency) !== currency) throw invalidField('overrides', `field 49 must be the original's currency (${currency})`);
     const remaining = BigInt(stored.amountMinor - stored.reversedMinor);
-    if (amountMinor <= 0n) throw invalid('amount', 'of a reversal must be more than 0');
+    if (amountMinor <= 0n) throw invalidField('amount', 'of a reversal must be more than 0');
     if (amountMinor > remaining) {
       const left = remaining === BigInt(stored.amountMinor) ? '' : ` of ${minorToMajor(stored.amountMinor, plan.digits)}, the rest having been reversed`;
-      throw invalid('amount', `exceeds what remains of the original (${minorToMajor(remaining, plan.digits)}${left})`);
+      throw invalidField('amount', `exceeds what remains of the original (${minorToMajor(remaining, plan.digits)}${left})`);
     }
   });
   if (!started.ok) {
     const holder = store.awaitingReversalOf(institutionId, originalId);
-    throw new SimulateError(409, 'CONFLICT', holder ? `${started.reason} (${holder.record.id})` : started.reason);
+    throw new DomainError('conflict', holder ? `${started.reason} (${holder.record.id})` : started.reason);
   }
 }
 

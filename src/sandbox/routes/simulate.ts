@@ -1,21 +1,23 @@
-// POST /institutions/{switch}/simulate — the switch simulator (see service.ts), and
+// POST /institutions/{switch}/simulate — the switch simulator (see ../switch/service.ts), and
 // GET /institutions/transactions/{id} — a sandbox extension the reference does not have
 // (it only lists transactions); `cardctl tx show` uses it and falls back to scanning the list
 // where a deployment answers 404 for the route.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { Agent } from 'undici';
 import { Envelope, SimulateBody, SimulateEnvelope, SwitchParams, Transaction } from '../../api/schemas.js';
 import { principalOf, requireBearer } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
-import { ApiError, notFound } from '../errors.js';
-import { recoverAbandoned, simulate, SimulateError } from './service.js';
-import { switchStore } from './store.js';
-import { Agent } from 'undici';
+import { transactionService } from '../services/transactions.js';
+import { recoverAbandoned, simulate } from '../switch/service.js';
+import { switchStore } from '../switch/store.js';
+import { envelope } from './common.js';
 
 const TransactionIdParams = Type.Object({ id: Type.String({ minLength: 1 }) });
 
-export async function simulateRoutes(app: FastifyInstance, deps: SandboxDeps): Promise<void> {
+export const simulateRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app, deps) => {
   const auth = requireBearer(deps);
+  const transactions = transactionService(deps);
   // One keep-alive pool per server for webhook calls, closed with it.
   const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 128 });
   const switchDeps = { store: switchStore(deps.store), now: () => deps.clock.now(), webhook: { dispatcher } };
@@ -23,7 +25,7 @@ export async function simulateRoutes(app: FastifyInstance, deps: SandboxDeps): P
   // Transactions a stopped sandbox left awaiting their answer fail (96) now rather than never.
   recoverAbandoned(switchDeps.store, deps.clock.now());
 
-  app.post<{ Body: SimulateBody }>('/institutions/:switch/simulate', {
+  app.post('/institutions/:switch/simulate', {
     onRequest: auth,
     schema: {
       summary: 'Simulate Switch Transaction', tags: ['simulate'], auth: 'bearer',
@@ -44,19 +46,9 @@ export async function simulateRoutes(app: FastifyInstance, deps: SandboxDeps): P
       body: SimulateBody,
       response: { 200: SimulateEnvelope },
     },
-  }, async (request) => {
-    const { institutionId } = principalOf(request);
-    try {
-      return await simulate(switchDeps, institutionId, request.body);
-    } catch (error) {
-      if (error instanceof SimulateError) {
-        throw new ApiError(error.statusCode, error.error as never, error.message, error.errors);
-      }
-      throw error;
-    }
-  });
+  }, async (request) => simulate(switchDeps, principalOf(request).institutionId, request.body));
 
-  app.get<{ Params: { id: string } }>('/institutions/transactions/:id', {
+  app.get('/institutions/transactions/:id', {
     onRequest: auth,
     schema: {
       summary: 'Get Transaction (sandbox extension)', tags: ['transactions'], auth: 'bearer',
@@ -65,10 +57,5 @@ export async function simulateRoutes(app: FastifyInstance, deps: SandboxDeps): P
       params: TransactionIdParams,
       response: { 200: Envelope(Transaction) },
     },
-  }, async (request) => {
-    const { institutionId } = principalOf(request);
-    const transaction = deps.store.transactions.get(institutionId, request.params.id);
-    if (!transaction) throw notFound(`transaction ${request.params.id}`);
-    return { statusCode: 200, message: 'Transaction retrieved successfully', data: transaction };
-  });
-}
+  }, async (request) => envelope('Transaction retrieved successfully', transactions.get(principalOf(request).institutionId, request.params.id)));
+};
