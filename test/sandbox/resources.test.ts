@@ -1,6 +1,7 @@
 // OAuth applications, institution users, card import, transactions.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Transaction } from '../../src/api/schemas.js';
+import type { Channel } from '../../src/iso8583/codes.js';
 import { call, createCard, encryptPin, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
 import { makeCertificate, type TestCertificate } from './oauth-helpers.js';
 
@@ -264,7 +265,7 @@ describe('GET /institutions/transactions', () => {
     await call(sandbox, 'GET', `/institutions/cards/${cardB.id}/deactivate`, { token: sandbox.token });
     const store = sandbox.deps.store;
     const day = '2026-11-22';
-    const rows: Array<[any, Partial<Transaction>, string]> = [
+    const rows: Array<[any, Partial<Transaction>, Channel]> = [
       [cardA, { merchantId: 'M1', terminalId: 'T1', transactionStatus: 'completed', stan: '000001', rrn: 'R00000000001' }, 'pos'],
       [cardA, { merchantId: 'M1', terminalId: 'T2', transactionStatus: 'pending', mti: '0100', stan: '000002', rrn: 'R00000000002' }, 'pos'],
       [cardB, { merchantId: 'M2', terminalId: 'T1', transactionStatus: 'failed', responseCode: '96', stan: '000003', rrn: 'R00000000003' }, 'atm'],
@@ -331,7 +332,7 @@ describe('GET /institutions/transactions', () => {
     const before = transactions.getStored(sandbox.institutionId, ids[0]!)!;
     expect(before).toMatchObject({ state: 'approved', amountMinor: 150000, reversedMinor: 0 });
     // Part given back: the count stays, the amount drops by that part.
-    const part = { institutionId: sandbox.institutionId, id: ids[0]!, from: 'approved', to: 'approved', record: before.record, reversedMinor: 50000 };
+    const part = { institutionId: sandbox.institutionId, id: ids[0]!, from: 'approved' as const, to: 'approved' as const, record: before.record, reversedMinor: 50000 };
     expect(transactions.changeStateIf(part)).toBe(true);
     expect(transactions.dailyUsage(cardA.id, 'pos', '2026-11-22', counted)).toEqual({ count: 2, amountMinor: 250000 });
     const reversed = { ...before.record, reversed: true, reversalId: 'reversal-1', transactionStatus: 'reversed' as const };

@@ -4,6 +4,8 @@
 import type { CardStatus, Transaction, TransactionStatus } from '../../api/schemas.js';
 import type { Static } from '@sinclair/typebox';
 import type { Db, Statement } from './db.js';
+import type { Channel } from '../../iso8583/codes.js';
+import type { TransactionState } from '../switch/states.js';
 
 type TransactionStatusValue = Static<typeof TransactionStatus>;
 type CardStatusValue = Static<typeof CardStatus>;
@@ -11,13 +13,13 @@ type CardStatusValue = Static<typeof CardStatus>;
 /** Columns that are not plainly in the record, or that the caller decides. */
 export interface TransactionIndex {
   /** `pos`, `atm` or `web`: the channel whose daily limits this transaction counts against. */
-  channel: string;
+  channel: Channel;
   /** Amount in minor units (field 4). */
   amountMinor: number;
   /** Day the transaction counts for, YYYY-MM-DD (UTC). */
   day: string;
   /** The switch's state of the transaction (its transitions are the switch module's table). */
-  state: string;
+  state: TransactionState;
   /** A reversal's original transaction. */
   originalId?: string;
 }
@@ -25,7 +27,7 @@ export interface TransactionIndex {
 /** A stored transaction with the columns the switch's transitions read. */
 export interface StoredTransaction {
   record: Transaction;
-  state: string;
+  state: TransactionState;
   /** Field 4 in minor units. */
   amountMinor: number;
   /** Minor units given back by approved reversals. */
@@ -38,8 +40,8 @@ export interface StoredTransaction {
 export interface StateChange {
   institutionId: string;
   id: string;
-  from: string;
-  to: string;
+  from: TransactionState;
+  to: TransactionState;
   /** The record as it is after the change (its transactionStatus fills the status column). */
   record: Transaction;
   /** New value of the reversed amount, minor units; unchanged when absent. */
@@ -61,7 +63,7 @@ export interface DailyUsage {
   amountMinor: number;
 }
 
-type StoredRow = { record: string; state: string; amountMinor: number; reversedMinor: number; originalId: string | null };
+type StoredRow = { record: string; state: TransactionState; amountMinor: number; reversedMinor: number; originalId: string | null };
 
 function storedOf(row: unknown): StoredTransaction | undefined {
   if (!row) return undefined;

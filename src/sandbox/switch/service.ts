@@ -21,6 +21,7 @@ import { buildRequest, buildResponse, dayOf, DEFAULT_CHANNEL, DEFAULT_MERCHANT, 
 import { DomainError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
 import { callWebhook, type WebhookCallOptions, type WebhookOutcome } from './webhook.js';
+import type { StateChange, StoredTransaction, TransactionIndex } from '../store/transactions.js';
 import { isRefusal, nextState, transactionStatusOf, type TransactionEvent, type TransactionState } from './states.js';
 
 /** What the simulator needs from the store. Every method is synchronous (libsql). */
@@ -48,37 +49,7 @@ export interface SwitchStore {
   awaitingBefore(createdAt: string): Array<{ institutionId: string; id: string }>;
 }
 
-/** Columns the store keeps beside the record (what limits and filters query). */
-export interface TransactionIndex {
-  channel: Channel;
-  /** Field 4, minor units. */
-  amountMinor: number;
-  /** The UTC day the transaction counts for, YYYY-MM-DD. */
-  day: string;
-  state: TransactionState;
-  /** A reversal's original. */
-  originalId?: string;
-}
-
-export interface StoredTransaction {
-  record: Transaction;
-  state: TransactionState;
-  /** Field 4, minor units. */
-  amountMinor: number;
-  /** Minor units given back by approved reversals. */
-  reversedMinor: number;
-  /** A reversal's original. */
-  originalId?: string;
-}
-
-export interface StateChange {
-  institutionId: string;
-  id: string;
-  from: TransactionState;
-  to: TransactionState;
-  record: Transaction;
-  reversedMinor?: number;
-}
+export type { StateChange, StoredTransaction, TransactionIndex } from '../store/transactions.js';
 
 export interface SwitchDeps {
   store: SwitchStore;

@@ -27,9 +27,9 @@ export function switchStore(store: Store): SwitchStore {
     },
     insert: (record, index) => store.transactions.insert(record, index),
     changeState: (change) => store.transactions.changeStateIf(change),
-    get: (institutionId, id) => store.transactions.getStored(institutionId, id) as ReturnType<SwitchStore['get']>,
+    get: (institutionId, id) => store.transactions.getStored(institutionId, id),
     findByStanRrn: (institutionId, stan, rrn) => store.transactions.findByStanRrn(institutionId, stan, rrn),
-    awaitingReversalOf: (institutionId, originalId) => store.transactions.awaitingReversalOf(institutionId, originalId) as ReturnType<SwitchStore['awaitingReversalOf']>,
+    awaitingReversalOf: (institutionId, originalId) => store.transactions.awaitingReversalOf(institutionId, originalId),
     awaitingBefore: (createdAt) => store.transactions.awaitingBefore(createdAt),
   };
 }
