@@ -2,7 +2,7 @@
 import { MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { buildSimulateBody } from '../../src/commands/simulate/request.js';
-import { parseTimeBound } from '../../src/commands/tx/time.js';
+import { parseTimeBound } from '../../src/core/datetime.js';
 import { UsageError } from '../../src/core/errors.js';
 import { main } from '../../src/cli.js';
 import { testIO } from '../helpers/context.js';

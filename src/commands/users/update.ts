@@ -1,25 +1,13 @@
 import type { UpdateUserBody } from '../../api/schemas.js';
 import { defineCommand } from '../../core/command.js';
+import { defineFlags, type FlagValues } from '../../core/flags.js';
 import type { Context } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
 import * as fields from '../../core/card-fields.js';
 import { validateDateTime, validateEmail, validatePhone, validateScope } from '../../core/validate.js';
 import { bodyBoolean, bodyString, readBodyFile } from '../oauth/body-file.js';
 
-interface UpdateOptions {
-  firstName?: string;
-  lastName?: string;
-  email?: string;
-  phone?: string;
-  status?: string;
-  blocked?: boolean;
-  role?: string[];
-  embossingName?: string;
-  startDate?: string;
-  expiryDate?: string;
-  printCard?: boolean;
-  fromFile?: string;
-}
+type UpdateOptions = FlagValues<typeof FLAGS>;
 
 type Role = UpdateUserBody['roles'][number];
 
@@ -101,7 +89,22 @@ export async function parseUpdateOptions(ctx: Context, opts: UpdateOptions): Pro
   return body;
 }
 
-export default defineCommand<UpdateOptions>({
+const FLAGS = defineFlags({
+  firstName: { type: 'string', value: 'name', description: 'first name' },
+  lastName: { type: 'string', value: 'name', description: 'last name' },
+  email: { type: 'string', value: 'address', description: 'email address' },
+  phone: { type: 'string', value: 'number', description: 'phone number' },
+  status: { type: 'string', value: 'status', description: 'user status, e.g. active' },
+  blocked: { type: 'boolean', description: 'block the user', negation: 'unblock the user' },
+  role: { type: 'list', value: 'role=perms', repeat: 'variadic', description: 'role and its permissions, e.g. admin=create:card,read:card (repeatable)' },
+  embossingName: { type: 'string', value: 'name', description: 'embossing name' },
+  startDate: { type: 'string', value: 'date', description: 'start date (YYYY-MM-DD or ISO date-time)' },
+  expiryDate: { type: 'string', value: 'date', description: 'expiry date (YYYY-MM-DD or ISO date-time)' },
+  printCard: { type: 'boolean', description: 'print a card' },
+  fromFile: { type: 'string', value: 'file', description: 'JSON body (or - for stdin); flags override its fields' },
+});
+
+export default defineCommand({
   name: 'update',
   summary: 'update an institution user',
   description: `Update an institution user (PUT /institutions/users/{id}/update).
@@ -110,21 +113,8 @@ The API requires first and last name, email, phone, status, blocked or not, and 
 as flags or in a --from-file JSON body (flags override it). On a terminal, missing values are \
 asked for. --role ROLE=PERM,PERM is repeatable and replaces every role of the user; permissions \
 have the verb:object form of OAuth scopes. Prints the updated user.`,
-  arguments: [{ syntax: '<user-id>', description: 'institution user identifier' }],
-  options: (c) => c
-    .option('--first-name <name>', 'first name')
-    .option('--last-name <name>', 'last name')
-    .option('--email <address>', 'email address')
-    .option('--phone <number>', 'phone number')
-    .option('--status <status>', 'user status, e.g. active')
-    .option('--blocked', 'block the user')
-    .option('--no-blocked', 'unblock the user')
-    .option('--role <role=perms...>', 'role and its permissions, e.g. admin=create:card,read:card (repeatable)')
-    .option('--embossing-name <name>', 'embossing name')
-    .option('--start-date <date>', 'start date (YYYY-MM-DD or ISO date-time)')
-    .option('--expiry-date <date>', 'expiry date (YYYY-MM-DD or ISO date-time)')
-    .option('--print-card', 'print a card')
-    .option('--from-file <file>', 'JSON body (or - for stdin); flags override its fields'),
+  args: [{ syntax: '<user-id>', description: 'institution user identifier' }],
+  flags: FLAGS,
   examples: [
     'cardctl users update 6653bb --first-name Ada --last-name Obi --email ada@example.com --phone +2348012345678 --status active --no-blocked --role admin=create:card,read:card',
     'cardctl users update 6653bb --from-file user.json --role viewer=read:card --role ops=read:transaction',
