@@ -198,6 +198,8 @@ function addNode(parent: Command, definition: AnyCommand | GroupDefinition, run:
   if (definition.flags) addFlags(command, definition.flags);
   command.action(async (...actionArgs: unknown[]) => {
     if (!run) return;
+    // commander hands over the positional values, then its options object and the command; the
+    // options were built from the definition's flags, so they have the type run() declares.
     const cmd = actionArgs[actionArgs.length - 1] as Command;
     const args = actionArgs.slice(0, -2) as Array<string | string[] | undefined>;
     await run(definition, { args, opts: cmd.optsWithGlobals(), cli: cliHost });
@@ -220,9 +222,7 @@ export async function parseCommand<F extends Flags, A extends readonly ArgumentS
   try {
     await program.parseAsync(line, { from: 'user' });
   } catch (error) {
-    if (!(error instanceof CommanderError)) throw error;
-    const { message, hint } = explainCommanderError(error, program, line);
-    throw new UsageError(message, { code: error.code.replace('commander.', 'USAGE_'), hint });
+    throw error instanceof CommanderError ? usageError(error, program, line) : error;
   }
   if (!parsed) throw new Error(`${definition.name}: commander did not run the command`);
   return parsed;
@@ -233,8 +233,13 @@ function handleCommanderError(error: CommanderError, io: IOStreams, env: Env, ar
     return ExitCode.Ok;
   }
   if (error.code === 'commander.executeSubCommandAsync' || error.exitCode === 0) return ExitCode.Ok;
+  return reportError(usageError(error, program, argv), io, env, sniffGlobals(argv));
+}
+
+/** A command line commander refused, as the usage error cardctl reports. */
+function usageError(error: CommanderError, program: Command, argv: string[]): UsageError {
   const { message, hint } = explainCommanderError(error, program, argv);
-  return reportError(new UsageError(message, { code: error.code.replace('commander.', 'USAGE_'), hint }), io, env, sniffGlobals(argv));
+  return new UsageError(message, { code: error.code.replace('commander.', 'USAGE_'), hint });
 }
 
 /** The output flags, read from argv when commander could not parse it (for the JSON error object). */
@@ -252,7 +257,7 @@ function sniffGlobals(argv: string[]): ReportedGlobals {
   return globals;
 }
 
-/** Prints a CliError the way CLI.md says and returns its exit code. */
+/** Prints a CliError (message, hint, the JSON error object when JSON was asked for, the stack with --debug); returns its exit code. */
 /** The global flags an error report reads; --output as typed, when commander could not check it. */
 type ReportedGlobals = Pick<GlobalOptions, 'json' | 'debug'> & { output?: string };
 

@@ -297,7 +297,7 @@ describe('PIN keys from profiles', () => {
       const pem = ((await (await fetch(`${sandbox.info.baseUrl}/sandbox/pin-key`)).json()) as { publicKey: string }).publicKey;
       writeFileSync(join(dir.path, 'pin.pem'), pem);
       await login(dir.path, ['-p', 'prod', '--env', 'production', '--pin-key', join(dir.path, 'pin.pem')]);
-      // A production PIN reset without a terminal needs both confirmations (issue 10).
+      // A production PIN reset without a terminal needs both confirmations.
       const refused = await cardctl(['-p', 'prod', 'cards', 'pin', 'reset', card.id, '--pin-stdin', '--yes'], { configDir: dir.path, input: '5830\n' });
       expect(refused.exitCode).toBe(2);
       expect(refused.stderr).toContain('--confirm-production');

@@ -1,4 +1,4 @@
-// Operator safety end to end (issue 10): the audit journal, --dry-run, production guardrails,
+// Operator safety end to end: the audit journal, --dry-run, production guardrails,
 // requireExplicitProfile and doctor — the built bin/cardctl.js against `cardctl sandbox serve`.
 // Run `npm run build` first.
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';

@@ -24,7 +24,7 @@ function setup() {
 }
 
 describe('card endpoints', () => {
-  it('uses the query names of API-DECISIONS (search, cardId, page, limit)', async () => {
+  it('uses the list query names (search, cardId, page, limit)', async () => {
     const { client, calls, answer } = setup();
     answer('GET', '/institutions/cards?search=ada+obi&cardId=c1&page=2&limit=50', [{ id: 'c1' }]);
     const response = await listCards(client, { search: 'ada obi', cardId: 'c1', page: 2, limit: 50 });

@@ -7,7 +7,7 @@ import { reportError } from '../../src/cli.js';
 import { testIO } from '../helpers/context.js';
 
 describe('exit codes', () => {
-  it('follow the table of CLI.md', () => {
+  it('follow the table of exit codes', () => {
     expect(ExitCode).toEqual({ Ok: 0, Internal: 1, Usage: 2, Auth: 3, NotFound: 4, Rejected: 5, Network: 6, Server: 7, Partial: 8, Interrupted: 130 });
     expect([new UsageError('x'), new AuthError('x'), new NotFoundError('x'), new RejectedError('x'), new NetworkError('x'), new ServerError('x'), new InterruptedError()].map((e) => e.exitCode))
       .toEqual([2, 3, 4, 5, 6, 7, 130]);

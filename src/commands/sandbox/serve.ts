@@ -172,7 +172,7 @@ async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<Pars
   };
 }
 
-/** The first stdout line of `sandbox serve --json` (CLI.md): what scripts read to drive the sandbox. */
+/** The first stdout line of `sandbox serve --json`: what scripts read to drive the sandbox. */
 export interface SandboxAnnouncement {
   baseUrl: string;
   institutionId: string;
