@@ -1,7 +1,7 @@
 import type { ApiClient } from '../../api/client.js';
 import type { CardProgram, CreateCardBody, EncryptedPinBlock } from '../../api/schemas.js';
 import { defineCommand } from '../../core/command.js';
-import { bodyFields, defineFlags, type FlagValues } from '../../core/flags.js';
+import { type BodyField, bodyFields, defineFlags, type FlagValues } from '../../core/flags.js';
 import type { Context } from '../../core/context.js';
 import { CliError, ExitCode, NotFoundError, RejectedError, UsageError } from '../../core/errors.js';
 import * as fields from '../../core/card-fields.js';
@@ -9,7 +9,6 @@ import { validateDateTime, validatePan } from '../../core/validate.js';
 import { getPath, setPath } from '../../output/format.js';
 import {
   accountCurrency,
-  type FieldSpec,
   ADDRESS_KEYS,
   applyFlags,
   assertKnownKeys,
@@ -99,9 +98,9 @@ export async function parseCreateInput(ctx: Context, opts: CreateOptions): Promi
       assertKnownKeys(value as Json, allowed, `${source}: ${key}`);
     }
     fileBlock = takeFileBlock(body, source);
-    checkFileValues(body, CARD_FIELDS, '', source);
-    checkFileValues(body, CUSTOMER_FIELDS, '', source);
-    checkFileValues(body, ACCOUNT_FIELDS, '', source);
+    checkFileValues(body, CARD_FIELDS, source);
+    checkFileValues(body, CUSTOMER_FIELDS, source);
+    checkFileValues(body, ACCOUNT_FIELDS, source);
     for (const key of ['pinEnabled', 'enroll2FA', 'printCard'] as const) {
       if (body[key] !== undefined && typeof body[key] !== 'boolean') throw new UsageError(`${source}: ${key} must be true or false`);
     }
@@ -160,7 +159,7 @@ function today(now: Date): string {
   return `${now.toISOString().slice(0, 10)}T00:00:00.000Z`;
 }
 
-function missingRequired(body: Json): FieldSpec[] {
+function missingRequired(body: Json): BodyField[] {
   return REQUIRED.filter(({ path }) => {
     const value = getPath(body, path);
     return value === undefined || value === '';

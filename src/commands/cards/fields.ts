@@ -36,29 +36,26 @@ export async function readJsonObject(ctx: Context, file: string, flag = '--from-
   return value as Json;
 }
 
-/** One field that can come from a flag, a file, or a prompt: read off the flag declarations. */
-export type FieldSpec = BodyField;
-
 /** Required text (ids, account fields): trimmed, one line, bounded. */
 export const trimmed = fields.requiredText;
 
-/** Flag values (only those given) written into `target` at `prefix + spec.path`, checked. */
-export function applyFlags(target: Json, opts: Record<string, unknown>, specs: FieldSpec[], prefix = ''): string[] {
+/** Flag values (only those given) written into `target` at their body paths, checked. */
+export function applyFlags(target: Json, opts: Record<string, unknown>, specs: BodyField[]): string[] {
   const given: string[] = [];
   for (const spec of specs) {
     const value = opts[spec.key];
     if (value === undefined) continue;
     const parsed = (spec.parse ?? trimmed)(spec.flag, String(value));
-    setPath(target, `${prefix}${spec.path}`, parsed);
+    setPath(target, spec.path, parsed);
     given.push(spec.flag);
   }
   return given;
 }
 
 /** Checks a value read from a file (strings only), naming the file's field. */
-export function checkFileValues(target: Json, specs: FieldSpec[], prefix = '', source = '--from-file'): void {
+export function checkFileValues(target: Json, specs: BodyField[], source = '--from-file'): void {
   for (const spec of specs) {
-    const path = `${prefix}${spec.path}`;
+    const path = spec.path;
     const value = getPath(target, path);
     if (value === undefined || value === null) continue;
     if (typeof value !== 'string') throw new UsageError(`${source}: ${path} must be a string`);

@@ -36,7 +36,7 @@ export async function parseCustomerChanges(ctx: Context, opts: FlagValues<typeof
       if (!changes.address || typeof changes.address !== 'object' || Array.isArray(changes.address)) throw new UsageError(`${source}: address must be an object`);
       assertKnownKeys(changes.address as Json, ADDRESS_KEYS, `${source}: address`);
     }
-    checkFileValues(changes, CUSTOMER_FIELDS, '', source);
+    checkFileValues(changes, CUSTOMER_FIELDS, source);
   }
   applyFlags(changes, opts, CUSTOMER_FIELDS);
   return changes;
