@@ -91,6 +91,7 @@ export function listCommand<const F extends Flags, Q, R>(spec: PagedList<F, Q, R
   const paged = 'page' in spec;
   const paging = paged ? { ...PAGING_FLAGS, limit: { ...PAGING_FLAGS.limit, description: spec.limit ?? PAGING_FLAGS.limit.description } } : LOCAL_LIMIT;
   const parseInput = (opts: FlagValues<Flags>, ctx: Context): ListInput<Q> => {
+    // The overloads give callers the exact type; here the filters and the paging flags added above are read.
     const values = opts as FlagValues<F> & { limit?: string; page?: string; all?: boolean; wide?: boolean };
     if (!paged) {
       const query = spec.query(values, ctx);
