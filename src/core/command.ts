@@ -9,7 +9,7 @@ import type { GlobalOptions } from './global-flags.js';
 import type { IOStreams } from './io.js';
 import { NotImplementedError } from './errors.js';
 
-export { defineFlags, type FieldParser, type FlagSpec, type Flags, type FlagValues } from './flags.js';
+export { defineFlags, type FlagSpec, type Flags, type FlagValues } from './flags.js';
 
 /** One positional argument: `<name>` required, `[name]` optional, `...` variadic. */
 export interface ArgumentSpec {

@@ -3,9 +3,7 @@
 // the commander option and its help line, the typed options object (FlagValues), and the body
 // fields a command fills from flags, files and prompts (bodyFields).
 import { Option, type Command } from 'commander';
-
-/** Checks and normalises one value; throws UsageError naming `label` (a flag, or a file's field). */
-export type FieldParser = (label: string, value: string) => string;
+import type { FieldValidator } from './card-fields.js';
 
 interface FlagBase {
   description: string;
@@ -15,7 +13,6 @@ interface FlagBase {
   long?: string;
   /** The environment variable that gives the same setting; named in the help line. */
   env?: string;
-  hidden?: boolean;
 }
 
 export interface ValueFlag extends FlagBase {
@@ -25,7 +22,7 @@ export interface ValueFlag extends FlagBase {
   choices?: readonly string[];
   default?: string;
   /** The field validator: used for the flag, for the same field in --from-file, and for the wizard's answer. */
-  parse?: FieldParser;
+  parse?: FieldValidator;
   /** Where the value goes in a request body (and so where --from-file holds it), dot-separated. */
   path?: string;
   /** The wizard's question when the value is missing. */
@@ -89,13 +86,15 @@ export function commanderOptions(flags: Flags): Option[] {
     const description = spec.env ? `${spec.description} (env ${spec.env})` : spec.description;
     let option: Option;
     switch (spec.type) {
-      case 'string':
+      case 'string': {
         option = new Option(`${short}${long} <${spec.value}>`, description);
         if (spec.choices) option.choices(spec.choices);
         // A field with its own validator is refused in that validator's words, as in a file.
-        if (spec.choices && spec.parse) option.argParser((value: string) => spec.parse!(long, value));
+        const parse = spec.parse;
+        if (spec.choices && parse) option.argParser((value: string) => parse(long, value));
         if (spec.default !== undefined) option.default(spec.default);
         break;
+      }
       case 'list':
         option = new Option(`${short}${long} <${spec.value}${spec.repeat === 'variadic' ? '...' : ''}>`, description);
         if (spec.repeat === 'each') option.argParser((value: string, all: string[] = []) => [...all, value]);
@@ -107,7 +106,6 @@ export function commanderOptions(flags: Flags): Option[] {
         option = new Option(`${short}${long}`, description);
         break;
     }
-    if (spec.hidden) option.hideHelp();
     options.push(option);
     if (spec.type === 'boolean' && spec.negation) options.push(new Option(`--no-${long.slice(2)}`, spec.negation));
   }
@@ -125,7 +123,7 @@ export interface BodyField {
   key: string;
   flag: string;
   path: string;
-  parse?: FieldParser;
+  parse?: FieldValidator;
   prompt?: string;
   required?: boolean;
 }
