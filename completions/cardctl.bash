@@ -81,7 +81,7 @@ _cardctl_value() {
     "cards create|--last-name") REPLY=""; return ;;
     "cards create|--email") REPLY=""; return ;;
     "cards create|--phone") REPLY=""; return ;;
-    "cards create|--dob") REPLY=""; return ;;
+    "cards create|--birth-date") REPLY=""; return ;;
     "cards create|--address-line1") REPLY=""; return ;;
     "cards create|--address-line2") REPLY=""; return ;;
     "cards create|--city") REPLY=""; return ;;
@@ -108,7 +108,7 @@ _cardctl_value() {
     "cards customer update|--last-name") REPLY=""; return ;;
     "cards customer update|--email") REPLY=""; return ;;
     "cards customer update|--phone") REPLY=""; return ;;
-    "cards customer update|--dob") REPLY=""; return ;;
+    "cards customer update|--birth-date") REPLY=""; return ;;
     "cards customer update|--address-line1") REPLY=""; return ;;
     "cards customer update|--address-line2") REPLY=""; return ;;
     "cards customer update|--city") REPLY=""; return ;;
@@ -209,11 +209,11 @@ _cardctl_value() {
     "import|--email") REPLY=""; return ;;
     "import|--phone") REPLY=""; return ;;
     "import|--birth-date") REPLY=""; return ;;
-    "import|--address1") REPLY=""; return ;;
-    "import|--address2") REPLY=""; return ;;
+    "import|--address-line1") REPLY=""; return ;;
+    "import|--address-line2") REPLY=""; return ;;
     "import|--city") REPLY=""; return ;;
     "import|--state") REPLY=""; return ;;
-    "import|--zip") REPLY=""; return ;;
+    "import|--postal-code") REPLY=""; return ;;
     "import|--country") REPLY=""; return ;;
     "import|--institution-id") REPLY=""; return ;;
     "import|--expiration") REPLY=""; return ;;
@@ -221,7 +221,7 @@ _cardctl_value() {
     "import|--card-product") REPLY=""; return ;;
     "import|--embossing-name") REPLY=""; return ;;
     "import|--bin") REPLY=""; return ;;
-    "import|--card-state") REPLY=""; return ;;
+    "import|--status") REPLY="active inactive suspended expired"; return ;;
     "import|--reason") REPLY=""; return ;;
     "oauth list|--search") REPLY=""; return ;;
     "oauth list|--limit") REPLY=""; return ;;
@@ -328,11 +328,11 @@ _cardctl_options() {
   case "$1" in
     "") REPLY="$REPLY -V --version" ;;
     "cards list") REPLY="$REPLY --search --card-id --limit --page --all --wide" ;;
-    "cards create") REPLY="$REPLY --program --reference --embossing-name --first-name --middle-name --last-name --email --phone --dob --address-line1 --address-line2 --city --state --country --postal-code --from-file --account-number --account-type --currency --bank-code --start-date --expiry-date --pan --seq-number --enroll-2fa --print-card --no-pin --pin-stdin --allow-weak-pin --status" ;;
+    "cards create") REPLY="$REPLY --program --reference --embossing-name --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --country --postal-code --from-file --account-number --account-type --currency --bank-code --start-date --expiry-date --pan --seq-number --enroll-2fa --print-card --no-pin --pin-stdin --allow-weak-pin --status" ;;
     "cards renew") REPLY="$REPLY --expiration --reason" ;;
     "cards pin change") REPLY="$REPLY --pin-stdin --allow-weak-pin --pan" ;;
     "cards pin reset") REPLY="$REPLY --pin-stdin --allow-weak-pin --pan --reason" ;;
-    "cards customer update") REPLY="$REPLY --first-name --middle-name --last-name --email --phone --dob --address-line1 --address-line2 --city --state --country --postal-code --from-file --reason" ;;
+    "cards customer update") REPLY="$REPLY --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --country --postal-code --from-file --reason" ;;
     "cards deactivate") REPLY="$REPLY --reason" ;;
     "tx list") REPLY="$REPLY --merchant --terminal --card-status --status --since --until --limit --page --all --wide" ;;
     "tx tail") REPLY="$REPLY --merchant --terminal --card-status --status --since --until --interval --limit --wide" ;;
@@ -342,7 +342,7 @@ _cardctl_options() {
     "simulate reversal") REPLY="$REPLY --amount --flow --card --pan --expiry --account --channel --method --currency --merchant --terminal --forward --original-tx --original-stan --original-rrn --date --set --expect-approved --messages" ;;
     "simulate run") REPLY="$REPLY --set" ;;
     "webhook listen") REPLY="$REPLY --port --host --respond --rules --secret-stdin --forward-to" ;;
-    "import") REPLY="$REPLY --from-file --format --encoding --concurrency --report --resume --real-id --active --no-active --start-date --end-date --first-name --middle-name --last-name --email --phone --birth-date --address1 --address2 --city --state --zip --country --institution-id --expiration --service-code --card-product --embossing-name --bin --card-state --pin-stdin --allow-weak-pin --return-secure --reason" ;;
+    "import") REPLY="$REPLY --from-file --format --encoding --concurrency --report --resume --real-id --active --no-active --start-date --end-date --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --postal-code --country --institution-id --expiration --service-code --card-product --embossing-name --bin --status --pin-stdin --allow-weak-pin --return-secure --reason" ;;
     "oauth list") REPLY="$REPLY --search --limit --page --all --wide" ;;
     "oauth create") REPLY="$REPLY --name --public-key --scope --grant-type --description --redirect-uri --website-url --icon-url --official --from-file" ;;
     "oauth update") REPLY="$REPLY --name --description --website-url --scope" ;;

@@ -131,7 +131,7 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'cards create|--embossing-name' 'cards create|--first-name' 'cards create|--middle-name' 'cards create|--last-name' 'cards create|--email' 'cards create|--phone'
             return 0
-        case 'cards create|--dob' 'cards create|--address-line1' 'cards create|--address-line2' 'cards create|--city' 'cards create|--state' 'cards create|--country'
+        case 'cards create|--birth-date' 'cards create|--address-line1' 'cards create|--address-line2' 'cards create|--city' 'cards create|--state' 'cards create|--country'
             return 0
         case 'cards create|--postal-code' 'cards create|--from-file' 'cards create|--account-number' 'cards create|--account-type' 'cards create|--currency' 'cards create|--bank-code'
             return 0
@@ -139,7 +139,7 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'cards renew|--reason' 'cards pin change|--pan' 'cards pin reset|--pan' 'cards pin reset|--reason' 'cards customer update|--first-name' 'cards customer update|--middle-name'
             return 0
-        case 'cards customer update|--last-name' 'cards customer update|--email' 'cards customer update|--phone' 'cards customer update|--dob' 'cards customer update|--address-line1' 'cards customer update|--address-line2'
+        case 'cards customer update|--last-name' 'cards customer update|--email' 'cards customer update|--phone' 'cards customer update|--birth-date' 'cards customer update|--address-line1' 'cards customer update|--address-line2'
             return 0
         case 'cards customer update|--city' 'cards customer update|--state' 'cards customer update|--country' 'cards customer update|--postal-code' 'cards customer update|--from-file' 'cards customer update|--reason'
             return 0
@@ -173,11 +173,11 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name' 'import|--last-name' 'import|--email'
             return 0
-        case 'import|--phone' 'import|--birth-date' 'import|--address1' 'import|--address2' 'import|--city' 'import|--state'
+        case 'import|--phone' 'import|--birth-date' 'import|--address-line1' 'import|--address-line2' 'import|--city' 'import|--state'
             return 0
-        case 'import|--zip' 'import|--country' 'import|--institution-id' 'import|--expiration' 'import|--service-code' 'import|--card-product'
+        case 'import|--postal-code' 'import|--country' 'import|--institution-id' 'import|--expiration' 'import|--service-code' 'import|--card-product'
             return 0
-        case 'import|--embossing-name' 'import|--bin' 'import|--card-state' 'import|--reason' 'oauth list|--search' 'oauth list|--limit'
+        case 'import|--embossing-name' 'import|--bin' 'import|--status' 'import|--reason' 'oauth list|--search' 'oauth list|--limit'
             return 0
         case 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description'
             return 0
@@ -320,7 +320,7 @@ complete -c cardctl -n "__cardctl_at 'cards create'" -l middle-name -x -d 'cardh
 complete -c cardctl -n "__cardctl_at 'cards create'" -l last-name -x -d 'cardholder\'s last name'
 complete -c cardctl -n "__cardctl_at 'cards create'" -l email -x -d 'email address'
 complete -c cardctl -n "__cardctl_at 'cards create'" -l phone -x -d 'phone number, international format (+2348012345678)'
-complete -c cardctl -n "__cardctl_at 'cards create'" -l dob -x -d 'date of birth, YYYY-MM-DD'
+complete -c cardctl -n "__cardctl_at 'cards create'" -l birth-date -x -d 'date of birth, YYYY-MM-DD'
 complete -c cardctl -n "__cardctl_at 'cards create'" -l address-line1 -x -d 'address line 1'
 complete -c cardctl -n "__cardctl_at 'cards create'" -l address-line2 -x -d 'address line 2'
 complete -c cardctl -n "__cardctl_at 'cards create'" -l city -x -d 'city'
@@ -371,7 +371,7 @@ complete -c cardctl -n "__cardctl_at 'cards customer update'" -l middle-name -x 
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l last-name -x -d 'cardholder\'s last name'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l email -x -d 'email address'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l phone -x -d 'phone number, international format (+2348012345678)'
-complete -c cardctl -n "__cardctl_at 'cards customer update'" -l dob -x -d 'date of birth, YYYY-MM-DD'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l birth-date -x -d 'date of birth, YYYY-MM-DD'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l address-line1 -x -d 'address line 1'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l address-line2 -x -d 'address line 2'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l city -x -d 'city'
@@ -528,11 +528,11 @@ complete -c cardctl -n "__cardctl_at 'import'" -l last-name -x -d 'one card: las
 complete -c cardctl -n "__cardctl_at 'import'" -l email -x -d 'one card: email'
 complete -c cardctl -n "__cardctl_at 'import'" -l phone -x -d 'one card: phone'
 complete -c cardctl -n "__cardctl_at 'import'" -l birth-date -x -d 'one card: birth date YYYY-MM-DD'
-complete -c cardctl -n "__cardctl_at 'import'" -l address1 -x -d 'one card: address line 1'
-complete -c cardctl -n "__cardctl_at 'import'" -l address2 -x -d 'one card: address line 2 (default empty)'
+complete -c cardctl -n "__cardctl_at 'import'" -l address-line1 -x -d 'one card: address line 1'
+complete -c cardctl -n "__cardctl_at 'import'" -l address-line2 -x -d 'one card: address line 2 (default empty)'
 complete -c cardctl -n "__cardctl_at 'import'" -l city -x -d 'one card: city'
 complete -c cardctl -n "__cardctl_at 'import'" -l state -x -d 'one card: state'
-complete -c cardctl -n "__cardctl_at 'import'" -l zip -x -d 'one card: postal code'
+complete -c cardctl -n "__cardctl_at 'import'" -l postal-code -x -d 'one card: postal code'
 complete -c cardctl -n "__cardctl_at 'import'" -l country -x -d 'one card: country'
 complete -c cardctl -n "__cardctl_at 'import'" -l institution-id -x -d 'institution of the card(s); fills rows without one (default: the profile\'s institutionId)'
 complete -c cardctl -n "__cardctl_at 'import'" -l expiration -x -d 'one card: expiry YYYYMM'
@@ -540,7 +540,7 @@ complete -c cardctl -n "__cardctl_at 'import'" -l service-code -x -d 'one card: 
 complete -c cardctl -n "__cardctl_at 'import'" -l card-product -x -d 'one card: card product'
 complete -c cardctl -n "__cardctl_at 'import'" -l embossing-name -x -d 'one card: embossing name'
 complete -c cardctl -n "__cardctl_at 'import'" -l bin -x -d 'one card: BIN (6 to 8 digits)'
-complete -c cardctl -n "__cardctl_at 'import'" -l card-state -x -d 'one card: card state'
+complete -c cardctl -n "__cardctl_at 'import'" -l status -x -a 'active inactive suspended expired' -d 'one card: card status'
 complete -c cardctl -n "__cardctl_at 'import'" -l pin-stdin -d 'one card: read the default PIN (4 to 12 digits) from stdin'
 complete -c cardctl -n "__cardctl_at 'import'" -l allow-weak-pin -d 'accept trivially weak default PINs such as 1111 (one card, or every row of a file)'
 complete -c cardctl -n "__cardctl_at 'import'" -l return-secure -d 'one card: return secure data'

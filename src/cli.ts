@@ -1,18 +1,19 @@
 // Entry point: builds the commander tree from the command definitions, runs the chosen
 // command with a context, and is the only place that turns errors into exit codes.
-import { Command, CommanderError, Option, type OutputConfiguration } from 'commander';
+import { Command, CommanderError, type OutputConfiguration } from 'commander';
 import type { Dispatcher } from 'undici';
 import { builtinNames, expandAlias } from './aliases/expand.js';
 import { commandTree } from './commands/index.js';
 import { ConfigStore } from './config/store.js';
-import { type CommandDefinition, type GroupDefinition, isGroup } from './core/command.js';
+import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, isGroup, type RunInput } from './core/command.js';
+import { addFlags, type Flags } from './core/flags.js';
+import { GLOBAL_FLAGS } from './core/global-flags.js';
 import { createContext, type Env, type GlobalOptions } from './core/context.js';
 import { CliError, ExitCode, InterruptedError, UsageError, toCliError } from './core/errors.js';
 import { bufferedIO, systemIO, type IOStreams } from './core/io.js';
 import type { Prompter } from './core/prompter.js';
 import { maskPansInText, redactValue } from './core/redact.js';
 import { escapeControls } from './output/format.js';
-import { OUTPUT_FORMATS } from './output/renderer.js';
 import { createStyle } from './output/style.js';
 import { explainCommanderError } from './help/commander-errors.js';
 import { HELP_CACHE_WIDTH, helpPaths, type HelpCache } from './help/help-cache.js';
@@ -101,26 +102,6 @@ export function buildProgram(input: BuildInput | null = null): Command {
     .description('Operate a card-issuing institution from the terminal: cards, PINs, transactions,\nOAuth applications, users, imports, switch simulations and a local sandbox of the API.')
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
-    .option('-p, --profile <name>', 'stored profile to use (env CARDCTL_PROFILE)')
-    .option('--base-url <url>', 'API base URL, overrides the profile (env CARDCTL_BASE_URL)')
-    .addOption(new Option('-o, --output <format>', 'output format (env CARDCTL_OUTPUT)').choices(OUTPUT_FORMATS))
-    .option('--json', 'same as -o json')
-    .option('--fields <list>', 'columns or properties to show, comma-separated, dot paths allowed')
-    .option('-q, --quiet', 'print only identifiers, one per line')
-    .option('--no-color', 'never use colour (also NO_COLOR)')
-    .option('-v, --verbose', 'log each HTTP request to stderr (also CARDCTL_DEBUG=1)')
-    .option('--debug', 'also log headers and bodies (secrets redacted) and stack traces')
-    .option('--timeout <seconds>', 'per-request timeout in seconds (default 30)')
-    .option('--retries <n>', 'retries for safe requests after network errors, 429 and 500/502/503/504 (default 2)')
-    .option('--no-retry', 'never retry')
-    .option('--insecure', 'allow plain http:// to a non-loopback host')
-    .option('-y, --yes', 'answer yes to confirmations')
-    .option('--confirm-production', 'with --yes: also confirm destructive steps on a production profile')
-    .option('--dry-run', 'validate and print the request a mutating command would send; send nothing')
-    .option('--no-input', 'never prompt (also when CI is set)')
-    .option('--jq <expression>', 'filter the JSON output with a jq expression (strings print raw)')
-    .option('--template <template>', 'print each record with a template, e.g. \'{{.id}}\\t{{.status}}\' (cardctl help output)')
-    .option('--no-pager', 'never page table output (also CARDCTL_PAGER=cat)')
     .showSuggestionAfterError(true)
     .showHelpAfterError(false)
     .exitOverride()
@@ -133,8 +114,9 @@ Examples:
 
 Learn more: cardctl <command> --help, cardctl help <topic> (exit-codes, environment, output, pin-encryption, scenarios)`);
 
+  addFlags(program, GLOBAL_FLAGS);
   if (input) program.configureOutput(outputConfiguration(input.io));
-  for (const definition of commandTree) addNode(program, definition, input);
+  for (const definition of commandTree) addNode(program, definition, input && runner(input));
   return program;
 }
 
@@ -172,7 +154,34 @@ export async function renderHelpCache(): Promise<HelpCache> {
   return { version: VERSION, width: HELP_CACHE_WIDTH, pages };
 }
 
-function addNode(parent: Command, definition: CommandDefinition<any> | GroupDefinition, input: BuildInput | null): void {
+/** What a leaf does once commander has parsed its command line. */
+type LeafRunner = (definition: AnyCommand, input: RunInput) => Promise<void>;
+
+/** The real run: a context for the parsed globals, then the command's run(). */
+function runner(input: BuildInput): LeafRunner {
+  return async (definition, runInput) => {
+    input.state.globals = runInput.opts;
+    const ctx = createContext({
+      io: input.io,
+      env: input.env,
+      globals: runInput.opts,
+      prompter: input.deps.prompter,
+      dispatcher: input.deps.dispatcher,
+      signal: input.signal,
+      argv: input.argv,
+    });
+    await definition.run(ctx, runInput);
+  };
+}
+
+/** The CLI as a command's run() may use it: running command lines (demo), its built-in names (alias set). */
+const cliHost: CliHost = {
+  run: (argv, deps) => main(argv, deps),
+  builtinNames: () => builtinNames(commandTree),
+  program: () => buildProgram(),
+};
+
+function addNode(parent: Command, definition: AnyCommand | GroupDefinition, run: LeafRunner | null): Command {
   const command = parent.command(definition.name).summary(definition.summary);
   command.description(definition.description ?? definition.summary);
   for (const alias of definition.aliases ?? []) command.alias(alias);
@@ -182,30 +191,41 @@ function addNode(parent: Command, definition: CommandDefinition<any> | GroupDefi
     command.addHelpText('after', `\nExamples:\n${definition.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
   }
   if (isGroup(definition)) {
-    for (const child of definition.commands) addNode(command, child, input);
-    return;
+    for (const child of definition.commands) addNode(command, child, run);
+    return command;
   }
-  for (const argument of definition.arguments ?? []) {
-    command.argument(argument.syntax, argument.description);
-  }
-  definition.options?.(command);
+  for (const argument of definition.args ?? []) command.argument(argument.syntax, argument.description);
+  if (definition.flags) addFlags(command, definition.flags);
   command.action(async (...actionArgs: unknown[]) => {
-    if (!input) return;
+    if (!run) return;
+    // commander hands over the positional values, then its options object and the command; the
+    // options were built from the definition's flags, so they have the type run() declares.
     const cmd = actionArgs[actionArgs.length - 1] as Command;
     const args = actionArgs.slice(0, -2) as Array<string | string[] | undefined>;
-    const opts = cmd.optsWithGlobals() as GlobalOptions & Record<string, unknown>;
-    input.state.globals = opts;
-    const ctx = createContext({
-      io: input.io,
-      env: input.env,
-      globals: opts,
-      prompter: input.deps.prompter,
-      dispatcher: input.deps.dispatcher,
-      signal: input.signal,
-      argv: input.argv,
-    });
-    await definition.run(ctx, { args, opts, command: cmd });
+    await run(definition, { args, opts: cmd.optsWithGlobals(), cli: cliHost });
   });
+  return command;
+}
+
+/**
+ * The parse step of one command alone: its command line (global flags included) → the typed
+ * input its run() would get, or the UsageError main() would report. Nothing runs.
+ */
+export async function parseCommand<F extends Flags, A extends readonly ArgumentSpec[]>(definition: CommandDefinition<F, A>, argv: string[]): Promise<RunInput<F, A>> {
+  const program = new Command('cardctl').exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
+  addFlags(program, GLOBAL_FLAGS);
+  let parsed: RunInput<F, A> | undefined;
+  addNode(program, definition as AnyCommand, async (_definition, input) => {
+    parsed = input as RunInput<F, A>;
+  });
+  const line = [definition.name, ...argv];
+  try {
+    await program.parseAsync(line, { from: 'user' });
+  } catch (error) {
+    throw error instanceof CommanderError ? usageError(error, program, line) : error;
+  }
+  if (!parsed) throw new Error(`${definition.name}: commander did not run the command`);
+  return parsed;
 }
 
 function handleCommanderError(error: CommanderError, io: IOStreams, env: Env, argv: string[], program: Command): number {
@@ -213,13 +233,18 @@ function handleCommanderError(error: CommanderError, io: IOStreams, env: Env, ar
     return ExitCode.Ok;
   }
   if (error.code === 'commander.executeSubCommandAsync' || error.exitCode === 0) return ExitCode.Ok;
+  return reportError(usageError(error, program, argv), io, env, sniffGlobals(argv));
+}
+
+/** A command line commander refused, as the usage error cardctl reports. */
+function usageError(error: CommanderError, program: Command, argv: string[]): UsageError {
   const { message, hint } = explainCommanderError(error, program, argv);
-  return reportError(new UsageError(message, { code: error.code.replace('commander.', 'USAGE_'), hint }), io, env, sniffGlobals(argv));
+  return new UsageError(message, { code: error.code.replace('commander.', 'USAGE_'), hint });
 }
 
 /** The output flags, read from argv when commander could not parse it (for the JSON error object). */
-function sniffGlobals(argv: string[]): GlobalOptions {
-  const globals: GlobalOptions = {};
+function sniffGlobals(argv: string[]): ReportedGlobals {
+  const globals: ReportedGlobals = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--') break;
@@ -233,7 +258,10 @@ function sniffGlobals(argv: string[]): GlobalOptions {
 }
 
 /** Prints a CliError as `cardctl help exit-codes` describes and returns its exit code. */
-export function reportError(error: CliError, io: IOStreams, env: Env, globals: GlobalOptions): number {
+/** The global flags an error report reads; --output as typed, when commander could not check it. */
+type ReportedGlobals = Pick<GlobalOptions, 'json' | 'debug'> & { output?: string };
+
+export function reportError(error: CliError, io: IOStreams, env: Env, globals: ReportedGlobals): number {
   const style = createStyle(io.stderrIsTTY && io.colorEnabled);
   // Never let a PAN through in an error line, nor a control character, whatever the server said.
   io.err(`${style.error('error:')} ${escapeControls(maskPansInText(error.message))}\n`);

@@ -1,15 +1,12 @@
 import { defineCommand } from '../core/command.js';
+import { defineFlags, type FlagValues } from '../core/flags.js';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import type { HttpMethod } from '../api/client.js';
 
 const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-interface ApiFlags {
-  data?: string;
-  apiKey?: boolean;
-  header?: string[];
-}
+type ApiFlags = FlagValues<typeof FLAGS>;
 
 /** Headers `-H` may not set: credentials never come from argv, and the client sets these itself. */
 const RESERVED_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'cookie', 'host', 'content-length', 'transfer-encoding', 'connection', 'user-agent', 'content-type']);
@@ -23,7 +20,13 @@ export interface ApiCall {
   headers?: Record<string, string>;
 }
 
-export default defineCommand<ApiFlags>({
+const FLAGS = defineFlags({
+  data: { type: 'string', value: 'json', description: 'request body: JSON text, @FILE, or - for stdin' },
+  apiKey: { type: 'boolean', description: 'authenticate with the API key (x-api-key) instead of the bearer token' },
+  header: { type: 'list', short: 'H', value: 'name:value', repeat: 'each', description: 'add a request header (repeatable; not Authorization or other credentials)' },
+});
+
+export default defineCommand({
   name: 'api',
   summary: 'make an authenticated request to any endpoint',
   description: `Send a request to any endpoint of the API with the profile's credentials and print the
@@ -32,14 +35,11 @@ renderer (-o json, --fields, …), or the body exactly as received with -o raw, 
 string in PATH is sent as written. On a production profile, POST, PUT, PATCH, DELETE (and the
 activate/deactivate GETs) ask for confirmation like any other write: type the path, or pass
 --yes --confirm-production in scripts.`,
-  arguments: [
+  args: [
     { syntax: '<method>', description: 'GET, POST, PUT, PATCH or DELETE' },
     { syntax: '<path>', description: 'path relative to the base URL, e.g. /institutions/cards?limit=5' },
   ],
-  options: (c) => c
-    .option('--data <json>', 'request body: JSON text, @FILE, or - for stdin')
-    .option('--api-key', 'authenticate with the API key (x-api-key) instead of the bearer token')
-    .option('-H, --header <name:value>', 'add a request header (repeatable; not Authorization or other credentials)', (value: string, all: string[] = []) => [...all, value]),
+  flags: FLAGS,
   examples: [
     'cardctl api GET /institutions/cards',
     'cardctl api GET "/institutions/cards?search=ADA&limit=5" -o json',

@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import { defineCommand } from '../core/command.js';
 import { UsageError } from '../core/errors.js';
 
@@ -11,21 +10,19 @@ values (statuses, channels, formats, …) and stored profile names.
   bash  cardctl completion bash > ~/.local/share/bash-completion/completions/cardctl
   zsh   cardctl completion zsh > "\${fpath[1]}/_cardctl"     (then start a new shell)
   fish  cardctl completion fish > ~/.config/fish/completions/cardctl.fish`,
-  arguments: [{ syntax: '<shell>', description: 'bash, zsh or fish' }],
+  args: [{ syntax: '<shell>', description: 'bash, zsh or fish' }],
   examples: [
     'cardctl completion bash > ~/.local/share/bash-completion/completions/cardctl',
     'cardctl completion zsh > "${fpath[1]}/_cardctl"',
     'cardctl completion fish > ~/.config/fish/completions/cardctl.fish',
     "echo 'source <(cardctl completion bash)' >> ~/.bashrc",
   ],
-  async run(ctx, { args, command }) {
+  async run(ctx, { args, cli }) {
     const shell = String(args[0] ?? '');
     const { generateCompletion, isShell, SHELLS } = await import('../completion/index.js');
     if (!isShell(shell)) {
       throw new UsageError(`unknown shell "${shell}"`, { hint: `give one of: ${SHELLS.join(', ')}, e.g. \`cardctl completion bash\`` });
     }
-    let root: Command = command;
-    while (root.parent) root = root.parent;
-    ctx.io.out(generateCompletion(shell, root));
+    ctx.io.out(generateCompletion(shell, cli.program()));
   },
 });

@@ -1,5 +1,5 @@
 // `cardctl demo`: starts an in-memory sandbox in this process and runs the main job against it
-// as real cardctl commands (through main(), in-process), printing each command and its result.
+// as real cardctl commands (through the CLI's own entry, in-process), printing each command and its result.
 // Nothing of the user's is touched: the commands run with a throwaway config and data directory
 // that point at the sandbox, and both are removed at the end.
 import { Renderer, type Column } from '../output/renderer.js';
@@ -46,11 +46,10 @@ Nothing is written to your profiles or history; the sandbox is gone when the dem
 With --json (or any -o other than table), prints one JSON object per step:
   {"step","title","command","ok","exitCode","data"}`,
   examples: ['cardctl demo', 'cardctl demo --json | jq -c "{command, ok}"'],
-  async run(ctx) {
+  async run(ctx, { cli }) {
     const machine = ctx.settings().output !== 'table';
-    const [{ startSandbox }, { main }, fs, os, path] = await Promise.all([
+    const [{ startSandbox }, fs, os, path] = await Promise.all([
       import('../sandbox/index.js'),
-      import('../cli.js'),
       import('node:fs'),
       import('node:os'),
       import('node:path'),
@@ -73,7 +72,7 @@ With --json (or any -o other than table), prints one JSON object per step:
         const command = displayCommand(step);
         say(`\n${bold(`${number}. ${step.title}`)}\n${ctx.style.dim('$')} ${command}\n`);
         const captured = bufferedIO({ stdin: step.stdin });
-        const exitCode = await main([...step.args, '-o', 'json'], { io: captured, env, signal: ctx.signal });
+        const exitCode = await cli.run([...step.args, '-o', 'json'], { io: captured, env, signal: ctx.signal });
         const result: StepResult = { step: number, title: step.title, command, ok: exitCode === 0, exitCode };
         if (exitCode !== 0) {
           result.error = lastJsonLine(captured.stderrText()) ?? captured.stderrText().trim();

@@ -1,14 +1,7 @@
-import { defineCommand } from '../core/command.js';
 import { parseTimeBound } from '../core/datetime.js';
-import { UsageError } from '../core/errors.js';
 import type { Column } from '../output/renderer.js';
 import type { JournalEntry } from '../audit/journal.js';
-
-interface HistoryOptions {
-  since?: string;
-  card?: string;
-  limit?: string;
-}
+import { listCommand } from './list-command.js';
 
 const columns: Column<JournalEntry>[] = [
   { header: 'TIME', path: 'time' },
@@ -24,7 +17,7 @@ const columns: Column<JournalEntry>[] = [
   { header: 'COMMAND', path: 'command', wide: true },
 ];
 
-export default defineCommand<HistoryOptions>({
+export default listCommand({
   name: 'history',
   summary: 'show the audit journal of mutating calls made from this machine',
   description: `Every mutating call (create, renew, PIN change/reset, activate, deactivate, customer and user
@@ -34,29 +27,27 @@ mode 0600), rotated at 5 MB keeping the last 5 files. A line holds the time, pro
 base URL, operator, command line (secrets removed, PANs masked), method, path, HTTP status, the
 API's message, affected ids, duration and --reason; never a PIN, PIN block, token, API key or
 full PAN. --dry-run calls are not recorded. This reads it back, oldest first.`,
-  options: (c) => c
-    .option('--since <time>', 'only entries at or after this time (ISO date-time, or a duration like 24h, 7d)')
-    .option('--card <card-id>', 'only entries that affected this card')
-    .option('--limit <n>', 'only the last N entries')
-    .option('--wide', 'more columns'),
+  flags: {
+    since: { type: 'string', value: 'time', description: 'only entries at or after this time (ISO date-time, or a duration like 24h, 7d)' },
+    card: { type: 'string', value: 'card-id', description: 'only entries that affected this card' },
+  },
+  wide: 'more columns',
+  idPath: 'time',
   examples: ['cardctl history --since 24h', 'cardctl history --card 6650c0ffee -o json'],
-  async run(ctx, { opts }) {
-    const since = opts.since ? parseSince(opts.since, ctx.clock.now()) : undefined;
-    const limit = opts.limit === undefined ? undefined : Number(opts.limit);
-    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new UsageError(`invalid --limit "${opts.limit}": expected a whole number from 1`);
-    const { Journal } = await import('../audit/journal.js');
-    const journal = new Journal(ctx.env);
+  query: (opts, ctx) => ({ since: opts.since ? parseSince(opts.since, ctx.clock.now()) : undefined, card: opts.card }),
+  emptyMessage: () => 'no journal entries match',
+  columns: async () => columns,
+  async read(ctx, { since, card }) {
+    const [{ Journal }, { redactValue }] = await Promise.all([import('../audit/journal.js'), import('../core/redact.js')]);
     const entries: JournalEntry[] = [];
-    const { redactValue } = await import('../core/redact.js');
-    for (const raw of journal.read()) {
+    for (const raw of new Journal(ctx.env).read()) {
       // Written redacted already; masked again in case the file was edited or written by an old version.
       const entry = redactValue(raw) as JournalEntry;
       if (since && Date.parse(entry.time) < since.getTime()) continue;
-      if (opts.card && !entry.ids?.includes(opts.card)) continue;
+      if (card && !entry.ids?.includes(card)) continue;
       entries.push(entry);
-      if (limit !== undefined && entries.length > limit) entries.shift();
     }
-    await ctx.output().list(entries, columns, { idPath: 'time', emptyMessage: 'no journal entries match' });
+    return entries;
   },
 });
 

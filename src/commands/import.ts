@@ -1,5 +1,6 @@
-import { Option } from 'commander';
 import { defineCommand } from '../core/command.js';
+import { bodyFields, defineFlags, type FlagValues } from '../core/flags.js';
+import { CARD_FLAGS, CARDHOLDER_FLAGS, placeFlags } from './card-flags.js';
 import type { Context } from '../core/context.js';
 import {
   AuthError,
@@ -14,69 +15,53 @@ import type { ImportFormat, SourceRow } from '../import/readers.js';
 import type { ReportEntry } from '../import/report.js';
 import type { ImportRunResult, ImportStats, SendResult } from '../import/runner.js';
 
-interface ImportOptions {
-  fromFile?: string;
-  format?: ImportFormat;
-  encoding?: TextEncoding;
-  concurrency?: string;
-  report?: string;
-  resume?: boolean;
-  realId?: string;
-  active?: boolean;
-  startDate?: string;
-  endDate?: string;
-  firstName?: string;
-  middleName?: string;
-  lastName?: string;
-  email?: string;
-  phone?: string;
-  birthDate?: string;
-  address1?: string;
-  address2?: string;
-  city?: string;
-  state?: string;
-  zip?: string;
-  country?: string;
-  institutionId?: string;
-  expiration?: string;
-  serviceCode?: string;
-  cardProduct?: string;
-  embossingName?: string;
-  bin?: string;
-  cardState?: string;
-  pinStdin?: boolean;
-  allowWeakPin?: boolean;
-  returnSecure?: boolean;
-  reason?: string;
-}
+/** Every flag of `import`, in help order. Those with a path are one card's fields, written there in the Import Card body. */
+export const IMPORT_FLAGS = defineFlags({
+  fromFile: { type: 'string', value: 'file', description: 'file of cards to import (.csv, .ndjson, .json), or - for stdin' },
+  format: { type: 'string', value: 'format', choices: ['csv', 'ndjson', 'json'], description: 'file format (default: from the extension; required for - and pipes)' },
+  encoding: { type: 'string', value: 'encoding', choices: ['utf-8', 'latin1', 'utf-16le'], description: 'text encoding of the file (default utf-8; invalid UTF-8 is an error)' },
+  concurrency: { type: 'string', value: 'n', description: 'requests in flight (default 8)' },
+  report: { type: 'string', value: 'file', description: 'NDJSON report: line, realId, outcome, cardId or error' },
+  resume: { type: 'boolean', description: 'continue an earlier run: skip rows the report records as imported, append to it' },
+  realId: { type: 'string', value: 'id', description: 'one card: its identifier in your system', path: 'realId', prompt: 'Real id (your identifier for the card)' },
+  active: { type: 'boolean', description: 'one card: the card is active (the default)', negation: 'one card: the card is not active' },
+  ...placeFlags(CARD_FLAGS, { startDate: { path: 'startDate', description: 'one card: start date YYYY-MM-DD', prompt: 'Start date (YYYY-MM-DD)' } }),
+  endDate: { type: 'string', value: 'date', description: 'one card: end date YYYY-MM-DD', path: 'endDate', prompt: 'End date (YYYY-MM-DD)' },
+  ...placeFlags(CARDHOLDER_FLAGS, {
+    firstName: { path: 'firstName', description: 'one card: first name' },
+    middleName: { path: 'middleName', description: 'one card: middle name (default empty)' },
+    lastName: { path: 'lastName', description: 'one card: last name' },
+    email: { path: 'email', description: 'one card: email' },
+    phone: { path: 'phone', description: 'one card: phone', prompt: 'Phone' },
+    birthDate: { path: 'birthDate', description: 'one card: birth date YYYY-MM-DD', prompt: 'Birth date (YYYY-MM-DD)' },
+    addressLine1: { path: 'address1', description: 'one card: address line 1', prompt: 'Address line 1' },
+    addressLine2: { path: 'address2', description: 'one card: address line 2 (default empty)' },
+    city: { path: 'city', description: 'one card: city', prompt: 'City' },
+    state: { path: 'state', description: 'one card: state', prompt: 'State' },
+    postalCode: { path: 'zip', description: 'one card: postal code', prompt: 'Postal code' },
+    country: { path: 'country', description: 'one card: country', prompt: 'Country' },
+  }),
+  institutionId: { type: 'string', value: 'id', description: "institution of the card(s); fills rows without one (default: the profile's institutionId)", path: 'institutionId', prompt: 'Institution id' },
+  expiration: { type: 'string', value: 'yyyymm', description: 'one card: expiry YYYYMM', path: 'card.expiration', prompt: 'Card expiry (YYYYMM)' },
+  serviceCode: { type: 'string', value: 'code', description: 'one card: service code', path: 'card.serviceCode', prompt: 'Service code' },
+  cardProduct: { type: 'string', value: 'name', description: 'one card: card product', path: 'card.cardProduct', prompt: 'Card product' },
+  ...placeFlags(CARD_FLAGS, { embossingName: { path: 'card.embossingName', description: 'one card: embossing name', prompt: 'Embossing name' } }),
+  bin: { type: 'string', value: 'bin', description: 'one card: BIN (6 to 8 digits)', path: 'card.bin', prompt: 'BIN' },
+  ...placeFlags(CARD_FLAGS, { status: { path: 'card.cardState', description: 'one card: card status', prompt: 'Card state' } }),
+  pinStdin: { type: 'boolean', description: 'one card: read the default PIN (4 to 12 digits) from stdin' },
+  allowWeakPin: { type: 'boolean', description: 'accept trivially weak default PINs such as 1111 (one card, or every row of a file)' },
+  returnSecure: { type: 'boolean', description: 'one card: return secure data' },
+  reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal)' },
+});
 
-/** One card's flags, in the order they are asked for, with the body path each fills. */
-const CARD_FLAGS: Array<{ key: keyof ImportOptions; flag: string; path: string; label: string; optional?: string }> = [
-  { key: 'realId', flag: '--real-id', path: 'realId', label: 'Real id (your identifier for the card)' },
-  { key: 'institutionId', flag: '--institution-id', path: 'institutionId', label: 'Institution id' },
-  { key: 'firstName', flag: '--first-name', path: 'firstName', label: 'First name' },
-  { key: 'middleName', flag: '--middle-name', path: 'middleName', label: 'Middle name', optional: '' },
-  { key: 'lastName', flag: '--last-name', path: 'lastName', label: 'Last name' },
-  { key: 'email', flag: '--email', path: 'email', label: 'Email' },
-  { key: 'phone', flag: '--phone', path: 'phone', label: 'Phone' },
-  { key: 'birthDate', flag: '--birth-date', path: 'birthDate', label: 'Birth date (YYYY-MM-DD)' },
-  { key: 'address1', flag: '--address1', path: 'address1', label: 'Address line 1' },
-  { key: 'address2', flag: '--address2', path: 'address2', label: 'Address line 2', optional: '' },
-  { key: 'city', flag: '--city', path: 'city', label: 'City' },
-  { key: 'state', flag: '--state', path: 'state', label: 'State' },
-  { key: 'zip', flag: '--zip', path: 'zip', label: 'Postal code' },
-  { key: 'country', flag: '--country', path: 'country', label: 'Country' },
-  { key: 'startDate', flag: '--start-date', path: 'startDate', label: 'Start date (YYYY-MM-DD)' },
-  { key: 'endDate', flag: '--end-date', path: 'endDate', label: 'End date (YYYY-MM-DD)' },
-  { key: 'expiration', flag: '--expiration', path: 'card.expiration', label: 'Card expiry (YYYYMM)' },
-  { key: 'serviceCode', flag: '--service-code', path: 'card.serviceCode', label: 'Service code' },
-  { key: 'cardProduct', flag: '--card-product', path: 'card.cardProduct', label: 'Card product' },
-  { key: 'embossingName', flag: '--embossing-name', path: 'card.embossingName', label: 'Embossing name' },
-  { key: 'bin', flag: '--bin', path: 'card.bin', label: 'BIN' },
-  { key: 'cardState', flag: '--card-state', path: 'card.cardState', label: 'Card state' },
-];
+type ImportOptions = FlagValues<typeof IMPORT_FLAGS>;
 
-export default defineCommand<ImportOptions>({
+/** One card's fields, each with the body path it fills and its question. */
+const CARD_FIELDS = bodyFields(IMPORT_FLAGS);
+/** Fields an import body may leave empty: not asked for, sent as "". */
+const OPTIONAL_FIELDS = new Set(['middleName', 'addressLine2']);
+
+export default defineCommand({
   name: 'import',
   summary: 'import existing cards (one from flags, or many from a file)',
   description: `Import cards that already exist elsewhere (POST /util/cards/import, authenticated with the \
@@ -119,53 +104,19 @@ check a file before it is imported. One card with --dry-run prints the request i
 Production: against a production profile the operator types the number of cards about to be \
 imported (counted after validation, before anything is sent); without a terminal --yes \
 --confirm-production is needed. --reason is kept in the audit journal (\`cardctl history\`).`,
-  options: (c) => c
-    .option('--from-file <file>', 'file of cards to import (.csv, .ndjson, .json), or - for stdin')
-    .addOption(new Option('--format <format>', 'file format (default: from the extension; required for - and pipes)').choices(['csv', 'ndjson', 'json']))
-    .addOption(new Option('--encoding <encoding>', 'text encoding of the file (default utf-8; invalid UTF-8 is an error)').choices(['utf-8', 'latin1', 'utf-16le']))
-    .option('--concurrency <n>', 'requests in flight (default 8)')
-    .option('--report <file>', 'NDJSON report: line, realId, outcome, cardId or error')
-    .option('--resume', 'continue an earlier run: skip rows the report records as imported, append to it')
-    .option('--real-id <id>', 'one card: its identifier in your system')
-    .option('--active', 'one card: the card is active (the default)')
-    .option('--no-active', 'one card: the card is not active')
-    .option('--start-date <date>', 'one card: start date YYYY-MM-DD')
-    .option('--end-date <date>', 'one card: end date YYYY-MM-DD')
-    .option('--first-name <name>', 'one card: first name')
-    .option('--middle-name <name>', 'one card: middle name (default empty)')
-    .option('--last-name <name>', 'one card: last name')
-    .option('--email <address>', 'one card: email')
-    .option('--phone <number>', 'one card: phone')
-    .option('--birth-date <date>', 'one card: birth date YYYY-MM-DD')
-    .option('--address1 <text>', 'one card: address line 1')
-    .option('--address2 <text>', 'one card: address line 2 (default empty)')
-    .option('--city <name>', 'one card: city')
-    .option('--state <name>', 'one card: state')
-    .option('--zip <code>', 'one card: postal code')
-    .option('--country <code>', 'one card: country')
-    .option('--institution-id <id>', "institution of the card(s); fills rows without one (default: the profile's institutionId)")
-    .option('--expiration <yyyymm>', 'one card: expiry YYYYMM')
-    .option('--service-code <code>', 'one card: service code')
-    .option('--card-product <name>', 'one card: card product')
-    .option('--embossing-name <name>', 'one card: embossing name')
-    .option('--bin <bin>', 'one card: BIN (6 to 8 digits)')
-    .option('--card-state <state>', 'one card: card state')
-    .option('--pin-stdin', 'one card: read the default PIN (4 to 12 digits) from stdin')
-    .option('--allow-weak-pin', 'accept trivially weak default PINs such as 1111 (one card, or every row of a file)')
-    .option('--return-secure', 'one card: return secure data')
-    .option('--reason <text>', 'why (kept in the audit journal)'),
+  flags: IMPORT_FLAGS,
   examples: [
     'cardctl import --from-file cards.csv --report import-report.ndjson',
     'cardctl import --from-file cards.csv --report import-report.ndjson --resume',
     'cat cards.ndjson | cardctl import --from-file - --format ndjson --concurrency 16',
-    'printf 4821 | cardctl import --pin-stdin --real-id LEGACY-1 --institution-id INST --first-name Ada --last-name Obi --email ada@example.com --phone +2348012345678 --birth-date 1990-01-31 --address1 "1 Marina" --city Lagos --state Lagos --zip 100001 --country NG --start-date 2024-01-01 --end-date 2028-12-31 --expiration 202812 --service-code 101 --card-product classic --embossing-name "ADA OBI" --bin 506099 --card-state active',
+    'printf 4821 | cardctl import --pin-stdin --real-id LEGACY-1 --institution-id INST --first-name Ada --last-name Obi --email ada@example.com --phone +2348012345678 --birth-date 1990-01-31 --address-line1 "1 Marina" --city Lagos --state Lagos --postal-code 100001 --country NG --start-date 2024-01-01 --end-date 2028-12-31 --expiration 202812 --service-code 101 --card-product classic --embossing-name "ADA OBI" --bin 506099 --status active',
   ],
   async run(ctx, { opts }) {
     const concurrency = opts.concurrency === undefined ? 8 : validatePositiveInt('--concurrency', opts.concurrency, 256);
     const institutionId = opts.institutionId?.trim() || profileInstitutionId(ctx);
     ctx.audit.reason = opts.reason;
     if (opts.fromFile !== undefined) {
-      const stray = CARD_FLAGS.filter((f) => f.key !== 'institutionId' && opts[f.key] !== undefined).map((f) => f.flag);
+      const stray = CARD_FIELDS.filter((f) => f.key !== 'institutionId' && opts[f.key as keyof ImportOptions] !== undefined).map((f) => f.flag);
       if (opts.pinStdin) stray.push('--pin-stdin');
       if (opts.active !== undefined) stray.push(opts.active ? '--active' : '--no-active');
       if (opts.returnSecure) stray.push('--return-secure');
@@ -389,15 +340,18 @@ function printProblems(ctx: Context, problems: ReportEntry[], stats: ImportStats
 }
 
 async function importOne(ctx: Context, opts: ImportOptions, institutionId?: string): Promise<void> {
-  const { setPath } = await import('../output/format.js');
+  const [{ setPath }, { IMPORT_FIELD_PATHS, validateImportRow }] = await Promise.all([import('../output/format.js'), import('../import/row.js')]);
   const value: Record<string, unknown> = {};
   const missing: string[] = [];
-  for (const f of CARD_FLAGS) {
-    let given = opts[f.key] as string | undefined;
+  // Asked for (and named when missing) in the body's own order: the card's identity, its
+  // holder, its validity, then the card itself.
+  const inBodyOrder = [...CARD_FIELDS].sort((a, b) => IMPORT_FIELD_PATHS.indexOf(a.path) - IMPORT_FIELD_PATHS.indexOf(b.path));
+  for (const f of inBodyOrder) {
+    let given = opts[f.key as keyof ImportOptions] as string | undefined;
     if (f.key === 'institutionId') given = institutionId;
-    if (given === undefined && f.optional !== undefined) given = f.optional;
+    if (given === undefined && OPTIONAL_FIELDS.has(f.key)) given = '';
     if (given === undefined) {
-      if (ctx.io.canPrompt) given = await ctx.prompter.input(f.label);
+      if (ctx.io.canPrompt) given = await ctx.prompter.input(f.prompt ?? f.flag);
       else {
         missing.push(f.flag);
         continue;
@@ -412,7 +366,6 @@ async function importOne(ctx: Context, opts: ImportOptions, institutionId?: stri
   }
   value.active = opts.active ?? true;
   value.returnSecure = Boolean(opts.returnSecure);
-  const { validateImportRow } = await import('../import/row.js');
   // The fields are checked before the PIN is asked for, with the validators file rows use.
   const fieldsOnly = validateImportRow(value, { withoutPin: true, now: ctx.clock.now() });
   if (!fieldsOnly.ok) throw new UsageError(`invalid card: ${fieldsOnly.errors.map(flagNameOf).join('; ')}`);
@@ -464,7 +417,7 @@ async function importOne(ctx: Context, opts: ImportOptions, institutionId?: stri
 /** "card.bin: …" → "--bin: …" for one card given as flags. */
 function flagNameOf(message: string): string {
   const field = message.split(':', 1)[0]!;
-  const flag = CARD_FLAGS.find((f) => f.path === field)?.flag;
+  const flag = CARD_FIELDS.find((f) => f.path === field)?.flag;
   return flag ? `${flag}${message.slice(field.length)}` : message;
 }
 

@@ -1,6 +1,6 @@
 // The command tree, in the order `cardctl --help` lists it. Each entry is a definition
 // (flags, help, run); run() bodies import their heavy modules lazily.
-import type { CommandDefinition, GroupDefinition } from '../core/command.js';
+import type { AnyCommand, GroupDefinition } from '../core/command.js';
 import alias from './alias/index.js';
 import api from './api.js';
 import auth from './auth/index.js';
@@ -20,7 +20,7 @@ import tx from './tx/index.js';
 import users from './users/index.js';
 import webhook from './webhook/index.js';
 
-export const commandTree: Array<CommandDefinition<any> | GroupDefinition> = [
+export const commandTree: Array<AnyCommand | GroupDefinition> = [
   cards, tx, simulate, webhook, importCards, oauth, users,
   login, logout, auth, profile,
   doctor, history, alias,

@@ -1,25 +1,25 @@
-import { Option } from 'commander';
 import { defineCommand } from '../core/command.js';
-import type { Context } from '../core/context.js';
+import { defineFlags, type FlagValues } from '../core/flags.js';
+import type { Context, GlobalOptions } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { checkCredential, credentialProblem } from '../core/credentials.js';
 
-export interface LoginFlags {
-  baseUrl?: string;
-  tokenStdin?: boolean;
-  apiKeyStdin?: boolean;
-  pinKey?: string;
-  switch?: string;
-  env?: 'sandbox' | 'production';
-  clientId?: string;
-  privateKey?: string;
-  tokenUrl?: string;
-  /** false with --no-use */
-  use?: boolean;
-  insecure?: boolean;
-}
+/** login's own flags, and the global ones it reads (--base-url, --insecure). */
+export type LoginFlags = FlagValues<typeof FLAGS> & Pick<GlobalOptions, 'baseUrl' | 'insecure'>;
 
-export default defineCommand<LoginFlags>({
+const FLAGS = defineFlags({
+  tokenStdin: { type: 'boolean', description: 'read the bearer token from stdin' },
+  apiKeyStdin: { type: 'boolean', description: 'read the API key (for `import`) from stdin' },
+  pinKey: { type: 'string', value: 'file', description: 'PIN public key (PEM) used to encrypt PIN blocks' },
+  switch: { type: 'string', value: 'name', description: 'path segment of the simulate endpoint (default "switch")' },
+  env: { type: 'string', value: 'environment', choices: ['sandbox', 'production'], description: 'sandbox or production' },
+  clientId: { type: 'string', value: 'id', description: 'OAuth client id, for client-credentials login' },
+  privateKey: { type: 'string', value: 'file', description: 'private key of the OAuth application (its path is stored, not the key)' },
+  tokenUrl: { type: 'string', value: 'url', description: 'token endpoint (default: <base-url>/oauth/token)' },
+  use: { type: 'negated', description: 'do not make this profile the current one' },
+});
+
+export default defineCommand({
   name: 'login',
   summary: 'store credentials for a deployment as a profile',
   description: `Store a base URL and credentials as a profile.
@@ -30,16 +30,7 @@ both: token on the first line, API key on the second). Secrets are never taken f
 With --client-id and --private-key, logs in with OAuth client credentials and renews the
 token by itself. The profile is the one named by --profile (or CARDCTL_PROFILE), else the
 current one, else "default"; it becomes the current profile unless --no-use.`,
-  options: (c) => c
-    .option('--token-stdin', 'read the bearer token from stdin')
-    .option('--api-key-stdin', 'read the API key (for `import`) from stdin')
-    .option('--pin-key <file>', 'PIN public key (PEM) used to encrypt PIN blocks')
-    .option('--switch <name>', 'path segment of the simulate endpoint (default "switch")')
-    .addOption(new Option('--env <environment>', 'sandbox or production').choices(['sandbox', 'production']))
-    .option('--client-id <id>', 'OAuth client id, for client-credentials login')
-    .option('--private-key <file>', 'private key of the OAuth application (its path is stored, not the key)')
-    .option('--token-url <url>', 'token endpoint (default: <base-url>/oauth/token)')
-    .option('--no-use', 'do not make this profile the current one'),
+  flags: FLAGS,
   examples: [
     'cardctl login',
     'printf %s "$TOKEN" | cardctl login --base-url https://api.example.com --token-stdin --pin-key pin.pem',

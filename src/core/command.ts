@@ -1,45 +1,75 @@
-// How a command is declared. One file per leaf command exports `defineCommand({...})`:
-// its commander options with help and examples, and `run(ctx, input)`, which parses what it
-// was given into typed options (throwing UsageError before any I/O) and does the work.
-// Heavy modules are imported inside run(), never at the top of a command file.
+// How a command is declared. One file per leaf command exports `defineCommand({...})`: its
+// positional arguments, its flags (each declared once, see FlagSpec), help and examples, and
+// `run(ctx, input)`, which does the work with options whose type TypeScript infers from the flag
+// declarations. Heavy modules are imported inside run(), never at the top of a command file.
 import type { Command } from 'commander';
 import type { Context } from './context.js';
+import type { FlagValues, Flags } from './flags.js';
+import type { GlobalOptions } from './global-flags.js';
+import type { IOStreams } from './io.js';
 import { NotImplementedError } from './errors.js';
 
-export interface RunInput<O> {
-  /** Positional arguments, in declaration order (variadic ones as arrays). */
-  args: Array<string | string[] | undefined>;
-  /** This command's options merged with the global ones. */
-  opts: O;
-  command: Command;
+export { defineFlags, type FlagSpec, type Flags, type FlagValues } from './flags.js';
+
+/** One positional argument: `<name>` required, `[name]` optional, `...` variadic. */
+export interface ArgumentSpec {
+  syntax: string;
+  description: string;
 }
 
-export interface CommandDefinition<O = Record<string, any>> {
+type ArgumentValue<S extends string> =
+  string extends S ? string | string[] | undefined
+  : S extends `${string}...${string}` ? (S extends `<${string}` ? string[] : string[] | undefined)
+  : S extends `<${string}` ? string : string | undefined;
+
+/** The positional arguments as run() receives them, in declaration order. */
+export type ArgumentValues<A extends readonly ArgumentSpec[]> = { -readonly [I in keyof A]: A[I] extends { syntax: infer S extends string } ? ArgumentValue<S> : never };
+
+/** What a command's own code may need of the CLI around it, without importing it. */
+export interface CliHost {
+  /** Runs a cardctl command line in this process; resolves to its exit code (demo). */
+  run(argv: string[], deps: { env: Record<string, string | undefined>; io: IOStreams; signal: AbortSignal }): Promise<number>;
+  /** Top-level command names and their aliases, and `help` (what an alias may not shadow). */
+  builtinNames(): Set<string>;
+  /** The whole command tree as commander builds it, with no run attached (completion scripts). */
+  program(): Command;
+}
+
+export interface RunInput<F extends Flags = Flags, A extends readonly ArgumentSpec[] = readonly ArgumentSpec[]> {
+  args: ArgumentValues<A>;
+  /** This command's options merged with the global ones. */
+  opts: FlagValues<F> & GlobalOptions;
+  cli: CliHost;
+}
+
+export interface CommandDefinition<F extends Flags = Flags, A extends readonly ArgumentSpec[] = readonly ArgumentSpec[]> {
   name: string;
   /** One line for the parent's command list. */
   summary: string;
   /** Longer help text shown by `--help`. */
   description?: string;
-  /** Commander argument syntax, e.g. `<CARD_ID>` or `[FILE]`. */
-  arguments?: Array<{ syntax: string; description: string; choices?: readonly string[] }>;
-  /** Adds this command's options (use commander's Option for choices and conflicts). */
-  options?: (command: Command) => void;
+  args?: A;
+  flags?: F;
   /** `$ cardctl …` lines shown under "Examples:" in help. */
   examples?: string[];
   aliases?: string[];
-  run(ctx: Context, input: RunInput<O>): Promise<void>;
+  run(ctx: Context, input: RunInput<F, A>): Promise<void>;
 }
+
+/** A definition whose flags and arguments are not known at the use site (the tree, the builders). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyCommand = CommandDefinition<any, any>;
 
 export interface GroupDefinition {
   name: string;
   summary: string;
   description?: string;
   aliases?: string[];
-  commands: Array<CommandDefinition<any> | GroupDefinition>;
+  commands: Array<AnyCommand | GroupDefinition>;
   examples?: string[];
 }
 
-export function defineCommand<O = Record<string, any>>(definition: CommandDefinition<O>): CommandDefinition<O> {
+export function defineCommand<const F extends Flags = {}, const A extends readonly ArgumentSpec[] = []>(definition: CommandDefinition<F, A>): CommandDefinition<F, A> {
   return definition;
 }
 
@@ -47,12 +77,12 @@ export function defineGroup(definition: GroupDefinition): GroupDefinition {
   return definition;
 }
 
-export function isGroup(definition: CommandDefinition<any> | GroupDefinition): definition is GroupDefinition {
+export function isGroup(definition: AnyCommand | GroupDefinition): definition is GroupDefinition {
   return 'commands' in definition;
 }
 
 /** The run() of a verb whose implementation has not landed: says so, exits 1. */
-export function notImplemented(path: string): CommandDefinition['run'] {
+export function notImplemented(path: string): AnyCommand['run'] {
   return async () => {
     throw new NotImplementedError(path);
   };

@@ -12,41 +12,12 @@ import { AuthError, NotFoundError, UsageError } from './errors.js';
 import { decideCanPrompt, decideColor, type IOStreams } from './io.js';
 import { InquirerPrompter, NoPrompter, type Prompter } from './prompter.js';
 import { VERSION } from '../version.js';
+import type { GlobalOptions } from './global-flags.js';
 
 export type Env = Record<string, string | undefined>;
 
 /** Flags every command accepts (declared once on the root program). */
-export interface GlobalOptions {
-  profile?: string;
-  baseUrl?: string;
-  output?: string;
-  json?: boolean;
-  fields?: string;
-  quiet?: boolean;
-  /** false with --no-color */
-  color?: boolean;
-  verbose?: boolean;
-  debug?: boolean;
-  timeout?: string;
-  yes?: boolean;
-  /** --confirm-production: with --yes, destructive steps on a production profile (core/guard.ts). */
-  confirmProduction?: boolean;
-  /** false with --no-input */
-  input?: boolean;
-  retries?: string;
-  /** false with --no-retry */
-  retry?: boolean;
-  insecure?: boolean;
-  wide?: boolean;
-  /** --jq EXPR: filter the JSON output with jq (implies JSON). */
-  jq?: string;
-  /** --template STR: render records with a template (output/template.ts). */
-  template?: string;
-  /** false with --no-pager */
-  pager?: boolean;
-  /** --dry-run: show mutations instead of sending them (src/audit/dry-run.ts). */
-  dryRun?: boolean;
-}
+export type { GlobalOptions } from './global-flags.js';
 
 export interface Clock {
   now(): Date;

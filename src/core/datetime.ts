@@ -1,5 +1,5 @@
 // The one parser of dates and date-times the user types or writes in a file: every date flag
-// (--dob, --start-date, --expiry-date, simulate --date, tx --since/--until, history --since),
+// (--birth-date, --start-date, --expiry-date, simulate --date, tx --since/--until, history --since),
 // scenario steps, import rows and --from-file bodies come through here. Strict: a calendar day
 // that exists, hours 00-23, minutes and seconds 00-59, an explicit offset of at most ±14:00.
 // `new Date(text)` is never trusted alone: it turns 2026-02-30 into 2 March and 24:00 into the

@@ -6,7 +6,7 @@
 // buffer, so they are the bytes the full path prints; test/unit/help-cache.test.ts keeps the
 // committed build honest. Only plain, non-TTY-width pages are cached: bin uses them when stdout
 // is not a terminal or is exactly HELP_CACHE_WIDTH columns wide, and takes the full path otherwise.
-import type { CommandDefinition, GroupDefinition } from '../core/command.js';
+import type { AnyCommand, GroupDefinition } from '../core/command.js';
 import { isGroup } from '../core/command.js';
 
 /** commander wraps help to 80 columns when stdout is not a terminal. */
@@ -22,7 +22,7 @@ export interface HelpCache {
 }
 
 /** Every command path that answers `--help`: the root, each group and leaf, under each of its names. */
-export function helpPaths(tree: ReadonlyArray<CommandDefinition<any> | GroupDefinition>, prefix: string[] = []): string[][] {
+export function helpPaths(tree: ReadonlyArray<AnyCommand | GroupDefinition>, prefix: string[] = []): string[][] {
   const paths: string[][] = prefix.length ? [] : [[]];
   for (const node of tree) {
     for (const name of [node.name, ...(node.aliases ?? [])]) {

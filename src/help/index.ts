@@ -1,6 +1,6 @@
 // `cardctl help <topic>`: topics are text, not commands, so they are answered before commander
 // sees the arguments; `cardctl help <command>` still goes to commander's own help command.
-import type { CommandDefinition, GroupDefinition } from '../core/command.js';
+import type { AnyCommand, GroupDefinition } from '../core/command.js';
 import { UsageError, type CliError } from '../core/errors.js';
 import type { IOStreams } from '../core/io.js';
 import { closestWords } from './suggest.js';
@@ -10,7 +10,7 @@ import { HELP_TOPICS, findHelpTopic } from './topics.js';
  * Answers `help NAME`: prints the topic and returns true; returns false when NAME is a command
  * (commander shows its help); returns a UsageError when NAME is neither.
  */
-export function showHelpTopic(name: string, io: IOStreams, tree: Array<CommandDefinition<any> | GroupDefinition>): true | false | CliError {
+export function showHelpTopic(name: string, io: IOStreams, tree: Array<AnyCommand | GroupDefinition>): true | false | CliError {
   const topic = findHelpTopic(name);
   if (topic) {
     io.out(topic.text);

@@ -36,7 +36,7 @@ const json = (text: string) => JSON.parse(text);
 function cardFlags(extra: string[] = []): string[] {
   return [
     'cards', 'create', '--program', sandbox.info.cardProgramId, '--first-name', 'Ada', '--last-name', 'Obi',
-    '--email', 'ada@example.com', '--phone', '+2348012345678', '--dob', '1990-05-17', '--city', 'Lagos',
+    '--email', 'ada@example.com', '--phone', '+2348012345678', '--birth-date', '1990-05-17', '--city', 'Lagos',
     '--account-number', '0123456789', '--account-type', 'savings', '--pin-stdin', ...extra,
   ];
 }

@@ -183,9 +183,9 @@ describe('import', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ imported: 10, exists: 5 });
 
     const flags = ['import', '--pin-stdin', '--real-id', 'ONE-1', '--institution-id', sandbox.info.institutionId, '--first-name', 'Ada', '--last-name', 'Obi',
-      '--email', 'ada@example.com', '--phone', '+2348012345678', '--birth-date', '1990-01-31', '--address1', '1 Marina', '--city', 'Lagos', '--state', 'Lagos',
-      '--zip', '100001', '--country', 'NG', '--start-date', '2024-01-01', '--end-date', '2028-12-31', '--expiration', '202812', '--service-code', '101',
-      '--card-product', 'classic', '--embossing-name', 'ADA OBI', '--bin', '506099', '--card-state', 'active', '--json'];
+      '--email', 'ada@example.com', '--phone', '+2348012345678', '--birth-date', '1990-01-31', '--address-line1', '1 Marina', '--city', 'Lagos', '--state', 'Lagos',
+      '--postal-code', '100001', '--country', 'NG', '--start-date', '2024-01-01', '--end-date', '2028-12-31', '--expiration', '202812', '--service-code', '101',
+      '--card-product', 'classic', '--embossing-name', 'ADA OBI', '--bin', '506099', '--status', 'active', '--json'];
     const one = await cardctl(flags, { configDir: dir.path, env, input: '4821\n' });
     expect(one.exitCode, one.stderr).toBe(0);
     const card = JSON.parse(one.stdout);

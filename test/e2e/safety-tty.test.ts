@@ -67,7 +67,7 @@ describe.skipIf(!hasTmux)('production confirmation in a terminal (tmux)', () => 
 
   it('deactivate shows the banner, refuses a wrong last four and goes ahead with the right one', async () => {
     const created = await cardctl(['-p', 'prod', 'cards', 'create', '--program', sandbox.info.cardProgramId, '--first-name', 'Ada', '--last-name', 'Obi',
-      '--email', 'ada@example.com', '--phone', '+2348012345678', '--dob', '1990-05-17', '--account-number', '0123456789', '--account-type', 'savings',
+      '--email', 'ada@example.com', '--phone', '+2348012345678', '--birth-date', '1990-05-17', '--account-number', '0123456789', '--account-type', 'savings',
       '--pin-stdin', '-o', 'json'], { configDir: dir.path, input: '4821\n' });
     expect(created.exitCode, created.stderr).toBe(0);
     const card = JSON.parse(created.stdout) as { id: string; lastFour: string };

@@ -47,7 +47,7 @@ const sandboxEnv = () => ({ CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKE
 function cardFlags(extra: string[] = []): string[] {
   return [
     'cards', 'create', '--program', sandbox.info.cardProgramId, '--first-name', 'Ada', '--last-name', 'Obi',
-    '--email', 'ada@example.com', '--phone', '+2348012345678', '--dob', '1990-05-17', '--city', 'Lagos',
+    '--email', 'ada@example.com', '--phone', '+2348012345678', '--birth-date', '1990-05-17', '--city', 'Lagos',
     '--account-number', '0123456789', '--account-type', 'savings', '--pin-stdin', ...extra,
   ];
 }
@@ -116,9 +116,9 @@ describe('audit journal', () => {
     await step('simulate', ['simulate', 'authorization', '--card', card.id, '--amount', '10.00', '-o', 'json']);
     await step('import one', ['import', '--pin-stdin', '--real-id', 'SAFETY-1', '--institution-id', sandbox.info.institutionId,
       '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'ada@example.com', '--phone', '+2348012345678', '--birth-date', '1990-01-31',
-      '--address1', '1 Marina', '--city', 'Lagos', '--state', 'Lagos', '--zip', '100001', '--country', 'NG', '--start-date', '2024-01-01',
+      '--address-line1', '1 Marina', '--city', 'Lagos', '--state', 'Lagos', '--postal-code', '100001', '--country', 'NG', '--start-date', '2024-01-01',
       '--end-date', '2028-12-31', '--expiration', '202812', '--service-code', '101', '--card-product', 'classic', '--embossing-name', 'ADA OBI',
-      '--bin', '506099', '--card-state', 'active', '-q', '--reason', 'migration'], '1357\n');
+      '--bin', '506099', '--status', 'active', '-q', '--reason', 'migration'], '1357\n');
 
     const keys = tempDir('cardctl-e2e-safety-keys-');
     dirs.push(keys);

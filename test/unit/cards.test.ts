@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
 import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import createCommand, { defaultExpiry, generateReference, parseCreateInput, type CreateOptions } from '../../src/commands/cards/create.js';
-import { mergeCustomer, parseCustomerChanges } from '../../src/commands/cards/customer/update.js';
+import createCommand, { defaultExpiry, generateReference, parseCreateInput } from '../../src/commands/cards/create.js';
+import customerUpdate, { mergeCustomer, parseCustomerChanges } from '../../src/commands/cards/customer/update.js';
 import deactivate from '../../src/commands/cards/deactivate.js';
-import list, { parseListOptions } from '../../src/commands/cards/list.js';
+import list from '../../src/commands/cards/list.js';
 import change from '../../src/commands/cards/pin/change.js';
 import { parseFutureExpiration, parseRenewReason } from '../../src/commands/cards/renew.js';
 import { explainPinError } from '../../src/commands/cards/shared.js';
@@ -16,6 +16,7 @@ import { ScriptedPrompter } from '../../src/core/prompter.js';
 import { createPinInput } from '../../src/pin/input.js';
 import { cardColumns, cardExpiry, cardNumber } from '../../src/output/columns/cards.js';
 import { testContext } from '../helpers/context.js';
+import { optionsOf, runCommand } from '../helpers/parse.js';
 
 const BASE = 'http://127.0.0.1:4010';
 let dir: string;
@@ -27,12 +28,16 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const fixedClock = { now: () => new Date('2026-11-22T10:00:00Z') };
-const command = (source = 'default') => ({ getOptionValueSource: () => source }) as never;
 
-const full: CreateOptions = {
-  program: 'PROG1', firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com', phone: '+234 801 234 5678',
-  accountNumber: '0123456789', accountType: 'savings', bankCode: '058', pin: true,
-};
+/** A complete `cards create` command line. */
+const full = [
+  '--program', 'PROG1', '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'ada@example.com', '--phone', '+234 801 234 5678',
+  '--account-number', '0123456789', '--account-type', 'savings', '--bank-code', '058',
+];
+/** `cards create` options for a command line. */
+const createOptions = (argv: string[]) => optionsOf(createCommand, argv);
+/** What `cards create` makes of a command line before anything is sent. */
+const createInput = async (ctx: Parameters<typeof parseCreateInput>[0], argv: string[]) => parseCreateInput(ctx, await createOptions(argv));
 
 async function usage(promise: Promise<unknown>): Promise<UsageError> {
   const error = await promise.then(() => undefined, (e) => e);
@@ -41,13 +46,20 @@ async function usage(promise: Promise<unknown>): Promise<UsageError> {
 }
 
 describe('cards list parsing', () => {
-  it('checks paging and refuses --all with --page', () => {
-    expect(parseListOptions({ limit: '50', page: '2', search: ' ada ' })).toMatchObject({ limit: 50, page: 2, search: 'ada', all: false });
-    expect(() => parseListOptions({ limit: '101' })).toThrow(/--limit/);
-    expect(() => parseListOptions({ limit: '0' })).toThrow(UsageError);
-    expect(() => parseListOptions({ page: 'x' })).toThrow(/--page/);
-    expect(() => parseListOptions({ all: true, page: '2' })).toThrow(/--all and --page/);
-    expect(() => parseListOptions({ search: '  ' })).toThrow(/--search/);
+  const parse = async (argv: string[]) => list.parseInput(await optionsOf(list, argv), testContext());
+  it('checks paging', async () => {
+    expect(await parse(['--limit', '50', '--page', '2', '--search', ' ada '])).toMatchObject({ limit: 50, page: 2, query: { search: 'ada' }, all: false });
+  });
+  it.each([
+    [['--limit', '101'], /--limit/],
+    [['--limit', '0'], /--limit/],
+    [['--page', 'x'], /--page/],
+    [['--all', '--page', '2'], /--all and --page/],
+    [['--search', '  '], /--search/],
+  ])('refuses %j', async (argv, message) => {
+    const error = await parse(argv).then(() => undefined, (e) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toMatch(message);
   });
 });
 
@@ -67,10 +79,7 @@ describe('cards renew parsing', () => {
 
 describe('cards create parsing', () => {
   it('checks and normalises every flag', async () => {
-    const { body } = await parseCreateInput(testContext(), {
-      ...full, currency: 'NGN', dob: '1990-05-17', startDate: '2026-12-01', expiryDate: '2029-12-01T00:00:00Z',
-      pan: '4111 1111 1111 1111', status: 'inactive', seqNumber: '002', enroll2fa: true, printCard: true, city: 'Lagos',
-    }, command());
+    const { body } = await createInput(testContext(), [...full, '--currency', 'NGN', '--birth-date', '1990-05-17', '--start-date', '2026-12-01', '--expiry-date', '2029-12-01T00:00:00Z', '--pan', '4111 1111 1111 1111', '--status', 'inactive', '--seq-number', '002', '--enroll-2fa', '--print-card', '--city', 'Lagos']);
     expect(body).toMatchObject({
       cardProgram: 'PROG1', pinEnabled: true, enroll2FA: true, printCard: true, pan: '4111111111111111', status: 'inactive', seqNumber: '002',
       startDate: '2026-12-01T00:00:00.000Z', expiryDate: '2029-12-01T00:00:00.000Z',
@@ -81,17 +90,17 @@ describe('cards create parsing', () => {
 
   it('names the flag of each bad value', async () => {
     const ctx = testContext();
-    expect((await usage(parseCreateInput(ctx, { ...full, email: 'ada@' }, command()))).message).toMatch(/--email/);
-    expect((await usage(parseCreateInput(ctx, { ...full, phone: '12' }, command()))).message).toMatch(/--phone/);
-    expect((await usage(parseCreateInput(ctx, { ...full, pan: '4111111111111112' }, command()))).message).toMatch(/--pan.*Luhn/);
-    expect((await usage(parseCreateInput(ctx, { ...full, currency: '999x' }, command()))).message).toMatch(/--currency/);
-    expect((await usage(parseCreateInput(ctx, { ...full, currency: '000' }, command()))).message).toMatch(/ISO 4217/);
-    expect((await usage(parseCreateInput(ctx, { ...full, startDate: '2026-02-30' }, command()))).message).toMatch(/--start-date/);
-    expect((await usage(parseCreateInput(ctx, { ...full, dob: '2999-01-01' }, command()))).message).toMatch(/--dob/);
-    expect((await usage(parseCreateInput(ctx, { ...full, status: 'frozen' }, command()))).message).toMatch(/--status/);
-    expect((await usage(parseCreateInput(ctx, { ...full, seqNumber: '1234' }, command()))).message).toMatch(/--seq-number/);
-    expect((await usage(parseCreateInput(ctx, { ...full, embossingName: 'A'.repeat(27) }, command()))).message).toMatch(/26/);
-    expect((await usage(parseCreateInput(ctx, { ...full, reference: 'has space' }, command()))).message).toMatch(/--reference/);
+    expect((await usage(createInput(ctx, [...full, '--email', 'ada@']))).message).toMatch(/--email/);
+    expect((await usage(createInput(ctx, [...full, '--phone', '12']))).message).toMatch(/--phone/);
+    expect((await usage(createInput(ctx, [...full, '--pan', '4111111111111112']))).message).toMatch(/--pan.*Luhn/);
+    expect((await usage(createInput(ctx, [...full, '--currency', '999x']))).message).toMatch(/--currency/);
+    expect((await usage(createInput(ctx, [...full, '--currency', '000']))).message).toMatch(/ISO 4217/);
+    expect((await usage(createInput(ctx, [...full, '--start-date', '2026-02-30']))).message).toMatch(/--start-date/);
+    expect((await usage(createInput(ctx, [...full, '--birth-date', '2999-01-01']))).message).toMatch(/--birth-date/);
+    expect((await usage(createInput(ctx, [...full, '--status', 'frozen']))).message).toMatch(/--status/);
+    expect((await usage(createInput(ctx, [...full, '--seq-number', '1234']))).message).toMatch(/--seq-number/);
+    expect((await usage(createInput(ctx, [...full, '--embossing-name', 'A'.repeat(27)]))).message).toMatch(/26/);
+    expect((await usage(createInput(ctx, [...full, '--reference', 'has space']))).message).toMatch(/--reference/);
   });
 
   it('merges --from-file with flags, flags winning', async () => {
@@ -101,14 +110,14 @@ describe('cards create parsing', () => {
       customer: { firstName: 'File', lastName: 'Obi', emailAddress: 'file@example.com', phoneNumber: '+2348000000000', address: { city: 'Abuja' } },
       account: { number: '1', type: 'current', bankCode: '011', currency: 840 },
     }));
-    const { body, referenceGiven } = await parseCreateInput(testContext(), { fromFile: file, program: 'FLAG', firstName: 'Flag', pin: true }, command('default'));
+    const { body, referenceGiven } = await createInput(testContext(), ['--from-file', file, '--program', 'FLAG', '--first-name', 'Flag']);
     expect(referenceGiven).toBe(true);
     expect(body).toMatchObject({
       cardProgram: 'FLAG', referenceCode: 'ref-1', embossingName: 'FILE NAME', pinEnabled: false,
       customer: { firstName: 'Flag', lastName: 'Obi', address: { city: 'Abuja' } },
       account: { currency: '840', type: 'current' },
     });
-    const cli = await parseCreateInput(testContext(), { fromFile: file, pin: false }, command('cli'));
+    const cli = await createInput(testContext(), ['--from-file', file, '--no-pin']);
     expect(cli.body.pinEnabled).toBe(false);
   });
 
@@ -119,23 +128,23 @@ describe('cards create parsing', () => {
       return path;
     };
     const ctx = testContext();
-    expect((await usage(parseCreateInput(ctx, { fromFile: write('a.json', { cardProgam: 'x' }) }, command()))).message).toMatch(/unknown field "cardProgam"/);
-    const clear = await usage(parseCreateInput(ctx, { fromFile: write('b.json', { defaultPIN: '4821' }) }, command()));
+    expect((await usage(createInput(ctx, ['--from-file', write('a.json', { cardProgam: 'x' })]))).message).toMatch(/unknown field "cardProgam"/);
+    const clear = await usage(createInput(ctx, ['--from-file', write('b.json', { defaultPIN: '4821' })]));
     expect(clear.message).toMatch(/never a clear PIN/);
     expect(clear.message).not.toContain('4821');
-    expect((await usage(parseCreateInput(ctx, { fromFile: write('c.json', { customer: { emailAddress: 'nope' } }) }, command()))).message).toMatch(/customer.emailAddress/);
-    expect((await usage(parseCreateInput(ctx, { fromFile: write('d.json', '{oops') }, command()))).message).toMatch(/not valid JSON/);
-    expect((await usage(parseCreateInput(ctx, { fromFile: join(dir, 'missing.json') }, command()))).message).toMatch(/no such file/);
-    expect((await usage(parseCreateInput(ctx, { fromFile: '-', pinStdin: true }, command()))).message).toMatch(/both read stdin/);
+    expect((await usage(createInput(ctx, ['--from-file', write('c.json', { customer: { emailAddress: 'nope' } })]))).message).toMatch(/customer.emailAddress/);
+    expect((await usage(createInput(ctx, ['--from-file', write('d.json', '{oops')]))).message).toMatch(/not valid JSON/);
+    expect((await usage(createInput(ctx, ['--from-file', join(dir, 'missing.json')]))).message).toMatch(/no such file/);
+    expect((await usage(createInput(ctx, ['--from-file', '-', '--pin-stdin']))).message).toMatch(/both read stdin/);
     const block = { encryptedData: 'ab12', publicKeyFingerprint: 'f'.repeat(64) };
-    const parsed = await parseCreateInput(ctx, { fromFile: write('e.json', { defaultPIN: block }) }, command());
+    const parsed = await createInput(ctx, ['--from-file', write('e.json', { defaultPIN: block })]);
     expect(parsed.fileBlock).toEqual(block);
     expect(parsed.body.defaultPIN).toBeUndefined();
   });
 
   it('reads the body from stdin with --from-file -', async () => {
     const ctx = testContext({ stdin: JSON.stringify({ cardProgram: 'P', customer: { firstName: 'Ada' } }) });
-    const { body } = await parseCreateInput(ctx, { fromFile: '-' }, command());
+    const { body } = await createInput(ctx, ['--from-file', '-']);
     expect(body).toMatchObject({ cardProgram: 'P', customer: { firstName: 'Ada' } });
   });
 
@@ -143,7 +152,7 @@ describe('cards create parsing', () => {
     const agent = new MockAgent();
     agent.disableNetConnect();
     const ctx = testContext({ dispatcher: agent, env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' } });
-    const error = await usage(createCommand.run(ctx, { args: [], opts: { firstName: 'Ada', pin: true }, command: command() }));
+    const error = await usage(runCommand(createCommand, ctx, ['--first-name', 'Ada']));
     for (const flag of ['--program', '--last-name', '--email', '--phone', '--account-number', '--account-type']) expect(error.message).toContain(flag);
     expect(error.message).not.toContain('--first-name');
   });
@@ -169,7 +178,7 @@ describe('cards create parsing', () => {
     });
     const ctx = testContext({ dispatcher: agent, stdin: '4821\n', env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' }, globals: { output: 'json' }, configDir: dir });
     Object.assign(ctx, { clock: fixedClock });
-    await createCommand.run(ctx, { args: [], opts: { ...full, firstName: 'Adé', bankCode: undefined, pinStdin: true }, command: command() });
+    await runCommand(createCommand, ctx, [...full.slice(0, -2), '--first-name', 'Adé', '--pin-stdin']);
     expect(sent).toBeDefined();
     expect(sent!.defaultPIN.publicKeyFingerprint).toBe(fingerprint);
     expect(sent!.defaultPIN.encryptedData).toMatch(/^[0-9a-f]{512}$/);
@@ -199,7 +208,7 @@ describe('cards create -q', () => {
     });
     const ctx = testContext({ dispatcher: agent, stdin: '4821\n', env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' }, globals: { quiet: true, retry: false }, configDir: dir });
     Object.assign(ctx, { clock: fixedClock, signal: controller.signal });
-    const error = await createCommand.run(ctx, { args: [], opts: { ...full, pinStdin: true }, command: command() }).then(() => undefined, (e) => e);
+    const error = await runCommand(createCommand, ctx, [...full, '--pin-stdin']).then(() => undefined, (e) => e);
     return { stdout: ctx.io.stdoutText(), stderr: ctx.io.stderrText(), error };
   }
 
@@ -260,6 +269,8 @@ describe('PIN input', () => {
 });
 
 describe('customer update', () => {
+  /** The changes `cards customer update` makes of a command line before anything is read or sent. */
+  const customerChanges = async (ctx: Parameters<typeof parseCustomerChanges>[0], argv: string[]) => parseCustomerChanges(ctx, await optionsOf(customerUpdate, ['c1', ...argv]));
   const card = {
     customer: {
       uniqueId: 'u', firstName: 'Ada', middleName: '', lastName: 'Obi', emailAddress: 'ada@example.com', phoneNumber: '+2348012345678',
@@ -269,7 +280,7 @@ describe('customer update', () => {
   };
 
   it('merges only the changed fields into the full body', async () => {
-    const changes = await parseCustomerChanges(testContext(), { email: 'new@example.com', city: 'Abuja' });
+    const changes = await customerChanges(testContext(), ['--email', 'new@example.com', '--city', 'Abuja']);
     const { body, changed } = mergeCustomer(card as never, changes);
     expect(changed).toEqual(['emailAddress', 'address.city']);
     expect(body).toEqual({
@@ -281,10 +292,10 @@ describe('customer update', () => {
   it('takes a file ({customer: …} or flat), flags winning', async () => {
     const file = join(dir, 'customer.json');
     writeFileSync(file, JSON.stringify({ customer: { lastName: 'Obi-Eze', emailAddress: 'file@example.com' } }));
-    const changes = await parseCustomerChanges(testContext(), { fromFile: file, email: 'flag@example.com' });
+    const changes = await customerChanges(testContext(), ['--from-file', file, '--email', 'flag@example.com']);
     expect(changes).toEqual({ lastName: 'Obi-Eze', emailAddress: 'flag@example.com' });
     writeFileSync(file, JSON.stringify({ emial: 'x' }));
-    await usage(parseCustomerChanges(testContext(), { fromFile: file }));
+    await usage(customerChanges(testContext(), ['--from-file', file]));
   });
 
   it('on a terminal with nothing given, asks each field with its current value', async () => {
@@ -302,7 +313,7 @@ describe('customer update', () => {
     const prompter = new ScriptedPrompter(answers);
     const ctx = testContext({ tty: true, prompter, dispatcher: agent, env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' } });
     const update = (await import('../../src/commands/cards/customer/update.js')).default;
-    await update.run(ctx, { args: ['c1'], opts: {}, command: command() });
+    await runCommand(update, ctx, ['c1']);
     expect(prompter.asked).toHaveLength(12);
     expect(sent).toMatchObject({ emailAddress: 'ada.new@example.com', address: { city: 'Ikeja', line1: '1 Marina' }, dateOfBirth: '1990-01-02T00:00:00.000Z' });
     expect(ctx.io.stderrText()).toMatch(/updated \(emailAddress, address.city\)/);
@@ -331,7 +342,7 @@ describe('customer update', () => {
       pool.intercept({ path: '/institutions/cards?cardId=c1&limit=1', method: 'GET' }).reply(200, { statusCode: 200, message: 'ok', data: [{ id: 'c1', __v: 4, customer: { ...card.customer, ...afterConflict } }] });
       const ctx = testContext({ dispatcher: agent, env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' } });
       const update = (await import('../../src/commands/cards/customer/update.js')).default;
-      const outcome = await update.run(ctx, { args: ['c1'], opts: { email: 'mine@example.com' }, command: command() }).then(() => undefined, (error) => error);
+      const outcome = await runCommand(update, ctx, ['c1', '--email', 'mine@example.com']).then(() => undefined, (error) => error);
       return { outcome, versions, ctx };
     };
 
@@ -352,7 +363,7 @@ describe('customer update', () => {
   });
 
   it('needs a date of birth when the card has none', () => {
-    expect(() => mergeCustomer({ customer: { ...card.customer, dateOfBirth: null } } as never, { city: 'x' })).toThrow(/--dob/);
+    expect(() => mergeCustomer({ customer: { ...card.customer, dateOfBirth: null } } as never, { city: 'x' })).toThrow(/--birth-date/);
   });
 });
 
@@ -370,13 +381,13 @@ describe('PIN errors', () => {
 
   it('pin change refuses the same PIN twice before sending', async () => {
     const ctx = testContext({ stdin: '4821\n4821\n', env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' } });
-    expect((await usage(change.run(ctx, { args: ['c1'], opts: { pinStdin: true }, command: command() }))).message).toMatch(/same as the current/);
+    expect((await usage(runCommand(change, ctx, ['c1', '--pin-stdin']))).message).toMatch(/same as the current/);
   });
 
   it('says a PIN key is missing before asking for any PIN', async () => {
     const prompter = new ScriptedPrompter([]);
     const ctx = testContext({ tty: true, prompter, env: { CARDCTL_BASE_URL: 'https://api.example.com', CARDCTL_TOKEN: 't' } });
-    const error = await usage(change.run(ctx, { args: ['c1'], opts: {}, command: command() }));
+    const error = await usage(runCommand(change, ctx, ['c1']));
     expect(error.hint).toContain('cardctl login --pin-key FILE');
     expect(prompter.asked).toEqual([]);
   });
@@ -393,7 +404,7 @@ describe('deactivate', () => {
     const agent = new MockAgent();
     agent.disableNetConnect();
     const ctx = testContext({ dispatcher: agent, env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' } });
-    const error = await usage(deactivate.run(ctx, { args: ['c1'], opts: {}, command: command() }));
+    const error = await usage(runCommand(deactivate, ctx, ['c1']));
     expect(error.hint).toMatch(/--yes/);
   });
 
@@ -404,7 +415,7 @@ describe('deactivate', () => {
       .reply(200, { statusCode: 200, message: 'ok', data: [{ id: 'c1', pan: '506099******0008', lastFour: '0008', embossingName: 'ADA OBI' }] });
     const prompter = new ScriptedPrompter([false]);
     const ctx = testContext({ tty: true, prompter, dispatcher: agent, env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' } });
-    await usage(deactivate.run(ctx, { args: ['c1'], opts: {}, command: command() }));
+    await usage(runCommand(deactivate, ctx, ['c1']));
     expect(prompter.asked[0]).toContain('506099******0008 (ADA OBI)');
   });
 });
@@ -422,7 +433,7 @@ describe('cards list --all', () => {
       });
     }
     const ctx = testContext({ dispatcher: agent, env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' }, globals: { output: 'ndjson' } });
-    await list.run(ctx, { args: [], opts: { all: true, limit: '2' }, command: command() });
+    await runCommand(list, ctx, ['--all', '--limit', '2']);
     expect(ctx.io.stdoutText().trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['c1a', 'c1b', 'c2a', 'c2b', 'c3a']);
   });
 });

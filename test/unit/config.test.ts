@@ -5,6 +5,7 @@ import { ConfigStore } from '../../src/config/store.js';
 import { parsePinKey } from '../../src/config/pin-key.js';
 import { tempDir } from '../helpers/cli.js';
 import { testContext } from '../helpers/context.js';
+import { runCommand } from '../helpers/parse.js';
 import { main } from '../../src/cli.js';
 import { testIO } from '../helpers/context.js';
 
@@ -255,7 +256,7 @@ describe('profiles through the CLI', () => {
   it('interactive login asks for the base URL and the token (hidden)', async () => {
     const ctx = testContext({ configDir: dir, tty: true, answers: ['https://tty.example.com', 'tok_typed_1234567890', '', ''] });
     const { default: login } = await import('../../src/commands/login.js');
-    await login.run(ctx, { args: [], opts: {}, command: undefined as never });
+    await runCommand(login, ctx, []);
     const profile = new ConfigStore({ CARDCTL_CONFIG_DIR: dir }).getProfile('default')!;
     expect(profile).toMatchObject({ baseUrl: 'https://tty.example.com', token: 'tok_typed_1234567890' });
     expect(profile.apiKey).toBeUndefined();
@@ -272,7 +273,7 @@ describe('profiles through the CLI', () => {
     const ctx = testContext({ configDir: dir, tty: true, answers: [false] });
     const { default: logout } = await import('../../src/commands/logout.js');
     await ctx.config.setProfile('default', { baseUrl: 'https://api.example.com', token: 'tok_again_123456' });
-    await expect(logout.run(ctx, { args: [], opts: {}, command: undefined as never })).rejects.toThrow(/cancelled/);
+    await expect(runCommand(logout, ctx, [])).rejects.toThrow(/cancelled/);
     expect(new ConfigStore({ CARDCTL_CONFIG_DIR: dir }).getProfile('default')!.token).toBe('tok_again_123456');
   });
 

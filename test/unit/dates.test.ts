@@ -86,9 +86,9 @@ const importFlags = (flag: string) => (date: string) => {
   const card = row.card as Record<string, string>;
   const flags: Record<string, string> = {
     '--real-id': 'R1', '--institution-id': 'inst_1', '--first-name': 'Ada', '--last-name': 'Obi', '--email': 'a@example.com', '--phone': '+2348012345678',
-    '--birth-date': '1990-01-31', '--address1': '1 Marina', '--city': 'Lagos', '--state': 'Lagos', '--zip': '100001', '--country': 'NG',
+    '--birth-date': '1990-01-31', '--address-line1': '1 Marina', '--city': 'Lagos', '--state': 'Lagos', '--postal-code': '100001', '--country': 'NG',
     '--start-date': '2024-01-01', '--end-date': '2028-12-31', '--expiration': card.expiration!, '--service-code': card.serviceCode!,
-    '--card-product': card.cardProduct!, '--embossing-name': card.embossingName!, '--bin': card.bin!, '--card-state': card.cardState!,
+    '--card-product': card.cardProduct!, '--embossing-name': card.embossingName!, '--bin': card.bin!, '--status': card.cardState!,
   };
   flags[flag] = date;
   return ['import', ...Object.entries(flags).flat(), '--dry-run', '--pin-stdin'];
@@ -101,7 +101,7 @@ const FIELDS: Field[] = [
   { name: 'simulate run (scenario date)', dateOnly: false, argv: scenario },
   ...['list', 'tail', 'summary'].flatMap((verb) => ['--since', '--until'].map((flag) => ({ name: `tx ${verb} ${flag}`, dateOnly: false, argv: (d: string) => ['tx', verb, flag, d] }))),
   { name: 'history --since', dateOnly: false, argv: (d) => ['history', '--since', d] },
-  { name: 'cards create --dob', dateOnly: true, argv: (d) => ['cards', 'create', '--dob', d] },
+  { name: 'cards create --birth-date', dateOnly: true, argv: (d) => ['cards', 'create', '--birth-date', d] },
   { name: 'cards create --start-date', dateOnly: false, argv: (d) => ['cards', 'create', '--start-date', d] },
   { name: 'cards create --expiry-date', dateOnly: false, argv: (d) => ['cards', 'create', '--expiry-date', d] },
   // A file's date of birth is a date-time when it holds a T, else a date.

@@ -44,7 +44,7 @@ function valueOrUsage(fn: () => unknown, ...allowed: Array<new (...args: never[]
 describe('validators: a value or a UsageError, never another exception', () => {
   const validators: Array<[string, (v: string) => unknown]> = [
     ['validatePan', (v) => validatePan('--pan', v)],
-    ['validateDate', (v) => validateDate('--dob', v)],
+    ['validateDate', (v) => validateDate('--birth-date', v)],
     ['validateDateTime', (v) => validateDateTime('--start-date', v)],
     ['validateYearMonth', (v) => validateYearMonth('--expiration', v)],
     ['validateEmail', (v) => validateEmail('--email', v)],
@@ -106,7 +106,7 @@ describe('main() with random argv: a documented exit code, never a stack trace',
     'users', 'import', 'simulate', 'authorization', 'financial', 'reversal', 'run', 'webhook', 'sandbox', 'serve', 'profile', 'use', 'set', 'auth', 'status',
     'api', 'GET', 'POST', 'help', 'completion', 'bash', '--json', '-o', 'yaml', 'csv', '--fields', '--limit', '--page', '--all', '--amount', '--set', '--pan',
     '--expiry', '--card', '--from-file', '-', '--pin-stdin', '--timeout', '--retries', '--no-retry', '--base-url', 'http://example.com', '--yes', '-q', '--',
-    '--quiet', '--no-input', '--expiration', '--start-date', '--dob', '--scope', '--unknown', '-Z', '=', '--concurrency', '0', '-1', '1e9',
+    '--quiet', '--no-input', '--expiration', '--start-date', '--birth-date', '--scope', '--unknown', '-Z', '=', '--concurrency', '0', '-1', '1e9',
   );
   const arg = fc.oneof({ weight: 4, arbitrary: words }, { weight: 1, arbitrary: messy });
   it('random command lines', async () => {

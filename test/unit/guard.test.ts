@@ -37,7 +37,7 @@ describe('confirmDestructive', () => {
     await expect(confirmDestructive(sandboxYes, action)).resolves.toBeUndefined();
     const prodYes = testContext({ configDir: await configWith('production'), globals: { yes: true } });
     await expect(confirmDestructive(prodYes, action)).rejects.toMatchObject({ exitCode: 2, hint: expect.stringContaining('--confirm-production') });
-    const prodBoth = testContext({ configDir: await configWith('production'), globals: { yes: true, confirmProduction: true } as never });
+    const prodBoth = testContext({ configDir: await configWith('production'), globals: { yes: true, confirmProduction: true } });
     await expect(confirmDestructive(prodBoth, action)).resolves.toBeUndefined();
   });
 });

@@ -6,17 +6,18 @@ import { afterAll, describe, expect, it } from 'vitest';
 import importCommand from '../../src/commands/import.js';
 import { UsageError } from '../../src/core/errors.js';
 import { testContext } from '../helpers/context.js';
+import { runCommand } from '../helpers/parse.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cardctl-import-cmd-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const BASE = 'http://127.0.0.1:4010';
 
-function run(opts: Record<string, unknown>, options: { stdin?: string; dispatcher?: MockAgent; env?: Record<string, string> } = {}) {
+function run(argv: string[], options: { stdin?: string; dispatcher?: MockAgent; env?: Record<string, string> } = {}) {
   const ctx = testContext({
     configDir: dir, stdin: options.stdin, dispatcher: options.dispatcher,
     env: { CARDCTL_BASE_URL: BASE, CARDCTL_API_KEY: 'key', ...options.env }, globals: { json: true },
   });
-  return { ctx, done: importCommand.run(ctx, { args: [], opts: opts as any, command: undefined as any }) };
+  return { ctx, done: runCommand(importCommand, ctx, argv) };
 }
 
 const HEADER = 'realId,active,startDate,endDate,firstName,lastName,middleName,email,address1,address2,city,state,zip,country,birthDate,phone,institutionId,'
@@ -25,17 +26,17 @@ const ROW = (id: string, inst = 'inst_1') => `${id},true,2024-01-01,2028-12-31,A
 
 describe('import command: usage errors before anything is sent', () => {
   it.each([
-    [{ fromFile: join(dir, 'cards.txt') }, /cannot tell the format/],
-    [{ fromFile: '-' }, /--format/],
-    [{ fromFile: join(dir, 'missing.csv') }, /no such file/],
-    [{ fromFile: join(dir, 'a.csv'), resume: true }, /--resume needs --report/],
-    [{ fromFile: join(dir, 'a.csv'), realId: 'x', bin: '506099' }, /--real-id, --bin .*cannot be combined with --from-file/],
-    [{ report: 'r.ndjson' }, /need --from-file/],
-    [{ fromFile: join(dir, 'a.csv'), concurrency: '0' }, /--concurrency/],
-  ])('%o', async (opts, message) => {
+    [['--from-file', join(dir, 'cards.txt')], /cannot tell the format/],
+    [['--from-file', '-'], /--format/],
+    [['--from-file', join(dir, 'missing.csv')], /no such file/],
+    [['--from-file', join(dir, 'a.csv'), '--resume'], /--resume needs --report/],
+    [['--from-file', join(dir, 'a.csv'), '--real-id', 'x', '--bin', '506099'], /--real-id, --bin .*cannot be combined with --from-file/],
+    [['--report', 'r.ndjson'], /need --from-file/],
+    [['--from-file', join(dir, 'a.csv'), '--concurrency', '0'], /--concurrency/],
+  ])('%j', async (argv, message) => {
     writeFileSync(join(dir, 'cards.txt'), '');
     writeFileSync(join(dir, 'a.csv'), `${HEADER}\n${ROW('A')}\n`);
-    const error = await run(opts).done.catch((e) => e);
+    const error = await run(argv).done.catch((e) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toMatch(message);
   });
@@ -43,7 +44,7 @@ describe('import command: usage errors before anything is sent', () => {
   it('refuses to overwrite an existing report without --resume', async () => {
     writeFileSync(join(dir, 'a.csv'), `${HEADER}\n${ROW('A')}\n`);
     writeFileSync(join(dir, 'old.ndjson'), '{"line":2,"realId":"A","outcome":"imported"}\n');
-    const error = await run({ fromFile: join(dir, 'a.csv'), report: join(dir, 'old.ndjson') }).done.catch((e) => e);
+    const error = await run(['--from-file', join(dir, 'a.csv'), '--report', join(dir, 'old.ndjson')]).done.catch((e) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect(error.hint).toMatch(/--resume/);
   });
@@ -52,22 +53,18 @@ describe('import command: usage errors before anything is sent', () => {
     writeFileSync(join(dir, 'typo.csv'), `${HEADER.replace('firstName', 'fistName')}\n${ROW('A')}\n`);
     const agent = new MockAgent();
     agent.disableNetConnect();
-    const error = await run({ fromFile: join(dir, 'typo.csv') }, { dispatcher: agent }).done.catch((e) => e);
+    const error = await run(['--from-file', join(dir, 'typo.csv')], { dispatcher: agent }).done.catch((e) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toMatch(/unknown CSV column "fistName"/);
   });
 
   it('one card without a PIN source is a usage error naming --pin-stdin', async () => {
-    const error = await run({
-      realId: 'X', institutionId: 'i', firstName: 'a', lastName: 'b', email: 'a@b.co', phone: '+2348012345678', birthDate: '1990-01-01',
-      address1: 'x', city: 'x', state: 'x', zip: 'x', country: 'NG', startDate: '2024-01-01', endDate: '2028-01-01', expiration: '202812',
-      serviceCode: '101', cardProduct: 'c', embossingName: 'A B', bin: '506099', cardState: 'active',
-    }).done.catch((e) => e);
+    const error = await run(['--real-id', 'X', '--institution-id', 'i', '--first-name', 'a', '--last-name', 'b', '--email', 'a@b.co', '--phone', '+2348012345678', '--birth-date', '1990-01-01', '--address-line1', 'x', '--city', 'x', '--state', 'x', '--postal-code', 'x', '--country', 'NG', '--start-date', '2024-01-01', '--end-date', '2028-01-01', '--expiration', '202812', '--service-code', '101', '--card-product', 'c', '--embossing-name', 'A B', '--bin', '506099', '--status', 'active']).done.catch((e) => e);
     expect(error.message).toMatch(/--pin-stdin/);
   });
 
   it('one card: a missing field names its flag', async () => {
-    const error = await run({ realId: 'X' }).done.catch((e) => e);
+    const error = await run(['--real-id', 'X']).done.catch((e) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toMatch(/--institution-id.*--first-name/);
   });
@@ -85,7 +82,7 @@ describe('import command against a mocked API', () => {
       return { statusCode: 200, message: 'Card imported successfully', data: { id: `card_${body.realId}` } };
     }).times(2);
     const reportPath = join(dir, 'mixed-report.ndjson');
-    const { ctx, done } = run({ fromFile: join(dir, 'mixed.csv'), report: reportPath }, { dispatcher: agent });
+    const { ctx, done } = run(['--from-file', join(dir, 'mixed.csv'), '--report', reportPath], { dispatcher: agent });
     const error = await done.catch((e) => e);
     expect(error.exitCode).toBe(8);
     expect(seen.sort()).toEqual(['A', 'C']);

@@ -8,15 +8,16 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ImportCardBody } from '../../src/api/schemas.js';
 import { createValidatorCompiler } from '../../src/sandbox/validation.js';
-import { parseCreateInput, type CreateOptions } from '../../src/commands/cards/create.js';
+import createCommand, { parseCreateInput } from '../../src/commands/cards/create.js';
 import { parseFutureExpiration } from '../../src/commands/cards/renew.js';
-import { parseUpdateOptions } from '../../src/commands/users/update.js';
+import usersUpdate, { parseUpdateOptions } from '../../src/commands/users/update.js';
 import importCommand from '../../src/commands/import.js';
 import { UsageError } from '../../src/core/errors.js';
 import { validateImportRow } from '../../src/import/row.js';
 import { createPinInput } from '../../src/pin/input.js';
 import { call, startTestSandbox, type Sandbox } from '../sandbox/helpers.js';
 import { testContext as baseContext, type TestContextOptions } from '../helpers/context.js';
+import { optionsOf, runCommand } from '../helpers/parse.js';
 import { validImportRow } from '../helpers/import-row.js';
 
 const NOW = new Date('2026-11-22T10:00:00Z');
@@ -28,29 +29,31 @@ function testContext(options: Omit<TestContextOptions, 'configDir'> & { clock?: 
   const { clock: _clock, ...rest } = options;
   return Object.assign(baseContext({ ...rest, configDir: dir }), { clock });
 }
-const command = { getOptionValueSource: () => 'cli' } as never;
-const full: CreateOptions = {
-  program: 'PROG1', firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com', phone: '+2348012345678',
-  accountNumber: '0123456789', accountType: 'savings', bankCode: '058', pin: true,
-};
+/** The body `users update` makes of a command line before anything is sent. */
+const updateBody = async (ctx: Parameters<typeof parseUpdateOptions>[0], argv: string[]) => parseUpdateOptions(ctx, await optionsOf(usersUpdate, ['u1', ...argv]));
+/** A complete `cards create` command line. */
+const full = [
+  '--program', 'PROG1', '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'ada@example.com', '--phone', '+2348012345678',
+  '--account-number', '0123456789', '--account-type', 'savings', '--bank-code', '058',
+];
 
-/** Field of `cards create` (its flag and option key) ↔ field of an import row, with bad values. */
-const FIELDS: Array<{ flag: string; key: keyof CreateOptions; path: string; bad: string[] }> = [
-  { flag: '--reference', key: 'reference', path: 'realId', bad: ['', '   ', 'R'.repeat(5000), 'R'.repeat(65), 'has space', '-lead', 'Adé-1', 'a/b', 'x\u0000y'] },
-  { flag: '--embossing-name', key: 'embossingName', path: 'card.embossingName', bad: ['ADA 😀', 'A'.repeat(27), '   ', 'ÉLODIE OBI', 'ADA\u200bOBI'] },
-  { flag: '--first-name', key: 'firstName', path: 'firstName', bad: ['', '  ', 'A'.repeat(101), 'A\u0007da', 'Ada\nObi'] },
-  { flag: '--last-name', key: 'lastName', path: 'lastName', bad: ['', 'O'.repeat(5000), 'O\u001bbi'] },
-  { flag: '--middle-name', key: 'middleName', path: 'middleName', bad: ['M'.repeat(101), 'M\u0000'] },
-  { flag: '--email', key: 'email', path: 'email', bad: ['ada@', 'not-an-email', `${'a'.repeat(250)}@example.com`, 'a b@example.com'] },
-  { flag: '--phone', key: 'phone', path: 'phone', bad: ['12', 'abc', '+1234567890123456'] },
-  { flag: '--dob', key: 'dob', path: 'birthDate', bad: ['2099-01-01', '1899-12-31', '1990-02-30', '31/01/1990', '1990-1-1'] },
-  { flag: '--address-line1', key: 'addressLine1', path: 'address1', bad: ['x'.repeat(201), 'line\nbreak'] },
-  { flag: '--address-line2', key: 'addressLine2', path: 'address2', bad: ['x'.repeat(201), 'tab\there'] },
-  { flag: '--city', key: 'city', path: 'city', bad: ['x'.repeat(5000)] },
-  { flag: '--state', key: 'state', path: 'state', bad: ['x'.repeat(201)] },
-  { flag: '--country', key: 'country', path: 'country', bad: ['x'.repeat(201)] },
-  { flag: '--postal-code', key: 'postalCode', path: 'zip', bad: ['1'.repeat(201)] },
-  { flag: '--status', key: 'status', path: 'card.cardState', bad: ['frozen', 'x'.repeat(300)] },
+/** Field of `cards create` (its flag) ↔ field of an import row, with bad values. */
+const FIELDS: Array<{ flag: string; path: string; bad: string[] }> = [
+  { flag: '--reference', path: 'realId', bad: ['', '   ', 'R'.repeat(5000), 'R'.repeat(65), 'has space', '-lead', 'Adé-1', 'a/b', 'x\u0000y'] },
+  { flag: '--embossing-name', path: 'card.embossingName', bad: ['ADA 😀', 'A'.repeat(27), '   ', 'ÉLODIE OBI', 'ADA\u200bOBI'] },
+  { flag: '--first-name', path: 'firstName', bad: ['', '  ', 'A'.repeat(101), 'A\u0007da', 'Ada\nObi'] },
+  { flag: '--last-name', path: 'lastName', bad: ['', 'O'.repeat(5000), 'O\u001bbi'] },
+  { flag: '--middle-name', path: 'middleName', bad: ['M'.repeat(101), 'M\u0000'] },
+  { flag: '--email', path: 'email', bad: ['ada@', 'not-an-email', `${'a'.repeat(250)}@example.com`, 'a b@example.com'] },
+  { flag: '--phone', path: 'phone', bad: ['12', 'abc', '+1234567890123456'] },
+  { flag: '--birth-date', path: 'birthDate', bad: ['2099-01-01', '1899-12-31', '1990-02-30', '31/01/1990', '1990-1-1'] },
+  { flag: '--address-line1', path: 'address1', bad: ['x'.repeat(201), 'line\nbreak'] },
+  { flag: '--address-line2', path: 'address2', bad: ['x'.repeat(201), 'tab\there'] },
+  { flag: '--city', path: 'city', bad: ['x'.repeat(5000)] },
+  { flag: '--state', path: 'state', bad: ['x'.repeat(201)] },
+  { flag: '--country', path: 'country', bad: ['x'.repeat(201)] },
+  { flag: '--postal-code', path: 'zip', bad: ['1'.repeat(201)] },
+  { flag: '--status', path: 'card.cardState', bad: ['frozen', 'x'.repeat(300)] },
 ];
 
 function rowWith(path: string, value: string): Record<string, unknown> {
@@ -60,8 +63,8 @@ function rowWith(path: string, value: string): Record<string, unknown> {
   return row;
 }
 
-async function createError(opts: CreateOptions): Promise<string> {
-  const error = await parseCreateInput(testContext({ clock }), opts, command).then(() => undefined, (e) => e);
+async function createError(argv: string[]): Promise<string> {
+  const error = await optionsOf(createCommand, argv).then((opts) => parseCreateInput(testContext({ clock }), opts)).then(() => undefined, (e) => e);
   expect(error).toBeInstanceOf(UsageError);
   return (error as UsageError).message;
 }
@@ -81,7 +84,7 @@ function afterLabel(message: string, label: string): string {
 describe('cards create and import rows refuse the same values with the same message', () => {
   for (const field of FIELDS) {
     it.each(field.bad.map((value) => [value.length > 30 ? `${value.slice(0, 12)}… (${value.length})` : JSON.stringify(value), value]))(`${field.flag} / ${field.path} %s`, async (_name, value) => {
-      const fromCreate = await createError({ ...full, [field.key]: value });
+      const fromCreate = await createError([...full, field.flag, value]);
       const errors = rowErrors(rowWith(field.path, value));
       const mine = errors.filter((e) => e.startsWith(`${field.path}:`));
       expect(mine, errors.join('\n')).toHaveLength(1);
@@ -97,9 +100,9 @@ describe('cards create and import rows refuse the same values with the same mess
   it('the valid row is valid, and its values pass cards create too', async () => {
     expect(rowErrors(validImportRow())).toEqual([]);
     const row = validImportRow() as Record<string, string> & { card: Record<string, string> };
-    const { body } = await parseCreateInput(testContext({ clock }), {
-      ...full, reference: row.realId, embossingName: row.card.embossingName, dob: row.birthDate, addressLine1: row.address1, status: row.card.cardState,
-    }, command);
+    const { body } = await parseCreateInput(testContext({ clock }), await optionsOf(createCommand, [
+      ...full, '--reference', row.realId, '--embossing-name', row.card.embossingName, '--birth-date', row.birthDate, '--address-line1', row.address1, '--status', row.card.cardState,
+    ]));
     expect(body).toMatchObject({ referenceCode: 'LEGACY-1', embossingName: 'ADA OBI', status: 'active' });
   });
 
@@ -144,39 +147,36 @@ describe('cards create and import rows refuse the same values with the same mess
     expect(rowErrors(validImportRow({ startDate: '2027-01-01', endDate: '2026-12-31' }))).toEqual(['endDate: invalid "2026-12-31": must be after startDate (2027-01-01)']);
     // A card may start and end on the same day (dates are whole days).
     expect(rowErrors(validImportRow({ startDate: '2027-01-01', endDate: '2027-01-01' }))).toEqual([]);
-    const update = await parseUpdateOptions(testContext(), {
-      firstName: 'A', lastName: 'B', email: 'a@example.com', phone: '+2348012345678', status: 'active', blocked: false, role: ['admin=read:card'],
-      startDate: '2027-01-01', expiryDate: '2026-12-31',
-    }).then(() => undefined, (e) => e);
+    const update = await updateBody(testContext(), ['--first-name', 'A', '--last-name', 'B', '--email', 'a@example.com', '--phone', '+2348012345678', '--status', 'active', '--no-blocked', '--role', 'admin=read:card', '--start-date', '2027-01-01', '--expiry-date', '2026-12-31']).then(() => undefined, (e) => e);
     expect(update).toBeInstanceOf(UsageError);
     expect((update as Error).message).toBe('invalid --expiry-date "2026-12-31": must be after --start-date (2027-01-01)');
   });
 
   it('users update refuses the embossing names and first names cards create refuses', async () => {
-    const base = { firstName: 'A', lastName: 'B', email: 'a@example.com', phone: '+2348012345678', status: 'active', blocked: false, role: ['admin=read:card'] };
+    const base = ['--first-name', 'A', '--last-name', 'B', '--email', 'a@example.com', '--phone', '+2348012345678', '--status', 'active', '--no-blocked', '--role', 'admin=read:card'];
     for (const name of ['ADA 😀', 'A'.repeat(27)]) {
-      const update = await parseUpdateOptions(testContext(), { ...base, embossingName: name }).then(() => undefined, (e) => e);
-      expect((update as Error).message).toBe(await createError({ ...full, embossingName: name }));
+      const update = await updateBody(testContext(), [...base, '--embossing-name', name]).then(() => undefined, (e) => e);
+      expect((update as Error).message).toBe(await createError([...full, '--embossing-name', name]));
     }
     for (const name of ['A'.repeat(101), 'A\u0007da']) {
-      const update = await parseUpdateOptions(testContext(), { ...base, firstName: name }).then(() => undefined, (e) => e);
-      expect((update as Error).message).toBe(await createError({ ...full, firstName: name }));
+      const update = await updateBody(testContext(), [...base, '--first-name', name]).then(() => undefined, (e) => e);
+      expect((update as Error).message).toBe(await createError([...full, '--first-name', name]));
     }
   });
 
   it('one card given as flags: the same validators, errors named by flag, before any PIN is read', async () => {
     const ctx = testContext({ clock, env: { CARDCTL_BASE_URL: 'http://127.0.0.1:4010', CARDCTL_API_KEY: 'key' }, stdin: '4821\n' });
-    const opts = {
-      pinStdin: true, realId: 'X'.repeat(5000), institutionId: 'i', firstName: 'Ada', lastName: 'Obi', email: 'a@example.com', phone: '+2348012345678', birthDate: '2099-01-01',
-      address1: 'x', city: 'x', state: 'x', zip: 'x', country: 'NG', startDate: '2027-01-01', endDate: '2026-01-01', expiration: '202001',
-      serviceCode: '101', cardProduct: 'c', embossingName: 'ADA 😀', bin: '506099', cardState: 'active',
-    };
-    const error = await importCommand.run(ctx, { args: [], opts: opts as never, command: undefined as never }).then(() => undefined, (e) => e);
+    const argv = [
+      '--pin-stdin', '--real-id', 'X'.repeat(5000), '--institution-id', 'i', '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'a@example.com', '--phone', '+2348012345678', '--birth-date', '2099-01-01',
+      '--address-line1', 'x', '--city', 'x', '--state', 'x', '--postal-code', 'x', '--country', 'NG', '--start-date', '2027-01-01', '--end-date', '2026-01-01', '--expiration', '202001',
+      '--service-code', '101', '--card-product', 'c', '--embossing-name', 'ADA 😀', '--bin', '506099', '--status', 'active',
+    ];
+    const error = await runCommand(importCommand, ctx, argv).then(() => undefined, (e) => e);
     expect(error).toBeInstanceOf(UsageError);
     for (const flag of ['--real-id', '--birth-date', '--end-date', '--expiration', '--embossing-name']) expect((error as Error).message).toContain(`${flag}: invalid`);
-    const weak = await importCommand.run(testContext({ clock, env: { CARDCTL_BASE_URL: 'http://127.0.0.1:4010', CARDCTL_API_KEY: 'key' }, stdin: '0000\n' }), {
-      args: [], opts: { ...opts, realId: 'X', birthDate: '1990-01-01', endDate: '2028-01-01', expiration: '202812', embossingName: 'ADA OBI' } as never, command: undefined as never,
-    }).then(() => undefined, (e) => e);
+    const weak = await runCommand(importCommand, testContext({ clock, env: { CARDCTL_BASE_URL: 'http://127.0.0.1:4010', CARDCTL_API_KEY: 'key' }, stdin: '0000\n' }), [
+      ...argv, '--real-id', 'X', '--birth-date', '1990-01-01', '--end-date', '2028-01-01', '--expiration', '202812', '--embossing-name', 'ADA OBI',
+    ]).then(() => undefined, (e) => e);
     expect((weak as Error).message).toMatch(/invalid default PIN .*too easy to guess/);
   });
 });

@@ -4,10 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import keygen from '../../src/commands/oauth/keygen.js';
-import { checkCertificate, parseCreateOptions } from '../../src/commands/oauth/create.js';
+import oauthCreate, { checkCertificate, parseCreateOptions } from '../../src/commands/oauth/create.js';
 import { UsageError } from '../../src/core/errors.js';
 import { validateScope, validateUrl } from '../../src/core/validate.js';
 import { testContext } from '../helpers/context.js';
+import { optionsOf, runCommand } from '../helpers/parse.js';
+
+/** The body `oauth create` makes of a command line before anything is sent. */
+const createBody = async (ctx: Parameters<typeof parseCreateOptions>[0], argv: string[]) => parseCreateOptions(ctx, await optionsOf(oauthCreate, argv));
 
 const dirs: string[] = [];
 function temp(): string {
@@ -19,8 +23,8 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function runKeygen(opts: Record<string, unknown>, ctx = testContext({ globals: { json: true } })) {
-  await keygen.run(ctx, { args: [], opts: { subject: 'cardctl-app', days: '365', bits: '2048', ...opts } as any, command: undefined as any });
+async function runKeygen(argv: string[], ctx = testContext({ globals: { json: true } })) {
+  await runCommand(keygen, ctx, argv);
   return ctx;
 }
 
@@ -41,7 +45,7 @@ describe('validateScope', () => {
 describe('oauth keygen', () => {
   it('writes a 0600 PKCS#8 key and a self-signed certificate, and prints its SHA-256 fingerprint', async () => {
     const dir = temp();
-    const ctx = await runKeygen({ out: dir, subject: 'reconciler', days: '30' });
+    const ctx = await runKeygen(['--out', dir, '--subject', 'reconciler', '--days', '30']);
     const key = readFileSync(join(dir, 'private-key.pem'), 'utf8');
     expect(key).toMatch(/^-----BEGIN PRIVATE KEY-----/);
     expect(statSync(join(dir, 'private-key.pem')).mode & 0o777).toBe(0o600);
@@ -62,35 +66,32 @@ describe('oauth keygen', () => {
   it('never overwrites without --force', async () => {
     const dir = temp();
     writeFileSync(join(dir, 'private-key.pem'), 'precious');
-    await expect(runKeygen({ out: dir })).rejects.toThrow(/refusing to overwrite/);
-    const error = await runKeygen({ out: dir }).catch((e) => e);
+    await expect(runKeygen(['--out', dir])).rejects.toThrow(/refusing to overwrite/);
+    const error = await runKeygen(['--out', dir]).catch((e) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect(error.hint).toMatch(/--force/);
     expect(readFileSync(join(dir, 'private-key.pem'), 'utf8')).toBe('precious');
-    await runKeygen({ out: dir, force: true });
+    await runKeygen(['--out', dir, '--force']);
     expect(readFileSync(join(dir, 'private-key.pem'), 'utf8')).toMatch(/BEGIN PRIVATE KEY/);
     expect(statSync(join(dir, 'private-key.pem')).mode & 0o777).toBe(0o600);
   });
 
   it('refuses keys smaller than 2048 bits', async () => {
-    await expect(runKeygen({ out: temp(), bits: '1024' })).rejects.toThrow(/2048/);
+    await expect(runKeygen(['--out', temp(), '--bits', '1024'])).rejects.toThrow(/2048/);
   });
 });
 
 describe('oauth create parsing', () => {
   async function certFile(): Promise<string> {
     const dir = temp();
-    await runKeygen({ out: dir });
+    await runKeygen(['--out', dir]);
     return join(dir, 'certificate.pem');
   }
 
   it('builds the body from flags, checking the certificate, scopes and URLs', async () => {
     const cert = await certFile();
     const ctx = testContext();
-    const body = await parseCreateOptions(ctx, {
-      name: ' app ', publicKey: cert, scope: ['read:card', 'read:transaction,read:card'], grantType: 'authorization_code',
-      redirectUri: ['https://example.com/cb'], websiteUrl: 'https://example.com', iconUrl: 'https://example.com/i.png', official: true, description: 'd',
-    });
+    const body = await createBody(ctx, ['--name', ' app ', '--public-key', cert, '--scope', 'read:card', 'read:transaction,read:card', '--grant-type', 'authorization_code', '--redirect-uri', 'https://example.com/cb', '--website-url', 'https://example.com', '--icon-url', 'https://example.com/i.png', '--official', '--description', 'd']);
     expect(body).toEqual({
       name: 'app', publicKey: readFileSync(cert, 'utf8'), scopes: ['read:card', 'read:transaction'], grantType: 'authorization_code',
       redirectUri: ['https://example.com/cb'], websiteUrl: 'https://example.com', iconUrl: 'https://example.com/i.png', isOfficial: true, description: 'd',
@@ -100,17 +101,17 @@ describe('oauth create parsing', () => {
   it('without a terminal, a missing required value is a usage error naming the flag', async () => {
     const cert = await certFile();
     const ctx = testContext();
-    await expect(parseCreateOptions(ctx, { publicKey: cert, scope: ['read:card'], grantType: 'client_credentials' })).rejects.toThrow(/--name/);
-    await expect(parseCreateOptions(ctx, { name: 'a', scope: ['read:card'], grantType: 'client_credentials' })).rejects.toThrow(/--public-key/);
-    await expect(parseCreateOptions(ctx, { name: 'a', publicKey: cert, grantType: 'client_credentials' })).rejects.toThrow(/--scope/);
-    await expect(parseCreateOptions(ctx, { name: 'a', publicKey: cert, scope: ['read:card'] })).rejects.toThrow(/--grant-type/);
-    await expect(parseCreateOptions(ctx, { name: 'a', publicKey: cert, scope: ['read:card'], grantType: 'authorization_code' })).rejects.toThrow(/--redirect-uri/);
-    await expect(parseCreateOptions(ctx, { name: 'a', publicKey: cert, scope: ['Read:Card'], grantType: 'client_credentials' })).rejects.toThrow(/--scope/);
+    await expect(createBody(ctx, ['--public-key', cert, '--scope', 'read:card', '--grant-type', 'client_credentials'])).rejects.toThrow(/--name/);
+    await expect(createBody(ctx, ['--name', 'a', '--scope', 'read:card', '--grant-type', 'client_credentials'])).rejects.toThrow(/--public-key/);
+    await expect(createBody(ctx, ['--name', 'a', '--public-key', cert, '--grant-type', 'client_credentials'])).rejects.toThrow(/--scope/);
+    await expect(createBody(ctx, ['--name', 'a', '--public-key', cert, '--scope', 'read:card'])).rejects.toThrow(/--grant-type/);
+    await expect(createBody(ctx, ['--name', 'a', '--public-key', cert, '--scope', 'read:card', '--grant-type', 'authorization_code'])).rejects.toThrow(/--redirect-uri/);
+    await expect(createBody(ctx, ['--name', 'a', '--public-key', cert, '--scope', 'Read:Card', '--grant-type', 'client_credentials'])).rejects.toThrow(/--scope/);
   });
 
   it('refuses a private key or a file that is not a certificate', async () => {
     const dir = temp();
-    await runKeygen({ out: dir });
+    await runKeygen(['--out', dir]);
     await expect(checkCertificate(readFileSync(join(dir, 'private-key.pem'), 'utf8'), 'x')).rejects.toThrow(/private key/);
     await expect(checkCertificate('hello', 'x')).rejects.toThrow(/not a PEM X.509 certificate/);
   });
@@ -118,7 +119,7 @@ describe('oauth create parsing', () => {
   it('asks for what is missing on a terminal', async () => {
     const cert = await certFile();
     const ctx = testContext({ tty: true, answers: ['my app', cert, 'read:card, read:transaction', 'client_credentials'] });
-    const body = await parseCreateOptions(ctx, {});
+    const body = await createBody(ctx, []);
     expect(body).toMatchObject({ name: 'my app', scopes: ['read:card', 'read:transaction'], grantType: 'client_credentials' });
   });
 
@@ -127,10 +128,10 @@ describe('oauth create parsing', () => {
     const dir = temp();
     const file = join(dir, 'app.json');
     writeFileSync(file, JSON.stringify({ name: 'from file', publicKey: readFileSync(cert, 'utf8'), scopes: ['*'], grantType: 'client_credentials' }));
-    const body = await parseCreateOptions(testContext(), { fromFile: file, name: 'flag wins' });
+    const body = await createBody(testContext(), ['--from-file', file, '--name', 'flag wins']);
     expect(body).toMatchObject({ name: 'flag wins', scopes: ['*'] });
     writeFileSync(file, JSON.stringify({ nme: 'typo' }));
-    await expect(parseCreateOptions(testContext(), { fromFile: file })).rejects.toThrow(/unknown field "nme"/);
+    await expect(createBody(testContext(), ['--from-file', file])).rejects.toThrow(/unknown field "nme"/);
   });
 });
 
@@ -162,7 +163,7 @@ describe('oauth update on top of the application as read', () => {
     pool.intercept({ path: (p) => p.startsWith('/institutions/oauth/applications'), method: 'GET' }).reply(200, list([{ ...app, ...afterConflict }]));
     const ctx = testContext({ dispatcher: agent, env: { CARDCTL_BASE_URL: BASE, CARDCTL_TOKEN: 't' } });
     const update = (await import('../../src/commands/oauth/update.js')).default;
-    const outcome = await update.run(ctx, { args: ['a1'], opts: { description: 'hourly', websiteUrl: 'https://example.com' }, command: {} as never }).then(() => undefined, (error) => error);
+    const outcome = await runCommand(update, ctx, ['a1', '--description', 'hourly', '--website-url', 'https://example.com']).then(() => undefined, (error) => error);
     return { outcome, versions };
   }
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { choosePager, splitCommand } from '../../src/output/pager.js';
+import type { GlobalOptions } from '../../src/core/context.js';
 import { testContext } from '../helpers/context.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cardctl-pager-'));
@@ -14,8 +15,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const columns = [{ header: 'ID', path: 'id' }, { header: 'Status', path: 'status' }];
 const records = Array.from({ length: 30 }, (_, i) => ({ id: `card-${i}`, status: 'active' }));
 
-async function listOutput(options: { tty: boolean; env?: Record<string, string>; globals?: Record<string, unknown> }) {
-  const ctx = testContext({ tty: options.tty, env: { CARDCTL_PAGER: fakePager, ...options.env }, globals: options.globals as never });
+async function listOutput(options: { tty: boolean; env?: Record<string, string>; globals?: GlobalOptions }) {
+  const ctx = testContext({ tty: options.tty, env: { CARDCTL_PAGER: fakePager, ...options.env }, globals: options.globals });
   await ctx.output().list(records, columns);
   return ctx.io.stdoutText();
 }
@@ -43,7 +44,7 @@ describe('pager', () => {
   });
 
   it('not when piped, with --no-pager, for JSON, or with --quiet', async () => {
-    for (const options of [{ tty: false }, { tty: true, globals: { pager: false } }, { tty: true, globals: { output: 'json' } }, { tty: true, globals: { quiet: true } }]) {
+    for (const options of [{ tty: false }, { tty: true, globals: { pager: false } }, { tty: true, globals: { output: 'json' as const } }, { tty: true, globals: { quiet: true } }]) {
       const text = await listOutput(options);
       expect(text, JSON.stringify(options)).not.toContain('<<PAGER>>');
       expect(text).toContain('card-29');

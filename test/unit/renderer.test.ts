@@ -158,7 +158,7 @@ describe('machine formats', () => {
   });
 
   it('--quiet prints identifiers only, in every format', async () => {
-    for (const output of ['table', 'json', 'csv']) {
+    for (const output of ['table', 'json', 'csv'] as const) {
       expect((await render({ output, quiet: true }, { tty: true })).stdout).toBe('c1\nc2\n');
     }
     expect((await render({ quiet: true }, {}, 'record')).stdout).toBe('c1\n');

@@ -1,8 +1,8 @@
 // Parsing of the simulate flags into the simulate body, and run() against a mocked API.
 import { MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { buildSimulateBody } from '../../src/commands/simulate/request.js';
-import { parseTimeBound } from '../../src/commands/tx/time.js';
+import { buildSimulateBody, type SimulationInput } from '../../src/commands/simulate/request.js';
+import { parseTimeBound } from '../../src/core/datetime.js';
 import { UsageError } from '../../src/core/errors.js';
 import { main } from '../../src/cli.js';
 import { testIO } from '../helpers/context.js';
@@ -27,7 +27,7 @@ describe('buildSimulateBody', () => {
     expect(buildSimulateBody({ intent: 'reversal', amount: '10', originalStan: '12', originalRrn: '632614000001' }).body).toMatchObject({ originalStan: '000012', originalRrn: '632614000001' });
   });
 
-  it.each([
+  it.each<[SimulationInput, RegExp]>([
     [{ intent: 'authorization', card: 'c' }, /--amount is required/],
     [{ intent: 'authorization', amount: '1500.001', card: 'c' }, /at most 2/],
     [{ intent: 'authorization', amount: '10.5', currency: '392', card: 'c' }, /no minor units/],
@@ -47,9 +47,9 @@ describe('buildSimulateBody', () => {
     [{ intent: 'authorization', amount: '10', card: 'c', set: ['43'] }, /FIELD=VALUE/],
     [{ intent: 'authorization', amount: '10', card: 'c', flow: 'steal' }, /--flow/],
     [{ intent: 'authorization', amount: '10', card: 'c', date: 'yesterday' }, /--date/],
-  ] as const)('rejects %j', (input, message) => {
-    expect(() => buildSimulateBody(input as never)).toThrow(UsageError);
-    expect(() => buildSimulateBody(input as never)).toThrow(message);
+  ])('rejects %j', (input, message) => {
+    expect(() => buildSimulateBody(input)).toThrow(UsageError);
+    expect(() => buildSimulateBody(input)).toThrow(message);
   });
 });
 

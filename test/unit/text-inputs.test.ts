@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadPrivateKey } from '../../src/api/client-credentials.js';
-import { parseApiCall } from '../../src/commands/api.js';
-import { parseCreateInput } from '../../src/commands/cards/create.js';
+import apiCommand, { parseApiCall } from '../../src/commands/api.js';
+import createCommand, { parseCreateInput } from '../../src/commands/cards/create.js';
 import { readBodyFile } from '../../src/commands/oauth/body-file.js';
-import { parseCreateOptions as parseOAuthCreate } from '../../src/commands/oauth/create.js';
+import oauthCreate, { parseCreateOptions as parseOAuthCreate } from '../../src/commands/oauth/create.js';
 import simulateRun from '../../src/commands/simulate/run.js';
 import webhookListen from '../../src/commands/webhook/listen.js';
 import { readPinKeyFile } from '../../src/config/pin-key.js';
@@ -18,11 +18,13 @@ import { UsageError } from '../../src/core/errors.js';
 import { lineReader, readAll } from '../../src/core/io.js';
 import { readTextFile } from '../../src/core/text.js';
 import { testContext as baseContext } from '../helpers/context.js';
+import { optionsOf, runCommand } from '../helpers/parse.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cardctl-text-inputs-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const testContext = (options: { stdin?: string } = {}) => baseContext({ ...options, configDir: dir });
-const command = { getOptionValueSource: () => 'cli' } as never;
+/** What `cards create --from-file FILE` makes of the file before anything is sent. */
+const createFromFile = async (file: string) => parseCreateInput(testContext(), await optionsOf(createCommand, ['--from-file', file]));
 
 /** Line 1 fine, line 2 has a Latin-1 é (0xE9), which is not UTF-8. */
 function latin1File(name: string, line1: string, line2: string): string {
@@ -37,17 +39,17 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
   return error as Error;
 }
 
-const run = (cmd: { run: (ctx: never, input: never) => Promise<void> }, args: string[], opts: Record<string, unknown>) =>
-  cmd.run(testContext() as never, { args, opts, command: undefined } as never);
+/** `api METHOD PATH --data VALUE` as its run() reads it, before anything is sent. */
+const apiData = async (data: string) => parseApiCall(testContext(), 'POST', '/x', await optionsOf(apiCommand, ['POST', '/x', '--data', data]));
 
 describe('a file that is not UTF-8 is a usage error naming the flag and the line', () => {
   const cases: Array<[string, (path: string) => Promise<unknown>]> = [
-    ['cards create --from-file', (p) => parseCreateInput(testContext(), { fromFile: p }, command)],
+    ['cards create --from-file', (p) => createFromFile(p)],
     ['oauth create / users update --from-file', (p) => readBodyFile(testContext() as never, p)],
-    ['oauth create --public-key', (p) => parseOAuthCreate(testContext() as never, { publicKey: p, name: 'x' } as never)],
-    ['api --data @file', (p) => parseApiCall(testContext(), 'POST', '/x', { data: `@${p}` } as never)],
-    ['simulate run SCENARIO', (p) => run(simulateRun as never, [p], {})],
-    ['webhook listen --rules', (p) => run(webhookListen as never, [], { rules: p, port: '0', respond: '00' })],
+    ['oauth create --public-key', async (p) => parseOAuthCreate(testContext(), await optionsOf(oauthCreate, ['--public-key', p, '--name', 'x']))],
+    ['api --data @file', (p) => apiData(`@${p}`)],
+    ['simulate run SCENARIO', (p) => runCommand(simulateRun, testContext(), [p])],
+    ['webhook listen --rules', (p) => runCommand(webhookListen, testContext(), ['--rules', p, '--port', '0', '--respond', '00'])],
     ['--pin-key', (p) => readPinKeyFile(p)],
     ['--private-key (oauth JWT login)', (p) => loadPrivateKey(p)],
   ];
@@ -62,14 +64,14 @@ describe('a file that is not UTF-8 is a usage error naming the flag and the line
   it('a UTF-8 BOM is accepted', async () => {
     const path = join(dir, 'bom.json');
     writeFileSync(path, `\uFEFF${JSON.stringify({ cardProgram: 'P', customer: { firstName: 'Adé' } })}`);
-    const { body } = await parseCreateInput(testContext(), { fromFile: path }, command);
+    const { body } = await createFromFile(path);
     expect(body).toMatchObject({ cardProgram: 'P', customer: { firstName: 'Adé' } });
   });
 
   it('a directory is refused with its name and why', async () => {
     const sub = join(dir, 'a-directory');
     mkdirSync(sub, { recursive: true });
-    expect((await rejection(parseCreateInput(testContext(), { fromFile: sub }, command))).message).toMatch(/EISDIR/);
+    expect((await rejection(createFromFile(sub))).message).toMatch(/EISDIR/);
     expect((await rejection(readBodyFile(testContext() as never, sub))).message).toMatch(/EISDIR/);
   });
 });
@@ -84,10 +86,10 @@ describe('FIFOs (<(…)) are read like files', () => {
   }
 
   it('cards create --from-file, users/oauth --from-file, api --data @', async () => {
-    const { body } = await parseCreateInput(testContext(), { fromFile: fifo('card.fifo', JSON.stringify({ cardProgram: 'P' })) }, command);
+    const { body } = await createFromFile(fifo('card.fifo', JSON.stringify({ cardProgram: 'P' })));
     expect(body.cardProgram).toBe('P');
     expect(await readBodyFile(testContext() as never, fifo('body.fifo', '{"firstName":"Ada"}'))).toEqual({ firstName: 'Ada' });
-    expect((await parseApiCall(testContext(), 'POST', '/x', { data: `@${fifo('data.fifo', '{"a":1}')}` } as never)).body).toEqual({ a: 1 });
+    expect((await apiData(`@${fifo('data.fifo', '{"a":1}')}`)).body).toEqual({ a: 1 });
     expect(await readTextFile(fifo('text.fifo', 'é'))).toBe('é');
   });
 });

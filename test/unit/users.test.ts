@@ -2,14 +2,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseRole, parseUpdateOptions } from '../../src/commands/users/update.js';
+import usersUpdate, { parseRole, parseUpdateOptions } from '../../src/commands/users/update.js';
 import { UsageError } from '../../src/core/errors.js';
 import { testContext } from '../helpers/context.js';
+import { optionsOf } from '../helpers/parse.js';
 
-const complete = {
-  firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com', phone: '+234 801 234 5678', status: 'active',
-  blocked: false, role: ['admin=create:card,read:card', 'viewer=read:transaction'],
-};
+/** The body `users update` makes of a command line before anything is sent. */
+const updateBody = async (ctx: Parameters<typeof parseUpdateOptions>[0], argv: string[]) => parseUpdateOptions(ctx, await optionsOf(usersUpdate, ['u1', ...argv]));
+
+const complete = [
+  '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'ada@example.com', '--phone', '+234 801 234 5678', '--status', 'active',
+  '--no-blocked', '--role', 'admin=create:card,read:card', 'viewer=read:transaction',
+];
 
 describe('parseRole', () => {
   it('splits ROLE=PERM,PERM', () => {
@@ -22,9 +26,7 @@ describe('parseRole', () => {
 
 describe('users update parsing', () => {
   it('builds every field of the body', async () => {
-    const body = await parseUpdateOptions(testContext(), {
-      ...complete, embossingName: 'ADA OBI', startDate: '2026-01-01', expiryDate: '2027-01-01T10:00:00Z', printCard: true,
-    });
+    const body = await updateBody(testContext(), [...complete, '--embossing-name', 'ADA OBI', '--start-date', '2026-01-01', '--expiry-date', '2027-01-01T10:00:00Z', '--print-card']);
     expect(body).toEqual({
       firstName: 'Ada', lastName: 'Obi', emailAddress: 'ada@example.com', phoneNumber: '+2348012345678', status: 'active', isBlocked: false,
       roles: [{ role: 'admin', permissions: ['create:card', 'read:card'] }, { role: 'viewer', permissions: ['read:transaction'] }],
@@ -33,14 +35,14 @@ describe('users update parsing', () => {
   });
 
   it('without a terminal, names every missing required flag', async () => {
-    const error = await parseUpdateOptions(testContext(), { firstName: 'Ada' }).catch((e) => e);
+    const error = await updateBody(testContext(), ['--first-name', 'Ada']).catch((e) => e);
     expect(error).toBeInstanceOf(UsageError);
     for (const flag of ['--last-name', '--email', '--phone', '--status', '--blocked or --no-blocked', '--role']) expect(error.message).toContain(flag);
     expect(error.message).not.toContain('--first-name');
   });
 
   it('--blocked maps to isBlocked', async () => {
-    expect((await parseUpdateOptions(testContext(), { ...complete, blocked: true })).isBlocked).toBe(true);
+    expect((await updateBody(testContext(), [...complete, '--blocked'])).isBlocked).toBe(true);
   });
 
   it('takes the body from --from-file, flags overriding it', async () => {
@@ -51,7 +53,7 @@ describe('users update parsing', () => {
         firstName: 'File', lastName: 'Obi', emailAddress: 'f@example.com', phoneNumber: '+2348012345678', status: 'active', isBlocked: true,
         roles: [{ role: 'ops', permissions: ['read:card'] }],
       }));
-      const body = await parseUpdateOptions(testContext(), { fromFile: file, firstName: 'Flag' });
+      const body = await updateBody(testContext(), ['--from-file', file, '--first-name', 'Flag']);
       expect(body).toMatchObject({ firstName: 'Flag', isBlocked: true, roles: [{ role: 'ops', permissions: ['read:card'] }] });
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -60,12 +62,12 @@ describe('users update parsing', () => {
 
   it('asks on a terminal', async () => {
     const ctx = testContext({ tty: true, answers: ['Obi', 'ada@example.com', '+2348012345678', 'active', true, 'admin=read:card ops=read:transaction'] });
-    const body = await parseUpdateOptions(ctx, { firstName: 'Ada' });
+    const body = await updateBody(ctx, ['--first-name', 'Ada']);
     expect(body).toMatchObject({ isBlocked: true, roles: [{ role: 'admin' }, { role: 'ops' }] });
   });
 
   it('rejects bad values before sending', async () => {
-    await expect(parseUpdateOptions(testContext(), { ...complete, email: 'nope' })).rejects.toThrow(/--email/);
-    await expect(parseUpdateOptions(testContext(), { ...complete, startDate: '2026-13-01' })).rejects.toThrow(/--start-date/);
+    await expect(updateBody(testContext(), [...complete, '--email', 'nope'])).rejects.toThrow(/--email/);
+    await expect(updateBody(testContext(), [...complete, '--start-date', '2026-13-01'])).rejects.toThrow(/--start-date/);
   });
 });

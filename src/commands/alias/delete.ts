@@ -5,7 +5,7 @@ export default defineCommand({
   name: 'delete',
   summary: 'delete a command alias',
   aliases: ['rm', 'remove'],
-  arguments: [{ syntax: '<name>', description: 'the alias' }],
+  args: [{ syntax: '<name>', description: 'the alias' }],
   examples: ['cardctl alias delete declined'],
   async run(ctx, { args }) {
     const name = String(args[0] ?? '').trim();

@@ -7,7 +7,7 @@ export default defineCommand({
   description: `Makes NAME stand for a cardctl command line. $1, $2… in the expansion take the arguments given
 after the alias; arguments no $N takes are appended. An alias may not shadow a built-in command, and its
 expansion must start with one. Quote the expansion so the shell passes it as one argument.`,
-  arguments: [
+  args: [
     { syntax: '<name>', description: 'the alias' },
     { syntax: '<expansion>', description: 'the command line it stands for, without "cardctl"' },
   ],
@@ -16,9 +16,8 @@ expansion must start with one. Quote the expansion so the shell passes it as one
     "cardctl alias set card 'cards get $1 -o json'",
     'cardctl card 665f1c2e',
   ],
-  async run(ctx, { args }) {
-    const [{ commandTree }, { ALIAS_NAME, builtinNames }, { splitCommand }] = await Promise.all([
-      import('../index.js'),
+  async run(ctx, { args, cli }) {
+    const [{ ALIAS_NAME }, { splitCommand }] = await Promise.all([
       import('../../aliases/expand.js'),
       import('../../output/pager.js'),
     ]);
@@ -27,7 +26,7 @@ expansion must start with one. Quote the expansion so the shell passes it as one
     if (!ALIAS_NAME.test(name)) {
       throw new UsageError(`invalid alias name "${name}": use letters, digits, - and _, starting with a letter`);
     }
-    const builtins = builtinNames(commandTree);
+    const builtins = cli.builtinNames();
     if (builtins.has(name)) {
       throw new UsageError(`"${name}" is a built-in command; an alias may not shadow it`, { hint: 'choose another name' });
     }

@@ -4,7 +4,7 @@ import { cardIdArgument, describeCard, printCard } from './shared.js';
 export default defineCommand({
   name: 'activate',
   summary: 'activate a card',
-  arguments: [{ syntax: '<card-id>', description: 'card identifier' }],
+  args: [{ syntax: '<card-id>', description: 'card identifier' }],
   examples: ['cardctl cards activate 6650c0ffee', 'cardctl cards activate 6650c0ffee -q'],
   async run(ctx, input) {
     const cardId = cardIdArgument(input);

@@ -1,7 +1,7 @@
-import type { Command } from 'commander';
 import type { ApiClient } from '../../api/client.js';
 import type { CardProgram, CreateCardBody, EncryptedPinBlock } from '../../api/schemas.js';
 import { defineCommand } from '../../core/command.js';
+import { type BodyField, bodyFields, defineFlags, type FlagValues } from '../../core/flags.js';
 import type { Context } from '../../core/context.js';
 import { CliError, ExitCode, NotFoundError, RejectedError, UsageError } from '../../core/errors.js';
 import * as fields from '../../core/card-fields.js';
@@ -13,48 +13,47 @@ import {
   applyFlags,
   assertKnownKeys,
   checkFileValues,
-  CUSTOMER_FIELDS,
   readJsonObject,
   trimmed,
-  type FieldSpec,
   type Json,
 } from './fields.js';
-import { addCustomerOptions, addStatusOption } from './options.js';
+import { ACCOUNT_FLAGS, CARD_FLAGS, CARDHOLDER_FLAGS, customerPlacement, placeFlags } from '../card-flags.js';
 import { describeCard, explainPinError, printCard } from './shared.js';
 
-export interface CreateOptions {
-  program?: string;
-  reference?: string;
-  embossingName?: string;
-  firstName?: string;
-  middleName?: string;
-  lastName?: string;
-  email?: string;
-  phone?: string;
-  dob?: string;
-  addressLine1?: string;
-  addressLine2?: string;
-  city?: string;
-  state?: string;
-  country?: string;
-  postalCode?: string;
-  accountNumber?: string;
-  accountType?: string;
-  currency?: string;
-  bankCode?: string;
-  startDate?: string;
-  expiryDate?: string;
-  pan?: string;
-  seqNumber?: string;
-  enroll2fa?: boolean;
-  printCard?: boolean;
-  /** false with --no-pin */
-  pin?: boolean;
-  pinStdin?: boolean;
-  allowWeakPin?: boolean;
-  status?: string;
-  fromFile?: string;
-}
+const seq = (label: string, value: string): string => {
+  const text = value.trim();
+  if (!/^\d{1,3}$/.test(text)) throw new UsageError(`invalid ${label} "${text}": expected 1 to 3 digits, e.g. 001`);
+  return text;
+};
+const dateTime = (label: string, value: string): string => validateDateTime(label, value);
+
+/** Every flag of `cards create`, in help order; those with a path fill the Create Card body. */
+export const CREATE_FLAGS = defineFlags({
+  program: { type: 'string', value: 'id', description: 'card program identifier', path: 'cardProgram', parse: trimmed, required: true },
+  reference: { type: 'string', value: 'code', description: 'your tracking code (unique per institution; generated when absent)', path: 'referenceCode', parse: fields.reference },
+  ...placeFlags(CARD_FLAGS, { embossingName: 'embossingName' }),
+  ...placeFlags(CARDHOLDER_FLAGS, {
+    ...customerPlacement('customer.'),
+    firstName: { path: 'customer.firstName', required: true },
+    lastName: { path: 'customer.lastName', required: true },
+    email: { path: 'customer.emailAddress', required: true },
+    phone: { path: 'customer.phoneNumber', required: true },
+  }),
+  fromFile: { type: 'string', value: 'file', description: 'JSON body (or - for stdin); flags override its fields' },
+  ...placeFlags(ACCOUNT_FLAGS, { accountNumber: 'account.number', accountType: 'account.type', currency: {}, bankCode: 'account.bankCode' }),
+  ...placeFlags(CARD_FLAGS, { startDate: 'startDate' }),
+  expiryDate: { type: 'string', value: 'date', description: "expiry, YYYY-MM-DD or ISO date-time (default: the program's maximum)", path: 'expiryDate', parse: dateTime },
+  pan: { type: 'string', value: 'pan', description: 'card number, when the program lets you bring one (Luhn-checked)', path: 'pan', parse: (label, value) => validatePan(label, value) },
+  seqNumber: { type: 'string', value: 'n', description: 'card sequence number (default from the program)', path: 'seqNumber', parse: seq },
+  enroll2fa: { type: 'boolean', long: 'enroll-2fa', description: 'enrol the card for extra cardholder verification' },
+  printCard: { type: 'boolean', description: 'print a physical card' },
+  pin: { type: 'negated', description: 'create the card with PIN transactions disabled' },
+  pinStdin: { type: 'boolean', description: 'read the default PIN from stdin' },
+  allowWeakPin: { type: 'boolean', description: 'accept trivially weak PINs such as 1234' },
+  ...placeFlags(CARD_FLAGS, { status: 'status' }),
+});
+
+export type CreateOptions = FlagValues<typeof CREATE_FLAGS>;
 
 const CREATE_KEYS = [
   'cardProgram', 'referenceCode', 'pinEnabled', 'defaultPIN', 'account', 'customer', 'embossingName',
@@ -63,43 +62,14 @@ const CREATE_KEYS = [
 const CUSTOMER_KEYS = ['firstName', 'middleName', 'lastName', 'emailAddress', 'phoneNumber', 'honorific', 'gender', 'dateOfBirth', 'address'] as const;
 const ACCOUNT_KEYS = ['currency', 'bankCode', 'type', 'number'] as const;
 
-const reference = fields.reference;
-const embossing = fields.embossingName;
-const dateTime = (label: string, value: string): string => validateDateTime(label, value);
-const pan = (label: string, value: string): string => validatePan(label, value);
-const seq = (label: string, value: string): string => {
-  const text = value.trim();
-  if (!/^\d{1,3}$/.test(text)) throw new UsageError(`invalid ${label} "${text}": expected 1 to 3 digits, e.g. 001`);
-  return text;
-};
-const status = fields.cardStatus;
-
-const CARD_FIELDS: FieldSpec[] = [
-  { flag: '--program', key: 'program', path: 'cardProgram', parse: trimmed },
-  { flag: '--reference', key: 'reference', path: 'referenceCode', parse: reference },
-  { flag: '--embossing-name', key: 'embossingName', path: 'embossingName', parse: embossing },
-  { flag: '--start-date', key: 'startDate', path: 'startDate', parse: dateTime },
-  { flag: '--expiry-date', key: 'expiryDate', path: 'expiryDate', parse: dateTime },
-  { flag: '--pan', key: 'pan', path: 'pan', parse: pan },
-  { flag: '--seq-number', key: 'seqNumber', path: 'seqNumber', parse: seq },
-  { flag: '--status', key: 'status', path: 'status', parse: status },
-];
-const ACCOUNT_FIELDS: FieldSpec[] = [
-  { flag: '--account-number', key: 'accountNumber', path: 'number', parse: trimmed },
-  { flag: '--account-type', key: 'accountType', path: 'type', parse: trimmed },
-  { flag: '--bank-code', key: 'bankCode', path: 'bankCode', parse: trimmed },
-];
-
+/** The body's fields, each with its flag, path and validator. */
+const BODY_FIELDS = bodyFields(CREATE_FLAGS);
+const CUSTOMER_FIELDS = BODY_FIELDS.filter((f) => f.path.startsWith('customer.'));
+const CARD_FIELDS = BODY_FIELDS.filter((f) => !f.path.includes('.'));
+const ACCOUNT_FIELDS = BODY_FIELDS.filter((f) => f.path.startsWith('account.'));
 /** Required values and the flag that gives each. */
-const REQUIRED: Array<{ path: string; flag: string }> = [
-  { path: 'cardProgram', flag: '--program' },
-  { path: 'customer.firstName', flag: '--first-name' },
-  { path: 'customer.lastName', flag: '--last-name' },
-  { path: 'customer.emailAddress', flag: '--email' },
-  { path: 'customer.phoneNumber', flag: '--phone' },
-  { path: 'account.number', flag: '--account-number' },
-  { path: 'account.type', flag: '--account-type' },
-];
+const REQUIRED = BODY_FIELDS.filter((f) => f.required);
+const embossing = fields.embossingName;
 
 export interface ParsedCreate {
   body: Json;
@@ -112,7 +82,7 @@ export interface ParsedCreate {
  * File, then flags over it, every value checked; nothing is sent. Missing values stay missing
  * (the wizard or defaults fill them later).
  */
-export async function parseCreateInput(ctx: Context, opts: CreateOptions, command?: Pick<Command, 'getOptionValueSource'>): Promise<ParsedCreate> {
+export async function parseCreateInput(ctx: Context, opts: CreateOptions): Promise<ParsedCreate> {
   if (opts.fromFile === '-' && opts.pinStdin) {
     throw new UsageError('--from-file - and --pin-stdin both read stdin', { hint: 'put the card body in a file: --from-file card.json --pin-stdin' });
   }
@@ -128,9 +98,9 @@ export async function parseCreateInput(ctx: Context, opts: CreateOptions, comman
       assertKnownKeys(value as Json, allowed, `${source}: ${key}`);
     }
     fileBlock = takeFileBlock(body, source);
-    checkFileValues(body, CARD_FIELDS, '', source);
-    checkFileValues(body, CUSTOMER_FIELDS, 'customer.', source);
-    checkFileValues(body, ACCOUNT_FIELDS, 'account.', source);
+    checkFileValues(body, CARD_FIELDS, source);
+    checkFileValues(body, CUSTOMER_FIELDS, source);
+    checkFileValues(body, ACCOUNT_FIELDS, source);
     for (const key of ['pinEnabled', 'enroll2FA', 'printCard'] as const) {
       if (body[key] !== undefined && typeof body[key] !== 'boolean') throw new UsageError(`${source}: ${key} must be true or false`);
     }
@@ -140,14 +110,14 @@ export async function parseCreateInput(ctx: Context, opts: CreateOptions, comman
       setPath(body, 'account.currency', await accountCurrency(`account.currency (${source})`, String(currency)));
     }
   }
-  applyFlags(body, opts as Record<string, unknown>, CARD_FIELDS);
-  applyFlags(body, opts as Record<string, unknown>, CUSTOMER_FIELDS, 'customer.');
-  applyFlags(body, opts as Record<string, unknown>, ACCOUNT_FIELDS, 'account.');
+  applyFlags(body, opts, CARD_FIELDS);
+  applyFlags(body, opts, CUSTOMER_FIELDS);
+  applyFlags(body, opts, ACCOUNT_FIELDS);
   if (opts.currency !== undefined) setPath(body, 'account.currency', await accountCurrency('--currency', opts.currency));
   if (opts.enroll2fa) body.enroll2FA = true;
   if (opts.printCard) body.printCard = true;
-  const pinSource = command?.getOptionValueSource('pin');
-  if (opts.pin === false && (pinSource === undefined || pinSource === 'cli')) body.pinEnabled = false;
+  // --no-pin given (false) wins over the file; not given (true), the file decides.
+  if (opts.pin === false) body.pinEnabled = false;
   if (body.pinEnabled === undefined) body.pinEnabled = true;
   if (opts.pinStdin && body.pinEnabled === false) throw new UsageError('--pin-stdin and --no-pin contradict each other');
   if (fileBlock && opts.pinStdin) throw new UsageError(`${source} has a defaultPIN block already; drop --pin-stdin or the file's defaultPIN`);
@@ -189,7 +159,7 @@ function today(now: Date): string {
   return `${now.toISOString().slice(0, 10)}T00:00:00.000Z`;
 }
 
-function missingRequired(body: Json): Array<{ path: string; flag: string }> {
+function missingRequired(body: Json): BodyField[] {
   return REQUIRED.filter(({ path }) => {
     const value = getPath(body, path);
     return value === undefined || value === '';
@@ -264,10 +234,9 @@ async function complete(ctx: Context, parsed: ParsedCreate, programs: ProgramLoo
   }
 
   for (const spec of CUSTOMER_FIELDS) {
-    const path = `customer.${spec.path}`;
-    if (!REQUIRED.some((r) => r.path === path) || getPath(body, path) !== undefined) continue;
+    if (!spec.required || getPath(body, spec.path) !== undefined) continue;
     prompted = true;
-    setPath(body, path, await ask(ctx, spec.question ?? spec.flag, spec.parse ?? trimmed, spec.flag));
+    setPath(body, spec.path, await ask(ctx, spec.prompt ?? spec.flag, spec.parse ?? trimmed, spec.flag));
   }
   if (body.embossingName === undefined) {
     // Cards carry plain capitals: accents are dropped from the default (Adé → ADE).
@@ -277,7 +246,7 @@ async function complete(ctx: Context, parsed: ParsedCreate, programs: ProgramLoo
     else body.embossingName = embossing('--embossing-name', fromName);
   }
   for (const spec of ACCOUNT_FIELDS) {
-    const path = `account.${spec.path}`;
+    const path = spec.path;
     if (getPath(body, path) !== undefined) continue;
     if (spec.key === 'bankCode' && program?.bankCode && !prompted) {
       setPath(body, path, program.bankCode);
@@ -285,9 +254,8 @@ async function complete(ctx: Context, parsed: ParsedCreate, programs: ProgramLoo
     }
     if (!ctx.io.canPrompt) throw new UsageError(`missing ${spec.flag}`, { hint: spec.key === 'bankCode' ? 'the card program does not say which bank code to use' : undefined });
     prompted = true;
-    const question = spec.path === 'number' ? 'Account number' : spec.path === 'type' ? 'Account type (e.g. savings, current)' : 'Bank code';
-    const fallback = spec.path === 'type' ? 'savings' : spec.path === 'bankCode' ? program?.bankCode : undefined;
-    setPath(body, path, await ask(ctx, question, trimmed, spec.flag, fallback));
+    const fallback = spec.key === 'accountType' ? 'savings' : spec.key === 'bankCode' ? program?.bankCode : undefined;
+    setPath(body, path, await ask(ctx, spec.prompt ?? spec.flag, trimmed, spec.flag, fallback));
   }
   if (getPath(body, 'account.currency') === undefined) {
     if (prompted) {
@@ -329,7 +297,7 @@ async function unusablePin(): Promise<string> {
   }
 }
 
-export default defineCommand<CreateOptions>({
+export default defineCommand({
   name: 'create',
   summary: 'issue a card from a card program',
   description: `Issue a card. Fields come from flags, from --from-file (JSON in the API's
@@ -346,26 +314,7 @@ The default PIN comes from a hidden prompt (asked twice) or, with
 before it is sent. A reference code is generated when none is given and
 printed on stderr: reuse it with --reference to retry safely (a repeated
 reference is refused, so a retry cannot issue a second card).`,
-  options: (c) => {
-    c.option('--program <id>', 'card program identifier')
-      .option('--reference <code>', 'your tracking code (unique per institution; generated when absent)')
-      .option('--embossing-name <name>', 'name printed on the card, up to 26 characters (default: FIRST LAST)');
-    addCustomerOptions(c);
-    c.option('--account-number <number>', 'linked account number')
-      .option('--account-type <type>', 'account type, e.g. savings, current')
-      .option('--currency <code>', 'ISO 4217 currency, numeric or alphabetic (default 566)')
-      .option('--bank-code <code>', "bank code of the account (default: the program's)")
-      .option('--start-date <date>', 'validity start, YYYY-MM-DD or ISO date-time (default today)')
-      .option('--expiry-date <date>', "expiry, YYYY-MM-DD or ISO date-time (default: the program's maximum)")
-      .option('--pan <pan>', 'card number, when the program lets you bring one (Luhn-checked)')
-      .option('--seq-number <n>', 'card sequence number (default from the program)')
-      .option('--enroll-2fa', 'enrol the card for extra cardholder verification')
-      .option('--print-card', 'print a physical card')
-      .option('--no-pin', 'create the card with PIN transactions disabled')
-      .option('--pin-stdin', 'read the default PIN from stdin')
-      .option('--allow-weak-pin', 'accept trivially weak PINs such as 1234');
-    addStatusOption(c);
-  },
+  flags: CREATE_FLAGS,
   examples: [
     'cardctl cards create                        # prompts for what is missing',
     'printf 4821 | cardctl cards create --program PROG --embossing-name "ADA OBI" --first-name Ada --last-name Obi \\\n      --email ada@example.com --phone +2348012345678 --account-number 0123456789 --account-type savings \\\n      --bank-code 058 --pin-stdin',
@@ -373,7 +322,7 @@ reference is refused, so a retry cannot issue a second card).`,
   ],
   async run(ctx, input) {
     const opts = input.opts;
-    const parsed = await parseCreateInput(ctx, opts, input.command);
+    const parsed = await parseCreateInput(ctx, opts);
     const body = parsed.body;
     const programs = programLookup(ctx, () => ctx.client());
     const { prompted, program } = await complete(ctx, parsed, programs);

@@ -1,19 +1,20 @@
 import { defineCommand } from '../../core/command.js';
+import { defineFlags } from '../../core/flags.js';
 import { UsageError } from '../../core/errors.js';
 import { cardIdArgument, describeCard, printCard } from './shared.js';
 
-interface DeactivateOptions {
-  reason?: string;
-}
+const FLAGS = defineFlags({
+  reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal)' },
+});
 
-export default defineCommand<DeactivateOptions>({
+export default defineCommand({
   name: 'deactivate',
   summary: 'suspend a card (asks first unless --yes)',
   description: `Suspend a card (status "suspended"); \`cardctl cards activate\` undoes it.
 Asks for confirmation naming the card unless --yes is given; without a
 terminal --yes is required.`,
-  arguments: [{ syntax: '<card-id>', description: 'card identifier' }],
-  options: (c) => c.option('--reason <text>', 'why (kept in the audit journal)'),
+  args: [{ syntax: '<card-id>', description: 'card identifier' }],
+  flags: FLAGS,
   examples: ['cardctl cards deactivate 6650c0ffee', 'cardctl cards deactivate 6650c0ffee --yes --reason "reported stolen"'],
   async run(ctx, input) {
     const cardId = cardIdArgument(input);

@@ -5,6 +5,7 @@ import type { Context } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
 import { readAll } from '../../core/io.js';
 import * as fields from '../../core/card-fields.js';
+import type { BodyField } from '../../core/flags.js';
 import { validateCurrency, validateDateTime } from '../../core/validate.js';
 import { getPath, setPath } from '../../output/format.js';
 
@@ -35,62 +36,31 @@ export async function readJsonObject(ctx: Context, file: string, flag = '--from-
   return value as Json;
 }
 
-/** One field that can come from a flag, a file, or a prompt. */
-export interface FieldSpec {
-  /** Flag as written on the command line. */
-  flag: string;
-  /** commander's camelCase key for the flag. */
-  key: string;
-  /** Where it goes in the body. */
-  path: string;
-  /** Question asked by the wizard. */
-  question?: string;
-  /** Checks and normalises a value; throws UsageError naming `label`. */
-  parse?: (label: string, value: string) => string;
-}
-
 /** Required text (ids, account fields): trimmed, one line, bounded. */
 export const trimmed = fields.requiredText;
-/** The API takes dates of birth as date-times. */
-const dob = (label: string, value: string): string => `${fields.birthDate(label, value)}T00:00:00.000Z`;
 
-export const CUSTOMER_FIELDS: FieldSpec[] = [
-  { flag: '--first-name', key: 'firstName', path: 'firstName', question: 'First name', parse: fields.personName },
-  { flag: '--middle-name', key: 'middleName', path: 'middleName', parse: fields.optionalPersonName },
-  { flag: '--last-name', key: 'lastName', path: 'lastName', question: 'Last name', parse: fields.personName },
-  { flag: '--email', key: 'email', path: 'emailAddress', question: 'Email', parse: fields.email },
-  { flag: '--phone', key: 'phone', path: 'phoneNumber', question: 'Phone (international, e.g. +2348012345678)', parse: fields.phone },
-  { flag: '--dob', key: 'dob', path: 'dateOfBirth', question: 'Date of birth (YYYY-MM-DD)', parse: dob },
-  { flag: '--address-line1', key: 'addressLine1', path: 'address.line1', parse: fields.freeText },
-  { flag: '--address-line2', key: 'addressLine2', path: 'address.line2', parse: fields.freeText },
-  { flag: '--city', key: 'city', path: 'address.city', parse: fields.freeText },
-  { flag: '--state', key: 'state', path: 'address.state', parse: fields.freeText },
-  { flag: '--country', key: 'country', path: 'address.country', parse: fields.freeText },
-  { flag: '--postal-code', key: 'postalCode', path: 'address.postalCode', parse: fields.freeText },
-];
-
-/** Flag values (only those given) written into `target` at `prefix + spec.path`, checked. */
-export function applyFlags(target: Json, opts: Record<string, unknown>, specs: FieldSpec[], prefix = ''): string[] {
+/** Flag values (only those given) written into `target` at their body paths, checked. */
+export function applyFlags(target: Json, opts: Record<string, unknown>, specs: BodyField[]): string[] {
   const given: string[] = [];
   for (const spec of specs) {
     const value = opts[spec.key];
     if (value === undefined) continue;
     const parsed = (spec.parse ?? trimmed)(spec.flag, String(value));
-    setPath(target, `${prefix}${spec.path}`, parsed);
+    setPath(target, spec.path, parsed);
     given.push(spec.flag);
   }
   return given;
 }
 
 /** Checks a value read from a file (strings only), naming the file's field. */
-export function checkFileValues(target: Json, specs: FieldSpec[], prefix = '', source = '--from-file'): void {
+export function checkFileValues(target: Json, specs: BodyField[], source = '--from-file'): void {
   for (const spec of specs) {
-    const path = `${prefix}${spec.path}`;
+    const path = spec.path;
     const value = getPath(target, path);
     if (value === undefined || value === null) continue;
     if (typeof value !== 'string') throw new UsageError(`${source}: ${path} must be a string`);
     // Dates of birth may already be full date-times in a file.
-    if (spec.key === 'dob' && value.includes('T')) {
+    if (spec.key === 'birthDate' && value.includes('T')) {
       setPath(target, path, validateDateTime(`${path} (${source})`, value));
       continue;
     }

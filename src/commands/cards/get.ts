@@ -5,7 +5,7 @@ export default defineCommand({
   name: 'get',
   summary: 'show one card',
   aliases: ['show'],
-  arguments: [{ syntax: '<card-id>', description: 'card identifier' }],
+  args: [{ syntax: '<card-id>', description: 'card identifier' }],
   examples: ['cardctl cards get 6650c0ffee', 'cardctl cards get 6650c0ffee -o json --fields id,status,customer.emailAddress'],
   async run(ctx, input) {
     const cardId = cardIdArgument(input);

@@ -1,13 +1,9 @@
 import { defineCommand } from '../../core/command.js';
+import { defineFlags } from '../../core/flags.js';
 import type { Clock } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
 import { expiryMonth } from '../../core/card-fields.js';
 import { cardIdArgument, describeCard, printCard } from './shared.js';
-
-interface RenewOptions {
-  expiration?: string;
-  reason?: string;
-}
 
 /** YYYYMM strictly after the current month (UTC). */
 export function parseFutureExpiration(value: string, clock: Clock): string {
@@ -21,7 +17,12 @@ export function parseRenewReason(value: string | undefined): string {
   return reason;
 }
 
-export default defineCommand<RenewOptions>({
+const FLAGS = defineFlags({
+  expiration: { type: 'string', value: 'yyyymm', description: 'new expiry month, YYYYMM, in the future' },
+  reason: { type: 'string', value: 'reason', description: 'renewal reason (default RENEW)' },
+});
+
+export default defineCommand({
   name: 'renew',
   summary: 'renew or replace a card with a new expiry',
   description: `Renew a card: it gets the new expiry month and a new sequence number, and
@@ -30,10 +31,8 @@ program's maximum validity. --reason is the API's renewal reason (RENEW,
 REPLACE, …), and is not the audit journal's free-text reason.
 Against a production profile the card's last four digits must be typed, or
 --yes --confirm-production given.`,
-  arguments: [{ syntax: '<card-id>', description: 'card identifier' }],
-  options: (c) => c
-    .option('--expiration <yyyymm>', 'new expiry month, YYYYMM, in the future')
-    .option('--reason <reason>', 'renewal reason (default RENEW)'),
+  args: [{ syntax: '<card-id>', description: 'card identifier' }],
+  flags: FLAGS,
   examples: ['cardctl cards renew 6650c0ffee --expiration 202912', 'cardctl cards renew 6650c0ffee --expiration 203001 --reason REPLACE -o json'],
   async run(ctx, input) {
     const cardId = cardIdArgument(input);

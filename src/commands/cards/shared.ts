@@ -8,7 +8,7 @@ import type { RunInput } from '../../core/command.js';
 import { cardRows, describeCard } from '../../output/columns/cards.js';
 
 /** The <card-id> positional argument, checked before anything is sent. */
-export function cardIdArgument(input: RunInput<unknown>): string {
+export function cardIdArgument(input: Pick<RunInput, 'args'>): string {
   const value = input.args[0];
   const cardId = typeof value === 'string' ? value.trim() : '';
   if (!cardId) throw new UsageError('missing CARD_ID', { hint: 'find it with `cardctl cards list`' });

@@ -1,6 +1,6 @@
-import { Option } from 'commander';
 import type { CreateOAuthBody, OAuthApplication } from '../../api/schemas.js';
 import { defineCommand } from '../../core/command.js';
+import { defineFlags, type FlagValues } from '../../core/flags.js';
 import type { Context } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
 import { validateScope, validateUri, validateUrl } from '../../core/validate.js';
@@ -11,18 +11,7 @@ import { GRANT_TYPES } from '../../api/enums.js';
 export { GRANT_TYPES };
 type GrantType = (typeof GRANT_TYPES)[number];
 
-interface CreateOptions {
-  name?: string;
-  publicKey?: string;
-  scope?: string[];
-  grantType?: string;
-  description?: string;
-  redirectUri?: string[];
-  websiteUrl?: string;
-  iconUrl?: string;
-  official?: boolean;
-  fromFile?: string;
-}
+type CreateOptions = FlagValues<typeof FLAGS>;
 
 const BODY_KEYS = new Set(['name', 'publicKey', 'scopes', 'grantType', 'description', 'redirectUri', 'websiteUrl', 'iconUrl', 'isOfficial']);
 
@@ -121,7 +110,20 @@ export async function parseCreateOptions(ctx: Context, opts: CreateOptions): Pro
   return body;
 }
 
-export default defineCommand<CreateOptions>({
+const FLAGS = defineFlags({
+  name: { type: 'string', value: 'name', description: 'application name' },
+  publicKey: { type: 'string', value: 'file', description: 'PEM certificate of the application (see `cardctl oauth keygen`)' },
+  scope: { type: 'list', value: 'scope', repeat: 'variadic', description: 'permission in verb:object form (repeatable), or *, READ, WRITE' },
+  grantType: { type: 'string', value: 'type', choices: GRANT_TYPES, description: 'OAuth grant type' },
+  description: { type: 'string', value: 'text', description: 'description' },
+  redirectUri: { type: 'list', value: 'uri', repeat: 'variadic', description: 'redirect URI (repeatable; required for authorization_code)' },
+  websiteUrl: { type: 'string', value: 'url', description: 'website URL' },
+  iconUrl: { type: 'string', value: 'url', description: 'icon URL' },
+  official: { type: 'boolean', description: 'an official application of the institution' },
+  fromFile: { type: 'string', value: 'file', description: 'JSON body (or - for stdin); flags override its fields' },
+});
+
+export default defineCommand({
   name: 'create',
   summary: 'register an OAuth application',
   description: `Register an OAuth application of the institution.
@@ -135,17 +137,7 @@ naming the flag. --from-file takes the JSON body (publicKey as PEM text); flags 
 The reference's answer carries only a message; the new application (with its client id) is shown \
 from the answer when it is there, else looked up by name. Log in with it: cardctl login \
 --client-id CLIENT_ID --private-key private-key.pem`,
-  options: (c) => c
-    .option('--name <name>', 'application name')
-    .option('--public-key <file>', 'PEM certificate of the application (see `cardctl oauth keygen`)')
-    .option('--scope <scope...>', 'permission in verb:object form (repeatable), or *, READ, WRITE')
-    .addOption(new Option('--grant-type <type>', 'OAuth grant type').choices(GRANT_TYPES))
-    .option('--description <text>', 'description')
-    .option('--redirect-uri <uri...>', 'redirect URI (repeatable; required for authorization_code)')
-    .option('--website-url <url>', 'website URL')
-    .option('--icon-url <url>', 'icon URL')
-    .option('--official', 'an official application of the institution')
-    .option('--from-file <file>', 'JSON body (or - for stdin); flags override its fields'),
+  flags: FLAGS,
   examples: [
     'cardctl oauth keygen --out keys --subject reconciler',
     'cardctl oauth create --name reconciler --public-key keys/certificate.pem --scope read:card --scope read:transaction --grant-type client_credentials',

@@ -1,15 +1,8 @@
 import type { pki } from 'node-forge';
 import { defineCommand } from '../../core/command.js';
+import { defineFlags } from '../../core/flags.js';
 import { UsageError } from '../../core/errors.js';
 import { validatePositiveInt } from '../../core/validate.js';
-
-interface KeygenOptions {
-  out: string;
-  subject: string;
-  days: string;
-  bits: string;
-  force?: boolean;
-}
 
 export interface GeneratedCredentials {
   privateKeyPem: string;
@@ -47,7 +40,15 @@ export async function generateKeyAndCertificate(input: { bits: number; days: num
   return { privateKeyPem, certificatePem: forge.pki.certificateToPem(cert) };
 }
 
-export default defineCommand<KeygenOptions>({
+const FLAGS = defineFlags({
+  out: { type: 'string', value: 'dir', default: '.', description: 'directory for private-key.pem and certificate.pem' },
+  subject: { type: 'string', value: 'cn', default: 'cardctl-app', description: 'certificate subject common name' },
+  days: { type: 'string', value: 'n', default: '365', description: 'validity in days' },
+  bits: { type: 'string', value: 'n', default: '2048', description: 'RSA key size (2048 or more)' },
+  force: { type: 'boolean', description: 'overwrite existing files' },
+});
+
+export default defineCommand({
   name: 'keygen',
   summary: 'create an RSA key and a self-signed certificate for `oauth create`',
   description: `Create an RSA key pair and a self-signed X.509 certificate for an OAuth application.
@@ -56,12 +57,7 @@ Writes private-key.pem (PKCS#8, mode 0600; keep it secret — \`cardctl login --
 signs client assertions with it) and certificate.pem (give it to \`cardctl oauth create \
 --public-key\`) into --out, and prints the certificate's SHA-256 fingerprint. Existing files are \
 never overwritten unless --force is given.`,
-  options: (c) => c
-    .option('--out <dir>', 'directory for private-key.pem and certificate.pem', '.')
-    .option('--subject <cn>', 'certificate subject common name', 'cardctl-app')
-    .option('--days <n>', 'validity in days', '365')
-    .option('--bits <n>', 'RSA key size (2048 or more)', '2048')
-    .option('--force', 'overwrite existing files'),
+  flags: FLAGS,
   examples: [
     'cardctl oauth keygen --out ./keys --subject reconciler',
     'cardctl oauth create --name reconciler --public-key ./keys/certificate.pem --scope read:card --grant-type client_credentials',

@@ -1,15 +1,16 @@
 import { defineCommand } from '../../core/command.js';
+import { defineFlags } from '../../core/flags.js';
 import { NotFoundError, UsageError } from '../../core/errors.js';
 import { validateScope, validateUrl } from '../../core/validate.js';
 
-interface UpdateOptions {
-  name?: string;
-  description?: string;
-  websiteUrl?: string;
-  scope?: string[];
-}
+const FLAGS = defineFlags({
+  name: { type: 'string', value: 'name', description: 'application name' },
+  description: { type: 'string', value: 'text', description: 'description' },
+  websiteUrl: { type: 'string', value: 'url', description: 'website URL' },
+  scope: { type: 'list', value: 'scope', repeat: 'variadic', description: 'permission (repeatable); replaces the current scopes' },
+});
 
-export default defineCommand<UpdateOptions>({
+export default defineCommand({
   name: 'update',
   summary: 'update an OAuth application',
   description: `Update an OAuth application's name, description, website URL and scopes.
@@ -18,12 +19,8 @@ The API needs all four: what you do not give is taken from the application as it
 application record does not show its website URL, so --website-url is needed unless the list \
 answer carries one. ID is the application's id or its client id (both are shown by \
 \`cardctl oauth list --wide\`). --scope replaces the whole scope list.`,
-  arguments: [{ syntax: '<id>', description: 'application id or client id' }],
-  options: (c) => c
-    .option('--name <name>', 'application name')
-    .option('--description <text>', 'description')
-    .option('--website-url <url>', 'website URL')
-    .option('--scope <scope...>', 'permission (repeatable); replaces the current scopes'),
+  args: [{ syntax: '<id>', description: 'application id or client id' }],
+  flags: FLAGS,
   examples: [
     'cardctl oauth update 6652aa --scope read:card --scope read:transaction --website-url https://example.com',
     'cardctl oauth update 6652aa --name reconciler --description "nightly" --website-url https://example.com',

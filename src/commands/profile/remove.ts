@@ -7,7 +7,7 @@ export default defineCommand({
   summary: 'delete a stored profile',
   aliases: ['rm'],
   description: 'Delete a stored profile with its credentials (asks first unless --yes).',
-  arguments: [{ syntax: '<name>', description: 'profile name' }],
+  args: [{ syntax: '<name>', description: 'profile name' }],
   examples: ['cardctl profile remove staging', 'cardctl profile remove staging --yes'],
   async run(ctx, { args }) {
     const name = String(args[0]);

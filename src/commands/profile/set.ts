@@ -12,7 +12,7 @@ removes the setting. Secrets (token, API key) are not settable here: use \`cardc
 
 Settings:
 ${KEYS.map((key) => `  ${key.padEnd(24)}${SETTABLE_PROFILE_KEYS[key]!.describe}${SETTABLE_PROFILE_KEYS[key]!.values ? ` (${SETTABLE_PROFILE_KEYS[key]!.values!.join(', ')})` : SETTABLE_PROFILE_KEYS[key]!.boolean ? ' (true, false)' : ''}`).join('\n')}`,
-  arguments: [
+  args: [
     { syntax: '<key>', description: `setting: ${KEYS.join(', ')}` },
     { syntax: '<value>', description: 'new value ("" removes it)' },
   ],

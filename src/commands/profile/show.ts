@@ -5,7 +5,7 @@ import { maskedProfile, requireProfile } from './shared.js';
 export default defineCommand({
   name: 'show',
   summary: 'show a profile (secrets masked)',
-  arguments: [{ syntax: '[name]', description: 'profile name (default: the selected one)' }],
+  args: [{ syntax: '[name]', description: 'profile name (default: the selected one)' }],
   examples: ['cardctl profile show', 'cardctl profile show production -o json'],
   async run(ctx, { args }) {
     const name = typeof args[0] === 'string' ? args[0] : ctx.settings().profileName;

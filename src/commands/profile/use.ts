@@ -4,7 +4,7 @@ import { requireProfile } from './shared.js';
 export default defineCommand({
   name: 'use',
   summary: 'make a profile the current one',
-  arguments: [{ syntax: '<name>', description: 'profile name' }],
+  args: [{ syntax: '<name>', description: 'profile name' }],
   examples: ['cardctl profile use sandbox'],
   async run(ctx, { args }) {
     const name = String(args[0]);

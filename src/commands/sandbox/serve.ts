@@ -2,23 +2,13 @@ import { join } from 'node:path';
 import { dataDir } from '../../config/paths.js';
 import { saveSandboxProfile } from '../../config/sandbox-profile.js';
 import { defineCommand } from '../../core/command.js';
+import { defineFlags, type FlagValues } from '../../core/flags.js';
 import type { Context } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
 import { maskSecret } from '../../core/redact.js';
 import type { FaultSpec } from '../../sandbox/faults.js';
 
-interface ServeOptions {
-  port: string;
-  host: string;
-  db?: string;
-  memory?: boolean;
-  webhookUrl?: string;
-  faults?: string;
-  faultsSeed?: string;
-  faultsHold?: string;
-  tokenTtl?: string;
-  quietLog?: boolean;
-}
+type ServeOptions = FlagValues<typeof FLAGS>;
 
 interface ParsedServeOptions {
   port: number;
@@ -36,7 +26,20 @@ interface ParsedServeOptions {
   faultsSeed?: number;
 }
 
-export default defineCommand<ServeOptions>({
+const FLAGS = defineFlags({
+  port: { type: 'string', value: 'n', default: '4010', description: 'port (0 = any free port)' },
+  host: { type: 'string', value: 'host', default: '127.0.0.1', description: 'address to bind (anything but loopback prints a warning)' },
+  db: { type: 'string', value: 'file', description: 'SQLite database file (default: in the user data directory)' },
+  memory: { type: 'boolean', description: 'keep everything in memory' },
+  webhookUrl: { type: 'string', value: 'url', description: "webhook URL of the seeded card program" },
+  faults: { type: 'string', value: 'spec', description: 'inject faults, e.g. rate=0.1,codes=500|503,latency=0-800ms' },
+  faultsSeed: { type: 'string', value: 'n', description: 'seed for the fault injector (replayable runs)' },
+  faultsHold: { type: 'string', value: 'seconds', description: 'how long commit-then-timeout holds a response (default 35)' },
+  tokenTtl: { type: 'string', value: 'seconds', description: 'lifetime of OAuth access tokens (default 3600)' },
+  quietLog: { type: 'boolean', description: 'no request log on stderr' },
+});
+
+export default defineCommand({
   name: 'serve',
   summary: 'run a local, stateful implementation of the whole API',
   description: `Runs a local, stateful implementation of the whole API on SQLite: cards, PINs, transactions,
@@ -47,17 +50,7 @@ With --json the first line on stdout is one JSON object:
   {"baseUrl","institutionId","token","apiKey","cardProgramId","pinKeyFingerprint"}
 With --profile NAME the credentials are stored as that profile, so the next cardctl command just works.
 The request log (method, path, status, time; never secrets or bodies) goes to stderr.`,
-  options: (c) => c
-    .option('--port <n>', 'port (0 = any free port)', '4010')
-    .option('--host <host>', 'address to bind (anything but loopback prints a warning)', '127.0.0.1')
-    .option('--db <file>', 'SQLite database file (default: in the user data directory)')
-    .option('--memory', 'keep everything in memory')
-    .option('--webhook-url <url>', "webhook URL of the seeded card program")
-    .option('--faults <spec>', 'inject faults, e.g. rate=0.1,codes=500|503,latency=0-800ms')
-    .option('--faults-seed <n>', 'seed for the fault injector (replayable runs)')
-    .option('--faults-hold <seconds>', 'how long commit-then-timeout holds a response (default 35)')
-    .option('--token-ttl <seconds>', 'lifetime of OAuth access tokens (default 3600)')
-    .option('--quiet-log', 'no request log on stderr'),
+  flags: FLAGS,
   examples: [
     'cardctl sandbox serve --profile sandbox',
     'cardctl sandbox serve --port 0 --memory --json',
@@ -176,7 +169,7 @@ async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<Pars
   };
 }
 
-/** The first stdout line of `sandbox serve --json` (docs/command-contract.md): what scripts read to drive the sandbox. */
+/** The first stdout line of `sandbox serve --json`: what scripts read to drive the sandbox. */
 export interface SandboxAnnouncement {
   baseUrl: string;
   institutionId: string;

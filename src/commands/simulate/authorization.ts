@@ -1,10 +1,10 @@
 import { defineCommand } from '../../core/command.js';
-import { addSimulationOptions } from './options.js';
+import { SIMULATION_FLAGS } from './options.js';
 
 export default defineCommand({
   name: 'authorization',
   summary: 'simulate an authorization (0100)',
-  options: (c) => void addSimulationOptions(c),
+  flags: SIMULATION_FLAGS,
   examples: ['cardctl simulate authorization --card 6650c0ffee --amount 1500.00 --channel pos --method chip', 'cardctl simulate authorization --card 6650c0ffee --amount 1500.00 --channel pos --method chip --forward --expect-approved'],
   run: async (ctx, input) => (await import('./execute.js')).simulateRun('authorization')(ctx, input),
 });

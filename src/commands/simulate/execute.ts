@@ -6,19 +6,15 @@ import type { RunInput } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
 import { RejectedError } from '../../core/errors.js';
 import { escapeControls } from '../../output/format.js';
+import type { FlagValues } from '../../core/flags.js';
+import type { SIMULATION_FLAGS } from './options.js';
 import { buildSimulateBody, type IntentName, type SimulationInput } from './request.js';
 
-/** The flags as commander hands them over: a SimulationInput whose values are all flag text. */
-export interface SimulateFlags extends Omit<SimulationInput, 'intent' | 'amount' | 'currency' | 'set'> {
-  amount?: string;
-  currency?: string;
-  set?: string[];
-  expectApproved?: boolean;
-  messages?: boolean;
-}
+/** The flags of the simulate verbs, as run() gets them. */
+export type SimulateFlags = FlagValues<typeof SIMULATION_FLAGS>;
 
 export function simulateRun(intent: IntentName) {
-  return async (ctx: Context, { opts }: RunInput<SimulateFlags>): Promise<void> => {
+  return async (ctx: Context, { opts }: RunInput<typeof SIMULATION_FLAGS>): Promise<void> => {
     const input: SimulationInput = { intent, ...pickInput(opts) };
     if (input.amount === undefined && intent === 'reversal' && input.originalTx) {
       // A full reversal by default: the original's amount.

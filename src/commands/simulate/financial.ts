@@ -1,10 +1,10 @@
 import { defineCommand } from '../../core/command.js';
-import { addSimulationOptions } from './options.js';
+import { SIMULATION_FLAGS } from './options.js';
 
 export default defineCommand({
   name: 'financial',
   summary: 'simulate a financial transaction (0200)',
-  options: (c) => void addSimulationOptions(c),
+  flags: SIMULATION_FLAGS,
   examples: ['cardctl simulate financial --card 6650c0ffee --amount 2,500.00 --flow cash_withdrawal --channel atm', 'cardctl simulate financial --card 6650c0ffee --amount 2,500.00 --flow cash_withdrawal --channel atm --forward --expect-approved'],
   run: async (ctx, input) => (await import('./execute.js')).simulateRun('financial')(ctx, input),
 });

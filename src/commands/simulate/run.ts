@@ -1,14 +1,15 @@
 import type { Context } from '../../core/context.js';
 import { defineCommand } from '../../core/command.js';
+import { defineFlags } from '../../core/flags.js';
 import { RejectedError, UsageError } from '../../core/errors.js';
 import { escapeControls } from '../../output/format.js';
 import type { ScenarioSummary, StepReport } from '../../scenario/runner.js';
 
-interface RunOptions {
-  set?: string[];
-}
+const FLAGS = defineFlags({
+  set: { type: 'list', value: 'key=value', repeat: 'variadic', description: 'scenario variable, e.g. --set card=6650c0ffee (repeatable)' },
+});
 
-export default defineCommand<RunOptions>({
+export default defineCommand({
   name: 'run',
   summary: 'run a scenario file of simulations with expectations',
   description: `Runs the steps of a YAML or JSON scenario in order. Step keys mirror the simulate flags in
@@ -22,8 +23,8 @@ NOT_FOUND, VALIDATION_ERROR) and httpStatus.
 
 Prints a pass/fail line per step and a summary; exits 5 if any expectation failed, 2 if the file is
 invalid (nothing is sent then). -o json prints the summary object, -o ndjson one line per step.`,
-  arguments: [{ syntax: '<scenario-file>', description: 'YAML or JSON scenario' }],
-  options: (c) => c.option('--set <key=value...>', 'scenario variable, e.g. --set card=6650c0ffee (repeatable)'),
+  args: [{ syntax: '<scenario-file>', description: 'YAML or JSON scenario' }],
+  flags: FLAGS,
   examples: [
     'cardctl simulate run examples/scenarios/auth-then-reversal.yaml --set card=6650c0ffee',
     'cardctl simulate run scenario.yaml -o json',

@@ -19,7 +19,7 @@ export default defineCommand({
 field-number / name / value rows (PAN masked), and the four hops with their times.
 Uses GET /institutions/transactions/{id} (a sandbox extension); where a deployment answers 404 for that
 route, the list is scanned page by page instead.`,
-  arguments: [{ syntax: '<tx-id>', description: 'transaction identifier' }],
+  args: [{ syntax: '<tx-id>', description: 'transaction identifier' }],
   examples: ['cardctl tx show 6651d00d', 'cardctl tx show 6651d00d -o json', 'cardctl tx show 6651d00d -o json | jq .response'],
   async run(ctx, { args }) {
     const id = String(args[0] ?? '').trim();

@@ -5,24 +5,20 @@ import type { Context } from '../../core/context.js';
 import { currencyInfo, formatAmount, minorToDecimal } from '../../iso8583/amount.js';
 import { isApproved, responseMessage } from '../../iso8583/codes.js';
 import type { Column } from '../../output/renderer.js';
-import { inWindow, parseListOptions } from './list.js';
-import type { SummaryGroupBy, SummaryOptions } from './summary.js';
+import { apiQuery, inWindow, parseTransactionFilters, pastSince, type SummaryGroupBy, type SummaryOptions } from './options.js';
 
 export async function runSummary(ctx: Context, opts: SummaryOptions): Promise<void> {
-  const input = parseListOptions({ ...opts, since: opts.since ?? '24h', all: undefined }, ctx.clock.now());
+  const input = parseTransactionFilters({ ...opts, since: opts.since ?? '24h' }, ctx.clock.now());
   const by = opts.by ?? 'channel';
   const { listAllTransactions } = await import('../../api/transactions.js');
   const output = ctx.output();
   await output.ready();
   const client = await ctx.client();
   const aggregator = new SummaryAggregator(by);
-  const query = { merchantId: input.merchantId, terminalId: input.terminalId, cardStatus: input.cardStatus, transactionStatus: input.transactionStatus };
-  for await (const response of listAllTransactions(client, { ...query, limit: 100 }, ctx.signal)) {
+  for await (const response of listAllTransactions(client, { ...apiQuery(input), limit: 100 }, ctx.signal)) {
     const page = response.data ?? [];
     for (const tx of page) if (inWindow(tx, input.since, input.until)) aggregator.add(tx);
-    // Newest first: once a page ends before --since, later pages are older still.
-    const last = page[page.length - 1];
-    if (input.since && last && Date.parse(last.createdAt) < input.since.getTime()) break;
+    if (pastSince(page, input.since)) break;
   }
   const summary = aggregator.result({ since: input.since, until: input.until });
   if (output.format === 'json' || output.format === 'raw') {

@@ -1,15 +1,7 @@
-import { Option } from 'commander';
 import { defineCommand } from '../../core/command.js';
-import { addTransactionFilters, type TransactionFilterOptions } from './options.js';
+import { SUMMARY_FLAGS } from './options.js';
 
-export const SUMMARY_GROUPS = ['channel', 'responseCode', 'hour', 'merchant'] as const;
-export type SummaryGroupBy = (typeof SUMMARY_GROUPS)[number];
-
-export interface SummaryOptions extends TransactionFilterOptions {
-  by?: SummaryGroupBy;
-}
-
-export default defineCommand<SummaryOptions>({
+export default defineCommand({
   name: 'summary',
   summary: 'approval rate, counts and amounts, grouped',
   aliases: ['stats'],
@@ -17,10 +9,7 @@ export default defineCommand<SummaryOptions>({
 grouped --by channel, responseCode, hour or merchant, with the response codes and what they mean. On a
 terminal: bar charts (a sparkline over time for --by hour). -o json prints the whole summary; csv, ndjson
 and piped tables print one row per group. Reads the list page by page; memory does not grow with it.`,
-  options: (c) => {
-    addTransactionFilters(c)
-      .addOption(new Option('--by <group>', 'group by').choices(SUMMARY_GROUPS).default('channel'));
-  },
+  flags: SUMMARY_FLAGS,
   examples: ['cardctl tx summary', 'cardctl tx summary --since 7d --by responseCode', 'cardctl tx summary --by hour', 'cardctl tx summary --merchant SBXMERCHANT0001 -o json --jq .approvalRate'],
   async run(ctx, { opts }) {
     // The aggregation and the ISO tables (currencies, response codes) load only when it runs.

@@ -1,14 +1,8 @@
 import type { Transaction } from '../../api/schemas.js';
 import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
-import { parseListOptions } from './list.js';
-import { addTransactionFilters, type TransactionFilterOptions } from './options.js';
-
-interface TailOptions extends TransactionFilterOptions {
-  interval?: string;
-  limit?: string;
-  wide?: boolean;
-}
+import { validatePaging } from '../../core/validate.js';
+import { apiQuery, inWindow, parseTransactionFilters, TRANSACTION_FILTERS } from './options.js';
 
 /** How far back each poll looks for transactions stored late (out of createdAt order). */
 export const LOOKBACK_MS = 10_000;
@@ -77,7 +71,7 @@ export function parseInterval(value: string | undefined): number {
   return Math.round(seconds * 1000);
 }
 
-export default defineCommand<TailOptions>({
+export default defineCommand({
   name: 'tail',
   summary: 'follow new transactions as they happen',
   aliases: ['follow'],
@@ -85,28 +79,28 @@ export default defineCommand<TailOptions>({
 --interval seconds and reads pages back to where the last poll ended, so a burst larger than a page is
 not lost. Rows have no header; -o ndjson gives one JSON object a line, --jq and --template apply per
 transaction. Takes the filters of \`tx list\`; --since also prints the transactions since then first.`,
-  options: (c) => {
-    addTransactionFilters(c)
-      .option('--interval <seconds>', 'seconds between polls (default 2)')
-      .option('--limit <n>', 'page size of each poll, 1-100 (default 100)')
-      .option('--wide', 'more columns, as in `tx list --wide`');
+  flags: {
+    ...TRANSACTION_FILTERS,
+    interval: { type: 'string', value: 'seconds', description: 'seconds between polls (default 2)' },
+    limit: { type: 'string', value: 'n', description: 'page size of each poll, 1-100 (default 100)' },
+    wide: { type: 'boolean', description: 'more columns, as in `tx list --wide`' },
   },
   examples: ['cardctl tx tail', 'cardctl tx tail --status failed', 'cardctl tx tail -o ndjson | jq -c .responseCode', "cardctl tx tail --since 10m --template '{{.createdAt}} {{.responseCode}} {{money .amounts.amount .amounts.currency}}'"],
   async run(ctx, { opts }) {
-    const input = parseListOptions({ ...opts, all: undefined }, ctx.clock.now());
-    const pageSize = input.limit ?? PAGE_SIZE;
+    const { limit } = validatePaging(opts);
+    const input = parseTransactionFilters(opts, ctx.clock.now());
+    const pageSize = limit ?? PAGE_SIZE;
     const interval = parseInterval(opts.interval);
-    const [{ listTransactions }, { transactionColumns }, { inWindow }, { setTimeout: sleep }, errors] = await Promise.all([
+    const [{ listTransactions }, { transactionColumns }, { setTimeout: sleep }, errors] = await Promise.all([
       import('../../api/transactions.js'),
       import('../../output/columns/transactions.js'),
-      import('./list.js'),
       import('node:timers/promises'),
       import('../../core/errors.js'),
     ]);
-    const output = ctx.output({ wide: input.wide });
+    const output = ctx.output({ wide: opts.wide });
     await output.ready();
     const client = await ctx.client();
-    const query = { merchantId: input.merchantId, terminalId: input.terminalId, cardStatus: input.cardStatus, transactionStatus: input.transactionStatus };
+    const query = apiQuery(input);
     const cursor = new TailCursor(input.since ? input.since.getTime() : Number.NEGATIVE_INFINITY);
     const stream = output.stream(transactionColumns, { live: true });
     const signal = ctx.signal;

@@ -1,32 +1,16 @@
 import type { UpdateUserBody } from '../../api/schemas.js';
 import { defineCommand } from '../../core/command.js';
+import { bodyFields, defineFlags, type BodyField, type FlagValues } from '../../core/flags.js';
 import type { Context } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
 import * as fields from '../../core/card-fields.js';
 import { validateDateTime, validateEmail, validatePhone, validateScope } from '../../core/validate.js';
 import { bodyBoolean, bodyString, readBodyFile } from '../oauth/body-file.js';
 
-interface UpdateOptions {
-  firstName?: string;
-  lastName?: string;
-  email?: string;
-  phone?: string;
-  status?: string;
-  blocked?: boolean;
-  role?: string[];
-  embossingName?: string;
-  startDate?: string;
-  expiryDate?: string;
-  printCard?: boolean;
-  fromFile?: string;
-}
+type UpdateOptions = FlagValues<typeof FLAGS>;
 
 type Role = UpdateUserBody['roles'][number];
 
-const BODY_KEYS = new Set([
-  'firstName', 'lastName', 'emailAddress', 'phoneNumber', 'status', 'isBlocked', 'roles',
-  'embossingName', 'startDate', 'expiryDate', 'printCard',
-]);
 
 /** `admin=create:card,read:card` → {role: 'admin', permissions: ['create:card', 'read:card']}. */
 export function parseRole(value: string): Role {
@@ -48,27 +32,43 @@ function rolesFromFile(value: unknown): Role[] | undefined {
   });
 }
 
+/** Every flag of `users update`; those with a path are fields of the Update User body. */
+const FLAGS = defineFlags({
+  firstName: { type: 'string', value: 'name', description: 'first name', path: 'firstName', parse: fields.personName, required: true, prompt: 'First name' },
+  lastName: { type: 'string', value: 'name', description: 'last name', path: 'lastName', parse: fields.personName, required: true, prompt: 'Last name' },
+  email: { type: 'string', value: 'address', description: 'email address', path: 'emailAddress', parse: validateEmail, required: true, prompt: 'Email' },
+  phone: { type: 'string', value: 'number', description: 'phone number', path: 'phoneNumber', parse: validatePhone, required: true, prompt: 'Phone' },
+  status: { type: 'string', value: 'status', description: 'user status, e.g. active', path: 'status', required: true, prompt: 'Status (e.g. active)' },
+  blocked: { type: 'boolean', description: 'block the user', negation: 'unblock the user' },
+  role: { type: 'list', value: 'role=perms', repeat: 'variadic', description: 'role and its permissions, e.g. admin=create:card,read:card (repeatable)' },
+  embossingName: { type: 'string', value: 'name', description: 'embossing name', path: 'embossingName', parse: fields.embossingName },
+  startDate: { type: 'string', value: 'date', description: 'start date (YYYY-MM-DD or ISO date-time)', path: 'startDate', parse: validateDateTime },
+  expiryDate: { type: 'string', value: 'date', description: 'expiry date (YYYY-MM-DD or ISO date-time)', path: 'expiryDate', parse: validateDateTime },
+  printCard: { type: 'boolean', description: 'print a card' },
+  fromFile: { type: 'string', value: 'file', description: 'JSON body (or - for stdin); flags override its fields' },
+});
+
+/** The body's text fields, each with its flag, validator and question. */
+const TEXT_FIELDS = bodyFields(FLAGS);
+const BODY_KEYS = new Set([...TEXT_FIELDS.map((f) => f.path), 'isBlocked', 'roles', 'printCard']);
+
 export async function parseUpdateOptions(ctx: Context, opts: UpdateOptions): Promise<UpdateUserBody> {
   const file = await readBodyFile(ctx, opts.fromFile);
   for (const key of Object.keys(file)) if (!BODY_KEYS.has(key)) throw new UsageError(`--from-file: unknown field "${key}"`);
   const prompt = ctx.io.canPrompt;
   const missing: string[] = [];
+  const given = (field: BodyField) => (opts[field.key as keyof UpdateOptions] as string | undefined) ?? bodyString(file, field.path);
+  const body: Record<string, unknown> = {};
 
-  const text = async (given: string | undefined, fileKey: string, flag: string, label: string, check?: (v: string) => string) => {
-    let value = given ?? bodyString(file, fileKey);
-    if (value === undefined && prompt) value = await ctx.prompter.input(label, { validate: (v) => (v.trim() ? true : 'required') });
+  for (const field of TEXT_FIELDS.filter((f) => f.required)) {
+    let value = given(field);
+    if (value === undefined && prompt) value = await ctx.prompter.input(field.prompt ?? field.flag, { validate: (v) => (v.trim() ? true : 'required') });
     if (value === undefined || value.trim() === '') {
-      missing.push(flag);
-      return '';
+      missing.push(field.flag);
+      continue;
     }
-    return check ? check(value) : value.trim();
-  };
-
-  const firstName = await text(opts.firstName, 'firstName', '--first-name', 'First name', (v) => fields.personName('--first-name', v));
-  const lastName = await text(opts.lastName, 'lastName', '--last-name', 'Last name', (v) => fields.personName('--last-name', v));
-  const emailAddress = await text(opts.email, 'emailAddress', '--email', 'Email', (v) => validateEmail('--email', v));
-  const phoneNumber = await text(opts.phone, 'phoneNumber', '--phone', 'Phone', (v) => validatePhone('--phone', v));
-  const status = await text(opts.status, 'status', '--status', 'Status (e.g. active)');
+    body[field.path] = field.parse ? field.parse(field.flag, value) : value.trim();
+  }
 
   let isBlocked = opts.blocked ?? bodyBoolean(file, 'isBlocked');
   if (isBlocked === undefined && prompt) isBlocked = await ctx.prompter.confirm('Block this user?', { default: false });
@@ -86,22 +86,21 @@ export async function parseUpdateOptions(ctx: Context, opts: UpdateOptions): Pro
       hint: 'give every required flag, or a --from-file body; see `cardctl users update --help`',
     });
   }
-  const body: UpdateUserBody = { firstName, lastName, emailAddress, phoneNumber, status, isBlocked: isBlocked!, roles: roles! };
-  const embossingName = opts.embossingName ?? bodyString(file, 'embossingName');
-  if (embossingName !== undefined) body.embossingName = fields.embossingName('--embossing-name', embossingName);
-  const startDate = opts.startDate ?? bodyString(file, 'startDate');
-  if (startDate !== undefined) body.startDate = validateDateTime('--start-date', startDate);
-  const expiryDate = opts.expiryDate ?? bodyString(file, 'expiryDate');
-  if (expiryDate !== undefined) body.expiryDate = validateDateTime('--expiry-date', expiryDate);
-  if (body.startDate && body.expiryDate) {
+  body.isBlocked = isBlocked;
+  body.roles = roles;
+  for (const field of TEXT_FIELDS.filter((f) => !f.required)) {
+    const value = given(field);
+    if (value !== undefined) body[field.path] = field.parse ? field.parse(field.flag, value) : value.trim();
+  }
+  if (typeof body.startDate === 'string' && typeof body.expiryDate === 'string') {
     fields.assertEndAfterStart({ label: '--start-date', value: body.startDate }, { label: '--expiry-date', value: body.expiryDate });
   }
   const printCard = opts.printCard ?? bodyBoolean(file, 'printCard');
   if (printCard !== undefined) body.printCard = printCard;
-  return body;
+  return body as unknown as UpdateUserBody;
 }
 
-export default defineCommand<UpdateOptions>({
+export default defineCommand({
   name: 'update',
   summary: 'update an institution user',
   description: `Update an institution user (PUT /institutions/users/{id}/update).
@@ -110,21 +109,8 @@ The API requires first and last name, email, phone, status, blocked or not, and 
 as flags or in a --from-file JSON body (flags override it). On a terminal, missing values are \
 asked for. --role ROLE=PERM,PERM is repeatable and replaces every role of the user; permissions \
 have the verb:object form of OAuth scopes. Prints the updated user.`,
-  arguments: [{ syntax: '<user-id>', description: 'institution user identifier' }],
-  options: (c) => c
-    .option('--first-name <name>', 'first name')
-    .option('--last-name <name>', 'last name')
-    .option('--email <address>', 'email address')
-    .option('--phone <number>', 'phone number')
-    .option('--status <status>', 'user status, e.g. active')
-    .option('--blocked', 'block the user')
-    .option('--no-blocked', 'unblock the user')
-    .option('--role <role=perms...>', 'role and its permissions, e.g. admin=create:card,read:card (repeatable)')
-    .option('--embossing-name <name>', 'embossing name')
-    .option('--start-date <date>', 'start date (YYYY-MM-DD or ISO date-time)')
-    .option('--expiry-date <date>', 'expiry date (YYYY-MM-DD or ISO date-time)')
-    .option('--print-card', 'print a card')
-    .option('--from-file <file>', 'JSON body (or - for stdin); flags override its fields'),
+  args: [{ syntax: '<user-id>', description: 'institution user identifier' }],
+  flags: FLAGS,
   examples: [
     'cardctl users update 6653bb --first-name Ada --last-name Obi --email ada@example.com --phone +2348012345678 --status active --no-blocked --role admin=create:card,read:card',
     'cardctl users update 6653bb --from-file user.json --role viewer=read:card --role ops=read:transaction',

@@ -13,7 +13,7 @@ interface ListenOptions {
   forwardTo?: string;
 }
 
-export default defineCommand<ListenOptions>({
+export default defineCommand({
   name: 'listen',
   summary: "play the institution's webhook locally and answer switch messages",
   description: `Runs a local HTTP server that plays your institution's webhook for \`simulate --forward\`.
@@ -45,13 +45,14 @@ Rules file (YAML or JSON): first match wins.
     - match: { amount: 13.13 }      # major units of field 49's currency
       respond: "00"
       delay: 6000                    # ms; past the sandbox's 5 s timeout → 96`,
-  options: (c) => c
-    .option('--port <n>', 'port to listen on (0 = any free port)', '4020')
-    .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--respond <code>', 'response code to answer with', '00')
-    .option('--rules <file>', 'YAML/JSON rules: match amount, PAN suffix, processing code, channel → code, delay')
-    .option('--secret-stdin', 'read the webhook signing secret from stdin')
-    .option('--forward-to <url>', 'relay each message to your own handler and show its reply'),
+  flags: {
+    port: { type: 'string', value: 'n', default: '4020', description: 'port to listen on (0 = any free port)' },
+    host: { type: 'string', value: 'host', default: '127.0.0.1', description: 'address to bind' },
+    respond: { type: 'string', value: 'code', default: '00', description: 'response code to answer with' },
+    rules: { type: 'string', value: 'file', description: 'YAML/JSON rules: match amount, PAN suffix, processing code, channel → code, delay' },
+    secretStdin: { type: 'boolean', description: 'read the webhook signing secret from stdin' },
+    forwardTo: { type: 'string', value: 'url', description: 'relay each message to your own handler and show its reply' },
+  },
   examples: [
     'cardctl webhook listen --port 4020 --respond 00',
     'cardctl webhook listen --rules rules.yaml --json',

@@ -1,11 +1,21 @@
 import type { Card, UpdateCustomerBody } from '../../../api/schemas.js';
 import { defineCommand } from '../../../core/command.js';
+import { bodyFields, defineFlags, type FlagValues } from '../../../core/flags.js';
 import type { Context } from '../../../core/context.js';
 import { UsageError } from '../../../core/errors.js';
 import { getPath, setPath } from '../../../output/format.js';
-import { ADDRESS_KEYS, applyFlags, assertKnownKeys, checkFileValues, CUSTOMER_FIELDS, readJsonObject, type Json } from '../fields.js';
-import { addCustomerOptions } from '../options.js';
+import { ADDRESS_KEYS, applyFlags, assertKnownKeys, checkFileValues, readJsonObject, type Json } from '../fields.js';
+import { CARDHOLDER_FLAGS, customerPlacement, placeFlags } from '../../card-flags.js';
 import { cardIdArgument, describeCard, printCard } from '../shared.js';
+
+export const CUSTOMER_UPDATE_FLAGS = defineFlags({
+  ...placeFlags(CARDHOLDER_FLAGS, customerPlacement('')),
+  fromFile: { type: 'string', value: 'file', description: 'JSON body (or - for stdin); flags override its fields' },
+  reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal)' },
+});
+
+/** The Update Card Customer body's fields, each with its flag, path and validator. */
+const CUSTOMER_FIELDS = bodyFields(CUSTOMER_UPDATE_FLAGS);
 
 const UPDATE_KEYS = ['firstName', 'middleName', 'lastName', 'emailAddress', 'phoneNumber', 'dateOfBirth', 'address'] as const;
 
@@ -13,7 +23,7 @@ const UPDATE_KEYS = ['firstName', 'middleName', 'lastName', 'emailAddress', 'pho
  * The changes asked for (flags over --from-file), checked; nothing is sent. A file may hold the
  * Update Card Customer body itself or `{ "customer": { … } }`.
  */
-export async function parseCustomerChanges(ctx: Context, opts: Record<string, unknown>): Promise<Json> {
+export async function parseCustomerChanges(ctx: Context, opts: FlagValues<typeof CUSTOMER_UPDATE_FLAGS>): Promise<Json> {
   let changes: Json = {};
   if (typeof opts.fromFile === 'string') {
     const source = opts.fromFile === '-' ? '--from-file -' : `--from-file ${opts.fromFile}`;
@@ -26,7 +36,7 @@ export async function parseCustomerChanges(ctx: Context, opts: Record<string, un
       if (!changes.address || typeof changes.address !== 'object' || Array.isArray(changes.address)) throw new UsageError(`${source}: address must be an object`);
       assertKnownKeys(changes.address as Json, ADDRESS_KEYS, `${source}: address`);
     }
-    checkFileValues(changes, CUSTOMER_FIELDS, '', source);
+    checkFileValues(changes, CUSTOMER_FIELDS, source);
   }
   applyFlags(changes, opts, CUSTOMER_FIELDS);
   return changes;
@@ -54,7 +64,7 @@ export function mergeCustomer(card: Pick<Card, 'customer'>, changes: Json): { bo
     setPath(body, path, value);
   }
   if (!body.dateOfBirth) {
-    throw new UsageError('the card has no date of birth on record and the API requires one: give --dob', { hint: 'e.g. --dob 1990-05-17' });
+    throw new UsageError('the card has no date of birth on record and the API requires one: give --birth-date', { hint: 'e.g. --birth-date 1990-05-17' });
   }
   return { body: body as unknown as UpdateCustomerBody, changed };
 }
@@ -64,8 +74,8 @@ async function promptChanges(ctx: Context, card: Card): Promise<Json> {
   ctx.io.err(`Updating the cardholder of card ${describeCard(card)}; press enter to keep a value.\n`);
   for (const spec of CUSTOMER_FIELDS) {
     const current = getPath(card.customer, spec.path);
-    const shown = typeof current === 'string' ? (spec.key === 'dob' ? current.slice(0, 10) : current) : '';
-    const label = spec.question ?? spec.flag.replace(/^--/, '').replace(/-/g, ' ');
+    const shown = typeof current === 'string' ? (spec.key === 'birthDate' ? current.slice(0, 10) : current) : '';
+    const label = spec.prompt ?? spec.flag.replace(/^--/, '').replace(/-/g, ' ');
     const answer = await ctx.prompter.input(`${label.charAt(0).toUpperCase()}${label.slice(1)}:`, {
       default: shown || undefined,
       validate: (value) => {
@@ -84,7 +94,7 @@ async function promptChanges(ctx: Context, card: Card): Promise<Json> {
   return changes;
 }
 
-export default defineCommand<Record<string, unknown>>({
+export default defineCommand({
   name: 'update',
   summary: "update a card's cardholder details",
   description: `Give only what changes: the current record is fetched and merged, and the
@@ -97,8 +107,8 @@ On a terminal with nothing given, each field is asked with its current
 value as the default. Against a production profile the card's last four
 digits must be typed, or --yes --confirm-production given. --reason is kept
 in the audit journal (\`cardctl history\`).`,
-  arguments: [{ syntax: '<card-id>', description: 'card identifier' }],
-  options: (c) => void addCustomerOptions(c).option('--reason <text>', 'why (kept in the audit journal)'),
+  args: [{ syntax: '<card-id>', description: 'card identifier' }],
+  flags: CUSTOMER_UPDATE_FLAGS,
   examples: ['cardctl cards customer update 6650c0ffee --email ada.obi@example.com', 'cardctl cards customer update 6650c0ffee --from-file customer.json'],
   async run(ctx, input) {
     const cardId = cardIdArgument(input);
@@ -119,7 +129,7 @@ in the audit journal (\`cardctl history\`).`,
       await printCard(ctx, { data: card, raw: JSON.stringify({ statusCode: 200, message: 'unchanged', data: card }), status: 200, headers: {}, durationMs: 0 });
       return;
     }
-    ctx.audit.reason = typeof input.opts.reason === 'string' ? input.opts.reason : undefined;
+    ctx.audit.reason = input.opts.reason;
     const { confirmCardChange } = await import('../../../core/guard.js');
     await confirmCardChange(ctx, {
       verb: 'update the cardholder of',

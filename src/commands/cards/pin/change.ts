@@ -9,7 +9,7 @@ interface ChangeOptions {
   pan?: string;
 }
 
-export default defineCommand<ChangeOptions>({
+export default defineCommand({
   name: 'change',
   summary: "change a card's PIN (old PIN required)",
   description: `Asks for the current PIN and the new PIN (twice) with hidden prompts, or
@@ -17,11 +17,12 @@ reads them from stdin with --pin-stdin: the current PIN on the first line,
 the new PIN on the second. PINs have 4 to 12 digits and are encrypted on
 this machine; they are never accepted as flags or environment variables.
 After 3 wrong current PINs the PIN is locked until \`cardctl cards pin reset\`.`,
-  arguments: [{ syntax: '<card-id>', description: 'card identifier' }],
-  options: (c) => c
-    .option('--pin-stdin', 'read current and new PIN from stdin, one per line')
-    .option('--allow-weak-pin', 'accept trivially weak PINs such as 1234')
-    .option('--pan <pan>', 'full card number; only for profiles whose pinBlockFormat is iso-0'),
+  args: [{ syntax: '<card-id>', description: 'card identifier' }],
+  flags: {
+    pinStdin: { type: 'boolean', description: 'read current and new PIN from stdin, one per line' },
+    allowWeakPin: { type: 'boolean', description: 'accept trivially weak PINs such as 1234' },
+    pan: { type: 'string', value: 'pan', description: 'full card number; only for profiles whose pinBlockFormat is iso-0' },
+  },
   examples: ['cardctl cards pin change 6650c0ffee', "printf '4821\\n7305\\n' | cardctl cards pin change 6650c0ffee --pin-stdin"],
   async run(ctx, input) {
     const cardId = cardIdArgument(input);

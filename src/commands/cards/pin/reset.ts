@@ -9,7 +9,7 @@ interface ResetOptions {
   reason?: string;
 }
 
-export default defineCommand<ResetOptions>({
+export default defineCommand({
   name: 'reset',
   summary: "reset a card's PIN (no old PIN; unlocks a locked PIN)",
   description: `Sets a new PIN without the current one and clears the wrong-attempt
@@ -21,12 +21,13 @@ A PIN reset changes what the cardholder types at the till: on a terminal it
 asks y/N first (--yes skips it); against a production profile the card's
 last four digits must be typed, or --yes --confirm-production given.
 --reason is kept in the audit journal (\`cardctl history\`).`,
-  arguments: [{ syntax: '<card-id>', description: 'card identifier' }],
-  options: (c) => c
-    .option('--pin-stdin', 'read the new PIN from stdin')
-    .option('--allow-weak-pin', 'accept trivially weak PINs such as 1234')
-    .option('--pan <pan>', 'full card number; only for profiles whose pinBlockFormat is iso-0')
-    .option('--reason <text>', 'why (kept in the audit journal)'),
+  args: [{ syntax: '<card-id>', description: 'card identifier' }],
+  flags: {
+    pinStdin: { type: 'boolean', description: 'read the new PIN from stdin' },
+    allowWeakPin: { type: 'boolean', description: 'accept trivially weak PINs such as 1234' },
+    pan: { type: 'string', value: 'pan', description: 'full card number; only for profiles whose pinBlockFormat is iso-0' },
+    reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal)' },
+  },
   examples: ['cardctl cards pin reset 6650c0ffee', 'printf 7305 | cardctl cards pin reset 6650c0ffee --pin-stdin'],
   async run(ctx, input) {
     const cardId = cardIdArgument(input);

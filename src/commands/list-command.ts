@@ -1,0 +1,148 @@
+// Every list command is built here: its filters are its own; the paging flags, the --all/--page
+// conflict, --all streaming with back-pressure, the next-page hint and --wide are the same for all.
+import type { Pagination } from '../api/client.js';
+import { type CommandDefinition, defineCommand } from '../core/command.js';
+import type { Context } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+import { defineFlags, type Flags, type FlagValues } from '../core/flags.js';
+import { validatePaging } from '../core/validate.js';
+import type { Column } from '../output/renderer.js';
+
+/** One page of records as the list shows it. */
+export interface ListPage<R> {
+  rows: R[];
+  /** The body as received, for `-o raw` (left out when the rows were filtered here). */
+  raw?: string;
+  pagination?: Pagination;
+  /** No later page can hold a row to show (e.g. older than --since): stop reading. */
+  last?: boolean;
+}
+
+interface ListBase<F extends Flags, Q, R> {
+  name: string;
+  summary: string;
+  description?: string;
+  aliases?: string[];
+  examples?: string[];
+  /** The filters: every flag besides paging and --wide. */
+  flags: F;
+  /** Help of --wide: which columns it adds. */
+  wide: string;
+  /** Where the identifier is, for --quiet (default `id`). */
+  idPath?: string;
+  /** Filter flags → the query; throws UsageError before anything is read. */
+  query(opts: FlagValues<F>, ctx: Context): Q;
+  emptyMessage(query: Q): string;
+  columns(): Promise<Column<R>[]>;
+}
+
+/** A list the API pages: --limit, --page and --all. */
+export interface PagedList<F extends Flags, Q, R> extends ListBase<F, Q, R> {
+  /** Plural noun of the next-page hint: "page 1 of 3 (52 cards)". */
+  noun: string;
+  /** Help of --limit, when the page size is not the usual one. */
+  limit?: string;
+  page(ctx: Context, query: Q, paging: { limit?: number; page?: number }): Promise<ListPage<R>>;
+  /** Every page from the first, as they arrive (--all). */
+  pages(ctx: Context, query: Q, limit: number | undefined): AsyncIterable<ListPage<R>>;
+}
+
+/** A list read whole from this machine: --limit keeps the last N. */
+export interface LocalList<F extends Flags, Q, R> extends ListBase<F, Q, R> {
+  read(ctx: Context, query: Q): Promise<R[]> | R[];
+}
+
+const PAGING_FLAGS = defineFlags({
+  limit: { type: 'string', value: 'n', description: 'page size, 1-100 (default 20; 100 with --all)' },
+  page: { type: 'string', value: 'n', description: 'page number, from 1' },
+  all: { type: 'boolean', description: 'every page, streamed as it arrives' },
+});
+
+const LOCAL_LIMIT = defineFlags({
+  limit: { type: 'string', value: 'n', description: 'only the last N entries' },
+});
+
+const wideFlag = (description: string) => defineFlags({ wide: { type: 'boolean', description } });
+
+/** `--all` and `--page` together, worded once for every list. */
+function allAndPage(): UsageError {
+  return new UsageError('--all and --page cannot be used together', { hint: '--all reads every page from the first; --limit sets the page size' });
+}
+
+type WideFlag = { wide: { type: 'boolean'; description: string } };
+
+/** What a list's flags mean once checked: its query and how much to read. */
+export interface ListInput<Q> {
+  query: Q;
+  limit?: number;
+  page?: number;
+  all: boolean;
+  wide: boolean;
+}
+
+/** A list command, and its parse step alone (flags → ListInput, or a UsageError). */
+export type ListCommand<F extends Flags, Q> = CommandDefinition<F, []> & {
+  parseInput(opts: FlagValues<F>, ctx: Context): ListInput<Q>;
+};
+
+export function listCommand<const F extends Flags, Q, R>(spec: PagedList<F, Q, R>): ListCommand<F & typeof PAGING_FLAGS & WideFlag, Q>;
+export function listCommand<const F extends Flags, Q, R>(spec: LocalList<F, Q, R>): ListCommand<F & typeof LOCAL_LIMIT & WideFlag, Q>;
+export function listCommand<const F extends Flags, Q, R>(spec: PagedList<F, Q, R> | LocalList<F, Q, R>): ListCommand<Flags, Q> {
+  const paged = 'page' in spec;
+  const paging = paged ? { ...PAGING_FLAGS, limit: { ...PAGING_FLAGS.limit, description: spec.limit ?? PAGING_FLAGS.limit.description } } : LOCAL_LIMIT;
+  const parseInput = (opts: FlagValues<Flags>, ctx: Context): ListInput<Q> => {
+    // The overloads give callers the exact type; here the filters and the paging flags added above are read.
+    const values = opts as FlagValues<F> & { limit?: string; page?: string; all?: boolean; wide?: boolean };
+    if (!paged) {
+      const query = spec.query(values, ctx);
+      return { query, limit: localLimit(values.limit), all: true, wide: Boolean(values.wide) };
+    }
+    const { limit, page } = validatePaging(values);
+    if (values.all && page !== undefined) throw allAndPage();
+    return { query: spec.query(values, ctx), limit, page, all: Boolean(values.all), wide: Boolean(values.wide) };
+  };
+  const definition = defineCommand({
+    name: spec.name,
+    summary: spec.summary,
+    description: spec.description,
+    aliases: spec.aliases,
+    examples: spec.examples,
+    flags: { ...spec.flags, ...paging, ...wideFlag(spec.wide) } as Flags,
+    async run(ctx, { opts }) {
+      const input = parseInput(opts, ctx);
+      const options = { idPath: spec.idPath, emptyMessage: spec.emptyMessage(input.query) };
+      const output = ctx.output({ wide: input.wide });
+      const columns = await spec.columns();
+      if (!paged) {
+        const rows = await spec.read(ctx, input.query);
+        await output.list(input.limit === undefined ? rows : rows.slice(-input.limit), columns, options);
+        return;
+      }
+      if (input.all) {
+        const stream = output.stream(columns, options);
+        for await (const each of spec.pages(ctx, input.query, input.limit)) {
+          // A slow reader (`| less`, a slow disk): wait for it rather than buffer pages in memory.
+          await stream.write(each.rows, each.raw);
+          if (each.last) break;
+        }
+        await stream.end();
+        return;
+      }
+      const one = await spec.page(ctx, input.query, { limit: input.limit, page: input.page });
+      await output.list(one.rows, columns, { ...options, raw: one.raw });
+      // The hint goes to stderr, so it is shown when stderr is a terminal (stdout may be a pipe).
+      const p = one.pagination;
+      if (p && p.pages > p.page && output.format === 'table' && ctx.io.stderrIsTTY && !ctx.globals.quiet) {
+        ctx.log.info(ctx.style.dim(`page ${p.page} of ${p.pages} (${p.total} ${spec.noun}); --page ${p.page + 1} for more, --all for every page`));
+      }
+    },
+  });
+  return Object.assign(definition, { parseInput });
+}
+
+function localLimit(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const limit = Number(text);
+  if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`invalid --limit "${text}": expected a whole number from 1`);
+  return limit;
+}

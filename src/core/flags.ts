@@ -1,0 +1,139 @@
+// A flag, declared once: its type, value name, choices, default, validator, environment
+// variable, request-body path (for --from-file) and wizard question. From the declaration come
+// the commander option and its help line, the typed options object (FlagValues), and the body
+// fields a command fills from flags, files and prompts (bodyFields).
+import { Option, type Command } from 'commander';
+import type { FieldValidator } from './card-fields.js';
+
+interface FlagBase {
+  description: string;
+  /** One-letter alias, e.g. `o` for `-o`. */
+  short?: string;
+  /** The flag as typed, when it is not the kebab-case of its key (`enroll2fa` → `enroll-2fa`). */
+  long?: string;
+  /** The environment variable that gives the same setting; named in the help line. */
+  env?: string;
+}
+
+export interface ValueFlag extends FlagBase {
+  type: 'string';
+  /** The value's name in help: `--program <id>`. */
+  value: string;
+  choices?: readonly string[];
+  default?: string;
+  /** The field validator: used for the flag, for the same field in --from-file, and for the wizard's answer. */
+  parse?: FieldValidator;
+  /** Where the value goes in a request body (and so where --from-file holds it), dot-separated. */
+  path?: string;
+  /** The wizard's question when the value is missing. */
+  prompt?: string;
+  /** The request body needs it: asked for on a terminal, a usage error naming the flag otherwise. */
+  required?: boolean;
+}
+
+export interface BooleanFlag extends FlagBase {
+  type: 'boolean';
+  /** Also `--no-NAME`, with this help line (undefined when neither is given). */
+  negation?: string;
+}
+
+/** `--no-NAME` alone: true unless given. */
+export interface NegatedFlag extends FlagBase {
+  type: 'negated';
+}
+
+/** A value that may be given several times: `--scope a b` (variadic) or `-H x -H y` (each). */
+export interface ListFlag extends FlagBase {
+  type: 'list';
+  value: string;
+  /** `variadic`: one flag takes the following words; `each`: one word per flag, repeated. */
+  repeat: 'variadic' | 'each';
+}
+
+export type FlagSpec = ValueFlag | BooleanFlag | NegatedFlag | ListFlag;
+export type Flags = Readonly<Record<string, FlagSpec>>;
+
+/** The type of one flag's value as run() receives it. */
+export type FlagValue<F extends FlagSpec> =
+  F extends ValueFlag
+    ? F extends { choices: readonly (infer C extends string)[] }
+      ? F extends { default: string } ? C : C | undefined
+      : F extends { default: string } ? string : string | undefined
+    : F extends NegatedFlag ? boolean
+    : F extends BooleanFlag ? boolean | undefined
+    : F extends ListFlag ? string[] | undefined
+    : never;
+
+/** The options object of a set of flags, inferred from their declarations. */
+export type FlagValues<F extends Flags> = { -readonly [K in keyof F]: FlagValue<F[K]> };
+
+/** A group of flags several commands share; spread it into their `flags`. */
+export function defineFlags<const F extends Flags>(flags: F): F {
+  return flags;
+}
+
+/** The flag as typed: `--` and the key in kebab case, unless the declaration names it. */
+export function longFlag(key: string, spec: FlagSpec): string {
+  return `--${spec.long ?? key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/** The commander options of a set of flags, in declaration order. */
+export function commanderOptions(flags: Flags): Option[] {
+  const options: Option[] = [];
+  for (const [key, spec] of Object.entries(flags)) {
+    const long = longFlag(key, spec);
+    const short = spec.short ? `-${spec.short}, ` : '';
+    const description = spec.env ? `${spec.description} (env ${spec.env})` : spec.description;
+    let option: Option;
+    switch (spec.type) {
+      case 'string': {
+        option = new Option(`${short}${long} <${spec.value}>`, description);
+        if (spec.choices) option.choices(spec.choices);
+        // A field with its own validator is refused in that validator's words, as in a file.
+        const parse = spec.parse;
+        if (spec.choices && parse) option.argParser((value: string) => parse(long, value));
+        if (spec.default !== undefined) option.default(spec.default);
+        break;
+      }
+      case 'list':
+        option = new Option(`${short}${long} <${spec.value}${spec.repeat === 'variadic' ? '...' : ''}>`, description);
+        if (spec.repeat === 'each') option.argParser((value: string, all: string[] = []) => [...all, value]);
+        break;
+      case 'negated':
+        option = new Option(`${short}--no-${long.slice(2)}`, description);
+        break;
+      case 'boolean':
+        option = new Option(`${short}${long}`, description);
+        break;
+    }
+    options.push(option);
+    if (spec.type === 'boolean' && spec.negation) options.push(new Option(`--no-${long.slice(2)}`, spec.negation));
+  }
+  return options;
+}
+
+/** Adds the flags to a commander command. */
+export function addFlags(command: Command, flags: Flags): Command {
+  for (const option of commanderOptions(flags)) command.addOption(option);
+  return command;
+}
+
+/** The flags that fill a request body: key, flag as typed, body path and validator, in declaration order. */
+export interface BodyField {
+  key: string;
+  flag: string;
+  path: string;
+  parse?: FieldValidator;
+  prompt?: string;
+  required?: boolean;
+}
+
+export function bodyFields(flags: Flags): BodyField[] {
+  const fields: BodyField[] = [];
+  for (const [key, spec] of Object.entries(flags)) {
+    if (spec.type !== 'string' || spec.path === undefined) continue;
+    fields.push({ key, flag: longFlag(key, spec), path: spec.path, parse: spec.parse, prompt: spec.prompt, required: spec.required });
+  }
+  return fields;
+}
+

@@ -1,0 +1,17 @@
+// The parse step of a command alone (src/cli.ts parseCommand): argv in, the typed input its run()
+// gets out, or the UsageError main() would report. Tests build options this way, never by hand.
+import { parseCommand } from '../../src/cli.js';
+import type { ArgumentSpec, CommandDefinition, Flags } from '../../src/core/command.js';
+import type { Context } from '../../src/core/context.js';
+
+export { parseCommand };
+
+/** The options a command's run() gets for this command line. */
+export async function optionsOf<F extends Flags, A extends readonly ArgumentSpec[]>(definition: CommandDefinition<F, A>, argv: string[]) {
+  return (await parseCommand(definition, argv)).opts;
+}
+
+/** Parses argv as main() would, then runs the command with the given context. */
+export async function runCommand<F extends Flags, A extends readonly ArgumentSpec[]>(definition: CommandDefinition<F, A>, ctx: Context, argv: string[]): Promise<void> {
+  await definition.run(ctx, await parseCommand(definition, argv));
+}
