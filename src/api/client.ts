@@ -434,7 +434,7 @@ function apiError(
   const details = fieldErrors && isObject(otherDetails)
     ? { ...otherDetails, errors: fieldErrors }
     : envelope?.errors ?? otherDetails ?? undefined;
-  const base = { status, code, details };
+  const base = { status, code, details, apiMessage: message };
   const exitCode = exitCodeForStatus(status);
   if (exitCode === ExitCode.Auth) {
     if (status === 403) {
@@ -449,15 +449,14 @@ function apiError(
   }
   if (exitCode === ExitCode.NotFound) return new NotFoundError(`not found: ${message}`, { ...base, code: code ?? 'NOT_FOUND' });
   if (exitCode === ExitCode.Rejected) {
+    // For callers with their own retry loop (cards create): how long the server asked to wait.
     const retryAfter = status === 429 ? retryAfterMs(headers['retry-after']) : undefined;
-    const rejected = new RejectedError(`rejected (${status}): ${message}${fieldSummary(fieldErrors, message)}`, {
+    return new RejectedError(`rejected (${status}): ${message}${fieldSummary(fieldErrors, message)}`, {
       ...base,
       code: code ?? (status === 429 ? 'RATE_LIMITED' : 'REJECTED'),
+      retryAfterMs: retryAfter,
       hint: status === 429 ? `rate limited; try again${retryAfter ? ` in ${Math.ceil(retryAfter / 1000)} s` : ' later'}` : undefined,
     });
-    // For callers with their own retry loop (cards create): how long the server asked to wait.
-    if (retryAfter !== undefined) Object.assign(rejected, { retryAfterMs: retryAfter });
-    return rejected;
   }
   return new ServerError(`server error (${status}) on ${where}: ${message}`, {
     ...base,

@@ -152,6 +152,7 @@ describe('retries', () => {
     expect(error.exitCode).toBe(5);
     expect(error.code).toBe('RATE_LIMITED');
     expect(error.hint).toContain('2 s');
+    expect(error).toMatchObject({ status: 429, retryAfterMs: 2000, apiMessage: 'slow down' });
     expect(waits).toEqual([2000]);
   });
 

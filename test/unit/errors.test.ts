@@ -6,6 +6,19 @@ import {
 import { reportError } from '../../src/cli.js';
 import { testIO } from '../helpers/context.js';
 
+describe('withHint', () => {
+  it('gives a copy of the same class, fields and stack with another hint, leaving the error as it was', () => {
+    const cause = new Error('socket hang up');
+    const original = new NetworkError('connection reset', { code: 'ECONNRESET', status: 502, details: { a: 1 }, cause });
+    const hinted = original.withHint('look the card up first');
+    expect(hinted).toBeInstanceOf(NetworkError);
+    expect(hinted).not.toBe(original);
+    expect(hinted).toMatchObject({ exitCode: 6, code: 'ECONNRESET', status: 502, details: { a: 1 }, message: 'connection reset', hint: 'look the card up first', cause });
+    expect(hinted.stack).toBe(original.stack);
+    expect(original.hint).toBeUndefined();
+  });
+});
+
 describe('exit codes', () => {
   it('follow the table of CLI.md', () => {
     expect(ExitCode).toEqual({ Ok: 0, Internal: 1, Usage: 2, Auth: 3, NotFound: 4, Rejected: 5, Network: 6, Server: 7, Partial: 8, Interrupted: 130 });

@@ -20,7 +20,7 @@ import {
   type Json,
 } from './fields.js';
 import { addCustomerOptions, addStatusOption } from './options.js';
-import { describeCard, explainPinError, printCard } from './shared.js';
+import { describeCard, explainPinKeyError, printCard } from './shared.js';
 
 export interface CreateOptions {
   program?: string;
@@ -433,7 +433,7 @@ reference is refused, so a retry cannot issue a second card).`,
           hint: `a card with reference ${body.referenceCode as string} may exist already (an earlier attempt that succeeded?): cardctl cards list --search ${body.referenceCode as string}`,
         });
       }
-      throw explainPinError(error, '');
+      throw explainPinKeyError(error);
     }
     await printCard(ctx, response, (card) => `Card ${describeCard(card)} created (id ${card.id})`);
   },
