@@ -52,6 +52,8 @@ export interface ApiRequest {
    */
   envelope?: boolean | 'any';
   signal?: AbortSignal;
+  /** Why this mutation is made (a command's --reason): recorded with it in the audit journal. */
+  reason?: string;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -101,6 +103,9 @@ export interface ClientOptions {
   onDryRun?: (request: DryRunRequest) => void;
 }
 
+/** How a run connects, whatever the base URL and credentials: what every client of one run shares. */
+export type Connection = Pick<ClientOptions, 'timeoutMs' | 'retries' | 'insecure' | 'logger' | 'signal' | 'env' | 'userAgent'>;
+
 /** One logical mutating request as the audit journal sees it: no headers, no bodies. */
 export interface Exchange {
   method: HttpMethod;
@@ -110,6 +115,8 @@ export interface Exchange {
   message: string;
   data?: unknown;
   durationMs: number;
+  /** The request's reason, when it gave one. */
+  reason?: string;
 }
 
 /** undici is CommonJS: once bundled, its exports may sit on `default`. Loaded on first request only. */
@@ -147,7 +154,10 @@ export class ApiClient {
   private readonly retries: number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
-  private dispatcherPromise?: Promise<Dispatcher>;
+  /** The keep-alive pool, shared with the clients made by withReason. */
+  private pool: { dispatcher?: Promise<Dispatcher> } = {};
+  /** The reason every mutation of this client carries unless the request gives its own. */
+  private reason?: string;
 
   constructor(private readonly options: ClientOptions) {
     this.baseUrl = parseBaseUrl(options.baseUrl, options.insecure ?? false);
@@ -159,7 +169,7 @@ export class ApiClient {
 
   /** The keep-alive pool, shared by every request of this client (proxy-aware). */
   dispatcher(): Promise<Dispatcher> {
-    this.dispatcherPromise ??= (async () => {
+    this.pool.dispatcher ??= (async () => {
       if (this.options.dispatcher) return this.options.dispatcher;
       // Custom CAs: undici connects through node:tls, whose default trust store already holds
       // NODE_EXTRA_CA_CERTS (read by Node at start-up), so no `connect.ca` is needed.
@@ -169,11 +179,23 @@ export class ApiClient {
       const Agent = await loadAgentClass(proxy !== undefined);
       return new Agent({ ...common, ...proxy });
     })();
-    return this.dispatcherPromise;
+    return this.pool.dispatcher;
   }
 
   async close(): Promise<void> {
-    if (this.dispatcherPromise && !this.options.dispatcher) await (await this.dispatcherPromise).close();
+    if (this.pool.dispatcher && !this.options.dispatcher) await (await this.pool.dispatcher).close();
+  }
+
+  /**
+   * This client for the calls of a command that says why it changes something (--reason):
+   * each mutation it sends carries the reason to the audit journal. Same settings and connection
+   * pool; this client is left as it was.
+   */
+  withReason(reason: string | undefined): ApiClient {
+    const scoped = new ApiClient(this.options);
+    scoped.pool = this.pool;
+    scoped.reason = reason;
+    return scoped;
   }
 
   url(path: string, query?: ApiRequest['query']): URL {
@@ -199,8 +221,9 @@ export class ApiClient {
     }
     if (!this.options.onExchange) return this.exchange<T>(req);
     const started = performance.now();
+    const reason = req.reason ?? this.reason;
     const record = (status: number | null, message: string, data?: unknown) => {
-      this.options.onExchange!({ method: req.method, path: req.path, status, message, data, durationMs: Math.round(performance.now() - started) });
+      this.options.onExchange!({ method: req.method, path: req.path, status, message, data, durationMs: Math.round(performance.now() - started), reason });
     };
     try {
       const response = await this.exchange<T>(req);
