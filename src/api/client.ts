@@ -19,7 +19,9 @@ import { isScope } from '../core/validate.js';
 import { isMutation } from '../audit/mutation.js';
 import { DryRunStop, describeDryRun, type DryRunRequest } from '../audit/dry-run.js';
 import { maskCardData } from '../audit/mask.js';
-import { boundYoungGeneration, useBaselineWasmCompiler } from './v8-flags.js';
+import { loadAgentClass, loadRequest } from './undici.js';
+
+export { loadUndici } from './undici.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type AuthMode = 'bearer' | 'apiKey' | 'none';
@@ -119,30 +121,6 @@ export interface Exchange {
   reason?: string;
 }
 
-/** undici is CommonJS: once bundled, its exports may sit on `default`. Loaded on first request only. */
-export async function loadUndici(): Promise<typeof import('undici')> {
-  const mod = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
-  return typeof mod.request === 'function' ? mod : mod.default!;
-}
-
-/** A CommonJS module's single export, whether the loader put it on `default` or not. */
-const single = <T>(mod: { default: T }): T => mod.default ?? (mod as unknown as T);
-
-/*
- * What the client needs of undici, an agent and `request`, loaded without undici's index: that
- * also evaluates fetch, WebSocket, the cookie, cache and mock modules, and through
- * `globalThis.Headers` Node's own copy of undici, about 25 ms of every command that makes a
- * request (bench/commands.mjs). Loaded on first request. The proxy agent needs the index (it
- * calls the `connect` that the index puts on every dispatcher), so it comes from there.
- */
-async function loadAgentClass(proxy: boolean): Promise<typeof import('undici').Agent | typeof import('undici').EnvHttpProxyAgent> {
-  return proxy ? (await loadUndici()).EnvHttpProxyAgent : single(await import('undici/lib/dispatcher/agent.js'));
-}
-
-function loadRequest() {
-  return import('undici/lib/api/api-request.js').then(single);
-}
-
 // 500 too: a request that is safe to repeat loses nothing by asking again, and a proxy or a
 // crashed worker answers 500 as often as 502.
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
@@ -175,7 +153,6 @@ export class ApiClient {
       // NODE_EXTRA_CA_CERTS (read by Node at start-up), so no `connect.ca` is needed.
       const common = { connect: { timeout: this.timeoutMs }, keepAliveTimeout: 10_000, connections: 64 };
       const proxy = proxySettings(this.options.env ?? process.env);
-      useBaselineWasmCompiler();
       const Agent = await loadAgentClass(proxy !== undefined);
       return new Agent({ ...common, ...proxy });
     })();
@@ -618,8 +595,6 @@ export async function* paginate<T>(
   limit = 100,
   signal?: AbortSignal,
 ): AsyncGenerator<ApiResponse<T[]>> {
-  // Every page is garbage as soon as it has been printed.
-  boundYoungGeneration();
   for (let page = 1; ; page++) {
     const response = await client.request<T[]>({ method: 'GET', path, query: { ...query, page, limit }, signal });
     const items = Array.isArray(response.data) ? response.data : [];
