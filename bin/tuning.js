@@ -15,7 +15,7 @@ const V8_FLAGS = [
   '--liftoff-only',
   // The young generation kept at its first size: a streamed list's pages are garbage as soon
   // as they are printed, and a growing young generation only holds more of them. `tx list --all`
-  // of 100,000 transactions peaks at 98 MB instead of 121 MB, for 5-15 % more CPU in the client.
+  // of 100,000 transactions peaked at 104 MB instead of 121 MB, for 5-15 % more client CPU.
   '--semi-space-growth-factor=1',
 ];
 
