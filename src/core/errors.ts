@@ -85,6 +85,16 @@ export class UsageError extends CliError {
   }
 }
 
+/**
+ * A flag or field whose value is not acceptable (exit 2): `invalid FIELD "VALUE": PROBLEM`. A
+ * prompt that re-asks shows `problem` alone, the field being the question it asked.
+ */
+export class FieldError extends UsageError {
+  constructor(readonly field: string, shownValue: string, readonly problem: string, options: CliErrorOptions = {}) {
+    super(`invalid ${field} ${shownValue}: ${problem}`, options);
+  }
+}
+
 /** No credentials, 401 or 403 (exit 3). */
 export class AuthError extends CliError {
   /** For a 403 that named it: the scope the token lacks (the token itself was accepted). */
