@@ -4,7 +4,7 @@
 import type { Dispatcher } from 'undici';
 import type { ApiClient, Connection, HttpLogger } from '../api/client.js';
 import type { TokenProvider } from '../api/token-source.js';
-import { ConfigStore, DEFAULT_PROFILE, type OutputFormat, type Profile } from '../config/store.js';
+import { ConfigStore, DEFAULT_PROFILE, type OutputFormat } from '../config/store.js';
 import { escapeControls } from '../output/format.js';
 import { Renderer, parseOutputFormat } from '../output/renderer.js';
 import { createStyle, type Style } from '../output/style.js';
