@@ -3,8 +3,8 @@
 // (bin/package.json says so) because a CommonJS entry starts about 5 ms sooner than an ES module
 // one, and the two calls scripts make most often are answered without loading the bundle
 // (bench/startup.mjs measures both against `node -e 0`): `cardctl --version`, from package.json,
-// and `cardctl [command…] --help`, from the help cache (help-cache.js). Everything else sets the
-// process up (tuning.js) and runs the bundle's main().
+// and `cardctl [command…] --help`, from the help cache (help-cache.js). Everything else loads the
+// bundle with the process set up for it (tuning.js) and runs its main().
 'use strict';
 const argv = process.argv.slice(2);
 // `cardctl --help | head -1`: the reader going away is not an error.
@@ -18,8 +18,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { version } = JSON.parse(readFileSync(require('node:path').join(__dirname, '..', 'package.json'), 'utf8'));
   process.stdout.write(`${version}\n`);
 } else if (!require('./help-cache.js').printCachedHelp(argv)) {
-  require('./tuning.js').tuneProcess();
-  import('../dist/cli.js')
+  require('./tuning.js').loadTuned(() => import('../dist/cli.js'))
     .then(({ main }) => main(argv))
     .then((code) => { process.exitCode = code; });
 }

@@ -12,7 +12,7 @@ it('sets only flags this V8 knows, printing nothing, and undici still parses HTT
     import { createRequire } from 'node:module';
     import { setFlagsFromString } from 'node:v8';
     import { createServer } from 'node:http';
-    createRequire(import.meta.url)(${JSON.stringify(TUNING)}).tuneProcess();
+    await createRequire(import.meta.url)(${JSON.stringify(TUNING)}).loadTuned(async () => ({}));
     setFlagsFromString('--surely-not-a-v8-flag'); // the check below must be able to fail
     const { request } = await import('undici');
     const server = createServer((_req, res) => res.end('{"ok":true}')).listen(0, '127.0.0.1');
