@@ -3,6 +3,7 @@
 import { Command, CommanderError, type OutputConfiguration } from 'commander';
 import type { Dispatcher } from 'undici';
 import { builtinNames, expandAlias } from './aliases/expand.js';
+import { DryRunStop } from './audit/dry-run.js';
 import { commandTree } from './commands/index.js';
 import { ConfigStore } from './config/store.js';
 import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, isGroup, type RunInput } from './core/command.js';
@@ -62,7 +63,7 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   } catch (error) {
     if (error instanceof CommanderError) return handleCommanderError(error, io, env, argv, program);
     // --dry-run: the request was printed instead of sent; that is the command's success.
-    if (error instanceof Error && error.name === 'DryRunStop') return ExitCode.Ok;
+    if (error instanceof DryRunStop) return ExitCode.Ok;
     const signal = deps.signal ?? interrupt!.signal;
     const failure = signal.aborted && !(error instanceof CliError && error.exitCode === ExitCode.Partial)
       ? new InterruptedError()

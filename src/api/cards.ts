@@ -104,26 +104,20 @@ export async function createCardExactlyOnce(client: ApiClient, body: CreateCardB
           found = await findCardByReference(client, reference, signal);
         } catch (lookupError) {
           // Cannot tell whether the card exists: say so rather than risk a second card.
-          throw withHint(error, `could not check whether the card was created (${(lookupError as Error).message}); ` +
+          throw error.withHint(`could not check whether the card was created (${(lookupError as Error).message}); ` +
             `look for it with \`cardctl cards list --search ${reference}\` before retrying with --reference ${reference}`);
         }
         if (found) return { response: found, appliedEarlier: true, attempts: attempt + 1 };
       }
       if (attempt >= client.retryLimit) {
         throw maybeApplied
-          ? withHint(error, `no card with reference ${reference} was found after the failure, so none was created as far as can be told; ` +
+          ? error.withHint(`no card with reference ${reference} was found after the failure, so none was created as far as can be told; ` +
             `retry with --reference ${reference} (a CONFLICT then means a late attempt got through: \`cardctl cards list --search ${reference}\`)`)
           : error;
       }
-      const retryAfter = (error as { retryAfterMs?: number }).retryAfterMs;
-      await client.pause(attempt, rateLimited ? retryAfter ?? 1_000 : undefined, error.message);
+      await client.pause(attempt, rateLimited ? error.retryAfterMs ?? 1_000 : undefined, error.message);
     }
   }
-}
-
-function withHint(error: CliError, hint: string): CliError {
-  (error as { hint?: string }).hint = hint;
-  return error;
 }
 
 /** PUT /institutions/cards/{cardId}/renew */

@@ -3,9 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import { readTextFile } from '../core/text.js';
 import { resolve } from 'node:path';
-import type { Context } from '../core/context.js';
-import { AuthError, ServerError, UsageError } from '../core/errors.js';
-import type { ApiClient } from './client.js';
+import type { ConfigStore } from '../config/store.js';
+import { AuthError, CliError, ServerError, UsageError } from '../core/errors.js';
+import type { ApiClient, Connection } from './client.js';
 import type { TokenResponse } from './schemas.js';
 
 export interface ClientCredentialsLogin {
@@ -112,11 +112,10 @@ export async function requestClientCredentialsToken(client: ApiClient, request: 
       idempotent: false,
     });
   } catch (error) {
-    if (error instanceof AuthError || (error as { status?: number }).status === 400) {
-      const cause = error as Error & { status?: number };
-      throw new AuthError(`client-credentials login failed: ${cause.message}`, {
-        code: (error as { code?: string }).code,
-        status: cause.status,
+    if (error instanceof AuthError || (error instanceof CliError && error.status === 400)) {
+      throw new AuthError(`client-credentials login failed: ${error.message}`, {
+        code: error.code,
+        status: error.status,
         hint: 'check --client-id (the application\'s client id from `cardctl oauth list`), that --private-key matches the registered certificate, and the token URL',
         cause: error,
       });
@@ -156,12 +155,18 @@ async function tokenEndpoint(client: ApiClient, tokenUrl: string): Promise<{ cli
   return { client: other, path: `${url.pathname}${url.search}` };
 }
 
+/** What a login needs of the run: how to connect, and where profiles are stored. */
+export interface LoginContext {
+  connection(): Connection;
+  config: Pick<ConfigStore, 'update'>;
+}
+
 /**
  * Logs in with client credentials and stores the profile: base URL, client id, the private
  * key's absolute path (never a copy of the key), token URL, token and its expiry.
  */
 export async function loginWithClientCredentials(
-  ctx: Context,
+  ctx: LoginContext,
   login: ClientCredentialsLogin & { client?: ApiClient },
 ): Promise<ClientCredentialsResult> {
   if (!login.clientId.trim()) throw new UsageError('--client-id is empty');
@@ -171,16 +176,7 @@ export async function loginWithClientCredentials(
   let owned = false;
   if (!client) {
     const { ApiClient } = await import('./client.js');
-    const s = ctx.settings();
-    client = new ApiClient({
-      baseUrl: login.baseUrl,
-      timeoutMs: s.timeoutMs,
-      retries: s.retries,
-      insecure: s.insecure,
-      logger: ctx.log,
-      signal: ctx.signal,
-      userAgent: `cardctl (node ${process.version})`,
-    });
+    client = new ApiClient({ ...ctx.connection(), baseUrl: login.baseUrl });
     owned = true;
   }
   try {

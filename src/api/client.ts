@@ -19,7 +19,9 @@ import { isScope } from '../core/validate.js';
 import { isMutation } from '../audit/mutation.js';
 import { DryRunStop, describeDryRun, type DryRunRequest } from '../audit/dry-run.js';
 import { maskCardData } from '../audit/mask.js';
-import { boundYoungGeneration, useBaselineWasmCompiler } from './v8-flags.js';
+import { loadAgentClass, loadRequest } from './undici.js';
+
+export { loadUndici } from './undici.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type AuthMode = 'bearer' | 'apiKey' | 'none';
@@ -52,6 +54,8 @@ export interface ApiRequest {
    */
   envelope?: boolean | 'any';
   signal?: AbortSignal;
+  /** Why this mutation is made (a command's --reason): recorded with it in the audit journal. */
+  reason?: string;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -101,6 +105,9 @@ export interface ClientOptions {
   onDryRun?: (request: DryRunRequest) => void;
 }
 
+/** How a run connects, whatever the base URL and credentials: what every client of one run shares. */
+export type Connection = Pick<ClientOptions, 'timeoutMs' | 'retries' | 'insecure' | 'logger' | 'signal' | 'env' | 'userAgent'>;
+
 /** One logical mutating request as the audit journal sees it: no headers, no bodies. */
 export interface Exchange {
   method: HttpMethod;
@@ -110,30 +117,8 @@ export interface Exchange {
   message: string;
   data?: unknown;
   durationMs: number;
-}
-
-/** undici is CommonJS: once bundled, its exports may sit on `default`. Loaded on first request only. */
-export async function loadUndici(): Promise<typeof import('undici')> {
-  const mod = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
-  return typeof mod.request === 'function' ? mod : mod.default!;
-}
-
-/** A CommonJS module's single export, whether the loader put it on `default` or not. */
-const single = <T>(mod: { default: T }): T => mod.default ?? (mod as unknown as T);
-
-/*
- * What the client needs of undici, an agent and `request`, loaded without undici's index: that
- * also evaluates fetch, WebSocket, the cookie, cache and mock modules, and through
- * `globalThis.Headers` Node's own copy of undici, about 25 ms of every command that makes a
- * request (bench/commands.mjs). Loaded on first request. The proxy agent needs the index (it
- * calls the `connect` that the index puts on every dispatcher), so it comes from there.
- */
-async function loadAgentClass(proxy: boolean): Promise<typeof import('undici').Agent | typeof import('undici').EnvHttpProxyAgent> {
-  return proxy ? (await loadUndici()).EnvHttpProxyAgent : single(await import('undici/lib/dispatcher/agent.js'));
-}
-
-function loadRequest() {
-  return import('undici/lib/api/api-request.js').then(single);
+  /** The request's reason, when it gave one. */
+  reason?: string;
 }
 
 // 500 too: a request that is safe to repeat loses nothing by asking again, and a proxy or a
@@ -147,7 +132,10 @@ export class ApiClient {
   private readonly retries: number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
-  private dispatcherPromise?: Promise<Dispatcher>;
+  /** The keep-alive pool, shared with the clients made by withReason. */
+  private pool: { dispatcher?: Promise<Dispatcher> } = {};
+  /** The reason every mutation of this client carries unless the request gives its own. */
+  private reason?: string;
 
   constructor(private readonly options: ClientOptions) {
     this.baseUrl = parseBaseUrl(options.baseUrl, options.insecure ?? false);
@@ -159,21 +147,32 @@ export class ApiClient {
 
   /** The keep-alive pool, shared by every request of this client (proxy-aware). */
   dispatcher(): Promise<Dispatcher> {
-    this.dispatcherPromise ??= (async () => {
+    this.pool.dispatcher ??= (async () => {
       if (this.options.dispatcher) return this.options.dispatcher;
       // Custom CAs: undici connects through node:tls, whose default trust store already holds
       // NODE_EXTRA_CA_CERTS (read by Node at start-up), so no `connect.ca` is needed.
       const common = { connect: { timeout: this.timeoutMs }, keepAliveTimeout: 10_000, connections: 64 };
       const proxy = proxySettings(this.options.env ?? process.env);
-      useBaselineWasmCompiler();
       const Agent = await loadAgentClass(proxy !== undefined);
       return new Agent({ ...common, ...proxy });
     })();
-    return this.dispatcherPromise;
+    return this.pool.dispatcher;
   }
 
   async close(): Promise<void> {
-    if (this.dispatcherPromise && !this.options.dispatcher) await (await this.dispatcherPromise).close();
+    if (this.pool.dispatcher && !this.options.dispatcher) await (await this.pool.dispatcher).close();
+  }
+
+  /**
+   * This client for the calls of a command that says why it changes something (--reason):
+   * each mutation it sends carries the reason to the audit journal. Same settings and connection
+   * pool; this client is left as it was.
+   */
+  withReason(reason: string | undefined): ApiClient {
+    const scoped = new ApiClient(this.options);
+    scoped.pool = this.pool;
+    scoped.reason = reason;
+    return scoped;
   }
 
   url(path: string, query?: ApiRequest['query']): URL {
@@ -199,8 +198,9 @@ export class ApiClient {
     }
     if (!this.options.onExchange) return this.exchange<T>(req);
     const started = performance.now();
+    const reason = req.reason ?? this.reason;
     const record = (status: number | null, message: string, data?: unknown) => {
-      this.options.onExchange!({ method: req.method, path: req.path, status, message, data, durationMs: Math.round(performance.now() - started) });
+      this.options.onExchange!({ method: req.method, path: req.path, status, message, data, durationMs: Math.round(performance.now() - started), reason });
     };
     try {
       const response = await this.exchange<T>(req);
@@ -434,7 +434,7 @@ function apiError(
   const details = fieldErrors && isObject(otherDetails)
     ? { ...otherDetails, errors: fieldErrors }
     : envelope?.errors ?? otherDetails ?? undefined;
-  const base = { status, code, details };
+  const base = { status, code, details, apiMessage: message };
   const exitCode = exitCodeForStatus(status);
   if (exitCode === ExitCode.Auth) {
     if (status === 403) {
@@ -449,15 +449,14 @@ function apiError(
   }
   if (exitCode === ExitCode.NotFound) return new NotFoundError(`not found: ${message}`, { ...base, code: code ?? 'NOT_FOUND' });
   if (exitCode === ExitCode.Rejected) {
+    // For callers with their own retry loop (cards create): how long the server asked to wait.
     const retryAfter = status === 429 ? retryAfterMs(headers['retry-after']) : undefined;
-    const rejected = new RejectedError(`rejected (${status}): ${message}${fieldSummary(fieldErrors, message)}`, {
+    return new RejectedError(`rejected (${status}): ${message}${fieldSummary(fieldErrors, message)}`, {
       ...base,
       code: code ?? (status === 429 ? 'RATE_LIMITED' : 'REJECTED'),
+      retryAfterMs: retryAfter,
       hint: status === 429 ? `rate limited; try again${retryAfter ? ` in ${Math.ceil(retryAfter / 1000)} s` : ' later'}` : undefined,
     });
-    // For callers with their own retry loop (cards create): how long the server asked to wait.
-    if (retryAfter !== undefined) Object.assign(rejected, { retryAfterMs: retryAfter });
-    return rejected;
   }
   return new ServerError(`server error (${status}) on ${where}: ${message}`, {
     ...base,
@@ -596,8 +595,6 @@ export async function* paginate<T>(
   limit = 100,
   signal?: AbortSignal,
 ): AsyncGenerator<ApiResponse<T[]>> {
-  // Every page is garbage as soon as it has been printed.
-  boundYoungGeneration();
   for (let page = 1; ; page++) {
     const response = await client.request<T[]>({ method: 'GET', path, query: { ...query, page, limit }, signal });
     const items = Array.isArray(response.data) ? response.data : [];

@@ -70,7 +70,8 @@ export async function getTransaction(
 
 /** The sandbox's by-id route says "transaction <id> not found": the route exists, the record does not. */
 function isRecordNotFound(error: CliError): boolean {
-  return /\btransaction\b.*\bnot found\b/i.test(error.message) && !/no such endpoint|route/i.test(error.message);
+  const said = error.apiMessage ?? '';
+  return /\btransaction\b.*\bnot found\b/i.test(said) && !/no such endpoint|route/i.test(said);
 }
 
 function notFoundError(id: string): NotFoundError {

@@ -1,4 +1,4 @@
-// Types for the undici modules src/api/client.ts loads on their own instead of undici's index
+// Types for the undici modules src/api/undici.ts loads on their own instead of undici's index
 // (loadAgentClass, loadRequest). Each is CommonJS with a single export, which an ESM import sees as default.
 declare module 'undici/lib/dispatcher/agent.js' {
   import type { Agent } from 'undici';

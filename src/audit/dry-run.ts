@@ -11,7 +11,10 @@ export interface DryRunRequest {
   body?: unknown;
 }
 
-/** Thrown by the API client instead of sending a mutation under --dry-run; not an error. */
+/**
+ * Thrown by the API client instead of sending a mutation under --dry-run: not an error but the
+ * command's end, which the entry point (src/cli.ts) knows by its class and answers with exit 0.
+ */
 export class DryRunStop extends Error {
   constructor(readonly request: DryRunRequest) {
     super(`dry run: ${request.method} ${request.url} was not sent`);

@@ -1,11 +1,11 @@
 // Feeds the audit journal from the API client's onExchange hook: one line per logical mutating
 // request. A journal that cannot be written warns once and never fails the command.
 import type { Exchange } from '../api/client.js';
-import type { Context } from '../core/context.js';
 import { fsReason } from '../core/errors.js';
 import { REDACTED, maskPan } from '../core/redact.js';
-import { Journal, affectedIds, operatorName } from './journal.js';
-import { SECRET_PROFILE_KEYS } from '../config/store.js';
+import type { Env } from '../core/settings.js';
+import { affectedIds, operatorName, type Journal } from './journal.js';
+import { SECRET_PROFILE_KEYS, type Profile } from '../config/store.js';
 
 /** Flags whose value is removed from the recorded command line (argv should never hold these). */
 const SECRET_FLAGS = /^--?(token|api-key|secret|password|pin|new-pin|old-pin|client-secret)$/i;
@@ -34,30 +34,48 @@ export function commandLine(argv: readonly string[]): string {
   return ['cardctl', ...out].join(' ');
 }
 
-/** Every secret the context knows, to be removed from whatever free text the journal records. */
-function knownSecrets(ctx: Context): Array<string | undefined> {
-  const s = ctx.settings();
+/** Every secret a run knows, to be removed from whatever free text the journal records. */
+export function knownSecrets(settings: { token?: string; apiKey?: string; profile: Profile }, stored: Profile | undefined, env: Env): Array<string | undefined> {
   // The stored profile as it is now: a client-credentials renewal may have replaced the token.
-  const stored = ctx.config.getProfile(s.profileName) ?? {};
-  return [s.token, s.apiKey, ctx.env.CARDCTL_TOKEN, ctx.env.CARDCTL_API_KEY, ...SECRET_PROFILE_KEYS.flatMap((key) => [s.profile[key], stored[key]])];
+  return [settings.token, settings.apiKey, env.CARDCTL_TOKEN, env.CARDCTL_API_KEY, ...SECRET_PROFILE_KEYS.flatMap((key) => [settings.profile[key], stored?.[key]])];
 }
 
-/** The onExchange hook for a context: writes the journal line, warning once if it cannot. */
-export function journalRecorder(ctx: Context, argv: readonly string[]): (exchange: Exchange) => void {
+/** Where journal lines go (a Journal; tests may give any other). */
+export type JournalSink = Pick<Journal, 'append' | 'dir'>;
+
+/** What every journal line of one run shares: where it talked to, as whom, with which command line. */
+export interface RunFacts {
+  profile: string;
+  /** The profile's `env` (sandbox, production, …). */
+  env: string;
+  baseUrl: string;
+  /** The command line as typed; recorded with secrets removed (commandLine). */
+  argv: readonly string[];
+  now(): Date;
+  /** Secrets to remove from every line, read when the line is written. */
+  secrets(): ReadonlyArray<string | undefined>;
+}
+
+/**
+ * The API client's onExchange hook: one journal line per mutating call, from the facts of the
+ * run and of the call (its reason included). The sink is opened on the first line; a journal that
+ * cannot be written warns once and never fails the command.
+ */
+export function journalRecorder(openSink: () => JournalSink, run: RunFacts, warn: (line: string) => void): (exchange: Exchange) => void {
   let warned = false;
-  let journal: Journal | undefined;
+  let sink: JournalSink | undefined;
+  const command = commandLine(run.argv);
   return (exchange) => {
     try {
-      const s = ctx.settings();
-      journal ??= new Journal(ctx.env);
-      const reason = ctx.audit.reason?.trim();
-      journal.append({
-        time: ctx.clock.now().toISOString(),
-        profile: s.profileName,
-        env: s.profile.env ?? 'unknown',
-        baseUrl: s.baseUrl ?? '',
+      sink ??= openSink();
+      const reason = exchange.reason?.trim();
+      sink.append({
+        time: run.now().toISOString(),
+        profile: run.profile,
+        env: run.env,
+        baseUrl: run.baseUrl,
         operator: operatorName(),
-        command: commandLine(argv),
+        command,
         method: exchange.method,
         path: exchange.path,
         status: exchange.status,
@@ -65,13 +83,13 @@ export function journalRecorder(ctx: Context, argv: readonly string[]): (exchang
         ids: affectedIds(exchange.path, exchange.data),
         durationMs: exchange.durationMs,
         ...(reason ? { reason } : {}),
-      }, knownSecrets(ctx));
+      }, run.secrets());
     } catch (error) {
       if (warned) return;
       warned = true;
-      const dir = journal?.dir ?? 'the data directory';
+      const dir = sink?.dir ?? 'the data directory';
       const why = fsReason(error);
-      ctx.log.warn(`could not write the audit journal in ${dir} (${why}); the command itself went ahead. Set CARDCTL_DATA_DIR (or CARDCTL_JOURNAL_DIR) to a directory you can write`);
+      warn(`could not write the audit journal in ${dir} (${why}); the command itself went ahead. Set CARDCTL_DATA_DIR (or CARDCTL_JOURNAL_DIR) to a directory you can write`);
     }
   };
 }

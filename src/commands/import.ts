@@ -114,7 +114,6 @@ imported (counted after validation, before anything is sent); without a terminal
   async run(ctx, { opts }) {
     const concurrency = opts.concurrency === undefined ? 8 : validatePositiveInt('--concurrency', opts.concurrency, 256);
     const institutionId = opts.institutionId?.trim() || profileInstitutionId(ctx);
-    ctx.audit.reason = opts.reason;
     if (opts.fromFile !== undefined) {
       const stray = CARD_FIELDS.filter((f) => f.key !== 'institutionId' && opts[f.key as keyof ImportOptions] !== undefined).map((f) => f.flag);
       if (opts.pinStdin) stray.push('--pin-stdin');
@@ -222,7 +221,7 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
 
   const resumeState = opts.resume ? await readReport(opts.report!) : undefined;
   if (resumeState) ctx.log.info(`resuming: ${resumeState.done.size} rows already imported according to ${opts.report}`);
-  const client = await ctx.client();
+  const client = (await ctx.client()).withReason(opts.reason);
   const input = fromStdin ? ctx.io.stdin : createReadStream(opts.fromFile!);
   const quiet = Boolean(ctx.globals.quiet);
   const progressEnabled = ctx.io.stderrIsTTY && !quiet;
@@ -375,7 +374,7 @@ async function importOne(ctx: Context, opts: ImportOptions, institutionId?: stri
   if (ctx.globals.dryRun) {
     // The client prints the request (default PIN redacted) and stops the command.
     const { importCard } = await import('../api/import.js');
-    await importCard(await ctx.client(), verdict.body, ctx.signal);
+    await importCard((await ctx.client()).withReason(opts.reason), verdict.body, ctx.signal);
     return;
   }
   requireApiKey(ctx);
@@ -386,7 +385,7 @@ async function importOne(ctx: Context, opts: ImportOptions, institutionId?: stri
 
   const { runImport } = await import('../import/runner.js');
   const { importCard, cardIdOf, findImportedCard } = await import('../api/import.js');
-  const client = await ctx.client();
+  const client = (await ctx.client()).withReason(opts.reason);
   let settled: { entry: ReportEntry; result?: SendResult; error?: unknown } | undefined;
   await runImport({
     rows: (async function* () { yield { line: 1, value: verdict.body } as SourceRow; })(),

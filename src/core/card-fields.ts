@@ -8,7 +8,7 @@ import { CARD_STATUSES } from '../api/enums.js';
 import {
   BIN, EARLIEST_BIRTH_DATE, EMAIL, EMBOSSING_NAME, FREE_TEXT, INSTITUTION_ID, PERSON_NAME, REFERENCE, SERVICE_CODE, YEAR_MONTH,
 } from '../api/field-rules.js';
-import { UsageError } from './errors.js';
+import { FieldError, UsageError } from './errors.js';
 import { validateDate, validateEmail, validatePhone, validateYearMonth } from './validate.js';
 
 export type FieldValidator = (label: string, value: string) => string;
@@ -19,8 +19,8 @@ export function shown(value: string): string {
   return JSON.stringify(cut);
 }
 
-export function invalidField(label: string, value: string, why: string): UsageError {
-  return new UsageError(`invalid ${label} ${shown(value)}: ${why}`);
+export function invalidField(label: string, value: string, why: string): FieldError {
+  return new FieldError(label, shown(value), why);
 }
 
 // eslint-disable-next-line no-control-regex

@@ -2,8 +2,9 @@
 // API client. Commands never read process, console or chalk globals; tests build a context
 // with buffers (test/helpers/context.ts).
 import type { Dispatcher } from 'undici';
-import type { ApiClient, HttpLogger } from '../api/client.js';
-import { ConfigStore, DEFAULT_PROFILE, type OutputFormat, type Profile } from '../config/store.js';
+import type { ApiClient, Connection, HttpLogger } from '../api/client.js';
+import type { TokenProvider } from '../api/token-source.js';
+import { ConfigStore, DEFAULT_PROFILE, type OutputFormat } from '../config/store.js';
 import { escapeControls } from '../output/format.js';
 import { Renderer, parseOutputFormat } from '../output/renderer.js';
 import { createStyle, type Style } from '../output/style.js';
@@ -13,32 +14,12 @@ import { decideCanPrompt, decideColor, type IOStreams } from './io.js';
 import { InquirerPrompter, NoPrompter, type Prompter } from './prompter.js';
 import { VERSION } from '../version.js';
 import type { GlobalOptions } from './global-flags.js';
+import type { Clock, Env, Settings } from './settings.js';
 
-export type Env = Record<string, string | undefined>;
+export type { Clock, Env, Settings } from './settings.js';
 
 /** Flags every command accepts (declared once on the root program). */
 export type { GlobalOptions } from './global-flags.js';
-
-export interface Clock {
-  now(): Date;
-}
-
-/** What the profile, the environment and the flags add up to. */
-export interface Settings {
-  profileName: string;
-  /** Was the profile named explicitly (--profile or CARDCTL_PROFILE)? */
-  profileExplicit: boolean;
-  profile: Profile;
-  baseUrl?: string;
-  token?: string;
-  apiKey?: string;
-  output: OutputFormat;
-  timeoutMs: number;
-  retries: number;
-  verbose: boolean;
-  debug: boolean;
-  insecure: boolean;
-}
 
 export interface Context {
   io: IOStreams;
@@ -52,11 +33,13 @@ export interface Context {
   output(overrides?: { wide?: boolean }): Renderer;
   /** The API client for the selected profile, built on first use. */
   client(): Promise<ApiClient>;
+  /** The bearer token of the selected profile (renewed first when it comes from client credentials). */
+  accessToken: TokenProvider;
+  /** How this run connects (timeout, retries, TLS, logging, Ctrl-C), for a client of another base URL. */
+  connection(): Connection;
   log: Logger;
   /** Aborted on Ctrl-C; long-running commands pass it to requests and loops. */
   signal: AbortSignal;
-  /** What the audit journal records besides the request: a command's --reason. */
-  audit: { reason?: string };
 }
 
 export interface Logger extends HttpLogger {
@@ -143,6 +126,7 @@ export function createContext(init: ContextInit): Context {
   };
 
   let clientPromise: Promise<ApiClient> | undefined;
+  let tokenProvider: Promise<TokenProvider> | undefined;
   const ctx: Context = {
     io,
     env,
@@ -153,8 +137,40 @@ export function createContext(init: ContextInit): Context {
     style,
     log,
     signal: init.signal ?? new AbortController().signal,
-    audit: {},
     settings: resolveSettings,
+    connection() {
+      const s = resolveSettings();
+      return {
+        timeoutMs: s.timeoutMs,
+        retries: s.retries,
+        insecure: s.insecure,
+        logger: log,
+        signal: ctx.signal,
+        env,
+        userAgent: `cardctl/${VERSION} (node ${process.version}; ${process.platform})`,
+      };
+    },
+    async accessToken(force) {
+      const missing = missingProfile(ctx);
+      if (missing) throw missing;
+      tokenProvider ??= import('../api/token-source.js').then(({ createTokenSource }) => {
+        const s = resolveSettings();
+        return createTokenSource({
+          envToken: env.CARDCTL_TOKEN,
+          profileName: s.profileName,
+          profile: s.profile,
+          baseUrl: s.baseUrl,
+          client: () => ctx.client(),
+          now: () => ctx.clock.now(),
+          saveToken: (token, tokenExpiresAt) => config.update((stored) => {
+            const current = stored.profiles[s.profileName];
+            if (current) Object.assign(current, { token, tokenExpiresAt });
+          }),
+          log,
+        });
+      });
+      return (await tokenProvider)(force);
+    },
     output(overrides = {}) {
       const s = resolveSettings();
       return new Renderer(io, style, {
@@ -178,11 +194,11 @@ export function createContext(init: ContextInit): Context {
             hint: 'run `cardctl login`, pass --base-url, or start a sandbox with `cardctl sandbox serve --profile sandbox`',
           });
         }
-        const [{ ApiClient }, { createTokenSource }, guard, { journalRecorder }, { formatDryRun }] = await Promise.all([
+        const [{ ApiClient }, guard, { journalRecorder, knownSecrets }, { Journal }, { formatDryRun }] = await Promise.all([
           import('../api/client.js'),
-          import('../api/token-source.js'),
           import('./guard.js'),
           import('../audit/record.js'),
+          import('../audit/journal.js'),
           import('../audit/dry-run.js'),
         ]);
         // Profile policies apply to every command that talks to the API.
@@ -195,19 +211,21 @@ export function createContext(init: ContextInit): Context {
         }
         const banner = guard.productionBanner(ctx);
         if (banner) io.err(`${banner}\n`);
-        return new ApiClient({
+        const journalFacts = {
+          profile: s.profileName,
+          env: s.profile.env ?? 'unknown',
           baseUrl: s.baseUrl,
-          getToken: createTokenSource(ctx),
+          argv: init.argv ?? [],
+          now: () => ctx.clock.now(),
+          secrets: () => knownSecrets(s, config.getProfile(s.profileName), env),
+        };
+        return new ApiClient({
+          ...ctx.connection(),
+          baseUrl: s.baseUrl,
+          getToken: ctx.accessToken,
           apiKey: s.apiKey,
-          timeoutMs: s.timeoutMs,
-          retries: s.retries,
-          insecure: s.insecure,
           dispatcher: init.dispatcher,
-          logger: log,
-          signal: ctx.signal,
-          env,
-          userAgent: `cardctl/${VERSION} (node ${process.version}; ${process.platform})`,
-          onExchange: journalRecorder(ctx, init.argv ?? []),
+          onExchange: journalRecorder(() => new Journal(env), journalFacts, log.warn),
           onDryRun: globals.dryRun ? (request) => io.out(formatDryRun(request, s.output === 'json' || s.output === 'ndjson')) : undefined,
         });
       })();

@@ -24,6 +24,10 @@ export interface CliErrorOptions {
   status?: number;
   /** Structured detail (field errors, attempts left, …) for `-o json` error output. */
   details?: unknown;
+  /** The API's own message, as it sent it (the CLI's `message` wraps it for people). */
+  apiMessage?: string;
+  /** How long the server asked to wait before trying again (429 Retry-After), in milliseconds. */
+  retryAfterMs?: number;
   cause?: unknown;
 }
 
@@ -34,6 +38,8 @@ export class CliError extends Error {
   readonly hint?: string;
   readonly status?: number;
   readonly details?: unknown;
+  readonly apiMessage?: string;
+  readonly retryAfterMs?: number;
 
   constructor(exitCode: ExitCodeValue, message: string, options: CliErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -43,6 +49,19 @@ export class CliError extends Error {
     this.hint = options.hint;
     this.status = options.status;
     this.details = options.details;
+    if (options.apiMessage !== undefined) this.apiMessage = options.apiMessage;
+    if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
+  }
+
+  /**
+   * The same error (class, exit code, fields, stack) with another hint, for a caller that knows
+   * better what to do next. Errors are not changed once thrown; this one is left as it was.
+   */
+  withHint(hint: string): this {
+    const copy = Object.create(Object.getPrototypeOf(this)) as this;
+    Object.defineProperties(copy, Object.getOwnPropertyDescriptors(this));
+    Object.defineProperty(copy, 'hint', { value: hint, enumerable: true });
+    return copy;
   }
 
   toJSON(): { error: Record<string, unknown> } {
@@ -63,6 +82,16 @@ export class CliError extends Error {
 export class UsageError extends CliError {
   constructor(message: string, options: CliErrorOptions = {}) {
     super(ExitCode.Usage, message, { code: 'USAGE', ...options });
+  }
+}
+
+/**
+ * A flag or field whose value is not acceptable (exit 2): `invalid FIELD "VALUE": PROBLEM`. A
+ * prompt that re-asks shows `problem` alone, the field being the question it asked.
+ */
+export class FieldError extends UsageError {
+  constructor(readonly field: string, shownValue: string, readonly problem: string, options: CliErrorOptions = {}) {
+    super(`invalid ${field} ${shownValue}: ${problem}`, options);
   }
 }
 

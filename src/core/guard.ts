@@ -2,8 +2,20 @@
 // Against a sandbox a y/N question (or --yes) is enough. Against production the operator types
 // the card's last four digits (or the row count of an import), and scripts must pass both
 // --yes and --confirm-production.
-import type { Context } from './context.js';
+import type { Style } from '../output/style.js';
 import { UsageError } from './errors.js';
+import type { IOStreams } from './io.js';
+import type { Prompter } from './prompter.js';
+import type { ProfileInUse } from './settings.js';
+
+/** What the guards read of a run: the profile in use, the confirming flags, and whom to ask. */
+export interface GuardContext {
+  settings(): ProfileInUse;
+  globals: { yes?: boolean; confirmProduction?: boolean; dryRun?: boolean };
+  io: Pick<IOStreams, 'canPrompt' | 'stderrIsTTY'>;
+  prompter: Pick<Prompter, 'input' | 'confirm'>;
+  style: Pick<Style, 'chalk'>;
+}
 
 export interface DestructiveAction {
   /** What is about to happen, as a verb phrase: "deactivate card 4821 (ADA OBI)". */
@@ -14,7 +26,7 @@ export interface DestructiveAction {
   typedLabel: string;
 }
 
-export function isProduction(ctx: Context): boolean {
+export function isProduction(ctx: Pick<GuardContext, 'settings'>): boolean {
   return ctx.settings().profile.env === 'production';
 }
 
@@ -22,7 +34,7 @@ export function isProduction(ctx: Context): boolean {
  * Resolves when the operator has confirmed; throws a UsageError (exit 2, nothing sent) when they
  * declined or when confirmation was needed but impossible.
  */
-export async function confirmDestructive(ctx: Context, action: DestructiveAction): Promise<void> {
+export async function confirmDestructive(ctx: GuardContext, action: DestructiveAction): Promise<void> {
   const production = isProduction(ctx);
   const globals = ctx.globals;
   // A dry run sends nothing, so there is nothing to confirm.
@@ -68,7 +80,7 @@ export interface CardChange {
  * --yes --confirm-production); against a sandbox a y/N question on a terminal for the verbs that
  * ask it, and nothing otherwise. Skipped by --dry-run.
  */
-export async function confirmCardChange(ctx: Context, change: CardChange): Promise<void> {
+export async function confirmCardChange(ctx: GuardContext, change: CardChange): Promise<void> {
   if (ctx.globals.dryRun) return;
   if (!isProduction(ctx)) {
     if (!change.askOnSandbox || ctx.globals.yes || !ctx.io.canPrompt) return;
@@ -91,14 +103,14 @@ export async function confirmCardChange(ctx: Context, change: CardChange): Promi
 }
 
 /** The one-line banner shown on stderr before commands that talk to production on a terminal. */
-export function productionBanner(ctx: Context): string | undefined {
+export function productionBanner(ctx: Pick<GuardContext, 'settings' | 'io' | 'style'>): string | undefined {
   if (!isProduction(ctx) || !ctx.io.stderrIsTTY) return undefined;
   const s = ctx.settings();
   return ctx.style.chalk.bgRed.white.bold(` PRODUCTION `) + ` profile "${s.profileName}" → ${s.baseUrl}`;
 }
 
 /** Shared CI runners: a profile may insist on being named explicitly. */
-export function assertProfileExplicit(ctx: Context): void {
+export function assertProfileExplicit(ctx: Pick<GuardContext, 'settings'>): void {
   const s = ctx.settings();
   if (s.profile.requireExplicitProfile && !s.profileExplicit) {
     throw new UsageError(`profile "${s.profileName}" must be named explicitly`, {
@@ -108,7 +120,7 @@ export function assertProfileExplicit(ctx: Context): void {
 }
 
 /** Production deactivations may require a --reason (profile setting requireReason). */
-export function assertReason(ctx: Context, reason: string | undefined, what: string): void {
+export function assertReason(ctx: Pick<GuardContext, 'settings'>, reason: string | undefined, what: string): void {
   if (isProduction(ctx) && ctx.settings().profile.requireReason && !reason?.trim()) {
     throw new UsageError(`${what} on production needs --reason`, { hint: 'say why, e.g. --reason "reported stolen"; it is kept in the audit journal' });
   }

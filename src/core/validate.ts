@@ -1,13 +1,13 @@
 // Client-side checks shared by commands and the importer. Each returns the normalised value or
 // throws a UsageError that names the flag/field and the expected form. Nothing here is sent.
 import { parseDate, parseDateTime } from './datetime.js';
-import { UsageError } from './errors.js';
+import { FieldError, UsageError } from './errors.js';
 import { luhnValid } from './redact.js';
 
 export { luhnValid };
 
 function fail(field: string, value: string, expected: string): never {
-  throw new UsageError(`invalid ${field} "${value}": expected ${expected}`);
+  throw new FieldError(field, `"${value}"`, `expected ${expected}`);
 }
 
 export function validateEmail(field: string, value: string): string {

@@ -1,9 +1,10 @@
 // Where PINs come from: a hidden prompt (a new PIN is asked twice and must match) or, with
 // --pin-stdin, one line of stdin per PIN. Never argv, never the environment; nothing here
 // writes a PIN anywhere.
-import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
-import { lineReader } from '../core/io.js';
+import { lineReader, type IOStreams } from '../core/io.js';
+import type { Prompter } from '../core/prompter.js';
+import type { Notes } from '../core/settings.js';
 import { PIN_MAX_LENGTH, PIN_MIN_LENGTH } from './block.js';
 import { assertAcceptablePin, pinProblem } from './policy.js';
 
@@ -23,11 +24,18 @@ export interface PinInputOptions {
   maxMismatches?: number;
 }
 
-export function createPinInput(ctx: Context, options: PinInputOptions): PinInput {
+/** Where PINs are read from and asked on. */
+export interface PinInputContext {
+  io: Pick<IOStreams, 'stdin' | 'stdinIsTTY' | 'canPrompt'>;
+  prompter: Pick<Prompter, 'password'>;
+  log: Pick<Notes, 'warn'>;
+}
+
+export function createPinInput(ctx: PinInputContext, options: PinInputOptions): PinInput {
   return options.stdin ? stdinPinInput(ctx, options) : promptPinInput(ctx, options);
 }
 
-function stdinPinInput(ctx: Context, options: PinInputOptions): PinInput {
+function stdinPinInput(ctx: PinInputContext, options: PinInputOptions): PinInput {
   const reader = lineReader(ctx.io.stdin);
   let line = 0;
   const nextLine = async (label: string): Promise<string> => {
@@ -61,7 +69,7 @@ function stdinPinInput(ctx: Context, options: PinInputOptions): PinInput {
   };
 }
 
-function promptPinInput(ctx: Context, options: PinInputOptions): PinInput {
+function promptPinInput(ctx: PinInputContext, options: PinInputOptions): PinInput {
   const ensureTerminal = (label: string) => {
     if (!ctx.io.canPrompt) {
       throw new UsageError(`a ${label} is needed and no prompt is possible (no terminal, --no-input or CI)`, {

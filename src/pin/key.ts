@@ -3,8 +3,9 @@
 // GET /sandbox/pin-key, so for a sandbox the key is fetched and cached in the profile.
 import type { ApiClient } from '../api/client.js';
 import type { PinKeyInfo } from '../api/schemas.js';
-import type { Context } from '../core/context.js';
+import type { ConfigStore } from '../config/store.js';
 import { CliError, ServerError, UsageError } from '../core/errors.js';
+import type { Notes, ProfileInUse } from '../core/settings.js';
 import type { PinBlockFormat } from './block.js';
 import { loadPinKey, type PinCipher, type PinKey } from './encrypt.js';
 
@@ -16,11 +17,17 @@ export interface PinSettings {
   fromSandbox: boolean;
 }
 
+/** What finding the PIN key reads and writes: the profile in use, where to cache a sandbox's key, notes. */
+export interface PinKeyContext {
+  settings(): ProfileInUse;
+  config: Pick<ConfigStore, 'update'>;
+  log: Notes;
+}
+
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 
 /** Is the selected deployment a sandbox (by the profile's `env`, or a loopback base URL)? */
-export function isSandbox(ctx: Context): boolean {
-  const settings = ctx.settings();
+export function isSandbox(settings: Pick<ProfileInUse, 'profile' | 'baseUrl'>): boolean {
   if (settings.profile.env === 'sandbox') return true;
   if (settings.profile.env === 'production') return false;
   try {
@@ -34,9 +41,9 @@ export function isSandbox(ctx: Context): boolean {
  * Fails early (before any PIN is asked for) when PINs could not be encrypted: no key in the
  * profile and no sandbox to fetch one from. Local check only.
  */
-export function assertPinKeyAvailable(ctx: Context): void {
+export function assertPinKeyAvailable(ctx: Pick<PinKeyContext, 'settings'>): void {
   const settings = ctx.settings();
-  if (settings.profile.pinKey || isSandbox(ctx)) return;
+  if (settings.profile.pinKey || isSandbox(settings)) return;
   throw new UsageError(`profile "${settings.profileName}" has no PIN public key, so PINs cannot be encrypted`, {
     code: 'NO_PIN_KEY',
     hint: "run `cardctl login --pin-key FILE` with the institution's PIN public key (PEM)",
@@ -47,12 +54,12 @@ export function assertPinKeyAvailable(ctx: Context): void {
  * The PIN key and settings of the selected profile. `refresh` ignores a cached sandbox key
  * (after the sandbox answered UNKNOWN_KEY, e.g. because it was restarted with a new key).
  */
-export async function resolvePinSettings(ctx: Context, client: ApiClient, options: { refresh?: boolean } = {}): Promise<PinSettings> {
+export async function resolvePinSettings(ctx: PinKeyContext, client: ApiClient, options: { refresh?: boolean } = {}): Promise<PinSettings> {
   const settings = ctx.settings();
   const profile = settings.profile;
   const format = profile.pinBlockFormat ?? 'iso-1';
   const cipher = profile.pinCipher ?? 'rsa-oaep-sha256';
-  const sandbox = isSandbox(ctx);
+  const sandbox = isSandbox(settings);
   if (profile.pinKey && !(options.refresh && sandbox)) {
     const key = await loadPinKey(profile.pinKey, `the PIN key of profile "${settings.profileName}"`);
     if (profile.pinKeyFingerprint && profile.pinKeyFingerprint.toLowerCase() !== key.fingerprint) {

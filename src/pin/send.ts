@@ -3,10 +3,9 @@
 // retried once; the PINs stay in memory only for the life of the command.
 import type { ApiClient } from '../api/client.js';
 import type { EncryptedPinBlock } from '../api/schemas.js';
-import type { Context } from '../core/context.js';
 import { CliError } from '../core/errors.js';
 import { encryptPinBlock } from './encrypt.js';
-import { isSandbox, resolvePinSettings } from './key.js';
+import { isSandbox, resolvePinSettings, type PinKeyContext } from './key.js';
 
 export interface SendWithPinsOptions {
   /** Full card number, for format iso-0. */
@@ -14,7 +13,7 @@ export interface SendWithPinsOptions {
 }
 
 export async function sendWithPinBlocks<T>(
-  ctx: Context,
+  ctx: PinKeyContext,
   client: ApiClient,
   pins: string[],
   send: (blocks: EncryptedPinBlock[]) => Promise<T>,
@@ -31,7 +30,7 @@ export async function sendWithPinBlocks<T>(
   try {
     return await send(await encryptAll(false));
   } catch (error) {
-    if (!(error instanceof CliError && error.code === 'UNKNOWN_KEY' && isSandbox(ctx))) throw error;
+    if (!(error instanceof CliError && error.code === 'UNKNOWN_KEY' && isSandbox(ctx.settings()))) throw error;
     ctx.log.verbose('the sandbox does not know the cached PIN key; fetching its current key and retrying');
     return await send(await encryptAll(true));
   }

@@ -10,7 +10,7 @@ import deactivate from '../../src/commands/cards/deactivate.js';
 import list from '../../src/commands/cards/list.js';
 import change from '../../src/commands/cards/pin/change.js';
 import { parseFutureExpiration, parseRenewReason } from '../../src/commands/cards/renew.js';
-import { explainPinError } from '../../src/commands/cards/shared.js';
+import { explainPinError, explainPinKeyError, parseCardId } from '../../src/commands/cards/shared.js';
 import { CliError, RejectedError, UsageError } from '../../src/core/errors.js';
 import { ScriptedPrompter } from '../../src/core/prompter.js';
 import { createPinInput } from '../../src/pin/input.js';
@@ -369,14 +369,22 @@ describe('customer update', () => {
 
 describe('PIN errors', () => {
   it('says how many attempts are left, and how to unlock', () => {
-    const mismatch = explainPinError(new RejectedError('rejected (422): PIN mismatch', { code: 'PIN_MISMATCH', status: 422, details: { pinAttempts: 1 } }), 'c1') as CliError;
+    const mismatch = explainPinError(new RejectedError('rejected (422): PIN mismatch', { code: 'PIN_MISMATCH', status: 422, details: { pinAttempts: 1 } }), parseCardId('c1')) as CliError;
     expect(mismatch.exitCode).toBe(5);
     expect(mismatch.message).toMatch(/2 attempts left/);
-    const last = explainPinError(new RejectedError('x', { code: 'PIN_MISMATCH', details: { attemptsLeft: 0 } }), 'c1') as CliError;
+    const last = explainPinError(new RejectedError('x', { code: 'PIN_MISMATCH', details: { attemptsLeft: 0 } }), parseCardId('c1')) as CliError;
     expect(last.hint).toMatch(/cards pin reset c1/);
-    const locked = explainPinError(new RejectedError('x', { code: 'PIN_LOCKED', status: 423 }), 'c1') as CliError;
+    const locked = explainPinError(new RejectedError('x', { code: 'PIN_LOCKED', status: 423 }), parseCardId('c1')) as CliError;
     expect(locked.exitCode).toBe(5);
     expect(locked.hint).toMatch(/cardctl cards pin reset c1/);
+  });
+
+  it("says the service does not know the PIN key, in the API's own words", () => {
+    const unknown = new RejectedError('rejected (400): no such key', { code: 'UNKNOWN_KEY', status: 400, apiMessage: 'no such key' });
+    for (const explained of [explainPinKeyError(unknown), explainPinError(unknown, parseCardId('c1'))] as CliError[]) {
+      expect(explained.message).toBe('the service does not know the PIN key: no such key');
+      expect(explained.hint).toMatch(/login --pin-key/);
+    }
   });
 
   it('pin change refuses the same PIN twice before sending', async () => {

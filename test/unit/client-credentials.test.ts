@@ -11,7 +11,6 @@ import {
   loginWithClientCredentials,
   signClientAssertion,
 } from '../../src/api/client-credentials.js';
-import { createTokenSource } from '../../src/api/token-source.js';
 import { generateKeyAndCertificate } from '../../src/commands/oauth/keygen.js';
 import { writeFileSync } from 'node:fs';
 import { testContext } from '../helpers/context.js';
@@ -116,7 +115,7 @@ describe('loginWithClientCredentials', () => {
   });
 });
 
-describe('createTokenSource', () => {
+describe('the access token (token-source.ts through the context)', () => {
   function profileContext(profile: Record<string, unknown>, env: Record<string, string> = {}) {
     const agent = new MockAgent();
     agent.disableNetConnect();
@@ -128,24 +127,24 @@ describe('createTokenSource', () => {
 
   it('CARDCTL_TOKEN wins', async () => {
     const { ctx } = profileContext({ clientId: 'c', privateKeyPath: keyPath, token: 'old', tokenExpiresAt: new Date(0).toISOString() }, { CARDCTL_TOKEN: 'from-env' });
-    expect(await createTokenSource(ctx)()).toBe('from-env');
+    expect(await ctx.accessToken()).toBe('from-env');
   });
 
   it('a static token profile just returns its token', async () => {
     const { ctx } = profileContext({ token: 'static' });
-    expect(await createTokenSource(ctx)(true)).toBe('static');
+    expect(await ctx.accessToken(true)).toBe('static');
   });
 
   it('keeps a fresh token, renews one that expires within 60 s and saves it to the profile', async () => {
     const calls: TokenCall[] = [];
     const fresh = profileContext({ clientId: 'c', privateKeyPath: keyPath, token: 'fresh', tokenExpiresAt: new Date(Date.now() + 600_000).toISOString() });
     tokenEndpoint(fresh.agent, calls);
-    expect(await createTokenSource(fresh.ctx)()).toBe('fresh');
+    expect(await fresh.ctx.accessToken()).toBe('fresh');
     expect(calls).toHaveLength(0);
 
     const stale = profileContext({ clientId: 'c', privateKeyPath: keyPath, token: 'stale', tokenExpiresAt: new Date(Date.now() + 30_000).toISOString() });
     tokenEndpoint(stale.agent, calls);
-    const getToken = createTokenSource(stale.ctx);
+    const getToken = stale.ctx.accessToken;
     const [a, b] = await Promise.all([getToken(), getToken()]);
     expect(a).toBe('token-1');
     expect(b).toBe('token-1');

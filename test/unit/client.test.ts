@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiClient, interpret, paginate, parseBaseUrl, retryAfterMs, type ClientOptions, type HttpLogger } from '../../src/api/client.js';
+import { ApiClient, interpret, paginate, parseBaseUrl, retryAfterMs, type ClientOptions, type Exchange, type HttpLogger } from '../../src/api/client.js';
 import { AuthError, CliError } from '../../src/core/errors.js';
 import { envelope, json, startTestServer, type TestServer } from '../helpers/http-server.js';
 
@@ -86,6 +86,18 @@ describe('requests', () => {
     expect(ports.size).toBeLessThanOrEqual(2);
   });
 
+  it('withReason: the same pool and settings, every mutation carrying the reason; the original client unchanged', async () => {
+    server.fallback(ok());
+    const exchanges: Exchange[] = [];
+    const c = client({ onExchange: (exchange) => exchanges.push(exchange) });
+    const reasoned = c.withReason('reported stolen');
+    expect(await reasoned.dispatcher()).toBe(await c.dispatcher());
+    await reasoned.request({ method: 'POST', path: '/institutions/cards', body: {} });
+    await reasoned.request({ method: 'PUT', path: '/institutions/cards/c1/customer', body: {}, reason: 'its own' });
+    await c.request({ method: 'POST', path: '/institutions/cards', body: {} });
+    expect(exchanges.map((e) => e.reason)).toEqual(['reported stolen', 'its own', undefined]);
+  });
+
   it('unwraps pagination beside data, and paginate() follows pages', async () => {
     server.enqueue(
       (_q, res) => envelope(res, [{ id: 1 }, { id: 2 }], { pagination: { page: 1, limit: 2, total: 3, pages: 2 } }),
@@ -152,6 +164,7 @@ describe('retries', () => {
     expect(error.exitCode).toBe(5);
     expect(error.code).toBe('RATE_LIMITED');
     expect(error.hint).toContain('2 s');
+    expect(error).toMatchObject({ status: 429, retryAfterMs: 2000, apiMessage: 'slow down' });
     expect(waits).toEqual([2000]);
   });
 

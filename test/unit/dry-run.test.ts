@@ -89,21 +89,48 @@ describe('journal recorder', () => {
       .toBe('cardctl cards create --pan 506099******0123 --token=[REDACTED] --first-name "Ada Obi"');
   });
 
-  it('writes one redacted line per exchange with the reason, and only warns once when it cannot write', async () => {
+  it('writes one redacted line per exchange with the reason the call carried, and only warns once when it cannot write', async () => {
     const dir = tempDir(); dirs.push(dir);
-    const ctx = testContext({ env: { CARDCTL_JOURNAL_DIR: `${dir.path}/journal`, CARDCTL_BASE_URL: 'https://api.example.com' } });
-    ctx.audit.reason = 'reported stolen';
-    const record = journalRecorder(ctx, ['cards', 'deactivate', 'c1', '--yes']);
-    record({ method: 'GET', path: '/institutions/cards/c1/deactivate', status: 200, message: 'ok', data: { id: 'c1', pan: '5060990000000123' }, durationMs: 12 });
-    const [entry] = [...new Journal({ CARDCTL_JOURNAL_DIR: `${dir.path}/journal` }).read()];
+    const env = { CARDCTL_JOURNAL_DIR: `${dir.path}/journal` };
+    const facts = { profile: 'default', env: 'unknown', baseUrl: 'https://api.example.com', argv: ['cards', 'deactivate', 'c1', '--yes'], now: () => new Date(), secrets: () => [] };
+    const record = journalRecorder(() => new Journal(env), facts, () => {});
+    record({ method: 'GET', path: '/institutions/cards/c1/deactivate', status: 200, message: 'ok', data: { id: 'c1', pan: '5060990000000123' }, durationMs: 12, reason: ' reported stolen ' });
+    const [entry] = [...new Journal(env).read()];
     expect(entry).toMatchObject({ profile: 'default', env: 'unknown', baseUrl: 'https://api.example.com', command: 'cardctl cards deactivate c1 --yes', status: 200, ids: ['c1'], reason: 'reported stolen', durationMs: 12 });
+    expect(JSON.stringify(entry)).not.toContain('5060990000000123');
 
     const { writeFileSync } = await import('node:fs');
     writeFileSync(`${dir.path}/blocked`, '');
-    const broken = testContext({ env: { CARDCTL_JOURNAL_DIR: `${dir.path}/blocked` } });
-    const failing = journalRecorder(broken, []);
+    const warnings: string[] = [];
+    const failing = journalRecorder(() => new Journal({ CARDCTL_JOURNAL_DIR: `${dir.path}/blocked` }), { ...facts, argv: [] }, (line) => warnings.push(line));
     const exchange: Exchange = { method: 'POST', path: '/institutions/cards', status: 201, message: '', durationMs: 1 };
     expect(() => { failing(exchange); failing(exchange); }).not.toThrow();
+    expect(warnings.join('\n').match(/could not write the audit journal/g)).toHaveLength(1);
+  });
+
+  it("the context's client records the profile, its env and base URL, and the reason of the calls that give one", async () => {
+    const dir = tempDir(); dirs.push(dir);
+    const ctx = testContext({ env: { CARDCTL_JOURNAL_DIR: `${dir.path}/journal`, CARDCTL_BASE_URL: server.url, CARDCTL_TOKEN: 'tok_secret' } });
+    server.enqueue((_req, res) => envelope(res, { id: 'c1' }));
+    server.enqueue((_req, res) => envelope(res, { id: 'c2' }));
+    const api = await ctx.client();
+    clients.push(api);
+    await api.withReason('reported stolen').request({ method: 'GET', path: '/institutions/cards/c1/deactivate' });
+    await api.request({ method: 'GET', path: '/institutions/cards/c2/deactivate' });
+    const entries = [...new Journal({ CARDCTL_JOURNAL_DIR: `${dir.path}/journal` }).read()];
+    expect(entries).toMatchObject([
+      { profile: 'default', env: 'unknown', baseUrl: server.url, ids: ['c1'], reason: 'reported stolen' },
+      { profile: 'default', env: 'unknown', baseUrl: server.url, ids: ['c2'] },
+    ]);
+    expect(entries[1]).not.toHaveProperty('reason');
+
+    const broken = testContext({ env: { CARDCTL_JOURNAL_DIR: `${dir.path}/journal/journal.ndjson/x`, CARDCTL_BASE_URL: server.url, CARDCTL_TOKEN: 'tok_secret' } });
+    server.enqueue((_req, res) => envelope(res, { id: 'c3' }));
+    server.enqueue((_req, res) => envelope(res, { id: 'c3' }));
+    const failing = await broken.client();
+    clients.push(failing);
+    await failing.request({ method: 'GET', path: '/institutions/cards/c3/deactivate' });
+    await failing.request({ method: 'GET', path: '/institutions/cards/c3/deactivate' });
     expect(broken.io.stderrText().match(/could not write the audit journal/g)).toHaveLength(1);
   });
 });

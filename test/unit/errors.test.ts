@@ -1,10 +1,45 @@
 import { describe, expect, it } from 'vitest';
 import {
-  AuthError, CliError, ExitCode, InterruptedError, NetworkError, NotFoundError, RejectedError, ServerError, UsageError,
+  AuthError, CliError, ExitCode, FieldError, InterruptedError, NetworkError, NotFoundError, RejectedError, ServerError, UsageError,
   exitCodeForStatus, toCliError,
 } from '../../src/core/errors.js';
-import { reportError } from '../../src/cli.js';
-import { testIO } from '../helpers/context.js';
+import { main, reportError } from '../../src/cli.js';
+import { expiryMonth } from '../../src/core/card-fields.js';
+import { ScriptedPrompter } from '../../src/core/prompter.js';
+import { validateYearMonth } from '../../src/core/validate.js';
+import { scratchDirs, testIO } from '../helpers/context.js';
+
+describe('withHint', () => {
+  it('gives a copy of the same class, fields and stack with another hint, leaving the error as it was', () => {
+    const cause = new Error('socket hang up');
+    const original = new NetworkError('connection reset', { code: 'ECONNRESET', status: 502, details: { a: 1 }, cause });
+    const hinted = original.withHint('look the card up first');
+    expect(hinted).toBeInstanceOf(NetworkError);
+    expect(hinted).not.toBe(original);
+    expect(hinted).toMatchObject({ exitCode: 6, code: 'ECONNRESET', status: 502, details: { a: 1 }, message: 'connection reset', hint: 'look the card up first', cause });
+    expect(hinted.stack).toBe(original.stack);
+    expect(original.hint).toBeUndefined();
+  });
+});
+
+describe('FieldError', () => {
+  it('says which field, its value and the problem in the message, and holds the field and the problem on their own', () => {
+    const malformed = (() => { try { validateYearMonth('--expiration', '2029-13'); } catch (error) { return error; } })();
+    expect(malformed).toBeInstanceOf(FieldError);
+    expect(malformed).toMatchObject({ exitCode: 2, field: '--expiration', problem: 'expected YYYYMM, e.g. 202912', message: 'invalid --expiration "2029-13": expected YYYYMM, e.g. 202912' });
+    const past = (() => { try { expiryMonth('--expiration', '202001', { now: new Date('2026-11-24T00:00:00Z'), allowCurrentMonth: false }); } catch (error) { return error; } })();
+    expect(past).toMatchObject({ field: '--expiration', problem: 'it must be a month in the future (after 202611)', message: 'invalid --expiration "202001": it must be a month in the future (after 202611)' });
+  });
+
+  it('a prompt that asks again shows the problem alone (cards renew)', async () => {
+    const io = testIO({ tty: true });
+    const prompter = new ScriptedPrompter(['202001']);
+    const code = await main(['cards', 'renew', 'c1'], { io, env: scratchDirs(), prompter, signal: new AbortController().signal });
+    expect(code).toBe(1);
+    expect(prompter.asked).toEqual(['New expiry month (YYYYMM):']);
+    expect(io.stderrText()).toMatch(/answer rejected: it must be a month in the future \(after \d{6}\)/);
+  });
+});
 
 describe('exit codes', () => {
   it('follow the table of `cardctl help exit-codes`', () => {

@@ -8,8 +8,7 @@ export default defineCommand({
   examples: ['curl -H "Authorization: Bearer $(cardctl auth token)" "$BASE/institutions/cards"', 'cardctl -p staging auth token | pbcopy'],
   async run(ctx) {
     const { profileName } = ctx.settings();
-    const { createTokenSource } = await import('../../api/token-source.js');
-    const token = await createTokenSource(ctx)();
+    const token = await ctx.accessToken();
     if (!token) {
       throw new AuthError(`not logged in: profile "${profileName}" has no token`, { hint: 'run `cardctl login` (or set CARDCTL_TOKEN)' });
     }

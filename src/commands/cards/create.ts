@@ -18,7 +18,7 @@ import {
   type Json,
 } from './fields.js';
 import { ACCOUNT_FLAGS, CARD_FLAGS, CARDHOLDER_FLAGS, customerPlacement, placeFlags } from '../card-flags.js';
-import { describeCard, explainPinError, printCard } from './shared.js';
+import { describeCard, explainPinKeyError, printCard } from './shared.js';
 
 const seq = (label: string, value: string): string => {
   const text = value.trim();
@@ -382,7 +382,7 @@ reference is refused, so a retry cannot issue a second card).`,
           hint: `a card with reference ${body.referenceCode as string} may exist already (an earlier attempt that succeeded?): cardctl cards list --search ${body.referenceCode as string}`,
         });
       }
-      throw explainPinError(error, '');
+      throw explainPinKeyError(error);
     }
     await printCard(ctx, response, (card) => `Card ${describeCard(card)} created (id ${card.id})`);
   },

@@ -19,7 +19,6 @@ terminal --yes is required.`,
   async run(ctx, input) {
     const cardId = cardIdArgument(input);
     const reason = input.opts.reason?.trim();
-    ctx.audit.reason = reason;
     const { assertReason, confirmDestructive } = await import('../../core/guard.js');
     assertReason(ctx, reason, 'deactivating a card');
     if (!ctx.globals.yes && !ctx.io.canPrompt && !ctx.globals.dryRun) {
@@ -39,7 +38,7 @@ terminal --yes is required.`,
     } else {
       await confirmDestructive(ctx, { description: `deactivate card ${cardId}`, typedConfirmation: cardId, typedLabel: 'the card id' });
     }
-    const response = await deactivateCard(client, cardId, ctx.signal);
+    const response = await deactivateCard(client.withReason(reason), cardId, ctx.signal);
     await printCard(ctx, response, (card) => `Card ${describeCard(card)} is ${card.status ?? 'suspended'}${reason ? ` (${reason})` : ''}`);
   },
 });

@@ -1,7 +1,7 @@
 import { defineCommand } from '../../core/command.js';
 import { defineFlags } from '../../core/flags.js';
 import type { Clock } from '../../core/context.js';
-import { UsageError } from '../../core/errors.js';
+import { FieldError, UsageError } from '../../core/errors.js';
 import { expiryMonth } from '../../core/card-fields.js';
 import { cardIdArgument, describeCard, printCard } from './shared.js';
 
@@ -47,7 +47,7 @@ Against a production profile the card's last four digits must be typed, or
             parseFutureExpiration(value, ctx.clock);
             return true;
           } catch (error) {
-            return (error as Error).message.replace(/^invalid --expiration "[^"]*": /, '');
+            return error instanceof FieldError ? error.problem : (error as Error).message;
           }
         },
       });

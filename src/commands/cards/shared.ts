@@ -7,15 +7,21 @@ import { CliError, RejectedError, UsageError } from '../../core/errors.js';
 import type { RunInput } from '../../core/command.js';
 import { cardRows, describeCard } from '../../output/columns/cards.js';
 
+/** A card id that has been checked: never empty, so a hint can always name the card. */
+export type CardId = string & { readonly checkedCardId: unique symbol };
+
 /** The <card-id> positional argument, checked before anything is sent. */
-export function cardIdArgument(input: Pick<RunInput, 'args'>): string {
-  const value = input.args[0];
+export function cardIdArgument(input: Pick<RunInput, 'args'>): CardId {
+  return parseCardId(input.args[0]);
+}
+
+export function parseCardId(value: unknown): CardId {
   const cardId = typeof value === 'string' ? value.trim() : '';
   if (!cardId) throw new UsageError('missing CARD_ID', { hint: 'find it with `cardctl cards list`' });
   if (!/^[A-Za-z0-9._:-]{1,128}$/.test(cardId)) {
     throw new UsageError(`invalid CARD_ID "${cardId.slice(0, 40)}": use the card's id as shown by \`cardctl cards list\``);
   }
-  return cardId;
+  return cardId as CardId;
 }
 
 /** Prints a card (key/value rows, or the machine format asked for) and a ✓ line on stderr. */
@@ -29,8 +35,11 @@ export { describeCard };
 
 const MAX_PIN_ATTEMPTS = 3;
 
-/** PIN_MISMATCH and PIN_LOCKED as messages that say how many attempts are left and what to do. */
-export function explainPinError(error: unknown, cardId: string): unknown {
+/**
+ * PIN_MISMATCH and PIN_LOCKED of an existing card as messages that say how many attempts are
+ * left and what to do (with the card's id in the command to run); UNKNOWN_KEY as for any card.
+ */
+export function explainPinError(error: unknown, cardId: CardId): unknown {
   if (!(error instanceof CliError)) return error;
   if (error.code === 'PIN_MISMATCH') {
     const left = attemptsLeft(error.details);
@@ -52,8 +61,14 @@ export function explainPinError(error: unknown, cardId: string): unknown {
       hint: `set a new PIN with \`cardctl cards pin reset ${cardId}\` (that also clears the attempts)`,
     });
   }
+  return explainPinKeyError(error);
+}
+
+/** UNKNOWN_KEY (the PIN key the blocks were encrypted under) as a message that says what to do. */
+export function explainPinKeyError(error: unknown): unknown {
+  if (!(error instanceof CliError)) return error;
   if (error.code === 'UNKNOWN_KEY') {
-    return new RejectedError(`${error.message.replace(/^rejected \(\d+\): /, 'the service does not know the PIN key: ')}`, {
+    return new RejectedError(`the service does not know the PIN key: ${error.apiMessage ?? error.message}`, {
       code: 'UNKNOWN_KEY',
       status: error.status,
       details: error.details,

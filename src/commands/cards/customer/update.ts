@@ -129,7 +129,6 @@ in the audit journal (\`cardctl history\`).`,
       await printCard(ctx, { data: card, raw: JSON.stringify({ statusCode: 200, message: 'unchanged', data: card }), status: 200, headers: {}, durationMs: 0 });
       return;
     }
-    ctx.audit.reason = input.opts.reason;
     const { confirmCardChange } = await import('../../../core/guard.js');
     await confirmCardChange(ctx, {
       verb: 'update the cardholder of',
@@ -139,9 +138,10 @@ in the audit journal (\`cardctl history\`).`,
     });
     // The body is the card as read with the changes laid over it: sent for that version only,
     // so a change made meanwhile by someone else is a conflict, never silently undone.
+    const reasoned = client.withReason(typeof input.opts.reason === 'string' ? input.opts.reason : undefined);
     const response = typeof card.__v === 'number'
-      ? await updateCustomerAt(client, cardId, body, card.__v, ctx.signal)
-      : await updateCustomer(client, cardId, body, ctx.signal);
+      ? await updateCustomerAt(reasoned, cardId, body, card.__v, ctx.signal)
+      : await updateCustomer(reasoned, cardId, body, ctx.signal);
     await printCard(ctx, response, (updated) => `Cardholder of card ${describeCard(updated)} updated (${changed.join(', ')})`);
   },
 });

@@ -35,7 +35,6 @@ last four digits must be typed, or --yes --confirm-production given.
     const { assertPinKeyAvailable, createPinInput, sendWithPinBlocks } = await import('../../../pin/index.js');
     assertPinKeyAvailable(ctx);
     const newPin = await createPinInput(ctx, { stdin: Boolean(input.opts.pinStdin), allowWeak: input.opts.allowWeakPin }).fresh('new PIN');
-    ctx.audit.reason = input.opts.reason;
     const { getCard, resetPin } = await import('../../../api/cards.js');
     const client = await ctx.client();
     const { confirmCardChange } = await import('../../../core/guard.js');
@@ -50,7 +49,7 @@ last four digits must be typed, or --yes --confirm-production given.
     });
     let response;
     try {
-      response = await sendWithPinBlocks(ctx, client, [newPin], ([block]) => resetPin(client, cardId, block!, ctx.signal), { pan });
+      response = await sendWithPinBlocks(ctx, client, [newPin], ([block]) => resetPin(client.withReason(input.opts.reason), cardId, block!, ctx.signal), { pan });
     } catch (error) {
       throw explainPinError(error, cardId);
     }

@@ -1,15 +1,18 @@
-// src/api/v8-flags.ts sets V8 flags at run time. A flag this V8 did not know would not fail: V8
-// would print "Error: unrecognized flag" on stderr, in front of every command's own messages. This keeps that from
-// happening unnoticed on the Node versions CI runs.
+// bin/tuning.js sets V8 flags at run time. A flag this V8 did not know would not fail: V8 would
+// print "Error: unrecognized flag" on stderr, in front of every command's own messages. This keeps
+// that from happening unnoticed on the Node versions CI runs.
 import { execa } from 'execa';
+import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import { BASELINE_WASM_FLAG, BOUNDED_YOUNG_GENERATION_FLAG } from '../../src/api/v8-flags.js';
+
+const TUNING = fileURLToPath(new URL('../../bin/tuning.js', import.meta.url));
 
 it('sets only flags this V8 knows, printing nothing, and undici still parses HTTP', async () => {
   const script = `
+    import { createRequire } from 'node:module';
     import { setFlagsFromString } from 'node:v8';
     import { createServer } from 'node:http';
-    for (const flag of ${JSON.stringify([BASELINE_WASM_FLAG, BOUNDED_YOUNG_GENERATION_FLAG])}) setFlagsFromString(flag);
+    await createRequire(import.meta.url)(${JSON.stringify(TUNING)}).loadTuned(async () => ({}));
     setFlagsFromString('--surely-not-a-v8-flag'); // the check below must be able to fail
     const { request } = await import('undici');
     const server = createServer((_req, res) => res.end('{"ok":true}')).listen(0, '127.0.0.1');

@@ -1,0 +1,40 @@
+// The process-wide settings cardctl runs with, set once, by bin/cardctl.js, around loading the
+// bundle (loadTuned). cardctl is started as `cardctl …` by shells and scripts, where no node flags can be
+// given, so they are set here at run time. Each one is kept for what it buys on a path people run
+// in loops, measured on Node 20 (BENCHMARKS.md); test/unit/tuning.test.ts checks that the running
+// V8 knows every flag (an unknown one would print an error in front of every command's output).
+'use strict';
+const v8 = require('node:v8');
+const nodeModule = require('node:module');
+
+const V8_FLAGS = [
+  // WebAssembly by V8's baseline compiler only. undici parses HTTP with llhttp compiled to
+  // WebAssembly, which V8's optimising compiler otherwise works on during the first responses
+  // of every process: a one-request command took 288 ms and 97 MB peak RSS without it, 193 ms
+  // and 62 MB with it; a 100,000-transaction `tx list --all` used less CPU too.
+  '--liftoff-only',
+  // The young generation kept at its first size: a streamed list's pages are garbage as soon
+  // as they are printed, and a growing young generation only holds more of them. `tx list --all`
+  // of 100,000 transactions peaked at 104 MB instead of 121 MB, for 5-15 % more client CPU.
+  '--semi-space-growth-factor=1',
+];
+
+/**
+ * Loads the bundle (`load()`) with the process set up for it. The compile cache has to be on
+ * before the bundle is read. The V8 flags come after: a flag changed at run time makes Node
+ * compile every built-in module it loads afterwards without their embedded code cache (that
+ * cache is only valid for the flags it was made with), ~7 ms of CPU a command when the flags
+ * were set before the bundle loaded, ~2 ms after it; they are in place before the first request.
+ */
+async function loadTuned(load) {
+  // Node >= 22.1 caches compiled code on disk, so later start-ups skip parsing the bundle
+  // (~27 ms of every command on this machine); Node 20 has no such cache.
+  if (typeof nodeModule.enableCompileCache === 'function' && !process.env.NODE_DISABLE_COMPILE_CACHE) {
+    try { nodeModule.enableCompileCache(); } catch { /* cache directory not writable: run without it */ }
+  }
+  const bundle = await load();
+  for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
+  return bundle;
+}
+
+module.exports = { V8_FLAGS, loadTuned };
