@@ -766,8 +766,9 @@ async function exchangeWithWebhook(deps: SwitchDeps, plan: Plan, request: Switch
   const started = Date.now();
   if (draw.delayMs > 0) await sleep(draw.delayMs);
   const sentAt = now();
-  const remaining = Math.max(1, draw.deadlineMs - (Date.now() - started));
-  const readFor = deps.background ? remaining + LATE_REPLY_WINDOW_MS : remaining;
+  // A delay that used up the deadline: the message still reaches the webhook, too late.
+  const remaining = Math.max(0, draw.deadlineMs - (Date.now() - started));
+  const readFor = deps.background ? remaining + LATE_REPLY_WINDOW_MS : Math.max(1, remaining);
   const call = () => (deps.callWebhook ?? callWebhook)(config, request, { ...deps.webhook, timeoutMs: readFor })
     .catch((error: Error): WebhookOutcome => ({ ok: false, reason: `the webhook call failed: ${error.message}` }));
   const first = call();
@@ -775,7 +776,10 @@ async function exchangeWithWebhook(deps: SwitchDeps, plan: Plan, request: Switch
   const timeout: WebhookOutcome = { ok: false, reason: `no reply from the webhook within ${draw.deadlineMs / 1000} s (timeout)` };
   let outcome: WebhookOutcome;
   let late: Promise<WebhookOutcome> | undefined;
-  if (readFor > remaining) {
+  if (remaining === 0) {
+    outcome = timeout;
+    late = first;
+  } else if (readFor > remaining) {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'deadline'>((resolve) => { timer = setTimeout(() => resolve('deadline'), remaining); });
     const raced = await Promise.race([first, deadline]);
