@@ -113,6 +113,22 @@ describe('partial approval and the lifecycle at the webhook', () => {
     expect((await lifecycle(original)).amounts).toMatchObject({ authorized: 130, captured: 130, held: 0, released: 0 });
   });
 
+  it('an authorization advice goes to the webhook, which cannot decline it; unacknowledged, it is delivered again', async () => {
+    hook.respond(echo('05'));
+    const advice = await message({ message: 'advice', cardId: card.id, amount: 30 });
+    expect(advice.body).toMatchObject({ status: 'success', data: { mti: '0120', responseCode: '00', transactionStatus: 'pending' } });
+    expect(hook.received.at(-1)!.message).toMatchObject({ '0': '0120', '4': '000000003000' });
+    expect(await stored(advice.body.data.transactionId)).toMatchObject({ advice: { acknowledged: true, attempts: 1, lastResult: 'acknowledged (05)' } });
+
+    hook.respond((_received, res) => { res.writeHead(500).end(); });
+    const refused = await message({ message: 'advice', cardId: card.id, amount: 30, networkResponseCode: '51' });
+    expect(refused.body.data).toMatchObject({ responseCode: '51', transactionStatus: 'failed' });
+    expect((await stored(refused.body.data.transactionId)).advice).toMatchObject({ acknowledged: false, attempts: 1 });
+    hook.respond(echo('00'));
+    expect((await call(sb, 'POST', '/sandbox/switch/advices/deliver')).body).toEqual({ delivered: 1, pending: 0 });
+    expect((await stored(refused.body.data.transactionId)).advice).toMatchObject({ acknowledged: true, attempts: 2 });
+  });
+
   it('an increment the webhook declines leaves the hold as it was', async () => {
     const original = (await simulate(sb, forward({ amount: 100 }))).body.data.transactionId;
     hook.respond(echo('51'));

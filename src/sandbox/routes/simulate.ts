@@ -45,18 +45,17 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app
   // Advices the webhook has not acknowledged are delivered again, backing off from 1 s to 30 s.
   let retryTimer: NodeJS.Timeout | undefined;
   let retryDelayMs = 1_000;
-  const scheduleAdviceRetry = () => {
+  switchDeps.onAdvicePending = () => {
     if (retryTimer || closing.signal.aborted) return;
     retryTimer = setTimeout(() => {
-      retryTimer = undefined;
-      background(deliverPendingAdvices(switchDeps).then(({ pending }) => {
+      background(deliverPendingAdvices({ ...switchDeps, onAdvicePending: undefined }).then(({ pending }) => {
+        retryTimer = undefined;
         retryDelayMs = pending > 0 ? Math.min(retryDelayMs * 2, 30_000) : 1_000;
-        if (pending > 0) scheduleAdviceRetry();
+        if (pending > 0) switchDeps.onAdvicePending!();
       }));
     }, retryDelayMs);
     retryTimer.unref();
   };
-  switchDeps.background = (work) => background(work.then(() => { if (switchDeps.store.unacknowledgedAdvices().length > 0) scheduleAdviceRetry(); }));
   app.addHook('onClose', async () => {
     closing.abort();
     clearTimeout(retryTimer);

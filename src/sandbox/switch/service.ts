@@ -74,6 +74,8 @@ export interface SwitchDeps {
    * reversal); the owner awaits it before closing the store. Without it there is no such work.
    */
   background?: (work: Promise<void>) => void;
+  /** Told when an advice delivery was not acknowledged (the owner schedules another). */
+  onAdvicePending?: () => void;
 }
 
 
@@ -187,28 +189,35 @@ async function run(deps: SwitchDeps, institutionId: string, plan: Plan, mode: 's
     const record = buildRecord({ plan, institution, request, amountMinor, receivedAt, mode });
     const originalId = plan.original?.id;
     store.insert(record, { channel: plan.channel, day, amountMinor: Number(amountMinor), state: 'awaiting', ...(originalId ? { originalId } : {}) });
+    // An advice carries the network's decision, recorded now in either mode; in forward mode it
+    // then goes to the webhook, which only acknowledges it. A request is decided here by a
+    // failed check or the stub, else by the webhook.
     const advice = isAdvice(plan);
-    const decided = advice ? mode === 'stub' : code !== undefined || mode === 'stub';
-    if (advice && mode === 'stub') record.advice = { acknowledged: true, attempts: 0, lastResult: 'not sent: acknowledged by the sandbox stub' };
-    if (decided || advice) {
-      const finalCode = code ?? '00';
-      const at = now();
-      const why = advice ? (mode === 'stub' ? 'not sent: advice acknowledged by the sandbox stub' : 'the network decided; the advice goes to the webhook')
-        : code !== undefined ? `not sent: declined by the service (${code})` : 'not sent: approved by the sandbox stub';
-      settle(record, buildResponse(request, finalCode, approvalCode()), at, at, started, why);
-      return { record: applyAnswer(store, institutionId, record, plan, amountMinor, amountMinor, now()), request, decided, amountMinor, day };
+    const sendToWebhook = mode === 'forward' && (advice || code === undefined);
+    if (advice) {
+      record.advice = sendToWebhook
+        ? { acknowledged: false, attempts: 0, lastResult: 'not yet delivered' }
+        : { acknowledged: true, attempts: 0, lastResult: 'not sent: acknowledged by the sandbox stub' };
     }
-    return { record, request, decided, amountMinor, day };
+    if (advice || !sendToWebhook) {
+      const at = now();
+      const why = advice ? (sendToWebhook ? 'the network decided; the advice goes to the webhook' : 'not sent: advice acknowledged by the sandbox stub')
+        : code !== undefined ? `not sent: declined by the service (${code})` : 'not sent: approved by the sandbox stub';
+      settle(record, buildResponse(request, code ?? '00', approvalCode()), at, at, started, why);
+      return { record: applyAnswer(store, institutionId, record, plan, amountMinor, amountMinor, now()), request, sendToWebhook, amountMinor, day };
+    }
+    return { record, request, sendToWebhook, amountMinor, day };
   });
   const { request: clearRequest, amountMinor } = inserted;
   let record = inserted.record;
 
   let failure: string | undefined;
-  if (!inserted.decided) {
+  if (inserted.sendToWebhook) {
     // ---- forward: ask the institution, then apply its answer ----
-    const exchange = await exchangeWithWebhook(deps, plan, clearRequest);
+    const exchange = await exchangeWithWebhook(deps, plan.program?.webHookConfig, clearRequest);
     if (isAdvice(plan)) {
       record = store.atomically(() => recordAdviceDelivery(store, institutionId, record.id, exchange, now()));
+      if (!record.advice?.acknowledged) deps.onAdvicePending?.();
     } else {
       const { outcome } = exchange;
       const repliedAt = now();
@@ -291,7 +300,7 @@ function planDebit(store: SwitchStore, institutionId: string, body: SimulateBody
     cardData = { pan: body.pan!, expiry: toYYMM(body.expiry!), serviceCode: stored?.card.serviceCode || '101', account: body.accountNumber! };
   }
   const channel = body.channel ?? DEFAULT_CHANNEL;
-  const programId = stored ? (typeof stored.card.cardProgram === 'string' ? stored.card.cardProgram : stored.card.cardProgram.id) : undefined;
+  const programId = stored ? programIdOf(stored.card) : undefined;
   return {
     intent: body.intent,
     flow: body.processingFlow,
@@ -328,7 +337,7 @@ function planReversal(store: SwitchStore, institutionId: string, body: SimulateB
   const channel = (original.transactionChannel.channelType as Channel) || DEFAULT_CHANNEL;
   const cardId = original.card?.id;
   const stored = cardId ? store.cardById(institutionId, cardId) : undefined;
-  const programId = stored ? (typeof stored.card.cardProgram === 'string' ? stored.card.cardProgram : stored.card.cardProgram.id) : undefined;
+  const programId = stored ? programIdOf(stored.card) : undefined;
   return {
     intent: 'reversal',
     flow: processingFlowOf(message['3'] ?? '') ?? body.processingFlow,
@@ -351,6 +360,17 @@ function planReversal(store: SwitchStore, institutionId: string, body: SimulateB
     date: body.transactionDate ? new Date(body.transactionDate) : receivedAt,
     original,
   };
+}
+
+/** The id of a card's program (the card carries it as an id or expanded). */
+function programIdOf(card: Card): string {
+  return typeof card.cardProgram === 'string' ? card.cardProgram : card.cardProgram.id;
+}
+
+/** A stored transaction's card (clear PAN) and the card's program, as they are now. */
+function cardAndProgramOf(store: SwitchStore, institutionId: string, record: Transaction) {
+  const card = record.card?.id ? store.cardById(institutionId, record.card.id) : undefined;
+  return { card, program: card ? store.program(institutionId, programIdOf(card.card)) : undefined };
 }
 
 function money(body: SimulateBody, fixedCurrency: string | undefined) {
@@ -754,9 +774,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * (past it the answer is not taken, but still read for LATE_REPLY_WINDOW_MS when the caller
  * can act on it), duplicate delivery, reset after sending, reply lost, garbage.
  */
-async function exchangeWithWebhook(deps: SwitchDeps, plan: Plan, request: SwitchMessage): Promise<Exchange> {
+async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHookConfig'] | undefined, request: SwitchMessage): Promise<Exchange> {
   const now = deps.now ?? (() => new Date());
-  const config = plan.program?.webHookConfig;
   const baseDeadline = deps.webhook?.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const draw = deps.webhookFaults?.draw() ?? { delayMs: 0, deadlineMs: baseDeadline, duplicate: false, reset: false, replyLost: false, garbage: false };
   const faults = describeDraw(draw);
@@ -890,16 +909,17 @@ export async function deliverAdvice(deps: SwitchDeps, institutionId: string, id:
   const now = deps.now ?? (() => new Date());
   const stored = deps.store.get(institutionId, id);
   if (!stored?.record.advice || stored.record.advice.acknowledged) return true;
-  const card = stored.record.card?.id ? deps.store.cardById(institutionId, stored.record.card.id) : undefined;
-  const programId = card ? (typeof card.card.cardProgram === 'string' ? card.card.cardProgram : card.card.cardProgram.id) : undefined;
-  const config = programId ? deps.store.program(institutionId, programId)?.webHookConfig : undefined;
+  const { card, program } = cardAndProgramOf(deps.store, institutionId, stored.record);
+  const config = program?.webHookConfig;
   const message: SwitchMessage = { ...stored.record.originalMessage, ...(card ? { '2': card.pan } : {}) };
   delete message['35'];
   const outcome: WebhookOutcome = config?.url
     ? await (deps.callWebhook ?? callWebhook)(config, message, deps.webhook).catch((error: Error) => ({ ok: false as const, reason: `the webhook call failed: ${error.message}` }))
     : { ok: false, reason: 'the card program has no webHookConfig.url' };
   const record = deps.store.atomically(() => recordAdviceDelivery(deps.store, institutionId, id, { outcome, faults: [] }, now()));
-  return record.advice?.acknowledged ?? false;
+  const acknowledged = record.advice?.acknowledged ?? false;
+  if (!acknowledged) deps.onAdvicePending?.();
+  return acknowledged;
 }
 
 /** One delivery attempt of every unacknowledged advice; how many remain unacknowledged. */
@@ -931,12 +951,10 @@ export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id
   const mti = repeatMti(stored.record.mti);
   let responseCode = stored.record.responseCode;
   if (mode === 'forward') {
-    const card = stored.record.card?.id ? deps.store.cardById(institutionId, stored.record.card.id) : undefined;
-    const programId = card ? (typeof card.card.cardProgram === 'string' ? card.card.cardProgram : card.card.cardProgram.id) : undefined;
-    const plan = { program: programId ? deps.store.program(institutionId, programId) : undefined } as Plan;
+    const { card, program } = cardAndProgramOf(deps.store, institutionId, stored.record);
     const message: SwitchMessage = { ...stored.record.originalMessage, '0': mti, ...(card ? { '2': card.pan } : {}) };
     delete message['35'];
-    const exchange = await exchangeWithWebhook({ ...deps, background: undefined }, plan, message);
+    const exchange = await exchangeWithWebhook({ ...deps, background: undefined }, program?.webHookConfig, message);
     responseCode = exchange.outcome.ok ? exchange.outcome.reply['39'] ?? '' : '';
   }
   const record = deps.store.atomically(() => rewrite(deps.store, institutionId, id, now(), (current) => {
@@ -966,10 +984,7 @@ export function expireDue(store: SwitchStore, at: Date): number {
   let count = 0;
   for (const { institutionId, id } of store.approvedAuthorizationsBefore(at.toISOString())) {
     const stored = store.get(institutionId, id);
-    const cardId = stored?.record.card?.id;
-    const card = cardId ? store.cardById(institutionId, cardId) : undefined;
-    const programId = card ? (typeof card.card.cardProgram === 'string' ? card.card.cardProgram : card.card.cardProgram.id) : undefined;
-    const hours = (programId ? store.program(institutionId, programId)?.holdPeriodHours : undefined) ?? DEFAULT_HOLD_PERIOD_HOURS;
+    const hours = (stored ? cardAndProgramOf(store, institutionId, stored.record).program?.holdPeriodHours : undefined) ?? DEFAULT_HOLD_PERIOD_HOURS;
     if (!stored || at.getTime() - Date.parse(stored.record.createdAt) < hours * 3_600_000) continue;
     try { expireHold(store, institutionId, id, at); count += 1; } catch { /* moved on meanwhile */ }
   }
