@@ -479,6 +479,7 @@ const TransactionExtensions = {
   }, { description: 'sandbox: delivery of an advice (0120, 0220), which the webhook acknowledges and cannot decline' })),
   repeats: Type.Optional(Type.Array(Type.Object({
     at: DateTime(), mti: Type.String(), responseCode: Type.String({ description: "the webhook's answer to the repeat, or '' when it gave none" }), agreed: Type.Boolean(),
+    webhookFaults: Type.Optional(Type.Array(Type.String(), { description: 'faults injected on the way of this repeat' })),
   }), { description: 'sandbox: repeats (0101, 0421) of this message and whether the webhook answered them as it did the first' })),
   releaseReason: Type.Optional(Type.Union([Type.Literal('expiry'), Type.Literal('completion')], { description: 'sandbox: why the hold was released' })),
   webhookFaults: Type.Optional(Type.Array(Type.String(), { description: 'sandbox: faults injected on the webhook path for this message' })),

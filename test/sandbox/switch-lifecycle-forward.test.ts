@@ -248,6 +248,11 @@ describe('repeats and duplicates', () => {
     const after = await stored(original);
     expect(after.repeats.map((r: any) => [r.mti, r.responseCode, r.agreed])).toEqual([['0101', '05', false], ['0101', '00', true]]);
     expect((await lifecycle(original)).amounts).toMatchObject({ authorized: 100, held: 100 });
+
+    // A repeat lost on its way back: recorded with its fault, no answer, the network's answer unchanged.
+    await setWebhookFaults({ 'reply-lost': 1 });
+    expect((await call(sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: sb.token, body: { responseMode: 'forward' } })).body.data.responseCode).toBe('00');
+    expect((await stored(original)).repeats.at(-1)).toMatchObject({ responseCode: '', agreed: false, webhookFaults: ['reply-lost'] });
   });
 
   it('duplicate delivery: the webhook gets the message twice; whether it answered alike is recorded', async () => {

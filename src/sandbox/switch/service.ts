@@ -873,7 +873,7 @@ function insertNetworkMessage(store: SwitchStore, institutionId: string, plan: P
     const record = buildRecord({ plan: linkedPlan, institution: original.institution, request: message, amountMinor, receivedAt: at, mode: 'forward' });
     if (kind === 'stand-in-advice') {
       record.advice = { acknowledged: false, attempts: 0, lastResult: 'not yet delivered' };
-      settle(record, buildResponse(message, record.mti === '0220' ? '00' : original.responseCode, original.response['38']), at, at, performance.now(), 'the network stood in; the advice goes to the webhook');
+      settle(record, buildResponse(message, original.responseCode, original.response['38']), at, at, performance.now(), 'the network stood in; the advice goes to the webhook');
     }
     store.insert(record, { channel: plan.channel, day: dayOf(at), amountMinor: Number(amountMinor), state: kind === 'stand-in-advice' ? 'approved' : 'awaiting', originalId: original.id });
     return record;
@@ -950,15 +950,17 @@ export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id
   if (stored.state === 'awaiting') throw new DomainError('conflict', `transaction ${id} is still awaiting its answer; a repeat is answered once it has one`);
   const mti = repeatMti(stored.record.mti);
   let responseCode = stored.record.responseCode;
+  let faults: string[] = [];
   if (mode === 'forward') {
     const { card, program } = cardAndProgramOf(deps.store, institutionId, stored.record);
     const message: SwitchMessage = { ...stored.record.originalMessage, '0': mti, ...(card ? { '2': card.pan } : {}) };
     delete message['35'];
     const exchange = await exchangeWithWebhook({ ...deps, background: undefined }, program?.webHookConfig, message);
     responseCode = exchange.outcome.ok ? exchange.outcome.reply['39'] ?? '' : '';
+    faults = exchange.faults;
   }
   const record = deps.store.atomically(() => rewrite(deps.store, institutionId, id, now(), (current) => {
-    current.repeats = [...(current.repeats ?? []), repeatEntry(now(), mti, responseCode === current.responseCode, responseCode)];
+    current.repeats = [...(current.repeats ?? []), { ...repeatEntry(now(), mti, responseCode === current.responseCode, responseCode), ...(faults.length > 0 ? { webhookFaults: faults } : {}) }];
   }))!;
   return answerOf(record);
 }
