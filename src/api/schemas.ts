@@ -137,6 +137,14 @@ export const WebhookConfig = Type.Object({
 });
 export type WebhookConfig = Static<typeof WebhookConfig>;
 
+/** Sandbox extension: what the network does when the webhook cannot answer (docs/switch.md). */
+export const StandInPolicy = Type.Object({
+  mode: Type.Union([Type.Literal('decline'), Type.Literal('approve')], { description: '`decline` (96, the default) or `approve` under the amounts below' }),
+  maxAmount: Type.Number({ minimum: 0, description: 'major units: the largest transaction approved in stand-in' }),
+  dailyAmount: Type.Number({ minimum: 0, description: 'major units: stand-in approvals per card and UTC day, in total' }),
+}, { additionalProperties: false });
+export type StandInPolicy = Static<typeof StandInPolicy>;
+
 export const CardProgram = Type.Object({
   _id: Type.String(),
   id: Type.String(),
@@ -177,6 +185,8 @@ export const CardProgram = Type.Object({
   losesAccount: Type.Optional(Type.String()),
   issuedAccount: Type.Optional(Type.String()),
   feeAccount: Type.Optional(Type.String()),
+  standIn: Type.Optional(StandInPolicy),
+  holdPeriodHours: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: 'sandbox extension: approved authorizations older than this are released (expiry); default 168' })),
 });
 export type CardProgram = Static<typeof CardProgram>;
 
@@ -192,6 +202,8 @@ export const CardProgramInput = Type.Object({
   renewable: Type.Optional(Type.Boolean()),
   channels: Type.Optional(Type.Partial(Type.Object({ pos: ChannelConfig, atm: ChannelConfig, web: ChannelConfig }))),
   webHookConfig: Type.Optional(Type.Partial(WebhookConfig)),
+  standIn: Type.Optional(StandInPolicy),
+  holdPeriodHours: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 8760 })),
 }, { additionalProperties: false });
 export type CardProgramInput = Static<typeof CardProgramInput>;
 
@@ -442,12 +454,36 @@ export type ImportCardBody = Static<typeof ImportCardBody>;
 
 // ---------- transactions and simulation ----------
 
+/** Sandbox extension: the lifecycle messages beyond the reference's three intents (docs/switch.md). */
+export const LIFECYCLE_KINDS = ['increment', 'completion', 'refund', 'advice', 'stand-in-advice', 'timeout-reversal'] as const;
+export type LifecycleKind = (typeof LIFECYCLE_KINDS)[number];
+
 export const SwitchMessage = Type.Record(Type.String({ pattern: '^[0-9]{1,3}$' }), Type.String(), {
   description: 'ISO 8583 fields keyed by field number; "0" is the MTI',
 });
 export type SwitchMessage = Static<typeof SwitchMessage>;
 
 const Hop = Type.Object({ timestamp: DateTime(), direction: Type.Union([Type.Literal('inbound'), Type.Literal('outbound')]), description: Type.String() });
+
+const Major = (description: string) => Type.Number({ description: `major units: ${description}` });
+
+/** Sandbox extensions of a stored transaction: all optional, absent on the reference's three intents unless they apply. */
+const TransactionExtensions = {
+  messageKind: Type.Optional(Type.Union(LIFECYCLE_KINDS.map((kind) => Type.Literal(kind)), { description: 'sandbox: the lifecycle message this is (absent for the three reference intents)' })),
+  originalTransactionId: Type.Optional(Type.String({ description: 'sandbox: the original a linked message belongs to' })),
+  requestedAmount: Type.Optional(Major('what was asked (partial approval: code 10)')),
+  approvedAmount: Type.Optional(Major('what was approved (partial approval: code 10)')),
+  standIn: Type.Optional(Type.Object({ decision: Type.String({ description: 'the response code the network gave' }), reason: Type.String() }, { description: 'sandbox: the network stood in for the webhook' })),
+  advice: Type.Optional(Type.Object({
+    acknowledged: Type.Boolean(), attempts: Type.Integer({ minimum: 0 }), lastResult: Type.String({ description: 'the latest delivery: the reply code, or why it failed' }),
+  }, { description: 'sandbox: delivery of an advice (0120, 0220), which the webhook acknowledges and cannot decline' })),
+  repeats: Type.Optional(Type.Array(Type.Object({
+    at: DateTime(), mti: Type.String(), responseCode: Type.String({ description: "the webhook's answer to the repeat, or '' when it gave none" }), agreed: Type.Boolean(),
+    webhookFaults: Type.Optional(Type.Array(Type.String(), { description: 'faults injected on the way of this repeat' })),
+  }), { description: 'sandbox: repeats (0101, 0421) of this message and whether the webhook answered them as it did the first' })),
+  releaseReason: Type.Optional(Type.Union([Type.Literal('expiry'), Type.Literal('completion')], { description: 'sandbox: why the hold was released' })),
+  webhookFaults: Type.Optional(Type.Array(Type.String(), { description: 'sandbox: faults injected on the webhook path for this message' })),
+};
 
 export const Transaction = Type.Object({
   _id: Type.String(),
@@ -480,6 +516,7 @@ export const Transaction = Type.Object({
   originalMessage: SwitchMessage,
   response: SwitchMessage,
   responseCode: Type.String(),
+  ...TransactionExtensions,
   timestamps: Type.Object({ switchToService: Hop, serviceToInstitution: Hop, institutionToService: Hop, serviceToSwitch: Hop }),
   isDeleted: Type.Boolean(),
   transactionStatus: TransactionStatus,
@@ -556,6 +593,49 @@ export const SimulateEnvelope = Type.Object({
   data: SimulateResult,
 });
 export type SimulateEnvelope = Static<typeof SimulateEnvelope>;
+
+// ---------- lifecycle messages (sandbox extension) ----------
+
+export const LifecycleBody = Type.Object({
+  message: Type.Union([Type.Literal('increment'), Type.Literal('completion'), Type.Literal('refund'), Type.Literal('advice')], {
+    description: 'increment (0100 raising a hold), completion (0220 capturing an authorization), refund (0200, processing code 20, of a purchase), advice (0120: the network already decided)',
+  }),
+  originalTransactionId: Type.Optional(Type.String({ description: 'the original (required except for advice)' })),
+  amount: Type.Optional(Type.Number({ minimum: 0, description: 'major units: the increment, the amount captured, the refund; for an advice the authorization amount' })),
+  currency: Type.Optional(Type.String({ pattern: '^[0-9]{3}$' })),
+  responseMode: Type.Optional(Type.Union([Type.Literal('stub'), Type.Literal('forward')])),
+  overrides: Type.Optional(SwitchMessage),
+  networkResponseCode: Type.Optional(Type.String({ pattern: '^[0-9A-Z]{2}$', description: "advice: the network's decision (default 00)" })),
+  processingFlow: Type.Optional(literalUnion(PROCESSING_FLOW)),
+  channel: Type.Optional(literalUnion(CHANNEL)),
+  paymentMethod: Type.Optional(literalUnion(PAYMENT_METHOD)),
+  cardId: Type.Optional(Type.String()),
+  pan: Type.Optional(Type.String({ pattern: '^[0-9]{12,19}$' })),
+  expiry: Type.Optional(Type.String({ pattern: '^([0-9]{2}|[0-9]{4})(0[1-9]|1[0-2])$' })),
+  accountNumber: Type.Optional(Type.String()),
+  merchantId: Type.Optional(Type.String()),
+  terminalId: Type.Optional(Type.String()),
+}, { additionalProperties: false });
+export type LifecycleBody = Static<typeof LifecycleBody>;
+
+export const Lifecycle = Type.Object({
+  originalTransactionId: Type.String(),
+  transactionStatus: TransactionStatus,
+  currency: Type.String(),
+  amounts: Type.Object({
+    requested: Major('what the original asked for'),
+    authorized: Major('approved, increments included'),
+    held: Major('still held now'),
+    captured: Major('taken: a financial, or what a completion captured'),
+    released: Major('given back: reversals, a completion\'s remainder, an expiry'),
+    refunded: Major('approved refunds'),
+  }),
+  messages: Type.Array(Type.Object({
+    transactionId: Type.String(), mti: Type.String(), messageKind: Type.String(), amount: Type.Number(),
+    responseCode: Type.String(), transactionStatus: TransactionStatus, createdAt: DateTime(),
+  }), { description: 'the original, then every linked message, oldest first' }),
+});
+export type Lifecycle = Static<typeof Lifecycle>;
 
 // ---------- sandbox helpers ----------
 

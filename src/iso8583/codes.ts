@@ -11,6 +11,7 @@ export type Intent = keyof typeof MTI;
 
 export const MTI_NAMES: Readonly<Record<string, string>> = {
   '0100': 'Authorization request',
+  '0101': 'Authorization request repeat',
   '0110': 'Authorization response',
   '0120': 'Authorization advice',
   '0130': 'Authorization advice response',
@@ -21,17 +22,20 @@ export const MTI_NAMES: Readonly<Record<string, string>> = {
   '0400': 'Reversal request',
   '0410': 'Reversal response',
   '0420': 'Reversal advice',
+  '0421': 'Reversal advice repeat',
   '0430': 'Reversal advice response',
   '0800': 'Network management request',
   '0810': 'Network management response',
 };
 
-/** The intent a request or response MTI belongs to (undefined for others). */
+/**
+ * The intent an MTI belongs to, by its message class (second digit): 01xx authorization, 02xx
+ * financial, 04xx reversal — requests, responses, advices (0120, 0220) and repeats (0101, 0421)
+ * alike. Undefined for other classes.
+ */
 export function intentOfMti(mti: string): Intent | undefined {
-  if (mti === '0100' || mti === '0110') return 'authorization';
-  if (mti === '0200' || mti === '0210') return 'financial';
-  if (mti === '0420' || mti === '0430' || mti === '0400' || mti === '0410') return 'reversal';
-  return undefined;
+  if (!/^0[124][0-3][0-3]$/.test(mti)) return undefined;
+  return mti[1] === '1' ? 'authorization' : mti[1] === '2' ? 'financial' : 'reversal';
 }
 
 /** The response MTI of a request MTI: the third digit goes up by one (0100 → 0110). */

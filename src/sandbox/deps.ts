@@ -1,6 +1,7 @@
 // What every route module and service gets: the store, the PIN key, the clock and the server's settings.
 import type { KeyObject } from 'node:crypto';
 import type { Store } from './store/index.js';
+import type { WebhookFaultController } from './switch/webhook-faults.js';
 
 export interface SandboxSettings {
   /** Lifetime of tokens issued by POST /oauth/token, seconds. */
@@ -27,4 +28,8 @@ export interface SandboxDeps {
   settings: SandboxSettings;
   /** The base URL the server listens on (known once it listens), e.g. http://127.0.0.1:4010. */
   baseUrl(): string;
+  /** Faults on the webhook path (none when absent; PUT /sandbox/webhook-faults changes them). */
+  webhookFaults?: WebhookFaultController;
+  /** The seed it was started with (shown by GET /sandbox/webhook-faults). */
+  webhookFaultsSeed?: number;
 }

@@ -7,6 +7,7 @@ import { isLoopbackHost } from './auth.js';
 import { generatePinKeyPair, type PinKeyPair } from './pin.js';
 import { emptyFaultSpec, parseFaultSpec, type FaultController, type FaultSpec } from './faults.js';
 import { buildServer } from './server.js';
+import { emptyWebhookFaults, parseWebhookFaults, webhookFaultController, type WebhookFaultSpec } from './switch/webhook-faults.js';
 import { openStore, type Store } from './store/index.js';
 import { seedSandbox } from './tenancy.js';
 
@@ -31,6 +32,10 @@ export interface SandboxOptions {
   faultsSeed?: number;
   /** How long commit-then-timeout holds a response, seconds (default 35). */
   faultsHoldSeconds?: number;
+  /** Faults on the webhook path: a spec such as `deadline=2s,reply-lost=0.1` or a parsed one (see switch/webhook-faults.ts). */
+  webhookFaults?: string | WebhookFaultSpec;
+  /** Seed of the webhook fault injector (default 1). */
+  webhookFaultsSeed?: number;
 }
 
 export interface RunningSandbox {
@@ -70,6 +75,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         allowRemoteSandboxHelpers: !isLoopbackHost(host),
       },
       baseUrl: () => baseUrl,
+      webhookFaults: webhookFaultController(
+        typeof options.webhookFaults === 'string' ? parseWebhookFaults(options.webhookFaults) : options.webhookFaults ?? emptyWebhookFaults(),
+        options.webhookFaultsSeed ?? 1,
+      ),
+      webhookFaultsSeed: options.webhookFaultsSeed ?? 1,
     };
     const faultSpec = typeof options.faults === 'string'
       ? parseFaultSpec(options.faults, options.faultsHoldSeconds)

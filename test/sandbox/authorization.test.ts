@@ -97,7 +97,17 @@ const REQUESTS: Record<string, (scope: string) => Promise<Request>> = {
   'GET /sandbox/card-programs': async () => ({ path: '/sandbox/card-programs' }),
   'POST /sandbox/card-programs': async () => ({ path: '/sandbox/card-programs', body: { name: 'made by a narrow token' } }),
   'PUT /sandbox/card-programs/{id}': async () => ({ path: `/sandbox/card-programs/${sandbox.cardProgramId}`, body: { name: 'renamed by a narrow token' } }),
+  'POST /sandbox/switch/messages': async () => ({ path: '/sandbox/switch/messages', body: { message: 'increment', originalTransactionId: await approvedAuthorization(), amount: 1 } }),
+  'POST /sandbox/transactions/{id}/repeat': async () => ({ path: `/sandbox/transactions/${txId}/repeat`, body: {} }),
+  'POST /sandbox/transactions/{id}/expire': async () => ({ path: `/sandbox/transactions/${await approvedAuthorization()}/expire` }),
+  'GET /sandbox/transactions/{id}/lifecycle': async () => ({ path: `/sandbox/transactions/${txId}/lifecycle` }),
 };
+
+/** A new approved authorization, made with the seeded (all-scopes) token. */
+async function approvedAuthorization(): Promise<string> {
+  const made = await call(sandbox, 'POST', '/institutions/switch/simulate', { token: sandbox.token, body: auth((await createCard(sandbox)).id) });
+  return made.body.data.transactionId;
+}
 
 function operationOf(key: string): { method: string; apiKey: boolean } {
   return { method: key.split(' ')[0]!, apiKey: key === 'POST /util/cards/import' };

@@ -176,3 +176,8 @@ export class OpenApiChecker {
     expect(ok, `${key}: ${JSON.stringify(validate.errors)}`).toBe(true);
   }
 }
+
+/** SQL that takes a database back from schema version 4 to 3 (tests of older databases). */
+export const UNDO_VERSION_4 = `DELETE FROM schema_migrations WHERE version >= 4;
+  DROP INDEX transactions_approved_authorizations;
+  ALTER TABLE transactions DROP COLUMN captured_minor; ALTER TABLE transactions DROP COLUMN refunded_minor;`;

@@ -7,6 +7,7 @@ import { schemaVersion } from '../../src/sandbox/store/db.js';
 import { buildCard } from '../../src/sandbox/cards.js';
 import { createInstitution, seedSandbox } from '../../src/sandbox/tenancy.js';
 import { tempDir } from '../helpers/cli.js';
+import { UNDO_VERSION_4 } from './helpers.js';
 
 const dir = tempDir('cardctl-store-');
 afterAll(() => dir.remove());
@@ -27,13 +28,13 @@ test('migrations are recorded and applied once; seeding is idempotent across reo
   const file = join(dir.path, 'nested', 'seed.db');
   const first = openStore({ file });
   const seeded = seedSandbox(first, new Date());
-  expect(schemaVersion(first.db)).toBe(3);
+  expect(schemaVersion(first.db)).toBe(4);
   first.close();
 
   const second = openStore({ file });
   try {
     const rows = second.db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>;
-    expect(rows.map((r) => r.version)).toEqual([1, 2, 3]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4]);
     expect(seedSandbox(second, new Date())).toEqual(seeded);
     expect(second.cardPrograms.listByInstitution(seeded.institutionId)).toHaveLength(1);
     // A webhook URL given on a later start updates the seeded program.
@@ -94,7 +95,8 @@ test('the unfiltered card total is counted as cards are written: per institution
     expect(total('no-such-institution')).toBe(0);
 
     // A database whose cards were written before the count existed gets them counted once.
-    store.db.exec('DROP TRIGGER card_counts_insert; DROP TRIGGER card_counts_delete; DROP TABLE card_counts; DELETE FROM schema_migrations WHERE version = 3');
+    store.db.exec(`${UNDO_VERSION_4}
+      DROP TRIGGER card_counts_insert; DROP TRIGGER card_counts_delete; DROP TABLE card_counts; DELETE FROM schema_migrations WHERE version = 3`);
     store.close();
     store = openStore({ file });
     expect([total(first.institutionId), total(second.institutionId)]).toEqual([3, 2]);

@@ -10,7 +10,7 @@ import { openStore } from '../../src/sandbox/store/index.js';
 import { ABANDONED_AFTER_MS, applyEvent, recoverAbandoned } from '../../src/sandbox/switch/service.js';
 import { switchStore } from '../../src/sandbox/switch/store.js';
 import { TRANSACTION_EVENTS, TRANSACTION_STATES, transactionStatusOf, type TransactionEvent, type TransactionState } from '../../src/sandbox/switch/states.js';
-import { call, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, startTestSandbox, UNDO_VERSION_4, type Sandbox } from './helpers.js';
 import { auth, cardOf, createProgram, echo, financial, simulate, startWebhook, type TestWebhook } from './switch-helpers.js';
 
 let sb: Sandbox;
@@ -64,12 +64,22 @@ describe('the table, pair by pair, on stored transactions', () => {
   // Written out here rather than read from states.ts: this is what the table must say.
   const STILL = /not awaiting an answer/;
   const NONE = /has no reversal in progress/;
+  const NO_HOLD = /holds nothing/;
+  const NO_CAPTURE = /captured nothing/;
+  const CLOSED = /already closed/;
+  const IN_PROGRESS = /reversal in progress/;
+  const NO_LIFECYCLE = { 'increment-approved': NO_HOLD, 'completion-captured': NO_HOLD, 'refund-reserved': NO_CAPTURE, 'refund-given-back': NO_CAPTURE, 'hold-expired': NO_HOLD } as const;
   const EXPECTED: Record<TransactionState, Record<TransactionEvent, TransactionState | RegExp>> = {
-    awaiting: { 'answer-approves': 'approved', 'answer-declines': 'declined', 'reversal-requested': /still awaiting/, 'reversal-approved-in-part': NONE, 'reversal-approved-in-full': NONE, 'reversal-declined': NONE },
-    approved: { 'answer-approves': STILL, 'answer-declines': STILL, 'reversal-requested': 'reversing', 'reversal-approved-in-part': NONE, 'reversal-approved-in-full': NONE, 'reversal-declined': NONE },
-    declined: { 'answer-approves': STILL, 'answer-declines': STILL, 'reversal-requested': /was not approved/, 'reversal-approved-in-part': NONE, 'reversal-approved-in-full': NONE, 'reversal-declined': NONE },
-    reversing: { 'answer-approves': STILL, 'answer-declines': STILL, 'reversal-requested': /reversal in progress/, 'reversal-approved-in-part': 'approved', 'reversal-approved-in-full': 'reversed', 'reversal-declined': 'approved' },
-    reversed: { 'answer-approves': STILL, 'answer-declines': STILL, 'reversal-requested': /already reversed/, 'reversal-approved-in-part': NONE, 'reversal-approved-in-full': NONE, 'reversal-declined': NONE },
+    awaiting: { 'answer-approves': 'approved', 'answer-declines': 'declined', 'reversal-requested': /still awaiting/, 'reversal-approved-in-part': NONE, 'reversal-approved-in-full': NONE, 'reversal-declined': NONE, ...NO_LIFECYCLE },
+    approved: { 'answer-approves': STILL, 'answer-declines': STILL, 'reversal-requested': 'reversing', 'reversal-approved-in-part': NONE, 'reversal-approved-in-full': NONE, 'reversal-declined': NONE,
+      'increment-approved': 'approved', 'completion-captured': 'completed', 'refund-reserved': 'approved', 'refund-given-back': 'approved', 'hold-expired': 'reversed' },
+    declined: { 'answer-approves': STILL, 'answer-declines': STILL, 'reversal-requested': /was not approved/, 'reversal-approved-in-part': NONE, 'reversal-approved-in-full': NONE, 'reversal-declined': NONE, ...NO_LIFECYCLE },
+    reversing: { 'answer-approves': STILL, 'answer-declines': STILL, 'reversal-requested': /reversal in progress/, 'reversal-approved-in-part': 'approved', 'reversal-approved-in-full': 'reversed', 'reversal-declined': 'approved',
+      'increment-approved': IN_PROGRESS, 'completion-captured': IN_PROGRESS, 'refund-reserved': IN_PROGRESS, 'refund-given-back': IN_PROGRESS, 'hold-expired': IN_PROGRESS },
+    reversed: { 'answer-approves': STILL, 'answer-declines': STILL, 'reversal-requested': /already reversed/, 'reversal-approved-in-part': NONE, 'reversal-approved-in-full': NONE, 'reversal-declined': NONE,
+      'increment-approved': CLOSED, 'completion-captured': CLOSED, 'refund-reserved': NO_CAPTURE, 'refund-given-back': NO_CAPTURE, 'hold-expired': CLOSED },
+    completed: { 'answer-approves': STILL, 'answer-declines': STILL, 'reversal-requested': /refund it instead/, 'reversal-approved-in-part': NONE, 'reversal-approved-in-full': NONE, 'reversal-declined': NONE,
+      'increment-approved': CLOSED, 'completion-captured': CLOSED, 'refund-reserved': 'completed', 'refund-given-back': 'completed', 'hold-expired': CLOSED },
   };
   let template: any;
   let counter = 0;
@@ -404,7 +414,8 @@ describe('schema version 2 on a version-1 database', () => {
       const file = join(dir, 'v1.db');
       const store = openStore({ file });
       // Back to version 1: without the two columns (nor the later card counts), and rows as version 1 wrote them.
-      store.db.exec(`DELETE FROM schema_migrations WHERE version >= 2;
+      store.db.exec(`${UNDO_VERSION_4}
+        DELETE FROM schema_migrations WHERE version >= 2;
         DROP TRIGGER card_counts_insert; DROP TRIGGER card_counts_delete; DROP TABLE card_counts;
         DROP INDEX transactions_by_original; DROP INDEX transactions_awaiting;
         ALTER TABLE transactions DROP COLUMN state; ALTER TABLE transactions DROP COLUMN reversed_minor; ALTER TABLE transactions DROP COLUMN original_id;

@@ -79,6 +79,10 @@ const CASES: Record<string, () => Case> = {
   'POST /sandbox/card-programs': () => ({ path: '/sandbox/card-programs', body: () => ({ name: 'Bravo program' }), expect: 'own-data-only' }),
   'POST /sandbox/users': () => ({ path: '/sandbox/users', body: () => ({ firstName: 'Bravo', roles: [{ role: 'ops', permissions: ['read:card'] }] }), expect: 'own-data-only' }),
   'PUT /sandbox/card-programs/{id}': () => ({ path: `/sandbox/card-programs/${A.programId}`, body: () => ({ name: 'Taken' }), expect: 404 }),
+  'POST /sandbox/switch/messages': () => ({ path: '/sandbox/switch/messages', body: () => ({ message: 'increment', originalTransactionId: A.txId, amount: 1 }), expect: 404 }),
+  'POST /sandbox/transactions/{id}/repeat': () => ({ path: `/sandbox/transactions/${A.txId}/repeat`, body: () => ({}), expect: 404 }),
+  'POST /sandbox/transactions/{id}/expire': () => ({ path: `/sandbox/transactions/${A.txId}/expire`, expect: 404 }),
+  'GET /sandbox/transactions/{id}/lifecycle': () => ({ path: `/sandbox/transactions/${A.txId}/lifecycle`, expect: 404 }),
   'POST /util/cards/import': () => ({
     path: '/util/cards/import',
     body: () => ({

@@ -1,15 +1,21 @@
 // POST /institutions/{switch}/simulate — the switch simulator (see ../switch/service.ts), and
 // GET /institutions/transactions/{id} — a sandbox extension the reference does not have
 // (it only lists transactions); `cardctl tx show` uses it and falls back to scanning the list
-// where a deployment answers 404 for the route.
+// where a deployment answers 404 for the route. Then the lifecycle extensions (docs/switch.md):
+// lifecycle messages, repeats, expiry and the switch's clock, advice delivery, a transaction's
+// lifecycle, and the faults on the webhook path.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Agent } from 'undici';
-import { Envelope, SimulateBody, SimulateEnvelope, SwitchParams, Transaction } from '../../api/schemas.js';
-import { principalOf, requireBearer } from '../auth.js';
+import { Envelope, Lifecycle, LifecycleBody, SimulateBody, SimulateEnvelope, SwitchParams, Transaction } from '../../api/schemas.js';
+import { principalOf, requireBearer, requireLoopback } from '../auth.js';
+import { DomainError } from '../errors.js';
 import type { SandboxDeps } from '../deps.js';
 import { transactionService } from '../services/transactions.js';
-import { recoverAbandoned, simulate } from '../switch/service.js';
+import {
+  deliverPendingAdvices, expireDue, expireHold, lifecycleOf, recoverAbandoned, simulate, simulateLifecycle, simulateRepeat, type SwitchDeps,
+} from '../switch/service.js';
+import { formatWebhookFaults, parseWebhookFaults, webhookFaultController, WebhookFaultSpecError, webhookFaultsFrom } from '../switch/webhook-faults.js';
 import { switchStore } from '../switch/store.js';
 import { envelope } from './common.js';
 
@@ -20,10 +26,46 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app
   const transactions = transactionService(deps);
   // One keep-alive pool per server for webhook calls, closed with it.
   const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 128 });
-  const switchDeps = { store: switchStore(deps.store), now: () => deps.clock.now(), webhook: { dispatcher } };
-  app.addHook('onClose', async () => dispatcher.close());
+  // The switch's clock: the sandbox's, moved forward by POST /sandbox/switch/clock (holds expire
+  // without waiting; tokens keep the real clock).
+  let clockOffsetMs = 0;
+  const now = () => new Date(deps.clock.now().getTime() + clockOffsetMs);
+  // Work that outlives a simulate call (advice delivery, a late reply read for a timeout
+  // reversal): awaited on close, its webhook calls aborted first.
+  const closing = new AbortController();
+  const running = new Set<Promise<void>>();
+  const background = (work: Promise<void>) => {
+    const tracked = work.catch(() => undefined).finally(() => running.delete(tracked));
+    running.add(tracked);
+  };
+  const webhookFaults = deps.webhookFaults ?? webhookFaultController();
+  const switchDeps: SwitchDeps = {
+    store: switchStore(deps.store), now, webhook: { dispatcher, signal: closing.signal }, webhookFaults, background,
+  };
+  // Advices the webhook has not acknowledged are delivered again, backing off from 1 s to 30 s.
+  let retryTimer: NodeJS.Timeout | undefined;
+  let retryDelayMs = 1_000;
+  switchDeps.onAdvicePending = () => {
+    if (retryTimer || closing.signal.aborted) return;
+    retryTimer = setTimeout(() => {
+      background(deliverPendingAdvices({ ...switchDeps, onAdvicePending: undefined }).then(({ pending }) => {
+        retryTimer = undefined;
+        retryDelayMs = pending > 0 ? Math.min(retryDelayMs * 2, 30_000) : 1_000;
+        if (pending > 0) switchDeps.onAdvicePending!();
+      }));
+    }, retryDelayMs);
+    retryTimer.unref();
+  };
+  app.addHook('onClose', async () => {
+    closing.abort();
+    clearTimeout(retryTimer);
+    await Promise.all(running);
+    await dispatcher.close();
+  });
   // Transactions a stopped sandbox left awaiting their answer fail (96) now rather than never.
-  recoverAbandoned(switchDeps.store, deps.clock.now());
+  recoverAbandoned(switchDeps.store, now());
+  const loopback = requireLoopback(deps);
+  const tags = ['sandbox'];
 
   app.post('/institutions/:switch/simulate', {
     onRequest: auth,
@@ -47,6 +89,118 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app
       response: { 200: SimulateEnvelope },
     },
   }, async (request) => simulate(switchDeps, principalOf(request).institutionId, request.body));
+
+  app.post('/sandbox/switch/messages', {
+    onRequest: auth,
+    schema: {
+      summary: 'Simulate a lifecycle message (sandbox extension)', tags, auth: 'bearer',
+      description: 'Not in the reference. `increment` (0100 with field 90) raises the hold of an approved authorization; `completion` '
+        + '(0220, an advice) captures an authorization for its amount, less (the rest released) or more (over-clearing); `refund` (0200, '
+        + 'processing code 200000) of a purchase, the refunds never more than it captured (400); `advice` (0120) records an authorization '
+        + 'the network already decided (`networkResponseCode`, default 00): the webhook acknowledges it and cannot decline it. Increments '
+        + 'and refunds are checked like a simulate request (card, expiry, status, channel, limits); advices are not (the network decided). '
+        + 'The answer has the shape of the simulate answer.',
+      body: LifecycleBody,
+      response: { 200: SimulateEnvelope },
+    },
+  }, async (request) => simulateLifecycle(switchDeps, principalOf(request).institutionId, request.body));
+
+  app.post('/sandbox/transactions/:id/repeat', {
+    onRequest: auth,
+    schema: {
+      summary: 'Repeat a message (sandbox extension)', tags, auth: 'bearer',
+      description: 'The network resends the message (0101, 0201, 0421, …; same STAN and RRN) because it did not see the answer. The '
+        + 'sandbox answers as the first time: no second hold, same outcome. In forward mode the webhook gets the repeat; whether its '
+        + 'answer agreed with its first is recorded in the transaction\'s `repeats`.',
+      params: TransactionIdParams,
+      body: Type.Object({ responseMode: Type.Optional(Type.Union([Type.Literal('stub'), Type.Literal('forward')])) }, { additionalProperties: false }),
+      response: { 200: SimulateEnvelope },
+    },
+    preValidation: async (request) => { request.body ??= {}; },
+  }, async (request) => simulateRepeat(switchDeps, principalOf(request).institutionId, request.params.id, request.body.responseMode ?? 'stub'));
+
+  app.post('/sandbox/transactions/:id/expire', {
+    onRequest: auth,
+    schema: {
+      summary: "Expire an authorization's hold now (sandbox extension)", tags, auth: 'bearer',
+      description: 'Releases what an approved authorization holds, as its hold period ending would: it becomes `reversed` with '
+        + '`releaseReason: "expiry"`. An authorization that holds nothing (declined, completed, reversed, being reversed) is a 409.',
+      params: TransactionIdParams,
+      response: { 200: Envelope(Transaction) },
+    },
+  }, async (request) => envelope('Authorization expired', expireHold(switchDeps.store, principalOf(request).institutionId, request.params.id, now())));
+
+  app.get('/sandbox/transactions/:id/lifecycle', {
+    onRequest: auth,
+    schema: {
+      summary: 'Transaction lifecycle (sandbox extension)', tags, auth: 'bearer',
+      description: 'The original of the transaction (itself, or the one a linked message names) and every linked message in order, '
+        + 'with the amounts authorized, held, captured, released and refunded.',
+      params: TransactionIdParams,
+      response: { 200: Envelope(Lifecycle) },
+    },
+  }, async (request) => envelope('Lifecycle retrieved successfully', lifecycleOf(switchDeps.store, principalOf(request).institutionId, request.params.id)));
+
+  const ClockState = Type.Object({ now: Type.String({ format: 'date-time' }), offsetSeconds: Type.Number(), expired: Type.Integer({ description: 'holds released by this call' }) });
+  app.get('/sandbox/switch/clock', {
+    onRequest: loopback,
+    schema: { summary: "The switch's clock", tags, auth: 'none', response: { 200: ClockState } },
+  }, async () => ({ now: now().toISOString(), offsetSeconds: clockOffsetMs / 1000, expired: 0 }));
+  app.post('/sandbox/switch/clock', {
+    onRequest: loopback,
+    schema: {
+      summary: "Move the switch's clock forward", tags, auth: 'none',
+      description: 'Advances the clock the switch stamps and expires by (tokens keep the real one), then releases every approved '
+        + "authorization older than its program's `holdPeriodHours` (default 168).",
+      body: Type.Object({ advanceSeconds: Type.Number({ minimum: 0, maximum: 31_536_000 }) }, { additionalProperties: false }),
+      response: { 200: ClockState },
+    },
+  }, async (request) => {
+    clockOffsetMs += Math.round(request.body.advanceSeconds * 1000);
+    const expired = deps.store.transaction(() => expireDue(switchDeps.store, now()));
+    return { now: now().toISOString(), offsetSeconds: clockOffsetMs / 1000, expired };
+  });
+
+  app.post('/sandbox/switch/advices/deliver', {
+    onRequest: loopback,
+    schema: {
+      summary: 'Deliver pending advices now', tags, auth: 'none',
+      description: 'One delivery attempt of every advice the webhook has not acknowledged (they are also retried on their own, backing off to 30 s).',
+      response: { 200: Type.Object({ delivered: Type.Integer(), pending: Type.Integer() }) },
+    },
+  }, async () => deliverPendingAdvices(switchDeps));
+
+  const WebhookFaultState = Type.Object({ spec: Type.String({ description: 'the spec in its text form' }), seed: Type.Integer() });
+  let webhookFaultsSeed = deps.webhookFaultsSeed ?? 1;
+  app.get('/sandbox/webhook-faults', {
+    onRequest: loopback,
+    schema: { summary: 'Current faults on the webhook path', tags, auth: 'none', response: { 200: WebhookFaultState } },
+  }, async () => ({ spec: formatWebhookFaults(webhookFaults.spec()), seed: webhookFaultsSeed }));
+  app.put('/sandbox/webhook-faults', {
+    onRequest: loopback,
+    schema: {
+      summary: 'Replace the faults on the webhook path', tags, auth: 'none',
+      description: 'Keys as in `sandbox serve --webhook-faults`: delay (MS or MIN-MAX ms), deadline (the network\'s timeout, default 5 s), '
+        + 'duplicate, reset, reply-lost, garbage (probabilities); or `spec` (the text form); `seed` reseeds the generator. `{}` turns them off.',
+      body: Type.Object({}, { additionalProperties: true }),
+      response: { 200: WebhookFaultState },
+    },
+  }, async (request) => {
+    const { spec: text, seed, ...rest } = (request.body ?? {}) as Record<string, unknown>;
+    if (seed !== undefined && !(Number.isInteger(seed) && (seed as number) >= 0 && (seed as number) <= 0xffffffff)) {
+      throw new DomainError('invalid', 'seed must be an integer from 0 to 4294967295', [{ field: 'seed', message: 'must be an integer from 0 to 4294967295' }]);
+    }
+    try {
+      if (text !== undefined && typeof text !== 'string') throw new WebhookFaultSpecError('spec', 'spec must be a string such as "deadline=2s,reply-lost=0.1"');
+      const next = typeof text === 'string' ? parseWebhookFaults(text) : webhookFaultsFrom(rest);
+      if (seed !== undefined) webhookFaultsSeed = seed as number;
+      webhookFaults.set(next, webhookFaultsSeed);
+    } catch (error) {
+      if (error instanceof WebhookFaultSpecError) throw new DomainError('invalid', error.message, [{ field: error.key, message: error.message }]);
+      throw error;
+    }
+    return { spec: formatWebhookFaults(webhookFaults.spec()), seed: webhookFaultsSeed };
+  });
 
   app.get('/institutions/transactions/:id', {
     onRequest: auth,

@@ -62,5 +62,7 @@ function applyProgramChanges(program: CardProgram, input: UpdateCardProgramInput
     }
   }
   if (input.webHookConfig) next.webHookConfig = { ...program.webHookConfig, ...input.webHookConfig };
+  if (input.standIn) next.standIn = { ...input.standIn };
+  if (input.holdPeriodHours !== undefined) next.holdPeriodHours = input.holdPeriodHours;
   return next;
 }

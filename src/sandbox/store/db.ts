@@ -195,6 +195,15 @@ const MIGRATIONS: string[] = [
     UPDATE card_counts SET cards = cards - 1 WHERE institution_id = OLD.institution_id;
   END;
   `,
+  // The lifecycle of an original (docs/switch.md): what a completion captured and what refunds
+  // took back. reversed_minor keeps its name and now counts every release of the hold
+  // (reversals, a completion's remainder, an expiry); amount_minor is what was authorized
+  // (the approved amount, increments included).
+  `
+  ALTER TABLE transactions ADD COLUMN captured_minor INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE transactions ADD COLUMN refunded_minor INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX transactions_approved_authorizations ON transactions (created_at) WHERE state = 'approved' AND original_id IS NULL;
+  `,
 ];
 
 export interface OpenOptions {

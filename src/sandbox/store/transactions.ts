@@ -30,9 +30,13 @@ export interface StoredTransaction {
   state: TransactionState;
   /** Field 4 in minor units. */
   amountMinor: number;
-  /** Minor units given back by approved reversals. */
+  /** Minor units of the hold released: approved reversals, a completion's remainder, an expiry. */
   reversedMinor: number;
-  /** A reversal's original transaction. */
+  /** Minor units a completion captured (an authorization that became `completed`). */
+  capturedMinor: number;
+  /** Minor units refunds took back (approved or in flight). */
+  refundedMinor: number;
+  /** The original of a linked message (reversal, increment, completion, refund, advice). */
   originalId?: string;
 }
 
@@ -44,8 +48,11 @@ export interface StateChange {
   to: TransactionState;
   /** The record as it is after the change (its transactionStatus fills the status column). */
   record: Transaction;
-  /** New value of the reversed amount, minor units; unchanged when absent. */
+  /** New values of the amounts, minor units; each unchanged when absent. */
   reversedMinor?: number;
+  amountMinor?: number;
+  capturedMinor?: number;
+  refundedMinor?: number;
 }
 
 export interface TransactionListQuery {
@@ -63,12 +70,12 @@ export interface DailyUsage {
   amountMinor: number;
 }
 
-type StoredRow = { record: string; state: TransactionState; amountMinor: number; reversedMinor: number; originalId: string | null };
+type StoredRow = { record: string; state: TransactionState; amountMinor: number; reversedMinor: number; capturedMinor: number; refundedMinor: number; originalId: string | null };
 
 function storedOf(row: unknown): StoredTransaction | undefined {
   if (!row) return undefined;
-  const { record, state, amountMinor, reversedMinor, originalId } = row as StoredRow;
-  return { record: JSON.parse(record) as Transaction, state, amountMinor, reversedMinor, ...(originalId ? { originalId } : {}) };
+  const { record, state, amountMinor, reversedMinor, capturedMinor, refundedMinor, originalId } = row as StoredRow;
+  return { record: JSON.parse(record) as Transaction, state, amountMinor, reversedMinor, capturedMinor, refundedMinor, ...(originalId ? { originalId } : {}) };
 }
 
 export class TransactionStore {
@@ -81,6 +88,10 @@ export class TransactionStore {
   private readonly selectLastStan: Statement;
   private readonly selectAwaitingReversal: Statement;
   private readonly selectAwaitingBefore: Statement;
+  private readonly selectLinked: Statement;
+  private readonly selectApprovedAuthorizationsBefore: Statement;
+  private readonly sumStandInApproved: Statement;
+  private readonly selectUnacknowledgedAdvices: Statement;
   private readonly listStatements = new Map<string, { page: Statement; count: Statement }>();
 
   constructor(private readonly db: Db) {
@@ -93,22 +104,45 @@ export class TransactionStore {
       'SELECT record FROM transactions WHERE institution_id = ? AND stan = ? AND rrn = ? ORDER BY created_at DESC, id DESC LIMIT 1',
     );
     this.selectLastStan = db.prepare("SELECT MAX(CAST(stan AS INTEGER)) AS stan FROM transactions WHERE institution_id = ? AND day = ? AND stan GLOB '[0-9]*'");
-    const stored = 'SELECT record, state, amount_minor AS amountMinor, reversed_minor AS reversedMinor, original_id AS originalId FROM transactions';
+    const stored = `SELECT record, state, amount_minor AS amountMinor, reversed_minor AS reversedMinor, captured_minor AS capturedMinor,
+      refunded_minor AS refundedMinor, original_id AS originalId FROM transactions`;
+    this.selectLinked = db.prepare(`${stored} WHERE original_id = ? AND institution_id = ? ORDER BY created_at, id`);
+    this.selectApprovedAuthorizationsBefore = db.prepare(
+      `SELECT institution_id AS institutionId, id FROM transactions
+       WHERE state = 'approved' AND original_id IS NULL AND created_at < ? AND json_extract(record, '$.mti') LIKE '01%' ORDER BY created_at`,
+    );
     this.selectStored = db.prepare(`${stored} WHERE id = ? AND institution_id = ?`);
-    this.selectAwaitingReversal = db.prepare(`${stored} WHERE original_id = ? AND institution_id = ? AND state = 'awaiting' ORDER BY created_at DESC LIMIT 1`);
+    this.selectAwaitingReversal = db.prepare(`${stored} WHERE original_id = ? AND institution_id = ? AND state = 'awaiting' AND json_extract(record, '$.mti') LIKE '04%' ORDER BY created_at DESC LIMIT 1`);
     this.selectAwaitingBefore = db.prepare("SELECT institution_id AS institutionId, id FROM transactions WHERE state = 'awaiting' AND created_at < ? ORDER BY created_at");
+    this.sumStandInApproved = db.prepare(
+      `SELECT COALESCE(SUM(amount_minor), 0) AS amountMinor FROM transactions
+       WHERE card_id = ? AND day = ? AND original_id IS NULL AND json_extract(record, '$.standIn.decision') = '00'`,
+    );
+    // Advices are few and short-lived: a scan is cheaper than an index every row pays for.
+    this.selectUnacknowledgedAdvices = db.prepare(
+      "SELECT institution_id AS institutionId, id FROM transactions WHERE json_extract(record, '$.advice.acknowledged') = 0 ORDER BY created_at",
+    );
     // The state guard makes the check and the change one statement: a change computed from a
     // state that has moved on since it was read changes nothing.
     this.changeState = db.prepare(
-      `UPDATE transactions SET state = @to, status = @status, record = @record, reversed_minor = COALESCE(@reversedMinor, reversed_minor)
+      `UPDATE transactions SET state = @to, status = @status, record = @record, reversed_minor = COALESCE(@reversedMinor, reversed_minor),
+              amount_minor = COALESCE(@amountMinor, amount_minor), captured_minor = COALESCE(@capturedMinor, captured_minor),
+              refunded_minor = COALESCE(@refundedMinor, refunded_minor)
        WHERE id = @id AND institution_id = @institutionId AND state = @from`,
     );
     // Reversal messages (MTI 04xx) never count against limits; of the others, those in the
-    // given states count, and the amounts of debits (not refunds, processing code 20…) add up,
-    // less what approved reversals gave back.
+    // given states count. Amounts: refunds (processing code 20…) add nothing; an original adds
+    // what it holds (authorized less released) or, completed, what was captured; a linked
+    // increment or completion adds its amount only while it awaits its answer (once answered it
+    // is folded into its original). Counts: originals and refunds, not the messages that only
+    // change an original.
     this.sumDailyUsage = db.prepare(
-      `SELECT COUNT(*) AS count,
-              COALESCE(SUM(CASE WHEN json_extract(record, '$.processingCode') LIKE '20%' THEN 0 ELSE amount_minor - reversed_minor END), 0) AS amountMinor
+      `SELECT COALESCE(SUM(CASE WHEN original_id IS NULL OR json_extract(record, '$.processingCode') LIKE '20%' THEN 1 ELSE 0 END), 0) AS count,
+              COALESCE(SUM(CASE
+                WHEN json_extract(record, '$.processingCode') LIKE '20%' THEN 0
+                WHEN original_id IS NOT NULL THEN CASE WHEN state = 'awaiting' THEN amount_minor ELSE 0 END
+                WHEN state = 'completed' THEN captured_minor
+                ELSE amount_minor - reversed_minor END), 0) AS amountMinor
        FROM transactions
        WHERE card_id = @cardId AND channel = @channel AND day = @day
          AND state IN (SELECT value FROM json_each(@states))
@@ -178,7 +212,30 @@ export class TransactionStore {
       status: change.record.transactionStatus,
       record: JSON.stringify(change.record),
       reversedMinor: change.reversedMinor ?? null,
+      amountMinor: change.amountMinor ?? null,
+      capturedMinor: change.capturedMinor ?? null,
+      refundedMinor: change.refundedMinor ?? null,
     }).changes === 1;
+  }
+
+  /** The messages linked to an original (reversals, increments, completions, refunds, advices), oldest first. */
+  linked(institutionId: string, originalId: string): StoredTransaction[] {
+    return (this.selectLinked.all(originalId, institutionId) as unknown[]).map((row) => storedOf(row)!);
+  }
+
+  /** Minor units the network approved in stand-in on the card that day. */
+  standInApprovedToday(cardId: string, day: string): number {
+    return (this.sumStandInApproved.get(cardId, day) as { amountMinor: number }).amountMinor;
+  }
+
+  /** Advices (any institution) not yet acknowledged by the webhook, oldest first. */
+  unacknowledgedAdvices(): Array<{ institutionId: string; id: string }> {
+    return this.selectUnacknowledgedAdvices.all() as Array<{ institutionId: string; id: string }>;
+  }
+
+  /** Approved authorizations (originals, any institution) created before `createdAt`: candidates for expiry. */
+  approvedAuthorizationsBefore(createdAt: string): Array<{ institutionId: string; id: string }> {
+    return this.selectApprovedAuthorizationsBefore.all(createdAt) as Array<{ institutionId: string; id: string }>;
   }
 
   /**

@@ -60,17 +60,20 @@ export function checkLimits(
   amountMinor: bigint,
   digits: number,
   countsTowardAmount: boolean,
+  /** Whether the transaction counts as one more (an increment only changes its original). */
+  countsTowardCount = true,
 ): string | undefined {
   const limit = program?.channels?.[channel]?.dailyLimit;
   if (!limit) return undefined;
   const checkAmount = countsTowardAmount && limit.amount > 0;
-  if (!checkAmount && !(limit.count > 0)) return undefined;
+  const checkCount = countsTowardCount && limit.count > 0;
+  if (!checkAmount && !checkCount) return undefined;
   // Read lazily: a program without limits never pays for the usage query.
   const today = used();
   if (checkAmount) {
     const limitMinor = BigInt(Math.round(limit.amount * 10 ** digits));
     if (today.amountMinor + amountMinor > limitMinor) return '61';
   }
-  if (limit.count > 0 && today.count + 1 > limit.count) return '65';
+  if (checkCount && today.count + 1 > limit.count) return '65';
   return undefined;
 }

@@ -32,6 +32,13 @@ export function buildResponse(request: SwitchMessage, code: string, approvalCode
   return response;
 }
 
+/** Code 10, approved for part of the amount: the reply's field 4 is what was approved. */
+export const PARTIAL_APPROVAL_CODE = '10';
+
+function isPartialAmount(got: string, sent: string): boolean {
+  return /^\d{12}$/.test(got) && BigInt(got) > 0n && BigInt(got) <= BigInt(sent);
+}
+
 /** Whether a Content-Type header names JSON (application/json, application/…+json, any parameters). */
 export function isJsonContentType(type: string | undefined): boolean {
   return /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type ?? '');
@@ -49,7 +56,8 @@ function shown(field: string, value: string): string {
 /**
  * A reply answers `request` when it is a JSON object of field strings (numbers are turned into
  * text, except for 39), with a two-character "39", the response MTI of the request (0100 →
- * 0110), and every MUST_ECHO field of the request unchanged. Fields that are not numbers are
+ * 0110), and every MUST_ECHO field of the request unchanged (except field 4 of a partial
+ * approval, code 10: the approved amount, more than 0 and at most the request's). Fields that are not numbers are
  * ignored. The reason names the first problem found and never shows a PAN.
  */
 export function validateReply(request: SwitchMessage, reply: unknown): ReplyVerdict {
@@ -70,6 +78,10 @@ export function validateReply(request: SwitchMessage, reply: unknown): ReplyVerd
     const got = out[field];
     const name = `field ${field} [${fieldName(field)}]`;
     if (got === undefined) return { ok: false, reason: `the webhook reply does not echo ${name}` };
+    if (field === '4' && out['39'] === PARTIAL_APPROVAL_CODE) {
+      if (!isPartialAmount(got, sent)) return { ok: false, reason: `the webhook reply's ${name} is not a partial amount: 12 digits, more than 0 and at most the request's` };
+      continue;
+    }
     if (got !== sent) return { ok: false, reason: `the webhook reply's ${name} differs from the request's${shown(field, got)}` };
   }
   return { ok: true, reply: out };

@@ -11,16 +11,18 @@
 // when it is answered, so a transaction awaiting its answer, declined, already reversed or
 // being reversed cannot be reversed (409), and two reversals never overlap.
 import { randomInt, randomUUID } from 'node:crypto';
-import type { Card, CardProgram, Institution, SimulateBody, SimulateEnvelope, Transaction } from '../../api/schemas.js';
+import type { Card, CardProgram, Institution, Lifecycle, LifecycleBody, LifecycleKind, SimulateBody, SimulateEnvelope, Transaction } from '../../api/schemas.js';
 import { AmountError, amountToMinor, currencyInfo, isField4, minorToMajor, toField4 } from '../../iso8583/amount.js';
-import { intentOfMti, isApproved, MTI, paymentMethodOf, processingFlowOf, responseMessage, type Channel, type Intent, type PaymentMethod } from '../../iso8583/codes.js';
+import { intentOfMti, isApproved, MTI, PROCESSING_CODES, paymentMethodOf, processingFlowOf, responseMessage, type Channel, type Intent, type PaymentMethod } from '../../iso8583/codes.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
 import { maskPan } from '../../core/redact.js';
 import { cardExpiryYYMM, checkCard, checkChannel, checkLimits, toYYMM, type UsedToday } from './checks.js';
-import { buildRequest, buildResponse, dayOf, DEFAULT_CHANNEL, DEFAULT_MERCHANT, DEFAULT_METHOD, DEFAULT_TERMINAL, isPhysical, retrievalReferenceNumber, type CardData } from './message.js';
+import { buildRequest, buildResponse, dayOf, originalDataElements, DEFAULT_CHANNEL, DEFAULT_MERCHANT, DEFAULT_METHOD, DEFAULT_TERMINAL, isPhysical, retrievalReferenceNumber, type CardData } from './message.js';
 import { DomainError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
-import { callWebhook, type WebhookCallOptions, type WebhookOutcome } from './webhook.js';
+import { PARTIAL_APPROVAL_CODE } from './reply.js';
+import { callWebhook, WEBHOOK_TIMEOUT_MS, type WebhookCallOptions, type WebhookOutcome } from './webhook.js';
+import { describeDraw, type WebhookFaultController } from './webhook-faults.js';
 import type { StateChange, StoredTransaction, TransactionIndex } from '../store/transactions.js';
 import { isRefusal, nextState, transactionStatusOf, type TransactionEvent, type TransactionState } from './states.js';
 
@@ -47,6 +49,14 @@ export interface SwitchStore {
   awaitingReversalOf(institutionId: string, originalId: string): StoredTransaction | undefined;
   /** Transactions (any institution) awaiting their answer since before `createdAt`. */
   awaitingBefore(createdAt: string): Array<{ institutionId: string; id: string }>;
+  /** The messages linked to an original, oldest first. */
+  linked(institutionId: string, originalId: string): StoredTransaction[];
+  /** Approved authorizations (originals, any institution) created before `createdAt`. */
+  approvedAuthorizationsBefore(createdAt: string): Array<{ institutionId: string; id: string }>;
+  /** Minor units approved in stand-in on the card that day. */
+  standInApprovedToday(cardId: string, day: string): number;
+  /** Advices (any institution) the webhook has not acknowledged yet. */
+  unacknowledgedAdvices(): Array<{ institutionId: string; id: string }>;
 }
 
 export type { StateChange, StoredTransaction, TransactionIndex } from '../store/transactions.js';
@@ -57,6 +67,15 @@ export interface SwitchDeps {
   webhook?: WebhookCallOptions;
   /** Replaces the webhook call (tests). */
   callWebhook?: typeof callWebhook;
+  /** Faults on the webhook path (none when absent). */
+  webhookFaults?: WebhookFaultController;
+  /**
+   * Runs work that outlives the simulate call (advice delivery, a late reply read for a timeout
+   * reversal); the owner awaits it before closing the store. Without it there is no such work.
+   */
+  background?: (work: Promise<void>) => void;
+  /** Told when an advice delivery was not acknowledged (the owner schedules another). */
+  onAdvicePending?: () => void;
 }
 
 
@@ -76,21 +95,56 @@ interface Plan {
   date: Date;
   original?: Transaction;
   flow: SimulateBody['processingFlow'];
+  /** A lifecycle message (absent for the reference's three intents). */
+  kind?: LifecycleKind;
+  /** Advices: the network's decision. */
+  networkCode?: string;
 }
 
 export async function simulate(deps: SwitchDeps, institutionId: string, body: SimulateBody): Promise<SimulateEnvelope> {
+  const receivedAt = (deps.now ?? (() => new Date()))();
+  institutionOf(deps.store, institutionId);
+  const plan = body.intent === 'reversal' ? planReversal(deps.store, institutionId, body, receivedAt) : planDebit(deps.store, institutionId, body, receivedAt);
+  return run(deps, institutionId, plan, body.responseMode ?? 'stub', body.overrides);
+}
+
+/** A lifecycle message (sandbox extension, POST /sandbox/switch/messages): see LifecycleBody. */
+export async function simulateLifecycle(deps: SwitchDeps, institutionId: string, body: LifecycleBody): Promise<SimulateEnvelope> {
+  const receivedAt = (deps.now ?? (() => new Date()))();
+  institutionOf(deps.store, institutionId);
+  const plan = planLinked(deps.store, institutionId, body, receivedAt);
+  return run(deps, institutionId, plan, body.responseMode ?? 'stub', body.overrides);
+}
+
+function institutionOf(store: SwitchStore, institutionId: string): Institution {
+  const institution = store.institution(institutionId);
+  if (!institution) throw new DomainError('not-found', `institution ${institutionId} not found`);
+  return institution;
+}
+
+/** The request MTI of a plan: the intent's, or the lifecycle message's own. */
+function requestMtiOf(plan: Plan): string {
+  switch (plan.kind) {
+    case 'completion': return '0220';
+    case 'advice': return '0120';
+    default: return MTI[plan.intent].request;
+  }
+}
+
+/** Advices (0120, 0220) carry the network's decision: the webhook acknowledges, it cannot decline. */
+function isAdvice(plan: Plan): boolean {
+  return plan.kind === 'completion' || plan.kind === 'advice';
+}
+
+async function run(deps: SwitchDeps, institutionId: string, plan: Plan, mode: 'stub' | 'forward', overrides: SwitchMessage | undefined): Promise<SimulateEnvelope> {
   const now = deps.now ?? (() => new Date());
   const receivedAt = now();
   const started = performance.now();
   const { store } = deps;
-  const institution = store.institution(institutionId);
-  if (!institution) throw new DomainError('not-found', `institution ${institutionId} not found`);
-
-  const plan = body.intent === 'reversal' ? planReversal(store, institutionId, body, receivedAt) : planDebit(store, institutionId, body, receivedAt);
-  const mode = body.responseMode ?? 'stub';
+  const institution = institutionOf(store, institutionId);
 
   // An answer that will never come (the original's own, or that of a reversal of it) is settled
-  // first, in its own transaction: it stands whatever becomes of this reversal.
+  // first, in its own transaction: it stands whatever becomes of this message.
   if (plan.original) store.atomically(() => settleAbandonedAround(store, institutionId, plan.original!.id, now()));
 
   // ---- synchronous: checks, reservation, insert ----
@@ -113,57 +167,91 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
       date: plan.date,
       original: plan.original?.originalMessage,
     });
-    if (body.overrides) request = { ...request, ...body.overrides };
+    request['0'] = requestMtiOf(plan);
+    if (plan.kind === 'refund') request['3'] = PROCESSING_CODES.refund;
+    if (overrides) request = { ...request, ...overrides };
     const amountMinor = isField4(request['4']) ? BigInt(request['4']) : plan.amountMinor;
     const debit = plan.intent !== 'reversal' && !(request['3'] ?? '').startsWith('20');
 
     let code: string | undefined;
     if (plan.intent === 'reversal') {
       startReversal(store, institutionId, plan, request, amountMinor, now());
+    } else if (isAdvice(plan)) {
+      if (plan.kind === 'completion') startCompletion(store, institutionId, plan, amountMinor, now());
+      code = plan.networkCode ?? '00';
     } else {
+      if (plan.kind === 'increment') requireHold(store, institutionId, plan);
+      if (plan.kind === 'refund') reserveRefund(store, institutionId, plan, amountMinor, now());
       code = checkCard(plan.card, plan.given, plan.date)
         ?? checkChannel(plan.program, plan.channel)
-        ?? checkLimits(plan.program, plan.channel, () => store.usage(plan.card!.id, plan.channel, day), amountMinor, plan.digits, debit);
+        ?? checkLimits(plan.program, plan.channel, () => store.usage(plan.card!.id, plan.channel, day), amountMinor, plan.digits, debit, plan.kind !== 'increment');
     }
-    const stub = code === undefined && mode === 'stub';
-    const finalCode = code ?? (stub ? '00' : undefined);
     const record = buildRecord({ plan, institution, request, amountMinor, receivedAt, mode });
-    store.insert(record, { channel: plan.channel, day, amountMinor: Number(amountMinor), state: 'awaiting', ...(plan.original ? { originalId: plan.original.id } : {}) });
-    if (finalCode !== undefined) {
-      const at = now();
-      settle(record, buildResponse(request, finalCode, approvalCode()), at, at, started, code !== undefined ? `not sent: declined by the service (${code})` : 'not sent: approved by the sandbox stub');
-      return { record: applyAnswer(store, institutionId, record, plan, amountMinor, now()), request, decided: true, amountMinor };
+    const originalId = plan.original?.id;
+    store.insert(record, { channel: plan.channel, day, amountMinor: Number(amountMinor), state: 'awaiting', ...(originalId ? { originalId } : {}) });
+    // An advice carries the network's decision, recorded now in either mode; in forward mode it
+    // then goes to the webhook, which only acknowledges it. A request is decided here by a
+    // failed check or the stub, else by the webhook.
+    const advice = isAdvice(plan);
+    const sendToWebhook = mode === 'forward' && (advice || code === undefined);
+    if (advice) {
+      record.advice = sendToWebhook
+        ? { acknowledged: false, attempts: 0, lastResult: 'not yet delivered' }
+        : { acknowledged: true, attempts: 0, lastResult: 'not sent: acknowledged by the sandbox stub' };
     }
-    return { record, request, decided: false, amountMinor };
+    if (advice || !sendToWebhook) {
+      const at = now();
+      const why = advice ? (sendToWebhook ? 'the network decided; the advice goes to the webhook' : 'not sent: advice acknowledged by the sandbox stub')
+        : code !== undefined ? `not sent: declined by the service (${code})` : 'not sent: approved by the sandbox stub';
+      settle(record, buildResponse(request, code ?? '00', approvalCode()), at, at, started, why);
+      return { record: applyAnswer(store, institutionId, record, plan, amountMinor, amountMinor, now()), request, sendToWebhook, amountMinor, day };
+    }
+    return { record, request, sendToWebhook, amountMinor, day };
   });
   const { request: clearRequest, amountMinor } = inserted;
   let record = inserted.record;
 
   let failure: string | undefined;
-  if (!inserted.decided) {
+  if (inserted.sendToWebhook) {
     // ---- forward: ask the institution, then apply its answer ----
-    const sentAt = now();
-    const config = plan.program?.webHookConfig;
-    let outcome: WebhookOutcome;
-    try {
-      outcome = config?.url
-        ? await (deps.callWebhook ?? callWebhook)(config, clearRequest, deps.webhook)
-        : { ok: false, reason: 'the card program has no webHookConfig.url (set one, e.g. `cardctl sandbox serve --webhook-url URL`)' };
-    } catch (error) {
-      // Never leave a transaction awaiting: whatever went wrong, it settles as 96.
-      outcome = { ok: false, reason: `the webhook call failed: ${(error as Error).message}` };
+    const exchange = await exchangeWithWebhook(deps, plan.program?.webHookConfig, clearRequest);
+    if (isAdvice(plan)) {
+      record = store.atomically(() => recordAdviceDelivery(store, institutionId, record.id, exchange, now()));
+      if (!record.advice?.acknowledged) deps.onAdvicePending?.();
+    } else {
+      const { outcome } = exchange;
+      const repliedAt = now();
+      let response = outcome.ok ? outcome.reply : buildResponse(clearRequest, '96');
+      let approvedMinor = amountMinor;
+      let standIn: { decision: string; reason: string } | undefined;
+      if (!outcome.ok) {
+        failure = outcome.reason;
+        standIn = store.atomically(() => standInDecision(store, plan, amountMinor, inserted.day, outcome.reason));
+        if (standIn && isApproved(standIn.decision)) response = buildResponse(clearRequest, standIn.decision, approvalCode());
+      } else if (response['39'] === PARTIAL_APPROVAL_CODE) {
+        approvedMinor = BigInt(response['4'] ?? toField4(amountMinor));
+      }
+      const sent = record;
+      record = store.atomically(() => {
+        sent.timestamps.serviceToInstitution = hop(exchange.sentAt, 'outbound', `service to institution: POST ${plan.program?.webHookConfig?.url || '(no webhook)'}`);
+        if (exchange.faults.length > 0) sent.webhookFaults = exchange.faults;
+        if (exchange.duplicateAgreed !== undefined) sent.repeats = [repeatEntry(now(), clearRequest['0'] ?? '', exchange.duplicateAgreed)];
+        if (standIn) sent.standIn = standIn;
+        if (approvedMinor !== amountMinor) {
+          sent.requestedAmount = minorToMajor(amountMinor, plan.digits);
+          sent.approvedAmount = minorToMajor(approvedMinor, plan.digits);
+        }
+        settle(sent, response, repliedAt, now(), started, outcome.ok ? `institution to service: replied ${response['39']}`
+          : `institution to service: ${outcome.reason}${standIn ? `; the network stood in (${standIn.decision})` : ''}`);
+        return applyAnswer(store, institutionId, sent, plan, amountMinor, approvedMinor, now());
+      });
+      if (standIn) deps.background?.(afterStandIn(deps, institutionId, record, plan, clearRequest, exchange, standIn));
     }
-    const repliedAt = now();
-    const response = outcome.ok ? outcome.reply : buildResponse(clearRequest, '96');
-    if (!outcome.ok) failure = outcome.reason;
-    const sent = record;
-    record = store.atomically(() => {
-      sent.timestamps.serviceToInstitution = hop(sentAt, 'outbound', `service to institution: POST ${config?.url ?? '(no webhook)'}`);
-      settle(sent, response, repliedAt, now(), started, outcome.ok ? `institution to service: replied ${response['39']}` : `institution to service: ${outcome.reason}`);
-      return applyAnswer(store, institutionId, sent, plan, amountMinor, now());
-    });
   }
+  return answerOf(record, failure);
+}
 
+function answerOf(record: Transaction, failure?: string): SimulateEnvelope {
   const approved = isApproved(record.responseCode);
   const meaning = responseMessage(record.responseCode);
   const message = approved
@@ -212,7 +300,7 @@ function planDebit(store: SwitchStore, institutionId: string, body: SimulateBody
     cardData = { pan: body.pan!, expiry: toYYMM(body.expiry!), serviceCode: stored?.card.serviceCode || '101', account: body.accountNumber! };
   }
   const channel = body.channel ?? DEFAULT_CHANNEL;
-  const programId = stored ? (typeof stored.card.cardProgram === 'string' ? stored.card.cardProgram : stored.card.cardProgram.id) : undefined;
+  const programId = stored ? programIdOf(stored.card) : undefined;
   return {
     intent: body.intent,
     flow: body.processingFlow,
@@ -249,7 +337,7 @@ function planReversal(store: SwitchStore, institutionId: string, body: SimulateB
   const channel = (original.transactionChannel.channelType as Channel) || DEFAULT_CHANNEL;
   const cardId = original.card?.id;
   const stored = cardId ? store.cardById(institutionId, cardId) : undefined;
-  const programId = stored ? (typeof stored.card.cardProgram === 'string' ? stored.card.cardProgram : stored.card.cardProgram.id) : undefined;
+  const programId = stored ? programIdOf(stored.card) : undefined;
   return {
     intent: 'reversal',
     flow: processingFlowOf(message['3'] ?? '') ?? body.processingFlow,
@@ -274,6 +362,17 @@ function planReversal(store: SwitchStore, institutionId: string, body: SimulateB
   };
 }
 
+/** The id of a card's program (the card carries it as an id or expanded). */
+function programIdOf(card: Card): string {
+  return typeof card.cardProgram === 'string' ? card.cardProgram : card.cardProgram.id;
+}
+
+/** A stored transaction's card (clear PAN) and the card's program, as they are now. */
+function cardAndProgramOf(store: SwitchStore, institutionId: string, record: Transaction) {
+  const card = record.card?.id ? store.cardById(institutionId, record.card.id) : undefined;
+  return { card, program: card ? store.program(institutionId, programIdOf(card.card)) : undefined };
+}
+
 function money(body: SimulateBody, fixedCurrency: string | undefined) {
   const currency = fixedCurrency ?? body.currency ?? '566';
   if (fixedCurrency && body.currency && body.currency !== fixedCurrency) {
@@ -289,6 +388,9 @@ function money(body: SimulateBody, fixedCurrency: string | undefined) {
   }
 }
 
+/** New values of a row's amounts, minor units (each unchanged when absent). */
+type AmountChange = Pick<StateChange, 'reversedMinor' | 'amountMinor' | 'capturedMinor' | 'refundedMinor'>;
+
 /**
  * Applies `event` to a stored transaction through the table: refused (nothing written) where
  * the table says so or when the row moved on since it was read; else `change` edits the record
@@ -300,7 +402,7 @@ export function applyEvent(
   id: string,
   event: TransactionEvent,
   at: Date,
-  change: (record: Transaction, stored: StoredTransaction, to: TransactionState) => { record: Transaction; reversedMinor?: number },
+  change: (record: Transaction, stored: StoredTransaction, to: TransactionState) => { record: Transaction } & AmountChange,
   check?: (stored: StoredTransaction) => void,
 ): { ok: true; to: TransactionState } | { ok: false; reason: string } {
   const stored = store.get(institutionId, id);
@@ -308,10 +410,10 @@ export function applyEvent(
   const to = nextState(stored.state, event);
   if (isRefusal(to)) return { ok: false, reason: `transaction ${id} ${to.refused(stored.record)}` };
   check?.(stored);
-  const { record, reversedMinor } = change(stored.record, stored, to);
+  const { record, ...amounts } = change(stored.record, stored, to);
   record.transactionStatus = transactionStatusOf(to, record.mti);
   record.updatedAt = at.toISOString();
-  const moved = store.changeState({ institutionId, id, from: stored.state, to, record, reversedMinor });
+  const moved = store.changeState({ institutionId, id, from: stored.state, to, record, ...amounts });
   return moved ? { ok: true, to } : { ok: false, reason: `transaction ${id} changed while it was being updated` };
 }
 
@@ -367,7 +469,10 @@ function settleAbandoned(store: SwitchStore, institutionId: string, id: string, 
     record.timestamps.serviceToSwitch = hop(at, 'outbound', `service to switch: ${response['0'] ?? ''} 96 ${responseMessage('96')}`);
     return { record };
   });
-  if (settled.ok && originalId) applyEvent(store, institutionId, originalId, 'reversal-declined', at, (record) => ({ record }));
+  if (!settled.ok || !originalId) return;
+  const abandoned = store.get(institutionId, id)!.record;
+  if (intentOfMti(abandoned.mti) === 'reversal' && !abandoned.messageKind) applyEvent(store, institutionId, originalId, 'reversal-declined', at, (record) => ({ record }));
+  if (abandoned.messageKind === 'refund') giveBackRefund(store, institutionId, originalId, abandoned, at);
 }
 
 /** Settles a transaction, or the reversal of it in progress, if abandoned. */
@@ -388,17 +493,28 @@ export function recoverAbandoned(store: SwitchStore, at: Date): number {
 }
 
 /**
- * The transaction's answer (its record already settled): awaiting → approved or declined. For
- * a reversal, then its original: reversing → approved (declined, or approved in part: only
- * that amount is given back) or reversed (approved for all that remained). An answer for a
+ * The transaction's answer (its record already settled): awaiting → approved or declined. Then
+ * its original, by what it is: a reversal moves it on from reversing (declined, or approved in
+ * part: only that amount is given back; approved for all that remained: reversed); an approved
+ * increment raises its hold; a declined refund gives its reservation back. An answer for a
  * transaction no longer awaiting one changes nothing. Returns the transaction as stored.
  */
-function applyAnswer(store: SwitchStore, institutionId: string, record: Transaction, plan: Plan, amountMinor: bigint, at: Date): Transaction {
+function applyAnswer(store: SwitchStore, institutionId: string, record: Transaction, plan: Plan, amountMinor: bigint, approvedMinor: bigint, at: Date): Transaction {
   const approved = isApproved(record.responseCode);
-  const answered = applyEvent(store, institutionId, record.id, approved ? 'answer-approves' : 'answer-declines', at, () => ({ record }));
+  const answered = applyEvent(store, institutionId, record.id, approved ? 'answer-approves' : 'answer-declines', at,
+    () => ({ record, ...(approvedMinor !== amountMinor ? { amountMinor: Number(approvedMinor) } : {}) }));
   if (!answered.ok) return store.get(institutionId, record.id)?.record ?? record;
-  if (plan.intent !== 'reversal') return record;
-  const original = store.get(institutionId, plan.original!.id);
+  if (!plan.original) return record;
+  const originalId = plan.original.id;
+  if (plan.kind === 'increment' && approved) {
+    applyEvent(store, institutionId, originalId, 'increment-approved', at, (current, stored) => {
+      current.__v += 1;
+      return { record: current, amountMinor: stored.amountMinor + Number(approvedMinor) };
+    });
+  }
+  if (plan.kind === 'refund' && !approved) giveBackRefund(store, institutionId, originalId, record, at);
+  if (plan.intent !== 'reversal' || plan.kind) return record;
+  const original = store.get(institutionId, originalId);
   if (!original) return record;
   const reversedMinor = original.reversedMinor + (approved ? Number(amountMinor) : 0);
   const event: TransactionEvent = !approved ? 'reversal-declined'
@@ -412,6 +528,12 @@ function applyAnswer(store: SwitchStore, institutionId: string, record: Transact
     return { record: current, reversedMinor };
   });
   return record;
+}
+
+/** A refund that will not be approved gives its reserved amount back to its original. */
+function giveBackRefund(store: SwitchStore, institutionId: string, originalId: string, refund: Transaction, at: Date): void {
+  const amount = isField4(refund.amounts.amount) ? Number(refund.amounts.amount) : 0;
+  applyEvent(store, institutionId, originalId, 'refund-given-back', at, (current, stored) => ({ record: current, refundedMinor: Math.max(0, stored.refundedMinor - amount) }));
 }
 
 function approvalCode(): string {
@@ -458,14 +580,14 @@ function buildRecord({ plan, institution, request, amountMinor, receivedAt, mode
     id,
     card: plan.card ?? null,
     institution,
-    mti: request['0'] ?? MTI[plan.intent].request,
+    mti: request['0'] ?? requestMtiOf(plan),
     stan: request['11'] ?? '',
     rrn: request['37'] ?? '',
     processingCode: request['3'] ?? '',
     terminalId: request['41'] ?? plan.terminalId,
     merchantId: request['42'] ?? plan.merchantId,
     correlationId: randomUUID(),
-    messageType: plan.intent,
+    messageType: plan.kind ?? plan.intent,
     amount: major,
     merchantFeeAmount: 0,
     transactionAmount: major,
@@ -484,6 +606,8 @@ function buildRecord({ plan, institution, request, amountMinor, receivedAt, mode
     transactionAccount: null,
     reversed: false,
     reversalId: '',
+    ...(plan.kind ? { messageKind: plan.kind } : {}),
+    ...(plan.kind && plan.original ? { originalTransactionId: plan.original.id } : {}),
     originalMessage: maskMessage(request),
     response: {},
     responseCode: '',
@@ -538,4 +662,370 @@ function maskMessage(message: SwitchMessage): SwitchMessage {
 function maskTrack(track: string): string {
   const [pan, rest = ''] = track.split(/[=D]/);
   return `${maskPan(pan ?? '')}=${rest.slice(0, 7)}`;
+}
+
+// ---------- lifecycle messages (sandbox extensions; docs/switch.md) ----------
+
+
+/** How long a late reply is still read after the network's deadline (to send a timeout reversal). */
+export const LATE_REPLY_WINDOW_MS = 5_000;
+
+/** The default hold period of an authorization, hours (a program's `holdPeriodHours` replaces it). */
+export const DEFAULT_HOLD_PERIOD_HOURS = 168;
+
+/**
+ * The original of a linked message, which must exist (404) and be of the caller's institution;
+ * the plan reuses its card, channel, method, merchant and currency, and runs the checks on
+ * the card as it is now.
+ */
+function planLinked(store: SwitchStore, institutionId: string, body: LifecycleBody, receivedAt: Date): Plan {
+  if (body.message === 'advice') {
+    const plan = planDebit(store, institutionId, { ...body, intent: 'authorization', processingFlow: body.processingFlow ?? 'purchase', amount: body.amount ?? 0 }, receivedAt);
+    return { ...plan, kind: 'advice', networkCode: body.networkResponseCode ?? '00' };
+  }
+  if (!body.originalTransactionId) throw invalidField('originalTransactionId', `is required for ${body.message === 'increment' ? 'an' : 'a'} ${body.message}`);
+  if (body.amount === undefined) throw invalidField('amount', `is required for ${body.message === 'increment' ? 'an' : 'a'} ${body.message}`);
+  const base = planReversal(store, institutionId, { intent: 'reversal', processingFlow: 'purchase', amount: body.amount, originalTransactionId: body.originalTransactionId, ...(body.currency ? { currency: body.currency } : {}) }, receivedAt);
+  const original = base.original!;
+  if (original.originalTransactionId) throw new DomainError('conflict', `transaction ${original.id} is a ${original.messageKind ?? 'linked message'}; name its original ${original.originalTransactionId}`);
+  const originalIntent = intentOfMti(original.mti);
+  if (body.message !== 'refund' && originalIntent !== 'authorization') {
+    throw new DomainError('conflict', `transaction ${original.id} is not an authorization; ${body.message === 'increment' ? 'only an authorization can be incremented' : 'only an authorization is completed'}`);
+  }
+  if (body.message === 'refund' && (original.processingCode.startsWith('20') || originalIntent === 'reversal')) {
+    throw new DomainError('conflict', `transaction ${original.id} is not a purchase; only a purchase can be refunded`);
+  }
+  return {
+    ...base,
+    kind: body.message,
+    intent: body.message === 'refund' ? 'financial' : 'authorization',
+    flow: body.message === 'refund' ? 'refund' : base.flow,
+    // The checks run on the card as it is now: its expiry and status.
+    given: {},
+  };
+}
+
+/** An increment needs an approved authorization that still holds (409 otherwise). */
+function requireHold(store: SwitchStore, institutionId: string, plan: Plan): void {
+  const current = store.get(institutionId, plan.original!.id)!;
+  const to = nextState(current.state, 'increment-approved');
+  if (isRefusal(to)) throw new DomainError('conflict', `transaction ${current.record.id} ${to.refused(current.record)}`);
+}
+
+/** What a purchase captured: a financial's approved amount less reversals, or what a completion captured. */
+function capturedOf(stored: StoredTransaction): number {
+  if (stored.state === 'completed') return stored.capturedMinor;
+  if (intentOfMti(stored.record.mti) === 'financial' && (stored.state === 'approved' || stored.state === 'reversing')) return stored.amountMinor - stored.reversedMinor;
+  return 0;
+}
+
+/** A refund reserves its amount against what its original captured: the sum never passes it (400). */
+function reserveRefund(store: SwitchStore, institutionId: string, plan: Plan, amountMinor: bigint, at: Date): void {
+  const originalId = plan.original!.id;
+  const reserved = applyEvent(store, institutionId, originalId, 'refund-reserved', at, (record, stored) => ({ record, refundedMinor: stored.refundedMinor + Number(amountMinor) }), (stored) => {
+    const captured = capturedOf(stored);
+    if (captured === 0) throw new DomainError('conflict', `transaction ${originalId} has captured nothing that could be refunded (an authorization is refunded once completed)`);
+    if (amountMinor <= 0n) throw invalidField('amount', 'of a refund must be more than 0');
+    const left = captured - stored.refundedMinor;
+    if (amountMinor > BigInt(left)) {
+      throw invalidField('amount', `refunds would exceed the original's ${minorToMajor(captured, plan.digits)} (${minorToMajor(stored.refundedMinor, plan.digits)} already refunded, ${minorToMajor(Math.max(0, left), plan.digits)} left)`);
+    }
+  });
+  if (!reserved.ok) throw new DomainError('conflict', reserved.reason);
+}
+
+/**
+ * A completion (0220) is the network's decision: the original is captured now for the
+ * completion's amount (equal, less or more than held); what it held beyond that is released.
+ */
+function startCompletion(store: SwitchStore, institutionId: string, plan: Plan, amountMinor: bigint, at: Date): void {
+  const originalId = plan.original!.id;
+  const done = applyEvent(store, institutionId, originalId, 'completion-captured', at, (record, stored) => {
+    const held = stored.amountMinor - stored.reversedMinor;
+    const captured = Number(amountMinor);
+    record.releaseReason = 'completion';
+    record.__v += 1;
+    return { record, capturedMinor: captured, reversedMinor: stored.reversedMinor + Math.max(0, held - captured) };
+  }, () => {
+    if (amountMinor <= 0n) throw invalidField('amount', 'of a completion must be more than 0');
+  });
+  if (!done.ok) throw new DomainError('conflict', done.reason);
+}
+
+function repeatEntry(at: Date, mti: string, agreed: boolean, responseCode = '') {
+  return { at: at.toISOString(), mti, responseCode, agreed };
+}
+
+export interface Exchange {
+  outcome: WebhookOutcome;
+  sentAt: Date;
+  /** The faults injected, as recorded on the transaction. */
+  faults: string[];
+  /** With a duplicate delivery: whether the webhook answered both copies alike. */
+  duplicateAgreed?: boolean;
+  /** The webhook's answer when the network did not take it (after the deadline, or lost). */
+  late?: Promise<WebhookOutcome>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * One exchange with the webhook, through the webhook faults: delay, the network's deadline
+ * (past it the answer is not taken, but still read for LATE_REPLY_WINDOW_MS when the caller
+ * can act on it), duplicate delivery, reset after sending, reply lost, garbage.
+ */
+async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHookConfig'] | undefined, request: SwitchMessage): Promise<Exchange> {
+  const now = deps.now ?? (() => new Date());
+  const baseDeadline = deps.webhook?.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const draw = deps.webhookFaults?.draw() ?? { delayMs: 0, deadlineMs: baseDeadline, duplicate: false, reset: false, replyLost: false, garbage: false };
+  const faults = describeDraw(draw);
+  if (!config?.url) {
+    return { outcome: { ok: false, reason: 'the card program has no webHookConfig.url (set one, e.g. `cardctl sandbox serve --webhook-url URL`)' }, sentAt: now(), faults };
+  }
+  const started = Date.now();
+  if (draw.delayMs > 0) await sleep(draw.delayMs);
+  const sentAt = now();
+  // A delay that used up the deadline: the message still reaches the webhook, too late.
+  const remaining = Math.max(0, draw.deadlineMs - (Date.now() - started));
+  const readFor = deps.background ? remaining + LATE_REPLY_WINDOW_MS : Math.max(1, remaining);
+  const call = () => (deps.callWebhook ?? callWebhook)(config, request, { ...deps.webhook, timeoutMs: readFor })
+    .catch((error: Error): WebhookOutcome => ({ ok: false, reason: `the webhook call failed: ${error.message}` }));
+  const first = call();
+  const second = draw.duplicate ? call() : undefined;
+  const timeout: WebhookOutcome = { ok: false, reason: `no reply from the webhook within ${draw.deadlineMs / 1000} s (timeout)` };
+  let outcome: WebhookOutcome;
+  let late: Promise<WebhookOutcome> | undefined;
+  if (remaining === 0) {
+    outcome = timeout;
+    late = first;
+  } else if (readFor > remaining) {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'deadline'>((resolve) => { timer = setTimeout(() => resolve('deadline'), remaining); });
+    const raced = await Promise.race([first, deadline]);
+    clearTimeout(timer);
+    if (raced === 'deadline') { outcome = timeout; late = first; } else outcome = raced;
+  } else {
+    outcome = await first;
+  }
+  let duplicateAgreed: boolean | undefined;
+  if (second) {
+    const other = await second;
+    duplicateAgreed = outcome.ok && other.ok ? outcome.reply['39'] === other.reply['39'] : outcome.ok === other.ok;
+  }
+  if (outcome.ok) {
+    if (draw.reset) outcome = { ok: false, reason: 'the connection was reset after the message was sent (injected fault)' };
+    else if (draw.replyLost) { late = Promise.resolve(outcome); outcome = { ok: false, reason: "the webhook's reply was lost on the way to the network (injected fault)" }; }
+    else if (draw.garbage) outcome = { ok: false, reason: 'the webhook reply is not JSON (injected garbage)' };
+  }
+  return { outcome, sentAt, faults, ...(duplicateAgreed !== undefined ? { duplicateAgreed } : {}), ...(late ? { late } : {}) };
+}
+
+/**
+ * The network's decision when the webhook gave no usable answer: the program's stand-in policy
+ * (`decline` → 96, the default; `approve` → 00 for at most `maxAmount` each and `dailyAmount` a
+ * card and UTC day). Only for requests that hold or take money; a refund fails with 96.
+ */
+function standInDecision(store: SwitchStore, plan: Plan, amountMinor: bigint, day: string, reason: string): { decision: string; reason: string } | undefined {
+  if (plan.kind === 'refund' || plan.intent === 'reversal') return undefined;
+  const policy = plan.program?.standIn;
+  if (!policy || policy.mode !== 'approve' || !plan.card) return { decision: '96', reason };
+  const toMinor = (major: number) => BigInt(Math.round(major * 10 ** plan.digits));
+  const today = BigInt(store.standInApprovedToday(plan.card.id, day));
+  const fits = amountMinor <= toMinor(policy.maxAmount) && today + amountMinor <= toMinor(policy.dailyAmount);
+  return fits ? { decision: '00', reason } : { decision: '96', reason: `${reason}; over the stand-in amounts` };
+}
+
+/**
+ * After a stand-in: an approval is delivered to the webhook as an advice (retried until
+ * acknowledged); a decline whose webhook approved after all (late, or its reply lost) is
+ * reversed at the webhook (a timeout reversal).
+ */
+async function afterStandIn(deps: SwitchDeps, institutionId: string, record: Transaction, plan: Plan, request: SwitchMessage, exchange: Exchange, standIn: { decision: string }): Promise<void> {
+  const now = deps.now ?? (() => new Date());
+  if (isApproved(standIn.decision)) {
+    const mti = record.mti.startsWith('02') ? '0220' : '0120';
+    const advice = insertNetworkMessage(deps.store, institutionId, plan, record, { ...request, '0': mti }, 'stand-in-advice', now());
+    await deliverAdvice(deps, institutionId, advice.id);
+    return;
+  }
+  const late = exchange.late ? await exchange.late : undefined;
+  if (!late?.ok || !isApproved(late.reply['39'] ?? '')) return;
+  const approved = late.reply['4'] ?? request['4'] ?? '';
+  const reversalRequest: SwitchMessage = { ...request, '0': '0420', '4': approved, '90': originalDataElements(request) };
+  const reversal = insertNetworkMessage(deps.store, institutionId, plan, record, reversalRequest, 'timeout-reversal', now());
+  const outcome = await (deps.callWebhook ?? callWebhook)(plan.program!.webHookConfig, reversalRequest, deps.webhook)
+    .catch((error: Error): WebhookOutcome => ({ ok: false, reason: `the webhook call failed: ${error.message}` }));
+  deps.store.atomically(() => {
+    const at = now();
+    const response = outcome.ok ? outcome.reply : buildResponse(reversalRequest, '96');
+    applyEvent(deps.store, institutionId, reversal.id, isApproved(response['39'] ?? '') ? 'answer-approves' : 'answer-declines', at, (current) => {
+      settle(current, response, at, at, performance.now(), outcome.ok ? `institution to service: replied ${response['39']}` : `institution to service: ${outcome.reason}`);
+      return { record: current };
+    });
+  });
+}
+
+/** Records a message the network sends on its own (an advice, a timeout reversal), linked to `original`. */
+function insertNetworkMessage(store: SwitchStore, institutionId: string, plan: Plan, original: Transaction, message: SwitchMessage, kind: LifecycleKind, at: Date): Transaction {
+  return store.atomically(() => {
+    const amountMinor = isField4(message['4']) ? BigInt(message['4']) : 0n;
+    const linkedPlan: Plan = { ...plan, kind, intent: kind === 'timeout-reversal' ? 'reversal' : plan.intent, original };
+    const record = buildRecord({ plan: linkedPlan, institution: original.institution, request: message, amountMinor, receivedAt: at, mode: 'forward' });
+    if (kind === 'stand-in-advice') {
+      record.advice = { acknowledged: false, attempts: 0, lastResult: 'not yet delivered' };
+      settle(record, buildResponse(message, original.responseCode, original.response['38']), at, at, performance.now(), 'the network stood in; the advice goes to the webhook');
+    }
+    store.insert(record, { channel: plan.channel, day: dayOf(at), amountMinor: Number(amountMinor), state: kind === 'stand-in-advice' ? 'approved' : 'awaiting', originalId: original.id });
+    return record;
+  });
+}
+
+/** Rewrites a record where it stands (no change of state): advice deliveries, repeats. */
+function rewrite(store: SwitchStore, institutionId: string, id: string, at: Date, change: (record: Transaction) => void): Transaction | undefined {
+  const stored = store.get(institutionId, id);
+  if (!stored) return undefined;
+  change(stored.record);
+  stored.record.updatedAt = at.toISOString();
+  store.changeState({ institutionId, id, from: stored.state, to: stored.state, record: stored.record });
+  return stored.record;
+}
+
+/** An advice delivery: acknowledged by any valid reply (the webhook cannot decline an advice). */
+function recordAdviceDelivery(store: SwitchStore, institutionId: string, id: string, exchange: Pick<Exchange, 'outcome' | 'faults'>, at: Date): Transaction {
+  return rewrite(store, institutionId, id, at, (record) => {
+    const previous = record.advice ?? { acknowledged: false, attempts: 0, lastResult: '' };
+    const { outcome } = exchange;
+    record.advice = {
+      acknowledged: previous.acknowledged || outcome.ok,
+      attempts: previous.attempts + 1,
+      lastResult: outcome.ok ? `acknowledged (${outcome.reply['39']})` : outcome.reason,
+    };
+    if (exchange.faults.length > 0) record.webhookFaults = exchange.faults;
+  })!;
+}
+
+/** One delivery attempt of an unacknowledged advice; true when it is acknowledged now. */
+export async function deliverAdvice(deps: SwitchDeps, institutionId: string, id: string): Promise<boolean> {
+  const now = deps.now ?? (() => new Date());
+  const stored = deps.store.get(institutionId, id);
+  if (!stored?.record.advice || stored.record.advice.acknowledged) return true;
+  const { card, program } = cardAndProgramOf(deps.store, institutionId, stored.record);
+  const config = program?.webHookConfig;
+  const message: SwitchMessage = { ...stored.record.originalMessage, ...(card ? { '2': card.pan } : {}) };
+  delete message['35'];
+  const outcome: WebhookOutcome = config?.url
+    ? await (deps.callWebhook ?? callWebhook)(config, message, deps.webhook).catch((error: Error) => ({ ok: false as const, reason: `the webhook call failed: ${error.message}` }))
+    : { ok: false, reason: 'the card program has no webHookConfig.url' };
+  const record = deps.store.atomically(() => recordAdviceDelivery(deps.store, institutionId, id, { outcome, faults: [] }, now()));
+  const acknowledged = record.advice?.acknowledged ?? false;
+  if (!acknowledged) deps.onAdvicePending?.();
+  return acknowledged;
+}
+
+/** One delivery attempt of every unacknowledged advice; how many remain unacknowledged. */
+export async function deliverPendingAdvices(deps: SwitchDeps): Promise<{ delivered: number; pending: number }> {
+  let delivered = 0;
+  let pending = 0;
+  for (const { institutionId, id } of deps.store.unacknowledgedAdvices()) {
+    if (await deliverAdvice(deps, institutionId, id)) delivered += 1;
+    else pending += 1;
+  }
+  return { delivered, pending };
+}
+
+/** The repeat MTI of a request: 0100 → 0101, 0420 → 0421 (the last digit 1: repeat). */
+function repeatMti(mti: string): string {
+  return `${mti.slice(0, 3)}1`;
+}
+
+/**
+ * A repeat (0101, 0421, …): the network resends a message whose answer it did not see, same
+ * STAN and RRN. The sandbox answers as it did the first time (no second hold); in forward mode
+ * the webhook gets the repeat too, and whether its answer agreed is recorded on the original.
+ */
+export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id: string, mode: 'stub' | 'forward'): Promise<SimulateEnvelope> {
+  const now = deps.now ?? (() => new Date());
+  const stored = deps.store.get(institutionId, id);
+  if (!stored) throw new DomainError('not-found', `transaction ${id} not found`);
+  if (stored.state === 'awaiting') throw new DomainError('conflict', `transaction ${id} is still awaiting its answer; a repeat is answered once it has one`);
+  const mti = repeatMti(stored.record.mti);
+  let responseCode = stored.record.responseCode;
+  let faults: string[] = [];
+  if (mode === 'forward') {
+    const { card, program } = cardAndProgramOf(deps.store, institutionId, stored.record);
+    const message: SwitchMessage = { ...stored.record.originalMessage, '0': mti, ...(card ? { '2': card.pan } : {}) };
+    delete message['35'];
+    const exchange = await exchangeWithWebhook({ ...deps, background: undefined }, program?.webHookConfig, message);
+    responseCode = exchange.outcome.ok ? exchange.outcome.reply['39'] ?? '' : '';
+    faults = exchange.faults;
+  }
+  const record = deps.store.atomically(() => rewrite(deps.store, institutionId, id, now(), (current) => {
+    current.repeats = [...(current.repeats ?? []), { ...repeatEntry(now(), mti, responseCode === current.responseCode, responseCode), ...(faults.length > 0 ? { webhookFaults: faults } : {}) }];
+  }))!;
+  return answerOf(record);
+}
+
+/** Releases an approved authorization's hold (reason expiry): `reversed`. 409 when it holds nothing. */
+export function expireHold(store: SwitchStore, institutionId: string, id: string, at: Date): Transaction {
+  const stored = store.get(institutionId, id);
+  if (!stored) throw new DomainError('not-found', `transaction ${id} not found`);
+  if (intentOfMti(stored.record.mti) !== 'authorization' || stored.originalId) throw new DomainError('conflict', `transaction ${id} is not an authorization; only an authorization's hold expires`);
+  const expired = store.atomically(() => applyEvent(store, institutionId, id, 'hold-expired', at, (record, current) => {
+    record.reversed = true;
+    record.releaseReason = 'expiry';
+    record.remainingAmount = 0;
+    record.__v += 1;
+    return { record, reversedMinor: current.amountMinor };
+  }));
+  if (!expired.ok) throw new DomainError('conflict', expired.reason);
+  return store.get(institutionId, id)!.record;
+}
+
+/** Expires every approved authorization older than its program's hold period at `at`; how many. */
+export function expireDue(store: SwitchStore, at: Date): number {
+  let count = 0;
+  for (const { institutionId, id } of store.approvedAuthorizationsBefore(at.toISOString())) {
+    const stored = store.get(institutionId, id);
+    const hours = (stored ? cardAndProgramOf(store, institutionId, stored.record).program?.holdPeriodHours : undefined) ?? DEFAULT_HOLD_PERIOD_HOURS;
+    if (!stored || at.getTime() - Date.parse(stored.record.createdAt) < hours * 3_600_000) continue;
+    try { expireHold(store, institutionId, id, at); count += 1; } catch { /* moved on meanwhile */ }
+  }
+  return count;
+}
+
+/**
+ * The lifecycle of a transaction: its original and every linked message in order, with the
+ * amounts (major units) authorized, held, captured, released and refunded.
+ */
+export function lifecycleOf(store: SwitchStore, institutionId: string, id: string): Lifecycle {
+  const named = store.get(institutionId, id);
+  if (!named) throw new DomainError('not-found', `transaction ${id} not found`);
+  const original = named.originalId ? store.get(institutionId, named.originalId) ?? named : named;
+  const digits = currencyInfo(original.record.amounts.currency)?.digits ?? 2;
+  const major = (minor: number) => minorToMajor(Math.max(0, minor), digits);
+  const holds = intentOfMti(original.record.mti) === 'authorization' && (original.state === 'approved' || original.state === 'reversing');
+  const linked = store.linked(institutionId, original.record.id);
+  const entry = (s: StoredTransaction) => ({
+    transactionId: s.record.id,
+    mti: s.record.mti,
+    messageKind: s.record.messageKind ?? (intentOfMti(s.record.mti) ?? s.record.mti),
+    amount: s.record.amount,
+    responseCode: s.record.responseCode,
+    transactionStatus: s.record.transactionStatus,
+    createdAt: s.record.createdAt,
+  });
+  return {
+    originalTransactionId: original.record.id,
+    transactionStatus: original.record.transactionStatus,
+    currency: original.record.amounts.currency,
+    amounts: {
+      requested: original.record.requestedAmount ?? original.record.amount,
+      authorized: original.state === 'declined' ? 0 : major(original.amountMinor),
+      held: holds ? major(original.amountMinor - original.reversedMinor) : 0,
+      captured: major(capturedOf(original)),
+      released: major(original.reversedMinor),
+      refunded: major(linked.filter((s) => s.record.messageKind === 'refund' && s.state === 'approved').reduce((sum, s) => sum + s.amountMinor, 0)),
+    },
+    messages: [original, ...linked].map(entry),
+  };
 }

@@ -7,13 +7,17 @@
 //   approved   answered 00 (an authorization shows `pending`, a financial or reversal `completed`)
 //   declined   answered with any other code, or failed (96): `failed`
 //   reversing  approved, and a reversal of it is awaiting its own answer
-//   reversed   approved reversals add up to its whole amount: `reversed`
+//   reversed   approved reversals add up to its whole amount, or its hold expired: `reversed`
+//   completed  an authorization captured by a completion (0220): `completed`
 //
 // A partial reversal moves reversing → approved (the rest stays approved and reversible);
-// the one that reaches the whole amount moves reversing → reversed.
+// the one that reaches the whole amount moves reversing → reversed. The lifecycle messages
+// (sandbox extensions, docs/switch.md) change an original's amounts without leaving its state
+// (an increment raises the hold, a refund takes from what was captured) or end its hold
+// (a completion captures it, an expiry releases it).
 import type { Transaction } from '../../api/schemas.js';
 
-export const TRANSACTION_STATES = ['awaiting', 'approved', 'declined', 'reversing', 'reversed'] as const;
+export const TRANSACTION_STATES = ['awaiting', 'approved', 'declined', 'reversing', 'reversed', 'completed'] as const;
 export type TransactionState = (typeof TRANSACTION_STATES)[number];
 
 export const TRANSACTION_EVENTS = [
@@ -29,6 +33,15 @@ export const TRANSACTION_EVENTS = [
   'reversal-approved-in-full',
   /** That reversal is declined or failed. */
   'reversal-declined',
+  /** An incremental authorization of it is approved: its hold grows. */
+  'increment-approved',
+  /** A completion (0220) captures it: the hold ends, any remainder released. */
+  'completion-captured',
+  /** A refund of it is requested (its amount reserved against what was captured) or given back (declined). */
+  'refund-reserved',
+  'refund-given-back',
+  /** Its hold is past the program's hold period (or forced): released, reason expiry. */
+  'hold-expired',
 ] as const;
 export type TransactionEvent = (typeof TRANSACTION_EVENTS)[number];
 
@@ -40,6 +53,18 @@ export interface Refusal {
 const refuse = (refused: Refusal['refused']): Refusal => ({ refused });
 const NO_ANSWER_AWAITED = refuse(() => 'is not awaiting an answer; a late or repeated answer changes nothing');
 const NO_REVERSAL_IN_FLIGHT = refuse(() => 'has no reversal in progress');
+const NO_HOLD = refuse((t) => `holds nothing (${t.responseCode ? 'it is not an approved authorization' : 'no answer yet'})`);
+const NOTHING_CAPTURED = refuse(() => 'has captured nothing that could be refunded');
+const LIFECYCLE_CLOSED = refuse(() => 'is already closed (reversed, expired or completed)');
+const REVERSAL_FIRST = refuse(() => 'has a reversal in progress; wait for its answer');
+/** The lifecycle events in states that have no hold or capture. */
+const NO_LIFECYCLE = {
+  'increment-approved': NO_HOLD,
+  'completion-captured': NO_HOLD,
+  'refund-reserved': NOTHING_CAPTURED,
+  'refund-given-back': NOTHING_CAPTURED,
+  'hold-expired': NO_HOLD,
+} as const;
 
 export const TRANSITIONS: Record<TransactionState, Record<TransactionEvent, TransactionState | Refusal>> = {
   awaiting: {
@@ -49,6 +74,7 @@ export const TRANSITIONS: Record<TransactionState, Record<TransactionEvent, Tran
     'reversal-approved-in-part': NO_REVERSAL_IN_FLIGHT,
     'reversal-approved-in-full': NO_REVERSAL_IN_FLIGHT,
     'reversal-declined': NO_REVERSAL_IN_FLIGHT,
+    ...NO_LIFECYCLE,
   },
   approved: {
     'answer-approves': NO_ANSWER_AWAITED,
@@ -57,6 +83,11 @@ export const TRANSITIONS: Record<TransactionState, Record<TransactionEvent, Tran
     'reversal-approved-in-part': NO_REVERSAL_IN_FLIGHT,
     'reversal-approved-in-full': NO_REVERSAL_IN_FLIGHT,
     'reversal-declined': NO_REVERSAL_IN_FLIGHT,
+    'increment-approved': 'approved',
+    'completion-captured': 'completed',
+    'refund-reserved': 'approved',
+    'refund-given-back': 'approved',
+    'hold-expired': 'reversed',
   },
   declined: {
     'answer-approves': NO_ANSWER_AWAITED,
@@ -65,6 +96,7 @@ export const TRANSITIONS: Record<TransactionState, Record<TransactionEvent, Tran
     'reversal-approved-in-part': NO_REVERSAL_IN_FLIGHT,
     'reversal-approved-in-full': NO_REVERSAL_IN_FLIGHT,
     'reversal-declined': NO_REVERSAL_IN_FLIGHT,
+    ...NO_LIFECYCLE,
   },
   reversing: {
     'answer-approves': NO_ANSWER_AWAITED,
@@ -73,6 +105,11 @@ export const TRANSITIONS: Record<TransactionState, Record<TransactionEvent, Tran
     'reversal-approved-in-part': 'approved',
     'reversal-approved-in-full': 'reversed',
     'reversal-declined': 'approved',
+    'increment-approved': REVERSAL_FIRST,
+    'completion-captured': REVERSAL_FIRST,
+    'refund-reserved': REVERSAL_FIRST,
+    'refund-given-back': REVERSAL_FIRST,
+    'hold-expired': REVERSAL_FIRST,
   },
   reversed: {
     'answer-approves': NO_ANSWER_AWAITED,
@@ -81,6 +118,24 @@ export const TRANSITIONS: Record<TransactionState, Record<TransactionEvent, Tran
     'reversal-approved-in-part': NO_REVERSAL_IN_FLIGHT,
     'reversal-approved-in-full': NO_REVERSAL_IN_FLIGHT,
     'reversal-declined': NO_REVERSAL_IN_FLIGHT,
+    'increment-approved': LIFECYCLE_CLOSED,
+    'completion-captured': LIFECYCLE_CLOSED,
+    'refund-reserved': NOTHING_CAPTURED,
+    'refund-given-back': NOTHING_CAPTURED,
+    'hold-expired': LIFECYCLE_CLOSED,
+  },
+  completed: {
+    'answer-approves': NO_ANSWER_AWAITED,
+    'answer-declines': NO_ANSWER_AWAITED,
+    'reversal-requested': refuse(() => 'is completed (captured); refund it instead'),
+    'reversal-approved-in-part': NO_REVERSAL_IN_FLIGHT,
+    'reversal-approved-in-full': NO_REVERSAL_IN_FLIGHT,
+    'reversal-declined': NO_REVERSAL_IN_FLIGHT,
+    'increment-approved': LIFECYCLE_CLOSED,
+    'completion-captured': LIFECYCLE_CLOSED,
+    'refund-reserved': 'completed',
+    'refund-given-back': 'completed',
+    'hold-expired': LIFECYCLE_CLOSED,
   },
 };
 
@@ -104,8 +159,9 @@ export function transactionStatusOf(state: TransactionState, mti: string): Trans
     case 'reversing': return mti.startsWith('01') ? 'pending' : 'completed';
     case 'declined': return 'failed';
     case 'reversed': return 'reversed';
+    case 'completed': return 'completed';
   }
 }
 
 /** States whose amount still counts toward the card's daily limits (reserved or approved). */
-export const COUNTED_STATES: readonly TransactionState[] = TRANSACTION_STATES.filter((s) => s === 'awaiting' || s === 'approved' || s === 'reversing');
+export const COUNTED_STATES: readonly TransactionState[] = TRANSACTION_STATES.filter((s) => s === 'awaiting' || s === 'approved' || s === 'reversing' || s === 'completed');

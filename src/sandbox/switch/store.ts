@@ -31,5 +31,9 @@ export function switchStore(store: Store): SwitchStore {
     findByStanRrn: (institutionId, stan, rrn) => store.transactions.findByStanRrn(institutionId, stan, rrn),
     awaitingReversalOf: (institutionId, originalId) => store.transactions.awaitingReversalOf(institutionId, originalId),
     awaitingBefore: (createdAt) => store.transactions.awaitingBefore(createdAt),
+    linked: (institutionId, originalId) => store.transactions.linked(institutionId, originalId),
+    approvedAuthorizationsBefore: (createdAt) => store.transactions.approvedAuthorizationsBefore(createdAt),
+    standInApprovedToday: (cardId, day) => store.transactions.standInApprovedToday(cardId, day),
+    unacknowledgedAdvices: () => store.transactions.unacknowledgedAdvices(),
   };
 }

@@ -21,6 +21,8 @@ export interface WebhookCallOptions {
   maxReplyBytes?: number;
   dispatcher?: Dispatcher;
   nowSeconds?: number;
+  /** Aborts the call (the sandbox closing); it then ends as a timeout. */
+  signal?: AbortSignal;
 }
 
 export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' | 'secret'>, message: SwitchMessage, options: WebhookCallOptions = {}): Promise<WebhookOutcome> {
@@ -45,6 +47,8 @@ export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' |
 
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const stop = () => controller.abort();
+  options.signal?.addEventListener('abort', stop, { once: true });
   try {
     const res = await request(url, {
       method: 'POST',
@@ -89,6 +93,7 @@ export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' |
     return { ok: false, reason: `the webhook could not be reached: ${code ?? err.message}` };
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener('abort', stop);
   }
 }
 

@@ -1,0 +1,149 @@
+// Faults on the webhook path (forward mode), beside the HTTP faults of ../faults.ts and seeded
+// the same way (mulberry32), so a run replays: a delay before the message goes out, the
+// network's deadline, the message delivered twice, the connection reset once the message was
+// sent (the webhook saw it; its answer is never read), the reply lost (the webhook answered;
+// the network never saw it) and a garbage reply. What each message got is recorded on it.
+import { mulberry32 } from '../faults.js';
+import { WEBHOOK_TIMEOUT_MS } from './reply.js';
+
+export interface WebhookFaultSpec {
+  /** Added before the message is sent, uniformly in [min, max] ms; it counts against the deadline. */
+  delay?: [number, number];
+  /** The network's timeout for the whole exchange, ms. */
+  deadlineMs: number;
+  /** Probabilities, each 0..1. */
+  duplicate: number;
+  reset: number;
+  replyLost: number;
+  garbage: number;
+}
+
+export class WebhookFaultSpecError extends Error {
+  constructor(readonly key: string, message: string) {
+    super(message);
+  }
+}
+
+const KEYS = ['delay', 'deadline', 'duplicate', 'reset', 'reply-lost', 'garbage'] as const;
+
+export function emptyWebhookFaults(): WebhookFaultSpec {
+  return { deadlineMs: WEBHOOK_TIMEOUT_MS, duplicate: 0, reset: 0, replyLost: 0, garbage: 0 };
+}
+
+/** Parses `delay=100-300ms,deadline=2s,duplicate=0.1,reset=0.05,reply-lost=0.05,garbage=0.01`; throws naming the bad key. */
+export function parseWebhookFaults(text: string): WebhookFaultSpec {
+  const values: Record<string, string> = {};
+  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) throw new WebhookFaultSpecError(part, `webhook fault "${part}" is not KEY=VALUE`);
+    values[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
+  }
+  return webhookFaultsFrom(values);
+}
+
+/** The same keys from a JSON object (PUT /sandbox/webhook-faults); numbers are ms or probabilities. */
+export function webhookFaultsFrom(values: Record<string, unknown>): WebhookFaultSpec {
+  const spec = emptyWebhookFaults();
+  for (const [key, value] of Object.entries(values)) {
+    switch (key) {
+      case 'delay': spec.delay = range(key, value); break;
+      case 'deadline': case 'deadlineMs': spec.deadlineMs = duration(key, value, 1, 60_000); break;
+      case 'duplicate': spec.duplicate = probability(key, value); break;
+      case 'reset': spec.reset = probability(key, value); break;
+      case 'reply-lost': case 'replyLost': spec.replyLost = probability(key, value); break;
+      case 'garbage': spec.garbage = probability(key, value); break;
+      default: throw new WebhookFaultSpecError(key, `unknown webhook fault "${key}": use ${KEYS.join(', ')}`);
+    }
+  }
+  return spec;
+}
+
+/** The spec in its text form (GET /sandbox/webhook-faults). */
+export function formatWebhookFaults(spec: WebhookFaultSpec): string {
+  const parts: string[] = [];
+  if (spec.delay) parts.push(`delay=${spec.delay[0] === spec.delay[1] ? spec.delay[0] : `${spec.delay[0]}-${spec.delay[1]}`}ms`);
+  parts.push(`deadline=${spec.deadlineMs}ms`);
+  if (spec.duplicate) parts.push(`duplicate=${spec.duplicate}`);
+  if (spec.reset) parts.push(`reset=${spec.reset}`);
+  if (spec.replyLost) parts.push(`reply-lost=${spec.replyLost}`);
+  if (spec.garbage) parts.push(`garbage=${spec.garbage}`);
+  return parts.join(',');
+}
+
+/** What one message gets: drawn in a fixed order from the seeded generator, so a seed replays. */
+export interface WebhookFaultDraw {
+  delayMs: number;
+  deadlineMs: number;
+  duplicate: boolean;
+  reset: boolean;
+  replyLost: boolean;
+  garbage: boolean;
+}
+
+export interface WebhookFaultController {
+  spec(): WebhookFaultSpec;
+  set(spec: WebhookFaultSpec, seed?: number): void;
+  draw(): WebhookFaultDraw;
+}
+
+export function webhookFaultController(initial: WebhookFaultSpec = emptyWebhookFaults(), seed = 1): WebhookFaultController {
+  let spec = initial;
+  let random = mulberry32(seed);
+  return {
+    spec: () => spec,
+    set(next, nextSeed = seed) {
+      spec = next;
+      random = mulberry32(nextSeed);
+    },
+    draw() {
+      // Always five draws, whatever the spec, so changing one probability keeps the others' sequence.
+      const [a, b, c, d, e] = [random(), random(), random(), random(), random()];
+      const [min, max] = spec.delay ?? [0, 0];
+      return {
+        delayMs: Math.round(min + (max - min) * a),
+        deadlineMs: spec.deadlineMs,
+        duplicate: b < spec.duplicate,
+        reset: c < spec.reset,
+        replyLost: d < spec.replyLost,
+        garbage: e < spec.garbage,
+      };
+    },
+  };
+}
+
+/** The faults of a draw as recorded on the transaction (`webhookFaults`). */
+export function describeDraw(draw: WebhookFaultDraw): string[] {
+  const out: string[] = [];
+  if (draw.delayMs > 0) out.push(`delay ${draw.delayMs}ms`);
+  if (draw.deadlineMs !== WEBHOOK_TIMEOUT_MS) out.push(`deadline ${draw.deadlineMs}ms`);
+  if (draw.duplicate) out.push('duplicate');
+  if (draw.reset) out.push('reset');
+  if (draw.replyLost) out.push('reply-lost');
+  if (draw.garbage) out.push('garbage');
+  return out;
+}
+
+function probability(key: string, value: unknown): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new WebhookFaultSpecError(key, `${key} must be a probability between 0 and 1`);
+  return n;
+}
+
+function duration(key: string, value: unknown, min: number, max: number): number {
+  const text = String(value).trim();
+  const match = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text);
+  if (!match) throw new WebhookFaultSpecError(key, `${key} must be a duration such as 500ms or 2s`);
+  const ms = Math.round(Number(match[1]) * (match[2] === 's' ? 1000 : 1));
+  if (ms < min || ms > max) throw new WebhookFaultSpecError(key, `${key} must be between ${min}ms and ${max}ms`);
+  return ms;
+}
+
+function range(key: string, value: unknown): [number, number] {
+  const text = String(value).trim();
+  const match = /^(\d+)(?:-(\d+))?(ms)?$/.exec(text);
+  if (!match) throw new WebhookFaultSpecError(key, `${key} must be MS or MIN-MAX, e.g. 200ms or 100-300ms`);
+  const min = Number(match[1]);
+  const max = match[2] === undefined ? min : Number(match[2]);
+  if (max < min || max > 60_000) throw new WebhookFaultSpecError(key, `${key} must be a range within 0-60000ms, low to high`);
+  return [min, max];
+}
