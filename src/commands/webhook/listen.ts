@@ -60,6 +60,10 @@ Rules file (YAML or JSON): first match wins.
     'cardctl webhook listen --forward-to http://localhost:8080/card-auth',
   ],
   async run(ctx, { opts }) {
+    // The listener needs no profile, but a profile named by mistake is refused as everywhere.
+    const { missingProfile } = await import('../../core/context.js');
+    const missing = missingProfile(ctx);
+    if (missing) throw missing;
     const port = Number(opts.port);
     if (!/^\d+$/.test(String(opts.port)) || port > 65_535) throw new UsageError(`invalid --port "${opts.port}": expected 0 to 65535`);
     const respond = String(opts.respond).trim().toUpperCase();
