@@ -10,11 +10,11 @@ export type LoginFlags = FlagValues<typeof FLAGS> & Pick<GlobalOptions, 'baseUrl
 const FLAGS = defineFlags({
   tokenStdin: { type: 'boolean', description: 'read the bearer token from stdin' },
   apiKeyStdin: { type: 'boolean', description: 'read the API key (for `import`) from stdin' },
-  pinKey: { type: 'string', value: 'file', description: 'PIN public key (PEM) used to encrypt PIN blocks' },
+  pinKey: { type: 'string', value: 'file', complete: 'file', description: 'PIN public key (PEM) used to encrypt PIN blocks' },
   switch: { type: 'string', value: 'name', description: 'path segment of the simulate endpoint (default "switch")' },
   env: { type: 'string', value: 'environment', choices: ['sandbox', 'production'], description: 'sandbox or production' },
   clientId: { type: 'string', value: 'id', description: 'OAuth client id, for client-credentials login' },
-  privateKey: { type: 'string', value: 'file', description: 'private key of the OAuth application (its path is stored, not the key)' },
+  privateKey: { type: 'string', value: 'file', complete: 'file', description: 'private key of the OAuth application (its path is stored, not the key)' },
   tokenUrl: { type: 'string', value: 'url', description: 'token endpoint (default: <base-url>/oauth/token)' },
   use: { type: 'negated', description: 'do not make this profile the current one' },
 });

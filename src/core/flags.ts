@@ -1,7 +1,8 @@
 // A flag, declared once: its type, value name, choices, default, validator, environment
-// variable, request-body path (for --from-file) and wizard question. From the declaration come
-// the commander option and its help line, the typed options object (FlagValues), and the body
-// fields a command fills from flags, files and prompts (bodyFields).
+// variable, request-body path (for --from-file), wizard question and how shells complete it.
+// From the declaration come the commander option and its help line, the typed options object
+// (FlagValues), the body fields a command fills from flags, files and prompts (bodyFields), and
+// the completion scripts' value lists (completionOf).
 import { Option, type Command } from 'commander';
 import type { FieldValidator } from './card-fields.js';
 
@@ -14,6 +15,12 @@ interface FlagBase {
   /** The environment variable that gives the same setting; named in the help line. */
   env?: string;
 }
+
+/**
+ * How the shells complete a flag's value: stored profile names, file or directory names, or
+ * these words (suggested, not enforced: `choices` both enforces and completes).
+ */
+export type Completion = 'profile' | 'file' | 'directory' | readonly string[];
 
 export interface ValueFlag extends FlagBase {
   type: 'string';
@@ -29,6 +36,7 @@ export interface ValueFlag extends FlagBase {
   prompt?: string;
   /** The request body needs it: asked for on a terminal, a usage error naming the flag otherwise. */
   required?: boolean;
+  complete?: Completion;
 }
 
 export interface BooleanFlag extends FlagBase {
@@ -48,6 +56,7 @@ export interface ListFlag extends FlagBase {
   value: string;
   /** `variadic`: one flag takes the following words; `each`: one word per flag, repeated. */
   repeat: 'variadic' | 'each';
+  complete?: Completion;
 }
 
 export type FlagSpec = ValueFlag | BooleanFlag | NegatedFlag | ListFlag;
@@ -75,6 +84,13 @@ export function defineFlags<const F extends Flags>(flags: F): F {
 /** The flag as typed: `--` and the key in kebab case, unless the declaration names it. */
 export function longFlag(key: string, spec: FlagSpec): string {
   return `--${spec.long ?? key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+const completions = new WeakMap<Option, Completion>();
+
+/** How the value of a commander option built here completes (undefined: no completion). */
+export function completionOf(option: Option): Completion | undefined {
+  return completions.get(option);
 }
 
 /** The commander options of a set of flags, in declaration order. */
@@ -107,6 +123,7 @@ export function commanderOptions(flags: Flags): Option[] {
         break;
     }
     options.push(option);
+    if ((spec.type === 'string' || spec.type === 'list') && spec.complete) completions.set(option, spec.complete);
     if (spec.type === 'boolean' && spec.negation) options.push(new Option(`--no-${long.slice(2)}`, spec.negation));
   }
   return options;

@@ -39,7 +39,7 @@ export const CREATE_FLAGS = defineFlags({
     email: { path: 'customer.emailAddress', required: true },
     phone: { path: 'customer.phoneNumber', required: true },
   }),
-  fromFile: { type: 'string', value: 'file', description: 'JSON body (or - for stdin); flags override its fields' },
+  fromFile: { type: 'string', value: 'file', complete: 'file', description: 'JSON body (or - for stdin); flags override its fields' },
   ...placeFlags(ACCOUNT_FLAGS, { accountNumber: 'account.number', accountType: 'account.type', currency: {}, bankCode: 'account.bankCode' }),
   ...placeFlags(CARD_FLAGS, { startDate: 'startDate' }),
   expiryDate: { type: 'string', value: 'date', description: "expiry, YYYY-MM-DD or ISO date-time (default: the program's maximum)", path: 'expiryDate', parse: dateTime },

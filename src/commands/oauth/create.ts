@@ -112,7 +112,7 @@ export async function parseCreateOptions(ctx: Context, opts: CreateOptions): Pro
 
 const FLAGS = defineFlags({
   name: { type: 'string', value: 'name', description: 'application name' },
-  publicKey: { type: 'string', value: 'file', description: 'PEM certificate of the application (see `cardctl oauth keygen`)' },
+  publicKey: { type: 'string', value: 'file', complete: 'file', description: 'PEM certificate of the application (see `cardctl oauth keygen`)' },
   scope: { type: 'list', value: 'scope', repeat: 'variadic', description: 'permission in verb:object form (repeatable), or *, READ, WRITE' },
   grantType: { type: 'string', value: 'type', choices: GRANT_TYPES, description: 'OAuth grant type' },
   description: { type: 'string', value: 'text', description: 'description' },
@@ -120,7 +120,7 @@ const FLAGS = defineFlags({
   websiteUrl: { type: 'string', value: 'url', description: 'website URL' },
   iconUrl: { type: 'string', value: 'url', description: 'icon URL' },
   official: { type: 'boolean', description: 'an official application of the institution' },
-  fromFile: { type: 'string', value: 'file', description: 'JSON body (or - for stdin); flags override its fields' },
+  fromFile: { type: 'string', value: 'file', complete: 'file', description: 'JSON body (or - for stdin); flags override its fields' },
 });
 
 export default defineCommand({

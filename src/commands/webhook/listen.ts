@@ -49,7 +49,7 @@ Rules file (YAML or JSON): first match wins.
     port: { type: 'string', value: 'n', default: '4020', description: 'port to listen on (0 = any free port)' },
     host: { type: 'string', value: 'host', default: '127.0.0.1', description: 'address to bind' },
     respond: { type: 'string', value: 'code', default: '00', description: 'response code to answer with' },
-    rules: { type: 'string', value: 'file', description: 'YAML/JSON rules: match amount, PAN suffix, processing code, channel → code, delay' },
+    rules: { type: 'string', value: 'file', complete: 'file', description: 'YAML/JSON rules: match amount, PAN suffix, processing code, channel → code, delay' },
     secretStdin: { type: 'boolean', description: 'read the webhook signing secret from stdin' },
     forwardTo: { type: 'string', value: 'url', description: 'relay each message to your own handler and show its reply' },
   },
