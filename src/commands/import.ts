@@ -48,7 +48,7 @@ export const IMPORT_FLAGS = defineFlags({
   ...placeFlags(CARD_FLAGS, { embossingName: { path: 'card.embossingName', description: 'one card: embossing name', prompt: 'Embossing name' } }),
   bin: { type: 'string', value: 'bin', description: 'one card: BIN (6 to 8 digits)', path: 'card.bin', prompt: 'BIN' },
   ...placeFlags(CARD_FLAGS, { status: { path: 'card.cardState', description: 'one card: card status', prompt: 'Card state' } }),
-  pinStdin: { type: 'boolean', description: 'one card: read the default PIN (4 to 12 digits) from stdin' },
+  pinStdin: { type: 'boolean', secret: true, description: 'one card: read the default PIN (4 to 12 digits) from stdin' },
   allowWeakPin: { type: 'boolean', description: 'accept trivially weak default PINs such as 1111 (one card, or every row of a file)' },
   returnSecure: { type: 'boolean', description: 'one card: return secure data' },
   reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal)' },

@@ -8,8 +8,8 @@ import { checkCredential, credentialProblem } from '../core/credentials.js';
 export type LoginFlags = FlagValues<typeof FLAGS> & Pick<GlobalOptions, 'baseUrl' | 'insecure'>;
 
 const FLAGS = defineFlags({
-  tokenStdin: { type: 'boolean', description: 'read the bearer token from stdin' },
-  apiKeyStdin: { type: 'boolean', description: 'read the API key (for `import`) from stdin' },
+  tokenStdin: { type: 'boolean', secret: true, description: 'read the bearer token from stdin' },
+  apiKeyStdin: { type: 'boolean', secret: true, description: 'read the API key (for `import`) from stdin' },
   pinKey: { type: 'string', value: 'file', complete: 'file', description: 'PIN public key (PEM) used to encrypt PIN blocks' },
   switch: { type: 'string', value: 'name', description: 'path segment of the simulate endpoint (default "switch")' },
   env: { type: 'string', value: 'environment', choices: ['sandbox', 'production'], description: 'sandbox or production' },

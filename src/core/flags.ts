@@ -22,8 +22,22 @@ interface FlagBase {
  */
 export type Completion = 'profile' | 'file' | 'directory' | readonly string[];
 
+/*
+ * Secrets and card numbers. Secrets never come from argv: shell history, `ps` and CI logs would
+ * keep them. So `secret: true` is allowed only on a boolean `--…-stdin` flag, which says that the
+ * secret comes on stdin; a secret flag that takes a value is refused when its declaration is read
+ * (defineFlags, and every command's flags when the tree is built), and TypeScript refuses it first.
+ * A value that is a card number is declared `pan: true`: the recorded command line (the audit
+ * journal, the only place argv is written) masks it. That line shows the values of declared flags
+ * only; a value given to a flag nothing declares is withheld. The journal's scrubbing of free text
+ * (known secrets, card numbers in any field) stays the second line of defence.
+ */
+
 export interface ValueFlag extends FlagBase {
   type: 'string';
+  /** The value is a card number: masked wherever the command line is recorded. */
+  pan?: boolean;
+  secret?: never;
   /** The value's name in help: `--program <id>`. */
   value: string;
   choices?: readonly string[];
@@ -41,6 +55,8 @@ export interface ValueFlag extends FlagBase {
 
 export interface BooleanFlag extends FlagBase {
   type: 'boolean';
+  /** A `--…-stdin` flag whose stdin carries a secret (see above). */
+  secret?: boolean;
   /** Also `--no-NAME`, with this help line (undefined when neither is given). */
   negation?: string;
 }
@@ -57,6 +73,7 @@ export interface ListFlag extends FlagBase {
   /** `variadic`: one flag takes the following words; `each`: one word per flag, repeated. */
   repeat: 'variadic' | 'each';
   complete?: Completion;
+  secret?: never;
 }
 
 export type FlagSpec = ValueFlag | BooleanFlag | NegatedFlag | ListFlag;
@@ -78,7 +95,17 @@ export type FlagValues<F extends Flags> = { -readonly [K in keyof F]: FlagValue<
 
 /** A group of flags several commands share; spread it into their `flags`. */
 export function defineFlags<const F extends Flags>(flags: F): F {
+  for (const [key, spec] of Object.entries(flags)) checkSecret(key, spec);
   return flags;
+}
+
+/** Refuses a secret that would come from argv (see above). */
+function checkSecret(key: string, spec: FlagSpec): void {
+  if (!('secret' in spec) || !spec.secret) return;
+  const long = longFlag(key, spec);
+  if (spec.type !== 'boolean' || !long.endsWith('-stdin')) {
+    throw new Error(`${long} is declared secret but is not a --…-stdin switch: secrets are read from stdin or the environment, never from argv`);
+  }
 }
 
 /** The flag as typed: `--` and the key in kebab case, unless the declaration names it. */
@@ -97,6 +124,7 @@ export function completionOf(option: Option): Completion | undefined {
 export function commanderOptions(flags: Flags): Option[] {
   const options: Option[] = [];
   for (const [key, spec] of Object.entries(flags)) {
+    checkSecret(key, spec);
     const long = longFlag(key, spec);
     const short = spec.short ? `-${spec.short}, ` : '';
     const description = spec.env ? `${spec.description} (env ${spec.env})` : spec.description;
@@ -127,6 +155,25 @@ export function commanderOptions(flags: Flags): Option[] {
     if (spec.type === 'boolean' && spec.negation) options.push(new Option(`--no-${long.slice(2)}`, spec.negation));
   }
   return options;
+}
+
+/** Every word that names one of these flags (`--long`, `-s`, `--no-long`), with its declaration. */
+export function flagWords(flagSets: readonly Flags[]): Map<string, FlagSpec> {
+  const words = new Map<string, FlagSpec>();
+  for (const flags of flagSets) {
+    for (const [key, spec] of Object.entries(flags)) {
+      const long = longFlag(key, spec);
+      words.set(spec.type === 'negated' ? `--no-${long.slice(2)}` : long, spec);
+      if (spec.short) words.set(`-${spec.short}`, spec);
+      if (spec.type === 'boolean' && spec.negation) words.set(`--no-${long.slice(2)}`, spec);
+    }
+  }
+  return words;
+}
+
+/** Whether the flag consumes a value. */
+export function takesValue(spec: FlagSpec): spec is ValueFlag | ListFlag {
+  return spec.type === 'string' || spec.type === 'list';
 }
 
 /** Adds the flags to a commander command. */

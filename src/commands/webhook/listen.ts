@@ -50,7 +50,7 @@ Rules file (YAML or JSON): first match wins.
     host: { type: 'string', value: 'host', default: '127.0.0.1', description: 'address to bind' },
     respond: { type: 'string', value: 'code', default: '00', description: 'response code to answer with' },
     rules: { type: 'string', value: 'file', complete: 'file', description: 'YAML/JSON rules: match amount, PAN suffix, processing code, channel → code, delay' },
-    secretStdin: { type: 'boolean', description: 'read the webhook signing secret from stdin' },
+    secretStdin: { type: 'boolean', secret: true, description: 'read the webhook signing secret from stdin' },
     forwardTo: { type: 'string', value: 'url', description: 'relay each message to your own handler and show its reply' },
   },
   examples: [
