@@ -57,6 +57,8 @@ export interface BooleanFlag extends FlagBase {
   type: 'boolean';
   /** A `--…-stdin` flag whose stdin carries a secret (see above). */
   secret?: boolean;
+  /** Where true or false goes in a request body, dot-separated. */
+  path?: string;
   /** Also `--no-NAME`, with this help line (undefined when neither is given). */
   negation?: string;
 }
@@ -74,6 +76,13 @@ export interface ListFlag extends FlagBase {
   repeat: 'variadic' | 'each';
   complete?: Completion;
   secret?: never;
+  /** The validator of each value. */
+  parse?: FieldValidator;
+  /** Where the values go in a request body, as an array. */
+  path?: string;
+  /** The wizard's question when no value is given. */
+  prompt?: string;
+  required?: boolean;
 }
 
 export type FlagSpec = ValueFlag | BooleanFlag | NegatedFlag | ListFlag;
@@ -190,6 +199,11 @@ export interface BodyField {
   parse?: FieldValidator;
   prompt?: string;
   required?: boolean;
+}
+
+/** Every body path the flags fill, whatever their type: the fields a --from-file body may hold. */
+export function bodyPaths(flags: Flags): string[] {
+  return Object.values(flags).flatMap((spec) => ('path' in spec && spec.path !== undefined ? [spec.path] : []));
 }
 
 export function bodyFields(flags: Flags): BodyField[] {
