@@ -59,6 +59,8 @@ export interface BooleanFlag extends FlagBase {
   secret?: boolean;
   /** Where true or false goes in a request body, dot-separated. */
   path?: string;
+  /** For a secret `--…-stdin` flag: the hidden question for the secret when nothing is piped. */
+  prompt?: string;
   /** Also `--no-NAME`, with this help line (undefined when neither is given). */
   negation?: string;
 }
