@@ -170,6 +170,7 @@ function runner(input: BuildInput): LeafRunner {
       dispatcher: input.deps.dispatcher,
       signal: input.signal,
       argv: input.argv,
+      flags: [GLOBAL_FLAGS, definition.flags ?? {}],
     });
     await definition.run(ctx, runInput);
   };

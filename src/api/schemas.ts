@@ -13,6 +13,7 @@ import {
   TRANSACTION_STATUSES as TRANSACTION_STATUS,
 } from './enums.js';
 import * as rules from './field-rules.js';
+import { LIST_BOUNDS } from './list-bounds.js';
 
 const DateTime = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -48,13 +49,7 @@ export const ErrorEnvelope = Type.Object({
 });
 export type ErrorEnvelope = Static<typeof ErrorEnvelope>;
 
-/**
- * The bounds of every list's query parameters, declared once: the sandbox validates with them,
- * publishes them in /openapi.json and names the parameter in its 400. (maxPage - 1) × maxLimit
- * stays far inside SQLite's 64-bit OFFSET and JavaScript's exact integers; no stored id, name or
- * search text is longer than maxText.
- */
-export const LIST_BOUNDS = { maxPage: 1_000_000, maxLimit: 100, maxText: 256 } as const;
+export { LIST_BOUNDS };
 
 const PageQuery = {
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_BOUNDS.maxPage, default: 1 })),

@@ -2,36 +2,65 @@
 // request. A journal that cannot be written warns once and never fails the command.
 import type { Exchange } from '../api/client.js';
 import { fsReason } from '../core/errors.js';
+import { flagWords, takesValue, type FlagSpec, type Flags } from '../core/flags.js';
 import { REDACTED, maskPan } from '../core/redact.js';
 import type { Env } from '../core/settings.js';
 import { affectedIds, operatorName, type Journal } from './journal.js';
 import { SECRET_PROFILE_KEYS, type Profile } from '../config/store.js';
 
-/** Flags whose value is removed from the recorded command line (argv should never hold these). */
-const SECRET_FLAGS = /^--?(token|api-key|secret|password|pin|new-pin|old-pin|client-secret)$/i;
-const PAN_FLAGS = /^--(pan|card-number)$/i;
-
-/** `cardctl …` as typed, with secret flag values removed and PANs masked. */
-export function commandLine(argv: readonly string[]): string {
+/**
+ * `cardctl …` as typed, read with the declarations of the flags it was parsed with (the command's
+ * and the global ones): card numbers masked, and the value of any flag they do not declare
+ * withheld (src/core/flags.ts says why no declared flag carries a secret).
+ */
+export function commandLine(argv: readonly string[], flagSets: readonly Flags[]): string {
+  const known = flagWords(flagSets);
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const eq = arg.indexOf('=');
-    const flag = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
-    const inline = flag !== arg;
-    if (SECRET_FLAGS.test(flag) || PAN_FLAGS.test(flag)) {
-      const value = inline ? arg.slice(eq + 1) : argv[i + 1];
-      const shown = value === undefined ? '' : SECRET_FLAGS.test(flag) ? REDACTED : maskPan(value);
-      if (inline) out.push(`${flag}=${shown}`);
-      else {
-        out.push(flag);
-        if (value !== undefined && !value.startsWith('-')) { out.push(shown); i++; }
-      }
+    if (arg === '--') {
+      out.push(...argv.slice(i).map(shellWord));
+      break;
+    }
+    if (!arg.startsWith('-') || arg === '-') {
+      out.push(shellWord(arg));
       continue;
     }
-    out.push(/[\s"'\\$`]/.test(arg) ? JSON.stringify(arg) : arg);
+    const flag = flagOf(arg, known);
+    const spec = flag.spec;
+    if (spec && !takesValue(spec)) {
+      out.push(shellWord(arg));
+      continue;
+    }
+    // A declared flag takes the next word whatever it looks like; an unknown one is assumed to.
+    let value = flag.inline;
+    if (value === undefined && i + 1 < argv.length && (spec || !argv[i + 1]!.startsWith('-'))) value = argv[++i];
+    const shown = value === undefined ? undefined : !spec ? REDACTED : spec.type === 'string' && spec.pan ? maskPan(value) : shellWord(value);
+    if (shown === undefined) out.push(flag.name);
+    else if (flag.inline === undefined) out.push(flag.name, shown);
+    else out.push(`${flag.name}${flag.separator}${shown}`);
   }
   return ['cardctl', ...out].join(' ');
+}
+
+/** The flag an argument names, its declaration, and a value written into it: `--pan=5060…`, `-ojson`. */
+function flagOf(arg: string, known: Map<string, FlagSpec>): { name: string; spec?: FlagSpec; inline?: string; separator: string } {
+  const eq = arg.indexOf('=');
+  if (arg.startsWith('--')) {
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    return { name, spec: known.get(name), inline: eq > 0 ? arg.slice(eq + 1) : undefined, separator: '=' };
+  }
+  // Short flags, as commander reads them: one (-p), one holding its value (-ojson), or
+  // switches grouped (-yq).
+  const first = known.get(arg.slice(0, 2));
+  if (arg.length > 2 && first && takesValue(first)) return { name: arg.slice(0, 2), spec: first, inline: arg.slice(2), separator: '' };
+  const letters = [...arg.slice(1)].map((letter) => known.get(`-${letter}`));
+  const grouped = letters.length > 1 && letters.every((spec) => spec !== undefined && !takesValue(spec));
+  return { name: arg, spec: grouped ? letters[0] : known.get(arg), separator: '' };
+}
+
+function shellWord(word: string): string {
+  return /[\s"'\\$`]/.test(word) ? JSON.stringify(word) : word;
 }
 
 /** Every secret a run knows, to be removed from whatever free text the journal records. */
@@ -49,8 +78,10 @@ export interface RunFacts {
   /** The profile's `env` (sandbox, production, …). */
   env: string;
   baseUrl: string;
-  /** The command line as typed; recorded with secrets removed (commandLine). */
+  /** The command line as typed; recorded as commandLine() shows it. */
   argv: readonly string[];
+  /** The declarations of the flags argv was parsed with: what commandLine() shows of each value. */
+  flags: readonly Flags[];
   now(): Date;
   /** Secrets to remove from every line, read when the line is written. */
   secrets(): ReadonlyArray<string | undefined>;
@@ -64,7 +95,7 @@ export interface RunFacts {
 export function journalRecorder(openSink: () => JournalSink, run: RunFacts, warn: (line: string) => void): (exchange: Exchange) => void {
   let warned = false;
   let sink: JournalSink | undefined;
-  const command = commandLine(run.argv);
+  const command = commandLine(run.argv, run.flags);
   return (exchange) => {
     try {
       sink ??= openSink();

@@ -17,11 +17,11 @@ import type { ImportRunResult, ImportStats, SendResult } from '../import/runner.
 
 /** Every flag of `import`, in help order. Those with a path are one card's fields, written there in the Import Card body. */
 export const IMPORT_FLAGS = defineFlags({
-  fromFile: { type: 'string', value: 'file', description: 'file of cards to import (.csv, .ndjson, .json), or - for stdin' },
+  fromFile: { type: 'string', value: 'file', complete: 'file', description: 'file of cards to import (.csv, .ndjson, .json), or - for stdin' },
   format: { type: 'string', value: 'format', choices: ['csv', 'ndjson', 'json'], description: 'file format (default: from the extension; required for - and pipes)' },
   encoding: { type: 'string', value: 'encoding', choices: ['utf-8', 'latin1', 'utf-16le'], description: 'text encoding of the file (default utf-8; invalid UTF-8 is an error)' },
   concurrency: { type: 'string', value: 'n', description: 'requests in flight (default 8)' },
-  report: { type: 'string', value: 'file', description: 'NDJSON report: line, realId, outcome, cardId or error' },
+  report: { type: 'string', value: 'file', complete: 'file', description: 'NDJSON report: line, realId, outcome, cardId or error' },
   resume: { type: 'boolean', description: 'continue an earlier run: skip rows the report records as imported, append to it' },
   realId: { type: 'string', value: 'id', description: 'one card: its identifier in your system', path: 'realId', prompt: 'Real id (your identifier for the card)' },
   active: { type: 'boolean', description: 'one card: the card is active (the default)', negation: 'one card: the card is not active' },
@@ -48,7 +48,7 @@ export const IMPORT_FLAGS = defineFlags({
   ...placeFlags(CARD_FLAGS, { embossingName: { path: 'card.embossingName', description: 'one card: embossing name', prompt: 'Embossing name' } }),
   bin: { type: 'string', value: 'bin', description: 'one card: BIN (6 to 8 digits)', path: 'card.bin', prompt: 'BIN' },
   ...placeFlags(CARD_FLAGS, { status: { path: 'card.cardState', description: 'one card: card status', prompt: 'Card state' } }),
-  pinStdin: { type: 'boolean', description: 'one card: read the default PIN (4 to 12 digits) from stdin' },
+  pinStdin: { type: 'boolean', secret: true, description: 'one card: read the default PIN (4 to 12 digits) from stdin' },
   allowWeakPin: { type: 'boolean', description: 'accept trivially weak default PINs such as 1111 (one card, or every row of a file)' },
   returnSecure: { type: 'boolean', description: 'one card: return secure data' },
   reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal)' },

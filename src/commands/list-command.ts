@@ -1,6 +1,7 @@
 // Every list command is built here: its filters are its own; the paging flags, the --all/--page
 // conflict, --all streaming with back-pressure, the next-page hint and --wide are the same for all.
 import type { Pagination } from '../api/client.js';
+import { LIST_BOUNDS } from '../api/list-bounds.js';
 import { type CommandDefinition, defineCommand } from '../core/command.js';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
@@ -53,7 +54,7 @@ export interface LocalList<F extends Flags, Q, R> extends ListBase<F, Q, R> {
 }
 
 const PAGING_FLAGS = defineFlags({
-  limit: { type: 'string', value: 'n', description: 'page size, 1-100 (default 20; 100 with --all)' },
+  limit: { type: 'string', value: 'n', description: `page size, 1-${LIST_BOUNDS.maxLimit} (default 20; ${LIST_BOUNDS.maxLimit} with --all)` },
   page: { type: 'string', value: 'n', description: 'page number, from 1' },
   all: { type: 'boolean', description: 'every page, streamed as it arrives' },
 });

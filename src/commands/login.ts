@@ -1,5 +1,6 @@
 import { defineCommand } from '../core/command.js';
-import { defineFlags, type FlagValues } from '../core/flags.js';
+import { defineFlags, longFlag, type FlagValues } from '../core/flags.js';
+import { GLOBAL_FLAGS } from '../core/global-flags.js';
 import type { Context, GlobalOptions } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
 import { checkCredential, credentialProblem } from '../core/credentials.js';
@@ -7,14 +8,20 @@ import { checkCredential, credentialProblem } from '../core/credentials.js';
 /** login's own flags, and the global ones it reads (--base-url, --insecure). */
 export type LoginFlags = FlagValues<typeof FLAGS> & Pick<GlobalOptions, 'baseUrl' | 'insecure'>;
 
+/** One URL path segment: the simulate endpoint is /institutions/{switch}/simulate. */
+const switchSegment = (label: string, value: string): string => {
+  if (!/^[A-Za-z0-9._~-]+$/.test(value)) throw new UsageError(`invalid ${label} "${value}": expected one URL path segment (letters, digits, . _ ~ -)`);
+  return value;
+};
+
 const FLAGS = defineFlags({
-  tokenStdin: { type: 'boolean', description: 'read the bearer token from stdin' },
-  apiKeyStdin: { type: 'boolean', description: 'read the API key (for `import`) from stdin' },
-  pinKey: { type: 'string', value: 'file', description: 'PIN public key (PEM) used to encrypt PIN blocks' },
-  switch: { type: 'string', value: 'name', description: 'path segment of the simulate endpoint (default "switch")' },
+  tokenStdin: { type: 'boolean', secret: true, description: 'read the bearer token from stdin', prompt: 'Access token (input hidden)' },
+  apiKeyStdin: { type: 'boolean', secret: true, description: 'read the API key (for `import`) from stdin', prompt: 'API key for `cardctl import` (optional, Enter to skip)' },
+  pinKey: { type: 'string', value: 'file', complete: 'file', description: 'PIN public key (PEM) used to encrypt PIN blocks', prompt: 'PIN public key file, PEM (optional, Enter to skip)' },
+  switch: { type: 'string', value: 'name', description: 'path segment of the simulate endpoint (default "switch")', parse: switchSegment },
   env: { type: 'string', value: 'environment', choices: ['sandbox', 'production'], description: 'sandbox or production' },
   clientId: { type: 'string', value: 'id', description: 'OAuth client id, for client-credentials login' },
-  privateKey: { type: 'string', value: 'file', description: 'private key of the OAuth application (its path is stored, not the key)' },
+  privateKey: { type: 'string', value: 'file', complete: 'file', description: 'private key of the OAuth application (its path is stored, not the key)' },
   tokenUrl: { type: 'string', value: 'url', description: 'token endpoint (default: <base-url>/oauth/token)' },
   use: { type: 'negated', description: 'do not make this profile the current one' },
 });
@@ -55,7 +62,6 @@ export interface LoginOptions {
   makeCurrent: boolean;
 }
 
-const SWITCH_SEGMENT = /^[A-Za-z0-9._~-]+$/;
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Flags, stdin and (on a terminal) prompts → what to store. Throws UsageError before any write. */
@@ -73,9 +79,7 @@ export async function parseLogin(ctx: Context, opts: LoginFlags): Promise<LoginO
   const existing = ctx.config.getProfile(profileName) ?? {};
   const insecure = Boolean(opts.insecure);
 
-  if (opts.switch !== undefined && !SWITCH_SEGMENT.test(opts.switch)) {
-    throw new UsageError(`invalid --switch "${opts.switch}": expected one URL path segment (letters, digits, . _ ~ -)`);
-  }
+  const switchName = opts.switch === undefined ? undefined : FLAGS.switch.parse(longFlag('switch', FLAGS.switch), opts.switch);
   const usesClientCredentials = opts.clientId !== undefined || opts.privateKey !== undefined;
   if (usesClientCredentials) {
     if (!opts.clientId) throw new UsageError('--private-key needs --client-id');
@@ -112,7 +116,7 @@ export async function parseLogin(ctx: Context, opts: LoginFlags): Promise<LoginO
       else throw new UsageError('missing --base-url', { hint: 'give the API base URL, e.g. --base-url https://api.example.com' });
     } else {
       interactive = true;
-      baseUrl = await ctx.prompter.input('API base URL', {
+      baseUrl = await ctx.prompter.input(GLOBAL_FLAGS.baseUrl.prompt, {
         default: existing.baseUrl,
         validate: (value) => {
           try {
@@ -134,10 +138,10 @@ export async function parseLogin(ctx: Context, opts: LoginFlags): Promise<LoginO
       });
     }
     interactive = true;
-    token = (await ctx.prompter.password('Access token (input hidden)', {
+    token = (await ctx.prompter.password(FLAGS.tokenStdin.prompt, {
       validate: (value) => (isSecretText(value.trim()) ? true : 'paste the bearer token (no spaces)'),
     })).trim();
-    const key = (await ctx.prompter.password('API key for `cardctl import` (optional, Enter to skip)', {
+    const key = (await ctx.prompter.password(FLAGS.apiKeyStdin.prompt, {
       validate: (value) => (value.trim() === '' || isSecretText(value.trim()) ? true : 'paste the API key (no spaces), or leave empty'),
     })).trim();
     if (key) apiKey = key;
@@ -148,7 +152,7 @@ export async function parseLogin(ctx: Context, opts: LoginFlags): Promise<LoginO
     pinKey = await readPinKeyFile(opts.pinKey);
   } else if (interactive && !existing.pinKey) {
     for (let tries = 0; tries < 3 && !pinKey; tries++) {
-      const path = (await ctx.prompter.input('PIN public key file, PEM (optional, Enter to skip)', { default: '' })).trim();
+      const path = (await ctx.prompter.input(FLAGS.pinKey.prompt, { default: '' })).trim();
       if (!path) break;
       try {
         pinKey = await readPinKeyFile(path, 'PIN key');
@@ -164,7 +168,7 @@ export async function parseLogin(ctx: Context, opts: LoginFlags): Promise<LoginO
     token,
     apiKey,
     pinKey: pinKey ? { pem: pinKey.pem, fingerprint: pinKey.fingerprint } : undefined,
-    switch: opts.switch,
+    switch: switchName,
     env: opts.env,
     clientCredentials: usesClientCredentials
       ? { clientId: opts.clientId!, privateKeyPath: opts.privateKey!, tokenUrl: opts.tokenUrl }

@@ -3,6 +3,7 @@
 // arguments. The shell generators (bash.ts, zsh.ts, fish.ts) only format this.
 import type { Argument, Command, Option } from 'commander';
 import { SETTABLE_PROFILE_KEYS } from '../config/store.js';
+import { completionOf } from '../core/flags.js';
 import { HELP_TOPIC_NAMES } from '../help/topics.js';
 
 /** How the value of an option or argument is completed. */
@@ -71,7 +72,7 @@ function commandSpec(command: Command, path: string[]): CommandSpec {
   const options: OptionSpec[] = [];
   for (const option of command.options as readonly Option[]) {
     if (option.hidden) continue;
-    options.push(optionSpec(option, path));
+    options.push(optionSpec(option));
   }
   if (path.length === 0) {
     options.push({ short: '-h', long: '--help', description: 'show help', takesValue: false, value: { kind: 'none' } });
@@ -93,25 +94,28 @@ function commandSpec(command: Command, path: string[]): CommandSpec {
   };
 }
 
-function optionSpec(option: Option, path: string[]): OptionSpec {
+function optionSpec(option: Option): OptionSpec {
   const takesValue = option.required || option.optional;
   return {
     short: option.short,
     long: option.long,
     description: firstLine(option.description),
     takesValue,
-    value: takesValue ? optionValue(option, path) : { kind: 'none' },
+    value: takesValue ? optionValue(option) : { kind: 'none' },
   };
 }
 
-function optionValue(option: Option, path: string[]): ValueSpec {
+/** As the flag's declaration says (src/core/flags.ts `complete`); choices complete as themselves. */
+function optionValue(option: Option): ValueSpec {
   if (option.argChoices?.length) return { kind: 'choices', choices: [...option.argChoices] };
-  if (option.long === '--profile') return { kind: 'profiles' };
-  // The value's name in the flags says what it is: `--from-file <file>`, `--out <dir>`.
-  const placeholder = /[<[]([^>\]]+)[>\]]/.exec(option.flags)?.[1]?.replace(/\.\.\.$/, '') ?? '';
-  if (/^dir(ectory)?$/i.test(placeholder)) return { kind: 'dir' };
-  if (/file$/i.test(placeholder)) return { kind: 'file' };
-  return { kind: 'none' };
+  const complete = completionOf(option);
+  switch (complete) {
+    case undefined: return { kind: 'none' };
+    case 'profile': return { kind: 'profiles' };
+    case 'file': return { kind: 'file' };
+    case 'directory': return { kind: 'dir' };
+    default: return { kind: 'choices', choices: [...complete] };
+  }
 }
 
 /** Positional arguments whose values can be known without the network. */

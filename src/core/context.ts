@@ -13,6 +13,7 @@ import { AuthError, NotFoundError, UsageError } from './errors.js';
 import { decideCanPrompt, decideColor, type IOStreams } from './io.js';
 import { InquirerPrompter, NoPrompter, type Prompter } from './prompter.js';
 import { VERSION } from '../version.js';
+import type { Flags } from './flags.js';
 import type { GlobalOptions } from './global-flags.js';
 import type { Clock, Env, Settings } from './settings.js';
 
@@ -58,8 +59,10 @@ export interface ContextInit {
   dispatcher?: Dispatcher;
   signal?: AbortSignal;
   config?: ConfigStore;
-  /** The command line as given (recorded, secrets removed, in the audit journal). */
+  /** The command line as given (recorded in the audit journal, card numbers masked). */
   argv?: readonly string[];
+  /** The declarations of the flags argv was parsed with, which say how each value is recorded. */
+  flags?: readonly Flags[];
 }
 
 export function createContext(init: ContextInit): Context {
@@ -216,6 +219,7 @@ export function createContext(init: ContextInit): Context {
           env: s.profile.env ?? 'unknown',
           baseUrl: s.baseUrl,
           argv: init.argv ?? [],
+          flags: init.flags ?? [],
           now: () => ctx.clock.now(),
           secrets: () => knownSecrets(s, config.getProfile(s.profileName), env),
         };

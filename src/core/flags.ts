@@ -1,7 +1,8 @@
 // A flag, declared once: its type, value name, choices, default, validator, environment
-// variable, request-body path (for --from-file) and wizard question. From the declaration come
-// the commander option and its help line, the typed options object (FlagValues), and the body
-// fields a command fills from flags, files and prompts (bodyFields).
+// variable, request-body path (for --from-file), wizard question and how shells complete it.
+// From the declaration come the commander option and its help line, the typed options object
+// (FlagValues), the body fields a command fills from flags, files and prompts (bodyFields), and
+// the completion scripts' value lists (completionOf).
 import { Option, type Command } from 'commander';
 import type { FieldValidator } from './card-fields.js';
 
@@ -15,8 +16,28 @@ interface FlagBase {
   env?: string;
 }
 
+/**
+ * How the shells complete a flag's value: stored profile names, file or directory names, or
+ * these words (suggested, not enforced: `choices` both enforces and completes).
+ */
+export type Completion = 'profile' | 'file' | 'directory' | readonly string[];
+
+/*
+ * Secrets and card numbers. Secrets never come from argv: shell history, `ps` and CI logs would
+ * keep them. So `secret: true` is allowed only on a boolean `--…-stdin` flag, which says that the
+ * secret comes on stdin; a secret flag that takes a value is refused when its declaration is read
+ * (defineFlags, and every command's flags when the tree is built), and TypeScript refuses it first.
+ * A value that is a card number is declared `pan: true`: the recorded command line (the audit
+ * journal, the only place argv is written) masks it. That line shows the values of declared flags
+ * only; a value given to a flag nothing declares is withheld. The journal's scrubbing of free text
+ * (known secrets, card numbers in any field) stays the second line of defence.
+ */
+
 export interface ValueFlag extends FlagBase {
   type: 'string';
+  /** The value is a card number: masked wherever the command line is recorded. */
+  pan?: boolean;
+  secret?: never;
   /** The value's name in help: `--program <id>`. */
   value: string;
   choices?: readonly string[];
@@ -29,10 +50,17 @@ export interface ValueFlag extends FlagBase {
   prompt?: string;
   /** The request body needs it: asked for on a terminal, a usage error naming the flag otherwise. */
   required?: boolean;
+  complete?: Completion;
 }
 
 export interface BooleanFlag extends FlagBase {
   type: 'boolean';
+  /** A `--…-stdin` flag whose stdin carries a secret (see above). */
+  secret?: boolean;
+  /** Where true or false goes in a request body, dot-separated. */
+  path?: string;
+  /** For a secret `--…-stdin` flag: the hidden question for the secret when nothing is piped. */
+  prompt?: string;
   /** Also `--no-NAME`, with this help line (undefined when neither is given). */
   negation?: string;
 }
@@ -48,6 +76,15 @@ export interface ListFlag extends FlagBase {
   value: string;
   /** `variadic`: one flag takes the following words; `each`: one word per flag, repeated. */
   repeat: 'variadic' | 'each';
+  complete?: Completion;
+  secret?: never;
+  /** The validator of each value. */
+  parse?: FieldValidator;
+  /** Where the values go in a request body, as an array. */
+  path?: string;
+  /** The wizard's question when no value is given. */
+  prompt?: string;
+  required?: boolean;
 }
 
 export type FlagSpec = ValueFlag | BooleanFlag | NegatedFlag | ListFlag;
@@ -69,7 +106,17 @@ export type FlagValues<F extends Flags> = { -readonly [K in keyof F]: FlagValue<
 
 /** A group of flags several commands share; spread it into their `flags`. */
 export function defineFlags<const F extends Flags>(flags: F): F {
+  for (const [key, spec] of Object.entries(flags)) checkSecret(key, spec);
   return flags;
+}
+
+/** Refuses a secret that would come from argv (see above). */
+function checkSecret(key: string, spec: FlagSpec): void {
+  if (!('secret' in spec) || !spec.secret) return;
+  const long = longFlag(key, spec);
+  if (spec.type !== 'boolean' || !long.endsWith('-stdin')) {
+    throw new Error(`${long} is declared secret but is not a --…-stdin switch: secrets are read from stdin or the environment, never from argv`);
+  }
 }
 
 /** The flag as typed: `--` and the key in kebab case, unless the declaration names it. */
@@ -77,10 +124,18 @@ export function longFlag(key: string, spec: FlagSpec): string {
   return `--${spec.long ?? key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }
 
+const completions = new WeakMap<Option, Completion>();
+
+/** How the value of a commander option built here completes (undefined: no completion). */
+export function completionOf(option: Option): Completion | undefined {
+  return completions.get(option);
+}
+
 /** The commander options of a set of flags, in declaration order. */
 export function commanderOptions(flags: Flags): Option[] {
   const options: Option[] = [];
   for (const [key, spec] of Object.entries(flags)) {
+    checkSecret(key, spec);
     const long = longFlag(key, spec);
     const short = spec.short ? `-${spec.short}, ` : '';
     const description = spec.env ? `${spec.description} (env ${spec.env})` : spec.description;
@@ -107,9 +162,29 @@ export function commanderOptions(flags: Flags): Option[] {
         break;
     }
     options.push(option);
+    if ((spec.type === 'string' || spec.type === 'list') && spec.complete) completions.set(option, spec.complete);
     if (spec.type === 'boolean' && spec.negation) options.push(new Option(`--no-${long.slice(2)}`, spec.negation));
   }
   return options;
+}
+
+/** Every word that names one of these flags (`--long`, `-s`, `--no-long`), with its declaration. */
+export function flagWords(flagSets: readonly Flags[]): Map<string, FlagSpec> {
+  const words = new Map<string, FlagSpec>();
+  for (const flags of flagSets) {
+    for (const [key, spec] of Object.entries(flags)) {
+      const long = longFlag(key, spec);
+      words.set(spec.type === 'negated' ? `--no-${long.slice(2)}` : long, spec);
+      if (spec.short) words.set(`-${spec.short}`, spec);
+      if (spec.type === 'boolean' && spec.negation) words.set(`--no-${long.slice(2)}`, spec);
+    }
+  }
+  return words;
+}
+
+/** Whether the flag consumes a value. */
+export function takesValue(spec: FlagSpec): spec is ValueFlag | ListFlag {
+  return spec.type === 'string' || spec.type === 'list';
 }
 
 /** Adds the flags to a commander command. */
@@ -126,6 +201,11 @@ export interface BodyField {
   parse?: FieldValidator;
   prompt?: string;
   required?: boolean;
+}
+
+/** Every body path the flags fill, whatever their type: the fields a --from-file body may hold. */
+export function bodyPaths(flags: Flags): string[] {
+  return Object.values(flags).flatMap((spec) => ('path' in spec && spec.path !== undefined ? [spec.path] : []));
 }
 
 export function bodyFields(flags: Flags): BodyField[] {

@@ -4,8 +4,8 @@ import { OUTPUT_FORMATS } from '../output/renderer.js';
 import { defineFlags, type FlagValues } from './flags.js';
 
 export const GLOBAL_FLAGS = defineFlags({
-  profile: { type: 'string', short: 'p', value: 'name', description: 'stored profile to use', env: 'CARDCTL_PROFILE' },
-  baseUrl: { type: 'string', value: 'url', description: 'API base URL, overrides the profile', env: 'CARDCTL_BASE_URL' },
+  profile: { type: 'string', short: 'p', value: 'name', complete: 'profile', description: 'stored profile to use', env: 'CARDCTL_PROFILE' },
+  baseUrl: { type: 'string', value: 'url', description: 'API base URL, overrides the profile', env: 'CARDCTL_BASE_URL', prompt: 'API base URL' },
   output: { type: 'string', short: 'o', value: 'format', description: 'output format', env: 'CARDCTL_OUTPUT', choices: OUTPUT_FORMATS },
   json: { type: 'boolean', description: 'same as -o json' },
   fields: { type: 'string', value: 'list', description: 'columns or properties to show, comma-separated, dot paths allowed' },

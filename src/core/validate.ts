@@ -1,5 +1,6 @@
 // Client-side checks shared by commands and the importer. Each returns the normalised value or
 // throws a UsageError that names the flag/field and the expected form. Nothing here is sent.
+import { LIST_BOUNDS } from '../api/list-bounds.js';
 import { parseDate, parseDateTime } from './datetime.js';
 import { FieldError, UsageError } from './errors.js';
 import { luhnValid } from './redact.js';
@@ -56,11 +57,11 @@ export function validatePositiveInt(field: string, value: string, max = Number.M
   return n;
 }
 
-/** The page size and number flags of list commands (the API's bounds: docs/sandbox-api.md). */
+/** The page size and number flags of list commands, within the bounds the API allows. */
 export function validatePaging(opts: { limit?: string; page?: string }): { limit?: number; page?: number } {
   return {
-    limit: opts.limit === undefined ? undefined : validatePositiveInt('--limit', opts.limit, 100),
-    page: opts.page === undefined ? undefined : validatePositiveInt('--page', opts.page),
+    limit: opts.limit === undefined ? undefined : validatePositiveInt('--limit', opts.limit, LIST_BOUNDS.maxLimit),
+    page: opts.page === undefined ? undefined : validatePositiveInt('--page', opts.page, LIST_BOUNDS.maxPage),
   };
 }
 

@@ -12,6 +12,7 @@ import change from '../../src/commands/cards/pin/change.js';
 import { parseFutureExpiration, parseRenewReason } from '../../src/commands/cards/renew.js';
 import { explainPinError, explainPinKeyError, parseCardId } from '../../src/commands/cards/shared.js';
 import { CliError, RejectedError, UsageError } from '../../src/core/errors.js';
+import { LIST_BOUNDS } from '../../src/api/list-bounds.js';
 import { ScriptedPrompter } from '../../src/core/prompter.js';
 import { createPinInput } from '../../src/pin/input.js';
 import { cardColumns, cardExpiry, cardNumber } from '../../src/output/columns/cards.js';
@@ -54,6 +55,8 @@ describe('cards list parsing', () => {
     [['--limit', '101'], /--limit/],
     [['--limit', '0'], /--limit/],
     [['--page', 'x'], /--page/],
+    [['--page', String(LIST_BOUNDS.maxPage + 1)], /--page .*from 1 to 1000000/],
+    [['--limit', String(LIST_BOUNDS.maxLimit + 1)], /--limit .*from 1 to 100\b/],
     [['--all', '--page', '2'], /--all and --page/],
     [['--search', '  '], /--search/],
   ])('refuses %j', async (argv, message) => {

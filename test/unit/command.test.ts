@@ -3,9 +3,11 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { CARD_STATUSES } from '../../src/api/enums.js';
 import * as fields from '../../src/core/card-fields.js';
-import { defineCommand } from '../../src/core/command.js';
+import { commandTree } from '../../src/commands/index.js';
+import { defineCommand, isGroup, type AnyCommand, type GroupDefinition } from '../../src/core/command.js';
+import { GLOBAL_FLAGS } from '../../src/core/global-flags.js';
 import { UsageError } from '../../src/core/errors.js';
-import { bodyFields, defineFlags, longFlag } from '../../src/core/flags.js';
+import { bodyFields, commanderOptions, defineFlags, flagWords, longFlag, type Flags } from '../../src/core/flags.js';
 import { parseCommand } from '../helpers/parse.js';
 
 const probe = defineCommand({
@@ -87,5 +89,31 @@ describe('flag names and body fields', () => {
       quiet: { type: 'boolean', description: '' },
     });
     expect(bodyFields(flags)).toEqual([{ key: 'firstName', flag: '--first-name', path: 'customer.firstName', parse: fields.personName, required: true, prompt: 'First name' }]);
+  });
+});
+
+describe('secret flags', () => {
+  it('a --…-stdin switch may be secret', () => {
+    expect(() => defineFlags({ tokenStdin: { type: 'boolean', secret: true, description: 'token on stdin' } })).not.toThrow();
+  });
+
+  it.each([
+    ['a switch not read from stdin', { type: 'boolean', secret: true, description: 'x' }],
+    ['a value', { type: 'string', value: 'token', secret: true, description: 'x' }],
+    ['a list', { type: 'list', value: 'token', repeat: 'each', secret: true, description: 'x' }],
+  ])('refuses %s declared secret, when declared and when a command gets it', (_what, spec) => {
+    const message = /--token is declared secret but is not a --…-stdin switch: secrets are read from stdin or the environment, never from argv/;
+    // The cast stands for declarations TypeScript cannot see (it refuses value flags marked secret).
+    const flags = { token: spec } as unknown as Flags;
+    expect(() => defineFlags(flags)).toThrow(message);
+    expect(() => commanderOptions(flags)).toThrow(message);
+  });
+
+  it('every --…-stdin flag of the tree carries a secret and says so', () => {
+    const leaves = (nodes: Array<AnyCommand | GroupDefinition>): AnyCommand[] => nodes.flatMap((node) => (isGroup(node) ? leaves(node.commands) : [node]));
+    const stdin = [GLOBAL_FLAGS, ...leaves(commandTree).map((command) => command.flags ?? {})]
+      .flatMap((flags) => [...flagWords([flags])].filter(([word]) => word.endsWith('-stdin')));
+    expect([...new Set(stdin.map(([word]) => word))].sort()).toEqual(['--api-key-stdin', '--pin-stdin', '--secret-stdin', '--token-stdin']);
+    for (const [word, spec] of stdin) expect(spec, word).toMatchObject({ type: 'boolean', secret: true });
   });
 });

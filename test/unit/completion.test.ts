@@ -3,10 +3,12 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Option } from 'commander';
+import { Command, Option } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram, main } from '../../src/cli.js';
 import { generateCompletion, SHELLS, type Shell } from '../../src/completion/index.js';
+import { completionSpec } from '../../src/completion/spec.js';
+import { addFlags, defineFlags } from '../../src/core/flags.js';
 import { tempDir } from '../helpers/cli.js';
 import { testIO } from '../helpers/context.js';
 import { isolatedDirs } from '../helpers/dirs.js';
@@ -51,6 +53,30 @@ describe('committed completion scripts', () => {
     const options = choiceOptions();
     expect(options.map((o) => o.flag)).toEqual(expect.arrayContaining(['--output', '--status', '--channel', '--method', '--flow']));
     for (const { choices } of options) expect(script).toContain(choices.join(' '));
+  });
+});
+
+describe('value completion comes from the flag declaration', () => {
+  const flags = defineFlags({
+    profile: { type: 'string', value: 'name', complete: 'profile', description: 'p' },
+    input: { type: 'string', value: 'path', complete: 'file', description: 'i' },
+    out: { type: 'string', value: 'path', complete: 'directory', description: 'o' },
+    region: { type: 'string', value: 'code', complete: ['eu', 'us'], description: 'r' },
+    level: { type: 'string', value: 'n', choices: ['1', '2'], description: 'l' },
+    keyFile: { type: 'string', value: 'file', description: 'named like a file, declared as nothing' },
+    tag: { type: 'list', value: 'tag', repeat: 'each', complete: ['a', 'b'], description: 't' },
+  });
+  it.each([
+    ['--profile', { kind: 'profiles' }],
+    ['--input', { kind: 'file' }],
+    ['--out', { kind: 'dir' }],
+    ['--region', { kind: 'choices', choices: ['eu', 'us'] }],
+    ['--level', { kind: 'choices', choices: ['1', '2'] }],
+    ['--key-file', { kind: 'none' }],
+    ['--tag', { kind: 'choices', choices: ['a', 'b'] }],
+  ])('%s', (flag, value) => {
+    const root = completionSpec(addFlags(new Command('x'), flags));
+    expect(root.options.find((o) => o.long === flag)?.value).toEqual(value);
   });
 });
 

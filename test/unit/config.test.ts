@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
 import { parsePinKey } from '../../src/config/pin-key.js';
 import { tempDir } from '../helpers/cli.js';
+import { ScriptedPrompter } from '../../src/core/prompter.js';
 import { testContext } from '../helpers/context.js';
 import { runCommand } from '../helpers/parse.js';
 import { main } from '../../src/cli.js';
@@ -250,13 +251,18 @@ describe('profiles through the CLI', () => {
     const badKey = await run(['login', '--base-url', 'https://api.example.com', '--token-stdin', '--pin-key', join(tmp.path, 'bad.pem')], { stdin: 'tok_1234567890' });
     expect(badKey.code).toBe(2);
     expect(badKey.stderr).toContain('--pin-key');
+    const badSwitch = await run(['login', '--base-url', 'https://api.example.com', '--token-stdin', '--switch', 'a/b'], { stdin: 'tok_1234567890' });
+    expect(badSwitch.code).toBe(2);
+    expect(badSwitch.stderr).toContain('invalid --switch "a/b": expected one URL path segment');
     expect(new ConfigStore({ CARDCTL_CONFIG_DIR: dir }).profileNames()).toEqual([]);
   });
 
   it('interactive login asks for the base URL and the token (hidden)', async () => {
-    const ctx = testContext({ configDir: dir, tty: true, answers: ['https://tty.example.com', 'tok_typed_1234567890', '', ''] });
+    const prompter = new ScriptedPrompter(['https://tty.example.com', 'tok_typed_1234567890', '', '']);
+    const ctx = testContext({ configDir: dir, tty: true, prompter });
     const { default: login } = await import('../../src/commands/login.js');
     await runCommand(login, ctx, []);
+    expect(prompter.asked).toEqual(['API base URL', 'Access token (input hidden)', 'API key for `cardctl import` (optional, Enter to skip)', 'PIN public key file, PEM (optional, Enter to skip)']);
     const profile = new ConfigStore({ CARDCTL_CONFIG_DIR: dir }).getProfile('default')!;
     expect(profile).toMatchObject({ baseUrl: 'https://tty.example.com', token: 'tok_typed_1234567890' });
     expect(profile.apiKey).toBeUndefined();

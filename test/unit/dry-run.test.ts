@@ -6,6 +6,8 @@ import { DryRunStop, formatDryRun, type DryRunRequest } from '../../src/audit/dr
 import { commandLine, journalRecorder } from '../../src/audit/record.js';
 import { Journal } from '../../src/audit/journal.js';
 import { main } from '../../src/cli.js';
+import { CREATE_FLAGS } from '../../src/commands/cards/create.js';
+import { GLOBAL_FLAGS } from '../../src/core/global-flags.js';
 import { envelope, json, startTestServer, type TestServer } from '../helpers/http-server.js';
 import { tempDir } from '../helpers/cli.js';
 import { testContext, testIO } from '../helpers/context.js';
@@ -84,15 +86,27 @@ describe('onExchange (the audit journal hook)', () => {
 });
 
 describe('journal recorder', () => {
+  const createFlags = [GLOBAL_FLAGS, CREATE_FLAGS];
   it('removes secret flag values and masks PANs in the command line', () => {
-    expect(commandLine(['cards', 'create', '--pan', '5060990000000123', '--token=abc', '--first-name', 'Ada Obi']))
+    expect(commandLine(['cards', 'create', '--pan', '5060990000000123', '--token=abc', '--first-name', 'Ada Obi'], createFlags))
       .toBe('cardctl cards create --pan 506099******0123 --token=[REDACTED] --first-name "Ada Obi"');
+  });
+
+  it.each([
+    ['a card number given inline', ['--pan=5060990000000123'], '--pan=506099******0123'],
+    ['a declared value that starts with a dash', ['--reference', '-ref-1', 'c1'], '--reference -ref-1 c1'],
+    ['declared values, short flags holding or taking theirs, grouped switches', ['-ojson', '-p', 'prod', '-yq', 'c1', '--no-pin'], '-ojson -p prod -yq c1 --no-pin'],
+    ['the value of a flag nothing declares', ['--api-key', 's3cr3t', 'c1'], '--api-key [REDACTED] c1'],
+    ['a lone flag nothing declares', ['--wat', '--yes'], '--wat --yes'],
+    ['words after --', ['--', '--token', 'x y'], '-- --token "x y"'],
+  ])('shows %s as it should', (_what, argv, shown) => {
+    expect(commandLine(['cards', 'create', ...argv], createFlags)).toBe(`cardctl cards create ${shown}`);
   });
 
   it('writes one redacted line per exchange with the reason the call carried, and only warns once when it cannot write', async () => {
     const dir = tempDir(); dirs.push(dir);
     const env = { CARDCTL_JOURNAL_DIR: `${dir.path}/journal` };
-    const facts = { profile: 'default', env: 'unknown', baseUrl: 'https://api.example.com', argv: ['cards', 'deactivate', 'c1', '--yes'], now: () => new Date(), secrets: () => [] };
+    const facts = { profile: 'default', env: 'unknown', baseUrl: 'https://api.example.com', argv: ['cards', 'deactivate', 'c1', '--yes'], flags: [GLOBAL_FLAGS], now: () => new Date(), secrets: () => [] };
     const record = journalRecorder(() => new Journal(env), facts, () => {});
     record({ method: 'GET', path: '/institutions/cards/c1/deactivate', status: 200, message: 'ok', data: { id: 'c1', pan: '5060990000000123' }, durationMs: 12, reason: ' reported stolen ' });
     const [entry] = [...new Journal(env).read()];

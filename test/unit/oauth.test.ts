@@ -7,6 +7,7 @@ import keygen from '../../src/commands/oauth/keygen.js';
 import oauthCreate, { checkCertificate, parseCreateOptions } from '../../src/commands/oauth/create.js';
 import { UsageError } from '../../src/core/errors.js';
 import { validateScope, validateUrl } from '../../src/core/validate.js';
+import { ScriptedPrompter } from '../../src/core/prompter.js';
 import { testContext } from '../helpers/context.js';
 import { optionsOf, runCommand } from '../helpers/parse.js';
 
@@ -121,6 +122,29 @@ describe('oauth create parsing', () => {
     const ctx = testContext({ tty: true, answers: ['my app', cert, 'read:card, read:transaction', 'client_credentials'] });
     const body = await createBody(ctx, []);
     expect(body).toMatchObject({ name: 'my app', scopes: ['read:card', 'read:transaction'], grantType: 'client_credentials' });
+  });
+
+  it('asks the questions the flags declare, in their order, the redirect URI only for authorization_code', async () => {
+    const cert = await certFile();
+    const prompter = new ScriptedPrompter(['my app', cert, 'read:card', 'authorization_code', 'https://example.com/cb']);
+    const body = await createBody(testContext({ tty: true, prompter }), []);
+    expect(prompter.asked).toEqual(['Application name', 'Certificate file (PEM)', 'Scopes (comma-separated, e.g. read:card,read:transaction)', 'Grant type', 'Redirect URI(s), comma-separated']);
+    expect(body).toMatchObject({ grantType: 'authorization_code', redirectUri: ['https://example.com/cb'] });
+  });
+
+  it('checks --from-file values with the same validators as the flags', async () => {
+    const cert = await certFile();
+    const file = join(temp(), 'app.json');
+    const base = { name: 'app', publicKey: readFileSync(cert, 'utf8'), scopes: ['*'], grantType: 'client_credentials' };
+    const refused = async (change: Record<string, unknown>) => {
+      writeFileSync(file, JSON.stringify({ ...base, ...change }));
+      return createBody(testContext(), ['--from-file', file]).then(() => undefined, (e: Error) => e.message);
+    };
+    expect(await refused({ name: 'x'.repeat(101) })).toMatch(/--name is longer than 100 characters/);
+    expect(await refused({ scopes: ['Read:Card'] })).toMatch(/--scope/);
+    expect(await refused({ grantType: 'password' })).toMatch(/invalid --grant-type "password": expected one of client_credentials/);
+    expect(await refused({ websiteUrl: 'not a url' })).toMatch(/--website-url/);
+    expect(await refused({ isOfficial: 'yes' })).toMatch(/"isOfficial" must be true or false/);
   });
 
   it('reads the body from --from-file, flags overriding it', async () => {

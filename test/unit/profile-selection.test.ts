@@ -42,7 +42,7 @@ describe('profile selection', () => {
     expect(result.sent).toBe(0);
   });
 
-  it.each([['auth', 'token'], ['auth', 'status'], ['api', 'GET', '/x']])('-p typo %s %s → exit 4 too (commands that read the profile without a list)', async (...argv) => {
+  it.each([['auth', 'token'], ['auth', 'status'], ['api', 'GET', '/x'], ['webhook', 'listen', '--port', '0']])('-p typo %s %s → exit 4 too (commands that read the profile without a list)', async (...argv) => {
     const result = await run(['-p', 'typo', ...argv]);
     expect(result.code, result.stderr).toBe(4);
     expect(result.stderr).toMatch(/error: profile "typo" does not exist/);

@@ -1,6 +1,6 @@
 import type { CreateOAuthBody, OAuthApplication } from '../../api/schemas.js';
 import { defineCommand } from '../../core/command.js';
-import { defineFlags, type FlagValues } from '../../core/flags.js';
+import { bodyPaths, defineFlags, longFlag, type FlagValues } from '../../core/flags.js';
 import type { Context } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
 import { validateScope, validateUri, validateUrl } from '../../core/validate.js';
@@ -10,10 +10,6 @@ import { GRANT_TYPES } from '../../api/enums.js';
 
 export { GRANT_TYPES };
 type GrantType = (typeof GRANT_TYPES)[number];
-
-type CreateOptions = FlagValues<typeof FLAGS>;
-
-const BODY_KEYS = new Set(['name', 'publicKey', 'scopes', 'grantType', 'description', 'redirectUri', 'websiteUrl', 'iconUrl', 'isOfficial']);
 
 /** Checks that PEM text is an X.509 certificate with an RSA key; returns its subject. */
 export async function checkCertificate(pem: string, where: string): Promise<{ subject: string; fingerprint: string }> {
@@ -35,93 +31,105 @@ export async function checkCertificate(pem: string, where: string): Promise<{ su
   return { subject: cert.subject.replace(/\n/g, ', '), fingerprint: cert.fingerprint256 };
 }
 
-/** Turns flags, the --from-file body and (on a terminal) answers into the request body. */
+/** An application's name: trimmed, at most 100 characters. */
+const applicationName = (label: string, value: string): string => {
+  const name = value.trim();
+  if (name.length > 100) throw new UsageError(`${label} is longer than 100 characters`);
+  return name;
+};
+
+/** Every flag of `oauth create`, in help order, which is also the order of the questions. */
+const FLAGS = defineFlags({
+  name: { type: 'string', value: 'name', description: 'application name', path: 'name', parse: applicationName, required: true, prompt: 'Application name' },
+  publicKey: { type: 'string', value: 'file', complete: 'file', description: 'PEM certificate of the application (see `cardctl oauth keygen`)', path: 'publicKey', required: true, prompt: 'Certificate file (PEM)' },
+  scope: { type: 'list', value: 'scope', repeat: 'variadic', description: 'permission in verb:object form (repeatable), or *, READ, WRITE', path: 'scopes', parse: validateScope, required: true, prompt: 'Scopes (comma-separated, e.g. read:card,read:transaction)' },
+  grantType: { type: 'string', value: 'type', choices: GRANT_TYPES, description: 'OAuth grant type', path: 'grantType', required: true, prompt: 'Grant type' },
+  description: { type: 'string', value: 'text', description: 'description', path: 'description' },
+  redirectUri: { type: 'list', value: 'uri', repeat: 'variadic', description: 'redirect URI (repeatable; required for authorization_code)', path: 'redirectUri', parse: validateUri, prompt: 'Redirect URI(s), comma-separated' },
+  websiteUrl: { type: 'string', value: 'url', description: 'website URL', path: 'websiteUrl', parse: validateUrl },
+  iconUrl: { type: 'string', value: 'url', description: 'icon URL', path: 'iconUrl', parse: validateUrl },
+  official: { type: 'boolean', description: 'an official application of the institution', path: 'isOfficial' },
+  fromFile: { type: 'string', value: 'file', complete: 'file', description: 'JSON body (or - for stdin); flags override its fields' },
+});
+
+type CreateOptions = FlagValues<typeof FLAGS>;
+const BODY_KEYS = new Set(bodyPaths(FLAGS));
+const flag = (key: keyof typeof FLAGS): string => longFlag(key, FLAGS[key]);
+const required = (value: string): true | string => (value.trim() ? true : 'required');
+const words = (answer: string): string[] => answer.split(/[,\s]+/).filter(Boolean);
+
+/**
+ * Turns flags, the --from-file body and (on a terminal) answers into the request body: each
+ * field where its flag declares it, checked by the flag's validator, asked with its question.
+ */
 export async function parseCreateOptions(ctx: Context, opts: CreateOptions): Promise<CreateOAuthBody> {
   const file = await readBodyFile(ctx, opts.fromFile);
   for (const key of Object.keys(file)) if (!BODY_KEYS.has(key)) throw new UsageError(`--from-file: unknown field "${key}"`);
   const prompt = ctx.io.canPrompt;
+  const { name: nameFlag, publicKey: keyFlag, scope: scopeFlag, grantType: grantFlag, redirectUri: redirectFlag } = FLAGS;
 
-  let name = opts.name ?? bodyString(file, 'name');
-  if (name === undefined && prompt) name = await ctx.prompter.input('Application name', { validate: (v) => (v.trim() ? true : 'required') });
-  if (name === undefined || !name.trim()) throw new UsageError('missing --name: the application name');
-  name = name.trim();
-  if (name.length > 100) throw new UsageError('--name is longer than 100 characters');
+  let name = opts.name ?? bodyString(file, nameFlag.path);
+  if (name === undefined && prompt) name = await ctx.prompter.input(nameFlag.prompt, { validate: required });
+  if (name === undefined || !name.trim()) throw new UsageError(`missing ${flag('name')}: the application name`);
+  name = nameFlag.parse(flag('name'), name);
 
+  // The flag names the certificate's file; the body (and so --from-file) holds its PEM text.
   let publicKey: string | undefined;
   let keyPath = opts.publicKey;
-  if (keyPath === undefined && bodyString(file, 'publicKey') === undefined && prompt) {
-    keyPath = await ctx.prompter.input('Certificate file (PEM)', { default: 'certificate.pem' });
+  if (keyPath === undefined && bodyString(file, keyFlag.path) === undefined && prompt) {
+    keyPath = await ctx.prompter.input(keyFlag.prompt, { default: 'certificate.pem' });
   }
   if (keyPath !== undefined) {
     const { readTextFile } = await import('../../core/text.js');
     try {
       publicKey = await readTextFile(keyPath);
     } catch (error) {
-      throw new UsageError(`cannot read --public-key ${keyPath}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new UsageError(`cannot read ${flag('publicKey')} ${keyPath}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
-    await checkCertificate(publicKey, `--public-key ${keyPath}`);
+    await checkCertificate(publicKey, `${flag('publicKey')} ${keyPath}`);
   } else {
-    publicKey = bodyString(file, 'publicKey');
+    publicKey = bodyString(file, keyFlag.path);
     if (publicKey === undefined) {
-      throw new UsageError('missing --public-key: the application\'s PEM certificate', { hint: 'create one with `cardctl oauth keygen`' });
+      throw new UsageError(`missing ${flag('publicKey')}: the application's PEM certificate`, { hint: 'create one with `cardctl oauth keygen`' });
     }
-    await checkCertificate(publicKey, '--from-file publicKey');
+    await checkCertificate(publicKey, `--from-file ${keyFlag.path}`);
   }
 
-  let scopes = opts.scope ?? bodyStrings(file, 'scopes');
-  if (scopes === undefined && prompt) {
-    const answer = await ctx.prompter.input('Scopes (comma-separated, e.g. read:card,read:transaction)', { validate: (v) => (v.trim() ? true : 'at least one scope') });
-    scopes = answer.split(/[,\s]+/).filter(Boolean);
-  }
-  if (scopes === undefined || scopes.length === 0) throw new UsageError('missing --scope: give at least one, e.g. --scope read:card (repeatable)');
-  scopes = [...new Set(scopes.flatMap((s) => s.split(',')).filter((s) => s.trim() !== '').map((s) => validateScope('--scope', s)))];
+  let scopes = opts.scope ?? bodyStrings(file, scopeFlag.path);
+  if (scopes === undefined && prompt) scopes = words(await ctx.prompter.input(scopeFlag.prompt, { validate: (v) => (v.trim() ? true : 'at least one scope') }));
+  if (scopes === undefined || scopes.length === 0) throw new UsageError(`missing ${flag('scope')}: give at least one, e.g. ${flag('scope')} read:card (repeatable)`);
+  scopes = [...new Set(scopes.flatMap((s) => s.split(',')).filter((s) => s.trim() !== '').map((s) => scopeFlag.parse(flag('scope'), s)))];
 
-  let grantType = opts.grantType ?? bodyString(file, 'grantType');
+  let grantType = opts.grantType ?? bodyString(file, grantFlag.path);
   if (grantType === undefined && prompt) {
-    grantType = await ctx.prompter.select<string>('Grant type', GRANT_TYPES.map((g) => ({ name: g, value: g })), { default: 'client_credentials' });
+    grantType = await ctx.prompter.select<string>(grantFlag.prompt, grantFlag.choices.map((g) => ({ name: g, value: g })), { default: grantFlag.choices[0] });
   }
-  if (grantType === undefined) throw new UsageError(`missing --grant-type: one of ${GRANT_TYPES.join(', ')}`);
-  if (!(GRANT_TYPES as readonly string[]).includes(grantType)) {
-    throw new UsageError(`invalid --grant-type "${grantType}": expected one of ${GRANT_TYPES.join(', ')}`);
-  }
+  if (grantType === undefined) throw new UsageError(`missing ${flag('grantType')}: one of ${grantFlag.choices.join(', ')}`);
+  if (!isGrantType(grantType)) throw new UsageError(`invalid ${flag('grantType')} "${grantType}": expected one of ${grantFlag.choices.join(', ')}`);
 
-  let redirectUri = opts.redirectUri ?? bodyStrings(file, 'redirectUri');
+  let redirectUri = opts.redirectUri ?? bodyStrings(file, redirectFlag.path);
   if ((redirectUri === undefined || redirectUri.length === 0) && grantType === 'authorization_code') {
-    if (prompt) {
-      const answer = await ctx.prompter.input('Redirect URI(s), comma-separated', { validate: (v) => (v.trim() ? true : 'required for authorization_code') });
-      redirectUri = answer.split(/[,\s]+/).filter(Boolean);
-    } else {
-      throw new UsageError('missing --redirect-uri: required when --grant-type is authorization_code (repeatable)');
-    }
+    if (!prompt) throw new UsageError(`missing ${flag('redirectUri')}: required when ${flag('grantType')} is authorization_code (repeatable)`);
+    redirectUri = words(await ctx.prompter.input(redirectFlag.prompt, { validate: (v) => (v.trim() ? true : 'required for authorization_code') }));
   }
-  redirectUri = redirectUri?.map((u) => validateUri('--redirect-uri', u));
+  redirectUri = redirectUri?.map((u) => redirectFlag.parse(flag('redirectUri'), u));
 
-  const websiteUrl = opts.websiteUrl ?? bodyString(file, 'websiteUrl');
-  const iconUrl = opts.iconUrl ?? bodyString(file, 'iconUrl');
-  const description = opts.description ?? bodyString(file, 'description');
-  const isOfficial = opts.official ?? bodyBoolean(file, 'isOfficial');
-
-  const body: CreateOAuthBody = { name, publicKey, scopes, grantType: grantType as GrantType };
+  const body: CreateOAuthBody = { name, publicKey, scopes, grantType };
+  const description = opts.description ?? bodyString(file, FLAGS.description.path);
   if (description !== undefined) body.description = description;
   if (redirectUri !== undefined && redirectUri.length) body.redirectUri = redirectUri;
-  if (websiteUrl !== undefined) body.websiteUrl = validateUrl('--website-url', websiteUrl);
-  if (iconUrl !== undefined) body.iconUrl = validateUrl('--icon-url', iconUrl);
+  for (const key of ['websiteUrl', 'iconUrl'] as const) {
+    const value = opts[key] ?? bodyString(file, FLAGS[key].path);
+    if (value !== undefined) body[key] = FLAGS[key].parse(flag(key), value);
+  }
+  const isOfficial = opts.official ?? bodyBoolean(file, FLAGS.official.path);
   if (isOfficial !== undefined) body.isOfficial = isOfficial;
   return body;
 }
 
-const FLAGS = defineFlags({
-  name: { type: 'string', value: 'name', description: 'application name' },
-  publicKey: { type: 'string', value: 'file', description: 'PEM certificate of the application (see `cardctl oauth keygen`)' },
-  scope: { type: 'list', value: 'scope', repeat: 'variadic', description: 'permission in verb:object form (repeatable), or *, READ, WRITE' },
-  grantType: { type: 'string', value: 'type', choices: GRANT_TYPES, description: 'OAuth grant type' },
-  description: { type: 'string', value: 'text', description: 'description' },
-  redirectUri: { type: 'list', value: 'uri', repeat: 'variadic', description: 'redirect URI (repeatable; required for authorization_code)' },
-  websiteUrl: { type: 'string', value: 'url', description: 'website URL' },
-  iconUrl: { type: 'string', value: 'url', description: 'icon URL' },
-  official: { type: 'boolean', description: 'an official application of the institution' },
-  fromFile: { type: 'string', value: 'file', description: 'JSON body (or - for stdin); flags override its fields' },
-});
+function isGrantType(value: string): value is GrantType {
+  return (GRANT_TYPES as readonly string[]).includes(value);
+}
 
 export default defineCommand({
   name: 'create',

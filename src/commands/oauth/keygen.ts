@@ -41,7 +41,7 @@ export async function generateKeyAndCertificate(input: { bits: number; days: num
 }
 
 const FLAGS = defineFlags({
-  out: { type: 'string', value: 'dir', default: '.', description: 'directory for private-key.pem and certificate.pem' },
+  out: { type: 'string', value: 'dir', complete: 'directory', default: '.', description: 'directory for private-key.pem and certificate.pem' },
   subject: { type: 'string', value: 'cn', default: 'cardctl-app', description: 'certificate subject common name' },
   days: { type: 'string', value: 'n', default: '365', description: 'validity in days' },
   bits: { type: 'string', value: 'n', default: '2048', description: 'RSA key size (2048 or more)' },

@@ -29,7 +29,7 @@ interface ParsedServeOptions {
 const FLAGS = defineFlags({
   port: { type: 'string', value: 'n', default: '4010', description: 'port (0 = any free port)' },
   host: { type: 'string', value: 'host', default: '127.0.0.1', description: 'address to bind (anything but loopback prints a warning)' },
-  db: { type: 'string', value: 'file', description: 'SQLite database file (default: in the user data directory)' },
+  db: { type: 'string', value: 'file', complete: 'file', description: 'SQLite database file (default: in the user data directory)' },
   memory: { type: 'boolean', description: 'keep everything in memory' },
   webhookUrl: { type: 'string', value: 'url', description: "webhook URL of the seeded card program" },
   faults: { type: 'string', value: 'spec', description: 'inject faults, e.g. rate=0.1,codes=500|503,latency=0-800ms' },

@@ -8,7 +8,7 @@ export const SIMULATION_FLAGS = defineFlags({
   amount: { type: 'string', value: 'amount', description: 'amount in major units: 1500, 1500.00 or 1,500.00' },
   flow: { type: 'string', value: 'flow', choices: PROCESSING_FLOWS, default: 'purchase', description: 'processing flow' },
   card: { type: 'string', value: 'card-id', description: 'card identifier' },
-  pan: { type: 'string', value: 'pan', description: 'card number (with --expiry and --account, instead of --card)' },
+  pan: { type: 'string', value: 'pan', pan: true, description: 'card number (with --expiry and --account, instead of --card)' },
   expiry: { type: 'string', value: 'yymm', description: 'card expiry, YYMM or YYYYMM' },
   account: { type: 'string', value: 'number', description: 'account number' },
   channel: { type: 'string', value: 'channel', choices: CHANNELS, description: 'channel' },

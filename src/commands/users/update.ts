@@ -45,7 +45,7 @@ const FLAGS = defineFlags({
   startDate: { type: 'string', value: 'date', description: 'start date (YYYY-MM-DD or ISO date-time)', path: 'startDate', parse: validateDateTime },
   expiryDate: { type: 'string', value: 'date', description: 'expiry date (YYYY-MM-DD or ISO date-time)', path: 'expiryDate', parse: validateDateTime },
   printCard: { type: 'boolean', description: 'print a card' },
-  fromFile: { type: 'string', value: 'file', description: 'JSON body (or - for stdin); flags override its fields' },
+  fromFile: { type: 'string', value: 'file', complete: 'file', description: 'JSON body (or - for stdin); flags override its fields' },
 });
 
 /** The body's text fields, each with its flag, validator and question. */

@@ -49,8 +49,8 @@ Rules file (YAML or JSON): first match wins.
     port: { type: 'string', value: 'n', default: '4020', description: 'port to listen on (0 = any free port)' },
     host: { type: 'string', value: 'host', default: '127.0.0.1', description: 'address to bind' },
     respond: { type: 'string', value: 'code', default: '00', description: 'response code to answer with' },
-    rules: { type: 'string', value: 'file', description: 'YAML/JSON rules: match amount, PAN suffix, processing code, channel → code, delay' },
-    secretStdin: { type: 'boolean', description: 'read the webhook signing secret from stdin' },
+    rules: { type: 'string', value: 'file', complete: 'file', description: 'YAML/JSON rules: match amount, PAN suffix, processing code, channel → code, delay' },
+    secretStdin: { type: 'boolean', secret: true, description: 'read the webhook signing secret from stdin' },
     forwardTo: { type: 'string', value: 'url', description: 'relay each message to your own handler and show its reply' },
   },
   examples: [
@@ -60,6 +60,10 @@ Rules file (YAML or JSON): first match wins.
     'cardctl webhook listen --forward-to http://localhost:8080/card-auth',
   ],
   async run(ctx, { opts }) {
+    // The listener needs no profile, but a profile named by mistake is refused as everywhere.
+    const { missingProfile } = await import('../../core/context.js');
+    const missing = missingProfile(ctx);
+    if (missing) throw missing;
     const port = Number(opts.port);
     if (!/^\d+$/.test(String(opts.port)) || port > 65_535) throw new UsageError(`invalid --port "${opts.port}": expected 0 to 65535`);
     const respond = String(opts.respond).trim().toUpperCase();

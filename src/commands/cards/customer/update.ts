@@ -10,7 +10,7 @@ import { cardIdArgument, describeCard, printCard } from '../shared.js';
 
 export const CUSTOMER_UPDATE_FLAGS = defineFlags({
   ...placeFlags(CARDHOLDER_FLAGS, customerPlacement('')),
-  fromFile: { type: 'string', value: 'file', description: 'JSON body (or - for stdin); flags override its fields' },
+  fromFile: { type: 'string', value: 'file', complete: 'file', description: 'JSON body (or - for stdin); flags override its fields' },
   reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal)' },
 });
 

@@ -19,9 +19,9 @@ this machine; they are never accepted as flags or environment variables.
 After 3 wrong current PINs the PIN is locked until \`cardctl cards pin reset\`.`,
   args: [{ syntax: '<card-id>', description: 'card identifier' }],
   flags: {
-    pinStdin: { type: 'boolean', description: 'read current and new PIN from stdin, one per line' },
+    pinStdin: { type: 'boolean', secret: true, description: 'read current and new PIN from stdin, one per line' },
     allowWeakPin: { type: 'boolean', description: 'accept trivially weak PINs such as 1234' },
-    pan: { type: 'string', value: 'pan', description: 'full card number; only for profiles whose pinBlockFormat is iso-0' },
+    pan: { type: 'string', value: 'pan', pan: true, description: 'full card number; only for profiles whose pinBlockFormat is iso-0' },
   },
   examples: ['cardctl cards pin change 6650c0ffee', "printf '4821\\n7305\\n' | cardctl cards pin change 6650c0ffee --pin-stdin"],
   async run(ctx, input) {

@@ -23,9 +23,9 @@ last four digits must be typed, or --yes --confirm-production given.
 --reason is kept in the audit journal (\`cardctl history\`).`,
   args: [{ syntax: '<card-id>', description: 'card identifier' }],
   flags: {
-    pinStdin: { type: 'boolean', description: 'read the new PIN from stdin' },
+    pinStdin: { type: 'boolean', secret: true, description: 'read the new PIN from stdin' },
     allowWeakPin: { type: 'boolean', description: 'accept trivially weak PINs such as 1234' },
-    pan: { type: 'string', value: 'pan', description: 'full card number; only for profiles whose pinBlockFormat is iso-0' },
+    pan: { type: 'string', value: 'pan', pan: true, description: 'full card number; only for profiles whose pinBlockFormat is iso-0' },
     reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal)' },
   },
   examples: ['cardctl cards pin reset 6650c0ffee', 'printf 7305 | cardctl cards pin reset 6650c0ffee --pin-stdin'],
