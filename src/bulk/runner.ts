@@ -95,8 +95,13 @@ export async function runBulk<T>(options: BulkRunOptions<T>): Promise<BulkRunRes
   };
   const failed = (row: number, id: string | undefined, code: string, message: string): BulkReportEntry => ({ row, ...(id ? { id } : {}), outcome: 'failed', code, message });
 
+  // Waits out the pause, and again when a 429 met meanwhile has pushed it further.
   const waitForRateLimit = async () => {
-    for (let wait = pausedUntil - Date.now(); wait > 0 && !requests.signal.aborted; wait = pausedUntil - Date.now()) await sleep(wait);
+    for (let until = 0; pausedUntil > until && !requests.signal.aborted;) {
+      until = pausedUntil;
+      const wait = until - Date.now();
+      if (wait > 0) await sleep(wait);
+    }
   };
 
   const applyRow = async (row: number, item: T): Promise<void> => {
