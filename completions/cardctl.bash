@@ -122,6 +122,11 @@ _cardctl_value() {
     "cards customer update|--country") REPLY=""; return ;;
     "cards customer update|--postal-code") REPLY=""; return ;;
     "cards customer update|--from-file") REPLY="@file"; return ;;
+    "cards customer update|--format") REPLY="csv ndjson json ids"; return ;;
+    "cards customer update|--concurrency") REPLY=""; return ;;
+    "cards customer update|--report") REPLY="@file"; return ;;
+    "cards customer update|--resume") REPLY=""; return ;;
+    "cards customer update|--shard") REPLY=""; return ;;
     "cards customer update|--reason") REPLY=""; return ;;
     "cards activate|--reason") REPLY=""; return ;;
     "cards activate|--from-file") REPLY="@file"; return ;;
@@ -353,7 +358,7 @@ _cardctl_options() {
     "cards renew") REPLY="$REPLY --expiration --reason --from-file --format --concurrency --report --resume --shard" ;;
     "cards pin change") REPLY="$REPLY --pin-stdin --allow-weak-pin --pan" ;;
     "cards pin reset") REPLY="$REPLY --pin-stdin --allow-weak-pin --pan --reason" ;;
-    "cards customer update") REPLY="$REPLY --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --country --postal-code --from-file --reason" ;;
+    "cards customer update") REPLY="$REPLY --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --country --postal-code --from-file --format --concurrency --report --resume --shard --reason" ;;
     "cards activate") REPLY="$REPLY --reason --from-file --format --concurrency --report --resume --shard --where" ;;
     "cards deactivate") REPLY="$REPLY --reason --from-file --format --concurrency --report --resume --shard --where" ;;
     "tx list") REPLY="$REPLY --merchant --terminal --card-status --status --since --until --limit --page --all --wide" ;;

@@ -143,65 +143,67 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'cards customer update|--last-name' 'cards customer update|--email' 'cards customer update|--phone' 'cards customer update|--birth-date' 'cards customer update|--address-line1' 'cards customer update|--address-line2'
             return 0
-        case 'cards customer update|--city' 'cards customer update|--state' 'cards customer update|--country' 'cards customer update|--postal-code' 'cards customer update|--from-file' 'cards customer update|--reason'
+        case 'cards customer update|--city' 'cards customer update|--state' 'cards customer update|--country' 'cards customer update|--postal-code' 'cards customer update|--from-file' 'cards customer update|--format'
             return 0
-        case 'cards activate|--reason' 'cards activate|--from-file' 'cards activate|--format' 'cards activate|--concurrency' 'cards activate|--report' 'cards activate|--resume'
+        case 'cards customer update|--concurrency' 'cards customer update|--report' 'cards customer update|--resume' 'cards customer update|--shard' 'cards customer update|--reason' 'cards activate|--reason'
             return 0
-        case 'cards activate|--shard' 'cards activate|--where' 'cards deactivate|--reason' 'cards deactivate|--from-file' 'cards deactivate|--format' 'cards deactivate|--concurrency'
+        case 'cards activate|--from-file' 'cards activate|--format' 'cards activate|--concurrency' 'cards activate|--report' 'cards activate|--resume' 'cards activate|--shard'
             return 0
-        case 'cards deactivate|--report' 'cards deactivate|--resume' 'cards deactivate|--shard' 'cards deactivate|--where' 'tx list|--merchant' 'tx list|--terminal'
+        case 'cards activate|--where' 'cards deactivate|--reason' 'cards deactivate|--from-file' 'cards deactivate|--format' 'cards deactivate|--concurrency' 'cards deactivate|--report'
             return 0
-        case 'tx list|--card-status' 'tx list|--status' 'tx list|--since' 'tx list|--until' 'tx list|--limit' 'tx list|--page'
+        case 'cards deactivate|--resume' 'cards deactivate|--shard' 'cards deactivate|--where' 'tx list|--merchant' 'tx list|--terminal' 'tx list|--card-status'
             return 0
-        case 'tx tail|--merchant' 'tx tail|--terminal' 'tx tail|--card-status' 'tx tail|--status' 'tx tail|--since' 'tx tail|--until'
+        case 'tx list|--status' 'tx list|--since' 'tx list|--until' 'tx list|--limit' 'tx list|--page' 'tx tail|--merchant'
             return 0
-        case 'tx tail|--interval' 'tx tail|--limit' 'tx summary|--merchant' 'tx summary|--terminal' 'tx summary|--card-status' 'tx summary|--status'
+        case 'tx tail|--terminal' 'tx tail|--card-status' 'tx tail|--status' 'tx tail|--since' 'tx tail|--until' 'tx tail|--interval'
             return 0
-        case 'tx summary|--since' 'tx summary|--until' 'tx summary|--by' 'simulate authorization|--amount' 'simulate authorization|--flow' 'simulate authorization|--card'
+        case 'tx tail|--limit' 'tx summary|--merchant' 'tx summary|--terminal' 'tx summary|--card-status' 'tx summary|--status' 'tx summary|--since'
             return 0
-        case 'simulate authorization|--pan' 'simulate authorization|--expiry' 'simulate authorization|--account' 'simulate authorization|--channel' 'simulate authorization|--method' 'simulate authorization|--currency'
+        case 'tx summary|--until' 'tx summary|--by' 'simulate authorization|--amount' 'simulate authorization|--flow' 'simulate authorization|--card' 'simulate authorization|--pan'
             return 0
-        case 'simulate authorization|--merchant' 'simulate authorization|--terminal' 'simulate authorization|--original-tx' 'simulate authorization|--original-stan' 'simulate authorization|--original-rrn' 'simulate authorization|--date'
+        case 'simulate authorization|--expiry' 'simulate authorization|--account' 'simulate authorization|--channel' 'simulate authorization|--method' 'simulate authorization|--currency' 'simulate authorization|--merchant'
             return 0
-        case 'simulate authorization|--set' 'simulate financial|--amount' 'simulate financial|--flow' 'simulate financial|--card' 'simulate financial|--pan' 'simulate financial|--expiry'
+        case 'simulate authorization|--terminal' 'simulate authorization|--original-tx' 'simulate authorization|--original-stan' 'simulate authorization|--original-rrn' 'simulate authorization|--date' 'simulate authorization|--set'
             return 0
-        case 'simulate financial|--account' 'simulate financial|--channel' 'simulate financial|--method' 'simulate financial|--currency' 'simulate financial|--merchant' 'simulate financial|--terminal'
+        case 'simulate financial|--amount' 'simulate financial|--flow' 'simulate financial|--card' 'simulate financial|--pan' 'simulate financial|--expiry' 'simulate financial|--account'
             return 0
-        case 'simulate financial|--original-tx' 'simulate financial|--original-stan' 'simulate financial|--original-rrn' 'simulate financial|--date' 'simulate financial|--set' 'simulate reversal|--amount'
+        case 'simulate financial|--channel' 'simulate financial|--method' 'simulate financial|--currency' 'simulate financial|--merchant' 'simulate financial|--terminal' 'simulate financial|--original-tx'
             return 0
-        case 'simulate reversal|--flow' 'simulate reversal|--card' 'simulate reversal|--pan' 'simulate reversal|--expiry' 'simulate reversal|--account' 'simulate reversal|--channel'
+        case 'simulate financial|--original-stan' 'simulate financial|--original-rrn' 'simulate financial|--date' 'simulate financial|--set' 'simulate reversal|--amount' 'simulate reversal|--flow'
             return 0
-        case 'simulate reversal|--method' 'simulate reversal|--currency' 'simulate reversal|--merchant' 'simulate reversal|--terminal' 'simulate reversal|--original-tx' 'simulate reversal|--original-stan'
+        case 'simulate reversal|--card' 'simulate reversal|--pan' 'simulate reversal|--expiry' 'simulate reversal|--account' 'simulate reversal|--channel' 'simulate reversal|--method'
             return 0
-        case 'simulate reversal|--original-rrn' 'simulate reversal|--date' 'simulate reversal|--set' 'simulate run|--set' 'webhook listen|--port' 'webhook listen|--host'
+        case 'simulate reversal|--currency' 'simulate reversal|--merchant' 'simulate reversal|--terminal' 'simulate reversal|--original-tx' 'simulate reversal|--original-stan' 'simulate reversal|--original-rrn'
             return 0
-        case 'webhook listen|--respond' 'webhook listen|--rules' 'webhook listen|--forward-to' 'import|--from-file' 'import|--format' 'import|--encoding'
+        case 'simulate reversal|--date' 'simulate reversal|--set' 'simulate run|--set' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--respond'
             return 0
-        case 'import|--concurrency' 'import|--report' 'import|--real-id' 'import|--start-date' 'import|--end-date' 'import|--first-name'
+        case 'webhook listen|--rules' 'webhook listen|--forward-to' 'import|--from-file' 'import|--format' 'import|--encoding' 'import|--concurrency'
             return 0
-        case 'import|--middle-name' 'import|--last-name' 'import|--email' 'import|--phone' 'import|--birth-date' 'import|--address-line1'
+        case 'import|--report' 'import|--real-id' 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name'
             return 0
-        case 'import|--address-line2' 'import|--city' 'import|--state' 'import|--postal-code' 'import|--country' 'import|--institution-id'
+        case 'import|--last-name' 'import|--email' 'import|--phone' 'import|--birth-date' 'import|--address-line1' 'import|--address-line2'
             return 0
-        case 'import|--expiration' 'import|--service-code' 'import|--card-product' 'import|--embossing-name' 'import|--bin' 'import|--status'
+        case 'import|--city' 'import|--state' 'import|--postal-code' 'import|--country' 'import|--institution-id' 'import|--expiration'
             return 0
-        case 'import|--reason' 'oauth list|--search' 'oauth list|--limit' 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key'
+        case 'import|--service-code' 'import|--card-product' 'import|--embossing-name' 'import|--bin' 'import|--status' 'import|--reason'
             return 0
-        case 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description' 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url'
+        case 'oauth list|--search' 'oauth list|--limit' 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope'
             return 0
-        case 'oauth create|--from-file' 'oauth update|--name' 'oauth update|--description' 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out'
+        case 'oauth create|--grant-type' 'oauth create|--description' 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file'
             return 0
-        case 'oauth keygen|--subject' 'oauth keygen|--days' 'oauth keygen|--bits' 'users update|--first-name' 'users update|--last-name' 'users update|--email'
+        case 'oauth update|--name' 'oauth update|--description' 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject'
             return 0
-        case 'users update|--phone' 'users update|--status' 'users update|--role' 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date'
+        case 'oauth keygen|--days' 'oauth keygen|--bits' 'users update|--first-name' 'users update|--last-name' 'users update|--email' 'users update|--phone'
             return 0
-        case 'users update|--from-file' 'login|--pin-key' 'login|--switch' 'login|--env' 'login|--client-id' 'login|--private-key'
+        case 'users update|--status' 'users update|--role' 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file'
             return 0
-        case 'login|--token-url' 'history|--since' 'history|--card' 'history|--limit' 'sandbox serve|--port' 'sandbox serve|--host'
+        case 'login|--pin-key' 'login|--switch' 'login|--env' 'login|--client-id' 'login|--private-key' 'login|--token-url'
             return 0
-        case 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl'
+        case 'history|--since' 'history|--card' 'history|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db'
             return 0
-        case 'api|--data' 'api|-H' 'api|--header'
+        case 'sandbox serve|--webhook-url' 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'api|--data'
+            return 0
+        case 'api|-H' 'api|--header'
             return 0
     end
     return 1
@@ -392,8 +394,13 @@ complete -c cardctl -n "__cardctl_at 'cards customer update'" -l city -x -d 'cit
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l state -x -d 'state or region'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l country -x -d 'country'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l postal-code -x -d 'postal code'
-complete -c cardctl -n "__cardctl_at 'cards customer update'" -l from-file -r -F -d 'JSON body (or - for stdin); flags override its fields'
-complete -c cardctl -n "__cardctl_at 'cards customer update'" -l reason -x -d 'why (kept in the audit journal)'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l from-file -r -F -d 'with a card id: its JSON body (or - for stdin), flags override its fields; without one: many cards, a row each (id and the changed fields)'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l resume -x -d 'bulk: continue the run of this report, skipping rows it records as done (appends to it)'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l reason -x -d 'why (kept in the audit journal, one entry per card)'
 
 # cardctl cards activate
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l reason -x -d 'why (kept in the audit journal, one entry per card)'

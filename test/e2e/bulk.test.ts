@@ -151,6 +151,33 @@ describe('bulk card verbs', () => {
     expect(dry.stderr).toMatch(/invalid: row 1: .*expiration/);
   });
 
+  it('customer update --from-file: each card gets its row\'s changed fields only, for the version read; an unchanged row is "already"', async () => {
+    const before = await allCards();
+    const file = join(dir.path, 'customers.csv');
+    const rows = before.slice(0, 6);
+    writeFileSync(file, `id,email,first-name\n${rows.map((c, i) => `${c.id},fixed${i}@example.com,${i % 2 ? 'Bola' : ''}`).join('\n')}\n${rows[0]!.id},,\n`);
+    const reportPath = join(dir.path, 'customers.ndjson');
+    const result = await run(['cards', 'customer', 'update', '--from-file', file, '--report', reportPath, '--reason', 'data fix']);
+    expect(result.exitCode, result.stderr).toBe(8);
+    const entries = report(reportPath).sort((a, b) => a.row - b.row);
+    expect(entries.slice(0, 6).map((e) => [e.id, e.outcome])).toEqual(rows.map((c) => [c.id, 'done']));
+    expect(entries[6]).toMatchObject({ row: 7, outcome: 'failed', code: 'INVALID' });
+    const after = new Map((await allCards()).map((c) => [c.id, c]));
+    for (const card of before) {
+      const i = rows.indexOf(card);
+      const now = after.get(card.id)!.customer;
+      expect(now.emailAddress).toBe(i >= 0 ? `fixed${i}@example.com` : card.customer.emailAddress);
+      expect(now.firstName).toBe(i >= 0 && i % 2 ? 'Bola' : card.customer.firstName);
+    }
+    const again = await run(['cards', 'customer', 'update', '--from-file', file, '-o', 'json']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ done: 0, already: 6, failed: 1 });
+    const unknown = join(dir.path, 'customers-bad.csv');
+    writeFileSync(unknown, `id,shoe-size\n${rows[0]!.id},44\n`);
+    const refused = await run(['cards', 'customer', 'update', '--from-file', unknown]);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/shoe-size/);
+  });
+
   it('one card and --from-file together, or bulk flags without rows, are usage errors', async () => {
     expect((await run(['cards', 'deactivate', ids[0]!, '--from-file', 'x.txt', '--yes'])).exitCode).toBe(2);
     expect((await run(['cards', 'activate', ids[0]!, '--shard', '1/2'])).exitCode).toBe(2);
