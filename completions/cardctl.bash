@@ -98,6 +98,13 @@ _cardctl_value() {
     "cards create|--pan") REPLY=""; return ;;
     "cards create|--seq-number") REPLY=""; return ;;
     "cards create|--status") REPLY="active inactive suspended expired"; return ;;
+    "cards create|--rows-from-file") REPLY="@file"; return ;;
+    "cards create|--pins-from-column") REPLY=""; return ;;
+    "cards create|--format") REPLY="csv ndjson json ids"; return ;;
+    "cards create|--concurrency") REPLY=""; return ;;
+    "cards create|--report") REPLY="@file"; return ;;
+    "cards create|--resume") REPLY=""; return ;;
+    "cards create|--shard") REPLY=""; return ;;
     "cards renew|--expiration") REPLY=""; return ;;
     "cards renew|--reason") REPLY=""; return ;;
     "cards renew|--from-file") REPLY="@file"; return ;;
@@ -354,7 +361,7 @@ _cardctl_options() {
   case "$1" in
     "") REPLY="$REPLY -V --version" ;;
     "cards list") REPLY="$REPLY --search --card-id --limit --page --all --wide" ;;
-    "cards create") REPLY="$REPLY --program --reference --embossing-name --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --country --postal-code --from-file --account-number --account-type --currency --bank-code --start-date --expiry-date --pan --seq-number --enroll-2fa --print-card --no-pin --pin-stdin --allow-weak-pin --status" ;;
+    "cards create") REPLY="$REPLY --program --reference --embossing-name --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --country --postal-code --from-file --account-number --account-type --currency --bank-code --start-date --expiry-date --pan --seq-number --enroll-2fa --print-card --no-pin --pin-stdin --allow-weak-pin --status --rows-from-file --pins-from-column --format --concurrency --report --resume --shard" ;;
     "cards renew") REPLY="$REPLY --expiration --reason --from-file --format --concurrency --report --resume --shard" ;;
     "cards pin change") REPLY="$REPLY --pin-stdin --allow-weak-pin --pan" ;;
     "cards pin reset") REPLY="$REPLY --pin-stdin --allow-weak-pin --pan --reason" ;;

@@ -14,8 +14,8 @@ import type { BulkOutcome, BulkReportEntry, BulkReportWriter } from './report.js
 
 /** One verb's work on one row. */
 export interface BulkAction<T> {
-  /** Checks a row and turns it into the verb's input; throws an Error whose message says why not. */
-  parse(value: unknown, row: SourceRow): T;
+  /** Checks a row (`row`: its number) and turns it into the verb's input; throws an Error whose message says why not. */
+  parse(value: unknown, row: number): T | Promise<T>;
   /** The card (or reference) the row is about, for the report. */
   idOf(item: T): string | undefined;
   /** What the row would change, for --dry-run: "deactivate 6650c0ffee". */
@@ -148,13 +148,15 @@ export async function runBulk<T>(options: BulkRunOptions<T>): Promise<BulkRunRes
       const earlier = options.done?.get(row);
       if (earlier) return settle({ row, ...(earlier.id ? { id: earlier.id } : {}), outcome: 'skipped' });
       if (source.error !== undefined) return settle(failed(row, undefined, 'INVALID', source.error));
-      let item: T;
-      try {
-        item = options.action.parse(source.value, source);
-      } catch (error) {
-        return settle(failed(row, idOfValue(source.value), 'INVALID', (error as Error).message));
-      }
-      return applyRow(row, item);
+      return (async () => {
+        let item: T;
+        try {
+          item = await options.action.parse(source.value, row);
+        } catch (error) {
+          return settle(failed(row, idOfValue(source.value), 'INVALID', (error as Error).message));
+        }
+        return applyRow(row, item);
+      })();
     },
   });
   return { stats, interrupted: options.signal.aborted, fatal, problems, readerError };
@@ -175,7 +177,7 @@ export async function* planBulk<T>(options: Pick<BulkRunOptions<T>, 'rows' | 'ac
       continue;
     }
     try {
-      const item = options.action.parse(source.value, source);
+      const item = await options.action.parse(source.value, row);
       yield { row, id: options.action.idOf(item), change: options.action.describe(item) };
     } catch (error) {
       yield { row, id: idOfValue(source.value), error: (error as Error).message };

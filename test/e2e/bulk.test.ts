@@ -2,7 +2,7 @@
 // report's rows and the exit code; shards; --resume; --dry-run; and exactly once under faults
 // (deactivate and renew of a few hundred cards, then a renewal killed half way and resumed).
 import { execa } from 'execa';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cardctl, cleanEnv, isolatedDirs, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
@@ -176,6 +176,44 @@ describe('bulk card verbs', () => {
     const refused = await run(['cards', 'customer', 'update', '--from-file', unknown]);
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toMatch(/shoe-size/);
+  });
+
+  it('create --rows-from-file: a card per row, exactly once by its reference (file name and row when absent); a rerun is "already"', async () => {
+    const file = join(dir.path, 'staff.csv');
+    writeFileSync(file, 'first-name,last-name,email,phone,account-number,reference\n'
+      + 'Ada,Obi,ada@example.com,+2348012345678,0123456789,\n'
+      + 'Bola,Ade,bola@example.com,+2348012345679,0123456780,EMP-7\n'
+      + 'Cy,,cy@example.com,+2348012345670,0123456781,\n');
+    const reportPath = join(dir.path, 'issued.ndjson');
+    const args = ['cards', 'create', '--rows-from-file', file, '--program', sandbox.info.cardProgramId, '--account-type', 'savings'];
+    const result = await run([...args, '--report', reportPath]);
+    expect(result.exitCode, result.stderr).toBe(8);
+    const entries = report(reportPath).sort((a, b) => a.row - b.row);
+    expect(entries.map((e) => [e.row, e.outcome, e.referenceCode ?? e.code])).toEqual([[1, 'done', 'staff-1'], [2, 'done', 'EMP-7'], [3, 'failed', 'INVALID']]);
+    const created = (await allCards()).filter((c) => ['staff-1', 'EMP-7'].includes(c.referenceCode));
+    expect(created.map((c) => [c.referenceCode, c.customer.firstName, c.status]).sort()).toEqual([['EMP-7', 'Bola', 'active'], ['staff-1', 'Ada', 'active']]);
+    expect(entries.slice(0, 2).map((e) => e.id).sort()).toEqual(created.map((c) => c.id).sort());
+    // No PIN anywhere in what was written.
+    expect(readFileSync(reportPath, 'utf8')).not.toMatch(/pin/i);
+    const again = await run([...args, '-o', 'json']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ done: 0, already: 2, failed: 1 });
+    expect((await allCards()).filter((c) => ['staff-1', 'EMP-7'].includes(c.referenceCode))).toHaveLength(2);
+  });
+
+  it('create --pins-from-column: refused for a file others can read; otherwise each card gets its row\'s PIN', async () => {
+    const file = join(dir.path, 'pins.csv');
+    writeFileSync(file, 'first-name,last-name,email,phone,account-number,pin-code\nDee,Eze,dee@example.com,+2348012345671,0123456782,4826\n', { mode: 0o644 });
+    const args = ['cards', 'create', '--rows-from-file', file, '--program', sandbox.info.cardProgramId, '--account-type', 'savings', '--pins-from-column', 'pin-code'];
+    const refused = await run(args);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/can be read by others/);
+    chmodSync(file, 0o600);
+    const created = await run([...args, '-o', 'json']);
+    expect(created.exitCode, created.stderr).toBe(0);
+    const card = (await allCards()).find((c) => c.referenceCode === 'pins-1')!;
+    // The PIN of the row is the card's: changing it with that PIN as the old one succeeds.
+    const changed = await run(['cards', 'pin', 'change', card.id, '--pin-stdin'], '4826\n7305\n');
+    expect(changed.exitCode, changed.stderr).toBe(0);
   });
 
   it('one card and --from-file together, or bulk flags without rows, are usage errors', async () => {
