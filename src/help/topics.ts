@@ -156,12 +156,17 @@ pass/fail line per step and exits 5 when an expectation fails.
 `;
 
 const bulk = `\`cards deactivate\`, \`activate\`, \`renew\` and \`customer update\` act on many cards
-with \`--from-file FILE\`: plain ids one a line (\`.txt\`, or \`cards list -q\`), or a \`.csv\` (header
-row), \`.ndjson\` or \`.json\` array whose rows have an \`id\` and the verb's fields, named like its
-flags (\`expiration\`; \`email\`, \`first-name\`, …). \`-\` reads stdin and pipes work; their format is
-recognised from the first bytes, or given with \`--format\`. The file is streamed, never loaded
-whole. \`deactivate\` and \`activate\` also take \`--where status=STATUS,search=TEXT\`: the matching
-cards are listed first, then changed.
+with \`--from-file FILE\`; \`cards create\` issues many with \`--rows-from-file FILE\` (its
+\`--from-file\` stays one card's JSON body). Rows are plain ids one a line (\`.txt\`, or
+\`cards list -q\`), or a \`.csv\` (header row), \`.ndjson\` or \`.json\` array whose rows have an
+\`id\` and the verb's fields, named like its flags (\`expiration\`; \`email\`, \`first-name\`, …).
+\`-\` reads stdin and pipes work; their format is recognised from the first bytes, or given with
+\`--format\`. The file is streamed, never loaded whole. \`deactivate\` and \`activate\` also take
+\`--where status=STATUS,search=TEXT\`: the matching cards are listed first, then changed.
+
+A created card is created once per \`reference\` (\`<file name>-<row>\` when the row has none,
+written to the report), with a random PIN generated and encrypted here and never shown, unless
+\`--pins-from-column NAME\` names a column of a file only its owner can read.
 
 | flag | what it does |
 |---|---|
