@@ -220,6 +220,9 @@ describe('bulk card verbs', () => {
     expect((await run(['cards', 'deactivate', ids[0]!, '--from-file', 'x.txt', '--yes'])).exitCode).toBe(2);
     expect((await run(['cards', 'activate', ids[0]!, '--shard', '1/2'])).exitCode).toBe(2);
     expect((await run(['cards', 'renew', '--from-file', join(dir.path, 'ids.txt'), '--shard', '3/2'])).exitCode).toBe(2);
+    const whereShard = await run(['cards', 'deactivate', '--where', 'status=active', '--shard', '1/2', '--yes']);
+    expect(whereShard.exitCode).toBe(2);
+    expect(whereShard.stderr).toMatch(/--where lists the cards afresh/);
   });
 });
 

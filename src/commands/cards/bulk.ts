@@ -27,6 +27,12 @@ export function isBulk(cardId: string | undefined, opts: Partial<BulkOptions> & 
   const sources = [opts.fromFile !== undefined && '--from-file', opts.where !== undefined && '--where'].filter(Boolean);
   if (sources.length > 1) throw new UsageError('give --from-file or --where, not both');
   if (sources.length && cardId !== undefined) throw new UsageError(`give a card id or ${sources[0]}, not both`);
+  if (opts.where !== undefined && (opts.resume !== undefined || opts.shard !== undefined)) {
+    // Row numbers must mean the same rows in every run and runner; a fresh listing does not keep them.
+    throw new UsageError('--resume and --shard need the same rows each time, and --where lists the cards afresh', {
+      hint: 'save the list first: cardctl cards list --all -q --search … > ids.txt, then --from-file ids.txt',
+    });
+  }
   if (!sources.length) {
     const stray = bulkFlagsGiven(opts);
     if (stray.length) throw new UsageError(`${stray.join(', ')} need --from-file${'where' in opts ? ' or --where' : ''} (many cards)`);
