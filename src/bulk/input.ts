@@ -23,7 +23,9 @@ export async function sniffFormat(input: Readable): Promise<{ format: BulkFormat
   const head = first.done ? '' : Buffer.from(first.value).toString('utf8', 0, 4096);
   const text = head.replace(/^\uFEFF/, '').trimStart();
   const firstLine = text.split('\n', 1)[0] ?? '';
-  const format: BulkFormat = text.startsWith('{') ? 'ndjson' : text.startsWith('[') ? 'json' : firstLine.includes(',') ? 'csv' : 'ids';
+  // A one-column CSV has no comma: its header `id` still says CSV.
+  const csv = firstLine.includes(',') || firstLine.trim() === 'id';
+  const format: BulkFormat = text.startsWith('{') ? 'ndjson' : text.startsWith('[') ? 'json' : csv ? 'csv' : 'ids';
   const replay = Readable.from((async function* () {
     if (!first.done) yield first.value;
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
