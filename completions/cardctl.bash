@@ -98,8 +98,21 @@ _cardctl_value() {
     "cards create|--pan") REPLY=""; return ;;
     "cards create|--seq-number") REPLY=""; return ;;
     "cards create|--status") REPLY="active inactive suspended expired"; return ;;
+    "cards create|--rows-from-file") REPLY="@file"; return ;;
+    "cards create|--pins-from-column") REPLY=""; return ;;
+    "cards create|--format") REPLY="csv ndjson json ids"; return ;;
+    "cards create|--concurrency") REPLY=""; return ;;
+    "cards create|--report") REPLY="@file"; return ;;
+    "cards create|--resume") REPLY="@file"; return ;;
+    "cards create|--shard") REPLY=""; return ;;
     "cards renew|--expiration") REPLY=""; return ;;
     "cards renew|--reason") REPLY=""; return ;;
+    "cards renew|--from-file") REPLY="@file"; return ;;
+    "cards renew|--format") REPLY="csv ndjson json ids"; return ;;
+    "cards renew|--concurrency") REPLY=""; return ;;
+    "cards renew|--report") REPLY="@file"; return ;;
+    "cards renew|--resume") REPLY="@file"; return ;;
+    "cards renew|--shard") REPLY=""; return ;;
     "cards pin change|--pan") REPLY=""; return ;;
     "cards pin reset|--pan") REPLY=""; return ;;
     "cards pin reset|--reason") REPLY=""; return ;;
@@ -116,8 +129,28 @@ _cardctl_value() {
     "cards customer update|--country") REPLY=""; return ;;
     "cards customer update|--postal-code") REPLY=""; return ;;
     "cards customer update|--from-file") REPLY="@file"; return ;;
+    "cards customer update|--format") REPLY="csv ndjson json ids"; return ;;
+    "cards customer update|--concurrency") REPLY=""; return ;;
+    "cards customer update|--report") REPLY="@file"; return ;;
+    "cards customer update|--resume") REPLY="@file"; return ;;
+    "cards customer update|--shard") REPLY=""; return ;;
     "cards customer update|--reason") REPLY=""; return ;;
+    "cards activate|--reason") REPLY=""; return ;;
+    "cards activate|--from-file") REPLY="@file"; return ;;
+    "cards activate|--format") REPLY="csv ndjson json ids"; return ;;
+    "cards activate|--concurrency") REPLY=""; return ;;
+    "cards activate|--report") REPLY="@file"; return ;;
+    "cards activate|--resume") REPLY="@file"; return ;;
+    "cards activate|--shard") REPLY=""; return ;;
+    "cards activate|--where") REPLY=""; return ;;
     "cards deactivate|--reason") REPLY=""; return ;;
+    "cards deactivate|--from-file") REPLY="@file"; return ;;
+    "cards deactivate|--format") REPLY="csv ndjson json ids"; return ;;
+    "cards deactivate|--concurrency") REPLY=""; return ;;
+    "cards deactivate|--report") REPLY="@file"; return ;;
+    "cards deactivate|--resume") REPLY="@file"; return ;;
+    "cards deactivate|--shard") REPLY=""; return ;;
+    "cards deactivate|--where") REPLY=""; return ;;
     "tx list|--merchant") REPLY=""; return ;;
     "tx list|--terminal") REPLY=""; return ;;
     "tx list|--card-status") REPLY="active inactive suspended expired"; return ;;
@@ -297,7 +330,7 @@ _cardctl_arg() {
     "alias delete|0") REPLY="@aliases" ;;
     "api|0") REPLY="GET POST PUT PATCH DELETE" ;;
     "completion|0") REPLY="bash zsh fish" ;;
-    "help|0") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment output pin-encryption scenarios" ;;
+    "help|0") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment output pin-encryption scenarios bulk" ;;
     *) return 1 ;;
   esac
 }
@@ -328,12 +361,13 @@ _cardctl_options() {
   case "$1" in
     "") REPLY="$REPLY -V --version" ;;
     "cards list") REPLY="$REPLY --search --card-id --limit --page --all --wide" ;;
-    "cards create") REPLY="$REPLY --program --reference --embossing-name --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --country --postal-code --from-file --account-number --account-type --currency --bank-code --start-date --expiry-date --pan --seq-number --enroll-2fa --print-card --no-pin --pin-stdin --allow-weak-pin --status" ;;
-    "cards renew") REPLY="$REPLY --expiration --reason" ;;
+    "cards create") REPLY="$REPLY --program --reference --embossing-name --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --country --postal-code --from-file --account-number --account-type --currency --bank-code --start-date --expiry-date --pan --seq-number --enroll-2fa --print-card --no-pin --pin-stdin --allow-weak-pin --status --rows-from-file --pins-from-column --format --concurrency --report --resume --shard" ;;
+    "cards renew") REPLY="$REPLY --expiration --reason --from-file --format --concurrency --report --resume --shard" ;;
     "cards pin change") REPLY="$REPLY --pin-stdin --allow-weak-pin --pan" ;;
     "cards pin reset") REPLY="$REPLY --pin-stdin --allow-weak-pin --pan --reason" ;;
-    "cards customer update") REPLY="$REPLY --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --country --postal-code --from-file --reason" ;;
-    "cards deactivate") REPLY="$REPLY --reason" ;;
+    "cards customer update") REPLY="$REPLY --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --country --postal-code --from-file --format --concurrency --report --resume --shard --reason" ;;
+    "cards activate") REPLY="$REPLY --reason --from-file --format --concurrency --report --resume --shard --where" ;;
+    "cards deactivate") REPLY="$REPLY --reason --from-file --format --concurrency --report --resume --shard --where" ;;
     "tx list") REPLY="$REPLY --merchant --terminal --card-status --status --since --until --limit --page --all --wide" ;;
     "tx tail") REPLY="$REPLY --merchant --terminal --card-status --status --since --until --interval --limit --wide" ;;
     "tx summary") REPLY="$REPLY --merchant --terminal --card-status --status --since --until --by" ;;

@@ -135,65 +135,77 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'cards create|--postal-code' 'cards create|--from-file' 'cards create|--account-number' 'cards create|--account-type' 'cards create|--currency' 'cards create|--bank-code'
             return 0
-        case 'cards create|--start-date' 'cards create|--expiry-date' 'cards create|--pan' 'cards create|--seq-number' 'cards create|--status' 'cards renew|--expiration'
+        case 'cards create|--start-date' 'cards create|--expiry-date' 'cards create|--pan' 'cards create|--seq-number' 'cards create|--status' 'cards create|--rows-from-file'
             return 0
-        case 'cards renew|--reason' 'cards pin change|--pan' 'cards pin reset|--pan' 'cards pin reset|--reason' 'cards customer update|--first-name' 'cards customer update|--middle-name'
+        case 'cards create|--pins-from-column' 'cards create|--format' 'cards create|--concurrency' 'cards create|--report' 'cards create|--resume' 'cards create|--shard'
             return 0
-        case 'cards customer update|--last-name' 'cards customer update|--email' 'cards customer update|--phone' 'cards customer update|--birth-date' 'cards customer update|--address-line1' 'cards customer update|--address-line2'
+        case 'cards renew|--expiration' 'cards renew|--reason' 'cards renew|--from-file' 'cards renew|--format' 'cards renew|--concurrency' 'cards renew|--report'
             return 0
-        case 'cards customer update|--city' 'cards customer update|--state' 'cards customer update|--country' 'cards customer update|--postal-code' 'cards customer update|--from-file' 'cards customer update|--reason'
+        case 'cards renew|--resume' 'cards renew|--shard' 'cards pin change|--pan' 'cards pin reset|--pan' 'cards pin reset|--reason' 'cards customer update|--first-name'
             return 0
-        case 'cards deactivate|--reason' 'tx list|--merchant' 'tx list|--terminal' 'tx list|--card-status' 'tx list|--status' 'tx list|--since'
+        case 'cards customer update|--middle-name' 'cards customer update|--last-name' 'cards customer update|--email' 'cards customer update|--phone' 'cards customer update|--birth-date' 'cards customer update|--address-line1'
             return 0
-        case 'tx list|--until' 'tx list|--limit' 'tx list|--page' 'tx tail|--merchant' 'tx tail|--terminal' 'tx tail|--card-status'
+        case 'cards customer update|--address-line2' 'cards customer update|--city' 'cards customer update|--state' 'cards customer update|--country' 'cards customer update|--postal-code' 'cards customer update|--from-file'
             return 0
-        case 'tx tail|--status' 'tx tail|--since' 'tx tail|--until' 'tx tail|--interval' 'tx tail|--limit' 'tx summary|--merchant'
+        case 'cards customer update|--format' 'cards customer update|--concurrency' 'cards customer update|--report' 'cards customer update|--resume' 'cards customer update|--shard' 'cards customer update|--reason'
             return 0
-        case 'tx summary|--terminal' 'tx summary|--card-status' 'tx summary|--status' 'tx summary|--since' 'tx summary|--until' 'tx summary|--by'
+        case 'cards activate|--reason' 'cards activate|--from-file' 'cards activate|--format' 'cards activate|--concurrency' 'cards activate|--report' 'cards activate|--resume'
             return 0
-        case 'simulate authorization|--amount' 'simulate authorization|--flow' 'simulate authorization|--card' 'simulate authorization|--pan' 'simulate authorization|--expiry' 'simulate authorization|--account'
+        case 'cards activate|--shard' 'cards activate|--where' 'cards deactivate|--reason' 'cards deactivate|--from-file' 'cards deactivate|--format' 'cards deactivate|--concurrency'
             return 0
-        case 'simulate authorization|--channel' 'simulate authorization|--method' 'simulate authorization|--currency' 'simulate authorization|--merchant' 'simulate authorization|--terminal' 'simulate authorization|--original-tx'
+        case 'cards deactivate|--report' 'cards deactivate|--resume' 'cards deactivate|--shard' 'cards deactivate|--where' 'tx list|--merchant' 'tx list|--terminal'
             return 0
-        case 'simulate authorization|--original-stan' 'simulate authorization|--original-rrn' 'simulate authorization|--date' 'simulate authorization|--set' 'simulate financial|--amount' 'simulate financial|--flow'
+        case 'tx list|--card-status' 'tx list|--status' 'tx list|--since' 'tx list|--until' 'tx list|--limit' 'tx list|--page'
             return 0
-        case 'simulate financial|--card' 'simulate financial|--pan' 'simulate financial|--expiry' 'simulate financial|--account' 'simulate financial|--channel' 'simulate financial|--method'
+        case 'tx tail|--merchant' 'tx tail|--terminal' 'tx tail|--card-status' 'tx tail|--status' 'tx tail|--since' 'tx tail|--until'
             return 0
-        case 'simulate financial|--currency' 'simulate financial|--merchant' 'simulate financial|--terminal' 'simulate financial|--original-tx' 'simulate financial|--original-stan' 'simulate financial|--original-rrn'
+        case 'tx tail|--interval' 'tx tail|--limit' 'tx summary|--merchant' 'tx summary|--terminal' 'tx summary|--card-status' 'tx summary|--status'
             return 0
-        case 'simulate financial|--date' 'simulate financial|--set' 'simulate reversal|--amount' 'simulate reversal|--flow' 'simulate reversal|--card' 'simulate reversal|--pan'
+        case 'tx summary|--since' 'tx summary|--until' 'tx summary|--by' 'simulate authorization|--amount' 'simulate authorization|--flow' 'simulate authorization|--card'
             return 0
-        case 'simulate reversal|--expiry' 'simulate reversal|--account' 'simulate reversal|--channel' 'simulate reversal|--method' 'simulate reversal|--currency' 'simulate reversal|--merchant'
+        case 'simulate authorization|--pan' 'simulate authorization|--expiry' 'simulate authorization|--account' 'simulate authorization|--channel' 'simulate authorization|--method' 'simulate authorization|--currency'
             return 0
-        case 'simulate reversal|--terminal' 'simulate reversal|--original-tx' 'simulate reversal|--original-stan' 'simulate reversal|--original-rrn' 'simulate reversal|--date' 'simulate reversal|--set'
+        case 'simulate authorization|--merchant' 'simulate authorization|--terminal' 'simulate authorization|--original-tx' 'simulate authorization|--original-stan' 'simulate authorization|--original-rrn' 'simulate authorization|--date'
             return 0
-        case 'simulate run|--set' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--respond' 'webhook listen|--rules' 'webhook listen|--forward-to'
+        case 'simulate authorization|--set' 'simulate financial|--amount' 'simulate financial|--flow' 'simulate financial|--card' 'simulate financial|--pan' 'simulate financial|--expiry'
             return 0
-        case 'import|--from-file' 'import|--format' 'import|--encoding' 'import|--concurrency' 'import|--report' 'import|--real-id'
+        case 'simulate financial|--account' 'simulate financial|--channel' 'simulate financial|--method' 'simulate financial|--currency' 'simulate financial|--merchant' 'simulate financial|--terminal'
             return 0
-        case 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name' 'import|--last-name' 'import|--email'
+        case 'simulate financial|--original-tx' 'simulate financial|--original-stan' 'simulate financial|--original-rrn' 'simulate financial|--date' 'simulate financial|--set' 'simulate reversal|--amount'
             return 0
-        case 'import|--phone' 'import|--birth-date' 'import|--address-line1' 'import|--address-line2' 'import|--city' 'import|--state'
+        case 'simulate reversal|--flow' 'simulate reversal|--card' 'simulate reversal|--pan' 'simulate reversal|--expiry' 'simulate reversal|--account' 'simulate reversal|--channel'
             return 0
-        case 'import|--postal-code' 'import|--country' 'import|--institution-id' 'import|--expiration' 'import|--service-code' 'import|--card-product'
+        case 'simulate reversal|--method' 'simulate reversal|--currency' 'simulate reversal|--merchant' 'simulate reversal|--terminal' 'simulate reversal|--original-tx' 'simulate reversal|--original-stan'
             return 0
-        case 'import|--embossing-name' 'import|--bin' 'import|--status' 'import|--reason' 'oauth list|--search' 'oauth list|--limit'
+        case 'simulate reversal|--original-rrn' 'simulate reversal|--date' 'simulate reversal|--set' 'simulate run|--set' 'webhook listen|--port' 'webhook listen|--host'
             return 0
-        case 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description'
+        case 'webhook listen|--respond' 'webhook listen|--rules' 'webhook listen|--forward-to' 'import|--from-file' 'import|--format' 'import|--encoding'
             return 0
-        case 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file' 'oauth update|--name' 'oauth update|--description'
+        case 'import|--concurrency' 'import|--report' 'import|--real-id' 'import|--start-date' 'import|--end-date' 'import|--first-name'
             return 0
-        case 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject' 'oauth keygen|--days' 'oauth keygen|--bits'
+        case 'import|--middle-name' 'import|--last-name' 'import|--email' 'import|--phone' 'import|--birth-date' 'import|--address-line1'
             return 0
-        case 'users update|--first-name' 'users update|--last-name' 'users update|--email' 'users update|--phone' 'users update|--status' 'users update|--role'
+        case 'import|--address-line2' 'import|--city' 'import|--state' 'import|--postal-code' 'import|--country' 'import|--institution-id'
             return 0
-        case 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file' 'login|--pin-key' 'login|--switch'
+        case 'import|--expiration' 'import|--service-code' 'import|--card-product' 'import|--embossing-name' 'import|--bin' 'import|--status'
             return 0
-        case 'login|--env' 'login|--client-id' 'login|--private-key' 'login|--token-url' 'history|--since' 'history|--card'
+        case 'import|--reason' 'oauth list|--search' 'oauth list|--limit' 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key'
             return 0
-        case 'history|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--faults'
+        case 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description' 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url'
             return 0
-        case 'sandbox serve|--faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'api|--data' 'api|-H' 'api|--header'
+        case 'oauth create|--from-file' 'oauth update|--name' 'oauth update|--description' 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out'
+            return 0
+        case 'oauth keygen|--subject' 'oauth keygen|--days' 'oauth keygen|--bits' 'users update|--first-name' 'users update|--last-name' 'users update|--email'
+            return 0
+        case 'users update|--phone' 'users update|--status' 'users update|--role' 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date'
+            return 0
+        case 'users update|--from-file' 'login|--pin-key' 'login|--switch' 'login|--env' 'login|--client-id' 'login|--private-key'
+            return 0
+        case 'login|--token-url' 'history|--since' 'history|--card' 'history|--limit' 'sandbox serve|--port' 'sandbox serve|--host'
+            return 0
+        case 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl'
+            return 0
+        case 'api|--data' 'api|-H' 'api|--header'
             return 0
     end
     return 1
@@ -298,8 +310,8 @@ complete -c cardctl -n "__cardctl_at 'cards' 0" -a create -d 'issue a card from 
 complete -c cardctl -n "__cardctl_at 'cards' 0" -a renew -d 'renew or replace a card with a new expiry'
 complete -c cardctl -n "__cardctl_at 'cards' 0" -a pin -d 'change or reset a card\'s PIN'
 complete -c cardctl -n "__cardctl_at 'cards' 0" -a customer -d 'update a card\'s cardholder'
-complete -c cardctl -n "__cardctl_at 'cards' 0" -a activate -d 'activate a card'
-complete -c cardctl -n "__cardctl_at 'cards' 0" -a deactivate -d 'suspend a card (asks first unless --yes)'
+complete -c cardctl -n "__cardctl_at 'cards' 0" -a activate -d 'activate a card, or many'
+complete -c cardctl -n "__cardctl_at 'cards' 0" -a deactivate -d 'suspend a card, or many (asks first unless --yes)'
 
 # cardctl cards list
 complete -c cardctl -n "__cardctl_at 'cards list'" -l search -x -d 'free-text search across card fields'
@@ -342,10 +354,23 @@ complete -c cardctl -n "__cardctl_at 'cards create'" -l no-pin -d 'create the ca
 complete -c cardctl -n "__cardctl_at 'cards create'" -l pin-stdin -d 'read the default PIN from stdin'
 complete -c cardctl -n "__cardctl_at 'cards create'" -l allow-weak-pin -d 'accept trivially weak PINs such as 1234'
 complete -c cardctl -n "__cardctl_at 'cards create'" -l status -x -a 'active inactive suspended expired' -d 'initial card status'
+complete -c cardctl -n "__cardctl_at 'cards create'" -l rows-from-file -r -F -d 'many cards: a row each (.csv, .ndjson or a .json array; - for stdin), columns named like these flags; flags fill what rows leave out'
+complete -c cardctl -n "__cardctl_at 'cards create'" -l pins-from-column -x -d 'many cards: each card\'s PIN from this column (the file must not be readable by others); default a random PIN per card, never shown'
+complete -c cardctl -n "__cardctl_at 'cards create'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
+complete -c cardctl -n "__cardctl_at 'cards create'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
+complete -c cardctl -n "__cardctl_at 'cards create'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
+complete -c cardctl -n "__cardctl_at 'cards create'" -l resume -r -F -d 'bulk: continue the run of this report, skipping rows it records as done (appends to it)'
+complete -c cardctl -n "__cardctl_at 'cards create'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
 
 # cardctl cards renew
-complete -c cardctl -n "__cardctl_at 'cards renew'" -l expiration -x -d 'new expiry month, YYYYMM, in the future'
+complete -c cardctl -n "__cardctl_at 'cards renew'" -l expiration -x -d 'new expiry month, YYYYMM, in the future (bulk: for rows without an expiration column)'
 complete -c cardctl -n "__cardctl_at 'cards renew'" -l reason -x -d 'renewal reason (default RENEW)'
+complete -c cardctl -n "__cardctl_at 'cards renew'" -l from-file -r -F -d 'act on many cards: ids one a line, or .csv, .ndjson or a .json array; - for stdin'
+complete -c cardctl -n "__cardctl_at 'cards renew'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
+complete -c cardctl -n "__cardctl_at 'cards renew'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
+complete -c cardctl -n "__cardctl_at 'cards renew'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
+complete -c cardctl -n "__cardctl_at 'cards renew'" -l resume -r -F -d 'bulk: continue the run of this report, skipping rows it records as done (appends to it)'
+complete -c cardctl -n "__cardctl_at 'cards renew'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
 
 # cardctl cards pin
 complete -c cardctl -n "__cardctl_at 'cards pin' 0" -a change -d 'change a card\'s PIN (old PIN required)'
@@ -378,13 +403,33 @@ complete -c cardctl -n "__cardctl_at 'cards customer update'" -l city -x -d 'cit
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l state -x -d 'state or region'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l country -x -d 'country'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l postal-code -x -d 'postal code'
-complete -c cardctl -n "__cardctl_at 'cards customer update'" -l from-file -r -F -d 'JSON body (or - for stdin); flags override its fields'
-complete -c cardctl -n "__cardctl_at 'cards customer update'" -l reason -x -d 'why (kept in the audit journal)'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l from-file -r -F -d 'with a card id: its JSON body (or - for stdin), flags override its fields; without one: many cards, a row each (id and the changed fields)'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l resume -r -F -d 'bulk: continue the run of this report, skipping rows it records as done (appends to it)'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l reason -x -d 'why (kept in the audit journal, one entry per card)'
 
 # cardctl cards activate
+complete -c cardctl -n "__cardctl_at 'cards activate'" -l reason -x -d 'why (kept in the audit journal, one entry per card)'
+complete -c cardctl -n "__cardctl_at 'cards activate'" -l from-file -r -F -d 'act on many cards: ids one a line, or .csv, .ndjson or a .json array; - for stdin'
+complete -c cardctl -n "__cardctl_at 'cards activate'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
+complete -c cardctl -n "__cardctl_at 'cards activate'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
+complete -c cardctl -n "__cardctl_at 'cards activate'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
+complete -c cardctl -n "__cardctl_at 'cards activate'" -l resume -r -F -d 'bulk: continue the run of this report, skipping rows it records as done (appends to it)'
+complete -c cardctl -n "__cardctl_at 'cards activate'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
+complete -c cardctl -n "__cardctl_at 'cards activate'" -l where -x -d 'bulk: the cards matching status=STATUS and/or search=TEXT (comma-separated), listed first; --dry-run shows them'
 
 # cardctl cards deactivate
-complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l reason -x -d 'why (kept in the audit journal)'
+complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l reason -x -d 'why (kept in the audit journal, one entry per card)'
+complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l from-file -r -F -d 'act on many cards: ids one a line, or .csv, .ndjson or a .json array; - for stdin'
+complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
+complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
+complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
+complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l resume -r -F -d 'bulk: continue the run of this report, skipping rows it records as done (appends to it)'
+complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
+complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l where -x -d 'bulk: the cards matching status=STATUS and/or search=TEXT (comma-separated), listed first; --dry-run shows them'
 
 # cardctl tx
 complete -c cardctl -n "__cardctl_at 'tx' 0" -a list -d 'list card transactions'
@@ -691,4 +736,4 @@ complete -c cardctl -n "__cardctl_at 'api' 0" -x -a 'GET POST PUT PATCH DELETE'
 complete -c cardctl -n "__cardctl_at 'completion' 0" -x -a 'bash zsh fish'
 
 # cardctl help
-complete -c cardctl -n "__cardctl_at 'help' 0" -x -a 'cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment output pin-encryption scenarios'
+complete -c cardctl -n "__cardctl_at 'help' 0" -x -a 'cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment output pin-encryption scenarios bulk'

@@ -113,7 +113,8 @@ Examples:
   $ cardctl cards list --all -o ndjson
   $ cardctl help exit-codes
 
-Learn more: cardctl <command> --help, cardctl help <topic> (exit-codes, environment, output, pin-encryption, scenarios)`);
+Learn more: cardctl <command> --help, cardctl help <topic>
+  (exit-codes, environment, output, pin-encryption, scenarios, bulk)`);
 
   addFlags(program, GLOBAL_FLAGS);
   if (input) program.configureOutput(outputConfiguration(input.io));

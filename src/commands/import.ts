@@ -10,6 +10,7 @@ import {
   UsageError,
 } from '../core/errors.js';
 import { validatePositiveInt } from '../core/validate.js';
+import { rowAttempts } from './bulk-command.js';
 import type { TextEncoding } from '../core/text.js';
 import type { ImportFormat, SourceRow } from '../import/readers.js';
 import type { ReportEntry } from '../import/report.js';
@@ -240,7 +241,7 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
       done: resumeState?.done,
       report,
       signal: ctx.signal,
-      maxAttempts: importAttempts(ctx),
+      maxAttempts: rowAttempts(ctx),
       async send(body, signal) {
         const response = await importCard(client, body, signal);
         return { cardId: cardIdOf(response.data), card: response.data };
@@ -391,7 +392,7 @@ async function importOne(ctx: Context, opts: ImportOptions, institutionId?: stri
     rows: (async function* () { yield { line: 1, value: verdict.body } as SourceRow; })(),
     concurrency: 1,
     signal: ctx.signal,
-    maxAttempts: importAttempts(ctx),
+    maxAttempts: rowAttempts(ctx),
     async send(body, signal) {
       const response = await importCard(client, body, signal);
       return { cardId: cardIdOf(response.data), card: response.data };
@@ -427,11 +428,4 @@ async function readDefaultPin(ctx: Context, fromStdin: boolean, allowWeak: boole
   }
   const { createPinInput } = await import('../pin/input.js');
   return createPinInput(ctx, { stdin: fromStdin, allowWeak }).fresh('default PIN');
-}
-
-/** Attempts per row: --no-retry → 1, --retries N → N + 1, otherwise the runner's default (5). */
-function importAttempts(ctx: Context): number | undefined {
-  if (ctx.globals.retry === false) return 1;
-  if (ctx.globals.retries !== undefined) return ctx.settings().retries + 1;
-  return undefined;
 }

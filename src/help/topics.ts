@@ -155,12 +155,47 @@ pass/fail line per step and exits 5 when an expectation fails.
     cardctl simulate run auth-then-reversal.yaml --set card=6650c0ffee
 `;
 
+const bulk = `\`cards deactivate\`, \`activate\`, \`renew\` and \`customer update\` act on many cards
+with \`--from-file FILE\`; \`cards create\` issues many with \`--rows-from-file FILE\` (its
+\`--from-file\` stays one card's JSON body). Rows are plain ids one a line (\`.txt\`, or
+\`cards list -q\`), or a \`.csv\` (header row), \`.ndjson\` or \`.json\` array whose rows have an
+\`id\` and the verb's fields, named like its flags (\`expiration\`; \`email\`, \`first-name\`, …).
+\`-\` reads stdin and pipes work; their format is recognised from the first bytes, or given with
+\`--format\`. The file is streamed, never loaded whole. \`deactivate\` and \`activate\` also take
+\`--where status=STATUS,search=TEXT\`: the matching cards are listed first, then changed.
+
+A created card is created once per \`reference\` (\`<file name>-<row>\` when the row has none,
+written to the report), with a random PIN generated and encrypted here and never shown, unless
+\`--pins-from-column NAME\` names a column of a file only its owner can read.
+
+| flag | what it does |
+|---|---|
+| \`--concurrency N\` | requests in flight (default 8) |
+| \`--report FILE\` | NDJSON, a line per row as it settles: \`row\`, \`id\`, \`outcome\` (done, already, skipped, failed), \`code\` and \`message\` when failed |
+| \`--resume FILE\` | continue the run of that report: rows it records as done are skipped, new lines appended |
+| \`--shard K/N\` | only rows K, K+N, K+2N, … (row numbers of the file), for N runners each with its own report |
+| \`--dry-run\` | every row checked and what it would change printed; nothing is sent |
+| \`--reason TEXT\` | kept in the audit journal, one entry per card (\`renew\`: the renewal reason) |
+
+Exactly once: a row whose request may have applied (timeout, reset, 5xx) is checked before it is
+sent again; a card already at its target expiry is \`already\`, never renewed twice. A 429 pauses
+the whole run for its Retry-After; it does not fail rows. Progress goes to stderr: a bar on a
+terminal, a line per 5% otherwise. The counts end on stderr; the exit code is 8 when any row
+failed, 130 after Ctrl-C (run again with \`--resume\`). On a production profile the operator types
+the number of cards; scripts pass \`--yes --confirm-production\`.
+
+Shards' reports are joined by row number with jq:
+
+    jq -s -c 'sort_by(.row)[]' report-1.ndjson report-2.ndjson > report.ndjson
+`;
+
 export const HELP_TOPICS: readonly HelpTopic[] = [
   { name: 'exit-codes', summary: 'what each exit code means', text: exitCodes },
   { name: 'environment', summary: 'environment variables cardctl reads', text: environment },
   { name: 'output', summary: 'output formats, --fields, --quiet, --jq, --template, the pager', text: output },
   { name: 'pin-encryption', summary: 'how PINs are read, checked and encrypted', text: pinEncryption },
   { name: 'scenarios', summary: 'scenario files for `simulate run`', text: scenarios },
+  { name: 'bulk', summary: 'acting on many cards: --from-file, --report, --resume, --shard', text: bulk },
 ];
 
 export const HELP_TOPIC_NAMES: readonly string[] = HELP_TOPICS.map((t) => t.name);

@@ -200,18 +200,29 @@ function countLineBreaks(text: string): { lineBreaks: number; counted: number } 
 }
 
 export async function* readNdjsonRows(input: Readable, options: ReadOptions = {}): AsyncGenerator<SourceRow> {
+  for await (const { line, text } of readLines(input, options, 'the NDJSON line')) {
+    try {
+      yield { line, value: JSON.parse(text) };
+    } catch (error) {
+      yield { line, error: `not valid JSON: ${(error as Error).message}` };
+    }
+  }
+}
+
+/** Plain ids, one a line (`cards list -q`): each row is `{ id }`. */
+export async function* readIdRows(input: Readable, options: ReadOptions = {}): AsyncGenerator<SourceRow> {
+  for await (const { line, text } of readLines(input, options, 'the line')) yield { line, value: { id: text.trim() }, text: true };
+}
+
+/** The non-blank lines of the input with their numbers (a BOM and CRLF endings dropped), each bounded. */
+async function* readLines(input: Readable, options: ReadOptions, what: string): AsyncGenerator<{ line: number; text: string }> {
   const max = options.maxRecordChars ?? MAX_RECORD_CHARS;
   let line = 0;
   let pending = '';
-  const row = (text: string): SourceRow | undefined => {
+  const clean = (text: string): string | undefined => {
     if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (text.endsWith('\r')) text = text.slice(0, -1);
-    if (text.trim() === '') return undefined;
-    try {
-      return { line, value: JSON.parse(text) };
-    } catch (error) {
-      return { line, error: `not valid JSON: ${(error as Error).message}` };
-    }
+    return text.trim() === '' ? undefined : text;
   };
   for await (const text of decoded(input, options.encoding)) {
     let start = 0;
@@ -219,22 +230,22 @@ export async function* readNdjsonRows(input: Readable, options: ReadOptions = {}
       const newline = text.indexOf('\n', start);
       if (newline < 0) {
         pending += text.slice(start);
-        if (pending.length > max) throw tooLong('the NDJSON line', line + 1, max);
+        if (pending.length > max) throw tooLong(what, line + 1, max);
         break;
       }
       const full = pending + text.slice(start, newline);
       pending = '';
       start = newline + 1;
       line++;
-      if (full.length > max) throw tooLong('the NDJSON line', line, max);
-      const parsed = row(full);
-      if (parsed) yield parsed;
+      if (full.length > max) throw tooLong(what, line, max);
+      const kept = clean(full);
+      if (kept !== undefined) yield { line, text: kept };
     }
   }
   if (pending !== '') {
     line++;
-    const parsed = row(pending);
-    if (parsed) yield parsed;
+    const kept = clean(pending);
+    if (kept !== undefined) yield { line, text: kept };
   }
 }
 

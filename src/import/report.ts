@@ -13,12 +13,13 @@ export interface ReportEntry {
   error?: string;
 }
 
-export interface ReportWriter {
-  write(entry: ReportEntry): void;
+export interface ReportWriter<E = ReportEntry> {
+  write(entry: E): void;
   close(): void;
 }
 
-export function openReport(path: string, append: boolean): ReportWriter {
+/** Opens an NDJSON report (import's, or a bulk run's); `append` continues an earlier run's. */
+export function openReport<E = ReportEntry>(path: string, append: boolean): ReportWriter<E> {
   const needsNewline = append && existsSync(path) && !endsWithNewline(path);
   const fd = openSync(path, append ? 'a' : 'w', 0o600);
   if (needsNewline) writeSync(fd, '\n');

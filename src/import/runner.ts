@@ -1,12 +1,12 @@
-// The import engine: pulls rows from a reader only when a request slot is free (so memory stays
-// flat), validates them, sends up to `concurrency` at a time, and settles every row exactly once
+// The import engine, on the bulk row loop (src/bulk/loop.ts): validates each row, sends up to
+// `concurrency` at a time, and settles every row exactly once
 // in the report. A row whose request may have reached the service (timeout, reset, 502/504) is
 // looked up by realId before it is sent again; a 409 CONFLICT means the realId is already there.
-import { setMaxListeners } from 'node:events';
 import { AuthError, ExitCode, type CliError } from '../core/errors.js';
 import type { ImportCardBody } from '../api/schemas.js';
 import type { ImportOutcome, ReportEntry, ReportWriter } from './report.js';
 import type { SourceRow } from './readers.js';
+import { backoffMs, runRowLoop } from '../bulk/loop.js';
 import { realIdOf, validateImportRow, type RowDefaults } from './row.js';
 
 export interface SendResult {
@@ -64,15 +64,12 @@ const MAX_PROBLEMS_KEPT = 20;
 export async function runImport(options: ImportRunOptions): Promise<ImportRunResult> {
   const stats: ImportStats = { imported: 0, exists: 0, invalid: 0, failed: 0, skipped: 0, rows: 0 };
   const problems: ReportEntry[] = [];
-  const inflight = new Set<Promise<void>>();
-  const requests = new AbortController();
   // Every request in flight (and every lookup) listens on this one signal.
-  setMaxListeners(0, requests.signal);
+  const requests = new AbortController();
   const maxAttempts = options.maxAttempts ?? 5;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const seen = new Set<string>();
   let fatal: CliError | undefined;
-  let readerError: unknown;
   let lookup = options.lookup;
 
   const settle = (entry: ReportEntry, result?: SendResult, error?: unknown) => {
@@ -130,71 +127,33 @@ export async function runImport(options: ImportRunOptions): Promise<ImportRunRes
     }
   };
 
-  const interrupted = () => options.signal.aborted || fatal !== undefined;
-  const iterator = options.rows[Symbol.asyncIterator]();
-  try {
-    while (!interrupted()) {
-      // Wait for a free slot before pulling the next row: the reader never runs ahead.
-      while (inflight.size >= options.concurrency && !interrupted()) await Promise.race(inflight);
-      if (interrupted()) break;
-      let next: IteratorResult<SourceRow>;
-      try {
-        next = await iterator.next();
-      } catch (error) {
-        readerError = error;
-        break;
-      }
-      if (next.done) break;
-      const row = next.value;
+  const { readerError } = await runRowLoop<SourceRow>({
+    rows: options.rows,
+    concurrency: options.concurrency,
+    signal: options.signal,
+    stop: () => fatal !== undefined,
+    drainTimeoutMs: options.drainTimeoutMs,
+    requests,
+    start(row) {
       if (row.error !== undefined) {
-        settle({ line: row.line, realId: realIdOf(row.value), outcome: 'invalid', error: row.error });
-        continue;
+        return settle({ line: row.line, realId: realIdOf(row.value), outcome: 'invalid', error: row.error });
       }
       const verdict = validateImportRow(row.value, { text: row.text, defaults: options.defaults, allowWeakPin: options.allowWeakPin, now: options.now });
       if (!verdict.ok) {
-        settle({ line: row.line, realId: realIdOf(row.value), outcome: 'invalid', error: verdict.errors.join('; ') });
-        continue;
+        return settle({ line: row.line, realId: realIdOf(row.value), outcome: 'invalid', error: verdict.errors.join('; ') });
       }
       const realId = verdict.body.realId;
       if (options.done?.has(realId)) {
-        settle({ line: row.line, realId, outcome: 'skipped', cardId: options.done.get(realId) });
-        continue;
+        return settle({ line: row.line, realId, outcome: 'skipped', cardId: options.done.get(realId) });
       }
       if (seen.has(realId)) {
-        settle({ line: row.line, realId, outcome: 'invalid', error: `realId: "${realId}" appears earlier in this file` });
-        continue;
+        return settle({ line: row.line, realId, outcome: 'invalid', error: `realId: "${realId}" appears earlier in this file` });
       }
       seen.add(realId);
-      const task: Promise<void> = importRow(row.line, verdict.body).finally(() => inflight.delete(task));
-      inflight.add(task);
-    }
-  } finally {
-    if (interrupted()) await iterator.return?.(undefined).catch(() => undefined);
-  }
-  await drain(inflight, options.signal.aborted ? options.drainTimeoutMs ?? 4_000 : Infinity, requests);
+      return importRow(row.line, verdict.body);
+    },
+  });
   return { stats, interrupted: options.signal.aborted, fatal, problems, readerError };
-}
-
-async function drain(inflight: Set<Promise<void>>, timeoutMs: number, requests: AbortController): Promise<void> {
-  if (inflight.size === 0) return;
-  const all = Promise.all(inflight);
-  if (!Number.isFinite(timeoutMs)) {
-    await all;
-    return;
-  }
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
-  const winner = await Promise.race([all.then(() => 'done' as const), timeout]);
-  clearTimeout(timer);
-  if (winner === 'timeout') {
-    requests.abort();
-    await all;
-  }
-}
-
-function backoffMs(attempt: number): number {
-  const base = Math.min(5_000, 200 * 2 ** (attempt - 1));
-  return Math.round(base / 2 + Math.random() * (base / 2));
 }
 
 export function outcomeLabel(outcome: ImportOutcome): string {

@@ -1,15 +1,35 @@
 import { defineCommand } from '../../core/command.js';
+import { defineFlags } from '../../core/flags.js';
+import { BULK_FLAGS } from '../bulk-command.js';
+import { bulkStatusChange, isBulk, WHERE_FLAGS } from './bulk.js';
 import { cardIdArgument, describeCard, printCard } from './shared.js';
+
+const FLAGS = defineFlags({
+  reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal, one entry per card)' },
+  ...BULK_FLAGS,
+  ...WHERE_FLAGS,
+});
 
 export default defineCommand({
   name: 'activate',
-  summary: 'activate a card',
-  args: [{ syntax: '<card-id>', description: 'card identifier' }],
-  examples: ['cardctl cards activate 6650c0ffee', 'cardctl cards activate 6650c0ffee -q'],
+  summary: 'activate a card, or many',
+  description: `Activate a card. Many cards: --from-file FILE (ids one a line, or the id
+column of a .csv, .ndjson or .json file; - for stdin), or --where
+status=…,search=… (the matching cards are listed first). See \`cardctl help bulk\`.`,
+  args: [{ syntax: '[card-id]', description: 'card identifier (or --from-file / --where)' }],
+  flags: FLAGS,
+  examples: [
+    'cardctl cards activate 6650c0ffee',
+    'cardctl cards activate 6650c0ffee -q',
+    'cardctl cards activate --where status=suspended,search=ACME --reason "breach contained" --report activate.ndjson',
+  ],
   async run(ctx, input) {
+    if (isBulk(input.args[0], input.opts)) {
+      return bulkStatusChange(ctx, input.opts, { verb: 'activate', label: 'activating', reason: input.opts.reason?.trim(), askOnSandbox: false });
+    }
     const cardId = cardIdArgument(input);
     const { activateCard } = await import('../../api/cards.js');
-    const response = await activateCard(await ctx.client(), cardId, ctx.signal);
+    const response = await activateCard((await ctx.client()).withReason(input.opts.reason?.trim()), cardId, ctx.signal);
     await printCard(ctx, response, (card) => `Card ${describeCard(card)} is ${card.status ?? 'active'}`);
   },
 });

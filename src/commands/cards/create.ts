@@ -19,6 +19,10 @@ import {
 } from './fields.js';
 import { ACCOUNT_FLAGS, CARD_FLAGS, CARDHOLDER_FLAGS, customerPlacement, placeFlags } from '../card-flags.js';
 import { describeCard, explainPinKeyError, printCard } from './shared.js';
+import { BULK_FLAGS, bulkFlagsGiven } from '../bulk-command.js';
+
+/** The bulk flags but --from-file, which here is one card's JSON body: --rows-from-file names the rows. */
+const { fromFile: _oneBody, ...BULK_ROW_FLAGS } = BULK_FLAGS;
 
 const seq = (label: string, value: string): string => {
   const text = value.trim();
@@ -51,6 +55,9 @@ export const CREATE_FLAGS = defineFlags({
   pinStdin: { type: 'boolean', secret: true, description: 'read the default PIN from stdin' },
   allowWeakPin: { type: 'boolean', description: 'accept trivially weak PINs such as 1234' },
   ...placeFlags(CARD_FLAGS, { status: 'status' }),
+  rowsFromFile: { type: 'string', value: 'file', complete: 'file', description: "many cards: a row each (.csv, .ndjson or a .json array; - for stdin), columns named like these flags; flags fill what rows leave out" },
+  pinsFromColumn: { type: 'string', value: 'name', description: "many cards: each card's PIN from this column (the file must not be readable by others); default a random PIN per card, never shown" },
+  ...BULK_ROW_FLAGS,
 });
 
 export type CreateOptions = FlagValues<typeof CREATE_FLAGS>;
@@ -287,7 +294,7 @@ async function complete(ctx: Context, parsed: ParsedCreate, programs: ProgramLoo
   return { prompted, program };
 }
 
-/** A random PIN for cards created with --no-pin (the API requires a defaultPIN block anyway). */
+/** A random PIN that is not trivially weak: for --no-pin cards (the API requires a block anyway) and bulk rows. */
 async function unusablePin(): Promise<string> {
   const { randomInt } = await import('node:crypto');
   const { pinProblem } = await import('../../pin/policy.js');
@@ -313,15 +320,32 @@ The default PIN comes from a hidden prompt (asked twice) or, with
 --pin-stdin, from the first line of stdin; it is encrypted on this machine
 before it is sent. A reference code is generated when none is given and
 printed on stderr: reuse it with --reference to retry safely (a repeated
-reference is refused, so a retry cannot issue a second card).`,
+reference is refused, so a retry cannot issue a second card).
+
+Many cards: --rows-from-file FILE, a row per card (.csv with a header,
+.ndjson, or a .json array; --from-file stays one card's JSON body). Columns are
+named like the flags (program, first-name, last-name, email, phone,
+account-number, account-type, bank-code, currency, embossing-name,
+start-date, expiry-date, reference, status, …; pin, enroll-2fa and print-card
+are true/false); a flag given fills the rows that leave its column out or
+empty, and the defaults above apply. Each row is created exactly once by its
+reference: without a reference column it is <file name>-<row>, written to the
+report, so a rerun or --resume never issues a second card. PINs: a random PIN
+per card, generated and encrypted here, never printed or stored; or, with
+--pins-from-column NAME, that column's PIN (the file must not be readable by
+group or others). See \`cardctl help bulk\`.`,
   flags: CREATE_FLAGS,
   examples: [
     'cardctl cards create                        # prompts for what is missing',
     'printf 4821 | cardctl cards create --program PROG --embossing-name "ADA OBI" --first-name Ada --last-name Obi \\\n      --email ada@example.com --phone +2348012345678 --account-number 0123456789 --account-type savings \\\n      --bank-code 058 --pin-stdin',
     'cardctl cards create --from-file card.json --pin-stdin < pin.txt',
+    'cardctl cards create --rows-from-file staff.csv --program PROG --account-type current --report issued.ndjson',
   ],
   async run(ctx, input) {
     const opts = input.opts;
+    if (opts.rowsFromFile !== undefined) return createRows(ctx, opts);
+    const bulkOnly = [...bulkFlagsGiven(opts), ...(opts.pinsFromColumn !== undefined ? ['--pins-from-column'] : [])];
+    if (bulkOnly.length) throw new UsageError(`${bulkOnly.join(', ')} need --rows-from-file (many cards)`);
     const parsed = await parseCreateInput(ctx, opts);
     const body = parsed.body;
     const programs = programLookup(ctx, () => ctx.client());
@@ -397,4 +421,135 @@ function mayNeedRetry(error: unknown, reference: string): boolean {
   if (!(error instanceof CliError)) return true;
   if (error.hint?.includes(reference)) return false;
   return error.exitCode === ExitCode.Network || error.exitCode === ExitCode.Server || error.exitCode === ExitCode.Interrupted || error.code === 'RATE_LIMITED';
+}
+
+/** One card of a bulk creation: its body without the PIN block, and the PIN (kept in memory only). */
+interface CardRow {
+  body: Json;
+  pin: string;
+}
+
+/** Booleans a row may give, by column, and where they go in the body. */
+const ROW_BOOLEANS = { pin: 'pinEnabled', 'enroll-2fa': 'enroll2FA', 'print-card': 'printCard' } as const;
+
+/**
+ * `cards create --rows-from-file`: each row a Create Card body from columns named like the flags
+ * (flags fill what a row leaves out), sent exactly once by its reference through the bulk runner.
+ */
+async function createRows(ctx: Context, opts: CreateOptions): Promise<void> {
+  if (opts.fromFile !== undefined || opts.pinStdin || opts.pan !== undefined || opts.reference !== undefined) {
+    throw new UsageError('--from-file, --pin-stdin, --pan and --reference describe one card and cannot be combined with --rows-from-file');
+  }
+  const pinColumn = opts.pinsFromColumn?.trim();
+  if (pinColumn !== undefined) await assertPrivateFile(opts.rowsFromFile!, pinColumn);
+  const columns = new Map(BODY_FIELDS.map((field) => [field.flag.replace(/^--/, ''), field]));
+  const known = [...columns.keys(), ...Object.keys(ROW_BOOLEANS), ...(pinColumn ? [pinColumn] : [])];
+  const fileName = opts.rowsFromFile === '-' ? 'stdin' : (opts.rowsFromFile!.split(/[\\/]/).pop() ?? 'rows').replace(/\.[^.]*$/, '');
+  const referencePrefix = fileName.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 48) || 'rows';
+  const defaultCurrency = opts.currency === undefined ? '566' : await accountCurrency('--currency', opts.currency);
+  const [{ runBulkCommand }, { assertPinKeyAvailable, pinProblem, sendWithPinBlocks }, cards] = await Promise.all([
+    import('../bulk-command.js'), import('../../pin/index.js'), import('../../api/cards.js'),
+  ]);
+  assertPinKeyAvailable(ctx);
+  const client = await ctx.client();
+  const programs = programLookup(ctx, async () => client);
+  const now = ctx.clock.now();
+
+  await runBulkCommand<CardRow>(ctx, { ...opts, fromFile: opts.rowsFromFile }, {
+    verb: 'create',
+    label: 'creating',
+    columns: ['reference', ...known.filter((c) => c !== 'reference')],
+    action: {
+      async parse(value, row) {
+        const given = value as Record<string, unknown>;
+        for (const column of Object.keys(given)) if (!known.includes(column)) throw new Error(`${column}: unknown column (the columns are ${known.join(', ')})`);
+        const text = (column: string): string | undefined => {
+          const v = given[column];
+          if (v === undefined || v === null || v === '') return undefined;
+          if (typeof v !== 'string') throw new Error(`${column}: must be text`);
+          return v;
+        };
+        const body: Json = {};
+        for (const [column, field] of columns) {
+          if (field.key === 'currency') continue;
+          const raw = text(column) ?? (opts[field.key as keyof CreateOptions] as string | undefined);
+          if (raw === undefined) {
+            if (field.required) throw new Error(`${column}: is required (a column, or ${field.flag} for every row)`);
+            continue;
+          }
+          setPath(body, field.path, (field.parse ?? trimmed)(column, raw));
+        }
+        const currency = text('currency');
+        setPath(body, 'account.currency', currency === undefined ? defaultCurrency : await accountCurrency('currency', currency));
+        for (const [column, key] of Object.entries(ROW_BOOLEANS)) {
+          const v = given[column];
+          const flag = key === 'pinEnabled' ? opts.pin !== false : key === 'enroll2FA' ? Boolean(opts.enroll2fa) : Boolean(opts.printCard);
+          if (v === undefined || v === '') body[key] = flag;
+          else if (v === true || v === 'true') body[key] = true;
+          else if (v === false || v === 'false') body[key] = false;
+          else throw new Error(`${column}: must be true or false`);
+        }
+        body.referenceCode ??= fields.reference('reference', `${referencePrefix}-${row}`);
+        body.embossingName ??= embossing('embossing-name', `${String(getPath(body, 'customer.firstName'))} ${String(getPath(body, 'customer.lastName'))}`
+          .normalize('NFD').replace(/[\u0300-\u036f]/g, '').trim().toUpperCase().slice(0, 26).trim());
+        body.startDate ??= today(now);
+        if (body.expiryDate === undefined || getPath(body, 'account.bankCode') === undefined) {
+          const program = (await programs.get())?.find((p) => p.id === body.cardProgram || p._id === body.cardProgram);
+          if (!program) throw new Error(`program: card program ${String(body.cardProgram)} not found`);
+          body.expiryDate ??= defaultExpiry(body.startDate as string, program.maxExpiry);
+          if (getPath(body, 'account.bankCode') === undefined) {
+            if (!program.bankCode) throw new Error('bank-code: is required (the card program names none)');
+            setPath(body, 'account.bankCode', program.bankCode);
+          }
+        }
+        fields.assertEndAfterStart({ label: 'start-date', value: body.startDate as string }, { label: 'expiry-date', value: body.expiryDate as string });
+        let pin: string;
+        if (pinColumn !== undefined && body.pinEnabled !== false) {
+          const chosen = text(pinColumn)?.trim();
+          if (chosen === undefined) throw new Error(`${pinColumn}: is required (--pins-from-column)`);
+          const problem = pinProblem(chosen, { allowWeak: opts.allowWeakPin });
+          if (problem) throw new Error(`${pinColumn}: ${problem}`);
+          pin = chosen;
+        } else {
+          pin = await unusablePin();
+        }
+        return { body, pin };
+      },
+      idOf: (card) => card.body.referenceCode as string,
+      describe: (card) => `create the card ${String(card.body.referenceCode)} for ${String(getPath(card.body, 'customer.firstName'))} ${String(getPath(card.body, 'customer.lastName'))} (${String(card.body.cardProgram)})`,
+      async apply({ body, pin }, { signal, uncertain }) {
+        const referenceCode = body.referenceCode as string;
+        try {
+          const result = await sendWithPinBlocks(ctx, client, [pin], ([block]) =>
+            cards.createCardExactlyOnce(client, { ...(body as unknown as CreateCardBody), defaultPIN: block! }, signal));
+          // appliedEarlier: this row's own attempt had applied and its answer was lost.
+          return { outcome: 'done', id: result.response.data.id, details: { referenceCode } };
+        } catch (error) {
+          // The reference exists: created by an earlier run (or this row's lost attempt), once.
+          if (!(error instanceof CliError && error.status === 409)) throw explainPinKeyError(error);
+          const found = await cards.findCardByReference(client, referenceCode, signal);
+          if (!found) throw error;
+          return { outcome: uncertain ? 'done' : 'already', id: found.data.id, details: { referenceCode } };
+        }
+      },
+    },
+  });
+}
+
+/** PINs in a file: refused unless only its owner can read it (a pipe or stdin cannot be checked). */
+async function assertPrivateFile(path: string, column: string): Promise<void> {
+  if (path === '-') throw new UsageError(`--pins-from-column ${column} needs a file only you can read, not stdin`);
+  const { statSync } = await import('node:fs');
+  let mode: number;
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile()) throw new UsageError(`--pins-from-column ${column} needs a regular file only you can read`);
+    mode = stat.mode;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`no such file: ${path}`);
+  }
+  if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
+    throw new UsageError(`${path} holds PINs and can be read by others (mode ${(mode & 0o777).toString(8)})`, { hint: `chmod 600 ${path}` });
+  }
 }

@@ -1,25 +1,44 @@
 import { defineCommand } from '../../core/command.js';
 import { defineFlags } from '../../core/flags.js';
 import { UsageError } from '../../core/errors.js';
+import { BULK_FLAGS } from '../bulk-command.js';
+import { bulkStatusChange, isBulk, WHERE_FLAGS } from './bulk.js';
 import { cardIdArgument, describeCard, printCard } from './shared.js';
 
 const FLAGS = defineFlags({
-  reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal)' },
+  reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal, one entry per card)' },
+  ...BULK_FLAGS,
+  ...WHERE_FLAGS,
 });
 
 export default defineCommand({
   name: 'deactivate',
-  summary: 'suspend a card (asks first unless --yes)',
+  summary: 'suspend a card, or many (asks first unless --yes)',
   description: `Suspend a card (status "suspended"); \`cardctl cards activate\` undoes it.
 Asks for confirmation naming the card unless --yes is given; without a
-terminal --yes is required.`,
-  args: [{ syntax: '<card-id>', description: 'card identifier' }],
+terminal --yes is required.
+
+Many cards: --from-file FILE (ids one a line, or the id column of a .csv,
+.ndjson or .json file; - for stdin), or --where status=…,search=… (the
+matching cards are listed first). See \`cardctl help bulk\`.`,
+  args: [{ syntax: '[card-id]', description: 'card identifier (or --from-file / --where)' }],
   flags: FLAGS,
-  examples: ['cardctl cards deactivate 6650c0ffee', 'cardctl cards deactivate 6650c0ffee --yes --reason "reported stolen"'],
+  examples: [
+    'cardctl cards deactivate 6650c0ffee',
+    'cardctl cards deactivate 6650c0ffee --yes --reason "reported stolen"',
+    'cardctl cards deactivate --from-file compromised.txt --yes --reason "merchant breach" --report deactivate.ndjson',
+    'cardctl cards list --all -q --search ACME | cardctl cards deactivate --from-file - --yes',
+    'cardctl cards deactivate --where status=active,search=ACME --dry-run',
+  ],
   async run(ctx, input) {
-    const cardId = cardIdArgument(input);
     const reason = input.opts.reason?.trim();
-    const { assertReason, confirmDestructive } = await import('../../core/guard.js');
+    const { assertReason } = await import('../../core/guard.js');
+    if (isBulk(input.args[0], input.opts)) {
+      assertReason(ctx, reason, 'deactivating cards');
+      return bulkStatusChange(ctx, input.opts, { verb: 'deactivate', label: 'deactivating', reason, askOnSandbox: true });
+    }
+    const cardId = cardIdArgument(input);
+    const { confirmDestructive } = await import('../../core/guard.js');
     assertReason(ctx, reason, 'deactivating a card');
     if (!ctx.globals.yes && !ctx.io.canPrompt && !ctx.globals.dryRun) {
       throw new UsageError(`deactivating card ${cardId} needs confirmation and there is no terminal to ask on`, {

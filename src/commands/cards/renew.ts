@@ -3,7 +3,10 @@ import { defineFlags } from '../../core/flags.js';
 import type { Clock } from '../../core/context.js';
 import { FieldError, UsageError } from '../../core/errors.js';
 import { expiryMonth } from '../../core/card-fields.js';
-import { cardIdArgument, describeCard, printCard } from './shared.js';
+import { BULK_FLAGS, type BulkOptions } from '../bulk-command.js';
+import type { Context } from '../../core/context.js';
+import { isBulk } from './bulk.js';
+import { cardIdArgument, describeCard, printCard, type CardId } from './shared.js';
 
 /** YYYYMM strictly after the current month (UTC). */
 export function parseFutureExpiration(value: string, clock: Clock): string {
@@ -18,8 +21,9 @@ export function parseRenewReason(value: string | undefined): string {
 }
 
 const FLAGS = defineFlags({
-  expiration: { type: 'string', value: 'yyyymm', description: 'new expiry month, YYYYMM, in the future' },
+  expiration: { type: 'string', value: 'yyyymm', description: 'new expiry month, YYYYMM, in the future (bulk: for rows without an expiration column)' },
   reason: { type: 'string', value: 'reason', description: 'renewal reason (default RENEW)' },
+  ...BULK_FLAGS,
 });
 
 export default defineCommand({
@@ -30,11 +34,23 @@ becomes active. The month must be in the future and within the card
 program's maximum validity. --reason is the API's renewal reason (RENEW,
 REPLACE, …), and is not the audit journal's free-text reason.
 Against a production profile the card's last four digits must be typed, or
---yes --confirm-production given.`,
-  args: [{ syntax: '<card-id>', description: 'card identifier' }],
+--yes --confirm-production given.
+
+Many cards: --from-file FILE, ids one a line with --expiration for all, or a
+.csv/.ndjson/.json file with the columns id and expiration (a row's own month
+wins over --expiration). Exactly once: a card already at its target expiry is
+reported "already" and never renewed twice, also when a retry follows a lost
+answer. On production the operator types the number of cards. See \`cardctl help bulk\`.`,
+  args: [{ syntax: '[card-id]', description: 'card identifier (or --from-file)' }],
   flags: FLAGS,
-  examples: ['cardctl cards renew 6650c0ffee --expiration 202912', 'cardctl cards renew 6650c0ffee --expiration 203001 --reason REPLACE -o json'],
+  examples: [
+    'cardctl cards renew 6650c0ffee --expiration 202912',
+    'cardctl cards renew 6650c0ffee --expiration 203001 --reason REPLACE -o json',
+    'cardctl cards renew --from-file expiring.txt --expiration 203006 --report renew.ndjson',
+    'cardctl cards renew --from-file renewals.csv --report renew.ndjson --shard 1/4',
+  ],
   async run(ctx, input) {
+    if (isBulk(input.args[0], input.opts)) return bulkRenew(ctx, input.opts);
     const cardId = cardIdArgument(input);
     const renewReason = parseRenewReason(input.opts.reason);
     let expiration: string;
@@ -71,3 +87,45 @@ Against a production profile the card's last four digits must be typed, or
     await printCard(ctx, response, (card) => `Card ${describeCard(card)} renewed until ${expiration.slice(4)}/${expiration.slice(0, 4)}`);
   },
 });
+
+/** One renewal of a bulk run: the card and the month it must reach. */
+interface Renewal {
+  id: CardId;
+  expiration: string;
+}
+
+async function bulkRenew(ctx: Context, opts: BulkOptions & { expiration?: string; reason?: string }): Promise<void> {
+  const renewReason = parseRenewReason(opts.reason);
+  const fallback = opts.expiration === undefined ? undefined : parseFutureExpiration(opts.expiration, ctx.clock);
+  const [{ runBulkCommand }, { rowCardId }, { getCard, renewCard }] = await Promise.all([
+    import('../bulk-command.js'), import('./bulk.js'), import('../../api/cards.js'),
+  ]);
+  const client = await ctx.client();
+  const reasoned = client.withReason(renewReason);
+  const now = ctx.clock.now();
+  await runBulkCommand<Renewal>(ctx, opts, {
+    verb: 'renew',
+    label: 'renewing',
+    action: {
+      parse(value) {
+        const id = rowCardId(value);
+        const own = (value as Record<string, unknown>).expiration;
+        if (own !== undefined && own !== '' && typeof own !== 'string') throw new Error('expiration: must be text, YYYYMM');
+        if (!own && !fallback) throw new Error('expiration: is required (a column, or --expiration for every row)');
+        return { id, expiration: own ? expiryMonth('expiration', own, { now, allowCurrentMonth: false }) : fallback! };
+      },
+      idOf: (renewal) => renewal.id,
+      describe: (renewal) => `renew ${renewal.id} until ${renewal.expiration}`,
+      async apply({ id, expiration }, { signal, uncertain }) {
+        // Read first: a card already at the target month was renewed (by an earlier run, or by
+        // this row's attempt whose answer was lost) and must not get another sequence number.
+        const card = (await getCard(client, id, signal)).data;
+        if (`${card.expiryYear}${card.expiryMonth.padStart(2, '0')}` === expiration) {
+          return { outcome: uncertain ? 'done' : 'already', details: { expiration, seqNumber: card.seqNumber } };
+        }
+        const renewed = (await renewCard(reasoned, id, { expiration, renewReason }, signal)).data;
+        return { outcome: 'done', details: { expiration, seqNumber: renewed.seqNumber } };
+      },
+    },
+  });
+}

@@ -6,12 +6,14 @@ import { UsageError } from '../../../core/errors.js';
 import { getPath, setPath } from '../../../output/format.js';
 import { ADDRESS_KEYS, applyFlags, assertKnownKeys, checkFileValues, readJsonObject, type Json } from '../fields.js';
 import { CARDHOLDER_FLAGS, customerPlacement, placeFlags } from '../../card-flags.js';
-import { cardIdArgument, describeCard, printCard } from '../shared.js';
+import { cardIdArgument, describeCard, printCard, type CardId } from '../shared.js';
+import { BULK_FLAGS, bulkFlagsGiven } from '../../bulk-command.js';
 
 export const CUSTOMER_UPDATE_FLAGS = defineFlags({
   ...placeFlags(CARDHOLDER_FLAGS, customerPlacement('')),
-  fromFile: { type: 'string', value: 'file', complete: 'file', description: 'JSON body (or - for stdin); flags override its fields' },
-  reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal)' },
+  ...BULK_FLAGS,
+  fromFile: { type: 'string', value: 'file', complete: 'file', description: "with a card id: its JSON body (or - for stdin), flags override its fields; without one: many cards, a row each (id and the changed fields)" },
+  reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal, one entry per card)' },
 });
 
 /** The Update Card Customer body's fields, each with its flag, path and validator. */
@@ -103,14 +105,27 @@ in between, nothing is written and the command exits 5 (run it again). --from-fi
 of the Update Card Customer body (firstName, middleName, lastName,
 emailAddress, phoneNumber, dateOfBirth, address{line1, line2, city, state,
 country, postalCode}), or {"customer": {...}}; flags win over the file.
+
+Many cards: --from-file FILE without a card id. Each row (.csv, .ndjson or a
+.json array) has an id and only the fields that change, named like the flags
+(email, first-name, address-line1, …; an empty CSV cell changes nothing). Each
+card is read and updated for the version read, as for one card; a card that
+already holds the values is "already". See \`cardctl help bulk\`.
 On a terminal with nothing given, each field is asked with its current
 value as the default. Against a production profile the card's last four
 digits must be typed, or --yes --confirm-production given. --reason is kept
 in the audit journal (\`cardctl history\`).`,
-  args: [{ syntax: '<card-id>', description: 'card identifier' }],
+  args: [{ syntax: '[card-id]', description: 'card identifier (without one, --from-file holds many cards)' }],
   flags: CUSTOMER_UPDATE_FLAGS,
-  examples: ['cardctl cards customer update 6650c0ffee --email ada.obi@example.com', 'cardctl cards customer update 6650c0ffee --from-file customer.json'],
+  examples: [
+    'cardctl cards customer update 6650c0ffee --email ada.obi@example.com',
+    'cardctl cards customer update 6650c0ffee --from-file customer.json',
+    'cardctl cards customer update --from-file email-fixes.csv --reason "data fix" --report fixes.ndjson',
+  ],
   async run(ctx, input) {
+    if (input.args[0] === undefined && input.opts.fromFile !== undefined) return bulkUpdate(ctx, input.opts);
+    const stray = bulkFlagsGiven(input.opts);
+    if (stray.length) throw new UsageError(`${stray.join(', ')} need --from-file without a card id (many cards)`);
     const cardId = cardIdArgument(input);
     let changes = await parseCustomerChanges(ctx, input.opts);
     const nothingGiven = Object.keys(changes).length === 0;
@@ -145,3 +160,52 @@ in the audit journal (\`cardctl history\`).`,
     await printCard(ctx, response, (updated) => `Cardholder of card ${describeCard(updated)} updated (${changed.join(', ')})`);
   },
 });
+
+/** One row of a bulk update: the card and only what changes (an Update Card Customer body in part). */
+interface CustomerChange {
+  id: CardId;
+  changes: Json;
+}
+
+/** A row's columns: `id` and the flags' names (email, first-name, …). */
+const ROW_COLUMNS = new Map(CUSTOMER_FIELDS.map((field) => [field.flag.replace(/^--/, ''), field]));
+
+async function bulkUpdate(ctx: Context, opts: FlagValues<typeof CUSTOMER_UPDATE_FLAGS>): Promise<void> {
+  const flagged = CUSTOMER_FIELDS.filter((f) => opts[f.key as keyof typeof opts] !== undefined).map((f) => f.flag);
+  if (flagged.length) throw new UsageError(`${flagged.join(', ')} describe one card: in a bulk update each row gives its own fields`);
+  const [{ runBulkCommand }, { rowCardId }, { getCard, updateCustomerAt }] = await Promise.all([
+    import('../../bulk-command.js'), import('../bulk.js'), import('../../../api/cards.js'),
+  ]);
+  const client = await ctx.client();
+  const reasoned = client.withReason(opts.reason?.trim());
+  await runBulkCommand<CustomerChange>(ctx, opts, {
+    verb: 'update the cardholder of',
+    label: 'updating',
+    columns: ['id', ...ROW_COLUMNS.keys()],
+    action: {
+      parse(value) {
+        const id = rowCardId(value);
+        const changes: Json = {};
+        for (const [column, given] of Object.entries(value as Record<string, unknown>)) {
+          if (column === 'id' || given === '' || given === null) continue;
+          const field = ROW_COLUMNS.get(column);
+          if (!field) throw new Error(`${column}: unknown field (the fields are ${[...ROW_COLUMNS.keys()].join(', ')})`);
+          if (typeof given !== 'string') throw new Error(`${column}: must be text`);
+          setPath(changes, field.path, field.parse ? field.parse(column, given) : given.trim());
+        }
+        if (Object.keys(changes).length === 0) throw new Error('nothing to change: give the fields that change beside the id');
+        return { id, changes };
+      },
+      idOf: (row) => row.id,
+      describe: (row) => `update the cardholder of ${row.id}: ${JSON.stringify(row.changes)}`,
+      async apply({ id, changes }, { signal, uncertain }) {
+        const card = (await getCard(client, id, signal)).data;
+        const { body, changed } = mergeCustomer(card, changes);
+        // Already holding the values: changed by an earlier run, or by this row's lost attempt.
+        if (changed.length === 0) return { outcome: uncertain ? 'done' : 'already' };
+        await updateCustomerAt(reasoned, id, body, card.__v, signal);
+        return { outcome: 'done', details: { changed } };
+      },
+    },
+  });
+}

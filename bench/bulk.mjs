@@ -1,0 +1,126 @@
+// Bulk deactivation throughput and memory: `cardctl cards deactivate --from-file` of id files of
+// 10,000 and 100,000 rows (the seeded cards over and over: deactivating is safe to repeat, so
+// every row is a real request), beside the sandbox's own limit for that request measured with
+// autocannon in the same run (right before and right after each run; the limit is their mean).
+// Prints cards/s, the ratio, and the CLI's peak RSS per size: memory must stay flat (the rows
+// are streamed, never loaded), within 10% from the smallest size to the largest.
+//   npm run build && node bench/bulk.mjs [--sizes 10000,100000] [--cards 2000] [--concurrency 8] [--duration 8] [--connections 16]
+import { spawn } from 'node:child_process';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { BIN, makeWorkDir, startSandbox, track } from './lib/processes.mjs';
+import { reportRatio } from './lib/results.mjs';
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const at = args.indexOf(`--${name}`);
+  return at === -1 ? fallback : args[at + 1];
+};
+const SIZES = String(option('sizes', '10000,100000')).split(',').map(Number).sort((a, b) => a - b);
+const CARDS = Number(option('cards', 2000));
+const CONCURRENCY = Number(option('concurrency', 8));
+const DURATION = Number(option('duration', 8));
+const CONNECTIONS = Number(option('connections', 16));
+if ([...SIZES, CARDS, CONCURRENCY].some((n) => !Number.isInteger(n) || n < 1)) {
+  console.error('error: --sizes, --cards and --concurrency take whole numbers, e.g. --sizes 10000,100000');
+  process.exit(2);
+}
+
+const work = makeWorkDir('bulk');
+const sandbox = await startSandbox({ CARDCTL_CONFIG_DIR: work, CARDCTL_DATA_DIR: work });
+const env = { ...process.env, CARDCTL_CONFIG_DIR: work, CARDCTL_DATA_DIR: work, CARDCTL_BASE_URL: sandbox.baseUrl, CARDCTL_API_KEY: sandbox.apiKey, CARDCTL_TOKEN: sandbox.token };
+
+function cli(argv, extra = {}) {
+  return new Promise((resolve, reject) => {
+    const child = track(spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, ...extra } }));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.once('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${argv.slice(1).join(' ')} exited ${code}: ${stderr.slice(-2000)}`))));
+  });
+}
+
+// The cards: imported once (the quickest way to make many), then listed for their ids.
+const HEADER = 'realId,active,startDate,endDate,firstName,lastName,middleName,email,address1,address2,city,state,zip,country,birthDate,phone,institutionId,'
+  + 'card.expiration,card.serviceCode,card.cardProduct,card.embossingName,card.defaultPIN,card.bin,card.cardState,returnSecure';
+const seedFile = join(work, 'seed.csv');
+writeFileSync(seedFile, `${[HEADER, ...Array.from({ length: CARDS }, (_, i) => [`B-${i + 1}`, 'true', '2024-01-01', '2028-12-31', 'Ada', 'Obi', '', 'ada@example.com', '1 Marina', '',
+  'Lagos', 'Lagos', '100001', 'NG', '1990-01-31', '+2348012345678', sandbox.institutionId, '202812', '101', 'classic', 'ADA OBI', '4821', '506099', 'active', 'false'].join(','))].join('\n')}\n`);
+await cli([BIN, 'import', '--from-file', seedFile, '--concurrency', '16', '-q']);
+const ids = (await cli([BIN, 'cards', 'list', '--all', '-q'])).trim().split('\n');
+console.log(`bulk bench: ${CARDS} cards; deactivate files of ${SIZES.join(', ')} rows at concurrency ${CONCURRENCY}; autocannon ${CONNECTIONS} connections × ${DURATION} s; node ${process.version}, ${cpus().length} CPUs`);
+
+/** The sandbox's own limit for GET /institutions/cards/{id}/deactivate. */
+function limit(label) {
+  return new Promise((resolve, reject) => {
+    autocannon({
+      url: `${sandbox.baseUrl}/institutions/cards/${ids[0]}/deactivate`,
+      headers: { authorization: `Bearer ${sandbox.token}` },
+      connections: CONNECTIONS,
+      duration: DURATION,
+    }, (error, result) => {
+      if (error) return reject(error);
+      const bad = result.non2xx + result.errors + result.timeouts;
+      if (bad > 0) console.error(`  autocannon ${label}: ${bad} non-2xx/errors of ${result['2xx'] + bad}`);
+      resolve(result['2xx'] / (result.duration || DURATION));
+    });
+  });
+}
+
+async function idFile(rows) {
+  const path = join(work, `ids-${rows}.txt`);
+  const out = createWriteStream(path);
+  for (let i = 0; i < rows; i++) if (!out.write(`${ids[i % ids.length]}\n`)) await new Promise((resolve) => out.once('drain', resolve));
+  await new Promise((resolve) => out.end(resolve));
+  return path;
+}
+
+// The CLI's own peak RSS, written by a preload when it exits.
+const preload = join(work, 'rusage.mjs');
+writeFileSync(preload, `import { writeFileSync } from 'node:fs';
+process.on('exit', () => writeFileSync(process.env.BENCH_RUSAGE_FILE, JSON.stringify({ rssMb: process.resourceUsage().maxRSS / 1024 })));
+`);
+
+const results = [];
+let previous = await limit('start');
+console.log(`sandbox limit: ${previous.toFixed(1)} deactivations/s`);
+for (const rows of SIZES) {
+  const file = await idFile(rows);
+  const rusageFile = join(work, `rusage-${rows}.json`);
+  const started = performance.now();
+  const summary = JSON.parse(await cli(['--import', preload, BIN, 'cards', 'deactivate', '--from-file', file, '--yes', '--concurrency', String(CONCURRENCY), '-o', 'json'], { BENCH_RUSAGE_FILE: rusageFile }));
+  const seconds = (performance.now() - started) / 1000;
+  if (summary.done !== rows) throw new Error(`deactivate of ${rows} rows: ${JSON.stringify(summary)}`);
+  const next = await limit(`after-${rows}`);
+  const result = { rows, seconds, cps: rows / seconds, limit: (previous + next) / 2, rssMb: JSON.parse(readFileSync(rusageFile, 'utf8')).rssMb };
+  result.ratio = result.cps / result.limit;
+  previous = next;
+  results.push(result);
+  console.log(`${String(rows).padStart(7)} rows: ${seconds.toFixed(1)} s = ${result.cps.toFixed(1)} cards/s; sandbox limit around it ${result.limit.toFixed(1)}/s; ratio ${result.ratio.toFixed(2)}; CLI peak RSS ${result.rssMb.toFixed(1)} MB`);
+}
+
+console.log('\n| rows | wall time | cards/s | sandbox limit (autocannon, around the run) | ratio | CLI peak RSS |');
+console.log('|---|---|---|---|---|---|');
+for (const r of results) console.log(`| ${r.rows.toLocaleString('en')} | ${r.seconds.toFixed(1)} s | ${r.cps.toFixed(1)} | ${r.limit.toFixed(1)} | ${r.ratio.toFixed(2)} | ${r.rssMb.toFixed(1)} MB |`);
+
+const largest = results.at(-1);
+const smallest = results[0];
+reportRatio({
+  bench: 'bulk',
+  name: `cards deactivate --from-file, ${largest.rows.toLocaleString('en')} rows, concurrency ${CONCURRENCY}`,
+  value: Number(largest.cps.toFixed(1)), unit: 'cards/s',
+  peer: 'sandbox autocannon limit, GET /institutions/cards/{id}/deactivate', peerValue: Number(largest.limit.toFixed(1)),
+  ratio: largest.ratio, aim: { min: 0.9 },
+  note: `limit = mean of autocannon runs (${CONNECTIONS} connections, ${DURATION} s) just before and after the run`,
+});
+reportRatio({
+  bench: 'bulk',
+  name: `peak RSS, ${largest.rows.toLocaleString('en')} rows`,
+  value: Number(largest.rssMb.toFixed(1)), unit: 'MB',
+  peer: `peak RSS, ${smallest.rows.toLocaleString('en')} rows`, peerValue: Number(smallest.rssMb.toFixed(1)),
+  ratio: largest.rssMb / smallest.rssMb, aim: { max: 1.1 },
+});
+process.exit(0);

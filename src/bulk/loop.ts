@@ -1,0 +1,76 @@
+// The one loop every bulk run goes through (`import`, and the bulk forms of the card verbs): it
+// pulls a row from the reader only when a request slot is free, so memory stays flat however
+// large the input; starts the row's work; and at the end waits for the work in flight (after
+// Ctrl-C only for a while, then it aborts the requests). What a row's work is, and how its
+// outcome is recorded, belongs to the caller.
+import { setMaxListeners } from 'node:events';
+
+export interface RowLoopOptions<R> {
+  rows: AsyncIterable<R>;
+  concurrency: number;
+  /** Handles one row: a promise while its requests are in flight, nothing when it was settled at once. */
+  start(row: R): Promise<void> | void;
+  /** Ctrl-C. */
+  signal: AbortSignal;
+  /** Another reason to stop pulling rows (a failure every row would meet). */
+  stop?: () => boolean;
+  /** Work in flight after Ctrl-C gets this long before its requests are aborted. */
+  drainTimeoutMs?: number;
+  /** Aborted when draining times out; every request in flight listens on it. */
+  requests: AbortController;
+}
+
+/** Returns the error that stopped the reader, when one did (rows before it were handled). */
+export async function runRowLoop<R>(options: RowLoopOptions<R>): Promise<{ readerError?: unknown }> {
+  setMaxListeners(0, options.requests.signal);
+  const inflight = new Set<Promise<void>>();
+  const stopped = () => options.signal.aborted || (options.stop?.() ?? false);
+  const iterator = options.rows[Symbol.asyncIterator]();
+  let readerError: unknown;
+  try {
+    while (!stopped()) {
+      // Wait for a free slot before pulling the next row: the reader never runs ahead.
+      while (inflight.size >= options.concurrency && !stopped()) await Promise.race(inflight);
+      if (stopped()) break;
+      let next: IteratorResult<R>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        readerError = error;
+        break;
+      }
+      if (next.done) break;
+      const work = options.start(next.value);
+      if (!work) continue;
+      const task: Promise<void> = work.finally(() => inflight.delete(task));
+      inflight.add(task);
+    }
+  } finally {
+    if (stopped()) await iterator.return?.(undefined).catch(() => undefined);
+  }
+  await drain(inflight, options.signal.aborted ? options.drainTimeoutMs ?? 4_000 : Infinity, options.requests);
+  return { readerError };
+}
+
+async function drain(inflight: Set<Promise<void>>, timeoutMs: number, requests: AbortController): Promise<void> {
+  if (inflight.size === 0) return;
+  const all = Promise.all(inflight);
+  if (!Number.isFinite(timeoutMs)) {
+    await all;
+    return;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+  const winner = await Promise.race([all.then(() => 'done' as const), timeout]);
+  clearTimeout(timer);
+  if (winner === 'timeout') {
+    requests.abort();
+    await all;
+  }
+}
+
+/** Jittered exponential backoff between attempts of one row. */
+export function backoffMs(attempt: number): number {
+  const base = Math.min(5_000, 200 * 2 ** (attempt - 1));
+  return Math.round(base / 2 + Math.random() * (base / 2));
+}

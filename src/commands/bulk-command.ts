@@ -1,0 +1,212 @@
+// The bulk form of a card verb (`cards deactivate --from-file ids.txt`): its flags, declared
+// once here and spread into each verb, and the run around the bulk runner (src/bulk/runner.ts):
+// where the rows come from, --dry-run, the production confirmation, progress, the report, the
+// summary and the exit code (8 when any row failed).
+import type { Readable } from 'node:stream';
+import type { BulkAction, BulkRunResult, Shard } from '../bulk/runner.js';
+import type { Context } from '../core/context.js';
+import { defineFlags, type FlagValues } from '../core/flags.js';
+import { CliError, InterruptedError, PartialFailureError, UsageError } from '../core/errors.js';
+import { validatePositiveInt } from '../core/validate.js';
+import type { SourceRow } from '../import/readers.js';
+import { BULK_FORMATS } from '../bulk/formats.js';
+
+export const BULK_FLAGS = defineFlags({
+  fromFile: { type: 'string', value: 'file', complete: 'file', description: 'act on many cards: ids one a line, or .csv, .ndjson or a .json array; - for stdin' },
+  format: { type: 'string', value: 'format', choices: BULK_FORMATS, description: 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)' },
+  concurrency: { type: 'string', value: 'n', description: 'bulk: requests in flight (default 8)' },
+  report: { type: 'string', value: 'file', complete: 'file', description: 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)' },
+  resume: { type: 'string', value: 'report', complete: 'file', description: 'bulk: continue the run of this report, skipping rows it records as done (appends to it)' },
+  shard: { type: 'string', value: 'k/n', description: 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)' },
+});
+
+export type BulkOptions = FlagValues<typeof BULK_FLAGS>;
+
+/** The bulk flags given, by name: a single-card call names them in its usage error. */
+export function bulkFlagsGiven(opts: Partial<BulkOptions>): string[] {
+  return (['format', 'concurrency', 'report', 'resume', 'shard'] as const).filter((k) => opts[k] !== undefined).map((k) => `--${k}`);
+}
+
+export interface BulkCommand<T> {
+  /** The verb as the operator says it: "deactivate". */
+  verb: string;
+  /** For the progress bar: "deactivating". */
+  label: string;
+  action: BulkAction<T>;
+  /** Rows resolved beforehand (--where), instead of --from-file. */
+  rows?: { source: string; values: unknown[] };
+  /** Ask y/N (or want --yes) on a sandbox too, as the single verb does. */
+  askOnSandbox?: boolean;
+  /** A row's column names, when a CSV file may only have these. */
+  columns?: readonly string[];
+}
+
+export function parseShard(value: string | undefined): Shard | undefined {
+  if (value === undefined) return undefined;
+  const match = /^(\d+)\/(\d+)$/.exec(value.trim());
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || count < 1 || index < 1 || index > count) {
+    throw new UsageError(`invalid --shard "${value}": expected K/N with 1 ≤ K ≤ N, e.g. --shard 1/4`);
+  }
+  return { index, count };
+}
+
+/** Attempts per row: --no-retry → 1, --retries N → N + 1, otherwise the runner's default (5). */
+export function rowAttempts(ctx: Context): number | undefined {
+  if (ctx.globals.retry === false) return 1;
+  if (ctx.globals.retries !== undefined) return ctx.settings().retries + 1;
+  return undefined;
+}
+
+export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command: BulkCommand<T>): Promise<void> {
+  const concurrency = opts.concurrency === undefined ? 8 : validatePositiveInt('--concurrency', opts.concurrency, 256);
+  const shard = parseShard(opts.shard);
+  if (opts.report && opts.resume && opts.report !== opts.resume) {
+    throw new UsageError('--resume REPORT continues that report: give --resume alone, or the same file to both');
+  }
+  const reportPath = opts.resume ?? opts.report;
+  const { existsSync, statSync, createReadStream } = await import('node:fs');
+  if (opts.resume && !existsSync(opts.resume)) throw new UsageError(`--resume ${opts.resume}: no such report`);
+  if (reportPath && existsSync(reportPath) && !statSync(reportPath).isFile()) throw new UsageError(`--report ${reportPath} is not a regular file`);
+  if (opts.report && !opts.resume && existsSync(opts.report) && statSync(opts.report).size > 0) {
+    throw new UsageError(`the report ${opts.report} already exists`, { hint: `pass --resume ${opts.report} to continue that run, or choose another --report` });
+  }
+
+  const { bulkFormatFromPath, readBulkRows, sniffFormat } = await import('../bulk/input.js');
+  const { ImportFileError } = await import('../import/readers.js');
+  const fromStdin = opts.fromFile === '-';
+  const path = command.rows ? undefined : opts.fromFile;
+  let streamed = fromStdin;
+  if (path && !fromStdin) {
+    if (!existsSync(path)) throw new UsageError(`no such file: ${path}`);
+    const stat = statSync(path);
+    if (stat.isDirectory()) throw new UsageError(`${path} is a directory`, { hint: '--from-file takes a file, a pipe such as <(…), or - for stdin' });
+    streamed = !stat.isFile();
+  }
+  const source = command.rows?.source ?? (fromStdin ? 'stdin' : path!);
+  const opened: Readable[] = [];
+  /** The rows, read afresh each time (a regular file may be read twice: counted, then run). */
+  const openRows = async (): Promise<AsyncIterable<SourceRow>> => {
+    if (command.rows) {
+      const values = command.rows.values;
+      return (async function* () { for (const [i, value] of values.entries()) yield { line: i + 1, value }; })();
+    }
+    let input: Readable = fromStdin ? ctx.io.stdin : createReadStream(path!);
+    if (!fromStdin) opened.push(input);
+    let format = opts.format ?? (fromStdin ? undefined : bulkFormatFromPath(path!));
+    if (!format) ({ format, input } = await sniffFormat(input));
+    return readBulkRows(input, format, { columns: command.columns });
+  };
+  const fileError = (error: unknown): unknown => error instanceof ImportFileError
+    ? new UsageError(`${source}: ${error.message}${error.line ? ` (line ${error.line})` : ''}`, { hint: error.hint })
+    : error;
+  const { readBulkReport } = await import('../bulk/report.js');
+  const done = opts.resume ? await readBulkReport(opts.resume) : undefined;
+  if (done) ctx.log.info(`resuming: ${done.size} rows already done according to ${opts.resume}`);
+  const { planBulk, runBulk } = await import('../bulk/runner.js');
+
+  /** Every row checked, nothing sent: the count of rows a run would send, and the invalid ones. */
+  const plan = async (onRow?: (row: { row: number; change?: string; error?: string; skipped?: boolean }) => void) => {
+    const counts = { rows: 0, valid: 0, invalid: 0, skipped: 0 };
+    try {
+      for await (const row of planBulk({ rows: await openRows(), action: command.action, shard, done })) {
+        counts.rows++;
+        if (row.skipped) counts.skipped++;
+        else if (row.error !== undefined) counts.invalid++;
+        else counts.valid++;
+        onRow?.(row);
+      }
+    } catch (error) {
+      throw fileError(error);
+    } finally {
+      for (const input of opened.splice(0)) input.destroy();
+    }
+    return counts;
+  };
+
+  if (ctx.globals.dryRun) {
+    const counts = await plan((row) => {
+      if (row.error !== undefined) ctx.io.err(`invalid: row ${row.row}: ${row.error}\n`);
+      else if (row.change) ctx.io.out(`would ${row.change}\n`);
+    });
+    const summary = `dry run of ${source}: ${counts.rows} rows, ${counts.valid} to ${command.verb}, ${counts.invalid} invalid${counts.skipped ? `, ${counts.skipped} done earlier` : ''}; nothing was sent`;
+    if (counts.invalid > 0) throw new PartialFailureError(summary, { hint: 'fix the rows above and run again', details: counts });
+    if (!ctx.globals.quiet) ctx.io.err(`${summary}\n`);
+    return;
+  }
+
+  const { isProduction, confirmDestructive } = await import('../core/guard.js');
+  if (isProduction(ctx) || command.askOnSandbox) {
+    // Production: the operator types the number of cards (counted as a real run would send them).
+    const canCount = isProduction(ctx) && !ctx.globals.yes && ctx.io.canPrompt;
+    if (canCount && streamed) {
+      throw new UsageError(`a bulk ${command.verb} from ${fromStdin ? 'stdin' : 'a pipe'} on production cannot be counted and confirmed on a terminal`, { hint: 'give a file, or pass --yes --confirm-production' });
+    }
+    const count = canCount ? String((await plan()).valid) : undefined;
+    await confirmDestructive(ctx, {
+      description: count === undefined ? `${command.verb} the cards of ${source}` : `${command.verb} ${count} card${count === '1' ? '' : 's'} from ${source}`,
+      typedConfirmation: count ?? '',
+      typedLabel: `the number of cards to ${command.verb}`,
+    });
+  }
+
+  const { createBulkProgress } = await import('../bulk/progress.js');
+  const { openReport } = await import('../import/report.js');
+  const quiet = Boolean(ctx.globals.quiet);
+  const mode = quiet ? 'off' : ctx.io.stderrIsTTY ? 'bar' : 'lines';
+  let total = command.rows?.values.length ?? 0;
+  if (!total && path && !streamed && mode !== 'off') {
+    const format = opts.format ?? bulkFormatFromPath(path);
+    if (format && format !== 'json') {
+      const { estimateRows } = await import('../import/progress.js');
+      total = await estimateRows(path, format === 'csv' ? 1 : 0);
+    }
+  }
+  if (shard && total) total = Math.ceil(Math.max(0, total - shard.index + 1) / shard.count);
+  const progress = await createBulkProgress({ label: command.label, stream: ctx.io.stderr, mode, total });
+  const report = reportPath ? openReport<import('../bulk/report.js').BulkReportEntry>(reportPath, Boolean(opts.resume)) : undefined;
+  const started = Date.now();
+  let result: BulkRunResult;
+  try {
+    result = await runBulk({
+      rows: await openRows(),
+      action: command.action,
+      concurrency,
+      shard,
+      done,
+      report,
+      signal: ctx.signal,
+      maxAttempts: rowAttempts(ctx),
+      onSettled: (_entry, stats) => progress.update(stats),
+    });
+  } finally {
+    progress.stop();
+    report?.close();
+    for (const input of opened.splice(0)) input.destroy();
+  }
+
+  const seconds = (Date.now() - started) / 1000;
+  const { stats } = result;
+  const summary = { ...stats, seconds: Math.round(seconds * 1000) / 1000, ...(reportPath ? { report: reportPath } : {}) };
+  if (!quiet) {
+    for (const p of result.problems.slice(0, 10)) ctx.io.err(`failed: row ${p.row}${p.id ? ` (${p.id})` : ''}: ${p.code}: ${p.message}\n`);
+    if (stats.failed > 10) ctx.io.err(`… and ${stats.failed - 10} more failed rows (see the report)\n`);
+    ctx.io.err(`${command.verb}: done ${stats.done}, already ${stats.already}, skipped ${stats.skipped}, failed ${stats.failed} — ${stats.rows} rows in ${seconds.toFixed(1)} s\n`);
+  }
+  if (ctx.settings().output === 'json' || ctx.settings().output === 'ndjson') await ctx.output().record(summary);
+  const resumeHint = reportPath ? `run again with --resume ${reportPath} to finish` : 'pass --report FILE next time so that --resume can continue';
+  if (result.interrupted) throw new InterruptedError(`bulk ${command.verb} interrupted: requests in flight were finished and the report written`, { hint: resumeHint, details: summary });
+  if (result.fatal) throw result.fatal;
+  if (result.readerError) {
+    const error = fileError(result.readerError);
+    if (stats.rows === 0 && error instanceof CliError) throw error;
+    throw new PartialFailureError(`${source}: stopped reading after ${stats.rows} rows: ${(error as Error).message}`, { details: summary, hint: resumeHint });
+  }
+  if (stats.failed > 0) {
+    throw new PartialFailureError(`${stats.failed} of ${stats.rows} rows failed`, {
+      hint: reportPath ? `see ${reportPath} for every row; fix them and run again with --resume ${reportPath}` : 'pass --report FILE to get every row\'s outcome',
+      details: summary,
+    });
+  }
+}

@@ -1,0 +1,96 @@
+// What the bulk forms of the card verbs share: a row's card id, `--where` resolved to ids before
+// anything changes, and the choice between one card and many.
+import type { ApiClient } from '../../api/client.js';
+import { CARD_STATUSES } from '../../api/enums.js';
+import type { Context } from '../../core/context.js';
+import { defineFlags } from '../../core/flags.js';
+import { UsageError } from '../../core/errors.js';
+import { bulkFlagsGiven, type BulkOptions } from '../bulk-command.js';
+import { parseCardId, type CardId } from './shared.js';
+
+export const WHERE_FLAGS = defineFlags({
+  where: { type: 'string', value: 'filter', description: `bulk: the cards matching status=STATUS and/or search=TEXT (comma-separated), listed first; --dry-run shows them` },
+});
+
+/** The id of a row: an `id` column or field (`cards list -o ndjson` rows have it), or a plain line. */
+export function rowCardId(value: unknown): CardId {
+  const id = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>).id : undefined;
+  if (typeof id !== 'string') throw new Error('id: is required (a column or field named id)');
+  return parseCardId(id);
+}
+
+/**
+ * Whether this call acts on many cards; throws when one card and the bulk flags are mixed, or
+ * when bulk flags come without rows.
+ */
+export function isBulk(cardId: string | undefined, opts: Partial<BulkOptions> & { where?: string }): boolean {
+  const sources = [opts.fromFile !== undefined && '--from-file', opts.where !== undefined && '--where'].filter(Boolean);
+  if (sources.length > 1) throw new UsageError('give --from-file or --where, not both');
+  if (sources.length && cardId !== undefined) throw new UsageError(`give a card id or ${sources[0]}, not both`);
+  if (opts.where !== undefined && (opts.resume !== undefined || opts.shard !== undefined)) {
+    // Row numbers must mean the same rows in every run and runner; a fresh listing does not keep them.
+    throw new UsageError('--resume and --shard need the same rows each time, and --where lists the cards afresh', {
+      hint: 'save the list first: cardctl cards list --all -q --search … > ids.txt, then --from-file ids.txt',
+    });
+  }
+  if (!sources.length) {
+    const stray = bulkFlagsGiven(opts);
+    if (stray.length) throw new UsageError(`${stray.join(', ')} need --from-file${'where' in opts ? ' or --where' : ''} (many cards)`);
+  }
+  return sources.length > 0;
+}
+
+/** `--where status=suspended,search=ACME`: the ids of every matching card, read before any change (a change would move them between pages). */
+export async function resolveWhere(ctx: Context, client: ApiClient, where: string): Promise<{ source: string; values: Array<{ id: string }> }> {
+  const filter: { status?: string; search?: string } = {};
+  for (const part of where.split(',')) {
+    const eq = part.indexOf('=');
+    const key = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (eq < 0 || !value || (key !== 'status' && key !== 'search')) {
+      throw new UsageError(`invalid --where "${where}": expected status=STATUS and/or search=TEXT, e.g. --where status=active,search=ACME`);
+    }
+    filter[key] = value;
+  }
+  if (filter.status !== undefined && !(CARD_STATUSES as readonly string[]).includes(filter.status)) {
+    throw new UsageError(`invalid --where status "${filter.status}": expected one of ${CARD_STATUSES.join(', ')}`);
+  }
+  const { listAllCards } = await import('../../api/cards.js');
+  const values: Array<{ id: string }> = [];
+  for await (const page of listAllCards(client, { search: filter.search, limit: 100 }, ctx.signal)) {
+    for (const card of Array.isArray(page.data) ? page.data : []) {
+      if (filter.status === undefined || card.status === filter.status) values.push({ id: card.id });
+    }
+  }
+  return { source: `--where ${where}`, values };
+}
+
+/**
+ * `activate` or `deactivate` of many cards. Both are safe to repeat (a card already in the status
+ * stays there, and the client retries them after a timeout), so every row that passes is `done`.
+ */
+export async function bulkStatusChange(
+  ctx: Context,
+  opts: BulkOptions & { where?: string },
+  change: { verb: 'activate' | 'deactivate'; label: string; reason?: string; askOnSandbox: boolean },
+): Promise<void> {
+  const [{ runBulkCommand }, cards] = await Promise.all([import('../bulk-command.js'), import('../../api/cards.js')]);
+  const client = await ctx.client();
+  const send = change.verb === 'activate' ? cards.activateCard : cards.deactivateCard;
+  const reasoned = client.withReason(change.reason);
+  await runBulkCommand(ctx, opts, {
+    verb: change.verb,
+    label: change.label,
+    askOnSandbox: change.askOnSandbox,
+    rows: opts.where === undefined ? undefined : await resolveWhere(ctx, client, opts.where),
+    action: {
+      parse: rowCardId,
+      idOf: (id) => id,
+      describe: (id) => `${change.verb} ${id}`,
+      async apply(id, { signal }) {
+        const card = (await send(reasoned, id, signal)).data;
+        return { outcome: 'done', details: { status: card.status } };
+      },
+    },
+  });
+}

@@ -1,0 +1,306 @@
+// The bulk forms of the card verbs against the sandbox: the state of every card afterwards, the
+// report's rows and the exit code; shards; --resume; --dry-run; and exactly once under faults
+// (deactivate and renew of a few hundred cards, then a renewal killed half way and resumed).
+import { execa } from 'execa';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cardctl, cleanEnv, isolatedDirs, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
+
+const HEADER = 'realId,active,startDate,endDate,firstName,lastName,middleName,email,address1,address2,city,state,zip,country,birthDate,phone,institutionId,'
+  + 'card.expiration,card.serviceCode,card.cardProduct,card.embossingName,card.defaultPIN,card.bin,card.cardState,returnSecure';
+
+interface CardRecord { id: string; referenceCode: string; status: string; expiryMonth: string; expiryYear: number; seqNumber: string; customer: { emailAddress: string; firstName: string } }
+interface Entry { row: number; id?: string; outcome: string; code?: string; message?: string; [key: string]: unknown }
+
+const report = (path: string): Entry[] => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Entry);
+
+async function sandboxWithCards(dir: string, prefix: string, count: number) {
+  const sandbox = await startSandboxProcess(['--quiet-log'], { configDir: dir });
+  const env = { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_API_KEY: sandbox.info.apiKey, CARDCTL_TOKEN: sandbox.info.token };
+  const lines = [HEADER];
+  for (let i = 1; i <= count; i++) {
+    lines.push([`${prefix}-${String(i).padStart(4, '0')}`, 'true', '2024-01-01', '2028-12-31', 'Ada', 'Obi', '', `ada${i}@example.com`, '1 Marina', '', 'Lagos', 'Lagos',
+      '100001', 'NG', '1990-01-31', '+2348012345678', sandbox.info.institutionId, '202812', '101', 'classic', 'ADA OBI', '4821', '506099', 'active', 'false'].join(','));
+  }
+  const file = join(dir, `${prefix}.csv`);
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const imported = await cardctl(['import', '--from-file', file, '--concurrency', '16', '-q'], { configDir: dir, env, timeout: 120_000 });
+  expect(imported.exitCode, imported.stderr).toBe(0);
+  const allCards = async (): Promise<CardRecord[]> => {
+    const cards: CardRecord[] = [];
+    for (let page = 1; ; page++) {
+      const response = await fetch(`${sandbox.info.baseUrl}/institutions/cards?limit=100&page=${page}`, { headers: { authorization: `Bearer ${sandbox.info.token}` } });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { data: CardRecord[]; pagination: { pages: number } };
+      cards.push(...body.data);
+      if (page >= body.pagination.pages) break;
+    }
+    return cards.sort((a, b) => a.referenceCode.localeCompare(b.referenceCode));
+  };
+  const setFaults = async (body: Record<string, unknown>) => {
+    const response = await fetch(`${sandbox.info.baseUrl}/sandbox/faults`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(response.status).toBe(200);
+    return (await response.json()) as { counts: Record<string, number> };
+  };
+  const faultCounts = async () => ((await (await fetch(`${sandbox.info.baseUrl}/sandbox/faults`)).json()) as { counts: Record<string, number> }).counts;
+  return { sandbox, env, allCards, setFaults, faultCounts };
+}
+
+describe('bulk card verbs', () => {
+  const dir = tempDir('cardctl-e2e-bulk-');
+  let sandbox: RunningSandbox;
+  let env: Record<string, string>;
+  let allCards: () => Promise<CardRecord[]>;
+  let ids: string[];
+  const run = (args: string[], input = '') => cardctl(args, { configDir: dir.path, env, input, timeout: 120_000 });
+  const expiry = (c: CardRecord) => `${c.expiryYear}${c.expiryMonth}`;
+
+  beforeAll(async () => {
+    ({ sandbox, env, allCards } = await sandboxWithCards(dir.path, 'BLK', 30));
+    ids = (await allCards()).map((c) => c.id);
+  }, 120_000);
+  afterAll(async () => {
+    await sandbox?.stop();
+    dir.remove();
+  });
+
+  it('deactivate --from-file ids: every listed card suspended, the others untouched; bad rows failed in the report; exit 8 with the counts', async () => {
+    const chosen = ids.slice(0, 20);
+    const file = join(dir.path, 'ids.txt');
+    writeFileSync(file, [...chosen.slice(0, 10), 'not an id!', ...chosen.slice(10), 'ffffffffffffffffffffffff', ''].join('\n'));
+    const reportPath = join(dir.path, 'deactivate.ndjson');
+    const result = await run(['cards', 'deactivate', '--from-file', file, '--yes', '--reason', 'merchant breach', '--report', reportPath, '--concurrency', '4']);
+    expect(result.exitCode, result.stderr).toBe(8);
+    expect(result.stderr).toMatch(/deactivate: done 20, already 0, skipped 0, failed 2 — 22 rows/);
+    const entries = report(reportPath);
+    expect(entries.map((e) => e.row).sort((a, b) => a - b)).toEqual(Array.from({ length: 22 }, (_, i) => i + 1));
+    expect(entries.filter((e) => e.outcome === 'done').map((e) => e.id).sort()).toEqual([...chosen].sort());
+    expect(entries.find((e) => e.row === 11)).toMatchObject({ outcome: 'failed', code: 'INVALID', id: 'not an id!' });
+    expect(entries.find((e) => e.row === 22)).toMatchObject({ outcome: 'failed', id: 'ffffffffffffffffffffffff' });
+    for (const card of await allCards()) expect(card.status, card.id).toBe(chosen.includes(card.id) ? 'suspended' : 'active');
+    // One audit journal entry per card, with the reason.
+    const history = await run(['history', '-o', 'ndjson', '--limit', '100']);
+    const journalled = history.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { path?: string; reason?: string }).filter((e) => /\/deactivate$/.test(e.path ?? ''));
+    expect(journalled.filter((e) => e.reason === 'merchant breach').length).toBeGreaterThanOrEqual(20);
+  });
+
+  it('activate --from-file - reads `cards list -o ndjson` from stdin, and --resume skips what the report records as done', async () => {
+    const listed = await run(['cards', 'list', '--all', '-o', 'ndjson']);
+    expect(listed.exitCode).toBe(0);
+    const reportPath = join(dir.path, 'activate.ndjson');
+    const first = await run(['cards', 'activate', '--from-file', '-', '--report', reportPath], listed.stdout);
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(report(reportPath).filter((e) => e.outcome === 'done')).toHaveLength(30);
+    for (const card of await allCards()) expect(card.status).toBe('active');
+    const again = await run(['cards', 'activate', '--from-file', '-', '--report', reportPath], listed.stdout);
+    expect(again.exitCode).toBe(2);
+    const resumed = await run(['cards', 'activate', '--from-file', '-', '--resume', reportPath, '-o', 'json'], listed.stdout);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ done: 0, skipped: 30, failed: 0, rows: 30 });
+  });
+
+  it('--where resolves the matching cards first; --dry-run lists them and sends nothing', async () => {
+    const target = (await allCards()).filter((c) => /^import:BLK-000[1-9]$/.test(c.referenceCode));
+    expect(target).toHaveLength(9);
+    const dry = await run(['cards', 'deactivate', '--where', 'status=active,search=BLK-000', '--dry-run']);
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    expect(dry.stdout.trim().split('\n').sort()).toEqual(target.map((c) => `would deactivate ${c.id}`).sort());
+    expect(dry.stderr).toMatch(/9 rows, 9 to deactivate, 0 invalid; nothing was sent/);
+    for (const card of await allCards()) expect(card.status).toBe('active');
+    const real = await run(['cards', 'deactivate', '--where', 'status=active,search=BLK-000', '--yes']);
+    expect(real.exitCode, real.stderr).toBe(0);
+    for (const card of await allCards()) expect(card.status, card.referenceCode).toBe(target.some((t) => t.id === card.id) ? 'suspended' : 'active');
+    expect((await run(['cards', 'deactivate', '--where', 'status=frozen'])).exitCode).toBe(2);
+  });
+
+  it('renew --from-file CSV in two shards: each card renewed once to its row\'s month, each shard its own rows; a second run is "already"', async () => {
+    const before = await allCards();
+    const months = ['203001', '203002', '203003'];
+    const rows = before.map((c, i) => ({ id: c.id, expiration: months[i % 3]! }));
+    const file = join(dir.path, 'renew.csv');
+    writeFileSync(file, `id,expiration\n${rows.map((r) => `${r.id},${r.expiration}`).join('\n')}\n`);
+    const shards = await Promise.all([1, 2].map((k) => run(['cards', 'renew', '--from-file', file, '--shard', `${k}/2`, '--report', join(dir.path, `renew-${k}.ndjson`)])));
+    for (const shard of shards) expect(shard.exitCode, shard.stderr).toBe(0);
+    const entries = [1, 2].map((k) => report(join(dir.path, `renew-${k}.ndjson`)));
+    expect(entries[0]!.map((e) => e.row).sort((a, b) => a - b)).toEqual(rows.map((_, i) => i + 1).filter((r) => r % 2 === 1));
+    expect(entries[1]!.map((e) => e.row).sort((a, b) => a - b)).toEqual(rows.map((_, i) => i + 1).filter((r) => r % 2 === 0));
+    for (const e of entries.flat()) expect(e).toMatchObject({ outcome: 'done', id: rows[e.row - 1]!.id, expiration: rows[e.row - 1]!.expiration });
+    const after = new Map((await allCards()).map((c) => [c.id, c]));
+    for (const card of before) {
+      const now = after.get(card.id)!;
+      expect(expiry(now)).toBe(rows.find((r) => r.id === card.id)!.expiration);
+      expect(Number(now.seqNumber)).toBe(Number(card.seqNumber) + 1);
+    }
+    const again = await run(['cards', 'renew', '--from-file', file, '-o', 'json']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ done: 0, already: 30, failed: 0 });
+    for (const card of await allCards()) expect(card.seqNumber).toBe(after.get(card.id)!.seqNumber);
+  });
+
+  it('renew: rows without a month need --expiration; a month in the past is a failed row, never sent', async () => {
+    const file = join(dir.path, 'renew-ids.txt');
+    writeFileSync(file, `${ids[0]}\n`);
+    const missing = await run(['cards', 'renew', '--from-file', file]);
+    expect(missing.exitCode).toBe(8);
+    expect(missing.stderr).toMatch(/expiration: is required/);
+    const past = join(dir.path, 'renew-past.ndjson');
+    writeFileSync(past, `${JSON.stringify({ id: ids[0], expiration: '202001' })}\n`);
+    const dry = await run(['cards', 'renew', '--from-file', past, '--dry-run']);
+    expect(dry.exitCode).toBe(8);
+    expect(dry.stderr).toMatch(/invalid: row 1: .*expiration/);
+  });
+
+  it('customer update --from-file: each card gets its row\'s changed fields only, for the version read; an unchanged row is "already"', async () => {
+    const before = await allCards();
+    const file = join(dir.path, 'customers.csv');
+    const rows = before.slice(0, 6);
+    writeFileSync(file, `id,email,first-name\n${rows.map((c, i) => `${c.id},fixed${i}@example.com,${i % 2 ? 'Bola' : ''}`).join('\n')}\n${rows[0]!.id},,\n`);
+    const reportPath = join(dir.path, 'customers.ndjson');
+    const result = await run(['cards', 'customer', 'update', '--from-file', file, '--report', reportPath, '--reason', 'data fix']);
+    expect(result.exitCode, result.stderr).toBe(8);
+    const entries = report(reportPath).sort((a, b) => a.row - b.row);
+    expect(entries.slice(0, 6).map((e) => [e.id, e.outcome])).toEqual(rows.map((c) => [c.id, 'done']));
+    expect(entries[6]).toMatchObject({ row: 7, outcome: 'failed', code: 'INVALID' });
+    const after = new Map((await allCards()).map((c) => [c.id, c]));
+    for (const card of before) {
+      const i = rows.indexOf(card);
+      const now = after.get(card.id)!.customer;
+      expect(now.emailAddress).toBe(i >= 0 ? `fixed${i}@example.com` : card.customer.emailAddress);
+      expect(now.firstName).toBe(i >= 0 && i % 2 ? 'Bola' : card.customer.firstName);
+    }
+    const again = await run(['cards', 'customer', 'update', '--from-file', file, '-o', 'json']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ done: 0, already: 6, failed: 1 });
+    const unknown = join(dir.path, 'customers-bad.csv');
+    writeFileSync(unknown, `id,shoe-size\n${rows[0]!.id},44\n`);
+    const refused = await run(['cards', 'customer', 'update', '--from-file', unknown]);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/shoe-size/);
+  });
+
+  it('create --rows-from-file: a card per row, exactly once by its reference (file name and row when absent); a rerun is "already"', async () => {
+    const file = join(dir.path, 'staff.csv');
+    writeFileSync(file, 'first-name,last-name,email,phone,account-number,reference\n'
+      + 'Ada,Obi,ada@example.com,+2348012345678,0123456789,\n'
+      + 'Bola,Ade,bola@example.com,+2348012345679,0123456780,EMP-7\n'
+      + 'Cy,,cy@example.com,+2348012345670,0123456781,\n');
+    const reportPath = join(dir.path, 'issued.ndjson');
+    const args = ['cards', 'create', '--rows-from-file', file, '--program', sandbox.info.cardProgramId, '--account-type', 'savings'];
+    const result = await run([...args, '--report', reportPath]);
+    expect(result.exitCode, result.stderr).toBe(8);
+    const entries = report(reportPath).sort((a, b) => a.row - b.row);
+    expect(entries.map((e) => [e.row, e.outcome, e.referenceCode ?? e.code])).toEqual([[1, 'done', 'staff-1'], [2, 'done', 'EMP-7'], [3, 'failed', 'INVALID']]);
+    const created = (await allCards()).filter((c) => ['staff-1', 'EMP-7'].includes(c.referenceCode));
+    expect(created.map((c) => [c.referenceCode, c.customer.firstName, c.status]).sort()).toEqual([['EMP-7', 'Bola', 'active'], ['staff-1', 'Ada', 'active']]);
+    expect(entries.slice(0, 2).map((e) => e.id).sort()).toEqual(created.map((c) => c.id).sort());
+    // No PIN anywhere in what was written.
+    expect(readFileSync(reportPath, 'utf8')).not.toMatch(/pin/i);
+    const again = await run([...args, '-o', 'json']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ done: 0, already: 2, failed: 1 });
+    expect((await allCards()).filter((c) => ['staff-1', 'EMP-7'].includes(c.referenceCode))).toHaveLength(2);
+  });
+
+  it('create --pins-from-column: refused for a file others can read; otherwise each card gets its row\'s PIN', async () => {
+    const file = join(dir.path, 'pins.csv');
+    writeFileSync(file, 'first-name,last-name,email,phone,account-number,pin-code\nDee,Eze,dee@example.com,+2348012345671,0123456782,4826\n', { mode: 0o644 });
+    const args = ['cards', 'create', '--rows-from-file', file, '--program', sandbox.info.cardProgramId, '--account-type', 'savings', '--pins-from-column', 'pin-code'];
+    const refused = await run(args);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/can be read by others/);
+    chmodSync(file, 0o600);
+    const created = await run([...args, '-o', 'json']);
+    expect(created.exitCode, created.stderr).toBe(0);
+    const card = (await allCards()).find((c) => c.referenceCode === 'pins-1')!;
+    // The PIN of the row is the card's: changing it with that PIN as the old one succeeds.
+    const changed = await run(['cards', 'pin', 'change', card.id, '--pin-stdin'], '4826\n7305\n');
+    expect(changed.exitCode, changed.stderr).toBe(0);
+  });
+
+  it('one card and --from-file together, or bulk flags without rows, are usage errors', async () => {
+    expect((await run(['cards', 'deactivate', ids[0]!, '--from-file', 'x.txt', '--yes'])).exitCode).toBe(2);
+    expect((await run(['cards', 'activate', ids[0]!, '--shard', '1/2'])).exitCode).toBe(2);
+    expect((await run(['cards', 'renew', '--from-file', join(dir.path, 'ids.txt'), '--shard', '3/2'])).exitCode).toBe(2);
+    const whereShard = await run(['cards', 'deactivate', '--where', 'status=active', '--shard', '1/2', '--yes']);
+    expect(whereShard.exitCode).toBe(2);
+    expect(whereShard.stderr).toMatch(/--where lists the cards afresh/);
+  });
+});
+
+describe('bulk card verbs under faults', () => {
+  const dir = tempDir('cardctl-e2e-bulk-faults-');
+  const CLIENT = ['--timeout', '1', '--retries', '10'];
+  const FAULTS = 'rate=0.2,reset=0.1,commit-then-timeout=0.05,hold=1';
+  let ctx: Awaited<ReturnType<typeof sandboxWithCards>>;
+  const run = (args: string[]) => cardctl(args, { configDir: dir.path, env: ctx.env, timeout: 200_000 });
+
+  beforeAll(async () => {
+    ctx = await sandboxWithCards(dir.path, 'FLT', 300);
+  }, 180_000);
+  afterAll(async () => {
+    await ctx?.sandbox.stop();
+    dir.remove();
+  });
+
+  it('deactivate and renew of 300 cards: every card changed exactly once (0 lost, 0 renewed twice)', async () => {
+    const before = await ctx.allCards();
+    const file = join(dir.path, 'ids.txt');
+    writeFileSync(file, `${before.map((c) => c.id).join('\n')}\n`);
+    await ctx.setFaults({ spec: FAULTS, seed: 7 });
+    const deactivated = await run(['cards', 'deactivate', '--from-file', file, '--yes', '--concurrency', '16', '-o', 'json', ...CLIENT]);
+    const deactivationFaults = await ctx.faultCounts();
+    await ctx.setFaults({});
+    expect(deactivated.exitCode, deactivated.stderr).toBe(0);
+    expect(JSON.parse(deactivated.stdout)).toMatchObject({ done: 300, failed: 0 });
+    for (const kind of ['status', 'commit-then-timeout']) expect(deactivationFaults[kind], kind).toBeGreaterThan(5);
+    for (const card of await ctx.allCards()) expect(card.status).toBe('suspended');
+
+    await ctx.setFaults({ spec: FAULTS, seed: 8 });
+    const renewed = await run(['cards', 'renew', '--from-file', file, '--expiration', '203106', '--concurrency', '16', '-o', 'json', ...CLIENT]);
+    const renewalFaults = await ctx.faultCounts();
+    await ctx.setFaults({});
+    expect(renewed.exitCode, renewed.stderr).toBe(0);
+    expect(JSON.parse(renewed.stdout)).toMatchObject({ failed: 0, rows: 300 });
+    for (const kind of ['status', 'commit-then-timeout']) expect(renewalFaults[kind], kind).toBeGreaterThan(5);
+    const after = new Map((await ctx.allCards()).map((c) => [c.id, c]));
+    expect(after.size).toBe(300);
+    for (const card of before) {
+      const now = after.get(card.id)!;
+      expect(`${now.expiryYear}${now.expiryMonth}`).toBe('203106');
+      expect(Number(now.seqNumber), card.referenceCode).toBe(Number(card.seqNumber) + 1);
+    }
+  }, 300_000);
+
+  it('a renewal killed half way and resumed with --resume: every card renewed once', async () => {
+    const before = await ctx.allCards();
+    const file = join(dir.path, 'renew.txt');
+    writeFileSync(file, `${before.map((c) => c.id).join('\n')}\n`);
+    const reportPath = join(dir.path, 'renew-kill.ndjson');
+    await ctx.setFaults({ spec: FAULTS, seed: 11 });
+    const child = execa('node', [BIN, 'cards', 'renew', '--from-file', file, '--expiration', '203104', '--report', reportPath, '--concurrency', '8', ...CLIENT], {
+      env: cleanEnv({ ...isolatedDirs(dir.path), ...ctx.env }), extendEnv: false, reject: false,
+    });
+    const started = Date.now();
+    while (Date.now() - started < 120_000) {
+      if (existsSync(reportPath) && (readFileSync(reportPath, 'utf8').match(/\n/g)?.length ?? 0) > 100) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill('SIGKILL');
+    expect((await child).signal).toBe('SIGKILL');
+    const settled = report(reportPath).length;
+    expect(settled).toBeGreaterThan(100);
+    expect(settled).toBeLessThan(300);
+    const resumed = await run(['cards', 'renew', '--from-file', file, '--expiration', '203104', '--resume', reportPath, '--concurrency', '8', '-o', 'json', ...CLIENT]);
+    await ctx.setFaults({});
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const summary = JSON.parse(resumed.stdout);
+    expect(summary.failed).toBe(0);
+    expect(summary.skipped).toBeGreaterThanOrEqual(100);
+    expect(summary.done + summary.already + summary.skipped).toBe(300);
+    const after = new Map((await ctx.allCards()).map((c) => [c.id, c]));
+    for (const card of before) {
+      const now = after.get(card.id)!;
+      expect(`${now.expiryYear}${now.expiryMonth}`).toBe('203104');
+      expect(Number(now.seqNumber), card.referenceCode).toBe(Number(card.seqNumber) + 1);
+    }
+  }, 300_000);
+});
