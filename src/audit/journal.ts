@@ -42,6 +42,10 @@ export class Journal {
   readonly dir: string;
   private readonly maxBytes: number;
   private readonly keep: number;
+  /** Whether this instance has made sure of the directory (0700) and the file (0600): a bulk
+   * run appends thousands of entries, and a mkdir and two chmods for each were most of the
+   * time its journal took. */
+  private ensured = false;
 
   constructor(private readonly env: Record<string, string | undefined>, options: JournalOptions = {}) {
     this.dir = options.dir ?? env.CARDCTL_JOURNAL_DIR ?? join(dataDir(env), 'journal');
@@ -59,13 +63,18 @@ export class Journal {
    * added here.
    */
   append(entry: JournalEntry, secrets: ReadonlyArray<string | undefined> = []): void {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    chmodSync(this.dir, 0o700);
-    this.rotateIfNeeded();
     const known = [...secrets, this.env.CARDCTL_TOKEN, this.env.CARDCTL_API_KEY];
-    const safe = scrubStrings(redactValue(entry), known) as JournalEntry;
-    appendFileSync(this.file, `${JSON.stringify(safe)}\n`, { mode: 0o600 });
-    chmodSync(this.file, 0o600);
+    const line = `${JSON.stringify(scrubStrings(redactValue(entry), known))}\n`;
+    if (!this.ensured) {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      chmodSync(this.dir, 0o700);
+    }
+    const rotated = this.rotateIfNeeded();
+    appendFileSync(this.file, line, { mode: 0o600 });
+    if (rotated || !this.ensured) {
+      chmodSync(this.file, 0o600);
+      this.ensured = true;
+    }
   }
 
   /** Every entry, oldest first, across rotated files. Unreadable lines are skipped. */
@@ -94,8 +103,10 @@ export class Journal {
     return existsSync(this.file) ? [...rotated, this.file] : rotated;
   }
 
-  private rotateIfNeeded(): void {
-    if (!existsSync(this.file) || statSync(this.file).size < this.maxBytes) return;
+  /** Rotates when the current file has reached maxBytes; true when it did. */
+  private rotateIfNeeded(): boolean {
+    const size = statSync(this.file, { throwIfNoEntry: false })?.size;
+    if (size === undefined || size < this.maxBytes) return false;
     // journal.ndjson → journal.1.ndjson → journal.2.ndjson …; the oldest beyond `keep` goes.
     const oldest = join(this.dir, `journal.${this.keep}.ndjson`);
     if (existsSync(oldest)) rmSync(oldest);
@@ -104,6 +115,7 @@ export class Journal {
       if (existsSync(from)) renameSync(from, join(this.dir, `journal.${i + 1}.ndjson`));
     }
     renameSync(this.file, join(this.dir, 'journal.1.ndjson'));
+    return true;
   }
 }
 
@@ -154,12 +166,18 @@ function scrubStrings(value: unknown, secrets: ReadonlyArray<string | undefined>
   return value;
 }
 
+let operator: string | undefined;
+
+/** The OS user running cardctl (looked up once per process: an entry per card in a bulk run). */
 export function operatorName(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
+  if (operator === undefined) {
+    try {
+      operator = userInfo().username;
+    } catch {
+      operator = 'unknown';
+    }
   }
+  return operator;
 }
 
 /** Identifiers worth recording from a request path and a response's data. */
