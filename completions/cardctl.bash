@@ -230,6 +230,10 @@ _cardctl_value() {
     "webhook listen|--respond") REPLY=""; return ;;
     "webhook listen|--rules") REPLY="@file"; return ;;
     "webhook listen|--forward-to") REPLY=""; return ;;
+    "webhook listen|--approved-amount") REPLY=""; return ;;
+    "webhook listen|--delay") REPLY=""; return ;;
+    "webhook listen|--fail-every") REPLY=""; return ;;
+    "webhook listen|--repeats") REPLY="consistent inconsistent"; return ;;
     "import|--from-file") REPLY="@file"; return ;;
     "import|--format") REPLY="csv ndjson json"; return ;;
     "import|--encoding") REPLY="utf-8 latin1 utf-16le"; return ;;
@@ -386,7 +390,7 @@ _cardctl_options() {
     "simulate expire") REPLY="$REPLY --original-tx" ;;
     "simulate clock") REPLY="$REPLY --advance" ;;
     "simulate run") REPLY="$REPLY --set" ;;
-    "webhook listen") REPLY="$REPLY --port --host --respond --rules --secret-stdin --forward-to" ;;
+    "webhook listen") REPLY="$REPLY --port --host --respond --rules --secret-stdin --forward-to --approved-amount --delay --fail-every --repeats" ;;
     "import") REPLY="$REPLY --from-file --format --encoding --concurrency --report --resume --real-id --active --no-active --start-date --end-date --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --postal-code --country --institution-id --expiration --service-code --card-product --embossing-name --bin --status --pin-stdin --allow-weak-pin --return-secure --reason" ;;
     "oauth list") REPLY="$REPLY --search --limit --page --all --wide" ;;
     "oauth create") REPLY="$REPLY --name --public-key --scope --grant-type --description --redirect-uri --website-url --icon-url --official --from-file" ;;

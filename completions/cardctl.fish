@@ -191,33 +191,35 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'simulate advice|--set' 'simulate repeat|--tx' 'simulate expire|--original-tx' 'simulate clock|--advance' 'simulate run|--set' 'webhook listen|--port'
             return 0
-        case 'webhook listen|--host' 'webhook listen|--respond' 'webhook listen|--rules' 'webhook listen|--forward-to' 'import|--from-file' 'import|--format'
+        case 'webhook listen|--host' 'webhook listen|--respond' 'webhook listen|--rules' 'webhook listen|--forward-to' 'webhook listen|--approved-amount' 'webhook listen|--delay'
             return 0
-        case 'import|--encoding' 'import|--concurrency' 'import|--report' 'import|--real-id' 'import|--start-date' 'import|--end-date'
+        case 'webhook listen|--fail-every' 'webhook listen|--repeats' 'import|--from-file' 'import|--format' 'import|--encoding' 'import|--concurrency'
             return 0
-        case 'import|--first-name' 'import|--middle-name' 'import|--last-name' 'import|--email' 'import|--phone' 'import|--birth-date'
+        case 'import|--report' 'import|--real-id' 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name'
             return 0
-        case 'import|--address-line1' 'import|--address-line2' 'import|--city' 'import|--state' 'import|--postal-code' 'import|--country'
+        case 'import|--last-name' 'import|--email' 'import|--phone' 'import|--birth-date' 'import|--address-line1' 'import|--address-line2'
             return 0
-        case 'import|--institution-id' 'import|--expiration' 'import|--service-code' 'import|--card-product' 'import|--embossing-name' 'import|--bin'
+        case 'import|--city' 'import|--state' 'import|--postal-code' 'import|--country' 'import|--institution-id' 'import|--expiration'
             return 0
-        case 'import|--status' 'import|--reason' 'oauth list|--search' 'oauth list|--limit' 'oauth list|--page' 'oauth create|--name'
+        case 'import|--service-code' 'import|--card-product' 'import|--embossing-name' 'import|--bin' 'import|--status' 'import|--reason'
             return 0
-        case 'oauth create|--public-key' 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description' 'oauth create|--redirect-uri' 'oauth create|--website-url'
+        case 'oauth list|--search' 'oauth list|--limit' 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope'
             return 0
-        case 'oauth create|--icon-url' 'oauth create|--from-file' 'oauth update|--name' 'oauth update|--description' 'oauth update|--website-url' 'oauth update|--scope'
+        case 'oauth create|--grant-type' 'oauth create|--description' 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file'
             return 0
-        case 'oauth keygen|--out' 'oauth keygen|--subject' 'oauth keygen|--days' 'oauth keygen|--bits' 'users update|--first-name' 'users update|--last-name'
+        case 'oauth update|--name' 'oauth update|--description' 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject'
             return 0
-        case 'users update|--email' 'users update|--phone' 'users update|--status' 'users update|--role' 'users update|--embossing-name' 'users update|--start-date'
+        case 'oauth keygen|--days' 'oauth keygen|--bits' 'users update|--first-name' 'users update|--last-name' 'users update|--email' 'users update|--phone'
             return 0
-        case 'users update|--expiry-date' 'users update|--from-file' 'login|--pin-key' 'login|--switch' 'login|--env' 'login|--client-id'
+        case 'users update|--status' 'users update|--role' 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file'
             return 0
-        case 'login|--private-key' 'login|--token-url' 'history|--since' 'history|--card' 'history|--limit' 'sandbox serve|--port'
+        case 'login|--pin-key' 'login|--switch' 'login|--env' 'login|--client-id' 'login|--private-key' 'login|--token-url'
             return 0
-        case 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults'
+        case 'history|--since' 'history|--card' 'history|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db'
             return 0
-        case 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'api|--data' 'api|-H' 'api|--header'
+        case 'sandbox serve|--webhook-url' 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold'
+            return 0
+        case 'sandbox serve|--token-ttl' 'api|--data' 'api|-H' 'api|--header'
             return 0
     end
     return 1
@@ -598,6 +600,10 @@ complete -c cardctl -n "__cardctl_at 'webhook listen'" -l respond -x -d 'respons
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l rules -r -F -d 'YAML/JSON rules: match amount, PAN suffix, processing code, channel → code, delay'
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l secret-stdin -d 'read the webhook signing secret from stdin'
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l forward-to -x -d 'relay each message to your own handler and show its reply'
+complete -c cardctl -n "__cardctl_at 'webhook listen'" -l approved-amount -x -d 'with --respond 10: the amount approved (partial approval), major units'
+complete -c cardctl -n "__cardctl_at 'webhook listen'" -l delay -x -d 'wait this long before answering (messages no rule decides)'
+complete -c cardctl -n "__cardctl_at 'webhook listen'" -l fail-every -x -d 'answer every Nth message HTTP 500, so the network stands in'
+complete -c cardctl -n "__cardctl_at 'webhook listen'" -l repeats -x -a 'consistent inconsistent' -d 'answer a repeat (same STAN and RRN) as the first time, or not (default consistent)'
 
 # cardctl import
 complete -c cardctl -n "__cardctl_at 'import'" -l from-file -r -F -d 'file of cards to import (.csv, .ndjson, .json), or - for stdin'
