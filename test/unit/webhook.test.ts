@@ -211,6 +211,28 @@ describe('listener', () => {
     expect(exchanges.at(-1)).toMatchObject({ decidedBy: 'repeat', repeat: 'inconsistent', responseCode: '05' });
   });
 
+  it('GET /exchanges?stan&rrn tells what was received: deliveries, repeats, signatures', async () => {
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', secret: 'whsec', onExchange: (x) => exchanges.push(x) });
+    const signed = async (message: Record<string, string>) => {
+      const body = JSON.stringify(message);
+      return post(listener!.url, message, { 'x-webhook-signature': signatureHeader('whsec', body) });
+    };
+    await signed(MESSAGE);
+    await signed({ ...MESSAGE, '0': '0101' });
+    await signed({ ...MESSAGE, '11': '000002' });
+    const asked = await request(`${listener.url}/exchanges?stan=000001&rrn=632614000001`);
+    expect(await asked.body.json()).toEqual({
+      stan: '000001', rrn: '632614000001', deliveries: 2, repeats: 1, signature: 'valid',
+      messages: [
+        { mti: '0100', status: 200, signature: 'valid', responseCode: '00', decidedBy: '--respond' },
+        { mti: '0101', status: 200, signature: 'valid', responseCode: '00', decidedBy: 'repeat', repeat: 'consistent' },
+      ],
+    });
+    await post(listener.url, MESSAGE, { 'x-webhook-signature': signatureHeader('wrong', JSON.stringify(MESSAGE)) });
+    const after = await request(`${listener.url}/exchanges?stan=000001&rrn=632614000001`);
+    expect(await after.body.json()).toMatchObject({ deliveries: 3, signature: 'invalid' });
+  });
+
   it('refuses bodies that are not messages', async () => {
     listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', onExchange: (x) => exchanges.push(x) });
     const res = await request(listener.url, { method: 'POST', body: 'nope' });

@@ -55,7 +55,10 @@ Rules file (YAML or JSON): first match wins.
 Institution behaviours without a rules file: --respond 10 --approved-amount 600 (partial approval),
 --delay 6000 (past the deadline), --fail-every 3, --repeats inconsistent. A repeat is a message
 with the STAN, RRN and message class of an earlier one (0101 after 0100, a duplicate delivery);
-by default it gets the first answer again.`,
+by default it gets the first answer again.
+
+GET /exchanges?stan=S&rrn=R answers what the listener received with that STAN and RRN
+({deliveries, repeats, signature, messages}): \`simulate run\` reads it for \`webhook.*\` expectations.`,
   flags: {
     port: { type: 'string', value: 'n', default: '4020', description: 'port to listen on (0 = any free port)' },
     host: { type: 'string', value: 'host', default: '127.0.0.1', description: 'address to bind' },

@@ -51,8 +51,21 @@ export interface ListenerOptions {
   onExchange(exchange: Exchange): void;
 }
 
-/** Answers remembered for repeats: the most recent ones. */
+/** Answers remembered for repeats, and exchanges for GET /exchanges: the most recent ones. */
 const REMEMBERED_ANSWERS = 10_000;
+
+/** What GET /exchanges?stan=S&rrn=R answers: what the listener received with that STAN and RRN, oldest first. */
+export interface Received {
+  stan: string;
+  rrn: string;
+  /** Messages received (repeats and duplicate deliveries included). */
+  deliveries: number;
+  /** Of those, repeats of an earlier message (same STAN, RRN and message class). */
+  repeats: number;
+  /** valid when every signature checked out, invalid when any did not, unchecked without a secret. */
+  signature: Exchange['signature'];
+  messages: Array<Pick<Exchange, 'mti' | 'status' | 'signature' | 'responseCode' | 'decidedBy' | 'repeat'>>;
+}
 
 export interface Exchange {
   type: 'exchange';
@@ -115,6 +128,7 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
   const repeats = options.repeats ?? options.rules?.repeats ?? 'consistent';
   let messagesSeen = 0;
   const answered = new Map<string, SwitchMessage>();
+  const received: Array<Pick<Exchange, 'stan' | 'rrn'> & Received['messages'][number]> = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const server = createServer((req, res) => {
@@ -130,14 +144,19 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     const at = new Date().toISOString();
+    if (req.method === 'GET' && req.url?.startsWith('/exchanges')) return reply(res, 200, receivedWith(new URL(req.url, 'http://listener').searchParams));
     if (req.method === 'GET' || req.method === 'HEAD') {
       return reply(res, 200, { status: 'listening', respond: options.respond, rules: options.rules?.rules.length ?? 0, forwardTo: options.forwardTo ?? null });
     }
     if (req.method !== 'POST') return reply(res, 405, { error: 'POST a switch message (JSON)' });
     const body = await readBody(req);
     const base = { type: 'exchange' as const, at, durationMs: 0 };
-    const done = (exchange: Omit<Exchange, 'type' | 'at' | 'durationMs'>) =>
+    const done = (exchange: Omit<Exchange, 'type' | 'at' | 'durationMs'>) => {
+      const { stan, rrn, mti, status, signature, responseCode, decidedBy, repeat } = exchange;
+      received.push({ stan, rrn, mti, status, signature, responseCode, decidedBy, repeat });
+      if (received.length > REMEMBERED_ANSWERS) received.shift();
       options.onExchange({ ...base, ...exchange, durationMs: Math.round(performance.now() - started) });
+    };
     if (body === undefined) {
       reply(res, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
       return done({ status: 413, signature: 'unchecked', error: 'body too large' });
@@ -219,6 +238,15 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       decidedBy: decision.reason, delayMs: decision.delay || undefined, request: redactMessage(message), response: redactMessage(response),
       ...(decision.approvedAmount !== undefined ? { approvedAmount: formatAmount(response['4']!, message['49'] ?? '566') } : {}),
     });
+  }
+
+  function receivedWith(query: URLSearchParams): Received {
+    const stan = query.get('stan') ?? '';
+    const rrn = query.get('rrn') ?? '';
+    const messages = received.filter((x) => x.stan === stan && x.rrn === rrn).map(({ stan: _s, rrn: _r, ...rest }) => rest);
+    const signatures = new Set(messages.map((x) => x.signature));
+    const signature = signatures.has('invalid') ? 'invalid' : signatures.has('unchecked') || messages.length === 0 ? 'unchecked' : 'valid';
+    return { stan, rrn, deliveries: messages.length, repeats: messages.filter((x) => x.decidedBy === 'repeat').length, signature, messages };
   }
 
   function remember(key: string, response: SwitchMessage): void {
