@@ -3,7 +3,7 @@
 // the usual envelope unwrapping.
 import { ServerError } from '../core/errors.js';
 import type { ApiClient, ApiResponse } from './client.js';
-import type { Lifecycle, LifecycleBody, SimulateBody, SimulateEnvelope, Transaction } from './schemas.js';
+import type { CardProgram, Lifecycle, LifecycleBody, SimulateBody, SimulateEnvelope, StandInPolicy, Transaction } from './schemas.js';
 
 export const DEFAULT_SWITCH = 'switch';
 
@@ -68,10 +68,20 @@ export interface WebhookFaultsState {
   seed: number;
 }
 
+/** GET /sandbox/webhook-faults (loopback): the faults now, in the text form, and the seed. */
+export async function getWebhookFaults(client: ApiClient, options: { signal?: AbortSignal } = {}): Promise<ApiResponse<WebhookFaultsState>> {
+  return client.request<WebhookFaultsState>({ method: 'GET', path: '/sandbox/webhook-faults', auth: 'none', envelope: false, signal: options.signal });
+}
+
 /** PUT /sandbox/webhook-faults (loopback): replaces the faults (`spec` in the text form; '' turns them off). */
 export async function setWebhookFaults(client: ApiClient, spec: string, seed?: number, options: { signal?: AbortSignal } = {}): Promise<ApiResponse<WebhookFaultsState>> {
   const body = seed === undefined ? { spec } : { spec, seed };
   return client.request<WebhookFaultsState>({ method: 'PUT', path: '/sandbox/webhook-faults', body, auth: 'none', envelope: false, idempotent: true, signal: options.signal });
+}
+
+/** PUT /sandbox/card-programs/{id} with only `standIn`: what the network does when the webhook gives no usable answer. */
+export async function setStandIn(client: ApiClient, programId: string, standIn: StandInPolicy, options: { signal?: AbortSignal } = {}): Promise<ApiResponse<CardProgram>> {
+  return client.request<CardProgram>({ method: 'PUT', path: `/sandbox/card-programs/${encodeURIComponent(programId)}`, body: { standIn }, idempotent: true, signal: options.signal });
 }
 
 async function simulatorAnswer(client: ApiClient, path: string, body: unknown, signal?: AbortSignal): Promise<ApiResponse<SimulateEnvelope>> {

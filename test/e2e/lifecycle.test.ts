@@ -3,10 +3,12 @@
 // the institution. Every test reads the lifecycle back and checks the amounts held, captured,
 // released and refunded, the statuses and the links — not just exit codes.
 import { execa, type ResultPromise } from 'execa';
+import { readdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cardctl, cleanEnv, isolatedDirs, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
-import { createCardOverHttp } from '../sandbox/helpers.js';
+import { call, createCardOverHttp } from '../sandbox/helpers.js';
 
 interface Listener {
   url: string;
@@ -14,9 +16,13 @@ interface Listener {
   lines: string[];
 }
 
+const EXAMPLES = fileURLToPath(new URL('../../examples/scenarios/lifecycle/', import.meta.url));
+/** The listener verifies signatures with it; the card program signs with it. */
+const WEBHOOK_SECRET = 'whsec_lifecycle_e2e';
+
 async function startListener(args: string[], configDir: string): Promise<Listener> {
-  const child = execa('node', [BIN, 'webhook', 'listen', '--port', '0', '--json', ...args], {
-    env: cleanEnv({ ...isolatedDirs(configDir) }), extendEnv: false, reject: false, buffer: false,
+  const child = execa('node', [BIN, 'webhook', 'listen', '--port', '0', '--json', '--secret-stdin', ...args], {
+    env: cleanEnv({ ...isolatedDirs(configDir) }), extendEnv: false, reject: false, buffer: false, input: `${WEBHOOK_SECRET}\n`,
   });
   const lines: string[] = [];
   const reader = createInterface({ input: child.stdout! });
@@ -54,6 +60,8 @@ beforeAll(async () => {
   listener = await startListener([], config.path);
   sandbox = await startSandboxProcess(['--webhook-url', listener.url], { configDir: config.path });
   env = { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: sandbox.info.token };
+  const signing = await call(sandbox.info, 'PUT', `/sandbox/card-programs/${sandbox.info.cardProgramId}`, { token: sandbox.info.token, body: { webHookConfig: { secret: WEBHOOK_SECRET } } });
+  expect(signing.status, signing.text).toBe(200);
 }, 60_000);
 
 afterAll(async () => {
@@ -171,4 +179,24 @@ describe('tx show', () => {
     expect(shown.stdout).toContain(`${auth.transactionId}\tpending\trequested 1000\tauthorized 1020\theld 1020\tcaptured 0\treleased 0\trefunded 0\t566`);
     expect(shown.stdout).toMatch(/\tincrement\t0100\t20\t00\tpending\t/);
   });
+});
+
+describe('example lifecycle scenarios, with webhook listen as the institution', () => {
+  const files = readdirSync(EXAMPLES).filter((f) => /\.ya?ml$/.test(f)).sort();
+
+  it('ships one for each flow', () => {
+    expect(files).toEqual([
+      'auth-expiry.yaml', 'auth-increment-partial-clear.yaml', 'auth-partial-reversal-clear.yaml', 'duplicate-delivery.yaml',
+      'lost-reply-timeout-reversal.yaml', 'purchase-two-refunds.yaml', 'timeout-stand-in-advice.yaml',
+    ]);
+  });
+
+  it.each(files)('%s passes', async (file) => {
+    const card = await newCard();
+    const result = await run(['simulate', 'run', `${EXAMPLES}${file}`, '--set', `card=${card}`, '--set', `program=${sandbox.info.cardProgramId}`, '-o', 'json']);
+    expect(result.exitCode, `${result.stdout}\n${result.stderr}`).toBe(0);
+    const summary = JSON.parse(result.stdout);
+    expect(summary.failed).toBe(0);
+    expect(summary.passed).toBeGreaterThan(1);
+  }, 30_000);
 });

@@ -144,7 +144,9 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     const at = new Date().toISOString();
-    if (req.method === 'GET' && req.url?.startsWith('/exchanges')) return reply(res, 200, receivedWith(new URL(req.url, 'http://listener').searchParams));
+    const url = new URL(req.url ?? '/', 'http://listener');
+    // Under the webhook's own path too: <webhook URL>/exchanges.
+    if (req.method === 'GET' && url.pathname.endsWith('/exchanges')) return reply(res, 200, receivedWith(url.searchParams));
     if (req.method === 'GET' || req.method === 'HEAD') {
       return reply(res, 200, { status: 'listening', respond: options.respond, rules: options.rules?.rules.length ?? 0, forwardTo: options.forwardTo ?? null });
     }
