@@ -145,6 +145,27 @@ describe.each([['stub', []], ['forward', ['--forward']]] as const)('the lifecycl
   });
 });
 
+describe('partial approval', () => {
+  it('a webhook answering 10 with less: requested and approved amounts recorded, only the approved amount held', async () => {
+    const partial = await startListener(['--respond', '10', '--approved-amount', '600'], config.path);
+    const program = `/sandbox/card-programs/${sandbox.info.cardProgramId}`;
+    const point = (url: string) => call(sandbox.info, 'PUT', program, { token: sandbox.info.token, body: { webHookConfig: { url } } });
+    try {
+      expect((await point(partial.url)).status).toBe(200);
+      const card = await newCard();
+      const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '1000', '--forward']);
+      expect(auth).toMatchObject({ responseCode: '10', transactionStatus: 'pending' });
+      expect(auth.response['4']).toBe('000000060000');
+      expect(await json(['tx', 'show', auth.transactionId])).toMatchObject({ requestedAmount: 1000, approvedAmount: 600 });
+      expect((await lifecycle(auth.transactionId)).amounts).toMatchObject({ requested: 1000, authorized: 600, held: 600 });
+    } finally {
+      await point(listener.url);
+      partial.process.kill('SIGTERM');
+      await partial.process.catch(() => undefined);
+    }
+  });
+});
+
 describe('expiry', () => {
   it('expire releases the whole hold; a second is refused', async () => {
     const card = await newCard();

@@ -6,7 +6,6 @@ import type { SimulateResult } from '../../api/schemas.js';
 import type { Context } from '../../core/context.js';
 import { RejectedError, UsageError } from '../../core/errors.js';
 import { defineFlags } from '../../core/flags.js';
-import { isApproved } from '../../iso8583/codes.js';
 import { SIMULATION_FLAGS } from './options.js';
 import type { LifecycleInput, LifecycleMessage } from './lifecycle-request.js';
 
@@ -74,7 +73,8 @@ export async function repeatRun(ctx: Context, opts: { tx?: string; forward?: boo
 async function show(ctx: Context, result: SimulateResult, raw: string | undefined, opts: Shown): Promise<void> {
   const { renderResult } = await import('./execute.js');
   await renderResult(ctx, result, { messages: Boolean(opts.messages), raw });
-  if (opts.expectApproved && !isApproved(result.responseCode)) {
+  // As `simulate authorization --expect-approved`: only 00 passes.
+  if (opts.expectApproved && result.responseCode !== '00') {
     throw new RejectedError(`not approved: ${result.responseCode} ${result.responseMessage} (transaction ${result.transactionId})`, {
       code: 'DECLINED',
       details: { responseCode: result.responseCode, transactionId: result.transactionId },
