@@ -15,7 +15,7 @@ export interface LifecycleInput extends Omit<SimulationInput, 'intent' | 'origin
   networkCode?: string;
 }
 
-export function buildLifecycleBody(input: LifecycleInput, name: Namer = flagName as Namer, prefix = ''): LifecycleBody {
+export function buildLifecycleBody(input: LifecycleInput, name: Namer = flagName, prefix = ''): LifecycleBody {
   const fail = (message: string): never => {
     throw new UsageError(`${prefix}${message}`);
   };
