@@ -79,6 +79,20 @@ function __cardctl_sub --argument-names p w
             echo financial
         case 'simulate|reversal'
             echo reversal
+        case 'simulate|increment'
+            echo increment
+        case 'simulate|complete' 'simulate|clear'
+            echo complete
+        case 'simulate|refund'
+            echo refund
+        case 'simulate|advice'
+            echo advice
+        case 'simulate|repeat'
+            echo repeat
+        case 'simulate|expire'
+            echo expire
+        case 'simulate|clock'
+            echo clock
         case 'simulate|run'
             echo run
         case 'webhook|listen'
@@ -177,35 +191,47 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'simulate reversal|--method' 'simulate reversal|--currency' 'simulate reversal|--merchant' 'simulate reversal|--terminal' 'simulate reversal|--original-tx' 'simulate reversal|--original-stan'
             return 0
-        case 'simulate reversal|--original-rrn' 'simulate reversal|--date' 'simulate reversal|--set' 'simulate run|--set' 'webhook listen|--port' 'webhook listen|--host'
+        case 'simulate reversal|--original-rrn' 'simulate reversal|--date' 'simulate reversal|--set' 'simulate increment|--original-tx' 'simulate increment|--amount' 'simulate increment|--currency'
             return 0
-        case 'webhook listen|--respond' 'webhook listen|--rules' 'webhook listen|--forward-to' 'import|--from-file' 'import|--format' 'import|--encoding'
+        case 'simulate increment|--set' 'simulate complete|--original-tx' 'simulate complete|--amount' 'simulate complete|--currency' 'simulate complete|--set' 'simulate refund|--original-tx'
             return 0
-        case 'import|--concurrency' 'import|--report' 'import|--real-id' 'import|--start-date' 'import|--end-date' 'import|--first-name'
+        case 'simulate refund|--amount' 'simulate refund|--currency' 'simulate refund|--set' 'simulate advice|--amount' 'simulate advice|--flow' 'simulate advice|--card'
             return 0
-        case 'import|--middle-name' 'import|--last-name' 'import|--email' 'import|--phone' 'import|--birth-date' 'import|--address-line1'
+        case 'simulate advice|--pan' 'simulate advice|--expiry' 'simulate advice|--account' 'simulate advice|--channel' 'simulate advice|--method' 'simulate advice|--currency'
             return 0
-        case 'import|--address-line2' 'import|--city' 'import|--state' 'import|--postal-code' 'import|--country' 'import|--institution-id'
+        case 'simulate advice|--merchant' 'simulate advice|--terminal' 'simulate advice|--network-code' 'simulate advice|--set' 'simulate repeat|--tx' 'simulate expire|--original-tx'
             return 0
-        case 'import|--expiration' 'import|--service-code' 'import|--card-product' 'import|--embossing-name' 'import|--bin' 'import|--status'
+        case 'simulate clock|--advance' 'simulate run|--set' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--respond' 'webhook listen|--rules'
             return 0
-        case 'import|--reason' 'oauth list|--search' 'oauth list|--limit' 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key'
+        case 'webhook listen|--forward-to' 'webhook listen|--approved-amount' 'webhook listen|--delay' 'webhook listen|--fail-every' 'webhook listen|--repeats' 'import|--from-file'
             return 0
-        case 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description' 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url'
+        case 'import|--format' 'import|--encoding' 'import|--concurrency' 'import|--report' 'import|--real-id' 'import|--start-date'
             return 0
-        case 'oauth create|--from-file' 'oauth update|--name' 'oauth update|--description' 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out'
+        case 'import|--end-date' 'import|--first-name' 'import|--middle-name' 'import|--last-name' 'import|--email' 'import|--phone'
             return 0
-        case 'oauth keygen|--subject' 'oauth keygen|--days' 'oauth keygen|--bits' 'users update|--first-name' 'users update|--last-name' 'users update|--email'
+        case 'import|--birth-date' 'import|--address-line1' 'import|--address-line2' 'import|--city' 'import|--state' 'import|--postal-code'
             return 0
-        case 'users update|--phone' 'users update|--status' 'users update|--role' 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date'
+        case 'import|--country' 'import|--institution-id' 'import|--expiration' 'import|--service-code' 'import|--card-product' 'import|--embossing-name'
             return 0
-        case 'users update|--from-file' 'login|--pin-key' 'login|--switch' 'login|--env' 'login|--client-id' 'login|--private-key'
+        case 'import|--bin' 'import|--status' 'import|--reason' 'oauth list|--search' 'oauth list|--limit' 'oauth list|--page'
             return 0
-        case 'login|--token-url' 'history|--since' 'history|--card' 'history|--limit' 'sandbox serve|--port' 'sandbox serve|--host'
+        case 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description' 'oauth create|--redirect-uri'
             return 0
-        case 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl'
+        case 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file' 'oauth update|--name' 'oauth update|--description' 'oauth update|--website-url'
             return 0
-        case 'api|--data' 'api|-H' 'api|--header'
+        case 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject' 'oauth keygen|--days' 'oauth keygen|--bits' 'users update|--first-name'
+            return 0
+        case 'users update|--last-name' 'users update|--email' 'users update|--phone' 'users update|--status' 'users update|--role' 'users update|--embossing-name'
+            return 0
+        case 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file' 'login|--pin-key' 'login|--switch' 'login|--env'
+            return 0
+        case 'login|--client-id' 'login|--private-key' 'login|--token-url' 'history|--since' 'history|--card' 'history|--limit'
+            return 0
+        case 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--faults' 'sandbox serve|--faults-seed'
+            return 0
+        case 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'api|--data' 'api|-H'
+            return 0
+        case 'api|--header'
             return 0
     end
     return 1
@@ -450,6 +476,7 @@ complete -c cardctl -n "__cardctl_at 'tx list'" -l all -d 'every page, streamed 
 complete -c cardctl -n "__cardctl_at 'tx list'" -l wide -d 'more columns: currency, channel, entry mode, processing code, duration, reversal'
 
 # cardctl tx show
+complete -c cardctl -n "__cardctl_at 'tx show'" -l lifecycle -d 'print only the lifecycle: the original, every linked message, the amounts (sandbox)'
 
 # cardctl tx tail
 complete -c cardctl -n "__cardctl_at 'tx tail'" -l merchant -x -d 'merchant identifier'
@@ -475,6 +502,13 @@ complete -c cardctl -n "__cardctl_at 'tx summary'" -l by -x -a 'channel response
 complete -c cardctl -n "__cardctl_at 'simulate' 0" -a authorization -d 'simulate an authorization (0100)'
 complete -c cardctl -n "__cardctl_at 'simulate' 0" -a financial -d 'simulate a financial transaction (0200)'
 complete -c cardctl -n "__cardctl_at 'simulate' 0" -a reversal -d 'simulate a reversal (0420)'
+complete -c cardctl -n "__cardctl_at 'simulate' 0" -a increment -d 'raise an approved authorization\'s hold (0100, sandbox extension)'
+complete -c cardctl -n "__cardctl_at 'simulate' 0" -a complete -d 'capture an authorization: completion / clearing (0220, sandbox extension)'
+complete -c cardctl -n "__cardctl_at 'simulate' 0" -a refund -d 'refund part or all of a purchase (0200, processing code 20, sandbox extension)'
+complete -c cardctl -n "__cardctl_at 'simulate' 0" -a advice -d 'an authorization the network already decided (0120, sandbox extension)'
+complete -c cardctl -n "__cardctl_at 'simulate' 0" -a repeat -d 'the network resends a message it saw no answer to (0101, 0201, 0421; sandbox extension)'
+complete -c cardctl -n "__cardctl_at 'simulate' 0" -a expire -d 'release an authorization\'s hold now, as its hold period ending would (sandbox extension)'
+complete -c cardctl -n "__cardctl_at 'simulate' 0" -a clock -d 'show or move forward the sandbox switch\'s clock (sandbox extension)'
 complete -c cardctl -n "__cardctl_at 'simulate' 0" -a run -d 'run a scenario file of simulations with expectations'
 
 # cardctl simulate authorization
@@ -540,6 +574,63 @@ complete -c cardctl -n "__cardctl_at 'simulate reversal'" -l set -x -d 'override
 complete -c cardctl -n "__cardctl_at 'simulate reversal'" -l expect-approved -d 'exit 5 when the response is not approved (for CI)'
 complete -c cardctl -n "__cardctl_at 'simulate reversal'" -l messages -d 'show the full request and response messages'
 
+# cardctl simulate increment
+complete -c cardctl -n "__cardctl_at 'simulate increment'" -l original-tx -x -d 'the original transaction'
+complete -c cardctl -n "__cardctl_at 'simulate increment'" -l amount -x -d 'amount in major units: 1500, 1500.00 or 1,500.00'
+complete -c cardctl -n "__cardctl_at 'simulate increment'" -l currency -x -d 'ISO 4217 numeric currency (default 566)'
+complete -c cardctl -n "__cardctl_at 'simulate increment'" -l forward -d 'send to the program\'s webhook instead of the approving stub'
+complete -c cardctl -n "__cardctl_at 'simulate increment'" -l set -x -d 'override a message field verbatim, e.g. --set 43="ACME STORE" (repeatable)'
+complete -c cardctl -n "__cardctl_at 'simulate increment'" -l expect-approved -d 'exit 5 when the response is not approved (for CI)'
+complete -c cardctl -n "__cardctl_at 'simulate increment'" -l messages -d 'show the full request and response messages'
+
+# cardctl simulate complete
+complete -c cardctl -n "__cardctl_at 'simulate complete'" -l original-tx -x -d 'the original transaction'
+complete -c cardctl -n "__cardctl_at 'simulate complete'" -l amount -x -d 'amount in major units: 1500, 1500.00 or 1,500.00'
+complete -c cardctl -n "__cardctl_at 'simulate complete'" -l currency -x -d 'ISO 4217 numeric currency (default 566)'
+complete -c cardctl -n "__cardctl_at 'simulate complete'" -l forward -d 'send to the program\'s webhook instead of the approving stub'
+complete -c cardctl -n "__cardctl_at 'simulate complete'" -l set -x -d 'override a message field verbatim, e.g. --set 43="ACME STORE" (repeatable)'
+complete -c cardctl -n "__cardctl_at 'simulate complete'" -l expect-approved -d 'exit 5 when the response is not approved (for CI)'
+complete -c cardctl -n "__cardctl_at 'simulate complete'" -l messages -d 'show the full request and response messages'
+
+# cardctl simulate refund
+complete -c cardctl -n "__cardctl_at 'simulate refund'" -l original-tx -x -d 'the original transaction'
+complete -c cardctl -n "__cardctl_at 'simulate refund'" -l amount -x -d 'amount in major units: 1500, 1500.00 or 1,500.00'
+complete -c cardctl -n "__cardctl_at 'simulate refund'" -l currency -x -d 'ISO 4217 numeric currency (default 566)'
+complete -c cardctl -n "__cardctl_at 'simulate refund'" -l forward -d 'send to the program\'s webhook instead of the approving stub'
+complete -c cardctl -n "__cardctl_at 'simulate refund'" -l set -x -d 'override a message field verbatim, e.g. --set 43="ACME STORE" (repeatable)'
+complete -c cardctl -n "__cardctl_at 'simulate refund'" -l expect-approved -d 'exit 5 when the response is not approved (for CI)'
+complete -c cardctl -n "__cardctl_at 'simulate refund'" -l messages -d 'show the full request and response messages'
+
+# cardctl simulate advice
+complete -c cardctl -n "__cardctl_at 'simulate advice'" -l amount -x -d 'amount in major units: 1500, 1500.00 or 1,500.00'
+complete -c cardctl -n "__cardctl_at 'simulate advice'" -l flow -x -a 'purchase cash_withdrawal balance_inquiry refund' -d 'processing flow'
+complete -c cardctl -n "__cardctl_at 'simulate advice'" -l card -x -d 'card identifier'
+complete -c cardctl -n "__cardctl_at 'simulate advice'" -l pan -x -d 'card number (with --expiry and --account, instead of --card)'
+complete -c cardctl -n "__cardctl_at 'simulate advice'" -l expiry -x -d 'card expiry, YYMM or YYYYMM'
+complete -c cardctl -n "__cardctl_at 'simulate advice'" -l account -x -d 'account number'
+complete -c cardctl -n "__cardctl_at 'simulate advice'" -l channel -x -a 'pos atm web' -d 'channel'
+complete -c cardctl -n "__cardctl_at 'simulate advice'" -l method -x -a 'chip magstripe contactless manual ecom moto' -d 'payment method'
+complete -c cardctl -n "__cardctl_at 'simulate advice'" -l currency -x -d 'ISO 4217 numeric currency (default 566)'
+complete -c cardctl -n "__cardctl_at 'simulate advice'" -l merchant -x -d 'merchant identifier'
+complete -c cardctl -n "__cardctl_at 'simulate advice'" -l terminal -x -d 'terminal identifier'
+complete -c cardctl -n "__cardctl_at 'simulate advice'" -l network-code -x -d 'the network\'s decision, which the webhook cannot change (default 00)'
+complete -c cardctl -n "__cardctl_at 'simulate advice'" -l forward -d 'send to the program\'s webhook instead of the approving stub'
+complete -c cardctl -n "__cardctl_at 'simulate advice'" -l set -x -d 'override a message field verbatim, e.g. --set 43="ACME STORE" (repeatable)'
+complete -c cardctl -n "__cardctl_at 'simulate advice'" -l expect-approved -d 'exit 5 when the response is not approved (for CI)'
+complete -c cardctl -n "__cardctl_at 'simulate advice'" -l messages -d 'show the full request and response messages'
+
+# cardctl simulate repeat
+complete -c cardctl -n "__cardctl_at 'simulate repeat'" -l tx -x -d 'the transaction whose message the network resends'
+complete -c cardctl -n "__cardctl_at 'simulate repeat'" -l forward -d 'send the repeat to the webhook (its answer is compared with the first)'
+complete -c cardctl -n "__cardctl_at 'simulate repeat'" -l expect-approved -d 'exit 5 when the response is not approved (for CI)'
+complete -c cardctl -n "__cardctl_at 'simulate repeat'" -l messages -d 'show the full request and response messages'
+
+# cardctl simulate expire
+complete -c cardctl -n "__cardctl_at 'simulate expire'" -l original-tx -x -d 'the approved authorization whose hold expires'
+
+# cardctl simulate clock
+complete -c cardctl -n "__cardctl_at 'simulate clock'" -l advance -x -d 'move the switch\'s clock forward, e.g. 90s, 30m, 169h, 7d'
+
 # cardctl simulate run
 complete -c cardctl -n "__cardctl_at 'simulate run'" -l set -x -d 'scenario variable, e.g. --set card=6650c0ffee (repeatable)'
 complete -c cardctl -n "__cardctl_at 'simulate run' 0" -r -F
@@ -554,6 +645,10 @@ complete -c cardctl -n "__cardctl_at 'webhook listen'" -l respond -x -d 'respons
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l rules -r -F -d 'YAML/JSON rules: match amount, PAN suffix, processing code, channel → code, delay'
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l secret-stdin -d 'read the webhook signing secret from stdin'
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l forward-to -x -d 'relay each message to your own handler and show its reply'
+complete -c cardctl -n "__cardctl_at 'webhook listen'" -l approved-amount -x -d 'with --respond 10: the amount approved (partial approval), major units'
+complete -c cardctl -n "__cardctl_at 'webhook listen'" -l delay -x -d 'wait this long before answering (messages no rule decides)'
+complete -c cardctl -n "__cardctl_at 'webhook listen'" -l fail-every -x -d 'answer every Nth message HTTP 500, so the network stands in'
+complete -c cardctl -n "__cardctl_at 'webhook listen'" -l repeats -x -a 'consistent inconsistent' -d 'answer a repeat (same STAN and RRN) as the first time, or not (default consistent)'
 
 # cardctl import
 complete -c cardctl -n "__cardctl_at 'import'" -l from-file -r -F -d 'file of cards to import (.csv, .ndjson, .json), or - for stdin'
@@ -720,6 +815,8 @@ complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l memory -d 'keep everyth
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-url -x -d 'webhook URL of the seeded card program'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults -x -d 'inject faults, e.g. rate=0.1,codes=500|503,latency=0-800ms'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults-seed -x -d 'seed for the fault injector (replayable runs)'
+complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-faults -x -d 'faults between the switch and the webhook, e.g. delay=100-300ms,deadline=2s,duplicate=0.1,reset=0.05,reply-lost=0.05,garbage=0.01'
+complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-faults-seed -x -d 'seed for the webhook fault injector (replayable runs)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults-hold -x -d 'how long commit-then-timeout holds a response (default 35)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l token-ttl -x -d 'lifetime of OAuth access tokens (default 3600)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l quiet-log -d 'no request log on stderr'

@@ -153,6 +153,44 @@ pass/fail line per step and exits 5 when an expectation fails.
         expect: { responseCode: "00" }
 
     cardctl simulate run auth-then-reversal.yaml --set card=6650c0ffee
+
+The card lifecycle (sandbox extensions; examples in examples/scenarios/lifecycle/). Besides the
+three intents, a step's intent may be a lifecycle message or a sandbox action:
+
+    intent: increment                  # originalTx, amount: raise an authorization's hold
+    intent: completion                 # originalTx, amount: capture it (less or more than held)
+    intent: refund                     # originalTx, amount: refund a purchase (never past it)
+    intent: advice                     # card fields, amount, networkCode: the network decided
+    intent: repeat                     # tx: the network resends a message (0101, 0421)
+    intent: expire                     # originalTx: release an authorization's hold now
+    intent: clock                      # advance: 169h: move the switch's clock; due holds expire
+    intent: deliver-advices            # deliver unacknowledged advices now
+    intent: stand-in                   # program, standIn: {mode: approve, maxAmount, dailyAmount}
+    intent: check                      # tx: only read a transaction's state for expect
+
+Any step may add faults on the webhook path for itself alone (put back after the step), and
+expect the state after it: the stored transaction, its lifecycle (amounts in major units), and
+what \`cardctl webhook listen\` received with its STAN and RRN (deliveries, repeats, signature,
+messages). \`within\` reads the state again until the expectations hold (advices and timeout
+reversals are sent in the background):
+
+      - id: auth
+        intent: authorization
+        card: "{{vars.card}}"
+        amount: 150.00
+        forward: true
+        webhookFaults: reply-lost=1    # delay, deadline, duplicate, reset, reply-lost, garbage
+        webhookFaultsSeed: 7
+        within: 8s
+        expect:
+          responseCode: "96"
+          transaction.standIn.decision: "96"
+          transaction.webhookFaults.0: reply-lost
+          lifecycle.amounts.held: 0    # requested, authorized, held, captured, released, refunded
+          lifecycle.messages.1.messageKind: timeout-reversal
+          webhook.deliveries: 2
+          webhook.signature: valid     # valid | invalid | unchecked (no secret)
+          webhook.messages.1.mti: "0420"
 `;
 
 const bulk = `\`cards deactivate\`, \`activate\`, \`renew\` and \`customer update\` act on many cards

@@ -1,11 +1,15 @@
 // Runs a loaded scenario step by step: resolves templates against earlier results, sends each
-// simulation through `send`, compares `expect`, and reports every step as it finishes.
-import type { SimulateBody, SimulateResult } from '../api/schemas.js';
+// simulation through `send` (and each lifecycle message or sandbox action through `sandbox`),
+// compares `expect`, and reports every step as it finishes. Expectations on `transaction.*`,
+// `lifecycle.*` and `webhook.*` read the state after the step, again until `within` runs out
+// when they do not hold yet (advices and timeout reversals are sent in the background).
+import type { LifecycleBody, SimulateBody, SimulateResult, StandInPolicy, Transaction } from '../api/schemas.js';
+import type { SwitchClock, WebhookFaultsState } from '../api/simulate.js';
 import { CliError, NotFoundError, RejectedError, UsageError } from '../core/errors.js';
-import { buildSimulateBody, type SimulationInput } from '../commands/simulate/request.js';
 import { currencyInfo, minorToDecimal } from '../iso8583/amount.js';
 import { isApproved } from '../iso8583/codes.js';
 import { resolveTemplates, type Scenario, type ScenarioStep } from './scenario.js';
+import { durationSeconds, stepAction, type StepAction } from './steps.js';
 
 export interface SentSimulation {
   status: string;
@@ -25,6 +29,34 @@ export interface StepResult extends Partial<SimulateResult> {
   error?: string;
   httpStatus?: number;
   errorMessage?: string;
+  /** A sandbox action's own answer: `clock`, `deliver-advices`, `stand-in`. */
+  clock?: SwitchClock;
+  advices?: { delivered: number; pending: number };
+  standIn?: StandInPolicy;
+  /** State after the step, read when `expect` asks for it. */
+  transaction?: Transaction;
+  lifecycle?: unknown;
+  webhook?: unknown;
+  /** One line for a step without a message of its own ("clock +604800 s, 1 hold released"). */
+  summary?: string;
+}
+
+/** Parts of the state after a step that `expect` can read. */
+export const STATE_PARTS = ['transaction', 'lifecycle', 'webhook'] as const;
+export type StatePart = (typeof STATE_PARTS)[number];
+
+/** What the steps beyond the reference's simulations need of the sandbox. */
+export interface SandboxHooks {
+  lifecycle(body: LifecycleBody): Promise<SentSimulation>;
+  repeat(transactionId: string, forward: boolean): Promise<SentSimulation>;
+  expire(transactionId: string): Promise<Transaction>;
+  advanceClock(seconds: number): Promise<SwitchClock>;
+  deliverAdvices(): Promise<{ delivered: number; pending: number }>;
+  setStandIn(program: string, standIn: StandInPolicy): Promise<void>;
+  webhookFaults(): Promise<WebhookFaultsState>;
+  setWebhookFaults(spec: string, seed?: number): Promise<void>;
+  /** The parts asked for, of the transaction the step produced. */
+  state(result: StepResult, parts: ReadonlySet<StatePart>): Promise<Partial<Pick<StepResult, StatePart>>>;
 }
 
 export interface StepReport {
@@ -52,9 +84,16 @@ export interface ScenarioSummary {
 
 export interface RunHooks {
   send(body: SimulateBody): Promise<SentSimulation>;
+  /** Lifecycle messages, sandbox actions, per-step webhook faults and state expectations. */
+  sandbox?: SandboxHooks;
   onStep?(report: StepReport): void;
   signal?: AbortSignal;
+  /** Waits between reads of the state under `within` (tests pass a fake). */
+  sleep?(ms: number): Promise<void>;
 }
+
+/** How often the state is read again under `within`. */
+const STATE_POLL_MS = 200;
 
 export async function runScenario(scenario: Scenario, hooks: RunHooks): Promise<ScenarioSummary> {
   const started = performance.now();
@@ -86,10 +125,10 @@ async function runStep(scenario: Scenario, step: ScenarioStep, iteration: number
   const where = `step ${step.index + 1} (${step.id})${step.line ? `, line ${step.line}` : ''}`;
   const scope = { vars: scenario.vars, steps: results };
   const base = { id: step.id, index: step.index, iteration, repeat: step.repeat, intent: String(step.input.intent) };
-  let input: SimulationInput;
+  let input: Record<string, unknown>;
   let expect: Record<string, unknown> | undefined;
   try {
-    input = resolveTemplates(step.input, scope) as unknown as SimulationInput;
+    input = resolveTemplates(step.input, scope);
     expect = step.expect ? resolveTemplates(step.expect, scope) : undefined;
   } catch (error) {
     // A reference to a step that failed without the field asked for.
@@ -98,29 +137,82 @@ async function runStep(scenario: Scenario, step: ScenarioStep, iteration: number
     }
     throw error;
   }
-  const { body } = buildSimulateBody(input, (k) => String(k), `scenario ${scenario.file}, ${where}: `);
+  const prefix = `scenario ${scenario.file}, ${where}: `;
+  const action = stepAction(input, prefix);
+  const faults = input.webhookFaults === undefined ? undefined : { spec: String(input.webhookFaults), seed: input.webhookFaultsSeed === undefined ? undefined : Number(input.webhookFaultsSeed) };
+  const sandbox = (): SandboxHooks => {
+    if (!hooks.sandbox) throw new UsageError(`${prefix}this step needs the sandbox`);
+    return hooks.sandbox;
+  };
   let result: StepResult;
+  const previousFaults = faults ? await sandbox().webhookFaults() : undefined;
   try {
-    const sent = await hooks.send(body);
-    const data = sent.data;
-    const currency = data.request?.['49'] ?? body.currency ?? '566';
-    result = {
-      ...data,
-      status: sent.status,
-      message: sent.message,
-      approved: isApproved(data.responseCode),
-      outcome: isApproved(data.responseCode) ? 'approved' : data.responseCode === '96' ? 'failed' : 'declined',
-      amount: data.request?.['4'] ? minorToDecimal(data.request['4'], currencyInfo(currency)?.digits ?? 2) : undefined,
-    };
+    if (faults) await sandbox().setWebhookFaults(faults.spec, faults.seed);
+    result = await perform(action, hooks.send, sandbox);
   } catch (error) {
     // The simulator refusing the request (4xx) is an outcome a step may expect; anything else
     // (network, auth, server) ends the run.
     if (!(error instanceof RejectedError || error instanceof NotFoundError)) throw error;
     const cli = error as CliError;
     result = { outcome: 'error', error: cli.code, httpStatus: cli.status, errorMessage: cli.message };
+  } finally {
+    if (previousFaults) await sandbox().setWebhookFaults(previousFaults.spec, previousFaults.seed);
+  }
+  const parts = new Set(Object.keys(expect ?? {}).map((path) => path.split('.')[0]).filter((head): head is StatePart => (STATE_PARTS as readonly string[]).includes(head!)));
+  if (parts.size > 0 && result.outcome !== 'error') {
+    const deadline = performance.now() + (durationSeconds(input.within) ?? 0) * 1000;
+    const sleep = hooks.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    Object.assign(result, await sandbox().state(result, parts));
+    while (check(expect, result).length > 0 && performance.now() < deadline) {
+      hooks.signal?.throwIfAborted();
+      await sleep(STATE_POLL_MS);
+      Object.assign(result, await sandbox().state(result, parts));
+    }
   }
   const failures = check(expect, result);
   return { ...base, passed: failures.length === 0, failures, result, durationMs: Math.round(performance.now() - started) };
+}
+
+async function perform(action: StepAction, send: RunHooks['send'], needSandbox: () => SandboxHooks): Promise<StepResult> {
+  if (action.kind === 'simulate') return fromSimulation(await send(action.body), action.body.currency);
+  const sandbox = needSandbox();
+  switch (action.kind) {
+    case 'lifecycle': return fromSimulation(await sandbox.lifecycle(action.body), action.body.currency);
+    case 'repeat': return fromSimulation(await sandbox.repeat(action.tx, action.forward));
+    case 'expire': {
+      const tx = await sandbox.expire(action.originalTx);
+      return {
+        transactionId: tx.id, mti: tx.mti, stan: tx.stan, rrn: tx.rrn, responseCode: tx.responseCode, transactionStatus: tx.transactionStatus, transaction: tx,
+        summary: `expire ${tx.id}: ${tx.transactionStatus}${tx.releaseReason ? ` (${tx.releaseReason})` : ''}`,
+      };
+    }
+    case 'clock': {
+      const clock = await sandbox.advanceClock(action.advanceSeconds);
+      return { clock, summary: `clock +${action.advanceSeconds} s: now ${clock.now}, ${clock.expired} hold${clock.expired === 1 ? '' : 's'} released` };
+    }
+    case 'deliver-advices': {
+      const advices = await sandbox.deliverAdvices();
+      return { advices, summary: `advices: ${advices.delivered} delivered, ${advices.pending} pending` };
+    }
+    case 'check':
+      return { transactionId: action.tx, summary: `check ${action.tx}` };
+    case 'stand-in':
+      await sandbox.setStandIn(action.program, action.standIn);
+      return { standIn: action.standIn, summary: `stand-in of ${action.program}: ${action.standIn.mode === 'approve' ? `approve up to ${action.standIn.maxAmount} (${action.standIn.dailyAmount} a day)` : 'decline'}` };
+  }
+}
+
+function fromSimulation(sent: SentSimulation, currencyAsked?: string): StepResult {
+  const data = sent.data;
+  const currency = data.request?.['49'] ?? currencyAsked ?? '566';
+  return {
+    ...data,
+    status: sent.status,
+    message: sent.message,
+    approved: isApproved(data.responseCode),
+    outcome: isApproved(data.responseCode) ? 'approved' : data.responseCode === '96' ? 'failed' : 'declined',
+    amount: data.request?.['4'] ? minorToDecimal(data.request['4'], currencyInfo(currency)?.digits ?? 2) : undefined,
+  };
 }
 
 /** Each expected field against the result; a list means "any of". No expect: an API error fails. */

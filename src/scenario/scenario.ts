@@ -1,15 +1,12 @@
 // Scenario files of `cardctl simulate run`: YAML or JSON, an ordered list of steps whose keys
-// mirror the `simulate` flags in camelCase, `{{steps.<id>.<field>}}` / `{{vars.<name>}}`
-// references, and `expect` checks. Loading checks everything it can before anything is sent;
+// mirror the `simulate` flags in camelCase (what each kind of step takes: ./steps.ts),
+// `{{steps.<id>.<field>}}` / `{{vars.<name>}}` references, and `expect` checks. Loading checks everything it can before anything is sent;
 // problems are usage errors naming the file, the step and its line.
 import { UsageError } from '../core/errors.js';
-import { buildSimulateBody, INTENTS, type SimulationInput } from '../commands/simulate/request.js';
+import { durationSeconds, STEP_INTENTS, STEP_KEYS, stepAction } from './steps.js';
 import { loadYaml } from './yaml.js';
 
-export const STEP_KEYS = [
-  'id', 'name', 'intent', 'amount', 'flow', 'card', 'pan', 'expiry', 'account', 'channel', 'method', 'currency',
-  'merchant', 'terminal', 'forward', 'originalTx', 'originalStan', 'originalRrn', 'date', 'set', 'expect', 'repeat',
-] as const;
+export { STEP_KEYS };
 const STEP_KEY_SET: ReadonlySet<string> = new Set(STEP_KEYS);
 const ROOT_KEYS = new Set(['name', 'description', 'vars', 'steps']);
 
@@ -74,7 +71,7 @@ export async function loadScenario(text: string, file: string, setVars: Record<s
 
   const steps: ScenarioStep[] = [];
   const ids = new Set<string>();
-  (rawSteps as unknown[]).forEach((raw, index) => {
+  for (const [index, raw] of (rawSteps as unknown[]).entries()) {
     const path = [...stepsPath, index];
     const label = `step ${index + 1}`;
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) fail(`${label} must be a map of simulate keys`, path);
@@ -86,7 +83,7 @@ export async function loadScenario(text: string, file: string, setVars: Record<s
     if (!/^[A-Za-z_][\w-]*$/.test(id)) fail(`${label}: id "${id}" must start with a letter and hold letters, digits, _ or -`, [...path, 'id']);
     if (ids.has(id)) fail(`${label}: id "${id}" is used twice`, [...path, 'id']);
     const where = `${label} (${id})`;
-    if (!(INTENTS as readonly string[]).includes(String(step.intent))) fail(`${where}: intent must be one of ${INTENTS.join(', ')}`, [...path, step.intent === undefined ? [] : ['intent']].flat());
+    if (!(STEP_INTENTS as readonly string[]).includes(String(step.intent))) fail(`${where}: intent must be one of ${STEP_INTENTS.join(', ')}`, [...path, step.intent === undefined ? [] : ['intent']].flat());
     const repeat = step.repeat === undefined ? 1 : Number(step.repeat);
     if (!Number.isInteger(repeat) || repeat < 1 || repeat > 1000) fail(`${where}: repeat must be a whole number from 1 to 1000`, [...path, 'repeat']);
     if (step.expect !== undefined && (!step.expect || typeof step.expect !== 'object' || Array.isArray(step.expect))) fail(`${where}: expect must be a map of result fields to values`, [...path, 'expect']);
@@ -103,20 +100,35 @@ export async function loadScenario(text: string, file: string, setVars: Record<s
         fail(`${where}: {{${ref}}} must start with steps. or vars.`, path);
       }
     }
+    if (step.within !== undefined && !(durationSeconds(step.within)! <= 60)) fail(`${where}: within must be a duration up to 60s, e.g. 3s or 500ms`, [...path, 'within']);
+    if (step.webhookFaults !== undefined) await checkWebhookFaults(step.webhookFaults, step.webhookFaultsSeed, (message) => fail(`${where}: ${message}`, [...path, 'webhookFaults']));
     const { id: _id, name: _name, expect, repeat: _repeat, ...input } = step;
     // Check what can be checked now: templates of vars resolved, step references replaced by
     // stand-ins of the right shape.
     try {
-      buildSimulateBody(standIn(resolveTemplates(input, { vars, steps: {} }, true)) as unknown as SimulationInput, (k) => String(k), `${where}: `);
+      stepAction({ ...standIn(resolveTemplates(input, { vars, steps: {} }, true)) }, `${where}: `);
     } catch (error) {
       if (error instanceof UsageError) fail(error.message, path);
       throw error;
     }
     ids.add(id);
     steps.push({ id, index, line: lineOf(path), input, expect: expect as Record<string, unknown> | undefined, repeat });
-  });
+  }
   const name = typeof root!.name === 'string' && root!.name ? root!.name : file;
   return { name, file, vars, steps };
+}
+
+/** A step's webhook faults, checked as the sandbox will check them (PUT /sandbox/webhook-faults). */
+async function checkWebhookFaults(spec: unknown, seed: unknown, fail: (message: string) => never): Promise<void> {
+  if (typeof spec !== 'string') fail('webhookFaults is the text form, e.g. "deadline=300ms,reply-lost=1"');
+  const { parseWebhookFaults, WebhookFaultSpecError } = await import('../sandbox/switch/webhook-faults.js');
+  try {
+    parseWebhookFaults(spec as string);
+  } catch (error) {
+    if (error instanceof WebhookFaultSpecError) fail(`webhookFaults: ${error.message}`);
+    throw error;
+  }
+  if (seed !== undefined && !(Number.isInteger(seed) && (seed as number) >= 0 && (seed as number) <= 0xffffffff)) fail('webhookFaultsSeed must be a whole number from 0 to 4294967295');
 }
 
 function templatesIn(value: unknown): string[] {

@@ -98,6 +98,13 @@ describe('sandbox serve', () => {
     await sandbox.stop();
   });
 
+  test('--webhook-faults and its seed are what GET /sandbox/webhook-faults shows', async () => {
+    const sandbox = await startSandboxProcess(['--webhook-faults', 'delay=10-20ms,deadline=2s,reply-lost=0.5', '--webhook-faults-seed', '9'], { configDir: dir() });
+    const faults = await call(sandbox.info, 'GET', '/sandbox/webhook-faults');
+    expect(faults.body).toEqual({ spec: 'delay=10-20ms,deadline=2000ms,reply-lost=0.5', seed: 9 });
+    await sandbox.stop();
+  });
+
   test.each([
     [['--faults', 'rate=0.1,bogus=1'], /invalid --faults: unknown fault "bogus"/],
     [['--faults', 'rate=2'], /invalid --faults: invalid fault rate=2/],
@@ -105,6 +112,8 @@ describe('sandbox serve', () => {
     [['--faults', 'codes=200'], /invalid fault codes/],
     [['--faults-seed', 'x7'], /invalid --faults-seed/],
     [['--faults', 'reset=0.1', '--faults-hold', '0'], /invalid --faults-hold/],
+    [['--webhook-faults', 'deadline=2s,bogus=1'], /invalid --webhook-faults: unknown webhook fault "bogus"/],
+    [['--webhook-faults-seed', '-1'], /invalid --webhook-faults-seed/],
     [['--port', 'abc'], /invalid --port/],
     [['--port', '70000'], /invalid --port/],
     [['--memory', '--db', 'x.db'], /cannot be used together/],

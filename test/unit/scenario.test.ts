@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SimulateBody } from '../../src/api/schemas.js';
 import { RejectedError, UsageError } from '../../src/core/errors.js';
-import { check, runScenario } from '../../src/scenario/runner.js';
+import { check, runScenario, type SandboxHooks } from '../../src/scenario/runner.js';
 import { loadScenario, resolveTemplates } from '../../src/scenario/scenario.js';
 
 const GOOD = `
@@ -137,5 +137,80 @@ steps:
     expect(summary.steps[1]).toMatchObject({ id: 'burn', iteration: 2, passed: false, failures: ['expected responseCode "00", got "65"'] });
     expect(summary.steps[3]).toMatchObject({ id: 'again', passed: true, result: { error: 'CONFLICT', httpStatus: 409 } });
     expect(fake.sent[2]).toMatchObject({ intent: 'financial' });
+  });
+});
+
+describe('lifecycle steps', () => {
+  /** A sandbox that records what it was asked, answering approvals and a lifecycle that settles on the second read. */
+  function fakeSandbox() {
+    const calls: string[] = [];
+    let reads = 0;
+    const answer = (transactionId: string, mti: string) => ({
+      status: 'success', message: '',
+      data: { transactionId, mti, stan: '000009', rrn: '632614000009', responseCode: '00', responseMessage: 'Approved', transactionStatus: 'pending' as const, request: { '0': mti, '4': '000000025000' }, response: { '39': '00' }, duration: 1 },
+    });
+    const sandbox: SandboxHooks = {
+      async lifecycle(body) { calls.push(`lifecycle ${JSON.stringify(body)}`); return answer('inc1', '0100'); },
+      async repeat(id, forward) { calls.push(`repeat ${id} ${forward}`); return answer(id, '0101'); },
+      async expire(id) { calls.push(`expire ${id}`); return { id, mti: '0100', stan: '1', rrn: '2', responseCode: '00', transactionStatus: 'reversed', releaseReason: 'expiry' } as never; },
+      async advanceClock(seconds) { calls.push(`clock ${seconds}`); return { now: 'later', offsetSeconds: seconds, expired: 1 }; },
+      async deliverAdvices() { calls.push('deliver'); return { delivered: 1, pending: 0 }; },
+      async setStandIn(program, standIn) { calls.push(`stand-in ${program} ${standIn.mode}`); },
+      async webhookFaults() { calls.push('faults?'); return { spec: 'deadline=5000ms', seed: 1 }; },
+      async setWebhookFaults(spec, seed) { calls.push(`faults ${spec} ${seed}`); },
+      async state(result, parts) {
+        reads += 1;
+        calls.push(`state ${result.transactionId} ${[...parts].join(',')}`);
+        return { lifecycle: { amounts: { held: reads >= 2 ? 0 : 100 } } };
+      },
+    };
+    return { sandbox, calls };
+  }
+
+  it('sends lifecycle messages and sandbox actions, sets faults for one step only, and reads the state again within the time given', async () => {
+    const text = `
+vars: { card: c1, program: p1 }
+steps:
+  - { id: auth, intent: authorization, card: "{{vars.card}}", amount: 100 }
+  - { id: inc, intent: increment, originalTx: "{{steps.auth.transactionId}}", amount: 250, forward: true, webhookFaults: "reply-lost=1", webhookFaultsSeed: 7 }
+  - { id: again, intent: repeat, tx: "{{steps.auth.transactionId}}", expect: { mti: "0101", transactionId: tx1 } }
+  - { id: gone, intent: expire, originalTx: "{{steps.auth.transactionId}}", expect: { transaction.releaseReason: expiry, lifecycle.amounts.held: 0 }, within: 1s }
+  - { id: week, intent: clock, advance: 7d, expect: { clock.expired: 1 } }
+  - { id: advices, intent: deliver-advices, expect: { advices.pending: 0 } }
+  - { id: policy, intent: stand-in, program: "{{vars.program}}", standIn: { mode: approve, maxAmount: 500, dailyAmount: 2000 } }
+`;
+    const { sandbox, calls } = fakeSandbox();
+    const summary = await runScenario(await loadScenario(text, 's.yaml'), { send: fakeSend(['00']).send, sandbox, sleep: async () => {} });
+    expect(summary.steps.map((s) => s.failures)).toEqual([[], [], [], [], [], [], []]);
+    expect(calls).toEqual([
+      'faults?', 'faults reply-lost=1 7', 'lifecycle {"message":"increment","originalTransactionId":"tx1","amount":250,"responseMode":"forward"}', 'faults deadline=5000ms 1',
+      'repeat tx1 false',
+      'expire tx1', 'state tx1 transaction,lifecycle', 'state tx1 transaction,lifecycle',
+      'clock 604800',
+      'deliver',
+      'stand-in p1 approve',
+    ]);
+    expect(summary.steps[4]!.result.summary).toBe('clock +604800 s: now later, 1 hold released');
+  });
+
+  it('a state expectation that never holds fails once within runs out', async () => {
+    const { sandbox } = fakeSandbox();
+    const text = 'steps: [{ intent: authorization, card: c, amount: 1, expect: { lifecycle.amounts.held: 5 } }]';
+    const summary = await runScenario(await loadScenario(text, 's.yaml'), { send: fakeSend(['00']).send, sandbox });
+    expect(summary.steps[0]!.failures).toEqual(['expected lifecycle.amounts.held 5, got 100']);
+  });
+
+  it.each([
+    ['steps: [{ intent: increment, amount: 1 }]', /step 1 \(step1\): an increment needs the original: originalTx/],
+    ['steps: [{ intent: refund, originalTx: t, amount: 1, card: c }]', /step 1 \(step1\): "card" is not a key of refund steps/],
+    ['steps: [{ intent: advice, card: c, amount: 1, networkCode: "x" }]', /invalid networkCode "X"/],
+    ['steps: [{ intent: clock, advance: soon }]', /advance "soon" must be a duration/],
+    ['steps: [{ intent: repeat }]', /repeat steps need tx/],
+    ['steps: [{ intent: stand-in, program: p, standIn: { mode: maybe } }]', /standIn.mode must be decline or approve/],
+    ['steps: [{ intent: authorization, card: c, amount: 1, webhookFaults: "reply-lost=2" }]', /(line 1).*webhookFaults: .*reply-lost/],
+    ['steps: [{ intent: authorization, card: c, amount: 1, within: forever }]', /within must be a duration up to 60s/],
+    ['steps: [{ intent: teleport }]', /intent must be one of authorization, financial, reversal, increment, completion, refund, advice, repeat, expire, clock, deliver-advices, stand-in, check/],
+  ])('refuses %s before anything is sent', async (text, message) => {
+    await expect(loadScenario(text, 's.yaml')).rejects.toThrow(message);
   });
 });

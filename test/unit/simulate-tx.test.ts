@@ -81,12 +81,35 @@ describe('tx show', () => {
   it('uses GET /institutions/transactions/{id} and prints record, messages and timeline', async () => {
     const r = await run(['tx', 'show', 'a1'], (agent) => {
       agent.get(BASE).intercept({ path: '/institutions/transactions/a1', method: 'GET' }).reply(() => json({ statusCode: 200, message: 'ok', data: tx('a1', '2026-11-22T10:00:00.000Z') }));
+      // A deployment has no lifecycle route: the view is the transaction alone.
+      agent.get(BASE).intercept({ path: '/sandbox/transactions/a1/lifecycle', method: 'GET' }).reply(() => json({ statusCode: 404, message: 'Cannot GET /sandbox/transactions/a1/lifecycle', error: 'Not Found' }, 404));
     });
     expect(r.code, r.err).toBe(0);
     expect(r.out).toContain('id\ta1\n');
     expect(r.out).toContain('4\tAmount, transaction\t000000150000\t₦1,500.00\n');
     expect(r.out).toContain('39\tResponse code\t51\tInsufficient funds\n');
     expect(r.out).toContain('2026-11-22T10:00:00.025Z\tinstitution → service\tinbound\t+25 ms\tback\n');
+    expect(r.out).not.toContain('# lifecycle');
+    expect(r.err).toBe('');
+  });
+
+  it('ends with the lifecycle where the server has the route', async () => {
+    const lifecycle = {
+      originalTransactionId: 'a1', transactionStatus: 'completed', currency: '566',
+      amounts: { requested: 1000, authorized: 1250, held: 0, captured: 900, released: 350, refunded: 0 },
+      messages: [
+        { transactionId: 'a1', mti: '0100', messageKind: 'authorization', amount: 1000, responseCode: '00', transactionStatus: 'completed', createdAt: '2026-11-22T10:00:00.000Z' },
+        { transactionId: 'c3', mti: '0220', messageKind: 'completion', amount: 900, responseCode: '00', transactionStatus: 'completed', createdAt: '2026-11-22T10:05:00.000Z' },
+      ],
+    };
+    const r = await run(['tx', 'show', 'a1'], (agent) => {
+      agent.get(BASE).intercept({ path: '/institutions/transactions/a1', method: 'GET' }).reply(() => json({ statusCode: 200, message: 'ok', data: tx('a1', '2026-11-22T10:00:00.000Z') }));
+      agent.get(BASE).intercept({ path: '/sandbox/transactions/a1/lifecycle', method: 'GET' }).reply(() => json({ statusCode: 200, message: 'ok', data: lifecycle }));
+    });
+    expect(r.code, r.err).toBe(0);
+    const shown = r.out.slice(r.out.indexOf('# lifecycle\n'));
+    expect(shown).toContain('a1\tcompleted\trequested 1000\tauthorized 1250\theld 0\tcaptured 900\treleased 350\trefunded 0\t566\n');
+    expect(shown).toContain('c3\tcompletion\t0220\t900\t00\tcompleted\t2026-11-22T10:05:00.000Z\n');
   });
 
   it('scans the list when the deployment has no by-id route', async () => {

@@ -68,6 +68,10 @@ rules:
     ['rules: [{ match: { channel: phone }, respond: "00" }]', /channel is one of/],
     ['rules: [{ match: { amount: "lots" }, respond: "00" }]', /amount is a number/],
     ['rules: {}', /"rules" must be a list/],
+    ['rules: [{ match: {}, respond: "00", approvedAmount: 5 }]', /approvedAmount goes with respond "10"/],
+    ['rules: [{ match: {}, respond: "10", approvedAmount: 0 }]', /approvedAmount must be a number above 0/],
+    ['{ rules: [], failEvery: 0 }', /failEvery: must be a whole number/],
+    ['{ rules: [], repeats: sometimes }', /repeats: must be one of consistent, inconsistent/],
     ['rules: [\n  - match: {\n', /line \d/],
   ])('refuses %s', async (text, message) => {
     await expect(parseRules(text, 'r.yaml')).rejects.toBeInstanceOf(UsageError);
@@ -155,6 +159,78 @@ describe('listener', () => {
     } finally {
       handler.close();
     }
+  });
+
+  it('partial approval: code 10 with the approved amount as field 4, from a rule or --approved-amount', async () => {
+    const rules = await parseRules('{ rules: [{ match: { amount: { min: 1000 } }, respond: "10", approvedAmount: 600 }], failEvery: 3, repeats: inconsistent }', 'r.yaml');
+    expect(rules).toMatchObject({ failEvery: 3, repeats: 'inconsistent' });
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', rules, onExchange: (x) => exchanges.push(x) });
+    const { body } = await post(listener.url, MESSAGE);
+    expect(body).toMatchObject({ '39': '10', '4': '000000060000', '11': '000001' });
+    expect(exchanges[0]).toMatchObject({ responseCode: '10', approvedAmount: '₦600.00', decidedBy: 'rule 1' });
+    await listener.close();
+
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '10', defaults: { approvedAmount: 1234.5 }, onExchange: (x) => exchanges.push(x) });
+    expect((await post(listener.url, MESSAGE)).body).toMatchObject({ '39': '10', '4': '000000123450' });
+  });
+
+  it('--delay holds the answers no rule decides', async () => {
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', defaults: { delay: 250 }, onExchange: (x) => exchanges.push(x) });
+    const started = Date.now();
+    await post(listener.url, MESSAGE);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(240);
+    expect(exchanges[0]).toMatchObject({ delayMs: 250, decidedBy: '--respond' });
+  });
+
+  it('--fail-every N answers every Nth message HTTP 500', async () => {
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', failEvery: 2, onExchange: (x) => exchanges.push(x) });
+    const statuses: number[] = [];
+    for (let stan = 1; stan <= 5; stan++) {
+      const res = await request(listener.url, { method: 'POST', body: JSON.stringify({ ...MESSAGE, '11': String(stan).padStart(6, '0') }) });
+      statuses.push(res.statusCode);
+      await res.body.text();
+    }
+    expect(statuses).toEqual([200, 500, 200, 500, 200]);
+    expect(exchanges[1]).toMatchObject({ status: 500, decidedBy: '--fail-every', error: 'failed on purpose: message 2, every 2th fails' });
+  });
+
+  it('a repeat (same STAN, RRN, message class) gets the first answer again by default, another one with repeats inconsistent', async () => {
+    const rules = await parseRules('rules: [{ match: { mti: "0100" }, respond: "10", approvedAmount: 600 }]', 'r.yaml');
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', rules, onExchange: (x) => exchanges.push(x) });
+    const first = (await post(listener.url, MESSAGE)).body;
+    const repeat = (await post(listener.url, { ...MESSAGE, '0': '0101', '7': '1122100001' })).body;
+    expect(repeat).toMatchObject({ '39': '10', '4': '000000060000', '38': first['38'], '7': '1122100001' });
+    expect(exchanges[1]).toMatchObject({ decidedBy: 'repeat', repeat: 'consistent', responseCode: '10' });
+    // Another STAN is not a repeat; a reversal of the same STAN and RRN is another message class.
+    expect((await post(listener.url, { ...MESSAGE, '0': '0420' })).body['39']).toBe('00');
+    await listener.close();
+
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', repeats: 'inconsistent', onExchange: (x) => exchanges.push(x) });
+    expect((await post(listener.url, MESSAGE)).body['39']).toBe('00');
+    expect((await post(listener.url, MESSAGE)).body['39']).toBe('05');
+    expect(exchanges.at(-1)).toMatchObject({ decidedBy: 'repeat', repeat: 'inconsistent', responseCode: '05' });
+  });
+
+  it('GET /exchanges?stan&rrn tells what was received: deliveries, repeats, signatures', async () => {
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', secret: 'whsec', onExchange: (x) => exchanges.push(x) });
+    const signed = async (message: Record<string, string>) => {
+      const body = JSON.stringify(message);
+      return post(listener!.url, message, { 'x-webhook-signature': signatureHeader('whsec', body) });
+    };
+    await signed(MESSAGE);
+    await signed({ ...MESSAGE, '0': '0101' });
+    await signed({ ...MESSAGE, '11': '000002' });
+    const asked = await request(`${listener.url}/exchanges?stan=000001&rrn=632614000001`);
+    expect(await asked.body.json()).toEqual({
+      stan: '000001', rrn: '632614000001', deliveries: 2, repeats: 1, signature: 'valid',
+      messages: [
+        { mti: '0100', status: 200, signature: 'valid', responseCode: '00', decidedBy: '--respond' },
+        { mti: '0101', status: 200, signature: 'valid', responseCode: '00', decidedBy: 'repeat', repeat: 'consistent' },
+      ],
+    });
+    await post(listener.url, MESSAGE, { 'x-webhook-signature': signatureHeader('wrong', JSON.stringify(MESSAGE)) });
+    const after = await request(`${listener.url}/exchanges?stan=000001&rrn=632614000001`);
+    expect(await after.body.json()).toMatchObject({ deliveries: 3, signature: 'invalid' });
   });
 
   it('refuses bodies that are not messages', async () => {
@@ -248,5 +324,20 @@ describe('listener --forward-to: each outcome of the handler, logged as what it 
     const result = await through(handle as Handler);
     expectFailure(result, 502, 'invalid-reply', reason);
     expect(result.exchange.forwardStatus).toBe(200);
+  });
+});
+
+describe('webhook listen flags', () => {
+  it.each([
+    [['--approved-amount', '600'], /--approved-amount goes with --respond 10/],
+    [['--respond', '10', '--approved-amount', 'lots'], /invalid --approved-amount "lots"/],
+    [['--delay', '-5'], /invalid --delay/],
+    [['--fail-every', '0'], /invalid --fail-every "0"/],
+    [['--forward-to', 'http://127.0.0.1:9/x', '--fail-every', '2'], /--forward-to and --fail-every cannot be used together/],
+    [['--repeats', 'sometimes'], /sometimes/],
+  ])('%j is a usage error before anything listens', async (argv, message) => {
+    const { runCommand } = await import('../helpers/parse.js');
+    const { default: listen } = await import('../../src/commands/webhook/listen.js');
+    await expect(runCommand(listen, testContext(), ['--port', '0', ...argv])).rejects.toThrow(message);
   });
 });

@@ -7,6 +7,7 @@ import type { Context } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
 import { maskSecret } from '../../core/redact.js';
 import type { FaultSpec } from '../../sandbox/faults.js';
+import type { WebhookFaultSpec } from '../../sandbox/switch/webhook-faults.js';
 
 type ServeOptions = FlagValues<typeof FLAGS>;
 
@@ -24,6 +25,10 @@ interface ParsedServeOptions {
   /** The spec as given, for the banner. */
   faultsText?: string;
   faultsSeed?: number;
+  webhookFaults?: WebhookFaultSpec;
+  /** The spec as given, for the banner. */
+  webhookFaultsText?: string;
+  webhookFaultsSeed?: number;
 }
 
 const FLAGS = defineFlags({
@@ -34,6 +39,8 @@ const FLAGS = defineFlags({
   webhookUrl: { type: 'string', value: 'url', description: "webhook URL of the seeded card program" },
   faults: { type: 'string', value: 'spec', description: 'inject faults, e.g. rate=0.1,codes=500|503,latency=0-800ms' },
   faultsSeed: { type: 'string', value: 'n', description: 'seed for the fault injector (replayable runs)' },
+  webhookFaults: { type: 'string', value: 'spec', description: 'faults between the switch and the webhook, e.g. delay=100-300ms,deadline=2s,duplicate=0.1,reset=0.05,reply-lost=0.05,garbage=0.01' },
+  webhookFaultsSeed: { type: 'string', value: 'n', description: 'seed for the webhook fault injector (replayable runs)' },
   faultsHold: { type: 'string', value: 'seconds', description: 'how long commit-then-timeout holds a response (default 35)' },
   tokenTtl: { type: 'string', value: 'seconds', description: 'lifetime of OAuth access tokens (default 3600)' },
   quietLog: { type: 'boolean', description: 'no request log on stderr' },
@@ -55,6 +62,7 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
     'cardctl sandbox serve --profile sandbox',
     'cardctl sandbox serve --port 0 --memory --json',
     'cardctl sandbox serve --faults rate=0.1,codes=500|502|503,latency=0-800ms,reset=0.02,429=0.05 --faults-seed 42',
+    'cardctl sandbox serve --webhook-url http://127.0.0.1:4020/webhook --webhook-faults deadline=2s,reply-lost=0.1 --webhook-faults-seed 7',
   ],
   async run(ctx, { opts }) {
     const options = await parseServeOptions(ctx, opts);
@@ -76,6 +84,8 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
         log: options.log ? (line) => ctx.io.err(`${line}\n`) : undefined,
         faults: options.faults,
         faultsSeed: options.faultsSeed,
+        webhookFaults: options.webhookFaults,
+        webhookFaultsSeed: options.webhookFaultsSeed,
       });
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -109,12 +119,7 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
 async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<ParsedServeOptions> {
   let faults: FaultSpec | undefined;
   let faultsSeed: number | undefined;
-  if (opts.faultsSeed !== undefined) {
-    if (!/^\d{1,10}$/.test(opts.faultsSeed) || Number(opts.faultsSeed) > 0xffffffff) {
-      throw new UsageError(`invalid --faults-seed "${opts.faultsSeed}": give a whole number from 0 to 4294967295`);
-    }
-    faultsSeed = Number(opts.faultsSeed);
-  }
+  if (opts.faultsSeed !== undefined) faultsSeed = parseSeed('--faults-seed', opts.faultsSeed);
   if (opts.faults !== undefined || opts.faultsHold !== undefined) {
     const { parseFaultSpec, FaultSpecError, DEFAULT_HOLD_SECONDS } = await import('../../sandbox/faults.js');
     let hold = DEFAULT_HOLD_SECONDS;
@@ -129,6 +134,19 @@ async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<Pars
     } catch (error) {
       if (error instanceof FaultSpecError) {
         throw new UsageError(`invalid --faults: ${error.message}`, { hint: 'e.g. --faults rate=0.1,codes=500|502|503,latency=0-800ms,reset=0.02,slow-body=0.01,429=0.05,commit-then-timeout=0.05' });
+      }
+      throw error;
+    }
+  }
+  const webhookFaultsSeed = opts.webhookFaultsSeed === undefined ? undefined : parseSeed('--webhook-faults-seed', opts.webhookFaultsSeed);
+  let webhookFaults: WebhookFaultSpec | undefined;
+  if (opts.webhookFaults !== undefined) {
+    const { parseWebhookFaults, WebhookFaultSpecError } = await import('../../sandbox/switch/webhook-faults.js');
+    try {
+      webhookFaults = parseWebhookFaults(opts.webhookFaults);
+    } catch (error) {
+      if (error instanceof WebhookFaultSpecError) {
+        throw new UsageError(`invalid --webhook-faults: ${error.message}`, { hint: 'e.g. --webhook-faults delay=100-300ms,deadline=2s,duplicate=0.1,reset=0.05,reply-lost=0.05,garbage=0.01' });
       }
       throw error;
     }
@@ -166,7 +184,17 @@ async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<Pars
     faults,
     faultsText: opts.faults,
     faultsSeed,
+    webhookFaults,
+    webhookFaultsText: opts.webhookFaults,
+    webhookFaultsSeed,
   };
+}
+
+function parseSeed(flag: string, text: string): number {
+  if (!/^\d{1,10}$/.test(text) || Number(text) > 0xffffffff) {
+    throw new UsageError(`invalid ${flag} "${text}": give a whole number from 0 to 4294967295`);
+  }
+  return Number(text);
 }
 
 /** The first stdout line of `sandbox serve --json`: what scripts read to drive the sandbox. */
@@ -196,6 +224,7 @@ function printBanner(ctx: Context, sandbox: SandboxAnnouncement, options: Parsed
     `  database      ${options.memory ? 'in memory (gone when the sandbox stops)' : options.dbFile}`,
     `  API document  ${sandbox.baseUrl}/openapi.json`,
     ...(options.faults ? [`  faults        ${options.faultsText || 'none'} (seed ${options.faultsSeed ?? 1}; change with PUT /sandbox/faults)`] : []),
+    ...(options.webhookFaults ? [`  webhook faults ${options.webhookFaultsText || 'none'} (seed ${options.webhookFaultsSeed ?? 1}; change with PUT /sandbox/webhook-faults)`] : []),
     '',
     profileName
       ? `Stored as profile "${profileName}". Try: cardctl cards list --profile ${profileName}`

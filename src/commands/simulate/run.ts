@@ -21,6 +21,12 @@ responseCode, request.4, …) and to variables with {{vars.<name>}} (from \`vars
 response.39, … — or, when the simulator refuses a request (e.g. a second reversal), error (CONFLICT,
 NOT_FOUND, VALIDATION_ERROR) and httpStatus.
 
+Against the sandbox, steps may also be lifecycle messages and sandbox actions (increment, completion,
+refund, advice, repeat, expire, clock, deliver-advices, stand-in, check), inject webhook faults for
+one step (webhookFaults), and expect the state after the step: transaction.*, lifecycle.* and
+webhook.* (what \`webhook listen\` received), read again until \`within\` runs out. See
+\`cardctl help scenarios\`.
+
 Prints a pass/fail line per step and a summary; exits 5 if any expectation failed, 2 if the file is
 invalid (nothing is sent then). -o json prints the summary object, -o ndjson one line per step.`,
   args: [{ syntax: '<scenario-file>', description: 'YAML or JSON scenario' }],
@@ -57,6 +63,7 @@ invalid (nothing is sent then). -o json prints the summary object, -o ndjson one
     }
     const summary = await runScenario(scenario, {
       send: (body) => sendSimulation(ctx, body),
+      sandbox: (await import('./scenario-sandbox.js')).scenarioSandbox(ctx),
       onStep: printer,
       signal: ctx.signal,
     });
@@ -85,7 +92,7 @@ async function stepPrinter(ctx: Context, format: string): Promise<(report: StepR
     const label = escapeControls(report.repeat > 1 ? `${report.id}#${report.iteration}` : report.id);
     const what = escapeControls(r.outcome === 'error'
       ? `${report.intent}: refused ${r.httpStatus ?? ''} ${r.error ?? ''}`.replace(/\s+/g, ' ')
-      : [
+      : r.summary ?? [
           `${r.mti} ${report.intent}`,
           r.request?.['4'] ? formatAmount(r.request['4'], r.request['49'] ?? '566') : '',
           `${r.responseCode} ${r.responseMessage}`,

@@ -1,7 +1,8 @@
-import type { Transaction } from '../../api/schemas.js';
+import type { Lifecycle, Transaction } from '../../api/schemas.js';
 import type { Context } from '../../core/context.js';
 import { defineCommand } from '../../core/command.js';
-import { UsageError } from '../../core/errors.js';
+import { defineFlags } from '../../core/flags.js';
+import { CliError, ExitCode, UsageError } from '../../core/errors.js';
 import { escapeControlsDeep } from '../../output/format.js';
 
 const HOPS = [
@@ -11,6 +12,13 @@ const HOPS = [
   ['serviceToSwitch', 'service → switch'],
 ] as const;
 
+const FLAGS = defineFlags({
+  lifecycle: { type: 'boolean', description: 'print only the lifecycle: the original, every linked message, the amounts (sandbox)' },
+});
+
+/** The lifecycle amounts in the order a hold moves through them. */
+const AMOUNTS = ['requested', 'authorized', 'held', 'captured', 'released', 'refunded'] as const;
+
 export default defineCommand({
   name: 'show',
   summary: 'show one transaction with its messages and hop timeline',
@@ -18,12 +26,26 @@ export default defineCommand({
   description: `Shows the whole transaction: a summary, the request (original message) and the response as
 field-number / name / value rows (PAN masked), and the four hops with their times.
 Uses GET /institutions/transactions/{id} (a sandbox extension); where a deployment answers 404 for that
-route, the list is scanned page by page instead.`,
+route, the list is scanned page by page instead.
+Against the sandbox the view ends with the transaction's lifecycle (GET
+/sandbox/transactions/{id}/lifecycle, an extension): the original and every linked message in
+order (increments, completion, reversals, refunds, advices), with the amounts requested,
+authorized, held, captured, released and refunded. --lifecycle prints only that (-o json: the
+lifecycle record). A deployment without the route shows the transaction alone.`,
   args: [{ syntax: '<tx-id>', description: 'transaction identifier' }],
-  examples: ['cardctl tx show 6651d00d', 'cardctl tx show 6651d00d -o json', 'cardctl tx show 6651d00d -o json | jq .response'],
-  async run(ctx, { args }) {
+  flags: FLAGS,
+  examples: ['cardctl tx show 6651d00d', 'cardctl tx show 6651d00d -o json', 'cardctl tx show 6651d00d -o json | jq .response', 'cardctl tx show 6651d00d --lifecycle -o json'],
+  async run(ctx, { args, opts }) {
     const id = String(args[0] ?? '').trim();
     if (!id) throw new UsageError('a transaction id is required', { hint: 'find one with `cardctl tx list`' });
+    if (opts.lifecycle) {
+      const { getLifecycle } = await import('../../api/simulate.js');
+      const response = await getLifecycle(await ctx.client(), id, { signal: ctx.signal });
+      const output = ctx.output();
+      if (output.format !== 'table' || output.settings.quiet || ctx.globals.fields) await output.record(response.data, { raw: response.raw });
+      else await printLifecycle(ctx, response.data);
+      return;
+    }
     const { getTransaction } = await import('../../api/transactions.js');
     const response = await getTransaction(await ctx.client(), id, {
       signal: ctx.signal,
@@ -47,6 +69,40 @@ async function showTransaction(ctx: Context, tx: Transaction): Promise<void> {
   await printMessage(ctx, 'Request', tx.originalMessage);
   await printMessage(ctx, 'Response', tx.response);
   printTimeline(ctx, tx);
+  const lifecycle = await lifecycleIfServed(ctx, tx.id);
+  if (lifecycle) await printLifecycle(ctx, lifecycle);
+}
+
+/** The lifecycle where the server has the route (the sandbox); undefined where it has not (a deployment). */
+async function lifecycleIfServed(ctx: Context, id: string): Promise<Lifecycle | undefined> {
+  const { getLifecycle } = await import('../../api/simulate.js');
+  try {
+    return (await getLifecycle(await ctx.client(), id, { signal: ctx.signal })).data;
+  } catch (error) {
+    if (error instanceof CliError && (error.exitCode === ExitCode.NotFound || error.exitCode === ExitCode.Rejected)) {
+      ctx.log.verbose(`no lifecycle for ${id}: ${error.message}`);
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+async function printLifecycle(ctx: Context, lifecycle: Lifecycle): Promise<void> {
+  const tty = ctx.io.stdoutIsTTY;
+  // Server text, with control characters made visible.
+  const life = escapeControlsDeep(lifecycle);
+  ctx.io.out(tty ? `\n${ctx.style.bold('Lifecycle')}\n` : '# lifecycle\n');
+  const amounts = AMOUNTS.map((key) => `${key} ${life.amounts[key]}`).join(tty ? '  ' : '\t');
+  ctx.io.out(tty ? `  ${life.originalTransactionId}  ${life.transactionStatus}  ${amounts}  (${life.currency})\n` : `${life.originalTransactionId}\t${life.transactionStatus}\t${amounts}\t${life.currency}\n`);
+  await ctx.output().list(life.messages, [
+    { header: 'ID', path: 'transactionId' },
+    { header: 'Kind', path: 'messageKind' },
+    { header: 'MTI', path: 'mti' },
+    { header: 'Amount', path: 'amount' },
+    { header: 'Code', path: 'responseCode' },
+    { header: 'Status', path: 'transactionStatus' },
+    { header: 'At', path: 'createdAt' },
+  ], { idPath: 'transactionId', emptyMessage: '(no messages)' });
 }
 
 function printTimeline(ctx: Context, tx: Transaction): void {

@@ -3,6 +3,7 @@ import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
 import { escapeControlsDeep } from '../../output/format.js';
 import type { Exchange } from './listener.js';
+import { REPEAT_BEHAVIOURS } from './behaviours.js';
 
 interface ListenOptions {
   port: string;
@@ -44,7 +45,20 @@ Rules file (YAML or JSON): first match wins.
       respond: "05"
     - match: { amount: 13.13 }      # major units of field 49's currency
       respond: "00"
-      delay: 6000                    # ms; past the sandbox's 5 s timeout → 96`,
+      delay: 6000                    # ms; past the sandbox's 5 s timeout → 96
+    - match: { amount: { min: 2000 } }
+      respond: "10"
+      approvedAmount: 1500           # partial approval: the answer's field 4
+  failEvery: 5                       # every 5th message gets HTTP 500 (the network stands in)
+  repeats: consistent                # or inconsistent: how a repeat (same STAN, RRN) is answered
+
+Institution behaviours without a rules file: --respond 10 --approved-amount 600 (partial approval),
+--delay 6000 (past the deadline), --fail-every 3, --repeats inconsistent. A repeat is a message
+with the STAN, RRN and message class of an earlier one (0101 after 0100, a duplicate delivery);
+by default it gets the first answer again.
+
+GET /exchanges?stan=S&rrn=R answers what the listener received with that STAN and RRN
+({deliveries, repeats, signature, messages}): \`simulate run\` reads it for \`webhook.*\` expectations.`,
   flags: {
     port: { type: 'string', value: 'n', default: '4020', description: 'port to listen on (0 = any free port)' },
     host: { type: 'string', value: 'host', default: '127.0.0.1', description: 'address to bind' },
@@ -52,12 +66,17 @@ Rules file (YAML or JSON): first match wins.
     rules: { type: 'string', value: 'file', complete: 'file', description: 'YAML/JSON rules: match amount, PAN suffix, processing code, channel → code, delay' },
     secretStdin: { type: 'boolean', secret: true, description: 'read the webhook signing secret from stdin' },
     forwardTo: { type: 'string', value: 'url', description: 'relay each message to your own handler and show its reply' },
+    approvedAmount: { type: 'string', value: 'amount', description: 'with --respond 10: the amount approved (partial approval), major units' },
+    delay: { type: 'string', value: 'ms', description: 'wait this long before answering (messages no rule decides)' },
+    failEvery: { type: 'string', value: 'n', description: 'answer every Nth message HTTP 500, so the network stands in' },
+    repeats: { type: 'string', value: 'how', choices: REPEAT_BEHAVIOURS, description: 'answer a repeat (same STAN and RRN) as the first time, or not (default consistent)' },
   },
   examples: [
     'cardctl webhook listen --port 4020 --respond 00',
     'cardctl webhook listen --rules rules.yaml --json',
     'echo "$WEBHOOK_SECRET" | cardctl webhook listen --secret-stdin --respond 51',
     'cardctl webhook listen --forward-to http://localhost:8080/card-auth',
+    'cardctl webhook listen --respond 10 --approved-amount 600 --fail-every 4 --repeats inconsistent',
   ],
   async run(ctx, { opts }) {
     // The listener needs no profile, but a profile named by mistake is refused as everywhere.
@@ -79,6 +98,19 @@ Rules file (YAML or JSON): first match wins.
         throw new UsageError(`invalid --forward-to "${opts.forwardTo}": expected an http(s) URL`);
       }
       if (opts.rules) throw new UsageError('--forward-to and --rules cannot be used together: with --forward-to your handler decides');
+      for (const flag of ['approvedAmount', 'delay', 'failEvery', 'repeats'] as const) {
+        if (opts[flag] !== undefined) throw new UsageError(`--forward-to and --${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} cannot be used together: with --forward-to your handler decides`);
+      }
+    }
+    const delay = opts.delay === undefined ? undefined : wholeNumber('--delay', opts.delay, 0, 120_000);
+    const failEvery = opts.failEvery === undefined ? undefined : wholeNumber('--fail-every', opts.failEvery, 1, Number.MAX_SAFE_INTEGER);
+    let approvedAmount: number | undefined;
+    if (opts.approvedAmount !== undefined) {
+      if (respond !== '10') throw new UsageError('--approved-amount goes with --respond 10 (partial approval)');
+      approvedAmount = Number(opts.approvedAmount.replace(/,/g, ''));
+      if (!/^\d[\d,]*(\.\d+)?$/.test(opts.approvedAmount.trim()) || !(approvedAmount > 0)) {
+        throw new UsageError(`invalid --approved-amount "${opts.approvedAmount}": expected an amount above 0 in major units, e.g. 600.00`);
+      }
     }
     let rules;
     if (opts.rules) {
@@ -103,7 +135,10 @@ Rules file (YAML or JSON): first match wins.
     const json = ['json', 'ndjson'].includes(ctx.settings().output);
     const { startListener } = await import('./listener.js');
     const print = json ? (exchange: Exchange) => ctx.io.out(`${JSON.stringify(exchange)}\n`) : await humanPrinter(ctx);
-    const listener = await startListener({ port, host: opts.host, respond, rules, secret, forwardTo, onExchange: print }).catch((error: NodeJS.ErrnoException) => {
+    const listener = await startListener({
+      port, host: opts.host, respond, rules, secret, forwardTo, onExchange: print,
+      defaults: { delay, approvedAmount }, failEvery, repeats: opts.repeats,
+    }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${opts.host} is already in use`, { hint: 'pick another with --port, or --port 0 for any free port' });
       if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EACCES') throw new UsageError(`cannot listen on ${opts.host}:${port} (${error.code})`);
       throw error;
@@ -123,6 +158,11 @@ Rules file (YAML or JSON): first match wins.
     ctx.log.info('stopped');
   },
 });
+
+function wholeNumber(flag: string, text: string, min: number, max: number): number {
+  if (!/^\d+$/.test(text.trim()) || Number(text) < min || Number(text) > max) throw new UsageError(`invalid ${flag} "${text}": expected a whole number from ${min} to ${max}`);
+  return Number(text);
+}
 
 /** One block per exchange: the request line, its fields, and the answer line. */
 export async function humanPrinter(ctx: Context): Promise<(exchange: Exchange) => void> {

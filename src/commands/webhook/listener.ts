@@ -8,16 +8,21 @@
 // a 2xx JSON response message that answers the request is relayed; a timeout (504), a refused
 // connection, an error status, an oversized or invalid reply (502) are answered as failures,
 // never as an approval, and logged as what they were.
+//
+// Institution behaviours a scenario needs: a partial approval (code 10 with a lower field 4),
+// a delay, failing every Nth message (HTTP 500: the network stands in), and answering a repeat
+// (the same STAN, RRN and message class again: a 0101, a duplicate delivery) as the first time
+// or, to test the sandbox's bookkeeping, otherwise.
 import { randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { formatAmount, isField4 } from '../../iso8583/amount.js';
-import { channelOfConditionCode, responseMessage } from '../../iso8583/codes.js';
+import { currencyInfo, formatAmount, isField4, parseAmount } from '../../iso8583/amount.js';
+import { channelOfConditionCode, isApproved, responseMessage } from '../../iso8583/codes.js';
 import { redactMessage, type SwitchMessage } from '../../iso8583/message.js';
 import { maskPan } from '../../core/redact.js';
 import { SIGNATURE_HEADER, verifySignature } from '../../sandbox/switch/signature.js';
-import { buildResponse, isJsonContentType, MAX_REPLY_BYTES, validateReply, WEBHOOK_TIMEOUT_MS } from '../../sandbox/switch/reply.js';
-import { decide, type RuleSet } from './rules.js';
+import { buildResponse, isJsonContentType, PARTIAL_APPROVAL_CODE, MAX_REPLY_BYTES, validateReply, WEBHOOK_TIMEOUT_MS } from '../../sandbox/switch/reply.js';
+import { decide, type DefaultAnswer, type RepeatBehaviour, type RuleSet } from './rules.js';
 import { loadUndici } from '../../api/client.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -37,7 +42,29 @@ export interface ListenerOptions {
    * deadline, so the switch hears the 504 before it gives up.
    */
   forwardTimeoutMs?: number;
+  /** How messages no rule decides are answered (delay, approved amount with code 10). */
+  defaults?: DefaultAnswer;
+  /** Every Nth message is answered HTTP 500 (a rules file's failEvery unless given). */
+  failEvery?: number;
+  /** How a repeat is answered (a rules file's repeats unless given); default consistent. */
+  repeats?: RepeatBehaviour;
   onExchange(exchange: Exchange): void;
+}
+
+/** Answers remembered for repeats, and exchanges for GET /exchanges: the most recent ones. */
+const REMEMBERED_ANSWERS = 10_000;
+
+/** What GET /exchanges?stan=S&rrn=R answers: what the listener received with that STAN and RRN, oldest first. */
+export interface Received {
+  stan: string;
+  rrn: string;
+  /** Messages received (repeats and duplicate deliveries included). */
+  deliveries: number;
+  /** Of those, repeats of an earlier message (same STAN, RRN and message class). */
+  repeats: number;
+  /** valid when every signature checked out, invalid when any did not, unchecked without a secret. */
+  signature: Exchange['signature'];
+  messages: Array<Pick<Exchange, 'mti' | 'status' | 'signature' | 'responseCode' | 'decidedBy' | 'repeat'>>;
 }
 
 export interface Exchange {
@@ -57,8 +84,12 @@ export interface Exchange {
   channel?: string;
   responseCode?: string;
   responseMessage?: string;
-  /** Which rule decided ("rule 2 (name)", "default", "--respond", "forward"). */
+  /** Which rule decided ("rule 2 (name)", "default", "--respond", "forward", "--fail-every", "repeat"). */
   decidedBy?: string;
+  /** A repeat of an earlier message: whether it was answered as that one was. */
+  repeat?: RepeatBehaviour;
+  /** Partial approval (10): the amount approved, as field 4 of the answer says. */
+  approvedAmount?: string;
   delayMs?: number;
   forwardedTo?: string;
   /** HTTP status of the handler's reply, when it replied. */
@@ -82,7 +113,22 @@ export function responseFor(request: SwitchMessage, code: string): SwitchMessage
   return buildResponse({ '0': '0100', ...request }, code, String(randomInt(1_000_000)).padStart(6, '0'));
 }
 
+/** The key of a message and its repeats: STAN, RRN and the MTI with the repeat digit cleared (0101 → 0100). */
+function repeatKey(message: SwitchMessage): string {
+  return `${message['11'] ?? ''}|${message['37'] ?? ''}|${(message['0'] ?? '').slice(0, 3)}`;
+}
+
+/** An answer a repeat was not given before: a decline for an approval, an approval for anything else. */
+function otherCode(code: string): string {
+  return isApproved(code) ? '05' : '00';
+}
+
 export async function startListener(options: ListenerOptions): Promise<RunningListener> {
+  const failEvery = options.failEvery ?? options.rules?.failEvery;
+  const repeats = options.repeats ?? options.rules?.repeats ?? 'consistent';
+  let messagesSeen = 0;
+  const answered = new Map<string, SwitchMessage>();
+  const received: Array<Pick<Exchange, 'stan' | 'rrn'> & Received['messages'][number]> = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const server = createServer((req, res) => {
@@ -98,14 +144,21 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     const at = new Date().toISOString();
+    const url = new URL(req.url ?? '/', 'http://listener');
+    // Under the webhook's own path too: <webhook URL>/exchanges.
+    if (req.method === 'GET' && url.pathname.endsWith('/exchanges')) return reply(res, 200, receivedWith(url.searchParams));
     if (req.method === 'GET' || req.method === 'HEAD') {
       return reply(res, 200, { status: 'listening', respond: options.respond, rules: options.rules?.rules.length ?? 0, forwardTo: options.forwardTo ?? null });
     }
     if (req.method !== 'POST') return reply(res, 405, { error: 'POST a switch message (JSON)' });
     const body = await readBody(req);
     const base = { type: 'exchange' as const, at, durationMs: 0 };
-    const done = (exchange: Omit<Exchange, 'type' | 'at' | 'durationMs'>) =>
+    const done = (exchange: Omit<Exchange, 'type' | 'at' | 'durationMs'>) => {
+      const { stan, rrn, mti, status, signature, responseCode, decidedBy, repeat } = exchange;
+      received.push({ stan, rrn, mti, status, signature, responseCode, decidedBy, repeat });
+      if (received.length > REMEMBERED_ANSWERS) received.shift();
       options.onExchange({ ...base, ...exchange, durationMs: Math.round(performance.now() - started) });
+    };
     if (body === undefined) {
       reply(res, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
       return done({ status: 413, signature: 'unchecked', error: 'body too large' });
@@ -147,7 +200,28 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       });
     }
 
-    const decision = decide(options.rules, message, options.respond);
+    messagesSeen += 1;
+    if (failEvery !== undefined && messagesSeen % failEvery === 0) {
+      reply(res, 500, { error: `failing every ${failEvery}th message (webhook listen --fail-every)` });
+      return done({ status: 500, signature, ...summary(message), decidedBy: '--fail-every', error: `failed on purpose: message ${messagesSeen}, every ${failEvery}th fails`, request: redactMessage(message) });
+    }
+    const key = repeatKey(message);
+    const first = answered.get(key);
+    if (first) {
+      const code = repeats === 'consistent' ? first['39']! : otherCode(first['39']!);
+      const response = responseFor(message, code);
+      if (repeats === 'consistent') {
+        // The first answer again, around this message's own fields (its field 7 may be new).
+        if (first['38']) response['38'] = first['38'];
+        if (first['39'] === PARTIAL_APPROVAL_CODE) response['4'] = first['4']!;
+      }
+      reply(res, 200, response);
+      return done({
+        status: 200, signature, ...summary(message), responseCode: code, responseMessage: responseMessage(code), decidedBy: 'repeat', repeat: repeats,
+        request: redactMessage(message), response: redactMessage(response),
+      });
+    }
+    const decision = decide(options.rules, message, options.respond, options.defaults);
     if (decision.delay > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => { timers.delete(timer); resolve(); }, decision.delay);
@@ -158,11 +232,29 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       }
     }
     const response = responseFor(message, decision.code);
+    if (decision.approvedAmount !== undefined) response['4'] = approvedField4(decision.approvedAmount, message['49']);
+    remember(key, response);
     reply(res, 200, response);
     return done({
       status: 200, signature, ...summary(message), responseCode: decision.code, responseMessage: responseMessage(decision.code),
       decidedBy: decision.reason, delayMs: decision.delay || undefined, request: redactMessage(message), response: redactMessage(response),
+      ...(decision.approvedAmount !== undefined ? { approvedAmount: formatAmount(response['4']!, message['49'] ?? '566') } : {}),
     });
+  }
+
+  function receivedWith(query: URLSearchParams): Received {
+    const stan = query.get('stan') ?? '';
+    const rrn = query.get('rrn') ?? '';
+    const messages = received.filter((x) => x.stan === stan && x.rrn === rrn).map(({ stan: _s, rrn: _r, ...rest }) => rest);
+    const signatures = new Set(messages.map((x) => x.signature));
+    const signature = signatures.has('invalid') ? 'invalid' : signatures.has('unchecked') || messages.length === 0 ? 'unchecked' : 'valid';
+    return { stan, rrn, deliveries: messages.length, repeats: messages.filter((x) => x.decidedBy === 'repeat').length, signature, messages };
+  }
+
+  function remember(key: string, response: SwitchMessage): void {
+    answered.delete(key);
+    answered.set(key, response);
+    if (answered.size > REMEMBERED_ANSWERS) answered.delete(answered.keys().next().value!);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -182,6 +274,11 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       server.close(() => resolve());
     }),
   };
+}
+
+/** Field 4 of a partial approval: the approved amount (major units) in minor units of the currency, 12 digits. */
+function approvedField4(major: number, currency = '566'): string {
+  return parseAmount(String(major), currencyInfo(currency)?.digits ?? 2).toString().padStart(12, '0');
 }
 
 function reply(res: ServerResponse, status: number, body: unknown): void {

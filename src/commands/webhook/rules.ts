@@ -11,10 +11,19 @@
 //     - match: { amount: 13.13 }
 //       respond: "00"
 //       delay: 6000        # ms: longer than the sandbox's 5 s timeout → 96
+//     - match: { amount: { min: 2000 } }
+//       respond: "10"
+//       approvedAmount: 1500   # partial approval: field 4 of the answer, major units
+//   failEvery: 5               # every 5th message is answered HTTP 500 (the network stands in)
+//   repeats: inconsistent      # a repeat (same STAN, RRN and message class) gets another answer
 import { UsageError } from '../../core/errors.js';
 import { currencyInfo, parseAmount } from '../../iso8583/amount.js';
 import { channelOfConditionCode, CHANNELS, isValidResponseCode, type Channel } from '../../iso8583/codes.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
+import { PARTIAL_APPROVAL_CODE } from '../../sandbox/switch/reply.js';
+import { REPEAT_BEHAVIOURS, type RepeatBehaviour } from './behaviours.js';
+
+export type { RepeatBehaviour };
 
 export interface RuleMatch {
   /** Major units of the message currency (field 49): exact, or a range (inclusive). */
@@ -35,21 +44,28 @@ export interface Rule {
   respond: string;
   /** Milliseconds to wait before answering. */
   delay?: number;
+  /** With respond "10" (partial approval): the amount approved, major units of field 49's currency. */
+  approvedAmount?: number;
 }
 
 export interface RuleSet {
   rules: Rule[];
   default?: string;
+  /** Every Nth message is answered HTTP 500. */
+  failEvery?: number;
+  repeats?: RepeatBehaviour;
 }
 
 export interface Decision {
   code: string;
   delay: number;
+  approvedAmount?: number;
   /** "rule 2 (big cash at ATMs)", or "default". */
   reason: string;
 }
 
-const RULE_KEYS = new Set(['name', 'match', 'respond', 'delay']);
+const RULE_KEYS = new Set(['name', 'match', 'respond', 'delay', 'approvedAmount']);
+const ROOT_KEYS = ['rules', 'default', 'failEvery', 'repeats'];
 const MATCH_KEYS = new Set(['amount', 'panSuffix', 'processingCode', 'channel', 'mti']);
 
 /** Parses and checks a rules file's text; errors are usage errors naming the file and rule. */
@@ -67,8 +83,10 @@ export async function parseRules(text: string, file: string): Promise<RuleSet> {
   };
   const root = Array.isArray(data) ? { rules: data } : data;
   if (!root || typeof root !== 'object') fail('', 'expected a list of rules, or {rules: [...], default: CODE}');
-  const { rules, default: fallback, ...rest } = root as Record<string, unknown>;
-  if (Object.keys(rest).length) fail('', `unknown key "${Object.keys(rest)[0]}" (expected rules, default)`);
+  const { rules, default: fallback, failEvery, repeats, ...rest } = root as Record<string, unknown>;
+  if (Object.keys(rest).length) fail('', `unknown key "${Object.keys(rest)[0]}" (expected ${ROOT_KEYS.join(', ')})`);
+  if (failEvery !== undefined && !(Number.isInteger(failEvery) && (failEvery as number) >= 1)) fail('failEvery: ', 'must be a whole number from 1 (every message) up');
+  if (repeats !== undefined && !(REPEAT_BEHAVIOURS as readonly unknown[]).includes(repeats)) fail('repeats: ', `must be one of ${REPEAT_BEHAVIOURS.join(', ')}`);
   if (fallback !== undefined && !isValidResponseCode(String(fallback))) fail('default: ', `"${String(fallback)}" is not a response code`);
   if (!Array.isArray(rules)) fail('', '"rules" must be a list');
   const parsed = (rules as unknown[]).map((raw, index) => {
@@ -80,6 +98,11 @@ export async function parseRules(text: string, file: string): Promise<RuleSet> {
     if (!respond || !isValidResponseCode(respond)) fail(where, 'respond must be a two-character response code such as "00" or "51"');
     if (rule.delay !== undefined && (typeof rule.delay !== 'number' || !Number.isFinite(rule.delay) || rule.delay < 0 || rule.delay > 120_000)) {
       fail(where, 'delay must be milliseconds from 0 to 120000');
+    }
+    const approvedAmount = rule.approvedAmount;
+    if (approvedAmount !== undefined) {
+      if (typeof approvedAmount !== 'number' || !(approvedAmount > 0)) fail(where, 'approvedAmount must be a number above 0 (major units)');
+      if (respond !== PARTIAL_APPROVAL_CODE) fail(where, `approvedAmount goes with respond "${PARTIAL_APPROVAL_CODE}" (partial approval)`);
     }
     const match = (rule.match ?? {}) as Record<string, unknown>;
     if (typeof match !== 'object' || Array.isArray(match)) fail(where, 'match must be a map');
@@ -114,9 +137,16 @@ export async function parseRules(text: string, file: string): Promise<RuleSet> {
       if (!/^\d{4}$/.test(mti)) fail(where, 'mti is 4 digits');
       out.mti = mti;
     }
-    return { name: rule.name === undefined ? undefined : String(rule.name), match: out, respond: respond!, delay: rule.delay as number | undefined };
+    return {
+      name: rule.name === undefined ? undefined : String(rule.name), match: out, respond: respond!, delay: rule.delay as number | undefined,
+      ...(approvedAmount !== undefined ? { approvedAmount: approvedAmount as number } : {}),
+    };
   });
-  return { rules: parsed, default: fallback === undefined ? undefined : String(fallback) };
+  return {
+    rules: parsed, default: fallback === undefined ? undefined : String(fallback),
+    ...(failEvery !== undefined ? { failEvery: failEvery as number } : {}),
+    ...(repeats !== undefined ? { repeats: repeats as RepeatBehaviour } : {}),
+  };
 }
 
 export function matches(match: RuleMatch, message: SwitchMessage): boolean {
@@ -145,13 +175,26 @@ export function matches(match: RuleMatch, message: SwitchMessage): boolean {
   return true;
 }
 
-export function decide(ruleSet: RuleSet | undefined, message: SwitchMessage, fallback: string): Decision {
+/** What answers a message no rule decides: --delay and --approved-amount of `webhook listen`. */
+export interface DefaultAnswer {
+  delay?: number;
+  approvedAmount?: number;
+}
+
+export function decide(ruleSet: RuleSet | undefined, message: SwitchMessage, fallback: string, defaults: DefaultAnswer = {}): Decision {
   const rules = ruleSet?.rules ?? [];
   for (let i = 0; i < rules.length; i++) {
     const rule = rules[i]!;
     if (matches(rule.match, message)) {
-      return { code: rule.respond, delay: rule.delay ?? 0, reason: `rule ${i + 1}${rule.name ? ` (${rule.name})` : ''}` };
+      return {
+        code: rule.respond, delay: rule.delay ?? 0, reason: `rule ${i + 1}${rule.name ? ` (${rule.name})` : ''}`,
+        ...(rule.approvedAmount !== undefined ? { approvedAmount: rule.approvedAmount } : {}),
+      };
     }
   }
-  return { code: ruleSet?.default ?? fallback, delay: 0, reason: ruleSet ? 'default' : '--respond' };
+  const code = ruleSet?.default ?? fallback;
+  return {
+    code, delay: defaults.delay ?? 0, reason: ruleSet ? 'default' : '--respond',
+    ...(defaults.approvedAmount !== undefined && code === PARTIAL_APPROVAL_CODE ? { approvedAmount: defaults.approvedAmount } : {}),
+  };
 }

@@ -1,0 +1,13 @@
+import { defineCommand } from '../../core/command.js';
+import { ADVICE_FLAGS } from './lifecycle.js';
+
+export default defineCommand({
+  name: 'advice',
+  summary: 'an authorization the network already decided (0120, sandbox extension)',
+  description: `An authorization advice: the network decided (stand-in) with --network-code (default 00)
+and informs the webhook, which acknowledges it and cannot decline it. The transaction is recorded
+with the network's decision. Card fields as for simulate authorization.`,
+  flags: ADVICE_FLAGS,
+  examples: ['cardctl simulate advice --card 6650c0ffee --amount 800.00', 'cardctl simulate advice --card 6650c0ffee --amount 800.00 --network-code 51 --forward'],
+  run: async (ctx, input) => (await import('./lifecycle.js')).lifecycleRun('advice')(ctx, input),
+});

@@ -1,0 +1,15 @@
+import { defineCommand } from '../../core/command.js';
+import { LINKED_FLAGS } from './lifecycle.js';
+
+export default defineCommand({
+  name: 'complete',
+  aliases: ['clear'],
+  summary: 'capture an authorization: completion / clearing (0220, sandbox extension)',
+  description: `A completion (financial advice, 0220) captures an approved authorization for --amount
+(default: what it holds): equal, less (the rest of the hold is released) or more (over-clearing,
+e.g. tips or fuel). The original becomes completed. An advice: the webhook acknowledges it and
+cannot decline it.`,
+  flags: LINKED_FLAGS,
+  examples: ['cardctl simulate complete --original-tx 6651d00d', 'cardctl simulate clear --original-tx 6651d00d --amount 1200.00 --forward'],
+  run: async (ctx, input) => (await import('./lifecycle.js')).lifecycleRun('completion')(ctx, input),
+});

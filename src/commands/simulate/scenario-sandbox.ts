@@ -1,0 +1,87 @@
+// What `simulate run` needs of the sandbox beyond simulations (src/scenario/runner.ts
+// SandboxHooks): lifecycle messages, repeats, expiry, the clock, advice delivery, a program's
+// stand-in policy, the faults on the webhook path, and the state after a step — the stored
+// transaction, its lifecycle, and what the webhook received (asked of `webhook listen`).
+import type { StandInPolicy } from '../../api/schemas.js';
+import type { Context } from '../../core/context.js';
+import { UsageError } from '../../core/errors.js';
+import type { SandboxHooks, StatePart, StepResult } from '../../scenario/runner.js';
+
+export function scenarioSandbox(ctx: Context): SandboxHooks {
+  const api = () => Promise.all([import('../../api/simulate.js'), ctx.client()]);
+  let webhookUrl: Promise<string | undefined> | undefined;
+  return {
+    async lifecycle(body) {
+      const [{ sendLifecycleMessage }, client] = await api();
+      return (await sendLifecycleMessage(client, body, { signal: ctx.signal })).data;
+    },
+    async repeat(id, forward) {
+      const [{ repeatMessage }, client] = await api();
+      return (await repeatMessage(client, id, { forward, signal: ctx.signal })).data;
+    },
+    async expire(id) {
+      const [{ expireHold }, client] = await api();
+      return (await expireHold(client, id, { signal: ctx.signal })).data;
+    },
+    async advanceClock(seconds) {
+      const [{ advanceSwitchClock }, client] = await api();
+      return (await advanceSwitchClock(client, seconds, { signal: ctx.signal })).data;
+    },
+    async deliverAdvices() {
+      const [{ deliverAdvices }, client] = await api();
+      return (await deliverAdvices(client, { signal: ctx.signal })).data;
+    },
+    async setStandIn(program: string, standIn: StandInPolicy) {
+      const [{ setStandIn }, client] = await api();
+      await setStandIn(client, program, standIn, { signal: ctx.signal });
+    },
+    async webhookFaults() {
+      const [{ getWebhookFaults }, client] = await api();
+      return (await getWebhookFaults(client, { signal: ctx.signal })).data;
+    },
+    async setWebhookFaults(spec, seed) {
+      const [{ setWebhookFaults }, client] = await api();
+      await setWebhookFaults(client, spec, seed, { signal: ctx.signal });
+    },
+    async state(result, parts) {
+      const id = result.transactionId;
+      if (!id) throw new UsageError('expectations on transaction, lifecycle or webhook need a step that produced a transaction');
+      const [{ getLifecycle }, client] = await api();
+      const state: Partial<Pick<StepResult, StatePart>> = {};
+      // The webhook is asked by STAN and RRN: a `check` step knows only the transaction's id.
+      if (parts.has('transaction') || (parts.has('webhook') && !result.stan)) {
+        const { getTransaction } = await import('../../api/transactions.js');
+        state.transaction = (await getTransaction(client, id, { signal: ctx.signal })).data;
+      }
+      if (parts.has('lifecycle')) state.lifecycle = (await getLifecycle(client, id, { signal: ctx.signal })).data;
+      if (parts.has('webhook')) {
+        webhookUrl ??= programWebhookUrl(ctx);
+        state.webhook = await received(await webhookUrl, result.stan ?? state.transaction?.stan ?? '', result.rrn ?? state.transaction?.rrn ?? '', ctx.signal);
+      }
+      return state;
+    },
+  };
+}
+
+/** The webhook of the sandbox's card program (the one `simulate --forward` calls). */
+async function programWebhookUrl(ctx: Context): Promise<string | undefined> {
+  const { listCardPrograms } = await import('../../api/cards.js');
+  const programs = await listCardPrograms(await ctx.client(), ctx.signal);
+  return programs?.map((program) => program.webHookConfig?.url).find((url) => Boolean(url));
+}
+
+/** GET <webhook>/exchanges?stan&rrn of `webhook listen`: what it received of this transaction. */
+async function received(url: string | undefined, stan: string, rrn: string, signal: AbortSignal): Promise<unknown> {
+  if (!url) throw new UsageError('webhook expectations need a card program with a webhook URL (`sandbox serve --webhook-url`)');
+  const { loadUndici } = await import('../../api/client.js');
+  const { request } = await loadUndici();
+  const target = new URL(url);
+  target.pathname = `${target.pathname.replace(/\/$/, '')}/exchanges`;
+  target.search = new URLSearchParams({ stan, rrn }).toString();
+  const response = await request(target, { method: 'GET', signal });
+  const text = await response.body.text();
+  try {
+    if (response.statusCode === 200) return JSON.parse(text);
+  } catch { /* reported below */ }
+  throw new UsageError(`the webhook at ${url} does not say what it received (GET ${target.pathname} answered ${response.statusCode}): webhook expectations need \`cardctl webhook listen\` as the webhook`);
+}

@@ -1,0 +1,223 @@
+// End to end: each lifecycle message (sandbox extensions) through the built binary against
+// `cardctl sandbox serve`, in stub mode and in forward mode with `cardctl webhook listen` as
+// the institution. Every test reads the lifecycle back and checks the amounts held, captured,
+// released and refunded, the statuses and the links — not just exit codes.
+import { execa, type ResultPromise } from 'execa';
+import { readdirSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cardctl, cleanEnv, isolatedDirs, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
+import { call, createCardOverHttp } from '../sandbox/helpers.js';
+
+interface Listener {
+  url: string;
+  process: ResultPromise;
+  lines: string[];
+}
+
+const EXAMPLES = fileURLToPath(new URL('../../examples/scenarios/lifecycle/', import.meta.url));
+/** The listener verifies signatures with it; the card program signs with it. */
+const WEBHOOK_SECRET = 'whsec_lifecycle_e2e';
+
+async function startListener(args: string[], configDir: string): Promise<Listener> {
+  const child = execa('node', [BIN, 'webhook', 'listen', '--port', '0', '--json', '--secret-stdin', ...args], {
+    env: cleanEnv({ ...isolatedDirs(configDir) }), extendEnv: false, reject: false, buffer: false, input: `${WEBHOOK_SECRET}\n`,
+  });
+  const lines: string[] = [];
+  const reader = createInterface({ input: child.stdout! });
+  const first = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('webhook listen did not start')), 20_000);
+    reader.on('line', (line) => {
+      lines.push(line);
+      if (lines.length === 1) { clearTimeout(timer); resolve(line); }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`webhook listen exited with ${code}`)); });
+  });
+  return { url: JSON.parse(first).url, process: child, lines };
+}
+
+let config: { path: string; remove(): void };
+let listener: Listener;
+let sandbox: RunningSandbox;
+let env: Record<string, string>;
+
+const run = (args: string[]) => cardctl(args, { configDir: config.path, env, timeout: 60_000 });
+const newCard = () => createCardOverHttp(sandbox.info);
+
+/** Runs a command that must succeed and answers its JSON output. */
+async function json(args: string[]): Promise<any> {
+  const result = await run([...args, '-o', 'json']);
+  expect(result.exitCode, `${args.join(' ')}\n${result.stderr}`).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+const lifecycle = (id: string) => json(['tx', 'show', id, '--lifecycle']);
+const kinds = (life: any) => life.messages.map((m: any) => `${m.messageKind} ${m.mti} ${m.amount} ${m.responseCode}`);
+
+beforeAll(async () => {
+  config = tempDir();
+  listener = await startListener([], config.path);
+  sandbox = await startSandboxProcess(['--webhook-url', listener.url], { configDir: config.path });
+  env = { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: sandbox.info.token };
+  const signing = await call(sandbox.info, 'PUT', `/sandbox/card-programs/${sandbox.info.cardProgramId}`, { token: sandbox.info.token, body: { webHookConfig: { secret: WEBHOOK_SECRET } } });
+  expect(signing.status, signing.text).toBe(200);
+}, 60_000);
+
+afterAll(async () => {
+  await sandbox?.stop();
+  if (listener && listener.process.exitCode === null) {
+    listener.process.kill('SIGTERM');
+    await listener.process.catch(() => undefined);
+  }
+  config?.remove();
+});
+
+describe.each([['stub', []], ['forward', ['--forward']]] as const)('the lifecycle in %s mode', (mode, forward) => {
+  it('auth → increment → partial clear: the hold grows, the clear captures part and releases the rest', async () => {
+    const card = await newCard();
+    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '1000', ...forward]);
+    expect(auth).toMatchObject({ responseCode: '00', transactionStatus: 'pending' });
+    const increment = await json(['simulate', 'increment', '--original-tx', auth.transactionId, '--amount', '250', ...forward]);
+    expect(increment).toMatchObject({ responseCode: '00', mti: '0100', response: { 0: '0110' } });
+    expect(increment.request['90']).toBeDefined();
+    expect((await lifecycle(auth.transactionId)).amounts).toMatchObject({ authorized: 1250, held: 1250, captured: 0, released: 0 });
+
+    const clear = await json(['simulate', 'clear', '--original-tx', auth.transactionId, '--amount', '900', ...forward]);
+    expect(clear).toMatchObject({ responseCode: '00', mti: '0220', response: { 0: '0230' } });
+    const life = await lifecycle(clear.transactionId); // a linked message's lifecycle is its original's
+    expect(life).toMatchObject({ originalTransactionId: auth.transactionId, transactionStatus: 'completed' });
+    expect(life.amounts).toMatchObject({ requested: 1000, authorized: 1250, held: 0, captured: 900, released: 350, refunded: 0 });
+    expect(kinds(life)).toEqual(['authorization 0100 1000 00', 'increment 0100 250 00', 'completion 0220 900 00']);
+    const stored = await json(['tx', 'show', increment.transactionId]);
+    expect(stored).toMatchObject({ messageKind: 'increment', originalTransactionId: auth.transactionId });
+  });
+
+  it('auth → partial reversal → complete: the original stays pending with less held; complete captures the rest', async () => {
+    const card = await newCard();
+    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '1000', ...forward]);
+    await json(['simulate', 'reversal', '--original-tx', auth.transactionId, '--amount', '400', ...forward]);
+    const afterReversal = await lifecycle(auth.transactionId);
+    expect(afterReversal).toMatchObject({ transactionStatus: 'pending' });
+    expect(afterReversal.amounts).toMatchObject({ held: 600, released: 400 });
+
+    const complete = await json(['simulate', 'complete', '--original-tx', auth.transactionId, ...forward]); // default: what it holds
+    expect(complete.request['4']).toBe('000000060000');
+    const life = await lifecycle(auth.transactionId);
+    expect(life).toMatchObject({ transactionStatus: 'completed' });
+    expect(life.amounts).toMatchObject({ held: 0, captured: 600, released: 400 });
+  });
+
+  it('purchase → two refunds; the third would pass the purchase and is refused naming what is left', async () => {
+    const card = await newCard();
+    const purchase = await json(['simulate', 'financial', '--card', card, '--amount', '1000', ...forward]);
+    const first = await json(['simulate', 'refund', '--original-tx', purchase.transactionId, '--amount', '400', ...forward]);
+    expect(first).toMatchObject({ responseCode: '00' });
+    expect(first.request['3']).toBe('200000');
+    await json(['simulate', 'refund', '--original-tx', purchase.transactionId, '--amount', '500', ...forward]);
+    const third = await run(['simulate', 'refund', '--original-tx', purchase.transactionId, '--amount', '200', ...forward]);
+    expect(third.exitCode).toBe(5);
+    expect(third.stderr).toMatch(/100(\.00)? left/);
+    const life = await lifecycle(purchase.transactionId);
+    expect(life.amounts).toMatchObject({ captured: 1000, refunded: 900 });
+    expect(kinds(life)).toEqual(['financial 0200 1000 00', 'refund 0200 400 00', 'refund 0200 500 00']);
+  });
+
+  it('repeat: same transaction, same code, no second hold', async () => {
+    const card = await newCard();
+    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '300', ...forward]);
+    const repeat = await json(['simulate', 'repeat', '--tx', auth.transactionId, ...forward]);
+    expect(repeat).toMatchObject({ transactionId: auth.transactionId, responseCode: '00', stan: auth.stan, rrn: auth.rrn });
+    expect((await lifecycle(auth.transactionId)).amounts).toMatchObject({ authorized: 300, held: 300 });
+    const stored = await json(['tx', 'show', auth.transactionId]);
+    expect(stored.repeats).toHaveLength(1);
+    expect(stored.repeats[0]).toMatchObject({ mti: '0101' });
+    if (mode === 'forward') expect(stored.repeats[0]).toMatchObject({ responseCode: '00', agreed: true });
+  });
+
+  it('advice: recorded with the network decision', async () => {
+    const card = await newCard();
+    const advice = await json(['simulate', 'advice', '--card', card, '--amount', '80', '--network-code', '00', ...forward]);
+    expect(advice).toMatchObject({ responseCode: '00', mti: '0120', response: { 0: '0130' } });
+    const stored = await json(['tx', 'show', advice.transactionId]);
+    expect(stored).toMatchObject({ messageKind: 'advice', mti: '0120', transactionStatus: 'pending' });
+    if (mode === 'forward') expect(stored.advice).toMatchObject({ acknowledged: true });
+  });
+});
+
+describe('partial approval', () => {
+  it('a webhook answering 10 with less: requested and approved amounts recorded, only the approved amount held', async () => {
+    const partial = await startListener(['--respond', '10', '--approved-amount', '600'], config.path);
+    const program = `/sandbox/card-programs/${sandbox.info.cardProgramId}`;
+    const point = (url: string) => call(sandbox.info, 'PUT', program, { token: sandbox.info.token, body: { webHookConfig: { url } } });
+    try {
+      expect((await point(partial.url)).status).toBe(200);
+      const card = await newCard();
+      const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '1000', '--forward']);
+      expect(auth).toMatchObject({ responseCode: '10', transactionStatus: 'pending' });
+      expect(auth.response['4']).toBe('000000060000');
+      expect(await json(['tx', 'show', auth.transactionId])).toMatchObject({ requestedAmount: 1000, approvedAmount: 600 });
+      expect((await lifecycle(auth.transactionId)).amounts).toMatchObject({ requested: 1000, authorized: 600, held: 600 });
+    } finally {
+      await point(listener.url);
+      partial.process.kill('SIGTERM');
+      await partial.process.catch(() => undefined);
+    }
+  });
+});
+
+describe('expiry', () => {
+  it('expire releases the whole hold; a second is refused', async () => {
+    const card = await newCard();
+    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '700']);
+    const expired = await json(['simulate', 'expire', '--original-tx', auth.transactionId]);
+    expect(expired).toMatchObject({ id: auth.transactionId, transactionStatus: 'reversed', releaseReason: 'expiry', remainingAmount: 0 });
+    expect((await lifecycle(auth.transactionId)).amounts).toMatchObject({ held: 0, released: 700 });
+    const again = await run(['simulate', 'expire', '--original-tx', auth.transactionId]);
+    expect(again.exitCode).toBe(5);
+  });
+
+  it('clock --advance past the hold period releases due holds', async () => {
+    const card = await newCard();
+    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '50']);
+    const clock = await json(['simulate', 'clock', '--advance', '169h']);
+    expect(clock.expired).toBeGreaterThanOrEqual(1);
+    expect(clock.offsetSeconds).toBeGreaterThanOrEqual(169 * 3600);
+    const life = await lifecycle(auth.transactionId);
+    expect(life).toMatchObject({ transactionStatus: 'reversed' });
+    expect(life.amounts).toMatchObject({ held: 0, released: 50 });
+  });
+});
+
+describe('tx show', () => {
+  it('ends the table view with the lifecycle', async () => {
+    const card = await newCard();
+    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '1000']);
+    await json(['simulate', 'increment', '--original-tx', auth.transactionId, '--amount', '20']);
+    const shown = await run(['tx', 'show', auth.transactionId]);
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('# lifecycle');
+    expect(shown.stdout).toContain(`${auth.transactionId}\tpending\trequested 1000\tauthorized 1020\theld 1020\tcaptured 0\treleased 0\trefunded 0\t566`);
+    expect(shown.stdout).toMatch(/\tincrement\t0100\t20\t00\tpending\t/);
+  });
+});
+
+describe('example lifecycle scenarios, with webhook listen as the institution', () => {
+  const files = readdirSync(EXAMPLES).filter((f) => /\.ya?ml$/.test(f)).sort();
+
+  it('ships one for each flow', () => {
+    expect(files).toEqual([
+      'auth-expiry.yaml', 'auth-increment-partial-clear.yaml', 'auth-partial-reversal-clear.yaml', 'duplicate-delivery.yaml',
+      'lost-reply-timeout-reversal.yaml', 'purchase-two-refunds.yaml', 'timeout-stand-in-advice.yaml',
+    ]);
+  });
+
+  it.each(files)('%s passes', async (file) => {
+    const card = await newCard();
+    const result = await run(['simulate', 'run', `${EXAMPLES}${file}`, '--set', `card=${card}`, '--set', `program=${sandbox.info.cardProgramId}`, '-o', 'json']);
+    expect(result.exitCode, `${result.stdout}\n${result.stderr}`).toBe(0);
+    const summary = JSON.parse(result.stdout);
+    expect(summary.failed).toBe(0);
+    expect(summary.passed).toBeGreaterThan(1);
+  }, 30_000);
+});
