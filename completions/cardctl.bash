@@ -51,6 +51,7 @@ _cardctl_sub() {
     "simulate|expire") REPLY=expire ;;
     "simulate|clock") REPLY=clock ;;
     "simulate|run") REPLY=run ;;
+    "simulate|load") REPLY=load ;;
     "webhook|listen") REPLY=listen ;;
     "oauth|list"|"oauth|ls") REPLY=list ;;
     "oauth|create") REPLY=create ;;
@@ -258,6 +259,19 @@ _cardctl_value() {
     "simulate expire|--original-tx") REPLY=""; return ;;
     "simulate clock|--advance") REPLY=""; return ;;
     "simulate run|--set") REPLY=""; return ;;
+    "simulate load|--rate") REPLY=""; return ;;
+    "simulate load|--concurrency") REPLY=""; return ;;
+    "simulate load|--duration") REPLY=""; return ;;
+    "simulate load|--count") REPLY=""; return ;;
+    "simulate load|--mix") REPLY=""; return ;;
+    "simulate load|--mix-file") REPLY=""; return ;;
+    "simulate load|--card") REPLY=""; return ;;
+    "simulate load|--cards-from-list") REPLY=""; return ;;
+    "simulate load|--channel") REPLY=""; return ;;
+    "simulate load|--amount") REPLY=""; return ;;
+    "simulate load|--max-p99") REPLY=""; return ;;
+    "simulate load|--max-timeouts") REPLY=""; return ;;
+    "simulate load|--min-approval") REPLY=""; return ;;
     "webhook listen|--port") REPLY=""; return ;;
     "webhook listen|--host") REPLY=""; return ;;
     "webhook listen|--respond") REPLY=""; return ;;
@@ -384,7 +398,7 @@ _cardctl_commands() {
     "cards pin") REPLY="change reset" ;;
     "cards customer") REPLY="update" ;;
     "tx") REPLY="list show tail summary" ;;
-    "simulate") REPLY="authorization financial reversal increment complete refund advice repeat expire clock run" ;;
+    "simulate") REPLY="authorization financial reversal increment complete refund advice repeat expire clock run load" ;;
     "webhook") REPLY="listen" ;;
     "oauth") REPLY="list create update keygen" ;;
     "users") REPLY="update" ;;
@@ -424,6 +438,7 @@ _cardctl_options() {
     "simulate expire") REPLY="$REPLY --original-tx" ;;
     "simulate clock") REPLY="$REPLY --advance" ;;
     "simulate run") REPLY="$REPLY --set" ;;
+    "simulate load") REPLY="$REPLY --rate --concurrency --duration --count --mix --mix-file --card --cards-from-list --channel --amount --max-p99 --max-timeouts --min-approval --allow-remote" ;;
     "webhook listen") REPLY="$REPLY --port --host --respond --rules --secret-stdin --forward-to --approved-amount --delay --fail-every --repeats" ;;
     "import") REPLY="$REPLY --from-file --format --encoding --concurrency --report --resume --real-id --active --no-active --start-date --end-date --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --postal-code --country --institution-id --expiration --service-code --card-product --embossing-name --bin --status --pin-stdin --allow-weak-pin --return-secure --reason" ;;
     "oauth list") REPLY="$REPLY --search --limit --page --all --wide" ;;

@@ -95,6 +95,8 @@ function __cardctl_sub --argument-names p w
             echo clock
         case 'simulate|run'
             echo run
+        case 'simulate|load'
+            echo load
         case 'webhook|listen'
             echo listen
         case 'oauth|list' 'oauth|ls'
@@ -201,37 +203,41 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'simulate advice|--merchant' 'simulate advice|--terminal' 'simulate advice|--network-code' 'simulate advice|--set' 'simulate repeat|--tx' 'simulate expire|--original-tx'
             return 0
-        case 'simulate clock|--advance' 'simulate run|--set' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--respond' 'webhook listen|--rules'
+        case 'simulate clock|--advance' 'simulate run|--set' 'simulate load|--rate' 'simulate load|--concurrency' 'simulate load|--duration' 'simulate load|--count'
             return 0
-        case 'webhook listen|--forward-to' 'webhook listen|--approved-amount' 'webhook listen|--delay' 'webhook listen|--fail-every' 'webhook listen|--repeats' 'import|--from-file'
+        case 'simulate load|--mix' 'simulate load|--mix-file' 'simulate load|--card' 'simulate load|--cards-from-list' 'simulate load|--channel' 'simulate load|--amount'
             return 0
-        case 'import|--format' 'import|--encoding' 'import|--concurrency' 'import|--report' 'import|--real-id' 'import|--start-date'
+        case 'simulate load|--max-p99' 'simulate load|--max-timeouts' 'simulate load|--min-approval' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--respond'
             return 0
-        case 'import|--end-date' 'import|--first-name' 'import|--middle-name' 'import|--last-name' 'import|--email' 'import|--phone'
+        case 'webhook listen|--rules' 'webhook listen|--forward-to' 'webhook listen|--approved-amount' 'webhook listen|--delay' 'webhook listen|--fail-every' 'webhook listen|--repeats'
             return 0
-        case 'import|--birth-date' 'import|--address-line1' 'import|--address-line2' 'import|--city' 'import|--state' 'import|--postal-code'
+        case 'import|--from-file' 'import|--format' 'import|--encoding' 'import|--concurrency' 'import|--report' 'import|--real-id'
             return 0
-        case 'import|--country' 'import|--institution-id' 'import|--expiration' 'import|--service-code' 'import|--card-product' 'import|--embossing-name'
+        case 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name' 'import|--last-name' 'import|--email'
             return 0
-        case 'import|--bin' 'import|--status' 'import|--reason' 'oauth list|--search' 'oauth list|--limit' 'oauth list|--page'
+        case 'import|--phone' 'import|--birth-date' 'import|--address-line1' 'import|--address-line2' 'import|--city' 'import|--state'
             return 0
-        case 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description' 'oauth create|--redirect-uri'
+        case 'import|--postal-code' 'import|--country' 'import|--institution-id' 'import|--expiration' 'import|--service-code' 'import|--card-product'
             return 0
-        case 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file' 'oauth update|--name' 'oauth update|--description' 'oauth update|--website-url'
+        case 'import|--embossing-name' 'import|--bin' 'import|--status' 'import|--reason' 'oauth list|--search' 'oauth list|--limit'
             return 0
-        case 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject' 'oauth keygen|--days' 'oauth keygen|--bits' 'users update|--first-name'
+        case 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description'
             return 0
-        case 'users update|--last-name' 'users update|--email' 'users update|--phone' 'users update|--status' 'users update|--role' 'users update|--embossing-name'
+        case 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file' 'oauth update|--name' 'oauth update|--description'
             return 0
-        case 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file' 'login|--pin-key' 'login|--switch' 'login|--env'
+        case 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject' 'oauth keygen|--days' 'oauth keygen|--bits'
             return 0
-        case 'login|--client-id' 'login|--private-key' 'login|--token-url' 'history|--since' 'history|--card' 'history|--limit'
+        case 'users update|--first-name' 'users update|--last-name' 'users update|--email' 'users update|--phone' 'users update|--status' 'users update|--role'
             return 0
-        case 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--faults' 'sandbox serve|--faults-seed'
+        case 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file' 'login|--pin-key' 'login|--switch'
             return 0
-        case 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'api|--data' 'api|-H'
+        case 'login|--env' 'login|--client-id' 'login|--private-key' 'login|--token-url' 'history|--since' 'history|--card'
             return 0
-        case 'api|--header'
+        case 'history|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--faults'
+            return 0
+        case 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'api|--data'
+            return 0
+        case 'api|-H' 'api|--header'
             return 0
     end
     return 1
@@ -510,6 +516,7 @@ complete -c cardctl -n "__cardctl_at 'simulate' 0" -a repeat -d 'the network res
 complete -c cardctl -n "__cardctl_at 'simulate' 0" -a expire -d 'release an authorization\'s hold now, as its hold period ending would (sandbox extension)'
 complete -c cardctl -n "__cardctl_at 'simulate' 0" -a clock -d 'show or move forward the sandbox switch\'s clock (sandbox extension)'
 complete -c cardctl -n "__cardctl_at 'simulate' 0" -a run -d 'run a scenario file of simulations with expectations'
+complete -c cardctl -n "__cardctl_at 'simulate' 0" -a load -d 'drive the sandbox switch and your webhook at a rate or a concurrency; latency and SLOs'
 
 # cardctl simulate authorization
 complete -c cardctl -n "__cardctl_at 'simulate authorization'" -l amount -x -d 'amount in major units: 1500, 1500.00 or 1,500.00'
@@ -634,6 +641,22 @@ complete -c cardctl -n "__cardctl_at 'simulate clock'" -l advance -x -d 'move th
 # cardctl simulate run
 complete -c cardctl -n "__cardctl_at 'simulate run'" -l set -x -d 'scenario variable, e.g. --set card=6650c0ffee (repeatable)'
 complete -c cardctl -n "__cardctl_at 'simulate run' 0" -r -F
+
+# cardctl simulate load
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l rate -x -d 'open loop: send N requests a second on schedule, whatever the answers, e.g. 50/s'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l concurrency -x -d 'closed loop: N requests in flight, each sent when the last answer arrives'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l duration -x -d 'stop after this long, e.g. 30s, 5m (at most 1h; default 10s without --count)'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l count -x -d 'stop after N requests (at most 10,000,000)'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l mix -x -d 'intents by weight, e.g. authorization=80,financial=15,reversal=5 (default authorization)'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l mix-file -x -d 'the mix as a YAML or JSON map of intent to weight'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l card -x -d 'a card to use, in turn (repeatable)'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l cards-from-list -x -d 'use the first N cards of `cards list`, in turn'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l channel -x -d 'a channel to use, in turn (repeatable; default pos)'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l amount -x -d 'amount of each request, in major units'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l max-p99 -x -d 'SLO: the webhook\'s p99 latency at most this, e.g. 1500ms (exit 5 when missed)'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l max-timeouts -x -d 'SLO: webhook timeouts at most this share of requests, e.g. 0.1% (exit 5 when missed)'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l min-approval -x -d 'SLO: approvals at least this share of requests, e.g. 95% (exit 5 when missed)'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l allow-remote -d 'allow a base URL that is not on this machine (load against a real deployment is dangerous)'
 
 # cardctl webhook
 complete -c cardctl -n "__cardctl_at 'webhook' 0" -a listen -d 'play the institution\'s webhook locally and answer switch messages'

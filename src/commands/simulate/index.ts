@@ -6,6 +6,7 @@ import complete from './complete.js';
 import expire from './expire.js';
 import financial from './financial.js';
 import increment from './increment.js';
+import load from './load.js';
 import refund from './refund.js';
 import repeat from './repeat.js';
 import reversal from './reversal.js';
@@ -14,5 +15,5 @@ import run from './run.js';
 export default defineGroup({
   name: 'simulate',
   summary: 'simulate card-switch transactions (sandbox)',
-  commands: [authorization, financial, reversal, increment, complete, refund, advice, repeat, expire, clock, run],
+  commands: [authorization, financial, reversal, increment, complete, refund, advice, repeat, expire, clock, run, load],
 });

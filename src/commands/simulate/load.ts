@@ -1,0 +1,49 @@
+import { defineCommand } from '../../core/command.js';
+import { defineFlags } from '../../core/flags.js';
+import { CHANNELS } from './options.js';
+
+export const LOAD_FLAGS = defineFlags({
+  rate: { type: 'string', value: 'n/s', description: 'open loop: send N requests a second on schedule, whatever the answers, e.g. 50/s' },
+  concurrency: { type: 'string', value: 'n', description: 'closed loop: N requests in flight, each sent when the last answer arrives' },
+  duration: { type: 'string', value: 'duration', description: 'stop after this long, e.g. 30s, 5m (at most 1h; default 10s without --count)' },
+  count: { type: 'string', value: 'n', description: 'stop after N requests (at most 10,000,000)' },
+  mix: { type: 'string', value: 'intent=weight,...', description: 'intents by weight, e.g. authorization=80,financial=15,reversal=5 (default authorization)' },
+  mixFile: { type: 'string', value: 'path', description: 'the mix as a YAML or JSON map of intent to weight' },
+  card: { type: 'list', value: 'card-id', repeat: 'each', description: 'a card to use, in turn (repeatable)' },
+  cardsFromList: { type: 'string', value: 'n', description: 'use the first N cards of `cards list`, in turn' },
+  channel: { type: 'list', value: 'channel', repeat: 'each', choices: CHANNELS, description: 'a channel to use, in turn (repeatable; default pos)' },
+  amount: { type: 'string', value: 'amount', default: '10.00', description: 'amount of each request, in major units' },
+  maxP99: { type: 'string', value: 'duration', description: "SLO: the webhook's p99 latency at most this, e.g. 1500ms (exit 5 when missed)" },
+  maxTimeouts: { type: 'string', value: 'percent', description: 'SLO: webhook timeouts at most this share of requests, e.g. 0.1% (exit 5 when missed)' },
+  minApproval: { type: 'string', value: 'percent', description: 'SLO: approvals at least this share of requests, e.g. 95% (exit 5 when missed)' },
+  allowRemote: { type: 'boolean', description: 'allow a base URL that is not on this machine (load against a real deployment is dangerous)' },
+});
+
+export default defineCommand({
+  name: 'load',
+  summary: "drive the sandbox switch and your webhook at a rate or a concurrency; latency and SLOs",
+  description: `Sends simulations in forward mode (the card program's webhook answers) to the profile's
+base URL, which must be on this machine unless --allow-remote.
+
+Open loop (--rate 50/s): request i is due at i/rate seconds and sent then whatever the answers,
+and its latency counts from that due time, so a slow webhook cannot hide its queue (no
+coordinated omission). Closed loop (--concurrency 8): each of N senders sends again once
+answered. The run stops at --duration or --count, whichever comes first; Ctrl-C stops it
+and prints the report so far (exit 130).
+
+Each request is an intent of --mix in turn (by weight, evenly spread), with the cards and
+channels in turn. A reversal reverses the oldest approved authorization or financial of the
+run not yet reversed; while there is none, that request is an authorization.
+
+On a terminal stderr shows a live line: rate, approvals, declines, timeouts, p99. The report:
+requests, response codes, stand-ins (the webhook gave no usable answer), timeouts, the
+webhook's latency (the switch's time for the message) and the end-to-end latency, as
+p50/p90/p99/max against the network's deadline, and the achieved rate. -o json gives it as JSON.
+A missed SLO (--max-p99, --max-timeouts, --min-approval) prints one line each and exits 5.`,
+  flags: LOAD_FLAGS,
+  examples: [
+    'cardctl simulate load --rate 50/s --duration 30s --card 6650c0ffee --max-p99 1500ms --min-approval 95%',
+    'cardctl simulate load --concurrency 8 --count 10000 --cards-from-list 20 --mix authorization=80,financial=15,reversal=5 -o json',
+  ],
+  run: async (ctx, input) => (await import('../../load/run.js')).runLoad(ctx, input.opts),
+});

@@ -1,0 +1,42 @@
+// The report of `simulate load` as text: the figures, then the webhook's latency percentiles as
+// bars against the network's deadline.
+import type { Style } from '../output/style.js';
+import type { LatencySummary, LoadReport } from './stats.js';
+
+const BAR_WIDTH = 40;
+
+export function renderReport(report: LoadReport, style: Style): string {
+  const target = report.target.rate !== undefined ? `${report.target.rate}/s (open loop)` : `concurrency ${report.target.concurrency} (closed loop)`;
+  const share = (n: number) => (report.requests ? ` (${Math.round((n / report.requests) * 1000) / 10}%)` : '');
+  const lines = [
+    style.bold(report.interrupted ? 'Load run (interrupted: the report so far)' : 'Load run'),
+    row('Target', target),
+    row('Achieved', `${report.achievedRate}/s ${report.target.rate !== undefined ? 'sent' : 'answered'} over ${(report.elapsedMs / 1000).toFixed(1)} s`),
+    row('Requests', String(report.requests)),
+    row('Approved', `${report.approved}${share(report.approved)}`),
+    row('Declined', `${report.declined}${share(report.declined)}`),
+    row('Stand-ins', `${report.standIns}${share(report.standIns)}`),
+    row('Timeouts', `${report.timeouts}${share(report.timeouts)}`),
+    ...(report.errors ? [row('Errors', `${report.errors}${share(report.errors)} (no simulator answer)`)] : []),
+    row('Codes', report.responseCodes.map(({ code, count }) => `${code}: ${count}`).join(', ') || '-'),
+    row('Webhook', latencyText(report.latencyMs.webhook, report.deadlineMs)),
+    row('End to end', latencyText(report.latencyMs.endToEnd)),
+  ];
+  const webhook = report.latencyMs.webhook;
+  if (webhook) lines.push('', style.bold('Webhook latency'), ...bars(webhook, report.deadlineMs));
+  return `${lines.join('\n')}\n`;
+}
+
+const row = (label: string, value: string) => `  ${label.padEnd(11)} ${value}`;
+
+function latencyText(latency: LatencySummary | undefined, deadlineMs?: number): string {
+  if (!latency) return '-';
+  const text = `p50 ${latency.p50} ms  p90 ${latency.p90} ms  p99 ${latency.p99} ms  max ${latency.max} ms`;
+  return deadlineMs === undefined ? text : `${text}  (deadline ${deadlineMs} ms)`;
+}
+
+function bars(latency: LatencySummary, deadlineMs: number): string[] {
+  const entries: Array<[string, number]> = [['p50', latency.p50], ['p90', latency.p90], ['p99', latency.p99], ['max', latency.max], ['deadline', deadlineMs]];
+  const scale = Math.max(...entries.map(([, ms]) => ms)) || 1;
+  return entries.map(([label, ms]) => `  ${label.padEnd(9)}${'█'.repeat(Math.max(1, Math.round((ms / scale) * BAR_WIDTH)))} ${ms} ms`);
+}

@@ -1,0 +1,197 @@
+// `cardctl simulate load`: the flags made into a plan (every usage error before a request),
+// the run, the live line, the report and the SLO verdict.
+import type { SimulateBody } from '../api/schemas.js';
+import type { LOAD_FLAGS } from '../commands/simulate/load.js';
+import type { Context } from '../core/context.js';
+import { CliError, InterruptedError, RejectedError, UsageError } from '../core/errors.js';
+import type { FlagValues } from '../core/flags.js';
+import { validatePositiveInt } from '../core/validate.js';
+import { isApproved } from '../iso8583/codes.js';
+import { buildSimulateBody } from '../commands/simulate/request.js';
+import { checkMix, DEFAULT_MIX, intentSequence, parseMix, roundRobin, type Intent, type Mix } from './mix.js';
+import { runSchedule, type LoadBounds, type LoadShape } from './scheduler.js';
+import { missedSlos, parseMillis, parsePercent, type Slos } from './slo.js';
+import { buildReport, LoadStats, type Outcome } from './stats.js';
+
+type LoadFlags = FlagValues<typeof LOAD_FLAGS>;
+
+export const MAX_DURATION_MS = 3_600_000;
+export const MAX_COUNT = 10_000_000;
+const MAX_RATE = 10_000;
+const MAX_CONCURRENCY = 1_000;
+const DEFAULT_DURATION_MS = 10_000;
+/** The sandbox's deadline for the webhook when no webhook fault sets one (docs/switch.md). */
+const DEFAULT_DEADLINE_MS = 5_000;
+
+export function parseShape(opts: Partial<Pick<LoadFlags, 'rate' | 'concurrency'>>): LoadShape {
+  if ((opts.rate === undefined) === (opts.concurrency === undefined)) {
+    throw new UsageError('give either --rate (open loop) or --concurrency (closed loop)', { hint: 'e.g. --rate 50/s, or --concurrency 8' });
+  }
+  if (opts.rate !== undefined) {
+    const match = /^(\d+(?:\.\d+)?)\s*(?:\/s)?$/.exec(opts.rate.trim());
+    const perSecond = match ? Number(match[1]) : NaN;
+    if (!(perSecond > 0 && perSecond <= MAX_RATE)) throw new UsageError(`invalid --rate "${opts.rate}": give requests a second up to ${MAX_RATE}, e.g. 50/s`);
+    return { kind: 'rate', perSecond };
+  }
+  return { kind: 'concurrency', senders: validatePositiveInt('--concurrency', opts.concurrency!, MAX_CONCURRENCY) };
+}
+
+export function parseBounds(opts: Partial<Pick<LoadFlags, 'duration' | 'count'>>): LoadBounds {
+  let durationMs = opts.count === undefined ? DEFAULT_DURATION_MS : MAX_DURATION_MS;
+  if (opts.duration !== undefined) {
+    const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)$/.exec(opts.duration.trim());
+    durationMs = match ? Number(match[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms']! : NaN;
+    if (!(durationMs > 0)) throw new UsageError(`invalid --duration "${opts.duration}": give a duration such as 30s or 5m`);
+    if (durationMs > MAX_DURATION_MS) throw new UsageError(`--duration ${opts.duration} is longer than the limit of 1h: a load run is bounded in time`);
+  }
+  let count = MAX_COUNT;
+  if (opts.count !== undefined) {
+    if (/^\d+$/.test(opts.count.trim()) && Number(opts.count) > MAX_COUNT) throw new UsageError(`--count ${opts.count} is above the limit of ${MAX_COUNT.toLocaleString('en')}: a load run is bounded in count`);
+    count = validatePositiveInt('--count', opts.count, MAX_COUNT);
+  }
+  return { durationMs, count };
+}
+
+export function parseSlos(opts: Partial<Pick<LoadFlags, 'maxP99' | 'maxTimeouts' | 'minApproval'>>): Slos {
+  return {
+    ...(opts.maxP99 !== undefined && { maxP99Ms: parseMillis('--max-p99', opts.maxP99) }),
+    ...(opts.maxTimeouts !== undefined && { maxTimeouts: parsePercent('--max-timeouts', opts.maxTimeouts) }),
+    ...(opts.minApproval !== undefined && { minApproval: parsePercent('--min-approval', opts.minApproval) }),
+  };
+}
+
+/** Load goes to this machine only, unless the operator says otherwise. */
+export function checkTarget(baseUrl: string | undefined, allowRemote: boolean): void {
+  if (baseUrl === undefined) return; // ctx.client() says what is missing
+  const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '');
+  const loopback = host === 'localhost' || host === '::1' || /^127\./.test(host);
+  if (!loopback && !allowRemote) {
+    throw new UsageError(`refusing to send load to ${baseUrl}: it is not on this machine`, { hint: 'run it against `cardctl sandbox serve`; --allow-remote if you really mean a remote deployment' });
+  }
+}
+
+async function readMix(ctx: Context, opts: LoadFlags): Promise<Mix> {
+  if (opts.mix !== undefined && opts.mixFile !== undefined) throw new UsageError('give either --mix or --mix-file, not both');
+  if (opts.mix !== undefined) return parseMix(opts.mix);
+  if (opts.mixFile === undefined) return DEFAULT_MIX;
+  const { readFile } = await import('node:fs/promises');
+  const { loadYaml } = await import('../scenario/yaml.js');
+  let parsed: unknown;
+  try {
+    parsed = (await loadYaml()).parse(await readFile(opts.mixFile, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`cannot read --mix-file ${opts.mixFile}: ${(error as Error).message}`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--mix-file ${opts.mixFile}: expected a map of intent to weight, e.g. {authorization: 80, reversal: 20}`);
+  return parseMix(Object.entries(parsed).map(([intent, weight]) => `${intent}=${String(weight)}`).join(','), `--mix-file ${opts.mixFile}`);
+}
+
+async function readCards(ctx: Context, opts: LoadFlags): Promise<string[]> {
+  const given = opts.card ?? [];
+  if (opts.cardsFromList === undefined) {
+    if (given.length === 0) throw new UsageError('give the cards: --card ID (repeatable) or --cards-from-list N');
+    return given;
+  }
+  if (given.length > 0) throw new UsageError('give either --card or --cards-from-list, not both');
+  const wanted = validatePositiveInt('--cards-from-list', opts.cardsFromList, 10_000);
+  const { listAllCards } = await import('../api/cards.js');
+  const cards: string[] = [];
+  for await (const page of listAllCards(await ctx.client(), {}, ctx.signal)) {
+    for (const card of page.data) if (cards.length < wanted) cards.push(card.id);
+    if (cards.length >= wanted) break;
+  }
+  if (cards.length === 0) throw new UsageError('--cards-from-list: `cards list` has no cards');
+  return cards;
+}
+
+/** The network's deadline: the sandbox's webhook faults may set one. */
+async function readDeadline(ctx: Context): Promise<number> {
+  try {
+    const { getWebhookFaults } = await import('../api/simulate.js');
+    const { spec } = (await getWebhookFaults(await ctx.client(), { signal: ctx.signal })).data;
+    const deadline = /(?:^|,)\s*deadline=([^,]+)/.exec(spec)?.[1];
+    return deadline ? parseMillis('deadline', deadline) : DEFAULT_DEADLINE_MS;
+  } catch {
+    return DEFAULT_DEADLINE_MS;
+  }
+}
+
+export async function runLoad(ctx: Context, opts: LoadFlags): Promise<void> {
+  const shape = parseShape(opts);
+  const bounds = parseBounds(opts);
+  const slos = parseSlos(opts);
+  checkTarget(ctx.settings().baseUrl, Boolean(opts.allowRemote));
+  const mix = checkMix(await readMix(ctx, opts), '--mix');
+  const cards = await readCards(ctx, opts);
+  const channels = opts.channel?.length ? opts.channel : ['pos'];
+  // Every usage error now, before the first request.
+  for (const card of cards) for (const channel of channels) buildSimulateBody({ intent: 'authorization', amount: opts.amount, card, channel, forward: true });
+
+  const [{ simulate }, client, deadlineMs] = await Promise.all([import('../api/simulate.js'), ctx.client(), readDeadline(ctx)]);
+  const switchSegment = ctx.settings().profile.switch;
+  const nextIntent = intentSequence(mix);
+  const nextCard = roundRobin(cards);
+  const nextChannel = roundRobin(channels);
+  /** Approved authorizations and financials of this run, oldest first, for the reversals. */
+  const reversible: string[] = [];
+  const stats = new LoadStats();
+  const clock = (await import('./scheduler.js')).realClock;
+
+  const bodyFor = (intent: Intent): SimulateBody => {
+    const original = intent === 'reversal' ? reversible.shift() : undefined;
+    if (original !== undefined) return { ...buildSimulateBody({ intent, amount: opts.amount, originalTx: original, forward: true }).body };
+    return buildSimulateBody({ intent: intent === 'reversal' ? 'authorization' : intent, amount: opts.amount, card: nextCard(), channel: nextChannel(), forward: true }).body;
+  };
+
+  const fire = async (_index: number, dueAt: number): Promise<void> => {
+    const body = bodyFor(nextIntent());
+    let outcome: Outcome;
+    try {
+      const { data: answer } = await simulate(client, body, { switchSegment, signal: ctx.signal });
+      const result = answer.data;
+      // The sandbox says "Transaction failed: 96 … — <why>" when the webhook gave no usable answer.
+      const noWebhookAnswer = answer.message.startsWith('Transaction failed');
+      outcome = { code: result.responseCode, endToEndMs: clock.now() - dueAt, switchMs: result.duration, standIn: noWebhookAnswer, timeout: noWebhookAnswer && answer.message.includes('(timeout)') };
+      if (body.intent !== 'reversal' && isApproved(result.responseCode)) reversible.push(result.transactionId);
+    } catch (error) {
+      if (ctx.signal.aborted) return; // cut short by Ctrl-C: not an outcome
+      const label = error instanceof CliError ? (error.status ? `HTTP ${error.status}` : error.code) : 'error';
+      outcome = { code: label, endToEndMs: clock.now() - dueAt, standIn: false, timeout: false };
+    }
+    stats.add(outcome);
+  };
+
+  const live = ctx.io.stderrIsTTY ? startLiveLine(ctx, stats, clock.now()) : undefined;
+  let schedule;
+  try {
+    schedule = await runSchedule(shape, bounds, fire, { clock, signal: ctx.signal });
+  } finally {
+    live?.stop();
+  }
+  const interrupted = ctx.signal.aborted;
+  const report = buildReport(stats, schedule, { shape, ...bounds, deadlineMs, interrupted });
+  const renderer = ctx.output();
+  if (renderer.format === 'table' && !renderer.settings.quiet) ctx.io.out((await import('./render.js')).renderReport(report, ctx.style));
+  else await renderer.record(report as never);
+  if (interrupted) throw new InterruptedError();
+  const missed = missedSlos(report, slos);
+  if (missed.length > 0) {
+    for (const line of missed) ctx.io.err(`SLO missed: ${line}\n`);
+    throw new RejectedError(`${missed.length} SLO${missed.length > 1 ? 's' : ''} missed`, { code: 'SLO_MISSED', details: { missed } });
+  }
+}
+
+function startLiveLine(ctx: Context, stats: LoadStats, startedAt: number): { stop(): void } {
+  const draw = () => {
+    const seconds = (performance.now() - startedAt) / 1000;
+    const p99 = stats.switchTime.count ? `${Math.round(stats.switchTime.percentile(99) / 100) / 10} ms` : '-';
+    ctx.io.err(`\r\x1b[K${seconds.toFixed(0)} s  ${(stats.requests / Math.max(seconds, 0.001)).toFixed(1)}/s  approved ${stats.approved}  declined ${stats.declined}  timeouts ${stats.timeouts}  p99 ${p99}`);
+  };
+  const timer = setInterval(draw, 1000);
+  return {
+    stop() {
+      clearInterval(timer);
+      ctx.io.err('\r\x1b[K');
+    },
+  };
+}

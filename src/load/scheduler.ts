@@ -1,0 +1,83 @@
+// When `simulate load` sends. Open loop (a rate): request i is due at start + i/rate whatever
+// the answers, so a slow answer never delays the next send and latency is measured from the
+// due time (no coordinated omission). Closed loop (a concurrency): N senders, each sending
+// again as soon as its answer arrives. Both stop at the count or the duration, or on abort.
+
+/** Milliseconds on a monotonic clock; a fake one in tests. */
+export interface Clock {
+  now(): number;
+  /** Resolves at `at` (at once when it is past), or early when `signal` aborts. */
+  sleepUntil(at: number, signal: AbortSignal): Promise<void>;
+}
+
+export const realClock: Clock = {
+  now: () => performance.now(),
+  sleepUntil: (at, signal) => new Promise((resolve) => {
+    const wait = at - performance.now();
+    if (wait <= 0 || signal.aborted) return resolve();
+    const timer = setTimeout(done, wait);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  }),
+};
+
+export type LoadShape = { kind: 'rate'; perSecond: number } | { kind: 'concurrency'; senders: number };
+
+export interface LoadBounds {
+  durationMs: number;
+  count: number;
+}
+
+/** Sends request `index`; `dueAt` is when it was due (open loop) or sent (closed loop). Must not reject. */
+export type Fire = (index: number, dueAt: number) => Promise<void>;
+
+export interface ScheduleResult {
+  sent: number;
+  startedAt: number;
+  /** When the first and last requests actually went out. */
+  firstSentAt?: number;
+  lastSentAt?: number;
+  /** When the last answer arrived. */
+  endedAt: number;
+}
+
+export async function runSchedule(shape: LoadShape, bounds: LoadBounds, fire: Fire, options: { clock?: Clock; signal: AbortSignal }): Promise<ScheduleResult> {
+  const clock = options.clock ?? realClock;
+  const { signal } = options;
+  const startedAt = clock.now();
+  const result: ScheduleResult = { sent: 0, startedAt, endedAt: startedAt };
+  const send = (index: number, dueAt: number) => {
+    const now = clock.now();
+    result.firstSentAt ??= now;
+    result.lastSentAt = now;
+    result.sent++;
+    return fire(index, dueAt);
+  };
+  const inTime = (at: number) => at - startedAt < bounds.durationMs;
+
+  if (shape.kind === 'rate') {
+    const interval = 1000 / shape.perSecond;
+    const inFlight = new Set<Promise<void>>();
+    for (let index = 0; index < bounds.count; index++) {
+      const dueAt = startedAt + index * interval;
+      if (!inTime(dueAt)) break;
+      await clock.sleepUntil(dueAt, signal);
+      if (signal.aborted) break;
+      const request = send(index, dueAt).finally(() => inFlight.delete(request));
+      inFlight.add(request);
+    }
+    await Promise.all(inFlight);
+  } else {
+    let next = 0;
+    const sender = async () => {
+      while (!signal.aborted && next < bounds.count && inTime(clock.now())) await send(next++, clock.now());
+    };
+    await Promise.all(Array.from({ length: shape.senders }, sender));
+  }
+  result.endedAt = clock.now();
+  return result;
+}

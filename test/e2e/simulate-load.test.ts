@@ -1,0 +1,99 @@
+// End to end: `simulate load` through the built binary against `cardctl sandbox serve`, with
+// `cardctl webhook listen` as the institution: a short open-loop run (2 s at 50/s) whose counts,
+// outcomes and rate are checked, and the exit code for an SLO met and one missed.
+import { execa, type ResultPromise } from 'execa';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cardctl, cleanEnv, isolatedDirs, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
+import { call, createCardOverHttp } from '../sandbox/helpers.js';
+
+async function startListener(args: string[], configDir: string): Promise<{ url: string; process: ResultPromise }> {
+  const child = execa('node', [BIN, 'webhook', 'listen', '--port', '0', '--json', ...args], {
+    env: cleanEnv({ ...isolatedDirs(configDir) }), extendEnv: false, reject: false, buffer: false,
+  });
+  const reader = createInterface({ input: child.stdout! });
+  const first = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('webhook listen did not start')), 20_000);
+    reader.once('line', (line) => { clearTimeout(timer); resolve(line); });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`webhook listen exited with ${code}`)); });
+  });
+  return { url: JSON.parse(first).url, process: child };
+}
+
+let config: { path: string; remove(): void };
+const listeners: Array<{ url: string; process: ResultPromise }> = [];
+let sandbox: RunningSandbox;
+let env: Record<string, string>;
+let cards: string[];
+
+const run = (args: string[]) => cardctl(['simulate', 'load', ...args], { configDir: config.path, env, timeout: 60_000 });
+const useWebhook = async (url: string) => {
+  const response = await call(sandbox.info, 'PUT', `/sandbox/card-programs/${sandbox.info.cardProgramId}`, { token: sandbox.info.token, body: { webHookConfig: { url } } });
+  expect(response.status, response.text).toBe(200);
+};
+
+beforeAll(async () => {
+  config = tempDir();
+  listeners.push(await startListener([], config.path), await startListener(['--delay', '300'], config.path));
+  sandbox = await startSandboxProcess(['--webhook-url', listeners[0]!.url], { configDir: config.path });
+  env = { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: sandbox.info.token };
+  // No daily limits: every request of the run is one the webhook decides.
+  const unlimited = { enabled: true, dailyLimit: { count: 0, amount: 0 } };
+  const program = await call(sandbox.info, 'PUT', `/sandbox/card-programs/${sandbox.info.cardProgramId}`, { token: sandbox.info.token, body: { channels: { pos: unlimited, atm: unlimited, web: unlimited } } });
+  expect(program.status, program.text).toBe(200);
+  cards = [await createCardOverHttp(sandbox.info), await createCardOverHttp(sandbox.info)];
+}, 60_000);
+
+afterAll(async () => {
+  await sandbox?.stop();
+  for (const listener of listeners) {
+    if (listener.process.exitCode === null) {
+      listener.process.kill('SIGTERM');
+      await listener.process.catch(() => undefined);
+    }
+  }
+  config?.remove();
+});
+
+describe('simulate load', () => {
+  it('2 s at 50/s: 100 requests on schedule, by the mix, approved by the webhook; SLOs met exit 0', async () => {
+    await useWebhook(listeners[0]!.url);
+    const result = await run(['--rate', '50/s', '--duration', '2s', '--card', cards[0]!, '--card', cards[1]!, '--mix', 'authorization=80,financial=15,reversal=5',
+      '--max-p99', '1500ms', '--max-timeouts', '0.1%', '--min-approval', '95%', '-o', 'json']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({ target: { rate: 50, durationMs: 2000 }, requests: 100, approved: 100, declined: 0, standIns: 0, timeouts: 0, errors: 0, responseCodes: [{ code: '00', count: 100 }], deadlineMs: 5000, interrupted: false });
+    expect(report.achievedRate).toBeGreaterThan(45);
+    expect(report.achievedRate).toBeLessThan(55);
+    for (const latency of [report.latencyMs.webhook, report.latencyMs.endToEnd]) {
+      expect(latency.p50).toBeLessThanOrEqual(latency.p99);
+      expect(latency.p99).toBeLessThanOrEqual(latency.max);
+    }
+    const listed = await cardctl(['tx', 'list', '--limit', '100', '-o', 'json'], { configDir: config.path, env, timeout: 60_000 });
+    const byMti = JSON.parse(listed.stdout).reduce((counts: Record<string, number>, tx: any) => ({ ...counts, [tx.mti]: (counts[tx.mti] ?? 0) + 1 }), {});
+    expect(byMti).toEqual({ '0100': 80, '0200': 15, '0420': 5 });
+  });
+
+  it('a webhook slower than --max-p99: the report, one line for the missed SLO, exit 5', async () => {
+    await useWebhook(listeners[1]!.url);
+    const result = await run(['--concurrency', '4', '--count', '8', '--card', cards[0]!, '--max-p99', '100ms', '--min-approval', '95%']);
+    expect(result.exitCode, result.stderr).toBe(5);
+    expect(result.stdout).toMatch(/Requests\s+8\n/);
+    expect(result.stdout).toMatch(/Approved\s+8 \(100%\)/);
+    expect(result.stderr).toMatch(/SLO missed: p99 latency \d+(\.\d+)? ms is above --max-p99 100 ms/);
+    expect(result.stderr).not.toMatch(/--min-approval/);
+  });
+
+  it('refuses what it must before sending: a remote base URL, an unbounded run, two loop kinds', async () => {
+    const remote = await cardctl(['simulate', 'load', '--rate', '1', '--card', 'x', '--base-url', 'https://api.example.com'], { configDir: config.path, env, timeout: 60_000 });
+    expect(remote.exitCode).toBe(2);
+    expect(remote.stderr).toMatch(/refusing to send load to https:\/\/api.example.com/);
+    const tooLong = await run(['--rate', '1', '--duration', '2h', '--card', 'x']);
+    expect(tooLong.exitCode).toBe(2);
+    expect(tooLong.stderr).toMatch(/longer than the limit of 1h/);
+    const tooMany = await run(['--rate', '1', '--count', '20000000', '--card', 'x']);
+    expect(tooMany.stderr).toMatch(/above the limit of 10,000,000/);
+    const both = await run(['--rate', '1', '--concurrency', '2', '--card', 'x']);
+    expect(both.stderr).toMatch(/either --rate .* or --concurrency/);
+  });
+});

@@ -1,0 +1,192 @@
+// simulate load's parts without a server: the schedule on a fake clock, the mix, the flags'
+// bounds, the SLO verdicts, and the report built from recorded outcomes.
+import { describe, expect, it } from 'vitest';
+import { intentSequence, parseMix } from '../../src/load/mix.js';
+import { checkTarget, parseBounds, parseShape } from '../../src/load/run.js';
+import { runSchedule, type Clock } from '../../src/load/scheduler.js';
+import { missedSlos, parseMillis, parsePercent } from '../../src/load/slo.js';
+import { buildReport, LoadStats, type Outcome } from '../../src/load/stats.js';
+import { renderReport } from '../../src/load/render.js';
+import { createStyle } from '../../src/output/style.js';
+
+const START = 1_000;
+
+/** Time moves only when the scheduler sleeps, or when a send advances it. */
+function fakeClock(): Clock & { advance(ms: number): void } {
+  let now = START;
+  return {
+    now: () => now,
+    sleepUntil: async (at) => { now = Math.max(now, at); },
+    advance: (ms) => { now += ms; },
+  };
+}
+
+const never = new AbortController().signal;
+
+describe('the open-loop schedule', () => {
+  it('sends request i at start + i/rate without waiting for any answer, up to the duration', async () => {
+    const clock = fakeClock();
+    const sends: Array<{ index: number; dueAt: number; sentAt: number }> = [];
+    let answerAll!: () => void;
+    const answers = new Promise<void>((resolve) => (answerAll = resolve));
+    const result = await runSchedule({ kind: 'rate', perSecond: 50 }, { durationMs: 1000, count: 1_000 }, (index, dueAt) => {
+      sends.push({ index, dueAt, sentAt: clock.now() });
+      if (sends.length === 50) answerAll(); // no answer arrives before the last send
+      return answers;
+    }, { clock, signal: never });
+    expect(sends).toHaveLength(50);
+    sends.forEach((send, i) => expect(send).toEqual({ index: i, dueAt: START + i * 20, sentAt: START + i * 20 }));
+    expect(result).toMatchObject({ sent: 50, startedAt: START, firstSentAt: START, lastSentAt: START + 49 * 20 });
+  });
+
+  it('a send that falls behind does not move the schedule: the late ones go at once and keep their due times', async () => {
+    const clock = fakeClock();
+    const sends: Array<{ dueAt: number; sentAt: number }> = [];
+    await runSchedule({ kind: 'rate', perSecond: 100 }, { durationMs: 100, count: 1_000 }, async (index, dueAt) => {
+      sends.push({ dueAt, sentAt: clock.now() });
+      if (index === 0) clock.advance(45); // the event loop was busy
+    }, { clock, signal: never });
+    expect(sends.map((send) => send.dueAt)).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80, 90].map((ms) => START + ms));
+    expect(sends.slice(1, 5).map((send) => send.sentAt)).toEqual([1045, 1045, 1045, 1045]);
+    expect(sends.slice(5).map((send) => send.sentAt)).toEqual([1050, 1060, 1070, 1080, 1090]);
+  });
+
+  it('stops at the count, and on abort', async () => {
+    const clock = fakeClock();
+    expect((await runSchedule({ kind: 'rate', perSecond: 10 }, { durationMs: 60_000, count: 7 }, async () => {}, { clock, signal: never })).sent).toBe(7);
+    const controller = new AbortController();
+    let sent = 0;
+    const result = await runSchedule({ kind: 'rate', perSecond: 10 }, { durationMs: 60_000, count: 100 }, async () => {
+      if (++sent === 3) controller.abort();
+    }, { clock: fakeClock(), signal: controller.signal });
+    expect(result.sent).toBe(3);
+  });
+});
+
+describe('the closed-loop schedule', () => {
+  it('keeps N requests in flight, each sender sending again once answered, up to the count', async () => {
+    const clock = fakeClock();
+    let inFlight = 0;
+    let most = 0;
+    const result = await runSchedule({ kind: 'concurrency', senders: 3 }, { durationMs: 60_000, count: 10 }, async () => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      clock.advance(5);
+      inFlight--;
+    }, { clock, signal: never });
+    expect(result.sent).toBe(10);
+    expect(most).toBe(3);
+  });
+
+  it('sends nothing new once the duration is over', async () => {
+    const clock = fakeClock();
+    const result = await runSchedule({ kind: 'concurrency', senders: 1 }, { durationMs: 250, count: 1_000 }, async () => clock.advance(100), { clock, signal: never });
+    expect(result.sent).toBe(3); // at 0, 100 and 200 ms
+    expect(result.endedAt).toBe(START + 300);
+  });
+});
+
+describe('the mix', () => {
+  it('spreads the intents by weight, evenly and in the same order every run', () => {
+    const next = intentSequence(parseMix('authorization=80,financial=15,reversal=5'));
+    const hundred = Array.from({ length: 100 }, next);
+    expect(hundred.filter((i) => i === 'authorization')).toHaveLength(80);
+    expect(hundred.filter((i) => i === 'financial')).toHaveLength(15);
+    expect(hundred.filter((i) => i === 'reversal')).toHaveLength(5);
+    expect(hundred.slice(0, 20).filter((i) => i === 'reversal')).toHaveLength(1);
+    const again = intentSequence(parseMix('authorization=80,financial=15,reversal=5'));
+    expect(Array.from({ length: 100 }, again)).toEqual(hundred);
+  });
+
+  it('refuses an unknown intent, a repeated one, and reversals alone', () => {
+    expect(() => parseMix('purchase=10')).toThrow(/invalid --mix "purchase=10"/);
+    expect(() => parseMix('authorization=1,authorization=2')).toThrow(/given twice/);
+    expect(() => parseMix('reversal=5')).toThrow(/reversals need/);
+    expect(() => parseMix('authorization=0')).toThrow(/weight above 0/);
+  });
+});
+
+describe('the flags', () => {
+  it('one loop kind, a bounded rate and run', () => {
+    expect(parseShape({ rate: '50/s' })).toEqual({ kind: 'rate', perSecond: 50 });
+    expect(parseShape({ concurrency: '8' })).toEqual({ kind: 'concurrency', senders: 8 });
+    expect(() => parseShape({})).toThrow(/either --rate/);
+    expect(() => parseShape({ rate: 'fast' })).toThrow(/invalid --rate/);
+    expect(parseBounds({})).toEqual({ durationMs: 10_000, count: 10_000_000 });
+    expect(parseBounds({ count: '500' })).toEqual({ durationMs: 3_600_000, count: 500 });
+    expect(parseBounds({ duration: '2m', count: '5' })).toEqual({ durationMs: 120_000, count: 5 });
+    expect(() => parseBounds({ duration: '61m' })).toThrow(/longer than the limit of 1h/);
+    expect(() => parseBounds({ count: '10000001' })).toThrow(/above the limit of 10,000,000/);
+  });
+
+  it('load goes to this machine unless --allow-remote', () => {
+    for (const url of ['http://127.0.0.1:4010', 'http://localhost:4010', 'http://[::1]:4010']) expect(() => checkTarget(url, false)).not.toThrow();
+    expect(() => checkTarget('https://api.example.com', false)).toThrow(/refusing to send load/);
+    expect(() => checkTarget('https://api.example.com', true)).not.toThrow();
+  });
+});
+
+const outcome = (code: string, switchMs: number | undefined, extra: Partial<Outcome> = {}): Outcome => ({ code, endToEndMs: (switchMs ?? 0) + 2, switchMs, standIn: false, timeout: false, ...extra });
+
+function reportOf(outcomes: Outcome[]) {
+  const stats = new LoadStats();
+  outcomes.forEach((o) => stats.add(o));
+  const schedule = { sent: outcomes.length, startedAt: 0, firstSentAt: 0, lastSentAt: (outcomes.length - 1) * 10, endedAt: outcomes.length * 10 };
+  return buildReport(stats, schedule, { shape: { kind: 'rate', perSecond: 100 }, durationMs: 1000, count: 10_000_000, deadlineMs: 5000, interrupted: false });
+}
+
+describe('the report', () => {
+  // 96 approvals at 1..96 ms, 2 declines at 10 ms, one timeout (stand-in 96), one HTTP error
+  // (no switch time): of the 99 switch times the 50th is 48 ms, the 98th 96 ms.
+  const outcomes = [
+    ...Array.from({ length: 96 }, (_, i) => outcome('00', i + 1)),
+    outcome('51', 10), outcome('51', 10),
+    outcome('96', 5000, { standIn: true, timeout: true }),
+    outcome('HTTP 400', undefined),
+  ];
+  const report = reportOf(outcomes);
+
+  it('counts outcomes by kind and by response code, and the achieved rate', () => {
+    expect(report).toMatchObject({ requests: 100, approved: 96, declined: 3, standIns: 1, timeouts: 1, errors: 1, deadlineMs: 5000, achievedRate: 100, interrupted: false });
+    expect(report.responseCodes).toEqual([{ code: '00', count: 96 }, { code: '51', count: 2 }, { code: '96', count: 1 }, { code: 'HTTP 400', count: 1 }]);
+  });
+
+  it("has the webhook's percentiles from the histogram (within its 3 significant figures)", () => {
+    const webhook = report.latencyMs.webhook!;
+    expect(webhook.p50).toBeCloseTo(48, 0);
+    expect(webhook.p99).toBeCloseTo(96, 0);
+    expect(webhook.max).toBeGreaterThanOrEqual(4995);
+    expect(webhook.max).toBeLessThanOrEqual(5005);
+    expect(report.latencyMs.endToEnd!.p50).toBeGreaterThan(webhook.p50);
+  });
+
+  it('renders a table with the percentiles as bars against the deadline', () => {
+    const text = renderReport(report, createStyle(false));
+    expect(text).toMatch(/Requests\s+100\n/);
+    expect(text).toMatch(/Stand-ins\s+1 \(1%\)/);
+    expect(text).toMatch(/Codes\s+00: 96, 51: 2, 96: 1, HTTP 400: 1/);
+    expect(text).toMatch(/deadline 5000 ms/);
+    expect(text).toMatch(/\n {2}deadline +█{40} 5000 ms\n/);
+  });
+});
+
+describe('the SLOs', () => {
+  it('parse durations and percentages', () => {
+    expect(parseMillis('--max-p99', '1500ms')).toBe(1500);
+    expect(parseMillis('--max-p99', '1.5s')).toBe(1500);
+    expect(parsePercent('--max-timeouts', '0.1%')).toBeCloseTo(0.001);
+    expect(() => parsePercent('--min-approval', '95')).toThrow(/invalid --min-approval "95"/);
+    expect(() => parsePercent('--min-approval', '120%')).toThrow(/0% to 100%/);
+  });
+
+  it('are met, or each missed one is a line', () => {
+    const met = reportOf(Array.from({ length: 100 }, (_, i) => outcome('00', i + 1)));
+    expect(missedSlos(met, { maxP99Ms: 1500, maxTimeouts: 0.001, minApproval: 0.95 })).toEqual([]);
+    const bad = reportOf([...Array.from({ length: 9 }, () => outcome('00', 2000)), outcome('96', 5000, { standIn: true, timeout: true })]);
+    expect(missedSlos(bad, { maxP99Ms: 1500, maxTimeouts: 0.001, minApproval: 0.95 })).toEqual([
+      expect.stringMatching(/^p99 latency 50\d\d(\.\d+)? ms is above --max-p99 1500 ms$/),
+      'timeouts 10% (1 of 10) are above --max-timeouts 0.1%',
+      'approvals 90% (9 of 10) are below --min-approval 95%',
+    ]);
+  });
+});
