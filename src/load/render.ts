@@ -1,5 +1,5 @@
 // The report of `simulate load` as text: the figures, then the webhook's latency percentiles as
-// bars against the network's deadline.
+// bars, with the network's deadline.
 import type { Style } from '../output/style.js';
 import type { LatencySummary, LoadReport } from './stats.js';
 
@@ -36,7 +36,11 @@ function latencyText(latency: LatencySummary | undefined, deadlineMs?: number): 
 }
 
 function bars(latency: LatencySummary, deadlineMs: number): string[] {
-  const entries: Array<[string, number]> = [['p50', latency.p50], ['p90', latency.p90], ['p99', latency.p99], ['max', latency.max], ['deadline', deadlineMs]];
-  const scale = Math.max(...entries.map(([, ms]) => ms)) || 1;
-  return entries.map(([label, ms]) => `  ${label.padEnd(9)}${'█'.repeat(Math.max(1, Math.round((ms / scale) * BAR_WIDTH)))} ${ms} ms`);
+  const entries: Array<[string, number]> = [['p50', latency.p50], ['p90', latency.p90], ['p99', latency.p99], ['max', latency.max]];
+  // Scaled to the slowest answer; the deadline gets a bar only when it falls within that scale.
+  if (deadlineMs <= latency.max) entries.push(['deadline', deadlineMs]);
+  const scale = latency.max || 1;
+  const lines = entries.map(([label, ms]) => `  ${label.padEnd(9)}${'█'.repeat(Math.max(1, Math.round((ms / scale) * BAR_WIDTH)))} ${ms} ms`);
+  if (deadlineMs > latency.max) lines.push(`  ${'deadline'.padEnd(9)}${deadlineMs} ms (${Math.round((deadlineMs / scale) * 10) / 10}× the slowest answer)`);
+  return lines;
 }

@@ -1,5 +1,6 @@
 // `cardctl simulate load`: the flags made into a plan (every usage error before a request),
 // the run, the live line, the report and the SLO verdict.
+import { setMaxListeners } from 'node:events';
 import type { SimulateBody } from '../api/schemas.js';
 import type { LOAD_FLAGS } from '../commands/simulate/load.js';
 import type { Context } from '../core/context.js';
@@ -135,6 +136,11 @@ export async function runLoad(ctx: Context, opts: LoadFlags): Promise<void> {
   /** Approved authorizations and financials of this run, oldest first, for the reversals. */
   const reversible: string[] = [];
   const stats = new LoadStats();
+  // Every request in flight listens for Ctrl-C: one signal for all of them, without Node's
+  // warning about more than 10 listeners.
+  const stop = new AbortController();
+  setMaxListeners(0, stop.signal);
+  ctx.signal.addEventListener('abort', () => stop.abort(ctx.signal.reason), { once: true });
   const clock = (await import('./scheduler.js')).realClock;
 
   const bodyFor = (intent: Intent): SimulateBody => {
@@ -147,7 +153,7 @@ export async function runLoad(ctx: Context, opts: LoadFlags): Promise<void> {
     const body = bodyFor(nextIntent());
     let outcome: Outcome;
     try {
-      const { data: answer } = await simulate(client, body, { switchSegment, signal: ctx.signal });
+      const { data: answer } = await simulate(client, body, { switchSegment, signal: stop.signal });
       const result = answer.data;
       // The sandbox says "Transaction failed: 96 … — <why>" when the webhook gave no usable answer.
       const noWebhookAnswer = answer.message.startsWith('Transaction failed');
@@ -164,7 +170,7 @@ export async function runLoad(ctx: Context, opts: LoadFlags): Promise<void> {
   const live = ctx.io.stderrIsTTY ? startLiveLine(ctx, stats, clock.now()) : undefined;
   let schedule;
   try {
-    schedule = await runSchedule(shape, bounds, fire, { clock, signal: ctx.signal });
+    schedule = await runSchedule(shape, bounds, fire, { clock, signal: stop.signal });
   } finally {
     live?.stop();
   }

@@ -84,6 +84,22 @@ describe('simulate load', () => {
     expect(result.stderr).not.toMatch(/--min-approval/);
   });
 
+  it('Ctrl-C stops the run and prints the report so far: exit 130', async () => {
+    await useWebhook(listeners[0]!.url);
+    const child = execa('node', [BIN, 'simulate', 'load', '--rate', '20/s', '--duration', '60s', '--card', cards[0]!, '-o', 'json'], {
+      env: cleanEnv({ ...isolatedDirs(config.path), ...env }), extendEnv: false, reject: false,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    child.kill('SIGINT');
+    const result = await child;
+    expect(result.exitCode, result.stderr).toBe(130);
+    const report = JSON.parse(result.stdout);
+    expect(report.interrupted).toBe(true);
+    expect(report.requests).toBeGreaterThan(5);
+    expect(report.requests).toBeLessThan(200);
+    expect(report.approved).toBe(report.requests);
+  });
+
   it('refuses what it must before sending: a remote base URL, an unbounded run, two loop kinds', async () => {
     const remote = await cardctl(['simulate', 'load', '--rate', '1', '--card', 'x', '--base-url', 'https://api.example.com'], { configDir: config.path, env, timeout: 60_000 });
     expect(remote.exitCode).toBe(2);

@@ -166,7 +166,13 @@ describe('the report', () => {
     expect(text).toMatch(/Stand-ins\s+1 \(1%\)/);
     expect(text).toMatch(/Codes\s+00: 96, 51: 2, 96: 1, HTTP 400: 1/);
     expect(text).toMatch(/deadline 5000 ms/);
-    expect(text).toMatch(/\n {2}deadline +█{40} 5000 ms\n/);
+    expect(text).toMatch(/\n {2}max +█{40} 5001\.2 ms\n {2}deadline +█{40} 5000 ms\n/);
+    expect(text).toMatch(/\n {2}p50 +█{1} 48 ms\n/);
+  });
+
+  it('shows a deadline beyond the slowest answer as a figure, not a bar', () => {
+    const text = renderReport(reportOf([outcome('00', 10), outcome('00', 20)]), createStyle(false));
+    expect(text).toMatch(/\n {2}max +█{40} 20 ms\n {2}deadline 5000 ms \(250× the slowest answer\)\n/);
   });
 });
 
