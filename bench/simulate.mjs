@@ -12,6 +12,11 @@
 // approved one that runs the whole path: checks, STAN, message, SQLite insert (and, forwarded,
 // the webhook round trip and the update). One card per client. The sandbox, the listener and this
 // script are three processes.
+//
+// Then `cardctl simulate load` in forward mode: its closed-loop throughput against plain undici
+// clients doing the same (aim ≥ 0.8) and against `webhook listen`'s own echo limit (clients
+// POSTing straight to it), and whether `--rate R` holds R within ±2% for a rate the sandbox
+// sustains (exit 1 when not).
 import { constants, publicEncrypt, randomBytes } from 'node:crypto';
 import { Pool, request } from 'undici';
 import { BIN, makeWorkDir, startProcess, startSandbox } from './lib/processes.mjs';
@@ -140,4 +145,68 @@ for (const clients of CONCURRENCY) {
     });
   }
 }
-process.exit(0);
+
+// ---- simulate load: the CLI's load generator in forward mode ----
+// `webhook listen`'s own echo limit: N undici clients POST a 0100 straight to it (no sandbox),
+// the most any forward-mode run through it can reach.
+const LOAD_CLIENTS = Math.max(...CONCURRENCY.filter((n) => n <= 8), 1);
+const sample = (await api('POST', '/institutions/switch/simulate', { intent: 'authorization', processingFlow: 'purchase', amount: 12.5, cardId: cards.listen[0], responseMode: 'forward' })).data.request;
+async function echoLimit(clients) {
+  const pool = new Pool(listener.url, { connections: clients, pipelining: 1 });
+  const body = JSON.stringify(sample);
+  let answered = 0;
+  const deadline = performance.now() + DURATION * 1000;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (performance.now() < deadline) {
+      const res = await pool.request({ method: 'POST', path: new URL(listener.url).pathname, headers: { 'content-type': 'application/json' }, body });
+      await res.body.json();
+      if (res.statusCode === 200) answered++;
+    }
+  }));
+  const perSecond = answered / ((performance.now() - started) / 1000);
+  await pool.close();
+  return perSecond;
+}
+
+/** `cardctl simulate load … -o json` on the listener's cards; its report. */
+async function simulateLoad(args) {
+  const { execFile } = await import('node:child_process');
+  const loadEnv = { ...process.env, ...env, CARDCTL_BASE_URL: sandbox.baseUrl, CARDCTL_TOKEN: sandbox.token };
+  const cardArgs = cards.listen.slice(0, LOAD_CLIENTS).flatMap((id) => ['--card', id]);
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [BIN, 'simulate', 'load', ...args, ...cardArgs, '-o', 'json'], { env: loadEnv, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`simulate load ${args.join(' ')}: ${stderr || error.message}`));
+      else resolve(JSON.parse(stdout));
+    });
+  });
+}
+
+const echo = await echoLimit(LOAD_CLIENTS);
+// The ceiling of any client: plain undici clients through the sandbox to `webhook listen`,
+// measured right before the CLI's run so both see the same machine load.
+const undiciForward = await measure('forward', LOAD_CLIENTS);
+const closed = await simulateLoad(['--concurrency', String(LOAD_CLIENTS), '--duration', `${DURATION}s`]);
+// A rate it sustains: half the closed-loop throughput, rounded to tens.
+const targetRate = Math.max(10, Math.floor(closed.achievedRate / 20) * 10);
+const open = await simulateLoad(['--rate', `${targetRate}/s`, '--duration', `${DURATION}s`]);
+const rateError = open.achievedRate / targetRate - 1;
+console.log(`\nwebhook listen echo limit, ${LOAD_CLIENTS} clients: ${Math.round(echo)} msgs/s`);
+console.log(`forward through the sandbox to it, ${LOAD_CLIENTS} plain undici clients: ${undiciForward.perSecond} sims/s`);
+console.log(`simulate load --concurrency ${LOAD_CLIENTS} (forward): ${Math.round(closed.achievedRate)} sims/s, webhook p99 ${closed.latencyMs.webhook?.p99} ms, ${closed.approved}/${closed.requests} approved`
+  + ` = ${(closed.achievedRate / undiciForward.perSecond).toFixed(2)}× plain clients, ${(closed.achievedRate / echo).toFixed(2)}× the echo limit`);
+console.log(`simulate load --rate ${targetRate}/s: ${open.achievedRate}/s sent (${(rateError * 100).toFixed(2)}%), ${open.requests} requests, end-to-end p99 ${open.latencyMs.endToEnd?.p99} ms`);
+reportRatio({
+  bench: 'simulate', name: `simulate load --concurrency ${LOAD_CLIENTS}, forward`, value: Math.round(closed.achievedRate), unit: 'sims/s',
+  peer: 'forward to webhook listen, plain undici clients', peerValue: undiciForward.perSecond, ratio: closed.achievedRate / undiciForward.perSecond, aim: { min: 0.8 },
+});
+reportRatio({
+  bench: 'simulate', name: `simulate load --concurrency ${LOAD_CLIENTS}, forward`, value: Math.round(closed.achievedRate), unit: 'sims/s',
+  peer: "webhook listen's own echo limit (POSTed to directly)", peerValue: Math.round(echo), ratio: closed.achievedRate / echo,
+  note: 'the sandbox (checks, SQLite, signing) bounds forward mode, not the listener',
+});
+reportRatio({
+  bench: 'simulate', name: `simulate load --rate ${targetRate}/s, achieved`, value: open.achievedRate, unit: 'sims/s',
+  peer: 'the target rate', peerValue: targetRate, ratio: open.achievedRate / targetRate, aim: { min: 0.98, max: 1.02 },
+});
+process.exit(Math.abs(rateError) <= 0.02 ? 0 : 1);
