@@ -12,7 +12,7 @@ export function renderReport(report: LoadReport, style: Style): string {
     style.bold(report.interrupted ? 'Load run (interrupted: the report so far)' : 'Load run'),
     row('Target', target),
     row('Achieved', `${report.achievedRate}/s ${report.target.rate !== undefined ? 'sent' : 'answered'} over ${(report.elapsedMs / 1000).toFixed(1)} s`),
-    row('Requests', String(report.requests)),
+    row('Requests', `${report.requests}: ${report.intents.map(({ intent, count }) => `${count} ${intent}`).join(', ') || '-'}`),
     row('Approved', `${report.approved}${share(report.approved)}`),
     row('Declined', `${report.declined}${share(report.declined)}`),
     row('Stand-ins', `${report.standIns}${share(report.standIns)}`),

@@ -157,12 +157,12 @@ export async function runLoad(ctx: Context, opts: LoadFlags): Promise<void> {
       const result = answer.data;
       // The sandbox says "Transaction failed: 96 … — <why>" when the webhook gave no usable answer.
       const noWebhookAnswer = answer.message.startsWith('Transaction failed');
-      outcome = { code: result.responseCode, endToEndMs: clock.now() - dueAt, switchMs: result.duration, standIn: noWebhookAnswer, timeout: noWebhookAnswer && answer.message.includes('(timeout)') };
+      outcome = { intent: body.intent, code: result.responseCode, endToEndMs: clock.now() - dueAt, switchMs: result.duration, standIn: noWebhookAnswer, timeout: noWebhookAnswer && answer.message.includes('(timeout)') };
       if (body.intent !== 'reversal' && isApproved(result.responseCode)) reversible.push(result.transactionId);
     } catch (error) {
       if (ctx.signal.aborted) return; // cut short by Ctrl-C: not an outcome
       const label = error instanceof CliError ? (error.status ? `HTTP ${error.status}` : error.code) : 'error';
-      outcome = { code: label, endToEndMs: clock.now() - dueAt, standIn: false, timeout: false };
+      outcome = { intent: body.intent, code: label, endToEndMs: clock.now() - dueAt, standIn: false, timeout: false };
     }
     stats.add(outcome);
   };

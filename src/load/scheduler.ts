@@ -57,14 +57,13 @@ export async function runSchedule(shape: LoadShape, bounds: LoadBounds, fire: Fi
     result.sent++;
     return fire(index, dueAt);
   };
-  const inTime = (at: number) => at - startedAt < bounds.durationMs;
 
   if (shape.kind === 'rate') {
     const interval = 1000 / shape.perSecond;
     const inFlight = new Set<Promise<void>>();
-    for (let index = 0; index < bounds.count; index++) {
+    // In time by the offset itself: (start + offset) - start can fall short of the offset in floating point.
+    for (let index = 0; index < bounds.count && index * interval < bounds.durationMs; index++) {
       const dueAt = startedAt + index * interval;
-      if (!inTime(dueAt)) break;
       await clock.sleepUntil(dueAt, signal);
       if (signal.aborted) break;
       const request = send(index, dueAt).finally(() => inFlight.delete(request));
@@ -74,7 +73,7 @@ export async function runSchedule(shape: LoadShape, bounds: LoadBounds, fire: Fi
   } else {
     let next = 0;
     const sender = async () => {
-      while (!signal.aborted && next < bounds.count && inTime(clock.now())) await send(next++, clock.now());
+      while (!signal.aborted && next < bounds.count && clock.now() - startedAt < bounds.durationMs) await send(next++, clock.now());
     };
     await Promise.all(Array.from({ length: shape.senders }, sender));
   }

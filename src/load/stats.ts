@@ -6,6 +6,8 @@ import type { LoadShape, ScheduleResult } from './scheduler.js';
 
 /** One request's fate, as the command reads it from the simulator's answer. */
 export interface Outcome {
+  /** The intent sent (a reversal with nothing yet to reverse goes as an authorization). */
+  intent: string;
   /** Field 39, or a label such as `HTTP 400` / `error` when there was no simulator answer. */
   code: string;
   /** From the due time (open loop) or the send (closed loop) to the answer. */
@@ -28,6 +30,7 @@ export class LoadStats {
   readonly endToEnd = newHistogram();
   readonly switchTime = newHistogram();
   readonly codes = new Map<string, number>();
+  readonly intents = new Map<string, number>();
   answered = 0;
   approved = 0;
   declined = 0;
@@ -38,6 +41,7 @@ export class LoadStats {
 
   add(outcome: Outcome): void {
     this.codes.set(outcome.code, (this.codes.get(outcome.code) ?? 0) + 1);
+    this.intents.set(outcome.intent, (this.intents.get(outcome.intent) ?? 0) + 1);
     this.endToEnd.record(toMicros(outcome.endToEndMs));
     if (outcome.switchMs === undefined) {
       this.errors++;
@@ -80,6 +84,8 @@ export interface LoadReport {
   standIns: number;
   timeouts: number;
   errors: number;
+  /** Requests by intent sent, most frequent first. */
+  intents: Array<{ intent: string; count: number }>;
   /** Requests by response code (or error label), most frequent first. */
   responseCodes: Array<{ code: string; count: number }>;
   /** The network's deadline for the webhook, in ms. */
@@ -94,7 +100,8 @@ export interface LoadReport {
 export function buildReport(stats: LoadStats, schedule: ScheduleResult, context: { shape: LoadShape; durationMs: number; count: number; deadlineMs: number; interrupted: boolean }): LoadReport {
   const { shape } = context;
   const elapsedMs = schedule.endedAt - schedule.startedAt;
-  const responseCodes = [...stats.codes].map(([code, count]) => ({ code, count })).sort((a, b) => b.count - a.count || a.code.localeCompare(b.code));
+  const responseCodes = byCount(stats.codes).map(([code, count]) => ({ code, count }));
+  const intents = byCount(stats.intents).map(([intent, count]) => ({ intent, count }));
   return {
     target: { ...(shape.kind === 'rate' ? { rate: shape.perSecond } : { concurrency: shape.senders }), durationMs: context.durationMs, count: context.count },
     requests: stats.requests,
@@ -103,6 +110,7 @@ export function buildReport(stats: LoadStats, schedule: ScheduleResult, context:
     standIns: stats.standIns,
     timeouts: stats.timeouts,
     errors: stats.errors,
+    intents,
     responseCodes,
     deadlineMs: context.deadlineMs,
     latencyMs: { webhook: latencySummary(stats.switchTime), endToEnd: latencySummary(stats.endToEnd) },
@@ -121,5 +129,7 @@ function achievedRate(shape: LoadShape, schedule: ScheduleResult, answered: numb
   }
   return endedAt > startedAt ? (answered * 1000) / (endedAt - startedAt) : 0;
 }
+
+const byCount = (counts: Map<string, number>) => [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
 
 const round2 = (n: number) => Math.round(n * 100) / 100;

@@ -2,6 +2,8 @@
 // `cardctl webhook listen` as the institution: a short open-loop run (2 s at 50/s) whose counts,
 // outcomes and rate are checked, and the exit code for an SLO met and one missed.
 import { execa, type ResultPromise } from 'execa';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cardctl, cleanEnv, isolatedDirs, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
@@ -62,7 +64,8 @@ describe('simulate load', () => {
       '--max-p99', '1500ms', '--max-timeouts', '0.1%', '--min-approval', '95%', '-o', 'json']);
     expect(result.exitCode, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout);
-    expect(report).toMatchObject({ target: { rate: 50, durationMs: 2000 }, requests: 100, approved: 100, declined: 0, standIns: 0, timeouts: 0, errors: 0, responseCodes: [{ code: '00', count: 100 }], deadlineMs: 5000, interrupted: false });
+    expect(report).toMatchObject({ target: { rate: 50, durationMs: 2000 }, requests: 100, approved: 100, declined: 0, standIns: 0, timeouts: 0, errors: 0,
+      intents: [{ intent: 'authorization', count: 80 }, { intent: 'financial', count: 15 }, { intent: 'reversal', count: 5 }], responseCodes: [{ code: '00', count: 100 }], deadlineMs: 5000, interrupted: false });
     expect(report.achievedRate).toBeGreaterThan(45);
     expect(report.achievedRate).toBeLessThan(55);
     for (const latency of [report.latencyMs.webhook, report.latencyMs.endToEnd]) {
@@ -78,10 +81,25 @@ describe('simulate load', () => {
     await useWebhook(listeners[1]!.url);
     const result = await run(['--concurrency', '4', '--count', '8', '--card', cards[0]!, '--max-p99', '100ms', '--min-approval', '95%']);
     expect(result.exitCode, result.stderr).toBe(5);
-    expect(result.stdout).toMatch(/Requests\s+8\n/);
+    expect(result.stdout).toMatch(/Requests\s+8: 8 authorization\n/);
     expect(result.stdout).toMatch(/Approved\s+8 \(100%\)/);
     expect(result.stderr).toMatch(/SLO missed: p99 latency \d+(\.\d+)? ms is above --max-p99 100 ms/);
     expect(result.stderr).not.toMatch(/--min-approval/);
+  });
+
+  it('--mix-file: the mix from YAML; a reversal with nothing yet to reverse goes as an authorization', async () => {
+    await useWebhook(listeners[0]!.url);
+    const file = join(config.path, 'mix.yaml');
+    writeFileSync(file, 'reversal: 1\nfinancial: 1\n');
+    const result = await run(['--concurrency', '1', '--count', '6', '--card', cards[0]!, '--mix-file', file, '-o', 'json']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    // Turns: reversal (nothing to reverse yet: an authorization), financial, reversal of that
+    // authorization, financial, reversal of the first financial, financial.
+    expect(JSON.parse(result.stdout)).toMatchObject({ requests: 6, approved: 6, intents: [{ intent: 'financial', count: 3 }, { intent: 'reversal', count: 2 }, { intent: 'authorization', count: 1 }] });
+    writeFileSync(file, 'reversal: 1\n');
+    const alone = await run(['--rate', '1', '--count', '1', '--card', cards[0]!, '--mix-file', file]);
+    expect(alone.exitCode).toBe(2);
+    expect(alone.stderr).toMatch(/reversals need authorizations or financials/);
   });
 
   it('Ctrl-C stops the run and prints the report so far: exit 130', async () => {

@@ -51,6 +51,14 @@ describe('the open-loop schedule', () => {
     expect(sends.slice(5).map((send) => send.sentAt)).toEqual([1050, 1060, 1070, 1080, 1090]);
   });
 
+  it('sends rate × duration requests whatever the start time (starts where start + 2000 - start < 2000 in floating point included)', async () => {
+    for (const start of [0, 48.989999999999995, 67.265, 1234.567]) {
+      let now = start;
+      const clock: Clock = { now: () => now, sleepUntil: async (at) => { now = Math.max(now, at); } };
+      expect((await runSchedule({ kind: 'rate', perSecond: 50 }, { durationMs: 2000, count: 1_000 }, async () => {}, { clock, signal: never })).sent).toBe(100);
+    }
+  });
+
   it('stops at the count, and on abort', async () => {
     const clock = fakeClock();
     expect((await runSchedule({ kind: 'rate', perSecond: 10 }, { durationMs: 60_000, count: 7 }, async () => {}, { clock, signal: never })).sent).toBe(7);
@@ -126,7 +134,7 @@ describe('the flags', () => {
   });
 });
 
-const outcome = (code: string, switchMs: number | undefined, extra: Partial<Outcome> = {}): Outcome => ({ code, endToEndMs: (switchMs ?? 0) + 2, switchMs, standIn: false, timeout: false, ...extra });
+const outcome = (code: string, switchMs: number | undefined, extra: Partial<Outcome> = {}): Outcome => ({ intent: code === '51' ? 'financial' : 'authorization', code, endToEndMs: (switchMs ?? 0) + 2, switchMs, standIn: false, timeout: false, ...extra });
 
 function reportOf(outcomes: Outcome[]) {
   const stats = new LoadStats();
@@ -148,6 +156,7 @@ describe('the report', () => {
 
   it('counts outcomes by kind and by response code, and the achieved rate', () => {
     expect(report).toMatchObject({ requests: 100, approved: 96, declined: 3, standIns: 1, timeouts: 1, errors: 1, deadlineMs: 5000, achievedRate: 100, interrupted: false });
+    expect(report.intents).toEqual([{ intent: 'authorization', count: 98 }, { intent: 'financial', count: 2 }]);
     expect(report.responseCodes).toEqual([{ code: '00', count: 96 }, { code: '51', count: 2 }, { code: '96', count: 1 }, { code: 'HTTP 400', count: 1 }]);
   });
 
@@ -162,7 +171,7 @@ describe('the report', () => {
 
   it('renders a table with the percentiles as bars against the deadline', () => {
     const text = renderReport(report, createStyle(false));
-    expect(text).toMatch(/Requests\s+100\n/);
+    expect(text).toMatch(/Requests\s+100: 98 authorization, 2 financial\n/);
     expect(text).toMatch(/Stand-ins\s+1 \(1%\)/);
     expect(text).toMatch(/Codes\s+00: 96, 51: 2, 96: 1, HTTP 400: 1/);
     expect(text).toMatch(/deadline 5000 ms/);
