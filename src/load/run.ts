@@ -2,7 +2,7 @@
 // the run, the live line, the report and the SLO verdict.
 import { setMaxListeners } from 'node:events';
 import type { SimulateBody } from '../api/schemas.js';
-import type { LOAD_FLAGS } from '../commands/simulate/load.js';
+import type { LOAD_FLAGS } from '../commands/simulate/load-options.js';
 import type { Context } from '../core/context.js';
 import { CliError, InterruptedError, RejectedError, UsageError } from '../core/errors.js';
 import type { FlagValues } from '../core/flags.js';

@@ -1,23 +1,5 @@
 import { defineCommand } from '../../core/command.js';
-import { defineFlags } from '../../core/flags.js';
-import { CHANNELS } from './options.js';
-
-export const LOAD_FLAGS = defineFlags({
-  rate: { type: 'string', value: 'n/s', description: 'open loop: send N requests a second on schedule, whatever the answers, e.g. 50/s' },
-  concurrency: { type: 'string', value: 'n', description: 'closed loop: N requests in flight, each sent when the last answer arrives' },
-  duration: { type: 'string', value: 'duration', description: 'stop after this long, e.g. 30s, 5m (at most 1h; default 10s without --count)' },
-  count: { type: 'string', value: 'n', description: 'stop after N requests (at most 10,000,000)' },
-  mix: { type: 'string', value: 'intent=weight,...', description: 'intents by weight, e.g. authorization=80,financial=15,reversal=5 (default authorization)' },
-  mixFile: { type: 'string', value: 'path', description: 'the mix as a YAML or JSON map of intent to weight' },
-  card: { type: 'list', value: 'card-id', repeat: 'each', description: 'a card to use, in turn (repeatable)' },
-  cardsFromList: { type: 'string', value: 'n', description: 'use the first N cards of `cards list`, in turn' },
-  channel: { type: 'list', value: 'channel', repeat: 'each', choices: CHANNELS, description: 'a channel to use, in turn (repeatable; default pos)' },
-  amount: { type: 'string', value: 'amount', default: '10.00', description: 'amount of each request, in major units' },
-  maxP99: { type: 'string', value: 'duration', description: "SLO: the webhook's p99 latency at most this, e.g. 1500ms (exit 5 when missed)" },
-  maxTimeouts: { type: 'string', value: 'percent', description: 'SLO: webhook timeouts at most this share of requests, e.g. 0.1% (exit 5 when missed)' },
-  minApproval: { type: 'string', value: 'percent', description: 'SLO: approvals at least this share of requests, e.g. 95% (exit 5 when missed)' },
-  allowRemote: { type: 'boolean', description: 'allow a base URL that is not on this machine (load against a real deployment is dangerous)' },
-});
+import { LOAD_FLAGS } from './load-options.js';
 
 export default defineCommand({
   name: 'load',
