@@ -3,7 +3,9 @@
 // every row is a real request), beside the sandbox's own limit for that request measured with
 // autocannon in the same run (right before and right after each run; the limit is their mean).
 // Prints cards/s, the ratio, and the CLI's peak RSS per size: memory must stay flat (the rows
-// are streamed, never loaded), within 10% from the smallest size to the largest.
+// are streamed, never loaded), within 10% from the smallest size to the largest. A second peer,
+// the floor for one Node process: a minimal undici loop sending the same requests of the same
+// file at the same concurrency (no parsing, report, journal or progress), run right after the CLI.
 //   npm run build && node bench/bulk.mjs [--sizes 10000,100000] [--cards 2000] [--concurrency 8] [--duration 8] [--connections 16]
 import { spawn } from 'node:child_process';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
@@ -84,6 +86,27 @@ writeFileSync(preload, `import { writeFileSync } from 'node:fs';
 process.on('exit', () => writeFileSync(process.env.BENCH_RUSAGE_FILE, JSON.stringify({ rssMb: process.resourceUsage().maxRSS / 1024 })));
 `);
 
+// ---- the floor: the same requests from a minimal undici loop, at the same concurrency ----
+const floorScript = join(work, 'floor.mjs');
+const undiciUrl = new URL('../node_modules/undici/index.js', import.meta.url).href;
+writeFileSync(floorScript, `import { readFileSync } from 'node:fs';
+import { Agent, request } from ${JSON.stringify(undiciUrl)};
+const ids = readFileSync(process.argv[2], 'utf8').trim().split('\\n');
+const dispatcher = new Agent({ connections: ${CONCURRENCY} });
+const headers = { authorization: 'Bearer ' + process.env.CARDCTL_TOKEN, accept: 'application/json' };
+let next = 0;
+const started = performance.now();
+await Promise.all(Array.from({ length: ${CONCURRENCY} }, async () => {
+  while (next < ids.length) {
+    const res = await request(process.env.CARDCTL_BASE_URL + '/institutions/cards/' + ids[next++] + '/deactivate', { dispatcher, headers });
+    await res.body.text();
+    if (res.statusCode !== 200) throw new Error('HTTP ' + res.statusCode);
+  }
+}));
+process.stdout.write(String((performance.now() - started) / 1000));
+await dispatcher.close();
+`);
+
 const results = [];
 let previous = await limit('start');
 console.log(`sandbox limit: ${previous.toFixed(1)} deactivations/s`);
@@ -94,17 +117,19 @@ for (const rows of SIZES) {
   const summary = JSON.parse(await cli(['--import', preload, BIN, 'cards', 'deactivate', '--from-file', file, '--yes', '--concurrency', String(CONCURRENCY), '-o', 'json'], { BENCH_RUSAGE_FILE: rusageFile }));
   const seconds = (performance.now() - started) / 1000;
   if (summary.done !== rows) throw new Error(`deactivate of ${rows} rows: ${JSON.stringify(summary)}`);
+  const floor = rows / Number(await cli([floorScript, file]));
   const next = await limit(`after-${rows}`);
-  const result = { rows, seconds, cps: rows / seconds, limit: (previous + next) / 2, rssMb: JSON.parse(readFileSync(rusageFile, 'utf8')).rssMb };
+  const result = { rows, seconds, cps: rows / seconds, limit: (previous + next) / 2, floor, rssMb: JSON.parse(readFileSync(rusageFile, 'utf8')).rssMb };
   result.ratio = result.cps / result.limit;
+  result.floorRatio = result.cps / result.floor;
   previous = next;
   results.push(result);
-  console.log(`${String(rows).padStart(7)} rows: ${seconds.toFixed(1)} s = ${result.cps.toFixed(1)} cards/s; sandbox limit around it ${result.limit.toFixed(1)}/s; ratio ${result.ratio.toFixed(2)}; CLI peak RSS ${result.rssMb.toFixed(1)} MB`);
+  console.log(`${String(rows).padStart(7)} rows: ${seconds.toFixed(1)} s = ${result.cps.toFixed(1)} cards/s; sandbox limit around it ${result.limit.toFixed(1)}/s; ratio ${result.ratio.toFixed(2)}; minimal undici loop ${floor.toFixed(1)}/s, ratio ${result.floorRatio.toFixed(2)}; CLI peak RSS ${result.rssMb.toFixed(1)} MB`);
 }
 
-console.log('\n| rows | wall time | cards/s | sandbox limit (autocannon, around the run) | ratio | CLI peak RSS |');
-console.log('|---|---|---|---|---|---|');
-for (const r of results) console.log(`| ${r.rows.toLocaleString('en')} | ${r.seconds.toFixed(1)} s | ${r.cps.toFixed(1)} | ${r.limit.toFixed(1)} | ${r.ratio.toFixed(2)} | ${r.rssMb.toFixed(1)} MB |`);
+console.log('\n| rows | wall time | cards/s | sandbox limit (autocannon, around the run) | ratio | minimal undici loop | ratio | CLI peak RSS |');
+console.log('|---|---|---|---|---|---|---|---|');
+for (const r of results) console.log(`| ${r.rows.toLocaleString('en')} | ${r.seconds.toFixed(1)} s | ${r.cps.toFixed(1)} | ${r.limit.toFixed(1)} | ${r.ratio.toFixed(2)} | ${r.floor.toFixed(1)} | ${r.floorRatio.toFixed(2)} | ${r.rssMb.toFixed(1)} MB |`);
 
 const largest = results.at(-1);
 const smallest = results[0];
@@ -115,6 +140,13 @@ reportRatio({
   peer: 'sandbox autocannon limit, GET /institutions/cards/{id}/deactivate', peerValue: Number(largest.limit.toFixed(1)),
   ratio: largest.ratio, aim: { min: 0.9 },
   note: `limit = mean of autocannon runs (${CONNECTIONS} connections, ${DURATION} s) just before and after the run`,
+});
+reportRatio({
+  bench: 'bulk',
+  name: `cards deactivate --from-file, ${largest.rows.toLocaleString('en')} rows, against one Node process's floor`,
+  value: Number(largest.cps.toFixed(1)), unit: 'cards/s',
+  peer: `minimal undici loop, the same requests at concurrency ${CONCURRENCY}`, peerValue: Number(largest.floor.toFixed(1)),
+  ratio: largest.floorRatio,
 });
 reportRatio({
   bench: 'bulk',

@@ -46,6 +46,9 @@ export class Journal {
    * run appends thousands of entries, and a mkdir and two chmods for each were most of the
    * time its journal took. */
   private ensured = false;
+  /** The current file's size as this instance last knew it (undefined: not looked at yet); kept
+   * up by its own appends, so that the rotation check is no stat per entry. */
+  private size: number | undefined;
 
   constructor(private readonly env: Record<string, string | undefined>, options: JournalOptions = {}) {
     this.dir = options.dir ?? env.CARDCTL_JOURNAL_DIR ?? join(dataDir(env), 'journal');
@@ -63,14 +66,15 @@ export class Journal {
    * added here.
    */
   append(entry: JournalEntry, secrets: ReadonlyArray<string | undefined> = []): void {
-    const known = [...secrets, this.env.CARDCTL_TOKEN, this.env.CARDCTL_API_KEY];
-    const line = `${JSON.stringify(scrubStrings(redactValue(entry), known))}\n`;
+    const scrub = scrubberFor([...secrets, this.env.CARDCTL_TOKEN, this.env.CARDCTL_API_KEY]);
+    const line = `${JSON.stringify(scrubStrings(redactValue(entry), scrub))}\n`;
     if (!this.ensured) {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       chmodSync(this.dir, 0o700);
     }
     const rotated = this.rotateIfNeeded();
     appendFileSync(this.file, line, { mode: 0o600 });
+    this.size = (this.size ?? 0) + Buffer.byteLength(line);
     if (rotated || !this.ensured) {
       chmodSync(this.file, 0o600);
       this.ensured = true;
@@ -105,7 +109,11 @@ export class Journal {
 
   /** Rotates when the current file has reached maxBytes; true when it did. */
   private rotateIfNeeded(): boolean {
+    if (this.size !== undefined && this.size < this.maxBytes) return false;
+    // Looked at on the first entry and when this instance's count says the limit is reached (other
+    // processes append too: the file may be larger, or rotated by one of them meanwhile).
     const size = statSync(this.file, { throwIfNoEntry: false })?.size;
+    this.size = size ?? 0;
     if (size === undefined || size < this.maxBytes) return false;
     // journal.ndjson → journal.1.ndjson → journal.2.ndjson …; the oldest beyond `keep` goes.
     const oldest = join(this.dir, `journal.${this.keep}.ndjson`);
@@ -115,6 +123,7 @@ export class Journal {
       if (existsSync(from)) renameSync(from, join(this.dir, `journal.${i + 1}.ndjson`));
     }
     renameSync(this.file, join(this.dir, 'journal.1.ndjson'));
+    this.size = 0;
     return true;
   }
 }
@@ -150,18 +159,25 @@ function maskPanGroups(run: string): string {
 
 /** Free text made safe to record: known secrets replaced whole, Luhn-valid card numbers masked (with or without separators). */
 export function scrubText(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
-  let out = text;
-  const known = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.trim().length >= MIN_SECRET_LENGTH))]
-    .sort((a, b) => b.length - a.length);
-  for (const secret of known) out = out.split(secret).join(REDACTED);
-  return out.replace(DIGIT_GROUPS, (run) => (/^\d+$/.test(run) ? maskPansInText(run) : maskPanGroups(run)));
+  return scrubberFor(secrets)(text);
 }
 
-function scrubStrings(value: unknown, secrets: ReadonlyArray<string | undefined>): unknown {
-  if (typeof value === 'string') return scrubText(value, secrets);
-  if (Array.isArray(value)) return value.map((item) => scrubStrings(item, secrets));
+/** scrubText with the secrets sorted out once, for the dozen strings of one entry. */
+function scrubberFor(secrets: ReadonlyArray<string | undefined>): (text: string) => string {
+  const known = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.trim().length >= MIN_SECRET_LENGTH))]
+    .sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = text;
+    for (const secret of known) out = out.split(secret).join(REDACTED);
+    return out.replace(DIGIT_GROUPS, (run) => (/^\d+$/.test(run) ? maskPansInText(run) : maskPanGroups(run)));
+  };
+}
+
+function scrubStrings(value: unknown, scrub: (text: string) => string): unknown {
+  if (typeof value === 'string') return scrub(value);
+  if (Array.isArray(value)) return value.map((item) => scrubStrings(item, scrub));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubStrings(v, secrets)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubStrings(v, scrub)]));
   }
   return value;
 }

@@ -1,5 +1,6 @@
-// The report of a bulk card run: NDJSON, one entry per row as soon as it is settled (written
-// synchronously, so a killed run leaves a report `--resume` can trust up to its last full line).
+// The report of a bulk card run: NDJSON, one entry per row settled, written in batches by the
+// import's report writer (src/import/report.ts says how much a killed run can miss, and why
+// redoing those rows is safe).
 // `row` is the row's number in the input (1 = the first data row), the same in every shard.
 import type { ReportWriter } from '../import/report.js';
 

@@ -115,7 +115,7 @@ export async function* readCsvRows(input: Readable, options: CsvOptions = {}): A
     try {
       for await (const text of decoded(input, options.encoding)) {
         if (stopped || parser.destroyed) return;
-        if (!parser.write(text)) await new Promise<void>((resolve) => { parser.once('drain', resolve); parser.once('close', resolve); });
+        if (!parser.write(text)) await drainedOrClosed(parser);
       }
       parser.end();
     } catch (error) {
@@ -350,4 +350,17 @@ function parseElement(text: string, line: number): SourceRow {
   } catch (error) {
     return { line, error: `not valid JSON: ${(error as Error).message}` };
   }
+}
+
+/** Resolves when the parser takes more text, or closes; the other listener is removed (one wait per chunk read). */
+function drainedOrClosed(parser: NodeJS.EventEmitter): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      parser.off('drain', done);
+      parser.off('close', done);
+      resolve();
+    };
+    parser.once('drain', done);
+    parser.once('close', done);
+  });
 }
