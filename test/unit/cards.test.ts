@@ -10,7 +10,7 @@ import deactivate from '../../src/commands/cards/deactivate.js';
 import list from '../../src/commands/cards/list.js';
 import change from '../../src/commands/cards/pin/change.js';
 import { parseFutureExpiration, parseRenewReason } from '../../src/commands/cards/renew.js';
-import { explainPinError, explainPinKeyError, parseCardId } from '../../src/commands/cards/shared.js';
+import { explainPinError, explainPinKeyError, parseCardId } from '../../src/commands/cards/common.js';
 import { CliError, RejectedError, UsageError } from '../../src/core/errors.js';
 import { LIST_BOUNDS } from '../../src/api/list-bounds.js';
 import { ScriptedPrompter } from '../../src/core/prompter.js';

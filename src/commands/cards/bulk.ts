@@ -6,7 +6,7 @@ import type { Context } from '../../core/context.js';
 import { defineFlags } from '../../core/flags.js';
 import { UsageError } from '../../core/errors.js';
 import { bulkFlagsGiven, type BulkOptions } from '../bulk-command.js';
-import { parseCardId, type CardId } from './shared.js';
+import { parseCardId, type CardId } from './common.js';
 
 export const WHERE_FLAGS = defineFlags({
   where: { type: 'string', value: 'filter', description: `bulk: the cards matching status=STATUS and/or search=TEXT (comma-separated), listed first; --dry-run shows them` },

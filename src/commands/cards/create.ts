@@ -18,7 +18,7 @@ import {
   type Json,
 } from './fields.js';
 import { ACCOUNT_FLAGS, CARD_FLAGS, CARDHOLDER_FLAGS, customerPlacement, placeFlags } from '../card-flags.js';
-import { describeCard, explainPinKeyError, printCard } from './shared.js';
+import { describeCard, explainPinKeyError, printCard } from './common.js';
 import { BULK_FLAGS, bulkFlagsGiven } from '../bulk-command.js';
 
 /** The bulk flags but --from-file, which here is one card's JSON body: --rows-from-file names the rows. */

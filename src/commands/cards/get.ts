@@ -1,5 +1,5 @@
 import { defineCommand } from '../../core/command.js';
-import { cardIdArgument, printCard } from './shared.js';
+import { cardIdArgument, printCard } from './common.js';
 
 export default defineCommand({
   name: 'get',

@@ -6,7 +6,7 @@ import { expiryMonth } from '../../core/card-fields.js';
 import { BULK_FLAGS, type BulkOptions } from '../bulk-command.js';
 import type { Context } from '../../core/context.js';
 import { isBulk } from './bulk.js';
-import { cardIdArgument, describeCard, printCard, type CardId } from './shared.js';
+import { cardIdArgument, describeCard, printCard, type CardId } from './common.js';
 
 /** YYYYMM strictly after the current month (UTC). */
 export function parseFutureExpiration(value: string, clock: Clock): string {

@@ -1,6 +1,6 @@
 import { defineCommand } from '../../core/command.js';
 import { confirmAction } from '../../core/confirm.js';
-import { requireProfile } from './shared.js';
+import { requireProfile } from './common.js';
 
 export default defineCommand({
   name: 'remove',

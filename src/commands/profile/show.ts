@@ -1,6 +1,6 @@
 import { defineCommand } from '../../core/command.js';
 import type { Column } from '../../output/renderer.js';
-import { maskedProfile, requireProfile } from './shared.js';
+import { maskedProfile, requireProfile } from './common.js';
 
 export default defineCommand({
   name: 'show',

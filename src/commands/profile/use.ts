@@ -1,5 +1,5 @@
 import { defineCommand } from '../../core/command.js';
-import { requireProfile } from './shared.js';
+import { requireProfile } from './common.js';
 
 export default defineCommand({
   name: 'use',

@@ -6,7 +6,7 @@ import { UsageError } from '../../../core/errors.js';
 import { getPath, setPath } from '../../../output/format.js';
 import { ADDRESS_KEYS, applyFlags, assertKnownKeys, checkFileValues, readJsonObject, type Json } from '../fields.js';
 import { CARDHOLDER_FLAGS, customerPlacement, placeFlags } from '../../card-flags.js';
-import { cardIdArgument, describeCard, printCard, type CardId } from '../shared.js';
+import { cardIdArgument, describeCard, printCard, type CardId } from '../common.js';
 import { BULK_FLAGS, bulkFlagsGiven } from '../../bulk-command.js';
 
 export const CUSTOMER_UPDATE_FLAGS = defineFlags({

@@ -1,7 +1,7 @@
 import { defineCommand } from '../../../core/command.js';
 import { CliError, UsageError } from '../../../core/errors.js';
 import { validatePan } from '../../../core/validate.js';
-import { cardIdArgument, describeCard, explainPinError, printCard } from '../shared.js';
+import { cardIdArgument, describeCard, explainPinError, printCard } from '../common.js';
 
 interface ChangeOptions {
   pinStdin?: boolean;

@@ -1,6 +1,6 @@
 import { defineCommand } from '../../../core/command.js';
 import { validatePan } from '../../../core/validate.js';
-import { cardIdArgument, describeCard, explainPinError, printCard } from '../shared.js';
+import { cardIdArgument, describeCard, explainPinError, printCard } from '../common.js';
 
 interface ResetOptions {
   pinStdin?: boolean;
