@@ -142,6 +142,13 @@ function seconds(key: string, value: unknown, min: number, max: number): number 
   return n;
 }
 
+/** The `seed` of a runtime fault change (HTTP and webhook faults alike): mulberry32 takes 32 bits. */
+export function assertFaultSeed(seed: unknown): asserts seed is number | undefined {
+  if (seed !== undefined && !(Number.isInteger(seed) && (seed as number) >= 0 && (seed as number) <= 0xffffffff)) {
+    throw new DomainError('invalid', 'seed must be an integer from 0 to 4294967295', [{ field: 'seed', message: 'must be an integer from 0 to 4294967295' }]);
+  }
+}
+
 /** mulberry32: a small, fast, seeded generator (uniform in [0, 1)). */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
@@ -331,9 +338,7 @@ export const faultRoutes: FastifyPluginAsyncTypebox<{ controller: FaultControlle
   }, async (request) => {
     // Any keys: faultSpecFrom() names the one it does not know.
     const { spec: text, seed, ...rest } = (request.body ?? {}) as Record<string, unknown>;
-    if (seed !== undefined && !(Number.isInteger(seed) && (seed as number) >= 0 && (seed as number) <= 0xffffffff)) {
-      throw new DomainError('invalid', 'seed must be an integer from 0 to 4294967295', [{ field: 'seed', message: 'must be an integer from 0 to 4294967295' }]);
-    }
+    assertFaultSeed(seed);
     try {
       const hold = controller.get().holdSeconds;
       const next = typeof text === 'string' ? parseFaultSpec(text, hold) : faultSpecFrom(rest, hold);

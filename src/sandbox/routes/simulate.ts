@@ -10,6 +10,7 @@ import { Agent } from 'undici';
 import { Envelope, Lifecycle, LifecycleBody, SimulateBody, SimulateEnvelope, SwitchParams, Transaction } from '../../api/schemas.js';
 import { principalOf, requireBearer, requireLoopback } from '../auth.js';
 import { DomainError } from '../errors.js';
+import { assertFaultSeed } from '../faults.js';
 import type { SandboxDeps } from '../deps.js';
 import { transactionService } from '../services/transactions.js';
 import {
@@ -187,13 +188,11 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app
     },
   }, async (request) => {
     const { spec: text, seed, ...rest } = (request.body ?? {}) as Record<string, unknown>;
-    if (seed !== undefined && !(Number.isInteger(seed) && (seed as number) >= 0 && (seed as number) <= 0xffffffff)) {
-      throw new DomainError('invalid', 'seed must be an integer from 0 to 4294967295', [{ field: 'seed', message: 'must be an integer from 0 to 4294967295' }]);
-    }
+    assertFaultSeed(seed);
     try {
       if (text !== undefined && typeof text !== 'string') throw new WebhookFaultSpecError('spec', 'spec must be a string such as "deadline=2s,reply-lost=0.1"');
       const next = typeof text === 'string' ? parseWebhookFaults(text) : webhookFaultsFrom(rest);
-      if (seed !== undefined) webhookFaultsSeed = seed as number;
+      if (seed !== undefined) webhookFaultsSeed = seed;
       webhookFaults.set(next, webhookFaultsSeed);
     } catch (error) {
       if (error instanceof WebhookFaultSpecError) throw new DomainError('invalid', error.message, [{ field: error.key, message: error.message }]);
