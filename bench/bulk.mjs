@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
+import { autocannonRate } from './lib/limit.mjs';
 import { BIN, makeWorkDir, startSandbox, track } from './lib/processes.mjs';
 import { reportRatio } from './lib/results.mjs';
 
@@ -57,18 +57,11 @@ console.log(`bulk bench: ${CARDS} cards; deactivate files of ${SIZES.join(', ')}
 
 /** The sandbox's own limit for GET /institutions/cards/{id}/deactivate. */
 function limit(label) {
-  return new Promise((resolve, reject) => {
-    autocannon({
-      url: `${sandbox.baseUrl}/institutions/cards/${ids[0]}/deactivate`,
-      headers: { authorization: `Bearer ${sandbox.token}` },
-      connections: CONNECTIONS,
-      duration: DURATION,
-    }, (error, result) => {
-      if (error) return reject(error);
-      const bad = result.non2xx + result.errors + result.timeouts;
-      if (bad > 0) console.error(`  autocannon ${label}: ${bad} non-2xx/errors of ${result['2xx'] + bad}`);
-      resolve(result['2xx'] / (result.duration || DURATION));
-    });
+  return autocannonRate(label, {
+    url: `${sandbox.baseUrl}/institutions/cards/${ids[0]}/deactivate`,
+    headers: { authorization: `Bearer ${sandbox.token}` },
+    connections: CONNECTIONS,
+    duration: DURATION,
   });
 }
 

@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
+import { autocannonRate } from './lib/limit.mjs';
 import { BIN, makeWorkDir, startSandbox, track } from './lib/processes.mjs';
 import { reportRatio } from './lib/results.mjs';
 
@@ -54,21 +54,14 @@ function body(realId) {
 
 /** The sandbox's own limit: autocannon posting unique realIds ([<id>] is replaced per request). */
 function limit(label) {
-  return new Promise((resolve, reject) => {
-    autocannon({
-      url: `${sandbox.baseUrl}/util/cards/import`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey },
-      body: JSON.stringify(body(`AC-${label}-[<id>]`)),
-      idReplacement: true,
-      connections: CONNECTIONS,
-      duration: DURATION,
-    }, (error, result) => {
-      if (error) return reject(error);
-      const bad = result.non2xx + result.errors + result.timeouts;
-      if (bad > 0) console.error(`  autocannon ${label}: ${bad} non-2xx/errors of ${result['2xx'] + bad}`);
-      resolve(result['2xx'] / (result.duration || DURATION));
-    });
+  return autocannonRate(label, {
+    url: `${sandbox.baseUrl}/util/cards/import`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey },
+    body: JSON.stringify(body(`AC-${label}-[<id>]`)),
+    idReplacement: true,
+    connections: CONNECTIONS,
+    duration: DURATION,
   });
 }
 
