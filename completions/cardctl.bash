@@ -286,6 +286,7 @@ _cardctl_value() {
     "import|--encoding") REPLY="utf-8 latin1 utf-16le"; return ;;
     "import|--concurrency") REPLY=""; return ;;
     "import|--report") REPLY="@file"; return ;;
+    "import|--resume") REPLY="@file"; return ;;
     "import|--real-id") REPLY=""; return ;;
     "import|--start-date") REPLY=""; return ;;
     "import|--end-date") REPLY=""; return ;;

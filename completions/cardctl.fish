@@ -211,33 +211,33 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'webhook listen|--rules' 'webhook listen|--forward-to' 'webhook listen|--approved-amount' 'webhook listen|--delay' 'webhook listen|--fail-every' 'webhook listen|--repeats'
             return 0
-        case 'import|--from-file' 'import|--format' 'import|--encoding' 'import|--concurrency' 'import|--report' 'import|--real-id'
+        case 'import|--from-file' 'import|--format' 'import|--encoding' 'import|--concurrency' 'import|--report' 'import|--resume'
             return 0
-        case 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name' 'import|--last-name' 'import|--email'
+        case 'import|--real-id' 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name' 'import|--last-name'
             return 0
-        case 'import|--phone' 'import|--birth-date' 'import|--address-line1' 'import|--address-line2' 'import|--city' 'import|--state'
+        case 'import|--email' 'import|--phone' 'import|--birth-date' 'import|--address-line1' 'import|--address-line2' 'import|--city'
             return 0
-        case 'import|--postal-code' 'import|--country' 'import|--institution-id' 'import|--expiration' 'import|--service-code' 'import|--card-product'
+        case 'import|--state' 'import|--postal-code' 'import|--country' 'import|--institution-id' 'import|--expiration' 'import|--service-code'
             return 0
-        case 'import|--embossing-name' 'import|--bin' 'import|--status' 'import|--reason' 'oauth list|--search' 'oauth list|--limit'
+        case 'import|--card-product' 'import|--embossing-name' 'import|--bin' 'import|--status' 'import|--reason' 'oauth list|--search'
             return 0
-        case 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description'
+        case 'oauth list|--limit' 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope' 'oauth create|--grant-type'
             return 0
-        case 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file' 'oauth update|--name' 'oauth update|--description'
+        case 'oauth create|--description' 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file' 'oauth update|--name'
             return 0
-        case 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject' 'oauth keygen|--days' 'oauth keygen|--bits'
+        case 'oauth update|--description' 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject' 'oauth keygen|--days'
             return 0
-        case 'users update|--first-name' 'users update|--last-name' 'users update|--email' 'users update|--phone' 'users update|--status' 'users update|--role'
+        case 'oauth keygen|--bits' 'users update|--first-name' 'users update|--last-name' 'users update|--email' 'users update|--phone' 'users update|--status'
             return 0
-        case 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file' 'login|--pin-key' 'login|--switch'
+        case 'users update|--role' 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file' 'login|--pin-key'
             return 0
-        case 'login|--env' 'login|--client-id' 'login|--private-key' 'login|--token-url' 'history|--since' 'history|--card'
+        case 'login|--switch' 'login|--env' 'login|--client-id' 'login|--private-key' 'login|--token-url' 'history|--since'
             return 0
-        case 'history|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--faults'
+        case 'history|--card' 'history|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url'
             return 0
-        case 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'api|--data'
+        case 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl'
             return 0
-        case 'api|-H' 'api|--header'
+        case 'api|--data' 'api|-H' 'api|--header'
             return 0
     end
     return 1
@@ -391,7 +391,7 @@ complete -c cardctl -n "__cardctl_at 'cards create'" -l pins-from-column -x -d '
 complete -c cardctl -n "__cardctl_at 'cards create'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
 complete -c cardctl -n "__cardctl_at 'cards create'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
 complete -c cardctl -n "__cardctl_at 'cards create'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
-complete -c cardctl -n "__cardctl_at 'cards create'" -l resume -r -F -d 'bulk: continue the run of this report, skipping rows it records as done (appends to it)'
+complete -c cardctl -n "__cardctl_at 'cards create'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'cards create'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
 
 # cardctl cards renew
@@ -401,7 +401,7 @@ complete -c cardctl -n "__cardctl_at 'cards renew'" -l from-file -r -F -d 'act o
 complete -c cardctl -n "__cardctl_at 'cards renew'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
 complete -c cardctl -n "__cardctl_at 'cards renew'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
 complete -c cardctl -n "__cardctl_at 'cards renew'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
-complete -c cardctl -n "__cardctl_at 'cards renew'" -l resume -r -F -d 'bulk: continue the run of this report, skipping rows it records as done (appends to it)'
+complete -c cardctl -n "__cardctl_at 'cards renew'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'cards renew'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
 
 # cardctl cards pin
@@ -439,7 +439,7 @@ complete -c cardctl -n "__cardctl_at 'cards customer update'" -l from-file -r -F
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
-complete -c cardctl -n "__cardctl_at 'cards customer update'" -l resume -r -F -d 'bulk: continue the run of this report, skipping rows it records as done (appends to it)'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l reason -x -d 'why (kept in the audit journal, one entry per card)'
 
@@ -449,7 +449,7 @@ complete -c cardctl -n "__cardctl_at 'cards activate'" -l from-file -r -F -d 'ac
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
-complete -c cardctl -n "__cardctl_at 'cards activate'" -l resume -r -F -d 'bulk: continue the run of this report, skipping rows it records as done (appends to it)'
+complete -c cardctl -n "__cardctl_at 'cards activate'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l where -x -d 'bulk: the cards matching status=STATUS and/or search=TEXT (comma-separated), listed first; --dry-run shows them'
 
@@ -459,7 +459,7 @@ complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l from-file -r -F -d '
 complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
 complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
 complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
-complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l resume -r -F -d 'bulk: continue the run of this report, skipping rows it records as done (appends to it)'
+complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
 complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l where -x -d 'bulk: the cards matching status=STATUS and/or search=TEXT (comma-separated), listed first; --dry-run shows them'
 
@@ -677,9 +677,9 @@ complete -c cardctl -n "__cardctl_at 'webhook listen'" -l repeats -x -a 'consist
 complete -c cardctl -n "__cardctl_at 'import'" -l from-file -r -F -d 'file of cards to import (.csv, .ndjson, .json), or - for stdin'
 complete -c cardctl -n "__cardctl_at 'import'" -l format -x -a 'csv ndjson json' -d 'file format (default: from the extension; required for - and pipes)'
 complete -c cardctl -n "__cardctl_at 'import'" -l encoding -x -a 'utf-8 latin1 utf-16le' -d 'text encoding of the file (default utf-8; invalid UTF-8 is an error)'
-complete -c cardctl -n "__cardctl_at 'import'" -l concurrency -x -d 'requests in flight (default 8)'
+complete -c cardctl -n "__cardctl_at 'import'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
 complete -c cardctl -n "__cardctl_at 'import'" -l report -r -F -d 'NDJSON report: line, realId, outcome, cardId or error'
-complete -c cardctl -n "__cardctl_at 'import'" -l resume -d 'continue an earlier run: skip rows the report records as imported, append to it'
+complete -c cardctl -n "__cardctl_at 'import'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'import'" -l real-id -x -d 'one card: its identifier in your system'
 complete -c cardctl -n "__cardctl_at 'import'" -l active -d 'one card: the card is active (the default)'
 complete -c cardctl -n "__cardctl_at 'import'" -l no-active -d 'one card: the card is not active'
