@@ -33,7 +33,7 @@ export function bulkFlagsGiven(opts: Partial<BulkOptions>): string[] {
 /** What every run over many rows (`import` too) hands the row loop from its flags and context. */
 export interface RowRunSettings {
   concurrency: number;
-  /** Attempts per row: --no-retry 1, --retries N N + 1, otherwise the runner's default (5). */
+  /** Attempts per row: --no-retry: 1; --retries N: N + 1; otherwise the runner's default (5). */
   maxAttempts?: number;
   /** Ctrl-C. */
   signal: AbortSignal;
