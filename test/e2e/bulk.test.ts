@@ -75,7 +75,7 @@ describe('bulk card verbs', () => {
     expect(result.stderr).toMatch(/deactivate: done 20, already 0, skipped 0, failed 2 — 22 rows/);
     // stderr is not a terminal: a progress line per 5% of the 22 rows, with the rate and ETA.
     const progress = result.stderr.split('\n').filter((l) => l.startsWith('deactivating: '));
-    expect(progress.map((l) => /^deactivating: (\d+)% \(\d+\/22 rows\), \d+ rows\/s, ETA \d+ s, ok \d+ failed \d+$/.exec(l)?.[1])).toEqual(Array.from({ length: 20 }, (_, i) => String((i + 1) * 5)));
+    expect(progress.map((l) => /^deactivating: (\d+)% \(\d+\/22 rows\), \d+ rows\/s, ETA \d+ (s|min \d+ s), ok \d+ failed \d+$/.exec(l)?.[1])).toEqual(Array.from({ length: 20 }, (_, i) => String((i + 1) * 5)));
     const entries = report(reportPath);
     expect(entries.map((e) => e.row).sort((a, b) => a - b)).toEqual(Array.from({ length: 22 }, (_, i) => i + 1));
     expect(entries.filter((e) => e.outcome === 'done').map((e) => e.id).sort()).toEqual([...chosen].sort());
@@ -249,7 +249,7 @@ describe('bulk card verbs', () => {
     const csv = (n: number, from: number) => [HEADER, ...Array.from({ length: n }, (_, i) => [`PRG-${from + i}`, 'true', '2024-01-01', '2028-12-31', 'Ada', 'Obi', '', `p${from + i}@example.com`,
       '1 Marina', '', 'Lagos', 'Lagos', '100001', 'NG', '1990-01-31', '+2348012345678', sandbox.info.institutionId, '202812', '101', 'classic', 'ADA OBI', '4821', '506099', 'active', 'false'].join(','))].join('\n') + '\n';
     const progressOf = (stderr: string, label: string) => stderr.split('\n').filter((l) => l.startsWith(`${label}: `))
-      .map((l) => /^\w+: (\d+)% \(\d+\/\d+ rows\), \d+ rows\/s, ETA \d+ s, ok \d+ (invalid \d+ )?failed \d+$/.exec(l)?.[1] ?? l);
+      .map((l) => /^\w+: (\d+)% \(\d+\/\d+ rows\), \d+ rows\/s, ETA \d+ (s|min \d+ s), ok \d+ (invalid \d+ )?failed \d+$/.exec(l)?.[1] ?? l);
     for (const [n, expected] of [[40, Array.from({ length: 20 }, (_, i) => String((i + 1) * 5))], [1, ['100']], [0, []]] as const) {
       const file = join(dir.path, `progress-${n}.csv`);
       writeFileSync(file, csv(n, 1000 + n));
