@@ -33,9 +33,11 @@ _cardctl_sub() {
     "cards|customer") REPLY=customer ;;
     "cards|activate") REPLY=activate ;;
     "cards|deactivate") REPLY=deactivate ;;
+    "cards|report") REPLY=report ;;
     "cards pin|change") REPLY=change ;;
     "cards pin|reset") REPLY=reset ;;
     "cards customer|update") REPLY=update ;;
+    "cards report|merge") REPLY=merge ;;
     "tx|list"|"tx|ls") REPLY=list ;;
     "tx|show"|"tx|get") REPLY=show ;;
     "tx|tail"|"tx|follow") REPLY=tail ;;
@@ -160,6 +162,7 @@ _cardctl_value() {
     "cards deactivate|--resume") REPLY="@file"; return ;;
     "cards deactivate|--shard") REPLY=""; return ;;
     "cards deactivate|--where") REPLY=""; return ;;
+    "cards report merge|--out") REPLY="@file"; return ;;
     "tx list|--merchant") REPLY=""; return ;;
     "tx list|--terminal") REPLY=""; return ;;
     "tx list|--card-status") REPLY="active inactive suspended expired"; return ;;
@@ -287,6 +290,7 @@ _cardctl_value() {
     "import|--encoding") REPLY="utf-8 latin1 utf-16le"; return ;;
     "import|--concurrency") REPLY=""; return ;;
     "import|--report") REPLY="@file"; return ;;
+    "import|--resume") REPLY="@file"; return ;;
     "import|--real-id") REPLY=""; return ;;
     "import|--start-date") REPLY=""; return ;;
     "import|--end-date") REPLY=""; return ;;
@@ -397,9 +401,10 @@ _cardctl_arg() {
 _cardctl_commands() {
   case "$1" in
     "") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion help" ;;
-    "cards") REPLY="list get create renew pin customer activate deactivate" ;;
+    "cards") REPLY="list get create renew pin customer activate deactivate report" ;;
     "cards pin") REPLY="change reset" ;;
     "cards customer") REPLY="update" ;;
+    "cards report") REPLY="merge" ;;
     "tx") REPLY="list show tail summary" ;;
     "simulate") REPLY="authorization financial reversal increment complete refund advice repeat expire clock run load" ;;
     "webhook") REPLY="listen" ;;
@@ -426,6 +431,7 @@ _cardctl_options() {
     "cards customer update") REPLY="$REPLY --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --country --postal-code --from-file --format --concurrency --report --resume --shard --reason" ;;
     "cards activate") REPLY="$REPLY --reason --from-file --format --concurrency --report --resume --shard --where" ;;
     "cards deactivate") REPLY="$REPLY --reason --from-file --format --concurrency --report --resume --shard --where" ;;
+    "cards report merge") REPLY="$REPLY --out" ;;
     "tx list") REPLY="$REPLY --merchant --terminal --card-status --status --since --until --limit --page --all --wide" ;;
     "tx show") REPLY="$REPLY --lifecycle" ;;
     "tx tail") REPLY="$REPLY --merchant --terminal --card-status --status --since --until --interval --limit --wide" ;;

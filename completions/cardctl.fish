@@ -59,12 +59,16 @@ function __cardctl_sub --argument-names p w
             echo activate
         case 'cards|deactivate'
             echo deactivate
+        case 'cards|report'
+            echo report
         case 'cards pin|change'
             echo change
         case 'cards pin|reset'
             echo reset
         case 'cards customer|update'
             echo update
+        case 'cards report|merge'
+            echo merge
         case 'tx|list' 'tx|ls'
             echo list
         case 'tx|show' 'tx|get'
@@ -171,75 +175,75 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'cards activate|--shard' 'cards activate|--where' 'cards deactivate|--reason' 'cards deactivate|--from-file' 'cards deactivate|--format' 'cards deactivate|--concurrency'
             return 0
-        case 'cards deactivate|--report' 'cards deactivate|--resume' 'cards deactivate|--shard' 'cards deactivate|--where' 'tx list|--merchant' 'tx list|--terminal'
+        case 'cards deactivate|--report' 'cards deactivate|--resume' 'cards deactivate|--shard' 'cards deactivate|--where' 'cards report merge|--out' 'tx list|--merchant'
             return 0
-        case 'tx list|--card-status' 'tx list|--status' 'tx list|--since' 'tx list|--until' 'tx list|--limit' 'tx list|--page'
+        case 'tx list|--terminal' 'tx list|--card-status' 'tx list|--status' 'tx list|--since' 'tx list|--until' 'tx list|--limit'
             return 0
-        case 'tx tail|--merchant' 'tx tail|--terminal' 'tx tail|--card-status' 'tx tail|--status' 'tx tail|--since' 'tx tail|--until'
+        case 'tx list|--page' 'tx tail|--merchant' 'tx tail|--terminal' 'tx tail|--card-status' 'tx tail|--status' 'tx tail|--since'
             return 0
-        case 'tx tail|--interval' 'tx tail|--limit' 'tx summary|--merchant' 'tx summary|--terminal' 'tx summary|--card-status' 'tx summary|--status'
+        case 'tx tail|--until' 'tx tail|--interval' 'tx tail|--limit' 'tx summary|--merchant' 'tx summary|--terminal' 'tx summary|--card-status'
             return 0
-        case 'tx summary|--since' 'tx summary|--until' 'tx summary|--by' 'simulate authorization|--amount' 'simulate authorization|--flow' 'simulate authorization|--card'
+        case 'tx summary|--status' 'tx summary|--since' 'tx summary|--until' 'tx summary|--by' 'simulate authorization|--amount' 'simulate authorization|--flow'
             return 0
-        case 'simulate authorization|--pan' 'simulate authorization|--expiry' 'simulate authorization|--account' 'simulate authorization|--channel' 'simulate authorization|--method' 'simulate authorization|--currency'
+        case 'simulate authorization|--card' 'simulate authorization|--pan' 'simulate authorization|--expiry' 'simulate authorization|--account' 'simulate authorization|--channel' 'simulate authorization|--method'
             return 0
-        case 'simulate authorization|--merchant' 'simulate authorization|--terminal' 'simulate authorization|--original-tx' 'simulate authorization|--original-stan' 'simulate authorization|--original-rrn' 'simulate authorization|--date'
+        case 'simulate authorization|--currency' 'simulate authorization|--merchant' 'simulate authorization|--terminal' 'simulate authorization|--original-tx' 'simulate authorization|--original-stan' 'simulate authorization|--original-rrn'
             return 0
-        case 'simulate authorization|--set' 'simulate financial|--amount' 'simulate financial|--flow' 'simulate financial|--card' 'simulate financial|--pan' 'simulate financial|--expiry'
+        case 'simulate authorization|--date' 'simulate authorization|--set' 'simulate financial|--amount' 'simulate financial|--flow' 'simulate financial|--card' 'simulate financial|--pan'
             return 0
-        case 'simulate financial|--account' 'simulate financial|--channel' 'simulate financial|--method' 'simulate financial|--currency' 'simulate financial|--merchant' 'simulate financial|--terminal'
+        case 'simulate financial|--expiry' 'simulate financial|--account' 'simulate financial|--channel' 'simulate financial|--method' 'simulate financial|--currency' 'simulate financial|--merchant'
             return 0
-        case 'simulate financial|--original-tx' 'simulate financial|--original-stan' 'simulate financial|--original-rrn' 'simulate financial|--date' 'simulate financial|--set' 'simulate reversal|--amount'
+        case 'simulate financial|--terminal' 'simulate financial|--original-tx' 'simulate financial|--original-stan' 'simulate financial|--original-rrn' 'simulate financial|--date' 'simulate financial|--set'
             return 0
-        case 'simulate reversal|--flow' 'simulate reversal|--card' 'simulate reversal|--pan' 'simulate reversal|--expiry' 'simulate reversal|--account' 'simulate reversal|--channel'
+        case 'simulate reversal|--amount' 'simulate reversal|--flow' 'simulate reversal|--card' 'simulate reversal|--pan' 'simulate reversal|--expiry' 'simulate reversal|--account'
             return 0
-        case 'simulate reversal|--method' 'simulate reversal|--currency' 'simulate reversal|--merchant' 'simulate reversal|--terminal' 'simulate reversal|--original-tx' 'simulate reversal|--original-stan'
+        case 'simulate reversal|--channel' 'simulate reversal|--method' 'simulate reversal|--currency' 'simulate reversal|--merchant' 'simulate reversal|--terminal' 'simulate reversal|--original-tx'
             return 0
-        case 'simulate reversal|--original-rrn' 'simulate reversal|--date' 'simulate reversal|--set' 'simulate increment|--original-tx' 'simulate increment|--amount' 'simulate increment|--currency'
+        case 'simulate reversal|--original-stan' 'simulate reversal|--original-rrn' 'simulate reversal|--date' 'simulate reversal|--set' 'simulate increment|--original-tx' 'simulate increment|--amount'
             return 0
-        case 'simulate increment|--set' 'simulate complete|--original-tx' 'simulate complete|--amount' 'simulate complete|--currency' 'simulate complete|--set' 'simulate refund|--original-tx'
+        case 'simulate increment|--currency' 'simulate increment|--set' 'simulate complete|--original-tx' 'simulate complete|--amount' 'simulate complete|--currency' 'simulate complete|--set'
             return 0
-        case 'simulate refund|--amount' 'simulate refund|--currency' 'simulate refund|--set' 'simulate advice|--amount' 'simulate advice|--flow' 'simulate advice|--card'
+        case 'simulate refund|--original-tx' 'simulate refund|--amount' 'simulate refund|--currency' 'simulate refund|--set' 'simulate advice|--amount' 'simulate advice|--flow'
             return 0
-        case 'simulate advice|--pan' 'simulate advice|--expiry' 'simulate advice|--account' 'simulate advice|--channel' 'simulate advice|--method' 'simulate advice|--currency'
+        case 'simulate advice|--card' 'simulate advice|--pan' 'simulate advice|--expiry' 'simulate advice|--account' 'simulate advice|--channel' 'simulate advice|--method'
             return 0
-        case 'simulate advice|--merchant' 'simulate advice|--terminal' 'simulate advice|--network-code' 'simulate advice|--set' 'simulate repeat|--tx' 'simulate expire|--original-tx'
+        case 'simulate advice|--currency' 'simulate advice|--merchant' 'simulate advice|--terminal' 'simulate advice|--network-code' 'simulate advice|--set' 'simulate repeat|--tx'
             return 0
-        case 'simulate clock|--advance' 'simulate run|--set' 'simulate load|--rate' 'simulate load|--concurrency' 'simulate load|--duration' 'simulate load|--count'
+        case 'simulate expire|--original-tx' 'simulate clock|--advance' 'simulate run|--set' 'simulate load|--rate' 'simulate load|--concurrency' 'simulate load|--duration'
             return 0
-        case 'simulate load|--mix' 'simulate load|--mix-file' 'simulate load|--card' 'simulate load|--cards-from-list' 'simulate load|--channel' 'simulate load|--amount'
+        case 'simulate load|--count' 'simulate load|--mix' 'simulate load|--mix-file' 'simulate load|--card' 'simulate load|--cards-from-list' 'simulate load|--channel'
             return 0
-        case 'simulate load|--max-p99' 'simulate load|--max-timeouts' 'simulate load|--min-approval' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--respond'
+        case 'simulate load|--amount' 'simulate load|--max-p99' 'simulate load|--max-timeouts' 'simulate load|--min-approval' 'webhook listen|--port' 'webhook listen|--host'
             return 0
-        case 'webhook listen|--rules' 'webhook listen|--forward-to' 'webhook listen|--approved-amount' 'webhook listen|--delay' 'webhook listen|--fail-every' 'webhook listen|--repeats'
+        case 'webhook listen|--respond' 'webhook listen|--rules' 'webhook listen|--forward-to' 'webhook listen|--approved-amount' 'webhook listen|--delay' 'webhook listen|--fail-every'
             return 0
-        case 'import|--from-file' 'import|--format' 'import|--encoding' 'import|--concurrency' 'import|--report' 'import|--real-id'
+        case 'webhook listen|--repeats' 'import|--from-file' 'import|--format' 'import|--encoding' 'import|--concurrency' 'import|--report'
             return 0
-        case 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name' 'import|--last-name' 'import|--email'
+        case 'import|--resume' 'import|--real-id' 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name'
             return 0
-        case 'import|--phone' 'import|--birth-date' 'import|--address-line1' 'import|--address-line2' 'import|--city' 'import|--state'
+        case 'import|--last-name' 'import|--email' 'import|--phone' 'import|--birth-date' 'import|--address-line1' 'import|--address-line2'
             return 0
-        case 'import|--postal-code' 'import|--country' 'import|--institution-id' 'import|--expiration' 'import|--service-code' 'import|--card-product'
+        case 'import|--city' 'import|--state' 'import|--postal-code' 'import|--country' 'import|--institution-id' 'import|--expiration'
             return 0
-        case 'import|--embossing-name' 'import|--bin' 'import|--status' 'import|--reason' 'oauth list|--search' 'oauth list|--limit'
+        case 'import|--service-code' 'import|--card-product' 'import|--embossing-name' 'import|--bin' 'import|--status' 'import|--reason'
             return 0
-        case 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description'
+        case 'oauth list|--search' 'oauth list|--limit' 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope'
             return 0
-        case 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file' 'oauth update|--name' 'oauth update|--description'
+        case 'oauth create|--grant-type' 'oauth create|--description' 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file'
             return 0
-        case 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject' 'oauth keygen|--days' 'oauth keygen|--bits'
+        case 'oauth update|--name' 'oauth update|--description' 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject'
             return 0
-        case 'users update|--first-name' 'users update|--last-name' 'users update|--email' 'users update|--phone' 'users update|--status' 'users update|--role'
+        case 'oauth keygen|--days' 'oauth keygen|--bits' 'users update|--first-name' 'users update|--last-name' 'users update|--email' 'users update|--phone'
             return 0
-        case 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file' 'login|--pin-key' 'login|--switch'
+        case 'users update|--status' 'users update|--role' 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file'
             return 0
-        case 'login|--env' 'login|--client-id' 'login|--private-key' 'login|--token-url' 'history|--since' 'history|--card'
+        case 'login|--pin-key' 'login|--switch' 'login|--env' 'login|--client-id' 'login|--private-key' 'login|--token-url'
             return 0
-        case 'history|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--faults'
+        case 'history|--since' 'history|--card' 'history|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db'
             return 0
-        case 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'sandbox serve|--dialect'
+        case 'sandbox serve|--webhook-url' 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold'
             return 0
-        case 'api|--data' 'api|-H' 'api|--header'
+        case 'sandbox serve|--token-ttl' 'sandbox serve|--dialect' 'api|--data' 'api|-H' 'api|--header'
             return 0
     end
     return 1
@@ -316,7 +320,7 @@ complete -c cardctl -l no-pager -d 'never page table output (also CARDCTL_PAGER=
 complete -c cardctl -s h -l help -d 'show help'
 
 # cardctl
-complete -c cardctl -n "__cardctl_at '' 0" -a cards -d 'issue, list, renew, activate and deactivate cards; PINs; cardholders'
+complete -c cardctl -n "__cardctl_at '' 0" -a cards -d 'issue, list, renew, activate and deactivate cards; PINs; cardholders; bulk reports'
 complete -c cardctl -n "__cardctl_at '' 0" -a tx -d 'read card transactions'
 complete -c cardctl -n "__cardctl_at '' 0" -a simulate -d 'simulate card-switch transactions (sandbox)'
 complete -c cardctl -n "__cardctl_at '' 0" -a webhook -d 'test your webhook against simulated switch traffic'
@@ -346,6 +350,7 @@ complete -c cardctl -n "__cardctl_at 'cards' 0" -a pin -d 'change or reset a car
 complete -c cardctl -n "__cardctl_at 'cards' 0" -a customer -d 'update a card\'s cardholder'
 complete -c cardctl -n "__cardctl_at 'cards' 0" -a activate -d 'activate a card, or many'
 complete -c cardctl -n "__cardctl_at 'cards' 0" -a deactivate -d 'suspend a card, or many (asks first unless --yes)'
+complete -c cardctl -n "__cardctl_at 'cards' 0" -a report -d 'the reports of bulk runs (--report): join the shards\' into one'
 
 # cardctl cards list
 complete -c cardctl -n "__cardctl_at 'cards list'" -l search -x -d 'free-text search across card fields'
@@ -393,7 +398,7 @@ complete -c cardctl -n "__cardctl_at 'cards create'" -l pins-from-column -x -d '
 complete -c cardctl -n "__cardctl_at 'cards create'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
 complete -c cardctl -n "__cardctl_at 'cards create'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
 complete -c cardctl -n "__cardctl_at 'cards create'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
-complete -c cardctl -n "__cardctl_at 'cards create'" -l resume -r -F -d 'bulk: continue the run of this report, skipping rows it records as done (appends to it)'
+complete -c cardctl -n "__cardctl_at 'cards create'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'cards create'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
 
 # cardctl cards renew
@@ -403,7 +408,7 @@ complete -c cardctl -n "__cardctl_at 'cards renew'" -l from-file -r -F -d 'act o
 complete -c cardctl -n "__cardctl_at 'cards renew'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
 complete -c cardctl -n "__cardctl_at 'cards renew'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
 complete -c cardctl -n "__cardctl_at 'cards renew'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
-complete -c cardctl -n "__cardctl_at 'cards renew'" -l resume -r -F -d 'bulk: continue the run of this report, skipping rows it records as done (appends to it)'
+complete -c cardctl -n "__cardctl_at 'cards renew'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'cards renew'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
 
 # cardctl cards pin
@@ -441,7 +446,7 @@ complete -c cardctl -n "__cardctl_at 'cards customer update'" -l from-file -r -F
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
-complete -c cardctl -n "__cardctl_at 'cards customer update'" -l resume -r -F -d 'bulk: continue the run of this report, skipping rows it records as done (appends to it)'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l reason -x -d 'why (kept in the audit journal, one entry per card)'
 
@@ -451,7 +456,7 @@ complete -c cardctl -n "__cardctl_at 'cards activate'" -l from-file -r -F -d 'ac
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
-complete -c cardctl -n "__cardctl_at 'cards activate'" -l resume -r -F -d 'bulk: continue the run of this report, skipping rows it records as done (appends to it)'
+complete -c cardctl -n "__cardctl_at 'cards activate'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l where -x -d 'bulk: the cards matching status=STATUS and/or search=TEXT (comma-separated), listed first; --dry-run shows them'
 
@@ -461,9 +466,15 @@ complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l from-file -r -F -d '
 complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
 complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
 complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
-complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l resume -r -F -d 'bulk: continue the run of this report, skipping rows it records as done (appends to it)'
+complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
 complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l where -x -d 'bulk: the cards matching status=STATUS and/or search=TEXT (comma-separated), listed first; --dry-run shows them'
+
+# cardctl cards report
+complete -c cardctl -n "__cardctl_at 'cards report' 0" -a merge -d 'join the reports of a bulk run\'s shards into one, by row'
+
+# cardctl cards report merge
+complete -c cardctl -n "__cardctl_at 'cards report merge'" -l out -r -F -d 'write the merged report to this file instead of stdout'
 
 # cardctl tx
 complete -c cardctl -n "__cardctl_at 'tx' 0" -a list -d 'list card transactions'
@@ -679,9 +690,9 @@ complete -c cardctl -n "__cardctl_at 'webhook listen'" -l repeats -x -a 'consist
 complete -c cardctl -n "__cardctl_at 'import'" -l from-file -r -F -d 'file of cards to import (.csv, .ndjson, .json), or - for stdin'
 complete -c cardctl -n "__cardctl_at 'import'" -l format -x -a 'csv ndjson json' -d 'file format (default: from the extension; required for - and pipes)'
 complete -c cardctl -n "__cardctl_at 'import'" -l encoding -x -a 'utf-8 latin1 utf-16le' -d 'text encoding of the file (default utf-8; invalid UTF-8 is an error)'
-complete -c cardctl -n "__cardctl_at 'import'" -l concurrency -x -d 'requests in flight (default 8)'
+complete -c cardctl -n "__cardctl_at 'import'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
 complete -c cardctl -n "__cardctl_at 'import'" -l report -r -F -d 'NDJSON report: line, realId, outcome, cardId or error'
-complete -c cardctl -n "__cardctl_at 'import'" -l resume -d 'continue an earlier run: skip rows the report records as imported, append to it'
+complete -c cardctl -n "__cardctl_at 'import'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'import'" -l real-id -x -d 'one card: its identifier in your system'
 complete -c cardctl -n "__cardctl_at 'import'" -l active -d 'one card: the card is active (the default)'
 complete -c cardctl -n "__cardctl_at 'import'" -l no-active -d 'one card: the card is not active'

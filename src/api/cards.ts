@@ -113,9 +113,14 @@ export async function createCardExactlyOnce(client: ApiClient, body: CreateCardB
   }
 }
 
-/** PUT /institutions/cards/{cardId}/renew */
-export function renewCard(client: ApiClient, cardId: string, body: RenewCardBody, signal?: AbortSignal): Promise<ApiResponse<Card>> {
-  return client.request<Card>({ method: 'PUT', path: `${CARDS}/${id(cardId)}/renew`, body, signal });
+/**
+ * PUT /institutions/cards/{cardId}/renew. With `version` (the card's `__v` as read) it is sent
+ * with If-Match, so that a renewal resent after a lost answer is refused (409) if the first one
+ * got through meanwhile, instead of renewing twice (where the service honours If-Match).
+ */
+export function renewCard(client: ApiClient, cardId: string, body: RenewCardBody, signal?: AbortSignal, version?: number): Promise<ApiResponse<Card>> {
+  const headers = version === undefined ? undefined : { 'if-match': `"${version}"` };
+  return client.request<Card>({ method: 'PUT', path: `${CARDS}/${id(cardId)}/renew`, body, signal, headers });
 }
 
 /** PUT /institutions/cards/pin/{cardId}/change */

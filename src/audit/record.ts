@@ -32,9 +32,11 @@ export function commandLine(argv: readonly string[], flagSets: readonly Flags[])
       out.push(shellWord(arg));
       continue;
     }
-    // A declared flag takes the next word whatever it looks like; an unknown one is assumed to.
+    // A declared flag takes the next word whatever it looks like (one whose value may be left out,
+    // as commander reads it: unless that word is a flag); an unknown one is assumed to.
     let value = flag.inline;
-    if (value === undefined && i + 1 < argv.length && (spec || !argv[i + 1]!.startsWith('-'))) value = argv[++i];
+    const takesNext = spec && !(spec.type === 'string' && spec.valueOptional) ? true : !argv[i + 1]?.startsWith('-');
+    if (value === undefined && i + 1 < argv.length && takesNext) value = argv[++i];
     const shown = value === undefined ? undefined : !spec ? REDACTED : spec.type === 'string' && spec.pan ? maskPan(value) : shellWord(value);
     if (shown === undefined) out.push(flag.name);
     else if (flag.inline === undefined) out.push(flag.name, shown);

@@ -4,6 +4,39 @@
 // Ctrl-C only for a while, then it aborts the requests). What a row's work is, and how its
 // outcome is recorded, belongs to the caller.
 import { setMaxListeners } from 'node:events';
+import type { SourceRow } from '../import/readers.js';
+import type { ReportWriter } from '../import/report.js';
+
+/**
+ * What a run over many rows is given, whoever runs it (`import`, a bulk card verb): the rows, how
+ * many go at once, where each settled row is written, and when to stop.
+ */
+export interface RowRunOptions<Entry> {
+  rows: AsyncIterable<SourceRow>;
+  concurrency: number;
+  report?: ReportWriter<Entry>;
+  /** Ctrl-C: stop sending, let requests in flight finish. */
+  signal: AbortSignal;
+  /** Work in flight after Ctrl-C gets this long before its requests are aborted. */
+  drainTimeoutMs?: number;
+  /** Attempts per row for failures that may pass on a retry. */
+  maxAttempts?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** What a runner derives from those options: the defaults, and the row loop over its rows. */
+export function rowRun<Entry>(options: RowRunOptions<Entry>) {
+  // Every request in flight (and every lookup) listens on this one signal.
+  const requests = new AbortController();
+  return {
+    requests,
+    maxAttempts: options.maxAttempts ?? 5,
+    sleep: options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
+    loop: (work: Pick<RowLoopOptions<SourceRow>, 'start' | 'stop'>) => runRowLoop<SourceRow>({
+      rows: options.rows, concurrency: options.concurrency, signal: options.signal, drainTimeoutMs: options.drainTimeoutMs, requests, ...work,
+    }),
+  };
+}
 
 export interface RowLoopOptions<R> {
   rows: AsyncIterable<R>;
@@ -22,7 +55,8 @@ export interface RowLoopOptions<R> {
 
 /** Returns the error that stopped the reader, when one did (rows before it were handled). */
 export async function runRowLoop<R>(options: RowLoopOptions<R>): Promise<{ readerError?: unknown }> {
-  setMaxListeners(0, options.requests.signal);
+  // Every row in flight listens on both (the client's retry waits on the Ctrl-C one): no limit of 10.
+  setMaxListeners(0, options.requests.signal, options.signal);
   const inflight = new Set<Promise<void>>();
   const stopped = () => options.signal.aborted || (options.stop?.() ?? false);
   const iterator = options.rows[Symbol.asyncIterator]();

@@ -8,9 +8,8 @@
 // not renewed twice). A 429 slows the whole run: every row waits out its Retry-After before its
 // next request, and the rate-limited row is tried again without using up an attempt.
 import { AuthError, ExitCode, type CliError } from '../core/errors.js';
-import type { SourceRow } from '../import/readers.js';
-import { backoffMs, runRowLoop } from './loop.js';
-import type { BulkOutcome, BulkReportEntry, BulkReportWriter } from './report.js';
+import { backoffMs, rowRun, type RowRunOptions } from './loop.js';
+import type { BulkOutcome, BulkReportEntry } from './report.js';
 
 /** One verb's work on one row. */
 export interface BulkAction<T> {
@@ -46,19 +45,11 @@ export interface BulkStats {
   rows: number;
 }
 
-export interface BulkRunOptions<T> {
-  rows: AsyncIterable<SourceRow>;
+export interface BulkRunOptions<T> extends RowRunOptions<BulkReportEntry> {
   action: BulkAction<T>;
-  concurrency: number;
   shard?: Shard;
   /** Rows an earlier run's report records as done (--resume). */
   done?: ReadonlyMap<number, BulkReportEntry>;
-  report?: BulkReportWriter;
-  signal: AbortSignal;
-  drainTimeoutMs?: number;
-  /** Attempts per row for failures that may pass on a retry (429s not counted). */
-  maxAttempts?: number;
-  sleep?: (ms: number) => Promise<void>;
   onSettled?(entry: BulkReportEntry, stats: BulkStats): void;
 }
 
@@ -79,9 +70,7 @@ const MAX_RATE_LIMITED = 50;
 export async function runBulk<T>(options: BulkRunOptions<T>): Promise<BulkRunResult> {
   const stats: BulkStats = { done: 0, already: 0, skipped: 0, failed: 0, rows: 0 };
   const problems: BulkReportEntry[] = [];
-  const requests = new AbortController();
-  const maxAttempts = options.maxAttempts ?? 5;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const { requests, maxAttempts, sleep, loop } = rowRun(options);
   let fatal: CliError | undefined;
   let pausedUntil = 0;
   let ordinal = 0;
@@ -135,13 +124,8 @@ export async function runBulk<T>(options: BulkRunOptions<T>): Promise<BulkRunRes
     }
   };
 
-  const { readerError } = await runRowLoop<SourceRow>({
-    rows: options.rows,
-    concurrency: options.concurrency,
-    signal: options.signal,
+  const { readerError } = await loop({
     stop: () => fatal !== undefined,
-    drainTimeoutMs: options.drainTimeoutMs,
-    requests,
     start(source) {
       const row = ++ordinal;
       if (!inShard(row, options.shard)) return;

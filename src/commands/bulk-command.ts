@@ -16,7 +16,10 @@ export const BULK_FLAGS = defineFlags({
   format: { type: 'string', value: 'format', choices: BULK_FORMATS, description: 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)' },
   concurrency: { type: 'string', value: 'n', description: 'bulk: requests in flight (default 8)' },
   report: { type: 'string', value: 'file', complete: 'file', description: 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)' },
-  resume: { type: 'string', value: 'report', complete: 'file', description: 'bulk: continue the run of this report, skipping rows it records as done (appends to it)' },
+  resume: {
+    type: 'string', value: 'report', valueOptional: true, complete: 'file',
+    description: 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started',
+  },
   shard: { type: 'string', value: 'k/n', description: 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)' },
 });
 
@@ -25,6 +28,46 @@ export type BulkOptions = FlagValues<typeof BULK_FLAGS>;
 /** The bulk flags given, by name: a single-card call names them in its usage error. */
 export function bulkFlagsGiven(opts: Partial<BulkOptions>): string[] {
   return (['format', 'concurrency', 'report', 'resume', 'shard'] as const).filter((k) => opts[k] !== undefined).map((k) => `--${k}`);
+}
+
+/** What every run over many rows (`import` too) hands the row loop from its flags and context. */
+export interface RowRunSettings {
+  concurrency: number;
+  /** Attempts per row: --no-retry: 1; --retries N: N + 1; otherwise the runner's default (5). */
+  maxAttempts?: number;
+  /** Ctrl-C. */
+  signal: AbortSignal;
+}
+
+export function rowRunSettings(ctx: Context, opts: Pick<BulkOptions, 'concurrency'>): RowRunSettings {
+  return {
+    concurrency: opts.concurrency === undefined ? 8 : validatePositiveInt('--concurrency', opts.concurrency, 256),
+    maxAttempts: ctx.globals.retry === false ? 1 : ctx.globals.retries !== undefined ? ctx.settings().retries + 1 : undefined,
+    signal: ctx.signal,
+  };
+}
+
+/**
+ * The report a run writes, and whether it continues an earlier run's: `--resume REPORT`, or
+ * `--resume` with `--report FILE` (the two spellings mean the same). Checked before anything is
+ * read or sent: a path that is not a file, and a report that exists without --resume, are refused.
+ */
+export async function runReport(opts: Pick<BulkOptions, 'report' | 'resume'>): Promise<{ path?: string; resume: boolean }> {
+  const { report, resume } = opts;
+  if (resume === true && report === undefined) throw new UsageError('--resume needs --report FILE, or the report as its value: --resume REPORT');
+  if (typeof resume === 'string' && report !== undefined && report !== resume) {
+    throw new UsageError('--resume REPORT continues that report: give --resume alone, or the same file to both');
+  }
+  const path = typeof resume === 'string' ? resume : report;
+  if (path === undefined) return { resume: false };
+  const { existsSync, statSync } = await import('node:fs');
+  if (existsSync(path) && !statSync(path).isFile()) {
+    throw new UsageError(`--report ${path} is not a regular file`, { hint: 'the report is appended to as rows settle and read back by --resume: give the path of a file' });
+  }
+  if (resume === undefined && existsSync(path) && statSync(path).size > 0) {
+    throw new UsageError(`the report ${path} already exists`, { hint: `pass --resume ${path} to continue that run (rows it records as done are skipped), or choose another --report` });
+  }
+  return { path, resume: resume !== undefined };
 }
 
 export interface BulkCommand<T> {
@@ -52,26 +95,11 @@ export function parseShard(value: string | undefined): Shard | undefined {
   return { index, count };
 }
 
-/** Attempts per row: --no-retry → 1, --retries N → N + 1, otherwise the runner's default (5). */
-export function rowAttempts(ctx: Context): number | undefined {
-  if (ctx.globals.retry === false) return 1;
-  if (ctx.globals.retries !== undefined) return ctx.settings().retries + 1;
-  return undefined;
-}
-
 export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command: BulkCommand<T>): Promise<void> {
-  const concurrency = opts.concurrency === undefined ? 8 : validatePositiveInt('--concurrency', opts.concurrency, 256);
+  const settings = rowRunSettings(ctx, opts);
   const shard = parseShard(opts.shard);
-  if (opts.report && opts.resume && opts.report !== opts.resume) {
-    throw new UsageError('--resume REPORT continues that report: give --resume alone, or the same file to both');
-  }
-  const reportPath = opts.resume ?? opts.report;
+  const { path: reportPath, resume } = await runReport(opts);
   const { existsSync, statSync, createReadStream } = await import('node:fs');
-  if (opts.resume && !existsSync(opts.resume)) throw new UsageError(`--resume ${opts.resume}: no such report`);
-  if (reportPath && existsSync(reportPath) && !statSync(reportPath).isFile()) throw new UsageError(`--report ${reportPath} is not a regular file`);
-  if (opts.report && !opts.resume && existsSync(opts.report) && statSync(opts.report).size > 0) {
-    throw new UsageError(`the report ${opts.report} already exists`, { hint: `pass --resume ${opts.report} to continue that run, or choose another --report` });
-  }
 
   const { bulkFormatFromPath, readBulkRows, sniffFormat } = await import('../bulk/input.js');
   const { ImportFileError } = await import('../import/readers.js');
@@ -102,8 +130,8 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
     ? new UsageError(`${source}: ${error.message}${error.line ? ` (line ${error.line})` : ''}`, { hint: error.hint })
     : error;
   const { readBulkReport } = await import('../bulk/report.js');
-  const done = opts.resume ? await readBulkReport(opts.resume) : undefined;
-  if (done) ctx.log.info(`resuming: ${done.size} rows already done according to ${opts.resume}`);
+  const done = resume ? await readBulkReport(reportPath!) : undefined;
+  if (done) ctx.log.info(`resuming: ${done.size} rows already done according to ${reportPath}`);
   const { planBulk, runBulk } = await import('../bulk/runner.js');
 
   /** Every row checked, nothing sent: the count of rows a run would send, and the invalid ones. */
@@ -151,34 +179,24 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
     });
   }
 
-  const { createBulkProgress } = await import('../bulk/progress.js');
+  const { createRowProgress, expectedRows } = await import('../bulk/progress.js');
   const { openReport } = await import('../import/report.js');
   const quiet = Boolean(ctx.globals.quiet);
-  const mode = quiet ? 'off' : ctx.io.stderrIsTTY ? 'bar' : 'lines';
-  let total = command.rows?.values.length ?? 0;
-  if (!total && path && !streamed && mode !== 'off') {
-    const format = opts.format ?? bulkFormatFromPath(path);
-    if (format && format !== 'json') {
-      const { estimateRows } = await import('../import/progress.js');
-      total = await estimateRows(path, format === 'csv' ? 1 : 0);
-    }
-  }
+  let total = command.rows?.values.length ?? await expectedRows(streamed ? undefined : path, opts.format ?? (path && bulkFormatFromPath(path)), quiet);
   if (shard && total) total = Math.ceil(Math.max(0, total - shard.index + 1) / shard.count);
-  const progress = await createBulkProgress({ label: command.label, stream: ctx.io.stderr, mode, total });
-  const report = reportPath ? openReport<import('../bulk/report.js').BulkReportEntry>(reportPath, Boolean(opts.resume)) : undefined;
+  const progress = await createRowProgress({ label: command.label, stream: ctx.io.stderr, terminal: ctx.io.stderrIsTTY, quiet, total });
+  const report = reportPath ? openReport<import('../bulk/report.js').BulkReportEntry>(reportPath, resume) : undefined;
   const started = Date.now();
   let result: BulkRunResult;
   try {
     result = await runBulk({
+      ...settings,
       rows: await openRows(),
       action: command.action,
-      concurrency,
       shard,
       done,
       report,
-      signal: ctx.signal,
-      maxAttempts: rowAttempts(ctx),
-      onSettled: (_entry, stats) => progress.update(stats),
+      onSettled: (_entry, stats) => progress.update(stats.rows, { ok: stats.done + stats.already + stats.skipped, failed: stats.failed }),
     });
   } finally {
     progress.stop();

@@ -9,8 +9,7 @@ import {
   PartialFailureError,
   UsageError,
 } from '../core/errors.js';
-import { validatePositiveInt } from '../core/validate.js';
-import { rowAttempts } from './bulk-command.js';
+import { BULK_FLAGS, rowRunSettings, runReport, type RowRunSettings } from './bulk-command.js';
 import type { TextEncoding } from '../core/text.js';
 import type { ImportFormat, SourceRow } from '../import/readers.js';
 import type { ReportEntry } from '../import/report.js';
@@ -21,9 +20,9 @@ export const IMPORT_FLAGS = defineFlags({
   fromFile: { type: 'string', value: 'file', complete: 'file', description: 'file of cards to import (.csv, .ndjson, .json), or - for stdin' },
   format: { type: 'string', value: 'format', choices: ['csv', 'ndjson', 'json'], description: 'file format (default: from the extension; required for - and pipes)' },
   encoding: { type: 'string', value: 'encoding', choices: ['utf-8', 'latin1', 'utf-16le'], description: 'text encoding of the file (default utf-8; invalid UTF-8 is an error)' },
-  concurrency: { type: 'string', value: 'n', description: 'requests in flight (default 8)' },
+  concurrency: BULK_FLAGS.concurrency,
   report: { type: 'string', value: 'file', complete: 'file', description: 'NDJSON report: line, realId, outcome, cardId or error' },
-  resume: { type: 'boolean', description: 'continue an earlier run: skip rows the report records as imported, append to it' },
+  resume: BULK_FLAGS.resume,
   realId: { type: 'string', value: 'id', description: 'one card: its identifier in your system', path: 'realId', prompt: 'Real id (your identifier for the card)' },
   active: { type: 'boolean', description: 'one card: the card is active (the default)', negation: 'one card: the card is not active' },
   ...placeFlags(CARD_FLAGS, { startDate: { path: 'startDate', description: 'one card: start date YYYY-MM-DD', prompt: 'Start date (YYYY-MM-DD)' } }),
@@ -88,11 +87,14 @@ client cannot know by itself. So every card needs one: a row's own institutionId
 --institution-id (which fills rows that leave it out or empty), else an institutionId stored in \
 the profile. A single card without any of these is a usage error naming --institution-id.
 
-Exactly once: --resume reads the report and skips rows already imported. A row whose request \
+Exactly once: --resume REPORT (or --resume with --report REPORT) reads the report and skips \
+rows already imported, appending to it; a report not there yet is started, so the same command \
+serves the first run and every rerun. A row whose request \
 timed out or lost its connection is looked up by realId (when the profile also has a bearer \
 token) before it is sent again, and a 409 CONFLICT answer means the realId is already there \
 ("exists"), so a retry never creates a duplicate. Ctrl-C stops sending, waits for requests in \
-flight, writes the report and exits 130; run again with --resume to finish.
+flight, writes the report and exits 130; run again with --resume to finish. Progress goes to \
+stderr: a bar on a terminal, otherwise a line per 5% of the rows (rate and ETA).
 
 Exit codes: 0 every row imported or already there; 8 some rows invalid or failed; 130 \
 interrupted.
@@ -108,12 +110,12 @@ imported (counted after validation, before anything is sent); without a terminal
   flags: IMPORT_FLAGS,
   examples: [
     'cardctl import --from-file cards.csv --report import-report.ndjson',
-    'cardctl import --from-file cards.csv --report import-report.ndjson --resume',
+    'cardctl import --from-file cards.csv --resume import-report.ndjson',
     'cat cards.ndjson | cardctl import --from-file - --format ndjson --concurrency 16',
     'printf 4821 | cardctl import --pin-stdin --real-id LEGACY-1 --institution-id INST --first-name Ada --last-name Obi --email ada@example.com --phone +2348012345678 --birth-date 1990-01-31 --address-line1 "1 Marina" --city Lagos --state Lagos --postal-code 100001 --country NG --start-date 2024-01-01 --end-date 2028-12-31 --expiration 202812 --service-code 101 --card-product classic --embossing-name "ADA OBI" --bin 506099 --status active',
   ],
   async run(ctx, { opts }) {
-    const concurrency = opts.concurrency === undefined ? 8 : validatePositiveInt('--concurrency', opts.concurrency, 256);
+    const settings = rowRunSettings(ctx, opts);
     const institutionId = opts.institutionId?.trim() || profileInstitutionId(ctx);
     if (opts.fromFile !== undefined) {
       const stray = CARD_FIELDS.filter((f) => f.key !== 'institutionId' && opts[f.key as keyof ImportOptions] !== undefined).map((f) => f.flag);
@@ -121,12 +123,12 @@ imported (counted after validation, before anything is sent); without a terminal
       if (opts.active !== undefined) stray.push(opts.active ? '--active' : '--no-active');
       if (opts.returnSecure) stray.push('--return-secure');
       if (stray.length) throw new UsageError(`${stray.join(', ')} describe one card and cannot be combined with --from-file`);
-      return importFile(ctx, opts, { concurrency, institutionId });
+      return importFile(ctx, opts, { settings, institutionId });
     }
-    if (opts.resume || opts.report || opts.format || opts.encoding) {
+    if (opts.resume !== undefined || opts.report || opts.format || opts.encoding) {
       throw new UsageError('--resume, --report, --format and --encoding need --from-file');
     }
-    return importOne(ctx, opts, institutionId);
+    return importOne(ctx, opts, { ...settings, concurrency: 1 }, institutionId);
   },
 });
 
@@ -143,7 +145,7 @@ function requireApiKey(ctx: Context): void {
   }
 }
 
-async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency: number; institutionId?: string }): Promise<void> {
+async function importFile(ctx: Context, opts: ImportOptions, run: { settings: RowRunSettings; institutionId?: string }): Promise<void> {
   const { formatFromPath, readImportRows, ImportFileError } = await import('../import/readers.js');
   const fromStdin = opts.fromFile === '-';
   const format = opts.format ?? (fromStdin ? undefined : formatFromPath(opts.fromFile!));
@@ -152,7 +154,7 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
       ? '--from-file - needs --format csv|ndjson|json'
       : `cannot tell the format of ${opts.fromFile} from its extension`, { hint: 'name it .csv, .ndjson or .json, or pass --format' });
   }
-  if (opts.resume && !opts.report) throw new UsageError('--resume needs --report FILE (the report of the earlier run)');
+  const { path: reportPath, resume } = await runReport(opts);
   const { existsSync, statSync, createReadStream } = await import('node:fs');
   // A regular file is read twice when it must be counted first (production) and measured for the
   // progress bar; a FIFO (`<(…)`), a character device or stdin is streamed once.
@@ -163,22 +165,12 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
     if (stat.isDirectory()) throw new UsageError(`${opts.fromFile} is a directory`, { hint: '--from-file takes a file, a pipe such as <(…), or - for stdin' });
     streamed = !stat.isFile();
   }
-  if (opts.report) {
-    if (existsSync(opts.report) && !statSync(opts.report).isFile()) {
-      throw new UsageError(`--report ${opts.report} is not a regular file`, { hint: 'the report is appended to as rows are handled and read back by --resume: give the path of a file' });
-    }
-  }
-  if (opts.report && !opts.resume && existsSync(opts.report) && statSync(opts.report).size > 0) {
-    throw new UsageError(`the report ${opts.report} already exists`, {
-      hint: 'pass --resume to continue that run (rows it records as imported are skipped), or remove the file or choose another --report',
-    });
-  }
   const { openReport, readReport: readReportFile } = await import('../import/report.js');
   const readReport = async (path: string) => {
     try {
       return await readReportFile(path);
     } catch (error) {
-      if (error instanceof ImportFileError) throw new UsageError(`--report ${path}: ${error.message}${error.line ? ` (line ${error.line})` : ''}`, { hint: 'is this the report of an earlier import?' });
+      if (error instanceof ImportFileError) throw new UsageError(`--resume ${path}: ${error.message}${error.line ? ` (line ${error.line})` : ''}`, { hint: 'is this the report of an earlier import?' });
       throw error;
     }
   };
@@ -198,7 +190,7 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
   if (ctx.globals.dryRun) {
     // Each invalid row is printed as it is found; the verdict keeps only the first ones.
     const printProblem = (p: import('../import/validate-file.js').RowProblem) => ctx.io.err(`invalid: line ${p.line}${p.realId ? ` (${p.realId})` : ''}: ${p.error}\n`);
-    return dryRunFile(ctx, opts, await validateAll(opts.resume ? (await readReport(opts.report!)).done : undefined, printProblem));
+    return dryRunFile(ctx, opts, await validateAll(resume ? (await readReport(reportPath!)).done : undefined, printProblem));
   }
   requireApiKey(ctx);
   const { isProduction, confirmDestructive } = await import('../core/guard.js');
@@ -207,7 +199,7 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
       throw new UsageError(`an import from ${fromStdin ? 'stdin' : 'a pipe'} into production cannot be counted and confirmed on a terminal`, { hint: 'import from a file, or pass --yes --confirm-production' });
     }
     const count = !ctx.globals.yes && ctx.io.canPrompt
-      ? String((await validateAll(opts.resume ? (await readReport(opts.report!)).done : undefined)).valid)
+      ? String((await validateAll(resume ? (await readReport(reportPath!)).done : undefined)).valid)
       : undefined;
     await confirmDestructive(ctx, {
       description: count === undefined ? `import the cards of ${opts.fromFile}` : `import ${count} card${count === '1' ? '' : 's'} from ${opts.fromFile}`,
@@ -217,31 +209,28 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
   }
 
   const { runImport, outcomeLabel } = await import('../import/runner.js');
-  const { createImportProgress, estimateRows } = await import('../import/progress.js');
+  const { createRowProgress, expectedRows } = await import('../bulk/progress.js');
   const { importCard, cardIdOf, findImportedCard } = await import('../api/import.js');
 
-  const resumeState = opts.resume ? await readReport(opts.report!) : undefined;
-  if (resumeState) ctx.log.info(`resuming: ${resumeState.done.size} rows already imported according to ${opts.report}`);
+  const resumeState = resume ? await readReport(reportPath!) : undefined;
+  if (resumeState) ctx.log.info(`resuming: ${resumeState.done.size} rows already imported according to ${reportPath}`);
   const client = (await ctx.client()).withReason(opts.reason);
   const input = fromStdin ? ctx.io.stdin : createReadStream(opts.fromFile!);
   const quiet = Boolean(ctx.globals.quiet);
-  const progressEnabled = ctx.io.stderrIsTTY && !quiet;
-  const total = progressEnabled && !streamed && format !== 'json' ? await estimateRows(opts.fromFile!, format === 'csv' ? 1 : 0) : 0;
-  const progress = await createImportProgress({ enabled: progressEnabled, stream: ctx.io.stderr, total });
-  const report = opts.report ? openReport(opts.report, Boolean(opts.resume)) : undefined;
+  const total = await expectedRows(streamed ? undefined : opts.fromFile, format, quiet);
+  const progress = await createRowProgress({ label: 'importing', stream: ctx.io.stderr, terminal: ctx.io.stderrIsTTY, quiet, total });
+  const report = reportPath ? openReport(reportPath, resume) : undefined;
   const started = Date.now();
   let result: ImportRunResult;
   try {
     result = await runImport({
+      ...run.settings,
       rows: readImportRows(input, format, { columns: IMPORT_FIELD_PATHS, encoding: opts.encoding }) as AsyncIterable<SourceRow>,
-      concurrency: run.concurrency,
       defaults: { institutionId: run.institutionId },
       allowWeakPin: opts.allowWeakPin,
       now: ctx.clock.now(),
       done: resumeState?.done,
       report,
-      signal: ctx.signal,
-      maxAttempts: rowAttempts(ctx),
       async send(body, signal) {
         const response = await importCard(client, body, signal);
         return { cardId: cardIdOf(response.data), card: response.data };
@@ -250,7 +239,7 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
         const card = await findImportedCard(client, realId, signal);
         return card ? { cardId: cardIdOf(card), card } : undefined;
       },
-      onSettled: (_entry, stats) => progress.update(stats),
+      onSettled: (_entry, stats) => progress.update(stats.rows, { ok: stats.imported + stats.exists + stats.skipped, invalid: stats.invalid, failed: stats.failed }),
     });
   } finally {
     progress.stop();
@@ -260,15 +249,15 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
 
   const seconds = (Date.now() - started) / 1000;
   printProblems(ctx, result.problems, result.stats, outcomeLabel);
-  const summary = summaryOf(result.stats, seconds, opts.report);
+  const summary = summaryOf(result.stats, seconds, reportPath);
   if (!quiet) ctx.io.err(`${summaryLine(result.stats, seconds)}\n`);
   if (ctx.settings().output === 'json' || ctx.settings().output === 'ndjson') await ctx.output().record(summary);
 
   if (result.interrupted) {
     // The entry point reports any error after Ctrl-C as a bare "interrupted"; say how to go on here.
-    if (!quiet) ctx.io.err(opts.report ? `interrupted: the report is complete up to here; finish with the same command and --resume\n` : 'interrupted: pass --report FILE next time so that --resume can continue\n');
+    if (!quiet) ctx.io.err(reportPath ? `interrupted: the report is complete up to here; finish with --resume ${reportPath}\n` : 'interrupted: pass --report FILE next time so that --resume can continue\n');
     throw new InterruptedError('import interrupted: requests in flight were finished and the report written', {
-      hint: opts.report ? `run the same command with --resume to import the remaining rows` : 'pass --report FILE next time so that --resume can continue an interrupted import',
+      hint: reportPath ? `run again with --resume ${reportPath} to import the remaining rows` : 'pass --report FILE next time so that --resume can continue an interrupted import',
       details: summary,
     });
   }
@@ -291,7 +280,7 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { concurrency:
   const bad = result.stats.invalid + result.stats.failed;
   if (bad > 0) {
     throw new PartialFailureError(`${bad} of ${result.stats.rows} rows were not imported (${result.stats.invalid} invalid, ${result.stats.failed} failed)`, {
-      hint: opts.report ? `see ${opts.report} for every row; fix them and run again with --resume` : 'pass --report FILE to get every row\'s outcome',
+      hint: reportPath ? `see ${reportPath} for every row; fix them and run again with --resume ${reportPath}` : 'pass --report FILE to get every row\'s outcome',
       details: summary,
     });
   }
@@ -339,7 +328,7 @@ function printProblems(ctx: Context, problems: ReportEntry[], stats: ImportStats
   if (more > 0) ctx.io.err(`… and ${more} more invalid or failed rows (see the report)\n`);
 }
 
-async function importOne(ctx: Context, opts: ImportOptions, institutionId?: string): Promise<void> {
+async function importOne(ctx: Context, opts: ImportOptions, settings: RowRunSettings, institutionId?: string): Promise<void> {
   const [{ setPath }, { IMPORT_FIELD_PATHS, validateImportRow }] = await Promise.all([import('../output/format.js'), import('../import/row.js')]);
   const value: Record<string, unknown> = {};
   const missing: string[] = [];
@@ -389,10 +378,8 @@ async function importOne(ctx: Context, opts: ImportOptions, institutionId?: stri
   const client = (await ctx.client()).withReason(opts.reason);
   let settled: { entry: ReportEntry; result?: SendResult; error?: unknown } | undefined;
   await runImport({
+    ...settings,
     rows: (async function* () { yield { line: 1, value: verdict.body } as SourceRow; })(),
-    concurrency: 1,
-    signal: ctx.signal,
-    maxAttempts: rowAttempts(ctx),
     async send(body, signal) {
       const response = await importCard(client, body, signal);
       return { cardId: cardIdOf(response.data), card: response.data };

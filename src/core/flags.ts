@@ -40,6 +40,8 @@ export interface ValueFlag extends FlagBase {
   secret?: never;
   /** The value's name in help: `--program <id>`. */
   value: string;
+  /** The value may be left out (`--resume [report]`): the flag alone gives run() `true`. */
+  valueOptional?: boolean;
   choices?: readonly string[];
   default?: string;
   /** The field validator: used for the flag, for the same field in --from-file, and for the wizard's answer. */
@@ -93,7 +95,8 @@ export type Flags = Readonly<Record<string, FlagSpec>>;
 /** The type of one flag's value as run() receives it. */
 export type FlagValue<F extends FlagSpec> =
   F extends ValueFlag
-    ? F extends { choices: readonly (infer C extends string)[] }
+    ? F extends { valueOptional: true } ? string | true | undefined
+    : F extends { choices: readonly (infer C extends string)[] }
       ? F extends { default: string } ? C : C | undefined
       : F extends { default: string } ? string : string | undefined
     : F extends NegatedFlag ? boolean
@@ -142,7 +145,7 @@ export function commanderOptions(flags: Flags): Option[] {
     let option: Option;
     switch (spec.type) {
       case 'string': {
-        option = new Option(`${short}${long} <${spec.value}>`, description);
+        option = new Option(spec.valueOptional ? `${short}${long} [${spec.value}]` : `${short}${long} <${spec.value}>`, description);
         if (spec.choices) option.choices(spec.choices);
         // A field with its own validator is refused in that validator's words, as in a file.
         const parse = spec.parse;

@@ -211,7 +211,7 @@ written to the report), with a random PIN generated and encrypted here and never
 |---|---|
 | \`--concurrency N\` | requests in flight (default 8) |
 | \`--report FILE\` | NDJSON, a line per row as it settles: \`row\`, \`id\`, \`outcome\` (done, already, skipped, failed), \`code\` and \`message\` when failed |
-| \`--resume FILE\` | continue the run of that report: rows it records as done are skipped, new lines appended |
+| \`--resume REPORT\` | continue the run of that report: rows it records as done are skipped, new lines appended (a report not there yet is started); \`--resume\` alone continues the \`--report\` file, as \`import\` also takes it |
 | \`--shard K/N\` | only rows K, K+N, K+2N, … (row numbers of the file), for N runners each with its own report |
 | \`--dry-run\` | every row checked and what it would change printed; nothing is sent |
 | \`--reason TEXT\` | kept in the audit journal, one entry per card (\`renew\`: the renewal reason) |
@@ -219,11 +219,14 @@ written to the report), with a random PIN generated and encrypted here and never
 Exactly once: a row whose request may have applied (timeout, reset, 5xx) is checked before it is
 sent again; a card already at its target expiry is \`already\`, never renewed twice. A 429 pauses
 the whole run for its Retry-After; it does not fail rows. Progress goes to stderr: a bar on a
-terminal, a line per 5% otherwise. The counts end on stderr; the exit code is 8 when any row
-failed, 130 after Ctrl-C (run again with \`--resume\`). On a production profile the operator types
-the number of cards; scripts pass \`--yes --confirm-production\`.
+terminal, otherwise a line per 5% of the rows with the rate and ETA (\`import\` too). The counts
+end on stderr; the exit code is 8 when any row failed, 130 after Ctrl-C (run again with
+\`--resume\`). On a production profile the operator types the number of cards; scripts pass
+\`--yes --confirm-production\`.
 
-Shards' reports are joined by row number with jq:
+\`cardctl cards report merge REPORT…\` joins the shards' reports into one, a line per row in row
+order (stdout, or \`--out FILE\`), with the counts on stderr; it refuses reports that share a
+row (not the shards of one run) and exits 8 when any row failed. jq joins them too, unchecked:
 
     jq -s -c 'sort_by(.row)[]' report-1.ndjson report-2.ndjson > report.ndjson
 `;
@@ -260,7 +263,7 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
   { name: 'output', summary: 'output formats, --fields, --quiet, --jq, --template, the pager', text: output },
   { name: 'pin-encryption', summary: 'how PINs are read, checked and encrypted', text: pinEncryption },
   { name: 'scenarios', summary: 'scenario files for `simulate run`', text: scenarios },
-  { name: 'bulk', summary: 'acting on many cards: --from-file, --report, --resume, --shard', text: bulk },
+  { name: 'bulk', summary: 'acting on many cards: --from-file, --report, --resume, --shard, report merge', text: bulk },
   { name: 'deployment', summary: "a deployment's own parameter names, paging, page size and error shape", text: deployment },
 ];
 

@@ -4,9 +4,8 @@
 // looked up by realId before it is sent again; a 409 CONFLICT means the realId is already there.
 import { AuthError, ExitCode, type CliError } from '../core/errors.js';
 import type { ImportCardBody } from '../api/schemas.js';
-import type { ImportOutcome, ReportEntry, ReportWriter } from './report.js';
-import type { SourceRow } from './readers.js';
-import { backoffMs, runRowLoop } from '../bulk/loop.js';
+import type { ImportOutcome, ReportEntry } from './report.js';
+import { backoffMs, rowRun, type RowRunOptions } from '../bulk/loop.js';
 import { realIdOf, validateImportRow, type RowDefaults } from './row.js';
 
 export interface SendResult {
@@ -14,13 +13,10 @@ export interface SendResult {
   card?: unknown;
 }
 
-export interface ImportRunOptions {
-  rows: AsyncIterable<SourceRow>;
-  concurrency: number;
+export interface ImportRunOptions extends RowRunOptions<ReportEntry> {
   send(body: ImportCardBody, signal: AbortSignal): Promise<SendResult>;
   /** Looks a realId up in the service (needs a bearer token); undefined when there is no way to. */
   lookup?: (realId: string, signal: AbortSignal) => Promise<SendResult | undefined>;
-  report?: ReportWriter;
   /** realIds already imported (from the report, with --resume). */
   done?: Map<string, string | undefined>;
   defaults?: RowDefaults;
@@ -28,13 +24,6 @@ export interface ImportRunOptions {
   allowWeakPin?: boolean;
   /** Today, for dates of birth and expiry months. */
   now?: Date;
-  /** Ctrl-C: stop sending, let requests in flight finish. */
-  signal: AbortSignal;
-  /** How long to wait for requests in flight after Ctrl-C before abandoning them. */
-  drainTimeoutMs?: number;
-  /** Attempts per row for retryable failures. */
-  maxAttempts?: number;
-  sleep?: (ms: number) => Promise<void>;
   onSettled?(entry: ReportEntry, stats: ImportStats, result?: SendResult, error?: unknown): void;
 }
 
@@ -64,10 +53,7 @@ const MAX_PROBLEMS_KEPT = 20;
 export async function runImport(options: ImportRunOptions): Promise<ImportRunResult> {
   const stats: ImportStats = { imported: 0, exists: 0, invalid: 0, failed: 0, skipped: 0, rows: 0 };
   const problems: ReportEntry[] = [];
-  // Every request in flight (and every lookup) listens on this one signal.
-  const requests = new AbortController();
-  const maxAttempts = options.maxAttempts ?? 5;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const { requests, maxAttempts, sleep, loop } = rowRun(options);
   const seen = new Set<string>();
   let fatal: CliError | undefined;
   let lookup = options.lookup;
@@ -127,13 +113,8 @@ export async function runImport(options: ImportRunOptions): Promise<ImportRunRes
     }
   };
 
-  const { readerError } = await runRowLoop<SourceRow>({
-    rows: options.rows,
-    concurrency: options.concurrency,
-    signal: options.signal,
+  const { readerError } = await loop({
     stop: () => fatal !== undefined,
-    drainTimeoutMs: options.drainTimeoutMs,
-    requests,
     start(row) {
       if (row.error !== undefined) {
         return settle({ line: row.line, realId: realIdOf(row.value), outcome: 'invalid', error: row.error });

@@ -73,6 +73,9 @@ describe('bulk card verbs', () => {
     const result = await run(['cards', 'deactivate', '--from-file', file, '--yes', '--reason', 'merchant breach', '--report', reportPath, '--concurrency', '4']);
     expect(result.exitCode, result.stderr).toBe(8);
     expect(result.stderr).toMatch(/deactivate: done 20, already 0, skipped 0, failed 2 — 22 rows/);
+    // stderr is not a terminal: a progress line per 5% of the 22 rows, with the rate and ETA.
+    const progress = result.stderr.split('\n').filter((l) => l.startsWith('deactivating: '));
+    expect(progress.map((l) => /^deactivating: (\d+)% \(\d+\/22 rows\), \d+ rows\/s, ETA \d+ (s|min \d+ s), ok \d+ failed \d+$/.exec(l)?.[1])).toEqual(Array.from({ length: 20 }, (_, i) => String((i + 1) * 5)));
     const entries = report(reportPath);
     expect(entries.map((e) => e.row).sort((a, b) => a - b)).toEqual(Array.from({ length: 22 }, (_, i) => i + 1));
     expect(entries.filter((e) => e.outcome === 'done').map((e) => e.id).sort()).toEqual([...chosen].sort());
@@ -98,6 +101,11 @@ describe('bulk card verbs', () => {
     const resumed = await run(['cards', 'activate', '--from-file', '-', '--resume', reportPath, '-o', 'json'], listed.stdout);
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ done: 0, skipped: 30, failed: 0, rows: 30 });
+    // import's spelling, --resume alone with --report, is the same flag.
+    const resumedAgain = await run(['cards', 'activate', '--from-file', '-', '--report', reportPath, '--resume', '-o', 'json'], listed.stdout);
+    expect(resumedAgain.exitCode, resumedAgain.stderr).toBe(0);
+    expect(JSON.parse(resumedAgain.stdout)).toMatchObject({ done: 0, skipped: 30, failed: 0, rows: 30 });
+    expect((await run(['cards', 'activate', '--from-file', '-', '--resume'], listed.stdout)).stderr).toMatch(/--resume needs --report FILE, or the report as its value/);
   });
 
   it('--where resolves the matching cards first; --dry-run lists them and sends nothing', async () => {
@@ -132,6 +140,19 @@ describe('bulk card verbs', () => {
       expect(expiry(now)).toBe(rows.find((r) => r.id === card.id)!.expiration);
       expect(Number(now.seqNumber)).toBe(Number(card.seqNumber) + 1);
     }
+    // The shards' reports joined into one, by row.
+    const merged = await run(['cards', 'report', 'merge', join(dir.path, 'renew-2.ndjson'), join(dir.path, 'renew-1.ndjson')]);
+    expect(merged.exitCode, merged.stderr).toBe(0);
+    const mergedRows = merged.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Entry);
+    expect(mergedRows.map((e) => e.row)).toEqual(rows.map((_, i) => i + 1));
+    expect(mergedRows).toEqual([...entries[0]!, ...entries[1]!].sort((a, b) => a.row - b.row));
+    expect(merged.stderr).toMatch(/merged 2 reports: done 30, already 0, skipped 0, failed 0 — 30 rows\n/);
+    const out = join(dir.path, 'renew-merged.ndjson');
+    expect((await run(['cards', 'report', 'merge', join(dir.path, 'renew-1.ndjson'), join(dir.path, 'renew-2.ndjson'), '--out', out, '-q'])).exitCode).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe(merged.stdout);
+    const twice = await run(['cards', 'report', 'merge', join(dir.path, 'renew-1.ndjson'), join(dir.path, 'renew-1.ndjson')]);
+    expect(twice.exitCode).toBe(2);
+    expect(twice.stderr).toMatch(/row 1 is in both/);
     const again = await run(['cards', 'renew', '--from-file', file, '-o', 'json']);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ done: 0, already: 30, failed: 0 });
@@ -214,6 +235,34 @@ describe('bulk card verbs', () => {
     // The PIN of the row is the card's: changing it with that PIN as the old one succeeds.
     const changed = await run(['cards', 'pin', 'change', card.id, '--pin-stdin'], '4826\n7305\n');
     expect(changed.exitCode, changed.stderr).toBe(0);
+  });
+
+  it('a merged report with a failed row exits 8, as its run did, with the counts on stderr', async () => {
+    const merged = await run(['cards', 'report', 'merge', join(dir.path, 'deactivate.ndjson')]);
+    expect(merged.exitCode).toBe(8);
+    expect(merged.stderr).toMatch(/merged 1 report: done 20, already 0, skipped 0, failed 2 — 22 rows/);
+    expect(merged.stdout.split('\n').filter(Boolean)).toHaveLength(22);
+    expect((await run(['cards', 'report', 'merge', join(dir.path, 'nothing.ndjson')])).exitCode).toBe(2);
+  });
+
+  it('progress when stderr is not a terminal: import and the bulk verbs print a line per 5%; 0 and 1 rows print nothing and a line at 100%', async () => {
+    const csv = (n: number, from: number) => [HEADER, ...Array.from({ length: n }, (_, i) => [`PRG-${from + i}`, 'true', '2024-01-01', '2028-12-31', 'Ada', 'Obi', '', `p${from + i}@example.com`,
+      '1 Marina', '', 'Lagos', 'Lagos', '100001', 'NG', '1990-01-31', '+2348012345678', sandbox.info.institutionId, '202812', '101', 'classic', 'ADA OBI', '4821', '506099', 'active', 'false'].join(','))].join('\n') + '\n';
+    const progressOf = (stderr: string, label: string) => stderr.split('\n').filter((l) => l.startsWith(`${label}: `))
+      .map((l) => /^\w+: (\d+)% \(\d+\/\d+ rows\), \d+ rows\/s, ETA \d+ (s|min \d+ s), ok \d+ (invalid \d+ )?failed \d+$/.exec(l)?.[1] ?? l);
+    for (const [n, expected] of [[40, Array.from({ length: 20 }, (_, i) => String((i + 1) * 5))], [1, ['100']], [0, []]] as const) {
+      const file = join(dir.path, `progress-${n}.csv`);
+      writeFileSync(file, csv(n, 1000 + n));
+      const imported = await run(['import', '--from-file', file]);
+      expect(imported.exitCode, imported.stderr).toBe(0);
+      expect(progressOf(imported.stderr, 'importing'), `import of ${n} rows`).toEqual(expected);
+      const ids = join(dir.path, `progress-${n}.txt`);
+      writeFileSync(ids, n ? `${(await allCards()).slice(0, n).map((c) => c.id).join('\n')}\n` : '');
+      const activated = await run(['cards', 'activate', '--from-file', ids]);
+      expect(activated.exitCode, activated.stderr).toBe(0);
+      expect(progressOf(activated.stderr, 'activating'), `activate of ${n} rows`).toEqual(expected);
+      expect(activated.stderr).not.toMatch(/NaN|Infinity/);
+    }
   });
 
   it('one card and --from-file together, or bulk flags without rows, are usage errors', async () => {

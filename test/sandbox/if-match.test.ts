@@ -1,4 +1,4 @@
-// Changes on top of a version (If-Match): Update Card Customer by the card's __v, Update OAuth
+// Changes on top of a version (If-Match): Renew Card and Update Card Customer by the card's __v, Update OAuth
 // Application by its updatedAt. A change made meanwhile is a 409 CONFLICT and nothing is
 // written, so two read-modify-write clients never lose a change.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -24,6 +24,33 @@ function update(card: any, changes: Record<string, unknown>, ifMatch?: string) {
     token: sandbox.token, body: customerBody(card, changes), headers: ifMatch === undefined ? {} : { 'if-match': ifMatch },
   });
 }
+
+describe('Renew Card with If-Match', () => {
+  const renew = (card: any, expiration: string, ifMatch?: string) => call(sandbox, 'PUT', `/institutions/cards/${card.id}/renew`, {
+    token: sandbox.token, body: { expiration, renewReason: 'RENEW' }, headers: ifMatch === undefined ? {} : { 'if-match': ifMatch },
+  });
+  const month = (ahead: number) => {
+    const d = new Date();
+    d.setUTCDate(1);
+    d.setUTCMonth(d.getUTCMonth() + ahead);
+    return `${d.getUTCFullYear()}${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
+  };
+
+  test('a renewal resent on the version read is a 409 that writes nothing: one new sequence number, not two', async () => {
+    const card = await createCard(sandbox);
+    const first = await renew(card, month(12), `"${card.__v}"`);
+    expect(first.status, first.text).toBe(200);
+    const again = await renew(card, month(12), `"${card.__v}"`);
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ error: 'CONFLICT', details: { version: card.__v + 1 } });
+    const after = await readCard(card.id);
+    expect(Number(after.seqNumber)).toBe(Number(card.seqNumber) + 1);
+    expect(after.__v).toBe(card.__v + 1);
+    // Without If-Match a renewal applies to whatever is current, as the reference API does.
+    expect((await renew(card, month(13))).status).toBe(200);
+    expect(Number((await readCard(card.id)).seqNumber)).toBe(Number(card.seqNumber) + 2);
+  });
+});
 
 describe('Update Card Customer with If-Match', () => {
   test('the version read applies once; the same version again is a 409 that writes nothing', async () => {

@@ -94,3 +94,48 @@ describe('import command against a mocked API', () => {
     expect(lines).toContainEqual(expect.objectContaining({ line: 3, realId: 'B', outcome: 'invalid' }));
   });
 });
+
+describe('import --resume: one flag (the bulk verbs\'), two spellings', () => {
+  const resumeRun = async (flags: (report: string) => string[], name: string) => {
+    writeFileSync(join(dir, `${name}.csv`), `${HEADER}\n${ROW('A')}\n${ROW('B')}\n`);
+    const reportPath = join(dir, `${name}.ndjson`);
+    writeFileSync(reportPath, '{"line":2,"realId":"A","outcome":"imported","cardId":"card_A"}\n');
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const seen: string[] = [];
+    agent.get(BASE).intercept({ path: '/util/cards/import', method: 'POST' }).reply(200, (req) => {
+      seen.push(JSON.parse(String(req.body)).realId);
+      return { statusCode: 200, message: 'Card imported successfully', data: { id: 'card_B' } };
+    }).persist();
+    const { ctx, done } = run(['--from-file', join(dir, `${name}.csv`), ...flags(reportPath)], { dispatcher: agent });
+    await done;
+    const { readFileSync } = await import('node:fs');
+    return { seen, summary: JSON.parse(ctx.io.stdoutText()), report: readFileSync(reportPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) };
+  };
+
+  it.each([
+    ['--resume REPORT', (r: string) => ['--resume', r]],
+    ['--report REPORT --resume (the earlier spelling)', (r: string) => ['--report', r, '--resume']],
+    ['--resume --report REPORT', (r: string) => ['--resume', '--report', r]],
+    ['--resume REPORT --report REPORT', (r: string) => ['--resume', r, '--report', r]],
+  ])('%s skips the rows the report records as imported and appends the others', async (name, flags) => {
+    const { seen, summary, report } = await resumeRun(flags, `resume-${name.replace(/\W+/g, '-')}`);
+    expect(seen).toEqual(['B']);
+    expect(summary).toMatchObject({ imported: 1, skipped: 1, rows: 2 });
+    expect(report.map((e) => [e.realId, e.outcome])).toEqual([['A', 'imported'], ['A', 'skipped'], ['B', 'imported']]);
+  });
+
+  it('a report not there yet is started; --resume and --report naming two files is a usage error', async () => {
+    const fresh = join(dir, 'fresh.ndjson');
+    writeFileSync(join(dir, 'fresh.csv'), `${HEADER}\n${ROW('F')}\n`);
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    agent.get(BASE).intercept({ path: '/util/cards/import', method: 'POST' }).reply(200, { statusCode: 200, message: 'ok', data: { id: 'card_F' } });
+    await run(['--from-file', join(dir, 'fresh.csv'), '--resume', fresh], { dispatcher: agent }).done;
+    const { readFileSync } = await import('node:fs');
+    expect(JSON.parse(readFileSync(fresh, 'utf8'))).toMatchObject({ realId: 'F', outcome: 'imported' });
+    const error = await run(['--from-file', join(dir, 'fresh.csv'), '--resume', fresh, '--report', join(dir, 'other.ndjson')]).done.catch((e) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toMatch(/--resume REPORT continues that report/);
+  });
+});

@@ -7,9 +7,10 @@ import get from './get.js';
 import list from './list.js';
 import pin from './pin/index.js';
 import renew from './renew.js';
+import report from './report/index.js';
 
 export default defineGroup({
   name: 'cards',
-  summary: 'issue, list, renew, activate and deactivate cards; PINs; cardholders',
-  commands: [list, get, create, renew, pin, customer, activate, deactivate],
+  summary: 'issue, list, renew, activate and deactivate cards; PINs; cardholders; bulk reports',
+  commands: [list, get, create, renew, pin, customer, activate, deactivate, report],
 });

@@ -1,7 +1,7 @@
 import { defineCommand } from '../../core/command.js';
 import { defineFlags } from '../../core/flags.js';
 import type { Clock } from '../../core/context.js';
-import { FieldError, UsageError } from '../../core/errors.js';
+import { CliError, FieldError, UsageError } from '../../core/errors.js';
 import { expiryMonth } from '../../core/card-fields.js';
 import { BULK_FLAGS, type BulkOptions } from '../bulk-command.js';
 import type { Context } from '../../core/context.js';
@@ -119,12 +119,20 @@ async function bulkRenew(ctx: Context, opts: BulkOptions & { expiration?: string
       async apply({ id, expiration }, { signal, uncertain }) {
         // Read first: a card already at the target month was renewed (by an earlier run, or by
         // this row's attempt whose answer was lost) and must not get another sequence number.
+        const atTarget = (card: { expiryYear: number; expiryMonth: string }) => `${card.expiryYear}${card.expiryMonth.padStart(2, '0')}` === expiration;
         const card = (await getCard(client, id, signal)).data;
-        if (`${card.expiryYear}${card.expiryMonth.padStart(2, '0')}` === expiration) {
-          return { outcome: uncertain ? 'done' : 'already', details: { expiration, seqNumber: card.seqNumber } };
+        if (atTarget(card)) return { outcome: uncertain ? 'done' : 'already', details: { expiration, seqNumber: card.seqNumber } };
+        try {
+          // Only the version read: an attempt given up on (a timeout) that the service still
+          // applies after this read makes this one a 409 instead of a second renewal.
+          const renewed = (await renewCard(reasoned, id, { expiration, renewReason }, signal, card.__v)).data;
+          return { outcome: 'done', details: { expiration, seqNumber: renewed.seqNumber } };
+        } catch (error) {
+          if (!(error instanceof CliError && error.status === 409)) throw error;
+          const now = (await getCard(client, id, signal)).data;
+          if (!atTarget(now)) throw error;
+          return { outcome: 'done', details: { expiration, seqNumber: now.seqNumber } };
         }
-        const renewed = (await renewCard(reasoned, id, { expiration, renewReason }, signal)).data;
-        return { outcome: 'done', details: { expiration, seqNumber: renewed.seqNumber } };
       },
     },
   });

@@ -53,11 +53,12 @@ export const cardRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app, de
     schema: {
       summary: 'Renew Card', tags, auth: 'bearer',
       description: '`expiration` (YYYYMM) must be a future month within the program\'s maxExpiry months. The card gets a new seqNumber. '
-        + describeTransitions('renew'),
+        + 'With `If-Match: "<__v>"` (the card\'s version as read) only that version is renewed: a card changed since is a 409 CONFLICT '
+        + '(details.version: the current one), and nothing is written. ' + describeTransitions('renew'),
       params: CardIdParams, body: RenewCardBody, response: { 200: CardEnvelope },
     },
   }, async (request) => {
-    const card = cards.renew(principalOf(request).institutionId, request.params.cardId, request.body);
+    const card = cards.renew(principalOf(request).institutionId, request.params.cardId, request.body, request.headers['if-match']);
     return envelope(`Card renewal (${request.body.renewReason}) processed: a replacement card was processed, valid through ${card.expiryMonth}/${card.expiryYear}`, card);
   });
 

@@ -101,10 +101,12 @@ export function cardService({ store, clock, pinKey }: Pick<SandboxDeps, 'store' 
     },
 
     /** A replacement card (new expiry and sequence number), with its program. */
-    renew(institutionId: string, cardId: string, body: RenewCardBody): Card & { cardProgram: CardProgram } {
+    /** `ifMatch` (the If-Match header): renew only the version read, so a resent renewal is refused, not applied twice. */
+    renew(institutionId: string, cardId: string, body: RenewCardBody, ifMatch?: string | string[]): Card & { cardProgram: CardProgram } {
       const now = clock.now();
       return store.transaction(() => {
         const stored = loadCard(institutionId, cardId);
+        assertIfMatch(`card ${stored.card.id}`, stored.card.__v, ifMatch);
         const program = loadProgram(institutionId, stored.card.cardProgram as string);
         const card = renewed(stored.card, program, body.expiration, now);
         store.cards.update(card, stored.pinHash);

@@ -1,0 +1,63 @@
+import { defineCommand } from '../../../core/command.js';
+import { defineFlags } from '../../../core/flags.js';
+import { PartialFailureError, UsageError } from '../../../core/errors.js';
+
+const FLAGS = defineFlags({
+  out: { type: 'string', value: 'file', complete: 'file', description: 'write the merged report to this file instead of stdout' },
+});
+
+export default defineCommand({
+  name: 'merge',
+  summary: "join the reports of a bulk run's shards into one, by row",
+  description: `Join the reports of the shards of one bulk run (\`--shard K/N --report FILE\`
+on each runner) into one NDJSON report, a line per row in row order, on stdout
+or in --out FILE. A row with several lines in its report (a failed row done by
+a --resume, a done row skipped by it) keeps its last outcome that is not
+"skipped". Reports that share a row are refused: the shards of one run never
+do (the same shard twice, shards of different counts, or different runs). The
+counts go to stderr, with the rows missing up to the last one (a shard not
+given, or not finished).
+
+Exit codes: 0 no row failed; 8 some merged rows failed (as the run would exit);
+2 reports that are not bulk reports or do not belong together.`,
+  args: [{ syntax: '<report...>', description: 'the reports of the shards (their --report files)' }],
+  flags: FLAGS,
+  examples: [
+    'cardctl cards report merge renew-1.ndjson renew-2.ndjson --out renew.ndjson',
+    "cardctl cards report merge renew-*.ndjson | jq -r 'select(.outcome == \"failed\") | .id'",
+  ],
+  async run(ctx, { args, opts }) {
+    const paths = args[0];
+    const { existsSync, statSync } = await import('node:fs');
+    for (const path of paths) {
+      if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`no such report: ${path}`);
+    }
+    const { resolve } = await import('node:path');
+    if (opts.out !== undefined && paths.some((path) => resolve(path) === resolve(opts.out!))) {
+      throw new UsageError(`--out ${opts.out} is one of the reports to merge`, { hint: 'write the merged report to another file' });
+    }
+    const [{ mergeBulkReports, ReportMergeError }, { ImportFileError }] = await Promise.all([import('../../../bulk/merge.js'), import('../../../import/readers.js')]);
+    let merged: Awaited<ReturnType<typeof mergeBulkReports>>;
+    try {
+      merged = await mergeBulkReports(paths);
+    } catch (error) {
+      if (error instanceof ReportMergeError) throw new UsageError(error.message);
+      if (error instanceof ImportFileError) throw new UsageError(`${error.message}${error.line ? ` (line ${error.line})` : ''}`, { hint: 'is this the report of a bulk run?' });
+      throw error;
+    }
+    const text = merged.entries.map((entry) => `${JSON.stringify(entry)}\n`).join('');
+    if (opts.out === undefined) ctx.io.out(text);
+    else {
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(opts.out, text, { mode: 0o600 });
+    }
+    const { counts } = merged;
+    if (!ctx.globals.quiet) {
+      const notes = [counts.missing ? `, ${counts.missing} missing up to row ${merged.entries.at(-1)!.row} (a shard not given or not finished?)` : '', counts.torn ? `, ${counts.torn} torn lines ignored` : ''].join('');
+      ctx.io.err(`merged ${counts.reports} report${counts.reports === 1 ? '' : 's'}: done ${counts.done}, already ${counts.already}, skipped ${counts.skipped}, failed ${counts.failed} — ${counts.rows} rows${notes}\n`);
+    }
+    if (counts.failed > 0) {
+      throw new PartialFailureError(`${counts.failed} of ${counts.rows} rows failed`, { details: counts, hint: 'fix them and run each shard again with --resume REPORT' });
+    }
+  },
+});
