@@ -114,7 +114,7 @@ Examples:
   $ cardctl help exit-codes
 
 Learn more: cardctl <command> --help, cardctl help <topic>
-  (exit-codes, environment, output, pin-encryption, scenarios, bulk)`);
+  (exit-codes, environment, files, output, pin-encryption, scenarios, bulk)`);
 
   addFlags(program, GLOBAL_FLAGS);
   if (input) program.configureOutput(outputConfiguration(input.io));
