@@ -358,6 +358,7 @@ _cardctl_value() {
     "sandbox serve|--webhook-faults-seed") REPLY=""; return ;;
     "sandbox serve|--faults-hold") REPLY=""; return ;;
     "sandbox serve|--token-ttl") REPLY=""; return ;;
+    "sandbox serve|--dialect") REPLY="@file"; return ;;
     "api|--data") REPLY=""; return ;;
     "api|-H"|"api|--header") REPLY=""; return ;;
   esac
@@ -448,7 +449,7 @@ _cardctl_options() {
     "users update") REPLY="$REPLY --first-name --last-name --email --phone --status --blocked --no-blocked --role --embossing-name --start-date --expiry-date --print-card --from-file" ;;
     "login") REPLY="$REPLY --token-stdin --api-key-stdin --pin-key --switch --env --client-id --private-key --token-url --no-use" ;;
     "history") REPLY="$REPLY --since --card --limit --wide" ;;
-    "sandbox serve") REPLY="$REPLY --port --host --db --memory --webhook-url --faults --faults-seed --webhook-faults --webhook-faults-seed --faults-hold --token-ttl --quiet-log" ;;
+    "sandbox serve") REPLY="$REPLY --port --host --db --memory --webhook-url --faults --faults-seed --webhook-faults --webhook-faults-seed --faults-hold --token-ttl --quiet-log --dialect" ;;
     "api") REPLY="$REPLY --data --api-key -H --header" ;;
   esac
 }

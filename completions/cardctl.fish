@@ -235,9 +235,9 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'history|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--faults'
             return 0
-        case 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'api|--data'
+        case 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'sandbox serve|--dialect'
             return 0
-        case 'api|-H' 'api|--header'
+        case 'api|--data' 'api|-H' 'api|--header'
             return 0
     end
     return 1
@@ -843,6 +843,7 @@ complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-faults-seed -x 
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults-hold -x -d 'how long commit-then-timeout holds a response (default 35)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l token-ttl -x -d 'lifetime of OAuth access tokens (default 3600)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l quiet-log -d 'no request log on stderr'
+complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l dialect -r -F -d 'speak the deployment dialect of this JSON or YAML file (list parameters, paging, errors)'
 
 # cardctl demo
 

@@ -1,5 +1,6 @@
 // What every route module and service gets: the store, the PIN key, the clock and the server's settings.
 import type { KeyObject } from 'node:crypto';
+import type { Dialect } from '../api/dialect.js';
 import type { Store } from './store/index.js';
 import type { WebhookFaultController } from './switch/webhook-faults.js';
 
@@ -26,6 +27,8 @@ export interface SandboxDeps {
   pinKey: SandboxPinKey;
   clock: { now(): Date };
   settings: SandboxSettings;
+  /** The deployment dialect the sandbox speaks (DEFAULT_DIALECT unless --dialect). */
+  dialect: Dialect;
   /** The base URL the server listens on (known once it listens), e.g. http://127.0.0.1:4010. */
   baseUrl(): string;
   /** Faults on the webhook path (none when absent; PUT /sandbox/webhook-faults changes them). */

@@ -2,7 +2,10 @@
 // went wrong in the API's own terms (a rule refused, a record is missing, a version moved on),
 // never an HTTP status. The server's error handler turns it into an ApiError with
 // httpErrorOf(), the one place a problem gets its status and code, and answers the ApiError's
-// envelope (docs/sandbox-api.md): {statusCode, message, error, errors?: [{field, message}], details?}.
+// envelope (docs/sandbox-api.md): {statusCode, message, error, errors?: [{field, message}], details?}, or with message, error and
+// errors where a sandbox started with a dialect puts them (src/sandbox/dialect.ts).
+import { DEFAULT_DIALECT, setPath, type Dialect } from '../api/dialect.js';
+
 export type ErrorCode =
   | 'VALIDATION_ERROR' | 'INVALID_PIN_BLOCK' | 'UNKNOWN_KEY' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND'
   | 'CONFLICT' | 'PIN_MISMATCH' | 'PIN_LOCKED' | 'RATE_LIMITED' | 'UNSUPPORTED_MEDIA_TYPE' | 'PAYLOAD_TOO_LARGE'
@@ -54,14 +57,14 @@ export class ApiError extends Error {
     super(message);
   }
 
-  toBody(): Record<string, unknown> {
-    return {
-      statusCode: this.statusCode,
-      message: this.message,
-      error: this.code,
-      ...(this.errors ? { errors: this.errors } : {}),
-      ...(this.details !== undefined ? { details: this.details } : {}),
-    };
+  /** The body, with message, code and field errors where the dialect puts them (the default: message, error, errors). */
+  toBody(at: Dialect['errors'] = DEFAULT_DIALECT.errors): Record<string, unknown> {
+    const body: Record<string, unknown> = { statusCode: this.statusCode };
+    setPath(body, at.message, this.message);
+    setPath(body, at.code, this.code);
+    if (this.errors) setPath(body, at.fields, this.errors);
+    if (this.details !== undefined) body.details = this.details;
+    return body;
   }
 }
 

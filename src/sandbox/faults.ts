@@ -7,7 +7,8 @@ import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { DomainError } from './errors.js';
+import type { Dialect } from '../api/dialect.js';
+import { ApiError, DomainError } from './errors.js';
 
 export interface FaultSpec {
   /** Probability of an error status (one of `codes`) before the handler runs. */
@@ -185,9 +186,10 @@ export function exemptFromFaults(url: string): boolean {
 /**
  * Registers the hooks (before the routes, so they apply to every route). Each request draws
  * the same number of values from the generator in the same order, so a run with the same
- * seed and the same request order injects the same faults.
+ * seed and the same request order injects the same faults. `errorFields`: where an injected
+ * error's body puts its message and code (the server's dialect; the default when absent).
  */
-export function installFaults(app: FastifyInstance, initial: FaultSpec, initialSeed = 1): FaultController {
+export function installFaults(app: FastifyInstance, initial: FaultSpec, initialSeed = 1, errorFields?: Dialect['errors']): FaultController {
   let spec = initial;
   let seed = initialSeed;
   let random = mulberry32(seed);
@@ -223,14 +225,14 @@ export function installFaults(app: FastifyInstance, initial: FaultSpec, initialS
       count('429');
       const retryAfter = current.retryAfterSeconds;
       reply.code(429).header('retry-after', String(retryAfter)).type('application/json')
-        .send({ statusCode: 429, message: `rate limited (injected fault); retry after ${retryAfter} s`, error: 'RATE_LIMITED' });
+        .send(new ApiError(429, 'RATE_LIMITED', `rate limited (injected fault); retry after ${retryAfter} s`).toBody(errorFields));
       return true;
     }
     if (dStatus! < current.rate) {
       count('status');
       const status = current.codes[Math.floor(dCode! * current.codes.length)] ?? 500;
       reply.code(status).type('application/json')
-        .send({ statusCode: status, message: `injected fault: ${status} before the request was handled`, error: status >= 500 ? 'INTERNAL' : 'VALIDATION_ERROR' });
+        .send(new ApiError(status, status >= 500 ? 'INTERNAL' : 'VALIDATION_ERROR', `injected fault: ${status} before the request was handled`).toBody(errorFields));
       return true;
     }
     let after: Plan['after'];

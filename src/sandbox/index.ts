@@ -2,7 +2,9 @@
 // `cardctl sandbox serve`, `cardctl demo`, and the tests (in-process on port 0).
 import { createPrivateKey } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { resolveDialect, type DialectOverrides } from '../api/dialect.js';
 import type { SandboxDeps } from './deps.js';
+import { unservableDialect } from './dialect.js';
 import { isLoopbackHost } from './auth.js';
 import { generatePinKeyPair, type PinKeyPair } from './pin.js';
 import { emptyFaultSpec, parseFaultSpec, type FaultController, type FaultSpec } from './faults.js';
@@ -36,6 +38,8 @@ export interface SandboxOptions {
   webhookFaults?: string | WebhookFaultSpec;
   /** Seed of the webhook fault injector (default 1). */
   webhookFaultsSeed?: number;
+  /** The deployment dialect to speak, as a dialect file holds it (src/api/dialect.ts); the default when absent. */
+  dialect?: DialectOverrides;
 }
 
 export interface RunningSandbox {
@@ -61,6 +65,9 @@ const PIN_KEY = 'pinKey';
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
   const host = options.host ?? '127.0.0.1';
+  const dialect = resolveDialect(options.dialect);
+  const unservable = unservableDialect(dialect);
+  if (unservable) throw new Error(`the sandbox cannot speak this dialect: ${unservable}`);
   const store = openStore({ file: options.dbFile, memory: options.memory ?? !options.dbFile });
   try {
     const pinKey = loadOrCreatePinKey(store);
@@ -74,6 +81,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
         allowRemoteSandboxHelpers: !isLoopbackHost(host),
       },
+      dialect,
       baseUrl: () => baseUrl,
       webhookFaults: webhookFaultController(
         typeof options.webhookFaults === 'string' ? parseWebhookFaults(options.webhookFaults) : options.webhookFaults ?? emptyWebhookFaults(),

@@ -21,6 +21,7 @@ import { transactionRoutes } from './routes/transactions.js';
 import { userRoutes } from './routes/users.js';
 import { simulateRoutes } from './routes/simulate.js';
 import { createValidatorCompiler, validationFailure } from './validation.js';
+import { installDialect, queryFieldNamer } from './dialect.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -98,16 +99,17 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
   app.setValidatorCompiler(createValidatorCompiler());
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
+  const errorFields = deps.dialect.errors;
   app.setErrorHandler((error: FastifyError | ApiError | DomainError, request, reply) => {
-    const apiError = toApiError(error);
+    const apiError = toApiError(error, queryFieldNamer(deps.dialect, request));
     if (apiError.statusCode >= 500) options.log?.(`error: ${request.method} ${pathOf(request.url)}: ${(error as Error).stack ?? error}`);
     if (apiError.code === 'RATE_LIMITED') reply.header('retry-after', '1');
     if (apiError.statusCode === 401) reply.header('www-authenticate', request.url.startsWith('/util/') ? 'ApiKey header="x-api-key"' : 'Bearer');
-    return reply.code(apiError.statusCode).type('application/json').send(apiError.toBody());
+    return reply.code(apiError.statusCode).type('application/json').send(apiError.toBody(errorFields));
   });
   app.setNotFoundHandler((request, reply) => {
     const error = new ApiError(404, 'NOT_FOUND', `no such endpoint: ${request.method} ${pathOf(request.url)}`);
-    return reply.code(404).type('application/json').send(error.toBody());
+    return reply.code(404).type('application/json').send(error.toBody(errorFields));
   });
 
   if (options.log) {
@@ -118,7 +120,9 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
   }
 
   // Before the routes, so every route gets the hooks (exempt paths are skipped inside).
-  const faults = installFaults(app, options.faults ?? emptyFaultSpec(), options.faultsSeed ?? 1);
+  const faults = installFaults(app, options.faults ?? emptyFaultSpec(), options.faultsSeed ?? 1, errorFields);
+  // Also before the routes: their list queries are renamed as they are added.
+  installDialect(app, deps.dialect);
   await app.register(faultRoutes, { controller: faults, loopback: requireLoopback(deps) });
 
   await app.register(cardRoutes, deps);
@@ -139,10 +143,10 @@ function pathOf(url: string): string {
   return question === -1 ? url : url.slice(0, question);
 }
 
-function toApiError(error: FastifyError | ApiError | DomainError): ApiError {
+function toApiError(error: FastifyError | ApiError | DomainError, rename: ((field: string) => string) | undefined): ApiError {
   if (error instanceof DomainError) return httpErrorOf(error);
   if (error instanceof ApiError) return error;
-  if (error.validation) return validationFailure(error.validation as never, error.validationContext);
+  if (error.validation) return validationFailure(error.validation as never, error.validationContext, error.validationContext === 'querystring' ? rename : undefined);
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError(413, 'PAYLOAD_TOO_LARGE', `request body is larger than ${BODY_LIMIT_BYTES} bytes`);

@@ -19,9 +19,13 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   return ({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
 }
 
-/** fastify's validation error (error.validation, error.validationContext) → 400 VALIDATION_ERROR. */
-export function validationFailure(errors: ErrorObject[], context: string | undefined): ApiError {
-  const fieldErrors = dedupe(errors.filter((e) => e.keyword !== 'if').map((e) => toFieldError(e, context)));
+/**
+ * fastify's validation error (error.validation, error.validationContext) → 400 VALIDATION_ERROR.
+ * `rename`: the name a field goes by in the request (a list's query parameter in a dialect).
+ */
+export function validationFailure(errors: ErrorObject[], context: string | undefined, rename?: (field: string) => string): ApiError {
+  const fieldErrors = dedupe(errors.filter((e) => e.keyword !== 'if').map((e) => toFieldError(e, context)))
+    .map((e) => (rename ? { ...e, field: rename(e.field) } : e));
   const first = fieldErrors[0] ?? { field: context ?? 'request', message: 'is invalid' };
   const more = fieldErrors.length > 1 ? ` (and ${fieldErrors.length - 1} more)` : '';
   return new ApiError(400, 'VALIDATION_ERROR', `${first.field} ${first.message}${more}`, fieldErrors);

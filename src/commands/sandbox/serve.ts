@@ -6,6 +6,7 @@ import { defineFlags, type FlagValues } from '../../core/flags.js';
 import type { Context } from '../../core/context.js';
 import { UsageError } from '../../core/errors.js';
 import { maskSecret } from '../../core/redact.js';
+import type { DialectOverrides } from '../../api/dialect.js';
 import type { FaultSpec } from '../../sandbox/faults.js';
 import type { WebhookFaultSpec } from '../../sandbox/switch/webhook-faults.js';
 
@@ -29,6 +30,9 @@ interface ParsedServeOptions {
   /** The spec as given, for the banner. */
   webhookFaultsText?: string;
   webhookFaultsSeed?: number;
+  /** The dialect file's settings (--dialect), and its path for the banner. */
+  dialect?: DialectOverrides;
+  dialectFile?: string;
 }
 
 const FLAGS = defineFlags({
@@ -44,6 +48,7 @@ const FLAGS = defineFlags({
   faultsHold: { type: 'string', value: 'seconds', description: 'how long commit-then-timeout holds a response (default 35)' },
   tokenTtl: { type: 'string', value: 'seconds', description: 'lifetime of OAuth access tokens (default 3600)' },
   quietLog: { type: 'boolean', description: 'no request log on stderr' },
+  dialect: { type: 'string', value: 'file', complete: 'file', description: 'speak the deployment dialect of this JSON or YAML file (list parameters, paging, errors)' },
 });
 
 export default defineCommand({
@@ -56,6 +61,9 @@ bearer token, an API key, a card program and a PIN key; later starts on the same
 With --json the first line on stdout is one JSON object:
   {"baseUrl","institutionId","token","apiKey","cardProgramId","pinKeyFingerprint"}
 With --profile NAME the credentials are stored as that profile, so the next cardctl command just works.
+With --dialect FILE (JSON or YAML) the sandbox speaks another deployment dialect: the list query
+parameters go by the file's names (others are ignored), lists page and errors are shaped as it
+says, and a page size above its maxPageSize is a 400.
 The request log (method, path, status, time; never secrets or bodies) goes to stderr.`,
   flags: FLAGS,
   examples: [
@@ -63,6 +71,7 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
     'cardctl sandbox serve --port 0 --memory --json',
     'cardctl sandbox serve --faults rate=0.1,codes=500|502|503,latency=0-800ms,reset=0.02,429=0.05 --faults-seed 42',
     'cardctl sandbox serve --webhook-url http://127.0.0.1:4020/webhook --webhook-faults deadline=2s,reply-lost=0.1 --webhook-faults-seed 7',
+    'cardctl sandbox serve --profile legacy --dialect examples/dialect.yaml',
   ],
   async run(ctx, { opts }) {
     const options = await parseServeOptions(ctx, opts);
@@ -86,6 +95,7 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
         faultsSeed: options.faultsSeed,
         webhookFaults: options.webhookFaults,
         webhookFaultsSeed: options.webhookFaultsSeed,
+        dialect: options.dialect,
       });
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -171,6 +181,15 @@ async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<Pars
       throw new UsageError(`invalid --webhook-url "${opts.webhookUrl}": give an http(s) URL such as http://127.0.0.1:4020/webhook`);
     }
   }
+  let dialect: DialectOverrides | undefined;
+  if (opts.dialect !== undefined) {
+    const [{ readDialectFile }, { resolveDialect }, { unservableDialect }] = await Promise.all([
+      import('../dialect-file.js'), import('../../api/dialect.js'), import('../../sandbox/dialect.js'),
+    ]);
+    dialect = await readDialectFile(ctx, opts.dialect);
+    const unservable = unservableDialect(resolveDialect(dialect));
+    if (unservable) throw new UsageError(`invalid --dialect ${opts.dialect}: ${unservable}`);
+  }
   const memory = Boolean(opts.memory);
   return {
     port: Number(opts.port),
@@ -187,6 +206,8 @@ async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<Pars
     webhookFaults,
     webhookFaultsText: opts.webhookFaults,
     webhookFaultsSeed,
+    dialect,
+    dialectFile: opts.dialect,
   };
 }
 
@@ -224,6 +245,7 @@ function printBanner(ctx: Context, sandbox: SandboxAnnouncement, options: Parsed
     `  database      ${options.memory ? 'in memory (gone when the sandbox stops)' : options.dbFile}`,
     `  API document  ${sandbox.baseUrl}/openapi.json`,
     ...(options.faults ? [`  faults        ${options.faultsText || 'none'} (seed ${options.faultsSeed ?? 1}; change with PUT /sandbox/faults)`] : []),
+    ...(options.dialectFile ? [`  dialect       ${options.dialectFile}`] : []),
     ...(options.webhookFaults ? [`  webhook faults ${options.webhookFaultsText || 'none'} (seed ${options.webhookFaultsSeed ?? 1}; change with PUT /sandbox/webhook-faults)`] : []),
     '',
     profileName

@@ -9,7 +9,7 @@ import { principalOf, requireBearer } from '../auth.js';
 import { describeTransitions, MAX_PIN_ATTEMPTS } from '../cards.js';
 import type { SandboxDeps } from '../deps.js';
 import { cardService } from '../services/cards.js';
-import { envelope, pagination, paging } from './common.js';
+import { envelope, listEnvelope, pagination, paging } from './common.js';
 
 const tags = ['cards'];
 const CardEnvelope = Envelope(Card);
@@ -45,7 +45,7 @@ export const cardRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app, de
     const { page, limit, offset } = paging(request.query);
     const { search, cardId } = request.query;
     const { cards: data, total } = cards.list({ institutionId: principalOf(request).institutionId, search, cardId, limit, offset });
-    return { ...envelope('Cards retrieved successfully', data), pagination: pagination(page, limit, total) };
+    return listEnvelope(deps.dialect, 'Cards retrieved successfully', data, pagination(page, limit, total));
   });
 
   app.put('/institutions/cards/:cardId/renew', {

@@ -1,4 +1,5 @@
 // Pieces every route module uses: the success envelope and paging.
+import { DEFAULT_DIALECT, setPath, type Dialect } from '../../api/dialect.js';
 import type { Pagination } from '../../api/schemas.js';
 
 export function envelope<T>(message: string, data: T): { statusCode: 200; message: string; data: T } {
@@ -7,6 +8,28 @@ export function envelope<T>(message: string, data: T): { statusCode: 200; messag
 
 export function pagination(page: number, limit: number, total: number): Pagination {
   return { page, limit, total, pages: Math.ceil(total / limit) };
+}
+
+/**
+ * The paging members of a list body as the dialect has them: today's `pagination` object by
+ * default, the page count and total at the dialect's paths, or nothing for `short-page`.
+ */
+function pagingMembers(paging: Dialect['paging'], page: Pagination): Record<string, unknown> {
+  if (paging.style === 'short-page') return {};
+  const defaults = DEFAULT_DIALECT.paging;
+  if (paging.pages === defaults.pages && paging.total === defaults.total) return { pagination: page };
+  const members: Record<string, unknown> = {};
+  setPath(members, paging.pages, page.pages);
+  setPath(members, paging.total, page.total);
+  return members;
+}
+
+/**
+ * A list's body: the envelope around a page of records, with paging as the dialect has it. Typed
+ * as the default dialect's body, which the route's schema and /openapi.json document.
+ */
+export function listEnvelope<T>(dialect: Dialect, message: string, data: T[], page: Pagination): ReturnType<typeof envelope<T[]>> & { pagination: Pagination } {
+  return { ...envelope(message, data), ...pagingMembers(dialect.paging, page) } as ReturnType<typeof envelope<T[]>> & { pagination: Pagination };
 }
 
 /** page/limit after validation (the schema fills the defaults 1 and 20). */
@@ -24,6 +47,7 @@ export function paging(query: { page?: number; limit?: number }): { page: number
  * page after page (BENCHMARKS.md, 100,000 transactions). Every other response is an object the
  * route returns.
  */
-export function storedListBody(message: string, records: string[], page: Pagination): string {
-  return `${JSON.stringify({ statusCode: 200, message }).slice(0, -1)},"data":[${records.join(',')}],"pagination":${JSON.stringify(page)}}`;
+export function storedListBody(dialect: Dialect, message: string, records: string[], page: Pagination): string {
+  const paging = JSON.stringify(pagingMembers(dialect.paging, page)).slice(1, -1);
+  return `${JSON.stringify({ statusCode: 200, message }).slice(0, -1)},"data":[${records.join(',')}]${paging ? `,${paging}` : ''}}`;
 }

@@ -6,7 +6,7 @@ import {
 import { principalOf, requireBearer } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
 import { oauthApplicationService } from '../services/oauth-applications.js';
-import { envelope, pagination, paging } from './common.js';
+import { envelope, listEnvelope, pagination, paging } from './common.js';
 
 const tags = ['oauth'];
 
@@ -24,7 +24,7 @@ export const oauthApplicationRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = as
   }, async (request) => {
     const { page, limit, offset } = paging(request.query);
     const listed = applications.list({ institutionId: principalOf(request).institutionId, search: request.query.search, limit, offset });
-    return { ...envelope('OAuth applications retrieved successfully', listed.applications), pagination: pagination(page, limit, listed.total) };
+    return listEnvelope(deps.dialect, 'OAuth applications retrieved successfully', listed.applications, pagination(page, limit, listed.total));
   });
 
   app.post('/institutions/oauth/create', {

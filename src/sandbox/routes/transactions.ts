@@ -20,7 +20,7 @@ export const transactionRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (
     const { page, limit, offset } = paging(request.query);
     const { merchantId, terminalId, cardStatus, transactionStatus } = request.query;
     const listed = transactions.list({ institutionId: principalOf(request).institutionId, merchantId, terminalId, cardStatus, transactionStatus, limit, offset });
-    const body = storedListBody('Transactions retrieved successfully', listed.records, pagination(page, limit, listed.total));
+    const body = storedListBody(deps.dialect, 'Transactions retrieved successfully', listed.records, pagination(page, limit, listed.total));
     // Already the JSON of the 200 schema: fastify sends a string as it is (see storedListBody for why).
     return reply.type('application/json').send(body as never);
   });

@@ -1,0 +1,25 @@
+// A deployment dialect file, JSON or YAML (`profile set-dialect FILE|-`, `sandbox serve --dialect FILE`).
+import type { DialectOverrides } from '../api/dialect.js';
+import type { Context } from '../core/context.js';
+import { UsageError } from '../core/errors.js';
+
+/** A dialect file holds a dozen settings: anything larger is not one. */
+const MAX_DIALECT_FILE_BYTES = 64 * 1024;
+
+/** The overrides a dialect file holds (`-`: stdin), or a UsageError naming the file and the setting. */
+export async function readDialectFile(ctx: Context, path: string): Promise<DialectOverrides> {
+  let text: string;
+  if (path === '-') {
+    const { readAll } = await import('../core/io.js');
+    text = await readAll(ctx.io.stdin, ctx.signal);
+  } else {
+    const { readTextFile } = await import('../core/text.js');
+    try {
+      text = await readTextFile(path, MAX_DIALECT_FILE_BYTES);
+    } catch (error) {
+      throw new UsageError(`cannot read dialect file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  }
+  const { parseDialectFile } = await import('../api/dialect.js');
+  return parseDialectFile(text, path === '-' ? 'stdin' : path);
+}
