@@ -64,6 +64,7 @@ _cardctl_sub() {
     "profile|use") REPLY=use ;;
     "profile|show") REPLY=show ;;
     "profile|set") REPLY=set ;;
+    "profile|set-dialect") REPLY=set-dialect ;;
     "profile|remove"|"profile|rm") REPLY=remove ;;
     "alias|set") REPLY=set ;;
     "alias|list"|"alias|ls") REPLY=list ;;
@@ -381,7 +382,8 @@ _cardctl_arg() {
     "simulate run|0") REPLY="@file" ;;
     "profile use|0") REPLY="@profiles" ;;
     "profile show|0") REPLY="@profiles" ;;
-    "profile set|0") REPLY="baseUrl switch output env pinBlockFormat pinCipher tokenUrl clientId privateKeyPath requireExplicitProfile requireReason" ;;
+    "profile set|0") REPLY="baseUrl switch output env pinBlockFormat pinCipher tokenUrl clientId privateKeyPath requireExplicitProfile requireReason params.cards.search params.cards.cardId params.cards.page params.cards.limit params.transactions.merchantId params.transactions.terminalId params.transactions.cardStatus params.transactions.transactionStatus params.transactions.page params.transactions.limit params.oauth.search params.oauth.page params.oauth.limit paging.style paging.pages paging.total maxPageSize errors.message errors.code errors.fields" ;;
+    "profile set-dialect|0") REPLY="@file" ;;
     "profile remove|0") REPLY="@profiles" ;;
     "alias delete|0") REPLY="@aliases" ;;
     "api|0") REPLY="GET POST PUT PATCH DELETE" ;;
@@ -404,7 +406,7 @@ _cardctl_commands() {
     "oauth") REPLY="list create update keygen" ;;
     "users") REPLY="update" ;;
     "auth") REPLY="status token" ;;
-    "profile") REPLY="list use show set remove" ;;
+    "profile") REPLY="list use show set set-dialect remove" ;;
     "alias") REPLY="set list delete" ;;
     "sandbox") REPLY="serve" ;;
     *) return 1 ;;

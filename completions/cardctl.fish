@@ -121,6 +121,8 @@ function __cardctl_sub --argument-names p w
             echo show
         case 'profile|set'
             echo set
+        case 'profile|set-dialect'
+            echo set-dialect
         case 'profile|remove' 'profile|rm'
             echo remove
         case 'alias|set'
@@ -348,7 +350,7 @@ complete -c cardctl -n "__cardctl_at 'cards' 0" -a deactivate -d 'suspend a card
 # cardctl cards list
 complete -c cardctl -n "__cardctl_at 'cards list'" -l search -x -d 'free-text search across card fields'
 complete -c cardctl -n "__cardctl_at 'cards list'" -l card-id -x -d 'only this card'
-complete -c cardctl -n "__cardctl_at 'cards list'" -l limit -x -d 'page size, 1-100 (default 20; 100 with --all)'
+complete -c cardctl -n "__cardctl_at 'cards list'" -l limit -x -d 'page size, 1-100 or the profile\'s maxPageSize (default 20; the maximum with --all)'
 complete -c cardctl -n "__cardctl_at 'cards list'" -l page -x -d 'page number, from 1'
 complete -c cardctl -n "__cardctl_at 'cards list'" -l all -d 'every page, streamed as it arrives'
 complete -c cardctl -n "__cardctl_at 'cards list'" -l wide -d 'more columns: scheme, type, customer, email, account, reference, updated'
@@ -476,7 +478,7 @@ complete -c cardctl -n "__cardctl_at 'tx list'" -l card-status -x -a 'active ina
 complete -c cardctl -n "__cardctl_at 'tx list'" -l status -x -a 'pending completed failed reversed' -d 'transaction status'
 complete -c cardctl -n "__cardctl_at 'tx list'" -l since -x -d 'only transactions at or after this time (ISO date-time or a duration like 24h, 7d)'
 complete -c cardctl -n "__cardctl_at 'tx list'" -l until -x -d 'only transactions before this time'
-complete -c cardctl -n "__cardctl_at 'tx list'" -l limit -x -d 'page size, 1-100 (default 20; 100 with --all)'
+complete -c cardctl -n "__cardctl_at 'tx list'" -l limit -x -d 'page size, 1-100 or the profile\'s maxPageSize (default 20; the maximum with --all)'
 complete -c cardctl -n "__cardctl_at 'tx list'" -l page -x -d 'page number, from 1'
 complete -c cardctl -n "__cardctl_at 'tx list'" -l all -d 'every page, streamed as it arrives'
 complete -c cardctl -n "__cardctl_at 'tx list'" -l wide -d 'more columns: currency, channel, entry mode, processing code, duration, reversal'
@@ -492,7 +494,7 @@ complete -c cardctl -n "__cardctl_at 'tx tail'" -l status -x -a 'pending complet
 complete -c cardctl -n "__cardctl_at 'tx tail'" -l since -x -d 'only transactions at or after this time (ISO date-time or a duration like 24h, 7d)'
 complete -c cardctl -n "__cardctl_at 'tx tail'" -l until -x -d 'only transactions before this time'
 complete -c cardctl -n "__cardctl_at 'tx tail'" -l interval -x -d 'seconds between polls (default 2)'
-complete -c cardctl -n "__cardctl_at 'tx tail'" -l limit -x -d 'page size of each poll, 1-100 (default 100)'
+complete -c cardctl -n "__cardctl_at 'tx tail'" -l limit -x -d 'page size of each poll, 1-100 or the profile\'s maxPageSize (default 100 or that maximum)'
 complete -c cardctl -n "__cardctl_at 'tx tail'" -l wide -d 'more columns, as in `tx list --wide`'
 
 # cardctl tx summary
@@ -717,7 +719,7 @@ complete -c cardctl -n "__cardctl_at 'oauth' 0" -a keygen -d 'create an RSA key 
 
 # cardctl oauth list
 complete -c cardctl -n "__cardctl_at 'oauth list'" -l search -x -d 'filter by name'
-complete -c cardctl -n "__cardctl_at 'oauth list'" -l limit -x -d 'page size, 1-100 (default 20)'
+complete -c cardctl -n "__cardctl_at 'oauth list'" -l limit -x -d 'page size, 1-100 or the profile\'s maxPageSize (default 20)'
 complete -c cardctl -n "__cardctl_at 'oauth list'" -l page -x -d 'page number, from 1'
 complete -c cardctl -n "__cardctl_at 'oauth list'" -l all -d 'every page, streamed as it arrives'
 complete -c cardctl -n "__cardctl_at 'oauth list'" -l wide -d 'more columns'
@@ -791,6 +793,7 @@ complete -c cardctl -n "__cardctl_at 'profile' 0" -a list -d 'list stored profil
 complete -c cardctl -n "__cardctl_at 'profile' 0" -a use -d 'make a profile the current one'
 complete -c cardctl -n "__cardctl_at 'profile' 0" -a show -d 'show a profile (secrets masked)'
 complete -c cardctl -n "__cardctl_at 'profile' 0" -a set -d 'set a profile setting'
+complete -c cardctl -n "__cardctl_at 'profile' 0" -a set-dialect -d 'set the profile\'s deployment dialect from a JSON or YAML file'
 complete -c cardctl -n "__cardctl_at 'profile' 0" -a remove -d 'delete a stored profile'
 
 # cardctl profile list
@@ -802,7 +805,10 @@ complete -c cardctl -n "__cardctl_at 'profile use' 0" -x -a '(__cardctl_profiles
 complete -c cardctl -n "__cardctl_at 'profile show' 0" -x -a '(__cardctl_profiles)'
 
 # cardctl profile set
-complete -c cardctl -n "__cardctl_at 'profile set' 0" -x -a 'baseUrl switch output env pinBlockFormat pinCipher tokenUrl clientId privateKeyPath requireExplicitProfile requireReason'
+complete -c cardctl -n "__cardctl_at 'profile set' 0" -x -a 'baseUrl switch output env pinBlockFormat pinCipher tokenUrl clientId privateKeyPath requireExplicitProfile requireReason params.cards.search params.cards.cardId params.cards.page params.cards.limit params.transactions.merchantId params.transactions.terminalId params.transactions.cardStatus params.transactions.transactionStatus params.transactions.page params.transactions.limit params.oauth.search params.oauth.page params.oauth.limit paging.style paging.pages paging.total maxPageSize errors.message errors.code errors.fields'
+
+# cardctl profile set-dialect
+complete -c cardctl -n "__cardctl_at 'profile set-dialect' 0" -r -F
 
 # cardctl profile remove
 complete -c cardctl -n "__cardctl_at 'profile remove' 0" -x -a '(__cardctl_profiles)'

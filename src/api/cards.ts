@@ -1,6 +1,7 @@
 // Card endpoints. Returns data (with the raw body for `-o raw`) and never prints.
 import { CliError, ExitCode, NotFoundError, RejectedError } from '../core/errors.js';
 import { paginate, type ApiClient, type ApiResponse } from './client.js';
+import { LIST_PATHS, listQuery, type ListParams } from './dialect.js';
 import type {
   Card,
   CardProgram,
@@ -11,30 +12,22 @@ import type {
   UpdateCustomerBody,
 } from './schemas.js';
 
-const CARDS = '/institutions/cards';
+const CARDS = LIST_PATHS.cards;
 
-export interface ListCardsParams {
-  search?: string;
-  cardId?: string;
-  page?: number;
-  limit?: number;
-}
-
-function listQuery(params: ListCardsParams): Record<string, string | number | undefined> {
-  return { search: params.search, cardId: params.cardId, page: params.page, limit: params.limit };
-}
+/** search, cardId, page, limit: named as the client's dialect has them when sent. */
+export type ListCardsParams = ListParams<'cards'>;
 
 const id = (cardId: string) => encodeURIComponent(cardId);
 
 /** GET /institutions/cards: one page. */
 export function listCards(client: ApiClient, params: ListCardsParams = {}, signal?: AbortSignal): Promise<ApiResponse<Card[]>> {
-  return client.request<Card[]>({ method: 'GET', path: CARDS, query: listQuery(params), signal });
+  return client.request<Card[]>({ method: 'GET', path: CARDS, query: listQuery(client.dialect, 'cards', params), signal });
 }
 
 /** Every page of GET /institutions/cards, one response at a time. */
 export function listAllCards(client: ApiClient, params: Omit<ListCardsParams, 'page'> = {}, signal?: AbortSignal): AsyncGenerator<ApiResponse<Card[]>> {
   const { limit, ...query } = params;
-  return paginate<Card>(client, CARDS, listQuery(query), limit ?? 100, signal);
+  return paginate<Card>(client, CARDS, query, limit ?? client.dialect.maxPageSize, signal);
 }
 
 /** One card, via GET /institutions/cards?cardId= (the API has no GET /cards/{id}). */
@@ -57,7 +50,7 @@ export function createCard(client: ApiClient, body: CreateCardBody, signal?: Abo
 
 /** The card with exactly this reference code, if the institution has one (search, then an exact match). */
 export async function findCardByReference(client: ApiClient, referenceCode: string, signal?: AbortSignal): Promise<ApiResponse<Card> | undefined> {
-  for await (const page of listAllCards(client, { search: referenceCode, limit: 100 }, signal)) {
+  for await (const page of listAllCards(client, { search: referenceCode }, signal)) {
     const card = (Array.isArray(page.data) ? page.data : []).find((c) => c.referenceCode === referenceCode);
     if (card) return { ...page, data: card };
   }

@@ -19,6 +19,7 @@ import { isScope } from '../core/validate.js';
 import { isMutation } from '../audit/mutation.js';
 import { DryRunStop, describeDryRun, type DryRunRequest } from '../audit/dry-run.js';
 import { maskCardData } from '../audit/mask.js';
+import { DEFAULT_DIALECT, listOfPath, listQuery, readPath, type Dialect, type ListName } from './dialect.js';
 import { loadAgentClass, loadRequest } from './undici.js';
 
 export { loadUndici } from './undici.js';
@@ -26,10 +27,11 @@ export { loadUndici } from './undici.js';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type AuthMode = 'bearer' | 'apiKey' | 'none';
 
+/** A list's paging metadata: the page count and total where the dialect has them; page and limit when the body says. */
 export interface Pagination {
-  page: number;
-  limit: number;
-  total: number;
+  page?: number;
+  limit?: number;
+  total?: number;
   pages: number;
 }
 
@@ -103,6 +105,8 @@ export interface ClientOptions {
   onExchange?: (exchange: Exchange) => void;
   /** --dry-run: mutations are shown through this callback and not sent (DryRunStop is thrown). */
   onDryRun?: (request: DryRunRequest) => void;
+  /** How the deployment names list parameters, pages lists and shapes errors (default DEFAULT_DIALECT). */
+  dialect?: Dialect;
 }
 
 /** How a run connects, whatever the base URL and credentials: what every client of one run shares. */
@@ -128,6 +132,8 @@ const MAX_RETRY_AFTER_MS = 60_000;
 
 export class ApiClient {
   readonly baseUrl: URL;
+  /** The deployment dialect: what the list functions and paginate() name and read. */
+  readonly dialect: Dialect;
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -143,6 +149,7 @@ export class ApiClient {
     this.retries = options.retries ?? 2;
     this.sleep = options.sleep ?? ((ms) => abortableDelay(ms, options.signal));
     this.random = options.random ?? Math.random;
+    this.dialect = options.dialect ?? DEFAULT_DIALECT;
   }
 
   /** The keep-alive pool, shared by every request of this client (proxy-aware). */
@@ -253,7 +260,7 @@ export class ApiClient {
         continue;
       }
       // Full card numbers never reach a command, whatever the server sends.
-      return maskCardData(interpret<T>(req, response));
+      return maskCardData(interpret<T>(req, response, this.dialect));
     }
   }
 
@@ -360,8 +367,16 @@ interface RawResponse {
   token?: string;
 }
 
-/** Turns a received response into data or a typed error. Exported for the fuzz tests. */
-export function interpret<T>(req: Pick<ApiRequest, 'method' | 'path' | 'envelope'>, response: RawResponse | Omit<RawResponse, 'url' | 'method'>): ApiResponse<T> {
+/**
+ * Turns a received response into data or a typed error: an error body's message, code and field
+ * errors, and a list's paging metadata, are read where the dialect has them. Exported for the
+ * fuzz tests.
+ */
+export function interpret<T>(
+  req: Pick<ApiRequest, 'method' | 'path' | 'envelope'>,
+  response: RawResponse | Omit<RawResponse, 'url' | 'method'>,
+  dialect: Dialect = DEFAULT_DIALECT,
+): ApiResponse<T> {
   const { status, text, headers, durationMs } = response;
   const where = `${req.method} ${req.path}`;
   let body: unknown;
@@ -377,10 +392,9 @@ export function interpret<T>(req: Pick<ApiRequest, 'method' | 'path' | 'envelope
 
   if (status >= 400) {
     const envelope = parsed && isObject(body) ? body : undefined;
-    const message = envelope && typeof envelope.message === 'string' && envelope.message
-      ? envelope.message
-      : describeNonJson(status, text, headers);
-    throw apiError(status, message, envelope, where, headers);
+    const message = errorMessage(envelope, dialect)
+      ?? (envelope ? `HTTP ${status}, with no message at "${dialect.errors.message}" of the error body (errors.message)` : describeNonJson(status, text, headers));
+    throw apiError(status, message, envelope, where, headers, dialect);
   }
   if (!parsed && req.envelope === 'any') return { status, data: undefined as T, raw: text, headers, durationMs };
   if (!parsed && (status === 204 || status === 205) && text.trim() === '') {
@@ -409,8 +423,8 @@ export function interpret<T>(req: Pick<ApiRequest, 'method' | 'path' | 'envelope
   const envelopeStatus = typeof body.statusCode === 'number' ? body.statusCode : status;
   if (envelopeStatus >= 400) {
     // A 200 whose envelope carries an error: believe the envelope.
-    const message = typeof body.message === 'string' && body.message ? body.message : `error ${envelopeStatus}`;
-    throw apiError(envelopeStatus, message, body, where, headers);
+    const message = errorMessage(body, dialect) ?? `error ${envelopeStatus}`;
+    throw apiError(envelopeStatus, message, body, where, headers, dialect);
   }
   if (body.statusCode !== undefined && typeof body.statusCode !== 'number') {
     throw new ServerError(`${where}: the envelope's statusCode is not a number`, { status });
@@ -422,11 +436,39 @@ export function interpret<T>(req: Pick<ApiRequest, 'method' | 'path' | 'envelope
     status,
     data: body.data as T,
     message: body.message as string | undefined,
-    pagination: isPagination(body.pagination) ? body.pagination : undefined,
+    pagination: paginationOf(body, dialect.paging),
     raw: text,
     headers,
     durationMs,
   };
+}
+
+/**
+ * A member of an error body: at the dialect's path, else where the default dialect has it (a
+ * deployment's gateway or proxy may answer some errors in the default shape).
+ */
+function errorMember(envelope: Record<string, unknown> | undefined, dialect: Dialect, member: keyof Dialect['errors']): unknown {
+  if (!envelope) return undefined;
+  const value = readPath(envelope, dialect.errors[member]);
+  return value !== undefined ? value : readPath(envelope, DEFAULT_DIALECT.errors[member]);
+}
+
+function errorMessage(envelope: Record<string, unknown> | undefined, dialect: Dialect): string | undefined {
+  const message = errorMember(envelope, dialect, 'message');
+  return typeof message === 'string' && message ? message : undefined;
+}
+
+/** The paging metadata of a list body, where the dialect has it; none in the short-page style. */
+function paginationOf(body: Record<string, unknown>, paging: Dialect['paging']): Pagination | undefined {
+  if (paging.style !== 'metadata') return undefined;
+  const pages = readPath(body, paging.pages);
+  if (typeof pages !== 'number') return undefined;
+  const total = readPath(body, paging.total);
+  // page and limit: beside the page count, where the default dialect has them.
+  const parent = paging.pages.split('.').slice(0, -1).join('.');
+  const beside = parent ? readPath(body, parent) : body;
+  const number = (key: string) => (isObject(beside) && typeof beside[key] === 'number' ? beside[key] as number : undefined);
+  return { page: number('page'), limit: number('limit'), total: typeof total === 'number' ? total : undefined, pages };
 }
 
 function apiError(
@@ -435,15 +477,18 @@ function apiError(
   envelope: Record<string, unknown> | undefined,
   where: string,
   headers: Record<string, string | string[] | undefined>,
+  dialect: Dialect,
 ): CliError {
-  const code = envelope && typeof envelope.error === 'string' ? envelope.error : undefined;
+  const codeValue = errorMember(envelope, dialect, 'code');
+  const code = typeof codeValue === 'string' ? codeValue : undefined;
   // Field errors and other details (e.g. a PIN_MISMATCH's attemptsLeft) may come together:
   // keep both then. Alone, each keeps its own shape (the field list, or the details object).
-  const fieldErrors = Array.isArray(envelope?.errors) ? (envelope.errors as unknown[]) : undefined;
+  const fieldValue = errorMember(envelope, dialect, 'fields');
+  const fieldErrors = Array.isArray(fieldValue) ? (fieldValue as unknown[]) : undefined;
   const otherDetails = envelope?.details;
   const details = fieldErrors && isObject(otherDetails)
     ? { ...otherDetails, errors: fieldErrors }
-    : envelope?.errors ?? otherDetails ?? undefined;
+    : fieldValue ?? otherDetails ?? undefined;
   const base = { status, code, details, apiMessage: message };
   const exitCode = exitCodeForStatus(status);
   if (exitCode === ExitCode.Auth) {
@@ -590,13 +635,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function isPagination(value: unknown): value is Pagination {
-  return isObject(value) && typeof value.page === 'number' && typeof value.limit === 'number';
-}
 
 /**
- * Streams every page of a list endpoint. Uses `pagination.pages` when the server sends it,
- * otherwise stops at the first page shorter than `limit`.
+ * Streams every page of a list endpoint (`path`, one of LIST_PATHS; `query` by the API's default
+ * option names), as the client's dialect pages it: with `metadata`, up to the page count the
+ * body gives (a body without one ends at the first page shorter than `limit`); with
+ * `short-page`, up to the first page shorter than `limit`. A page that starts with the record
+ * the previous page started with means the page parameter is not the deployment's: that stops
+ * with an error naming the setting, rather than reading the same page forever.
  */
 export async function* paginate<T>(
   client: ApiClient,
@@ -605,12 +651,32 @@ export async function* paginate<T>(
   limit = 100,
   signal?: AbortSignal,
 ): AsyncGenerator<ApiResponse<T[]>> {
+  const list = listOfPath(path);
+  const names = (params: Record<string, unknown>) => (list ? listQuery(client.dialect, list, params) : params) as ApiRequest['query'];
+  let previousFirst: string | undefined;
   for (let page = 1; ; page++) {
-    const response = await client.request<T[]>({ method: 'GET', path, query: { ...query, page, limit }, signal });
+    const response = await client.request<T[]>({ method: 'GET', path, query: names({ ...query, page, limit }), signal });
     const items = Array.isArray(response.data) ? response.data : [];
+    const first = items.length > 0 ? recordKey(items[0]) : undefined;
+    if (first !== undefined && first === previousFirst) throw pageNotFollowed(list, page);
+    previousFirst = first;
     yield response;
     const pages = response.pagination?.pages;
     if (pages !== undefined ? page >= pages : items.length < limit) return;
     if (items.length === 0) return;
   }
+}
+
+/** What tells records apart: the id, else the whole record. */
+function recordKey(record: unknown): string {
+  const id = isObject(record) ? record.id ?? record._id : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : JSON.stringify(record);
+}
+
+function pageNotFollowed(list: ListName | undefined, page: number): ServerError {
+  const setting = `params.${list ?? '<list>'}.page`;
+  return new ServerError(`page ${page} of the list started with the same record as page ${page - 1}: the deployment does not take the page number as this profile sends it (${setting})`, {
+    code: 'PAGING_MISMATCH',
+    hint: `set the deployment's name for it with \`cardctl profile set ${setting} NAME\` (\`cardctl doctor --deployment\` checks every list setting)`,
+  });
 }

@@ -1,5 +1,6 @@
 // Card import (`POST /util/cards/import`, API key) and the lookup that keeps retries exactly-once.
 import { paginate, type ApiClient, type ApiResponse } from './client.js';
+import { LIST_PATHS } from './dialect.js';
 import type { Card, ImportCardBody } from './schemas.js';
 
 export const IMPORT_PATH = '/util/cards/import';
@@ -31,7 +32,7 @@ export function cardIdOf(data: unknown): string | undefined {
  */
 export async function findImportedCard(client: ApiClient, realId: string, signal?: AbortSignal): Promise<Partial<Card> | undefined> {
   // The search matches substrings (realId R-1 also finds R-10…R-1999): read every page, not the first.
-  for await (const page of paginate<Partial<Card> & { realId?: string }>(client, '/institutions/cards', { search: realId }, 100, signal)) {
+  for await (const page of paginate<Partial<Card> & { realId?: string }>(client, LIST_PATHS.cards, { search: realId }, client.dialect.maxPageSize, signal)) {
     const cards = Array.isArray(page.data) ? page.data : [];
     // The sandbox records an imported card's realId as referenceCode `import:<realId>`.
     const card = cards.find((c) => c.realId === realId || c.referenceCode === realId || c.referenceCode === `import:${realId}`);

@@ -1,28 +1,21 @@
 // OAuth applications of the authenticated institution: list, create, update. Returns data, never prints.
 import { CliError, RejectedError } from '../core/errors.js';
 import { paginate, type ApiClient, type ApiResponse } from './client.js';
+import { LIST_PATHS, listQuery, type ListParams } from './dialect.js';
 import type { CreateOAuthBody, OAuthApplication, UpdateOAuthBody } from './schemas.js';
 
-export const OAUTH_APPLICATIONS_PATH = '/institutions/oauth/applications';
+export const OAUTH_APPLICATIONS_PATH = LIST_PATHS.oauth;
 
-export interface ListOAuthQuery {
-  search?: string;
-  page?: number;
-  limit?: number;
-}
+/** search, page, limit: named as the client's dialect has them when sent. */
+export type ListOAuthQuery = ListParams<'oauth'>;
 
 export function listOAuthApplications(client: ApiClient, query: ListOAuthQuery = {}, signal?: AbortSignal): Promise<ApiResponse<OAuthApplication[]>> {
-  return client.request<OAuthApplication[]>({
-    method: 'GET',
-    path: OAUTH_APPLICATIONS_PATH,
-    query: { search: query.search, page: query.page, limit: query.limit },
-    signal,
-  });
+  return client.request<OAuthApplication[]>({ method: 'GET', path: OAUTH_APPLICATIONS_PATH, query: listQuery(client.dialect, 'oauth', query), signal });
 }
 
-/** Every page of the list, as pages arrive. */
+/** Every page of the list, as pages arrive, at the largest page size the deployment serves. */
 export function allOAuthApplications(client: ApiClient, query: { search?: string } = {}, signal?: AbortSignal): AsyncGenerator<ApiResponse<OAuthApplication[]>> {
-  return paginate<OAuthApplication>(client, OAUTH_APPLICATIONS_PATH, { search: query.search }, 100, signal);
+  return paginate<OAuthApplication>(client, OAUTH_APPLICATIONS_PATH, { search: query.search }, client.dialect.maxPageSize, signal);
 }
 
 /** Finds an application by its record id or its client id (`institutionId`). */

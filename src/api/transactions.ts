@@ -1,39 +1,23 @@
 // Transaction endpoints. Returns data (with the raw body for `-o raw`) and never prints.
 import { CliError, NotFoundError } from '../core/errors.js';
 import { paginate, type ApiClient, type ApiResponse } from './client.js';
+import { LIST_PATHS, listQuery, type ListParams } from './dialect.js';
 import type { Transaction } from './schemas.js';
 
-const TRANSACTIONS = '/institutions/transactions';
+const TRANSACTIONS = LIST_PATHS.transactions;
 
-export interface ListTransactionsParams {
-  merchantId?: string;
-  terminalId?: string;
-  cardStatus?: string;
-  transactionStatus?: string;
-  page?: number;
-  limit?: number;
-}
-
-function listQuery(params: ListTransactionsParams): Record<string, string | number | undefined> {
-  return {
-    merchantId: params.merchantId,
-    terminalId: params.terminalId,
-    cardStatus: params.cardStatus,
-    transactionStatus: params.transactionStatus,
-    page: params.page,
-    limit: params.limit,
-  };
-}
+/** merchantId, terminalId, cardStatus, transactionStatus, page, limit: named as the client's dialect has them when sent. */
+export type ListTransactionsParams = ListParams<'transactions'>;
 
 /** GET /institutions/transactions: one page. */
 export function listTransactions(client: ApiClient, params: ListTransactionsParams = {}, signal?: AbortSignal): Promise<ApiResponse<Transaction[]>> {
-  return client.request<Transaction[]>({ method: 'GET', path: TRANSACTIONS, query: listQuery(params), signal });
+  return client.request<Transaction[]>({ method: 'GET', path: TRANSACTIONS, query: listQuery(client.dialect, 'transactions', params), signal });
 }
 
 /** Every page, one response at a time. */
 export function listAllTransactions(client: ApiClient, params: Omit<ListTransactionsParams, 'page'> = {}, signal?: AbortSignal): AsyncGenerator<ApiResponse<Transaction[]>> {
   const { limit, ...query } = params;
-  return paginate<Transaction>(client, TRANSACTIONS, listQuery(query), limit ?? 100, signal);
+  return paginate<Transaction>(client, TRANSACTIONS, query, limit ?? client.dialect.maxPageSize, signal);
 }
 
 export interface GetTransactionResult extends ApiResponse<Transaction> {
@@ -60,7 +44,7 @@ export async function getTransaction(
     if (isRecordNotFound(error)) throw notFoundError(id);
   }
   let page = 0;
-  for await (const response of listAllTransactions(client, { limit: 100 }, options.signal)) {
+  for await (const response of listAllTransactions(client, {}, options.signal)) {
     options.onScan?.(++page);
     const found = (response.data ?? []).find((tx) => tx.id === id || tx._id === id);
     if (found) return { ...response, data: found, raw: JSON.stringify(found), via: 'scan' };

@@ -148,8 +148,8 @@ export async function runChecks(ctx: Context): Promise<Check[]> {
   // Token.
   if (reachable && hasCredentials) {
     try {
-      const client = await ctx.client();
-      await client.request({ method: 'GET', path: '/institutions/cards', query: { limit: 1 } });
+      const [client, { listCards }] = await Promise.all([ctx.client(), import('../api/cards.js')]);
+      await listCards(client, { limit: 1 });
       const expiry = profile.tokenExpiresAt && !ctx.env.CARDCTL_TOKEN ? Date.parse(profile.tokenExpiresAt) : NaN;
       const left = Number.isNaN(expiry) ? '' : `, expires in ${formatDuration(expiry - ctx.clock.now().getTime())}`;
       checks.push({ name: 'token', ok: true, detail: `accepted${left}` });

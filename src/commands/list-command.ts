@@ -1,7 +1,7 @@
 // Every list command is built here: its filters are its own; the paging flags, the --all/--page
 // conflict, --all streaming with back-pressure, the next-page hint and --wide are the same for all.
 import type { Pagination } from '../api/client.js';
-import { LIST_BOUNDS } from '../api/list-bounds.js';
+import { DEFAULT_DIALECT } from '../api/dialect.js';
 import { type CommandDefinition, defineCommand } from '../core/command.js';
 import type { Context } from '../core/context.js';
 import { UsageError } from '../core/errors.js';
@@ -54,7 +54,7 @@ export interface LocalList<F extends Flags, Q, R> extends ListBase<F, Q, R> {
 }
 
 const PAGING_FLAGS = defineFlags({
-  limit: { type: 'string', value: 'n', description: `page size, 1-${LIST_BOUNDS.maxLimit} (default 20; ${LIST_BOUNDS.maxLimit} with --all)` },
+  limit: { type: 'string', value: 'n', description: `page size, 1-${DEFAULT_DIALECT.maxPageSize} or the profile's maxPageSize (default 20; the maximum with --all)` },
   page: { type: 'string', value: 'n', description: 'page number, from 1' },
   all: { type: 'boolean', description: 'every page, streamed as it arrives' },
 });
@@ -98,7 +98,7 @@ export function listCommand<const F extends Flags, Q, R>(spec: PagedList<F, Q, R
       const query = spec.query(values, ctx);
       return { query, limit: localLimit(values.limit), all: true, wide: Boolean(values.wide) };
     }
-    const { limit, page } = validatePaging(values);
+    const { limit, page } = validatePaging(values, ctx.dialect().maxPageSize);
     if (values.all && page !== undefined) throw allAndPage();
     return { query: spec.query(values, ctx), limit, page, all: Boolean(values.all), wide: Boolean(values.wide) };
   };
@@ -133,8 +133,10 @@ export function listCommand<const F extends Flags, Q, R>(spec: PagedList<F, Q, R
       await output.list(one.rows, columns, { ...options, raw: one.raw });
       // The hint goes to stderr, so it is shown when stderr is a terminal (stdout may be a pipe).
       const p = one.pagination;
-      if (p && p.pages > p.page && output.format === 'table' && ctx.io.stderrIsTTY && !ctx.globals.quiet) {
-        ctx.log.info(ctx.style.dim(`page ${p.page} of ${p.pages} (${p.total} ${spec.noun}); --page ${p.page + 1} for more, --all for every page`));
+      const page = p?.page ?? input.page ?? 1;
+      if (p && p.pages > page && output.format === 'table' && ctx.io.stderrIsTTY && !ctx.globals.quiet) {
+        const total = p.total === undefined ? '' : ` (${p.total} ${spec.noun})`;
+        ctx.log.info(ctx.style.dim(`page ${page} of ${p.pages}${total}; --page ${page + 1} for more, --all for every page`));
       }
     },
   });

@@ -2,6 +2,7 @@
 // aliases, options (and whether they take a value, and which values), and positional
 // arguments. The shell generators (bash.ts, zsh.ts, fish.ts) only format this.
 import type { Argument, Command, Option } from 'commander';
+import { DIALECT_KEYS } from '../api/dialect.js';
 import { SETTABLE_PROFILE_KEYS } from '../config/store.js';
 import { completionOf } from '../core/flags.js';
 import { HELP_TOPIC_NAMES } from '../help/topics.js';
@@ -124,7 +125,7 @@ function argumentValue(path: string[], argument: Argument): ValueSpec {
   const where = path.join(' ');
   const name = argument.name();
   if (where === 'completion') return { kind: 'choices', choices: [...SHELLS] };
-  if (where === 'profile set' && name === 'key') return { kind: 'choices', choices: Object.keys(SETTABLE_PROFILE_KEYS) };
+  if (where === 'profile set' && name === 'key') return { kind: 'choices', choices: [...Object.keys(SETTABLE_PROFILE_KEYS), ...Object.keys(DIALECT_KEYS)] };
   if (path[0] === 'profile' && name === 'name') return { kind: 'profiles' };
   if (where === 'alias delete' && name === 'name') return { kind: 'aliases' };
   if (/file$/i.test(name)) return { kind: 'file' };

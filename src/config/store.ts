@@ -5,6 +5,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError, SetupError, UsageError } from '../core/errors.js';
+import type { DialectOverrides } from '../api/dialect.js';
 import { configDir } from './paths.js';
 
 export type Environment = 'sandbox' | 'production';
@@ -40,6 +41,8 @@ export interface Profile {
   requireExplicitProfile?: boolean;
   /** Require --reason for production deactivations. */
   requireReason?: boolean;
+  /** How the deployment differs from the default dialect (src/api/dialect.ts): only the settings that differ. */
+  dialect?: DialectOverrides;
 }
 
 export interface ConfigFile {

@@ -3,6 +3,7 @@
 // with buffers (test/helpers/context.ts).
 import type { Dispatcher } from 'undici';
 import type { ApiClient, Connection, HttpLogger } from '../api/client.js';
+import { resolveDialect, type Dialect } from '../api/dialect.js';
 import type { TokenProvider } from '../api/token-source.js';
 import { ConfigStore, DEFAULT_PROFILE, type OutputFormat } from '../config/store.js';
 import { escapeControls } from '../output/format.js';
@@ -34,6 +35,8 @@ export interface Context {
   output(overrides?: { wide?: boolean }): Renderer;
   /** The API client for the selected profile, built on first use. */
   client(): Promise<ApiClient>;
+  /** The deployment dialect of the selected profile (the default, with the profile's settings on top). */
+  dialect(): Dialect;
   /** The bearer token of the selected profile (renewed first when it comes from client credentials). */
   accessToken: TokenProvider;
   /** How this run connects (timeout, retries, TLS, logging, Ctrl-C), for a client of another base URL. */
@@ -129,6 +132,7 @@ export function createContext(init: ContextInit): Context {
   };
 
   let clientPromise: Promise<ApiClient> | undefined;
+  let dialect: Dialect | undefined;
   let tokenProvider: Promise<TokenProvider> | undefined;
   const ctx: Context = {
     io,
@@ -141,6 +145,11 @@ export function createContext(init: ContextInit): Context {
     log,
     signal: init.signal ?? new AbortController().signal,
     settings: resolveSettings,
+    dialect() {
+      const s = resolveSettings();
+      dialect ??= resolveDialect(s.profile.dialect, `profile "${s.profileName}" dialect`);
+      return dialect;
+    },
     connection() {
       const s = resolveSettings();
       return {
@@ -229,6 +238,7 @@ export function createContext(init: ContextInit): Context {
           getToken: ctx.accessToken,
           apiKey: s.apiKey,
           dispatcher: init.dispatcher,
+          dialect: ctx.dialect(),
           onExchange: journalRecorder(() => new Journal(env), journalFacts, log.warn),
           onDryRun: globals.dryRun ? (request) => io.out(formatDryRun(request, s.output === 'json' || s.output === 'ndjson')) : undefined,
         });

@@ -57,10 +57,13 @@ export function validatePositiveInt(field: string, value: string, max = Number.M
   return n;
 }
 
-/** The page size and number flags of list commands, within the bounds the API allows. */
-export function validatePaging(opts: { limit?: string; page?: string }): { limit?: number; page?: number } {
+/**
+ * The page size and number flags of list commands, within the bounds the API allows (the page
+ * size: the deployment's maxPageSize, which the profile's dialect may change).
+ */
+export function validatePaging(opts: { limit?: string; page?: string }, maxPageSize: number): { limit?: number; page?: number } {
   return {
-    limit: opts.limit === undefined ? undefined : validatePositiveInt('--limit', opts.limit, LIST_BOUNDS.maxLimit),
+    limit: opts.limit === undefined ? undefined : validatePositiveInt('--limit', opts.limit, maxPageSize),
     page: opts.page === undefined ? undefined : validatePositiveInt('--page', opts.page, LIST_BOUNDS.maxPage),
   };
 }

@@ -65,8 +65,8 @@ export async function checkAuth(ctx: Context): Promise<{ status: AuthStatus; fai
     return { status, failure: new AuthError(`not logged in: profile "${s.profileName}" has no token`, { hint: 'run `cardctl login` (or set CARDCTL_TOKEN)' }) };
   }
   try {
-    const client = await ctx.client();
-    const response = await client.request({ method: 'GET', path: '/institutions/cards', query: { limit: 1 } });
+    const [client, { listCards }] = await Promise.all([ctx.client(), import('../../api/cards.js')]);
+    const response = await listCards(client, { limit: 1 });
     status.latencyMs = response.durationMs;
     status.tokenStatus = 'valid';
     // A client-credentials token may only now exist.

@@ -57,7 +57,7 @@ export async function resolveWhere(ctx: Context, client: ApiClient, where: strin
   }
   const { listAllCards } = await import('../../api/cards.js');
   const values: Array<{ id: string }> = [];
-  for await (const page of listAllCards(client, { search: filter.search, limit: 100 }, ctx.signal)) {
+  for await (const page of listAllCards(client, { search: filter.search }, ctx.signal)) {
     for (const card of Array.isArray(page.data) ? page.data : []) {
       if (filter.status === undefined || card.status === filter.status) values.push({ id: card.id });
     }

@@ -1,4 +1,4 @@
-import { LIST_BOUNDS } from '../../api/list-bounds.js';
+import { DEFAULT_DIALECT } from '../../api/dialect.js';
 import { listCommand } from '../list-command.js';
 
 export default listCommand({
@@ -11,7 +11,7 @@ record id, certificate subject and description.`,
   flags: {
     search: { type: 'string', value: 'text', description: 'filter by name' },
   },
-  limit: `page size, 1-${LIST_BOUNDS.maxLimit} (default 20)`,
+  limit: `page size, 1-${DEFAULT_DIALECT.maxPageSize} or the profile's maxPageSize (default 20)`,
   wide: 'more columns',
   noun: 'applications',
   idPath: 'institutionId',

@@ -1,8 +1,10 @@
+import { DEFAULT_DIALECT, DIALECT_KEYS, isDialectKey, readPath, withDialectValue } from '../../api/dialect.js';
 import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
 import { SETTABLE_PROFILE_KEYS, type Profile } from '../../config/store.js';
 
 const KEYS = Object.keys(SETTABLE_PROFILE_KEYS);
+const DIALECT_KEY_NAMES = Object.keys(DIALECT_KEYS) as Array<keyof typeof DIALECT_KEYS>;
 
 export default defineCommand({
   name: 'set',
@@ -11,15 +13,38 @@ export default defineCommand({
 removes the setting. Secrets (token, API key) are not settable here: use \`cardctl login\`.
 
 Settings:
-${KEYS.map((key) => `  ${key.padEnd(24)}${SETTABLE_PROFILE_KEYS[key]!.describe}${SETTABLE_PROFILE_KEYS[key]!.values ? ` (${SETTABLE_PROFILE_KEYS[key]!.values!.join(', ')})` : SETTABLE_PROFILE_KEYS[key]!.boolean ? ' (true, false)' : ''}`).join('\n')}`,
+${KEYS.map((key) => `  ${key.padEnd(36)}${SETTABLE_PROFILE_KEYS[key]!.describe}${SETTABLE_PROFILE_KEYS[key]!.values ? ` (${SETTABLE_PROFILE_KEYS[key]!.values!.join(', ')})` : SETTABLE_PROFILE_KEYS[key]!.boolean ? ' (true, false)' : ''}`).join('\n')}
+
+The deployment dialect (how the deployment names list parameters, pages lists and shapes errors;
+"" sets the default back; all at once: \`cardctl profile set-dialect FILE\`):
+${DIALECT_KEY_NAMES.map((key) => `  ${key.padEnd(36)}${DIALECT_KEYS[key]} (default ${String(readPath(DEFAULT_DIALECT, key))})`).join('\n')}`,
   args: [
-    { syntax: '<key>', description: `setting: ${KEYS.join(', ')}` },
+    { syntax: '<key>', description: `setting: ${KEYS.join(', ')}, or a dialect setting such as params.cards.limit` },
     { syntax: '<value>', description: 'new value ("" removes it)' },
   ],
-  examples: ['cardctl profile set switch acme', 'cardctl profile set output json', 'cardctl -p prod profile set env production', 'cardctl profile set output ""'],
+  examples: [
+    'cardctl profile set switch acme', 'cardctl profile set output json', 'cardctl -p prod profile set env production', 'cardctl profile set output ""',
+    'cardctl profile set params.cards.limit pageSize', 'cardctl profile set paging.style short-page',
+  ],
   async run(ctx, { args, opts }) {
     const key = String(args[0]);
     const raw = String(args[1]);
+    if (isDialectKey(key)) {
+      const value = raw.trim() === '' ? undefined : raw.trim();
+      const { profileName } = ctx.settings();
+      await ctx.config.update((config) => {
+        const profile: Profile = { ...(config.profiles[profileName] ?? {}) };
+        const dialect = withDialectValue(profile.dialect, key, value);
+        if (Object.keys(dialect).length === 0) delete profile.dialect;
+        else profile.dialect = dialect;
+        config.profiles[profileName] = profile;
+      });
+      const now = readPath(ctx.config.getProfile(profileName)?.dialect ?? {}, key);
+      ctx.output().success(now === undefined
+        ? `Set ${key} back to the default (${String(readPath(DEFAULT_DIALECT, key))}) in profile "${profileName}"`
+        : `Set ${key} = ${String(now)} in profile "${profileName}"`);
+      return;
+    }
     const value = await parseSetting(key, raw, Boolean((opts as { insecure?: boolean }).insecure));
     const { profileName } = ctx.settings();
     await ctx.config.update((config) => {
@@ -42,7 +67,7 @@ export async function parseSetting(key: string, raw: string, insecure = false): 
     throw new UsageError(`unknown setting "${key}"`, {
       hint: secret
         ? 'secrets and keys are stored by `cardctl login` (--token-stdin, --api-key-stdin, --pin-key)'
-        : `settable: ${KEYS.join(', ')}`,
+        : `settable: ${KEYS.join(', ')}, and the dialect settings (${DIALECT_KEY_NAMES.slice(0, 2).join(', ')}, …: see \`cardctl profile set --help\`)`,
     });
   }
   const value = raw.trim();

@@ -15,7 +15,7 @@ export async function runSummary(ctx: Context, opts: SummaryOptions): Promise<vo
   await output.ready();
   const client = await ctx.client();
   const aggregator = new SummaryAggregator(by);
-  for await (const response of listAllTransactions(client, { ...apiQuery(input), limit: 100 }, ctx.signal)) {
+  for await (const response of listAllTransactions(client, apiQuery(input), ctx.signal)) {
     const page = response.data ?? [];
     for (const tx of page) if (inWindow(tx, input.since, input.until)) aggregator.add(tx);
     if (pastSince(page, input.since)) break;

@@ -1,4 +1,5 @@
 import type { Transaction } from '../../api/schemas.js';
+import { DEFAULT_DIALECT } from '../../api/dialect.js';
 import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
 import { validatePaging } from '../../core/validate.js';
@@ -82,14 +83,14 @@ transaction. Takes the filters of \`tx list\`; --since also prints the transacti
   flags: {
     ...TRANSACTION_FILTERS,
     interval: { type: 'string', value: 'seconds', description: 'seconds between polls (default 2)' },
-    limit: { type: 'string', value: 'n', description: 'page size of each poll, 1-100 (default 100)' },
+    limit: { type: 'string', value: 'n', description: `page size of each poll, 1-${DEFAULT_DIALECT.maxPageSize} or the profile's maxPageSize (default ${PAGE_SIZE} or that maximum)` },
     wide: { type: 'boolean', description: 'more columns, as in `tx list --wide`' },
   },
   examples: ['cardctl tx tail', 'cardctl tx tail --status failed', 'cardctl tx tail -o ndjson | jq -c .responseCode', "cardctl tx tail --since 10m --template '{{.createdAt}} {{.responseCode}} {{money .amounts.amount .amounts.currency}}'"],
   async run(ctx, { opts }) {
-    const { limit } = validatePaging(opts);
+    const { limit } = validatePaging(opts, ctx.dialect().maxPageSize);
     const input = parseTransactionFilters(opts, ctx.clock.now());
-    const pageSize = limit ?? PAGE_SIZE;
+    const pageSize = limit ?? Math.min(PAGE_SIZE, ctx.dialect().maxPageSize);
     const interval = parseInterval(opts.interval);
     const [{ listTransactions }, { transactionColumns }, { setTimeout: sleep }, errors] = await Promise.all([
       import('../../api/transactions.js'),
