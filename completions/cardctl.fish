@@ -814,6 +814,7 @@ complete -c cardctl -n "__cardctl_at 'profile set-dialect' 0" -r -F
 complete -c cardctl -n "__cardctl_at 'profile remove' 0" -x -a '(__cardctl_profiles)'
 
 # cardctl doctor
+complete -c cardctl -n "__cardctl_at 'doctor'" -l deployment -d 'also check that the deployment speaks the profile\'s dialect (list parameters, paging, page size limit, error body), with reads only'
 
 # cardctl history
 complete -c cardctl -n "__cardctl_at 'history'" -l since -x -d 'only entries at or after this time (ISO date-time, or a duration like 24h, 7d)'

@@ -95,7 +95,10 @@ class ListProbe {
       return [{ name: this.list, ok: false, skipped: true, detail: `cannot tell: GET ${this.path} ${why}` }];
     }
     if (records.length < 2) {
-      return [{ name: this.list, ok: false, skipped: true, detail: `cannot tell: the list has ${records.length} record${records.length === 1 ? '' : 's'}, the checks need 2 or more` }];
+      const checks: Check[] = [{ name: this.list, ok: false, skipped: true, detail: `cannot tell: the list has ${records.length} record${records.length === 1 ? '' : 's'}, the checks of its parameters need 2 or more` }];
+      // A refusal needs no records.
+      await this.maxPageSize(checks, this.names.limit!, undefined);
+      return checks;
     }
     const checks: Check[] = [];
     const limit = await this.pageSize(checks);

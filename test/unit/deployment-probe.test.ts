@@ -129,7 +129,12 @@ describe('doctor --deployment decisions', () => {
   it('cannot tell with fewer than 2 records: skipped, not failed', async () => {
     const few = { ...records(), oauth: [{ id: 'app-1', name: 'only' }] };
     const checks = await probeDeployment(deployment({ dialect: DEFAULT_DIALECT as Dialect, over: 'refuse', records: few }), DEFAULT_DIALECT);
-    expect(checks.find((c) => c.name === 'oauth')).toMatchObject({ skipped: true, detail: 'cannot tell: the list has 1 record, the checks need 2 or more' });
+    expect(checks.find((c) => c.name === 'oauth')).toMatchObject({ skipped: true, detail: 'cannot tell: the list has 1 record, the checks of its parameters need 2 or more' });
+    expect(checks.filter((c) => c.name.startsWith('oauth'))).toEqual([
+      expect.objectContaining({ name: 'oauth', skipped: true }),
+      // A refusal needs no records.
+      expect.objectContaining({ name: 'oauth max page size', ok: true }),
+    ]);
     expect(failedOf(checks)).toEqual([]);
   });
 
