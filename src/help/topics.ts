@@ -2,6 +2,7 @@
 // between `<!-- topic:NAME -->` and `<!-- /topic -->` (test/unit/help.test.ts checks it;
 // `node scripts/readme-topics.mjs` rewrites the README from here). Plain Markdown that reads
 // well in a terminal: no headings (the README adds its own), tables and indented code.
+import { DEFAULT_DIALECT, DIALECT_KEYS, readPath, type DialectKey } from '../api/dialect.js';
 
 export interface HelpTopic {
   name: string;
@@ -238,6 +239,32 @@ Shards' reports are joined by row number with jq:
     jq -s -c 'sort_by(.row)[]' report-1.ndjson report-2.ndjson > report.ndjson
 `;
 
+const deployment = `A deployment of the API may name the list query parameters its own way, tell that a list has
+more pages differently, serve smaller pages or put an error's message elsewhere. The profile's
+dialect says how; its defaults are what the sandbox speaks, so a profile without one is unchanged.
+
+| setting | default | what it is |
+|---|---|---|
+${(Object.keys(DIALECT_KEYS) as DialectKey[]).map((key) => `| \`${key}\` | \`${String(readPath(DEFAULT_DIALECT, key))}\` | ${DIALECT_KEYS[key]} |`).join('\n')}
+
+Set them one at a time, or from a JSON or YAML file holding any of them (the rest keep their
+default; \`""\` or the default value sets one back):
+
+    cardctl profile set params.cards.limit pageSize
+    cardctl profile set-dialect dialect.yaml
+    cardctl profile show
+
+\`--all\` reads from page 1 at the largest page size (\`maxPageSize\`, which also bounds
+\`--limit\`). With \`paging.style: metadata\` it stops at the page count found at \`paging.pages\`
+(a body without one: at the first page shorter than the page size); with \`short-page\` at the
+first page shorter than the page size. A page that starts with the record the page before
+started with means the deployment ignored the page number: \`--all\` stops with an error naming
+\`params.<list>.page\` rather than read the same page forever.
+
+\`cardctl doctor --deployment\` checks the settings against the deployment with harmless reads;
+\`cardctl sandbox serve --dialect FILE\` starts a sandbox that speaks a dialect file.
+`;
+
 export const HELP_TOPICS: readonly HelpTopic[] = [
   { name: 'exit-codes', summary: 'what each exit code means', text: exitCodes },
   { name: 'environment', summary: 'environment variables cardctl reads', text: environment },
@@ -246,6 +273,7 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
   { name: 'pin-encryption', summary: 'how PINs are read, checked and encrypted', text: pinEncryption },
   { name: 'scenarios', summary: 'scenario files for `simulate run`', text: scenarios },
   { name: 'bulk', summary: 'acting on many cards: --from-file, --report, --resume, --shard', text: bulk },
+  { name: 'deployment', summary: "a deployment's own parameter names, paging, page size and error shape", text: deployment },
 ];
 
 export const HELP_TOPIC_NAMES: readonly string[] = HELP_TOPICS.map((t) => t.name);

@@ -47,3 +47,22 @@ describe('docs/sandbox-api.md', () => {
     expect(text).toContain(`Text filters are at most ${LIST_BOUNDS.maxText} characters`);
   });
 });
+
+describe('docs/deployment.md', () => {
+  const text = page('deployment.md');
+
+  it('has every dialect setting with its default', async () => {
+    const { DEFAULT_DIALECT, DIALECT_KEYS, readPath } = await import('../../src/api/dialect.js');
+    const rows = text.split('\n').filter((line) => /^\| `(params|paging|maxPageSize|errors)/.test(line)).map((line) => codeSpans(line).slice(0, 2));
+    expect(rows).toEqual(Object.keys(DIALECT_KEYS).map((key) => [key, String(readPath(DEFAULT_DIALECT, key))]));
+  });
+
+  it('shows examples/dialect.yaml as it is, and the file is a valid dialect', async () => {
+    const example = readFileSync(new URL('../../examples/dialect.yaml', import.meta.url), 'utf8');
+    expect(text).toContain(`\`\`\`yaml\n${example}\`\`\``);
+    const { parseDialectFile, resolveDialect } = await import('../../src/api/dialect.js');
+    const dialect = resolveDialect(await parseDialectFile(example, 'examples/dialect.yaml'));
+    expect(dialect.params.cards.limit).toBe('pageSize');
+    expect(dialect.maxPageSize).toBe(50);
+  });
+});

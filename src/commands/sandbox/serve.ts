@@ -63,7 +63,7 @@ With --json the first line on stdout is one JSON object:
 With --profile NAME the credentials are stored as that profile, so the next cardctl command just works.
 With --dialect FILE (JSON or YAML) the sandbox speaks another deployment dialect: the list query
 parameters go by the file's names (others are ignored), lists page and errors are shaped as it
-says, and a page size above its maxPageSize is a 400.
+says, and a page size above its maxPageSize is a 400 (\`cardctl help deployment\`).
 The request log (method, path, status, time; never secrets or bodies) goes to stderr.`,
   flags: FLAGS,
   examples: [
