@@ -119,7 +119,7 @@ Examples:
 ${PROGRAM_EXAMPLES.map((e) => `  $ ${e}`).join('\n')}
 
 Learn more: cardctl <command> --help, cardctl help <topic>
-  (exit-codes, environment, files, output, pin-encryption, scenarios, bulk)`);
+  (exit-codes, environment, files, output, pin-encryption, scenarios, bulk, deployment)`);
 
   addFlags(program, GLOBAL_FLAGS);
   if (input) program.configureOutput(outputConfiguration(input.io));

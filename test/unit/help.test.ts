@@ -66,6 +66,8 @@ describe('help topics', () => {
   it('`cardctl --help` names every topic', async () => {
     const result = await run(['--help']);
     for (const topic of HELP_TOPICS) expect(result.stdout).toContain(topic.name);
+    // The list under "Learn more" is every topic, in order.
+    expect(result.stdout).toContain(`(${HELP_TOPICS.map((t) => t.name).join(', ')})`);
   });
 
   it('`cardctl help cards` is still commander help for the command', async () => {
