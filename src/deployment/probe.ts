@@ -90,9 +90,13 @@ class ListProbe {
   async run(): Promise<Check[]> {
     const first = await this.target.get(this.path, {});
     const records = first.status < 400 ? recordsOf(first.body) : undefined;
+    if (first.status === 401 || first.status === 403) {
+      // The token check says why; a token without this list's scope is not a dialect problem.
+      return [{ name: this.list, ok: false, skipped: true, detail: `cannot tell: GET ${this.path} answered ${first.status}` }];
+    }
     if (!records) {
-      const why = first.status >= 400 ? `answered ${first.status}` : 'did not answer with a list in data';
-      return [{ name: this.list, ok: false, skipped: true, detail: `cannot tell: GET ${this.path} ${why}` }];
+      const why = first.status >= 400 ? `answered ${first.status}` : 'answered without a list in data';
+      return [{ name: this.list, ok: false, detail: `GET ${this.path} ${why}`, fix: 'check the base URL: the dialect can rename parameters and paths, not the envelope ({statusCode, message, data})' }];
     }
     if (records.length < 2) {
       const checks: Check[] = [{ name: this.list, ok: false, skipped: true, detail: `cannot tell: the list has ${records.length} record${records.length === 1 ? '' : 's'}, the checks of its parameters need 2 or more` }];
@@ -104,7 +108,7 @@ class ListProbe {
     const limit = await this.pageSize(checks);
     const page = limit ? await this.pageNumber(checks, limit) : this.skip(checks, 'page', 'page', 'needs a working page size parameter');
     const total = limit && page ? await this.paging(checks, limit, page) : this.skip(checks, 'paging', 'paging.style', 'needs working page and page size parameters');
-    if (limit) await this.maxPageSize(checks, limit, typeof total === 'number' ? total : undefined);
+    if (limit) await this.maxPageSize(checks, limit, total);
     else this.skip(checks, 'max page size', 'maxPageSize', 'needs a working page size parameter');
     for (const filter of FILTERS[this.list]) await this.filter(checks, filter, records);
     return checks;
@@ -123,11 +127,11 @@ class ListProbe {
   private async pageSize(checks: Check[]): Promise<string | undefined> {
     const works = async (name: string) => (await this.records({ [name]: 1 }))?.length === 1;
     const configured = this.names.limit!;
-    if (await works(configured)) {
+    const got = (await this.records({ [configured]: 1 }))?.length;
+    if (got === 1) {
       checks.push({ name: `${this.list} page size`, ok: true, detail: `${configured}=1 gives 1 record` });
       return configured;
     }
-    const got = (await this.records({ [configured]: 1 }))?.length;
     const found = await firstWorking(PAGING_NAMES.limit, configured, works);
     checks.push(failed(`${this.list} page size`, this.settingKey('limit'), `"${configured}" is not understood: ${configured}=1 gave ${got === undefined ? 'an error' : `${got} records`}`, found, PAGING_NAMES.limit));
     return found;
@@ -163,7 +167,8 @@ class ListProbe {
     const size = this.dialect.maxPageSize;
     if (style === 'short-page') {
       const first = await this.records({ [limit]: size, [page]: 1 });
-      if (!first || first.length >= size) {
+      if (!first) return this.skip(checks, 'paging', 'paging.style', `${limit}=${size} was refused (see max page size)`);
+      if (first.length >= size) {
         checks.push({ name, ok: true, detail: `short-page: --all stops at the first page shorter than ${size} (not verified: the list fills a page)` });
         return undefined;
       }

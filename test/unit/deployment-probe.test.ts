@@ -138,6 +138,20 @@ describe('doctor --deployment decisions', () => {
     expect(failedOf(checks)).toEqual([]);
   });
 
+  it('a list outside the envelope fails; one the token may not read is skipped', async () => {
+    const fake = deployment({ dialect: DEFAULT_DIALECT as Dialect, over: 'refuse', records: records() });
+    const target: ProbeTarget = {
+      get: (path, query) => (path === LIST_PATHS.cards ? Promise.resolve({ status: 200, body: { items: [] } })
+        : path === LIST_PATHS.oauth ? Promise.resolve({ status: 403, body: { statusCode: 403, message: 'forbidden', error: 'FORBIDDEN' } })
+          : fake.get(path, query)),
+    };
+    const checks = await probeDeployment(target, DEFAULT_DIALECT);
+    expect(checks.find((c) => c.name === 'cards')).toMatchObject({ ok: false, detail: 'GET /institutions/cards answered without a list in data' });
+    expect(checks.find((c) => c.name === 'cards')!.skipped).toBeUndefined();
+    expect(checks.find((c) => c.name === 'oauth')).toMatchObject({ skipped: true, detail: 'cannot tell: GET /institutions/oauth/applications answered 403' });
+    expect(checks.find((c) => c.name === 'transactions page size')).toMatchObject({ ok: true });
+  });
+
   it.each([
     ['refuse', 2, { ok: true, detail: 'limit=3 is refused (400), 2 is served' }],
     ['clamp', 2, { ok: true, detail: 'limit=3 is clamped to 2 records' }],
