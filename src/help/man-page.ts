@@ -127,8 +127,13 @@ function prose(text: string): string[] {
     } else if (line.startsWith('|')) {
       const rows: string[][] = [];
       for (; i < source.length && source[i]!.startsWith('|'); i++) rows.push(cells(source[i]!));
-      // The header and the |---| line: the tags speak for themselves.
-      for (const [tag, ...rest] of rows.slice(2)) out.push('.TP', inline(tag!), inline(rest.join(' \u2014 ')));
+      // Each row a tagged paragraph: the first cell the tag; a middle cell (a table of three or
+      // more columns) is named by its header, the last one is the text.
+      const header = rows[0]!;
+      for (const [tag, ...rest] of rows.slice(2)) {
+        const named = rest.map((cell, n) => (n < rest.length - 1 ? `${header[n + 1]}: ${cell}` : cell));
+        out.push('.TP', inline(tag!), inline(named.join(' \u2014 ')));
+      }
     } else if (/^\d+\. /.test(line)) {
       for (; i < source.length && /^\d+\. /.test(source[i]!);) {
         const [, number, first] = /^(\d+\.) (.*)$/.exec(source[i++]!)!;
