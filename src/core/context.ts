@@ -3,7 +3,7 @@
 // with buffers (test/helpers/context.ts).
 import type { Dispatcher } from 'undici';
 import type { ApiClient, Connection, HttpLogger } from '../api/client.js';
-import { resolveDialect, type Dialect } from '../api/dialect.js';
+import { DEFAULT_DIALECT, resolveDialect, type Dialect } from '../api/dialect.js';
 import type { TokenProvider } from '../api/token-source.js';
 import { ConfigStore, DEFAULT_PROFILE, type OutputFormat } from '../config/store.js';
 import { escapeControls } from '../output/format.js';
@@ -147,7 +147,8 @@ export function createContext(init: ContextInit): Context {
     settings: resolveSettings,
     dialect() {
       const s = resolveSettings();
-      dialect ??= resolveDialect(s.profile.dialect, `profile "${s.profileName}" dialect`);
+      // A profile without dialect settings (nearly all) speaks the default as it is: no copy, no checks.
+      dialect ??= s.profile.dialect ? resolveDialect(s.profile.dialect, `profile "${s.profileName}" dialect`) : DEFAULT_DIALECT;
       return dialect;
     },
     connection() {

@@ -260,6 +260,18 @@ describe('a deployment with its own parameter names and short pages', () => {
   });
 });
 
+it('sandbox serve --dialect refuses a bad file with one line naming the setting (exit 2)', async () => {
+  const file = join(plain.path, 'bad.yaml');
+  writeFileSync(file, 'paging:\n  style: cursor\n');
+  const bad = await cardctl(['sandbox', 'serve', '--port', '0', '--memory', '--dialect', file], { configDir: plain.path });
+  expect(bad.exitCode).toBe(2);
+  expect(bad.stderr).toMatch(/^error: invalid .*bad\.yaml: paging\.style "cursor": expected one of metadata, short-page$/m);
+  writeFileSync(file, 'maxPageSize: 500\n');
+  const big = await cardctl(['sandbox', 'serve', '--port', '0', '--memory', '--dialect', file], { configDir: plain.path });
+  expect(big.exitCode).toBe(2);
+  expect(big.stderr).toMatch(/maxPageSize 500 is above the 100 records a sandbox page holds at most/);
+});
+
 describe('a deployment with paging metadata and error members at other paths, set key by key', () => {
   let sandbox: RunningSandbox;
   const dir = tempDir('cardctl-dialect-meta-');
