@@ -211,7 +211,15 @@ export async function deploymentChecks(ctx: Context, setup: readonly Check[]): P
     return [{ name: 'deployment', ok: false, skipped: true, detail: 'cannot probe: needs a base URL that answers and a token it accepts' }];
   }
   const client = await ctx.client();
-  const { probeDeployment } = await import('../deployment/probe.js');
+  const [{ probeDeployment }, { DEFAULT_DIALECT, dialectEntries }] = await Promise.all([import('../deployment/probe.js'), import('../api/dialect.js')]);
+  const dialect = ctx.dialect();
+  const defaults = new Map(dialectEntries(DEFAULT_DIALECT));
+  const changed = dialectEntries(dialect).filter(([key, value]) => defaults.get(key) !== value).map(([key]) => key);
+  const spoken: Check = {
+    name: 'dialect',
+    ok: true,
+    detail: changed.length === 0 ? 'the default (the sandbox\'s)' : `${changed.length} setting${changed.length === 1 ? '' : 's'} changed: ${changed.join(', ')} (cardctl profile show)`,
+  };
   const target = {
     async get(path: string, query: Record<string, string | number>) {
       const { status, text } = await client.getAsIs(path, query);
@@ -219,11 +227,11 @@ export async function deploymentChecks(ctx: Context, setup: readonly Check[]): P
     },
   };
   try {
-    return await probeDeployment(target, ctx.dialect());
+    return [spoken, ...await probeDeployment(target, dialect)];
   } catch (error) {
     const { toNetworkError } = await import('../api/client.js');
     const failure = error instanceof CliError ? error : toNetworkError(error, ctx.settings().timeoutMs);
-    return [{ name: 'deployment', ok: false, detail: `the probe stopped: ${failure.message}`, fix: failure.hint }];
+    return [spoken, { name: 'deployment', ok: false, detail: `the probe stopped: ${failure.message}`, fix: failure.hint }];
   }
 }
 

@@ -99,6 +99,7 @@ describe('doctor --deployment', () => {
       expect(result.stdout).toMatch(new RegExp(`^✓ ${name}: `, 'm'));
     }
     expect(result.stdout).not.toMatch(/^[✗-] /m);
+    expect(result.stdout).toMatch(/^✓ dialect: 19 settings changed: params\.cards\.search, params\.cards\.cardId, /m);
     const probes = dialected.log().slice(before);
     expect(probes).toMatch(/^GET \/institutions\/cards 200/m);
     expect(writesIn(probes)).toEqual([]);
@@ -144,6 +145,7 @@ describe('doctor --deployment', () => {
     const report = JSON.parse(result.stdout) as Report;
     expect(report.checks.filter((c) => !c.ok)).toEqual([]);
     expect(report.checks.map((c) => c.name)).toEqual(expect.arrayContaining(['cards paging', 'transactions max page size', 'oauth search', 'error fields']));
+    expect(report.checks.find((c) => c.name === 'dialect')).toMatchObject({ ok: true, detail: 'the default (the sandbox\'s)' });
     expect(writesIn(plain.log().slice(before))).toEqual([]);
   }, 60_000);
 
