@@ -1,4 +1,4 @@
-import { DEFAULT_DIALECT, DIALECT_KEYS, isDialectKey, readPath, withDialectValue } from '../../api/dialect.js';
+import { DEFAULT_DIALECT, DIALECT_KEYS, isDialectKey, readPath, withDialectValue, type DialectKey } from '../../api/dialect.js';
 import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
 import { SETTABLE_PROFILE_KEYS, type Profile } from '../../config/store.js';
@@ -13,11 +13,12 @@ export default defineCommand({
 removes the setting. Secrets (token, API key) are not settable here: use \`cardctl login\`.
 
 Settings:
-${KEYS.map((key) => `  ${key.padEnd(36)}${SETTABLE_PROFILE_KEYS[key]!.describe}${SETTABLE_PROFILE_KEYS[key]!.values ? ` (${SETTABLE_PROFILE_KEYS[key]!.values!.join(', ')})` : SETTABLE_PROFILE_KEYS[key]!.boolean ? ' (true, false)' : ''}`).join('\n')}
+${KEYS.map((key) => `  ${key.padEnd(24)}${SETTABLE_PROFILE_KEYS[key]!.describe}${SETTABLE_PROFILE_KEYS[key]!.values ? ` (${SETTABLE_PROFILE_KEYS[key]!.values!.join(', ')})` : SETTABLE_PROFILE_KEYS[key]!.boolean ? ' (true, false)' : ''}`).join('\n')}
 
-The deployment dialect (how the deployment names list parameters, pages lists and shapes errors;
-"" sets the default back; all at once: \`cardctl profile set-dialect FILE\`):
-${DIALECT_KEY_NAMES.map((key) => `  ${key.padEnd(36)}${DIALECT_KEYS[key]} (default ${String(readPath(DEFAULT_DIALECT, key))})`).join('\n')}`,
+The deployment dialect ("" sets one back to its default; each with its
+default: \`cardctl help deployment\`; all from a file: \`cardctl profile
+set-dialect FILE\`):
+${dialectKeyLines().join('\n')}`,
   args: [
     { syntax: '<key>', description: `setting: ${KEYS.join(', ')}, or a dialect setting such as params.cards.limit` },
     { syntax: '<value>', description: 'new value ("" removes it)' },
@@ -58,6 +59,24 @@ ${DIALECT_KEY_NAMES.map((key) => `  ${key.padEnd(36)}${DIALECT_KEYS[key]} (defau
       : `Set ${key} = ${String(value)} in profile "${profileName}"`);
   },
 });
+
+/** The dialect settings for the help, a list's parameters on one line: `params.cards.OPTION  OPTION: search, cardId, …`. */
+function dialectKeyLines(): string[] {
+  const lists = new Map<string, string[]>();
+  const lines: string[] = [];
+  for (const key of DIALECT_KEY_NAMES) {
+    const list = /^params\.[^.]+/.exec(key)?.[0];
+    if (list) {
+      if (!lists.has(list)) { lists.set(list, []); lines.push(list); }
+      lists.get(list)!.push(key.slice(list.length + 1));
+    } else {
+      lines.push(key);
+    }
+  }
+  return lines.map((line) => (lists.has(line)
+    ? `  ${`${line}.OPTION`.padEnd(28)}OPTION: ${lists.get(line)!.join(', ')}`
+    : `  ${line.padEnd(28)}${DIALECT_KEYS[line as DialectKey]}`));
+}
 
 /** Validates a `profile set` value; undefined means "remove the setting". */
 export async function parseSetting(key: string, raw: string, insecure = false): Promise<string | boolean | undefined> {
