@@ -392,7 +392,7 @@ _cardctl_arg() {
     "alias delete|0") REPLY="@aliases" ;;
     "api|0") REPLY="GET POST PUT PATCH DELETE" ;;
     "completion|0") REPLY="bash zsh fish" ;;
-    "help|0") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment output pin-encryption scenarios bulk deployment" ;;
+    "help|0") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment files output pin-encryption scenarios bulk deployment" ;;
     *) return 1 ;;
   esac
 }
@@ -456,6 +456,7 @@ _cardctl_options() {
     "oauth keygen") REPLY="$REPLY --out --subject --days --bits --force" ;;
     "users update") REPLY="$REPLY --first-name --last-name --email --phone --status --blocked --no-blocked --role --embossing-name --start-date --expiry-date --print-card --from-file" ;;
     "login") REPLY="$REPLY --token-stdin --api-key-stdin --pin-key --switch --env --client-id --private-key --token-url --no-use" ;;
+    "doctor") REPLY="$REPLY --deployment" ;;
     "history") REPLY="$REPLY --since --card --limit --wide" ;;
     "sandbox serve") REPLY="$REPLY --port --host --db --memory --webhook-url --faults --faults-seed --webhook-faults --webhook-faults-seed --faults-hold --token-ttl --quiet-log --dialect" ;;
     "api") REPLY="$REPLY --data --api-key -H --header" ;;

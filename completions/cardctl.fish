@@ -825,6 +825,7 @@ complete -c cardctl -n "__cardctl_at 'profile set-dialect' 0" -r -F
 complete -c cardctl -n "__cardctl_at 'profile remove' 0" -x -a '(__cardctl_profiles)'
 
 # cardctl doctor
+complete -c cardctl -n "__cardctl_at 'doctor'" -l deployment -d 'also check that the deployment speaks the profile\'s dialect (list parameters, paging, page size limit, error body), with reads only'
 
 # cardctl history
 complete -c cardctl -n "__cardctl_at 'history'" -l since -x -d 'only entries at or after this time (ISO date-time, or a duration like 24h, 7d)'
@@ -874,4 +875,4 @@ complete -c cardctl -n "__cardctl_at 'api' 0" -x -a 'GET POST PUT PATCH DELETE'
 complete -c cardctl -n "__cardctl_at 'completion' 0" -x -a 'bash zsh fish'
 
 # cardctl help
-complete -c cardctl -n "__cardctl_at 'help' 0" -x -a 'cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment output pin-encryption scenarios bulk deployment'
+complete -c cardctl -n "__cardctl_at 'help' 0" -x -a 'cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment files output pin-encryption scenarios bulk deployment'

@@ -7,7 +7,8 @@
 // Files are written to a temporary name and renamed into place, chunks before the entry, so a
 // cardctl process started during a rebuild never sees a half-written file. `--clean` empties
 // dist/ first (used by prepare and prepack, so a published tarball has no stale chunks).
-// Last, dist/help-cache.json: every `--help` page, rendered by the new bundle (see below).
+// Last, dist/help-cache.json: every `--help` page, rendered by the new bundle (see below), and
+// man/cardctl.1, the man page.
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -52,9 +53,15 @@ for (const file of files) {
 // The help cache (src/help/help-cache.ts): every `--help` page, rendered by the bundle just
 // built, so bin/cardctl.js can print it without loading the bundle. Written after the bundle, so a
 // cache on disk is never older than the code it describes for longer than this step.
-const { renderHelpCache } = await import(`${new URL('../dist/cli.js', import.meta.url).href}?build=${Date.now()}`);
+const { renderHelpCache, renderManPage } = await import(`${new URL('../dist/cli.js', import.meta.url).href}?build=${Date.now()}`);
 const helpCache = new URL('../dist/help-cache.json', import.meta.url);
 writeAtomically(helpCache, JSON.stringify(await renderHelpCache()));
+
+// The man page (src/help/man-page.ts), from the same help source. Committed and shipped like the
+// completions; test/unit/man-page.test.ts fails when the committed copy is not current.
+const manPage = new URL('../man/cardctl.1', import.meta.url);
+mkdirSync(new URL('.', manPage), { recursive: true });
+writeAtomically(manPage, await renderManPage());
 
 function writeAtomically(path, contents) {
   const temporary = `${path instanceof URL ? path.pathname : path}.${process.pid}.tmp`;

@@ -97,6 +97,14 @@ interface BuildInput {
   signal: AbortSignal;
 }
 
+/** The examples of `cardctl --help` (and of the man page). */
+export const PROGRAM_EXAMPLES: readonly string[] = [
+  'cardctl demo                                  # a walkthrough against an in-memory sandbox',
+  'cardctl sandbox serve --profile sandbox       # keep a local sandbox running',
+  'cardctl cards list --all -o ndjson',
+  'cardctl help exit-codes',
+];
+
 export function buildProgram(input: BuildInput | null = null): Command {
   const program = new Command('cardctl');
   program
@@ -108,13 +116,10 @@ export function buildProgram(input: BuildInput | null = null): Command {
     .exitOverride()
     .addHelpText('after', `
 Examples:
-  $ cardctl demo                                  # a walkthrough against an in-memory sandbox
-  $ cardctl sandbox serve --profile sandbox       # keep a local sandbox running
-  $ cardctl cards list --all -o ndjson
-  $ cardctl help exit-codes
+${PROGRAM_EXAMPLES.map((e) => `  $ ${e}`).join('\n')}
 
 Learn more: cardctl <command> --help, cardctl help <topic>
-  (exit-codes, environment, output, pin-encryption, scenarios, bulk)`);
+  (exit-codes, environment, files, output, pin-encryption, scenarios, bulk, deployment)`);
 
   addFlags(program, GLOBAL_FLAGS);
   if (input) program.configureOutput(outputConfiguration(input.io));
@@ -154,6 +159,12 @@ export async function renderHelpCache(): Promise<HelpCache> {
     pages[path.join(' ')] = io.stdoutText();
   }
   return { version: VERSION, width: HELP_CACHE_WIDTH, pages };
+}
+
+/** man/cardctl.1 (src/help/man-page.ts; written to man/ by scripts/build.mjs). */
+export async function renderManPage(): Promise<string> {
+  const { renderManPage: render } = await import('./help/man-page.js');
+  return render({ program: buildProgram(), tree: commandTree, examples: PROGRAM_EXAMPLES });
 }
 
 /** What a leaf does once commander has parsed its command line. */

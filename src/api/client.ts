@@ -195,6 +195,16 @@ export class ApiClient {
     return url;
   }
 
+  /**
+   * One GET answered as is: status and body text, no envelope, no error thrown for a 4xx or 5xx,
+   * no retry (a network failure is thrown as undici's error: toNetworkError explains it). For
+   * `doctor --deployment`, which reads the bodies the API's own calls would refuse.
+   */
+  async getAsIs(path: string, query?: ApiRequest['query'], signal?: AbortSignal): Promise<{ status: number; text: string }> {
+    const { status, text } = await this.send({ method: 'GET', path, query, signal });
+    return { status, text };
+  }
+
   /** Sends a request (retrying where safe); mutations are journalled, or only shown under --dry-run. */
   async request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
     if (!isMutation(req.method, req.path)) return this.exchange<T>(req);

@@ -1,18 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
+import type { Check } from '../core/check.js';
 import { defineCommand } from '../core/command.js';
 import type { Context } from '../core/context.js';
 import { AuthError, CliError, ExitCode } from '../core/errors.js';
 import { escapeControls } from '../output/format.js';
 
-export interface Check {
-  name: string;
-  ok: boolean;
-  detail: string;
-  /** What to do about a failed check. */
-  fix?: string;
-  /** Checks that cannot run because an earlier one failed are skipped, not failed. */
-  skipped?: boolean;
-}
+export type { Check };
 
 /** Largest clock difference with the server before PIN blocks and JWTs get into trouble. */
 const MAX_SKEW_SECONDS = 60;
@@ -20,12 +13,28 @@ const MAX_SKEW_SECONDS = 60;
 export default defineCommand({
   name: 'doctor',
   summary: 'check the setup and explain what is wrong',
-  description: `Checks the config and key file permissions, the profile, the base URL (reachability, TLS,
-proxy), the token (validity, time to expiry), the clock against the server, the PIN key and the
-Node version. Each line says ✓ or ✗ and, for ✗, what to do. Exit 0 when all pass, 1 otherwise.`,
-  examples: ['cardctl doctor', 'cardctl doctor -p production -o json'],
-  async run(ctx) {
+  description: `Checks the config and key file permissions, the profile, the base URL
+(reachability, TLS, proxy), the token (validity, time to expiry), the clock
+against the server, the PIN key and the Node version. Each line says ✓ or ✗
+and, for ✗, what to do. Exit 0 when all pass, 1 otherwise.
+
+--deployment also asks the deployment, with reads only (GETs of the lists and
+of a card that does not exist; never a write), whether it speaks the profile's
+dialect: for cards, transactions and OAuth applications, that the page size
+and page parameters work, that each search or filter narrows the list to a
+record it was taken from, that a page size above maxPageSize is refused or
+clamped, and that the paging metadata (or short pages) end the list where
+--all will; then that an error body has its message, code and field errors
+where the profile says. A wrong setting is named with the value that works
+when one of a few common names does. A list with fewer than 2 records cannot
+tell, and is skipped.`,
+  flags: {
+    deployment: { type: 'boolean', description: 'also check that the deployment speaks the profile\'s dialect (list parameters, paging, page size limit, error body), with reads only' },
+  },
+  examples: ['cardctl doctor', 'cardctl doctor -p production -o json', 'cardctl doctor --deployment -p production'],
+  async run(ctx, { opts }) {
     const checks = await runChecks(ctx);
+    if (opts.deployment) checks.push(...await deploymentChecks(ctx, checks));
     const out = ctx.output();
     if (out.format === 'table') {
       for (const check of checks) {
@@ -149,7 +158,8 @@ export async function runChecks(ctx: Context): Promise<Check[]> {
   if (reachable && hasCredentials) {
     try {
       const [client, { listCards }] = await Promise.all([ctx.client(), import('../api/cards.js')]);
-      await listCards(client, { limit: 1 });
+      // No list parameters: a wrong dialect setting is for --deployment to name, not a token failure.
+      await listCards(client);
       const expiry = profile.tokenExpiresAt && !ctx.env.CARDCTL_TOKEN ? Date.parse(profile.tokenExpiresAt) : NaN;
       const left = Number.isNaN(expiry) ? '' : `, expires in ${formatDuration(expiry - ctx.clock.now().getTime())}`;
       checks.push({ name: 'token', ok: true, detail: `accepted${left}` });
@@ -190,6 +200,47 @@ export async function runChecks(ctx: Context): Promise<Check[]> {
   const major = Number(process.versions.node.split('.')[0]);
   checks.push({ name: 'Node.js', ok: major >= 20, detail: `${process.version} on ${process.platform}/${process.arch}`, fix: 'install Node.js 20 or newer' });
   return checks;
+}
+
+/**
+ * `--deployment`: the probes of src/deployment/probe.ts, when the setup checks found a base URL
+ * that answers and a token it accepts.
+ */
+export async function deploymentChecks(ctx: Context, setup: readonly Check[]): Promise<Check[]> {
+  if (!setup.find((c) => c.name === 'token')?.ok) {
+    return [{ name: 'deployment', ok: false, skipped: true, detail: 'cannot probe: needs a base URL that answers and a token it accepts' }];
+  }
+  const client = await ctx.client();
+  const [{ probeDeployment }, { DEFAULT_DIALECT, dialectEntries }] = await Promise.all([import('../deployment/probe.js'), import('../api/dialect.js')]);
+  const dialect = ctx.dialect();
+  const defaults = new Map(dialectEntries(DEFAULT_DIALECT));
+  const changed = dialectEntries(dialect).filter(([key, value]) => defaults.get(key) !== value).map(([key]) => key);
+  const spoken: Check = {
+    name: 'dialect',
+    ok: true,
+    detail: changed.length === 0 ? 'the default (the sandbox\'s)' : `${changed.length} setting${changed.length === 1 ? '' : 's'} changed: ${changed.join(', ')} (cardctl profile show)`,
+  };
+  const target = {
+    async get(path: string, query: Record<string, string | number>) {
+      const { status, text } = await client.getAsIs(path, query);
+      return { status, body: parseJson(text) };
+    },
+  };
+  try {
+    return [spoken, ...await probeDeployment(target, dialect)];
+  } catch (error) {
+    const { toNetworkError } = await import('../api/client.js');
+    const failure = error instanceof CliError ? error : toNetworkError(error, ctx.settings().timeoutMs);
+    return [spoken, { name: 'deployment', ok: false, detail: `the probe stopped: ${failure.message}`, fix: failure.hint }];
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function octal(mode: number | undefined): string {

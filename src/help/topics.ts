@@ -55,6 +55,17 @@ Secrets are never read from argv: give tokens with \`CARDCTL_TOKEN\`, \`cardctl 
 or the login prompt; PINs only from a hidden prompt or \`--pin-stdin\`.
 `;
 
+const files = `Where cardctl keeps things. The paths are Linux's; on macOS the two directories are
+\`~/Library/Preferences/cardctl\` and \`~/Library/Application Support/cardctl\`, on Windows
+\`%APPDATA%\\cardctl\\Config\` and \`%LOCALAPPDATA%\\cardctl\\Data\`.
+
+| file | what it holds |
+|---|---|
+| \`~/.config/cardctl/config.json\` | profiles (base URL, credentials, PIN key, settings) and aliases; mode 0600 in a 0700 directory. \`CARDCTL_CONFIG_DIR\` or \`XDG_CONFIG_HOME\` moves it |
+| \`~/.local/share/cardctl/sandbox.db\` | the database of \`cardctl sandbox serve\` (\`--db FILE\` elsewhere, \`--memory\` none). \`CARDCTL_DATA_DIR\` or \`XDG_DATA_HOME\` moves it |
+| \`~/.local/share/cardctl/journal/journal.ndjson\` | the audit journal \`cardctl history\` reads, rotated to \`journal.1.ndjson\`, …; \`CARDCTL_JOURNAL_DIR\` moves it |
+`;
+
 const output = `Data goes to stdout; progress, warnings, errors and request logs go to stderr.
 
 | format | what it prints |
@@ -260,6 +271,7 @@ started with means the deployment ignored the page number: \`--all\` stops with 
 export const HELP_TOPICS: readonly HelpTopic[] = [
   { name: 'exit-codes', summary: 'what each exit code means', text: exitCodes },
   { name: 'environment', summary: 'environment variables cardctl reads', text: environment },
+  { name: 'files', summary: 'where profiles, the sandbox database and the audit journal are kept', text: files },
   { name: 'output', summary: 'output formats, --fields, --quiet, --jq, --template, the pager', text: output },
   { name: 'pin-encryption', summary: 'how PINs are read, checked and encrypted', text: pinEncryption },
   { name: 'scenarios', summary: 'scenario files for `simulate run`', text: scenarios },

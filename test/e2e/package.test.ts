@@ -1,5 +1,5 @@
 // The published package: `npm pack` (with its prepack clean build) gives a tarball of only
-// bin/, dist/, completions/, README.md, LICENSE and package.json, and that tarball installs
+// bin/, dist/, completions/, man/, README.md, LICENSE and package.json, and that tarball installs
 // into an empty prefix and runs. The pack happens in a staging copy so this repository's dist/
 // is never cleaned under the feet of tests running in parallel.
 import { execa } from 'execa';
@@ -19,7 +19,7 @@ let entries: string[];
 beforeAll(async () => {
   work = tempDir('cardctl-pack-');
   const stage = join(work.path, 'stage');
-  for (const item of ['package.json', 'bin', 'src', 'scripts', 'completions', 'README.md', 'LICENSE']) {
+  for (const item of ['package.json', 'bin', 'src', 'scripts', 'completions', 'man', 'README.md', 'LICENSE']) {
     cpSync(join(ROOT, item), join(stage, item), { recursive: true });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(stage, 'node_modules'), 'dir');
@@ -34,10 +34,10 @@ beforeAll(async () => {
 afterAll(() => work?.remove());
 
 describe('npm pack', () => {
-  it('holds only bin/, dist/, completions/, README.md, LICENSE and package.json', () => {
+  it('holds only bin/, dist/, completions/, man/, README.md, LICENSE and package.json', () => {
     const tops = new Set(entries.map((path) => (path.includes('/') ? `${path.split('/')[0]}/` : path)));
-    expect([...tops].sort()).toEqual(['LICENSE', 'README.md', 'bin/', 'completions/', 'dist/', 'package.json']);
-    expect(entries).toEqual(expect.arrayContaining(['bin/cardctl.js', 'dist/cli.js', 'completions/cardctl.bash', 'completions/_cardctl', 'completions/cardctl.fish']));
+    expect([...tops].sort()).toEqual(['LICENSE', 'README.md', 'bin/', 'completions/', 'dist/', 'man/', 'package.json']);
+    expect(entries).toEqual(expect.arrayContaining(['bin/cardctl.js', 'dist/cli.js', 'completions/cardctl.bash', 'completions/_cardctl', 'completions/cardctl.fish', 'man/cardctl.1']));
   });
 
   it('is built clean by prepack: a stale file in dist/ does not ship', () => {
@@ -91,6 +91,12 @@ describe('the installed tarball', () => {
       expect(result.exitCode).toBe(0);
       expect(`${result.stdout}\n`, `completions/${file} (run \`npm run completions\`)`).toBe(readFileSync(join(shipped, file!), 'utf8'));
     }
+  });
+
+  it('links the man page where `man` looks for it', async ({ skip }) => {
+    if (unreachable) skip(unreachable);
+    const linked = join(prefix, 'share', 'man', 'man1', 'cardctl.1');
+    expect(readFileSync(linked, 'utf8')).toBe(readFileSync(join(ROOT, 'man', 'cardctl.1'), 'utf8'));
   });
 
   it('runs `cardctl demo --json` with every step ok', async ({ skip }) => {

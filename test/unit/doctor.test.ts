@@ -1,7 +1,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runChecks } from '../../src/commands/doctor.js';
+import { deploymentChecks, runChecks } from '../../src/commands/doctor.js';
 import { ConfigStore } from '../../src/config/store.js';
 import { tempDir } from '../helpers/cli.js';
 import { testContext } from '../helpers/context.js';
@@ -39,5 +39,14 @@ describe.skipIf(process.platform === 'win32')('doctor checks (no network)', () =
     expect(byName(checks, 'private key file')).toMatchObject({ ok: false, detail: `${key} 0640`, fix: `chmod 600 "${key}"` });
     expect(byName(checks, 'PIN key')).toMatchObject({ ok: false, detail: expect.stringContaining('missing') });
     expect(byName(checks, 'base URL')).toMatchObject({ ok: false, skipped: true });
+  });
+
+  it('--deployment probes nothing until the base URL answers and the token is accepted', async () => {
+    const dir = await configWith({ env: 'sandbox' });
+    const ctx = testContext({ configDir: dir });
+    const setup = await runChecks(ctx);
+    expect(await deploymentChecks(ctx, setup)).toEqual([
+      { name: 'deployment', ok: false, skipped: true, detail: 'cannot probe: needs a base URL that answers and a token it accepts' },
+    ]);
   });
 });

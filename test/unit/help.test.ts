@@ -35,6 +35,20 @@ describe('help topics', () => {
     }
   });
 
+  it.runIf(process.platform === 'linux')('the files topic names the paths the code uses (Linux)', async () => {
+    const { homedir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { configDir, dataDir } = await import('../../src/config/paths.js');
+    const { Journal } = await import('../../src/audit/journal.js');
+    const { ConfigStore } = await import('../../src/config/store.js');
+    const text = HELP_TOPICS.find((t) => t.name === 'files')!.text;
+    const home = (path: string) => `\`${path.replace(homedir(), '~')}\``;
+    expect(text).toContain(home(new ConfigStore({}).file));
+    expect(text).toContain(home(join(dataDir({}), 'sandbox.db')));
+    expect(text).toContain(home(new Journal({}).file));
+    expect(configDir({})).toBe(join(homedir(), '.config', 'cardctl'));
+  });
+
   it('the scenario in the scenarios topic is a valid scenario file', async () => {
     const { loadScenario } = await import('../../src/scenario/scenario.js');
     const text = HELP_TOPICS.find((t) => t.name === 'scenarios')!.text;
@@ -52,6 +66,8 @@ describe('help topics', () => {
   it('`cardctl --help` names every topic', async () => {
     const result = await run(['--help']);
     for (const topic of HELP_TOPICS) expect(result.stdout).toContain(topic.name);
+    // The list under "Learn more" is every topic, in order.
+    expect(result.stdout).toContain(`(${HELP_TOPICS.map((t) => t.name).join(', ')})`);
   });
 
   it('`cardctl help cards` is still commander help for the command', async () => {
