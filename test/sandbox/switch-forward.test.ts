@@ -40,6 +40,10 @@ describe('forward mode', () => {
     const response = await simulate(sb, forward({ amount: 1500 }));
     expect(response.status, response.text).toBe(200);
     expect(response.body).toMatchObject({ status: 'success', data: { responseCode: '00', transactionStatus: 'pending' } });
+    // Sandbox extensions of the answer: how the exchange went, no stand-in.
+    expect(response.body.data.webhook).toEqual({ latencyMs: expect.any(Number), timedOut: false });
+    expect(response.body.data.webhook.latencyMs).toBeLessThanOrEqual(response.body.data.duration);
+    expect(response.body.data).not.toHaveProperty('standIn');
     expect(hook.received).toHaveLength(1);
     const [received] = hook.received;
     expect(received!.headers['content-type']).toMatch(/application\/json/);
@@ -72,6 +76,7 @@ describe('forward mode', () => {
   it('does not ask the webhook when the service declines', async () => {
     const response = await simulate(sb, forward({ cardId: '000000000000000000000000' }));
     expect(response.body.data.responseCode).toBe('14');
+    expect(response.body.data).not.toHaveProperty('webhook');
     expect(hook.received).toHaveLength(0);
   });
 
@@ -85,6 +90,9 @@ describe('forward mode', () => {
     const elapsed = Date.now() - started;
     expect(response.body).toMatchObject({ status: 'failed', data: { responseCode: '96', transactionStatus: 'failed' } });
     expect(response.body.message).toMatch(/timeout/);
+    expect(response.body.data.webhook).toMatchObject({ timedOut: true, failure: expect.stringMatching(/within 5 s/) });
+    expect(response.body.data.webhook.latencyMs).toBeGreaterThanOrEqual(4_900);
+    expect(response.body.data.standIn).toEqual({ decision: '96', reason: response.body.data.webhook.failure });
     expect(elapsed).toBeGreaterThanOrEqual(4_900);
     expect(elapsed).toBeLessThan(6_400);
     const tx = await stored(response.body.data.transactionId);
@@ -106,6 +114,8 @@ describe('forward mode', () => {
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ status: 'failed', data: { responseCode: '96', responseMessage: 'System malfunction', transactionStatus: 'failed' } });
     expect(response.body.data.response['39']).toBe('96');
+    expect(response.body.data.webhook).toMatchObject({ timedOut: false, failure: expect.any(String) });
+    expect(response.body.data.standIn).toEqual({ decision: '96', reason: response.body.data.webhook.failure });
   });
 
   it('fails with 96 when the webhook refuses the signature (secret mismatch)', async () => {

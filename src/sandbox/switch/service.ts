@@ -11,7 +11,7 @@
 // when it is answered, so a transaction awaiting its answer, declined, already reversed or
 // being reversed cannot be reversed (409), and two reversals never overlap.
 import { randomInt, randomUUID } from 'node:crypto';
-import type { Card, CardProgram, Institution, Lifecycle, LifecycleBody, LifecycleKind, SimulateBody, SimulateEnvelope, Transaction } from '../../api/schemas.js';
+import type { Card, CardProgram, Institution, Lifecycle, LifecycleBody, LifecycleKind, SimulateBody, SimulateEnvelope, SimulateResult, Transaction } from '../../api/schemas.js';
 import { AmountError, amountToMinor, currencyInfo, isField4, minorToMajor, toField4 } from '../../iso8583/amount.js';
 import { intentOfMti, isApproved, MTI, PROCESSING_CODES, paymentMethodOf, processingFlowOf, responseMessage, type Channel, type Intent, type PaymentMethod } from '../../iso8583/codes.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
@@ -212,9 +212,11 @@ async function run(deps: SwitchDeps, institutionId: string, plan: Plan, mode: 's
   let record = inserted.record;
 
   let failure: string | undefined;
+  let delivered: Exchange | undefined;
   if (inserted.sendToWebhook) {
     // ---- forward: ask the institution, then apply its answer ----
     const exchange = await exchangeWithWebhook(deps, plan.program?.webHookConfig, clearRequest);
+    delivered = exchange;
     if (isAdvice(plan)) {
       record = store.atomically(() => recordAdviceDelivery(store, institutionId, record.id, exchange, now()));
       if (!record.advice?.acknowledged) deps.onAdvicePending?.();
@@ -248,10 +250,14 @@ async function run(deps: SwitchDeps, institutionId: string, plan: Plan, mode: 's
       if (standIn) deps.background?.(afterStandIn(deps, institutionId, record, plan, clearRequest, exchange, standIn));
     }
   }
-  return answerOf(record, failure);
+  return answerOf(record, { exchange: delivered, failure });
 }
 
-function answerOf(record: Transaction, failure?: string): SimulateEnvelope {
+/**
+ * The simulator's answer. `exchange`: the message went to the webhook (the answer says how that
+ * went); `failure`: why a 96 was given, for the message.
+ */
+function answerOf(record: Transaction, { exchange, failure }: { exchange?: Pick<Exchange, 'outcome' | 'latencyMs'> | undefined; failure?: string | undefined } = {}): SimulateEnvelope {
   const approved = isApproved(record.responseCode);
   const meaning = responseMessage(record.responseCode);
   const message = approved
@@ -273,8 +279,14 @@ function answerOf(record: Transaction, failure?: string): SimulateEnvelope {
       request: record.originalMessage,
       response: record.response,
       duration: record.duration,
+      ...(record.standIn ? { standIn: record.standIn } : {}),
+      ...(exchange ? { webhook: webhookSummary(exchange) } : {}),
     },
   };
+}
+
+function webhookSummary({ outcome, latencyMs }: Pick<Exchange, 'outcome' | 'latencyMs'>): NonNullable<SimulateResult['webhook']> {
+  return outcome.ok ? { latencyMs, timedOut: false } : { latencyMs, timedOut: outcome.timedOut === true, failure: outcome.reason };
 }
 
 function planDebit(store: SwitchStore, institutionId: string, body: SimulateBody, receivedAt: Date): Plan {
@@ -759,6 +771,8 @@ function repeatEntry(at: Date, mti: string, agreed: boolean, responseCode = '') 
 export interface Exchange {
   outcome: WebhookOutcome;
   sentAt: Date;
+  /** From the network sending the message (an injected delay included) to the outcome, ms. */
+  latencyMs: number;
   /** The faults injected, as recorded on the transaction. */
   faults: string[];
   /** With a duplicate delivery: whether the webhook answered both copies alike. */
@@ -780,9 +794,10 @@ async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHoo
   const draw = deps.webhookFaults?.draw() ?? { delayMs: 0, deadlineMs: baseDeadline, duplicate: false, reset: false, replyLost: false, garbage: false };
   const faults = describeDraw(draw);
   if (!config?.url) {
-    return { outcome: { ok: false, reason: 'the card program has no webHookConfig.url (set one, e.g. `cardctl sandbox serve --webhook-url URL`)' }, sentAt: now(), faults };
+    return { outcome: { ok: false, reason: 'the card program has no webHookConfig.url (set one, e.g. `cardctl sandbox serve --webhook-url URL`)' }, sentAt: now(), latencyMs: 0, faults };
   }
   const started = Date.now();
+  const startedPerf = performance.now();
   if (draw.delayMs > 0) await sleep(draw.delayMs);
   const sentAt = now();
   // A delay that used up the deadline: the message still reaches the webhook, too late.
@@ -792,7 +807,7 @@ async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHoo
     .catch((error: Error): WebhookOutcome => ({ ok: false, reason: `the webhook call failed: ${error.message}` }));
   const first = call();
   const second = draw.duplicate ? call() : undefined;
-  const timeout: WebhookOutcome = { ok: false, reason: `no reply from the webhook within ${draw.deadlineMs / 1000} s (timeout)` };
+  const timeout: WebhookOutcome = { ok: false, timedOut: true, reason: `no reply from the webhook within ${draw.deadlineMs / 1000} s (timeout)` };
   let outcome: WebhookOutcome;
   let late: Promise<WebhookOutcome> | undefined;
   if (remaining === 0) {
@@ -807,6 +822,7 @@ async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHoo
   } else {
     outcome = await first;
   }
+  const latencyMs = Math.round(performance.now() - startedPerf);
   let duplicateAgreed: boolean | undefined;
   if (second) {
     const other = await second;
@@ -817,7 +833,7 @@ async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHoo
     else if (draw.replyLost) { late = Promise.resolve(outcome); outcome = { ok: false, reason: "the webhook's reply was lost on the way to the network (injected fault)" }; }
     else if (draw.garbage) outcome = { ok: false, reason: 'the webhook reply is not JSON (injected garbage)' };
   }
-  return { outcome, sentAt, faults, ...(duplicateAgreed !== undefined ? { duplicateAgreed } : {}), ...(late ? { late } : {}) };
+  return { outcome, sentAt, latencyMs, faults, ...(duplicateAgreed !== undefined ? { duplicateAgreed } : {}), ...(late ? { late } : {}) };
 }
 
 /**
@@ -951,6 +967,7 @@ export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id
   const mti = repeatMti(stored.record.mti);
   let responseCode = stored.record.responseCode;
   let faults: string[] = [];
+  let sent: Exchange | undefined;
   if (mode === 'forward') {
     const { card, program } = cardAndProgramOf(deps.store, institutionId, stored.record);
     const message: SwitchMessage = { ...stored.record.originalMessage, '0': mti, ...(card ? { '2': card.pan } : {}) };
@@ -958,11 +975,12 @@ export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id
     const exchange = await exchangeWithWebhook({ ...deps, background: undefined }, program?.webHookConfig, message);
     responseCode = exchange.outcome.ok ? exchange.outcome.reply['39'] ?? '' : '';
     faults = exchange.faults;
+    sent = exchange;
   }
   const record = deps.store.atomically(() => rewrite(deps.store, institutionId, id, now(), (current) => {
     current.repeats = [...(current.repeats ?? []), { ...repeatEntry(now(), mti, responseCode === current.responseCode, responseCode), ...(faults.length > 0 ? { webhookFaults: faults } : {}) }];
   }))!;
-  return answerOf(record);
+  return answerOf(record, { exchange: sent });
 }
 
 /** Releases an approved authorization's hold (reason expiry): `reversed`. 409 when it holds nothing. */
