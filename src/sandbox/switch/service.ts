@@ -32,8 +32,10 @@ export interface SwitchStore {
   cardById(institutionId: string, cardId: string): { card: Card; pan: string } | undefined;
   cardByPan(pan: string): { card: Card; pan: string } | undefined;
   program(institutionId: string, programId: string): CardProgram | undefined;
-  /** Runs `work` in one write transaction (BEGIN IMMEDIATE … COMMIT). */
-  atomically<T>(work: () => T): T;
+  /** Runs `work` in one write transaction (BEGIN IMMEDIATE … COMMIT); `durable: false`, see TransactionOptions. */
+  atomically<T>(work: () => T, options?: { durable?: boolean }): T;
+  /** Makes every commit so far durable. */
+  sync(): void;
   /** The institution's next STAN of that day, 1-based (wraps after 999999 in the caller). */
   nextStan(institutionId: string, day: string): number;
   /** Approved and in-flight debits of the card on that channel and day. */
@@ -103,17 +105,17 @@ interface Plan {
 
 export async function simulate(deps: SwitchDeps, institutionId: string, body: SimulateBody): Promise<SimulateEnvelope> {
   const receivedAt = (deps.now ?? (() => new Date()))();
-  institutionOf(deps.store, institutionId);
+  const institution = institutionOf(deps.store, institutionId);
   const plan = body.intent === 'reversal' ? planReversal(deps.store, institutionId, body, receivedAt) : planDebit(deps.store, institutionId, body, receivedAt);
-  return run(deps, institutionId, plan, body.responseMode ?? 'stub', body.overrides);
+  return run(deps, institution, plan, body.responseMode ?? 'stub', body.overrides);
 }
 
 /** A lifecycle message (sandbox extension, POST /sandbox/switch/messages): see LifecycleBody. */
 export async function simulateLifecycle(deps: SwitchDeps, institutionId: string, body: LifecycleBody): Promise<SimulateEnvelope> {
   const receivedAt = (deps.now ?? (() => new Date()))();
-  institutionOf(deps.store, institutionId);
+  const institution = institutionOf(deps.store, institutionId);
   const plan = planLinked(deps.store, institutionId, body, receivedAt);
-  return run(deps, institutionId, plan, body.responseMode ?? 'stub', body.overrides);
+  return run(deps, institution, plan, body.responseMode ?? 'stub', body.overrides);
 }
 
 function institutionOf(store: SwitchStore, institutionId: string): Institution {
@@ -136,18 +138,22 @@ function isAdvice(plan: Plan): boolean {
   return plan.kind === 'completion' || plan.kind === 'advice';
 }
 
-async function run(deps: SwitchDeps, institutionId: string, plan: Plan, mode: 'stub' | 'forward', overrides: SwitchMessage | undefined): Promise<SimulateEnvelope> {
+async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode: 'stub' | 'forward', overrides: SwitchMessage | undefined): Promise<SimulateEnvelope> {
   const now = deps.now ?? (() => new Date());
   const receivedAt = now();
   const started = performance.now();
   const { store } = deps;
-  const institution = institutionOf(store, institutionId);
+  const institutionId = institution.id;
 
   // An answer that will never come (the original's own, or that of a reversal of it) is settled
   // first, in its own transaction: it stands whatever becomes of this message.
   if (plan.original) store.atomically(() => settleAbandonedAround(store, institutionId, plan.original!.id, now()));
 
   // ---- synchronous: checks, reservation, insert ----
+  // In forward mode this commit is not the last before the answer (the webhook's answer is
+  // applied by a second, durable one), so it does not wait for the disk: one fsync a message
+  // instead of two on a file database (BENCHMARKS.md, Simulation).
+  const forward = mode === 'forward';
   const inserted = store.atomically(() => {
     const day = dayOf(plan.date);
     const stanNumber = ((store.nextStan(institutionId, day) - 1) % 999_999) + 1;
@@ -189,6 +195,8 @@ async function run(deps: SwitchDeps, institutionId: string, plan: Plan, mode: 's
     const record = buildRecord({ plan, institution, request, amountMinor, receivedAt, mode });
     const originalId = plan.original?.id;
     store.insert(record, { channel: plan.channel, day, amountMinor: Number(amountMinor), state: 'awaiting', ...(originalId ? { originalId } : {}) });
+    // The row as inserted: its answer is applied to it without reading it back.
+    const row: StoredTransaction = { record, state: 'awaiting', amountMinor: Number(amountMinor), reversedMinor: 0, capturedMinor: 0, refundedMinor: 0, ...(originalId ? { originalId } : {}) };
     // An advice carries the network's decision, recorded now in either mode; in forward mode it
     // then goes to the webhook, which only acknowledges it. A request is decided here by a
     // failed check or the stub, else by the webhook.
@@ -204,10 +212,12 @@ async function run(deps: SwitchDeps, institutionId: string, plan: Plan, mode: 's
       const why = advice ? (sendToWebhook ? 'the network decided; the advice goes to the webhook' : 'not sent: advice acknowledged by the sandbox stub')
         : code !== undefined ? `not sent: declined by the service (${code})` : 'not sent: approved by the sandbox stub';
       settle(record, buildResponse(request, code ?? '00', approvalCode()), at, at, started, why);
-      return { record: applyAnswer(store, institutionId, record, plan, amountMinor, amountMinor, now()), request, sendToWebhook, amountMinor, day };
+      return { record: applyAnswer(store, institutionId, row, plan, amountMinor, amountMinor, now()), row, request, sendToWebhook, amountMinor, day };
     }
-    return { record, request, sendToWebhook, amountMinor, day };
-  });
+    return { record, row, request, sendToWebhook, amountMinor, day };
+  }, { durable: !forward });
+  // Declined by the service in forward mode: answered now, so made durable now.
+  if (forward && !inserted.sendToWebhook) store.sync();
   const { request: clearRequest, amountMinor } = inserted;
   let record = inserted.record;
 
@@ -245,7 +255,7 @@ async function run(deps: SwitchDeps, institutionId: string, plan: Plan, mode: 's
         }
         settle(sent, response, repliedAt, now(), started, outcome.ok ? `institution to service: replied ${response['39']}`
           : `institution to service: ${outcome.reason}${standIn ? `; the network stood in (${standIn.decision})` : ''}`);
-        return applyAnswer(store, institutionId, sent, plan, amountMinor, approvedMinor, now());
+        return applyAnswer(store, institutionId, inserted.row, plan, amountMinor, approvedMinor, now());
       });
       if (standIn) deps.background?.(afterStandIn(deps, institutionId, record, plan, clearRequest, exchange, standIn));
     }
@@ -406,18 +416,20 @@ type AmountChange = Pick<StateChange, 'reversedMinor' | 'amountMinor' | 'capture
 /**
  * Applies `event` to a stored transaction through the table: refused (nothing written) where
  * the table says so or when the row moved on since it was read; else `change` edits the record
- * and the row moves to the next state.
+ * and the row moves to the next state. `target` is the transaction's id, or the row as the
+ * caller just wrote it, which is then not read back (the write is conditional all the same).
  */
 export function applyEvent(
   store: SwitchStore,
   institutionId: string,
-  id: string,
+  target: string | StoredTransaction,
   event: TransactionEvent,
   at: Date,
   change: (record: Transaction, stored: StoredTransaction, to: TransactionState) => { record: Transaction } & AmountChange,
   check?: (stored: StoredTransaction) => void,
 ): { ok: true; to: TransactionState } | { ok: false; reason: string } {
-  const stored = store.get(institutionId, id);
+  const id = typeof target === 'string' ? target : target.record.id;
+  const stored = typeof target === 'string' ? store.get(institutionId, id) : target;
   if (!stored) return { ok: false, reason: `transaction ${id} not found` };
   const to = nextState(stored.state, event);
   if (isRefusal(to)) return { ok: false, reason: `transaction ${id} ${to.refused(stored.record)}` };
@@ -511,9 +523,10 @@ export function recoverAbandoned(store: SwitchStore, at: Date): number {
  * increment raises its hold; a declined refund gives its reservation back. An answer for a
  * transaction no longer awaiting one changes nothing. Returns the transaction as stored.
  */
-function applyAnswer(store: SwitchStore, institutionId: string, record: Transaction, plan: Plan, amountMinor: bigint, approvedMinor: bigint, at: Date): Transaction {
+function applyAnswer(store: SwitchStore, institutionId: string, inserted: StoredTransaction, plan: Plan, amountMinor: bigint, approvedMinor: bigint, at: Date): Transaction {
+  const { record } = inserted;
   const approved = isApproved(record.responseCode);
-  const answered = applyEvent(store, institutionId, record.id, approved ? 'answer-approves' : 'answer-declines', at,
+  const answered = applyEvent(store, institutionId, inserted, approved ? 'answer-approves' : 'answer-declines', at,
     () => ({ record, ...(approvedMinor !== amountMinor ? { amountMinor: Number(approvedMinor) } : {}) }));
   if (!answered.ok) return store.get(institutionId, record.id)?.record ?? record;
   if (!plan.original) return record;
