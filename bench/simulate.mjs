@@ -25,7 +25,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Pool, request } from 'undici';
 import { autocannonRate } from './lib/limit.mjs';
-import { BIN, makeWorkDir, startProcess, startSandbox } from './lib/processes.mjs';
+import { BIN, cpuMs, makeWorkDir, startProcess, startSandbox } from './lib/processes.mjs';
 import { reportRatio } from './lib/results.mjs';
 
 const args = process.argv.slice(2);
@@ -39,7 +39,9 @@ const ROUNDS = Number(option('rounds', 3));
 
 const dir = makeWorkDir('sim');
 const env = { CARDCTL_CONFIG_DIR: dir, CARDCTL_DATA_DIR: dir, CI: '1' };
-const listener = JSON.parse(await startProcess(process.execPath, [BIN, 'webhook', 'listen', '--port', '0', '--json', '--respond', '00'], { env, stderr: 'ignore' }));
+/** Process ids, for the CPU each spends per message (forward mode against the echo limit). */
+const pids = { bench: process.pid };
+const listener = JSON.parse(await startProcess(process.execPath, [BIN, 'webhook', 'listen', '--port', '0', '--json', '--respond', '00'], { env, stderr: 'ignore', onChild: (child) => { pids.listener = child.pid; } }));
 
 // Baseline for forward mode: a bare node:http webhook (parse, echo with 39 = 00, nothing else),
 // so the figures show what `webhook listen` itself costs.
@@ -56,7 +58,7 @@ const RAW_WEBHOOK = `
   server.listen(0, '127.0.0.1', () => console.log('http://127.0.0.1:' + server.address().port));
 `;
 const rawWebhookUrl = await startProcess(process.execPath, ['--input-type=module', '-e', RAW_WEBHOOK]);
-const sandbox = await startSandbox(env, { args: ['--webhook-url', listener.url], stderr: 'ignore' });
+const sandbox = await startSandbox(env, { args: ['--webhook-url', listener.url], stderr: 'ignore', onChild: (child) => { pids.sandbox = child.pid; } });
 const auth = { authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json' };
 
 async function api(method, path, body) {
@@ -160,18 +162,30 @@ for (const clients of CONCURRENCY) {
 // two libsql writes, HTTP out to the same listener). Interleaved, ROUNDS times; medians.
 const LOAD_CLIENTS = Math.max(...CONCURRENCY.filter((n) => n <= 8), 1);
 const sample = (await api('POST', '/institutions/switch/simulate', { intent: 'authorization', processingFlow: 'purchase', amount: 12.5, cardId: cards.listen[0], responseMode: 'forward' })).data.request;
-const forwarderUrl = await startProcess(process.execPath, [fileURLToPath(new URL('./lib/forwarder.mjs', import.meta.url)), listener.url]);
+const forwarderUrl = await startProcess(process.execPath, [fileURLToPath(new URL('./lib/forwarder.mjs', import.meta.url)), listener.url], { onChild: (child) => { pids.forwarder = child.pid; } });
 const jsonHeaders = { 'content-type': 'application/json' };
-const limitOf = (label, url, headers, body) => autocannonRate(label, { url, method: 'POST', headers, body, connections: LOAD_CLIENTS, duration: DURATION });
+/** The 2xx answers a second of POSTing `body` to `url`, and the CPU each process spent per answer (µs). */
+async function limitOf(label, url, headers, body) {
+  const cpuBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid)]));
+  const rate = await autocannonRate(label, { url, method: 'POST', headers, body, connections: LOAD_CLIENTS, duration: DURATION });
+  const answers = rate * DURATION;
+  const cpuPerMessage = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, Math.round(((cpuMs(pid) - cpuBefore[name]) * 1000) / answers)]));
+  return { rate, cpuPerMessage };
+}
 const forwardBody = JSON.stringify({ intent: 'authorization', processingFlow: 'purchase', amount: 12.5, cardId: cards.listen[0], responseMode: 'forward' });
 const load = () => loadavg()[0].toFixed(1);
+// Warm-up of the three paths (JIT, keep-alive pools), not counted.
+for (const [url, headers, body] of [[listener.url, jsonHeaders, JSON.stringify(sample)], [`${sandbox.baseUrl}/institutions/switch/simulate`, auth, forwardBody], [forwarderUrl, jsonHeaders, JSON.stringify(sample)]]) {
+  await autocannonRate('warm-up', { url, method: 'POST', headers, body, connections: LOAD_CLIENTS, duration: 1 });
+}
 const rounds = [];
 for (let round = 1; round <= ROUNDS; round++) {
   const loadBefore = load();
-  const echoRate = await limitOf('webhook listen echo', listener.url, jsonHeaders, JSON.stringify(sample));
-  const forwardRate = await limitOf('sandbox forward', `${sandbox.baseUrl}/institutions/switch/simulate`, auth, forwardBody);
-  const floorRate = await limitOf('minimal forwarder', forwarderUrl, jsonHeaders, JSON.stringify(sample));
-  rounds.push({ round, echoRate, forwardRate, floorRate, load: `${loadBefore} → ${load()}` });
+  const echoRun = await limitOf('webhook listen echo', listener.url, jsonHeaders, JSON.stringify(sample));
+  const forwardRun = await limitOf('sandbox forward', `${sandbox.baseUrl}/institutions/switch/simulate`, auth, forwardBody);
+  const floorRun = await limitOf('minimal forwarder', forwarderUrl, jsonHeaders, JSON.stringify(sample));
+  const [echoRate, forwardRate, floorRate] = [echoRun.rate, forwardRun.rate, floorRun.rate];
+  rounds.push({ round, echoRate, forwardRate, floorRate, load: `${loadBefore} → ${load()}`, cpu: { echo: echoRun.cpuPerMessage, forward: forwardRun.cpuPerMessage, floor: floorRun.cpuPerMessage } });
   console.log(`round ${round} (load ${rounds.at(-1).load}): echo ${Math.round(echoRate)}/s, sandbox forward ${Math.round(forwardRate)}/s (${(forwardRate / echoRate).toFixed(2)}×), minimal forwarder ${Math.round(floorRate)}/s (${(floorRate / echoRate).toFixed(2)}×)`);
 }
 // Every forwarded simulation of the rounds must have been answered by the webhook, not failed.
@@ -186,6 +200,16 @@ console.log(`\n| round | load average | webhook listen echo | sandbox forward | 
 console.log('|---|---|---|---|---|---|---|');
 for (const r of rounds) {
   console.log(`| ${r.round} | ${r.load} | ${Math.round(r.echoRate)}/s | ${Math.round(r.forwardRate)}/s | ${(r.forwardRate / r.echoRate).toFixed(2)} | ${Math.round(r.floorRate)}/s | ${(r.floorRate / r.echoRate).toFixed(2)} |`);
+}
+// Where the CPU goes (µs a message; the bench process is autocannon's): the same machine gives
+// each path what it costs, whatever the load.
+console.log('\n| CPU µs a message (round) | sandbox | minimal forwarder | webhook listen | autocannon |');
+console.log('|---|---|---|---|---|');
+for (const r of rounds) {
+  for (const [path, cpu] of Object.entries(r.cpu)) {
+    const cell = (name) => ((path === 'forward' && name === 'forwarder') || (path === 'floor' && name === 'sandbox') || (path === 'echo' && (name === 'sandbox' || name === 'forwarder')) ? '—' : cpu[name]);
+    console.log(`| ${path} (${r.round}) | ${cell('sandbox')} | ${cell('forwarder')} | ${cell('listener')} | ${cell('bench')} |`);
+  }
 }
 reportRatio({
   bench: 'simulate', name: `forward mode, ${LOAD_CLIENTS} autocannon connections`, value: Math.round(forwardLimit), unit: 'sims/s',
