@@ -223,7 +223,8 @@ export function openDatabase(options: OpenOptions): Db {
   const db = native as unknown as Db;
   db.prepare = (sql: string) => new RecoveringStatement(prepareNative, sql);
   // WAL lets readers run beside the writer; FULL fsyncs the WAL on every commit, so a
-  // response is only sent for a write that survives kill -9 (and power loss).
+  // response is only sent for a write that survives kill -9 (and power loss). A commit that
+  // another durable one always follows before the answer may opt out (TransactionOptions).
   db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = FULL');
   db.exec('PRAGMA foreign_keys = ON');
