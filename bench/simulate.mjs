@@ -13,13 +13,19 @@
 // the webhook round trip and the update). One card per client. The sandbox, the listener and this
 // script are three processes.
 //
-// Then `cardctl simulate load` in forward mode: its closed-loop throughput against plain undici
-// clients doing the same (aim ≥ 0.8) and against `webhook listen`'s own echo limit (clients
-// POSTing straight to it), and whether `--rate R` holds R within ±2% for a rate the sandbox
+// Then forward mode's own limit against `webhook listen`'s echo limit, both measured with
+// autocannon (8 connections), interleaved round by round (--rounds, default 3), with a third
+// peer: the minimal fastify + libsql forwarder of bench/lib/forwarder.mjs, the floor of any
+// forwarder on this machine (aim: the sandbox ≥ 0.8 of the echo limit). Then `cardctl
+// simulate load` in forward mode: its closed-loop throughput against plain undici clients doing
+// the same (aim ≥ 0.8), and whether `--rate R` holds R within ±2% for a rate the sandbox
 // sustains (exit 1 when not).
 import { constants, publicEncrypt, randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { Pool, request } from 'undici';
-import { BIN, makeWorkDir, startProcess, startSandbox } from './lib/processes.mjs';
+import { autocannonRate } from './lib/limit.mjs';
+import { BIN, cpuMs, makeWorkDir, startProcess, startSandbox } from './lib/processes.mjs';
 import { reportRatio } from './lib/results.mjs';
 
 const args = process.argv.slice(2);
@@ -29,10 +35,13 @@ const option = (name, fallback) => {
 };
 const DURATION = Number(option('duration', 5));
 const CONCURRENCY = String(option('concurrency', '1,8,32')).split(',').map(Number);
+const ROUNDS = Number(option('rounds', 3));
 
 const dir = makeWorkDir('sim');
 const env = { CARDCTL_CONFIG_DIR: dir, CARDCTL_DATA_DIR: dir, CI: '1' };
-const listener = JSON.parse(await startProcess(process.execPath, [BIN, 'webhook', 'listen', '--port', '0', '--json', '--respond', '00'], { env, stderr: 'ignore' }));
+/** Process ids, for the CPU each spends per message (forward mode against the echo limit). */
+const pids = { bench: process.pid };
+const listener = JSON.parse(await startProcess(process.execPath, [BIN, 'webhook', 'listen', '--port', '0', '--json', '--respond', '00'], { env, stderr: 'ignore', onChild: (child) => { pids.listener = child.pid; } }));
 
 // Baseline for forward mode: a bare node:http webhook (parse, echo with 39 = 00, nothing else),
 // so the figures show what `webhook listen` itself costs.
@@ -49,7 +58,7 @@ const RAW_WEBHOOK = `
   server.listen(0, '127.0.0.1', () => console.log('http://127.0.0.1:' + server.address().port));
 `;
 const rawWebhookUrl = await startProcess(process.execPath, ['--input-type=module', '-e', RAW_WEBHOOK]);
-const sandbox = await startSandbox(env, { args: ['--webhook-url', listener.url], stderr: 'ignore' });
+const sandbox = await startSandbox(env, { args: ['--webhook-url', listener.url], stderr: 'ignore', onChild: (child) => { pids.sandbox = child.pid; } });
 const auth = { authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json' };
 
 async function api(method, path, body) {
@@ -146,29 +155,74 @@ for (const clients of CONCURRENCY) {
   }
 }
 
-// ---- simulate load: the CLI's load generator in forward mode ----
-// `webhook listen`'s own echo limit: N undici clients POST a 0100 straight to it (no sandbox),
-// the most any forward-mode run through it can reach.
+// ---- forward mode's limit against webhook listen's echo limit ----
+// The same 8 autocannon connections POST: a 0100 straight to `webhook listen` (its echo limit, the
+// most any forward-mode run through it can reach); a forward-mode simulate to the sandbox (one
+// card of a program without limits); the same 0100 to the minimal forwarder (the floor: HTTP in,
+// two libsql writes, HTTP out to the same listener). Interleaved, ROUNDS times; medians.
 const LOAD_CLIENTS = Math.max(...CONCURRENCY.filter((n) => n <= 8), 1);
 const sample = (await api('POST', '/institutions/switch/simulate', { intent: 'authorization', processingFlow: 'purchase', amount: 12.5, cardId: cards.listen[0], responseMode: 'forward' })).data.request;
-async function echoLimit(clients) {
-  const pool = new Pool(listener.url, { connections: clients, pipelining: 1 });
-  const body = JSON.stringify(sample);
-  let answered = 0;
-  const deadline = performance.now() + DURATION * 1000;
-  const started = performance.now();
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (performance.now() < deadline) {
-      const res = await pool.request({ method: 'POST', path: new URL(listener.url).pathname, headers: { 'content-type': 'application/json' }, body });
-      await res.body.json();
-      if (res.statusCode === 200) answered++;
-    }
-  }));
-  const perSecond = answered / ((performance.now() - started) / 1000);
-  await pool.close();
-  return perSecond;
+const forwarderUrl = await startProcess(process.execPath, [fileURLToPath(new URL('./lib/forwarder.mjs', import.meta.url)), listener.url], { onChild: (child) => { pids.forwarder = child.pid; } });
+const jsonHeaders = { 'content-type': 'application/json' };
+/** The 2xx answers a second of POSTing `body` to `url`, and the CPU each process spent per answer (µs). */
+async function limitOf(label, url, headers, body) {
+  const cpuBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid)]));
+  const rate = await autocannonRate(label, { url, method: 'POST', headers, body, connections: LOAD_CLIENTS, duration: DURATION });
+  const answers = rate * DURATION;
+  const cpuPerMessage = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, Math.round(((cpuMs(pid) - cpuBefore[name]) * 1000) / answers)]));
+  return { rate, cpuPerMessage };
 }
+const forwardBody = JSON.stringify({ intent: 'authorization', processingFlow: 'purchase', amount: 12.5, cardId: cards.listen[0], responseMode: 'forward' });
+const load = () => loadavg()[0].toFixed(1);
+// Warm-up of the three paths (JIT, keep-alive pools), not counted.
+for (const [url, headers, body] of [[listener.url, jsonHeaders, JSON.stringify(sample)], [`${sandbox.baseUrl}/institutions/switch/simulate`, auth, forwardBody], [forwarderUrl, jsonHeaders, JSON.stringify(sample)]]) {
+  await autocannonRate('warm-up', { url, method: 'POST', headers, body, connections: LOAD_CLIENTS, duration: 1 });
+}
+const rounds = [];
+for (let round = 1; round <= ROUNDS; round++) {
+  const loadBefore = load();
+  const echoRun = await limitOf('webhook listen echo', listener.url, jsonHeaders, JSON.stringify(sample));
+  const forwardRun = await limitOf('sandbox forward', `${sandbox.baseUrl}/institutions/switch/simulate`, auth, forwardBody);
+  const floorRun = await limitOf('minimal forwarder', forwarderUrl, jsonHeaders, JSON.stringify(sample));
+  const [echoRate, forwardRate, floorRate] = [echoRun.rate, forwardRun.rate, floorRun.rate];
+  rounds.push({ round, echoRate, forwardRate, floorRate, load: `${loadBefore} → ${load()}`, cpu: { echo: echoRun.cpuPerMessage, forward: forwardRun.cpuPerMessage, floor: floorRun.cpuPerMessage } });
+  console.log(`round ${round} (load ${rounds.at(-1).load}): echo ${Math.round(echoRate)}/s, sandbox forward ${Math.round(forwardRate)}/s (${(forwardRate / echoRate).toFixed(2)}×), minimal forwarder ${Math.round(floorRate)}/s (${(floorRate / echoRate).toFixed(2)}×)`);
+}
+// Every forwarded simulation of the rounds must have been answered by the webhook, not failed.
+const check = (await api('POST', '/institutions/switch/simulate', JSON.parse(forwardBody))).data;
+if (check.responseCode !== '00') throw new Error(`forward mode after the rounds answered ${check.responseCode}`);
+const median = (key) => rounds.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(rounds.length / 2)];
+const echo = median('echoRate');
+const forwardLimit = median('forwardRate');
+const floor = median('floorRate');
+const loads = rounds.map((r) => r.load).join(', ');
+console.log(`\n| round | load average | webhook listen echo | sandbox forward | ratio | minimal forwarder | ratio |`);
+console.log('|---|---|---|---|---|---|---|');
+for (const r of rounds) {
+  console.log(`| ${r.round} | ${r.load} | ${Math.round(r.echoRate)}/s | ${Math.round(r.forwardRate)}/s | ${(r.forwardRate / r.echoRate).toFixed(2)} | ${Math.round(r.floorRate)}/s | ${(r.floorRate / r.echoRate).toFixed(2)} |`);
+}
+// Where the CPU goes (µs a message; the bench process is autocannon's): the same machine gives
+// each path what it costs, whatever the load.
+console.log('\n| CPU µs a message (round) | sandbox | minimal forwarder | webhook listen | autocannon |');
+console.log('|---|---|---|---|---|');
+for (const r of rounds) {
+  for (const [path, cpu] of Object.entries(r.cpu)) {
+    const cell = (name) => ((path === 'forward' && name === 'forwarder') || (path === 'floor' && name === 'sandbox') || (path === 'echo' && (name === 'sandbox' || name === 'forwarder')) ? '—' : cpu[name]);
+    console.log(`| ${path} (${r.round}) | ${cell('sandbox')} | ${cell('forwarder')} | ${cell('listener')} | ${cell('bench')} |`);
+  }
+}
+reportRatio({
+  bench: 'simulate', name: `forward mode, ${LOAD_CLIENTS} autocannon connections`, value: Math.round(forwardLimit), unit: 'sims/s',
+  peer: "webhook listen's own echo limit (autocannon, same connections)", peerValue: Math.round(echo), ratio: forwardLimit / echo, aim: { min: 0.8 },
+  note: `medians of ${ROUNDS} interleaved rounds, load average ${loads}`,
+});
+reportRatio({
+  bench: 'simulate', name: `minimal fastify + libsql forwarder, ${LOAD_CLIENTS} autocannon connections`, value: Math.round(floor), unit: 'msgs/s',
+  peer: "webhook listen's own echo limit (autocannon, same connections)", peerValue: Math.round(echo), ratio: floor / echo,
+  note: 'the floor of any forwarder on this machine: HTTP in, two writes, HTTP out',
+});
 
+// ---- simulate load: the CLI's load generator in forward mode ----
 /** `cardctl simulate load … -o json` on the listener's cards; its report. */
 async function simulateLoad(args) {
   const { execFile } = await import('node:child_process');
@@ -182,7 +236,6 @@ async function simulateLoad(args) {
   });
 }
 
-const echo = await echoLimit(LOAD_CLIENTS);
 // The ceiling of any client: plain undici clients through the sandbox to `webhook listen`,
 // measured right before the CLI's run so both see the same machine load.
 const undiciForward = await measure('forward', LOAD_CLIENTS);
@@ -191,7 +244,6 @@ const closed = await simulateLoad(['--concurrency', String(LOAD_CLIENTS), '--dur
 const targetRate = Math.max(10, Math.floor(closed.achievedRate / 20) * 10);
 const open = await simulateLoad(['--rate', `${targetRate}/s`, '--duration', `${DURATION}s`]);
 const rateError = open.achievedRate / targetRate - 1;
-console.log(`\nwebhook listen echo limit, ${LOAD_CLIENTS} clients: ${Math.round(echo)} msgs/s`);
 console.log(`forward through the sandbox to it, ${LOAD_CLIENTS} plain undici clients: ${undiciForward.perSecond} sims/s`);
 console.log(`simulate load --concurrency ${LOAD_CLIENTS} (forward): ${Math.round(closed.achievedRate)} sims/s, webhook p99 ${closed.latencyMs.webhook?.p99} ms, ${closed.approved}/${closed.requests} approved`
   + ` = ${(closed.achievedRate / undiciForward.perSecond).toFixed(2)}× plain clients, ${(closed.achievedRate / echo).toFixed(2)}× the echo limit`);
@@ -199,11 +251,6 @@ console.log(`simulate load --rate ${targetRate}/s: ${open.achievedRate}/s sent (
 reportRatio({
   bench: 'simulate', name: `simulate load --concurrency ${LOAD_CLIENTS}, forward`, value: Math.round(closed.achievedRate), unit: 'sims/s',
   peer: 'forward to webhook listen, plain undici clients', peerValue: undiciForward.perSecond, ratio: closed.achievedRate / undiciForward.perSecond, aim: { min: 0.8 },
-});
-reportRatio({
-  bench: 'simulate', name: `simulate load --concurrency ${LOAD_CLIENTS}, forward`, value: Math.round(closed.achievedRate), unit: 'sims/s',
-  peer: "webhook listen's own echo limit (POSTed to directly)", peerValue: Math.round(echo), ratio: closed.achievedRate / echo,
-  note: 'the sandbox (checks, SQLite, signing) bounds forward mode, not the listener',
 });
 reportRatio({
   bench: 'simulate', name: `simulate load --rate ${targetRate}/s, achieved`, value: open.achievedRate, unit: 'sims/s',

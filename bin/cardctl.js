@@ -18,7 +18,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { version } = JSON.parse(readFileSync(require('node:path').join(__dirname, '..', 'package.json'), 'utf8'));
   process.stdout.write(`${version}\n`);
 } else if (!require('./help-cache.js').printCachedHelp(argv)) {
-  require('./tuning.js').loadTuned(() => import('../dist/cli.js'))
+  require('./tuning.js').loadTuned(() => import('../dist/cli.js'), argv)
     .then(({ main }) => main(argv))
     .then((code) => { process.exitCode = code; });
 }

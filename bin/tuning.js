@@ -25,22 +25,35 @@ const V8_FLAGS = [
   '--heap-growing-percent=50',
 ];
 
+// The two heap flags above keep a client's memory flat. A command that serves requests until it
+// is stopped makes garbage per request instead, and a young generation held at its first size
+// only scavenges it more often: `sandbox serve` in forward mode spent 6.4% of its CPU in GC with
+// them and 3.2% without (profiles of the same load, BENCHMARKS.md, Simulation).
+const CLIENT_HEAP_FLAGS = new Set(['--semi-space-growth-factor=1', '--heap-growing-percent=50']);
+const SERVERS = [['sandbox', 'serve'], ['webhook', 'listen']];
+
+/** The V8 flags of the command `argv` runs: all of them, but a server's without the client heap flags. */
+function flagsFor(argv) {
+  const server = SERVERS.some(([group, verb]) => argv.some((word, i) => word === group && argv[i + 1] === verb));
+  return server ? V8_FLAGS.filter((flag) => !CLIENT_HEAP_FLAGS.has(flag)) : V8_FLAGS;
+}
+
 /**
- * Loads the bundle (`load()`) with the process set up for it. The compile cache has to be on
+ * Loads the bundle (`load()`) with the process set up for the command `argv` runs. The compile cache has to be on
  * before the bundle is read. The V8 flags come after: a flag changed at run time makes Node
  * compile every built-in module it loads afterwards without their embedded code cache (that
  * cache is only valid for the flags it was made with), ~7 ms of CPU a command when the flags
  * were set before the bundle loaded, ~2 ms after it; they are in place before the first request.
  */
-async function loadTuned(load) {
+async function loadTuned(load, argv = []) {
   // Node >= 22.1 caches compiled code on disk, so later start-ups skip parsing the bundle
   // (~27 ms of every command on this machine); Node 20 has no such cache.
   if (typeof nodeModule.enableCompileCache === 'function' && !process.env.NODE_DISABLE_COMPILE_CACHE) {
     try { nodeModule.enableCompileCache(); } catch { /* cache directory not writable: run without it */ }
   }
   const bundle = await load();
-  for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
+  for (const flag of flagsFor(argv)) v8.setFlagsFromString(flag);
   return bundle;
 }
 
-module.exports = { V8_FLAGS, loadTuned };
+module.exports = { V8_FLAGS, flagsFor, loadTuned };

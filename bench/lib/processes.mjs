@@ -9,7 +9,7 @@
 // Every child started here, or handed to track(), is killed with SIGKILL when this process exits
 // (process.exit included), and every work directory is removed.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -47,10 +47,11 @@ export function stopChildren(signal = 'SIGTERM') {
 /**
  * Starts `command argv` (stdout piped, stderr inherited unless `stderr` says otherwise, `env` on top
  * of this process's environment) and resolves with its first line on stdout; later lines are
- * read and dropped. Rejects when it exits first.
+ * read and dropped. Rejects when it exits first. `onChild` gets the child process (its pid).
  */
-export function startProcess(command, argv, { env = {}, stderr = 'inherit' } = {}) {
+export function startProcess(command, argv, { env = {}, stderr = 'inherit', onChild } = {}) {
   const child = track(spawn(command, argv, { stdio: ['ignore', 'pipe', stderr], env: { ...process.env, ...env } }));
+  onChild?.(child);
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`${command} ${argv.join(' ')} exited with ${code}`)));
@@ -62,9 +63,20 @@ export function startProcess(command, argv, { env = {}, stderr = 'inherit' } = {
  * this process's environment, and resolves with the first line it prints, parsed: baseUrl, token,
  * apiKey, cardProgramId, institutionId, pinKeyFingerprint, ….
  */
-export async function startSandbox(env, { args = [], stderr = 'inherit' } = {}) {
+export async function startSandbox(env, { args = [], stderr = 'inherit', onChild } = {}) {
   // A benchmark never touches the user's cardctl directories.
   if (!env.CARDCTL_CONFIG_DIR || !env.CARDCTL_DATA_DIR) throw new Error('startSandbox: give CARDCTL_CONFIG_DIR and CARDCTL_DATA_DIR');
-  const line = await startProcess(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--memory', '--json', '--quiet-log', ...args], { env, stderr });
+  const line = await startProcess(process.execPath, [BIN, 'sandbox', 'serve', '--port', '0', '--memory', '--json', '--quiet-log', ...args], { env, stderr, onChild });
   return JSON.parse(line);
+}
+
+/** CPU time (user + system) a process has used so far, ms, from /proc (Linux); undefined elsewhere. */
+export function cpuMs(pid) {
+  try {
+    // Fields after the command name: state is the 1st, utime the 12th, stime the 13th (clock ticks, 100 a second).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }

@@ -462,13 +462,18 @@ const Hop = Type.Object({ timestamp: DateTime(), direction: Type.Union([Type.Lit
 
 const Major = (description: string) => Type.Number({ description: `major units: ${description}` });
 
+const StandInDecision = Type.Object({
+  decision: Type.String({ description: 'the response code the network gave' }),
+  reason: Type.String({ description: "why the webhook's answer could not be used" }),
+}, { description: 'sandbox: the network stood in for the webhook' });
+
 /** Sandbox extensions of a stored transaction: all optional, absent on the reference's three intents unless they apply. */
 const TransactionExtensions = {
   messageKind: Type.Optional(Type.Union(LIFECYCLE_KINDS.map((kind) => Type.Literal(kind)), { description: 'sandbox: the lifecycle message this is (absent for the three reference intents)' })),
   originalTransactionId: Type.Optional(Type.String({ description: 'sandbox: the original a linked message belongs to' })),
   requestedAmount: Type.Optional(Major('what was asked (partial approval: code 10)')),
   approvedAmount: Type.Optional(Major('what was approved (partial approval: code 10)')),
-  standIn: Type.Optional(Type.Object({ decision: Type.String({ description: 'the response code the network gave' }), reason: Type.String() }, { description: 'sandbox: the network stood in for the webhook' })),
+  standIn: Type.Optional(StandInDecision),
   advice: Type.Optional(Type.Object({
     acknowledged: Type.Boolean(), attempts: Type.Integer({ minimum: 0 }), lastResult: Type.String({ description: 'the latest delivery: the reply code, or why it failed' }),
   }, { description: 'sandbox: delivery of an advice (0120, 0220), which the webhook acknowledges and cannot decline' })),
@@ -579,6 +584,13 @@ export const SimulateResult = Type.Object({
   request: SwitchMessage,
   response: SwitchMessage,
   duration: Type.Integer(),
+  // Sandbox extensions: what callers would otherwise read out of `message`.
+  standIn: Type.Optional(StandInDecision),
+  webhook: Type.Optional(Type.Object({
+    latencyMs: Type.Integer({ minimum: 0, description: 'from sending the message to the reply taken, or to giving up on one' }),
+    timedOut: Type.Boolean({ description: 'no reply within the network\'s deadline' }),
+    failure: Type.Optional(Type.String({ description: 'why there was no usable reply (absent when there was one)' })),
+  }, { description: 'sandbox: the exchange with the webhook, in forward mode when the message was sent to it' })),
 });
 export type SimulateResult = Static<typeof SimulateResult>;
 

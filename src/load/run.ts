@@ -12,7 +12,7 @@ import { buildSimulateBody } from '../commands/simulate/request.js';
 import { checkMix, DEFAULT_MIX, intentSequence, parseMix, roundRobin, type Intent, type Mix } from './mix.js';
 import { runSchedule, type LoadBounds, type LoadShape } from './scheduler.js';
 import { missedSlos, parseMillis, parsePercent, type Slos } from './slo.js';
-import { buildReport, LoadStats, type Outcome } from './stats.js';
+import { buildReport, LoadStats, outcomeOf, type Outcome } from './stats.js';
 
 type LoadFlags = FlagValues<typeof LOAD_FLAGS>;
 
@@ -155,9 +155,7 @@ export async function runLoad(ctx: Context, opts: LoadFlags): Promise<void> {
     try {
       const { data: answer } = await simulate(client, body, { switchSegment, signal: stop.signal });
       const result = answer.data;
-      // The sandbox says "Transaction failed: 96 … — <why>" when the webhook gave no usable answer.
-      const noWebhookAnswer = answer.message.startsWith('Transaction failed');
-      outcome = { intent: body.intent, code: result.responseCode, endToEndMs: clock.now() - dueAt, switchMs: result.duration, standIn: noWebhookAnswer, timeout: noWebhookAnswer && answer.message.includes('(timeout)') };
+      outcome = outcomeOf(body.intent, result, clock.now() - dueAt);
       if (body.intent !== 'reversal' && isApproved(result.responseCode)) reversible.push(result.transactionId);
     } catch (error) {
       if (ctx.signal.aborted) return; // cut short by Ctrl-C: not an outcome
@@ -190,7 +188,7 @@ export async function runLoad(ctx: Context, opts: LoadFlags): Promise<void> {
 function startLiveLine(ctx: Context, stats: LoadStats, startedAt: number): { stop(): void } {
   const draw = () => {
     const seconds = (performance.now() - startedAt) / 1000;
-    const p99 = stats.switchTime.count ? `${Math.round(stats.switchTime.percentile(99) / 100) / 10} ms` : '-';
+    const p99 = stats.webhookTime.count ? `${Math.round(stats.webhookTime.percentile(99) / 100) / 10} ms` : '-';
     ctx.io.err(`\r\x1b[K${seconds.toFixed(0)} s  ${(stats.requests / Math.max(seconds, 0.001)).toFixed(1)}/s  approved ${stats.approved}  declined ${stats.declined}  timeouts ${stats.timeouts}  p99 ${p99}`);
   };
   const timer = setInterval(draw, 1000);

@@ -1,6 +1,7 @@
 // What `simulate load` counts while it runs, and the report it makes of it. Percentiles come
 // from Node's HDR histogram (perf_hooks.createHistogram), recorded in microseconds.
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
+import type { SimulateResult } from '../api/schemas.js';
 import { isApproved } from '../iso8583/codes.js';
 import type { LoadShape, ScheduleResult } from './scheduler.js';
 
@@ -12,12 +13,27 @@ export interface Outcome {
   code: string;
   /** From the due time (open loop) or the send (closed loop) to the answer. */
   endToEndMs: number;
-  /** The switch's own time for the message (its `duration`): in forward mode, mostly the webhook's round trip. */
+  /** The switch's own time for the message (its `duration`); absent when there was no simulator answer. */
   switchMs?: number;
-  /** The webhook gave no usable answer and the network stood in. */
+  /** The webhook's latency as the network saw it (the answer's `webhook.latencyMs`); absent when the message did not go to it. */
+  webhookMs?: number;
+  /** The network stood in for the webhook (the answer's `standIn`). */
   standIn: boolean;
-  /** ... because it did not answer within the deadline. */
+  /** The webhook did not answer within the deadline (the answer's `webhook.timedOut`). */
   timeout: boolean;
+}
+
+/** A simulator answer as an outcome: read from its fields, never from its message. */
+export function outcomeOf(intent: string, result: SimulateResult, endToEndMs: number): Outcome {
+  return {
+    intent,
+    code: result.responseCode,
+    endToEndMs,
+    switchMs: result.duration,
+    ...(result.webhook ? { webhookMs: result.webhook.latencyMs } : {}),
+    standIn: result.standIn !== undefined,
+    timeout: result.webhook?.timedOut === true,
+  };
 }
 
 const MAX_RECORDABLE_US = 3_600_000_000; // an hour
@@ -28,7 +44,7 @@ function newHistogram(): RecordableHistogram {
 
 export class LoadStats {
   readonly endToEnd = newHistogram();
-  readonly switchTime = newHistogram();
+  readonly webhookTime = newHistogram();
   readonly codes = new Map<string, number>();
   readonly intents = new Map<string, number>();
   answered = 0;
@@ -48,7 +64,7 @@ export class LoadStats {
       return;
     }
     this.answered++;
-    this.switchTime.record(toMicros(outcome.switchMs));
+    if (outcome.webhookMs !== undefined) this.webhookTime.record(toMicros(outcome.webhookMs));
     if (isApproved(outcome.code)) this.approved++;
     else this.declined++;
     if (outcome.standIn) this.standIns++;
@@ -113,7 +129,7 @@ export function buildReport(stats: LoadStats, schedule: ScheduleResult, context:
     intents,
     responseCodes,
     deadlineMs: context.deadlineMs,
-    latencyMs: { webhook: latencySummary(stats.switchTime), endToEnd: latencySummary(stats.endToEnd) },
+    latencyMs: { webhook: latencySummary(stats.webhookTime), endToEnd: latencySummary(stats.endToEnd) },
     achievedRate: round2(achievedRate(shape, schedule, stats.requests)),
     elapsedMs: Math.round(elapsedMs),
     interrupted: context.interrupted,

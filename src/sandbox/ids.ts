@@ -1,5 +1,5 @@
 // Identifiers and secrets of the sandbox.
-import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomFillSync, randomInt, timingSafeEqual } from 'node:crypto';
 
 // ObjectId-shaped (24 hex): 4 bytes of seconds, 3 bytes of time within that second, 5 random bytes.
 // The middle part is the millisecond (10 bits) and a sequence within that millisecond (14 bits), so
@@ -9,6 +9,20 @@ import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto
 const SEQUENCE_BITS = 14;
 let lastMillisecond = -1;
 let sequence = 0;
+// The random part of ids comes from a pool filled 4 KiB at a time: a randomBytes(5) call per id
+// took ~3.5 µs, two ids a simulation ~2.5% of a stub simulation's CPU; the pool, ~0.3 µs.
+const RANDOM_POOL = Buffer.alloc(4096);
+let poolOffset = RANDOM_POOL.length;
+
+/** `bytes` random bytes as hex, from the pool. */
+function randomHex(bytes: number): string {
+  if (poolOffset + bytes > RANDOM_POOL.length) {
+    randomFillSync(RANDOM_POOL);
+    poolOffset = 0;
+  }
+  poolOffset += bytes;
+  return RANDOM_POOL.toString('hex', poolOffset - bytes, poolOffset);
+}
 
 /** A 24-hex record id, shaped like the real service's document ids (MongoDB ObjectIds). */
 export function newId(now = Date.now()): string {
@@ -18,7 +32,7 @@ export function newId(now = Date.now()): string {
   lastMillisecond = millisecond;
   const withinSecond = (millisecond % 1000) * (1 << SEQUENCE_BITS) + sequence;
   const seconds = Math.floor(millisecond / 1000).toString(16).padStart(8, '0');
-  return `${seconds}${withinSecond.toString(16).padStart(6, '0')}${randomBytes(5).toString('hex')}`;
+  return `${seconds}${withinSecond.toString(16).padStart(6, '0')}${randomHex(5)}`;
 }
 
 /** A bearer token or API key: 32 random bytes, base64url (256 bits; the floor is 128). */

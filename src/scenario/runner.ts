@@ -17,8 +17,12 @@ export interface SentSimulation {
   data: SimulateResult;
 }
 
-/** What a step produced: the simulator's data plus status/message, or the API error. */
-export interface StepResult extends Partial<SimulateResult> {
+/**
+ * What a step produced: the simulator's data plus status/message, or the API error. The answer's
+ * `standIn` and `webhook` are left out: in a scenario those names are the stand-in step's policy
+ * and what the listener received (the transaction's `standIn` says what the network decided).
+ */
+export interface StepResult extends Partial<Omit<SimulateResult, 'standIn' | 'webhook'>> {
   status?: string;
   message?: string;
   approved?: boolean;
@@ -203,7 +207,7 @@ async function perform(action: StepAction, send: RunHooks['send'], needSandbox: 
 }
 
 function fromSimulation(sent: SentSimulation, currencyAsked?: string): StepResult {
-  const data = sent.data;
+  const { standIn: _standIn, webhook: _webhook, ...data } = sent.data;
   const currency = data.request?.['49'] ?? currencyAsked ?? '566';
   return {
     ...data,

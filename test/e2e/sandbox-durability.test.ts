@@ -1,4 +1,7 @@
-// Nothing acknowledged is lost: create cards, SIGKILL the sandbox, restart on the same --db.
+// Nothing acknowledged is lost: create cards (or simulate in forward mode), SIGKILL the sandbox,
+// restart on the same --db.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
@@ -49,4 +52,52 @@ test('cards created before kill -9 are all there after a restart on the same --d
   expect(next.status, next.text).toBe(201);
   expect(list.body.data.map((c: any) => c.pan)).not.toContain(next.body.data.pan);
   await second.stop('SIGTERM');
+});
+
+test('forward-mode simulations answered before kill -9 are all there after a restart, settled as answered', async () => {
+  // The institution: echoes every message with 00.
+  const webhook = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      const message = JSON.parse(body);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...message, '0': `${message['0'].slice(0, 2)}1${message['0'][3]}`, '39': '00' }));
+    });
+  });
+  await new Promise<void>((resolve) => webhook.listen(0, '127.0.0.1', resolve));
+  try {
+    const db = join(dir.path, 'forward.db');
+    const first = await startSandboxProcess(['--db', db, '--webhook-url', `http://127.0.0.1:${(webhook.address() as AddressInfo).port}/`], { configDir: dir.path });
+    running.push(first);
+    const { token, cardProgramId } = first.info;
+    const open = { enabled: true, dailyLimit: { count: 0, amount: 0 } };
+    expect((await call(first.info, 'PUT', `/sandbox/card-programs/${cardProgramId}`, { token, body: { channels: { pos: open, atm: open, web: open } } })).status).toBe(200);
+    const pinKey = await call(first.info, 'GET', '/sandbox/pin-key');
+    const sandbox = { ...first.info, pinPublicKey: pinKey.body.publicKey } as any;
+    const card = await call(first.info, 'POST', '/institutions/cards', { token, body: createCardBody(sandbox, { referenceCode: 'DURABLE-FORWARD', defaultPIN: encryptPin(sandbox, '2468') }) });
+    expect(card.status, card.text).toBe(201);
+
+    const simulate = (cardId: string) => call(first.info, 'POST', '/institutions/switch/simulate', {
+      token, body: { intent: 'authorization', processingFlow: 'purchase', amount: 10, cardId, responseMode: 'forward' },
+    });
+    const answered = await Promise.all([
+      ...Array.from({ length: 12 }, () => simulate(card.body.data.id)),
+      simulate('000000000000000000000000'), // declined by the checks, never sent to the webhook
+    ]);
+    for (const response of answered) expect(response.status, response.text).toBe(200);
+    expect(answered.map((r) => r.body.data.responseCode).sort()).toEqual([...Array(12).fill('00'), '14']);
+    // Acknowledged only: kill immediately after the last answer.
+    await first.stop('SIGKILL');
+
+    const second = await startSandboxProcess(['--db', db], { configDir: dir.path });
+    running.push(second);
+    for (const response of answered) {
+      const stored = await call(second.info, 'GET', `/institutions/transactions/${response.body.data.transactionId}`, { token });
+      expect(stored.status, stored.text).toBe(200);
+      expect(stored.body.data).toMatchObject({ responseCode: response.body.data.responseCode, transactionStatus: response.body.data.transactionStatus });
+    }
+    await second.stop('SIGTERM');
+  } finally {
+    await new Promise((resolve) => webhook.close(resolve));
+  }
 });

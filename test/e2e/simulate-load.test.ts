@@ -87,6 +87,26 @@ describe('simulate load', () => {
     expect(result.stderr).not.toMatch(/--min-approval/);
   });
 
+  it("counts stand-ins (approvals among them) and timeouts from the answer's fields, and the webhook's latency as the network saw it", async () => {
+    await useWebhook(listeners[1]!.url); // answers after 300 ms
+    const program = `/sandbox/card-programs/${sandbox.info.cardProgramId}`;
+    const setStandIn = (standIn: Record<string, unknown>) => call(sandbox.info, 'PUT', program, { token: sandbox.info.token, body: { standIn } });
+    expect((await call(sandbox.info, 'PUT', '/sandbox/webhook-faults', { body: { spec: 'deadline=100ms' } })).status).toBe(200);
+    expect((await setStandIn({ mode: 'approve', maxAmount: 1_000_000, dailyAmount: 100_000_000 })).status).toBe(200);
+    try {
+      const result = await run(['--concurrency', '2', '--count', '4', '--card', cards[0]!, '-o', 'json']);
+      expect(result.exitCode, result.stderr).toBe(0);
+      const report = JSON.parse(result.stdout);
+      // Every answer reads "Transaction approved": only its fields say the network stood in.
+      expect(report).toMatchObject({ requests: 4, approved: 4, declined: 0, standIns: 4, timeouts: 4, deadlineMs: 100, responseCodes: [{ code: '00', count: 4 }] });
+      expect(report.latencyMs.webhook.p50).toBeGreaterThanOrEqual(99);
+      expect(report.latencyMs.webhook.max).toBeLessThan(300);
+    } finally {
+      await call(sandbox.info, 'PUT', '/sandbox/webhook-faults', { body: {} });
+      await setStandIn({ mode: 'decline' });
+    }
+  });
+
   it('--mix-file: the mix from YAML; a reversal with nothing yet to reverse goes as an authorization', async () => {
     await useWebhook(listeners[0]!.url);
     const file = join(config.path, 'mix.yaml');

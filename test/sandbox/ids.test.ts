@@ -7,6 +7,9 @@ describe('newId', () => {
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{24}$/);
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort()).toEqual(ids);
+    // The random part too (40 bits: a repeat among 10,000 has odds of about 1 in 20,000), across
+    // the refills of its pool: a pool handed out twice would repeat it.
+    expect(new Set(ids.map((id) => id.slice(14))).size).toBe(ids.length);
   });
 
   test('the middle of an id is the time, not a count: records made by others in between leave no trace', () => {

@@ -1,8 +1,9 @@
-// Helpers of the switch tests: simulate calls, programs with chosen limits, and a webhook
-// server (node:http) whose answer each test decides.
+// Helpers of the switch tests: simulate calls, programs with chosen limits, a webhook server
+// (node:http) whose answer each test decides, and the forward-mode set-up of a test file.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { call, createCard, type Sandbox } from './helpers.js';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { call, createCard, startTestSandbox, type Sandbox } from './helpers.js';
 
 export async function simulate(sb: Sandbox, body: Record<string, unknown>, options: { token?: string; switchSegment?: string } = {}) {
   return call(sb, 'POST', `/institutions/${options.switchSegment ?? 'switch'}/simulate`, { token: options.token ?? sb.token, body });
@@ -83,4 +84,35 @@ export async function startWebhook(): Promise<TestWebhook> {
     respond: (next) => { responder = next; },
     close: () => new Promise<void>((resolve) => { for (const socket of sockets) socket.destroy(); server.close(() => resolve()); }),
   };
+}
+
+export interface ForwardSandbox {
+  sb: Sandbox;
+  hook: TestWebhook;
+  /** A card program of the sandbox's institution whose webhook is `hook`. */
+  programId: string;
+}
+
+/**
+ * The set-up of a forward-mode test file: an in-process sandbox, a test webhook, and a card
+ * program forwarding to it (`webHookConfig` adds the secret, the header …); before each test the
+ * webhook forgets what it received and answers with echo('00') again. Call it at the top of the
+ * file; the fields are set once its beforeAll has run, so read them inside hooks and tests.
+ */
+export function useForwardSandbox(webHookConfig: Record<string, string> = {}): ForwardSandbox {
+  const forward = {} as ForwardSandbox;
+  beforeAll(async () => {
+    forward.sb = await startTestSandbox();
+    forward.hook = await startWebhook();
+    forward.programId = (await createProgram(forward.sb, { webHookConfig: { url: forward.hook.url, ...webHookConfig } })).id;
+  });
+  afterAll(async () => {
+    await forward.hook?.close();
+    await forward.sb?.close();
+  });
+  beforeEach(() => {
+    forward.hook.received.length = 0;
+    forward.hook.respond(echo('00'));
+  });
+  return forward;
 }

@@ -3,35 +3,22 @@
 // advice retried until acknowledged, repeats (and whether the webhook agreed), timeout
 // reversals after a late or lost reply, and each webhook fault seeded and recorded. No sleeps:
 // the webhook holds its answers until the test releases them, and deadlines are short.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { parseWebhookFaults, webhookFaultController, WebhookFaultSpecError } from '../../src/sandbox/switch/webhook-faults.js';
-import { call, startTestSandbox, type Sandbox } from './helpers.js';
-import { auth, cardOf, createProgram, echo, financial, simulate, startWebhook, updateProgram, type Received, type TestWebhook } from './switch-helpers.js';
+import { call } from './helpers.js';
+import { auth, cardOf, echo, financial, simulate, updateProgram, useForwardSandbox, type Received } from './switch-helpers.js';
 
-let sb: Sandbox;
-let hook: TestWebhook;
-let programId: string;
 let card: { id: string; [key: string]: any };
 
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  hook = await startWebhook();
-  programId = (await createProgram(sb, { webHookConfig: { url: hook.url, secret: 'whsec_lifecycle' } })).id;
-});
-afterAll(async () => {
-  await hook.close();
-  await sb.close();
-});
+const env = useForwardSandbox({ secret: 'whsec_lifecycle' });
 beforeEach(async () => {
-  hook.received.length = 0;
-  hook.respond(echo('00'));
   await setWebhookFaults({});
-  await updateProgram(sb, programId, { standIn: { mode: 'decline', maxAmount: 0, dailyAmount: 0 } });
-  card = await cardOf(sb, programId);
+  await updateProgram(env.sb, env.programId, { standIn: { mode: 'decline', maxAmount: 0, dailyAmount: 0 } });
+  card = await cardOf(env.sb, env.programId);
 });
 
 async function setWebhookFaults(body: Record<string, unknown>) {
-  const response = await call(sb, 'PUT', '/sandbox/webhook-faults', { body });
+  const response = await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body });
   expect(response.status, response.text).toBe(200);
   return response.body;
 }
@@ -39,21 +26,21 @@ async function setWebhookFaults(body: Record<string, unknown>) {
 const forward = (extra: Record<string, unknown> = {}) => auth(card.id, { responseMode: 'forward', ...extra });
 
 async function message(body: Record<string, unknown>) {
-  return call(sb, 'POST', '/sandbox/switch/messages', { token: sb.token, body: { responseMode: 'forward', ...body } });
+  return call(env.sb, 'POST', '/sandbox/switch/messages', { token: env.sb.token, body: { responseMode: 'forward', ...body } });
 }
 
 async function stored(id: string) {
-  return (await call(sb, 'GET', `/institutions/transactions/${id}`, { token: sb.token })).body.data;
+  return (await call(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
 }
 
 async function lifecycle(id: string) {
-  return (await call(sb, 'GET', `/sandbox/transactions/${id}/lifecycle`, { token: sb.token })).body.data;
+  return (await call(env.sb, 'GET', `/sandbox/transactions/${id}/lifecycle`, { token: env.sb.token })).body.data;
 }
 
 /** Resolves once the webhook has received a message matching `test` (polling the test server's log). */
 async function receivedWhere(test: (r: Received) => boolean): Promise<Received> {
   for (;;) {
-    const found = hook.received.find(test);
+    const found = env.hook.received.find(test);
     if (found) return found;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
@@ -73,7 +60,7 @@ function holdFirst(first: string, then = echo('00')) {
   let release!: () => void;
   const gate = new Promise<void>((resolve) => { release = resolve; });
   let calls = 0;
-  hook.respond(async (received, res) => {
+  env.hook.respond(async (received, res) => {
     if (calls++ === 0) { await gate; return echo(first)(received, res); }
     return then(received, res);
   });
@@ -82,8 +69,8 @@ function holdFirst(first: string, then = echo('00')) {
 
 describe('partial approval and the lifecycle at the webhook', () => {
   it('code 10 with a lower field 4: requested and approved recorded, the hold is what was approved', async () => {
-    hook.respond((received, res) => echo('10', { '4': '000000006000' })(received, res));
-    const response = await simulate(sb, forward({ amount: 100 }));
+    env.hook.respond((received, res) => echo('10', { '4': '000000006000' })(received, res));
+    const response = await simulate(env.sb, forward({ amount: 100 }));
     expect(response.body).toMatchObject({ status: 'success', data: { responseCode: '10' } });
     const id = response.body.data.transactionId;
     expect(await stored(id)).toMatchObject({ requestedAmount: 100, approvedAmount: 60 });
@@ -91,56 +78,56 @@ describe('partial approval and the lifecycle at the webhook', () => {
   });
 
   it('code 10 for more than requested is not an answer: 96', async () => {
-    hook.respond((received, res) => echo('10', { '4': '000000020000' })(received, res));
-    const response = await simulate(sb, forward({ amount: 100 }));
+    env.hook.respond((received, res) => echo('10', { '4': '000000020000' })(received, res));
+    const response = await simulate(env.sb, forward({ amount: 100 }));
     expect(response.body.data.responseCode).toBe('96');
     expect(response.body.message).toMatch(/not a partial amount/);
   });
 
   it('increment and completion go to the webhook; the completion is an advice it cannot decline', async () => {
-    const original = (await simulate(sb, forward({ amount: 100 }))).body.data.transactionId;
+    const original = (await simulate(env.sb, forward({ amount: 100 }))).body.data.transactionId;
     const increment = await message({ message: 'increment', originalTransactionId: original, amount: 30 });
     expect(increment.body.data.responseCode).toBe('00');
-    const sent = hook.received.at(-1)!.message;
+    const sent = env.hook.received.at(-1)!.message;
     expect(sent).toMatchObject({ '0': '0100', '4': '000000003000' });
     expect(sent['90']!.slice(0, 4)).toBe('0100');
 
-    hook.respond(echo('05'));
+    env.hook.respond(echo('05'));
     const completion = await message({ message: 'completion', originalTransactionId: original, amount: 130 });
     expect(completion.body).toMatchObject({ status: 'success', data: { mti: '0220', responseCode: '00' } });
-    expect(hook.received.at(-1)!.message['0']).toBe('0220');
+    expect(env.hook.received.at(-1)!.message['0']).toBe('0220');
     expect(await stored(completion.body.data.transactionId)).toMatchObject({ advice: { acknowledged: true, attempts: 1, lastResult: 'acknowledged (05)' } });
     expect((await lifecycle(original)).amounts).toMatchObject({ authorized: 130, captured: 130, held: 0, released: 0 });
   });
 
   it('an authorization advice goes to the webhook, which cannot decline it; unacknowledged, it is delivered again', async () => {
-    hook.respond(echo('05'));
+    env.hook.respond(echo('05'));
     const advice = await message({ message: 'advice', cardId: card.id, amount: 30 });
     expect(advice.body).toMatchObject({ status: 'success', data: { mti: '0120', responseCode: '00', transactionStatus: 'pending' } });
-    expect(hook.received.at(-1)!.message).toMatchObject({ '0': '0120', '4': '000000003000' });
+    expect(env.hook.received.at(-1)!.message).toMatchObject({ '0': '0120', '4': '000000003000' });
     expect(await stored(advice.body.data.transactionId)).toMatchObject({ advice: { acknowledged: true, attempts: 1, lastResult: 'acknowledged (05)' } });
 
-    hook.respond((_received, res) => { res.writeHead(500).end(); });
+    env.hook.respond((_received, res) => { res.writeHead(500).end(); });
     const refused = await message({ message: 'advice', cardId: card.id, amount: 30, networkResponseCode: '51' });
     expect(refused.body.data).toMatchObject({ responseCode: '51', transactionStatus: 'failed' });
     expect((await stored(refused.body.data.transactionId)).advice).toMatchObject({ acknowledged: false, attempts: 1 });
-    hook.respond(echo('00'));
-    expect((await call(sb, 'POST', '/sandbox/switch/advices/deliver')).body).toEqual({ delivered: 1, pending: 0 });
+    env.hook.respond(echo('00'));
+    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver')).body).toEqual({ delivered: 1, pending: 0 });
     expect((await stored(refused.body.data.transactionId)).advice).toMatchObject({ acknowledged: true, attempts: 2 });
   });
 
   it('an increment the webhook declines leaves the hold as it was', async () => {
-    const original = (await simulate(sb, forward({ amount: 100 }))).body.data.transactionId;
-    hook.respond(echo('51'));
+    const original = (await simulate(env.sb, forward({ amount: 100 }))).body.data.transactionId;
+    env.hook.respond(echo('51'));
     expect((await message({ message: 'increment', originalTransactionId: original, amount: 30 })).body.data.responseCode).toBe('51');
     expect((await lifecycle(original)).amounts).toMatchObject({ authorized: 100, held: 100 });
   });
 
   it('a refund the webhook declines gives its reservation back', async () => {
-    const purchase = (await simulate(sb, financial(card.id, { amount: 100, responseMode: 'forward' }))).body.data.transactionId;
-    hook.respond(echo('05'));
+    const purchase = (await simulate(env.sb, financial(card.id, { amount: 100, responseMode: 'forward' }))).body.data.transactionId;
+    env.hook.respond(echo('05'));
     expect((await message({ message: 'refund', originalTransactionId: purchase, amount: 100 })).body.data.responseCode).toBe('05');
-    hook.respond(echo('00'));
+    env.hook.respond(echo('00'));
     expect((await message({ message: 'refund', originalTransactionId: purchase, amount: 100 })).body.data.responseCode).toBe('00');
     expect((await lifecycle(purchase)).amounts).toMatchObject({ captured: 100, refunded: 100 });
   });
@@ -149,16 +136,16 @@ describe('partial approval and the lifecycle at the webhook', () => {
 describe('stand-in', () => {
   it('decline (the default): 96 as before, recorded as a stand-in', async () => {
     await setWebhookFaults({ garbage: 1 });
-    const response = await simulate(sb, forward());
+    const response = await simulate(env.sb, forward());
     expect(response.body).toMatchObject({ status: 'failed', data: { responseCode: '96' } });
     expect(await stored(response.body.data.transactionId)).toMatchObject({ standIn: { decision: '96' }, webhookFaults: ['garbage'] });
   });
 
   it('approve under the amounts, then the advice is delivered and retried until acknowledged', async () => {
-    await updateProgram(sb, programId, { standIn: { mode: 'approve', maxAmount: 200, dailyAmount: 300 } });
+    await updateProgram(env.sb, env.programId, { standIn: { mode: 'approve', maxAmount: 200, dailyAmount: 300 } });
     await setWebhookFaults({ deadline: '30ms' });
     const release = holdFirst('00', (_received, res) => { res.writeHead(503).end(); });
-    const response = await simulate(sb, forward({ amount: 150 }));
+    const response = await simulate(env.sb, forward({ amount: 150 }));
     release();
     expect(response.body).toMatchObject({ status: 'success', data: { responseCode: '00', transactionStatus: 'pending' } });
     const id = response.body.data.transactionId;
@@ -173,22 +160,22 @@ describe('stand-in', () => {
     expect((await stored(adviceId)).advice).toMatchObject({ acknowledged: false, lastResult: expect.stringMatching(/HTTP 503/) });
 
     // Retried until acknowledged.
-    hook.respond(echo('00'));
-    const delivered = await call(sb, 'POST', '/sandbox/switch/advices/deliver');
+    env.hook.respond(echo('00'));
+    const delivered = await call(env.sb, 'POST', '/sandbox/switch/advices/deliver');
     expect(delivered.body).toMatchObject({ delivered: 1, pending: 0 });
     expect((await stored(adviceId)).advice).toMatchObject({ acknowledged: true, attempts: 2 });
-    expect((await call(sb, 'POST', '/sandbox/switch/advices/deliver')).body).toEqual({ delivered: 0, pending: 0 });
+    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver')).body).toEqual({ delivered: 0, pending: 0 });
 
     // Over the per-transaction amount, or past the day's stand-in total: declined.
-    hook.respond((_received, res) => { res.destroy(); });
-    expect((await simulate(sb, forward({ amount: 201 }))).body.data.responseCode).toBe('96');
-    expect((await simulate(sb, forward({ amount: 151 }))).body.data.responseCode).toBe('96');
-    expect((await simulate(sb, forward({ amount: 150 }))).body.data.responseCode).toBe('00');
+    env.hook.respond((_received, res) => { res.destroy(); });
+    expect((await simulate(env.sb, forward({ amount: 201 }))).body.data.responseCode).toBe('96');
+    expect((await simulate(env.sb, forward({ amount: 151 }))).body.data.responseCode).toBe('96');
+    expect((await simulate(env.sb, forward({ amount: 150 }))).body.data.responseCode).toBe('00');
     // That last advice is acknowledged before the next test (its retry would reach the webhook then).
     await receivedWhere((r) => r.message['0'] === '0120' && r !== advice);
-    hook.respond(echo('00'));
-    await call(sb, 'POST', '/sandbox/switch/advices/deliver');
-    expect((await call(sb, 'POST', '/sandbox/switch/advices/deliver')).body).toEqual({ delivered: 0, pending: 0 });
+    env.hook.respond(echo('00'));
+    await call(env.sb, 'POST', '/sandbox/switch/advices/deliver');
+    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver')).body).toEqual({ delivered: 0, pending: 0 });
   });
 });
 
@@ -196,11 +183,11 @@ describe('timeout reversal', () => {
   it('an approval after the deadline, the network having declined: the webhook gets a reversal of what it approved', async () => {
     await setWebhookFaults({ deadline: '30ms' });
     const release = holdFirst('00');
-    const response = await simulate(sb, forward({ amount: 80 }));
+    const response = await simulate(env.sb, forward({ amount: 80 }));
     expect(response.body.data.responseCode).toBe('96');
     release();
     const reversal = await receivedWhere((r) => r.message['0'] === '0420');
-    const authorization = hook.received.find((r) => r.message['0'] === '0100' && r.message['11'] === response.body.data.stan)!;
+    const authorization = env.hook.received.find((r) => r.message['0'] === '0100' && r.message['11'] === response.body.data.stan)!;
     expect(reversal.message).toMatchObject({ '4': '000000008000', '2': authorization.message['2'], '11': response.body.data.stan });
     expect(reversal.message['90']!.slice(0, 10)).toBe(`0100${response.body.data.stan}`);
     const id = response.body.data.transactionId;
@@ -216,7 +203,7 @@ describe('timeout reversal', () => {
 
   it('a reply lost on the way: stand-in, then a timeout reversal; recorded as reply-lost', async () => {
     await setWebhookFaults({ 'reply-lost': 1 });
-    const response = await simulate(sb, forward({ amount: 40 }));
+    const response = await simulate(env.sb, forward({ amount: 40 }));
     expect(response.body.data.responseCode).toBe('96');
     expect(response.body.message).toMatch(/lost/);
     await receivedWhere((r) => r.message['0'] === '0420');
@@ -226,46 +213,46 @@ describe('timeout reversal', () => {
   it('a late decline needs no reversal', async () => {
     await setWebhookFaults({ deadline: '30ms' });
     const release = holdFirst('05');
-    const response = await simulate(sb, forward());
+    const response = await simulate(env.sb, forward());
     release();
     // The next exchange starts only after the late reply was read: nothing was reversed before it.
     await setWebhookFaults({});
-    await simulate(sb, forward());
-    expect(hook.received.map((r) => r.message['0'])).toEqual(['0100', '0100']);
+    await simulate(env.sb, forward());
+    expect(env.hook.received.map((r) => r.message['0'])).toEqual(['0100', '0100']);
     expect((await lifecycle(response.body.data.transactionId)).messages).toHaveLength(1);
   });
 });
 
 describe('repeats and duplicates', () => {
   it("a repeat goes to the webhook; its disagreeing answer is recorded, the network's answer stays the first", async () => {
-    const original = (await simulate(sb, forward())).body.data.transactionId;
-    hook.respond(echo('05'));
-    const repeat = await call(sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: sb.token, body: { responseMode: 'forward' } });
+    const original = (await simulate(env.sb, forward())).body.data.transactionId;
+    env.hook.respond(echo('05'));
+    const repeat = await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
     expect(repeat.body.data).toMatchObject({ transactionId: original, responseCode: '00' });
-    expect(hook.received.at(-1)!.message['0']).toBe('0101');
-    hook.respond(echo('00'));
-    await call(sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: sb.token, body: { responseMode: 'forward' } });
+    expect(env.hook.received.at(-1)!.message['0']).toBe('0101');
+    env.hook.respond(echo('00'));
+    await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
     const after = await stored(original);
     expect(after.repeats.map((r: any) => [r.mti, r.responseCode, r.agreed])).toEqual([['0101', '05', false], ['0101', '00', true]]);
     expect((await lifecycle(original)).amounts).toMatchObject({ authorized: 100, held: 100 });
 
     // A repeat lost on its way back: recorded with its fault, no answer, the network's answer unchanged.
     await setWebhookFaults({ 'reply-lost': 1 });
-    expect((await call(sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: sb.token, body: { responseMode: 'forward' } })).body.data.responseCode).toBe('00');
+    expect((await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } })).body.data.responseCode).toBe('00');
     expect((await stored(original)).repeats.at(-1)).toMatchObject({ responseCode: '', agreed: false, webhookFaults: ['reply-lost'] });
   });
 
   it('duplicate delivery: the webhook gets the message twice; whether it answered alike is recorded', async () => {
     await setWebhookFaults({ duplicate: 1 });
-    const consistent = await simulate(sb, forward());
-    expect(hook.received).toHaveLength(2);
-    expect(hook.received[0]!.body).toBe(hook.received[1]!.body);
+    const consistent = await simulate(env.sb, forward());
+    expect(env.hook.received).toHaveLength(2);
+    expect(env.hook.received[0]!.body).toBe(env.hook.received[1]!.body);
     expect(await stored(consistent.body.data.transactionId)).toMatchObject({ webhookFaults: ['duplicate'], repeats: [{ mti: '0100', agreed: true }] });
     expect((await lifecycle(consistent.body.data.transactionId)).amounts.held).toBe(100);
 
     let calls = 0;
-    hook.respond((received, res) => echo(calls++ % 2 === 0 ? '00' : '05')(received, res));
-    const inconsistent = await simulate(sb, forward());
+    env.hook.respond((received, res) => echo(calls++ % 2 === 0 ? '00' : '05')(received, res));
+    const inconsistent = await simulate(env.sb, forward());
     expect((await stored(inconsistent.body.data.transactionId)).repeats).toEqual([expect.objectContaining({ agreed: false })]);
   });
 });
@@ -273,20 +260,20 @@ describe('repeats and duplicates', () => {
 describe('webhook faults', () => {
   it('reset after sending: the webhook saw the message, the network no answer (96)', async () => {
     await setWebhookFaults({ reset: 1 });
-    const response = await simulate(sb, forward());
+    const response = await simulate(env.sb, forward());
     expect(response.body.data.responseCode).toBe('96');
     expect(response.body.message).toMatch(/reset/);
-    expect(hook.received).toHaveLength(1);
+    expect(env.hook.received).toHaveLength(1);
     expect(await stored(response.body.data.transactionId)).toMatchObject({ webhookFaults: ['reset'] });
   });
 
   it('delay: recorded, and counted against the deadline', async () => {
     await setWebhookFaults({ delay: '5ms' });
-    const slow = await simulate(sb, forward());
+    const slow = await simulate(env.sb, forward());
     expect(slow.body.data.responseCode).toBe('00');
     expect(await stored(slow.body.data.transactionId)).toMatchObject({ webhookFaults: ['delay 5ms'] });
     await setWebhookFaults({ delay: '60ms', deadline: '20ms' });
-    const late = await simulate(sb, forward());
+    const late = await simulate(env.sb, forward());
     expect(late.body.data.responseCode).toBe('96');
     expect(await stored(late.body.data.transactionId)).toMatchObject({ webhookFaults: ['delay 60ms', 'deadline 20ms'] });
   });
@@ -295,7 +282,7 @@ describe('webhook faults', () => {
     const run = async () => {
       await setWebhookFaults({ spec: 'garbage=0.5,duplicate=0.3', seed: 7 });
       const faults: string[][] = [];
-      for (let i = 0; i < 8; i++) faults.push((await stored((await simulate(sb, forward({ amount: 1 }))).body.data.transactionId)).webhookFaults ?? []);
+      for (let i = 0; i < 8; i++) faults.push((await stored((await simulate(env.sb, forward({ amount: 1 }))).body.data.transactionId)).webhookFaults ?? []);
       return faults;
     };
     const first = await run();
@@ -306,8 +293,8 @@ describe('webhook faults', () => {
 
   it('GET and PUT /sandbox/webhook-faults; a bad key is a 400 naming it', async () => {
     expect((await setWebhookFaults({ spec: 'delay=10-20ms,deadline=2s,reset=0.1', seed: 3 }))).toEqual({ spec: 'delay=10-20ms,deadline=2000ms,reset=0.1', seed: 3 });
-    expect((await call(sb, 'GET', '/sandbox/webhook-faults')).body).toEqual({ spec: 'delay=10-20ms,deadline=2000ms,reset=0.1', seed: 3 });
-    const bad = await call(sb, 'PUT', '/sandbox/webhook-faults', { body: { jitter: 1 } });
+    expect((await call(env.sb, 'GET', '/sandbox/webhook-faults')).body).toEqual({ spec: 'delay=10-20ms,deadline=2000ms,reset=0.1', seed: 3 });
+    const bad = await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: { jitter: 1 } });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/unknown webhook fault "jitter"/);
   });

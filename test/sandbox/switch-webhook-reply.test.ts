@@ -3,48 +3,35 @@
 // over the size bound (streamed: the sandbox stops reading and its memory stays flat), one
 // that declares such a size, and a slow drip. Each is a failed transaction (96) whose reason
 // is recorded on it; nothing is stored as approved.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_REPLY_BYTES, MUST_ECHO } from '../../src/sandbox/switch/reply.js';
-import { call, startTestSandbox, type Sandbox } from './helpers.js';
-import { auth, cardOf, clearPan, createProgram, echo, simulate, startWebhook, type Responder, type TestWebhook } from './switch-helpers.js';
+import { call } from './helpers.js';
+import { auth, cardOf, clearPan, echo, simulate, useForwardSandbox, type Responder } from './switch-helpers.js';
 
-let sb: Sandbox;
-let hook: TestWebhook;
-let programId: string;
 let card: { id: string; [key: string]: any };
 
+const env = useForwardSandbox({ secret: 'whsec_reply' });
 beforeAll(async () => {
-  sb = await startTestSandbox();
-  hook = await startWebhook();
-  programId = (await createProgram(sb, { webHookConfig: { url: hook.url, secret: 'whsec_reply' } })).id;
-  card = await cardOf(sb, programId);
-});
-afterAll(async () => {
-  await sb.close();
-  await hook.close();
-});
-beforeEach(() => {
-  hook.received.length = 0;
-  hook.respond(echo('00'));
+  card = await cardOf(env.sb, env.programId);
 });
 
 const forward = (extra: Record<string, unknown> = {}) => auth(card.id, { responseMode: 'forward', ...extra });
 
 async function stored(id: string) {
-  return (await call(sb, 'GET', `/institutions/transactions/${id}`, { token: sb.token })).body.data;
+  return (await call(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
 }
 
 /** Simulates with `responder` as the webhook and checks the transaction failed with 96 for `reason`. */
 async function expectFailed(responder: Responder, reason: RegExp, body: Record<string, unknown> = forward()) {
-  hook.respond(responder);
-  const response = await simulate(sb, body);
+  env.hook.respond(responder);
+  const response = await simulate(env.sb, body);
   expect(response.status, response.text).toBe(200);
   expect(response.body).toMatchObject({ status: 'failed', data: { responseCode: '96', transactionStatus: 'failed' } });
   expect(response.body.message).toMatch(reason);
   const tx = await stored(response.body.data.transactionId);
   expect(tx).toMatchObject({ responseCode: '96', transactionStatus: 'failed', response: { '39': '96' } });
   expect(tx.timestamps.institutionToService.description).toMatch(reason);
-  expect(sb.deps.store.transactions.getStored(sb.institutionId, tx.id)!.state).toBe('declined');
+  expect(env.sb.deps.store.transactions.getStored(env.sb.institutionId, tx.id)!.state).toBe('declined');
   return { response, tx };
 }
 
@@ -59,8 +46,8 @@ const echoed = (received: { message: Record<string, string> }, changes: Record<s
 
 describe('a reply must answer its request', () => {
   it('every field that must echo is in the request the webhook gets', async () => {
-    await simulate(sb, forward());
-    for (const field of MUST_ECHO.filter((f) => f !== '90')) expect(hook.received[0]!.message[field], field).toEqual(expect.any(String));
+    await simulate(env.sb, forward());
+    for (const field of MUST_ECHO.filter((f) => f !== '90')) expect(env.hook.received[0]!.message[field], field).toEqual(expect.any(String));
   });
 
   for (const field of MUST_ECHO.filter((f) => f !== '90')) {
@@ -69,7 +56,7 @@ describe('a reply must answer its request', () => {
         new RegExp(`field ${field} \\[.*\\] differs`));
       // A PAN never shows in the reason, neither the request's nor the reply's.
       expect(response.text).not.toContain('4111111111111111');
-      expect(response.text).not.toContain(clearPan(sb, card.id));
+      expect(response.text).not.toContain(clearPan(env.sb, card.id));
     });
     it(`field ${field} missing is a 96`, async () => {
       await expectFailed((received, res) => json(echoed(received, { [field]: undefined }))(received, res), new RegExp(`does not echo field ${field} `));
@@ -77,13 +64,13 @@ describe('a reply must answer its request', () => {
   }
 
   it('field 90 of a reversal changed is a 96, and the original stays reversible', async () => {
-    hook.respond(echo('00'));
-    const original = (await simulate(sb, forward({ amount: 70 }))).body.data;
+    env.hook.respond(echo('00'));
+    const original = (await simulate(env.sb, forward({ amount: 70 }))).body.data;
     await expectFailed((received, res) => json(echoed(received, { '0': '0430', '90': `${received.message['90']!.slice(0, -1)}1` }))(received, res), /field 90 \[.*\] differs/,
       { intent: 'reversal', processingFlow: 'purchase', amount: 70, originalTransactionId: original.transactionId, responseMode: 'forward' });
     expect(await stored(original.transactionId)).toMatchObject({ transactionStatus: 'pending', reversed: false });
-    hook.respond(echo('00'));
-    const again = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 70, originalTransactionId: original.transactionId, responseMode: 'forward' });
+    env.hook.respond(echo('00'));
+    const again = await simulate(env.sb, { intent: 'reversal', processingFlow: 'purchase', amount: 70, originalTransactionId: original.transactionId, responseMode: 'forward' });
     expect(again.body.data.responseCode).toBe('00');
   });
 
@@ -97,8 +84,8 @@ describe('a reply must answer its request', () => {
   });
 
   it('a full echo with numbers for numeric fields and extra fields is accepted', async () => {
-    hook.respond((received, res) => json({ ...echoed(received, {}), '38': 123456, '48': 'x'.repeat(60_000), '62': { nested: true } })(received, res));
-    const response = await simulate(sb, forward());
+    env.hook.respond((received, res) => json({ ...echoed(received, {}), '38': 123456, '48': 'x'.repeat(60_000), '62': { nested: true } })(received, res));
+    const response = await simulate(env.sb, forward());
     expect(response.body.data).toMatchObject({ responseCode: '00', transactionStatus: 'pending' });
     expect(response.body.data.response['38']).toBe('123456');
     expect(response.body.data.response['62']).toBeUndefined();
@@ -117,8 +104,8 @@ describe('what the webhook sends', () => {
   });
 
   it('application/problem+json and a charset are JSON content types', async () => {
-    hook.respond((received, res) => json(echoed(received, {}), 'application/vnd.bank+json; charset=utf-8')(received, res));
-    expect((await simulate(sb, forward())).body.data.responseCode).toBe('00');
+    env.hook.respond((received, res) => json(echoed(received, {}), 'application/vnd.bank+json; charset=utf-8')(received, res));
+    expect((await simulate(env.sb, forward())).body.data.responseCode).toBe('00');
   });
 
   it.each([
@@ -152,8 +139,8 @@ describe('what the webhook sends', () => {
     expect(written).toBeLessThan(64 * 1024 * 1024);
     expect(process.memoryUsage().rss - before).toBeLessThan(100 * 1024 * 1024);
     // The sandbox is fine afterwards.
-    hook.respond(echo('00'));
-    expect((await simulate(sb, forward())).body.data.responseCode).toBe('00');
+    env.hook.respond(echo('00'));
+    expect((await simulate(env.sb, forward())).body.data.responseCode).toBe('00');
   });
 
   it('a reply that declares a Content-Length over the bound is refused without reading it', async () => {

@@ -25,6 +25,8 @@ describe('approved in stub mode', () => {
     expect(status).toBe('success');
     expect(message).toMatch(/approved/i);
     expect(data).toMatchObject({ mti: '0100', responseCode: '00', responseMessage: 'Approved or completed successfully', transactionStatus: 'pending' });
+    // The reference's fields and no others: the sandbox's `standIn` and `webhook` are for forward mode.
+    expect(Object.keys(data).sort()).toEqual(['duration', 'mti', 'request', 'response', 'responseCode', 'responseMessage', 'rrn', 'stan', 'transactionId', 'transactionStatus']);
     expect(data.stan).toMatch(/^\d{6}$/);
     expect(data.rrn).toMatch(/^[0-9A-Za-z]{12}$/);
     expect(data.request).toMatchObject({

@@ -5,7 +5,7 @@ import { intentSequence, parseMix } from '../../src/load/mix.js';
 import { checkTarget, parseBounds, parseShape } from '../../src/load/run.js';
 import { runSchedule, type Clock } from '../../src/load/scheduler.js';
 import { missedSlos, parseMillis, parsePercent } from '../../src/load/slo.js';
-import { buildReport, LoadStats, type Outcome } from '../../src/load/stats.js';
+import { buildReport, LoadStats, outcomeOf, type Outcome } from '../../src/load/stats.js';
 import { renderReport } from '../../src/load/render.js';
 import { createStyle } from '../../src/output/style.js';
 
@@ -134,7 +134,8 @@ describe('the flags', () => {
   });
 });
 
-const outcome = (code: string, switchMs: number | undefined, extra: Partial<Outcome> = {}): Outcome => ({ intent: code === '51' ? 'financial' : 'authorization', code, endToEndMs: (switchMs ?? 0) + 2, switchMs, standIn: false, timeout: false, ...extra });
+// Every answered message here went to the webhook, which took all of the switch's time.
+const outcome = (code: string, switchMs: number | undefined, extra: Partial<Outcome> = {}): Outcome => ({ intent: code === '51' ? 'financial' : 'authorization', code, endToEndMs: (switchMs ?? 0) + 2, switchMs, webhookMs: switchMs, standIn: false, timeout: false, ...extra });
 
 function reportOf(outcomes: Outcome[]) {
   const stats = new LoadStats();
@@ -182,6 +183,27 @@ describe('the report', () => {
   it('shows a deadline beyond the slowest answer as a figure, not a bar', () => {
     const text = renderReport(reportOf([outcome('00', 10), outcome('00', 20)]), createStyle(false));
     expect(text).toMatch(/\n {2}max +█{40} 20 ms\n {2}deadline 5000 ms \(250× the slowest answer\)\n/);
+  });
+});
+
+describe('an answer as an outcome', () => {
+  const base = { transactionId: 't', mti: '0100', stan: '000001', rrn: '633114000001', responseMessage: '', transactionStatus: 'pending' as const, request: {}, response: {}, duration: 7 };
+
+  it('reads stand-ins and timeouts from the answer\'s fields, whatever its message says', () => {
+    // A stand-in approval answers 00 ("Transaction approved"): still a stand-in.
+    const approvedInStandIn = outcomeOf('authorization', { ...base, responseCode: '00', standIn: { decision: '00', reason: 'the webhook answered HTTP 500' }, webhook: { latencyMs: 3, timedOut: false, failure: 'the webhook answered HTTP 500' } }, 9);
+    expect(approvedInStandIn).toEqual({ intent: 'authorization', code: '00', endToEndMs: 9, switchMs: 7, webhookMs: 3, standIn: true, timeout: false });
+    const timedOut = outcomeOf('financial', { ...base, responseCode: '96', standIn: { decision: '96', reason: 'no reply' }, webhook: { latencyMs: 2000, timedOut: true, failure: 'no reply' } }, 2001);
+    expect(timedOut).toMatchObject({ code: '96', webhookMs: 2000, standIn: true, timeout: true });
+  });
+
+  it('has no webhook latency for a message the webhook never saw (declined by the service)', () => {
+    const declined = outcomeOf('authorization', { ...base, responseCode: '61' }, 4);
+    expect(declined).toEqual({ intent: 'authorization', code: '61', endToEndMs: 4, switchMs: 7, standIn: false, timeout: false });
+    const stats = new LoadStats();
+    stats.add(declined);
+    expect(stats.webhookTime.count).toBe(0);
+    expect(stats.declined).toBe(1);
   });
 });
 

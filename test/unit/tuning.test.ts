@@ -29,3 +29,16 @@ it('sets only flags this V8 knows, printing nothing, and undici still parses HTT
   expect(result.stdout).toBe('{"ok":true}');
   expect(result.exitCode).toBe(0);
 });
+
+it('a server (sandbox serve, webhook listen) runs without the client heap flags; every other command with all of them', async () => {
+  const { createRequire } = await import('node:module');
+  const { V8_FLAGS, flagsFor } = createRequire(import.meta.url)(TUNING) as { V8_FLAGS: string[]; flagsFor(argv: string[]): string[] };
+  const server = V8_FLAGS.filter((flag) => flag !== '--semi-space-growth-factor=1' && flag !== '--heap-growing-percent=50');
+  expect(server).toContain('--liftoff-only');
+  expect(server.length).toBe(V8_FLAGS.length - 2);
+  expect(flagsFor(['sandbox', 'serve', '--port', '0', '--memory'])).toEqual(server);
+  expect(flagsFor(['--profile', 'dev', 'webhook', 'listen', '--json'])).toEqual(server);
+  for (const argv of [['tx', 'list', '--all'], ['cards', 'deactivate', '--from-file', 'ids.txt'], ['sandbox', '--help'], ['simulate', 'load', '--rate', '10'], []]) {
+    expect(flagsFor(argv), argv.join(' ')).toEqual(V8_FLAGS);
+  }
+});

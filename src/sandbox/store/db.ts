@@ -1,7 +1,7 @@
 // The SQLite connection of the sandbox: open (file or memory), durability pragmas, versioned
 // migrations and a transaction helper. Every SQL statement of the sandbox lives in this folder.
 import Database from 'libsql';
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 type NativeDb = InstanceType<typeof Database>;
@@ -223,7 +223,8 @@ export function openDatabase(options: OpenOptions): Db {
   const db = native as unknown as Db;
   db.prepare = (sql: string) => new RecoveringStatement(prepareNative, sql);
   // WAL lets readers run beside the writer; FULL fsyncs the WAL on every commit, so a
-  // response is only sent for a write that survives kill -9 (and power loss).
+  // response is only sent for a write that survives kill -9 (and power loss). A commit that
+  // another durable one always follows before the answer may opt out (TransactionOptions).
   db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = FULL');
   db.exec('PRAGMA foreign_keys = ON');
@@ -249,20 +250,47 @@ export function schemaVersion(db: Db): number {
   return row.version ?? 0;
 }
 
+export interface TransactionOptions {
+  /**
+   * false: this commit does not wait for the disk (synchronous=NORMAL for it alone; SQLite
+   * refuses the change inside a transaction). It survives kill -9 at once, and a power loss once
+   * the WAL is next fsynced, by a durable commit or syncWal(): the WAL holds the commits in order,
+   * so one fsync makes every earlier one durable. For a write that is never the last before an
+   * answer.
+   */
+  durable?: boolean;
+}
+
 /**
  * Runs `work` in one transaction (BEGIN IMMEDIATE: take the write lock up front so two writers
  * never deadlock upgrading). Nested calls join the outer transaction.
  */
-export function inTransaction<T>(db: Db, work: () => T): T {
+export function inTransaction<T>(db: Db, work: () => T, { durable = true }: TransactionOptions = {}): T {
   if (db.inTransaction) return work();
-  db.exec('BEGIN IMMEDIATE');
+  if (!durable) db.exec('PRAGMA synchronous = NORMAL');
   try {
-    const result = work();
-    db.exec('COMMIT');
-    return result;
-  } catch (error) {
-    if (db.inTransaction) db.exec('ROLLBACK');
-    throw error;
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
+  } finally {
+    if (!durable) db.exec('PRAGMA synchronous = FULL');
+  }
+}
+
+/** Makes every commit so far durable: an fsync of the WAL file (nothing to do in memory). */
+export function syncWal(file: string | undefined): void {
+  if (!file) return;
+  const fd = openSync(`${file}-wal`, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -1,7 +1,7 @@
 // The sandbox store: one object holding the table modules over one connection.
 import { CardProgramStore } from './card-programs.js';
 import { CardStore } from './cards.js';
-import { inTransaction, openDatabase, type Db, type OpenOptions } from './db.js';
+import { inTransaction, openDatabase, syncWal, type Db, type OpenOptions, type TransactionOptions } from './db.js';
 import { CredentialStore, InstitutionStore } from './institutions.js';
 import { MetaStore } from './meta.js';
 import { OAuthApplicationStore } from './oauth-applications.js';
@@ -17,7 +17,9 @@ export interface Store {
   oauthApplications: OAuthApplicationStore;
   transactions: TransactionStore;
   /** Runs `work` in one SQLite transaction; every mutation goes through here. */
-  transaction<T>(work: () => T): T;
+  transaction<T>(work: () => T, options?: TransactionOptions): T;
+  /** Makes every commit so far durable (after commits made with `durable: false`). */
+  sync(): void;
   close(): void;
 }
 
@@ -32,7 +34,8 @@ export function openStore(options: OpenOptions): Store {
     cards: new CardStore(db),
     oauthApplications: new OAuthApplicationStore(db),
     transactions: new TransactionStore(db),
-    transaction: (work) => inTransaction(db, work),
+    transaction: (work, options) => inTransaction(db, work, options),
+    sync: () => syncWal(options.memory || !options.file ? undefined : options.file),
     close: () => db.close(),
   };
 }

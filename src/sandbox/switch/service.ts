@@ -11,7 +11,7 @@
 // when it is answered, so a transaction awaiting its answer, declined, already reversed or
 // being reversed cannot be reversed (409), and two reversals never overlap.
 import { randomInt, randomUUID } from 'node:crypto';
-import type { Card, CardProgram, Institution, Lifecycle, LifecycleBody, LifecycleKind, SimulateBody, SimulateEnvelope, Transaction } from '../../api/schemas.js';
+import type { Card, CardProgram, Institution, Lifecycle, LifecycleBody, LifecycleKind, SimulateBody, SimulateEnvelope, SimulateResult, Transaction } from '../../api/schemas.js';
 import { AmountError, amountToMinor, currencyInfo, isField4, minorToMajor, toField4 } from '../../iso8583/amount.js';
 import { intentOfMti, isApproved, MTI, PROCESSING_CODES, paymentMethodOf, processingFlowOf, responseMessage, type Channel, type Intent, type PaymentMethod } from '../../iso8583/codes.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
@@ -32,8 +32,10 @@ export interface SwitchStore {
   cardById(institutionId: string, cardId: string): { card: Card; pan: string } | undefined;
   cardByPan(pan: string): { card: Card; pan: string } | undefined;
   program(institutionId: string, programId: string): CardProgram | undefined;
-  /** Runs `work` in one write transaction (BEGIN IMMEDIATE … COMMIT). */
-  atomically<T>(work: () => T): T;
+  /** Runs `work` in one write transaction (BEGIN IMMEDIATE … COMMIT); `durable: false`, see TransactionOptions. */
+  atomically<T>(work: () => T, options?: { durable?: boolean }): T;
+  /** Makes every commit so far durable. */
+  sync(): void;
   /** The institution's next STAN of that day, 1-based (wraps after 999999 in the caller). */
   nextStan(institutionId: string, day: string): number;
   /** Approved and in-flight debits of the card on that channel and day. */
@@ -103,17 +105,17 @@ interface Plan {
 
 export async function simulate(deps: SwitchDeps, institutionId: string, body: SimulateBody): Promise<SimulateEnvelope> {
   const receivedAt = (deps.now ?? (() => new Date()))();
-  institutionOf(deps.store, institutionId);
+  const institution = institutionOf(deps.store, institutionId);
   const plan = body.intent === 'reversal' ? planReversal(deps.store, institutionId, body, receivedAt) : planDebit(deps.store, institutionId, body, receivedAt);
-  return run(deps, institutionId, plan, body.responseMode ?? 'stub', body.overrides);
+  return run(deps, institution, plan, body.responseMode ?? 'stub', body.overrides);
 }
 
 /** A lifecycle message (sandbox extension, POST /sandbox/switch/messages): see LifecycleBody. */
 export async function simulateLifecycle(deps: SwitchDeps, institutionId: string, body: LifecycleBody): Promise<SimulateEnvelope> {
   const receivedAt = (deps.now ?? (() => new Date()))();
-  institutionOf(deps.store, institutionId);
+  const institution = institutionOf(deps.store, institutionId);
   const plan = planLinked(deps.store, institutionId, body, receivedAt);
-  return run(deps, institutionId, plan, body.responseMode ?? 'stub', body.overrides);
+  return run(deps, institution, plan, body.responseMode ?? 'stub', body.overrides);
 }
 
 function institutionOf(store: SwitchStore, institutionId: string): Institution {
@@ -136,18 +138,22 @@ function isAdvice(plan: Plan): boolean {
   return plan.kind === 'completion' || plan.kind === 'advice';
 }
 
-async function run(deps: SwitchDeps, institutionId: string, plan: Plan, mode: 'stub' | 'forward', overrides: SwitchMessage | undefined): Promise<SimulateEnvelope> {
+async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode: 'stub' | 'forward', overrides: SwitchMessage | undefined): Promise<SimulateEnvelope> {
   const now = deps.now ?? (() => new Date());
   const receivedAt = now();
   const started = performance.now();
   const { store } = deps;
-  const institution = institutionOf(store, institutionId);
+  const institutionId = institution.id;
 
   // An answer that will never come (the original's own, or that of a reversal of it) is settled
   // first, in its own transaction: it stands whatever becomes of this message.
   if (plan.original) store.atomically(() => settleAbandonedAround(store, institutionId, plan.original!.id, now()));
 
   // ---- synchronous: checks, reservation, insert ----
+  // In forward mode this commit is not the last before the answer (the webhook's answer is
+  // applied by a second, durable one), so it does not wait for the disk: one fsync a message
+  // instead of two on a file database (BENCHMARKS.md, Simulation).
+  const forward = mode === 'forward';
   const inserted = store.atomically(() => {
     const day = dayOf(plan.date);
     const stanNumber = ((store.nextStan(institutionId, day) - 1) % 999_999) + 1;
@@ -189,6 +195,8 @@ async function run(deps: SwitchDeps, institutionId: string, plan: Plan, mode: 's
     const record = buildRecord({ plan, institution, request, amountMinor, receivedAt, mode });
     const originalId = plan.original?.id;
     store.insert(record, { channel: plan.channel, day, amountMinor: Number(amountMinor), state: 'awaiting', ...(originalId ? { originalId } : {}) });
+    // The row as inserted: its answer is applied to it without reading it back.
+    const row: StoredTransaction = { record, state: 'awaiting', amountMinor: Number(amountMinor), reversedMinor: 0, capturedMinor: 0, refundedMinor: 0, ...(originalId ? { originalId } : {}) };
     // An advice carries the network's decision, recorded now in either mode; in forward mode it
     // then goes to the webhook, which only acknowledges it. A request is decided here by a
     // failed check or the stub, else by the webhook.
@@ -204,17 +212,21 @@ async function run(deps: SwitchDeps, institutionId: string, plan: Plan, mode: 's
       const why = advice ? (sendToWebhook ? 'the network decided; the advice goes to the webhook' : 'not sent: advice acknowledged by the sandbox stub')
         : code !== undefined ? `not sent: declined by the service (${code})` : 'not sent: approved by the sandbox stub';
       settle(record, buildResponse(request, code ?? '00', approvalCode()), at, at, started, why);
-      return { record: applyAnswer(store, institutionId, record, plan, amountMinor, amountMinor, now()), request, sendToWebhook, amountMinor, day };
+      return { record: applyAnswer(store, institutionId, row, plan, amountMinor, amountMinor, now()), row, request, sendToWebhook, amountMinor, day };
     }
-    return { record, request, sendToWebhook, amountMinor, day };
-  });
+    return { record, row, request, sendToWebhook, amountMinor, day };
+  }, { durable: !forward });
+  // Declined by the service in forward mode: answered now, so made durable now.
+  if (forward && !inserted.sendToWebhook) store.sync();
   const { request: clearRequest, amountMinor } = inserted;
   let record = inserted.record;
 
   let failure: string | undefined;
+  let delivered: Exchange | undefined;
   if (inserted.sendToWebhook) {
     // ---- forward: ask the institution, then apply its answer ----
     const exchange = await exchangeWithWebhook(deps, plan.program?.webHookConfig, clearRequest);
+    delivered = exchange;
     if (isAdvice(plan)) {
       record = store.atomically(() => recordAdviceDelivery(store, institutionId, record.id, exchange, now()));
       if (!record.advice?.acknowledged) deps.onAdvicePending?.();
@@ -243,15 +255,19 @@ async function run(deps: SwitchDeps, institutionId: string, plan: Plan, mode: 's
         }
         settle(sent, response, repliedAt, now(), started, outcome.ok ? `institution to service: replied ${response['39']}`
           : `institution to service: ${outcome.reason}${standIn ? `; the network stood in (${standIn.decision})` : ''}`);
-        return applyAnswer(store, institutionId, sent, plan, amountMinor, approvedMinor, now());
+        return applyAnswer(store, institutionId, inserted.row, plan, amountMinor, approvedMinor, now());
       });
       if (standIn) deps.background?.(afterStandIn(deps, institutionId, record, plan, clearRequest, exchange, standIn));
     }
   }
-  return answerOf(record, failure);
+  return answerOf(record, { exchange: delivered, failure });
 }
 
-function answerOf(record: Transaction, failure?: string): SimulateEnvelope {
+/**
+ * The simulator's answer. `exchange`: the message went to the webhook (the answer says how that
+ * went); `failure`: why a 96 was given, for the message.
+ */
+function answerOf(record: Transaction, { exchange, failure }: { exchange?: Pick<Exchange, 'outcome' | 'latencyMs'> | undefined; failure?: string | undefined } = {}): SimulateEnvelope {
   const approved = isApproved(record.responseCode);
   const meaning = responseMessage(record.responseCode);
   const message = approved
@@ -273,8 +289,14 @@ function answerOf(record: Transaction, failure?: string): SimulateEnvelope {
       request: record.originalMessage,
       response: record.response,
       duration: record.duration,
+      ...(record.standIn ? { standIn: record.standIn } : {}),
+      ...(exchange ? { webhook: webhookSummary(exchange) } : {}),
     },
   };
+}
+
+function webhookSummary({ outcome, latencyMs }: Pick<Exchange, 'outcome' | 'latencyMs'>): NonNullable<SimulateResult['webhook']> {
+  return outcome.ok ? { latencyMs, timedOut: false } : { latencyMs, timedOut: outcome.timedOut === true, failure: outcome.reason };
 }
 
 function planDebit(store: SwitchStore, institutionId: string, body: SimulateBody, receivedAt: Date): Plan {
@@ -394,18 +416,20 @@ type AmountChange = Pick<StateChange, 'reversedMinor' | 'amountMinor' | 'capture
 /**
  * Applies `event` to a stored transaction through the table: refused (nothing written) where
  * the table says so or when the row moved on since it was read; else `change` edits the record
- * and the row moves to the next state.
+ * and the row moves to the next state. `target` is the transaction's id, or the row as the
+ * caller just wrote it, which is then not read back (the write is conditional all the same).
  */
 export function applyEvent(
   store: SwitchStore,
   institutionId: string,
-  id: string,
+  target: string | StoredTransaction,
   event: TransactionEvent,
   at: Date,
   change: (record: Transaction, stored: StoredTransaction, to: TransactionState) => { record: Transaction } & AmountChange,
   check?: (stored: StoredTransaction) => void,
 ): { ok: true; to: TransactionState } | { ok: false; reason: string } {
-  const stored = store.get(institutionId, id);
+  const id = typeof target === 'string' ? target : target.record.id;
+  const stored = typeof target === 'string' ? store.get(institutionId, id) : target;
   if (!stored) return { ok: false, reason: `transaction ${id} not found` };
   const to = nextState(stored.state, event);
   if (isRefusal(to)) return { ok: false, reason: `transaction ${id} ${to.refused(stored.record)}` };
@@ -499,9 +523,10 @@ export function recoverAbandoned(store: SwitchStore, at: Date): number {
  * increment raises its hold; a declined refund gives its reservation back. An answer for a
  * transaction no longer awaiting one changes nothing. Returns the transaction as stored.
  */
-function applyAnswer(store: SwitchStore, institutionId: string, record: Transaction, plan: Plan, amountMinor: bigint, approvedMinor: bigint, at: Date): Transaction {
+function applyAnswer(store: SwitchStore, institutionId: string, inserted: StoredTransaction, plan: Plan, amountMinor: bigint, approvedMinor: bigint, at: Date): Transaction {
+  const { record } = inserted;
   const approved = isApproved(record.responseCode);
-  const answered = applyEvent(store, institutionId, record.id, approved ? 'answer-approves' : 'answer-declines', at,
+  const answered = applyEvent(store, institutionId, inserted, approved ? 'answer-approves' : 'answer-declines', at,
     () => ({ record, ...(approvedMinor !== amountMinor ? { amountMinor: Number(approvedMinor) } : {}) }));
   if (!answered.ok) return store.get(institutionId, record.id)?.record ?? record;
   if (!plan.original) return record;
@@ -759,6 +784,8 @@ function repeatEntry(at: Date, mti: string, agreed: boolean, responseCode = '') 
 export interface Exchange {
   outcome: WebhookOutcome;
   sentAt: Date;
+  /** From the network sending the message (an injected delay included) to the outcome, ms. */
+  latencyMs: number;
   /** The faults injected, as recorded on the transaction. */
   faults: string[];
   /** With a duplicate delivery: whether the webhook answered both copies alike. */
@@ -780,9 +807,10 @@ async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHoo
   const draw = deps.webhookFaults?.draw() ?? { delayMs: 0, deadlineMs: baseDeadline, duplicate: false, reset: false, replyLost: false, garbage: false };
   const faults = describeDraw(draw);
   if (!config?.url) {
-    return { outcome: { ok: false, reason: 'the card program has no webHookConfig.url (set one, e.g. `cardctl sandbox serve --webhook-url URL`)' }, sentAt: now(), faults };
+    return { outcome: { ok: false, reason: 'the card program has no webHookConfig.url (set one, e.g. `cardctl sandbox serve --webhook-url URL`)' }, sentAt: now(), latencyMs: 0, faults };
   }
   const started = Date.now();
+  const startedPerf = performance.now();
   if (draw.delayMs > 0) await sleep(draw.delayMs);
   const sentAt = now();
   // A delay that used up the deadline: the message still reaches the webhook, too late.
@@ -792,7 +820,7 @@ async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHoo
     .catch((error: Error): WebhookOutcome => ({ ok: false, reason: `the webhook call failed: ${error.message}` }));
   const first = call();
   const second = draw.duplicate ? call() : undefined;
-  const timeout: WebhookOutcome = { ok: false, reason: `no reply from the webhook within ${draw.deadlineMs / 1000} s (timeout)` };
+  const timeout: WebhookOutcome = { ok: false, timedOut: true, reason: `no reply from the webhook within ${draw.deadlineMs / 1000} s (timeout)` };
   let outcome: WebhookOutcome;
   let late: Promise<WebhookOutcome> | undefined;
   if (remaining === 0) {
@@ -807,6 +835,7 @@ async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHoo
   } else {
     outcome = await first;
   }
+  const latencyMs = Math.round(performance.now() - startedPerf);
   let duplicateAgreed: boolean | undefined;
   if (second) {
     const other = await second;
@@ -817,7 +846,7 @@ async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHoo
     else if (draw.replyLost) { late = Promise.resolve(outcome); outcome = { ok: false, reason: "the webhook's reply was lost on the way to the network (injected fault)" }; }
     else if (draw.garbage) outcome = { ok: false, reason: 'the webhook reply is not JSON (injected garbage)' };
   }
-  return { outcome, sentAt, faults, ...(duplicateAgreed !== undefined ? { duplicateAgreed } : {}), ...(late ? { late } : {}) };
+  return { outcome, sentAt, latencyMs, faults, ...(duplicateAgreed !== undefined ? { duplicateAgreed } : {}), ...(late ? { late } : {}) };
 }
 
 /**
@@ -951,6 +980,7 @@ export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id
   const mti = repeatMti(stored.record.mti);
   let responseCode = stored.record.responseCode;
   let faults: string[] = [];
+  let sent: Exchange | undefined;
   if (mode === 'forward') {
     const { card, program } = cardAndProgramOf(deps.store, institutionId, stored.record);
     const message: SwitchMessage = { ...stored.record.originalMessage, '0': mti, ...(card ? { '2': card.pan } : {}) };
@@ -958,11 +988,12 @@ export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id
     const exchange = await exchangeWithWebhook({ ...deps, background: undefined }, program?.webHookConfig, message);
     responseCode = exchange.outcome.ok ? exchange.outcome.reply['39'] ?? '' : '';
     faults = exchange.faults;
+    sent = exchange;
   }
   const record = deps.store.atomically(() => rewrite(deps.store, institutionId, id, now(), (current) => {
     current.repeats = [...(current.repeats ?? []), { ...repeatEntry(now(), mti, responseCode === current.responseCode, responseCode), ...(faults.length > 0 ? { webhookFaults: faults } : {}) }];
   }))!;
-  return answerOf(record);
+  return answerOf(record, { exchange: sent });
 }
 
 /** Releases an approved authorization's hold (reason expiry): `reversed`. 409 when it holds nothing. */

@@ -12,7 +12,8 @@ export function switchStore(store: Store): SwitchStore {
     cardById: (institutionId, cardId) => store.cards.get(institutionId, cardId),
     cardByPan: (pan) => store.cards.findByPan(pan),
     program: (institutionId, programId) => store.cardPrograms.get(institutionId, programId),
-    atomically: (work) => store.transaction(work),
+    atomically: (work, options) => store.transaction(work, options),
+    sync: () => store.sync(),
     nextStan(institutionId, day) {
       const key = `switch.stan.${institutionId}.${day}`;
       // A day without a counter yet (or a database from before counters were per institution)

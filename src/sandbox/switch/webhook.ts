@@ -13,7 +13,7 @@ export { WEBHOOK_TIMEOUT_MS };
 
 export type WebhookOutcome =
   | { ok: true; reply: SwitchMessage; status: number }
-  | { ok: false; reason: string; status?: number; reply?: unknown };
+  | { ok: false; reason: string; status?: number; reply?: unknown; timedOut?: true };
 
 export interface WebhookCallOptions {
   timeoutMs?: number;
@@ -84,11 +84,11 @@ export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' |
     const verdict = validateReply(message, parsed);
     return verdict.ok ? { ok: true, status, reply: verdict.reply } : { ok: false, status, reason: verdict.reason };
   } catch (error) {
-    if (controller.signal.aborted) return { ok: false, reason: `no reply from the webhook within ${timeoutMs / 1000} s (timeout)` };
+    if (controller.signal.aborted) return { ok: false, timedOut: true, reason: `no reply from the webhook within ${timeoutMs / 1000} s (timeout)` };
     const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
     const code = err.code ?? err.cause?.code;
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-      return { ok: false, reason: `no reply from the webhook within ${timeoutMs / 1000} s (timeout)` };
+      return { ok: false, timedOut: true, reason: `no reply from the webhook within ${timeoutMs / 1000} s (timeout)` };
     }
     return { ok: false, reason: `the webhook could not be reached: ${code ?? err.message}` };
   } finally {

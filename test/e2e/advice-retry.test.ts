@@ -1,0 +1,113 @@
+// End to end: an advice the webhook does not acknowledge is delivered again, through the built
+// binary. The institution (`cardctl webhook listen`) is down when `simulate advice --forward`
+// runs and comes back on the same port after the third attempt; the sandbox retries after 1 s,
+// then 2 s, then 4 s (docs/switch.md, stand-in), and `tx show` tells each step: attempts,
+// whether acknowledged, the last result, and when (the record's updatedAt moves with each
+// attempt). The listener sees the advice once, on the attempt that is acknowledged.
+import { execa, type ResultPromise } from 'execa';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { BIN, cardctl, cleanEnv, isolatedDirs, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
+import { call, createCardOverHttp } from '../sandbox/helpers.js';
+
+const WEBHOOK_SECRET = 'whsec_advice_retry_e2e';
+
+interface Listener {
+  url: string;
+  process: ResultPromise;
+  lines: string[];
+}
+
+async function startListener(port: number | 0): Promise<Listener> {
+  const child = execa('node', [BIN, 'webhook', 'listen', '--port', String(port), '--json', '--secret-stdin'], {
+    env: cleanEnv({ ...isolatedDirs(config.path) }), extendEnv: false, reject: false, buffer: false, input: `${WEBHOOK_SECRET}\n`,
+  });
+  const lines: string[] = [];
+  const reader = createInterface({ input: child.stdout! });
+  const first = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('webhook listen did not start')), 20_000);
+    reader.on('line', (line) => {
+      lines.push(line);
+      if (lines.length === 1) { clearTimeout(timer); resolve(line); }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`webhook listen exited with ${code}`)); });
+  });
+  return { url: JSON.parse(first).url, process: child, lines };
+}
+
+async function stop(listener: Listener): Promise<void> {
+  if (listener.process.exitCode !== null) return;
+  listener.process.kill('SIGTERM');
+  await listener.process.catch(() => undefined);
+}
+
+let config: { path: string; remove(): void };
+let sandbox: RunningSandbox;
+let env: Record<string, string>;
+const listeners: Listener[] = [];
+
+async function json(args: string[]): Promise<any> {
+  const result = await cardctl([...args, '-o', 'json'], { configDir: config.path, env, timeout: 60_000 });
+  expect(result.exitCode, `${args.join(' ')}\n${result.stderr}`).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+/** `tx show` of `id` until `done` holds of it (or `withinMs` passes: the last one then). */
+async function showUntil(id: string, done: (tx: any) => boolean, withinMs: number): Promise<any> {
+  const until = Date.now() + withinMs;
+  for (;;) {
+    const tx = await json(['tx', 'show', id]);
+    if (done(tx) || Date.now() > until) return tx;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+beforeAll(async () => {
+  config = tempDir();
+  listeners.push(await startListener(0));
+  sandbox = await startSandboxProcess(['--webhook-url', listeners[0]!.url], { configDir: config.path });
+  env = { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: sandbox.info.token };
+  const signing = await call(sandbox.info, 'PUT', `/sandbox/card-programs/${sandbox.info.cardProgramId}`, { token: sandbox.info.token, body: { webHookConfig: { secret: WEBHOOK_SECRET } } });
+  expect(signing.status, signing.text).toBe(200);
+}, 60_000);
+
+afterAll(async () => {
+  await sandbox?.stop();
+  for (const listener of listeners) await stop(listener);
+  config?.remove();
+});
+
+it('an advice the webhook did not acknowledge is retried after 1, 2 and 4 s until it is, then recorded acknowledged', async () => {
+  const card = await createCardOverHttp(sandbox.info);
+  const port = Number(new URL(listeners[0]!.url).port);
+  await stop(listeners[0]!);
+
+  // The network decided (00); the webhook is down: recorded with the network's decision, not acknowledged.
+  const advice = await json(['simulate', 'advice', '--card', card, '--amount', '80', '--network-code', '00', '--forward']);
+  expect(advice).toMatchObject({ mti: '0120', responseCode: '00', response: { 0: '0130' } });
+  const first = await json(['tx', 'show', advice.transactionId]);
+  expect(first).toMatchObject({ messageKind: 'advice', responseCode: '00', advice: { acknowledged: false, attempts: 1 } });
+  expect(first.advice.lastResult).toMatch(/could not be reached/);
+
+  // Two more attempts fail: 1 s after the first, then 2 s after that.
+  const third = await showUntil(advice.transactionId, (tx) => tx.advice.attempts >= 3, 10_000);
+  expect(third.advice).toMatchObject({ acknowledged: false, attempts: 3 });
+  const createdAt = Date.parse(third.createdAt);
+  expect(Date.parse(third.updatedAt) - createdAt).toBeGreaterThanOrEqual(3_000);
+  expect(Date.parse(third.updatedAt) - createdAt).toBeLessThan(3_000 + 2_500);
+
+  // The institution is back; the next attempt, 4 s after the third, is acknowledged.
+  listeners.push(await startListener(port));
+  const acknowledged = await showUntil(advice.transactionId, (tx) => tx.advice.acknowledged, 15_000);
+  expect(acknowledged).toMatchObject({ messageKind: 'advice', mti: '0120', responseCode: '00', transactionStatus: 'pending', advice: { acknowledged: true, attempts: 4, lastResult: 'acknowledged (00)' } });
+  const gap = Date.parse(acknowledged.updatedAt) - Date.parse(third.updatedAt);
+  expect(gap).toBeGreaterThanOrEqual(4_000);
+  expect(gap).toBeLessThan(4_000 + 2_500);
+
+  // The listener got it once, signed, on the attempt that counted; no attempt follows.
+  const exchanges = listeners[1]!.lines.slice(1).map((line) => JSON.parse(line)).filter((line) => line.type === 'exchange');
+  expect(exchanges).toEqual([expect.objectContaining({ mti: '0120', stan: advice.stan, status: 200, signature: 'valid', responseCode: '00' })]);
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  expect((await json(['tx', 'show', advice.transactionId])).advice.attempts).toBe(4);
+  expect(listeners[1]!.lines.slice(1).filter((line) => JSON.parse(line).type === 'exchange')).toHaveLength(1);
+}, 60_000);
