@@ -31,7 +31,9 @@ export function nodeTransport(url: URL, connections: number): Transport {
   // Not import(): an ES module import of node:http evaluates every export, among them the
   // WebSocket that Node 24 builds from its own copy of undici, ~30 ms; getBuiltinModule does not.
   const http = url.protocol === 'https:' ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http');
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  // An idle connection is closed after 10 s, as undici's pool does: a process that runs many
+  // commands (demo, tests) would otherwise keep every command's connections open.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections, timeout: 10_000 });
   return {
     send: (request) => new Promise<TransportResponse>((resolve, reject) => {
       const { signal } = request;
