@@ -15,9 +15,9 @@ const V8_FLAGS = [
   '--liftoff-only',
   // The young generation kept at its first size: a streamed list's pages are garbage as soon
   // as they are printed, and a growing young generation only holds more of them. `tx list --all`
-  // of 30,000 transactions peaked at 86 MB instead of 120 MB on Node 20, 100 instead of 146 MB on
-  // Node 24 (with the next flag: 70 and 83 MB, instead of 120 and 156 MB with neither).
-  // Node 20, 24 and 26 honour it when set at run time.
+  // of 30,000 transactions peaked at 86 MB instead of 120 MB on Node 20, 100 instead of 156 MB on
+  // Node 24 (with the next flag too: 70 and 83 MB), for 30-50 % more client CPU. Node 20, 24
+  // and 26 honour it when set at run time.
   '--semi-space-growth-factor=1',
   // The old generation let grow by half its live size between full GCs, where V8 would let a
   // small heap grow by up to 4×: a bulk run's requests outlive a scavenge or two and are promoted,
