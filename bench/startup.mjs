@@ -4,13 +4,16 @@
 // bin/cardctl.js from package.json and the help cache), and `cardctl alias list` (the full path:
 // bundle, command tree, config read; no network), interleaved (one of each per round, so drift
 // in machine load hits all alike), median of RUNS rounds (default 20, env BENCH_RUNS), after
-// WARMUP rounds that are not counted. Prints medians and ratios to `node -e 0`.
+// WARMUP rounds that are not counted. Prints medians and ratios to `node -e 0`, per Node line
+// measured (bench/lib/nodes.mjs: the machine's Node and the newest LTS, or `--node PATH`…),
+// every Node's runs interleaved in the same rounds.
 // `--json` prints the figures as one JSON object. Needs a build (npm run build).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchNodes } from './lib/nodes.mjs';
 import { median, reportRatio } from './lib/results.mjs';
 
 const bin = fileURLToPath(new URL('../bin/cardctl.js', import.meta.url));
@@ -22,6 +25,7 @@ if (!existsSync(dist)) {
 const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 20));
 const WARMUP = 3;
 const asJson = process.argv.includes('--json');
+const nodes = benchNodes(process.argv.slice(2));
 
 const configDir = mkdtempSync(join(tmpdir(), 'cardctl-bench-'));
 const env = { ...process.env, NO_COLOR: '1' };
@@ -31,52 +35,61 @@ Object.assign(env, { CARDCTL_CONFIG_DIR: configDir, CARDCTL_DATA_DIR: configDir 
 
 const cases = [
   { name: 'node -e 0', args: ['-e', '0'] },
-  { name: 'cardctl --version', args: [bin, '--version'], aim: { max: 1.2 } },
-  { name: 'cardctl --help', args: [bin, '--help'], aim: { max: 1.2 } },
-  { name: 'cardctl cards list --help', args: [bin, 'cards', 'list', '--help'], aim: { max: 1.2 } },
-  { name: 'cardctl alias list', args: [bin, 'alias', 'list'] },
+  { name: 'cardctl --version', args: [bin, '--version'], aim: { max: 1.1 } },
+  { name: 'cardctl --help', args: [bin, '--help'], aim: { max: 1.1 } },
+  { name: 'cardctl cards list --help', args: [bin, 'cards', 'list', '--help'], aim: { max: 1.1 } },
+  { name: 'cardctl alias list', args: [bin, 'alias', 'list'], aim: { max: 1.3 } },
 ];
 
-function once(args) {
+function once(node, args) {
   const started = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const result = spawnSync(node.path, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+  if (result.status !== 0) throw new Error(`${node.label} ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
   return ms;
 }
 
-const samples = cases.map(() => []);
+const loadAtStart = loadavg()[0];
+const samples = nodes.map(() => cases.map(() => []));
 try {
   for (let round = 0; round < WARMUP + RUNS; round++) {
-    cases.forEach((c, i) => {
-      const ms = once(c.args);
-      if (round >= WARMUP) samples[i].push(ms);
-    });
+    nodes.forEach((node, n) => cases.forEach((c, i) => {
+      const ms = once(node, c.args);
+      if (round >= WARMUP) samples[n][i].push(ms);
+    }));
   }
 } finally {
   rmSync(configDir, { recursive: true, force: true });
 }
+const loadAtEnd = loadavg()[0];
 
-const baseline = median(samples[0]);
-const rows = cases.map((c, i) => ({
-  name: c.name,
-  medianMs: Number(median(samples[i]).toFixed(1)),
-  minMs: Number(Math.min(...samples[i]).toFixed(1)),
-  ratio: Number((median(samples[i]) / baseline).toFixed(2)),
-}));
-for (const [i, row] of rows.entries()) {
-  if (i === 0) continue;
-  reportRatio({ bench: 'startup', name: row.name, value: row.medianMs, unit: 'ms', peer: 'node -e 0', peerValue: rows[0].medianMs, ratio: row.ratio, aim: cases[i].aim, note: `median of ${RUNS} interleaved runs` });
-}
-const machine = { cpus: cpus().length, node: process.version, platform: `${process.platform}-${process.arch}`, runs: RUNS, date: new Date().toISOString() };
+const note = `median of ${RUNS} interleaved runs, load average ${loadAtStart.toFixed(1)} → ${loadAtEnd.toFixed(1)}`;
+const results = nodes.map((node, n) => {
+  const baseline = median(samples[n][0]);
+  const rows = cases.map((c, i) => ({
+    name: c.name,
+    medianMs: Number(median(samples[n][i]).toFixed(1)),
+    minMs: Number(Math.min(...samples[n][i]).toFixed(1)),
+    ratio: Number((median(samples[n][i]) / baseline).toFixed(2)),
+  }));
+  for (const [i, row] of rows.entries()) {
+    if (i === 0) continue;
+    reportRatio({ bench: 'startup', name: `${row.name} (${node.label})`, value: row.medianMs, unit: 'ms', peer: `node -e 0 (${node.label})`, peerValue: rows[0].medianMs, ratio: median(samples[n][i]) / baseline, aim: cases[i].aim, note });
+  }
+  return { node: node.version, rows };
+});
+const machine = { cpus: cpus().length, platform: `${process.platform}-${process.arch}`, runs: RUNS, date: new Date().toISOString(), load: [loadAtStart, loadAtEnd] };
 
 if (asJson) {
-  console.log(JSON.stringify({ machine, results: rows }));
+  console.log(JSON.stringify({ machine, results }));
 } else {
-  console.log(`start-up, median of ${RUNS} interleaved runs (${machine.cpus} CPUs, node ${machine.node}, ${machine.platform})`);
-  console.log(`${'command'.padEnd(28)}${'median'.padStart(10)}${'min'.padStart(10)}${'ratio'.padStart(8)}`);
-  for (const r of rows) console.log(`${r.name.padEnd(28)}${`${r.medianMs} ms`.padStart(10)}${`${r.minMs} ms`.padStart(10)}${`${r.ratio}×`.padStart(8)}`);
-  for (const [i, row] of rows.entries()) {
-    if (cases[i].aim && row.ratio > cases[i].aim.max) console.log(`note: ${row.name} is ${row.ratio}× a bare node start (aim: ≤ ${cases[i].aim.max}×)`);
+  console.log(`start-up, ${note} (${machine.cpus} CPUs, ${machine.platform})`);
+  for (const { node, rows } of results) {
+    console.log(`\nnode ${node}`);
+    console.log(`${'command'.padEnd(28)}${'median'.padStart(10)}${'min'.padStart(10)}${'ratio'.padStart(8)}`);
+    for (const r of rows) console.log(`${r.name.padEnd(28)}${`${r.medianMs} ms`.padStart(10)}${`${r.minMs} ms`.padStart(10)}${`${r.ratio}×`.padStart(8)}`);
+    for (const [i, row] of rows.entries()) {
+      if (cases[i].aim && row.ratio > cases[i].aim.max) console.log(`note: ${row.name} is ${row.ratio}× a bare node start (aim: ≤ ${cases[i].aim.max}×)`);
+    }
   }
 }

@@ -1,21 +1,23 @@
 // The process-wide settings cardctl runs with, set once, by bin/cardctl.js, around loading the
 // bundle (loadTuned). cardctl is started as `cardctl …` by shells and scripts, where no node flags can be
 // given, so they are set here at run time. Each one is kept for what it buys on a path people run
-// in loops, measured on Node 20 (BENCHMARKS.md); test/unit/tuning.test.ts checks that the running
+// in loops, measured on Node 20 and 24 (BENCHMARKS.md); test/unit/tuning.test.ts checks that the running
 // V8 knows every flag (an unknown one would print an error in front of every command's output).
 'use strict';
 const v8 = require('node:v8');
 const nodeModule = require('node:module');
 
 const V8_FLAGS = [
-  // WebAssembly by V8's baseline compiler only. undici parses HTTP with llhttp compiled to
-  // WebAssembly, which V8's optimising compiler otherwise works on during the first responses
-  // of every process: a one-request command took 288 ms and 97 MB peak RSS without it, 193 ms
-  // and 62 MB with it; a 100,000-transaction `tx list --all` used less CPU too.
+  // WebAssembly by V8's baseline compiler only. undici, the client's transport behind a proxy
+  // (src/api/client.ts), parses HTTP with llhttp compiled to WebAssembly, which V8's optimising
+  // compiler otherwise works on during the first responses of every process: a one-request
+  // command over undici took 288 ms and 97 MB peak RSS without it, 193 ms and 62 MB with it.
   '--liftoff-only',
   // The young generation kept at its first size: a streamed list's pages are garbage as soon
   // as they are printed, and a growing young generation only holds more of them. `tx list --all`
-  // of 100,000 transactions peaked at 104 MB instead of 121 MB, for 5-15 % more client CPU.
+  // of 30,000 transactions peaked at 86 MB instead of 120 MB on Node 20, 100 instead of 156 MB on
+  // Node 24 (with the next flag too: 70 and 83 MB), for 30-50 % more client CPU. Node 20, 24
+  // and 26 honour it when set at run time.
   '--semi-space-growth-factor=1',
   // The old generation let grow by half its live size between full GCs, where V8 would let a
   // small heap grow by up to 4×: a bulk run's requests outlive a scavenge or two and are promoted,

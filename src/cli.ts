@@ -4,7 +4,7 @@ import { Command, CommanderError, type OutputConfiguration } from 'commander';
 import type { Dispatcher } from 'undici';
 import { builtinNames, expandAlias } from './aliases/expand.js';
 import { DryRunStop } from './audit/dry-run.js';
-import { commandTree } from './commands/index.js';
+import { COMMAND_LOADERS } from './commands/routes.js';
 import { ConfigStore } from './config/store.js';
 import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, isGroup, type RunInput } from './core/command.js';
 import { addFlags, type Flags } from './core/flags.js';
@@ -15,7 +15,7 @@ import { bufferedIO, systemIO, type IOStreams } from './core/io.js';
 import type { Prompter } from './core/prompter.js';
 import { maskPansInText, redactValue } from './core/redact.js';
 import { escapeControls } from './output/format.js';
-import { createStyle } from './output/style.js';
+import { createStyle, loadColours } from './output/style.js';
 import { explainCommanderError } from './help/commander-errors.js';
 import { HELP_CACHE_WIDTH, helpPaths, type HelpCache } from './help/help-cache.js';
 import { versionRequest, versionText } from './help/version.js';
@@ -33,8 +33,9 @@ export interface MainDeps {
 export async function main(argv: string[], deps: MainDeps = {}): Promise<number> {
   const io = deps.io ?? systemIO(process);
   const env = deps.env ?? process.env;
+  await loadColours({ env, stdoutIsTTY: io.stdoutIsTTY });
   try {
-    argv = expandUserAlias(argv, env);
+    argv = await expandUserAlias(argv, env);
   } catch (error) {
     return reportError(toCliError(error), io, env, sniffGlobals(argv));
   }
@@ -49,14 +50,14 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   if (argv[0] === '__complete') return (await import('./completion/dynamic.js')).runCompletionQuery(argv.slice(1), io, env);
   // `help <topic>` prints a topic; `help <command>` falls through to commander (src/help/).
   if (argv[0] === 'help' && argv.length === 2) {
-    const shown = (await import('./help/index.js')).showHelpTopic(argv[1]!, io, commandTree);
+    const shown = (await import('./help/index.js')).showHelpTopic(argv[1]!, io, await wholeTree());
     if (shown === true) return ExitCode.Ok;
     if (shown instanceof CliError) return reportError(shown, io, env, {});
   }
 
   const interrupt = deps.signal ? undefined : installInterruptHandler(io);
   const state: RunState = { globals: {} };
-  const program = buildProgram({ io, env, deps, state, signal: deps.signal ?? interrupt!.signal, argv });
+  const program = buildProgram(await treeFor(argv), { io, env, deps, state, signal: deps.signal ?? interrupt!.signal, argv });
   try {
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.Ok;
@@ -74,11 +75,28 @@ export async function main(argv: string[], deps: MainDeps = {}): Promise<number>
   }
 }
 
-/** `cardctl NAME …` where NAME is a user alias (src/aliases/): the command line it stands for. */
-function expandUserAlias(argv: string[], env: Env): string[] {
+type TreeNode = AnyCommand | GroupDefinition;
+
+/** Every command definition (commands/index.ts). */
+async function wholeTree(): Promise<TreeNode[]> {
+  return (await import('./commands/index.js')).commandTree;
+}
+
+/**
+ * The definitions a command line needs: only its top-level command's when it starts with one's
+ * name (commands/routes.ts), which spares ~20 ms of start-up on Node 20 (BENCHMARKS.md, "Node's
+ * floor"); the whole tree otherwise.
+ */
+async function treeFor(argv: string[]): Promise<TreeNode[]> {
   const first = argv[0];
-  if (!first || first.startsWith('-') || first === '__complete') return argv;
-  const builtins = builtinNames(commandTree);
+  return first !== undefined && Object.hasOwn(COMMAND_LOADERS, first) ? [await COMMAND_LOADERS[first]!()] : wholeTree();
+}
+
+/** `cardctl NAME …` where NAME is a user alias (src/aliases/): the command line it stands for. */
+async function expandUserAlias(argv: string[], env: Env): Promise<string[]> {
+  const first = argv[0];
+  if (!first || first.startsWith('-') || first === '__complete' || Object.hasOwn(COMMAND_LOADERS, first)) return argv;
+  const builtins = builtinNames(await wholeTree());
   if (builtins.has(first)) return argv;
   return expandAlias(argv, new ConfigStore(env).read().aliases, builtins);
 }
@@ -105,7 +123,8 @@ export const PROGRAM_EXAMPLES: readonly string[] = [
   'cardctl help exit-codes',
 ];
 
-export function buildProgram(input: BuildInput | null = null): Command {
+/** The commander program for the definitions in `tree`, with their run() attached when `input` is given. */
+export function buildProgram(tree: readonly TreeNode[], input: BuildInput | null = null): Command {
   const program = new Command('cardctl');
   program
     .description('Operate a card-issuing institution from the terminal: cards, PINs, transactions,\nOAuth applications, users, imports, switch simulations and a local sandbox of the API.')
@@ -123,7 +142,7 @@ Learn more: cardctl <command> --help, cardctl help <topic>
 
   addFlags(program, GLOBAL_FLAGS);
   if (input) program.configureOutput(outputConfiguration(input.io));
-  for (const definition of commandTree) addNode(program, definition, input && runner(input));
+  for (const definition of tree) addNode(program, definition, input && runner(input));
   return program;
 }
 
@@ -152,7 +171,7 @@ function outputConfiguration(io: IOStreams): OutputConfiguration {
  */
 export async function renderHelpCache(): Promise<HelpCache> {
   const pages: Record<string, string> = {};
-  for (const path of helpPaths(commandTree)) {
+  for (const path of helpPaths(await wholeTree())) {
     const io = bufferedIO({ tty: false });
     const code = await main([...path, '--help'], { io, env: {}, signal: new AbortController().signal });
     if (code !== ExitCode.Ok || io.stderrText() !== '') throw new Error(`cardctl ${path.join(' ')} --help: exit ${code}, stderr ${io.stderrText()}`);
@@ -164,7 +183,8 @@ export async function renderHelpCache(): Promise<HelpCache> {
 /** man/cardctl.1 (src/help/man-page.ts; written to man/ by scripts/build.mjs). */
 export async function renderManPage(): Promise<string> {
   const { renderManPage: render } = await import('./help/man-page.js');
-  return render({ program: buildProgram(), tree: commandTree, examples: PROGRAM_EXAMPLES });
+  const tree = await wholeTree();
+  return render({ program: buildProgram(tree), tree, examples: PROGRAM_EXAMPLES });
 }
 
 /** What a leaf does once commander has parsed its command line. */
@@ -191,8 +211,8 @@ function runner(input: BuildInput): LeafRunner {
 /** The CLI as a command's run() may use it: running command lines (demo), its built-in names (alias set). */
 const cliHost: CliHost = {
   run: (argv, deps) => main(argv, deps),
-  builtinNames: () => builtinNames(commandTree),
-  program: () => buildProgram(),
+  builtinNames: async () => builtinNames(await wholeTree()),
+  program: async () => buildProgram(await wholeTree()),
 };
 
 function addNode(parent: Command, definition: AnyCommand | GroupDefinition, run: LeafRunner | null): Command {

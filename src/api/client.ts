@@ -1,5 +1,6 @@
-// The HTTP client: undici underneath, the API's envelope unwrapped in exactly one place,
-// every failure turned into a typed CliError. It returns data and never prints (logging goes
+// The HTTP client: Node's http underneath, or undici behind a proxy or with a dispatcher handed
+// in (tests' MockAgent); the API's envelope unwrapped in exactly one place, every failure turned
+// into a typed CliError. It returns data and never prints (logging goes
 // through the injected logger, which writes to stderr only when -v/--debug asked for it).
 import type { Dispatcher } from 'undici';
 import {
@@ -20,9 +21,13 @@ import { isMutation } from '../audit/mutation.js';
 import { DryRunStop, describeDryRun, type DryRunRequest } from '../audit/dry-run.js';
 import { maskCardData } from '../audit/mask.js';
 import { DEFAULT_DIALECT, listOfPath, listQuery, readPath, type Dialect, type ListName } from './dialect.js';
-import { loadAgentClass, loadRequest } from './undici.js';
+import type { Transport, TransportResponse } from './node-http.js';
+import { loadUndici, undiciTransport } from './undici.js';
 
 export { loadUndici } from './undici.js';
+
+/** Keep-alive connections per origin, at most. */
+const CONNECTIONS = 64;
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type AuthMode = 'bearer' | 'apiKey' | 'none';
@@ -138,8 +143,8 @@ export class ApiClient {
   private readonly retries: number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
-  /** The keep-alive pool, shared with the clients made by withReason. */
-  private pool: { dispatcher?: Promise<Dispatcher> } = {};
+  /** The keep-alive pools, shared with the clients made by withReason. */
+  private pool: { dispatcher?: Promise<Dispatcher>; transport?: Promise<Transport> } = {};
   /** The reason every mutation of this client carries unless the request gives its own. */
   private reason?: string;
 
@@ -152,21 +157,33 @@ export class ApiClient {
     this.dialect = options.dialect ?? DEFAULT_DIALECT;
   }
 
-  /** The keep-alive pool, shared by every request of this client (proxy-aware). */
+  /** An undici keep-alive pool for this client's settings (proxy-aware), for callers that need undici itself. */
   dispatcher(): Promise<Dispatcher> {
     this.pool.dispatcher ??= (async () => {
       if (this.options.dispatcher) return this.options.dispatcher;
       // Custom CAs: undici connects through node:tls, whose default trust store already holds
       // NODE_EXTRA_CA_CERTS (read by Node at start-up), so no `connect.ca` is needed.
-      const common = { connect: { timeout: this.timeoutMs }, keepAliveTimeout: 10_000, connections: 64 };
+      const common = { connect: { timeout: this.timeoutMs }, keepAliveTimeout: 10_000, connections: CONNECTIONS };
       const proxy = proxySettings(this.options.env ?? process.env);
-      const Agent = await loadAgentClass(proxy !== undefined);
-      return new Agent({ ...common, ...proxy });
+      const { Agent, EnvHttpProxyAgent } = await loadUndici();
+      return proxy ? new EnvHttpProxyAgent({ ...common, ...proxy }) : new Agent(common);
     })();
     return this.pool.dispatcher;
   }
 
+  /**
+   * How this client's requests travel: undici where its features are needed (a proxy from the
+   * environment, a dispatcher handed in), else Node's own http (src/api/node-http.ts says why).
+   */
+  private transport(): Promise<Transport> {
+    this.pool.transport ??= this.options.dispatcher || proxySettings(this.options.env ?? process.env)
+      ? this.dispatcher().then(undiciTransport)
+      : import('./node-http.js').then(({ nodeTransport }) => nodeTransport(this.baseUrl, CONNECTIONS));
+    return this.pool.transport;
+  }
+
   async close(): Promise<void> {
+    if (this.pool.transport) await (await this.pool.transport).close();
     if (this.pool.dispatcher && !this.options.dispatcher) await (await this.pool.dispatcher).close();
   }
 
@@ -323,23 +340,11 @@ export class ApiClient {
       for (const [name, value] of Object.entries(redactHeaders(headers))) logger.debug(`> ${name}: ${value}`);
       if (body !== undefined) logger.debug(`> ${redactBodyText(body)}`);
     }
-    const dispatcher = await this.dispatcher();
-    const request = await loadRequest();
+    const transport = await this.transport();
     const started = performance.now();
-    let res: Dispatcher.ResponseData;
-    let text: string;
+    let res: TransportResponse;
     try {
-      res = await request.call(dispatcher, {
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: req.method,
-        headers,
-        body,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-        signal: req.signal ?? this.options.signal,
-      });
-      text = await res.body.text();
+      res = await transport.send({ url, method: req.method, headers, body, timeoutMs: this.timeoutMs, signal: req.signal ?? this.options.signal });
     } catch (error) {
       const failure = toNetworkError(error, this.timeoutMs);
       logger?.verbose(`${req.method} ${redactUrl(url)} → ${failure.code} (${Math.round(performance.now() - started)} ms)`);
@@ -350,9 +355,9 @@ export class ApiClient {
     if (logger?.debugEnabled) {
       logger.debug(`< HTTP ${res.statusCode}`);
       for (const [name, value] of Object.entries(redactHeaders(res.headers))) logger.debug(`< ${name}: ${value}`);
-      if (text) logger.debug(`< ${redactBodyText(text)}`);
+      if (res.text) logger.debug(`< ${redactBodyText(res.text)}`);
     }
-    return { status: res.statusCode, headers: res.headers, text, durationMs, method: req.method, url, token };
+    return { status: res.statusCode, headers: res.headers, text: res.text, durationMs, method: req.method, url, token };
   }
 }
 

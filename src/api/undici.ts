@@ -1,13 +1,9 @@
-// How cardctl loads undici: the one place that knows undici's file layout. Loaded on first
-// request only, never on the start-up path.
-//
-// An API call needs an Agent and `request`. undici's index also evaluates fetch, WebSocket, the
-// cookie, cache and mock modules and, through `globalThis.Headers`, Node's own copy of undici:
-// 15-25 ms of every command that makes a request (BENCHMARKS.md, "One-request commands"), which
-// scripts calling cardctl in a loop pay each time. So the two are loaded from their own files,
-// which are not undici's public API: test/unit/undici-parts.test.ts fails when an undici upgrade
-// moves or changes them. Their types are in undici-parts.d.ts.
-import type { Agent, Dispatcher, EnvHttpProxyAgent } from 'undici';
+// How cardctl loads undici, the client's transport behind a proxy from the environment or with a
+// dispatcher handed in (tests' MockAgent), and the HTTP library of the commands that need its
+// own API (doctor, webhook listen, scenarios). Never on the start-up path: a plain request goes
+// through node:http (src/api/node-http.ts), so undici's public index is all cardctl loads.
+import type { Dispatcher } from 'undici';
+import type { Transport } from './node-http.js';
 
 /** undici's public index. It is CommonJS: once bundled, its exports may sit on `default`. */
 export async function loadUndici(): Promise<typeof import('undici')> {
@@ -15,18 +11,16 @@ export async function loadUndici(): Promise<typeof import('undici')> {
   return typeof mod.request === 'function' ? mod : mod.default!;
 }
 
-/** A CommonJS module's single export, whether the loader put it on `default` or not. */
-const single = <T>(mod: { default: T }): T => mod.default ?? (mod as unknown as T);
-
-/**
- * The dispatcher class: undici's Agent from its own file, or, behind a proxy, EnvHttpProxyAgent
- * from the index (it calls the `connect` that the index puts on every dispatcher).
- */
-export async function loadAgentClass(proxy: boolean): Promise<typeof Agent | typeof EnvHttpProxyAgent> {
-  return proxy ? (await loadUndici()).EnvHttpProxyAgent : single(await import('undici/lib/dispatcher/agent.js'));
-}
-
-/** `Dispatcher.prototype.request` from its own file: call it with the dispatcher as `this`. */
-export function loadRequest(): Promise<(this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>> {
-  return import('undici/lib/api/api-request.js').then(single);
+/** The client's transport through `dispatcher`; closing the dispatcher is its owner's business. */
+export async function undiciTransport(dispatcher: Dispatcher): Promise<Transport> {
+  const { request } = await loadUndici();
+  return {
+    async send({ url, method, headers, body, timeoutMs, signal }) {
+      const res = await request(url, {
+        method: method as Dispatcher.HttpMethod, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal, dispatcher,
+      });
+      return { statusCode: res.statusCode, headers: res.headers, text: await res.body.text() };
+    },
+    close: async () => {},
+  };
 }

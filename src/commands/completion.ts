@@ -23,6 +23,6 @@ values (statuses, channels, formats, …) and stored profile names.
     if (!isShell(shell)) {
       throw new UsageError(`unknown shell "${shell}"`, { hint: `give one of: ${SHELLS.join(', ')}, e.g. \`cardctl completion bash\`` });
     }
-    ctx.io.out(generateCompletion(shell, cli.program()));
+    ctx.io.out(generateCompletion(shell, await cli.program()));
   },
 });

@@ -30,9 +30,9 @@ export interface CliHost {
   /** Runs a cardctl command line in this process; resolves to its exit code (demo). */
   run(argv: string[], deps: { env: Record<string, string | undefined>; io: IOStreams; signal: AbortSignal }): Promise<number>;
   /** Top-level command names and their aliases, and `help` (what an alias may not shadow). */
-  builtinNames(): Set<string>;
+  builtinNames(): Promise<Set<string>>;
   /** The whole command tree as commander builds it, with no run attached (completion scripts). */
-  program(): Command;
+  program(): Promise<Command>;
 }
 
 export interface RunInput<F extends Flags = Flags, A extends readonly ArgumentSpec[] = readonly ArgumentSpec[]> {

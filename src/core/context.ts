@@ -1,5 +1,5 @@
 // The context every command receives: io, prompter, config, env, clock, and a lazily built
-// API client. Commands never read process, console or chalk globals; tests build a context
+// API client. Commands never read process or console globals; tests build a context
 // with buffers (test/helpers/context.ts).
 import type { Dispatcher } from 'undici';
 import type { ApiClient, Connection, HttpLogger } from '../api/client.js';

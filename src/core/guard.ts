@@ -14,7 +14,7 @@ export interface GuardContext {
   globals: { yes?: boolean; confirmProduction?: boolean; dryRun?: boolean };
   io: Pick<IOStreams, 'canPrompt' | 'stderrIsTTY'>;
   prompter: Pick<Prompter, 'input' | 'confirm'>;
-  style: Pick<Style, 'chalk'>;
+  style: Pick<Style, 'paint'>;
 }
 
 export interface DestructiveAction {
@@ -106,7 +106,7 @@ export async function confirmCardChange(ctx: GuardContext, change: CardChange): 
 export function productionBanner(ctx: Pick<GuardContext, 'settings' | 'io' | 'style'>): string | undefined {
   if (!isProduction(ctx) || !ctx.io.stderrIsTTY) return undefined;
   const s = ctx.settings();
-  return ctx.style.chalk.bgRed.white.bold(` PRODUCTION `) + ` profile "${s.profileName}" → ${s.baseUrl}`;
+  return ctx.style.paint(['bgRed', 'white', 'bold'], ' PRODUCTION ') + ` profile "${s.profileName}" → ${s.baseUrl}`;
 }
 
 /** Shared CI runners: a profile may insist on being named explicitly. */

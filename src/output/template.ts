@@ -88,7 +88,7 @@ function registerHelpers(hb: HandlebarsLike, style: Style, now: () => Date): voi
     const text = value === undefined || value === null ? '' : String(value);
     if (name === 'status') return style.status(text);
     if (!(COLOURS as readonly unknown[]).includes(name)) throw new Error(`unknown colour "${String(name)}" (use ${COLOURS.join(', ')} or status)`);
-    return (style.chalk as unknown as Record<string, (t: string) => string>)[name as string]!(text);
+    return style.paint(name as (typeof COLOURS)[number], text);
   });
   hb.registerHelper('json', (...a) => JSON.stringify(args(a)[0] ?? null));
   hb.registerHelper('join', (...a) => {

@@ -103,6 +103,14 @@ describe('a card named with a CSV formula and terminal escapes', () => {
       expect(RAW_CONTROL.test(result.stdout), args.join(' ')).toBe(false);
     }
   });
+
+  it('FORCE_COLOR=1 colours what is coloured in a pipe, such as doctor\'s marks (chalk, loaded only then)', async () => {
+    const coloured = await cardctl(['doctor'], { configDir: config.path, env: { ...env, FORCE_COLOR: '1' } });
+    expect(coloured.stdout).toContain('\x1b[32m✓\x1b[39m');
+    const plain = await run(['doctor']);
+    expect(plain.stdout).toContain('✓');
+    expect(plain.stdout).not.toContain('\x1b[');
+  });
 });
 
 describe('unknown --fields', () => {

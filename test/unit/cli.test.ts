@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildProgram, main } from '../../src/cli.js';
 import { commandTree } from '../../src/commands/index.js';
+import { COMMAND_LOADERS } from '../../src/commands/routes.js';
 import { isGroup } from '../../src/core/command.js';
 import { VERSION } from '../../src/version.js';
 import { envelope, json, startTestServer, type TestServer } from '../helpers/http-server.js';
@@ -42,7 +43,7 @@ describe('the program', () => {
   });
 
   it('every leaf command has a summary and help that renders', () => {
-    const program = buildProgram();
+    const program = buildProgram(commandTree);
     const walk = (nodes: typeof commandTree, path: string[]) => {
       for (const node of nodes) {
         expect(node.summary, [...path, node.name].join(' ')).toBeTruthy();
@@ -51,6 +52,22 @@ describe('the program', () => {
     };
     walk(commandTree, []);
     expect(program.helpInformation()).toContain('Usage: cardctl');
+  });
+
+  it('each top-level command loads on its own: every route loads the definition its key names, and the tree is the routes in order', async () => {
+    expect(Object.keys(COMMAND_LOADERS)).toEqual(commandTree.map((c) => c.name));
+    for (const node of commandTree) expect(await COMMAND_LOADERS[node.name]!(), node.name).toBe(node);
+  });
+
+  it('a command line routed to one top-level command parses as it does in the whole tree', async () => {
+    // tx's alias is not a route: it takes the whole tree, and both reach the same command.
+    for (const args of [['tx', 'list', '--bogus'], ['transactions', 'list', '--bogus'], ['cards', 'lst']]) {
+      const result = await run(args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toMatch(/^error: /);
+    }
+    expect((await run(['tx', 'list', '--bogus'])).stderr).toBe((await run(['transactions', 'list', '--bogus'])).stderr);
+    expect((await run(['cards', 'lst'])).stderr).toMatch(/did you mean `list`/);
   });
 
   it('group help: `cardctl profile --help` and `cardctl help profile`', async () => {

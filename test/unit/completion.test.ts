@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram, main } from '../../src/cli.js';
+import { commandTree } from '../../src/commands/index.js';
 import { generateCompletion, SHELLS, type Shell } from '../../src/completion/index.js';
 import { completionSpec } from '../../src/completion/spec.js';
 import { addFlags, defineFlags } from '../../src/core/flags.js';
@@ -15,7 +16,7 @@ import { isolatedDirs } from '../helpers/dirs.js';
 
 const FILES: Record<Shell, string> = { bash: 'cardctl.bash', zsh: '_cardctl', fish: 'cardctl.fish' };
 const committed = (shell: Shell) => readFileSync(new URL(`../../completions/${FILES[shell]}`, import.meta.url), 'utf8');
-const generated = (shell: Shell) => generateCompletion(shell, buildProgram());
+const generated = (shell: Shell) => generateCompletion(shell, buildProgram(commandTree));
 
 function installed(shell: string): boolean {
   return spawnSync(shell, ['-c', 'exit 0'], { stdio: 'ignore' }).status === 0;
@@ -28,7 +29,7 @@ function choiceOptions(): Array<{ flag: string; choices: string[] }> {
     for (const option of command.options as Option[]) if (option.argChoices) found.push({ flag: option.long!, choices: option.argChoices });
     command.commands.forEach(walk);
   };
-  walk(buildProgram());
+  walk(buildProgram(commandTree));
   return found;
 }
 

@@ -11,7 +11,7 @@ import { helpPaths } from '../../src/help/help-cache.js';
 import { HELP_TOPICS } from '../../src/help/topics.js';
 
 const committed = readFileSync(new URL(`../../${MAN_PAGE_FILE}`, import.meta.url), 'utf8');
-const source = { program: buildProgram(), tree: commandTree, examples: PROGRAM_EXAMPLES };
+const source = { program: buildProgram(commandTree), tree: commandTree, examples: PROGRAM_EXAMPLES };
 
 /** The page as text, the way man(1) would show it (escapes undone, no formatting). */
 function plain(roff: string): string {
@@ -51,7 +51,7 @@ describe('man/cardctl.1', () => {
       for (const option of command.options) if (!option.hidden) expect(page, option.flags).toContain(option.flags);
       command.commands.forEach(walk);
     };
-    walk(buildProgram());
+    walk(buildProgram(commandTree));
   });
 
   it('has a section for every help topic, with its text', () => {

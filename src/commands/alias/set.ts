@@ -26,7 +26,7 @@ expansion must start with one. Quote the expansion so the shell passes it as one
     if (!ALIAS_NAME.test(name)) {
       throw new UsageError(`invalid alias name "${name}": use letters, digits, - and _, starting with a letter`);
     }
-    const builtins = cli.builtinNames();
+    const builtins = await cli.builtinNames();
     if (builtins.has(name)) {
       throw new UsageError(`"${name}" is a built-in command; an alias may not shadow it`, { hint: 'choose another name' });
     }
