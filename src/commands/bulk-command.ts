@@ -59,8 +59,13 @@ export function rowAttempts(ctx: Context): number | undefined {
   return undefined;
 }
 
+/** --concurrency: rows in flight (default 8). */
+export function bulkConcurrency(opts: Pick<BulkOptions, 'concurrency'>): number {
+  return opts.concurrency === undefined ? 8 : validatePositiveInt('--concurrency', opts.concurrency, 256);
+}
+
 export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command: BulkCommand<T>): Promise<void> {
-  const concurrency = opts.concurrency === undefined ? 8 : validatePositiveInt('--concurrency', opts.concurrency, 256);
+  const concurrency = bulkConcurrency(opts);
   const shard = parseShard(opts.shard);
   if (opts.report && opts.resume && opts.report !== opts.resume) {
     throw new UsageError('--resume REPORT continues that report: give --resume alone, or the same file to both');

@@ -110,6 +110,46 @@ describe('requests', () => {
   });
 });
 
+describe('pipelined(): many requests that are safe to repeat, in flight at once', () => {
+  // Every answer held until 8 requests have arrived: 8 in flight at once, however they travel.
+  const answerEight = () => {
+    const held: Array<() => void> = [];
+    server.fallback((req, res) => new Promise<void>((resolve) => {
+      held.push(() => {
+        envelope(res, { id: req.url.split('/')[3], status: 'suspended' });
+        resolve();
+      });
+      if (held.length === 8) held.splice(0).forEach((answer) => answer());
+    }));
+  };
+  const eight = (c: ApiClient) => Promise.all(Array.from({ length: 8 }, (_, i) => c.request<{ id: string }>({ method: 'GET', path: `/institutions/cards/c${i}/deactivate` })));
+  const connections = () => new Set(server.requests.splice(0).map((r) => r.remotePort)).size;
+
+  it('sends them on one connection, where the plain client opens one for each; every answer goes to its own request', async () => {
+    answerEight();
+    const plain = client();
+    const pipelined = plain.withReason('merchant breach').pipelined(8);
+    expect((await eight(pipelined)).map((r) => r.data.id)).toEqual(Array.from({ length: 8 }, (_, i) => `c${i}`));
+    expect(connections()).toBe(1);
+    await eight(plain);
+    expect(connections()).toBe(8);
+  });
+
+  it('opens a connection for each 8 in flight', async () => {
+    answerEight();
+    const pipelined = client().pipelined(16);
+    await Promise.all([eight(pipelined), eight(pipelined)]);
+    expect(connections()).toBe(2);
+  });
+
+  it('keeps the reason of the client it came from for the journal', async () => {
+    server.fallback(ok({ id: 'c1' }));
+    const exchanges: Exchange[] = [];
+    await client({ onExchange: (e) => exchanges.push(e) }).withReason('merchant breach').pipelined(8).request({ method: 'GET', path: '/institutions/cards/c1/deactivate' });
+    expect(exchanges.map((e) => e.reason)).toEqual(['merchant breach']);
+  });
+});
+
 describe('401 and token renewal', () => {
   it('a static token that is rejected is not sent again (one request, exit 3)', async () => {
     server.fallback(status(401));
