@@ -26,7 +26,15 @@ export async function loadAgentClass(proxy: boolean): Promise<typeof Agent | typ
   return proxy ? (await loadUndici()).EnvHttpProxyAgent : single(await import('undici/lib/dispatcher/agent.js'));
 }
 
-/** `Dispatcher.prototype.request` from its own file: call it with the dispatcher as `this`. */
-export function loadRequest(): Promise<(this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>> {
-  return import('undici/lib/api/api-request.js').then(single);
+type RequestFunction = (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+let requestFunction: Promise<RequestFunction> | undefined;
+
+/**
+ * `Dispatcher.prototype.request` from its own file: call it with the dispatcher as `this`. Looked
+ * up once: a dynamic import() per request went through the module loader each time, for every
+ * row of a bulk run.
+ */
+export function loadRequest(): Promise<RequestFunction> {
+  requestFunction ??= import('undici/lib/api/api-request.js').then(single);
+  return requestFunction;
 }
