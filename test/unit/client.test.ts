@@ -142,6 +142,17 @@ describe('pipelined(): many requests that are safe to repeat, in flight at once'
     expect(connections()).toBe(2);
   });
 
+  it('sends like the plain client once a connection was lost, the request that met it sent again', async () => {
+    const pipelined = client().pipelined(8);
+    server.enqueue((_req, res) => void res.socket?.destroy());
+    server.fallback(ok({ id: 'c0' }));
+    expect((await pipelined.request<{ id: string }>({ method: 'GET', path: '/institutions/cards/c0/deactivate' })).data.id).toBe('c0');
+    expect(server.requests.splice(0)).toHaveLength(2);
+    answerEight();
+    await eight(pipelined);
+    expect(connections()).toBe(8);
+  });
+
   it('keeps the reason of the client it came from for the journal', async () => {
     server.fallback(ok({ id: 'c1' }));
     const exchanges: Exchange[] = [];
