@@ -58,6 +58,7 @@ export class Journal {
   /** The current file, open for appending while entries keep coming (KEEP_OPEN_MS). */
   private fd: number | undefined;
   private appendedSinceCheck = false;
+  private nextCheck: NodeJS.Timeout | undefined;
   /** The scrubber of the last secrets given, made again only when they change. */
   private scrubber: { key: string; scrub: (text: string) => string } | undefined;
 
@@ -99,7 +100,7 @@ export class Journal {
   private write(line: Buffer): void {
     if (this.fd === undefined) {
       this.fd = openSync(this.file, 'a', 0o600);
-      setTimeout(() => this.checkOpenFile(), KEEP_OPEN_MS).unref();
+      this.nextCheck = setTimeout(() => this.checkOpenFile(), KEEP_OPEN_MS).unref();
     }
     for (let at = 0; at < line.length;) at += writeSync(this.fd, line, at);
     this.appendedSinceCheck = true;
@@ -114,7 +115,7 @@ export class Journal {
     try {
       if (this.appendedSinceCheck && sameFile(statSync(this.file, { throwIfNoEntry: false }), fstatSync(this.fd))) {
         this.appendedSinceCheck = false;
-        setTimeout(() => this.checkOpenFile(), KEEP_OPEN_MS).unref();
+        this.nextCheck = setTimeout(() => this.checkOpenFile(), KEEP_OPEN_MS).unref();
         return;
       }
     } catch {
@@ -128,6 +129,7 @@ export class Journal {
     if (this.fd === undefined) return;
     const fd = this.fd;
     this.fd = undefined;
+    clearTimeout(this.nextCheck);
     try {
       closeSync(fd);
     } catch {
