@@ -184,6 +184,8 @@ export class ApiClient {
   withReason(reason: string | undefined): ApiClient {
     const scoped = new ApiClient(this.options);
     scoped.pool = this.pool;
+    scoped.pipelinedInFlight = this.pipelinedInFlight;
+    scoped.plainPool = this.plainPool;
     scoped.reason = reason;
     return scoped;
   }
@@ -213,7 +215,8 @@ export class ApiClient {
     const pipelinedPool = this.pool;
     this.pipelinedInFlight = undefined;
     this.pool = this.plainPool;
-    void pipelinedPool.dispatcher?.then((dispatcher) => dispatcher.close()).catch(() => undefined);
+    // A dispatcher given in the options (tests) is the caller's to close.
+    if (!this.options.dispatcher) void pipelinedPool.dispatcher?.then((dispatcher) => dispatcher.close()).catch(() => undefined);
   }
 
   url(path: string, query?: ApiRequest['query']): URL {
