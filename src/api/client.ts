@@ -130,6 +130,13 @@ export interface Exchange {
   reason?: string;
 }
 
+/**
+ * Requests in flight on one connection of a pipelined client (pipelined()). Bulk deactivation at
+ * --concurrency 8, on one connection instead of eight: 15% less CPU per row in the CLI (130 →
+ * 113 µs, interleaved runs of 30,000 rows), and the server reads several requests at a time.
+ */
+const PIPELINE_DEPTH = 8;
+
 // 500 too: a request that is safe to repeat loses nothing by asking again, and a proxy or a
 // crashed worker answers 500 as often as 502.
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
@@ -145,6 +152,9 @@ export class ApiClient {
   private readonly random: () => number;
   /** The keep-alive pools, shared with the clients made by withReason. */
   private pool: { dispatcher?: Promise<Dispatcher>; transport?: Promise<Transport> } = {};
+  /** Set by pipelined(): requests in flight its pool is made for, and the pool it falls back on. */
+  private pipelinedInFlight?: number;
+  private plainPool?: { dispatcher?: Promise<Dispatcher>; transport?: Promise<Transport> };
   /** The reason every mutation of this client carries unless the request gives its own. */
   private reason?: string;
 
@@ -163,7 +173,10 @@ export class ApiClient {
       if (this.options.dispatcher) return this.options.dispatcher;
       // Custom CAs: undici connects through node:tls, whose default trust store already holds
       // NODE_EXTRA_CA_CERTS (read by Node at start-up), so no `connect.ca` is needed.
-      const common = { connect: { timeout: this.timeoutMs }, keepAliveTimeout: 10_000, connections: CONNECTIONS };
+      const pipelined = this.pipelinedInFlight;
+      const common = pipelined === undefined
+        ? { connect: { timeout: this.timeoutMs }, keepAliveTimeout: 10_000, connections: CONNECTIONS }
+        : { connect: { timeout: this.timeoutMs }, keepAliveTimeout: 10_000, connections: Math.ceil(pipelined / PIPELINE_DEPTH), pipelining: PIPELINE_DEPTH };
       const proxy = proxySettings(this.options.env ?? process.env);
       const { Agent, EnvHttpProxyAgent } = await loadUndici();
       return proxy ? new EnvHttpProxyAgent({ ...common, ...proxy }) : new Agent(common);
@@ -173,11 +186,13 @@ export class ApiClient {
 
   /**
    * How this client's requests travel: undici where its features are needed (a proxy from the
-   * environment, a dispatcher handed in), else Node's own http (src/api/node-http.ts says why).
+   * environment, a dispatcher handed in, pipelining), else Node's own http (src/api/node-http.ts
+   * says why).
    */
   private transport(): Promise<Transport> {
-    this.pool.transport ??= this.options.dispatcher || proxySettings(this.options.env ?? process.env)
-      ? this.dispatcher().then(undiciTransport)
+    const pipelined = this.pipelinedInFlight !== undefined;
+    this.pool.transport ??= pipelined || this.options.dispatcher || proxySettings(this.options.env ?? process.env)
+      ? this.dispatcher().then((dispatcher) => undiciTransport(dispatcher, { pipelined }))
       : import('./node-http.js').then(({ nodeTransport }) => nodeTransport(this.baseUrl, CONNECTIONS));
     return this.pool.transport;
   }
@@ -195,8 +210,39 @@ export class ApiClient {
   withReason(reason: string | undefined): ApiClient {
     const scoped = new ApiClient(this.options);
     scoped.pool = this.pool;
+    scoped.pipelinedInFlight = this.pipelinedInFlight;
+    scoped.plainPool = this.plainPool;
     scoped.reason = reason;
     return scoped;
+  }
+
+  /**
+   * This client for many idempotent requests sent at once (`inFlight` at a time, as the bulk
+   * status changes send them), pipelined: up to PIPELINE_DEPTH share a connection, each sent
+   * without waiting for the answers before it. A connection lost with several in flight fails
+   * them all and each is sent again, so only requests that are safe to repeat go through it
+   * (undici never pipelines one that is not idempotent anyway). Its own pool; same settings.
+   * After the first connection lost or answer timed out, it sends like the plain client: on a
+   * service that drops or holds answers, one of them would hold up every request behind it on
+   * its connection (2,000 deactivations under the sandbox's faults took 20 s pipelined
+   * throughout, 10.7 s plain).
+   */
+  pipelined(inFlight: number): ApiClient {
+    const scoped = new ApiClient(this.options);
+    scoped.reason = this.reason;
+    scoped.pipelinedInFlight = inFlight;
+    scoped.plainPool = this.pool;
+    return scoped;
+  }
+
+  /** A pipelined client from now on sends like the plain one (its pool closes once its requests are done). */
+  private stopPipelining(): void {
+    if (this.pipelinedInFlight === undefined || !this.plainPool) return;
+    const pipelinedPool = this.pool;
+    this.pipelinedInFlight = undefined;
+    this.pool = this.plainPool;
+    // A dispatcher given in the options (tests) is the caller's to close.
+    if (!this.options.dispatcher) void pipelinedPool.dispatcher?.then((dispatcher) => dispatcher.close()).catch(() => undefined);
   }
 
   url(path: string, query?: ApiRequest['query']): URL {
@@ -346,12 +392,15 @@ export class ApiClient {
     try {
       res = await transport.send({ url, method: req.method, headers, body, timeoutMs: this.timeoutMs, signal: req.signal ?? this.options.signal });
     } catch (error) {
-      const failure = toNetworkError(error, this.timeoutMs);
-      logger?.verbose(`${req.method} ${redactUrl(url)} → ${failure.code} (${Math.round(performance.now() - started)} ms)`);
+      if (!(req.signal ?? this.options.signal)?.aborted) this.stopPipelining();
+      if (logger?.verboseEnabled) {
+        const failure = toNetworkError(error, this.timeoutMs);
+        logger.verbose(`${req.method} ${redactUrl(url)} → ${failure.code} (${Math.round(performance.now() - started)} ms)`);
+      }
       throw error;
     }
     const durationMs = Math.round(performance.now() - started);
-    logger?.verbose(`${req.method} ${redactUrl(url)} → ${res.statusCode} (${durationMs} ms)`);
+    if (logger?.verboseEnabled) logger.verbose(`${req.method} ${redactUrl(url)} → ${res.statusCode} (${durationMs} ms)`);
     if (logger?.debugEnabled) {
       logger.debug(`< HTTP ${res.statusCode}`);
       for (const [name, value] of Object.entries(redactHeaders(res.headers))) logger.debug(`< ${name}: ${value}`);

@@ -12,12 +12,15 @@ export async function loadUndici(): Promise<typeof import('undici')> {
 }
 
 /** The client's transport through `dispatcher`; closing the dispatcher is its owner's business. */
-export async function undiciTransport(dispatcher: Dispatcher): Promise<Transport> {
+export async function undiciTransport(dispatcher: Dispatcher, { pipelined = false } = {}): Promise<Transport> {
   const { request } = await loadUndici();
+  // undici's default (true but for HEAD) keeps a connection to one request until its answer's
+  // headers are in: a pipelined client lets the next ones go out behind it.
+  const blocking = pipelined ? { blocking: false } : {};
   return {
     async send({ url, method, headers, body, timeoutMs, signal }) {
       const res = await request(url, {
-        method: method as Dispatcher.HttpMethod, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal, dispatcher,
+        method: method as Dispatcher.HttpMethod, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal, dispatcher, ...blocking,
       });
       return { statusCode: res.statusCode, headers: res.headers, text: await res.body.text() };
     },

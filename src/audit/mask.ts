@@ -10,7 +10,7 @@ const FULL_TRACK = /^(\d{13,19})[=D](.*)$/;
 
 /** Masks card numbers and track 2 data in `data` (in place) and in `raw`; returns the response. */
 export function maskCardData<R extends { data: unknown; raw: string }>(response: R): R {
-  const replaced = new Map<string, string>();
+  let replaced: Map<string, string> | undefined;
   const walk = (value: unknown): void => {
     if (Array.isArray(value)) {
       value.forEach(walk);
@@ -27,12 +27,12 @@ export function maskCardData<R extends { data: unknown; raw: string }>(response:
         const lower = key.toLowerCase();
         if (PAN_KEYS.has(lower) && FULL_PAN.test(item)) {
           record[key] = maskPan(item);
-          replaced.set(item, record[key] as string);
+          (replaced ??= new Map()).set(item, record[key] as string);
         } else if (TRACK_KEYS.has(lower)) {
           const track = FULL_TRACK.exec(item);
           if (track) {
             record[key] = `${maskPan(track[1]!)}=${track[2]!.slice(0, 4)}`;
-            replaced.set(item, record[key] as string);
+            (replaced ??= new Map()).set(item, record[key] as string);
           }
         }
       } else if (item !== null && typeof item === 'object') {
@@ -41,7 +41,7 @@ export function maskCardData<R extends { data: unknown; raw: string }>(response:
     }
   };
   walk(response.data);
-  if (replaced.size > 0) {
+  if (replaced) {
     // Longest first, so a track 2 is replaced whole before the card number inside it.
     let raw = response.raw;
     for (const [full, masked] of [...replaced].sort((a, b) => b[0].length - a[0].length)) raw = raw.split(full).join(masked);

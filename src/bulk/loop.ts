@@ -60,11 +60,17 @@ export async function runRowLoop<R>(options: RowLoopOptions<R>): Promise<{ reade
   const inflight = new Set<Promise<void>>();
   const stopped = () => options.signal.aborted || (options.stop?.() ?? false);
   const iterator = options.rows[Symbol.asyncIterator]();
+  // Resolved by the next row that settles. (Promise.race over the rows in flight would add a
+  // reaction to every one of them for each row started: concurrency² per row's lifetime.)
+  let slotFreed: (() => void) | undefined;
+  /** A row's work that threw (its caller settles every outcome, so this is a bug): rethrown here. */
+  let thrown: { error: unknown } | undefined;
   let readerError: unknown;
   try {
     while (!stopped()) {
       // Wait for a free slot before pulling the next row: the reader never runs ahead.
-      while (inflight.size >= options.concurrency && !stopped()) await Promise.race(inflight);
+      while (inflight.size >= options.concurrency && !stopped() && !thrown) await new Promise<void>((resolve) => (slotFreed = resolve));
+      if (thrown) throw thrown.error;
       if (stopped()) break;
       let next: IteratorResult<R>;
       try {
@@ -76,13 +82,18 @@ export async function runRowLoop<R>(options: RowLoopOptions<R>): Promise<{ reade
       if (next.done) break;
       const work = options.start(next.value);
       if (!work) continue;
-      const task: Promise<void> = work.finally(() => inflight.delete(task));
+      const task: Promise<void> = work.then(undefined, (error: unknown) => void (thrown ??= { error })).finally(() => {
+        inflight.delete(task);
+        slotFreed?.();
+        slotFreed = undefined;
+      });
       inflight.add(task);
     }
   } finally {
     if (stopped()) await iterator.return?.(undefined).catch(() => undefined);
   }
   await drain(inflight, options.signal.aborted ? options.drainTimeoutMs ?? 4_000 : Infinity, options.requests);
+  if (thrown) throw thrown.error;
   return { readerError };
 }
 

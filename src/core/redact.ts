@@ -51,17 +51,25 @@ export function luhnValid(digits: string): boolean {
 
 /** Deep copy of a JSON value with secrets replaced and PANs masked. */
 export function redactValue(value: unknown, key?: string): unknown {
-  const lowerKey = key?.toLowerCase();
-  if (lowerKey !== undefined && SECRET_KEYS.has(lowerKey) && value !== null && value !== undefined && value !== '') {
-    return typeof value === 'object' ? REDACTED : REDACTED;
-  }
-  if (typeof value === 'string') {
-    if (lowerKey !== undefined && PAN_KEYS.has(lowerKey)) return maskPan(value);
-    return maskPansInText(value);
-  }
+  const redacted = redactNode(value, key);
+  if (redacted !== value || !value || typeof value !== 'object') return redacted;
   if (Array.isArray(value)) return value.map((item) => redactValue(item));
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue(v, k)]));
+  }
+  return value;
+}
+
+/**
+ * redactValue's rule for one value found under `key` (undefined for an array's items), before
+ * it looks inside objects and arrays: a secret's value replaced whole, a string's card numbers masked.
+ */
+export function redactNode(value: unknown, key: string | undefined): unknown {
+  const lowerKey = key?.toLowerCase();
+  if (lowerKey !== undefined && SECRET_KEYS.has(lowerKey) && value !== null && value !== undefined && value !== '') return REDACTED;
+  if (typeof value === 'string') {
+    if (lowerKey !== undefined && PAN_KEYS.has(lowerKey)) return maskPan(value);
+    return maskPansInText(value);
   }
   return value;
 }

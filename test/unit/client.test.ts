@@ -477,3 +477,56 @@ describe('an injected dispatcher (undici MockAgent), as commands get it through 
     await agent.close();
   });
 });
+describe('pipelined(): many requests that are safe to repeat, in flight at once', () => {
+  // The client it comes from travels as a plain one does: over Node's http.
+  beforeEach(() => { transport = 'node:http'; });
+  // Every answer held until 8 requests have arrived: 8 in flight at once, however they travel.
+  const answerEight = () => {
+    const held: Array<() => void> = [];
+    server.fallback((req, res) => new Promise<void>((resolve) => {
+      held.push(() => {
+        envelope(res, { id: req.url.split('/')[3], status: 'suspended' });
+        resolve();
+      });
+      if (held.length === 8) held.splice(0).forEach((answer) => answer());
+    }));
+  };
+  const eight = (c: ApiClient) => Promise.all(Array.from({ length: 8 }, (_, i) => c.request<{ id: string }>({ method: 'GET', path: `/institutions/cards/c${i}/deactivate` })));
+  const connections = () => new Set(server.requests.splice(0).map((r) => r.remotePort)).size;
+
+  it('sends them on one connection, where the plain client opens one for each; every answer goes to its own request', async () => {
+    answerEight();
+    const plain = client();
+    const pipelined = plain.withReason('merchant breach').pipelined(8);
+    expect((await eight(pipelined)).map((r) => r.data.id)).toEqual(Array.from({ length: 8 }, (_, i) => `c${i}`));
+    expect(connections()).toBe(1);
+    await eight(plain);
+    expect(connections()).toBe(8);
+  });
+
+  it('opens a connection for each 8 in flight', async () => {
+    answerEight();
+    const pipelined = client().pipelined(16);
+    await Promise.all([eight(pipelined), eight(pipelined)]);
+    expect(connections()).toBe(2);
+  });
+
+  it('sends like the plain client once a connection was lost, the request that met it sent again', async () => {
+    const pipelined = client().pipelined(8);
+    server.enqueue((_req, res) => void res.socket?.destroy());
+    server.fallback(ok({ id: 'c0' }));
+    expect((await pipelined.request<{ id: string }>({ method: 'GET', path: '/institutions/cards/c0/deactivate' })).data.id).toBe('c0');
+    expect(server.requests.splice(0)).toHaveLength(2);
+    answerEight();
+    await eight(pipelined);
+    expect(connections()).toBe(8);
+  });
+
+  it('keeps the reason of the client it came from for the journal', async () => {
+    server.fallback(ok({ id: 'c1' }));
+    const exchanges: Exchange[] = [];
+    await client({ onExchange: (e) => exchanges.push(e) }).withReason('merchant breach').pipelined(8).request({ method: 'GET', path: '/institutions/cards/c1/deactivate' });
+    expect(exchanges.map((e) => e.reason)).toEqual(['merchant breach']);
+  });
+});
+

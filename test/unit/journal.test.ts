@@ -1,4 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal, affectedIds, isMutation, type JournalEntry } from '../../src/audit/journal.js';
 import { parseSince } from '../../src/commands/history.js';
@@ -51,6 +52,23 @@ describe('audit journal', () => {
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(ids.at(-1)).toBe(19);
     expect(ids.length).toBeLessThan(20);
+  });
+
+  it('writes into the current file again once another process has rotated or removed it', async () => {
+    const dir = tempDir(); dirs.push(dir);
+    const journal = new Journal({}, { dir: dir.path });
+    journal.append(entry({ ids: ['c1'] }));
+    renameSync(journal.file, join(dir.path, 'journal.1.ndjson'));
+    // The file is kept open between entries and looked at again within 200 ms.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    journal.append(entry({ ids: ['c2'] }));
+    expect(readFileSync(journal.file, 'utf8').trim().split('\n').map((line) => JSON.parse(line).ids)).toEqual([['c2']]);
+    rmSync(journal.file);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    journal.append(entry({ ids: ['c3'] }));
+    expect(readFileSync(journal.file, 'utf8').trim().split('\n').map((line) => JSON.parse(line).ids)).toEqual([['c3']]);
+    expect(statSync(journal.file).mode & 0o777).toBe(0o600);
+    expect([...journal.read()].map((e) => e.ids)).toEqual([['c1'], ['c3']]);
   });
 
   it('knows which calls mutate and which ids they affect', () => {

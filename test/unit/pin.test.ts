@@ -139,6 +139,13 @@ describe('encryption under the PIN key', () => {
     expect(decrypt(result.encryptedData, 'rsa-oaep-sha256').toString('hex')).toBe('0412accedcba9876');
   });
 
+  it('refuses a cipher it does not know, even one named like an object property', async () => {
+    const key = await loadPinKey(publicPem);
+    for (const cipher of ['rsa-oaep-md5', 'toString', '__proto__']) {
+      await expect(encryptPinBlock('4821', { key, cipher: cipher as PinCipher })).rejects.toThrow(/unknown PIN cipher/);
+    }
+  });
+
   it('OAEP is randomised: two encryptions of one block differ', async () => {
     const key = await loadPinKey(publicPem);
     const a = await encryptPinBlock('4821', { key, randomNibble: () => 0 });

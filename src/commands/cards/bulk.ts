@@ -5,7 +5,7 @@ import { CARD_STATUSES } from '../../api/enums.js';
 import type { Context } from '../../core/context.js';
 import { defineFlags } from '../../core/flags.js';
 import { UsageError } from '../../core/errors.js';
-import { bulkFlagsGiven, type BulkOptions } from '../bulk-command.js';
+import { bulkFlagsGiven, rowRunSettings, type BulkOptions } from '../bulk-command.js';
 import { parseCardId, type CardId } from './common.js';
 
 export const WHERE_FLAGS = defineFlags({
@@ -77,7 +77,8 @@ export async function bulkStatusChange(
   const [{ runBulkCommand }, cards] = await Promise.all([import('../bulk-command.js'), import('../../api/cards.js')]);
   const client = await ctx.client();
   const send = change.verb === 'activate' ? cards.activateCard : cards.deactivateCard;
-  const reasoned = client.withReason(change.reason);
+  // Safe to repeat, so sent pipelined (ApiClient.pipelined says what that means).
+  const reasoned = client.withReason(change.reason).pipelined(rowRunSettings(ctx, opts).concurrency);
   await runBulkCommand(ctx, opts, {
     verb: change.verb,
     label: change.label,
