@@ -4,35 +4,16 @@
 // then 2 s, then 4 s (docs/switch.md, stand-in), and `tx show` tells each step: attempts,
 // whether acknowledged, the last result, and when (the record's updatedAt moves with each
 // attempt). The listener sees the advice once, on the attempt that is acknowledged.
-import { execa, type ResultPromise } from 'execa';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BIN, cardctl, cleanEnv, isolatedDirs, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
+import { cardctl, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
 import { call, createCardOverHttp } from '../sandbox/helpers.js';
 
 const WEBHOOK_SECRET = 'whsec_advice_retry_e2e';
 
-interface Listener {
-  url: string;
-  process: ResultPromise;
-  lines: string[];
-}
+type Listener = WebhookListener;
 
-async function startListener(port: number | 0): Promise<Listener> {
-  const child = execa('node', [BIN, 'webhook', 'listen', '--port', String(port), '--json', '--secret-stdin'], {
-    env: cleanEnv({ ...isolatedDirs(config.path) }), extendEnv: false, reject: false, buffer: false, input: `${WEBHOOK_SECRET}\n`,
-  });
-  const lines: string[] = [];
-  const reader = createInterface({ input: child.stdout! });
-  const first = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('webhook listen did not start')), 20_000);
-    reader.on('line', (line) => {
-      lines.push(line);
-      if (lines.length === 1) { clearTimeout(timer); resolve(line); }
-    });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`webhook listen exited with ${code}`)); });
-  });
-  return { url: JSON.parse(first).url, process: child, lines };
+function startListener(port: number | 0): Promise<Listener> {
+  return startWebhookListener({ configDir: config.path, port, secret: WEBHOOK_SECRET });
 }
 
 async function stop(listener: Listener): Promise<void> {

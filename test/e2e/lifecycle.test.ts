@@ -2,39 +2,20 @@
 // `cardctl sandbox serve`, in stub mode and in forward mode with `cardctl webhook listen` as
 // the institution. Every test reads the lifecycle back and checks the amounts held, captured,
 // released and refunded, the statuses and the links — not just exit codes.
-import { execa, type ResultPromise } from 'execa';
 import { readdirSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cardctl, cleanEnv, isolatedDirs, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
+import { cardctl, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
 import { call, createCardOverHttp } from '../sandbox/helpers.js';
 
-interface Listener {
-  url: string;
-  process: ResultPromise;
-  lines: string[];
-}
+type Listener = WebhookListener;
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/scenarios/lifecycle/', import.meta.url));
 /** The listener verifies signatures with it; the card program signs with it. */
 const WEBHOOK_SECRET = 'whsec_lifecycle_e2e';
 
-async function startListener(args: string[], configDir: string): Promise<Listener> {
-  const child = execa('node', [BIN, 'webhook', 'listen', '--port', '0', '--json', '--secret-stdin', ...args], {
-    env: cleanEnv({ ...isolatedDirs(configDir) }), extendEnv: false, reject: false, buffer: false, input: `${WEBHOOK_SECRET}\n`,
-  });
-  const lines: string[] = [];
-  const reader = createInterface({ input: child.stdout! });
-  const first = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('webhook listen did not start')), 20_000);
-    reader.on('line', (line) => {
-      lines.push(line);
-      if (lines.length === 1) { clearTimeout(timer); resolve(line); }
-    });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`webhook listen exited with ${code}`)); });
-  });
-  return { url: JSON.parse(first).url, process: child, lines };
+function startListener(args: string[], configDir: string): Promise<Listener> {
+  return startWebhookListener({ configDir, args, secret: WEBHOOK_SECRET });
 }
 
 let config: { path: string; remove(): void };

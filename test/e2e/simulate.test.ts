@@ -1,37 +1,20 @@
 // End to end: the built binary against `cardctl sandbox serve`, with `cardctl webhook listen`
 // playing the institution. The webhook's rule decides the code, which is stored on the
 // transaction and shown by `tx list`; the example scenarios all pass via `simulate run`.
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { readdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir, type RunningSandbox, isolatedDirs } from '../helpers/cli.js';
+import { BIN, cardctl, cleanEnv, isolatedDirs, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
 import { createCardOverHttp } from '../sandbox/helpers.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/scenarios/', import.meta.url));
 
-interface Listener {
-  url: string;
-  process: ResultPromise;
-  lines: string[];
-}
+type Listener = WebhookListener;
 
-async function startListener(args: string[], configDir: string): Promise<Listener> {
-  const child = execa('node', [BIN, 'webhook', 'listen', '--port', '0', '--json', ...args], {
-    env: cleanEnv({ ...isolatedDirs(configDir) }), extendEnv: false, reject: false, buffer: false,
-  });
-  const lines: string[] = [];
-  const reader = createInterface({ input: child.stdout! });
-  const first = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('webhook listen did not start')), 20_000);
-    reader.on('line', (line) => {
-      lines.push(line);
-      if (lines.length === 1) { clearTimeout(timer); resolve(line); }
-    });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`webhook listen exited with ${code}`)); });
-  });
-  return { url: JSON.parse(first).url, process: child, lines };
+function startListener(args: string[], configDir: string): Promise<Listener> {
+  return startWebhookListener({ configDir, args });
 }
 
 let config: { path: string; remove(): void };

@@ -98,3 +98,33 @@ export async function startSandboxProcess(extraArgs: string[] = [], options: { c
     },
   };
 }
+
+/** A running `cardctl webhook listen --json`: its URL (the first line) and every line it printed. */
+export interface WebhookListener {
+  url: string;
+  process: ResultPromise;
+  lines: string[];
+}
+
+/**
+ * Starts `cardctl webhook listen --json` on `port` (0: a free one) with `args`, the secret on
+ * stdin when one is given, and resolves once it has printed its URL.
+ */
+export async function startWebhookListener(options: { configDir: string; port?: number; args?: string[]; secret?: string }): Promise<WebhookListener> {
+  const secretArgs = options.secret === undefined ? [] : ['--secret-stdin'];
+  const child = execa('node', [BIN, 'webhook', 'listen', '--port', String(options.port ?? 0), '--json', ...secretArgs, ...(options.args ?? [])], {
+    env: cleanEnv({ ...isolatedDirs(options.configDir) }), extendEnv: false, reject: false, buffer: false,
+    ...(options.secret === undefined ? {} : { input: `${options.secret}\n` }),
+  });
+  const lines: string[] = [];
+  const reader = createInterface({ input: child.stdout! });
+  const first = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('webhook listen did not start')), 20_000);
+    reader.on('line', (line) => {
+      lines.push(line);
+      if (lines.length === 1) { clearTimeout(timer); resolve(line); }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`webhook listen exited with ${code}`)); });
+  });
+  return { url: JSON.parse(first).url, process: child, lines };
+}
