@@ -6,17 +6,13 @@
 // and `cardctl [command…] --help`, from the help cache (help-cache.js). Everything else loads the
 // bundle with the process set up for it (tuning.js) and runs its main().
 'use strict';
+const { print } = require('./print.js');
 const argv = process.argv.slice(2);
-// `cardctl --help | head -1`: the reader going away is not an error.
-process.stdout.on('error', (error) => {
-  if (error.code === 'EPIPE') process.exit(0);
-  throw error;
-});
 
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { readFileSync } = require('node:fs');
-  const { version } = JSON.parse(readFileSync(require('node:path').join(__dirname, '..', 'package.json'), 'utf8'));
-  process.stdout.write(`${version}\n`);
+  const { version } = JSON.parse(readFileSync(`${__dirname}/../package.json`, 'utf8'));
+  print(`${version}\n`);
 } else if (!require('./help-cache.js').printCachedHelp(argv)) {
   require('./tuning.js').loadTuned(() => import('../dist/cli.js'), argv)
     .then(({ main }) => main(argv))
