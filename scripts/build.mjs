@@ -40,6 +40,10 @@ const result = await build({
   define: { __CARDCTL_VERSION__: JSON.stringify(version) },
   logLevel: 'warning',
   legalComments: 'none',
+  // Whitespace and syntax minified (names kept, the linked source map maps back): less for Node to
+  // read and parse on every start; `cards list -o json` CPU 113 -> 107 ms on Node 20, 72 -> 67 on 24.
+  minifyWhitespace: true,
+  minifySyntax: true,
   write: false,
   metafile: true,
 });
