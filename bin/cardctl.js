@@ -6,15 +6,37 @@
 // and `cardctl [command…] --help`, from the help cache (help-cache.js). Everything else loads the
 // bundle with the process set up for it (tuning.js) and runs its main().
 'use strict';
-const { print } = require('./print.js');
 const argv = process.argv.slice(2);
+let page;
 
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-  const { readFileSync } = require('node:fs');
-  const { version } = JSON.parse(readFileSync(`${__dirname}/../package.json`, 'utf8'));
+  const { version } = JSON.parse(require('node:fs').readFileSync(`${__dirname}/../package.json`, 'utf8'));
   print(`${version}\n`);
-} else if (!require('./help-cache.js').printCachedHelp(argv)) {
+} else if ((page = require('./help-cache.js').cachedHelp(argv)) !== undefined) {
+  print(page);
+} else {
   require('./tuning.js').loadTuned(() => import('../dist/cli.js'), argv)
     .then(({ main }) => main(argv))
     .then((code) => { process.exitCode = code; });
+}
+
+/**
+ * Writes the answers above to fd 1 directly: creating process.stdout (a pipe's stream) costs
+ * ~2.5 ms on Node 24, `--version` 1.14× of `node -e 0` against 1.02× without it (BENCHMARKS.md,
+ * "Node's floor"). A reader that went away (`cardctl --help | head -1`) is not an error; a
+ * non-blocking descriptor that is full takes the stream for the rest, which waits for the reader.
+ */
+function print(text) {
+  let rest = Buffer.from(text);
+  try {
+    while (rest.length > 0) rest = rest.subarray(require('node:fs').writeSync(1, rest));
+  } catch (error) {
+    if (error.code === 'EPIPE') process.exit(0);
+    if (error.code !== 'EAGAIN') throw error;
+    process.stdout.on('error', (streamError) => {
+      if (streamError.code === 'EPIPE') process.exit(0);
+      throw streamError;
+    });
+    process.stdout.write(rest);
+  }
 }
