@@ -7,18 +7,36 @@
 // bundle with the process set up for it (tuning.js) and runs its main().
 'use strict';
 const argv = process.argv.slice(2);
-// `cardctl --help | head -1`: the reader going away is not an error.
-process.stdout.on('error', (error) => {
-  if (error.code === 'EPIPE') process.exit(0);
-  throw error;
-});
+let page;
 
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-  const { readFileSync } = require('node:fs');
-  const { version } = JSON.parse(readFileSync(require('node:path').join(__dirname, '..', 'package.json'), 'utf8'));
-  process.stdout.write(`${version}\n`);
-} else if (!require('./help-cache.js').printCachedHelp(argv)) {
+  const { version } = JSON.parse(require('node:fs').readFileSync(`${__dirname}/../package.json`, 'utf8'));
+  print(`${version}\n`);
+} else if ((page = require('./help-cache.js').cachedHelp(argv)) !== undefined) {
+  print(page);
+} else {
   require('./tuning.js').loadTuned(() => import('../dist/cli.js'), argv)
     .then(({ main }) => main(argv))
     .then((code) => { process.exitCode = code; });
+}
+
+/**
+ * Writes the answers above to fd 1 directly: creating process.stdout (a pipe's stream) costs
+ * ~2.5 ms on Node 24, `--version` 1.14× of `node -e 0` against 1.02× without it (BENCHMARKS.md,
+ * "Node's floor"). A reader that went away (`cardctl --help | head -1`) is not an error; a
+ * non-blocking descriptor that is full takes the stream for the rest, which waits for the reader.
+ */
+function print(text) {
+  let rest = Buffer.from(text);
+  try {
+    while (rest.length > 0) rest = rest.subarray(require('node:fs').writeSync(1, rest));
+  } catch (error) {
+    if (error.code === 'EPIPE') process.exit(0);
+    if (error.code !== 'EAGAIN') throw error;
+    process.stdout.on('error', (streamError) => {
+      if (streamError.code === 'EPIPE') process.exit(0);
+      throw streamError;
+    });
+    process.stdout.write(rest);
+  }
 }

@@ -22,6 +22,8 @@ const external = [
   'autocannon',
 ];
 
+const REQUIRE_BANNER = "import { createRequire as __cardctlRequire } from 'node:module'; const require = __cardctlRequire(import.meta.url);";
+
 if (process.argv.includes('--clean')) rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
 const result = await build({
@@ -36,10 +38,14 @@ const result = await build({
   external,
   chunkNames: 'chunks/[name]-[hash]',
   // CommonJS dependencies bundled into ESM need require() for node built-ins.
-  banner: { js: "import { createRequire as __cardctlRequire } from 'node:module'; const require = __cardctlRequire(import.meta.url);" },
+  banner: { js: REQUIRE_BANNER },
   define: { __CARDCTL_VERSION__: JSON.stringify(version) },
   logLevel: 'warning',
   legalComments: 'none',
+  // Whitespace and syntax minified (names kept, the linked source map maps back): less for Node to
+  // read and parse on every start; `cards list -o json` CPU 113 -> 107 ms on Node 20, 72 -> 67 on 24.
+  minifyWhitespace: true,
+  minifySyntax: true,
   write: false,
   metafile: true,
 });
@@ -47,7 +53,7 @@ const result = await build({
 const files = [...result.outputFiles].sort((a, b) => rank(a.path) - rank(b.path));
 for (const file of files) {
   mkdirSync(dirname(file.path), { recursive: true });
-  writeAtomically(file.path, file.contents);
+  writeAtomically(file.path, withoutUnusedRequire(file));
 }
 
 // The help cache (src/help/help-cache.ts): every `--help` page, rendered by the bundle just
@@ -67,6 +73,17 @@ function writeAtomically(path, contents) {
   const temporary = `${path instanceof URL ? path.pathname : path}.${process.pid}.tmp`;
   writeFileSync(temporary, contents);
   renameSync(temporary, path);
+}
+
+/**
+ * The file's contents, the require() banner blanked (its line kept, so the source map still fits)
+ * where nothing else in the file says `require`: 9 chunks of ~170 call it, and a createRequire
+ * per module loaded costs ~2.5 ms of CPU on Node 24 for the ~45 modules of `cards list`.
+ */
+function withoutUnusedRequire(file) {
+  if (!file.path.endsWith('.js') || !file.text.startsWith(REQUIRE_BANNER)) return file.contents;
+  const body = file.text.slice(REQUIRE_BANNER.length);
+  return /\brequire\b/.test(body) ? file.contents : body;
 }
 
 /** Chunks first, the entry (dist/cli.js) last. */
