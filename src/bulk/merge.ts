@@ -44,7 +44,8 @@ export async function mergeBulkReports(paths: readonly string[]): Promise<Merged
     } finally {
       input.destroy();
     }
-    for (const [row, entry] of own) {
+    // In row order, so a refusal names the first row the reports share, whatever order they were written in.
+    for (const [row, entry] of [...own].sort(([a], [b]) => a - b)) {
       const other = rows.get(row);
       if (other) {
         throw new ReportMergeError(`row ${row} is in both ${other.path} and ${path}: the shards of one run never share a row (the same shard twice, shards of different counts, or reports of different runs?)`);
