@@ -10,7 +10,10 @@
 // The CLI pipelines these requests (8 in flight on a connection), which saves the server reads
 // as well; so the sandbox's limit is also measured with autocannon pipelining the same way
 // (CONNECTIONS / 8 connections, 8 requests in flight on each), beside the plain one.
-//   npm run build && node bench/bulk.mjs [--sizes 10000,100000] [--cards 2000] [--concurrency 8] [--duration 8] [--connections 16]
+// The CLI gets as many requests in flight (--concurrency) as autocannon has connections
+// (--connections, 16): the same parallelism on both sides of the ratio. At the CLI's default of 8
+// the 100,000-row ratio was 0.75-0.82 where 16 gave 0.92 and 32 gave 0.90 (2026-11-24).
+//   npm run build && node bench/bulk.mjs [--sizes 10000,100000] [--cards 2000] [--connections 16] [--concurrency N] [--duration 8]
 import { spawn } from 'node:child_process';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -26,9 +29,9 @@ const option = (name, fallback) => {
 };
 const SIZES = String(option('sizes', '10000,100000')).split(',').map(Number).sort((a, b) => a - b);
 const CARDS = Number(option('cards', 2000));
-const CONCURRENCY = Number(option('concurrency', 8));
 const DURATION = Number(option('duration', 8));
 const CONNECTIONS = Number(option('connections', 16));
+const CONCURRENCY = Number(option('concurrency', CONNECTIONS));
 /** Requests in flight on one connection, as the CLI pipelines them (src/api/client.ts). */
 const PIPELINING = 8;
 if ([...SIZES, CARDS, CONCURRENCY].some((n) => !Number.isInteger(n) || n < 1)) {
