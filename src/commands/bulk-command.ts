@@ -10,11 +10,12 @@ import { CliError, InterruptedError, PartialFailureError, UsageError } from '../
 import { validatePositiveInt } from '../core/validate.js';
 import type { SourceRow } from '../import/readers.js';
 import { BULK_FORMATS } from '../bulk/formats.js';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../bulk/defaults.js';
 
 export const BULK_FLAGS = defineFlags({
   fromFile: { type: 'string', value: 'file', complete: 'file', description: 'act on many cards: ids one a line, or .csv, .ndjson or a .json array; - for stdin' },
   format: { type: 'string', value: 'format', choices: BULK_FORMATS, description: 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)' },
-  concurrency: { type: 'string', value: 'n', description: 'bulk: requests in flight (default 8)' },
+  concurrency: { type: 'string', value: 'n', description: `bulk: requests in flight (default ${DEFAULT_CONCURRENCY})` },
   report: { type: 'string', value: 'file', complete: 'file', description: 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)' },
   resume: {
     type: 'string', value: 'report', valueOptional: true, complete: 'file',
@@ -41,7 +42,7 @@ export interface RowRunSettings {
 
 export function rowRunSettings(ctx: Context, opts: Pick<BulkOptions, 'concurrency'>): RowRunSettings {
   return {
-    concurrency: opts.concurrency === undefined ? 8 : validatePositiveInt('--concurrency', opts.concurrency, 256),
+    concurrency: opts.concurrency === undefined ? DEFAULT_CONCURRENCY : validatePositiveInt('--concurrency', opts.concurrency, MAX_CONCURRENCY),
     maxAttempts: ctx.globals.retry === false ? 1 : ctx.globals.retries !== undefined ? ctx.settings().retries + 1 : undefined,
     signal: ctx.signal,
   };
