@@ -551,6 +551,10 @@ export const ListTransactionsQuery = Type.Object({
 }, { additionalProperties: false });
 export type ListTransactionsQuery = Static<typeof ListTransactionsQuery>;
 
+/** How the sandbox answers a switch message: by its own rules (stub) or by asking the webhook (forward). */
+export const ResponseMode = Type.Union([Type.Literal('stub'), Type.Literal('forward')]);
+export type ResponseMode = Static<typeof ResponseMode>;
+
 export const SimulateBody = Type.Object({
   intent: literalUnion(INTENT),
   processingFlow: literalUnion(PROCESSING_FLOW),
@@ -564,7 +568,7 @@ export const SimulateBody = Type.Object({
   accountNumber: Type.Optional(Type.String()),
   merchantId: Type.Optional(Type.String()),
   terminalId: Type.Optional(Type.String()),
-  responseMode: Type.Optional(Type.Union([Type.Literal('stub'), Type.Literal('forward')])),
+  responseMode: Type.Optional(ResponseMode),
   originalTransactionId: Type.Optional(Type.String()),
   originalStan: Type.Optional(Type.String({ pattern: '^[0-9]{6}$' })),
   originalRrn: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z]{12}$' })),
@@ -610,7 +614,7 @@ export const LifecycleBody = Type.Object({
   originalTransactionId: Type.Optional(Type.String({ description: 'the original (required except for advice)' })),
   amount: Type.Optional(Type.Number({ minimum: 0, description: 'major units: the increment, the amount captured, the refund; for an advice the authorization amount' })),
   currency: Type.Optional(Type.String({ pattern: '^[0-9]{3}$' })),
-  responseMode: Type.Optional(Type.Union([Type.Literal('stub'), Type.Literal('forward')])),
+  responseMode: Type.Optional(ResponseMode),
   overrides: Type.Optional(SwitchMessage),
   networkResponseCode: Type.Optional(Type.String({ pattern: '^[0-9A-Z]{2}$', description: "advice: the network's decision (default 00)" })),
   processingFlow: Type.Optional(literalUnion(PROCESSING_FLOW)),

@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Agent } from 'undici';
-import { Envelope, Lifecycle, LifecycleBody, SimulateBody, SimulateEnvelope, SwitchParams, Transaction } from '../../api/schemas.js';
+import { Envelope, Lifecycle, LifecycleBody, ResponseMode, SimulateBody, SimulateEnvelope, SwitchParams, Transaction } from '../../api/schemas.js';
 import { principalOf, requireBearer, requireLoopback } from '../auth.js';
 import { DomainError } from '../errors.js';
 import { assertFaultSeed } from '../faults.js';
@@ -114,7 +114,7 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app
         + 'sandbox answers as the first time: no second hold, same outcome. In forward mode the webhook gets the repeat; whether its '
         + 'answer agreed with its first is recorded in the transaction\'s `repeats`.',
       params: TransactionIdParams,
-      body: Type.Object({ responseMode: Type.Optional(Type.Union([Type.Literal('stub'), Type.Literal('forward')])) }, { additionalProperties: false }),
+      body: Type.Object({ responseMode: Type.Optional(ResponseMode) }, { additionalProperties: false }),
       response: { 200: SimulateEnvelope },
     },
     preValidation: async (request) => { request.body ??= {}; },

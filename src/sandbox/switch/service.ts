@@ -11,7 +11,7 @@
 // when it is answered, so a transaction awaiting its answer, declined, already reversed or
 // being reversed cannot be reversed (409), and two reversals never overlap.
 import { randomInt, randomUUID } from 'node:crypto';
-import type { Card, CardProgram, Institution, Lifecycle, LifecycleBody, LifecycleKind, SimulateBody, SimulateEnvelope, SimulateResult, Transaction } from '../../api/schemas.js';
+import type { Card, CardProgram, Institution, Lifecycle, LifecycleBody, LifecycleKind, ResponseMode, SimulateBody, SimulateEnvelope, SimulateResult, Transaction } from '../../api/schemas.js';
 import { AmountError, amountToMinor, currencyInfo, isField4, minorToMajor, toField4 } from '../../iso8583/amount.js';
 import { intentOfMti, isApproved, MTI, PROCESSING_CODES, paymentMethodOf, processingFlowOf, responseMessage, type Channel, type Intent, type PaymentMethod } from '../../iso8583/codes.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
@@ -138,7 +138,7 @@ function isAdvice(plan: Plan): boolean {
   return plan.kind === 'completion' || plan.kind === 'advice';
 }
 
-async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode: 'stub' | 'forward', overrides: SwitchMessage | undefined): Promise<SimulateEnvelope> {
+async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode: ResponseMode, overrides: SwitchMessage | undefined): Promise<SimulateEnvelope> {
   const now = deps.now ?? (() => new Date());
   const receivedAt = now();
   const started = performance.now();
@@ -589,7 +589,7 @@ interface RecordInput {
   request: SwitchMessage;
   amountMinor: bigint;
   receivedAt: Date;
-  mode: 'stub' | 'forward';
+  mode: ResponseMode;
 }
 
 function buildRecord({ plan, institution, request, amountMinor, receivedAt, mode }: RecordInput): Transaction {
@@ -972,7 +972,7 @@ function repeatMti(mti: string): string {
  * STAN and RRN. The sandbox answers as it did the first time (no second hold); in forward mode
  * the webhook gets the repeat too, and whether its answer agreed is recorded on the original.
  */
-export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id: string, mode: 'stub' | 'forward'): Promise<SimulateEnvelope> {
+export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id: string, mode: ResponseMode): Promise<SimulateEnvelope> {
   const now = deps.now ?? (() => new Date());
   const stored = deps.store.get(institutionId, id);
   if (!stored) throw new DomainError('not-found', `transaction ${id} not found`);
