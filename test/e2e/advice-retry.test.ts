@@ -10,22 +10,15 @@ import { call, createCardOverHttp } from '../sandbox/helpers.js';
 
 const WEBHOOK_SECRET = 'whsec_advice_retry_e2e';
 
-type Listener = WebhookListener;
 
-function startListener(port: number | 0): Promise<Listener> {
+function startListener(port: number | 0): Promise<WebhookListener> {
   return startWebhookListener({ configDir: config.path, port, secret: WEBHOOK_SECRET });
-}
-
-async function stop(listener: Listener): Promise<void> {
-  if (listener.process.exitCode !== null) return;
-  listener.process.kill('SIGTERM');
-  await listener.process.catch(() => undefined);
 }
 
 let config: { path: string; remove(): void };
 let sandbox: RunningSandbox;
 let env: Record<string, string>;
-const listeners: Listener[] = [];
+const listeners: WebhookListener[] = [];
 
 async function json(args: string[]): Promise<any> {
   const result = await cardctl([...args, '-o', 'json'], { configDir: config.path, env, timeout: 60_000 });
@@ -54,14 +47,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sandbox?.stop();
-  for (const listener of listeners) await stop(listener);
+  for (const listener of listeners) await listener.stop();
   config?.remove();
 });
 
 it('an advice the webhook did not acknowledge is retried after 1, 2 and 4 s until it is, then recorded acknowledged', async () => {
   const card = await createCardOverHttp(sandbox.info);
   const port = Number(new URL(listeners[0]!.url).port);
-  await stop(listeners[0]!);
+  await listeners[0]!.stop();
 
   // The network decided (00); the webhook is down: recorded with the network's decision, not acknowledged.
   const advice = await json(['simulate', 'advice', '--card', card, '--amount', '80', '--network-code', '00', '--forward']);

@@ -8,18 +8,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardctl, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
 import { call, createCardOverHttp } from '../sandbox/helpers.js';
 
-type Listener = WebhookListener;
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/scenarios/lifecycle/', import.meta.url));
 /** The listener verifies signatures with it; the card program signs with it. */
 const WEBHOOK_SECRET = 'whsec_lifecycle_e2e';
 
-function startListener(args: string[], configDir: string): Promise<Listener> {
+function startListener(args: string[], configDir: string): Promise<WebhookListener> {
   return startWebhookListener({ configDir, args, secret: WEBHOOK_SECRET });
 }
 
 let config: { path: string; remove(): void };
-let listener: Listener;
+let listener: WebhookListener;
 let sandbox: RunningSandbox;
 let env: Record<string, string>;
 
@@ -47,10 +46,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sandbox?.stop();
-  if (listener && listener.process.exitCode === null) {
-    listener.process.kill('SIGTERM');
-    await listener.process.catch(() => undefined);
-  }
+  await listener?.stop();
   config?.remove();
 });
 
@@ -141,8 +137,7 @@ describe('partial approval', () => {
       expect((await lifecycle(auth.transactionId)).amounts).toMatchObject({ requested: 1000, authorized: 600, held: 600 });
     } finally {
       await point(listener.url);
-      partial.process.kill('SIGTERM');
-      await partial.process.catch(() => undefined);
+      await partial.stop();
     }
   });
 });

@@ -1,29 +1,19 @@
 // End to end: `simulate load` through the built binary against `cardctl sandbox serve`, with
 // `cardctl webhook listen` as the institution: a short open-loop run (2 s at 50/s) whose counts,
 // outcomes and rate are checked, and the exit code for an SLO met and one missed.
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cardctl, cleanEnv, isolatedDirs, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
+import { BIN, cardctl, cleanEnv, isolatedDirs, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
 import { call, createCardOverHttp } from '../sandbox/helpers.js';
 
-async function startListener(args: string[], configDir: string): Promise<{ url: string; process: ResultPromise }> {
-  const child = execa('node', [BIN, 'webhook', 'listen', '--port', '0', '--json', ...args], {
-    env: cleanEnv({ ...isolatedDirs(configDir) }), extendEnv: false, reject: false, buffer: false,
-  });
-  const reader = createInterface({ input: child.stdout! });
-  const first = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('webhook listen did not start')), 20_000);
-    reader.once('line', (line) => { clearTimeout(timer); resolve(line); });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`webhook listen exited with ${code}`)); });
-  });
-  return { url: JSON.parse(first).url, process: child };
+function startListener(args: string[], configDir: string): Promise<WebhookListener> {
+  return startWebhookListener({ configDir, args });
 }
 
 let config: { path: string; remove(): void };
-const listeners: Array<{ url: string; process: ResultPromise }> = [];
+const listeners: WebhookListener[] = [];
 let sandbox: RunningSandbox;
 let env: Record<string, string>;
 let cards: string[];
@@ -48,12 +38,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sandbox?.stop();
-  for (const listener of listeners) {
-    if (listener.process.exitCode === null) {
-      listener.process.kill('SIGTERM');
-      await listener.process.catch(() => undefined);
-    }
-  }
+  for (const listener of listeners) await listener.stop();
   config?.remove();
 });
 

@@ -11,14 +11,13 @@ import { createCardOverHttp } from '../sandbox/helpers.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/scenarios/', import.meta.url));
 
-type Listener = WebhookListener;
 
-function startListener(args: string[], configDir: string): Promise<Listener> {
+function startListener(args: string[], configDir: string): Promise<WebhookListener> {
   return startWebhookListener({ configDir, args });
 }
 
 let config: { path: string; remove(): void };
-let listener: Listener;
+let listener: WebhookListener;
 let sandbox: RunningSandbox;
 let env: Record<string, string>;
 
@@ -35,10 +34,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sandbox?.stop();
-  if (listener && listener.process.exitCode === null) {
-    listener.process.kill('SIGTERM');
-    await listener.process.catch(() => undefined);
-  }
+  await listener?.stop();
   config?.remove();
 });
 

@@ -104,6 +104,8 @@ export interface WebhookListener {
   url: string;
   process: ResultPromise;
   lines: string[];
+  /** SIGTERM, then its exit (nothing when it has exited already). */
+  stop(): Promise<void>;
 }
 
 /**
@@ -126,5 +128,10 @@ export async function startWebhookListener(options: { configDir: string; port?: 
     });
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`webhook listen exited with ${code}`)); });
   });
-  return { url: JSON.parse(first).url, process: child, lines };
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null) return;
+    child.kill('SIGTERM');
+    await child.catch(() => undefined);
+  };
+  return { url: JSON.parse(first).url, process: child, lines, stop };
 }
