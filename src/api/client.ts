@@ -23,6 +23,7 @@ import { maskCardData } from '../audit/mask.js';
 import { DEFAULT_DIALECT, listOfPath, listQuery, readPath, type Dialect, type ListName } from './dialect.js';
 import type { Transport, TransportResponse } from './node-http.js';
 import { loadUndici, undiciTransport } from './undici.js';
+import { isObject } from '../core/is-object.js';
 
 export { loadUndici } from './undici.js';
 
@@ -685,9 +686,6 @@ export function parseBaseUrl(value: string, insecure: boolean): URL {
   return url;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 
 /**

@@ -7,6 +7,7 @@
 import { UsageError } from '../core/errors.js';
 import { loadYaml } from '../scenario/yaml.js';
 import { LIST_BOUNDS } from './list-bounds.js';
+import { isObject } from '../core/is-object.js';
 
 /** The options of each list, by the API's default names (what src/api/<resource>.ts sends). */
 const LIST_OPTIONS = {
@@ -36,8 +37,8 @@ export type ListParams<L extends ListName> = {
   [O in ListOption<L>]?: O extends 'page' | 'limit' ? number : string;
 };
 
-export type PagingStyle = 'metadata' | 'short-page';
-export const PAGING_STYLES: readonly PagingStyle[] = ['metadata', 'short-page'];
+export const PAGING_STYLES = ['metadata', 'short-page'] as const;
+export type PagingStyle = (typeof PAGING_STYLES)[number];
 
 export interface Dialect {
   /** The query parameter name of each list option, keyed by the option's default name. */
@@ -232,7 +233,7 @@ export async function parseDialectFile(text: string, name: string): Promise<Dial
     }
   }
   if (parsed === null || parsed === undefined) parsed = {};
-  if (!isPlainObject(parsed)) throw new UsageError(`${name}: expected a mapping of settings such as params, paging, maxPageSize, errors`);
+  if (!isObject(parsed)) throw new UsageError(`${name}: expected a mapping of settings such as params, paging, maxPageSize, errors`);
   const checkShape = (value: Record<string, unknown>, prefix: string, template: Record<string, unknown>) => {
     for (const [key, inner] of Object.entries(value)) {
       const at = prefix ? `${prefix}.${key}` : key;
@@ -240,8 +241,8 @@ export async function parseDialectFile(text: string, name: string): Promise<Dial
         throw new UsageError(`${name}: unknown setting "${at}"`, { hint: `allowed here: ${Object.keys(template).map((k) => (prefix ? `${prefix}.${k}` : k)).join(', ')}` });
       }
       const expected = template[key];
-      if (isPlainObject(expected)) {
-        if (!isPlainObject(inner)) throw new UsageError(`${name}: ${at} must be a mapping (of ${Object.keys(expected).join(', ')})`);
+      if (isObject(expected)) {
+        if (!isObject(inner)) throw new UsageError(`${name}: ${at} must be a mapping (of ${Object.keys(expected).join(', ')})`);
         checkShape(inner, at, expected);
       }
     }
@@ -275,23 +276,20 @@ export function setPath(target: Record<string, unknown>, path: string, value: un
   const segments = path.split('.');
   let at = target;
   for (const segment of segments.slice(0, -1)) {
-    if (!isPlainObject(at[segment])) at[segment] = {};
+    if (!isObject(at[segment])) at[segment] = {};
     at = at[segment] as Record<string, unknown>;
   }
   at[segments[segments.length - 1]!] = value;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** [dotted key, leaf value] of a nested object, depth first. */
 function flatten(value: unknown, prefix = ''): Array<[string, unknown]> {
-  if (!isPlainObject(value)) return [[prefix, value]];
+  if (!isObject(value)) return [[prefix, value]];
   return Object.entries(value).flatMap(([key, inner]) => flatten(inner, prefix ? `${prefix}.${key}` : key));
 }
 
 function deepFreeze<T>(value: T): T {
-  if (isPlainObject(value)) for (const inner of Object.values(value)) deepFreeze(inner);
+  if (isObject(value)) for (const inner of Object.values(value)) deepFreeze(inner);
   return Object.freeze(value);
 }

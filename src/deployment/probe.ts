@@ -9,6 +9,7 @@
 // common names or paths works (a bounded number of GETs), the value to set.
 import { LIST_NAMES, LIST_PATHS, readPath, type Dialect, type ListName } from '../api/dialect.js';
 import type { Check } from '../core/check.js';
+import { isObject } from '../core/is-object.js';
 
 /** One GET, answered as is: the status and the parsed JSON body (undefined when not JSON). */
 export interface ProbeAnswer {
@@ -361,9 +362,6 @@ function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isFieldList(value: unknown): boolean {
   return Array.isArray(value) && value.length > 0 && value.every((item) => isObject(item) && typeof item.field === 'string');

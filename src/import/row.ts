@@ -5,6 +5,7 @@ import type { ImportCardBody } from '../api/schemas.js';
 import * as fields from '../core/card-fields.js';
 import { validateDate } from '../core/validate.js';
 import { pinProblem } from '../pin/policy.js';
+import { isObject } from '../core/is-object.js';
 
 export type RowVerdict = { ok: true; body: ImportCardBody } | { ok: false; errors: string[] };
 
@@ -154,6 +155,3 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -2,6 +2,7 @@ import { defineCommand } from '../../../core/command.js';
 import { CliError, UsageError } from '../../../core/errors.js';
 import { validatePan } from '../../../core/validate.js';
 import { cardIdArgument, describeCard, explainPinError, printCard } from '../common.js';
+import { isObject } from '../../../core/is-object.js';
 
 interface ChangeOptions {
   pinStdin?: boolean;
@@ -53,9 +54,6 @@ After 3 wrong current PINs the PIN is locked until \`cardctl cards pin reset\`.`
   },
 });
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function hasAttempts(details: unknown): boolean {
   return isObject(details) && ['attemptsLeft', 'attemptsRemaining', 'remainingAttempts', 'pinAttempts'].some((k) => typeof details[k] === 'number');
