@@ -3,7 +3,7 @@
 // The syntax is documented in `cardctl help output` (src/help/topics.ts).
 import { UsageError } from '../core/errors.js';
 import { formatAmount } from '../iso8583/amount.js';
-import type { Style } from './style.js';
+import { STYLE_NAMES, type Style, type StyleName } from './style.js';
 
 export type RenderTemplate = (record: unknown) => string;
 
@@ -58,7 +58,8 @@ function templateError(error: unknown): UsageError {
   });
 }
 
-const COLOURS = ['red', 'green', 'yellow', 'blue', 'magenta', 'cyan', 'white', 'gray', 'bold', 'dim'] as const;
+/** The styles a template may name: every one cardctl paints with but the banner's background. */
+const COLOURS: readonly StyleName[] = STYLE_NAMES.filter((name) => name !== 'bgRed');
 
 function registerHelpers(hb: HandlebarsLike, style: Style, now: () => Date): void {
   // Handlebars passes an options object last; these helpers take plain values before it.
@@ -88,7 +89,7 @@ function registerHelpers(hb: HandlebarsLike, style: Style, now: () => Date): voi
     const text = value === undefined || value === null ? '' : String(value);
     if (name === 'status') return style.status(text);
     if (!(COLOURS as readonly unknown[]).includes(name)) throw new Error(`unknown colour "${String(name)}" (use ${COLOURS.join(', ')} or status)`);
-    return style.paint(name as (typeof COLOURS)[number], text);
+    return style.paint(name as StyleName, text);
   });
   hb.registerHelper('json', (...a) => JSON.stringify(args(a)[0] ?? null));
   hb.registerHelper('join', (...a) => {
