@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Thin entry: everything lives in the bundle (dist/cli.js, an ES module). This file is CommonJS
+// Thin entry: everything lives in the bundles (dist/cli.js and a route bundle per top-level
+// command, ES modules; scripts/build.mjs). This file is CommonJS
 // (bin/package.json says so) because a CommonJS entry starts about 5 ms sooner than an ES module
 // one, and the two calls scripts make most often are answered without loading the bundle
 // (bench/startup.mjs measures both against `node -e 0`): `cardctl --version`, from package.json,
@@ -15,9 +16,19 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 } else if ((page = require('./help-cache.js').cachedHelp(argv)) !== undefined) {
   print(page);
 } else {
-  require('./tuning.js').loadTuned(() => import('../dist/cli.js'), argv)
+  require('./tuning.js').loadTuned(() => import(bundleFor(argv[0])), argv)
     .then(({ main }) => main(argv))
     .then((code) => { process.exitCode = code; });
+}
+
+/**
+ * The bundle that runs a command line starting with `word`: the route bundle of the top-level
+ * command of that name when the build made one (dist/cli-<name>.js, one file where the whole CLI
+ * loads ~50), else the whole CLI.
+ */
+function bundleFor(word) {
+  const route = /^[a-z]+$/.test(word ?? '') && `../dist/cli-${word}.js`;
+  return route && require('node:fs').existsSync(`${__dirname}/${route}`) ? route : '../dist/cli.js';
 }
 
 /**

@@ -1,8 +1,18 @@
-// Bundles src/cli.ts into dist/ with esbuild.
-// The start-up path (commander tree, core, output) is bundled into one chunk; every heavy
-// library and anything reached through dynamic import() lands in a separate chunk (code
-// splitting), so `cardctl --version` never parses them. Packages with native code or worker
-// files stay external and are resolved from node_modules at run time.
+// Bundles cardctl into dist/ with esbuild, three ways:
+// - dist/cli.js, the whole CLI (src/cli.ts): the start-up path (commander tree, core, output) in
+//   one chunk; every heavy library and anything reached through dynamic import() in a separate
+//   chunk (code splitting), so a command parses only what it uses.
+// - dist/cli-<name>.js, one route bundle per top-level command of src/commands/routes.ts
+//   (src/cli-route.ts): that command's definitions and everything of cardctl they reach, in one
+//   file with no splitting, since Node's ES module loader costs ~0.2 ms a file and `cards list`
+//   reached ~50 chunks: on Node 24 `cards list -o json` took 74 ms against 55 ms from its route
+//   bundle (BENCHMARKS.md, "Node's floor"). bin/cardctl.js runs a command line from the bundle of
+//   its first word when there is one.
+// - dist/vendor/<package>.js: the libraries cardctl loads only on demand (VENDOR below), one file
+//   each, which the route bundles import instead of carrying their own copy; bundled into a route
+//   they would double its size (parsed on every start, +6 ms on Node 20).
+// Packages with native code or worker files stay external and are resolved from node_modules at
+// run time. Node's built-in modules are loaded on first use (lazyBuiltins).
 //
 // Files are written to a temporary name and renamed into place, chunks before the entry, so a
 // cardctl process started during a rebuild never sees a half-written file. `--clean` empties
@@ -10,7 +20,8 @@
 // Last, dist/help-cache.json: every `--help` page, rendered by the new bundle (see below), and
 // man/cardctl.1, the man page.
 import { build } from 'esbuild';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { dirname } from 'node:path';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -22,22 +33,51 @@ const external = [
   'autocannon',
 ];
 
+// Libraries imported only with import() (a command's run() loading what it needs), as the route
+// bundles share them: dist/vendor/<file>.js each.
+const VENDOR = ['undici', 'node-forge', 'jose', '@inquirer/prompts', 'yaml', 'handlebars', 'csv-parse', 'conf', 'cli-table3', 'cli-progress', 'chalk'];
+const vendorFile = (name) => name.replace(/^@/, '').replace('/', '-');
+
+// The top-level commands, each with the module of its definition, read from src/commands/routes.ts
+// (the one list of them); checked against the built CLI's list below.
+const ROUTES = [...readFileSync(new URL('../src/commands/routes.ts', import.meta.url), 'utf8').matchAll(/^ {2}'?([\w-]+)'?: \(\) => import\('\.\/([^']+)'\)/gm)]
+  .map(([, name, module]) => ({ name, module: `./commands/${module}` }));
+
 const REQUIRE_BANNER = "import { createRequire as __cardctlRequire } from 'node:module'; const require = __cardctlRequire(import.meta.url);";
 
 if (process.argv.includes('--clean')) rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
-const result = await build({
-  entryPoints: { cli: 'src/cli.ts' },
-  outdir: 'dist',
+/**
+ * Node's built-in modules as CommonJS modules of `process.getBuiltinModule()`, so each is loaded
+ * when the code that uses it first runs instead of when the file is linked, and loaded as
+ * require() loads it: an `import` of `node:crypto` or `node:fs` at the top of a chunk made Node
+ * load crypto (with WebCrypto), the file streams and readline, 60 built-in modules in all, before
+ * `cards list` made its request; ~4 ms on Node 24.
+ */
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(build) {
+    build.onResolve({ filter: /^[a-z_:/]+$/ }, ({ path }) => (isBuiltin(path) ? { path, namespace: 'builtin' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'builtin' }, ({ path }) => ({ contents: `module.exports = process.getBuiltinModule(${JSON.stringify(path)});`, loader: 'js' }));
+  },
+};
+
+/** The route bundles' imports of VENDOR libraries, pointed at dist/vendor/ beside them. */
+const vendorImports = {
+  name: 'vendor-imports',
+  setup(build) {
+    const names = new Set(VENDOR);
+    build.onResolve({ filter: /^[@a-z]/ }, ({ path }) => (names.has(path) ? { path: `./vendor/${vendorFile(path)}.js`, external: true } : undefined));
+  },
+};
+
+const common = {
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  sourcemap: 'linked',
   external,
-  chunkNames: 'chunks/[name]-[hash]',
-  // CommonJS dependencies bundled into ESM need require() for node built-ins.
+  // CommonJS dependencies bundled into ESM may still call require() (withoutUnusedRequire).
   banner: { js: REQUIRE_BANNER },
   define: { __CARDCTL_VERSION__: JSON.stringify(version) },
   logLevel: 'warning',
@@ -48,18 +88,80 @@ const result = await build({
   minifySyntax: true,
   write: false,
   metafile: true,
+};
+
+const wholeCli = build({
+  ...common,
+  entryPoints: { cli: 'src/cli.ts' },
+  outdir: 'dist',
+  splitting: true,
+  sourcemap: 'linked',
+  chunkNames: 'chunks/[name]-[hash]',
 });
 
-const files = [...result.outputFiles].sort((a, b) => rank(a.path) - rank(b.path));
+// Each vendor library re-exported by name: a CommonJS package bundled as an ES module would
+// otherwise export only its default.
+const vendor = build({
+  ...common,
+  entryPoints: VENDOR.map((name) => ({ in: `vendor:${name}`, out: vendorFile(name) })),
+  outdir: 'dist/vendor',
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  plugins: [{
+    name: 'vendor-entries',
+    setup(build) {
+      build.onResolve({ filter: /^vendor:/ }, ({ path }) => ({ path: path.slice('vendor:'.length), namespace: 'vendor' }));
+      build.onLoad({ filter: /.*/, namespace: 'vendor' }, async ({ path }) => {
+        const names = Object.keys(await import(path));
+        const named = names.filter((name) => name !== 'default');
+        const contents = [
+          `import * as library from ${JSON.stringify(path)};`,
+          names.includes('default') ? 'export default library.default;' : '',
+          named.length ? `export const { ${named.join(', ')} } = library;` : '',
+        ];
+        return { contents: contents.join('\n'), resolveDir: process.cwd(), loader: 'js' };
+      });
+    },
+  }],
+});
+
+const routes = ROUTES.map((route) => build({
+  ...common,
+  stdin: {
+    contents: `import definition from ${JSON.stringify(route.module)};\nimport { routeMain } from './cli-route.js';\nexport const main = routeMain(definition, () => import('./cli.js'));\n`,
+    resolveDir: 'src',
+    sourcefile: `cli-${route.name}.ts`,
+    loader: 'ts',
+  },
+  outfile: `dist/cli-${route.name}.js`,
+  // No source map: a route bundle repeats code whose maps dist/chunks/ has (22 MB more in all).
+  plugins: [lazyBuiltins, vendorImports, {
+    // The whole CLI, loaded from the route bundle for what needs every command: dist/cli.js.
+    name: 'whole-cli',
+    setup(build) {
+      build.onResolve({ filter: /^\.\/cli\.js$/ }, ({ importer }) => (importer.endsWith(`/cli-${route.name}.ts`) ? { path: './cli.js', external: true } : undefined));
+    },
+  }],
+}));
+
+const results = await Promise.all([wholeCli, vendor, ...routes]);
+routes.forEach((_, i) => checkRouteBundle(ROUTES[i], results[i + 2]));
+
+const files = results.flatMap((result) => result.outputFiles).sort((a, b) => rank(a.path) - rank(b.path));
 for (const file of files) {
   mkdirSync(dirname(file.path), { recursive: true });
   writeAtomically(file.path, withoutUnusedRequire(file));
 }
+removeStaleRouteBundles();
 
 // The help cache (src/help/help-cache.ts): every `--help` page, rendered by the bundle just
 // built, so bin/cardctl.js can print it without loading the bundle. Written after the bundle, so a
 // cache on disk is never older than the code it describes for longer than this step.
-const { renderHelpCache, renderManPage } = await import(`${new URL('../dist/cli.js', import.meta.url).href}?build=${Date.now()}`);
+const { commands, renderHelpCache, renderManPage } = await import(`${new URL('../dist/cli.js', import.meta.url).href}?build=${Date.now()}`);
+const routeNames = ROUTES.map((route) => route.name).join(' ');
+if (routeNames !== Object.keys(commands.loaders).join(' ')) {
+  throw new Error(`build: the routes read from src/commands/routes.ts (${routeNames}) are not the CLI's (${Object.keys(commands.loaders).join(' ')}); is its syntax still \`name: () => import('./path')…\`?`);
+}
 const helpCache = new URL('../dist/help-cache.json', import.meta.url);
 writeAtomically(helpCache, JSON.stringify(await renderHelpCache()));
 
@@ -86,7 +188,22 @@ function withoutUnusedRequire(file) {
   return /\brequire\b/.test(body) ? file.contents : body;
 }
 
-/** Chunks first, the entry (dist/cli.js) last. */
+/** Chunks and vendor files first, the entries (dist/cli.js, dist/cli-<name>.js) last. */
 function rank(path) {
-  return path.includes('/chunks/') ? 0 : path.endsWith('.map') ? 1 : 2;
+  return path.includes('/chunks/') || path.includes('/vendor/') ? 0 : path.endsWith('.map') ? 1 : 2;
+}
+
+/** A route bundle that reached the list of every command (routes.ts or commands/index.ts) would carry them all. */
+function checkRouteBundle(route, result) {
+  const inputs = Object.values(result.metafile.outputs).flatMap((output) => Object.keys(output.inputs));
+  const whole = inputs.find((input) => /src\/commands\/(routes|index)\.ts$/.test(input));
+  if (whole) throw new Error(`build: the route bundle of ${route.name} imports ${whole}, and with it every command; import the whole CLI through cli-route.ts instead`);
+}
+
+/** Route bundles of top-level commands that no longer exist (a build without --clean). */
+function removeStaleRouteBundles() {
+  const current = new Set(ROUTES.map((route) => `cli-${route.name}.js`));
+  for (const file of readdirSync(new URL('../dist', import.meta.url))) {
+    if (/^cli-.+\.js(\.map)?$/.test(file) && !current.has(file)) rmSync(new URL(`../dist/${file}`, import.meta.url));
+  }
 }

@@ -1,168 +1,46 @@
-// Entry point: builds the commander tree from the command definitions, runs the chosen
-// command with a context, and is the only place that turns errors into exit codes.
-import { Command, CommanderError, type OutputConfiguration } from 'commander';
-import type { Dispatcher } from 'undici';
-import { builtinNames, expandAlias } from './aliases/expand.js';
-import { DryRunStop } from './audit/dry-run.js';
+// The whole CLI, the entry of dist/cli.js: cardctl over every command definition, and what the
+// build renders from them (the help cache, the man page). A command line that starts with a
+// top-level command's name runs from that command's own bundle instead (cli-route.ts), which
+// loads this one only for what needs every command.
+import { builtinNames } from './aliases/expand.js';
 import { COMMAND_LOADERS } from './commands/routes.js';
-import { ConfigStore } from './config/store.js';
-import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, isGroup, type RunInput } from './core/command.js';
-import { addFlags, type Flags } from './core/flags.js';
-import { GLOBAL_FLAGS } from './core/global-flags.js';
-import { createContext, type Env, type GlobalOptions } from './core/context.js';
-import { CliError, ExitCode, InterruptedError, UsageError, toCliError } from './core/errors.js';
-import { bufferedIO, systemIO, type IOStreams } from './core/io.js';
-import type { Prompter } from './core/prompter.js';
-import { maskPansInText, redactValue } from './core/redact.js';
-import { escapeControls } from './output/format.js';
-import { createStyle, loadColours } from './output/style.js';
-import { explainCommanderError } from './help/commander-errors.js';
+import type { ArgumentSpec, CommandDefinition, RunInput } from './core/command.js';
+import { ExitCode } from './core/errors.js';
+import type { Flags } from './core/flags.js';
+import { bufferedIO } from './core/io.js';
 import { HELP_CACHE_WIDTH, helpPaths, type HelpCache } from './help/help-cache.js';
-import { versionRequest, versionText } from './help/version.js';
+import { buildProgram, type CommandSource, type MainDeps, parseCommand as parseWith, PROGRAM_EXAMPLES, runCli, type TreeNode } from './run-cli.js';
 import { VERSION } from './version.js';
 
-export interface MainDeps {
-  io?: IOStreams;
-  env?: Env;
-  prompter?: Prompter;
-  dispatcher?: Dispatcher;
-  signal?: AbortSignal;
-}
-
-/** Runs cardctl with the given arguments; resolves to the exit code. */
-export async function main(argv: string[], deps: MainDeps = {}): Promise<number> {
-  const io = deps.io ?? systemIO(process);
-  const env = deps.env ?? process.env;
-  await loadColours({ env, stdoutIsTTY: io.stdoutIsTTY });
-  try {
-    argv = await expandUserAlias(argv, env);
-  } catch (error) {
-    return reportError(toCliError(error), io, env, sniffGlobals(argv));
-  }
-
-  // Fast paths: `--version` touches neither the command tree nor the config; `__complete`
-  // (asked by the shell completion scripts on every TAB) reads only the config.
-  const version = versionRequest(argv);
-  if (version) {
-    io.out(versionText(version, { node: process.version, platform: process.platform, arch: process.arch }));
-    return ExitCode.Ok;
-  }
-  if (argv[0] === '__complete') return (await import('./completion/dynamic.js')).runCompletionQuery(argv.slice(1), io, env);
-  // `help <topic>` prints a topic; `help <command>` falls through to commander (src/help/).
-  if (argv[0] === 'help' && argv.length === 2) {
-    const shown = (await import('./help/index.js')).showHelpTopic(argv[1]!, io, await wholeTree());
-    if (shown === true) return ExitCode.Ok;
-    if (shown instanceof CliError) return reportError(shown, io, env, {});
-  }
-
-  const interrupt = deps.signal ? undefined : installInterruptHandler(io);
-  const state: RunState = { globals: {} };
-  const program = buildProgram(await treeFor(argv), { io, env, deps, state, signal: deps.signal ?? interrupt!.signal, argv });
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-    return ExitCode.Ok;
-  } catch (error) {
-    if (error instanceof CommanderError) return handleCommanderError(error, io, env, argv, program);
-    // --dry-run: the request was printed instead of sent; that is the command's success.
-    if (error instanceof DryRunStop) return ExitCode.Ok;
-    const signal = deps.signal ?? interrupt!.signal;
-    const failure = signal.aborted && !(error instanceof CliError && error.exitCode === ExitCode.Partial)
-      ? new InterruptedError()
-      : toCliError(error);
-    return reportError(failure, io, env, state.globals);
-  } finally {
-    interrupt?.dispose();
-  }
-}
-
-type TreeNode = AnyCommand | GroupDefinition;
+export { buildProgram, PROGRAM_EXAMPLES, reportError, type MainDeps } from './run-cli.js';
 
 /** Every command definition (commands/index.ts). */
 async function wholeTree(): Promise<TreeNode[]> {
   return (await import('./commands/index.js')).commandTree;
 }
 
-/**
- * The definitions a command line needs: only its top-level command's when it starts with one's
- * name (commands/routes.ts), which spares ~20 ms of start-up on Node 20 (BENCHMARKS.md, "Node's
- * floor"); the whole tree otherwise.
- */
-async function treeFor(argv: string[]): Promise<TreeNode[]> {
-  const first = argv[0];
-  return first !== undefined && Object.hasOwn(COMMAND_LOADERS, first) ? [await COMMAND_LOADERS[first]!()] : wholeTree();
-}
+/** Every command: each top-level one loadable alone, the whole tree, and the CLI as commands use it. */
+export const commands: CommandSource = {
+  loaders: COMMAND_LOADERS,
+  wholeTree,
+  host: {
+    run: (argv, deps) => main(argv, deps),
+    builtinNames: async () => builtinNames(await wholeTree()),
+    completionScript: async (shell) => (await import('./completion/index.js')).generateCompletion(shell, buildProgram(await wholeTree())),
+  },
+};
 
-/** `cardctl NAME …` where NAME is a user alias (src/aliases/): the command line it stands for. */
-async function expandUserAlias(argv: string[], env: Env): Promise<string[]> {
-  const first = argv[0];
-  if (!first || first.startsWith('-') || first === '__complete' || Object.hasOwn(COMMAND_LOADERS, first)) return argv;
-  const builtins = builtinNames(await wholeTree());
-  if (builtins.has(first)) return argv;
-  return expandAlias(argv, new ConfigStore(env).read().aliases, builtins);
-}
-
-interface RunState {
-  globals: GlobalOptions;
-}
-
-interface BuildInput {
-  /** The command line, for the audit journal. */
-  argv?: readonly string[];
-  io: IOStreams;
-  env: Env;
-  deps: MainDeps;
-  state: RunState;
-  signal: AbortSignal;
-}
-
-/** The examples of `cardctl --help` (and of the man page). */
-export const PROGRAM_EXAMPLES: readonly string[] = [
-  'cardctl demo                                  # a walkthrough against an in-memory sandbox',
-  'cardctl sandbox serve --profile sandbox       # keep a local sandbox running',
-  'cardctl cards list --all -o ndjson',
-  'cardctl help exit-codes',
-];
-
-/** The commander program for the definitions in `tree`, with their run() attached when `input` is given. */
-export function buildProgram(tree: readonly TreeNode[], input: BuildInput | null = null): Command {
-  const program = new Command('cardctl');
-  program
-    .description('Operate a card-issuing institution from the terminal: cards, PINs, transactions,\nOAuth applications, users, imports, switch simulations and a local sandbox of the API.')
-    .version(VERSION, '-V, --version', 'print the version')
-    .helpOption('-h, --help', 'show help')
-    .showSuggestionAfterError(true)
-    .showHelpAfterError(false)
-    .exitOverride()
-    .addHelpText('after', `
-Examples:
-${PROGRAM_EXAMPLES.map((e) => `  $ ${e}`).join('\n')}
-
-Learn more: cardctl <command> --help, cardctl help <topic>
-  (exit-codes, environment, files, output, pin-encryption, scenarios, bulk, deployment)`);
-
-  addFlags(program, GLOBAL_FLAGS);
-  if (input) program.configureOutput(outputConfiguration(input.io));
-  for (const definition of tree) addNode(program, definition, input && runner(input));
-  return program;
+/** Runs cardctl with the given arguments; resolves to the exit code. */
+export function main(argv: string[], deps: MainDeps = {}): Promise<number> {
+  return runCli(argv, deps, commands);
 }
 
 /**
- * Where commander writes help, and how wide: the run's io, never process.stdout directly, so
- * help printed into a buffer (tests, the help cache) wraps the way the io says.
+ * The parse step of one command alone: its command line (global flags included) → the typed
+ * input its run() would get, or the UsageError main() would report. Nothing runs.
  */
-function outputConfiguration(io: IOStreams): OutputConfiguration {
-  return {
-    writeOut: (text) => io.out(text),
-    writeErr: (text) => io.err(text),
-    // Errors are reported by handleCommanderError, in our own format.
-    outputError: () => {},
-    // commander's own default: the terminal's width, 80 columns when not a terminal.
-    getOutHelpWidth: () => (io.stdoutIsTTY && io.columns ? io.columns : HELP_CACHE_WIDTH),
-    getErrHelpWidth: () => (io.stderrIsTTY && io.columns ? io.columns : HELP_CACHE_WIDTH),
-    // Help is plain text; no styles to keep.
-    getOutHasColors: () => false,
-    getErrHasColors: () => false,
-  };
+export function parseCommand<F extends Flags, A extends readonly ArgumentSpec[]>(definition: CommandDefinition<F, A>, argv: string[]): Promise<RunInput<F, A>> {
+  return parseWith(definition, argv, commands.host);
 }
 
 /**
@@ -185,144 +63,4 @@ export async function renderManPage(): Promise<string> {
   const { renderManPage: render } = await import('./help/man-page.js');
   const tree = await wholeTree();
   return render({ program: buildProgram(tree), tree, examples: PROGRAM_EXAMPLES });
-}
-
-/** What a leaf does once commander has parsed its command line. */
-type LeafRunner = (definition: AnyCommand, input: RunInput) => Promise<void>;
-
-/** The real run: a context for the parsed globals, then the command's run(). */
-function runner(input: BuildInput): LeafRunner {
-  return async (definition, runInput) => {
-    input.state.globals = runInput.opts;
-    const ctx = createContext({
-      io: input.io,
-      env: input.env,
-      globals: runInput.opts,
-      prompter: input.deps.prompter,
-      dispatcher: input.deps.dispatcher,
-      signal: input.signal,
-      argv: input.argv,
-      flags: [GLOBAL_FLAGS, definition.flags ?? {}],
-    });
-    await definition.run(ctx, runInput);
-  };
-}
-
-/** The CLI as a command's run() may use it: running command lines (demo), its built-in names (alias set). */
-const cliHost: CliHost = {
-  run: (argv, deps) => main(argv, deps),
-  builtinNames: async () => builtinNames(await wholeTree()),
-  program: async () => buildProgram(await wholeTree()),
-};
-
-function addNode(parent: Command, definition: AnyCommand | GroupDefinition, run: LeafRunner | null): Command {
-  const command = parent.command(definition.name).summary(definition.summary);
-  command.description(definition.description ?? definition.summary);
-  for (const alias of definition.aliases ?? []) command.alias(alias);
-  // exitOverride, showSuggestionAfterError and the output configuration are inherited from the
-  // program: commander copies them into every command created with .command().
-  if (definition.examples?.length) {
-    command.addHelpText('after', `\nExamples:\n${definition.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
-  }
-  if (isGroup(definition)) {
-    for (const child of definition.commands) addNode(command, child, run);
-    return command;
-  }
-  for (const argument of definition.args ?? []) command.argument(argument.syntax, argument.description);
-  if (definition.flags) addFlags(command, definition.flags);
-  command.action(async (...actionArgs: unknown[]) => {
-    if (!run) return;
-    // commander hands over the positional values, then its options object and the command; the
-    // options were built from the definition's flags, so they have the type run() declares.
-    const cmd = actionArgs[actionArgs.length - 1] as Command;
-    const args = actionArgs.slice(0, -2) as Array<string | string[] | undefined>;
-    await run(definition, { args, opts: cmd.optsWithGlobals(), cli: cliHost });
-  });
-  return command;
-}
-
-/**
- * The parse step of one command alone: its command line (global flags included) → the typed
- * input its run() would get, or the UsageError main() would report. Nothing runs.
- */
-export async function parseCommand<F extends Flags, A extends readonly ArgumentSpec[]>(definition: CommandDefinition<F, A>, argv: string[]): Promise<RunInput<F, A>> {
-  const program = new Command('cardctl').exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
-  addFlags(program, GLOBAL_FLAGS);
-  let parsed: RunInput<F, A> | undefined;
-  addNode(program, definition as AnyCommand, async (_definition, input) => {
-    parsed = input as RunInput<F, A>;
-  });
-  const line = [definition.name, ...argv];
-  try {
-    await program.parseAsync(line, { from: 'user' });
-  } catch (error) {
-    throw error instanceof CommanderError ? usageError(error, program, line) : error;
-  }
-  if (!parsed) throw new Error(`${definition.name}: commander did not run the command`);
-  return parsed;
-}
-
-function handleCommanderError(error: CommanderError, io: IOStreams, env: Env, argv: string[], program: Command): number {
-  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
-    return ExitCode.Ok;
-  }
-  if (error.code === 'commander.executeSubCommandAsync' || error.exitCode === 0) return ExitCode.Ok;
-  return reportError(usageError(error, program, argv), io, env, sniffGlobals(argv));
-}
-
-/** A command line commander refused, as the usage error cardctl reports. */
-function usageError(error: CommanderError, program: Command, argv: string[]): UsageError {
-  const { message, hint } = explainCommanderError(error, program, argv);
-  return new UsageError(message, { code: error.code.replace('commander.', 'USAGE_'), hint });
-}
-
-/** The output flags, read from argv when commander could not parse it (for the JSON error object). */
-function sniffGlobals(argv: string[]): ReportedGlobals {
-  const globals: ReportedGlobals = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') break;
-    if (arg === '--json') globals.json = true;
-    else if (arg === '--debug') globals.debug = true;
-    else if ((arg === '-o' || arg === '--output') && argv[i + 1]) globals.output = argv[++i];
-    else if (arg.startsWith('--output=')) globals.output = arg.slice('--output='.length);
-    else if (arg.startsWith('-o') && arg.length > 2 && !arg.startsWith('--')) globals.output = arg.slice(2);
-  }
-  return globals;
-}
-
-/** Prints a CliError as `cardctl help exit-codes` describes and returns its exit code. */
-/** The global flags an error report reads; --output as typed, when commander could not check it. */
-type ReportedGlobals = Pick<GlobalOptions, 'json' | 'debug'> & { output?: string };
-
-export function reportError(error: CliError, io: IOStreams, env: Env, globals: ReportedGlobals): number {
-  const style = createStyle(io.stderrIsTTY && io.colorEnabled);
-  // Never let a PAN through in an error line, nor a control character, whatever the server said.
-  io.err(`${style.error('error:')} ${escapeControls(maskPansInText(error.message))}\n`);
-  if (error.hint) io.err(`${style.dim('hint:')} ${escapeControls(error.hint)}\n`);
-  const wantsJson = globals.json || globals.output === 'json' || (!globals.output && env.CARDCTL_OUTPUT === 'json');
-  if (wantsJson) io.err(`${JSON.stringify(redactValue(error.toJSON()))}\n`);
-  if (globals.debug && error.cause instanceof Error && error.cause.stack) io.err(`${maskPansInText(error.cause.stack)}\n`);
-  else if (globals.debug && error.stack) io.err(`${maskPansInText(error.stack)}\n`);
-  return error.exitCode;
-}
-
-/**
- * Ctrl-C: the first one aborts the run's signal (commands that stream or import wind down and
- * exit 130); a second one, or a command that is not listening, ends the process at once.
- * Config writes are atomic renames, so nothing is left half-written either way.
- */
-function installInterruptHandler(io: IOStreams): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const onSignal = () => {
-    if (controller.signal.aborted) {
-      io.err('\n');
-      process.exit(ExitCode.Interrupted);
-    }
-    controller.abort(new InterruptedError());
-    // Give listeners a moment to flush; then stop regardless.
-    setTimeout(() => process.exit(ExitCode.Interrupted), 5_000).unref();
-  };
-  process.on('SIGINT', onSignal);
-  return { signal: controller.signal, dispose: () => process.off('SIGINT', onSignal) };
 }

@@ -77,7 +77,12 @@ export function createContext(init: ContextInit): Context {
     stdoutIsTTY: init.io.stdoutIsTTY,
     inputFlag: globals.input,
   });
-  const io: IOStreams = { ...init.io, colorEnabled, canPrompt };
+  // The streams' properties copied as they are, so those made on first use (systemIO) stay so.
+  const io = Object.defineProperties({}, {
+    ...Object.getOwnPropertyDescriptors(init.io),
+    colorEnabled: { value: colorEnabled, enumerable: true },
+    canPrompt: { value: canPrompt, enumerable: true },
+  }) as IOStreams;
   const style = createStyle(colorEnabled);
   // stderr gets colour only when it is a terminal itself.
   const errStyle = createStyle(colorEnabled && init.io.stderrIsTTY);

@@ -1,4 +1,4 @@
-// The parse step of a command alone (src/cli.ts parseCommand): argv in, the typed input its run()
+// The parse step of a command alone (parseCommand, src/cli.ts): argv in, the typed input its run()
 // gets out, or the UsageError main() would report. Tests build options this way, never by hand.
 import { parseCommand } from '../../src/cli.js';
 import type { ArgumentSpec, CommandDefinition, Flags } from '../../src/core/command.js';
