@@ -95,7 +95,19 @@ export async function runCli(argv: string[], deps: MainDeps, source: CommandSour
  */
 async function treeFor(argv: string[], source: CommandSource): Promise<TreeNode[]> {
   const first = argv[0];
-  return first !== undefined && Object.hasOwn(source.loaders, first) ? [await source.loaders[first]!()] : source.wholeTree();
+  return first !== undefined && Object.hasOwn(source.loaders, first) ? [alongPath(await source.loaders[first]!(), argv.slice(1))] : source.wholeTree();
+}
+
+/**
+ * `node` with each group on the path `words` starts with cut down to the child the next word
+ * names: commander is then given one leaf's flags instead of every sibling's (`cards list` builds
+ * 1 of 17 verbs). A word that names no child (a flag, a typo) keeps the group whole, so help,
+ * errors and suggestions are the same.
+ */
+function alongPath(node: TreeNode, words: readonly string[]): TreeNode {
+  if (!isGroup(node) || words.length === 0) return node;
+  const child = node.commands.find((c) => c.name === words[0] || c.aliases?.includes(words[0]!));
+  return child ? { ...node, commands: [alongPath(child, words.slice(1))] } : node;
 }
 
 /** `cardctl NAME …` where NAME is a user alias (src/aliases/): the command line it stands for. */

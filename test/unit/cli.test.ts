@@ -60,13 +60,17 @@ describe('the program', () => {
   });
 
   it('a command line routed to one top-level command parses as it does in the whole tree', async () => {
-    // tx's alias is not a route: it takes the whole tree, and both reach the same command.
+    // tx's alias is not a route: it takes the whole tree, and both reach the same command; the
+    // routed line gives commander only the verb it names (run-cli.ts alongPath), with the same help.
     for (const args of [['tx', 'list', '--bogus'], ['transactions', 'list', '--bogus'], ['cards', 'lst']]) {
       const result = await run(args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr, args.join(' ')).toMatch(/^error: /);
     }
     expect((await run(['tx', 'list', '--bogus'])).stderr).toBe((await run(['transactions', 'list', '--bogus'])).stderr);
+    const help = await run(['tx', 'list', '--help']);
+    expect(help.stdout).toMatch(/^Usage: cardctl tx list/);
+    expect(help.stdout).toBe((await run(['transactions', 'list', '--help'])).stdout);
     expect((await run(['cards', 'lst'])).stderr).toMatch(/did you mean `list`/);
   });
 
