@@ -16,7 +16,7 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 } else if ((page = require('./help-cache.js').cachedHelp(argv)) !== undefined) {
   print(page);
 } else {
-  require('./tuning.js').loadTuned(() => import(bundleFor(argv[0])), argv)
+  require('./tuning.js').loadTuned(() => import(bundleFor(argv[0])))
     .then(({ main }) => main(argv))
     .then((code) => { process.exitCode = code; });
 }

@@ -1,61 +1,70 @@
-// The process-wide settings cardctl runs with, set once, by bin/cardctl.js, around loading the
-// bundle (loadTuned). cardctl is started as `cardctl …` by shells and scripts, where no node flags can be
-// given, so they are set here at run time. Each one is kept for what it buys on a path people run
-// in loops, measured on Node 20 and 24 (BENCHMARKS.md); test/unit/tuning.test.ts checks that the running
-// V8 knows every flag (an unknown one would print an error in front of every command's output).
+// The process-wide settings cardctl runs with, in one place. bin/cardctl.js loads the bundle
+// through loadTuned(), which turns the compile cache on first. The V8 flags are set at run time,
+// since cardctl is started as `cardctl …` by shells and scripts, where no node flags can be given,
+// and each only once the work it is for begins (the bundle says so through src/core/tuning.ts):
+// a flag changed at run time makes Node compile every built-in module it loads afterwards
+// without their embedded code cache, ~2 ms of CPU on Node 20 and 24, and a command that makes one
+// request gains nothing from them. Each flag is kept for what it buys, measured on Node 20 and 24
+// (BENCHMARKS.md); test/unit/tuning.test.ts checks that the running V8 knows every one (an
+// unknown flag would print an error in front of every command's output).
 'use strict';
-const v8 = require('node:v8');
 const nodeModule = require('node:module');
 
-const V8_FLAGS = [
-  // WebAssembly by V8's baseline compiler only. undici, the client's transport behind a proxy
-  // (src/api/client.ts), parses HTTP with llhttp compiled to WebAssembly, which V8's optimising
-  // compiler otherwise works on during the first responses of every process: a one-request
-  // command over undici took 288 ms and 97 MB peak RSS without it, 193 ms and 62 MB with it.
-  '--liftoff-only',
-  // The young generation kept at its first size: a streamed list's pages are garbage as soon
-  // as they are printed, and a growing young generation only holds more of them. `tx list --all`
-  // of 30,000 transactions peaked at 86 MB instead of 120 MB on Node 20, 100 instead of 156 MB on
-  // Node 24 (with the next flag too: 70 and 83 MB), for 30-50 % more client CPU. Node 20, 24
-  // and 26 honour it when set at run time.
-  '--semi-space-growth-factor=1',
-  // The old generation let grow by half its live size between full GCs, where V8 would let a
-  // small heap grow by up to 4×: a bulk run's requests outlive a scavenge or two and are promoted,
-  // then die there. `cards deactivate --from-file` peaked at 78 MB for 10,000 rows and 98 MB for
-  // 100,000 (heap in use at the peak 24 and 43 MB, live after GC ~10 MB) without it, 74 and
-  // 76 MB with it, for no more CPU (10.0 s against 11.9 s for the 100,000).
-  '--heap-growing-percent=50',
-];
+const FLAGS_FOR_WORK = {
+  // WebAssembly by V8's baseline compiler only, set before undici is loaded. undici, the client's
+  // transport behind a proxy (src/api/client.ts), the sandbox's for webhook calls, parses HTTP
+  // with llhttp compiled to WebAssembly, which V8's optimising compiler otherwise works on during
+  // the first responses of every process: a one-request command over undici took 288 ms and 97 MB
+  // peak RSS without it, 193 ms and 62 MB with it.
+  undici: ['--liftoff-only'],
+  // A command's second request: a streamed list, a bulk run, an import, a load test.
+  manyRequests: [
+    // The young generation kept at its first size: a streamed list's pages are garbage as soon
+    // as they are printed, and a growing young generation only holds more of them. `tx list --all`
+    // of 30,000 transactions peaked at 86 MB instead of 120 MB on Node 20, 100 instead of 156 MB on
+    // Node 24 (with the next flag too: 70 and 83 MB), for 30-50 % more client CPU. Node 20, 24
+    // and 26 honour it when set at run time.
+    '--semi-space-growth-factor=1',
+    // The old generation let grow by half its live size between full GCs, where V8 would let a
+    // small heap grow by up to 4×: a bulk run's requests outlive a scavenge or two and are promoted,
+    // then die there. `cards deactivate --from-file` peaked at 78 MB for 10,000 rows and 98 MB for
+    // 100,000 (heap in use at the peak 24 and 43 MB, live after GC ~10 MB) without it, 74 and
+    // 76 MB with it, for no more CPU (10.0 s against 11.9 s for the 100,000).
+    '--heap-growing-percent=50',
+  ],
+};
 
-// The two heap flags above keep a client's memory flat. A command that serves requests until it
-// is stopped makes garbage per request instead, and a young generation held at its first size
-// only scavenges it more often: `sandbox serve` in forward mode spent 6.4% of its CPU in GC with
-// them and 3.2% without (profiles of the same load, BENCHMARKS.md, Simulation).
-const CLIENT_HEAP_FLAGS = new Set(['--semi-space-growth-factor=1', '--heap-growing-percent=50']);
-const SERVERS = [['sandbox', 'serve'], ['webhook', 'listen']];
+// The servers (`sandbox serve`, `webhook listen`) make no requests of their own through the
+// client, so they never get the second set: a server's garbage is made per request, and a young
+// generation held at its first size only scavenges it more often (`sandbox serve` in forward mode
+// spent 6.4% of its CPU in GC with them and 3.2% without; BENCHMARKS.md, Simulation).
 
-/** The V8 flags of the command `argv` runs: all of them, but a server's without the client heap flags. */
-function flagsFor(argv) {
-  const server = SERVERS.some(([group, verb]) => argv.some((word, i) => word === group && argv[i + 1] === verb));
-  return server ? V8_FLAGS.filter((flag) => !CLIENT_HEAP_FLAGS.has(flag)) : V8_FLAGS;
+/** The function that sets the flags of a kind of work, each set at most once, with `setFlag`. */
+function tuner(setFlag) {
+  const begun = new Set();
+  return (work) => {
+    if (begun.has(work) || !Object.hasOwn(FLAGS_FOR_WORK, work)) return;
+    begun.add(work);
+    for (const flag of FLAGS_FOR_WORK[work]) setFlag(flag);
+  };
 }
 
+// Where the bundle finds the tuner (src/core/tuning.ts); unset in tests, which run main() in
+// their own process and set nothing.
+const TUNER = Symbol.for('cardctl.tuner');
+
 /**
- * Loads the bundle (`load()`) with the process set up for the command `argv` runs. The compile cache has to be on
- * before the bundle is read. The V8 flags come after: a flag changed at run time makes Node
- * compile every built-in module it loads afterwards without their embedded code cache (that
- * cache is only valid for the flags it was made with), ~7 ms of CPU a command when the flags
- * were set before the bundle loaded, ~2 ms after it; they are in place before the first request.
+ * Loads the bundle (`load()`) with the process set up for it. The compile cache has to be on
+ * before the bundle is read; the tuner is handed to it for the V8 flags.
  */
-async function loadTuned(load, argv = []) {
+async function loadTuned(load) {
   // Node >= 22.1 caches compiled code on disk, so later start-ups skip parsing the bundle
   // (~27 ms of every command on this machine); Node 20 has no such cache.
   if (typeof nodeModule.enableCompileCache === 'function' && !process.env.NODE_DISABLE_COMPILE_CACHE) {
     try { nodeModule.enableCompileCache(); } catch { /* cache directory not writable: run without it */ }
   }
-  const bundle = await load();
-  for (const flag of flagsFor(argv)) v8.setFlagsFromString(flag);
-  return bundle;
+  globalThis[TUNER] = tuner((flag) => require('node:v8').setFlagsFromString(flag));
+  return load();
 }
 
-module.exports = { V8_FLAGS, flagsFor, loadTuned };
+module.exports = { FLAGS_FOR_WORK, TUNER, loadTuned, tuner };

@@ -52,15 +52,32 @@ if (process.argv.includes('--clean')) rmSync(new URL('../dist', import.meta.url)
  * when the code that uses it first runs instead of when the file is linked, and loaded as
  * require() loads it: an `import` of `node:crypto` or `node:fs` at the top of a chunk made Node
  * load crypto (with WebCrypto), the file streams and readline, 60 built-in modules in all, before
- * `cards list` made its request; ~4 ms on Node 24.
+ * `cards list` made its request; ~4 ms on Node 24. Those of LOADED_ON_USE wait until a property
+ * is read.
  */
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(build) {
     build.onResolve({ filter: /^[a-z_:/]+$/ }, ({ path }) => (isBuiltin(path) ? { path, namespace: 'builtin' } : undefined));
-    build.onLoad({ filter: /.*/, namespace: 'builtin' }, ({ path }) => ({ contents: `module.exports = process.getBuiltinModule(${JSON.stringify(path)});`, loader: 'js' }));
+    build.onLoad({ filter: /.*/, namespace: 'builtin' }, ({ path }) => ({
+      contents: LOADED_ON_USE.has(path.replace(/^node:/, ''))
+        ? `let loaded; const load = () => (loaded ??= process.getBuiltinModule(${JSON.stringify(path)}));
+module.exports = new Proxy({}, {
+  get: (_, key) => load()[key],
+  has: (_, key) => key in load(),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_, key) => { const found = Reflect.getOwnPropertyDescriptor(load(), key); return found && { ...found, configurable: true }; },
+});`
+        : `module.exports = process.getBuiltinModule(${JSON.stringify(path)});`,
+      loader: 'js',
+    }));
   },
 };
+
+// commander requires child_process when it is loaded, for executable subcommands, which cardctl
+// does not have: loading it (with net and dgram) cost ~1.3 ms of every command on Node 24. Only
+// modules whose exports are a plain object can wait so (a class, like events', cannot).
+const LOADED_ON_USE = new Set(['child_process']);
 
 /** The route bundles' imports of VENDOR libraries, pointed at dist/vendor/ beside them. */
 const vendorImports = {

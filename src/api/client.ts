@@ -24,12 +24,16 @@ import { DEFAULT_DIALECT, listOfPath, listQuery, readPath, type Dialect, type Li
 import type { Transport, TransportResponse } from './node-http.js';
 import { loadUndici, undiciTransport } from './undici.js';
 import { isObject } from '../core/is-object.js';
+import { beginWork } from '../core/tuning.js';
 
 /**
  * Milliseconds on a monotonic clock, for request durations. Not performance.now(): the first use
  * of the `performance` global loads perf_hooks (10 built-in modules, ~1.5 ms on Node 24).
  */
 const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+
+/** Requests sent by every client of this process (src/core/tuning.ts). */
+let requestsSent = 0;
 
 export { loadUndici } from './undici.js';
 
@@ -354,6 +358,9 @@ export class ApiClient {
   }
 
   private async send(req: ApiRequest): Promise<RawResponse> {
+    // The process's second request begins a command of many (a streamed list, a bulk run): the
+    // heap settings of bin/tuning.js are for those, and a one-request command is spared them.
+    if (++requestsSent === 2) beginWork('manyRequests');
     const url = this.url(req.path, req.query);
     const headers: Record<string, string> = {
       accept: 'application/json',

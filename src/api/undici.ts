@@ -3,10 +3,12 @@
 // own API (doctor, webhook listen, scenarios). Never on the start-up path: a plain request goes
 // through node:http (src/api/node-http.ts), so undici's public index is all cardctl loads.
 import type { Dispatcher } from 'undici';
+import { beginWork } from '../core/tuning.js';
 import type { Transport } from './node-http.js';
 
 /** undici's public index. It is CommonJS: once bundled, its exports may sit on `default`. */
 export async function loadUndici(): Promise<typeof import('undici')> {
+  beginWork('undici');
   const mod = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
   return typeof mod.request === 'function' ? mod : mod.default!;
 }

@@ -1,18 +1,35 @@
-// bin/tuning.js sets V8 flags at run time. A flag this V8 did not know would not fail: V8 would
-// print "Error: unrecognized flag" on stderr, in front of every command's own messages. This keeps
-// that from happening unnoticed on the Node versions CI runs.
+// bin/tuning.js sets V8 flags at run time, each once the work it is for begins. A flag this V8 did
+// not know would not fail: V8 would print "Error: unrecognized flag" on stderr, in front of every
+// command's own messages. This keeps that from happening unnoticed on the Node versions CI runs.
 import { execa } from 'execa';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { beginWork } from '../../src/core/tuning.js';
 
 const TUNING = fileURLToPath(new URL('../../bin/tuning.js', import.meta.url));
+const tuning = createRequire(import.meta.url)(TUNING) as {
+  FLAGS_FOR_WORK: Record<string, string[]>;
+  TUNER: symbol;
+  tuner(setFlag: (flag: string) => void): (work: string) => void;
+};
+
+afterEach(() => {
+  delete (globalThis as Record<symbol, unknown>)[tuning.TUNER];
+});
 
 it('sets only flags this V8 knows, printing nothing, and undici still parses HTTP', async () => {
   const script = `
     import { createRequire } from 'node:module';
     import { setFlagsFromString } from 'node:v8';
     import { createServer } from 'node:http';
-    await createRequire(import.meta.url)(${JSON.stringify(TUNING)}).loadTuned(async () => ({}));
+    const tuning = createRequire(import.meta.url)(${JSON.stringify(TUNING)});
+    await tuning.loadTuned(async () => ({}));
+    for (const work of Object.keys(tuning.FLAGS_FOR_WORK)) globalThis[tuning.TUNER](work);
     setFlagsFromString('--surely-not-a-v8-flag'); // the check below must be able to fail
     const { request } = await import('undici');
     const server = createServer((_req, res) => res.end('{"ok":true}')).listen(0, '127.0.0.1');
@@ -30,15 +47,31 @@ it('sets only flags this V8 knows, printing nothing, and undici still parses HTT
   expect(result.exitCode).toBe(0);
 });
 
-it('a server (sandbox serve, webhook listen) runs without the client heap flags; every other command with all of them', async () => {
-  const { createRequire } = await import('node:module');
-  const { V8_FLAGS, flagsFor } = createRequire(import.meta.url)(TUNING) as { V8_FLAGS: string[]; flagsFor(argv: string[]): string[] };
-  const server = V8_FLAGS.filter((flag) => flag !== '--semi-space-growth-factor=1' && flag !== '--heap-growing-percent=50');
-  expect(server).toContain('--liftoff-only');
-  expect(server.length).toBe(V8_FLAGS.length - 2);
-  expect(flagsFor(['sandbox', 'serve', '--port', '0', '--memory'])).toEqual(server);
-  expect(flagsFor(['--profile', 'dev', 'webhook', 'listen', '--json'])).toEqual(server);
-  for (const argv of [['tx', 'list', '--all'], ['cards', 'deactivate', '--from-file', 'ids.txt'], ['sandbox', '--help'], ['simulate', 'load', '--rate', '10'], []]) {
-    expect(flagsFor(argv), argv.join(' ')).toEqual(V8_FLAGS);
+it('each kind of work sets its flags once, when it begins, and nothing else', () => {
+  const set: string[] = [];
+  (globalThis as Record<symbol, unknown>)[tuning.TUNER] = tuning.tuner((flag) => set.push(flag));
+  expect(set).toEqual([]);
+  beginWork('undici');
+  beginWork('undici');
+  expect(set).toEqual(tuning.FLAGS_FOR_WORK.undici);
+  beginWork('manyRequests');
+  beginWork('manyRequests');
+  expect(set).toEqual([...tuning.FLAGS_FOR_WORK.undici!, ...tuning.FLAGS_FOR_WORK.manyRequests!]);
+  expect(Object.keys(tuning.FLAGS_FOR_WORK).sort()).toEqual(['manyRequests', 'undici']);
+});
+
+it("a client's second request begins the work of many requests; a one-request command sets nothing", async () => {
+  const set: string[] = [];
+  (globalThis as Record<symbol, unknown>)[tuning.TUNER] = tuning.tuner((flag) => set.push(flag));
+  const server = createServer((_req, res) => res.end('{"data":[]}')).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const client = new ApiClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, getToken: async () => 't', retries: 0 });
+    await client.request({ method: 'GET', path: '/institutions/cards' });
+    expect(set).toEqual([]);
+    await client.request({ method: 'GET', path: '/institutions/cards' });
+    expect(set).toEqual(tuning.FLAGS_FOR_WORK.manyRequests);
+  } finally {
+    server.close();
   }
 });
