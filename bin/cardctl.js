@@ -16,19 +16,29 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 } else if ((page = require('./help-cache.js').cachedHelp(argv)) !== undefined) {
   print(page);
 } else {
-  require('./tuning.js').loadTuned(() => import(bundleFor(argv[0])))
+  const route = routeBundle(argv[0]);
+  let saveCache = () => {};
+  require('./tuning.js').loadTuned(async () => {
+    const whole = () => import('../dist/cli.js');
+    if (!route) return whole();
+    const loaded = require('./code-cache.js').requireWithCodeCache(route);
+    saveCache = loaded.save;
+    return { main: loaded.exports.default(whole) };
+  })
     .then(({ main }) => main(argv))
-    .then((code) => { process.exitCode = code; });
+    .then((code) => {
+      process.exitCode = code;
+      saveCache();
+    });
 }
 
 /**
- * The bundle that runs a command line starting with `word`: the route bundle of the top-level
- * command of that name when the build made one (dist/cli-<name>.js, one file where the whole CLI
- * loads ~50), else the whole CLI.
+ * The route bundle of the top-level command `word` names, when the build made one
+ * (dist/cli-<name>.cjs: one file where the whole CLI, dist/cli.js, loads ~50), else undefined.
  */
-function bundleFor(word) {
-  const route = /^[a-z]+$/.test(word ?? '') && `../dist/cli-${word}.js`;
-  return route && require('node:fs').existsSync(`${__dirname}/${route}`) ? route : '../dist/cli.js';
+function routeBundle(word) {
+  const file = /^[a-z]+$/.test(word ?? '') && `${__dirname}/../dist/cli-${word}.cjs`;
+  return file && require('node:fs').existsSync(file) ? file : undefined;
 }
 
 /**

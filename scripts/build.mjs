@@ -2,13 +2,13 @@
 // - dist/cli.js, the whole CLI (src/cli.ts): the start-up path (commander tree, core, output) in
 //   one chunk; every heavy library and anything reached through dynamic import() in a separate
 //   chunk (code splitting), so a command parses only what it uses.
-// - dist/cli-<name>.js, one route bundle per top-level command of src/commands/routes.ts
+// - dist/cli-<name>.cjs, one route bundle per top-level command of src/commands/routes.ts
 //   (src/cli-route.ts): that command's definitions and everything of cardctl they reach, in one
-//   file with no splitting, since Node's ES module loader costs ~0.2 ms a file and `cards list`
-//   reached ~50 chunks: on Node 24 `cards list -o json` took 74 ms against 55 ms from its route
-//   bundle (BENCHMARKS.md, "Node's floor"). bin/cardctl.js runs a command line from the bundle of
-//   its first word when there is one.
-// - dist/vendor/<package>.js: the libraries cardctl loads only on demand (VENDOR below), one file
+//   CommonJS file with no splitting, since Node's ES module loader costs ~0.2 ms a file and
+//   `cards list` reached ~50 chunks: on Node 24 `cards list -o json` took 74 ms against 55 ms from
+//   its route bundle (BENCHMARKS.md, "Node's floor"). bin/cardctl.js runs a command line from the
+//   bundle of its first word when there is one, with V8's code cache (bin/code-cache.js).
+// - dist/vendor/<package>.cjs: the libraries cardctl loads only on demand (VENDOR below), one file
 //   each, which the route bundles import instead of carrying their own copy; bundled into a route
 //   they would double its size (parsed on every start, +6 ms on Node 20).
 // Packages with native code or worker files stay external and are resolved from node_modules at
@@ -20,9 +20,10 @@
 // Last, dist/help-cache.json: every `--help` page, rendered by the new bundle (see below), and
 // man/cardctl.1, the man page.
 import { build } from 'esbuild';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -84,7 +85,7 @@ const vendorImports = {
   name: 'vendor-imports',
   setup(build) {
     const names = new Set(VENDOR);
-    build.onResolve({ filter: /^[@a-z]/ }, ({ path }) => (names.has(path) ? { path: `./vendor/${vendorFile(path)}.js`, external: true } : undefined));
+    build.onResolve({ filter: /^[@a-z]/ }, ({ path }) => (names.has(path) ? { path: `./vendor/${vendorFile(path)}.cjs`, external: true } : undefined));
   },
 };
 
@@ -116,14 +117,14 @@ const wholeCli = build({
   chunkNames: 'chunks/[name]-[hash]',
 });
 
-// Each vendor library re-exported by name: a CommonJS package bundled as an ES module would
-// otherwise export only its default.
+// CommonJS like the route bundles, which require() them; each library re-exported by name.
 const vendor = build({
   ...common,
+  format: 'cjs',
+  banner: {},
   entryPoints: VENDOR.map((name) => ({ in: `vendor:${name}`, out: vendorFile(name) })),
   outdir: 'dist/vendor',
-  splitting: true,
-  chunkNames: 'chunks/[name]-[hash]',
+  outExtension: { '.js': '.cjs' },
   plugins: [{
     name: 'vendor-entries',
     setup(build) {
@@ -142,23 +143,25 @@ const vendor = build({
   }],
 });
 
+// CommonJS, so bin/code-cache.js can compile them with V8's code cache, and with every import()
+// a require(), which V8 runs in a script compiled so; import.meta.url, which a CommonJS file does
+// not have, is the file's URL. The whole CLI is loaded by the function bin/cardctl.js hands the
+// bundle's default export, which gives the command line's main().
 const routes = ROUTES.map((route) => build({
   ...common,
+  format: 'cjs',
+  supported: { 'dynamic-import': false },
+  banner: { js: "const __cardctlModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  define: { ...common.define, 'import.meta.url': '__cardctlModuleUrl' },
   stdin: {
-    contents: `import definition from ${JSON.stringify(route.module)};\nimport { routeMain } from './cli-route.js';\nexport const main = routeMain(definition, () => import('./cli.js'));\n`,
+    contents: `import definition from ${JSON.stringify(route.module)};\nimport { routeMain } from './cli-route.js';\nexport default (whole) => routeMain(definition, whole);\n`,
     resolveDir: 'src',
     sourcefile: `cli-${route.name}.ts`,
     loader: 'ts',
   },
-  outfile: `dist/cli-${route.name}.js`,
+  outfile: `dist/cli-${route.name}.cjs`,
   // No source map: a route bundle repeats code whose maps dist/chunks/ has (22 MB more in all).
-  plugins: [lazyBuiltins, vendorImports, {
-    // The whole CLI, loaded from the route bundle for what needs every command: dist/cli.js.
-    name: 'whole-cli',
-    setup(build) {
-      build.onResolve({ filter: /^\.\/cli\.js$/ }, ({ importer }) => (importer.endsWith(`/cli-${route.name}.ts`) ? { path: './cli.js', external: true } : undefined));
-    },
-  }],
+  plugins: [lazyBuiltins, vendorImports],
 }));
 
 const results = await Promise.all([wholeCli, vendor, ...routes]);
@@ -167,9 +170,9 @@ routes.forEach((_, i) => checkRouteBundle(ROUTES[i], results[i + 2]));
 const files = results.flatMap((result) => result.outputFiles).sort((a, b) => rank(a.path) - rank(b.path));
 for (const file of files) {
   mkdirSync(dirname(file.path), { recursive: true });
-  writeAtomically(file.path, withoutUnusedRequire(file));
+  writeAtomically(file.path, file.path.endsWith('.cjs') && !file.path.includes('/vendor/') ? withVendorInterop(file) : withoutUnusedRequire(file));
 }
-removeStaleRouteBundles();
+removeStaleFiles(new Set(files.map((file) => file.path)));
 
 // The help cache (src/help/help-cache.ts): every `--help` page, rendered by the bundle just
 // built, so bin/cardctl.js can print it without loading the bundle. Written after the bundle, so a
@@ -205,22 +208,48 @@ function withoutUnusedRequire(file) {
   return /\brequire\b/.test(body) ? file.contents : body;
 }
 
-/** Chunks and vendor files first, the entries (dist/cli.js, dist/cli-<name>.js) last. */
+/**
+ * A route bundle's import() of a vendor file, made a require() by esbuild, reads the file as Node
+ * reads CommonJS (`default` is module.exports), since cardctl's sources are ES modules. A vendor
+ * file is esbuild's CommonJS of an ES module (it says `__esModule`), whose `default` is the
+ * library's own: dropping that Node-mode flag (__toESM's second argument) gives each import() what
+ * it gives from the library itself (`const { default: Conf } = await import('conf')`).
+ */
+function withVendorInterop(file) {
+  const pattern = /__toESM\(require\("(\.\/vendor\/[^"]+)"\),\s*1\)/g;
+  const dynamic = file.text.match(/\.then\(\(\)=>__toESM\(require\("\.\/vendor\//g)?.length ?? 0;
+  const text = file.text.replace(pattern, (_, path) => `__toESM(require("${path}"))`);
+  if (file.text.match(pattern)?.length !== dynamic && dynamic > 0) throw new Error(`build: ${file.path}: an import() of a vendor file in a form this build does not know`);
+  return text;
+}
+
+/** Chunks and vendor files first, the entries (dist/cli.js, dist/cli-<name>.cjs) last. */
 function rank(path) {
   return path.includes('/chunks/') || path.includes('/vendor/') ? 0 : path.endsWith('.map') ? 1 : 2;
 }
 
-/** A route bundle that reached the list of every command (routes.ts or commands/index.ts) would carry them all. */
+/**
+ * A route bundle that reached the list of every command (routes.ts or commands/index.ts) would
+ * carry them all; one with an import() left (of a file esbuild left out) could not run it.
+ */
 function checkRouteBundle(route, result) {
-  const inputs = Object.values(result.metafile.outputs).flatMap((output) => Object.keys(output.inputs));
-  const whole = inputs.find((input) => /src\/commands\/(routes|index)\.ts$/.test(input));
+  const outputs = Object.values(result.metafile.outputs);
+  const whole = outputs.flatMap((output) => Object.keys(output.inputs)).find((input) => /src\/commands\/(routes|index)\.ts$/.test(input));
   if (whole) throw new Error(`build: the route bundle of ${route.name} imports ${whole}, and with it every command; import the whole CLI through cli-route.ts instead`);
+  const dynamic = outputs.flatMap((output) => output.imports).find((imported) => imported.kind === 'dynamic-import');
+  if (dynamic) throw new Error(`build: the route bundle of ${route.name} keeps import('${dynamic.path}'), which bin/code-cache.js cannot run`);
 }
 
-/** Route bundles of top-level commands that no longer exist (a build without --clean). */
-function removeStaleRouteBundles() {
-  const current = new Set(ROUTES.map((route) => `cli-${route.name}.js`));
-  for (const file of readdirSync(new URL('../dist', import.meta.url))) {
-    if (/^cli-.+\.js(\.map)?$/.test(file) && !current.has(file)) rmSync(new URL(`../dist/${file}`, import.meta.url));
-  }
+/**
+ * Files of an older build that this one did not write (a build without --clean): route bundles of
+ * top-level commands that no longer exist or of an older form, vendor files; and the code caches
+ * (bin/code-cache.js), made for the bundles just replaced.
+ */
+function removeStaleFiles(written) {
+  const dist = fileURLToPath(new URL('../dist', import.meta.url));
+  const stale = (dir, pattern, recursive) => readdirSync(dir, { recursive })
+    .map((name) => join(dir, name))
+    .filter((path) => pattern.test(path) && !written.has(path) && statSync(path).isFile());
+  for (const path of [...stale(dist, /\/cli-[^/]+\.c?js(\.map)?$/, false), ...stale(join(dist, 'vendor'), /./, true)]) rmSync(path);
+  rmSync(join(dist, 'cache'), { recursive: true, force: true });
 }

@@ -1,4 +1,4 @@
-// The entry of a route bundle, dist/cli-<name>.js: scripts/build.mjs makes one per top-level
+// The entry of a route bundle, dist/cli-<name>.cjs: scripts/build.mjs makes one per top-level
 // command of commands/routes.ts, with that command's definitions in the same file. A command line
 // that starts with the command's name runs here, so a one-request command loads one file of
 // cardctl instead of ~50 chunks (BENCHMARKS.md, "Node's floor"). What needs every command (demo

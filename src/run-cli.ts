@@ -1,7 +1,7 @@
 // Runs a command line: builds the commander tree from the command definitions a CommandSource
 // gives, runs the chosen command with a context, and is the only place that turns errors into
 // exit codes. The two entries give it their definitions: cli.ts all of them (dist/cli.js), and
-// cli-route.ts one top-level command's (dist/cli-<name>.js).
+// cli-route.ts one top-level command's (dist/cli-<name>.cjs).
 import { Command, CommanderError, type OutputConfiguration } from 'commander';
 import type { Dispatcher } from 'undici';
 import { builtinNames, expandAlias } from './aliases/expand.js';
