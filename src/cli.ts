@@ -7,7 +7,7 @@ import { COMMAND_LOADERS } from './commands/routes.js';
 import type { ArgumentSpec, CommandDefinition, RunInput } from './core/command.js';
 import { ExitCode } from './core/errors.js';
 import type { Flags } from './core/flags.js';
-import { bufferedIO } from './core/io.js';
+import { bufferedIO } from './core/buffered-io.js';
 import { HELP_CACHE_WIDTH, helpPaths, type HelpCache } from './help/help-cache.js';
 import { buildProgram, type CommandSource, type MainDeps, parseCommand as parseWith, PROGRAM_EXAMPLES, runCli, type TreeNode } from './run-cli.js';
 import { VERSION } from './version.js';

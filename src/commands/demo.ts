@@ -6,7 +6,7 @@ import { Renderer, type Column } from '../output/renderer.js';
 import { defineCommand } from '../core/command.js';
 import type { Context, Env } from '../core/context.js';
 import { CliError, ExitCode, InterruptedError, type ExitCodeValue } from '../core/errors.js';
-import { bufferedIO } from '../core/io.js';
+import { bufferedIO } from '../core/buffered-io.js';
 import { ConfigStore } from '../config/store.js';
 import { saveSandboxProfile } from '../config/sandbox-profile.js';
 

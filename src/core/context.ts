@@ -73,7 +73,7 @@ export function createContext(init: ContextInit): Context {
   const colorEnabled = decideColor({ env, stdoutIsTTY: init.io.stdoutIsTTY, colorFlag: globals.color });
   const canPrompt = init.io.canPrompt && decideCanPrompt({
     env,
-    stdinIsTTY: init.io.stdinIsTTY,
+    stdinIsTTY: () => init.io.stdinIsTTY,
     stdoutIsTTY: init.io.stdoutIsTTY,
     inputFlag: globals.input,
   });

@@ -1,7 +1,7 @@
 // IOStreams: the only door to stdin/stdout/stderr. Commands write through it so tests can
 // swap in buffers and toggle TTY-ness, the way gh's iostreams package works.
-import { PassThrough, Readable, type Writable } from 'node:stream';
-import { isatty } from 'node:tty';
+import type { Readable, Writable } from 'node:stream';
+import { fstatSync } from 'node:fs';
 import { InterruptedError, UsageError } from './errors.js';
 
 export interface IOStreams {
@@ -42,7 +42,8 @@ export function decideColor({ env, stdoutIsTTY, colorFlag }: ColorInputs): boole
 
 export interface PromptInputs {
   env: Record<string, string | undefined>;
-  stdinIsTTY: boolean;
+  /** Or a function that asks, called only when the rest allows prompting. */
+  stdinIsTTY: boolean | (() => boolean);
   stdoutIsTTY: boolean;
   /** false when --no-input was given. */
   inputFlag?: boolean;
@@ -51,33 +52,53 @@ export interface PromptInputs {
 export function decideCanPrompt({ env, stdinIsTTY, stdoutIsTTY, inputFlag }: PromptInputs): boolean {
   if (inputFlag === false) return false;
   if (env.CI !== undefined && env.CI !== '' && env.CI !== '0' && env.CI !== 'false') return false;
-  return stdinIsTTY && stdoutIsTTY;
+  return stdoutIsTTY && (typeof stdinIsTTY === 'function' ? stdinIsTTY() : stdinIsTTY);
 }
 
 export function systemIO(process: NodeJS.Process): IOStreams {
-  const stdoutIsTTY = Boolean(process.stdout.isTTY);
-  // `cardctl cards list | head`: the reader went away; stop quietly instead of an EPIPE trace.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
-    throw error;
-  });
-  // stdin and stderr are made on first use, their TTY-ness asked of the descriptor: creating
-  // process.stdin loads Node's file streams (with fs/promises and readline, 7 built-in modules),
-  // ~2 ms of every command on Node 24 that never reads stdin.
-  const stdinIsTTY = isatty(0);
+  // The three streams are made on first use, their TTY-ness asked of the descriptor: making one
+  // for a pipe loads Node's net and stream modules, and process.stdin its file streams with
+  // fs/promises and readline; ~2.5 ms of CPU on Node 24 for each command that never uses them.
+  const stdoutIsTTY = isTerminal(1);
+  let stdinIsTTY: boolean | undefined;
+  let stdout: NodeJS.WriteStream | undefined;
+  const useStdout = (): NodeJS.WriteStream => {
+    if (stdout) return stdout;
+    stdout = process.stdout;
+    // `cardctl cards list | head`: the reader went away; stop quietly instead of an EPIPE trace.
+    stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+      throw error;
+    });
+    return stdout;
+  };
   return {
     get stdin() { return process.stdin; },
-    stdout: process.stdout,
+    get stdout() { return useStdout(); },
     get stderr() { return process.stderr; },
-    stdinIsTTY,
+    // Asked when read: prompting needs a terminal on stdout first (decideCanPrompt).
+    get stdinIsTTY() { return (stdinIsTTY ??= isTerminal(0)); },
     stdoutIsTTY,
-    stderrIsTTY: isatty(2),
+    stderrIsTTY: isTerminal(2),
     colorEnabled: decideColor({ env: process.env, stdoutIsTTY }),
-    canPrompt: decideCanPrompt({ env: process.env, stdinIsTTY, stdoutIsTTY }),
-    columns: stdoutIsTTY ? process.stdout.columns : undefined,
-    out: (text) => void process.stdout.write(text),
+    get canPrompt() { return decideCanPrompt({ env: process.env, stdoutIsTTY, stdinIsTTY: () => this.stdinIsTTY }); },
+    columns: stdoutIsTTY ? useStdout().columns : undefined,
+    out: (text) => void useStdout().write(text),
     err: (text) => void process.stderr.write(text),
   };
+}
+
+/**
+ * Whether descriptor `fd` is a terminal. node:tty is asked only of a character device (a
+ * terminal, or /dev/null): loading it loads net too, which a command that prints into a pipe or a
+ * file needs no more than the stream it never makes.
+ */
+function isTerminal(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice() && (process.getBuiltinModule('node:tty') as typeof import('node:tty')).isatty(fd);
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -157,40 +178,5 @@ export function lineReader(stream: Readable): { next(): Promise<string | undefin
         else buffered += result.value;
       }
     },
-  };
-}
-
-/** IOStreams over memory: stdin from a string, stdout and stderr collected as text. */
-export interface BufferedIO extends IOStreams {
-  stdoutText(): string;
-  stderrText(): string;
-}
-
-/**
- * For running a command in-process (the demo's steps, tests): TTY-ness, and with it colour and
- * prompting, is off unless asked for.
- */
-export function bufferedIO(options: { stdin?: string; tty?: boolean; columns?: number } = {}): BufferedIO {
-  const tty = options.tty ?? false;
-  let out = '';
-  let err = '';
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  stdout.on('data', (chunk) => (out += chunk));
-  stderr.on('data', (chunk) => (err += chunk));
-  return {
-    stdin: Readable.from(options.stdin !== undefined ? [options.stdin] : []),
-    stdout,
-    stderr,
-    stdinIsTTY: tty,
-    stdoutIsTTY: tty,
-    stderrIsTTY: tty,
-    colorEnabled: tty,
-    canPrompt: tty,
-    columns: tty ? options.columns ?? 120 : undefined,
-    out: (text) => void (out += text),
-    err: (text) => void (err += text),
-    stdoutText: () => out,
-    stderrText: () => err,
   };
 }

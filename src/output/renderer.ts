@@ -192,6 +192,8 @@ export class Renderer {
           }
         }
         const written = writer.write(records, raw);
+        // An empty page wrote nothing to wait for (and stdout is made only when written to).
+        if (records.length === 0 && !written) return Promise.resolve();
         return written ? written.then(() => this.drained()) : this.drained();
       },
       end: () => writer.end(),

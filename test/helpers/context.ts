@@ -2,7 +2,7 @@
 import type { Dispatcher } from 'undici';
 import { ConfigStore } from '../../src/config/store.js';
 import { createContext, type Context, type GlobalOptions } from '../../src/core/context.js';
-import { bufferedIO, type BufferedIO } from '../../src/core/io.js';
+import { bufferedIO, type BufferedIO } from '../../src/core/buffered-io.js';
 import { ScriptedPrompter, type Prompter } from '../../src/core/prompter.js';
 import { isolatedDirs, scratchDir } from './dirs.js';
 

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import { commandTree } from '../../src/commands/index.js';
-import { bufferedIO } from '../../src/core/io.js';
+import { bufferedIO } from '../../src/core/buffered-io.js';
 import { HELP_CACHE_WIDTH, helpPaths, type HelpCache } from '../../src/help/help-cache.js';
 import { VERSION } from '../../src/version.js';
 import { cleanEnv } from '../helpers/cli.js';
