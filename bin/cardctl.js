@@ -13,7 +13,7 @@ let page;
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   const { version } = JSON.parse(require('node:fs').readFileSync(`${__dirname}/../package.json`, 'utf8'));
   print(`${version}\n`);
-} else if ((page = require('./help-cache.js').cachedHelp(argv)) !== undefined) {
+} else if ((argv.at(-1) === '--help' || argv.at(-1) === '-h') && (page = require('./help-cache.js').cachedHelp(argv.slice(0, -1))) !== undefined) {
   print(page);
 } else {
   const route = routeBundle(argv[0]);

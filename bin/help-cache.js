@@ -6,11 +6,8 @@
 'use strict';
 const { fstatSync, readFileSync } = require('node:fs');
 
-/** The cached page for `args`, if there is one (bin/cardctl.js prints it). */
-function cachedHelp(args) {
-  const last = args[args.length - 1];
-  if (last !== '--help' && last !== '-h') return undefined;
-  const words = args.slice(0, -1);
+/** The cached page of `cardctl WORDS… --help`, if there is one (bin/cardctl.js prints it). */
+function cachedHelp(words) {
   if (!words.every((word) => /^[a-z][a-z0-9-]*$/.test(word))) return undefined;
   let cache;
   try {
