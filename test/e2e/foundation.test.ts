@@ -173,6 +173,41 @@ describe('cardctl foundation (built binary)', () => {
   });
 });
 
+describe('through a proxy from the environment', () => {
+  it('HTTP_PROXY: each command goes through it, over the undici the route bundles share', async () => {
+    const { createServer } = await import('node:http');
+    const { connect } = await import('node:net');
+    const seen: string[] = [];
+    // A forward proxy as undici uses one: a CONNECT tunnel to the API.
+    const proxy = createServer((_req, res) => res.writeHead(405).end());
+    proxy.on('connect', (req, socket, head) => {
+      seen.push(`CONNECT ${req.url}`);
+      const [host, port] = req.url!.split(':');
+      const upstream = connect(Number(port), host!, () => {
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(socket);
+        socket.pipe(upstream);
+      });
+      upstream.on('error', () => socket.destroy());
+      socket.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const env = { CARDCTL_BASE_URL: server.url, CARDCTL_TOKEN: TOKEN, HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` };
+      const list = await run(['cards', 'list', '--limit', '1', '-o', 'json'], { env });
+      expect(list.exitCode, list.stderr).toBe(0);
+      expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ id: 'card_2' })]);
+      const api = await run(['api', 'GET', '/institutions/cards', '-q'], { env });
+      expect([api.exitCode, api.stdout]).toEqual([0, 'card_2\ncard_1\n']);
+      expect(seen).toEqual([`CONNECT ${new URL(server.url).host}`, `CONNECT ${new URL(server.url).host}`]);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+});
+
 describe('Ctrl-C', () => {
   it('while login waits for the token on stdin: exit 130 at once, no config written', async () => {
     const { execa } = await import('execa');
