@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// Thin entry: everything lives in the bundles (dist/cli.js and a route bundle per top-level
-// command, ES modules; scripts/build.mjs). This file is CommonJS
-// (bin/package.json says so) because a CommonJS entry starts about 5 ms sooner than an ES module
-// one, and the two calls scripts make most often are answered without loading the bundle
-// (bench/startup.mjs measures both against `node -e 0`): `cardctl --version`, from package.json,
-// and `cardctl [command…] --help`, from the help cache (help-cache.js). Everything else loads the
-// bundle with the process set up for it (tuning.js) and runs its main().
+// Thin entry: everything lives in the bundles (scripts/build.mjs): a route bundle per top-level
+// command (dist/cli-<name>.cjs, run with V8's code cache by code-cache.js) and the whole CLI
+// (dist/cli.js, ES modules), for any other command line and for what needs every command. This
+// file is CommonJS (bin/package.json says so) because a CommonJS entry starts about 5 ms sooner
+// than an ES module one, and the two calls scripts make most often are answered without loading
+// a bundle (bench/startup.mjs measures both against `node -e 0`): `cardctl --version`, from
+// package.json, and `cardctl [command…] --help`, from the help cache (help-cache.js). Everything
+// else loads its bundle with the process set up for it (tuning.js) and runs its main(); the code
+// cache is written once the command is done, so it holds all the command compiled.
 'use strict';
 const argv = process.argv.slice(2);
 let page;
