@@ -19,8 +19,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   print(page);
 } else {
   const route = routeBundle(argv[0]);
+  const tuning = require('./tuning.js');
   let saveCache = () => {};
-  require('./tuning.js').loadTuned(async () => {
+  tuning.loadTuned(async () => {
     const whole = () => import('../dist/cli.js');
     if (!route) return whole();
     const loaded = require('./code-cache.js').requireWithCodeCache(route);
@@ -30,7 +31,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     .then(({ main }) => main(argv))
     .then((code) => {
       process.exitCode = code;
-      saveCache();
+      // V8 refuses a cache made under other flags than its own: one made after a command of many
+      // requests set the heap flags would be refused by every one-request command after it.
+      if (!tuning.changedFlags()) saveCache();
     });
 }
 

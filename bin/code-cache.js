@@ -10,7 +10,8 @@
 // named by the bundle's size and modification time (V8 checks a cache against the length of its
 // source only). So it is as private as the installation: where the installation is not writable
 // (a global install by root), commands run without it. Any failure to read or write it is the same
-// as no cache; a cache V8 rejects (another V8, other flags) is made again.
+// as no cache; a cache V8 rejects (another V8, other flags) is made again, by a run that changed
+// no V8 flag (bin/cardctl.js), since V8 refuses a cache made under other flags.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');

@@ -53,6 +53,13 @@ function tuner(setFlag) {
 // their own process and set nothing.
 const TUNER = Symbol.for('cardctl.tuner');
 
+let flagsChanged = false;
+
+/** Whether this process has set any V8 flag (bin/code-cache.js: a cache made so is of no use to the next). */
+function changedFlags() {
+  return flagsChanged;
+}
+
 /**
  * Loads the bundle (`load()`) with the process set up for it. The compile cache has to be on
  * before the bundle is read; the tuner is handed to it for the V8 flags.
@@ -63,8 +70,11 @@ async function loadTuned(load) {
   if (typeof nodeModule.enableCompileCache === 'function' && !process.env.NODE_DISABLE_COMPILE_CACHE) {
     try { nodeModule.enableCompileCache(); } catch { /* cache directory not writable: run without it */ }
   }
-  globalThis[TUNER] = tuner((flag) => require('node:v8').setFlagsFromString(flag));
+  globalThis[TUNER] = tuner((flag) => {
+    flagsChanged = true;
+    require('node:v8').setFlagsFromString(flag);
+  });
   return load();
 }
 
-module.exports = { FLAGS_FOR_WORK, TUNER, loadTuned, tuner };
+module.exports = { FLAGS_FOR_WORK, TUNER, changedFlags, loadTuned, tuner };

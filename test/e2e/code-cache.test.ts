@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, tempDir } from '../helpers/cli.js';
 import { scratchDirs } from '../helpers/dirs.js';
+import { envelope, startTestServer } from '../helpers/http-server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CACHE = join('dist', 'cache', `${process.version}-${process.arch}`);
@@ -15,13 +16,13 @@ const CACHE = join('dist', 'cache', `${process.version}-${process.arch}`);
 describe('the code cache of the route bundles', () => {
   let install: ReturnType<typeof tempDir>;
 
-  // An installation of its own: bin/, package.json and the one route bundle `alias list` runs.
+  // An installation of its own: bin/, package.json and the route bundles of alias and cards.
   beforeEach(() => {
     install = tempDir('cardctl-code-cache-');
     cpSync(join(ROOT, 'bin'), join(install.path, 'bin'), { recursive: true });
     copyFileSync(join(ROOT, 'package.json'), join(install.path, 'package.json'));
     mkdirSync(join(install.path, 'dist'));
-    copyFileSync(join(ROOT, 'dist', 'cli-alias.cjs'), join(install.path, 'dist', 'cli-alias.cjs'));
+    for (const bundle of ['cli-alias.cjs', 'cli-cards.cjs']) copyFileSync(join(ROOT, 'dist', bundle), join(install.path, 'dist', bundle));
   });
   afterEach(() => {
     install.remove();
@@ -29,6 +30,9 @@ describe('the code cache of the route bundles', () => {
 
   const aliasList = () => execa('node', [join(install.path, 'bin', 'cardctl.js'), 'alias', 'list', '-o', 'json'], {
     env: cleanEnv(scratchDirs()), reject: false,
+  });
+  const cardsList = (baseUrl: string, ...args: string[]) => execa('node', [join(install.path, 'bin', 'cardctl.js'), 'cards', 'list', '-o', 'json', ...args], {
+    env: cleanEnv({ ...scratchDirs(), CARDCTL_BASE_URL: baseUrl, CARDCTL_TOKEN: 'tok_code_cache' }), reject: false,
   });
   const caches = () => (existsSync(join(install.path, CACHE)) ? readdirSync(join(install.path, CACHE)) : []);
 
@@ -77,5 +81,28 @@ describe('the code cache of the route bundles', () => {
       expect([run.exitCode, run.stdout, run.stderr]).toEqual([0, '[]', '']);
     }
     expect(readFileSync(join(install.path, 'dist', 'cache'), 'utf8')).toBe('not a directory');
+  });
+
+  // V8 refuses a cache made under other V8 flags: a command of many requests sets the heap flags
+  // (bin/tuning.js), and a cache it made would be refused by every one-request command after it.
+  it('a command that set V8 flags writes no cache; one that set none writes it, and the next of many requests uses it', async () => {
+    const server = await startTestServer((req, res) => {
+      const url = new URL(req.url!, 'http://x');
+      const page = Number(url.searchParams.get('page') ?? 1);
+      envelope(res, [{ id: `card_${page}`, status: 'active' }], { pagination: { page, limit: 1, total: 2, pages: 2 } });
+    });
+    try {
+      const many = await cardsList(server.url, '--all', '--limit', '1');
+      expect([many.exitCode, JSON.parse(many.stdout).map((card: { id: string }) => card.id)], many.stderr).toEqual([0, ['card_1', 'card_2']]);
+      expect(caches().filter((name) => name.startsWith('cli-cards'))).toEqual([]);
+      const one = await cardsList(server.url, '--limit', '1');
+      expect(one.exitCode, one.stderr).toBe(0);
+      const [made] = caches().filter((name) => name.startsWith('cli-cards'));
+      const before = statSync(join(install.path, CACHE, made!));
+      expect((await cardsList(server.url, '--all', '--limit', '1')).exitCode).toBe(0);
+      expect(statSync(join(install.path, CACHE, made!)).mtimeMs).toBe(before.mtimeMs);
+    } finally {
+      await server.close();
+    }
   });
 });
