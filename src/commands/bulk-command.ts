@@ -188,6 +188,8 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
   const progress = await createRowProgress({ label: command.label, stream: ctx.io.stderr, terminal: ctx.io.stderrIsTTY, quiet, total });
   const report = reportPath ? openReport<import('../bulk/report.js').BulkReportEntry>(reportPath, resume) : undefined;
   const started = Date.now();
+  // An audit entry per card: the entries of one turn of the event loop written together.
+  const releaseJournal = (await import('../audit/record.js')).holdJournal();
   let result: BulkRunResult;
   try {
     result = await runBulk({
@@ -200,6 +202,7 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
       onSettled: (_entry, stats) => progress.update(stats.rows, { ok: stats.done + stats.already + stats.skipped, failed: stats.failed }),
     });
   } finally {
+    releaseJournal();
     progress.stop();
     report?.close();
     for (const input of opened.splice(0)) input.destroy();
