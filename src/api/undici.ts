@@ -21,61 +21,85 @@ export async function loadUndici(): Promise<typeof import('undici')> {
 export async function undiciTransport(dispatcher: Dispatcher, { pipelined = false } = {}): Promise<Transport> {
   // undici's default (true but for HEAD) keeps a connection to one request until its answer's
   // headers are in: a pipelined client lets the next ones go out behind it.
-  const blocking = pipelined ? false : undefined;
+  const blocking = pipelined ? { blocking: false } : {};
   return {
     send: ({ url, method, headers, body, timeoutMs, signal }) => new Promise<TransportResponse>((resolve, reject) => {
-      // Aborted as `request()` is: with the signal's reason (an AbortError), or one of its own.
-      const abortReason = () => signal?.reason ?? Object.assign(new Error('request aborted'), { name: 'AbortError' });
-      if (signal?.aborted) return reject(abortReason());
-      let controller: Dispatcher.DispatchController | undefined;
-      let settled = false;
-      const onAbort = () => {
-        const reason = abortReason();
-        controller?.abort(reason);
-        finish(reason);
-      };
-      const finish = (error: unknown, response?: TransportResponse) => {
-        if (settled) return;
-        settled = true;
-        signal?.removeEventListener('abort', onAbort);
-        if (response) resolve(response);
-        else reject(error);
-      };
-      let statusCode = 0;
-      let responseHeaders: TransportResponse['headers'] = {};
-      let chunks: Buffer[] = [];
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) return reject(abortReason(signal));
+      const answer = new Answer(resolve, reject, signal);
+      signal?.addEventListener('abort', answer, { once: true });
       try {
         dispatcher.dispatch({
-        origin: url.origin, path: `${url.pathname}${url.search}`, method: method as Dispatcher.HttpMethod, headers, body,
-          headersTimeout: timeoutMs, bodyTimeout: timeoutMs, ...(blocking === undefined ? {} : { blocking }),
-        }, {
-          onRequestStart(started) {
-            controller = started;
-            if (signal?.aborted) started.abort(abortReason());
-          },
-          onResponseStart(_controller, status, received) {
-            statusCode = status;
-            responseHeaders = received;
-            chunks = [];
-          },
-          onResponseData(_controller, chunk) {
-            chunks.push(chunk);
-          },
-          onResponseEnd() {
-            finish(undefined, { statusCode, headers: responseHeaders, text: utf8Text(chunks) });
-          },
-          onResponseError(_controller, error) {
-            finish(error);
-          },
-        });
+          origin: url.origin, path: `${url.pathname}${url.search}`, method: method as Dispatcher.HttpMethod, headers, body,
+          headersTimeout: timeoutMs, bodyTimeout: timeoutMs, ...blocking,
+        }, answer);
       } catch (error) {
         // Options undici refuses (a header it cannot send): thrown here rather than handed to the handler.
-        finish(error);
+        answer.finish(error);
       }
     }),
     close: async () => {},
   };
+}
+
+/** Aborted as `request()` is: with the signal's reason (an AbortError), or one of its own. */
+function abortReason(signal: AbortSignal | undefined): unknown {
+  return signal?.reason ?? Object.assign(new Error('request aborted'), { name: 'AbortError' });
+}
+
+/**
+ * One request's handler: gathers the answer, settles the request's promise once, and listens to
+ * its abort signal (handleEvent). One object a request, where closures were six.
+ */
+class Answer implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private settled = false;
+  private statusCode = 0;
+  private headers: TransportResponse['headers'] = {};
+  private chunks: Buffer[] = [];
+
+  constructor(
+    private readonly resolve: (response: TransportResponse) => void,
+    private readonly reject: (error: unknown) => void,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  finish(error: unknown, response?: TransportResponse): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.signal?.removeEventListener('abort', this);
+    if (response) this.resolve(response);
+    else this.reject(error);
+  }
+
+  /** The signal's abort. */
+  handleEvent(): void {
+    const reason = abortReason(this.signal);
+    this.controller?.abort(reason as Error);
+    this.finish(reason);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.signal?.aborted) controller.abort(abortReason(this.signal) as Error);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: TransportResponse['headers']): void {
+    this.statusCode = statusCode;
+    this.headers = headers;
+    this.chunks = [];
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.finish(undefined, { statusCode: this.statusCode, headers: this.headers, text: utf8Text(this.chunks) });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.finish(error);
+  }
 }
 
 /** The answer's bytes as text, a byte-order mark dropped (as undici's `body.text()` reads them). */

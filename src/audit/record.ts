@@ -68,7 +68,10 @@ function shellWord(word: string): string {
 /** Every secret a run knows, to be removed from whatever free text the journal records. */
 export function knownSecrets(settings: { token?: string; apiKey?: string; profile: Profile }, stored: Profile | undefined, env: Env): Array<string | undefined> {
   // The stored profile as it is now: a client-credentials renewal may have replaced the token.
-  return [settings.token, settings.apiKey, env.CARDCTL_TOKEN, env.CARDCTL_API_KEY, ...SECRET_PROFILE_KEYS.flatMap((key) => [settings.profile[key], stored?.[key]])];
+  const secrets = [settings.token, settings.apiKey, env.CARDCTL_TOKEN, env.CARDCTL_API_KEY];
+  // A loop, not flatMap: this runs for every journal line, an entry per card in a bulk run.
+  for (const key of SECRET_PROFILE_KEYS) secrets.push(settings.profile[key], stored?.[key]);
+  return secrets;
 }
 
 /** Where journal lines go (a Journal; tests may give any other). */
