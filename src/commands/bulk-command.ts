@@ -10,12 +10,12 @@ import { CliError, InterruptedError, PartialFailureError, UsageError } from '../
 import { validatePositiveInt } from '../core/validate.js';
 import type { SourceRow } from '../import/readers.js';
 import { BULK_FORMATS } from '../bulk/formats.js';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../bulk/defaults.js';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, concurrencyHelp } from '../bulk/defaults.js';
 
 export const BULK_FLAGS = defineFlags({
   fromFile: { type: 'string', value: 'file', complete: 'file', description: 'act on many cards: ids one a line, or .csv, .ndjson or a .json array; - for stdin' },
   format: { type: 'string', value: 'format', choices: BULK_FORMATS, description: 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)' },
-  concurrency: { type: 'string', value: 'n', description: `bulk: requests in flight (default ${DEFAULT_CONCURRENCY})` },
+  concurrency: { type: 'string', value: 'n', description: concurrencyHelp(DEFAULT_CONCURRENCY) },
   report: { type: 'string', value: 'file', complete: 'file', description: 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)' },
   resume: {
     type: 'string', value: 'report', valueOptional: true, complete: 'file',
@@ -40,9 +40,10 @@ export interface RowRunSettings {
   signal: AbortSignal;
 }
 
-export function rowRunSettings(ctx: Context, opts: Pick<BulkOptions, 'concurrency'>): RowRunSettings {
+/** `defaultConcurrency`: the verb's own when --concurrency is not given (src/bulk/defaults.ts). */
+export function rowRunSettings(ctx: Context, opts: Pick<BulkOptions, 'concurrency'>, defaultConcurrency = DEFAULT_CONCURRENCY): RowRunSettings {
   return {
-    concurrency: opts.concurrency === undefined ? DEFAULT_CONCURRENCY : validatePositiveInt('--concurrency', opts.concurrency, MAX_CONCURRENCY),
+    concurrency: opts.concurrency === undefined ? defaultConcurrency : validatePositiveInt('--concurrency', opts.concurrency, MAX_CONCURRENCY),
     maxAttempts: ctx.globals.retry === false ? 1 : ctx.globals.retries !== undefined ? ctx.settings().retries + 1 : undefined,
     signal: ctx.signal,
   };
@@ -83,6 +84,8 @@ export interface BulkCommand<T> {
   askOnSandbox?: boolean;
   /** A row's column names, when a CSV file may only have these. */
   columns?: readonly string[];
+  /** Rows in flight without --concurrency, when not DEFAULT_CONCURRENCY. */
+  defaultConcurrency?: number;
 }
 
 export function parseShard(value: string | undefined): Shard | undefined {
@@ -97,7 +100,7 @@ export function parseShard(value: string | undefined): Shard | undefined {
 }
 
 export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command: BulkCommand<T>): Promise<void> {
-  const settings = rowRunSettings(ctx, opts);
+  const settings = rowRunSettings(ctx, opts, command.defaultConcurrency);
   const shard = parseShard(opts.shard);
   const { path: reportPath, resume } = await runReport(opts);
   const { existsSync, statSync, createReadStream } = await import('node:fs');
@@ -232,3 +235,4 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
     });
   }
 }
+

@@ -3,7 +3,7 @@
 // `node scripts/readme-topics.mjs` rewrites the README from here). Plain Markdown that reads
 // well in a terminal: no headings (the README adds its own), tables and indented code.
 import { DEFAULT_DIALECT, DIALECT_KEYS, readPath, type DialectKey } from '../api/dialect.js';
-import { DEFAULT_CONCURRENCY } from '../bulk/defaults.js';
+import { DEFAULT_CONCURRENCY, PIPELINED_CONCURRENCY } from '../bulk/defaults.js';
 
 export interface HelpTopic {
   name: string;
@@ -221,7 +221,7 @@ written to the report), with a random PIN generated and encrypted here and never
 
 | flag | what it does |
 |---|---|
-| \`--concurrency N\` | requests in flight (default ${DEFAULT_CONCURRENCY}) |
+| \`--concurrency N\` | requests in flight (default ${DEFAULT_CONCURRENCY}; ${PIPELINED_CONCURRENCY} for \`activate\` and \`deactivate\`, whose requests are pipelined) |
 | \`--report FILE\` | NDJSON, a line per row as it settles: \`row\`, \`id\`, \`outcome\` (done, already, skipped, failed), \`code\` and \`message\` when failed |
 | \`--resume REPORT\` | continue the run of that report: rows it records as done are skipped, new lines appended (a report not there yet is started); \`--resume\` alone continues the \`--report\` file, as \`import\` also takes it |
 | \`--shard K/N\` | only rows K, K+N, K+2N, … (row numbers of the file), for N runners each with its own report |
