@@ -133,8 +133,18 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
   const fileError = (error: unknown): unknown => error instanceof ImportFileError
     ? new UsageError(`${source}: ${error.message}${error.line ? ` (line ${error.line})` : ''}`, { hint: error.hint })
     : error;
-  const { readBulkReport } = await import('../bulk/report.js');
-  const done = resume ? await readBulkReport(reportPath!) : undefined;
+  const { readBulkReport, runHeaderLine, sameRun, describeRun } = await import('../bulk/report.js');
+  // A shard's report names its run on its first line (src/bulk/report.ts says what a run is).
+  const run = shard && reportPath
+    ? { verb: command.verb, shard: `${shard.index}/${shard.count}`, ...(path && !streamed ? { input: await fileDigest(path) } : {}), source }
+    : undefined;
+  const earlier = resume ? await readBulkReport(reportPath!) : undefined;
+  if (earlier?.run && (!run || !sameRun(earlier.run, run) || earlier.run.shard !== run.shard)) {
+    throw new UsageError(`--resume ${reportPath} is the report of another run (${describeRun(earlier.run)}), not of this one (${run ? describeRun(run) : `${command.verb} of ${source}, not sharded`})`, {
+      hint: 'resume a run with the same verb, file and --shard; start a new one with another --report',
+    });
+  }
+  const done = earlier?.done;
   if (done) ctx.log.info(`resuming: ${done.size} rows already done according to ${reportPath}`);
   const { planBulk, runBulk } = await import('../bulk/runner.js');
 
@@ -189,7 +199,7 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
   let total = command.rows?.values.length ?? await expectedRows(streamed ? undefined : path, opts.format ?? (path && bulkFormatFromPath(path)), quiet);
   if (shard && total) total = Math.ceil(Math.max(0, total - shard.index + 1) / shard.count);
   const progress = await createRowProgress({ label: command.label, stream: ctx.io.stderr, terminal: ctx.io.stderrIsTTY, quiet, total });
-  const report = reportPath ? openReport<import('../bulk/report.js').BulkReportEntry>(reportPath, resume) : undefined;
+  const report = reportPath ? openReport<import('../bulk/report.js').BulkReportEntry>(reportPath, resume, run && runHeaderLine(run)) : undefined;
   const started = Date.now();
   // An audit entry per card: the entries of one turn of the event loop written together.
   const releaseJournal = (await import('../audit/record.js')).holdJournal();
@@ -236,3 +246,10 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
   }
 }
 
+/** "sha256:<hex>" of a file's bytes, read as a stream. */
+async function fileDigest(path: string): Promise<string> {
+  const [{ createHash }, { createReadStream }] = await Promise.all([import('node:crypto'), import('node:fs')]);
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return `sha256:${hash.digest('hex')}`;
+}

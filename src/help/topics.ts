@@ -236,11 +236,14 @@ end on stderr; the exit code is 8 when any row failed, 130 after Ctrl-C (run aga
 \`--resume\`). On a production profile the operator types the number of cards; scripts pass
 \`--yes --confirm-production\`.
 
-\`cardctl cards report merge REPORT…\` joins the shards' reports into one, a line per row in row
-order (stdout, or \`--out FILE\`), with the counts on stderr; it refuses reports that share a
-row (not the shards of one run) and exits 8 when any row failed. jq joins them too, unchecked:
+With \`--shard\`, a report's first line names its run, \`{"run":{…}}\`: the verb, K/N, and the
+SHA-256 of the file (none for stdin). \`cardctl cards report merge REPORT…\` joins the shards'
+reports into one, a line per row in row order (stdout, or \`--out FILE\`), with the counts on
+stderr; it refuses reports of different runs, or that share a row (not the shards of one run),
+and exits 8 when any row failed. \`--resume\` refuses the report of another run too. jq joins
+them as well, unchecked:
 
-    jq -s -c 'sort_by(.row)[]' report-1.ndjson report-2.ndjson > report.ndjson
+    jq -s -c 'map(select(.row)) | sort_by(.row)[]' report-1.ndjson report-2.ndjson > report.ndjson
 `;
 
 const deployment = `A deployment of the API may name the list query parameters its own way, tell that a list has
