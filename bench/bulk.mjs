@@ -11,8 +11,9 @@
 // as well; so the sandbox's limit is also measured with autocannon pipelining the same way
 // (CONNECTIONS / 8 connections, 8 requests in flight on each), beside the plain one.
 // The CLI gets as many requests in flight (--concurrency) as autocannon has connections
-// (--connections, 16): the same parallelism on both sides of the ratio. At the CLI's default of 8
-// the 100,000-row ratio was 0.75-0.82 where 16 gave 0.92 and 32 gave 0.90 (2026-11-24).
+// (--connections, 16): the same parallelism on both sides of the ratio. 16 is also the default of
+// `cards deactivate --from-file` (src/bulk/defaults.ts); at 8 the 100,000-row ratio was 0.75-0.82
+// where 16 gave 0.92 and 32 gave 0.90 (2026-11-24).
 //   npm run build && node bench/bulk.mjs [--sizes 10000,100000] [--cards 2000] [--connections 16] [--concurrency N] [--duration 8]
 import { spawn } from 'node:child_process';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';

@@ -4,7 +4,7 @@
 // through node:http (src/api/node-http.ts), so undici's public index is all cardctl loads.
 import type { Dispatcher } from 'undici';
 import { beginWork } from '../core/tuning.js';
-import type { Transport } from './node-http.js';
+import type { Transport, TransportResponse } from './node-http.js';
 
 /** undici's public index. It is CommonJS: once bundled, its exports may sit on `default`. */
 export async function loadUndici(): Promise<typeof import('undici')> {
@@ -13,19 +13,100 @@ export async function loadUndici(): Promise<typeof import('undici')> {
   return typeof mod.request === 'function' ? mod : mod.default!;
 }
 
-/** The client's transport through `dispatcher`; closing the dispatcher is its owner's business. */
+/**
+ * The client's transport through `dispatcher`; closing the dispatcher is its owner's business.
+ * Each request is handed to `dispatcher.dispatch` with a handler that gathers the answer's bytes,
+ * not to undici's `request()`, whose answer is a stream (with an async resource) read back whole
+ * anyway: a minimal pipelined loop spent 21-27 µs of CPU a request so against 32-39 µs through
+ * `request()` (30,000 deactivations, interleaved, 2026-11-24), and a bulk run's rows pay the same.
+ */
 export async function undiciTransport(dispatcher: Dispatcher, { pipelined = false } = {}): Promise<Transport> {
-  const { request } = await loadUndici();
   // undici's default (true but for HEAD) keeps a connection to one request until its answer's
   // headers are in: a pipelined client lets the next ones go out behind it.
   const blocking = pipelined ? { blocking: false } : {};
   return {
-    async send({ url, method, headers, body, timeoutMs, signal }) {
-      const res = await request(url, {
-        method: method as Dispatcher.HttpMethod, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal, dispatcher, ...blocking,
-      });
-      return { statusCode: res.statusCode, headers: res.headers, text: await res.body.text() };
-    },
+    send: ({ url, method, headers, body, timeoutMs, signal }) => new Promise<TransportResponse>((resolve, reject) => {
+      if (signal?.aborted) return reject(abortReason(signal));
+      const answer = new Answer(resolve, reject, signal);
+      signal?.addEventListener('abort', answer, { once: true });
+      try {
+        dispatcher.dispatch({
+          origin: url.origin, path: `${url.pathname}${url.search}`, method: method as Dispatcher.HttpMethod, headers, body,
+          headersTimeout: timeoutMs, bodyTimeout: timeoutMs, ...blocking,
+        }, answer);
+      } catch (error) {
+        // Options undici refuses (a header it cannot send): thrown here rather than handed to the handler.
+        answer.finish(error);
+      }
+    }),
     close: async () => {},
   };
+}
+
+/** Aborted as `request()` is: with the signal's reason (an AbortError), or one of its own. */
+function abortReason(signal: AbortSignal | undefined): unknown {
+  return signal?.reason ?? Object.assign(new Error('request aborted'), { name: 'AbortError' });
+}
+
+/**
+ * One request's handler: gathers the answer, settles the request's promise once, and listens to
+ * its abort signal (handleEvent). One object a request, where closures were six.
+ */
+class Answer implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private settled = false;
+  private statusCode = 0;
+  private headers: TransportResponse['headers'] = {};
+  private chunks: Buffer[] = [];
+
+  constructor(
+    private readonly resolve: (response: TransportResponse) => void,
+    private readonly reject: (error: unknown) => void,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  finish(error: unknown, response?: TransportResponse): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.signal?.removeEventListener('abort', this);
+    if (response) this.resolve(response);
+    else this.reject(error);
+  }
+
+  /** The signal's abort. */
+  handleEvent(): void {
+    const reason = abortReason(this.signal);
+    this.controller?.abort(reason as Error);
+    this.finish(reason);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.signal?.aborted) controller.abort(abortReason(this.signal) as Error);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: TransportResponse['headers']): void {
+    this.statusCode = statusCode;
+    this.headers = headers;
+    this.chunks = [];
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.finish(undefined, { statusCode: this.statusCode, headers: this.headers, text: utf8Text(this.chunks) });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.finish(error);
+  }
+}
+
+/** The answer's bytes as text, a byte-order mark dropped (as undici's `body.text()` reads them). */
+function utf8Text(chunks: Buffer[]): string {
+  const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  const bom = buffer.length > 2 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf;
+  return buffer.toString('utf8', bom ? 3 : 0);
 }

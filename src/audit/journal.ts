@@ -60,7 +60,12 @@ export class Journal {
   private appendedSinceCheck = false;
   private nextCheck: NodeJS.Timeout | undefined;
   /** The scrubber of the last secrets given, made again only when they change. */
-  private scrubber: { key: string; scrub: (text: string) => string } | undefined;
+  private scrubber: { secrets: ReadonlyArray<string | undefined>; scrub: (text: string) => string } | undefined;
+  /** Lines appended with `later`, not written yet, and their size in bytes. */
+  private waiting = '';
+  private waitingBytes = 0;
+  /** The current file is new (or rotated): its mode is set once the next lines are written. */
+  private modeDue = false;
 
   constructor(private readonly env: Record<string, string | undefined>, options: JournalOptions = {}) {
     this.dir = options.dir ?? env.CARDCTL_JOURNAL_DIR ?? join(dataDir(env), 'journal');
@@ -75,25 +80,44 @@ export class Journal {
   /**
    * Writes one entry. `secrets`: values to remove wherever they appear (the profile's token, API
    * key, webhook secret …); CARDCTL_TOKEN and CARDCTL_API_KEY of this journal's environment are
-   * added here.
+   * added here. `later`: the line waits for flush() (a bulk run writes the lines of a tick at
+   * once: src/audit/record.ts); otherwise it is written before append returns.
    */
-  append(entry: JournalEntry, secrets: ReadonlyArray<string | undefined> = []): void {
-    const scrub = this.scrubberOf([...secrets, this.env.CARDCTL_TOKEN, this.env.CARDCTL_API_KEY]);
+  append(entry: JournalEntry, secrets: ReadonlyArray<string | undefined> = [], { later = false } = {}): void {
+    const scrub = this.scrubberOf(secrets);
     // redactValue's rules and then the scrubber for every string, in the one pass of JSON.stringify.
-    const line = Buffer.from(`${JSON.stringify(entry, function (this: unknown, key: string, value: unknown) {
+    const line = `${JSON.stringify(entry, function (this: unknown, key: string, value: unknown) {
       const redacted = redactNode(value, Array.isArray(this) ? undefined : key);
       return typeof redacted === 'string' ? scrub(redacted) : redacted;
-    })}\n`);
+    })}\n`;
+    const bytes = Buffer.byteLength(line);
     if (!this.ensured) {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       chmodSync(this.dir, 0o700);
     }
-    const rotated = this.rotateIfNeeded();
-    this.write(line);
-    this.size = (this.size ?? 0) + line.length;
-    if (rotated || !this.ensured) {
-      chmodSync(this.file, 0o600);
+    // Rotated where it would be if every line were written at once: the lines waiting go to the
+    // file they would have been in.
+    if (this.size === undefined || this.size + this.waitingBytes >= this.maxBytes) {
+      this.flush();
+      if (this.rotateIfNeeded() || !this.ensured) this.modeDue = true;
       this.ensured = true;
+    }
+    this.waiting += line;
+    this.waitingBytes += bytes;
+    if (!later) this.flush();
+  }
+
+  /** Writes the lines waiting (append's `later`), if any. */
+  flush(): void {
+    if (!this.waiting) return;
+    const lines = Buffer.from(this.waiting);
+    this.waiting = '';
+    this.waitingBytes = 0;
+    this.write(lines);
+    this.size = (this.size ?? 0) + lines.length;
+    if (this.modeDue) {
+      chmodSync(this.file, 0o600);
+      this.modeDue = false;
     }
   }
 
@@ -124,8 +148,9 @@ export class Journal {
     this.close();
   }
 
-  /** Closes the current file if it is open (later entries open it again). */
+  /** Writes the lines waiting and closes the current file if it is open (later entries open it again). */
   close(): void {
+    this.flush();
     if (this.fd === undefined) return;
     const fd = this.fd;
     this.fd = undefined;
@@ -137,14 +162,17 @@ export class Journal {
     }
   }
 
+  /** The scrubber of `secrets` and this environment's: the last one made, when they are the same. */
   private scrubberOf(secrets: ReadonlyArray<string | undefined>): (text: string) => string {
-    const key = secrets.join('\0');
-    if (this.scrubber?.key !== key) this.scrubber = { key, scrub: scrubberFor(secrets) };
-    return this.scrubber.scrub;
+    const last = this.scrubber?.secrets;
+    const same = last !== undefined && last.length === secrets.length && secrets.every((secret, i) => secret === last[i]);
+    if (!same) this.scrubber = { secrets, scrub: scrubberFor([...secrets, this.env.CARDCTL_TOKEN, this.env.CARDCTL_API_KEY]) };
+    return this.scrubber!.scrub;
   }
 
   /** Every entry, oldest first, across rotated files. Unreadable lines are skipped. */
   *read(): Generator<JournalEntry> {
+    this.flush();
     for (const file of this.files()) {
       const text = readFileSync(file, 'utf8');
       for (const line of text.split('\n')) {

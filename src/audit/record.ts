@@ -68,11 +68,14 @@ function shellWord(word: string): string {
 /** Every secret a run knows, to be removed from whatever free text the journal records. */
 export function knownSecrets(settings: { token?: string; apiKey?: string; profile: Profile }, stored: Profile | undefined, env: Env): Array<string | undefined> {
   // The stored profile as it is now: a client-credentials renewal may have replaced the token.
-  return [settings.token, settings.apiKey, env.CARDCTL_TOKEN, env.CARDCTL_API_KEY, ...SECRET_PROFILE_KEYS.flatMap((key) => [settings.profile[key], stored?.[key]])];
+  const secrets = [settings.token, settings.apiKey, env.CARDCTL_TOKEN, env.CARDCTL_API_KEY];
+  // A loop, not flatMap: this runs for every journal line, an entry per card in a bulk run.
+  for (const key of SECRET_PROFILE_KEYS) secrets.push(settings.profile[key], stored?.[key]);
+  return secrets;
 }
 
 /** Where journal lines go (a Journal; tests may give any other). */
-export type JournalSink = Pick<Journal, 'append' | 'dir'>;
+export type JournalSink = Pick<Journal, 'append' | 'flush' | 'dir'>;
 
 /** What every journal line of one run shares: where it talked to, as whom, with which command line. */
 export interface RunFacts {
@@ -92,16 +95,32 @@ export interface RunFacts {
 /**
  * The API client's onExchange hook: one journal line per mutating call, from the facts of the
  * run and of the call (its reason included). The sink is opened on the first line; a journal that
- * cannot be written warns once and never fails the command.
+ * cannot be written warns once and never fails the command. While a bulk run holds the journal
+ * (holdJournal), the lines of one turn of the event loop are written together at its end.
  */
 export function journalRecorder(openSink: () => JournalSink, run: RunFacts, warn: (line: string) => void): (exchange: Exchange) => void {
   let warned = false;
   let sink: JournalSink | undefined;
   const command = commandLine(run.argv, run.flags);
+  const failed = (error: unknown) => {
+    if (warned) return;
+    warned = true;
+    const dir = sink?.dir ?? 'the data directory';
+    const why = fsReason(error);
+    warn(`could not write the audit journal in ${dir} (${why}); the command itself went ahead. Set CARDCTL_DATA_DIR (or CARDCTL_JOURNAL_DIR) to a directory you can write`);
+  };
+  const flush = () => {
+    try {
+      sink?.flush();
+    } catch (error) {
+      failed(error);
+    }
+  };
   return (exchange) => {
     try {
       sink ??= openSink();
       const reason = exchange.reason?.trim();
+      const later = holds > 0;
       sink.append({
         time: run.now().toISOString(),
         profile: run.profile,
@@ -116,13 +135,46 @@ export function journalRecorder(openSink: () => JournalSink, run: RunFacts, warn
         ids: affectedIds(exchange.path, exchange.data),
         durationMs: exchange.durationMs,
         ...(reason ? { reason } : {}),
-      }, run.secrets());
+      }, run.secrets(), { later });
+      if (later) flushSoon(flush);
     } catch (error) {
-      if (warned) return;
-      warned = true;
-      const dir = sink?.dir ?? 'the data directory';
-      const why = fsReason(error);
-      warn(`could not write the audit journal in ${dir} (${why}); the command itself went ahead. Set CARDCTL_DATA_DIR (or CARDCTL_JOURNAL_DIR) to a directory you can write`);
+      failed(error);
     }
+  };
+}
+
+/** Bulk runs holding the journal (holdJournal), and the recorders with lines waiting. */
+let holds = 0;
+const waiting = new Set<() => void>();
+let flushScheduled = false;
+
+function flushSoon(flush: () => void): void {
+  waiting.add(flush);
+  if (flushScheduled) return;
+  flushScheduled = true;
+  setImmediate(flushWaiting);
+}
+
+function flushWaiting(): void {
+  flushScheduled = false;
+  for (const flush of waiting) flush();
+  waiting.clear();
+}
+
+/**
+ * For a run that journals an entry per row: until the returned release is called, each
+ * recorder writes the lines of one turn of the event loop in one write at its end (and at exit)
+ * instead of one write each; release writes what is waiting. With 8 answers read from a socket
+ * at once that is a write per 8 cards, and a SIGKILL can cost the journal the entries of the
+ * last turn, as it can the last batch of the report (src/import/report.ts).
+ */
+export function holdJournal(): () => void {
+  if (holds++ === 0) process.on('exit', flushWaiting);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    flushWaiting();
+    if (--holds === 0) process.off('exit', flushWaiting);
   };
 }

@@ -57,19 +57,32 @@ export interface RowLoopOptions<R> {
 export async function runRowLoop<R>(options: RowLoopOptions<R>): Promise<{ readerError?: unknown }> {
   // Every row in flight listens on both (the client's retry waits on the Ctrl-C one): no limit of 10.
   setMaxListeners(0, options.requests.signal, options.signal);
-  const inflight = new Set<Promise<void>>();
+  // Rows in flight: a count, and two callbacks shared by every row (not a promise and closures each).
+  let inflight = 0;
   const stopped = () => options.signal.aborted || (options.stop?.() ?? false);
   const iterator = options.rows[Symbol.asyncIterator]();
   // Resolved by the next row that settles. (Promise.race over the rows in flight would add a
   // reaction to every one of them for each row started: concurrency² per row's lifetime.)
   let slotFreed: (() => void) | undefined;
+  /** Resolved when the last row in flight settles, while draining. */
+  let allSettled: (() => void) | undefined;
   /** A row's work that threw (its caller settles every outcome, so this is a bug): rethrown here. */
   let thrown: { error: unknown } | undefined;
+  const settled = () => {
+    inflight--;
+    slotFreed?.();
+    slotFreed = undefined;
+    if (inflight === 0) allSettled?.();
+  };
+  const threw = (error: unknown) => {
+    thrown ??= { error };
+    settled();
+  };
   let readerError: unknown;
   try {
     while (!stopped()) {
       // Wait for a free slot before pulling the next row: the reader never runs ahead.
-      while (inflight.size >= options.concurrency && !stopped() && !thrown) await new Promise<void>((resolve) => (slotFreed = resolve));
+      while (inflight >= options.concurrency && !stopped() && !thrown) await new Promise<void>((resolve) => (slotFreed = resolve));
       if (thrown) throw thrown.error;
       if (stopped()) break;
       let next: IteratorResult<R>;
@@ -82,24 +95,22 @@ export async function runRowLoop<R>(options: RowLoopOptions<R>): Promise<{ reade
       if (next.done) break;
       const work = options.start(next.value);
       if (!work) continue;
-      const task: Promise<void> = work.then(undefined, (error: unknown) => void (thrown ??= { error })).finally(() => {
-        inflight.delete(task);
-        slotFreed?.();
-        slotFreed = undefined;
-      });
-      inflight.add(task);
+      inflight++;
+      work.then(settled, threw);
     }
   } finally {
     if (stopped()) await iterator.return?.(undefined).catch(() => undefined);
   }
-  await drain(inflight, options.signal.aborted ? options.drainTimeoutMs ?? 4_000 : Infinity, options.requests);
+  if (inflight > 0) {
+    const all = new Promise<void>((resolve) => (allSettled = resolve));
+    await drain(all, options.signal.aborted ? options.drainTimeoutMs ?? 4_000 : Infinity, options.requests);
+  }
   if (thrown) throw thrown.error;
   return { readerError };
 }
 
-async function drain(inflight: Set<Promise<void>>, timeoutMs: number, requests: AbortController): Promise<void> {
-  if (inflight.size === 0) return;
-  const all = Promise.all(inflight);
+/** Waits for every row in flight (`all`); after `timeoutMs`, aborts their requests first. */
+async function drain(all: Promise<void>, timeoutMs: number, requests: AbortController): Promise<void> {
   if (!Number.isFinite(timeoutMs)) {
     await all;
     return;

@@ -2,10 +2,12 @@
 // into one, a line per row in row order. Within a report a row may have several lines (a failed
 // row done on a --resume, a done row "skipped" by it): its last line that is not "skipped" is
 // its outcome. Shards never share a row, so a row in two reports means reports that do not
-// belong together (the same shard twice, shards of different counts, or different runs). The
-// report records no run of its own, so shards of two runs of one file that happen not to share
-// rows cannot be told apart.
-import type { BulkOutcome, BulkReportEntry } from './report.js';
+// belong together (the same shard twice, shards of different counts, or different runs). A
+// shard's report names its run on its first line (src/bulk/report.ts): reports of different runs
+// are refused even when they share no row. Reports without that line (written before it existed)
+// are told apart by their rows only; two runs of one verb over the same file split the same way
+// are one run as far as a report can tell.
+import { asRunHeader, describeRun, sameRun, type BulkOutcome, type BulkReportEntry, type BulkRunHeader } from './report.js';
 
 const OUTCOMES: readonly BulkOutcome[] = ['done', 'already', 'skipped', 'failed'];
 
@@ -23,12 +25,21 @@ export async function mergeBulkReports(paths: readonly string[]): Promise<Merged
   const { createReadStream } = await import('node:fs');
   const { readNdjsonRows } = await import('../import/readers.js');
   const rows = new Map<number, { entry: BulkReportEntry; path: string }>();
+  let firstRun: { run: BulkRunHeader; path: string } | undefined;
   let torn = 0;
   for (const path of paths) {
     const own = new Map<number, BulkReportEntry>();
     const input = createReadStream(path);
     try {
       for await (const line of readNdjsonRows(input)) {
+        const run = line.line === 1 ? asRunHeader(line.value) : undefined;
+        if (run) {
+          if (firstRun && !sameRun(firstRun.run, run)) {
+            throw new ReportMergeError(`${path} is a report of another run than ${firstRun.path}: ${describeRun(run)}, not ${describeRun(firstRun.run)}`);
+          }
+          firstRun ??= { run, path };
+          continue;
+        }
         // A line torn by a killed run (a --resume appends after it), as --resume reads it.
         if (line.error !== undefined) {
           torn++;

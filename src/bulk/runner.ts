@@ -102,7 +102,8 @@ export async function runBulk<T>(options: BulkRunOptions<T>): Promise<BulkRunRes
       try {
         const result = await options.action.apply(item, { signal: requests.signal, uncertain });
         const outcome: BulkOutcome = result.outcome;
-        return settle({ row, ...(result.id ?? id ? { id: result.id ?? id } : {}), outcome, ...result.details });
+        const settledId = result.id ?? id;
+        return settle(settledId ? { row, id: settledId, outcome, ...result.details } : { row, outcome, ...result.details });
       } catch (caught) {
         const error = caught as CliError & { status?: number; code?: string; retryAfterMs?: number };
         const code = error.code ?? (error.status ? `HTTP_${error.status}` : 'ERROR');
@@ -132,15 +133,15 @@ export async function runBulk<T>(options: BulkRunOptions<T>): Promise<BulkRunRes
       const earlier = options.done?.get(row);
       if (earlier) return settle({ row, ...(earlier.id ? { id: earlier.id } : {}), outcome: 'skipped' });
       if (source.error !== undefined) return settle(failed(row, undefined, 'INVALID', source.error));
-      return (async () => {
-        let item: T;
-        try {
-          item = await options.action.parse(source.value, row);
-        } catch (error) {
-          return settle(failed(row, idOfValue(source.value), 'INVALID', (error as Error).message));
-        }
-        return applyRow(row, item);
-      })();
+      const invalid = (error: unknown) => settle(failed(row, idOfValue(source.value), 'INVALID', (error as Error).message));
+      let item: T | Promise<T>;
+      try {
+        item = options.action.parse(source.value, row);
+      } catch (error) {
+        return invalid(error);
+      }
+      // Most verbs parse a row at once: its request goes out without a turn through a promise.
+      return item instanceof Promise ? item.then((parsed) => applyRow(row, parsed), invalid) : applyRow(row, item);
     },
   });
   return { stats, interrupted: options.signal.aborted, fatal, problems, readerError };

@@ -10,12 +10,12 @@ import { CliError, InterruptedError, PartialFailureError, UsageError } from '../
 import { validatePositiveInt } from '../core/validate.js';
 import type { SourceRow } from '../import/readers.js';
 import { BULK_FORMATS } from '../bulk/formats.js';
-import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../bulk/defaults.js';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, concurrencyHelp } from '../bulk/defaults.js';
 
 export const BULK_FLAGS = defineFlags({
   fromFile: { type: 'string', value: 'file', complete: 'file', description: 'act on many cards: ids one a line, or .csv, .ndjson or a .json array; - for stdin' },
   format: { type: 'string', value: 'format', choices: BULK_FORMATS, description: 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)' },
-  concurrency: { type: 'string', value: 'n', description: `bulk: requests in flight (default ${DEFAULT_CONCURRENCY})` },
+  concurrency: { type: 'string', value: 'n', description: concurrencyHelp(DEFAULT_CONCURRENCY) },
   report: { type: 'string', value: 'file', complete: 'file', description: 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)' },
   resume: {
     type: 'string', value: 'report', valueOptional: true, complete: 'file',
@@ -40,9 +40,10 @@ export interface RowRunSettings {
   signal: AbortSignal;
 }
 
-export function rowRunSettings(ctx: Context, opts: Pick<BulkOptions, 'concurrency'>): RowRunSettings {
+/** `defaultConcurrency`: the verb's own when --concurrency is not given (src/bulk/defaults.ts). */
+export function rowRunSettings(ctx: Context, opts: Pick<BulkOptions, 'concurrency'>, defaultConcurrency = DEFAULT_CONCURRENCY): RowRunSettings {
   return {
-    concurrency: opts.concurrency === undefined ? DEFAULT_CONCURRENCY : validatePositiveInt('--concurrency', opts.concurrency, MAX_CONCURRENCY),
+    concurrency: opts.concurrency === undefined ? defaultConcurrency : validatePositiveInt('--concurrency', opts.concurrency, MAX_CONCURRENCY),
     maxAttempts: ctx.globals.retry === false ? 1 : ctx.globals.retries !== undefined ? ctx.settings().retries + 1 : undefined,
     signal: ctx.signal,
   };
@@ -83,6 +84,8 @@ export interface BulkCommand<T> {
   askOnSandbox?: boolean;
   /** A row's column names, when a CSV file may only have these. */
   columns?: readonly string[];
+  /** Rows in flight without --concurrency, when not DEFAULT_CONCURRENCY. */
+  defaultConcurrency?: number;
 }
 
 export function parseShard(value: string | undefined): Shard | undefined {
@@ -97,7 +100,7 @@ export function parseShard(value: string | undefined): Shard | undefined {
 }
 
 export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command: BulkCommand<T>): Promise<void> {
-  const settings = rowRunSettings(ctx, opts);
+  const settings = rowRunSettings(ctx, opts, command.defaultConcurrency);
   const shard = parseShard(opts.shard);
   const { path: reportPath, resume } = await runReport(opts);
   const { existsSync, statSync, createReadStream } = await import('node:fs');
@@ -130,8 +133,18 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
   const fileError = (error: unknown): unknown => error instanceof ImportFileError
     ? new UsageError(`${source}: ${error.message}${error.line ? ` (line ${error.line})` : ''}`, { hint: error.hint })
     : error;
-  const { readBulkReport } = await import('../bulk/report.js');
-  const done = resume ? await readBulkReport(reportPath!) : undefined;
+  const { readBulkReport, runHeaderLine, sameRun, describeRun } = await import('../bulk/report.js');
+  // A shard's report names its run on its first line (src/bulk/report.ts says what a run is).
+  const run = shard && reportPath
+    ? { verb: command.verb, shard: `${shard.index}/${shard.count}`, ...(path && !streamed ? { input: await fileDigest(path) } : {}), source }
+    : undefined;
+  const earlier = resume ? await readBulkReport(reportPath!) : undefined;
+  if (earlier?.run && (!run || !sameRun(earlier.run, run) || earlier.run.shard !== run.shard)) {
+    throw new UsageError(`--resume ${reportPath} is the report of another run (${describeRun(earlier.run)}), not of this one (${run ? describeRun(run) : `${command.verb} of ${source}, not sharded`})`, {
+      hint: 'resume a run with the same verb, file and --shard; start a new one with another --report',
+    });
+  }
+  const done = earlier?.done;
   if (done) ctx.log.info(`resuming: ${done.size} rows already done according to ${reportPath}`);
   const { planBulk, runBulk } = await import('../bulk/runner.js');
 
@@ -186,8 +199,10 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
   let total = command.rows?.values.length ?? await expectedRows(streamed ? undefined : path, opts.format ?? (path && bulkFormatFromPath(path)), quiet);
   if (shard && total) total = Math.ceil(Math.max(0, total - shard.index + 1) / shard.count);
   const progress = await createRowProgress({ label: command.label, stream: ctx.io.stderr, terminal: ctx.io.stderrIsTTY, quiet, total });
-  const report = reportPath ? openReport<import('../bulk/report.js').BulkReportEntry>(reportPath, resume) : undefined;
+  const report = reportPath ? openReport<import('../bulk/report.js').BulkReportEntry>(reportPath, resume, run && runHeaderLine(run)) : undefined;
   const started = Date.now();
+  // An audit entry per card: the entries of one turn of the event loop written together.
+  const releaseJournal = (await import('../audit/record.js')).holdJournal();
   let result: BulkRunResult;
   try {
     result = await runBulk({
@@ -200,6 +215,7 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
       onSettled: (_entry, stats) => progress.update(stats.rows, { ok: stats.done + stats.already + stats.skipped, failed: stats.failed }),
     });
   } finally {
+    releaseJournal();
     progress.stop();
     report?.close();
     for (const input of opened.splice(0)) input.destroy();
@@ -228,4 +244,12 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
       details: summary,
     });
   }
+}
+
+/** "sha256:<hex>" of a file's bytes, read as a stream. */
+async function fileDigest(path: string): Promise<string> {
+  const [{ createHash }, { createReadStream }] = await Promise.all([import('node:crypto'), import('node:fs')]);
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return `sha256:${hash.digest('hex')}`;
 }

@@ -3,7 +3,7 @@
 // `node scripts/readme-topics.mjs` rewrites the README from here). Plain Markdown that reads
 // well in a terminal: no headings (the README adds its own), tables and indented code.
 import { DEFAULT_DIALECT, DIALECT_KEYS, readPath, type DialectKey } from '../api/dialect.js';
-import { DEFAULT_CONCURRENCY } from '../bulk/defaults.js';
+import { DEFAULT_CONCURRENCY, PIPELINED_CONCURRENCY } from '../bulk/defaults.js';
 
 export interface HelpTopic {
   name: string;
@@ -222,7 +222,7 @@ written to the report), with a random PIN generated and encrypted here and never
 
 | flag | what it does |
 |---|---|
-| \`--concurrency N\` | requests in flight (default ${DEFAULT_CONCURRENCY}) |
+| \`--concurrency N\` | requests in flight (default ${DEFAULT_CONCURRENCY}; ${PIPELINED_CONCURRENCY} for \`activate\` and \`deactivate\`, whose requests are pipelined) |
 | \`--report FILE\` | NDJSON, a line per row as it settles: \`row\`, \`id\`, \`outcome\` (done, already, skipped, failed), \`code\` and \`message\` when failed |
 | \`--resume REPORT\` | continue the run of that report: rows it records as done are skipped, new lines appended (a report not there yet is started); \`--resume\` alone continues the \`--report\` file, as \`import\` also takes it |
 | \`--shard K/N\` | only rows K, K+N, K+2N, … (row numbers of the file), for N runners each with its own report |
@@ -237,11 +237,14 @@ end on stderr; the exit code is 8 when any row failed, 130 after Ctrl-C (run aga
 \`--resume\`). On a production profile the operator types the number of cards; scripts pass
 \`--yes --confirm-production\`.
 
-\`cardctl cards report merge REPORT…\` joins the shards' reports into one, a line per row in row
-order (stdout, or \`--out FILE\`), with the counts on stderr; it refuses reports that share a
-row (not the shards of one run) and exits 8 when any row failed. jq joins them too, unchecked:
+With \`--shard\`, a report's first line names its run, \`{"run":{…}}\`: the verb, K/N, and the
+SHA-256 of the file (none for stdin). \`cardctl cards report merge REPORT…\` joins the shards'
+reports into one, a line per row in row order (stdout, or \`--out FILE\`), with the counts on
+stderr; it refuses reports of different runs, or that share a row (not the shards of one run),
+and exits 8 when any row failed. \`--resume\` refuses the report of another run too. jq joins
+them as well, unchecked:
 
-    jq -s -c 'sort_by(.row)[]' report-1.ndjson report-2.ndjson > report.ndjson
+    jq -s -c 'map(select(.row)) | sort_by(.row)[]' report-1.ndjson report-2.ndjson > report.ndjson
 `;
 
 const deployment = `A deployment of the API may name the list query parameters its own way, tell that a list has

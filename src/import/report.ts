@@ -21,11 +21,16 @@ export interface ReportWriter<E = ReportEntry> {
   close(): void;
 }
 
-/** Opens an NDJSON report (import's, or a bulk run's); `append` continues an earlier run's. */
-export function openReport<E = ReportEntry>(path: string, append: boolean): ReportWriter<E> {
+/**
+ * Opens an NDJSON report (import's, or a bulk run's); `append` continues an earlier run's.
+ * `header`: a line written first when the report starts empty (a shard's run, src/bulk/report.ts).
+ */
+export function openReport<E = ReportEntry>(path: string, append: boolean, header?: string): ReportWriter<E> {
   const needsNewline = append && existsSync(path) && !endsWithNewline(path);
+  const empty = !append || !existsSync(path) || statSync(path).size === 0;
   const fd = openSync(path, append ? 'a' : 'w', 0o600);
   if (needsNewline) writeSync(fd, '\n');
+  if (header !== undefined && empty) writeSync(fd, header);
   let closed = false;
   let pending = '';
   let rows = 0;

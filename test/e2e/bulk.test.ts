@@ -2,6 +2,7 @@
 // report's rows and the exit code; shards; --resume; --dry-run; and exactly once under faults
 // (deactivate and renew of a few hundred cards, then a renewal killed half way and resumed).
 import { execa } from 'execa';
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,13 @@ interface CardRecord { id: string; referenceCode: string; status: string; expiry
 interface Entry { row: number; id?: string; outcome: string; code?: string; message?: string; [key: string]: unknown }
 
 const report = (path: string): Entry[] => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Entry);
+/** A shard's report: its first line names the run (verb, K/N, the file's SHA-256), the rest are rows. */
+const shardReport = (path: string, run: { verb: string; shard: string; input?: string }): Entry[] => {
+  const [header, ...rows] = readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(header).toEqual({ run: { ...run, source: expect.any(String) } });
+  return rows as unknown as Entry[];
+};
+const sha256 = (path: string) => `sha256:${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
 
 async function sandboxWithCards(dir: string, prefix: string, count: number) {
   const sandbox = await startSandboxProcess(['--quiet-log'], { configDir: dir });
@@ -130,7 +138,7 @@ describe('bulk card verbs', () => {
     writeFileSync(file, `id,expiration\n${rows.map((r) => `${r.id},${r.expiration}`).join('\n')}\n`);
     const shards = await Promise.all([1, 2].map((k) => run(['cards', 'renew', '--from-file', file, '--shard', `${k}/2`, '--report', join(dir.path, `renew-${k}.ndjson`)])));
     for (const shard of shards) expect(shard.exitCode, shard.stderr).toBe(0);
-    const entries = [1, 2].map((k) => report(join(dir.path, `renew-${k}.ndjson`)));
+    const entries = [1, 2].map((k) => shardReport(join(dir.path, `renew-${k}.ndjson`), { verb: 'renew', shard: `${k}/2`, input: sha256(file) }));
     expect(entries[0]!.map((e) => e.row).sort((a, b) => a - b)).toEqual(rows.map((_, i) => i + 1).filter((r) => r % 2 === 1));
     expect(entries[1]!.map((e) => e.row).sort((a, b) => a - b)).toEqual(rows.map((_, i) => i + 1).filter((r) => r % 2 === 0));
     for (const e of entries.flat()) expect(e).toMatchObject({ outcome: 'done', id: rows[e.row - 1]!.id, expiration: rows[e.row - 1]!.expiration });
@@ -153,6 +161,33 @@ describe('bulk card verbs', () => {
     const twice = await run(['cards', 'report', 'merge', join(dir.path, 'renew-1.ndjson'), join(dir.path, 'renew-1.ndjson')]);
     expect(twice.exitCode).toBe(2);
     expect(twice.stderr).toMatch(/row 1 is in both/);
+    // A shard of another run (another file) shares no row with shard 1, and is refused all the same.
+    const otherFile = join(dir.path, 'renew-other.csv');
+    writeFileSync(otherFile, `id,expiration\n${rows.map((r) => `${r.id},203012`).join('\n')}\n`);
+    const otherReport = join(dir.path, 'renew-other-2.ndjson');
+    writeFileSync(otherReport, `${JSON.stringify({ run: { verb: 'renew', shard: '2/2', input: sha256(otherFile), source: otherFile } })}\n${JSON.stringify({ row: 2, id: rows[1]!.id, outcome: 'done' })}\n`);
+    const mixed = await run(['cards', 'report', 'merge', join(dir.path, 'renew-1.ndjson'), otherReport]);
+    expect(mixed.exitCode).toBe(2);
+    expect(mixed.stderr.trim().split('\n')[0]).toMatch(/^error: .*renew-other-2\.ndjson is a report of another run than .*renew-1\.ndjson: renew, shard 2\/2 of .*renew-other\.csv \(sha256:/);
+    // --resume of a shard's report by another shard, or with another file, is refused before anything is sent.
+    const wrongShard = await run(['cards', 'renew', '--from-file', file, '--shard', '2/2', '--resume', join(dir.path, 'renew-1.ndjson')]);
+    expect(wrongShard.exitCode).toBe(2);
+    expect(wrongShard.stderr).toMatch(/--resume .*renew-1\.ndjson is the report of another run \(renew, shard 1\/2 of /);
+    const wrongFile = await run(['cards', 'renew', '--from-file', otherFile, '--shard', '1/2', '--resume', join(dir.path, 'renew-1.ndjson')]);
+    expect(wrongFile.exitCode).toBe(2);
+    for (const card of await allCards()) expect(card.seqNumber).toBe(after.get(card.id)!.seqNumber);
+    // The same shard resumed: nothing left to do, and no second header.
+    const resumed = await run(['cards', 'renew', '--from-file', file, '--shard', '1/2', '--resume', join(dir.path, 'renew-1.ndjson'), '-o', 'json']);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ done: 0, skipped: 15, failed: 0 });
+    expect(shardReport(join(dir.path, 'renew-1.ndjson'), { verb: 'renew', shard: '1/2', input: sha256(file) }).every((e) => typeof e.row === 'number')).toBe(true);
+    // A shard's report written before reports named their run (no first line) is resumed as before, and gets none.
+    const older = join(dir.path, 'renew-older-2.ndjson');
+    writeFileSync(older, entries[1]!.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    const olderResumed = await run(['cards', 'renew', '--from-file', file, '--shard', '2/2', '--resume', older, '-o', 'json']);
+    expect(olderResumed.exitCode, olderResumed.stderr).toBe(0);
+    expect(JSON.parse(olderResumed.stdout)).toMatchObject({ done: 0, skipped: 15, failed: 0 });
+    expect(report(older).every((e) => typeof e.row === 'number')).toBe(true);
     const again = await run(['cards', 'renew', '--from-file', file, '-o', 'json']);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ done: 0, already: 30, failed: 0 });

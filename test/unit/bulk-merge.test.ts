@@ -48,6 +48,29 @@ describe('merging the reports of a bulk run\'s shards', () => {
     await expect(mergeBulkReports([odd])).rejects.toThrow(/not a row of a bulk report/);
   });
 
+  it('refuses the shard reports of different runs even when they share no row; reports without a run line merge as before', async () => {
+    const run = (shard: string, input?: string, verb = 'deactivate') => ({ run: { verb, shard, source: 'ids.txt', ...(input ? { input } : {}) } });
+    const one = write('run-1.ndjson', [run('1/2', 'sha256:aaaa'), { row: 1, outcome: 'done' }, { row: 3, outcome: 'done' }]);
+    const two = write('run-2.ndjson', [run('2/2', 'sha256:aaaa'), { row: 2, outcome: 'done' }]);
+    const merged = await mergeBulkReports([two, one]);
+    expect(merged.entries).toEqual([{ row: 1, outcome: 'done' }, { row: 2, outcome: 'done' }, { row: 3, outcome: 'done' }]);
+    expect(merged.counts).toMatchObject({ rows: 3, reports: 2, missing: 0, torn: 0 });
+    const otherFile = write('other-2.ndjson', [run('2/2', 'sha256:bbbb'), { row: 2, outcome: 'done' }]);
+    await expect(mergeBulkReports([one, otherFile])).rejects.toThrow(/other-2\.ndjson is a report of another run than .*run-1\.ndjson: deactivate, shard 2\/2 of ids\.txt \(sha256:bbbb…\), not deactivate, shard 1\/2/);
+    const otherVerb = write('verb-2.ndjson', [run('2/2', 'sha256:aaaa', 'activate'), { row: 2, outcome: 'done' }]);
+    await expect(mergeBulkReports([one, otherVerb])).rejects.toBeInstanceOf(ReportMergeError);
+    const otherCount = write('count-2.ndjson', [run('2/3', 'sha256:aaaa'), { row: 2, outcome: 'done' }]);
+    await expect(mergeBulkReports([one, otherCount])).rejects.toThrow(/another run/);
+    // From stdin no input is known: the verb and the count still have to agree.
+    const piped = write('piped-2.ndjson', [run('2/2'), { row: 2, outcome: 'done' }]);
+    expect((await mergeBulkReports([one, piped])).counts.rows).toBe(3);
+    const older = write('older-2.ndjson', [{ row: 2, outcome: 'done' }]);
+    expect((await mergeBulkReports([one, older])).counts.rows).toBe(3);
+    // A run line is a report's first line only.
+    const late = write('late.ndjson', [{ row: 2, outcome: 'done' }, run('2/2', 'sha256:aaaa')]);
+    await expect(mergeBulkReports([late])).rejects.toThrow(/line 2 is not a row of a bulk report/);
+  });
+
   it('no rows, no division: an empty report merges to nothing', async () => {
     const empty = join(dir, 'empty.ndjson');
     writeFileSync(empty, '');

@@ -22,6 +22,14 @@ describe('help topics', () => {
     expect(readme).toContain(`<!-- topic:${name} -->\n${topic.text}<!-- /topic -->`);
   });
 
+  it('--concurrency says the default of its verb: the pipelined activate and deactivate their own', async () => {
+    const { DEFAULT_CONCURRENCY, PIPELINED_CONCURRENCY } = await import('../../src/bulk/defaults.js');
+    expect(PIPELINED_CONCURRENCY).not.toBe(DEFAULT_CONCURRENCY);
+    for (const verb of ['activate', 'deactivate']) expect((await run(['cards', verb, '--help'])).stdout).toContain(`requests in flight (default ${PIPELINED_CONCURRENCY})`);
+    for (const verb of ['renew', 'create']) expect((await run(['cards', verb, '--help'])).stdout).toContain(`requests in flight (default ${DEFAULT_CONCURRENCY})`);
+    expect((await run(['import', '--help'])).stdout).toContain(`requests in flight (default ${DEFAULT_CONCURRENCY})`);
+  });
+
   it('the exit-code topic lists every exit code of the contract', async () => {
     const { ExitCode } = await import('../../src/core/errors.js');
     const text = HELP_TOPICS.find((t) => t.name === 'exit-codes')!.text;

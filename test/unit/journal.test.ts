@@ -1,7 +1,8 @@
-import { readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal, affectedIds, isMutation, type JournalEntry } from '../../src/audit/journal.js';
+import { holdJournal, journalRecorder } from '../../src/audit/record.js';
 import { parseSince } from '../../src/commands/history.js';
 import { tempDir } from '../helpers/cli.js';
 
@@ -69,6 +70,48 @@ describe('audit journal', () => {
     expect(readFileSync(journal.file, 'utf8').trim().split('\n').map((line) => JSON.parse(line).ids)).toEqual([['c3']]);
     expect(statSync(journal.file).mode & 0o777).toBe(0o600);
     expect([...journal.read()].map((e) => e.ids)).toEqual([['c1'], ['c3']]);
+  });
+
+  it('while a bulk run holds it, writes the entries of one turn of the event loop together at its end, in order', async () => {
+    const dir = tempDir(); dirs.push(dir);
+    const journal = new Journal({}, { dir: dir.path });
+    const facts = { profile: 'default', env: 'sandbox', baseUrl: 'http://127.0.0.1:4010', argv: [], flags: [], now: () => new Date(), secrets: () => ['tok_profile_secret_0123456789'] };
+    const record = journalRecorder(() => journal, facts, () => {});
+    const deactivated = (id: string) => ({ method: 'GET' as const, path: `/institutions/cards/${id}/deactivate`, status: 200, message: 'tok_profile_secret_0123456789 ok', data: { id }, durationMs: 1 });
+    const written = () => (existsSync(journal.file) ? readFileSync(journal.file, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line)) : []);
+    const release = holdJournal();
+    try {
+      record(deactivated('c1'));
+      record(deactivated('c2'));
+      expect(written()).toEqual([]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(written().map((e) => e.ids)).toEqual([['c1'], ['c2']]);
+      expect(written().map((e) => e.message)).toEqual(['[REDACTED] ok', '[REDACTED] ok']);
+      record(deactivated('c3'));
+    } finally {
+      release();
+    }
+    // Released: what was waiting is written, and the next entry at once.
+    expect(written().map((e) => e.ids)).toEqual([['c1'], ['c2'], ['c3']]);
+    record(deactivated('c4'));
+    expect(written().map((e) => e.ids)).toEqual([['c1'], ['c2'], ['c3'], ['c4']]);
+    expect(statSync(journal.file).mode & 0o777).toBe(0o600);
+  });
+
+  it('rotates lines written together where it rotates lines written one by one, and read() writes what is waiting first', () => {
+    const files = (journal: Journal) => Object.fromEntries(readdirSync(journal.dir).sort().map((name) => [name, readFileSync(join(journal.dir, name), 'utf8')]));
+    const one = tempDir(); dirs.push(one);
+    const together = tempDir(); dirs.push(together);
+    const atOnce = new Journal({}, { dir: one.path, maxBytes: 700, keep: 3 });
+    const later = new Journal({}, { dir: together.path, maxBytes: 700, keep: 3 });
+    for (let i = 0; i < 20; i++) {
+      atOnce.append(entry({ ids: [`c${i}`] }));
+      later.append(entry({ ids: [`c${i}`] }), [], { later: true });
+      if (i % 5 === 4) later.flush();
+    }
+    expect([...later.read()].map((e) => e.ids[0])).toEqual([...atOnce.read()].map((e) => e.ids[0]));
+    expect(Object.keys(files(later))).toHaveLength(4);
+    expect(files(later)).toEqual(files(atOnce));
   });
 
   it('knows which calls mutate and which ids they affect', () => {

@@ -5,8 +5,15 @@ import { CARD_STATUSES } from '../../api/enums.js';
 import type { Context } from '../../core/context.js';
 import { defineFlags } from '../../core/flags.js';
 import { UsageError } from '../../core/errors.js';
-import { bulkFlagsGiven, rowRunSettings, type BulkOptions } from '../bulk-command.js';
+import { PIPELINED_CONCURRENCY, concurrencyHelp } from '../../bulk/defaults.js';
+import { BULK_FLAGS, bulkFlagsGiven, rowRunSettings, type BulkOptions } from '../bulk-command.js';
 import { parseCardId, type CardId } from './common.js';
+
+/** The bulk flags of `activate` and `deactivate`: sent pipelined, so more in flight by default. */
+export const STATUS_BULK_FLAGS = defineFlags({
+  ...BULK_FLAGS,
+  concurrency: { ...BULK_FLAGS.concurrency, description: concurrencyHelp(PIPELINED_CONCURRENCY) },
+});
 
 export const WHERE_FLAGS = defineFlags({
   where: { type: 'string', value: 'filter', description: `bulk: the cards matching status=STATUS and/or search=TEXT (comma-separated), listed first; --dry-run shows them` },
@@ -78,8 +85,9 @@ export async function bulkStatusChange(
   const client = await ctx.client();
   const send = change.verb === 'activate' ? cards.activateCard : cards.deactivateCard;
   // Safe to repeat, so sent pipelined (ApiClient.pipelined says what that means).
-  const reasoned = client.withReason(change.reason).pipelined(rowRunSettings(ctx, opts).concurrency);
+  const reasoned = client.withReason(change.reason).pipelined(rowRunSettings(ctx, opts, PIPELINED_CONCURRENCY).concurrency);
   await runBulkCommand(ctx, opts, {
+    defaultConcurrency: PIPELINED_CONCURRENCY,
     verb: change.verb,
     label: change.label,
     askOnSandbox: change.askOnSandbox,

@@ -1,13 +1,12 @@
 import { defineCommand } from '../../core/command.js';
 import { defineFlags } from '../../core/flags.js';
 import { UsageError } from '../../core/errors.js';
-import { BULK_FLAGS } from '../bulk-command.js';
-import { bulkStatusChange, isBulk, WHERE_FLAGS } from './bulk.js';
+import { bulkStatusChange, isBulk, STATUS_BULK_FLAGS, WHERE_FLAGS } from './bulk.js';
 import { cardIdArgument, describeCard, printCard } from './common.js';
 
 const FLAGS = defineFlags({
   reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal, one entry per card)' },
-  ...BULK_FLAGS,
+  ...STATUS_BULK_FLAGS,
   ...WHERE_FLAGS,
 });
 

@@ -14,9 +14,10 @@ on each runner) into one NDJSON report, a line per row in row order, on stdout
 or in --out FILE. A row with several lines in its report (a failed row done by
 a --resume, a done row skipped by it) keeps its last outcome that is not
 "skipped". Reports that share a row are refused: the shards of one run never
-do (the same shard twice, shards of different counts, or different runs). The
-counts go to stderr, with the rows missing up to the last one (a shard not
-given, or not finished).
+do (the same shard twice, shards of different counts, or different runs). So
+are reports whose first line names another run: a shard's report starts with
+its run (the verb, K/N and the SHA-256 of the file). The counts go to stderr,
+with the rows missing up to the last one (a shard not given, or not finished).
 
 Exit codes: 0 no row failed; 8 some merged rows failed (as the run would exit);
 2 reports that are not bulk reports or do not belong together.`,
