@@ -4,14 +4,15 @@
 // in the same run on the same sandbox. One sandbox grows from size to size: it is seeded up to
 // the first size, measured, seeded up to the next, and so on.
 //
-//   npm run build && node bench/transactions.mjs [--sizes 1000,10000,100000] [--rounds 3] [--seeders 16]
+//   npm run build && node bench/transactions.mjs [--sizes 1000,10000,100000] [--rounds 3] [--seeders 16] [--baseline OTHER/bin/cardctl.js]
 //
 // Page size: 100, the largest the API allows (`limit` 1-100; more is a 400). `tx list --all`
 // asks for 100 a page by default; the plain script asks for the same.
 // Wall time is measured here, from spawn to exit; peak RSS comes from /usr/bin/time -f '%e %M'
 // (or process.resourceUsage().maxRSS through a preload where there is no /usr/bin/time). One
 // warm-up of each client per size, then --rounds interleaved rounds, medians reported. Every run
-// must print exactly as many lines as there are transactions.
+// must print exactly as many lines as there are transactions. --baseline measures another build's
+// cardctl in the same rounds (bench/lib/lists.mjs).
 //
 // Seeding goes through the real API: POST /institutions/switch/simulate in stub mode (the sandbox
 // checks, builds the message, stores the transaction and approves), --seeders requests in flight,
@@ -30,11 +31,12 @@ const option = (name, fallback) => {
 const SIZES = String(option('sizes', '1000,10000,100000')).split(',').map(Number).sort((a, b) => a - b);
 const ROUNDS = Number(option('rounds', 3));
 const SEEDERS = Number(option('seeders', 16));
+const BASELINE = option('baseline', undefined);
 const CARDS = 8;
 const PAGE = 100;
 const RSS_BUDGET_MB = 120;
 if (SIZES.some((n) => !Number.isInteger(n) || n < 1) || !(ROUNDS >= 1)) {
-  console.error('usage: node bench/transactions.mjs [--sizes 1000,10000,100000] [--rounds 3] [--seeders 16]');
+  console.error('usage: node bench/transactions.mjs [--sizes 1000,10000,100000] [--rounds 3] [--seeders 16] [--baseline OTHER/bin/cardctl.js]');
   process.exit(2);
 }
 
@@ -95,7 +97,7 @@ async function seedTo(target) {
 // ---- cardctl beside the plain undici loop, size by size (tables and ratios: bench/lib/lists.mjs) ----
 const list = listComparison({
   work, sandbox, bench: 'transactions', args: ['tx', 'list', '--all', '-o', 'ndjson'],
-  path: '/institutions/transactions', noun: 'transactions', short: 'tx', rounds: ROUNDS, page: PAGE,
+  path: '/institutions/transactions', noun: 'transactions', short: 'tx', rounds: ROUNDS, page: PAGE, baseline: BASELINE,
 });
 const bySize = [];
 for (const size of SIZES) {

@@ -20,10 +20,11 @@ const FLAGS_FOR_WORK = {
   // A command's second request: a streamed list, a bulk run, an import, a load test.
   manyRequests: [
     // The young generation kept at its first size: a streamed list's pages are garbage as soon
-    // as they are printed, and a growing young generation only holds more of them. `tx list --all`
-    // of 30,000 transactions peaked at 86 MB instead of 120 MB on Node 20, 100 instead of 156 MB on
-    // Node 24 (with the next flag too: 70 and 83 MB), for 30-50 % more client CPU. Node 20, 24
-    // and 26 honour it when set at run time.
+    // as they are printed, but each page's text outlives the scavenges that run while it is, and
+    // V8 grows the young generation to its maximum for them. `tx list --all` of 100,000
+    // transactions peaks at 70 MB instead of 93-109 MB on Node 20, 80 instead of 231-250 MB on
+    // Node 24, for 11-16 % more client CPU on Node 24 and none measured on Node 20 (BENCHMARKS.md,
+    // "Streaming on Node 20 and 24"). Node 20, 24 and 26 honour it when set at run time.
     '--semi-space-growth-factor=1',
     // The old generation let grow by half its live size between full GCs, where V8 would let a
     // small heap grow by up to 4×: a bulk run's requests outlive a scavenge or two and are promoted,

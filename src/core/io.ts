@@ -19,6 +19,8 @@ export interface IOStreams {
   columns?: number;
   out(text: string): void;
   err(text: string): void;
+  /** Resolves when stdout's buffer has room again: at once when it has room now, is gone, or was never made. */
+  drained(): Promise<void>;
 }
 
 export interface ColorInputs {
@@ -85,7 +87,22 @@ export function systemIO(process: NodeJS.Process): IOStreams {
     columns: stdoutIsTTY ? useStdout().columns : undefined,
     out: (text) => void useStdout().write(text),
     err: (text) => void process.stderr.write(text),
+    drained: () => (stdout ? drained(stdout) : Promise.resolve()),
   };
+}
+
+/** Resolves when `stream`'s buffer has room again (at once when it has room now, or is gone). */
+export function drained(stream: Writable): Promise<void> {
+  if (!stream.writableNeedDrain || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+  });
 }
 
 /**

@@ -68,15 +68,16 @@ export interface ListStream<R> {
    * awaiting it before fetching the next page keeps a slow reader (`| less`, a pipe to a slow
    * process) from making pages pile up in memory. It rejects only when the first records show a
    * --fields name to be unknown (a UsageError, before anything is written); --jq/--template
-   * errors surface from end().
+   * errors surface from end(). The records may be an iterable that parses each when reached (a
+   * streamed page, ApiClient.requestPage); `raw` gives the body as received, read only by `-o raw`.
    */
-  write(records: R[], raw?: string): Promise<void>;
+  write(records: Iterable<R>, raw?: () => string | undefined): Promise<void>;
   end(): Promise<void>;
 }
 
 /** A ListStream before pacing: write may finish later (--jq, --template) or at once. */
 interface PageWriter<R> {
-  write(records: R[], raw?: string): void | Promise<void>;
+  write(records: Iterable<R>, raw?: () => string | undefined): void | Promise<void>;
   end(): Promise<void>;
 }
 
@@ -118,7 +119,7 @@ export class Renderer {
     await runJq(json, this.settings.jq!, {
       out: (text) => {
         this.io.out(text);
-        return this.drained();
+        return this.io.drained();
       },
       err: (text) => this.io.err(`${text}\n`),
       signal: this.settings.signal,
@@ -145,7 +146,8 @@ export class Renderer {
     if (live) {
       // One jq run per page, over the page's records one after the other (the filter sees each record).
       return {
-        write: (records) => then(async () => {
+        write: (page) => then(async () => {
+          const records = [...page];
           if (records.length === 0) return;
           await this.writeJq(records.map((record) => JSON.stringify(this.project(record) ?? null)).join('\n'));
           prepareJqSoon(); // for the next page
@@ -167,9 +169,9 @@ export class Renderer {
   }
 
   /** Prints a list of records. */
-  async list<R>(records: R[], columns: Column<R>[], options: ListOptions = {}): Promise<void> {
+  async list<R>(records: Iterable<R>, columns: Column<R>[], options: ListOptions = {}): Promise<void> {
     const stream = this.stream(columns, options);
-    await stream.write(records, options.raw);
+    await stream.write(records, () => options.raw);
     await stream.end();
   }
 
@@ -181,20 +183,23 @@ export class Renderer {
     const writer = this.pageWriter(columns, options);
     let fieldsChecked = false;
     return {
-      write: (records, raw) => {
+      write: (page, raw) => {
+        let records = page;
         // --fields is checked against the first records there are, before any of them is written.
-        if (!fieldsChecked && records.length > 0) {
-          fieldsChecked = true;
-          try {
-            this.checkFields(records, columns);
-          } catch (error) {
-            return Promise.reject(error);
+        if (!fieldsChecked && this.settings.fields?.length) {
+          const list = [...page];
+          records = list;
+          if (list.length > 0) {
+            fieldsChecked = true;
+            try {
+              this.checkFields(list, columns);
+            } catch (error) {
+              return Promise.reject(error);
+            }
           }
         }
         const written = writer.write(records, raw);
-        // An empty page wrote nothing to wait for (and stdout is made only when written to).
-        if (records.length === 0 && !written) return Promise.resolve();
-        return written ? written.then(() => this.drained()) : this.drained();
+        return written ? written.then(() => this.io.drained()) : this.io.drained();
       },
       end: () => writer.end(),
     };
@@ -204,7 +209,7 @@ export class Renderer {
    * Writes a page's rows in batches of about 64 kB rather than one write each: a write costs more
    * than a short row, and a batch stays under V8's large-object size (128 kB), so it dies young.
    */
-  private outRows<R>(records: R[], row: (record: R) => string): void {
+  private outRows<R>(records: Iterable<R>, row: (record: R) => string): void {
     let batch = '';
     for (const record of records) {
       batch += row(record);
@@ -216,20 +221,6 @@ export class Renderer {
     if (batch) this.io.out(batch);
   }
 
-  /** Resolves when stdout's buffer has room again (at once when it has room now, or is gone). */
-  private drained(): Promise<void> {
-    const stdout = this.io.stdout;
-    if (!stdout.writableNeedDrain || stdout.destroyed) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        stdout.off('drain', done);
-        stdout.off('close', done);
-        resolve();
-      };
-      stdout.on('drain', done);
-      stdout.on('close', done);
-    });
-  }
 
   private pageWriter<R>(columns: Column<R>[], options: ListOptions): PageWriter<R> {
     const { format, quiet } = this.settings;
@@ -269,7 +260,10 @@ export class Renderer {
         };
       case 'raw':
         return {
-          write: (records, raw) => this.io.out(raw !== undefined ? withNewline(raw) : `${JSON.stringify(records)}\n`),
+          write: (records, raw) => {
+            const body = raw?.();
+            this.io.out(body !== undefined ? withNewline(body) : `${JSON.stringify([...records])}\n`);
+          },
           end: async () => {},
         };
       case 'csv': {
@@ -301,8 +295,10 @@ export class Renderer {
         const rows: string[][] = [];
         return {
           write: (records) => {
-            for (const record of records) rows.push(this.humanCells(selected, record));
-            count += records.length;
+            for (const record of records) {
+              rows.push(this.humanCells(selected, record));
+              count++;
+            }
           },
           end: async () => {
             if (count === 0) {

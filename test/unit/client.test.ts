@@ -127,6 +127,44 @@ describe.each(TRANSPORTS)('over %s', (name) => {
       expect(ids).toEqual([1, 2, 3]);
       expect(server.requests.map((r) => r.url)).toEqual(['/institutions/cards?page=1&limit=2', '/institutions/cards?page=2&limit=2']);
     });
+
+    it('requestPage() gives the records one at a time, card numbers masked, and the same page whole as data and raw', async () => {
+      const records = [{ id: 't1', cardData: { pan: '5060990000000000019' } }, { id: 't2', cardData: { pan: '506099******0027' } }];
+      server.enqueue((_q, res) => envelope(res, records, { pagination: { page: 1, limit: 2, total: 2, pages: 1 } }));
+      const page = await client().requestPage<{ id: string; cardData: { pan: string } }>({ method: 'GET', path: '/institutions/transactions' });
+      expect(page.count).toBe(2);
+      expect(page.first?.id).toBe('t1');
+      expect(page.pagination).toEqual({ page: 1, limit: 2, total: 2, pages: 1 });
+      expect(page.message).toBe('ok');
+      expect([...page.records()].map((r) => r.cardData.pan)).toEqual(['506099*********0019', '506099******0027']);
+      expect(page.data.map((r) => r.cardData.pan)).toEqual(['506099*********0019', '506099******0027']);
+      expect(page.raw).not.toContain('5060990000000000019');
+      expect(page.raw).toContain('"506099*********0019"');
+    });
+
+    it('requestPage() fails as request() does on an error status, an error envelope, and a record that is not JSON', async () => {
+      server.enqueue(status(404));
+      expect((await failure(client().requestPage({ method: 'GET', path: '/institutions/transactions' }))).exitCode).toBe(4);
+      server.enqueue((_q, res) => envelope(res, [], { statusCode: 500, message: 'broken' }));
+      expect((await failure(client().requestPage({ method: 'GET', path: '/institutions/transactions' }))).message).toMatch(/broken/);
+      server.enqueue((_q, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"statusCode":200,"message":"ok","data":[{"id":"t1"},{"id":}]}');
+      });
+      const page = await client().requestPage<{ id: string }>({ method: 'GET', path: '/institutions/transactions' });
+      expect(page.first).toEqual({ id: 't1' });
+      const iterating = (async () => [...page.records()])();
+      expect((await failure(iterating)).message).toMatch(/not JSON/);
+      expect((await failure((async () => page.data)())).message).toMatch(/not JSON/);
+    });
+
+    it('requestPage() takes a body it cannot split (data that is not an array) as request() would', async () => {
+      server.enqueue((_q, res) => envelope(res, { id: 'one' }));
+      const page = await client().requestPage({ method: 'GET', path: '/institutions/transactions' });
+      expect(page.count).toBe(0);
+      expect([...page.records()]).toEqual([]);
+      expect(page.data).toEqual({ id: 'one' });
+    });
   });
 
   describe('401 and token renewal', () => {

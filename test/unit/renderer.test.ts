@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { drained } from '../../src/core/io.js';
 import type { GlobalOptions } from '../../src/core/context.js';
 import type { Column } from '../../src/output/renderer.js';
 import { csvField, formatDateTime } from '../../src/output/format.js';
@@ -129,6 +130,36 @@ describe('machine formats', () => {
     expect((await render({ output: 'raw' }, {}, 'record')).stdout).toBe('{"statusCode":200,"data":{}}\n');
   });
 
+  it.each([
+    ['ndjson', {}, `${cards.map((card) => JSON.stringify(card)).join('\n')}\n`],
+    ['ndjson', { fields: 'id' }, '{"id":"c1"}\n{"id":"c2"}\n'],
+    ['csv', { fields: 'id' }, 'id\nc1\nc2\n'],
+    ['json', { fields: 'id' }, '[\n  {\n    "id": "c1"\n  },\n  {\n    "id": "c2"\n  }\n]\n'],
+  ] as const)('a streamed page may be an iterable that makes each record when reached (%s %o)', async (output, more, expected) => {
+    const ctx = testContext({ globals: { output, ...more } });
+    const made: string[] = [];
+    function* page() {
+      for (const card of cards) {
+        made.push(card.id);
+        yield card;
+      }
+    }
+    const stream = ctx.output().stream(columns);
+    await stream.write(page());
+    await stream.write([]);
+    await stream.end();
+    expect(ctx.io.stdoutText()).toBe(expected);
+    expect(made).toEqual(['c1', 'c2']);
+  });
+
+  it('--fields is checked against the first records of an iterable page, before any is written', async () => {
+    const ctx = testContext({ globals: { output: 'ndjson', fields: 'nope' } });
+    function* page() { yield* cards; }
+    const error = await ctx.output().stream(columns).write(page()).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/unknown field in --fields: "nope"/);
+    expect(ctx.io.stdoutText()).toBe('');
+  });
+
   it('a streamed page settles only once stdout drains, so --all waits for a slow reader', async () => {
     const ctx = testContext({ globals: { output: 'ndjson', fields: 'id' } });
     let written = '';
@@ -143,6 +174,7 @@ describe('machine formats', () => {
     });
     ctx.io.stdout = slow;
     ctx.io.out = (text) => void slow.write(text);
+    ctx.io.drained = () => drained(slow);
     let settled = false;
     const page = ctx.output().stream(columns).write(cards).then(() => { settled = true; });
     await new Promise((resolve) => setImmediate(resolve));

@@ -31,6 +31,7 @@ output start at once, and memory stays flat however many cards there are).`,
   },
   async *pages(ctx, query, limit) {
     const { listAllCards } = await import('../../api/cards.js');
-    for await (const response of listAllCards(await ctx.client(), { ...query, limit }, ctx.signal)) yield { rows: response.data ?? [], raw: response.raw };
+    // Each row parsed as it is printed; the body only for -o raw.
+    for await (const response of listAllCards(await ctx.client(), { ...query, limit }, ctx.signal)) yield { rows: response.records(), get raw() { return response.raw; } };
   },
 });

@@ -28,12 +28,13 @@ paging stops at the first page older than --since.`,
     const { listAllTransactions } = await import('../../api/transactions.js');
     const timeFiltered = Boolean(filter.since || filter.until);
     for await (const response of listAllTransactions(await ctx.client(), { ...apiQuery(filter), limit }, ctx.signal)) {
-      const page = response.data ?? [];
-      yield {
-        rows: page.filter((tx) => inWindow(tx, filter.since, filter.until)),
-        raw: timeFiltered ? undefined : response.raw,
-        last: pastSince(page, filter.since),
-      };
+      if (!timeFiltered) {
+        // Each row parsed as it is printed; the body only for -o raw.
+        yield { rows: response.records(), get raw() { return response.raw; } };
+        continue;
+      }
+      const page = [...response.records()];
+      yield { rows: page.filter((tx) => inWindow(tx, filter.since, filter.until)), last: pastSince(page, filter.since) };
     }
   },
 });
