@@ -9,6 +9,7 @@
 // at most MAX_RECORD_CHARS long: a longer one is a file error naming its line, so no input
 // (no newline ever, a gigantic quoted field, one huge element) can make memory grow.
 import type { Readable } from 'node:stream';
+import { drained } from '../core/io.js';
 import { decodeChunks, TextDecodeError, type TextEncoding } from '../core/text.js';
 import { setPath } from '../output/format.js';
 
@@ -115,7 +116,7 @@ export async function* readCsvRows(input: Readable, options: CsvOptions = {}): A
     try {
       for await (const text of decoded(input, options.encoding)) {
         if (stopped || parser.destroyed) return;
-        if (!parser.write(text)) await drainedOrClosed(parser);
+        if (!parser.write(text)) await drained(parser);
       }
       parser.end();
     } catch (error) {
@@ -350,17 +351,4 @@ function parseElement(text: string, line: number): SourceRow {
   } catch (error) {
     return { line, error: `not valid JSON: ${(error as Error).message}` };
   }
-}
-
-/** Resolves when the parser takes more text, or closes; the other listener is removed (one wait per chunk read). */
-function drainedOrClosed(parser: NodeJS.EventEmitter): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      parser.off('drain', done);
-      parser.off('close', done);
-      resolve();
-    };
-    parser.once('drain', done);
-    parser.once('close', done);
-  });
 }

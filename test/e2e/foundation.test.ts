@@ -4,7 +4,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardctl, tempDir, isolatedDirs } from '../helpers/cli.js';
-import { envelope, json, startTestServer, type TestServer } from '../helpers/http-server.js';
+import { envelope, json, startForwardProxy, startTestServer, type TestServer } from '../helpers/http-server.js';
 
 const TOKEN = 'tok_e2e_5f4e3d2c1b0a99887766';
 const CARDS = [
@@ -175,35 +175,18 @@ describe('cardctl foundation (built binary)', () => {
 
 describe('through a proxy from the environment', () => {
   it('HTTP_PROXY: each command goes through it, over the undici the route bundles share', async () => {
-    const { createServer } = await import('node:http');
-    const { connect } = await import('node:net');
-    const seen: string[] = [];
     // A forward proxy as undici uses one: a CONNECT tunnel to the API.
-    const proxy = createServer((_req, res) => res.writeHead(405).end());
-    proxy.on('connect', (req, socket, head) => {
-      seen.push(`CONNECT ${req.url}`);
-      const [host, port] = req.url!.split(':');
-      const upstream = connect(Number(port), host!, () => {
-        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.write(head);
-        upstream.pipe(socket);
-        socket.pipe(upstream);
-      });
-      upstream.on('error', () => socket.destroy());
-      socket.on('error', () => upstream.destroy());
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxy = await startForwardProxy();
     try {
-      const env = { CARDCTL_BASE_URL: server.url, CARDCTL_TOKEN: TOKEN, HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as { port: number }).port}` };
+      const env = { CARDCTL_BASE_URL: server.url, CARDCTL_TOKEN: TOKEN, HTTP_PROXY: proxy.url };
       const list = await run(['cards', 'list', '--limit', '1', '-o', 'json'], { env });
       expect(list.exitCode, list.stderr).toBe(0);
       expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ id: 'card_2' })]);
       const api = await run(['api', 'GET', '/institutions/cards', '-q'], { env });
       expect([api.exitCode, api.stdout]).toEqual([0, 'card_2\ncard_1\n']);
-      expect(seen).toEqual([`CONNECT ${new URL(server.url).host}`, `CONNECT ${new URL(server.url).host}`]);
+      expect(proxy.seen).toEqual([`CONNECT ${new URL(server.url).host}`, `CONNECT ${new URL(server.url).host}`]);
     } finally {
-      proxy.closeAllConnections();
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
     }
   });
 });

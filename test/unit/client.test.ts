@@ -2,7 +2,7 @@ import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient, interpret, paginate, parseBaseUrl, retryAfterMs, type ClientOptions, type Exchange, type HttpLogger } from '../../src/api/client.js';
 import { AuthError, CliError } from '../../src/core/errors.js';
-import { envelope, json, startTestServer, type TestServer } from '../helpers/http-server.js';
+import { envelope, json, startForwardProxy, startTestServer, type TestServer } from '../helpers/http-server.js';
 
 let server: TestServer;
 let clients: ApiClient[] = [];
@@ -447,28 +447,8 @@ describe('transport security and configuration', () => {
   });
 
   it('goes through HTTP_PROXY, except for hosts in NO_PROXY', async () => {
-    // A minimal forward proxy: CONNECT tunnels (what undici uses) and absolute-URI requests.
-    const { createServer } = await import('node:http');
-    const { connect } = await import('node:net');
-    const seen: string[] = [];
-    const proxy = createServer((req, res) => {
-      seen.push(`${req.method} ${req.url}`);
-      envelope(res, ['via proxy']);
-    });
-    proxy.on('connect', (req, socket, head) => {
-      seen.push(`CONNECT ${req.url}`);
-      const [host, port] = String(req.url).split(':');
-      const upstream = connect(Number(port), host, () => {
-        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.write(head);
-        upstream.pipe(socket);
-        socket.pipe(upstream);
-      });
-      upstream.on('error', () => socket.destroy());
-      socket.on('error', () => upstream.destroy());
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+    const proxy = await startForwardProxy((_req, res) => envelope(res, ['via proxy']));
+    const { seen, url: proxyUrl } = proxy;
     try {
       server.fallback(ok(['direct']));
       const target = new URL(server.url);
@@ -483,8 +463,7 @@ describe('transport security and configuration', () => {
     } finally {
       await Promise.all(clients.map((c) => c.close()));
       clients = [];
-      proxy.closeAllConnections();
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
     }
   });
 
