@@ -19,15 +19,11 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { option } from './lib/args.mjs';
 import { autocannonRate } from './lib/limit.mjs';
 import { BIN, makeWorkDir, startSandbox, track } from './lib/processes.mjs';
 import { reportRatio } from './lib/results.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(`--${name}`);
-  return at === -1 ? fallback : args[at + 1];
-};
 const SIZES = String(option('sizes', '10000,100000')).split(',').map(Number).sort((a, b) => a - b);
 const CARDS = Number(option('cards', 2000));
 const DURATION = Number(option('duration', 8));

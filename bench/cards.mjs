@@ -16,12 +16,8 @@
 import { listComparison } from './lib/lists.mjs';
 import { makeWorkDir, startSandbox } from './lib/processes.mjs';
 import { cardBody, defaultPinFor, postCard } from './lib/seed.mjs';
+import { args, option } from './lib/args.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(`--${name}`);
-  return at === -1 ? fallback : args[at + 1];
-};
 // --cards N: one size only (what this benchmark measured before it had three).
 const SIZES = String(option('sizes', option('cards', '1000,10000,30000'))).split(',').map(Number).sort((a, b) => a - b);
 const ROUNDS = Number(option('rounds', 3));

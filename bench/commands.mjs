@@ -19,12 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { BIN, makeWorkDir, startSandbox } from './lib/processes.mjs';
 import { median, reportRatio } from './lib/results.mjs';
 import { cardBody, defaultPinFor, postCard } from './lib/seed.mjs';
+import { args, option } from './lib/args.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(`--${name}`);
-  return at === -1 ? fallback : args[at + 1];
-};
 const ROUNDS = Math.max(10, Number(option('rounds', 15)));
 const WARMUP = 3;
 const SEED = 20;

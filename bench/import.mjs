@@ -20,12 +20,8 @@ import { join } from 'node:path';
 import { autocannonRate } from './lib/limit.mjs';
 import { BIN, makeWorkDir, startSandbox, track } from './lib/processes.mjs';
 import { reportRatio } from './lib/results.mjs';
+import { option } from './lib/args.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(`--${name}`);
-  return at === -1 ? fallback : args[at + 1];
-};
 const list = (text) => String(text).split(',').map(Number);
 const SIZES = list(option('sizes', option('rows', '1000,3000,10000')));
 const DURATION = Number(option('duration', 8));

@@ -13,12 +13,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { BIN, makeWorkDir, startSandbox, track } from './lib/processes.mjs';
 import { median, reportRatio } from './lib/results.mjs';
 import { cardBody, defaultPinFor, postCard } from './lib/seed.mjs';
+import { option } from './lib/args.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(`--${name}`);
-  return at === -1 ? fallback : args[at + 1];
-};
 const CARDS = Number(option('cards', 1000));
 const ROUNDS = Number(option('rounds', 5));
 if (!Number.isInteger(CARDS) || CARDS < 1 || !(ROUNDS >= 1)) {

@@ -12,14 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { args, option } from './lib/args.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i === -1 ? fallback : Number(args[i + 1]);
-};
-const connections = option('connections', 200);
-const duration = option('duration', 30);
+const connections = Number(option('connections', 200));
+const duration = Number(option('duration', 30));
 const asJson = args.includes('--json');
 const BIN = fileURLToPath(new URL('../bin/cardctl.js', import.meta.url));
 

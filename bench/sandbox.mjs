@@ -17,17 +17,13 @@ import Database from 'libsql';
 import { BIN, makeWorkDir, startProcess, stopChildren } from './lib/processes.mjs';
 import { median, reportRatio } from './lib/results.mjs';
 import { cardBody, defaultPinFor, postCard } from './lib/seed.mjs';
+import { option } from './lib/args.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(`--${name}`);
-  return at === -1 ? fallback : Number(args[at + 1]);
-};
-const DURATION = option('duration', 5);
+const DURATION = Number(option('duration', 5));
 // Rounds alternate the targets, so a burst of load from elsewhere on the machine hits both
 // rather than one; ratios are taken per round and the median is reported.
-const ROUNDS = option('rounds', 3);
-const CONNECTIONS = option('connections', 10);
+const ROUNDS = Number(option('rounds', 3));
+const CONNECTIONS = Number(option('connections', 10));
 const SIZES = { small: 1_000, large: 100_000 };
 
 function run(name, options) {

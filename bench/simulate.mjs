@@ -27,12 +27,8 @@ import { Pool, request } from 'undici';
 import { autocannonRate } from './lib/limit.mjs';
 import { BIN, cpuMs, makeWorkDir, startProcess, startSandbox } from './lib/processes.mjs';
 import { reportRatio } from './lib/results.mjs';
+import { args, option } from './lib/args.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(`--${name}`);
-  return at === -1 ? fallback : args[at + 1];
-};
 const DURATION = Number(option('duration', 5));
 const CONCURRENCY = String(option('concurrency', '1,8,32')).split(',').map(Number);
 const ROUNDS = Number(option('rounds', 3));

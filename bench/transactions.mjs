@@ -22,12 +22,8 @@ import { fmt, listComparison } from './lib/lists.mjs';
 import { reportRatio } from './lib/results.mjs';
 import { makeWorkDir, startSandbox } from './lib/processes.mjs';
 import { cardBody, pinBlock } from './lib/seed.mjs';
+import { args, option } from './lib/args.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(`--${name}`);
-  return at === -1 ? fallback : args[at + 1];
-};
 const SIZES = String(option('sizes', '1000,10000,100000')).split(',').map(Number).sort((a, b) => a - b);
 const ROUNDS = Number(option('rounds', 3));
 const SEEDERS = Number(option('seeders', 16));
