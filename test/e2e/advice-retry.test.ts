@@ -5,8 +5,9 @@
 // whether acknowledged, the last result, and when (the record's updatedAt moves with each
 // attempt). The listener sees the advice once, on the attempt that is acknowledged.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { cardctl, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
-import { call, createCardOverHttp } from '../sandbox/helpers.js';
+import { cardctl, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
+import { startSigningSandbox } from '../helpers/signing-sandbox.js';
+import { createCardOverHttp } from '../sandbox/helpers.js';
 
 const WEBHOOK_SECRET = 'whsec_advice_retry_e2e';
 
@@ -39,10 +40,7 @@ async function showUntil(id: string, done: (tx: any) => boolean, withinMs: numbe
 beforeAll(async () => {
   config = tempDir();
   listeners.push(await startListener(0));
-  sandbox = await startSandboxProcess(['--webhook-url', listeners[0]!.url], { configDir: config.path });
-  env = { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: sandbox.info.token };
-  const signing = await call(sandbox.info, 'PUT', `/sandbox/card-programs/${sandbox.info.cardProgramId}`, { token: sandbox.info.token, body: { webHookConfig: { secret: WEBHOOK_SECRET } } });
-  expect(signing.status, signing.text).toBe(200);
+  ({ sandbox, env } = await startSigningSandbox(listeners[0]!.url, WEBHOOK_SECRET, config.path));
 }, 60_000);
 
 afterAll(async () => {

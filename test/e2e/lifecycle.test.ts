@@ -5,7 +5,8 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardctl, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
+import { cardctl, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
+import { startSigningSandbox } from '../helpers/signing-sandbox.js';
 import { call, createCardOverHttp } from '../sandbox/helpers.js';
 
 
@@ -38,10 +39,7 @@ const kinds = (life: any) => life.messages.map((m: any) => `${m.messageKind} ${m
 beforeAll(async () => {
   config = tempDir();
   listener = await startListener([], config.path);
-  sandbox = await startSandboxProcess(['--webhook-url', listener.url], { configDir: config.path });
-  env = { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: sandbox.info.token };
-  const signing = await call(sandbox.info, 'PUT', `/sandbox/card-programs/${sandbox.info.cardProgramId}`, { token: sandbox.info.token, body: { webHookConfig: { secret: WEBHOOK_SECRET } } });
-  expect(signing.status, signing.text).toBe(200);
+  ({ sandbox, env } = await startSigningSandbox(listener.url, WEBHOOK_SECRET, config.path));
 }, 60_000);
 
 afterAll(async () => {
