@@ -8,6 +8,7 @@ import { UsageError } from '../core/errors.js';
 import { loadYaml } from '../scenario/yaml.js';
 import { LIST_BOUNDS } from './list-bounds.js';
 import { isObject } from '../core/is-object.js';
+import { setPath } from '../output/format.js';
 
 /** The options of each list, by the API's default names (what src/api/<resource>.ts sends). */
 const LIST_OPTIONS = {
@@ -269,17 +270,6 @@ export function readPath(body: unknown, path: string): unknown {
     value = (value as Record<string, unknown>)[segment];
   }
   return value;
-}
-
-/** Sets the value at a dotted path, making the objects on the way (paths are checked: no __proto__). */
-export function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
-  const segments = path.split('.');
-  let at = target;
-  for (const segment of segments.slice(0, -1)) {
-    if (!isObject(at[segment])) at[segment] = {};
-    at = at[segment] as Record<string, unknown>;
-  }
-  at[segments[segments.length - 1]!] = value;
 }
 
 

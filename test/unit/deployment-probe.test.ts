@@ -1,7 +1,8 @@
 // The decisions of `doctor --deployment` (src/deployment/probe.ts), against a fake deployment
 // whose parameter names, paging, page size limit and error body are set per test.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DIALECT, LIST_PATHS, resolveDialect, setPath, type Dialect, type DialectOverrides, type ListName } from '../../src/api/dialect.js';
+import { DEFAULT_DIALECT, LIST_PATHS, resolveDialect, type Dialect, type DialectOverrides, type ListName } from '../../src/api/dialect.js';
+import { setPath } from '../../src/output/format.js';
 import type { Check } from '../../src/core/check.js';
 import { MISSING_CARD_ID, probeDeployment, type ProbeAnswer, type ProbeTarget } from '../../src/deployment/probe.js';
 
