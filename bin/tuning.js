@@ -40,25 +40,28 @@ const FLAGS_FOR_WORK = {
 // generation held at its first size only scavenges it more often (`sandbox serve` in forward mode
 // spent 6.4% of its CPU in GC with them and 3.2% without; BENCHMARKS.md, Simulation).
 
-/** The function that sets the flags of a kind of work, each set at most once, with `setFlag`. */
+/**
+ * The function that sets the flags of a kind of work, each set at most once, with `setFlag`; its
+ * `begun` holds the kinds of work whose flags it has set.
+ */
 function tuner(setFlag) {
   const begun = new Set();
-  return (work) => {
+  const begin = (work) => {
     if (begun.has(work) || !Object.hasOwn(FLAGS_FOR_WORK, work)) return;
     begun.add(work);
     for (const flag of FLAGS_FOR_WORK[work]) setFlag(flag);
   };
+  begin.begun = begun;
+  return begin;
 }
 
 // Where the bundle finds the tuner (src/core/tuning.ts); unset in tests, which run main() in
 // their own process and set nothing.
 const TUNER = Symbol.for('cardctl.tuner');
 
-let flagsChanged = false;
-
 /** Whether this process has set any V8 flag (bin/code-cache.js: a cache made so is of no use to the next). */
 function changedFlags() {
-  return flagsChanged;
+  return (globalThis[TUNER]?.begun.size ?? 0) > 0;
 }
 
 /**
@@ -71,10 +74,7 @@ async function loadTuned(load) {
   if (typeof nodeModule.enableCompileCache === 'function' && !process.env.NODE_DISABLE_COMPILE_CACHE) {
     try { nodeModule.enableCompileCache(); } catch { /* cache directory not writable: run without it */ }
   }
-  globalThis[TUNER] = tuner((flag) => {
-    flagsChanged = true;
-    require('node:v8').setFlagsFromString(flag);
-  });
+  globalThis[TUNER] = tuner((flag) => require('node:v8').setFlagsFromString(flag));
   return load();
 }
 

@@ -221,7 +221,6 @@ export class Renderer {
     if (batch) this.io.out(batch);
   }
 
-
   private pageWriter<R>(columns: Column<R>[], options: ListOptions): PageWriter<R> {
     const { format, quiet } = this.settings;
     const idPath = options.idPath ?? 'id';
