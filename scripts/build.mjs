@@ -35,7 +35,7 @@ const external = [
 ];
 
 // Libraries imported only with import() (a command's run() loading what it needs), as the route
-// bundles share them: dist/vendor/<file>.js each.
+// bundles share them: dist/vendor/<file>.cjs each.
 const VENDOR = ['undici', 'node-forge', 'jose', '@inquirer/prompts', 'yaml', 'handlebars', 'csv-parse', 'conf', 'cli-table3', 'cli-progress', 'chalk'];
 const vendorFile = (name) => name.replace(/^@/, '').replace('/', '-');
 
