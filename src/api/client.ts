@@ -20,7 +20,8 @@ import { isScope } from '../core/validate.js';
 import { isMutation } from '../audit/mutation.js';
 import { DryRunStop, describeDryRun, type DryRunRequest } from '../audit/dry-run.js';
 import { maskCardData, maskRecord } from '../audit/mask.js';
-import { dataSpans } from './list-body.js';
+import { dataSpans, type DataSpans } from './list-body.js';
+import { bodyText, PageBuffer } from './body.js';
 import { DEFAULT_DIALECT, listOfPath, listQuery, readPath, type Dialect, type ListName } from './dialect.js';
 import type { Transport, TransportResponse } from './node-http.js';
 import { loadUndici, undiciTransport } from './undici.js';
@@ -75,6 +76,8 @@ export interface ApiRequest {
   signal?: AbortSignal;
   /** Why this mutation is made (a command's --reason): recorded with it in the audit journal. */
   reason?: string;
+  /** Where the answer's bytes go instead of a buffer of their own (requestPage). */
+  into?: PageBuffer;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -93,8 +96,11 @@ export interface ApiResponse<T = unknown> {
 export interface ListPageResponse<T> extends ApiResponse<T[]> {
   /** How many records the page holds. */
   count: number;
-  /** The first record (paginate() compares it with the previous page's). */
-  first: T | undefined;
+  /**
+   * What tells the first record apart, its id (else its whole text): paginate() compares it with
+   * the previous page's. A key rather than the record, which would stay alive until the next page.
+   */
+  firstKey: string | undefined;
   /** The records, each parsed (and masked) when the iteration reaches it. */
   records(): Iterable<T>;
 }
@@ -319,9 +325,10 @@ export class ApiClient {
    * One page of a list (a GET whose envelope's `data` is an array), read for streaming: its
    * records are parsed, and their card numbers masked, one at a time as records() reaches them
    * (src/api/list-body.ts says why). `data` and `raw` are the whole page, parsed when first read.
+   * With `pages`, the bytes go there (src/api/body.ts), and the page is good until the next one begins.
    */
-  requestPage<T>(req: ApiRequest & { method: 'GET' }): Promise<ListPageResponse<T>> {
-    return this.exchange(req, (response) => listPageOf<T>(req, response, this.dialect));
+  requestPage<T>(req: ApiRequest & { method: 'GET' }, pages?: PageBuffer): Promise<ListPageResponse<T>> {
+    return this.exchange({ ...req, into: pages }, (response) => listPageOf<T>(req, response, this.dialect, pages));
   }
 
   private async exchange<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>>;
@@ -429,7 +436,7 @@ export class ApiClient {
     const started = monotonicMs();
     let res: TransportResponse;
     try {
-      res = await transport.send({ url, method: req.method, headers, body, timeoutMs: this.timeoutMs, signal: req.signal ?? this.options.signal });
+      res = await transport.send({ url, method: req.method, headers, body, timeoutMs: this.timeoutMs, signal: req.signal ?? this.options.signal, into: req.into });
     } catch (error) {
       if (!(req.signal ?? this.options.signal)?.aborted) this.stopPipelining();
       if (logger?.verboseEnabled) {
@@ -439,25 +446,43 @@ export class ApiClient {
       throw error;
     }
     const durationMs = Math.round(monotonicMs() - started);
+    const response = new RawResponse(res.statusCode, res.headers, res.body, durationMs, req.method, url, token);
     if (logger?.verboseEnabled) logger.verbose(`${req.method} ${redactUrl(url)} → ${res.statusCode} (${durationMs} ms)`);
     if (logger?.debugEnabled) {
       logger.debug(`< HTTP ${res.statusCode}`);
       for (const [name, value] of Object.entries(redactHeaders(res.headers))) logger.debug(`< ${name}: ${value}`);
-      if (res.text) logger.debug(`< ${redactBodyText(res.text)}`);
+      if (response.text) logger.debug(`< ${redactBodyText(response.text)}`);
     }
-    return { status: res.statusCode, headers: res.headers, text: res.text, durationMs, method: req.method, url, token };
+    return response;
   }
 }
 
-interface RawResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-  durationMs: number;
-  method: string;
-  url: URL;
-  /** The bearer token the request carried (to tell a renewed token from the same one). */
-  token?: string;
+/**
+ * An answer as received, its text decoded when first read: a streamed list's page is read from its
+ * bytes (listPageOf). A class rather than an object literal with a getter: the getter of such a
+ * literal is a new function each time, so V8 made a new hidden class (and its transitions) per
+ * request, metadata that outlived scavenges (13 kB of each one's survivors in a streamed list,
+ * none with classes; src/api/list-body.ts says why survivors matter).
+ */
+class RawResponse {
+  private decoded?: string;
+
+  constructor(
+    readonly status: number,
+    readonly headers: Record<string, string | string[] | undefined>,
+    /** The body's bytes as received. */
+    readonly bytes: Buffer,
+    readonly durationMs: number,
+    readonly method: string,
+    readonly url: URL,
+    /** The bearer token the request carried (to tell a renewed token from the same one). */
+    readonly token: string | undefined,
+  ) {}
+
+  /** The body as text (src/api/body.ts). */
+  get text(): string {
+    return (this.decoded ??= bodyText(this.bytes));
+  }
 }
 
 /**
@@ -467,7 +492,7 @@ interface RawResponse {
  */
 export function interpret<T>(
   req: Pick<ApiRequest, 'method' | 'path' | 'envelope'>,
-  response: RawResponse | Omit<RawResponse, 'url' | 'method'>,
+  response: Pick<RawResponse, 'status' | 'text' | 'headers' | 'durationMs'>,
   dialect: Dialect = DEFAULT_DIALECT,
 ): ApiResponse<T> {
   const { status, text, headers, durationMs } = response;
@@ -540,49 +565,93 @@ export function interpret<T>(
  * A page of a list whose records are parsed one at a time (ApiClient.requestPage): the envelope
  * around the `data` array is parsed and checked as interpret() checks any answer, and each record
  * when records() reaches it. Anything else (an error status, no single data array) takes
- * interpret() whole, so it fails, or succeeds, exactly as any other request.
+ * interpret() whole, so it fails, or succeeds, exactly as any other request. With `pages` (where
+ * the transport put the bytes), the page is good until the next one begins there.
  */
-function listPageOf<T>(req: Pick<ApiRequest, 'method' | 'path'>, response: RawResponse, dialect: Dialect): ListPageResponse<T> {
-  const { text } = response;
-  const spans = response.status < 300 ? dataSpans(text) : undefined;
-  let whole: ApiResponse<T[]> | undefined;
-  const parsedWhole = () => (whole ??= maskCardData(interpret<T[]>(req, response, dialect)));
+function listPageOf<T>(req: Pick<ApiRequest, 'method' | 'path'>, response: RawResponse, dialect: Dialect, pages?: PageBuffer): ListPageResponse<T> {
+  const spans = response.status < 300 ? dataSpans(response.bytes) : undefined;
   if (!spans) {
-    const page = parsedWhole();
+    const page = maskCardData(interpret<T[]>(req, response, dialect));
     const items = Array.isArray(page.data) ? page.data : [];
-    return { ...page, count: items.length, first: items[0], records: () => items };
+    return { ...page, count: items.length, firstKey: items.length > 0 ? recordKey(items[0]) : undefined, records: () => items };
   }
-  // The envelope with an empty array where the records are: statusCode, message and paging read and checked.
-  const { status, headers, durationMs } = response;
-  const envelope = interpret<T[]>(req, { status, headers, durationMs, text: `${text.slice(0, spans.open + 1)}${text.slice(spans.close)}` }, dialect);
-  const { elements } = spans;
-  const where = `${req.method} ${req.path}`;
-  const record = (k: number): T => {
-    const source = text.slice(elements[k], elements[k + 1]);
+  return new StreamedPage<T>(req, response, dialect, spans, pages ? pages.checker() : () => {});
+}
+
+/**
+ * A page read from its bytes: its envelope parsed now, its records when records() reaches them,
+ * the whole page (`data`, `raw`) only when asked. A class, not a literal with getters (RawResponse
+ * says why).
+ */
+class StreamedPage<T> implements ListPageResponse<T> {
+  readonly status: number;
+  readonly message: string | undefined;
+  readonly pagination: Pagination | undefined;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly durationMs: number;
+  readonly count: number;
+  readonly firstKey: string | undefined;
+  private readonly bytes: Buffer;
+  private readonly elements: number[];
+  private whole: ApiResponse<T[]> | undefined;
+
+  constructor(
+    private readonly req: Pick<ApiRequest, 'method' | 'path'>,
+    response: RawResponse,
+    private readonly dialect: Dialect,
+    spans: DataSpans,
+    /** Throws once the page is gone (PageBuffer). */
+    private readonly check: () => void,
+  ) {
+    const { status, headers, durationMs, bytes } = response;
+    this.bytes = bytes;
+    this.elements = spans.elements;
+    // The envelope with an empty array where the records are: statusCode, message and paging read and checked.
+    const envelope = interpret<T[]>(req, { status, headers, durationMs, text: `${bytes.toString('utf8', 0, spans.open + 1)}${bytes.toString('utf8', spans.close)}` }, dialect);
+    this.status = envelope.status;
+    this.message = envelope.message;
+    this.pagination = envelope.pagination;
+    this.headers = envelope.headers;
+    this.durationMs = envelope.durationMs;
+    this.count = this.elements.length / 2;
+    this.firstKey = this.count > 0 ? recordKey(this.record(0)) : undefined;
+  }
+
+  records(): Iterable<T> {
+    return this.whole ? this.whole.data : this.eachRecord();
+  }
+
+  get data(): T[] {
+    return this.parsedWhole().data;
+  }
+
+  get raw(): string {
+    return this.parsedWhole().raw;
+  }
+
+  private *eachRecord(): Generator<T> {
+    for (let k = 0; k < this.elements.length; k += 2) yield this.record(k);
+  }
+
+  private record(k: number): T {
+    this.check();
+    const source = this.bytes.toString('utf8', this.elements[k], this.elements[k + 1]);
     let value: unknown;
     try {
       value = JSON.parse(source);
     } catch {
-      throw new ServerError(`${where}: the server answered ${response.status} with a body that is not JSON (HTTP ${response.status} with truncated or invalid JSON)`, { status: response.status });
+      const { status } = this;
+      throw new ServerError(`${this.req.method} ${this.req.path}: the server answered ${status} with a body that is not JSON (HTTP ${status} with truncated or invalid JSON)`, { status });
     }
     return maskRecord(value, source) as T;
-  };
-  return {
-    status: envelope.status,
-    message: envelope.message,
-    pagination: envelope.pagination,
-    headers: envelope.headers,
-    durationMs: envelope.durationMs,
-    count: elements.length / 2,
-    first: elements.length > 0 ? record(0) : undefined,
-    records: () => (whole ? whole.data : recordsOf(elements.length, record)),
-    get data() { return parsedWhole().data; },
-    get raw() { return parsedWhole().raw; },
-  };
-}
+  }
 
-function* recordsOf<T>(spanEnds: number, record: (k: number) => T): Generator<T> {
-  for (let k = 0; k < spanEnds; k += 2) yield record(k);
+  private parsedWhole(): ApiResponse<T[]> {
+    if (this.whole) return this.whole;
+    this.check();
+    const { status, headers, durationMs } = this;
+    return (this.whole = maskCardData(interpret<T[]>(this.req, { status, headers, durationMs, text: bodyText(this.bytes) }, this.dialect)));
+  }
 }
 
 /**
@@ -781,7 +850,8 @@ export function parseBaseUrl(value: string, insecure: boolean): URL {
  * body gives (a body without one ends at the first page shorter than `limit`); with
  * `short-page`, up to the first page shorter than `limit`. A page that starts with the record
  * the previous page started with means the page parameter is not the deployment's: that stops
- * with an error naming the setting, rather than reading the same page forever.
+ * with an error naming the setting, rather than reading the same page forever. Each page is good
+ * until the next is asked for: they share one PageBuffer.
  */
 export async function* paginate<T>(
   client: ApiClient,
@@ -793,9 +863,10 @@ export async function* paginate<T>(
   const list = listOfPath(path);
   const names = (params: Record<string, unknown>) => (list ? listQuery(client.dialect, list, params) : params) as ApiRequest['query'];
   let previousFirst: string | undefined;
+  const held = new PageBuffer();
   for (let page = 1; ; page++) {
-    const response = await client.requestPage<T>({ method: 'GET', path, query: names({ ...query, page, limit }), signal });
-    const first = response.count > 0 ? recordKey(response.first) : undefined;
+    const response = await client.requestPage<T>({ method: 'GET', path, query: names({ ...query, page, limit }), signal }, held);
+    const first = response.firstKey;
     if (first !== undefined && first === previousFirst) throw pageNotFollowed(list, page);
     previousFirst = first;
     yield response;

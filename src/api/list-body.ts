@@ -1,9 +1,13 @@
-// Where the records of a list body are, found without parsing it: a streamed list (`--all`)
-// parses and prints one record at a time, so a page's records are never all alive at once.
-// Whole-page parsing kept every record of a page alive through each scavenge that ran while the
-// page was printed, and the scavenger copied them all (BENCHMARKS.md, "Streaming on Node 20 and 24").
+// Where the records of a list body are, found in its bytes without parsing it: a streamed list
+// (`--all`) decodes, parses and prints one record at a time, so neither a page's records nor its
+// text are ever alive at once. A page of 100 transactions is ~460 kB: as one string it is a
+// large object, alive through the scavenges that run while the page prints, and V8 grows the
+// young generation to its maximum for such survivors (peak RSS 228 MB at 100,000 transactions on
+// Node 24, against 76 MB with the bytes kept outside the JavaScript heap; BENCHMARKS.md,
+// "Streaming on Node 20 and 24"). JSON's structure is ASCII, and no byte of a multi-byte UTF-8
+// character is, so the spans are found byte by byte and each element decodes on its own.
 
-/** The `data` array of an envelope: where it opens and closes, and each element's [start, end). */
+/** The `data` array of an envelope: where it opens and closes, and each element's [start, end), as byte offsets. */
 export interface DataSpans {
   /** Index of the array's `[`. */
   open: number;
@@ -22,16 +26,17 @@ const OPEN_BRACKET = 91; // [
 const CLOSE_BRACKET = 93; // ]
 
 /**
- * The elements of the top-level object's one `"data"` array in the JSON text `text`, found by
- * tracking strings and nesting only; or undefined when the text is not an object holding exactly
- * one such array, or its brackets or elements are visibly broken. It does not validate the rest: the caller parses
- * the envelope around the array and each element, and JSON.parse refuses what is not JSON.
+ * The elements of the top-level object's one `"data"` array in the UTF-8 JSON `body`, found by
+ * tracking strings and nesting only; or undefined when the body is not an object holding exactly
+ * one such array, or its brackets or elements are visibly broken. It does not validate the rest:
+ * the caller parses the envelope around the array and each element, and JSON.parse refuses what
+ * is not JSON.
  */
-export function dataSpans(text: string): DataSpans | undefined {
-  const n = text.length;
+export function dataSpans(body: Buffer): DataSpans | undefined {
+  const n = body.length;
   let i = 0;
-  while (i < n && isSpace(text.charCodeAt(i))) i++;
-  if (text.charCodeAt(i) !== OPEN_BRACE) return undefined;
+  while (i < n && isSpace(body[i]!)) i++;
+  if (body[i] !== OPEN_BRACE) return undefined;
   let depth = 0;
   let keyStart = -1; // the last string seen at depth 1: the key of whatever opens next
   let keyEnd = -1;
@@ -40,10 +45,10 @@ export function dataSpans(text: string): DataSpans | undefined {
   let elementStart = -1;
   const elements: number[] = [];
   for (; i < n; i++) {
-    const c = text.charCodeAt(i);
+    const c = body[i];
     if (c === QUOTE) {
       const start = i;
-      i = closingQuote(text, i);
+      i = closingQuote(body, i);
       if (i === -1) return undefined; // an unterminated string
       if (depth === 1) {
         keyStart = start;
@@ -51,7 +56,7 @@ export function dataSpans(text: string): DataSpans | undefined {
       }
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       depth++;
-      if (depth === 2 && c === OPEN_BRACKET && keyEnd - keyStart === 6 && text.startsWith('"data"', keyStart)) {
+      if (depth === 2 && c === OPEN_BRACKET && isDataKey(body, keyStart, keyEnd)) {
         if (open !== -1) return undefined; // two data arrays: JSON.parse would keep the last
         open = i;
         elementStart = i + 1;
@@ -61,12 +66,12 @@ export function dataSpans(text: string): DataSpans | undefined {
         if (c !== CLOSE_BRACKET) return undefined;
         close = i;
         // `[]` holds nothing; a blank after a comma (`[1,]`) is not JSON: the caller's parse says so.
-        if (!pushElement(text, elements, elementStart, i) && elements.length > 0) return undefined;
+        if (!pushElement(body, elements, elementStart, i) && elements.length > 0) return undefined;
       }
       depth--;
       if (depth < 0) return undefined;
     } else if (c === COMMA && depth === 2 && open !== -1 && close === -1) {
-      if (!pushElement(text, elements, elementStart, i)) return undefined; // `[,` or `,,`
+      if (!pushElement(body, elements, elementStart, i)) return undefined; // `[,` or `,,`
       elementStart = i + 1;
     }
   }
@@ -74,25 +79,31 @@ export function dataSpans(text: string): DataSpans | undefined {
   return { open, close, elements };
 }
 
+/** The key `"data"`, quotes included, at [start, end). */
+const DATA_KEY = Buffer.from('"data"');
+
+function isDataKey(body: Buffer, start: number, end: number): boolean {
+  return end - start === DATA_KEY.length && body.compare(DATA_KEY, 0, DATA_KEY.length, start, end) === 0;
+}
+
 /**
  * The index of the quote that closes the string opening at `open`, or -1. Found with indexOf,
- * which skips a string's text far faster than a loop over its characters (most of a list body is
- * strings: 0.70 → 0.38 ms a page of 100 transactions, Node 20); a quote after an odd run of backslashes is
- * escaped.
+ * which skips a string's text far faster than a loop over its bytes (most of a list body is
+ * strings); a quote after an odd run of backslashes is escaped.
  */
-function closingQuote(text: string, open: number): number {
-  for (let at = text.indexOf('"', open + 1); at !== -1; at = text.indexOf('"', at + 1)) {
+function closingQuote(body: Buffer, open: number): number {
+  for (let at = body.indexOf(QUOTE, open + 1); at !== -1; at = body.indexOf(QUOTE, at + 1)) {
     let backslashes = 0;
-    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
+    while (body[at - 1 - backslashes] === BACKSLASH) backslashes++;
     if (backslashes % 2 === 0) return at;
   }
   return -1;
 }
 
 /** Adds [start, end) unless it is only white space; says whether it added it. */
-function pushElement(text: string, elements: number[], start: number, end: number): boolean {
+function pushElement(body: Buffer, elements: number[], start: number, end: number): boolean {
   for (let j = start; j < end; j++) {
-    if (!isSpace(text.charCodeAt(j))) {
+    if (!isSpace(body[j]!)) {
       elements.push(start, end);
       return true;
     }
@@ -103,3 +114,4 @@ function pushElement(text: string, elements: number[], start: number, end: numbe
 function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
 }
+

@@ -1,9 +1,10 @@
-// The client's transport over Node's built-in http/https: one request, its whole answer as text.
+// The client's transport over Node's built-in http/https: one request, its whole answer's bytes.
 // The client takes it whenever nothing needs undici (no proxy in the environment, no dispatcher
 // handed in): node:http is part of Node itself, where loading undici's Agent costs 30-35 ms of
 // every command (BENCHMARKS.md, "Node's floor"). Custom CAs need nothing here: node:https trusts
 // what NODE_EXTRA_CA_CERTS adds, as undici does.
 import type { IncomingHttpHeaders } from 'node:http';
+import { bytesOf, type PageBuffer } from './body.js';
 
 export interface TransportRequest {
   url: URL;
@@ -13,12 +14,15 @@ export interface TransportRequest {
   /** No bytes for this long (connecting, waiting for the answer, reading it): a TimeoutError. */
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Where the body's bytes go instead of a buffer of their own (a streamed list's pages). */
+  into?: PageBuffer;
 }
 
 export interface TransportResponse {
   statusCode: number;
   headers: IncomingHttpHeaders;
-  text: string;
+  /** The body's bytes as received (src/api/body.ts reads them as text); in the request's PageBuffer when it names one. */
+  body: Buffer;
 }
 
 export interface Transport {
@@ -48,8 +52,10 @@ export function nodeTransport(url: URL, connections: number): Transport {
       const onAbort = () => fail(Object.assign(new Error('request aborted'), { name: 'AbortError' }));
       const headers = request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) };
       const req = http.request(request.url, { method: request.method, headers, agent }, (res) => {
+        const { into } = request;
         const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        into?.begin();
+        res.on('data', (chunk: Buffer) => (into ? into.append(chunk) : chunks.push(chunk)));
         res.on('error', fail);
         // A body cut off before its end (the connection closed mid-transfer) is a reset, not an answer.
         res.on('close', () => {
@@ -59,7 +65,7 @@ export function nodeTransport(url: URL, connections: number): Transport {
           if (settled || !res.complete) return;
           settled = true;
           signal?.removeEventListener('abort', onAbort);
-          resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+          resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: into ? into.bytes() : bytesOf(chunks) });
         });
       });
       req.on('error', fail);

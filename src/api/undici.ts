@@ -5,6 +5,7 @@
 import type { Dispatcher } from 'undici';
 import { beginWork } from '../core/tuning.js';
 import type { Transport, TransportResponse } from './node-http.js';
+import { bytesOf, type PageBuffer } from './body.js';
 
 /** undici's public index. It is CommonJS: once bundled, its exports may sit on `default`. */
 export async function loadUndici(): Promise<typeof import('undici')> {
@@ -25,9 +26,9 @@ export async function undiciTransport(dispatcher: Dispatcher, { pipelined = fals
   // headers are in: a pipelined client lets the next ones go out behind it.
   const blocking = pipelined ? { blocking: false } : {};
   return {
-    send: ({ url, method, headers, body, timeoutMs, signal }) => new Promise<TransportResponse>((resolve, reject) => {
+    send: ({ url, method, headers, body, timeoutMs, signal, into }) => new Promise<TransportResponse>((resolve, reject) => {
       if (signal?.aborted) return reject(abortReason(signal));
-      const answer = new Answer(resolve, reject, signal);
+      const answer = new Answer(resolve, reject, signal, into);
       signal?.addEventListener('abort', answer, { once: true });
       try {
         dispatcher.dispatch({
@@ -63,6 +64,7 @@ class Answer implements Dispatcher.DispatchHandler {
     private readonly resolve: (response: TransportResponse) => void,
     private readonly reject: (error: unknown) => void,
     private readonly signal: AbortSignal | undefined,
+    private readonly into: PageBuffer | undefined,
   ) {}
 
   finish(error: unknown, response?: TransportResponse): void {
@@ -89,24 +91,19 @@ class Answer implements Dispatcher.DispatchHandler {
     this.statusCode = statusCode;
     this.headers = headers;
     this.chunks = [];
+    this.into?.begin();
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.chunks.push(chunk);
+    if (this.into) this.into.append(chunk);
+    else this.chunks.push(chunk);
   }
 
   onResponseEnd(): void {
-    this.finish(undefined, { statusCode: this.statusCode, headers: this.headers, text: utf8Text(this.chunks) });
+    this.finish(undefined, { statusCode: this.statusCode, headers: this.headers, body: this.into ? this.into.bytes() : bytesOf(this.chunks) });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     this.finish(error);
   }
-}
-
-/** The answer's bytes as text, a byte-order mark dropped (as undici's `body.text()` reads them). */
-function utf8Text(chunks: Buffer[]): string {
-  const buffer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-  const bom = buffer.length > 2 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf;
-  return buffer.toString('utf8', bom ? 3 : 0);
 }

@@ -1,6 +1,6 @@
 import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiClient, interpret, paginate, parseBaseUrl, retryAfterMs, type ClientOptions, type Exchange, type HttpLogger } from '../../src/api/client.js';
+import { ApiClient, interpret, paginate, parseBaseUrl, retryAfterMs, type ClientOptions, type Exchange, type HttpLogger, type ListPageResponse } from '../../src/api/client.js';
 import { AuthError, CliError } from '../../src/core/errors.js';
 import { envelope, json, startForwardProxy, startTestServer, type TestServer } from '../helpers/http-server.js';
 
@@ -133,13 +133,31 @@ describe.each(TRANSPORTS)('over %s', (name) => {
       server.enqueue((_q, res) => envelope(res, records, { pagination: { page: 1, limit: 2, total: 2, pages: 1 } }));
       const page = await client().requestPage<{ id: string; cardData: { pan: string } }>({ method: 'GET', path: '/institutions/transactions' });
       expect(page.count).toBe(2);
-      expect(page.first?.id).toBe('t1');
+      expect(page.firstKey).toBe('t1');
       expect(page.pagination).toEqual({ page: 1, limit: 2, total: 2, pages: 1 });
       expect(page.message).toBe('ok');
       expect([...page.records()].map((r) => r.cardData.pan)).toEqual(['506099*********0019', '506099******0027']);
       expect(page.data.map((r) => r.cardData.pan)).toEqual(['506099*********0019', '506099******0027']);
       expect(page.raw).not.toContain('5060990000000000019');
       expect(page.raw).toContain('"506099*********0019"');
+    });
+
+    it("paginate() reads each page's bytes in one buffer: a large page in many chunks, non-ASCII text, and a page read after the next began is refused", async () => {
+      const big = Array.from({ length: 100 }, (_, i) => ({ id: `t${i}`, note: `Adé 🃏 ${'x'.repeat(5000)}` }));
+      server.enqueue(
+        (_q, res) => envelope(res, big, { pagination: { page: 1, limit: 100, total: 101, pages: 2 } }),
+        (_q, res) => envelope(res, [{ id: 't100', note: 'Ọ̀bí' }], { pagination: { page: 2, limit: 100, total: 101, pages: 2 } }),
+      );
+      const pages: ListPageResponse<{ id: string; note: string }>[] = [];
+      const read: unknown[] = [];
+      for await (const page of paginate<{ id: string; note: string }>(client(), '/institutions/transactions', {}, 100)) {
+        read.push(...page.records());
+        pages.push(page);
+      }
+      expect(read).toEqual([...big, { id: 't100', note: 'Ọ̀bí' }]);
+      expect(() => [...pages[0]!.records()]).toThrow(/read after the next page had begun/);
+      expect(() => pages[0]!.raw).toThrow(/read after the next page had begun/);
+      expect(JSON.parse(pages[1]!.raw).data).toEqual([{ id: 't100', note: 'Ọ̀bí' }]);
     });
 
     it('requestPage() fails as request() does on an error status, an error envelope, and a record that is not JSON', async () => {
@@ -152,7 +170,7 @@ describe.each(TRANSPORTS)('over %s', (name) => {
         res.end('{"statusCode":200,"message":"ok","data":[{"id":"t1"},{"id":}]}');
       });
       const page = await client().requestPage<{ id: string }>({ method: 'GET', path: '/institutions/transactions' });
-      expect(page.first).toEqual({ id: 't1' });
+      expect(page.firstKey).toBe('t1');
       const iterating = (async () => [...page.records()])();
       expect((await failure(iterating)).message).toMatch(/not JSON/);
       expect((await failure((async () => page.data)())).message).toMatch(/not JSON/);

@@ -1,14 +1,15 @@
-// dataSpans: the records of a list body found without parsing it (a streamed list parses one at a time).
+// dataSpans: the records of a list body found in its bytes without parsing it (a streamed list parses one at a time).
 import { describe, expect, it } from 'vitest';
 import { dataSpans } from '../../src/api/list-body.js';
 
 /** What the spans say the body holds: each element parsed on its own, and the envelope around them. */
 function readBySpans(text: string): { data: unknown[]; envelope: unknown } | undefined {
-  const spans = dataSpans(text);
+  const body = Buffer.from(text);
+  const spans = dataSpans(body);
   if (!spans) return undefined;
   const data: unknown[] = [];
-  for (let k = 0; k < spans.elements.length; k += 2) data.push(JSON.parse(text.slice(spans.elements[k], spans.elements[k + 1])));
-  return { data, envelope: JSON.parse(`${text.slice(0, spans.open + 1)}${text.slice(spans.close)}`) };
+  for (let k = 0; k < spans.elements.length; k += 2) data.push(JSON.parse(body.toString('utf8', spans.elements[k], spans.elements[k + 1])));
+  return { data, envelope: JSON.parse(`${body.toString('utf8', 0, spans.open + 1)}${body.toString('utf8', spans.close)}`) };
 }
 
 describe('dataSpans', () => {
@@ -41,7 +42,7 @@ describe('dataSpans', () => {
     ['a body cut short', '{"data":[{"id":1},{"id'],
     ['a byte order mark first', '\ufeff{"data":[1]}'],
   ])('is undefined for %s', (_name, text) => {
-    expect(dataSpans(text)).toBeUndefined();
+    expect(dataSpans(Buffer.from(text))).toBeUndefined();
   });
 
   it('agrees with JSON.parse on random envelopes', () => {
