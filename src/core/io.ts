@@ -17,7 +17,8 @@ export interface IOStreams {
   canPrompt: boolean;
   /** Terminal width in columns, or undefined when stdout is not a terminal. */
   columns?: number;
-  out(text: string): void;
+  /** Writes to stdout: text, or bytes already encoded as UTF-8 (a streamed list's rows). */
+  out(text: string | Uint8Array): void;
   err(text: string): void;
   /** Resolves when stdout's buffer has room again: at once when it has room now, is gone, or was never made. */
   drained(): Promise<void>;

@@ -152,6 +152,22 @@ describe('machine formats', () => {
     expect(made).toEqual(['c1', 'c2']);
   });
 
+  it.each(['ndjson', 'csv', 'json'] as const)('rows of any size and script are written whole and in order, across batches (%s)', async (output) => {
+    const ctx = testContext({ globals: { output, fields: 'id,embossingName' } });
+    // Multi-byte names, and rows far larger than a 64 kB batch among small ones.
+    const many = Array.from({ length: 400 }, (_, i) => ({ ...cards[i % 2]!, id: `c${i}`, embossingName: i % 97 === 5 ? 'Ọ̀bí 🃏 '.repeat(9000) : `Adé ${i} 🃏` }));
+    const stream = ctx.output().stream(columns);
+    await stream.write(many.values());
+    await stream.end();
+    const picked = many.map((card) => ({ id: card.id, embossingName: card.embossingName }));
+    const expected = {
+      ndjson: picked.map((row) => `${JSON.stringify(row)}\n`).join(''),
+      csv: `id,embossingName\n${picked.map((row) => `${row.id},${csvField(row.embossingName)}\n`).join('')}`,
+      json: `${JSON.stringify(picked, null, 2)}\n`,
+    }[output];
+    expect(ctx.io.stdoutText()).toBe(expected);
+  });
+
   it('--fields is checked against the first records of an iterable page, before any is written', async () => {
     const ctx = testContext({ globals: { output: 'ndjson', fields: 'nope' } });
     function* page() { yield* cards; }
