@@ -13,8 +13,11 @@ import type { Column } from '../output/renderer.js';
 export interface ListPage<R> {
   /** An array, or (a streamed page) an iterable that parses each row when reached. */
   rows: Iterable<R>;
-  /** The body as received, for `-o raw` (left out when the rows were filtered here); read only by `-o raw`. */
-  raw?: string;
+  /**
+   * The body as received, for `-o raw` (left out when the rows were filtered here); called only by
+   * `-o raw`, so a streamed page's body is never decoded whole otherwise.
+   */
+  raw?: () => string | undefined;
   pagination?: Pagination;
   /** No later page can hold a row to show (e.g. older than --since): stop reading. */
   last?: boolean;
@@ -124,14 +127,14 @@ export function listCommand<const F extends Flags, Q, R>(spec: PagedList<F, Q, R
         const stream = output.stream(columns, options);
         for await (const each of spec.pages(ctx, input.query, input.limit)) {
           // A slow reader (`| less`, a slow disk): wait for it rather than buffer pages in memory.
-          await stream.write(each.rows, () => each.raw);
+          await stream.write(each.rows, each.raw);
           if (each.last) break;
         }
         await stream.end();
         return;
       }
       const one = await spec.page(ctx, input.query, { limit: input.limit, page: input.page });
-      await output.list(one.rows, columns, { ...options, raw: one.raw });
+      await output.list(one.rows, columns, { ...options, raw: one.raw?.() });
       // The hint goes to stderr, so it is shown when stderr is a terminal (stdout may be a pipe).
       const p = one.pagination;
       const page = p?.page ?? input.page ?? 1;

@@ -27,11 +27,11 @@ output start at once, and memory stays flat however many cards there are).`,
   async page(ctx, query, paging) {
     const { listCards } = await import('../../api/cards.js');
     const response = await listCards(await ctx.client(), { ...query, ...paging }, ctx.signal);
-    return { rows: response.data ?? [], raw: response.raw, pagination: response.pagination };
+    return { rows: response.data ?? [], raw: () => response.raw, pagination: response.pagination };
   },
   async *pages(ctx, query, limit) {
     const { listAllCards } = await import('../../api/cards.js');
     // Each row parsed as it is printed; the body only for -o raw.
-    for await (const response of listAllCards(await ctx.client(), { ...query, limit }, ctx.signal)) yield { rows: response.records(), get raw() { return response.raw; } };
+    for await (const response of listAllCards(await ctx.client(), { ...query, limit }, ctx.signal)) yield { rows: response.records(), raw: () => response.raw };
   },
 });

@@ -22,10 +22,10 @@ record id, certificate subject and description.`,
   async page(ctx, query, paging) {
     const { listOAuthApplications } = await import('../../api/oauth.js');
     const response = await listOAuthApplications(await ctx.client(), { ...query, ...paging }, ctx.signal);
-    return { rows: response.data ?? [], raw: response.raw, pagination: response.pagination };
+    return { rows: response.data ?? [], raw: () => response.raw, pagination: response.pagination };
   },
   async *pages(ctx, query) {
     const { allOAuthApplications } = await import('../../api/oauth.js');
-    for await (const response of allOAuthApplications(await ctx.client(), query, ctx.signal)) yield { rows: response.data ?? [], raw: response.raw };
+    for await (const response of allOAuthApplications(await ctx.client(), query, ctx.signal)) yield { rows: response.data ?? [], raw: () => response.raw };
   },
 });

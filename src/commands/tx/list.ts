@@ -22,7 +22,7 @@ paging stops at the first page older than --since.`,
     const response = await listTransactions(await ctx.client(), { ...apiQuery(filter), ...paging }, ctx.signal);
     const timeFiltered = Boolean(filter.since || filter.until);
     const rows = (response.data ?? []).filter((tx) => inWindow(tx, filter.since, filter.until));
-    return { rows, raw: timeFiltered ? undefined : response.raw, pagination: response.pagination };
+    return { rows, raw: timeFiltered ? undefined : () => response.raw, pagination: response.pagination };
   },
   async *pages(ctx, filter, limit) {
     const { listAllTransactions } = await import('../../api/transactions.js');
@@ -30,7 +30,7 @@ paging stops at the first page older than --since.`,
     for await (const response of listAllTransactions(await ctx.client(), { ...apiQuery(filter), limit }, ctx.signal)) {
       if (!timeFiltered) {
         // Each row parsed as it is printed; the body only for -o raw.
-        yield { rows: response.records(), get raw() { return response.raw; } };
+        yield { rows: response.records(), raw: () => response.raw };
         continue;
       }
       const page = [...response.records()];
