@@ -19,13 +19,6 @@ const FLAGS_FOR_WORK = {
   undici: ['--liftoff-only'],
   // A command's second request: a streamed list, a bulk run, an import, a load test.
   manyRequests: [
-    // The young generation kept at its first size: a streamed list's pages are garbage as soon
-    // as they are printed, but each page's text outlives the scavenges that run while it is, and
-    // V8 grows the young generation to its maximum for them. `tx list --all` of 100,000
-    // transactions peaks at 70 MB instead of 93-109 MB on Node 20, 80 instead of 231-250 MB on
-    // Node 24, for 11-16 % more client CPU on Node 24 and none measured on Node 20 (BENCHMARKS.md,
-    // "Streaming on Node 20 and 24"). Node 20, 24 and 26 honour it when set at run time.
-    '--semi-space-growth-factor=1',
     // The old generation let grow by half its live size between full GCs, where V8 would let a
     // small heap grow by up to 4×: a bulk run's requests outlive a scavenge or two and are promoted,
     // then die there. `cards deactivate --from-file` peaked at 78 MB for 10,000 rows and 98 MB for
@@ -33,10 +26,20 @@ const FLAGS_FOR_WORK = {
     // 76 MB with it, for no more CPU (10.0 s against 11.9 s for the 100,000).
     '--heap-growing-percent=50',
   ],
+  // A run over many rows (src/bulk/loop.ts: import, the bulk card verbs), many requests in flight.
+  rowRun: [
+    // The young generation kept at its first size: every request in flight is alive at each
+    // scavenge, and V8 grows the young generation by what outlives scavenges. `cards deactivate
+    // --from-file` peaked at 104-105 MB for 10,000 and 100,000 rows without it, 74 and 76 MB with
+    // it, at the same throughput (16,416 and 16,645 cards/s). A streamed list does without: it
+    // holds one record at a time (BENCHMARKS.md, "Streaming without a young-generation bound").
+    // Node 20, 24 and 26 honour it when set at run time.
+    '--semi-space-growth-factor=1',
+  ],
 };
 
 // The servers (`sandbox serve`, `webhook listen`) make no requests of their own through the
-// client, so they never get the second set: a server's garbage is made per request, and a young
+// client, so they never get the heap settings: a server's garbage is made per request, and a young
 // generation held at its first size only scavenges it more often (`sandbox serve` in forward mode
 // spent 6.4% of its CPU in GC with them and 3.2% without; BENCHMARKS.md, Simulation).
 

@@ -2,7 +2,7 @@
 // flag set at run time costs every command ~2 ms, so each is set only when its work begins (the
 // flags, and what each buys, are in bin/tuning.js). In tests, and wherever main() runs without
 // bin/cardctl.js, nothing is set.
-export type Work = 'undici' | 'manyRequests';
+export type Work = 'undici' | 'manyRequests' | 'rowRun';
 
 const TUNER = Symbol.for('cardctl.tuner');
 

@@ -57,7 +57,10 @@ it('each kind of work sets its flags once, when it begins, and nothing else', ()
   beginWork('manyRequests');
   beginWork('manyRequests');
   expect(set).toEqual([...tuning.FLAGS_FOR_WORK.undici!, ...tuning.FLAGS_FOR_WORK.manyRequests!]);
-  expect(Object.keys(tuning.FLAGS_FOR_WORK).sort()).toEqual(['manyRequests', 'undici']);
+  beginWork('rowRun');
+  beginWork('rowRun');
+  expect(set).toEqual([...tuning.FLAGS_FOR_WORK.undici!, ...tuning.FLAGS_FOR_WORK.manyRequests!, ...tuning.FLAGS_FOR_WORK.rowRun!]);
+  expect(Object.keys(tuning.FLAGS_FOR_WORK).sort()).toEqual(['manyRequests', 'rowRun', 'undici']);
 });
 
 it("a client's second request begins the work of many requests; a one-request command sets nothing", async () => {
