@@ -19,8 +19,8 @@ export function bodyText(body: Buffer): string {
  * as they arrive. A buffer of a page's own would be alive while the page prints, so it would
  * outlive a scavenge and go to the old generation with the request that holds it, to be freed
  * only by a full GC: dead pages piled up outside the heap to V8's 64 MB external-memory limit
- * before one ran (BENCHMARKS.md, "Streaming on Node 20 and 24"). A page is good until the next
- * one begins.
+ * before one ran (BENCHMARKS.md, "Streaming without a young-generation bound"). A page is good
+ * until the next one begins.
  */
 export class PageBuffer {
   private buffer = Buffer.alloc(0);

@@ -2,9 +2,9 @@
 // (`--all`) decodes, parses and prints one record at a time, so neither a page's records nor its
 // text are ever alive at once. A page of 100 transactions is ~460 kB: as one string it is a
 // large object, alive through the scavenges that run while the page prints, and V8 grows the
-// young generation to its maximum for such survivors (peak RSS 228 MB at 100,000 transactions on
-// Node 24, against 76 MB with the bytes kept outside the JavaScript heap; BENCHMARKS.md,
-// "Streaming on Node 20 and 24"). JSON's structure is ASCII, and no byte of a multi-byte UTF-8
+// young generation by what outlives scavenges, up to its maximum (peak RSS 228 MB at 100,000
+// transactions on Node 24, against 93 MB read from the bytes; BENCHMARKS.md, "Streaming without a
+// young-generation bound"). JSON's structure is ASCII, and no byte of a multi-byte UTF-8
 // character is, so the spans are found byte by byte and each element decodes on its own.
 
 /** The `data` array of an envelope: where it opens and closes, and each element's [start, end), as byte offsets. */

@@ -210,7 +210,8 @@ export class Renderer {
    * a write costs more than a short row, and a row dies at once rather than waiting in a string of
    * the batch. What is alive when V8 scavenges its young generation outlives the scavenge, and V8
    * grows the young generation by what outlived them: rows held as text until their batch was
-   * written were a third of it in a streamed list (BENCHMARKS.md, "Streaming on Node 20 and 24").
+   * written were a third of it in a streamed list (BENCHMARKS.md, "Streaming without a
+   * young-generation bound").
    * After each batch it waits until stdout has room, so a slow reader holds one batch, not a page.
    * `end` follows each row; written apart from it, so a row is not a second string to be copied
    * whole (flattened) before it is encoded.
