@@ -1,11 +1,30 @@
 // An answer's body as both transports hand it over (src/api/node-http.ts, src/api/undici.ts): its
-// bytes as received, in a buffer of their own or in the PageBuffer the request names. Most
-// answers are read as text; a streamed list's page is read from its bytes a record at a time
-// (src/api/list-body.ts).
+// bytes as received, gathered in a buffer of their own (OwnBody) or in the PageBuffer the request
+// names. Most answers are read as text; a streamed list's page is read from its bytes a record at
+// a time (src/api/list-body.ts).
 
-/** The bytes of the chunks received, in one buffer. */
-export function bytesOf(chunks: Buffer[]): Buffer {
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+/** Where a transport gathers an answer's bytes: begin() as the answer starts, append() each chunk, bytes() at its end. */
+export interface BodySink {
+  begin(): void;
+  append(chunk: Buffer): void;
+  bytes(): Buffer;
+}
+
+/** An answer's bytes in a buffer of their own: its chunks, joined at the end. */
+export class OwnBody implements BodySink {
+  private chunks: Buffer[] = [];
+
+  begin(): void {
+    this.chunks = [];
+  }
+
+  append(chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  bytes(): Buffer {
+    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+  }
 }
 
 /** The body as text: UTF-8, a byte-order mark dropped (as undici's `body.text()` and fetch read it). */
@@ -22,7 +41,7 @@ export function bodyText(body: Buffer): string {
  * before one ran (BENCHMARKS.md, "Streaming without a young-generation bound"). A page is good
  * until the next one begins.
  */
-export class PageBuffer {
+export class PageBuffer implements BodySink {
   private buffer = Buffer.alloc(0);
   private length = 0;
   private page = 0;

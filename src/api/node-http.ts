@@ -4,7 +4,7 @@
 // every command (BENCHMARKS.md, "Node's floor"). Custom CAs need nothing here: node:https trusts
 // what NODE_EXTRA_CA_CERTS adds, as undici does.
 import type { IncomingHttpHeaders } from 'node:http';
-import { bytesOf, type PageBuffer } from './body.js';
+import { OwnBody, type PageBuffer } from './body.js';
 
 export interface TransportRequest {
   url: URL;
@@ -52,10 +52,9 @@ export function nodeTransport(url: URL, connections: number): Transport {
       const onAbort = () => fail(Object.assign(new Error('request aborted'), { name: 'AbortError' }));
       const headers = request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) };
       const req = http.request(request.url, { method: request.method, headers, agent }, (res) => {
-        const { into } = request;
-        const chunks: Buffer[] = [];
-        into?.begin();
-        res.on('data', (chunk: Buffer) => (into ? into.append(chunk) : chunks.push(chunk)));
+        const received = request.into ?? new OwnBody();
+        received.begin();
+        res.on('data', (chunk: Buffer) => received.append(chunk));
         res.on('error', fail);
         // A body cut off before its end (the connection closed mid-transfer) is a reset, not an answer.
         res.on('close', () => {
@@ -65,7 +64,7 @@ export function nodeTransport(url: URL, connections: number): Transport {
           if (settled || !res.complete) return;
           settled = true;
           signal?.removeEventListener('abort', onAbort);
-          resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: into ? into.bytes() : bytesOf(chunks) });
+          resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: received.bytes() });
         });
       });
       req.on('error', fail);

@@ -5,7 +5,7 @@
 import type { Dispatcher } from 'undici';
 import { beginWork } from '../core/tuning.js';
 import type { Transport, TransportResponse } from './node-http.js';
-import { bytesOf, type PageBuffer } from './body.js';
+import { OwnBody, type BodySink } from './body.js';
 
 /** undici's public index. It is CommonJS: once bundled, its exports may sit on `default`. */
 export async function loadUndici(): Promise<typeof import('undici')> {
@@ -28,7 +28,7 @@ export async function undiciTransport(dispatcher: Dispatcher, { pipelined = fals
   return {
     send: ({ url, method, headers, body, timeoutMs, signal, into }) => new Promise<TransportResponse>((resolve, reject) => {
       if (signal?.aborted) return reject(abortReason(signal));
-      const answer = new Answer(resolve, reject, signal, into);
+      const answer = new Answer(resolve, reject, signal, into ?? new OwnBody());
       signal?.addEventListener('abort', answer, { once: true });
       try {
         dispatcher.dispatch({
@@ -58,13 +58,13 @@ class Answer implements Dispatcher.DispatchHandler {
   private settled = false;
   private statusCode = 0;
   private headers: TransportResponse['headers'] = {};
-  private chunks: Buffer[] = [];
 
   constructor(
     private readonly resolve: (response: TransportResponse) => void,
     private readonly reject: (error: unknown) => void,
     private readonly signal: AbortSignal | undefined,
-    private readonly into: PageBuffer | undefined,
+    /** Where the answer's bytes go. */
+    private readonly received: BodySink,
   ) {}
 
   finish(error: unknown, response?: TransportResponse): void {
@@ -90,17 +90,15 @@ class Answer implements Dispatcher.DispatchHandler {
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: TransportResponse['headers']): void {
     this.statusCode = statusCode;
     this.headers = headers;
-    this.chunks = [];
-    this.into?.begin();
+    this.received.begin();
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.into) this.into.append(chunk);
-    else this.chunks.push(chunk);
+    this.received.append(chunk);
   }
 
   onResponseEnd(): void {
-    this.finish(undefined, { statusCode: this.statusCode, headers: this.headers, body: this.into ? this.into.bytes() : bytesOf(this.chunks) });
+    this.finish(undefined, { statusCode: this.statusCode, headers: this.headers, body: this.received.bytes() });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {

@@ -1,13 +1,15 @@
 // The bytes of an answer: read as text, or held in a PageBuffer for a streamed list's pages.
 import { describe, expect, it } from 'vitest';
-import { bodyText, bytesOf, PageBuffer } from '../../src/api/body.js';
+import { bodyText, OwnBody, PageBuffer } from '../../src/api/body.js';
 
-describe('bodyText and bytesOf', () => {
+describe('bodyText and OwnBody', () => {
   it('reads UTF-8, a byte-order mark dropped, from one chunk or several (a character split between them)', () => {
     const bytes = Buffer.from('\ufeff{"name":"Adé 🃏"}');
     expect(bodyText(bytes)).toBe('{"name":"Adé 🃏"}');
-    const split = [bytes.subarray(0, 14), bytes.subarray(14, 21), bytes.subarray(21)];
-    expect(bodyText(bytesOf(split))).toBe('{"name":"Adé 🃏"}');
+    const own = new OwnBody();
+    own.begin();
+    for (const chunk of [bytes.subarray(0, 14), bytes.subarray(14, 21), bytes.subarray(21)]) own.append(chunk);
+    expect(bodyText(own.bytes())).toBe('{"name":"Adé 🃏"}');
     expect(bodyText(Buffer.from('ok'))).toBe('ok');
     expect(bodyText(Buffer.alloc(0))).toBe('');
   });
