@@ -325,10 +325,11 @@ export class ApiClient {
    * One page of a list (a GET whose envelope's `data` is an array), read for streaming: its
    * records are parsed, and their card numbers masked, one at a time as records() reaches them
    * (src/api/list-body.ts says why). `data` and `raw` are the whole page, parsed when first read.
-   * With `pages`, the bytes go there (src/api/body.ts), and the page is good until the next one begins.
+   * With `req.into`, the bytes go there (src/api/body.ts), and the page is good until the next one
+   * begins.
    */
-  requestPage<T>(req: ApiRequest & { method: 'GET' }, pages?: PageBuffer): Promise<ListPageResponse<T>> {
-    return this.exchange({ ...req, into: pages }, (response) => listPageOf<T>(req, response, this.dialect, pages));
+  requestPage<T>(req: ApiRequest & { method: 'GET' }): Promise<ListPageResponse<T>> {
+    return this.exchange(req, (response) => listPageOf<T>(req, response, this.dialect));
   }
 
   private async exchange<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>>;
@@ -526,10 +527,7 @@ export function interpret<T>(
         status,
       });
     }
-    throw new ServerError(`${where}: the server answered ${status} with a body that is not JSON (${describeNonJson(status, text, headers)})`, {
-      hint: 'check the base URL (`cardctl auth status`); a proxy or load balancer may be answering instead of the API',
-      status,
-    });
+    throw notJson(where, status, text, headers);
   }
   if (req.envelope === false) {
     return { status, data: body as T, raw: text, headers, durationMs };
@@ -565,17 +563,17 @@ export function interpret<T>(
  * A page of a list whose records are parsed one at a time (ApiClient.requestPage): the envelope
  * around the `data` array is parsed and checked as interpret() checks any answer, and each record
  * when records() reaches it. Anything else (an error status, no single data array) takes
- * interpret() whole, so it fails, or succeeds, exactly as any other request. With `pages` (where
+ * interpret() whole, so it fails, or succeeds, exactly as any other request. With `req.into` (where
  * the transport put the bytes), the page is good until the next one begins there.
  */
-function listPageOf<T>(req: Pick<ApiRequest, 'method' | 'path'>, response: RawResponse, dialect: Dialect, pages?: PageBuffer): ListPageResponse<T> {
+function listPageOf<T>(req: Pick<ApiRequest, 'method' | 'path' | 'into'>, response: RawResponse, dialect: Dialect): ListPageResponse<T> {
   const spans = response.status < 300 ? dataSpans(response.bytes) : undefined;
   if (!spans) {
     const page = maskCardData(interpret<T[]>(req, response, dialect));
     const items = Array.isArray(page.data) ? page.data : [];
     return { ...page, count: items.length, firstKey: items.length > 0 ? recordKey(items[0]) : undefined, records: () => items };
   }
-  return new StreamedPage<T>(req, response, dialect, spans, pages ? pages.checker() : () => {});
+  return new StreamedPage<T>(req, response, dialect, spans, req.into ? req.into.checker() : () => {});
 }
 
 /**
@@ -640,8 +638,7 @@ class StreamedPage<T> implements ListPageResponse<T> {
     try {
       value = JSON.parse(source);
     } catch {
-      const { status } = this;
-      throw new ServerError(`${this.req.method} ${this.req.path}: the server answered ${status} with a body that is not JSON (HTTP ${status} with truncated or invalid JSON)`, { status });
+      throw notJson(`${this.req.method} ${this.req.path}`, this.status, source, this.headers);
     }
     return maskRecord(value, source) as T;
   }
@@ -751,6 +748,14 @@ function fieldSummary(fieldErrors: unknown[] | undefined, message: string): stri
   const parts = news.slice(0, 3);
   const more = fieldErrors.length - (described.length - news.length) - parts.length;
   return ` [${parts.join('; ')}${more > 0 ? ` (+${more} more)` : ''}]`;
+}
+
+/** The error for an answer (or a record of a streamed page, `text`) that is not JSON. */
+function notJson(where: string, status: number, text: string, headers: Record<string, string | string[] | undefined>): ServerError {
+  return new ServerError(`${where}: the server answered ${status} with a body that is not JSON (${describeNonJson(status, text, headers)})`, {
+    hint: 'check the base URL (`cardctl auth status`); a proxy or load balancer may be answering instead of the API',
+    status,
+  });
 }
 
 function describeNonJson(status: number, text: string, headers: Record<string, string | string[] | undefined>): string {
@@ -865,7 +870,7 @@ export async function* paginate<T>(
   let previousFirst: string | undefined;
   const held = new PageBuffer();
   for (let page = 1; ; page++) {
-    const response = await client.requestPage<T>({ method: 'GET', path, query: names({ ...query, page, limit }), signal }, held);
+    const response = await client.requestPage<T>({ method: 'GET', path, query: names({ ...query, page, limit }), signal, into: held });
     const first = response.firstKey;
     if (first !== undefined && first === previousFirst) throw pageNotFollowed(list, page);
     previousFirst = first;

@@ -172,8 +172,12 @@ describe.each(TRANSPORTS)('over %s', (name) => {
       const page = await client().requestPage<{ id: string }>({ method: 'GET', path: '/institutions/transactions' });
       expect(page.firstKey).toBe('t1');
       const iterating = (async () => [...page.records()])();
-      expect((await failure(iterating)).message).toMatch(/not JSON/);
-      expect((await failure((async () => page.data)())).message).toMatch(/not JSON/);
+      const recordFailure = await failure(iterating);
+      expect(recordFailure.message).toMatch(/not JSON/);
+      const wholeFailure = await failure((async () => page.data)());
+      expect(wholeFailure.message).toMatch(/not JSON/);
+      // A broken record fails as the whole page does: the same message and hint.
+      expect([recordFailure.message, recordFailure.hint]).toEqual([wholeFailure.message, wholeFailure.hint]);
     });
 
     it('requestPage() takes a body it cannot split (data that is not an array) as request() would', async () => {
