@@ -2,6 +2,7 @@
 // in (tests' MockAgent); the API's envelope unwrapped in exactly one place, every failure turned
 // into a typed CliError. It returns data and never prints (logging goes
 // through the injected logger, which writes to stderr only when -v/--debug asked for it).
+import { isUtf8 } from 'node:buffer';
 import type { Dispatcher } from 'undici';
 import {
   AuthError,
@@ -19,8 +20,9 @@ import { redactBodyText, redactHeaders, redactUrl } from '../core/redact.js';
 import { isScope } from '../core/validate.js';
 import { isMutation } from '../audit/mutation.js';
 import { DryRunStop, describeDryRun, type DryRunRequest } from '../audit/dry-run.js';
-import { maskCardData, maskRecord } from '../audit/mask.js';
-import { dataSpans, type DataSpans } from './list-body.js';
+import { maskCardData, maskRecord, startsLikeCardNumber } from '../audit/mask.js';
+import { dataSpans, type DataSpans, type RecordsWithText } from './list-body.js';
+import { isCanonicalJson } from './canonical-json.js';
 import { bodyText, PageBuffer } from './body.js';
 import { DEFAULT_DIALECT, listOfPath, listQuery, readPath, type Dialect, type ListName } from './dialect.js';
 import type { Transport, TransportResponse } from './node-http.js';
@@ -101,7 +103,10 @@ export interface ListPageResponse<T> extends ApiResponse<T[]> {
    * the previous page's. A key rather than the record, which would stay alive until the next page.
    */
   firstKey: string | undefined;
-  /** The records, each parsed (and masked) when the iteration reaches it. */
+  /**
+   * The records, each parsed (and masked) when the iteration reaches it; a streamed page's are
+   * also RecordsWithText, which NDJSON prints from their bytes.
+   */
   records(): Iterable<T>;
 }
 
@@ -616,7 +621,7 @@ class StreamedPage<T> implements ListPageResponse<T> {
   }
 
   records(): Iterable<T> {
-    return this.whole ? this.whole.data : this.eachRecord();
+    return this.whole ? this.whole.data : new StreamedRecords(this);
   }
 
   get data(): T[] {
@@ -627,8 +632,21 @@ class StreamedPage<T> implements ListPageResponse<T> {
     return this.parsedWhole().raw;
   }
 
-  private *eachRecord(): Generator<T> {
+  *eachRecord(): Generator<T> {
     for (let k = 0; k < this.elements.length; k += 2) yield this.record(k);
+  }
+
+  *eachWithText(): Generator<T | Uint8Array> {
+    this.check();
+    // Bytes that are not UTF-8 decode to U+FFFD: such a page's records are parsed and printed again.
+    const utf8 = isUtf8(this.bytes);
+    for (let k = 0; k < this.elements.length; k += 2) {
+      this.check();
+      const start = this.elements[k]!;
+      const end = this.elements[k + 1]!;
+      // A string that may be a card number is refused: masking may change it (maskRecord).
+      yield utf8 && isCanonicalJson(this.bytes, start, end, startsLikeCardNumber) ? this.bytes.subarray(start, end) : this.record(k);
+    }
   }
 
   private record(k: number): T {
@@ -648,6 +666,19 @@ class StreamedPage<T> implements ListPageResponse<T> {
     this.check();
     const { status, headers, durationMs } = this;
     return (this.whole = maskCardData(interpret<T[]>(this.req, { status, headers, durationMs, text: bodyText(this.bytes) }, this.dialect)));
+  }
+}
+
+/** A streamed page's records: parsed one at a time, or printed from their bytes (RecordsWithText). */
+class StreamedRecords<T> implements RecordsWithText<T> {
+  constructor(private readonly page: StreamedPage<T>) {}
+
+  [Symbol.iterator](): Iterator<T> {
+    return this.page.eachRecord();
+  }
+
+  withText(): Iterable<T | Uint8Array> {
+    return this.page.eachWithText();
   }
 }
 

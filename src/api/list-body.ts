@@ -115,3 +115,16 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
 }
 
+
+/**
+ * A page's records that can also be had as the bytes of their JSON text (a streamed page's,
+ * src/api/client.ts): NDJSON prints those bytes as they came rather than parse and print again.
+ */
+export interface RecordsWithText<T> extends Iterable<T> {
+  /**
+   * Each record in order: the bytes of its JSON text where those are exactly what
+   * JSON.stringify prints for the record as parsed and masked (a view into the page, good until
+   * the row is written), else the record itself.
+   */
+  withText(): Iterable<T | Uint8Array>;
+}

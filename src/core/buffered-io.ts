@@ -32,7 +32,10 @@ export function bufferedIO(options: { stdin?: string; tty?: boolean; columns?: n
     colorEnabled: tty,
     canPrompt: tty,
     columns: tty ? options.columns ?? 120 : undefined,
-    out: (text) => void (out += typeof text === 'string' ? text : Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString('utf8')),
+    out: (text, written) => {
+      out += typeof text === 'string' ? text : Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString('utf8');
+      written?.();
+    },
     drained: () => drained(stdout),
     err: (text) => void (err += text),
     stdoutText: () => out,

@@ -17,8 +17,11 @@ export interface IOStreams {
   canPrompt: boolean;
   /** Terminal width in columns, or undefined when stdout is not a terminal. */
   columns?: number;
-  /** Writes to stdout: text, or bytes already encoded as UTF-8 (a streamed list's rows). */
-  out(text: string | Uint8Array): void;
+  /**
+   * Writes to stdout: text, or bytes already encoded as UTF-8 (a streamed list's rows).
+   * `written` is called once stdout is done with them: bytes must not change before.
+   */
+  out(text: string | Uint8Array, written?: () => void): void;
   err(text: string): void;
   /** Resolves when stdout's buffer has room again: at once when it has room now, is gone, or was never made. */
   drained(): Promise<void>;
@@ -86,7 +89,7 @@ export function systemIO(process: NodeJS.Process): IOStreams {
     colorEnabled: decideColor({ env: process.env, stdoutIsTTY }),
     get canPrompt() { return decideCanPrompt({ env: process.env, stdoutIsTTY, stdinIsTTY: () => this.stdinIsTTY }); },
     columns: stdoutIsTTY ? useStdout().columns : undefined,
-    out: (text) => void useStdout().write(text),
+    out: (text, written) => void useStdout().write(text, written),
     err: (text) => void process.stderr.write(text),
     drained: () => (stdout ? drained(stdout) : Promise.resolve()),
   };

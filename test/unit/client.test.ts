@@ -1,5 +1,6 @@
 import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RecordsWithText } from '../../src/api/list-body.js';
 import { ApiClient, interpret, paginate, parseBaseUrl, retryAfterMs, type ClientOptions, type Exchange, type HttpLogger, type ListPageResponse } from '../../src/api/client.js';
 import { AuthError, CliError } from '../../src/core/errors.js';
 import { envelope, json, startForwardProxy, startTestServer, type TestServer } from '../helpers/http-server.js';
@@ -158,6 +159,34 @@ describe.each(TRANSPORTS)('over %s', (name) => {
       expect(() => [...pages[0]!.records()]).toThrow(/read after the next page had begun/);
       expect(() => pages[0]!.raw).toThrow(/read after the next page had begun/);
       expect(JSON.parse(pages[1]!.raw).data).toEqual([{ id: 't100', note: 'Ọ̀bí' }]);
+    });
+
+    it("requestPage()'s records withText(): a record's bytes where they print as the record does, else the record parsed and masked", async () => {
+      const body = (records: string[]) => `{"statusCode":200,"message":"ok","data":[${records.join(',')}],"pagination":{"page":1,"limit":9,"total":${records.length},"pages":1}}`;
+      const plain = '{"id":"t1","amount":50.99,"originalMessage":{"0":"0100","2":"506099******0019"},"note":"Adé 🃏"}';
+      const fullPan = '{"id":"t2","cardData":{"pan":"5060990000000000019"}}';
+      const spaced = '{ "id": "t3" }';
+      const escaped = '{"id":"t\\u0034"}';
+      const send = (text: string | Buffer) => server.enqueue((_q, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(text);
+      });
+      send(body([plain, fullPan, spaced, escaped]));
+      const page = await client().requestPage<{ id: string }>({ method: 'GET', path: '/institutions/transactions' });
+      const records = page.records() as RecordsWithText<{ id: string }>;
+      const rows = [...records.withText()];
+      expect(rows[0]).toBeInstanceOf(Uint8Array);
+      expect(Buffer.from(rows[0] as Uint8Array).toString()).toBe(plain);
+      // Masked, not printed as it came; white space and a \u escape are parsed and printed again.
+      expect(rows.slice(1)).toEqual([{ id: 't2', cardData: { pan: '506099*********0019' } }, { id: 't3' }, { id: 't4' }]);
+      // Bytes that are not UTF-8 anywhere in the page: every record parsed (U+FFFD where they were).
+      const notUtf8 = Buffer.from(body([plain, '{"id":"t5","note":"#"}']));
+      notUtf8[notUtf8.indexOf('#')] = 0xc3; // the first byte of a two-byte character, alone
+      send(notUtf8);
+      const broken = await client().requestPage<{ id: string }>({ method: 'GET', path: '/institutions/transactions' });
+      const parsed = [...(broken.records() as RecordsWithText<{ id: string }>).withText()];
+      expect(parsed.map((row) => row instanceof Uint8Array)).toEqual([false, false]);
+      expect(parsed[1]).toEqual({ id: 't5', note: '\ufffd' });
     });
 
     it('requestPage() fails as request() does on an error status, an error envelope, and a record that is not JSON', async () => {
