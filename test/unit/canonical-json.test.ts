@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isCanonicalJson } from '../../src/api/canonical-json.js';
 import { startsLikeCardNumber } from '../../src/audit/mask.js';
+import { mulberry32 } from '../../src/sandbox/faults.js';
 
 const canonical = (text: string, refuse?: Parameters<typeof isCanonicalJson>[3]) => {
   const bytes = Buffer.from(text);
@@ -96,7 +97,7 @@ describe('isCanonicalJson', () => {
   // Random values, printed and then damaged: whatever it says yes to prints back, and it says yes
   // to what JSON.stringify printed from plain values (else the fast path would never be taken).
   it('says yes only to texts that print back, over random and damaged texts', () => {
-    const random = seeded(19);
+    const random = mulberry32(19); // seeded, so a failure repeats
     const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
     const characters = ['a', 'Z', ' ', '"', '\\', '/', '\n', '\u0001', '\u007f', 'é', '🃏', '\u2028', '0', '9', '{', ':'];
     const numbers = () => pick([0, -0, 1, -7, 12.34, 0.5, 1e-7, 1e21, 123456789012345, 2 ** 53 + 2, 0.1 + 0.2, random() * 1000, -random() * 1e-3, Math.round(random() * 1e6) / 100]);
@@ -127,7 +128,7 @@ describe('isCanonicalJson', () => {
   });
 
   it('says yes to every record JSON.stringify prints from plain values', () => {
-    const random = seeded(24);
+    const random = mulberry32(24);
     for (let n = 0; n < 5_000; n++) {
       const record = {
         id: random().toString(36).slice(2),
@@ -142,15 +143,3 @@ describe('isCanonicalJson', () => {
     }
   });
 });
-
-/** A small seeded generator (mulberry32), so a failure repeats. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
