@@ -4,6 +4,7 @@
 // well in a terminal: no headings (the README adds its own), tables and indented code.
 import { DEFAULT_DIALECT, DIALECT_KEYS, readPath, type DialectKey } from '../api/dialect.js';
 import { DEFAULT_CONCURRENCY, PIPELINED_CONCURRENCY } from '../bulk/defaults.js';
+import { JQ_MEMORY, JQ_MOST_INPUT } from '../output/jq-limits.js';
 
 export interface HelpTopic {
   name: string;
@@ -104,8 +105,12 @@ prints strings raw, as \`jq -r\` does.
 with real jq, built in: each result on its own line, strings printed raw. Results stream as jq
 produces them; a reader that goes away (\`| head\`) ends cardctl with exit 0, Ctrl-C with exit 130.
 A bad expression exits 2 with jq's message (after the results printed before a run-time error).
+The built-in jq has ${JQ_MEMORY} of memory and reads at most ${JQ_MOST_INPUT / 1024 / 1024} MiB of JSON (about 7,000
+transactions): past that, \`--all --jq\` stops reading pages and exits 2, as does a filter that
+runs jq out of memory. For more, pipe the records into a jq of your own:
 
     cardctl cards list --all --jq '.[] | select(.status == "active") | .id'
+    cardctl tx list --all -o ndjson | jq -r 'select(.responseCode != "00") | .id'
 
 \`--template STR\` prints each record of a list (or the one record) with a Handlebars template;
 \`{{.field}}\` and dot paths like \`{{.amounts.currency}}\` reach into the record, \`\\t\` and \`\\n\` are

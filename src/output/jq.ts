@@ -14,6 +14,9 @@
 // - The worker waits (Atomics.wait) while more than WORKER_BACKLOG characters it sent are not
 //   written yet, so a slow reader bounds the memory an endless filter can take.
 import { InterruptedError, UsageError } from '../core/errors.js';
+import { JQ_MEMORY, JQ_MOST_INPUT } from './jq-limits.js';
+
+export { JQ_MEMORY, JQ_MOST_INPUT };
 
 export interface JqOptions {
   /** Receives jq's output as it is produced; the next chunk waits for its promise. */
@@ -33,6 +36,33 @@ const WORKER_FLUSH_MS = 50;
 
 const USAGE_HINT = 'the expression is jq syntax, e.g. --jq \'.[].id\' or --jq \'.[] | select(.status == "active") | .id\'';
 
+
+const OWN_JQ = 'pipe the records into a jq of your own: cardctl … --all -o ndjson | jq …';
+const TOO_MUCH_HINT = `narrow the list (its filters, --limit), or ${OWN_JQ}`;
+
+function tooMuchInput(what: string): UsageError {
+  return new UsageError(`--jq: ${what} more JSON than jq can hold (at most ${JQ_MOST_INPUT / 1024 / 1024} MiB; it has ${JQ_MEMORY} of memory)`, { code: 'JQ_INPUT_TOO_LARGE', hint: TOO_MUCH_HINT });
+}
+
+/**
+ * The JSON array of a list's records, built record by record for one jq run (`--jq` with
+ * `--all`): refused as soon as it passes JQ_MOST_INPUT, so no more pages are read for nothing.
+ */
+export class JqArrayText {
+  private readonly texts: string[] = [];
+  private bytes = 2; // [ and ]
+
+  add(text: string): void {
+    this.bytes += Buffer.byteLength(text) + (this.texts.length > 0 ? 1 : 0);
+    if (this.bytes > JQ_MOST_INPUT) throw tooMuchInput(`the list's first ${(this.texts.length + 1).toLocaleString('en-US')} records are`);
+    this.texts.push(text);
+  }
+
+  text(): string {
+    return `[${this.texts.join(',')}]`;
+  }
+}
+
 /**
  * Runs `expression` the way `jq -r` does over `input`, a JSON text or several (jq runs the filter
  * on each): each result on its own line, strings printed raw (as gh does for --jq), everything else
@@ -43,10 +73,11 @@ const USAGE_HINT = 'the expression is jq syntax, e.g. --jq \'.[].id\' or --jq \'
 export async function runJq(input: string, expression: string, options: JqOptions): Promise<void> {
   const { signal } = options;
   if (signal?.aborted) throw new InterruptedError();
+  const bytes = new TextEncoder().encode(input);
+  if (bytes.length > JQ_MOST_INPUT) throw tooMuchInput(`the input, ${(bytes.length / 1e6).toFixed(1)} MB, is`);
   const worker = spare ?? (await startWorker());
   spare = undefined;
   worker.thread.ref();
-  const bytes = new TextEncoder().encode(input);
   let writing: Promise<void> = Promise.resolve();
   // Once the run has failed or been interrupted, chunks still queued are not written.
   let stopped = false;
@@ -71,7 +102,13 @@ export async function runJq(input: string, expression: string, options: JqOption
       });
       worker.thread.postMessage({ expression, input: bytes }, [bytes.buffer]);
     });
-    if (finished.type === 'crash') throw new Error(`jq failed: ${finished.message}`);
+    if (finished.type === 'crash') {
+      // What jq-wasm's runtime throws when jq needs more memory than it has (a huge value, endless recursion).
+      if (finished.message.startsWith('Aborted(')) {
+        throw new UsageError(`--jq: jq ran out of memory (it has ${JQ_MEMORY})`, { code: 'JQ_OUT_OF_MEMORY', hint: `a filter that builds smaller values, or fewer records; or ${OWN_JQ}` });
+      }
+      throw new Error(`jq failed: ${finished.message}`);
+    }
     if (finished.status === 0) {
       if (finished.stderr) options.err?.(finished.stderr);
       return;

@@ -156,11 +156,15 @@ export class Renderer {
         end: async () => { await chain; },
       };
     }
-    // jq sees the whole list: the array's text is built once, at the end, from each record's text.
-    const texts: string[] = [];
+    // jq sees the whole list: the array's text is built once, at the end, from each record's text,
+    // and refused as soon as it is more than jq can hold (no more pages are read).
+    const array = import('./jq.js').then(({ JqArrayText }) => new JqArrayText());
     return {
-      write: (records) => { for (const record of records) texts.push(JSON.stringify(this.project(record) ?? null)); },
-      end: async () => this.writeJq(`[${texts.join(',')}]`),
+      write: async (records) => {
+        const texts = await array;
+        for (const record of records) texts.add(JSON.stringify(this.project(record) ?? null));
+      },
+      end: async () => this.writeJq((await array).text()),
     };
   }
 

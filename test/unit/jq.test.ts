@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { applyJq, runJq } from '../../src/output/jq.js';
+import { applyJq, JQ_MOST_INPUT, runJq } from '../../src/output/jq.js';
 import { CliError, InterruptedError } from '../../src/core/errors.js';
 import { testContext } from '../helpers/context.js';
 
@@ -131,6 +131,36 @@ describe('--jq', () => {
     await stream.write([{ id: 'c' }]);
     await stream.end();
     expect(ctx.io.stdoutText()).toBe('a\nb\nc\n');
+  });
+
+  it('more JSON than jq can hold is refused before jq runs: one input, or a list as its records come (no more pages read)', async () => {
+    const huge = await runJq(`"${'x'.repeat(JQ_MOST_INPUT)}"`, '.', { out: () => {} }).catch((e) => e);
+    expect(huge).toBeInstanceOf(CliError);
+    expect([huge.exitCode, huge.code]).toEqual([2, 'JQ_INPUT_TOO_LARGE']);
+    expect(huge.message).toBe('--jq: the input, 33.6 MB, is more JSON than jq can hold (at most 32 MiB; it has 256 MB of memory)');
+    expect(huge.hint).toMatch(/-o ndjson \| jq/);
+
+    const ctx = testContext({ globals: { jq: 'length' } });
+    const stream = ctx.output().stream([{ header: 'ID', path: 'id' }]);
+    const page = (from: number) => Array.from({ length: 10 }, (_, i) => ({ id: from + i, pad: 'x'.repeat(1024 * 1024) }));
+    let pages = 0;
+    const refused = await (async () => {
+      for (; pages < 10; pages++) await stream.write(page(pages * 10 + 1));
+    })().catch((e) => e);
+    expect(refused).toBeInstanceOf(CliError);
+    expect([refused.exitCode, refused.code]).toEqual([2, 'JQ_INPUT_TOO_LARGE']);
+    // 1 MiB and a little a record: the 32nd passes 32 MiB, in the fourth page; no page after it is taken.
+    expect(refused.message).toMatch(/^--jq: the list's first 32 records are more JSON than jq can hold/);
+    expect(pages).toBe(3);
+    expect(ctx.io.stdoutText()).toBe('');
+  });
+
+  it('a filter that runs jq out of memory is a usage error that says so, not a crash', async () => {
+    for (const expression of ['reduce range(30) as $i ("x"; . + .) | length', 'def f: 1 + f; f']) {
+      const error = await applyJq(null, expression).catch((e) => e);
+      expect(error, expression).toBeInstanceOf(CliError);
+      expect([error.exitCode, error.code, error.message]).toEqual([2, 'JQ_OUT_OF_MEMORY', '--jq: jq ran out of memory (it has 256 MB)']);
+    }
   });
 
   it('--jq with --template is a usage error', () => {
