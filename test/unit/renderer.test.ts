@@ -60,6 +60,21 @@ describe('table', () => {
     }
   });
 
+  it('a long list is drawn in blocks that line up as one table: one header, every row, the same columns', async () => {
+    const many = Array.from({ length: 600 }, (_, i) => ({ ...cards[i % 2]!, id: `c${i}`, embossingName: 'N'.repeat(i < 256 ? 3 : 30) }));
+    const ctx = testContext({ tty: true, globals: {}, env: { CARDCTL_CONFIG_DIR: '/nonexistent-cardctl-test' } });
+    ctx.io.columns = 100;
+    await ctx.output().list(many, columns);
+    const lines = ctx.io.stdoutText().replace(/\x1b\[[0-9;]*m/g, '').trimEnd().split('\n');
+    expect(lines).toHaveLength(601);
+    expect(lines.filter((line) => line.startsWith('ID '))).toHaveLength(1);
+    expect(lines.slice(1).map((line) => line.split(/\s+/)[0])).toEqual(many.map((card) => card.id));
+    // Where the columns after the names start, in the header and in rows of every block (the
+    // first block's names are short, the others' long: widths of a block's own would differ).
+    const createdAt = lines[0]!.indexOf('CREATED');
+    for (const line of [lines[1]!, lines[256]!, lines[257]!, lines[600]!]) expect(line.slice(createdAt - 2, createdAt + 1)).toMatch(/^  \d$/);
+  });
+
   it('on a narrow terminal long cells are truncated with …', async () => {
     const { stdout } = await render({}, { tty: true, columns: 40 });
     expect(stdout).toContain('…');
