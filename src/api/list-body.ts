@@ -115,7 +115,6 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
 }
 
-
 /**
  * A page's records that can also be had as the bytes of their JSON text (a streamed page's,
  * src/api/client.ts): NDJSON prints those bytes as they came rather than parse and print again.

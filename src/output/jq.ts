@@ -36,7 +36,6 @@ const WORKER_FLUSH_MS = 50;
 
 const USAGE_HINT = 'the expression is jq syntax, e.g. --jq \'.[].id\' or --jq \'.[] | select(.status == "active") | .id\'';
 
-
 const OWN_JQ = 'pipe the records into a jq of your own: cardctl … --all -o ndjson | jq …';
 const TOO_MUCH_HINT = `narrow the list (its filters, --limit), or ${OWN_JQ}`;
 
