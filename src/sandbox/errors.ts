@@ -76,7 +76,21 @@ export function httpErrorOf(error: DomainError): ApiError {
 
 /** A refused field: `message` reads "<field> <problem>". */
 export function invalidField(field: string, problem: string): DomainError {
-  return new DomainError('invalid', `${field} ${problem}`, [{ field, message: problem }]);
+  const said = withoutField(field, problem);
+  return new DomainError('invalid', fieldMessage(field, said), [{ field, message: said }]);
+}
+
+/**
+ * "<field> <problem>", the one way a message names a refused field. A problem that already
+ * begins with the field's name (a parser's own message: "amount 1e-7 has more decimals…")
+ * keeps it once.
+ */
+export function fieldMessage(field: string, problem: string): string {
+  return `${field} ${withoutField(field, problem)}`;
+}
+
+function withoutField(field: string, problem: string): string {
+  return problem.startsWith(`${field} `) ? problem.slice(field.length + 1) : problem;
 }
 
 export function notFound(what: string, errors?: FieldError[]): DomainError {

@@ -4,7 +4,7 @@
 import AjvModule, { type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import { ApiError, type FieldError } from './errors.js';
+import { ApiError, fieldMessage, type FieldError } from './errors.js';
 
 // CommonJS default exports seen through ESM interop.
 const Ajv = ((AjvModule as unknown as { default?: typeof AjvModule }).default ?? AjvModule) as typeof AjvModule;
@@ -28,7 +28,7 @@ export function validationFailure(errors: ErrorObject[], context: string | undef
     .map((e) => (rename ? { ...e, field: rename(e.field) } : e));
   const first = fieldErrors[0] ?? { field: context ?? 'request', message: 'is invalid' };
   const more = fieldErrors.length > 1 ? ` (and ${fieldErrors.length - 1} more)` : '';
-  return new ApiError(400, 'VALIDATION_ERROR', `${first.field} ${first.message}${more}`, fieldErrors);
+  return new ApiError(400, 'VALIDATION_ERROR', `${fieldMessage(first.field, first.message)}${more}`, fieldErrors);
 }
 
 function toFieldError(error: ErrorObject, context: string | undefined): FieldError {

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Transaction } from '../../src/api/schemas.js';
 import type { Channel } from '../../src/iso8583/codes.js';
+import { invalidField } from '../../src/sandbox/errors.js';
 import { call, createCard, encryptPin, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
 import { makeCertificate, type TestCertificate } from './oauth-helpers.js';
 
@@ -344,5 +345,35 @@ describe('GET /institutions/transactions', () => {
     expect(transactions.dailyUsage(cardA.id, 'pos', '2026-11-22', counted)).toEqual({ count: 1, amountMinor: 150000 });
     const list = transactions.list({ institutionId: sandbox.institutionId, transactionStatus: 'reversed', limit: 10, offset: 0 });
     expect(list.records.map((r) => JSON.parse(r).id)).toEqual([ids[0]]);
+  });
+});
+
+describe('refusal messages name the field once', () => {
+  const doubled = /^(\S+) \1\b/;
+
+  test('invalidField keeps a field the problem already names once, in the message and the field error', () => {
+    const error = invalidField('amount', 'amount 1e-7 has more decimals than the currency allows (2)');
+    expect(error.message).toBe('amount 1e-7 has more decimals than the currency allows (2)');
+    expect(error.errors).toEqual([{ field: 'amount', message: '1e-7 has more decimals than the currency allows (2)' }]);
+    expect(invalidField('pan', 'fails the Luhn check').message).toBe('pan fails the Luhn check');
+  });
+
+  test('no refusal of the simulator or of a card program starts with a doubled word', async () => {
+    const card = await createCard(sandbox);
+    const simulateBody = (extra: Record<string, unknown>) => ({ intent: 'authorization', processingFlow: 'purchase', amount: 100, cardId: card.id, ...extra });
+    const refused: Array<[string, string, unknown]> = [
+      ['POST', '/institutions/switch/simulate', simulateBody({ amount: 1e-7 })],
+      ['POST', '/institutions/switch/simulate', simulateBody({ amount: 1e21 })],
+      ['POST', '/institutions/switch/simulate', simulateBody({ amount: 10.001 })],
+      ['POST', '/institutions/switch/simulate', simulateBody({ amount: -1 })],
+      ['POST', '/institutions/switch/simulate', simulateBody({ currency: '000' })],
+      ['POST', '/sandbox/card-programs', { name: '' }],
+    ];
+    for (const [method, path, body] of refused) {
+      const response = await call(sandbox, method, path, { token: sandbox.token, body });
+      expect(response.status, `${JSON.stringify(body)}: ${response.text}`).toBe(400);
+      expect(response.body.message, response.text).not.toMatch(doubled);
+      for (const fieldError of response.body.errors ?? []) expect(`${fieldError.field} ${fieldError.message}`).not.toMatch(doubled);
+    }
   });
 });
