@@ -1,6 +1,6 @@
 // `cardctl doctor --deployment`: does the deployment speak the profile's dialect
-// (src/api/dialect.ts)? Every probe is a GET of a list, or of a card that does not exist: never
-// a write, and never the GETs that change a card (activate, deactivate). For each list it asks
+// (src/api/dialect.ts)? Every probe is a GET of a list, or the activation of a card that does
+// not exist: never a write, and never a GET that changes a card that exists. For each list it asks
 // whether the page size and page parameters work (page 2 of size 1 is the second record of
 // page 1 of size 2), whether each filter narrows the list to a record it was taken from,
 // whether a page size above maxPageSize is refused or clamped, and whether the paging metadata
@@ -57,8 +57,16 @@ const FILTERS: Readonly<Record<ListName, readonly Filter[]>> = {
   ],
 };
 
-/** An id no card has: the error-shape probe asks for it. */
+/** An id no card has (an ObjectId of 1970): the error-shape probe asks for it. */
 export const MISSING_CARD_ID = '000000000000000000000000';
+
+/**
+ * The error-shape probe: a real endpoint of the API asked about a card that does not exist, so
+ * what is judged is the deployment's 404 for a missing resource, not its answer to an unknown
+ * path (often a gateway's, in another shape). The API has no GET of one card; activation is a
+ * GET by card id, and of a card that does not exist it changes nothing.
+ */
+export const MISSING_CARD_PATH = `${LIST_PATHS.cards}/${MISSING_CARD_ID}/activate`;
 
 export async function probeDeployment(target: ProbeTarget, dialect: Dialect): Promise<Check[]> {
   const checks: Check[] = [];
@@ -293,7 +301,7 @@ class ListProbe {
 
 async function probeErrors(target: ProbeTarget, dialect: Dialect, refusal: ProbeAnswer | undefined): Promise<Check[]> {
   const checks: Check[] = [];
-  const path = `${LIST_PATHS.cards}/${MISSING_CARD_ID}`;
+  const path = MISSING_CARD_PATH;
   const missing = await target.get(path, {});
   if (missing.status < 400 || !isObject(missing.body)) {
     const why = missing.status < 400 ? `answered ${missing.status}` : `answered ${missing.status} without a JSON object`;
@@ -307,7 +315,7 @@ async function probeErrors(target: ProbeTarget, dialect: Dialect, refusal: Probe
       const at = dialect.errors[key];
       const value = readPath(missing.body, at);
       if (typeof value === 'string' && value !== '') {
-        checks.push({ name: `error ${what}`, ok: true, detail: `${key === 'message' ? 'errors.message' : 'errors.code'} "${at}" holds ${JSON.stringify(value)} (GET of a card that does not exist, ${missing.status})` });
+        checks.push({ name: `error ${what}`, ok: true, detail: `${key === 'message' ? 'errors.message' : 'errors.code'} "${at}" holds ${JSON.stringify(value)} (activation of a card that does not exist, ${missing.status})` });
         continue;
       }
       const candidates = strings.filter(([, v]) => looksRight(v));

@@ -84,8 +84,8 @@ interface Report {
   checks: Array<{ name: string; ok: boolean; skipped?: boolean; detail: string; fix?: string; setting?: string; suggestion?: string | number }>;
 }
 
-/** Lines of the sandbox's request log that change something: writes, and the GETs that activate or deactivate. */
-const writesIn = (log: string) => log.split('\n').filter((line) => /^(POST|PUT|PATCH|DELETE) /.test(line) || /\/(activate|deactivate) /.test(line));
+/** Lines of the sandbox's request log that change something: writes, and the GETs that activate or deactivate a card that exists (not a 404). */
+const writesIn = (log: string) => log.split('\n').filter((line) => /^(POST|PUT|PATCH|DELETE) /.test(line) || /\/(activate|deactivate) (?!404\b)/.test(line));
 
 describe('doctor --deployment', () => {
   it('passes against a sandbox speaking another dialect, with a profile set to match; and writes nothing', async () => {
@@ -146,6 +146,9 @@ describe('doctor --deployment', () => {
     expect(report.checks.filter((c) => !c.ok)).toEqual([]);
     expect(report.checks.map((c) => c.name)).toEqual(expect.arrayContaining(['cards paging', 'transactions max page size', 'oauth search', 'error fields']));
     expect(report.checks.find((c) => c.name === 'dialect')).toMatchObject({ ok: true, detail: 'the default (the sandbox\'s)' });
+    // The error shape is the sandbox's 404 for a missing card on a real endpoint, not its "no such endpoint".
+    expect(report.checks.find((c) => c.name === 'error message')?.detail).toContain('"card 000000000000000000000000 not found"');
+    expect(plain.log().slice(before)).toMatch(/^GET \/institutions\/cards\/000000000000000000000000\/activate 404/m);
     expect(writesIn(plain.log().slice(before))).toEqual([]);
   }, 60_000);
 

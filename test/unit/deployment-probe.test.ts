@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_DIALECT, LIST_PATHS, resolveDialect, type Dialect, type DialectOverrides, type ListName } from '../../src/api/dialect.js';
 import { setPath } from '../../src/output/format.js';
 import type { Check } from '../../src/core/check.js';
-import { MISSING_CARD_ID, probeDeployment, type ProbeAnswer, type ProbeTarget } from '../../src/deployment/probe.js';
+import { MISSING_CARD_ID, MISSING_CARD_PATH, probeDeployment, type ProbeAnswer, type ProbeTarget } from '../../src/deployment/probe.js';
 
 interface Fake {
   /** What the deployment speaks. */
@@ -47,8 +47,11 @@ function deployment(fake: Fake, seen: string[] = []): ProbeTarget {
   return {
     async get(path, query) {
       seen.push(`${path}?${new URLSearchParams(query as Record<string, string>)}`);
+      const activation = /^\/institutions\/cards\/([^/]+)\/activate$/.exec(path);
+      if (activation) return error(404, `card ${activation[1]} not found`, 'NOT_FOUND');
       const list = (Object.keys(LIST_PATHS) as ListName[]).find((l) => LIST_PATHS[l] === path);
-      if (!list) return error(404, `no such endpoint: GET ${path}`, 'NOT_FOUND');
+      // A path the API does not serve: the gateway's answer, in its own shape.
+      if (!list) return { status: 404, body: { status: 404, title: 'Not Found' } };
       const names = dialect.params[list] as Record<string, string>;
       let limit = Number(query[names.limit!] ?? Math.min(20, dialect.maxPageSize));
       const page = Number(query[names.page!] ?? 1);
@@ -93,7 +96,10 @@ describe('doctor --deployment decisions', () => {
       'transactions merchantId', 'transactions terminalId', 'transactions transactionStatus',
       'oauth search', 'error message', 'error code', 'error fields',
     ]));
-    expect(seen).toContain(`${LIST_PATHS.cards}/${MISSING_CARD_ID}?`);
+    // The error shape is judged on a real endpoint's 404 for a missing card, not on an unknown path's.
+    expect(seen).toContain(`${LIST_PATHS.cards}/${MISSING_CARD_ID}/activate?`);
+    expect(MISSING_CARD_PATH).toBe(`${LIST_PATHS.cards}/${MISSING_CARD_ID}/activate`);
+    expect(checks.find((c) => c.name === 'error message')?.detail).toContain(`"card ${MISSING_CARD_ID} not found"`);
   });
 
   it('names each wrong setting, and the value that works', async () => {
