@@ -120,10 +120,19 @@ export const AccountInput = Type.Object({
 
 // ---------- card programs ----------
 
+const DailyLimit = Type.Object({
+  count: Type.Integer({ minimum: 0, description: 'transactions per card, channel and UTC day; 0: no limit' }),
+  amount: Type.Number({ minimum: 0, description: 'major units of the card currency per card, channel and UTC day; 0: no limit' }),
+});
 const ChannelConfig = Type.Object({
   enabled: Type.Boolean(),
-  dailyLimit: Type.Object({ count: Type.Integer({ minimum: 0 }), amount: Type.Number({ minimum: 0, description: 'major units of the card currency' }) }),
+  dailyLimit: DailyLimit,
 });
+/** A change to a channel: the members given replace the current ones, the others stay. */
+const ChannelChange = Type.Object({
+  enabled: Type.Optional(Type.Boolean()),
+  dailyLimit: Type.Optional(Type.Partial(DailyLimit, { additionalProperties: false })),
+}, { additionalProperties: false });
 export const WebhookConfig = Type.Object({
   type: Type.String(),
   header: Type.String(),
@@ -195,9 +204,11 @@ export const CardProgramInput = Type.Object({
   allowRandomPan: Type.Optional(Type.Boolean()),
   randomCardNumber: Type.Optional(Type.Boolean()),
   renewable: Type.Optional(Type.Boolean()),
-  channels: Type.Optional(Type.Partial(Type.Object({ pos: ChannelConfig, atm: ChannelConfig, web: ChannelConfig }))),
-  webHookConfig: Type.Optional(Type.Partial(WebhookConfig)),
-  standIn: Type.Optional(StandInPolicy),
+  channels: Type.Optional(Type.Partial(Type.Object({ pos: ChannelChange, atm: ChannelChange, web: ChannelChange }, { additionalProperties: false }), {
+    description: 'merged member by member into the current channels: a channel or limit left out keeps its value',
+  })),
+  webHookConfig: Type.Optional(Type.Partial(WebhookConfig, { additionalProperties: false, description: 'merged into the current webhook settings' })),
+  standIn: Type.Optional(Type.Partial(StandInPolicy, { additionalProperties: false, description: 'merged into the current policy (at first: decline, amounts 0)' })),
   holdPeriodHours: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 8760 })),
 }, { additionalProperties: false });
 export type CardProgramInput = Static<typeof CardProgramInput>;

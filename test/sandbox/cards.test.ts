@@ -568,3 +568,67 @@ describe('bodies of the card changes', () => {
     expect(after.body.data[0].__v).toBe(0);
   });
 });
+
+describe('card program changes merge nested objects member by member', () => {
+  type Program = Record<string, any>;
+  const newProgram = async (): Promise<Program> => {
+    const created = await call(sandbox, 'POST', '/sandbox/card-programs', { token: sandbox.token, body: { name: 'Merge' } });
+    expect(created.status, created.text).toBe(201);
+    return created.body.data;
+  };
+  const update = (id: string, body: unknown) => call(sandbox, 'PUT', `/sandbox/card-programs/${id}`, { token: sandbox.token, body });
+
+  // [the change, what it must change; everything else of the program stays as it was]
+  const cases: Array<[string, Record<string, unknown>, (before: Program) => Program]> = [
+    ['a channel\'s limit count alone', { channels: { pos: { dailyLimit: { count: 5 } } } },
+      (p) => ({ ...p, channels: { ...p.channels, pos: { ...p.channels.pos, dailyLimit: { ...p.channels.pos.dailyLimit, count: 5 } } } })],
+    ['a channel\'s limit amount alone', { channels: { atm: { dailyLimit: { amount: 0 } } } },
+      (p) => ({ ...p, channels: { ...p.channels, atm: { ...p.channels.atm, dailyLimit: { ...p.channels.atm.dailyLimit, amount: 0 } } } })],
+    ['a channel\'s enabled alone', { channels: { web: { enabled: false } } },
+      (p) => ({ ...p, channels: { ...p.channels, web: { ...p.channels.web, enabled: false } } })],
+    ['two channels, each partly', { channels: { pos: { enabled: false }, web: { dailyLimit: { count: 0 } } } },
+      (p) => ({ ...p, channels: { ...p.channels, pos: { ...p.channels.pos, enabled: false }, web: { ...p.channels.web, dailyLimit: { ...p.channels.web.dailyLimit, count: 0 } } } })],
+    ['an empty channel', { channels: { pos: {} } }, (p) => p],
+    ['the webhook URL alone', { webHookConfig: { url: 'http://127.0.0.1:9/merge' } },
+      (p) => ({ ...p, webHookConfig: { ...p.webHookConfig, url: 'http://127.0.0.1:9/merge' } })],
+    ['a stand-in mode alone, on a program without a policy', { standIn: { mode: 'decline' } },
+      (p) => ({ ...p, standIn: { mode: 'decline', maxAmount: 0, dailyAmount: 0 } })],
+  ];
+
+  test.each(cases)('%s', async (_name, change, expected) => {
+    const before = await newProgram();
+    const response = await update(before.id, change);
+    expect(response.status, response.text).toBe(200);
+    const { updatedAt, ...after } = response.body.data;
+    const { updatedAt: _, ...wanted } = expected(before);
+    expect(after).toEqual(wanted);
+  });
+
+  test('a stand-in change keeps the amounts it leaves out', async () => {
+    const program = await newProgram();
+    expect((await update(program.id, { standIn: { mode: 'approve', maxAmount: 500, dailyAmount: 2000 } })).status).toBe(200);
+    const changed = await update(program.id, { standIn: { dailyAmount: 3000 } });
+    expect(changed.body.data.standIn).toEqual({ mode: 'approve', maxAmount: 500, dailyAmount: 3000 });
+  });
+
+  test.each([
+    ['an unknown channel member', { channels: { pos: { enable: false } } }],
+    ['an unknown limit member', { channels: { pos: { dailyLimit: { counts: 1 } } } }],
+    ['an unknown channel', { channels: { ussd: { enabled: false } } }],
+    ['a negative count', { channels: { pos: { dailyLimit: { count: -1 } } } }],
+    ['an unknown stand-in member', { standIn: { mode: 'approve', max: 1 } }],
+  ])('%s is a 400, and nothing changes', async (_name, change) => {
+    const before = await newProgram();
+    const response = await update(before.id, change);
+    expect(response.status, response.text).toBe(400);
+    const programs = await call(sandbox, 'GET', '/sandbox/card-programs', { token: sandbox.token });
+    expect(programs.body.data.find((p: Program) => p.id === before.id)).toEqual(before);
+  });
+
+  test('the schema says that a limit of 0 is no limit', async () => {
+    const doc = (await call(sandbox, 'GET', '/openapi.json')).body;
+    const text = JSON.stringify(doc);
+    expect(text).toContain('transactions per card, channel and UTC day; 0: no limit');
+    expect(text).toContain('major units of the card currency per card, channel and UTC day; 0: no limit');
+  });
+});

@@ -81,7 +81,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app,
     onRequest: [loopback, bearer],
     schema: {
       summary: 'Update a card program', tags, auth: 'bearer',
-      description: 'Changes the given fields; `channels` and `webHookConfig` are merged into the current values.',
+      description: 'Changes the given fields; the nested objects (`channels`, a channel\'s `dailyLimit`, `webHookConfig`, `standIn`) are merged member by member into the current values.',
       params: IdParams, body: UpdateCardProgramInput, response: { 200: Envelope(CardProgram) },
     },
   }, async (request) => envelope('Card program updated', programs.update(principalOf(request).institutionId, request.params.id, request.body)));

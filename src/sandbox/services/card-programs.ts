@@ -1,12 +1,15 @@
 // Card programs of an institution (a sandbox helper: the reference API has no such endpoint):
 // list, create from the seeded defaults, change. A new PAN range restarts the sequence.
-import type { CardProgram, CardProgramInput, UpdateCardProgramInput } from '../../api/schemas.js';
+import type { CardProgram, CardProgramInput, StandInPolicy, UpdateCardProgramInput } from '../../api/schemas.js';
 import type { Principal } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
 import { invalidField, notFound } from '../errors.js';
 import { defaultCardProgram, programRange } from '../tenancy.js';
 
 export type CardProgramService = ReturnType<typeof cardProgramService>;
+
+/** A program without a stand-in policy declines (96) when the webhook gives no usable answer. */
+const NO_STAND_IN: StandInPolicy = { mode: 'decline', maxAmount: 0, dailyAmount: 0 };
 
 export function cardProgramService({ store, clock }: Pick<SandboxDeps, 'store' | 'clock'>) {
   return {
@@ -38,7 +41,11 @@ export function cardProgramService({ store, clock }: Pick<SandboxDeps, 'store' |
   };
 }
 
-/** The given fields changed; `channels` and `webHookConfig` merged into the current values. */
+/**
+ * The given fields changed. The nested objects (`channels`, each channel's `dailyLimit`,
+ * `webHookConfig`, `standIn`) are merged member by member into the current values: what a
+ * change leaves out keeps its value.
+ */
 function applyProgramChanges(program: CardProgram, input: UpdateCardProgramInput, now: Date): CardProgram {
   const next: CardProgram = { ...program, updatedAt: now.toISOString() };
   if (input.name !== undefined) next.name = input.name;
@@ -58,11 +65,13 @@ function applyProgramChanges(program: CardProgram, input: UpdateCardProgramInput
     next.channels = { ...program.channels };
     for (const channel of ['pos', 'atm', 'web'] as const) {
       const change = input.channels[channel];
-      if (change) next.channels[channel] = { enabled: change.enabled, dailyLimit: { ...change.dailyLimit } };
+      if (!change) continue;
+      const current = program.channels[channel];
+      next.channels[channel] = { enabled: change.enabled ?? current.enabled, dailyLimit: { ...current.dailyLimit, ...change.dailyLimit } };
     }
   }
   if (input.webHookConfig) next.webHookConfig = { ...program.webHookConfig, ...input.webHookConfig };
-  if (input.standIn) next.standIn = { ...input.standIn };
+  if (input.standIn) next.standIn = { ...(program.standIn ?? NO_STAND_IN), ...input.standIn };
   if (input.holdPeriodHours !== undefined) next.holdPeriodHours = input.holdPeriodHours;
   return next;
 }
