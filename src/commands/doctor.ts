@@ -19,15 +19,15 @@ against the server, the PIN key and the Node version. Each line says ✓ or ✗
 and, for ✗, what to do. Exit 0 when all pass, 1 otherwise.
 
 --deployment also asks the deployment, with reads only (GETs of the lists and
-of a card that does not exist; never a write), whether it speaks the profile's
-dialect: for cards, transactions and OAuth applications, that the page size
-and page parameters work, that each search or filter narrows the list to a
-record it was taken from, that a page size above maxPageSize is refused or
-clamped, and that the paging metadata (or short pages) end the list where
---all will; then that an error body has its message, code and field errors
-where the profile says. A wrong setting is named with the value that works
-when one of a few common names does. A list with fewer than 2 records cannot
-tell, and is skipped.`,
+the activation of a card that does not exist; never a write), whether it
+speaks the profile's dialect: for cards, transactions and OAuth applications,
+that the page size and page parameters work, that each search or filter
+narrows the list to a record it was taken from, that a page size above
+maxPageSize is refused or clamped, and that the paging metadata (or short
+pages) end the list where --all will; then that an error body has its message,
+code and field errors where the profile says. A wrong setting is named with
+the value that works when one of a few common names does. A list with fewer
+than 2 records cannot tell, and is skipped.`,
   flags: {
     deployment: { type: 'boolean', description: 'also check that the deployment speaks the profile\'s dialect (list parameters, paging, page size limit, error body), with reads only' },
   },
