@@ -198,7 +198,7 @@ export type CardProgram = Static<typeof CardProgram>;
 export const CardProgramInput = Type.Object({
   name: Type.String({ minLength: 1 }),
   scheme: Type.Optional(Type.String()),
-  panPrefix: Type.Optional(Type.String({ pattern: '^[0-9]{4,11}$' })),
+  panPrefix: Type.Optional(Type.String({ pattern: '^[0-9]{6,11}$', description: 'a BIN (6 digits or more) and any digits after it; no other institution\'s program may overlap the range' })),
   panLength: Type.Optional(Type.Integer({ minimum: 13, maximum: 19 })),
   maxExpiry: Type.Optional(Type.Integer({ minimum: 1, maximum: 120 })),
   allowRandomPan: Type.Optional(Type.Boolean()),

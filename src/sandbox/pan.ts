@@ -36,6 +36,10 @@ export function panInProgramRange(program: CardProgram, pan: string): boolean {
  * The next card number of the program: sequential from panStart (using panSequenceCounter),
  * or random in the range when the program says randomCardNumber. `taken` rejects numbers
  * already issued. Returns the PAN and the program's next counter value.
+ *
+ * As an issuer's processor does, each program draws from its own BIN range with its own
+ * counter, and no other institution's program overlaps that range (services/card-programs.ts):
+ * the numbers an institution receives, and the ones `taken` skips, are its own cards alone.
  */
 export function nextProgramPan(program: CardProgram, taken: (pan: string) => boolean): { pan: string; counter: number } {
   const bodyLength = program.panLength - 1;
@@ -53,10 +57,19 @@ export function nextProgramPan(program: CardProgram, taken: (pan: string) => boo
   throw conflict(`card program ${program.id} has no free card numbers left in its range`);
 }
 
-/** A Luhn-valid 16-digit number after the BIN (imported cards bring a BIN, not a PAN). */
-export function panFromBin(bin: string, taken: (pan: string) => boolean): string {
+/**
+ * The program an imported card joins (imported cards bring a BIN, not a PAN): the first whose
+ * range and the BIN's meet, i.e. one prefix begins with the other.
+ */
+export function programOfBin(programs: readonly CardProgram[], bin: string): CardProgram | undefined {
+  return programs.find((program) => bin.startsWith(program.panPrefix) || program.panPrefix.startsWith(bin));
+}
+
+/** A random Luhn-valid number of the program's length under the BIN and the program's prefix (the longer of the two). */
+export function panFromBin(program: CardProgram, bin: string, taken: (pan: string) => boolean): string {
+  const prefix = bin.length > program.panPrefix.length ? bin : program.panPrefix;
   for (let attempt = 0; attempt < 1000; attempt++) {
-    const body = bin + randomDigits(15 - bin.length);
+    const body = prefix + randomDigits(program.panLength - 1 - prefix.length);
     const pan = body + luhnCheckDigit(body);
     if (!taken(pan)) return pan;
   }

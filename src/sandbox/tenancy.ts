@@ -64,7 +64,7 @@ export function createInstitution(store: Store, now: Date, options: NewInstituti
       institutionId, userId, emailAddress: `operator@${code.toLowerCase()}.sandbox.test`, roles: [{ role: 'admin', permissions: ['*'] }],
     });
 
-    const program = defaultCardProgram({ institutionId, createdBy: userId, now, webhookUrl: options.webhookUrl });
+    const program = defaultCardProgram({ institutionId, createdBy: userId, now, webhookUrl: options.webhookUrl, panPrefix: freeDefaultBin(store) });
     store.cardPrograms.insert(program);
     return { institutionId, userId, token, apiKey, cardProgramId: program.id };
   });
@@ -117,12 +117,27 @@ export function addUser(store: Store, now: Date, input: NewUser): SandboxUserCre
   return { userId, token, apiKey };
 }
 
+/** The BIN of the first institution's default program; later institutions get the next free one. */
+const DEFAULT_BIN = 506099;
+const DEFAULT_PAN_LENGTH = 16;
+
+/**
+ * The first BIN from DEFAULT_BIN up whose 16-digit range no institution's program touches: an
+ * issuer's BIN belongs to it alone, so no two institutions draw numbers from one range. (A
+ * program's prefix is at least a BIN long, so each program holds at most one candidate.)
+ */
+export function freeDefaultBin(store: Store): string {
+  for (let bin = DEFAULT_BIN; ; bin++) {
+    if (!store.cardPrograms.rangeHeldByOthers('', String(bin), DEFAULT_PAN_LENGTH)) return String(bin);
+  }
+}
+
 /** A complete program: Verve-like BIN range, 3-year expiry, all channels with daily limits. */
 export function defaultCardProgram(input: { institutionId: string; createdBy: string; now: Date; webhookUrl?: string; name?: string; panPrefix?: string; panLength?: number }): CardProgram {
   const id = newId();
   const at = input.now.toISOString();
-  const panPrefix = input.panPrefix ?? '506099';
-  const panLength = input.panLength ?? 16;
+  const panPrefix = input.panPrefix ?? String(DEFAULT_BIN);
+  const panLength = input.panLength ?? DEFAULT_PAN_LENGTH;
   const end = new Date(input.now);
   end.setUTCFullYear(end.getUTCFullYear() + 10);
   return {

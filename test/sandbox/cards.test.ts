@@ -218,7 +218,9 @@ describe('GET /institutions/cards', () => {
     expect(response.body.data.map((c: any) => c.id)).toEqual([...ids].reverse());
     expect(response.body.pagination).toEqual({ page: 1, limit: 20, total: 5, pages: 1 });
     const program = response.body.data[0].cardProgram;
-    expect(program).toMatchObject({ id: other.cardProgramId, panPrefix: '506099', channels: { pos: { enabled: true } } });
+    expect(program).toMatchObject({ id: other.cardProgramId, panPrefix: expect.stringMatching(/^\d{6}$/), channels: { pos: { enabled: true } } });
+    // Its own BIN: the seeded institution's is 506099.
+    expect(program.panPrefix).not.toBe('506099');
     expect(program).not.toHaveProperty('losesAccount');
     expect(program.webHookConfig).toEqual(expect.objectContaining({ url: expect.any(String) }));
     for (const field of CARD_FIELDS) expect(response.body.data[0], field).toHaveProperty(field);
@@ -258,7 +260,7 @@ describe('GET /institutions/cards', () => {
   test('a page of cards from two programs expands each card\'s own program, byte for byte beside non-ASCII text', async () => {
     const created = await call(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'Two Programs Bank' } });
     const bank = { ...sandbox, token: created.body.data.token, cardProgramId: created.body.data.cardProgramId };
-    const second = await call(sandbox, 'POST', '/sandbox/card-programs', { token: bank.token, body: { name: 'Zweite Karte ü', panPrefix: '539983' } });
+    const second = await call(sandbox, 'POST', '/sandbox/card-programs', { token: bank.token, body: { name: 'Zweite Karte ü', panPrefix: '539984' } });
     expect(second.status).toBe(201);
     const customer = {
       firstName: 'Adé 😀', middleName: '"cardProgram":"x"', lastName: 'Łovelace', emailAddress: 'ada@example.com', phoneNumber: '+2348012345678',

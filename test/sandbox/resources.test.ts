@@ -205,9 +205,12 @@ describe('POST /util/cards/import', () => {
     const foreign = await call(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body: importBody('legacy-003', { institutionId: other.institutionId }) });
     expect(foreign.status).toBe(403);
     expect(foreign.body.error).toBe('FORBIDDEN');
-    // The other institution may use the same realId with its own key.
-    const theirs = await call(sandbox, 'POST', '/util/cards/import', { apiKey: other.apiKey, body: importBody('legacy-002', { institutionId: other.institutionId }) });
-    expect(theirs.status).toBe(201);
+    // The other institution may use the same realId with its own key, under a BIN of its own programs.
+    const base = importBody('legacy-002', { institutionId: other.institutionId });
+    const ownBin = (await call(sandbox, 'GET', '/sandbox/card-programs', { token: other.token })).body.data[0].panPrefix;
+    const theirs = await call(sandbox, 'POST', '/util/cards/import', { apiKey: other.apiKey, body: { ...base, card: { ...base.card, bin: ownBin } } });
+    expect(theirs.status, theirs.text).toBe(201);
+    expect(theirs.body.data.bin).toBe(ownBin);
 
     const inactive = await call(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body: importBody('legacy-004', { active: false }) });
     expect(inactive.body.data.status).toBe('inactive');

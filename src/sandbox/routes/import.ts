@@ -14,7 +14,7 @@ export const importRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app, 
     schema: {
       summary: 'Import Card', tags: ['import'], auth: 'apiKey',
       description: 'Takes x-api-key, not a bearer token. `institutionId` must be the API key\'s institution (else 403); a repeated `realId` is a 409. '
-        + 'The card is issued on the institution\'s first card program with a PAN under `card.bin`; the answer is the Card.',
+        + 'The card is issued on the institution\'s first card program whose range meets `card.bin` (none: a 400), with a PAN under that BIN; the answer is the Card.',
       body: ImportCardBody,
       response: { 201: Envelope(Card) },
     },

@@ -72,7 +72,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app,
     onRequest: [loopback, bearer],
     schema: {
       summary: 'Create a card program', tags, auth: 'bearer',
-      description: 'Defaults are those of the seeded program; `panPrefix` and `panLength` set the PAN range.',
+      description: 'Defaults are those of the seeded program, the PAN range that of the institution\'s first program; `panPrefix` and `panLength` set another. '
+        + 'A range belongs to one institution: one that overlaps another institution\'s program is a 409.',
       body: CardProgramInput, response: { 201: Envelope(CardProgram) },
     },
   }, async (request, reply) => reply.code(201).send(envelope('Card program created', programs.create(principalOf(request), request.body))));
@@ -81,7 +82,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app,
     onRequest: [loopback, bearer],
     schema: {
       summary: 'Update a card program', tags, auth: 'bearer',
-      description: 'Changes the given fields; the nested objects (`channels`, a channel\'s `dailyLimit`, `webHookConfig`, `standIn`) are merged member by member into the current values.',
+      description: 'Changes the given fields; the nested objects (`channels`, a channel\'s `dailyLimit`, `webHookConfig`, `standIn`) are merged member by member into the current values. '
+        + '`panPrefix` and `panLength` change only while the program has issued no card, and not onto another institution\'s range (409).',
       params: IdParams, body: UpdateCardProgramInput, response: { 200: Envelope(CardProgram) },
     },
   }, async (request) => envelope('Card program updated', programs.update(principalOf(request).institutionId, request.params.id, request.body)));

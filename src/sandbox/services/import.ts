@@ -1,11 +1,12 @@
 // Importing an existing card: it becomes an ordinary card of the API key's institution, issued
-// on the institution's first card program with a PAN under its BIN. realId is unique per
-// institution; the clear defaultPIN is only hashed.
+// on the institution's first card program whose range holds its BIN, with a PAN under that BIN
+// (a BIN outside the institution's ranges is refused: numbers there are another issuer's).
+// realId is unique per institution; the clear defaultPIN is only hashed.
 import type { Card, ImportCardBody } from '../../api/schemas.js';
 import { buildCard, customerFromImport, endOfMonth } from '../cards.js';
 import type { SandboxDeps } from '../deps.js';
-import { conflict, DomainError, invalidField, notPermitted } from '../errors.js';
-import { panFromBin } from '../pan.js';
+import { conflict, invalidField, notPermitted } from '../errors.js';
+import { panFromBin, programOfBin } from '../pan.js';
 import { hashPin } from '../pin.js';
 import { isUniqueViolation } from '../store/db.js';
 
@@ -26,9 +27,9 @@ export function importService({ store, clock }: Pick<SandboxDeps, 'store' | 'clo
 
       return store.transaction(() => {
         if (store.cards.findByRealId(institutionId, body.realId)) throw alreadyImported(body.realId);
-        const program = store.cardPrograms.listByInstitution(institutionId)[0];
-        if (!program) throw new DomainError('invalid', 'the institution has no card program to import into');
-        const pan = panFromBin(body.card.bin, (candidate) => store.cards.panExists(candidate));
+        const program = programOfBin(store.cardPrograms.listByInstitution(institutionId), body.card.bin);
+        if (!program) throw invalidField('card.bin', 'is outside the ranges of this institution\'s card programs');
+        const pan = panFromBin(program, body.card.bin, (candidate) => store.cards.panExists(candidate));
         const built = buildCard({
           institutionId,
           program,

@@ -36,6 +36,7 @@ export class CardStore {
   private readonly selectByRealId: Statement;
   private readonly selectByPan: Statement;
   private readonly selectPanExists: Statement;
+  private readonly selectOfProgram: Statement;
   private readonly updateCard: Statement;
   /** By filter combination (see the constructor): the page, and the number of cards matching. */
   private readonly pages: Statement[];
@@ -51,6 +52,7 @@ export class CardStore {
     this.selectByRealId = db.prepare('SELECT record, pan, pin_hash, real_id FROM cards WHERE institution_id = ? AND real_id = ?');
     this.selectByPan = db.prepare('SELECT record, pan, pin_hash, real_id FROM cards WHERE pan = ?');
     this.selectPanExists = db.prepare('SELECT 1 AS found FROM cards WHERE pan = ?');
+    this.selectOfProgram = db.prepare('SELECT 1 AS found FROM cards WHERE program_id = ? LIMIT 1');
     this.updateCard = db.prepare(
       `UPDATE cards SET status = @status, pin_hash = @pinHash, search_text = @searchText, record = @record
        WHERE id = @id AND institution_id = @institutionId`,
@@ -108,6 +110,11 @@ export class CardStore {
 
   panExists(pan: string): boolean {
     return this.selectPanExists.get(pan) !== undefined;
+  }
+
+  /** Whether the program has issued any card (created or imported). */
+  programHasCards(programId: string): boolean {
+    return this.selectOfProgram.get(programId) !== undefined;
   }
 
   /** Writes the card record (status, customer, expiry, pinAttempts, …) and the PIN hash. */
