@@ -44,8 +44,10 @@ export interface CommandSource {
 
 /** Runs cardctl with the given arguments over the definitions of `source`; resolves to the exit code. */
 export async function runCli(argv: string[], deps: MainDeps, source: CommandSource): Promise<number> {
-  const io = deps.io ?? systemIO(process);
   const env = deps.env ?? process.env;
+  const state: RunState = { globals: {} };
+  // stdout that cannot take the output (`> /dev/full`): one error line, and the run ends there.
+  const io: IOStreams = deps.io ?? systemIO(process, (failure) => process.exit(reportError(failure, io, env, state.globals)));
   await loadColours({ env, stdoutIsTTY: io.stdoutIsTTY });
   try {
     argv = await expandUserAlias(argv, env, source);
@@ -69,7 +71,6 @@ export async function runCli(argv: string[], deps: MainDeps, source: CommandSour
   }
 
   const interrupt = deps.signal ? undefined : installInterruptHandler(io);
-  const state: RunState = { globals: {} };
   const program = buildProgram(await treeFor(argv, source), { io, env, deps, state, signal: deps.signal ?? interrupt!.signal, argv, host: source.host });
   try {
     await program.parseAsync(argv, { from: 'user' });
