@@ -163,6 +163,12 @@ describe('the audit journal carries no secrets', () => {
     expect(text).toContain('renewable');
     expect(text).not.toContain('secretpw');
     expect(`${refused.stdout}${refused.stderr}`).not.toContain('secretpw');
+    // Nor what auth status, doctor or --debug show of the base URL.
+    for (const args of [['auth', 'status'], ['doctor'], ['cards', 'list', '--debug']]) {
+      const shown = await run(['--base-url', withPassword, ...args]);
+      expect(`${shown.stdout}${shown.stderr}`).toContain('127.0.0.1');
+      expect(`${shown.stdout}${shown.stderr}`, args.join(' ')).not.toContain('secretpw');
+    }
   });
 
   it("a webhook secret sent with `api PUT --data` (the README's certify recipe), at any depth", async () => {
