@@ -84,9 +84,9 @@ export function systemIO(process: NodeJS.Process, onOutputError: (failure: Outpu
     if (stdout) return stdout;
     stdout = process.stdout;
     stdout.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
       if (failed) return;
       failed = true;
+      if (error.code === 'EPIPE') return void process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
       onOutputError(new OutputError(error));
     });
     return stdout;
