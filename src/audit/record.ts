@@ -136,7 +136,8 @@ export function journalRecorder(openSink: () => JournalSink, run: RunFacts, warn
         operator: operatorName(),
         command,
         method: exchange.method,
-        path: exchange.path,
+        // A query string may carry a secret-named parameter (`?token=…`).
+        path: redactBodyText(exchange.path),
         status: exchange.status,
         message: exchange.message,
         ids: affectedIds(exchange.path, exchange.data),

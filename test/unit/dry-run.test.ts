@@ -117,6 +117,8 @@ describe('journal recorder', () => {
     const [entry] = [...new Journal(env).read()];
     expect(entry).toMatchObject({ profile: 'default', env: 'unknown', baseUrl: 'https://api.example.com', command: 'cardctl cards deactivate c1 --yes', status: 200, ids: ['c1'], reason: 'reported stolen', durationMs: 12 });
     expect(JSON.stringify(entry)).not.toContain('5060990000000123');
+    record({ method: 'POST', path: '/institutions/x?access_token=tok_q_secret&limit=5', status: 200, message: 'ok', durationMs: 1 });
+    expect([...new Journal(env).read()][1]!.path).toBe('/institutions/x?access_token=[REDACTED]&limit=5');
 
     const { writeFileSync } = await import('node:fs');
     writeFileSync(`${dir.path}/blocked`, '');
