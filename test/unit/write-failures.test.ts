@@ -24,7 +24,13 @@ vi.mock('node:fs', async (original) => {
     disk.shortBytes = 0;
     return written;
   }) as typeof fs.writeSync;
-  return { ...fs, default: { ...fs, writeSync }, writeSync };
+  // writeFileSync as a full disk leaves it: the file made, nothing in it.
+  const writeFileSync = ((path: string, data: unknown, options?: unknown) => {
+    if (disk.callsLeft === undefined || disk.callsLeft-- > 0) return (fs.writeFileSync as (...args: unknown[]) => void)(path, data, options);
+    (fs.writeFileSync as (...args: unknown[]) => void)(path, '', options);
+    throw enospc();
+  }) as typeof fs.writeFileSync;
+  return { ...fs, default: { ...fs, writeSync, writeFileSync }, writeSync, writeFileSync };
 });
 
 /** From now on the disk takes `shortBytes` more bytes, then nothing. */
