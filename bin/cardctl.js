@@ -58,11 +58,17 @@ function print(text) {
     while (rest.length > 0) rest = rest.subarray(require('node:fs').writeSync(1, rest));
   } catch (error) {
     if (error.code === 'EPIPE') process.exit(0);
-    if (error.code !== 'EAGAIN') throw error;
+    // `> /dev/full`: one line and exit 2, as every other output that cannot be written.
+    if (error.code !== 'EAGAIN') cannotWrite(error);
     process.stdout.on('error', (streamError) => {
       if (streamError.code === 'EPIPE') process.exit(0);
-      throw streamError;
+      cannotWrite(streamError);
     });
     process.stdout.write(rest);
   }
+}
+
+function cannotWrite(error) {
+  process.stderr.write(`error: cannot write output: ${error.code === 'ENOSPC' ? 'no space left on the device' : error.message} (${error.code})\n`);
+  process.exit(2);
 }

@@ -14,7 +14,7 @@ import { createContext, type Env, type GlobalOptions } from './core/context.js';
 import { CliError, ExitCode, InterruptedError, UsageError, toCliError } from './core/errors.js';
 import { systemIO, type IOStreams } from './core/io.js';
 import type { Prompter } from './core/prompter.js';
-import { maskPansInText, redactValue } from './core/redact.js';
+import { redactBodyText, redactValue } from './core/redact.js';
 import { escapeControls } from './output/format.js';
 import { createStyle, loadColours } from './output/style.js';
 import { explainCommanderError } from './help/commander-errors.js';
@@ -44,8 +44,10 @@ export interface CommandSource {
 
 /** Runs cardctl with the given arguments over the definitions of `source`; resolves to the exit code. */
 export async function runCli(argv: string[], deps: MainDeps, source: CommandSource): Promise<number> {
-  const io = deps.io ?? systemIO(process);
   const env = deps.env ?? process.env;
+  const state: RunState = { globals: {} };
+  // stdout that cannot take the output (`> /dev/full`): one error line, and the run ends there.
+  const io: IOStreams = deps.io ?? systemIO(process, (failure) => process.exit(reportError(failure, io, env, state.globals)));
   await loadColours({ env, stdoutIsTTY: io.stdoutIsTTY });
   try {
     argv = await expandUserAlias(argv, env, source);
@@ -69,7 +71,6 @@ export async function runCli(argv: string[], deps: MainDeps, source: CommandSour
   }
 
   const interrupt = deps.signal ? undefined : installInterruptHandler(io);
-  const state: RunState = { globals: {} };
   const program = buildProgram(await treeFor(argv, source), { io, env, deps, state, signal: deps.signal ?? interrupt!.signal, argv, host: source.host });
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -288,13 +289,14 @@ type ReportedGlobals = Pick<GlobalOptions, 'json' | 'debug'> & { output?: string
 
 export function reportError(error: CliError, io: IOStreams, env: Env, globals: ReportedGlobals): number {
   const style = createStyle(io.stderrIsTTY && io.colorEnabled);
-  // Never let a PAN through in an error line, nor a control character, whatever the server said.
-  io.err(`${style.error('error:')} ${escapeControls(maskPansInText(error.message))}\n`);
-  if (error.hint) io.err(`${style.dim('hint:')} ${escapeControls(error.hint)}\n`);
+  // Never let a PAN or a secret (a URL's password) through in an error line, nor a control
+  // character, whatever the server said.
+  io.err(`${style.error('error:')} ${escapeControls(redactBodyText(error.message))}\n`);
+  if (error.hint) io.err(`${style.dim('hint:')} ${escapeControls(redactBodyText(error.hint))}\n`);
   const wantsJson = globals.json || globals.output === 'json' || (!globals.output && env.CARDCTL_OUTPUT === 'json');
   if (wantsJson) io.err(`${JSON.stringify(redactValue(error.toJSON()))}\n`);
-  if (globals.debug && error.cause instanceof Error && error.cause.stack) io.err(`${maskPansInText(error.cause.stack)}\n`);
-  else if (globals.debug && error.stack) io.err(`${maskPansInText(error.stack)}\n`);
+  if (globals.debug && error.cause instanceof Error && error.cause.stack) io.err(`${redactBodyText(error.cause.stack)}\n`);
+  else if (globals.debug && error.stack) io.err(`${redactBodyText(error.stack)}\n`);
   return error.exitCode;
 }
 

@@ -721,7 +721,9 @@ export const TokenRequest = Type.Object({
 export type TokenRequest = Static<typeof TokenRequest>;
 
 export const SandboxHealth = Type.Object({
-  status: Type.Literal('ok'),
+  /** degraded (503): the database cannot be written; `reason` says why. */
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+  reason: Type.Optional(Type.String()),
   version: Type.String(),
   schemaVersion: Type.Integer(),
   storage: Type.Union([Type.Literal('memory'), Type.Literal('file')]),

@@ -4,11 +4,12 @@
 // point, and every string of an entry (free text of --reason, the command line, messages, ids)
 // passes through scrubText there: known secrets replaced whole, card numbers masked also when
 // written with spaces or dashes.
-import { chmodSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { dataDir } from '../config/paths.js';
 import { REDACTED, luhnValid, maskPan, maskPansInText, redactNode } from '../core/redact.js';
+import { writeAllSync } from '../core/write-file.js';
 
 export interface JournalEntry {
   time: string;
@@ -121,12 +122,24 @@ export class Journal {
     }
   }
 
-  private write(line: Buffer): void {
+  /**
+   * Appends whole lines in one write. A file that does not end with a newline (a write cut short
+   * by a full disk or a crash, here or in another process) gets one first, so the torn line stays
+   * alone (read() skips it) and never swallows the next entry. After a failed write the file is
+   * closed, and looked at again by the next one.
+   */
+  private write(lines: Buffer): void {
     if (this.fd === undefined) {
-      this.fd = openSync(this.file, 'a', 0o600);
+      this.fd = openSync(this.file, 'a+', 0o600);
       this.nextCheck = setTimeout(() => this.checkOpenFile(), KEEP_OPEN_MS).unref();
+      if (!endsWithNewline(this.fd)) lines = Buffer.concat([NEWLINE, lines]);
     }
-    for (let at = 0; at < line.length;) at += writeSync(this.fd, line, at);
+    try {
+      writeAllSync(this.fd, lines);
+    } catch (error) {
+      this.close();
+      throw error;
+    }
     this.appendedSinceCheck = true;
   }
 
@@ -170,18 +183,26 @@ export class Journal {
     return this.scrubber!.scrub;
   }
 
-  /** Every entry, oldest first, across rotated files. Unreadable lines are skipped. */
+  /** How many lines the last read() skipped: torn by a full disk or a crash, or not JSON. */
+  skippedLines = 0;
+
+  /** Every entry, oldest first, across rotated files. Unreadable lines are skipped and counted (skippedLines). */
   *read(): Generator<JournalEntry> {
     this.flush();
+    this.skippedLines = 0;
     for (const file of this.files()) {
       const text = readFileSync(file, 'utf8');
       for (const line of text.split('\n')) {
         if (!line.trim()) continue;
+        let entry: JournalEntry;
         try {
-          yield JSON.parse(line) as JournalEntry;
+          entry = JSON.parse(line) as JournalEntry;
         } catch {
-          // A line cut short by a crash: skip it rather than fail the whole history.
+          // A line cut short by a full disk or a crash: skip it rather than fail the whole history.
+          this.skippedLines++;
+          continue;
         }
+        yield entry;
       }
     }
   }
@@ -287,6 +308,17 @@ function longestDigitRun(text: string): number {
 function isDigitAt(text: string, i: number): boolean {
   const c = text.charCodeAt(i);
   return c >= 48 && c <= 57;
+}
+
+const NEWLINE = Buffer.from('\n');
+
+/** Whether the file open at `fd` (for reading too) is empty or ends with a newline. */
+function endsWithNewline(fd: number): boolean {
+  const size = fstatSync(fd).size;
+  if (size === 0) return true;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  return last[0] === NEWLINE[0];
 }
 
 function sameFile(a: { ino: number; dev: number } | undefined, b: { ino: number; dev: number }): boolean {

@@ -3,15 +3,17 @@
 import type { Exchange } from '../api/client.js';
 import { fsReason } from '../core/errors.js';
 import { flagWords, takesValue, type FlagSpec, type Flags } from '../core/flags.js';
-import { REDACTED, maskPan } from '../core/redact.js';
+import { REDACTED, maskPan, redactBodyText } from '../core/redact.js';
 import type { Env } from '../core/settings.js';
 import { affectedIds, operatorName, type Journal } from './journal.js';
 import { SECRET_PROFILE_KEYS, type Profile } from '../config/store.js';
 
 /**
  * `cardctl …` as typed, read with the declarations of the flags it was parsed with (the command's
- * and the global ones): card numbers masked, and the value of any flag they do not declare
- * withheld (src/core/flags.ts says why no declared flag carries a secret).
+ * and the global ones): the value of any flag they do not declare withheld (src/core/flags.ts
+ * says why no declared flag carries a secret), and every other word redacted as free text is
+ * (redactBodyText: secret fields of a JSON `--data`, URL user info of `--base-url`, secret
+ * `name=value` pairs and headers, card numbers).
  */
 export function commandLine(argv: readonly string[], flagSets: readonly Flags[]): string {
   const known = flagWords(flagSets);
@@ -19,11 +21,11 @@ export function commandLine(argv: readonly string[], flagSets: readonly Flags[])
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--') {
-      out.push(...argv.slice(i).map(shellWord));
+      out.push(...argv.slice(i).map(shownWord));
       break;
     }
     if (!arg.startsWith('-') || arg === '-') {
-      out.push(shellWord(arg));
+      out.push(shownWord(arg));
       continue;
     }
     const flag = flagOf(arg, known);
@@ -37,7 +39,7 @@ export function commandLine(argv: readonly string[], flagSets: readonly Flags[])
     let value = flag.inline;
     const takesNext = spec && !(spec.type === 'string' && spec.valueOptional) ? true : !argv[i + 1]?.startsWith('-');
     if (value === undefined && i + 1 < argv.length && takesNext) value = argv[++i];
-    const shown = value === undefined ? undefined : !spec ? REDACTED : spec.type === 'string' && spec.pan ? maskPan(value) : shellWord(value);
+    const shown = value === undefined ? undefined : !spec ? REDACTED : spec.type === 'string' && spec.pan ? maskPan(value) : shownWord(value);
     if (shown === undefined) out.push(flag.name);
     else if (flag.inline === undefined) out.push(flag.name, shown);
     else out.push(`${flag.name}${flag.separator}${shown}`);
@@ -59,6 +61,11 @@ function flagOf(arg: string, known: Map<string, FlagSpec>): { name: string; spec
   const letters = [...arg.slice(1)].map((letter) => known.get(`-${letter}`));
   const grouped = letters.length > 1 && letters.every((spec) => spec !== undefined && !takesValue(spec));
   return { name: arg, spec: grouped ? letters[0] : known.get(arg), separator: '' };
+}
+
+/** A word of the command line as the journal shows it: redacted, then quoted when it must be. */
+function shownWord(word: string): string {
+  return shellWord(redactBodyText(word));
 }
 
 function shellWord(word: string): string {
@@ -129,7 +136,8 @@ export function journalRecorder(openSink: () => JournalSink, run: RunFacts, warn
         operator: operatorName(),
         command,
         method: exchange.method,
-        path: exchange.path,
+        // A query string may carry a secret-named parameter (`?token=…`).
+        path: redactBodyText(exchange.path),
         status: exchange.status,
         message: exchange.message,
         ids: affectedIds(exchange.path, exchange.data),

@@ -3,6 +3,7 @@ import type { Check } from '../core/check.js';
 import { defineCommand } from '../core/command.js';
 import type { Context } from '../core/context.js';
 import { AuthError, CliError, ExitCode } from '../core/errors.js';
+import { redactUserinfo } from '../core/redact.js';
 import { escapeControls } from '../output/format.js';
 
 export type { Check };
@@ -94,7 +95,7 @@ export async function runChecks(ctx: Context): Promise<Check[]> {
     name: 'profile',
     ok: missing.length === 0,
     detail: missing.length === 0
-      ? `"${s.profileName}" (${profile.env ?? 'environment not set'}) → ${s.baseUrl}`
+      ? `"${s.profileName}" (${profile.env ?? 'environment not set'}) → ${redactUserinfo(s.baseUrl ?? '')}`
       : `"${s.profileName}" has no ${missing.join(' and no ')}`,
     fix: 'cardctl login (or cardctl sandbox serve --profile sandbox for a local sandbox)',
   });
@@ -127,7 +128,7 @@ export async function runChecks(ctx: Context): Promise<Check[]> {
       const rtt = Date.now() - started;
       reachable = true;
       const tls = client.baseUrl.protocol === 'https:' ? `, TLS verified (${ca})` : ', plain HTTP (loopback)';
-      checks.push({ name: 'base URL', ok: true, detail: `${s.baseUrl} answered in ${rtt} ms${tls}` });
+      checks.push({ name: 'base URL', ok: true, detail: `${redactUserinfo(s.baseUrl)} answered in ${rtt} ms${tls}` });
       const date = response.headers.date;
       if (typeof date === 'string' && !Number.isNaN(Date.parse(date))) {
         const skew = Math.round((ctx.clock.now().getTime() - (Date.parse(date) + rtt / 2)) / 1000);
@@ -146,7 +147,7 @@ export async function runChecks(ctx: Context): Promise<Check[]> {
       checks.push({
         name: 'base URL',
         ok: false,
-        detail: `${s.baseUrl}: ${failure?.message ?? String(error)}`,
+        detail: `${redactUserinfo(s.baseUrl)}: ${failure?.message ?? String(error)}`,
         fix: failure?.hint ?? 'check the URL, your network and proxy settings',
       });
     }

@@ -40,13 +40,15 @@ full PAN. --dry-run calls are not recorded. This reads it back, oldest first.`,
   async read(ctx, { since, card }) {
     const [{ Journal }, { redactValue }] = await Promise.all([import('../audit/journal.js'), import('../core/redact.js')]);
     const entries: JournalEntry[] = [];
-    for (const raw of new Journal(ctx.env).read()) {
+    const journal = new Journal(ctx.env);
+    for (const raw of journal.read()) {
       // Written redacted already; masked again in case the file was edited or written by an old version.
       const entry = redactValue(raw) as JournalEntry;
       if (since && Date.parse(entry.time) < since.getTime()) continue;
       if (card && !entry.ids?.includes(card)) continue;
       entries.push(entry);
     }
+    if (journal.skippedLines > 0) ctx.log.warn(`skipped ${journal.skippedLines} unreadable journal line${journal.skippedLines === 1 ? '' : 's'} (cut short by a full disk or a crash)`);
     return entries;
   },
 });

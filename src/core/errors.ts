@@ -206,6 +206,7 @@ const FS_REASONS: Record<string, string> = {
   EMFILE: 'too many open files',
   EBUSY: 'the file is busy',
   EIO: 'input/output error',
+  EFBIG: 'the file is too large',
 };
 
 /** The errno code of a file-system error (`EACCES`, …), if `error` is one cardctl can explain. */
@@ -232,6 +233,17 @@ export class SetupError extends UsageError {
   /** `<what> <path>: <reason>` from a file-system error. */
   static fromFs(what: string, path: string, error: unknown, hint?: string): SetupError {
     return new SetupError(`${what} ${path}: ${fsReason(error)}`, { hint: hint ?? 'fix the path or its permissions', cause: error });
+  }
+}
+
+/**
+ * stdout could not take what was printed (`> /dev/full`, a full disk, a failing device): the
+ * output is not whole. Exit 2, like any file cardctl cannot write. A reader that went away
+ * (EPIPE, `| head`) is not this: that run ends quietly.
+ */
+export class OutputError extends SetupError {
+  constructor(cause: unknown) {
+    super(`cannot write output: ${fsReason(cause)}`, { code: 'OUTPUT', cause });
   }
 }
 

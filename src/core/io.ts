@@ -2,7 +2,7 @@
 // swap in buffers and toggle TTY-ness, the way gh's iostreams package works.
 import type { Readable, Writable } from 'node:stream';
 import { fstatSync } from 'node:fs';
-import { InterruptedError, UsageError } from './errors.js';
+import { InterruptedError, OutputError, UsageError } from './errors.js';
 
 export interface IOStreams {
   stdin: Readable;
@@ -61,27 +61,46 @@ export function decideCanPrompt({ env, stdinIsTTY, stdoutIsTTY, inputFlag }: Pro
   return stdoutIsTTY && (typeof stdinIsTTY === 'function' ? stdinIsTTY() : stdinIsTTY);
 }
 
-export function systemIO(process: NodeJS.Process): IOStreams {
+/**
+ * The process's streams. A reader that went away (EPIPE: `cardctl cards list | head -1`) ends
+ * the run quietly with the exit code it has so far (0), as a pipe's writer conventionally does.
+ * Any other failure of stdout (ENOSPC, EIO: `> /dev/full`) is given to `onOutputError` (the entry
+ * reports it, exit 2), never a stack trace. A stderr that fails is ignored: nothing is left to
+ * tell, and the exit code still says how the run went.
+ */
+export function systemIO(process: NodeJS.Process, onOutputError: (failure: OutputError) => void = (failure) => {
+  process.stderr.write(`error: ${failure.message}\n`);
+  process.exit(failure.exitCode);
+}): IOStreams {
   // The three streams are made on first use, their TTY-ness asked of the descriptor: making one
   // for a pipe loads Node's net and stream modules, and process.stdin its file streams with
   // fs/promises and readline; ~2.5 ms of CPU on Node 24 for each command that never uses them.
   const stdoutIsTTY = isTerminal(1);
   let stdinIsTTY: boolean | undefined;
   let stdout: NodeJS.WriteStream | undefined;
+  let stderr: NodeJS.WriteStream | undefined;
+  let failed = false;
   const useStdout = (): NodeJS.WriteStream => {
     if (stdout) return stdout;
     stdout = process.stdout;
-    // `cardctl cards list | head`: the reader went away; stop quietly instead of an EPIPE trace.
     stdout.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
-      throw error;
+      if (failed) return;
+      failed = true;
+      if (error.code === 'EPIPE') return void process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+      onOutputError(new OutputError(error));
     });
     return stdout;
+  };
+  const useStderr = (): NodeJS.WriteStream => {
+    if (stderr) return stderr;
+    stderr = process.stderr;
+    stderr.on('error', () => {});
+    return stderr;
   };
   return {
     get stdin() { return process.stdin; },
     get stdout() { return useStdout(); },
-    get stderr() { return process.stderr; },
+    get stderr() { return useStderr(); },
     // Asked when read: prompting needs a terminal on stdout first (decideCanPrompt).
     get stdinIsTTY() { return (stdinIsTTY ??= isTerminal(0)); },
     stdoutIsTTY,
@@ -90,7 +109,7 @@ export function systemIO(process: NodeJS.Process): IOStreams {
     get canPrompt() { return decideCanPrompt({ env: process.env, stdoutIsTTY, stdinIsTTY: () => this.stdinIsTTY }); },
     columns: stdoutIsTTY ? useStdout().columns : undefined,
     out: (text, written) => void useStdout().write(text, written),
-    err: (text) => void process.stderr.write(text),
+    err: (text) => void useStderr().write(text),
     drained: () => (stdout ? drained(stdout) : Promise.resolve()),
   };
 }

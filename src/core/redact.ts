@@ -10,7 +10,28 @@ const SECRET_KEYS = new Set(
     'cvv', 'cvv2', 'icvv', 'securedata', 'hash', 'track2', '35',
   ].map((key) => key.toLowerCase()),
 );
+/**
+ * Names that hold a secret whatever comes before them: webhookSecret, clientSecret, client_secret,
+ * accessToken, refresh_token, x-api-key, privateKey, pinBlock … (compared without - and _).
+ */
+const SECRET_SUFFIXES = ['secret', 'password', 'passwd', 'passphrase', 'token', 'apikey', 'privatekey', 'pinblock', 'assertion'];
 const PAN_KEYS = new Set(['pan', '2', 'cardnumber']);
+
+/** Whether a field, header, parameter or flag named `key` holds a secret (its value is never shown). */
+export function isSecretKey(key: string): boolean {
+  const lower = key.toLowerCase();
+  if (SECRET_KEYS.has(lower)) return true;
+  const bare = lower.replace(/[-_]/g, '');
+  return SECRET_SUFFIXES.some((suffix) => bare.endsWith(suffix));
+}
+
+/** `scheme://user:password@` anywhere in text (up to the last @ of the authority). */
+const URL_USERINFO = /\b([a-z][a-z\d+.-]*:\/\/)[^\s/?#]+@/gi;
+
+/** Text with the user info of every URL in it replaced whole: `http://[REDACTED]@host`. */
+export function redactUserinfo(text: string): string {
+  return text.includes('://') && text.includes('@') ? text.replace(URL_USERINFO, `$1${REDACTED}@`) : text;
+}
 
 export const REDACTED = '[REDACTED]';
 
@@ -77,25 +98,37 @@ export function redactValue(value: unknown, key?: string): unknown {
  * it looks inside objects and arrays: a secret's value replaced whole, a string's card numbers masked.
  */
 export function redactNode(value: unknown, key: string | undefined): unknown {
-  const lowerKey = key?.toLowerCase();
-  if (lowerKey !== undefined && SECRET_KEYS.has(lowerKey) && value !== null && value !== undefined && value !== '') return REDACTED;
+  if (key !== undefined && value !== null && value !== undefined && value !== '' && isSecretKey(key)) return REDACTED;
   if (typeof value === 'string') {
-    if (lowerKey !== undefined && PAN_KEYS.has(lowerKey)) return maskPan(value);
-    return maskPansInText(value);
+    if (key !== undefined && PAN_KEYS.has(key.toLowerCase())) return maskPan(value);
+    return maskPansInText(redactUserinfo(value));
   }
   return value;
 }
 
-/** Redacts a body that may or may not be JSON. */
+/** `name=value` (a form body, a query string, a `--set` word) whose name is a secret's. */
+const SECRET_PAIR = /([\w.[\]-]+)=([^&\s]+)/g;
+/** `Name: value`, a header as `-H` takes it. */
+const HEADER_LINE = /^([!#$%&'*+.^_`|~\w-]+):\s*\S/;
+
+/**
+ * A body, or any free text that may carry one (a flag's value, an error message): a JSON object's
+ * or array's secret fields at any depth, secret `name=value` pairs, a secret header's value, the
+ * user info of URLs; card numbers masked.
+ */
 export function redactBodyText(text: string): string {
-  try {
-    return JSON.stringify(redactValue(JSON.parse(text)));
-  } catch {
-    // Not JSON: form bodies (token endpoint) and free text.
-    return maskPansInText(
-      text.replace(/((?:client_assertion|access_token|token|secret|password)=)[^&\s]+/gi, `$1${REDACTED}`),
-    );
+  const first = text.trimStart()[0];
+  if (first === '{' || first === '[') {
+    try {
+      return JSON.stringify(redactValue(JSON.parse(text)));
+    } catch {
+      // Not JSON after all: redacted as text below.
+    }
   }
+  const header = HEADER_LINE.exec(text);
+  if (header && isSecretKey(header[1]!)) return `${header[1]}: ${REDACTED}`;
+  const pairs = text.includes('=') ? text.replace(SECRET_PAIR, (pair, name: string) => (isSecretKey(name) ? `${name}=${REDACTED}` : pair)) : text;
+  return maskPansInText(redactUserinfo(pairs));
 }
 
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -103,7 +136,7 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
     const text = Array.isArray(value) ? value.join(', ') : value;
-    if (SECRET_KEYS.has(name.toLowerCase())) {
+    if (isSecretKey(name)) {
       out[name] = name.toLowerCase() === 'authorization' ? `${text.split(' ')[0]} ${REDACTED}` : REDACTED;
     } else if (name.toLowerCase() === 'x-webhook-signature') {
       out[name] = text.replace(/v1=[0-9a-f]+/i, `v1=${REDACTED}`);
@@ -127,7 +160,7 @@ export function redactUrl(url: URL | string): string {
     parsed.password = parsed.password ? REDACTED : '';
   }
   for (const key of [...new Set(parsed.searchParams.keys())]) {
-    if (SECRET_KEYS.has(key.toLowerCase())) parsed.searchParams.set(key, REDACTED);
+    if (isSecretKey(key)) parsed.searchParams.set(key, REDACTED);
   }
   return maskPansInText(parsed.href.replace(/%5BREDACTED%5D/g, REDACTED));
 }

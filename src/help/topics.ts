@@ -18,7 +18,7 @@ const exitCodes = `Every command exits with one of these codes; scripts can bran
 |---|---|
 | 0 | success |
 | 1 | unexpected internal error (a bug: the message says so and how to report it) |
-| 2 | usage or input error: unknown flag, missing value, bad file, invalid PIN/PAN/date — nothing was sent |
+| 2 | usage or input error: unknown flag, missing value, bad file, invalid PIN/PAN/date — nothing was sent; also a file or stdout that cannot be written (\`> /dev/full\`, a full disk): \`error: cannot write output: no space left on the device (ENOSPC)\` |
 | 3 | authentication or permission: no credentials, 401, 403 |
 | 4 | not found: 404 or an unknown identifier |
 | 5 | rejected: any other 4xx (validation, conflict, limits); a decline with --expect-approved; a missed SLO of \`simulate load\` |
@@ -26,6 +26,9 @@ const exitCodes = `Every command exits with one of these codes; scripts can bran
 | 7 | server error: 5xx after retries |
 | 8 | partial failure: a bulk command finished with some records failed |
 | 130 | interrupted (Ctrl-C) |
+
+A reader that goes away (\`cardctl cards list | head -1\`) is not an error: the run ends quietly
+with exit 0.
 
 Errors print one line \`error: <what happened>\` on stderr, often followed by a \`hint:\` line
 saying what to do. With \`-o json\` the error is also written to stderr as one JSON object:

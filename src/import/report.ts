@@ -4,7 +4,9 @@
 // run leaves a report `--resume` can trust up to its last complete line, missing at most the
 // last batch. A row missing is sent again, which is safe: an import is refused as a CONFLICT
 // once its realId is there, and every bulk card verb is idempotent or looks the card up first.
-import { closeSync, existsSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { SetupError } from '../core/errors.js';
+import { writeAllSync } from '../core/write-file.js';
 
 export type ImportOutcome = 'imported' | 'invalid' | 'failed' | 'skipped' | 'exists';
 
@@ -29,8 +31,18 @@ export function openReport<E = ReportEntry>(path: string, append: boolean, heade
   const needsNewline = append && existsSync(path) && !endsWithNewline(path);
   const empty = !append || !existsSync(path) || statSync(path).size === 0;
   const fd = openSync(path, append ? 'a' : 'w', 0o600);
-  if (needsNewline) writeSync(fd, '\n');
-  if (header !== undefined && empty) writeSync(fd, header);
+  // A write that fails (a full disk) ends the run at the next write() or close(): one error
+  // naming the report. A line it tore stays alone: --resume appends after a newline and skips it.
+  let failure: SetupError | undefined;
+  const writeOrNote = (text: string) => {
+    if (failure || !text) return;
+    try {
+      writeAllSync(fd, text);
+    } catch (error) {
+      failure = SetupError.fromFs('cannot write the report', path, error, 'free some space, then run again with --resume');
+    }
+  };
+  writeOrNote(`${needsNewline ? '\n' : ''}${header !== undefined && empty ? header : ''}`);
   let closed = false;
   let pending = '';
   let rows = 0;
@@ -38,7 +50,7 @@ export function openReport<E = ReportEntry>(path: string, append: boolean, heade
   const flush = () => {
     clearTimeout(timer);
     timer = undefined;
-    if (pending) writeSync(fd, pending);
+    writeOrNote(pending);
     pending = '';
     rows = 0;
   };
@@ -46,9 +58,11 @@ export function openReport<E = ReportEntry>(path: string, append: boolean, heade
   return {
     write(entry) {
       if (closed) return;
+      if (failure) throw failure;
       pending += `${JSON.stringify(entry)}\n`;
       if (++rows >= REPORT_BATCH_ROWS) flush();
       else timer ??= setTimeout(flush, REPORT_BATCH_MS).unref();
+      if (failure) throw failure;
     },
     close() {
       if (closed) return;
@@ -56,6 +70,7 @@ export function openReport<E = ReportEntry>(path: string, append: boolean, heade
       flush();
       process.off('exit', flush);
       closeSync(fd);
+      if (failure) throw failure;
     },
   };
 }

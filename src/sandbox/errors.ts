@@ -10,7 +10,7 @@ import { setPath } from '../output/format.js';
 export type ErrorCode =
   | 'VALIDATION_ERROR' | 'INVALID_PIN_BLOCK' | 'UNKNOWN_KEY' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND'
   | 'CONFLICT' | 'PIN_MISMATCH' | 'PIN_LOCKED' | 'RATE_LIMITED' | 'UNSUPPORTED_MEDIA_TYPE' | 'PAYLOAD_TOO_LARGE'
-  | 'NOT_IMPLEMENTED' | 'INTERNAL';
+  | 'NOT_IMPLEMENTED' | 'INTERNAL' | 'STORAGE_UNAVAILABLE';
 
 export interface FieldError {
   field: string;

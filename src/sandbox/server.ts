@@ -8,6 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { SandboxDeps } from './deps.js';
 import { ApiError, DomainError, httpErrorOf } from './errors.js';
+import { isWriteFailure, noteWriteFailure } from './store/db.js';
 import { emptyFaultSpec, faultRoutes, installFaults, type FaultController, type FaultSpec } from './faults.js';
 import { attachScopeCheck, requireLoopback } from './auth.js';
 import { collectRoute, type RouteDoc } from './openapi.js';
@@ -101,8 +102,13 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
 
   const errorFields = deps.dialect.errors;
   app.setErrorHandler((error: FastifyError | ApiError | DomainError, request, reply) => {
-    const apiError = toApiError(error, queryFieldNamer(deps.dialect, request));
-    if (apiError.statusCode >= 500) options.log?.(`error: ${request.method} ${pathOf(request.url)}: ${(error as Error).stack ?? error}`);
+    // A database that cannot be written (full disk, read-only, I/O error): 503 with the reason,
+    // and /sandbox/health says so until a write succeeds again.
+    noteWriteFailure(deps.store.db, error);
+    const apiError = isWriteFailure(error)
+      ? new ApiError(503, 'STORAGE_UNAVAILABLE', `the sandbox cannot write its database: ${error.message} (${error.code}); GET /sandbox/health says when it can again`)
+      : toApiError(error, queryFieldNamer(deps.dialect, request));
+    if (apiError.statusCode >= 500) options.log?.(`error: ${request.method} ${pathOf(request.url)}: ${isWriteFailure(error) ? apiError.message : (error as Error).stack ?? error}`);
     if (apiError.code === 'RATE_LIMITED') reply.header('retry-after', '1');
     if (apiError.statusCode === 401) reply.header('www-authenticate', request.url.startsWith('/util/') ? 'ApiKey header="x-api-key"' : 'Bearer');
     return reply.code(apiError.statusCode).type('application/json').send(apiError.toBody(errorFields));

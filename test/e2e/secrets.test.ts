@@ -150,6 +150,38 @@ describe('--debug and error output carry no secrets', () => {
   });
 });
 
+describe('the audit journal carries no secrets', () => {
+  const journalText = () => readdirSync(JOURNAL).map((name) => readFileSync(join(JOURNAL, name), 'utf8')).join('');
+
+  it('a password in the user info of --base-url, in the command line and the base URL of the entry', async () => {
+    const withPassword = sandbox.baseUrl.replace('http://', 'http://ops:secretpw@');
+    const programs = await run(['--base-url', withPassword, 'api', 'PUT', `/sandbox/card-programs/${sandbox.cardProgramId}`, '--data', '{"renewable":true}', '-q']);
+    expect(programs.exitCode, programs.stderr).toBe(0);
+    const refused = await run(['--base-url', withPassword.replace(/:\d+$/, ':1'), 'cards', 'deactivate', 'c1', '--yes']);
+    expect(refused.exitCode).toBe(6);
+    const text = journalText();
+    expect(text).toContain('renewable');
+    expect(text).not.toContain('secretpw');
+    expect(`${refused.stdout}${refused.stderr}`).not.toContain('secretpw');
+    // Nor what auth status, doctor or --debug show of the base URL.
+    for (const args of [['auth', 'status'], ['doctor'], ['cards', 'list', '--debug']]) {
+      const shown = await run(['--base-url', withPassword, ...args]);
+      expect(`${shown.stdout}${shown.stderr}`).toContain('127.0.0.1');
+      expect(`${shown.stdout}${shown.stderr}`, args.join(' ')).not.toContain('secretpw');
+    }
+  });
+
+  it("a webhook secret sent with `api PUT --data` (the README's certify recipe), at any depth", async () => {
+    const put = await run(['api', 'PUT', `/sandbox/card-programs/${sandbox.cardProgramId}`, '--data', '{"webHookConfig":{"secret":"whsec_certify_e2e"}}', '-q']);
+    expect(put.exitCode, put.stderr).toBe(0);
+    const header = await run(['api', 'PUT', `/sandbox/card-programs/${sandbox.cardProgramId}`, '--data={"webHookConfig":{"secret":"whsec_inline_e2e"}}', '-H', 'X-Webhook-Secret: whsec_header_e2e', '-q']);
+    expect(header.exitCode, header.stderr).toBe(0);
+    const text = journalText();
+    expect(text).toContain('webHookConfig');
+    for (const secret of ['whsec_certify_e2e', 'whsec_inline_e2e', 'whsec_header_e2e']) expect(text).not.toContain(secret);
+  });
+});
+
 describe('transport', () => {
   it('plain http:// to a non-loopback host is refused before anything is sent (exit 2)', async () => {
     for (const baseUrl of ['http://api.example.com', 'http://10.1.2.3:8080', 'http://[2001:db8::1]']) {

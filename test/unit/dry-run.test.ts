@@ -99,6 +99,11 @@ describe('journal recorder', () => {
     ['the value of a flag nothing declares', ['--api-key', 's3cr3t', 'c1'], '--api-key [REDACTED] c1'],
     ['a lone flag nothing declares', ['--wat', '--yes'], '--wat --yes'],
     ['words after --', ['--', '--token', 'x y'], '-- --token "x y"'],
+    ['a password in the user info of --base-url', ['--base-url', 'http://u:secretpw@127.0.0.1:4010'], '--base-url http://[REDACTED]@127.0.0.1:4010'],
+    ['the user info of a URL given inline', ['--base-url=https://ops:p@ss@api.example.com/v1'], '--base-url=https://[REDACTED]@api.example.com/v1'],
+    ['a secret field of JSON at any depth', ['--from-file', '{"webHookConfig":{"url":"http://h","secret":"whsec_x1"},"pin":"1234"}'],
+      '--from-file "{\\"webHookConfig\\":{\\"url\\":\\"http://h\\",\\"secret\\":\\"[REDACTED]\\"},\\"pin\\":\\"[REDACTED]\\"}"'],
+    ['secret name=value pairs in an argument', ['c1', 'webHookConfig.secret=whsec_x1', 'clientSecret=abc', 'name=Ada'], 'c1 webHookConfig.secret=[REDACTED] clientSecret=[REDACTED] name=Ada'],
   ])('shows %s as it should', (_what, argv, shown) => {
     expect(commandLine(['cards', 'create', ...argv], createFlags)).toBe(`cardctl cards create ${shown}`);
   });
@@ -112,6 +117,8 @@ describe('journal recorder', () => {
     const [entry] = [...new Journal(env).read()];
     expect(entry).toMatchObject({ profile: 'default', env: 'unknown', baseUrl: 'https://api.example.com', command: 'cardctl cards deactivate c1 --yes', status: 200, ids: ['c1'], reason: 'reported stolen', durationMs: 12 });
     expect(JSON.stringify(entry)).not.toContain('5060990000000123');
+    record({ method: 'POST', path: '/institutions/x?access_token=tok_q_secret&limit=5', status: 200, message: 'ok', durationMs: 1 });
+    expect([...new Journal(env).read()][1]!.path).toBe('/institutions/x?access_token=[REDACTED]&limit=5');
 
     const { writeFileSync } = await import('node:fs');
     writeFileSync(`${dir.path}/blocked`, '');

@@ -1,6 +1,7 @@
-import { Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import { decideCanPrompt, decideColor, lineReader, readAll } from '../../src/core/io.js';
+import { Readable, Writable } from 'node:stream';
+import { describe, expect, it, vi } from 'vitest';
+import { OutputError } from '../../src/core/errors.js';
+import { decideCanPrompt, decideColor, lineReader, readAll, systemIO } from '../../src/core/io.js';
 
 describe('colour', () => {
   it('follows --no-color, NO_COLOR, FORCE_COLOR, TTY and TERM=dumb', () => {
@@ -38,5 +39,50 @@ describe('stdin', () => {
     expect(await reader.next()).toBe('5678');
     expect(await reader.next()).toBe('last');
     expect(await reader.next()).toBeUndefined();
+  });
+});
+
+describe('writes that fail', () => {
+  /** A process whose stdout fails every write with `code`, and whose stderr fails too when asked. */
+  function failingProcess(code: string, stderrFails = false) {
+    const failing = (errorCode: string) => new Writable({ write: (_chunk, _encoding, done) => done(Object.assign(new Error(errorCode), { code: errorCode })) });
+    const exit = vi.fn();
+    const fake = { env: {}, exitCode: undefined, stdout: failing(code), stderr: stderrFails ? failing('EIO') : new Writable({ write: (_c, _e, done) => done() }), exit };
+    return { fake: fake as unknown as NodeJS.Process, exit };
+  }
+  const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+  it.each(['ENOSPC', 'EIO', 'EFBIG'])('stdout failing with %s: one OutputError, however many writes follow', async (code) => {
+    const { fake, exit } = failingProcess(code);
+    const failures: OutputError[] = [];
+    const io = systemIO(fake, (failure) => failures.push(failure));
+    io.out('a');
+    io.out(new Uint8Array([98]));
+    await tick();
+    io.out('c');
+    await tick();
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toBeInstanceOf(OutputError);
+    expect(failures[0]!.message).toMatch(new RegExp(`^cannot write output: .*\\(${code}\\)$`));
+    expect(failures[0]!.exitCode).toBe(2);
+    expect(exit).not.toHaveBeenCalled();
+  });
+
+  it('a reader that went away (EPIPE) ends the run quietly with exit 0', async () => {
+    const { fake, exit } = failingProcess('EPIPE');
+    const failures: OutputError[] = [];
+    systemIO(fake, (failure) => failures.push(failure)).out('a');
+    await tick();
+    expect(exit).toHaveBeenCalledWith(0);
+    expect(failures).toEqual([]);
+  });
+
+  it('a stderr that fails is ignored', async () => {
+    const { fake } = failingProcess('ENOSPC', true);
+    const io = systemIO(fake, () => {});
+    io.err('warning\n');
+    await tick();
+    io.stderr.write('progress\n');
+    await tick();
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
-import { REDACTED, maskPan, maskPansInText, maskSecret, redactBodyText, redactHeaders, redactUrl, redactValue } from '../../src/core/redact.js';
+import { REDACTED, isSecretKey, maskPan, maskPansInText, maskSecret, redactBodyText, redactHeaders, redactUrl, redactValue } from '../../src/core/redact.js';
 import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
 import { testIO } from '../helpers/context.js';
 import { scratchDirs } from '../helpers/dirs.js';
@@ -52,6 +52,40 @@ describe('redaction helpers', () => {
     });
     expect(redactBodyText(`grant_type=client_credentials&client_assertion=eyJhbGciOi.xyz&token=${TOKEN}`)).not.toMatch(/eyJhbGciOi|tok_live/);
     expect(redactBodyText('{"statusCode":200,')).toBe('{"statusCode":200,');
+  });
+});
+
+describe('which names hold secrets', () => {
+  it.each([
+    'secret', 'webhookSecret', 'webHookSecret', 'clientSecret', 'client_secret', 'password', 'token', 'accessToken', 'access_token',
+    'refreshToken', 'refresh_token', 'apiKey', 'x-api-key', 'X-Api-Key', 'authorization', 'cookie', 'privateKey', 'private_key',
+    'pin', 'pinBlock', 'oldPin', 'newPIN', 'defaultPIN', 'encryptedData', 'client_assertion', 'webHookConfig.secret', 'passphrase',
+  ])('%s is secret', (name) => expect(isSecretKey(name)).toBe(true));
+
+  it.each(['id', 'status', 'token_type', 'pinEnabled', 'pinAttempts', 'publicKeyFingerprint', 'url', 'name', 'baseUrl', 'tokenType'])('%s is not', (name) => {
+    expect(isSecretKey(name)).toBe(false);
+  });
+});
+
+describe('free text: the one redaction of bodies, flag values and messages', () => {
+  it.each([
+    ['URL user info, user and password', 'http://u:secretpw@127.0.0.1:4010/x', `http://${REDACTED}@127.0.0.1:4010/x`],
+    ['URL user info with an @ in the password', 'cannot reach https://ops:p@ss@api.example.com/v1: refused', `cannot reach https://${REDACTED}@api.example.com/v1: refused`],
+    ['a user alone', 'postgres://admin@db.local/x', `postgres://${REDACTED}@db.local/x`],
+    ['a URL without user info', 'https://api.example.com/a@b', 'https://api.example.com/a@b'],
+    ['a secret field nested in JSON', '{"webHookConfig":{"secret":"whsec_1","url":"http://h"}}', `{"webHookConfig":{"secret":"${REDACTED}","url":"http://h"}}`],
+    ['secret fields in a JSON array', '[{"clientSecret":"s1","refreshToken":"r1","name":"a"}]', `[{"clientSecret":"${REDACTED}","refreshToken":"${REDACTED}","name":"a"}]`],
+    ['a form body', 'grant_type=client_credentials&client_secret=abc&scope=x', `grant_type=client_credentials&client_secret=${REDACTED}&scope=x`],
+    ['a query string', '/x?access_token=abc&limit=5', `/x?access_token=${REDACTED}&limit=5`],
+    ['a secret header', 'X-Webhook-Secret: whsec_1', `X-Webhook-Secret: ${REDACTED}`],
+    ['a header that is no secret', 'X-Request-Id: 42', 'X-Request-Id: 42'],
+    ['a card number', `card ${PAN}`, 'card 539983******0008'],
+    ['plain text', 'renew card c1', 'renew card c1'],
+    ['not JSON after all', '{"statusCode":200,', '{"statusCode":200,'],
+  ])('%s', (_what, text, shown) => expect(redactBodyText(text)).toBe(shown));
+
+  it('every string of a value: URL user info too', () => {
+    expect(redactValue({ baseUrl: 'http://u:pw@h:1', nested: ['see https://a:b@c.d/'] })).toEqual({ baseUrl: `http://${REDACTED}@h:1`, nested: [`see https://${REDACTED}@c.d/`] });
   });
 });
 

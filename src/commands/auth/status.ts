@@ -1,7 +1,7 @@
 import { defineCommand } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
 import { AuthError, CliError, ExitCode } from '../../core/errors.js';
-import { maskSecret } from '../../core/redact.js';
+import { maskSecret, redactUserinfo } from '../../core/redact.js';
 import type { Column } from '../../output/renderer.js';
 
 export interface AuthStatus {
@@ -40,7 +40,8 @@ export async function checkAuth(ctx: Context): Promise<{ status: AuthStatus; fai
   const status: AuthStatus = {
     profile: s.profileName,
     current: ctx.config.currentProfileName() === s.profileName,
-    baseUrl: s.baseUrl ?? null,
+    // A password in the URL's user info is a secret like the token: never shown.
+    baseUrl: s.baseUrl ? redactUserinfo(s.baseUrl) : null,
     env: profile.env ?? null,
     token: s.token ? maskSecret(s.token) : null,
     tokenSource,

@@ -71,7 +71,7 @@ never overwritten unless --force is given.`,
     if (!subject) throw new UsageError('--subject is empty: give the certificate\'s common name');
     if (subject.length > 64) throw new UsageError('--subject is longer than 64 characters (the X.509 limit for a common name)');
 
-    const { existsSync, mkdirSync, writeFileSync, chmodSync, statSync } = await import('node:fs');
+    const { existsSync, mkdirSync, rmSync, statSync } = await import('node:fs');
     const { join, resolve } = await import('node:path');
     const dir = resolve(opts.out ?? '.');
     if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`--out ${opts.out} is not a directory`);
@@ -91,9 +91,16 @@ never overwritten unless --force is given.`,
     const cert = new X509Certificate(generated.certificatePem);
 
     mkdirSync(dir, { recursive: true });
-    writeFileSync(keyPath, generated.privateKeyPem, { mode: 0o600, flag: opts.force ? 'w' : 'wx' });
-    chmodSync(keyPath, 0o600);
-    writeFileSync(certPath, generated.certificatePem, { mode: 0o644, flag: opts.force ? 'w' : 'wx' });
+    // Each file whole or not at all: a full disk never leaves a 0-byte key behind.
+    const { writeFileAtomic } = await import('../../core/write-file.js');
+    writeFileAtomic(keyPath, generated.privateKeyPem, { mode: 0o600, exclusive: !opts.force });
+    try {
+      writeFileAtomic(certPath, generated.certificatePem, { mode: 0o644, exclusive: !opts.force });
+    } catch (error) {
+      // A key without its certificate is of no use, and a later run would refuse to replace it.
+      if (!opts.force) rmSync(keyPath, { force: true });
+      throw error;
+    }
 
     const out = ctx.output();
     out.success(`wrote ${keyPath} (keep it secret) and ${certPath}`);

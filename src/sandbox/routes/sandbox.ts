@@ -10,7 +10,7 @@ import { principalOf, requireBearer, requireLoopback } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
 import { cardProgramService } from '../services/card-programs.js';
 import { createInstitution } from '../tenancy.js';
-import { schemaVersion } from '../store/db.js';
+import { schemaVersion, writeFailure } from '../store/db.js';
 import { VERSION } from '../../version.js';
 import { envelope } from './common.js';
 
@@ -25,14 +25,23 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app,
 
   app.get('/sandbox/health', {
     onRequest: loopback,
-    schema: { summary: 'Sandbox health', tags, auth: 'none', response: { 200: SandboxHealth } },
-  }, async () => ({
-    status: 'ok' as const,
-    version: VERSION,
-    schemaVersion: schemaVersion(store.db),
-    storage: store.db.memory ? 'memory' as const : 'file' as const,
-    uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
-  }));
+    schema: {
+      summary: 'Sandbox health', tags, auth: 'none',
+      description: 'ok, or 503 degraded with the reason once a write to the database has failed (full disk, read-only, I/O error), until one succeeds again.',
+      response: { 200: SandboxHealth, 503: SandboxHealth },
+    },
+  }, async (_request, reply) => {
+    const failure = writeFailure(store.db);
+    const health = {
+      status: failure ? 'degraded' as const : 'ok' as const,
+      ...(failure ? { reason: `the database cannot be written: ${failure.message} (${failure.code})` } : {}),
+      version: VERSION,
+      schemaVersion: schemaVersion(store.db),
+      storage: store.db.memory ? 'memory' as const : 'file' as const,
+      uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
+    };
+    return reply.code(failure ? 503 : 200).send(health);
+  });
 
   app.get('/sandbox/pin-key', {
     onRequest: loopback,

@@ -273,14 +273,57 @@ export function inTransaction<T>(db: Db, work: () => T, { durable = true }: Tran
     try {
       const result = work();
       db.exec('COMMIT');
+      writeFailures.delete(db);
       return result;
     } catch (error) {
+      noteWriteFailure(db, error);
       if (db.inTransaction) db.exec('ROLLBACK');
       throw error;
     }
   } finally {
     if (!durable) db.exec('PRAGMA synchronous = FULL');
   }
+}
+
+/** Why the database could not be written: SQLite's code (SQLITE_FULL …) and message. */
+export interface WriteFailure {
+  code: string;
+  message: string;
+}
+
+/** The last write each database refused, until one of its transactions commits again. */
+const writeFailures = new WeakMap<Db, WriteFailure>();
+
+/**
+ * Whether an error says the database cannot be written, whatever was asked: full (the disk, or
+ * max_page_count), read-only, an I/O error, a file that cannot be opened (extended codes too).
+ */
+export function isWriteFailure(error: unknown): error is WriteFailure {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN)/.test(code);
+}
+
+/** Remembers `error` when it is a write failure (the health route reports it). */
+export function noteWriteFailure(db: Db, error: unknown): void {
+  if (isWriteFailure(error)) writeFailures.set(db, { code: error.code, message: error.message });
+}
+
+/**
+ * Why the database cannot be written, or undefined when it can. Nothing is written while no
+ * write has failed; after one has, a probe (a page-sized row written, removed and committed
+ * durably, so a full disk, a page limit and a read-only file all show) tells whether it can again.
+ */
+export function writeFailure(db: Db): WriteFailure | undefined {
+  if (!writeFailures.has(db)) return undefined;
+  try {
+    inTransaction(db, () => {
+      db.prepare("INSERT INTO meta (key, value) VALUES ('write-probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run('x'.repeat(8192));
+      db.prepare("DELETE FROM meta WHERE key = 'write-probe'").run();
+    });
+  } catch {
+    // Noted by inTransaction; a failure of another kind leaves the last one standing.
+  }
+  return writeFailures.get(db);
 }
 
 /** Makes every commit so far durable: an fsync of the WAL file (nothing to do in memory). */

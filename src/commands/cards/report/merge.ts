@@ -49,8 +49,9 @@ Exit codes: 0 no row failed; 8 some merged rows failed (as the run would exit);
     const text = merged.entries.map((entry) => `${JSON.stringify(entry)}\n`).join('');
     if (opts.out === undefined) ctx.io.out(text);
     else {
-      const { writeFileSync } = await import('node:fs');
-      writeFileSync(opts.out, text, { mode: 0o600 });
+      // Whole or not at all: a full disk never leaves half a merged report that looks whole.
+      const { writeFileAtomic } = await import('../../../core/write-file.js');
+      writeFileAtomic(opts.out, text, { mode: 0o600 });
     }
     const { counts } = merged;
     if (!ctx.globals.quiet) {
