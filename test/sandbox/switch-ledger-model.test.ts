@@ -77,7 +77,7 @@ const held = (o: OriginalModel) => (o.kind === 'authorization' && o.state === 'a
 const capturedOf = (o: OriginalModel) => (o.state === 'completed' ? o.captured : o.kind === 'financial' && o.state === 'approved' ? o.authorized - o.released : 0);
 const reversible = (o: OriginalModel) => (o.state === 'approved' ? o.authorized - o.released - o.refunded : 0);
 
-type Outcome = { accepted: boolean; code?: string; id?: string };
+type Outcome = { accepted: boolean; code?: string; id?: string; field4?: string };
 
 /**
  * An amount drawn relative to what the target allows (so the edges are hit often): one of the
@@ -93,10 +93,11 @@ function amountOf(spec: AmountSpec, caps: number[]): number {
   return Math.max(0, Math.floor((caps[spec.cap]! * spec.percent) / 100) + spec.delta);
 }
 
-async function outcome(work: () => Promise<{ data: { responseCode: string; transactionId: string } }>): Promise<Outcome> {
+async function outcome(work: () => Promise<{ data: { responseCode: string; transactionId: string; response?: Record<string, string> } }>): Promise<Outcome> {
   try {
     const answer = await work();
-    return { accepted: answer.data.responseCode === '00', code: answer.data.responseCode, id: answer.data.transactionId };
+    const field4 = answer.data.response?.['4'];
+    return { accepted: answer.data.responseCode === '00', code: answer.data.responseCode, id: answer.data.transactionId, ...(field4 ? { field4 } : {}) };
   } catch (error) {
     // Refusals are domain errors (400 invalid, 409 conflict); anything else is a bug.
     if (!(error instanceof DomainError) || !['invalid', 'conflict'].includes(error.problem)) throw error;
@@ -260,6 +261,14 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: index.map((i) => expiryStep(i)) },
 );
 
+/** Every approved answer's amount is the ledger's entry of that message. */
+function checkAnswers(outcomes: Outcome[], real: Real): void {
+  for (const o of outcomes) {
+    if (!o.accepted || o.field4 === undefined) continue;
+    expect(BigInt(o.field4), `answer ${o.id}`).toBe(BigInt(real.deps.store.get(institutionId, o.id!)!.amountMinor));
+  }
+}
+
 /** The stored amounts equal the model's, satisfy the invariants, and the daily usage per currency is the model's. */
 function checkLedger(m: Model, real: Real): void {
   const store = real.deps.store;
@@ -313,6 +322,7 @@ class One implements fc.AsyncCommand<Model, Real> {
     const got = await this.step.send(m, real);
     expect(got.accepted, `${this.step.describe}: ${JSON.stringify(got)}`).toBe(expected);
     this.step.apply(m, got);
+    checkAnswers([got], real);
     checkLedger(m, real);
   }
   toString = () => this.step.describe;
@@ -328,6 +338,7 @@ class Batch implements fc.AsyncCommand<Model, Real> {
     // Every answer is an approval or a refusal (the webhook approves everything): never a 96.
     for (const o of outcomes) if (o.code !== undefined) expect(o.code).toBe('00');
     this.steps.forEach((s, i) => s.apply(m, outcomes[i]!));
+    checkAnswers(outcomes, real);
     checkLedger(m, real);
   }
   toString = () => `parallel(${this.steps.map((s) => s.describe).join(', ')})`;

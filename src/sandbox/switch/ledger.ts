@@ -62,8 +62,6 @@ export interface UsedToday {
 const HOLDING: ReadonlySet<string> = new Set(['authorization', 'advice']);
 /** Originals that capture when approved. */
 const CAPTURING: ReadonlySet<string> = new Set(['financial']);
-/** Messages whose amount only changes their original's, and must be more than 0. */
-const POSITIVE: ReadonlySet<string> = new Set(['reversal', 'increment', 'completion', 'refund']);
 
 const article = (kind: string) => (/^[aeiou]/.test(kind) ? `an ${kind}` : `a ${kind}`);
 

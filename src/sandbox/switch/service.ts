@@ -2,8 +2,9 @@
 // (reversals), builds the request message, runs the service checks, then approves (stub) or
 // asks the program's webhook (forward), and stores the full Transaction record.
 //
-// Concurrency: the checks read today's usage and the new transaction is inserted (state
-// `awaiting`) in ONE synchronous SQLite transaction (no await in between), so N parallel
+// Concurrency: the checks and the ledger's rules (ledger.ts: every amount held, captured,
+// released, refunded or reversed) read what they need and the new transaction is inserted
+// (state `awaiting`) in ONE synchronous SQLite transaction (no await in between), so N parallel
 // simulations on a card can never take more than its daily count; only then is the webhook
 // awaited, and its answer is applied in a second one. Every change of state goes through the
 // table of states.ts with a conditional write: an answer only settles a transaction still
