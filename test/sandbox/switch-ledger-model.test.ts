@@ -56,11 +56,18 @@ let cardId = '';
 let institutionId = '';
 let runs = 0;
 
-/** The fake webhook: approves every message (an advice is acknowledged) after `turns()` event-loop turns. */
+/**
+ * The fake webhook: after `turns()` event-loop turns, approves (00), approves half (10, field 4
+ * halved) or declines (05) as `answer()` says; an advice is acknowledged whatever it answers.
+ */
 let turns: () => number = () => 0;
+let answer: () => '00' | '10' | '05' = () => '00';
 async function approveLater(_config: unknown, request: Record<string, string>): Promise<WebhookOutcome> {
   for (let i = turns(); i > 0; i--) await new Promise((resolve) => setImmediate(resolve));
-  return { ok: true, status: 200, reply: buildResponse(request, '00', '000001') };
+  const code = answer();
+  const requested = BigInt(request['4'] ?? '0');
+  if (code === '10' && requested >= 2n) return { ok: true, status: 200, reply: { ...buildResponse(request, '10', '000001'), '4': String(requested / 2n).padStart(12, '0') } };
+  return { ok: true, status: 200, reply: buildResponse(request, code === '10' ? '00' : code, '000001') };
 }
 
 beforeAll(async () => {
@@ -93,11 +100,15 @@ function amountOf(spec: AmountSpec, caps: number[]): number {
   return Math.max(0, Math.floor((caps[spec.cap]! * spec.percent) / 100) + spec.delta);
 }
 
+/** What was approved: the answer's field 4 (less than asked with code 10), else what was asked. */
+const approvedOf = (o: Outcome, asked: number) => (o.field4 !== undefined ? Number(o.field4) : asked);
+
 async function outcome(work: () => Promise<{ data: { responseCode: string; transactionId: string; response?: Record<string, string> } }>): Promise<Outcome> {
   try {
     const answer = await work();
     const field4 = answer.data.response?.['4'];
-    return { accepted: answer.data.responseCode === '00', code: answer.data.responseCode, id: answer.data.transactionId, ...(field4 ? { field4 } : {}) };
+    const approved = answer.data.responseCode === '00' || answer.data.responseCode === '10';
+    return { accepted: approved, code: answer.data.responseCode, id: answer.data.transactionId, ...(field4 ? { field4 } : {}) };
   } catch (error) {
     // Refusals are domain errors (400 invalid, 409 conflict); anything else is a bug.
     if (!(error instanceof DomainError) || !['invalid', 'conflict'].includes(error.problem)) throw error;
@@ -130,7 +141,7 @@ function originalStep(kind: 'authorization' | 'financial', flow: 'purchase' | 'c
     })),
     apply: (m, o) => {
       if (!o.accepted) return;
-      m.originals.push({ id: o.id!, kind, flow, currency, state: 'approved', authorized: minor, released: 0, captured: 0, refunded: 0, refunds: [] });
+      m.originals.push({ id: o.id!, kind, flow, currency, state: 'approved', authorized: approvedOf(o, minor), released: 0, captured: 0, refunded: 0, refunds: [] });
     },
   };
 }
@@ -161,14 +172,14 @@ function linkedStep(name: 'increment' | 'completion' | 'refund', index: number, 
     apply: (_m, out) => {
       const o = target;
       if (!o || !out.accepted) return;
-      if (name === 'increment') o.authorized += minor;
+      if (name === 'increment') o.authorized += approvedOf(out, minor);
       else if (name === 'completion') {
         o.released += Math.max(0, held(o) - minor);
         o.captured = minor;
         o.state = 'completed';
       } else {
-        o.refunded += minor;
-        o.refunds.push({ id: out.id!, amount: minor, reversed: 0 });
+        o.refunded += approvedOf(out, minor);
+        o.refunds.push({ id: out.id!, amount: approvedOf(out, minor), reversed: 0 });
       }
     },
   };
@@ -195,7 +206,7 @@ function reversalStep(index: number, spec: AmountSpec): Step {
     apply: (_m, out) => {
       const o = target;
       if (!o || !out.accepted) return;
-      o.released += amount;
+      o.released += approvedOf(out, amount);
       if (o.released >= o.authorized) o.state = 'reversed';
     },
   };
@@ -223,8 +234,8 @@ function refundReversalStep(index: number, spec: AmountSpec): Step {
     },
     apply: (_m, out) => {
       if (!target || !out.accepted) return;
-      target.reversed += minor;
-      owner!.refunded -= minor;
+      target.reversed += approvedOf(out, minor);
+      owner!.refunded -= approvedOf(out, minor);
     },
   };
 }
@@ -329,19 +340,25 @@ class One implements fc.AsyncCommand<Model, Real> {
 }
 
 class Batch implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly steps: Step[], readonly delays: number[]) {}
+  constructor(readonly steps: Step[], readonly delays: number[], readonly answers: Array<'00' | '10' | '05'>) {}
   check = () => true;
   async run(m: Model, real: Real): Promise<void> {
-    let next = 0;
-    turns = () => this.delays[next++ % this.delays.length]!;
-    const outcomes = await Promise.all(this.steps.map((s) => s.send(m, { ...real, forward: true })));
-    // Every answer is an approval or a refusal (the webhook approves everything): never a 96.
-    for (const o of outcomes) if (o.code !== undefined) expect(o.code).toBe('00');
-    this.steps.forEach((s, i) => s.apply(m, outcomes[i]!));
-    checkAnswers(outcomes, real);
-    checkLedger(m, real);
+    let nextTurn = 0;
+    let nextAnswer = 0;
+    turns = () => this.delays[nextTurn++ % this.delays.length]!;
+    answer = () => this.answers[nextAnswer++ % this.answers.length]!;
+    try {
+      const outcomes = await Promise.all(this.steps.map((s) => s.send(m, { ...real, forward: true })));
+      // Every answer is the webhook's (approved, in part, declined) or a refusal: never a 96.
+      for (const o of outcomes) if (o.code !== undefined) expect(['00', '10', '05']).toContain(o.code);
+      this.steps.forEach((s, i) => s.apply(m, outcomes[i]!));
+      checkAnswers(outcomes, real);
+      checkLedger(m, real);
+    } finally {
+      answer = () => '00';
+    }
   }
-  toString = () => `parallel(${this.steps.map((s) => s.describe).join(', ')})`;
+  toString = () => `parallel(${this.steps.map((s) => s.describe).join(', ')}; answers ${this.answers.join(' ')})`;
 }
 
 describe('the ledger against a model', () => {
@@ -355,7 +372,9 @@ describe('the ledger against a model', () => {
   }, 600_000);
 
   it('concurrent lifecycle messages (forward mode, answers interleaved): the invariants hold after each batch', async () => {
-    const batch = fc.tuple(fc.array(step, { minLength: 2, maxLength: 4 }), fc.array(fc.nat({ max: 4 }), { minLength: 1, maxLength: 4 })).map(([steps, delays]) => new Batch(steps, delays));
+    const answers = fc.array(fc.constantFrom('00', '00', '00', '10', '05') as fc.Arbitrary<'00' | '10' | '05'>, { minLength: 1, maxLength: 4 });
+    const batch = fc.tuple(fc.array(step, { minLength: 2, maxLength: 4 }), fc.array(fc.nat({ max: 4 }), { minLength: 1, maxLength: 4 }), answers)
+      .map(([steps, delays, said]) => new Batch(steps, delays, said));
     await fc.assert(
       fc.asyncProperty(fc.commands([batch, step.map((s) => new One(s))], { maxCommands: 12 }), async (commands) => {
         await fc.asyncModelRun(() => ({ model: { originals: [] }, real: newReal(false) }), commands);

@@ -89,6 +89,18 @@ describe('nothing given back beyond what was captured', () => {
     expect(await amounts(purchase)).toMatchObject({ captured: 1_000, refunded: 1_000 });
   });
 
+  it('a refund or reversal approved in part (code 10) takes only what was approved', async () => {
+    const card = await cardOf(env.sb, env.programId);
+    const purchase = await approved(simulate(env.sb, financial(card.id, { amount: 1_000 })));
+    env.hook.respond(echo('10', { '4': '000000030000' }));
+    expect((await refund(purchase, 600, { responseMode: 'forward' })).body.data.responseCode).toBe('10');
+    expect((await reversal(purchase, 500, { responseMode: 'forward' })).body.data.responseCode).toBe('10');
+    expect(await amounts(purchase)).toMatchObject({ released: 300, refunded: 300 });
+    env.hook.respond(echo('00'));
+    await approved(refund(purchase, 400));
+    expect((await reversal(purchase, 0.01)).status).toBe(400);
+  });
+
   it('a linked message other than a refund is not reversed (its original is)', async () => {
     const card = await cardOf(env.sb);
     const original = await approved(simulate(env.sb, auth(card.id, { amount: 100 })));
