@@ -47,6 +47,9 @@ describe('buildSimulateBody', () => {
     [{ intent: 'authorization', amount: '10', card: 'c', set: ['43'] }, /FIELD=VALUE/],
     [{ intent: 'authorization', amount: '10', card: 'c', flow: 'steal' }, /--flow/],
     [{ intent: 'authorization', amount: '10', card: 'c', date: 'yesterday' }, /--date/],
+    [{ intent: 'authorization', amount: '10', card: 'c', currency: '000' }, /--currency: "000" is not an ISO 4217 currency code/],
+    [{ intent: 'authorization', amount: '10', card: 'c', currency: '959' }, /--currency: "959" is XAU, an ISO 4217 code that is not a currency/],
+    [{ intent: 'authorization', amount: '10', card: 'c', currency: 'XXX' }, /not a currency cards transact in/],
   ])('rejects %j', (input, message) => {
     expect(() => buildSimulateBody(input)).toThrow(UsageError);
     expect(() => buildSimulateBody(input)).toThrow(message);
