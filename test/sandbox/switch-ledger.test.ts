@@ -207,7 +207,10 @@ describe('an entry is the message sent, and its rules the plan', () => {
   it('overriding the MTI does not take an authorization out of the daily count', async () => {
     const program = await createProgram(env.sb, { channels: { pos: { enabled: true, dailyLimit: { count: 1, amount: 1_000 } } } });
     const card = await cardOf(env.sb, program.id);
-    await approved(simulate(env.sb, auth(card.id, { amount: 600, overrides: { '0': '0420', '3': '200000' } })));
+    const disguised = await simulate(env.sb, auth(card.id, { amount: 600, overrides: { '0': '0420', '3': '200000' } }));
+    // Sent as a reversal of a refund, it is still an authorization: pending, holding 600.
+    expect(disguised.body.data).toMatchObject({ mti: '0420', responseCode: '00', transactionStatus: 'pending' });
+    expect(await amounts(disguised.body.data.transactionId)).toMatchObject({ authorized: 600, held: 600 });
     expect((await simulate(env.sb, auth(card.id, { amount: 1 }))).body.data.responseCode).toBe('65');
   });
 

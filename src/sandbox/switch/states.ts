@@ -175,6 +175,11 @@ export function transactionStatusOf(state: TransactionState, mti: string): Trans
 /** States whose amount still counts toward the card's daily limits (reserved or approved). */
 export const COUNTED_STATES: readonly TransactionState[] = TRANSACTION_STATES.filter((s) => s === 'awaiting' || s === 'approved' || s === 'reversing' || s === 'completed');
 
+/** The MTI of what was planned, by kind: the status follows it, not an MTI overridden in the message sent. */
+const PLANNED_MTI: Readonly<Record<string, string>> = {
+  authorization: '0100', increment: '0100', advice: '0120', financial: '0200', refund: '0200', completion: '0220', reversal: '0420',
+};
+
 /** New values of a row's amounts, minor units (each unchanged when absent). */
 export type AmountChange = Pick<StateChange, 'reversedMinor' | 'amountMinor' | 'capturedMinor' | 'refundedMinor'>;
 
@@ -200,7 +205,7 @@ export function applyEvent(
   if (isRefusal(to)) return { ok: false, reason: `transaction ${id} ${to.refused(stored.record)}` };
   check?.(stored);
   const { record, ...amounts } = change(stored.record, stored, to);
-  record.transactionStatus = transactionStatusOf(to, record.mti);
+  record.transactionStatus = transactionStatusOf(to, PLANNED_MTI[stored.kind] ?? record.mti);
   record.updatedAt = at.toISOString();
   const moved = store.changeState({ institutionId, id, from: stored.state, to, record, ...amounts });
   return moved ? { ok: true, to } : { ok: false, reason: `transaction ${id} changed while it was being updated` };
