@@ -24,6 +24,8 @@ describe('buildSimulateBody', () => {
       transactionDate: '2026-11-22T00:00:00.000Z', overrides: { '43': 'X=Y', '4': '000000150000' },
     });
     expect(buildSimulateBody({ intent: 'authorization', amount: '1.234', currency: '048', card: 'c' }).body.amount).toBe(1.234);
+    // A balance inquiry moves no money: without --amount its amount is 0.
+    expect(buildSimulateBody({ intent: 'financial', flow: 'balance_inquiry', card: 'c' }).body).toMatchObject({ processingFlow: 'balance_inquiry', amount: 0 });
     expect(buildSimulateBody({ intent: 'reversal', amount: '10', originalStan: '12', originalRrn: '632614000001' }).body).toMatchObject({ originalStan: '000012', originalRrn: '632614000001' });
   });
 

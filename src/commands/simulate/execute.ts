@@ -26,7 +26,7 @@ export function simulateRun(intent: IntentName) {
       const rest = original.remainingAmount ?? original.approvedAmount;
       input.amount = rest !== undefined ? rest.toFixed(digits) : minorToDecimal(original.amounts.amount, digits);
     }
-    if (input.amount === undefined && ctx.io.canPrompt) {
+    if (input.amount === undefined && input.flow !== 'balance_inquiry' && ctx.io.canPrompt) {
       input.amount = await ctx.prompter.input('Amount (major units, e.g. 1500.00)');
     }
     if (intent !== 'reversal' && !input.card && !input.pan && ctx.io.canPrompt) {

@@ -67,7 +67,8 @@ export function buildSimulateBody(input: SimulationInput, name: Namer = flagName
     throw error;
   }
 
-  const amountText = text(input.amount);
+  // A balance inquiry moves no money: its amount is 0 unless given (the sandbox refuses another).
+  const amountText = text(input.amount) ?? (flow === 'balance_inquiry' ? '0' : undefined);
   if (amountText === undefined || amountText === '') fail(`${name('amount')} is required`, 'give the amount in major units, e.g. --amount 1500.00');
   let minor: bigint;
   try {
