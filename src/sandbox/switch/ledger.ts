@@ -29,7 +29,7 @@
 // `remainingAmount`, which every change of an original's amounts keeps: what a reversal may
 // still take, A − R − F.
 import type { CardProgram, LifecycleKind, Transaction } from '../../api/schemas.js';
-import { AmountError, cardCurrency, isField4, minorToMajor, type CurrencyInfo } from '../../iso8583/amount.js';
+import { AmountError, cardCurrency, currencyInfo, isField4, minorToMajor, type CurrencyInfo } from '../../iso8583/amount.js';
 import type { Channel, Intent, ProcessingFlow } from '../../iso8583/codes.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
 import { DomainError, invalidField } from '../errors.js';
@@ -164,7 +164,7 @@ function write(
     const change = amounts(stored, to);
     const next = { ...stored, ...change };
     checkInvariants(next, to);
-    const digits = cardCurrency(stored.currency).digits;
+    const digits = currencyInfo(stored.currency)?.digits ?? 2;
     record.remainingAmount = minorToMajor(Math.max(0, reversibleOf({ ...next, state: to })), digits);
     options.edit?.(record, stored, to);
     record.__v += 1;
