@@ -523,7 +523,7 @@ export const Transaction = Type.Object({
   transactionAccount: Type.Null(),
   reversed: Type.Boolean(),
   reversalId: Type.String(),
-  remainingAmount: Type.Optional(Type.Number({ description: 'sandbox: once a reversal of it was approved, the part (major units) not yet reversed; reversalId is the latest approved reversal' })),
+  remainingAmount: Type.Optional(Type.Number({ description: 'sandbox: what a reversal may still take (major units): authorized less released and refunded; present once its amounts changed after approval (a reversal, increment, refund, completion or expiry). reversalId is the latest approved reversal' })),
   originalMessage: SwitchMessage,
   response: SwitchMessage,
   responseCode: Type.String(),

@@ -36,6 +36,28 @@ export function currencyInfo(value: string): CurrencyInfo | undefined {
 }
 
 /**
+ * ISO 4217 codes that are not money a card spends: no currency (XXX 999), the precious metals
+ * (XAU 959, XAG 961, XPT 962, XPD 964), units of account and settlement (XDR 960, XSU 994,
+ * XUA 965), the bond-market units (XBA–XBD 955–958), the testing code (XTS 963), and the funds
+ * codes beside national currencies (BOV, CHE, CHW, CLF, COU, MXV, USN, UYI, UYW).
+ */
+const NOT_CARD_CURRENCIES: ReadonlySet<string> = new Set([
+  'XXX', 'XAU', 'XAG', 'XPT', 'XPD', 'XDR', 'XSU', 'XUA', 'XBA', 'XBB', 'XBC', 'XBD', 'XTS',
+  'BOV', 'CHE', 'CHW', 'CLF', 'COU', 'MXV', 'USN', 'UYI', 'UYW',
+]);
+
+/**
+ * A currency card transactions may be in (numeric or alphabetic code); AmountError naming why
+ * not: unknown to ISO 4217, or one of its codes that is no currency (NOT_CARD_CURRENCIES).
+ */
+export function cardCurrency(value: string): CurrencyInfo {
+  const info = currencyInfo(value);
+  if (!info) throw new AmountError(`"${value}" is not an ISO 4217 currency code`);
+  if (NOT_CARD_CURRENCIES.has(info.code)) throw new AmountError(`"${value}" is ${info.code}, an ISO 4217 code that is not a currency cards transact in`);
+  return info;
+}
+
+/**
  * The symbol is worked out on first use: the first Intl.NumberFormat of a process loads ICU's
  * currency data (about 10 ms), which validating `--currency` or reading an exponent never needs.
  */

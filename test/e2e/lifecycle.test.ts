@@ -83,6 +83,17 @@ describe.each([['stub', []], ['forward', ['--forward']]] as const)('the lifecycl
     expect(life.amounts).toMatchObject({ held: 0, captured: 600, released: 400 });
   });
 
+  it('a reversal without --amount takes the rest: what is neither reversed nor refunded', async () => {
+    const card = await newCard();
+    const purchase = await json(['simulate', 'financial', '--card', card, '--amount', '1000', ...forward]);
+    await json(['simulate', 'refund', '--original-tx', purchase.transactionId, '--amount', '300', ...forward]);
+    await json(['simulate', 'reversal', '--original-tx', purchase.transactionId, '--amount', '200', ...forward]);
+    const rest = await json(['simulate', 'reversal', '--original-tx', purchase.transactionId, ...forward]);
+    expect(rest).toMatchObject({ responseCode: '00' });
+    expect(rest.request['4']).toBe('000000050000');
+    expect((await lifecycle(purchase.transactionId)).amounts).toMatchObject({ released: 700, refunded: 300 });
+  });
+
   it('purchase → two refunds; the third would pass the purchase and is refused naming what is left', async () => {
     const card = await newCard();
     const purchase = await json(['simulate', 'financial', '--card', card, '--amount', '1000', ...forward]);

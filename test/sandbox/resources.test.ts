@@ -280,7 +280,7 @@ describe('GET /institutions/transactions', () => {
       ids.push(id);
       const createdAt = new Date(Date.UTC(2026, 10, 22, 10, 0, i)).toISOString();
       const state = fields.transactionStatus === 'failed' ? 'declined' : 'approved';
-      store.transaction(() => store.transactions.insert(record(id, card, fields, createdAt), { channel, amountMinor: 150000, day, state }));
+      store.transaction(() => store.transactions.insert(record(id, card, fields, createdAt), { channel, amountMinor: 150000, day, state, kind: 'authorization', flow: 'purchase', currency: '566' }));
     });
   });
 
@@ -328,24 +328,24 @@ describe('GET /institutions/transactions', () => {
     expect(transactions.findByStanRrn(sandbox.institutionId, '000002', 'R00000000002')?.id).toBe(ids[1]);
     expect(transactions.findByStanRrn('someone-else', '000002', 'R00000000002')).toBeUndefined();
     // Approved ones count; declined ones do not; per channel and day.
-    expect(transactions.dailyUsage(cardA.id, 'pos', '2026-11-22', counted)).toEqual({ count: 2, amountMinor: 300000 });
-    expect(transactions.dailyUsage(cardA.id, 'web', '2026-11-22', counted)).toEqual({ count: 1, amountMinor: 150000 });
-    expect(transactions.dailyUsage(cardB.id, 'atm', '2026-11-22', counted)).toEqual({ count: 0, amountMinor: 0 });
-    expect(transactions.dailyUsage(cardA.id, 'pos', '2026-11-23', counted)).toEqual({ count: 0, amountMinor: 0 });
+    expect(transactions.dailyUsage(cardA.id, 'pos', '2026-11-22', '566', counted)).toEqual({ count: 2, amountMinor: 300000 });
+    expect(transactions.dailyUsage(cardA.id, 'web', '2026-11-22', '566', counted)).toEqual({ count: 1, amountMinor: 150000 });
+    expect(transactions.dailyUsage(cardB.id, 'atm', '2026-11-22', '566', counted)).toEqual({ count: 0, amountMinor: 0 });
+    expect(transactions.dailyUsage(cardA.id, 'pos', '2026-11-23', '566', counted)).toEqual({ count: 0, amountMinor: 0 });
 
     const before = transactions.getStored(sandbox.institutionId, ids[0]!)!;
     expect(before).toMatchObject({ state: 'approved', amountMinor: 150000, reversedMinor: 0 });
     // Part given back: the count stays, the amount drops by that part.
     const part = { institutionId: sandbox.institutionId, id: ids[0]!, from: 'approved' as const, to: 'approved' as const, record: before.record, reversedMinor: 50000 };
     expect(transactions.changeStateIf(part)).toBe(true);
-    expect(transactions.dailyUsage(cardA.id, 'pos', '2026-11-22', counted)).toEqual({ count: 2, amountMinor: 250000 });
+    expect(transactions.dailyUsage(cardA.id, 'pos', '2026-11-22', '566', counted)).toEqual({ count: 2, amountMinor: 250000 });
     const reversed = { ...before.record, reversed: true, reversalId: 'reversal-1', transactionStatus: 'reversed' as const };
     expect(transactions.changeStateIf({ ...part, to: 'reversed', record: reversed, reversedMinor: 150000 })).toBe(true);
     // A second change computed from 'approved' finds the row 'reversed': nothing is written.
     expect(transactions.changeStateIf({ ...part, to: 'reversed', record: { ...reversed, reversalId: 'reversal-2' } })).toBe(false);
     expect(transactions.changeStateIf({ ...part, institutionId: 'someone-else', id: ids[3]! })).toBe(false);
     expect(transactions.getStored(sandbox.institutionId, ids[0]!)).toMatchObject({ state: 'reversed', reversedMinor: 150000, record: { reversed: true, reversalId: 'reversal-1', transactionStatus: 'reversed' } });
-    expect(transactions.dailyUsage(cardA.id, 'pos', '2026-11-22', counted)).toEqual({ count: 1, amountMinor: 150000 });
+    expect(transactions.dailyUsage(cardA.id, 'pos', '2026-11-22', '566', counted)).toEqual({ count: 1, amountMinor: 150000 });
     const list = transactions.list({ institutionId: sandbox.institutionId, transactionStatus: 'reversed', limit: 10, offset: 0 });
     expect(list.records.map((r) => JSON.parse(r).id)).toEqual([ids[0]]);
   });

@@ -28,13 +28,13 @@ test('migrations are recorded and applied once; seeding is idempotent across reo
   const file = join(dir.path, 'nested', 'seed.db');
   const first = openStore({ file });
   const seeded = seedSandbox(first, new Date());
-  expect(schemaVersion(first.db)).toBe(4);
+  expect(schemaVersion(first.db)).toBe(5);
   first.close();
 
   const second = openStore({ file });
   try {
     const rows = second.db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>;
-    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4, 5]);
     expect(seedSandbox(second, new Date())).toEqual(seeded);
     expect(second.cardPrograms.listByInstitution(seeded.institutionId)).toHaveLength(1);
     // A webhook URL given on a later start updates the seeded program.

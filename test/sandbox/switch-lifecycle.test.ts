@@ -192,6 +192,6 @@ describe('advice and repeats', () => {
     const after = await stored(original);
     expect(after.repeats).toEqual([expect.objectContaining({ mti: '0101', responseCode: '00', agreed: true })]);
     expect((await lifecycle(original)).amounts).toMatchObject({ authorized: 100, held: 100 });
-    expect(sb.deps.store.transactions.dailyUsage(card.id, 'pos', first.createdAt.slice(0, 10), ['approved']).count).toBe(1);
+    expect(sb.deps.store.transactions.dailyUsage(card.id, 'pos', first.createdAt.slice(0, 10), '566', ['approved']).count).toBe(1);
   });
 });

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/sandbox/store/index.js';
-import { ABANDONED_AFTER_MS, applyEvent, recoverAbandoned } from '../../src/sandbox/switch/service.js';
+import { ABANDONED_AFTER_MS, recoverAbandoned } from '../../src/sandbox/switch/service.js';
 import { switchStore } from '../../src/sandbox/switch/store.js';
-import { TRANSACTION_EVENTS, TRANSACTION_STATES, transactionStatusOf, type TransactionEvent, type TransactionState } from '../../src/sandbox/switch/states.js';
+import { applyEvent, TRANSACTION_EVENTS, TRANSACTION_STATES, transactionStatusOf, type TransactionEvent, type TransactionState } from '../../src/sandbox/switch/states.js';
 import { call, UNDO_VERSION_4 } from './helpers.js';
 import { auth, cardOf, createProgram, echo, financial, simulate, useForwardSandbox } from './switch-helpers.js';
 
@@ -52,18 +52,18 @@ describe('the table, pair by pair, on stored transactions', () => {
   const NO_CAPTURE = /captured nothing/;
   const CLOSED = /already closed/;
   const IN_PROGRESS = /reversal in progress/;
-  const NO_LIFECYCLE = { 'increment-approved': NO_HOLD, 'completion-captured': NO_HOLD, 'refund-reserved': NO_CAPTURE, 'refund-given-back': NO_CAPTURE, 'hold-expired': NO_HOLD } as const;
+  const NO_LIFECYCLE = { 'increment-approved': NO_HOLD, 'completion-captured': NO_HOLD, 'refund-reserved': NO_CAPTURE, 'refund-given-back': NO_CAPTURE, 'refund-reversed': NO_CAPTURE, 'hold-expired': NO_HOLD } as const;
   const EXPECTED: Record<TransactionState, Record<TransactionEvent, TransactionState | RegExp>> = {
     awaiting: { 'answer-approves': 'approved', 'answer-declines': 'declined', 'reversal-requested': /still awaiting/, 'reversal-approved-in-part': NONE, 'reversal-approved-in-full': NONE, 'reversal-declined': NONE, ...NO_LIFECYCLE },
     approved: { 'answer-approves': STILL, 'answer-declines': STILL, 'reversal-requested': 'reversing', 'reversal-approved-in-part': NONE, 'reversal-approved-in-full': NONE, 'reversal-declined': NONE,
-      'increment-approved': 'approved', 'completion-captured': 'completed', 'refund-reserved': 'approved', 'refund-given-back': 'approved', 'hold-expired': 'reversed' },
+      'increment-approved': 'approved', 'completion-captured': 'completed', 'refund-reserved': 'approved', 'refund-given-back': 'approved', 'refund-reversed': 'approved', 'hold-expired': 'reversed' },
     declined: { 'answer-approves': STILL, 'answer-declines': STILL, 'reversal-requested': /was not approved/, 'reversal-approved-in-part': NONE, 'reversal-approved-in-full': NONE, 'reversal-declined': NONE, ...NO_LIFECYCLE },
     reversing: { 'answer-approves': STILL, 'answer-declines': STILL, 'reversal-requested': /reversal in progress/, 'reversal-approved-in-part': 'approved', 'reversal-approved-in-full': 'reversed', 'reversal-declined': 'approved',
-      'increment-approved': IN_PROGRESS, 'completion-captured': IN_PROGRESS, 'refund-reserved': IN_PROGRESS, 'refund-given-back': IN_PROGRESS, 'hold-expired': IN_PROGRESS },
+      'increment-approved': IN_PROGRESS, 'completion-captured': IN_PROGRESS, 'refund-reserved': IN_PROGRESS, 'refund-given-back': 'reversing', 'refund-reversed': 'reversing', 'hold-expired': IN_PROGRESS },
     reversed: { 'answer-approves': STILL, 'answer-declines': STILL, 'reversal-requested': /already reversed/, 'reversal-approved-in-part': NONE, 'reversal-approved-in-full': NONE, 'reversal-declined': NONE,
-      'increment-approved': CLOSED, 'completion-captured': CLOSED, 'refund-reserved': NO_CAPTURE, 'refund-given-back': NO_CAPTURE, 'hold-expired': CLOSED },
+      'increment-approved': CLOSED, 'completion-captured': CLOSED, 'refund-reserved': NO_CAPTURE, 'refund-given-back': NO_CAPTURE, 'refund-reversed': NO_CAPTURE, 'hold-expired': CLOSED },
     completed: { 'answer-approves': STILL, 'answer-declines': STILL, 'reversal-requested': /refund it instead/, 'reversal-approved-in-part': NONE, 'reversal-approved-in-full': NONE, 'reversal-declined': NONE,
-      'increment-approved': CLOSED, 'completion-captured': CLOSED, 'refund-reserved': 'completed', 'refund-given-back': 'completed', 'hold-expired': CLOSED },
+      'increment-approved': CLOSED, 'completion-captured': CLOSED, 'refund-reserved': 'completed', 'refund-given-back': 'completed', 'refund-reversed': 'completed', 'hold-expired': CLOSED },
   };
   let template: any;
   let counter = 0;
@@ -79,7 +79,7 @@ describe('the table, pair by pair, on stored transactions', () => {
     counter += 1;
     const id = `f5${String(counter).padStart(22, '0')}`;
     const record = { ...structuredClone(template), id, _id: id, mti, transactionStatus: transactionStatusOf(state, mti) };
-    env.sb.deps.store.transaction(() => env.sb.deps.store.transactions.insert(record, { channel: 'pos', amountMinor: 1000, day: '2026-01-01', state }));
+    env.sb.deps.store.transaction(() => env.sb.deps.store.transactions.insert(record, { channel: 'pos', amountMinor: 1000, day: '2026-01-01', state, kind: 'authorization', flow: 'purchase', currency: '566' }));
     return id;
   }
 
@@ -187,7 +187,7 @@ describe('a reversal against a forwarded authorization still awaiting its answer
   it('a refused reversal draws no STAN and stores nothing', async () => {
     const card = await cardOf(env.sb, env.programId);
     const release = gatedAnswer('00');
-    const date = '2023-05-06T07:08:09.000Z';
+    const date = '2027-05-06T07:08:09.000Z';
     const pending = simulate(env.sb, auth(card.id, { responseMode: 'forward', transactionDate: date }));
     await received(1);
     const before = (await call(env.sb, 'GET', '/institutions/transactions?limit=1', { token: env.sb.token })).body;
@@ -261,7 +261,7 @@ describe('answers that never come, and answers that come too late', () => {
     const template = store.transactions.getStored(env.sb.institutionId, original.transactionId)!.record;
     const insert = (id: string, state: 'awaiting', createdAt: string, extra: Record<string, unknown> = {}, originalId?: string) => {
       const record = { ...structuredClone(template), id, _id: id, createdAt, transactionStatus: 'pending' as const, responseCode: '', ...extra };
-      store.transaction(() => store.transactions.insert(record as any, { channel: 'pos', amountMinor: 4000, day: '2026-01-01', state, ...(originalId ? { originalId } : {}) }));
+      store.transaction(() => store.transactions.insert(record as any, { channel: 'pos', amountMinor: 4000, day: '2026-01-01', state, ...(originalId ? { originalId } : {}), kind: originalId ? 'reversal' : 'authorization', flow: 'purchase', currency: '566' }));
     };
     const old = new Date(Date.now() - ABANDONED_AFTER_MS - 5_000).toISOString();
     insert('ab0000000000000000000001', 'awaiting', old);

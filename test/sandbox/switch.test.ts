@@ -84,7 +84,8 @@ describe('approved in stub mode', () => {
       { flow: 'purchase', channel: 'web', method: 'moto', f3: '000000', f22: '812', f25: '08', terminal: 'SBXWEB01' },
     ];
     for (const c of cases) {
-      const response = await simulate(sb, financial(card.id, { processingFlow: c.flow, channel: c.channel, paymentMethod: c.method }));
+      // A balance inquiry moves no money: its amount is 0.
+      const response = await simulate(sb, financial(card.id, { processingFlow: c.flow, channel: c.channel, paymentMethod: c.method, ...(c.flow === 'balance_inquiry' ? { amount: 0 } : {}) }));
       expect(response.status, response.text).toBe(200);
       const { data } = response.body;
       expect(data, JSON.stringify(c)).toMatchObject({ mti: '0200', responseCode: '00', transactionStatus: 'completed' });
@@ -218,7 +219,7 @@ describe('daily limits per card, channel and day', () => {
   it('65 when one more would pass the daily count; the next day starts afresh', async () => {
     const program = await createProgram(sb, { channels: { pos: { enabled: true, dailyLimit: { count: 3, amount: 1_000_000 } }, web: { enabled: true, dailyLimit: { count: 1, amount: 1_000_000 } } } });
     const card = await cardOf(sb, program.id);
-    const day = '2026-11-20T10:00:00.000Z';
+    const day = '2027-11-20T10:00:00.000Z';
     for (let i = 0; i < 3; i++) expect((await simulate(sb, auth(card.id, { transactionDate: day }))).body.data.responseCode).toBe('00');
     const fourth = await simulate(sb, auth(card.id, { transactionDate: day }));
     expect(fourth.body.data).toMatchObject({ responseCode: '65', responseMessage: 'Exceeds withdrawal frequency limit' });
@@ -226,9 +227,9 @@ describe('daily limits per card, channel and day', () => {
     expect((await simulate(sb, auth(card.id, { transactionDate: day, channel: 'web', paymentMethod: 'ecom' }))).body.data.responseCode).toBe('00');
     expect((await simulate(sb, auth(card.id, { transactionDate: day, channel: 'web', paymentMethod: 'ecom' }))).body.data.responseCode).toBe('65');
     // Next day (UTC): fresh.
-    expect((await simulate(sb, auth(card.id, { transactionDate: '2026-11-21T00:00:01.000Z' }))).body.data.responseCode).toBe('00');
+    expect((await simulate(sb, auth(card.id, { transactionDate: '2027-11-21T00:00:01.000Z' }))).body.data.responseCode).toBe('00');
     // A reversal gives the slot back.
-    const last = await simulate(sb, auth(card.id, { transactionDate: '2026-11-20T23:59:00.000Z' }));
+    const last = await simulate(sb, auth(card.id, { transactionDate: '2027-11-20T23:59:00.000Z' }));
     expect(last.body.data.responseCode).toBe('65');
     const first = (await call(sb, 'GET', '/institutions/transactions?limit=100', { token: sb.token })).body.data
       .find((t: any) => t.card?.id === card.id && t.transactionStatus === 'pending' && t.transactionChannel.channelType === 'pos' && t.dates.transmission.startsWith('1120'));
@@ -389,19 +390,19 @@ describe('overrides and identifiers', () => {
 
   it('STANs run per day and RRNs are unique: YDDDHH + STAN', async () => {
     const card = await cardOf(sb);
-    const date = '2025-03-04T05:06:07.000Z';
+    const date = '2027-03-04T05:06:07.000Z';
     const first = (await simulate(sb, auth(card.id, { transactionDate: date }))).body.data;
     const second = (await simulate(sb, auth(card.id, { transactionDate: date }))).body.data;
     expect(first.stan).toBe('000001');
     expect(second.stan).toBe('000002');
-    expect(first.rrn).toBe('506305000001');
+    expect(first.rrn).toBe('706305000001');
     expect(first.request['7']).toBe('0304050607');
     expect(first.request['12']).toBe('050607');
     expect(first.request['13']).toBe('0304');
   });
 
   it("STANs count per institution: another institution's volume does not show in them", async () => {
-    const date = '2024-07-08T09:10:11.000Z';
+    const date = '2028-07-08T09:10:11.000Z';
     const card = await cardOf(sb);
     for (let i = 0; i < 3; i++) await simulate(sb, auth(card.id, { transactionDate: date }));
     // Declines and unknown cards draw a STAN too.
@@ -410,12 +411,12 @@ describe('overrides and identifiers', () => {
     const otherCard = await createCard(sb, { cardProgram: other.cardProgramId }, other.token);
     const first = (await simulate(sb, auth(otherCard.id, { transactionDate: date }), { token: other.token })).body.data;
     expect(first.stan).toBe('000001');
-    expect(first.rrn).toBe('419009000001');
+    expect(first.rrn).toBe('819009000001');
     const mine = (await simulate(sb, auth(card.id, { transactionDate: date }))).body.data;
     expect(mine.stan).toBe('000005');
     // Without its counter (a database from before counters were per institution), the day
     // continues after the institution's own highest STAN, not from 1 and not from the others'.
-    sb.deps.store.db.prepare('DELETE FROM meta WHERE key LIKE ?').run('switch.stan.%.2024-07-08');
+    sb.deps.store.db.prepare('DELETE FROM meta WHERE key LIKE ?').run('switch.stan.%.2028-07-08');
     expect((await simulate(sb, auth(card.id, { transactionDate: date }))).body.data.stan).toBe('000006');
     expect((await simulate(sb, auth(otherCard.id, { transactionDate: date }), { token: other.token })).body.data.stan).toBe('000002');
   });

@@ -29,7 +29,7 @@ beforeAll(async () => {
   const card = await createCard(sandbox, { customer, referenceCode: 'ALPHA-REF-0001', embossingName: 'ALPHA OWNER' });
   // RRNs are YDDDHH + the institution's own STAN, so B's first transaction of an hour has the
   // same RRN as A's first of that hour without learning anything from A: A's is dated apart.
-  const tx = await simulate(sandbox, auth(card.id, { amount: 4242, transactionDate: '2021-02-03T04:05:06.000Z' }));
+  const tx = await simulate(sandbox, auth(card.id, { amount: 4242, transactionDate: '2028-02-03T04:05:06.000Z' }));
   expect(tx.status, tx.text).toBe(200);
   const app = await call(sandbox, 'POST', '/institutions/oauth/create', {
     token: sandbox.token,

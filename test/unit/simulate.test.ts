@@ -24,6 +24,8 @@ describe('buildSimulateBody', () => {
       transactionDate: '2026-11-22T00:00:00.000Z', overrides: { '43': 'X=Y', '4': '000000150000' },
     });
     expect(buildSimulateBody({ intent: 'authorization', amount: '1.234', currency: '048', card: 'c' }).body.amount).toBe(1.234);
+    // A balance inquiry moves no money: without --amount its amount is 0.
+    expect(buildSimulateBody({ intent: 'financial', flow: 'balance_inquiry', card: 'c' }).body).toMatchObject({ processingFlow: 'balance_inquiry', amount: 0 });
     expect(buildSimulateBody({ intent: 'reversal', amount: '10', originalStan: '12', originalRrn: '632614000001' }).body).toMatchObject({ originalStan: '000012', originalRrn: '632614000001' });
   });
 
@@ -47,6 +49,9 @@ describe('buildSimulateBody', () => {
     [{ intent: 'authorization', amount: '10', card: 'c', set: ['43'] }, /FIELD=VALUE/],
     [{ intent: 'authorization', amount: '10', card: 'c', flow: 'steal' }, /--flow/],
     [{ intent: 'authorization', amount: '10', card: 'c', date: 'yesterday' }, /--date/],
+    [{ intent: 'authorization', amount: '10', card: 'c', currency: '000' }, /--currency: "000" is not an ISO 4217 currency code/],
+    [{ intent: 'authorization', amount: '10', card: 'c', currency: '959' }, /--currency: "959" is XAU, an ISO 4217 code that is not a currency/],
+    [{ intent: 'authorization', amount: '10', card: 'c', currency: 'XXX' }, /not a currency cards transact in/],
   ])('rejects %j', (input, message) => {
     expect(() => buildSimulateBody(input)).toThrow(UsageError);
     expect(() => buildSimulateBody(input)).toThrow(message);

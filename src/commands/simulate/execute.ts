@@ -17,13 +17,16 @@ export function simulateRun(intent: IntentName) {
   return async (ctx: Context, { opts }: RunInput<typeof SIMULATION_FLAGS>): Promise<void> => {
     const input: SimulationInput = { intent, ...pickInput(opts) };
     if (input.amount === undefined && intent === 'reversal' && input.originalTx) {
-      // A full reversal by default: the original's amount.
+      // By default a reversal takes the rest: what the original may still give back (the
+      // sandbox keeps it in remainingAmount), else what was approved, else what was asked.
       const { getTransaction } = await import('../../api/transactions.js');
-      const original = await getTransaction(await ctx.client(), input.originalTx, { signal: ctx.signal });
+      const original = (await getTransaction(await ctx.client(), input.originalTx, { signal: ctx.signal })).data;
       const { currencyInfo, minorToDecimal } = await import('../../iso8583/amount.js');
-      input.amount = minorToDecimal(original.data.amounts.amount, currencyInfo(original.data.amounts.currency)?.digits ?? 2);
+      const digits = currencyInfo(original.amounts.currency)?.digits ?? 2;
+      const rest = original.remainingAmount ?? original.approvedAmount;
+      input.amount = rest !== undefined ? rest.toFixed(digits) : minorToDecimal(original.amounts.amount, digits);
     }
-    if (input.amount === undefined && ctx.io.canPrompt) {
+    if (input.amount === undefined && input.flow !== 'balance_inquiry' && ctx.io.canPrompt) {
       input.amount = await ctx.prompter.input('Amount (major units, e.g. 1500.00)');
     }
     if (intent !== 'reversal' && !input.card && !input.pan && ctx.io.canPrompt) {

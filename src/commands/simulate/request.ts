@@ -3,7 +3,7 @@
 import type { SimulateBody } from '../../api/schemas.js';
 import { UsageError } from '../../core/errors.js';
 import { validateDateTime } from '../../core/validate.js';
-import { AmountError, currencyInfo, DEFAULT_CURRENCY, minorToDecimal, parseAmount } from '../../iso8583/amount.js';
+import { AmountError, cardCurrency, DEFAULT_CURRENCY, minorToDecimal, parseAmount, type CurrencyInfo } from '../../iso8583/amount.js';
 import { CHANNELS, PAYMENT_METHODS, PROCESSING_FLOWS } from './options.js';
 
 import { INTENTS } from '../../api/enums.js';
@@ -59,10 +59,16 @@ export function buildSimulateBody(input: SimulationInput, name: Namer = flagName
   if (method !== undefined && !(PAYMENT_METHODS as readonly string[]).includes(method)) fail(`invalid ${name('method')} "${method}": use one of ${PAYMENT_METHODS.join(', ')}`);
 
   const currencyText = text(input.currency) ?? DEFAULT_CURRENCY;
-  const currency = currencyInfo(currencyText);
-  if (!currency) fail(`invalid ${name('currency')} "${currencyText}": expected an ISO 4217 currency such as 566 (NGN) or 840 (USD)`);
+  let currency: CurrencyInfo | undefined;
+  try {
+    currency = cardCurrency(currencyText);
+  } catch (error) {
+    if (error instanceof AmountError) fail(`invalid ${name('currency')}: ${error.message}; expected a currency such as 566 (NGN) or 840 (USD)`);
+    throw error;
+  }
 
-  const amountText = text(input.amount);
+  // A balance inquiry moves no money: its amount is 0 unless given (the sandbox refuses another).
+  const amountText = text(input.amount) ?? (flow === 'balance_inquiry' ? '0' : undefined);
   if (amountText === undefined || amountText === '') fail(`${name('amount')} is required`, 'give the amount in major units, e.g. --amount 1500.00');
   let minor: bigint;
   try {

@@ -84,8 +84,10 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app
         + 'Answers 200 with status `success` (approved) or `failed` (declined or failed) and stores the Transaction. Reversing an unknown '
         + 'transaction is a 404; reversing a reversal, or a transaction still awaiting its webhook answer, declined or failed, being '
         + 'reversed or reversed, a 409. A reversal may be for part of what remains of its original (more than 0, at most the rest, in the '
-        + "original's currency, else a 400): only that part goes back to the daily limits, and the original shows `remainingAmount` and "
-        + 'stays pending/completed until the whole amount is reversed. A transaction a stopped sandbox left awaiting its answer for over '
+        + "original's currency, else a 400); the rest is what the original authorized less what was released and refunded. Only that part "
+        + 'goes back to the daily limits (per currency), and the original shows `remainingAmount` and stays pending/completed until the whole '
+        + 'amount is reversed. A balance inquiry has amount 0; a malformed field 4 in `overrides` is a 400; overrides never change which '
+        + 'rules apply. A transaction a stopped sandbox left awaiting its answer for over '
         + '60 s fails with 96. Any `{switch}` segment is accepted.',
       params: SwitchParams,
       body: SimulateBody,
@@ -98,8 +100,9 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app
     schema: {
       summary: 'Simulate a lifecycle message (sandbox extension)', tags, auth: 'bearer',
       description: 'Not in the reference. `increment` (0100 with field 90) raises the hold of an approved authorization; `completion` '
-        + '(0220, an advice) captures an authorization for its amount, less (the rest released) or more (over-clearing); `refund` (0200, '
-        + 'processing code 200000) of a purchase, the refunds never more than it captured (400); `advice` (0120) records an authorization '
+        + '(0220, an advice) captures an authorization for its amount, less (the rest released) or more (over-clearing, at most 20% over '
+        + 'what it holds); `refund` (0200, processing code 200000) of a purchase only, refunds and reversals together never more than it '
+        + 'captured (400); `advice` (0120) records an authorization '
         + 'the network already decided (`networkResponseCode`, default 00): the webhook acknowledges it and cannot decline it. Increments '
         + 'and refunds are checked like a simulate request (card, expiry, status, channel, limits); advices are not (the network decided). '
         + 'The answer has the shape of the simulate answer.',

@@ -204,6 +204,20 @@ const MIGRATIONS: string[] = [
   ALTER TABLE transactions ADD COLUMN refunded_minor INTEGER NOT NULL DEFAULT 0;
   CREATE INDEX transactions_approved_authorizations ON transactions (created_at) WHERE state = 'approved' AND original_id IS NULL;
   `,
+  // The ledger's own view of a transaction (src/sandbox/switch/ledger.ts), set from what the
+  // simulator planned, never from the message's text (which overrides may change): the kind of
+  // message, its processing flow, and the currency its amounts are in. Existing rows get what
+  // their record says.
+  `
+  ALTER TABLE transactions ADD COLUMN kind TEXT NOT NULL DEFAULT '';
+  ALTER TABLE transactions ADD COLUMN flow TEXT NOT NULL DEFAULT '';
+  ALTER TABLE transactions ADD COLUMN currency TEXT NOT NULL DEFAULT '';
+  UPDATE transactions SET
+    kind = COALESCE(json_extract(record, '$.messageKind'), json_extract(record, '$.messageType'), ''),
+    flow = CASE substr(COALESCE(json_extract(record, '$.processingCode'), ''), 1, 2)
+      WHEN '00' THEN 'purchase' WHEN '01' THEN 'cash_withdrawal' WHEN '31' THEN 'balance_inquiry' WHEN '20' THEN 'refund' ELSE '' END,
+    currency = COALESCE(json_extract(record, '$.amounts.currency'), '');
+  `,
 ];
 
 export interface OpenOptions {

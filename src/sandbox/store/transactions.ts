@@ -20,8 +20,12 @@ export interface TransactionIndex {
   day: string;
   /** The switch's state of the transaction (its transitions are the switch module's table). */
   state: TransactionState;
-  /** A reversal's original transaction. */
+  /** A linked message's original transaction. */
   originalId?: string;
+  /** The ledger's columns (src/sandbox/switch/ledger.ts): from the simulator's plan, never from overridden text. */
+  kind: string;
+  flow: string;
+  currency: string;
 }
 
 /** A stored transaction with the columns the switch's transitions read. */
@@ -38,6 +42,12 @@ export interface StoredTransaction {
   refundedMinor: number;
   /** The original of a linked message (reversal, increment, completion, refund, advice). */
   originalId?: string;
+  /** The message as the simulator planned it: authorization, financial, reversal, or a lifecycle kind. */
+  kind: string;
+  /** Its processing flow: purchase, cash_withdrawal, balance_inquiry, refund. */
+  flow: string;
+  /** ISO 4217 numeric currency of its amounts. */
+  currency: string;
 }
 
 /** A conditional change of state: applied only while the row is still in `from`. */
@@ -70,12 +80,15 @@ export interface DailyUsage {
   amountMinor: number;
 }
 
-type StoredRow = { record: string; state: TransactionState; amountMinor: number; reversedMinor: number; capturedMinor: number; refundedMinor: number; originalId: string | null };
+type StoredRow = {
+  record: string; state: TransactionState; amountMinor: number; reversedMinor: number; capturedMinor: number; refundedMinor: number; originalId: string | null;
+  kind: string; flow: string; currency: string;
+};
 
 function storedOf(row: unknown): StoredTransaction | undefined {
   if (!row) return undefined;
-  const { record, state, amountMinor, reversedMinor, capturedMinor, refundedMinor, originalId } = row as StoredRow;
-  return { record: JSON.parse(record) as Transaction, state, amountMinor, reversedMinor, capturedMinor, refundedMinor, ...(originalId ? { originalId } : {}) };
+  const { record, state, amountMinor, reversedMinor, capturedMinor, refundedMinor, originalId, kind, flow, currency } = row as StoredRow;
+  return { record: JSON.parse(record) as Transaction, state, amountMinor, reversedMinor, capturedMinor, refundedMinor, ...(originalId ? { originalId } : {}), kind, flow, currency };
 }
 
 export class TransactionStore {
@@ -86,7 +99,7 @@ export class TransactionStore {
   private readonly changeState: Statement;
   private readonly sumDailyUsage: Statement;
   private readonly selectLastStan: Statement;
-  private readonly selectAwaitingReversal: Statement;
+  private readonly selectAwaitingLinked: Statement;
   private readonly selectAwaitingBefore: Statement;
   private readonly selectLinked: Statement;
   private readonly selectApprovedAuthorizationsBefore: Statement;
@@ -96,8 +109,8 @@ export class TransactionStore {
 
   constructor(private readonly db: Db) {
     this.insertTransaction = db.prepare(
-      `INSERT INTO transactions (id, institution_id, card_id, stan, rrn, status, state, original_id, merchant_id, terminal_id, channel, amount_minor, day, created_at, record)
-       VALUES (@id, @institutionId, @cardId, @stan, @rrn, @status, @state, @originalId, @merchantId, @terminalId, @channel, @amountMinor, @day, @createdAt, @record)`,
+      `INSERT INTO transactions (id, institution_id, card_id, stan, rrn, status, state, original_id, merchant_id, terminal_id, channel, amount_minor, day, created_at, record, kind, flow, currency)
+       VALUES (@id, @institutionId, @cardId, @stan, @rrn, @status, @state, @originalId, @merchantId, @terminalId, @channel, @amountMinor, @day, @createdAt, @record, @kind, @flow, @currency)`,
     );
     this.selectTransaction = db.prepare('SELECT record FROM transactions WHERE id = ? AND institution_id = ?');
     this.selectByStanRrn = db.prepare(
@@ -105,18 +118,18 @@ export class TransactionStore {
     );
     this.selectLastStan = db.prepare("SELECT MAX(CAST(stan AS INTEGER)) AS stan FROM transactions WHERE institution_id = ? AND day = ? AND stan GLOB '[0-9]*'");
     const stored = `SELECT record, state, amount_minor AS amountMinor, reversed_minor AS reversedMinor, captured_minor AS capturedMinor,
-      refunded_minor AS refundedMinor, original_id AS originalId FROM transactions`;
+      refunded_minor AS refundedMinor, original_id AS originalId, kind, flow, currency FROM transactions`;
     this.selectLinked = db.prepare(`${stored} WHERE original_id = ? AND institution_id = ? ORDER BY created_at, id`);
     this.selectApprovedAuthorizationsBefore = db.prepare(
       `SELECT institution_id AS institutionId, id FROM transactions
-       WHERE state = 'approved' AND original_id IS NULL AND created_at < ? AND json_extract(record, '$.mti') LIKE '01%' ORDER BY created_at`,
+       WHERE state = 'approved' AND original_id IS NULL AND created_at < ? AND kind IN ('authorization', 'advice') ORDER BY created_at`,
     );
     this.selectStored = db.prepare(`${stored} WHERE id = ? AND institution_id = ?`);
-    this.selectAwaitingReversal = db.prepare(`${stored} WHERE original_id = ? AND institution_id = ? AND state = 'awaiting' AND json_extract(record, '$.mti') LIKE '04%' ORDER BY created_at DESC LIMIT 1`);
+    this.selectAwaitingLinked = db.prepare(`${stored} WHERE original_id = ? AND institution_id = ? AND state = 'awaiting' AND kind = ? ORDER BY created_at DESC LIMIT 1`);
     this.selectAwaitingBefore = db.prepare("SELECT institution_id AS institutionId, id FROM transactions WHERE state = 'awaiting' AND created_at < ? ORDER BY created_at");
     this.sumStandInApproved = db.prepare(
       `SELECT COALESCE(SUM(amount_minor), 0) AS amountMinor FROM transactions
-       WHERE card_id = ? AND day = ? AND original_id IS NULL AND json_extract(record, '$.standIn.decision') = '00'`,
+       WHERE card_id = ? AND day = ? AND currency = ? AND original_id IS NULL AND json_extract(record, '$.standIn.decision') = '00'`,
     );
     // Advices are few and short-lived: a scan is cheaper than an index every row pays for.
     this.selectUnacknowledgedAdvices = db.prepare(
@@ -130,23 +143,24 @@ export class TransactionStore {
               refunded_minor = COALESCE(@refundedMinor, refunded_minor)
        WHERE id = @id AND institution_id = @institutionId AND state = @from`,
     );
-    // Reversal messages (MTI 04xx) never count against limits; of the others, those in the
-    // given states count. Amounts: refunds (processing code 20…) add nothing; an original adds
-    // what it holds (authorized less released) or, completed, what was captured; a linked
-    // increment or completion adds its amount only while it awaits its answer (once answered it
-    // is folded into its original). Counts: originals and refunds, not the messages that only
-    // change an original.
+    // The ledger's daily usage (src/sandbox/switch/ledger.ts), by the planned kind and flow,
+    // never the message's text. Reversals never count; of the others, those in the given states
+    // count. Amounts, in one currency: refunds add nothing; an original adds what it holds
+    // (authorized less released) or, completed, what was captured; a linked increment adds its
+    // amount only while it awaits its answer (once answered it is folded into its original).
+    // Counts, over every currency: originals and refunds, not the messages that only change an
+    // original.
     this.sumDailyUsage = db.prepare(
-      `SELECT COALESCE(SUM(CASE WHEN original_id IS NULL OR json_extract(record, '$.processingCode') LIKE '20%' THEN 1 ELSE 0 END), 0) AS count,
+      `SELECT COALESCE(SUM(CASE WHEN original_id IS NULL OR kind = 'refund' THEN 1 ELSE 0 END), 0) AS count,
               COALESCE(SUM(CASE
-                WHEN json_extract(record, '$.processingCode') LIKE '20%' THEN 0
-                WHEN original_id IS NOT NULL THEN CASE WHEN state = 'awaiting' THEN amount_minor ELSE 0 END
+                WHEN currency <> @currency OR kind = 'refund' OR flow = 'refund' THEN 0
+                WHEN original_id IS NOT NULL THEN CASE WHEN state = 'awaiting' AND kind = 'increment' THEN amount_minor ELSE 0 END
                 WHEN state = 'completed' THEN captured_minor
                 ELSE amount_minor - reversed_minor END), 0) AS amountMinor
        FROM transactions
        WHERE card_id = @cardId AND channel = @channel AND day = @day
          AND state IN (SELECT value FROM json_each(@states))
-         AND json_extract(record, '$.mti') NOT LIKE '04%'`,
+         AND kind NOT IN ('reversal', 'timeout-reversal')`,
     );
   }
 
@@ -167,6 +181,9 @@ export class TransactionStore {
       day: index.day,
       createdAt: transaction.createdAt,
       record: JSON.stringify(transaction),
+      kind: index.kind,
+      flow: index.flow,
+      currency: index.currency,
     });
   }
 
@@ -194,7 +211,12 @@ export class TransactionStore {
 
   /** The reversal of `originalId` that is awaiting its answer, if any. */
   awaitingReversalOf(institutionId: string, originalId: string): StoredTransaction | undefined {
-    return storedOf(this.selectAwaitingReversal.get(originalId, institutionId));
+    return this.awaitingLinked(institutionId, originalId, 'reversal');
+  }
+
+  /** The newest message of that kind linked to `originalId` that is awaiting its answer, if any. */
+  awaitingLinked(institutionId: string, originalId: string, kind: string): StoredTransaction | undefined {
+    return storedOf(this.selectAwaitingLinked.get(originalId, institutionId, kind));
   }
 
   /** Transactions of every institution still awaiting their answer that were created before `createdAt`. */
@@ -223,9 +245,9 @@ export class TransactionStore {
     return (this.selectLinked.all(originalId, institutionId) as unknown[]).map((row) => storedOf(row)!);
   }
 
-  /** Minor units the network approved in stand-in on the card that day. */
-  standInApprovedToday(cardId: string, day: string): number {
-    return (this.sumStandInApproved.get(cardId, day) as { amountMinor: number }).amountMinor;
+  /** Minor units of `currency` the network approved in stand-in on the card that day. */
+  standInApprovedToday(cardId: string, day: string, currency: string): number {
+    return (this.sumStandInApproved.get(cardId, day, currency) as { amountMinor: number }).amountMinor;
   }
 
   /** Advices (any institution) not yet acknowledged by the webhook, oldest first. */
@@ -239,11 +261,11 @@ export class TransactionStore {
   }
 
   /**
-   * Count and sum (minor units, less what reversals gave back) of the card's non-reversal
-   * transactions in one of `states` on a channel and day.
+   * Count (every currency) and sum (minor units of `currency`, less what reversals gave back) of
+   * the card's non-reversal transactions in one of `states` on a channel and day.
    */
-  dailyUsage(cardId: string, channel: string, day: string, states: readonly string[]): DailyUsage {
-    const row = this.sumDailyUsage.get({ cardId, channel, day, states: JSON.stringify(states) }) as { count: number; amountMinor: number };
+  dailyUsage(cardId: string, channel: string, day: string, currency: string, states: readonly string[]): DailyUsage {
+    const row = this.sumDailyUsage.get({ cardId, channel, day, currency, states: JSON.stringify(states) }) as { count: number; amountMinor: number };
     return { count: row.count, amountMinor: row.amountMinor };
   }
 

@@ -2,8 +2,9 @@
 // (reversals), builds the request message, runs the service checks, then approves (stub) or
 // asks the program's webhook (forward), and stores the full Transaction record.
 //
-// Concurrency: the checks read today's usage and the new transaction is inserted (state
-// `awaiting`) in ONE synchronous SQLite transaction (no await in between), so N parallel
+// Concurrency: the checks and the ledger's rules (ledger.ts: every amount held, captured,
+// released, refunded or reversed) read what they need and the new transaction is inserted
+// (state `awaiting`) in ONE synchronous SQLite transaction (no await in between), so N parallel
 // simulations on a card can never take more than its daily count; only then is the webhook
 // awaited, and its answer is applied in a second one. Every change of state goes through the
 // table of states.ts with a conditional write: an answer only settles a transaction still
@@ -12,11 +13,12 @@
 // being reversed cannot be reversed (409), and two reversals never overlap.
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Card, CardProgram, Institution, Lifecycle, LifecycleBody, LifecycleKind, ResponseMode, SimulateBody, SimulateEnvelope, SimulateResult, Transaction } from '../../api/schemas.js';
-import { AmountError, amountToMinor, currencyInfo, isField4, minorToMajor, toField4 } from '../../iso8583/amount.js';
-import { intentOfMti, isApproved, MTI, PROCESSING_CODES, paymentMethodOf, processingFlowOf, responseMessage, type Channel, type Intent, type PaymentMethod } from '../../iso8583/codes.js';
+import { AmountError, amountToMinor, cardCurrency, currencyInfo, isField4, minorToMajor, toField4 } from '../../iso8583/amount.js';
+import { isApproved, MTI, PROCESSING_CODES, paymentMethodOf, processingFlowOf, responseMessage, type Channel, type Intent, type PaymentMethod } from '../../iso8583/codes.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
 import { maskPan } from '../../core/redact.js';
-import { cardExpiryYYMM, checkCard, checkChannel, checkLimits, toYYMM, type UsedToday } from './checks.js';
+import { cardExpiryYYMM, checkCard, checkChannel, toYYMM } from './checks.js';
+import * as ledger from './ledger.js';
 import { buildRequest, buildResponse, dayOf, originalDataElements, DEFAULT_CHANNEL, DEFAULT_MERCHANT, DEFAULT_METHOD, DEFAULT_TERMINAL, isPhysical, retrievalReferenceNumber, type CardData } from './message.js';
 import { DomainError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
@@ -24,7 +26,7 @@ import { PARTIAL_APPROVAL_CODE } from './reply.js';
 import { callWebhook, WEBHOOK_TIMEOUT_MS, type WebhookCallOptions, type WebhookOutcome } from './webhook.js';
 import { describeDraw, type WebhookFaultController } from './webhook-faults.js';
 import type { StateChange, StoredTransaction, TransactionIndex } from '../store/transactions.js';
-import { isRefusal, nextState, transactionStatusOf, type TransactionEvent, type TransactionState } from './states.js';
+import { applyEvent } from './states.js';
 
 /** What the simulator needs from the store. Every method is synchronous (libsql). */
 export interface SwitchStore {
@@ -38,8 +40,8 @@ export interface SwitchStore {
   sync(): void;
   /** The institution's next STAN of that day, 1-based (wraps after 999999 in the caller). */
   nextStan(institutionId: string, day: string): number;
-  /** Approved and in-flight debits of the card on that channel and day. */
-  usage(cardId: string, channel: Channel, day: string): UsedToday;
+  /** Approved and in-flight debits of the card on that channel and day: the count, and the amount in `currency`. */
+  usage(cardId: string, channel: Channel, day: string, currency: string): ledger.UsedToday;
   insert(record: Transaction, index: TransactionIndex): void;
   /** The transaction with its state and amounts. */
   get(institutionId: string, id: string): StoredTransaction | undefined;
@@ -49,14 +51,16 @@ export interface SwitchStore {
   findByStanRrn(institutionId: string, stan: string, rrn: string): Transaction | undefined;
   /** The reversal of a transaction that is awaiting its answer. */
   awaitingReversalOf(institutionId: string, originalId: string): StoredTransaction | undefined;
+  /** The newest message of that kind linked to an original that is awaiting its answer. */
+  awaitingLinked(institutionId: string, originalId: string, kind: string): StoredTransaction | undefined;
   /** Transactions (any institution) awaiting their answer since before `createdAt`. */
   awaitingBefore(createdAt: string): Array<{ institutionId: string; id: string }>;
   /** The messages linked to an original, oldest first. */
   linked(institutionId: string, originalId: string): StoredTransaction[];
   /** Approved authorizations (originals, any institution) created before `createdAt`. */
   approvedAuthorizationsBefore(createdAt: string): Array<{ institutionId: string; id: string }>;
-  /** Minor units approved in stand-in on the card that day. */
-  standInApprovedToday(cardId: string, day: string): number;
+  /** Minor units of `currency` approved in stand-in on the card that day. */
+  standInApprovedToday(cardId: string, day: string, currency: string): number;
   /** Advices (any institution) the webhook has not acknowledged yet. */
   unacknowledgedAdvices(): Array<{ institutionId: string; id: string }>;
 }
@@ -133,6 +137,11 @@ function requestMtiOf(plan: Plan): string {
   }
 }
 
+/** What the ledger calls a planned message: the lifecycle kind, or the intent. */
+function kindOf(plan: Plan): ledger.EntryKind {
+  return plan.kind ?? plan.intent;
+}
+
 /** Advices (0120, 0220) carry the network's decision: the webhook acknowledges, it cannot decline. */
 function isAdvice(plan: Plan): boolean {
   return plan.kind === 'completion' || plan.kind === 'advice';
@@ -176,27 +185,29 @@ async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode:
     request['0'] = requestMtiOf(plan);
     if (plan.kind === 'refund') request['3'] = PROCESSING_CODES.refund;
     if (overrides) request = { ...request, ...overrides };
-    const amountMinor = isField4(request['4']) ? BigInt(request['4']) : plan.amountMinor;
-    const debit = plan.intent !== 'reversal' && !(request['3'] ?? '').startsWith('20');
+    // The ledger's entry is the message as sent; which of its rules apply, the plan's.
+    const originalId = plan.original?.id;
+    const entry = ledger.entryOf(kindOf(plan), plan.flow, request, overrides, originalId ? store.get(institutionId, originalId) : undefined);
+    const { amountMinor } = entry;
 
     let code: string | undefined;
     if (plan.intent === 'reversal') {
-      startReversal(store, institutionId, plan, request, amountMinor, now());
+      ledger.startReversal(store, institutionId, originalId!, entry, now());
     } else if (isAdvice(plan)) {
-      if (plan.kind === 'completion') startCompletion(store, institutionId, plan, amountMinor, now());
+      if (plan.kind === 'completion') ledger.captureCompletion(store, institutionId, originalId!, entry, now());
       code = plan.networkCode ?? '00';
     } else {
-      if (plan.kind === 'increment') requireHold(store, institutionId, plan);
-      if (plan.kind === 'refund') reserveRefund(store, institutionId, plan, amountMinor, now());
+      if (plan.kind === 'increment') ledger.requireHold(store, institutionId, originalId!, entry);
+      if (plan.kind === 'refund') ledger.reserveRefund(store, institutionId, originalId!, entry, now());
       code = checkCard(plan.card, plan.given, plan.date)
         ?? checkChannel(plan.program, plan.channel)
-        ?? checkLimits(plan.program, plan.channel, () => store.usage(plan.card!.id, plan.channel, day), amountMinor, plan.digits, debit, plan.kind !== 'increment');
+        ?? ledger.checkDailyLimits(store, plan.card!.id, plan.program, plan.channel, entry, day);
     }
-    const record = buildRecord({ plan, institution, request, amountMinor, receivedAt, mode });
-    const originalId = plan.original?.id;
-    store.insert(record, { channel: plan.channel, day, amountMinor: Number(amountMinor), state: 'awaiting', ...(originalId ? { originalId } : {}) });
+    const record = buildRecord({ plan: { ...plan, currency: entry.currency, digits: entry.digits }, institution, request, amountMinor, receivedAt, mode });
+    const columns = ledger.columnsOf(entry);
+    store.insert(record, { channel: plan.channel, day, amountMinor: Number(amountMinor), state: 'awaiting', ...(originalId ? { originalId } : {}), ...columns });
     // The row as inserted: its answer is applied to it without reading it back.
-    const row: StoredTransaction = { record, state: 'awaiting', amountMinor: Number(amountMinor), reversedMinor: 0, capturedMinor: 0, refundedMinor: 0, ...(originalId ? { originalId } : {}) };
+    const row: StoredTransaction = { record, state: 'awaiting', amountMinor: Number(amountMinor), reversedMinor: 0, capturedMinor: 0, refundedMinor: 0, ...(originalId ? { originalId } : {}), ...columns };
     // An advice carries the network's decision, recorded now in either mode; in forward mode it
     // then goes to the webhook, which only acknowledges it. A request is decided here by a
     // failed check or the stub, else by the webhook.
@@ -212,13 +223,14 @@ async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode:
       const why = advice ? (sendToWebhook ? 'the network decided; the advice goes to the webhook' : 'not sent: advice acknowledged by the sandbox stub')
         : code !== undefined ? `not sent: declined by the service (${code})` : 'not sent: approved by the sandbox stub';
       settle(record, buildResponse(request, code ?? '00', approvalCode()), at, at, started, why);
-      return { record: applyAnswer(store, institutionId, row, plan, amountMinor, amountMinor, now()), row, request, sendToWebhook, amountMinor, day };
+      return { record: applyAnswer(store, institutionId, row, plan, amountMinor, amountMinor, now()), row, request, sendToWebhook, entry, day };
     }
-    return { record, row, request, sendToWebhook, amountMinor, day };
+    return { record, row, request, sendToWebhook, entry, day };
   }, { durable: !forward });
   // Declined by the service in forward mode: answered now, so made durable now.
   if (forward && !inserted.sendToWebhook) store.sync();
-  const { request: clearRequest, amountMinor } = inserted;
+  const { request: clearRequest, entry } = inserted;
+  const { amountMinor } = entry;
   let record = inserted.record;
 
   let failure: string | undefined;
@@ -238,7 +250,7 @@ async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode:
       let standIn: { decision: string; reason: string } | undefined;
       if (!outcome.ok) {
         failure = outcome.reason;
-        standIn = store.atomically(() => standInDecision(store, plan, amountMinor, inserted.day, outcome.reason));
+        standIn = store.atomically(() => standInDecision(store, plan, entry, inserted.day, outcome.reason));
         if (standIn && isApproved(standIn.decision)) response = buildResponse(clearRequest, standIn.decision, approvalCode());
       } else if (response['39'] === PARTIAL_APPROVAL_CODE) {
         approvedMinor = BigInt(response['4'] ?? toField4(amountMinor));
@@ -250,8 +262,8 @@ async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode:
         if (exchange.duplicateAgreed !== undefined) sent.repeats = [repeatEntry(now(), clearRequest['0'] ?? '', exchange.duplicateAgreed)];
         if (standIn) sent.standIn = standIn;
         if (approvedMinor !== amountMinor) {
-          sent.requestedAmount = minorToMajor(amountMinor, plan.digits);
-          sent.approvedAmount = minorToMajor(approvedMinor, plan.digits);
+          sent.requestedAmount = minorToMajor(amountMinor, entry.digits);
+          sent.approvedAmount = minorToMajor(approvedMinor, entry.digits);
         }
         settle(sent, response, repliedAt, now(), started, outcome.ok ? `institution to service: replied ${response['39']}`
           : `institution to service: ${outcome.reason}${standIn ? `; the network stood in (${standIn.decision})` : ''}`);
@@ -323,6 +335,10 @@ function planDebit(store: SwitchStore, institutionId: string, body: SimulateBody
   }
   const channel = body.channel ?? DEFAULT_CHANNEL;
   const programId = stored ? programIdOf(stored.card) : undefined;
+  const date = body.transactionDate ? new Date(body.transactionDate) : receivedAt;
+  if (stored && date.getTime() < Date.parse(stored.card.createdAt)) {
+    throw invalidField('transactionDate', `is before the card was created (${stored.card.createdAt}): a card cannot transact before it exists`);
+  }
   return {
     intent: body.intent,
     flow: body.processingFlow,
@@ -337,7 +353,7 @@ function planDebit(store: SwitchStore, institutionId: string, body: SimulateBody
     amountMinor,
     merchantId: body.merchantId || DEFAULT_MERCHANT,
     terminalId: body.terminalId || DEFAULT_TERMINAL[channel],
-    date: body.transactionDate ? new Date(body.transactionDate) : receivedAt,
+    date,
   };
 }
 
@@ -356,13 +372,17 @@ function planReversal(store: SwitchStore, institutionId: string, body: SimulateB
   }
   const { currency, digits, amountMinor } = money(body, original.amounts.currency);
   const message = original.originalMessage;
+  const date = body.transactionDate ? new Date(body.transactionDate) : receivedAt;
+  if (date.getTime() < Date.parse(original.createdAt)) throw invalidField('transactionDate', `is before the original transaction (${original.createdAt})`);
+  // The ledger's flow of the original (its processing code may have been overridden).
+  const flow = (store.get(institutionId, original.id)?.flow || processingFlowOf(message['3'] ?? '')) as Plan['flow'] | undefined;
   const channel = (original.transactionChannel.channelType as Channel) || DEFAULT_CHANNEL;
   const cardId = original.card?.id;
   const stored = cardId ? store.cardById(institutionId, cardId) : undefined;
   const programId = stored ? programIdOf(stored.card) : undefined;
   return {
     intent: 'reversal',
-    flow: processingFlowOf(message['3'] ?? '') ?? body.processingFlow,
+    flow: flow ?? body.processingFlow,
     card: stored?.card ?? original.card ?? undefined,
     cardData: {
       pan: stored?.pan ?? '',
@@ -379,7 +399,7 @@ function planReversal(store: SwitchStore, institutionId: string, body: SimulateB
     amountMinor,
     merchantId: message['42'] ?? original.merchantId,
     terminalId: message['41'] ?? original.terminalId,
-    date: body.transactionDate ? new Date(body.transactionDate) : receivedAt,
+    date,
     original,
   };
 }
@@ -400,70 +420,18 @@ function money(body: SimulateBody, fixedCurrency: string | undefined) {
   if (fixedCurrency && body.currency && body.currency !== fixedCurrency) {
     throw invalidField('currency', `must be the original's currency (${fixedCurrency})`);
   }
-  const info = currencyInfo(currency);
-  if (!info) throw invalidField('currency', `"${currency}" is not an ISO 4217 numeric currency code`);
+  let info: ReturnType<typeof cardCurrency>;
+  try {
+    info = cardCurrency(currency);
+  } catch (error) {
+    if (error instanceof AmountError) throw invalidField('currency', error.message);
+    throw error;
+  }
   try {
     return { currency: info.number, digits: info.digits, amountMinor: amountToMinor(body.amount, info.digits) };
   } catch (error) {
     if (error instanceof AmountError) throw invalidField('amount', `${error.message} (${info.code})`);
     throw error;
-  }
-}
-
-/** New values of a row's amounts, minor units (each unchanged when absent). */
-type AmountChange = Pick<StateChange, 'reversedMinor' | 'amountMinor' | 'capturedMinor' | 'refundedMinor'>;
-
-/**
- * Applies `event` to a stored transaction through the table: refused (nothing written) where
- * the table says so or when the row moved on since it was read; else `change` edits the record
- * and the row moves to the next state. `target` is the transaction's id, or the row as the
- * caller just wrote it, which is then not read back (the write is conditional all the same).
- */
-export function applyEvent(
-  store: SwitchStore,
-  institutionId: string,
-  target: string | StoredTransaction,
-  event: TransactionEvent,
-  at: Date,
-  change: (record: Transaction, stored: StoredTransaction, to: TransactionState) => { record: Transaction } & AmountChange,
-  check?: (stored: StoredTransaction) => void,
-): { ok: true; to: TransactionState } | { ok: false; reason: string } {
-  const id = typeof target === 'string' ? target : target.record.id;
-  const stored = typeof target === 'string' ? store.get(institutionId, id) : target;
-  if (!stored) return { ok: false, reason: `transaction ${id} not found` };
-  const to = nextState(stored.state, event);
-  if (isRefusal(to)) return { ok: false, reason: `transaction ${id} ${to.refused(stored.record)}` };
-  check?.(stored);
-  const { record, ...amounts } = change(stored.record, stored, to);
-  record.transactionStatus = transactionStatusOf(to, record.mti);
-  record.updatedAt = at.toISOString();
-  const moved = store.changeState({ institutionId, id, from: stored.state, to, record, ...amounts });
-  return moved ? { ok: true, to } : { ok: false, reason: `transaction ${id} changed while it was being updated` };
-}
-
-/**
- * A reversal starts: its original must be approved (not awaiting its answer, declined, being
- * reversed or reversed: 409), the amount more than 0 and at most what remains of it (400), in
- * its currency; the original moves to `reversing` until the reversal is answered.
- */
-function startReversal(store: SwitchStore, institutionId: string, plan: Plan, request: SwitchMessage, amountMinor: bigint, at: Date): void {
-  const originalId = plan.original!.id;
-  const current = store.get(institutionId, originalId);
-  if (!current) throw new DomainError('not-found', `original transaction ${originalId} not found`);
-  if (intentOfMti(current.record.mti) === 'reversal') throw new DomainError('conflict', `transaction ${originalId} is a reversal and cannot be reversed`);
-  const started = applyEvent(store, institutionId, originalId, 'reversal-requested', at, (record) => ({ record }), (stored) => {
-    const currency = stored.record.amounts.currency;
-    if ((request['49'] ?? currency) !== currency) throw invalidField('overrides', `field 49 must be the original's currency (${currency})`);
-    const remaining = BigInt(stored.amountMinor - stored.reversedMinor);
-    if (amountMinor <= 0n) throw invalidField('amount', 'of a reversal must be more than 0');
-    if (amountMinor > remaining) {
-      const left = remaining === BigInt(stored.amountMinor) ? '' : ` of ${minorToMajor(stored.amountMinor, plan.digits)}, the rest having been reversed`;
-      throw invalidField('amount', `exceeds what remains of the original (${minorToMajor(remaining, plan.digits)}${left})`);
-    }
-  });
-  if (!started.ok) {
-    const holder = store.awaitingReversalOf(institutionId, originalId);
-    throw new DomainError('conflict', holder ? `${started.reason} (${holder.record.id})` : started.reason);
   }
 }
 
@@ -494,9 +462,9 @@ function settleAbandoned(store: SwitchStore, institutionId: string, id: string, 
     return { record };
   });
   if (!settled.ok || !originalId) return;
-  const abandoned = store.get(institutionId, id)!.record;
-  if (intentOfMti(abandoned.mti) === 'reversal' && !abandoned.messageKind) applyEvent(store, institutionId, originalId, 'reversal-declined', at, (record) => ({ record }));
-  if (abandoned.messageKind === 'refund') giveBackRefund(store, institutionId, originalId, abandoned, at);
+  const abandoned = store.get(institutionId, id)!;
+  if (abandoned.kind === 'reversal') applyEvent(store, institutionId, originalId, 'reversal-declined', at, (record) => ({ record }));
+  if (abandoned.kind === 'refund') ledger.giveBackRefund(store, institutionId, abandoned, at);
 }
 
 /** Settles a transaction, or the reversal of it in progress, if abandoned. */
@@ -517,11 +485,10 @@ export function recoverAbandoned(store: SwitchStore, at: Date): number {
 }
 
 /**
- * The transaction's answer (its record already settled): awaiting → approved or declined. Then
- * its original, by what it is: a reversal moves it on from reversing (declined, or approved in
- * part: only that amount is given back; approved for all that remained: reversed); an approved
- * increment raises its hold; a declined refund gives its reservation back. An answer for a
- * transaction no longer awaiting one changes nothing. Returns the transaction as stored.
+ * The transaction's answer (its record already settled): awaiting → approved or declined (a
+ * partial approval holds what was approved); then the ledger applies it to its original. An
+ * answer for a transaction no longer awaiting one changes nothing. Returns the transaction as
+ * stored.
  */
 function applyAnswer(store: SwitchStore, institutionId: string, inserted: StoredTransaction, plan: Plan, amountMinor: bigint, approvedMinor: bigint, at: Date): Transaction {
   const { record } = inserted;
@@ -529,36 +496,10 @@ function applyAnswer(store: SwitchStore, institutionId: string, inserted: Stored
   const answered = applyEvent(store, institutionId, inserted, approved ? 'answer-approves' : 'answer-declines', at,
     () => ({ record, ...(approvedMinor !== amountMinor ? { amountMinor: Number(approvedMinor) } : {}) }));
   if (!answered.ok) return store.get(institutionId, record.id)?.record ?? record;
-  if (!plan.original) return record;
-  const originalId = plan.original.id;
-  if (plan.kind === 'increment' && approved) {
-    applyEvent(store, institutionId, originalId, 'increment-approved', at, (current, stored) => {
-      current.__v += 1;
-      return { record: current, amountMinor: stored.amountMinor + Number(approvedMinor) };
-    });
+  if (plan.original) {
+    ledger.applyLinkedAnswer(store, institutionId, kindOf(plan), plan.original.id, { approved, requestedMinor: amountMinor, approvedMinor, messageId: record.id }, at);
   }
-  if (plan.kind === 'refund' && !approved) giveBackRefund(store, institutionId, originalId, record, at);
-  if (plan.intent !== 'reversal' || plan.kind) return record;
-  const original = store.get(institutionId, originalId);
-  if (!original) return record;
-  const reversedMinor = original.reversedMinor + (approved ? Number(amountMinor) : 0);
-  const event: TransactionEvent = !approved ? 'reversal-declined'
-    : reversedMinor >= original.amountMinor ? 'reversal-approved-in-full' : 'reversal-approved-in-part';
-  applyEvent(store, institutionId, original.record.id, event, at, (current, stored, to) => {
-    if (!approved) return { record: current };
-    current.reversed = to === 'reversed';
-    current.reversalId = record.id;
-    current.remainingAmount = minorToMajor(Math.max(0, stored.amountMinor - reversedMinor), plan.digits);
-    current.__v += 1;
-    return { record: current, reversedMinor };
-  });
   return record;
-}
-
-/** A refund that will not be approved gives its reserved amount back to its original. */
-function giveBackRefund(store: SwitchStore, institutionId: string, originalId: string, refund: Transaction, at: Date): void {
-  const amount = isField4(refund.amounts.amount) ? Number(refund.amounts.amount) : 0;
-  applyEvent(store, institutionId, originalId, 'refund-given-back', at, (current, stored) => ({ record: current, refundedMinor: Math.max(0, stored.refundedMinor - amount) }));
 }
 
 function approvalCode(): string {
@@ -712,13 +653,10 @@ function planLinked(store: SwitchStore, institutionId: string, body: LifecycleBo
   if (body.amount === undefined) throw invalidField('amount', `is required for ${body.message === 'increment' ? 'an' : 'a'} ${body.message}`);
   const base = planReversal(store, institutionId, { intent: 'reversal', processingFlow: 'purchase', amount: body.amount, originalTransactionId: body.originalTransactionId, ...(body.currency ? { currency: body.currency } : {}) }, receivedAt);
   const original = base.original!;
-  if (original.originalTransactionId) throw new DomainError('conflict', `transaction ${original.id} is a ${original.messageKind ?? 'linked message'}; name its original ${original.originalTransactionId}`);
-  const originalIntent = intentOfMti(original.mti);
-  if (body.message !== 'refund' && originalIntent !== 'authorization') {
+  const row = store.get(institutionId, original.id)!;
+  if (row.originalId) throw new DomainError('conflict', `transaction ${original.id} is a ${original.messageKind ?? 'linked message'}; name its original ${row.originalId}`);
+  if (body.message !== 'refund' && row.kind !== 'authorization' && row.kind !== 'advice') {
     throw new DomainError('conflict', `transaction ${original.id} is not an authorization; ${body.message === 'increment' ? 'only an authorization can be incremented' : 'only an authorization is completed'}`);
-  }
-  if (body.message === 'refund' && (original.processingCode.startsWith('20') || originalIntent === 'reversal')) {
-    throw new DomainError('conflict', `transaction ${original.id} is not a purchase; only a purchase can be refunded`);
   }
   return {
     ...base,
@@ -728,53 +666,6 @@ function planLinked(store: SwitchStore, institutionId: string, body: LifecycleBo
     // The checks run on the card as it is now: its expiry and status.
     given: {},
   };
-}
-
-/** An increment needs an approved authorization that still holds (409 otherwise). */
-function requireHold(store: SwitchStore, institutionId: string, plan: Plan): void {
-  const current = store.get(institutionId, plan.original!.id)!;
-  const to = nextState(current.state, 'increment-approved');
-  if (isRefusal(to)) throw new DomainError('conflict', `transaction ${current.record.id} ${to.refused(current.record)}`);
-}
-
-/** What a purchase captured: a financial's approved amount less reversals, or what a completion captured. */
-function capturedOf(stored: StoredTransaction): number {
-  if (stored.state === 'completed') return stored.capturedMinor;
-  if (intentOfMti(stored.record.mti) === 'financial' && (stored.state === 'approved' || stored.state === 'reversing')) return stored.amountMinor - stored.reversedMinor;
-  return 0;
-}
-
-/** A refund reserves its amount against what its original captured: the sum never passes it (400). */
-function reserveRefund(store: SwitchStore, institutionId: string, plan: Plan, amountMinor: bigint, at: Date): void {
-  const originalId = plan.original!.id;
-  const reserved = applyEvent(store, institutionId, originalId, 'refund-reserved', at, (record, stored) => ({ record, refundedMinor: stored.refundedMinor + Number(amountMinor) }), (stored) => {
-    const captured = capturedOf(stored);
-    if (captured === 0) throw new DomainError('conflict', `transaction ${originalId} has captured nothing that could be refunded (an authorization is refunded once completed)`);
-    if (amountMinor <= 0n) throw invalidField('amount', 'of a refund must be more than 0');
-    const left = captured - stored.refundedMinor;
-    if (amountMinor > BigInt(left)) {
-      throw invalidField('amount', `refunds would exceed the original's ${minorToMajor(captured, plan.digits)} (${minorToMajor(stored.refundedMinor, plan.digits)} already refunded, ${minorToMajor(Math.max(0, left), plan.digits)} left)`);
-    }
-  });
-  if (!reserved.ok) throw new DomainError('conflict', reserved.reason);
-}
-
-/**
- * A completion (0220) is the network's decision: the original is captured now for the
- * completion's amount (equal, less or more than held); what it held beyond that is released.
- */
-function startCompletion(store: SwitchStore, institutionId: string, plan: Plan, amountMinor: bigint, at: Date): void {
-  const originalId = plan.original!.id;
-  const done = applyEvent(store, institutionId, originalId, 'completion-captured', at, (record, stored) => {
-    const held = stored.amountMinor - stored.reversedMinor;
-    const captured = Number(amountMinor);
-    record.releaseReason = 'completion';
-    record.__v += 1;
-    return { record, capturedMinor: captured, reversedMinor: stored.reversedMinor + Math.max(0, held - captured) };
-  }, () => {
-    if (amountMinor <= 0n) throw invalidField('amount', 'of a completion must be more than 0');
-  });
-  if (!done.ok) throw new DomainError('conflict', done.reason);
 }
 
 function repeatEntry(at: Date, mti: string, agreed: boolean, responseCode = '') {
@@ -854,13 +745,11 @@ async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHoo
  * (`decline` → 96, the default; `approve` → 00 for at most `maxAmount` each and `dailyAmount` a
  * card and UTC day). Only for requests that hold or take money; a refund fails with 96.
  */
-function standInDecision(store: SwitchStore, plan: Plan, amountMinor: bigint, day: string, reason: string): { decision: string; reason: string } | undefined {
+function standInDecision(store: SwitchStore, plan: Plan, entry: ledger.Entry, day: string, reason: string): { decision: string; reason: string } | undefined {
   if (plan.kind === 'refund' || plan.intent === 'reversal') return undefined;
   const policy = plan.program?.standIn;
   if (!policy || policy.mode !== 'approve' || !plan.card) return { decision: '96', reason };
-  const toMinor = (major: number) => BigInt(Math.round(major * 10 ** plan.digits));
-  const today = BigInt(store.standInApprovedToday(plan.card.id, day));
-  const fits = amountMinor <= toMinor(policy.maxAmount) && today + amountMinor <= toMinor(policy.dailyAmount);
+  const fits = ledger.standInFits(store, policy, plan.card.id, entry, day);
   return fits ? { decision: '00', reason } : { decision: '96', reason: `${reason}; over the stand-in amounts` };
 }
 
@@ -904,7 +793,10 @@ function insertNetworkMessage(store: SwitchStore, institutionId: string, plan: P
       record.advice = { acknowledged: false, attempts: 0, lastResult: 'not yet delivered' };
       settle(record, buildResponse(message, original.responseCode, original.response['38']), at, at, performance.now(), 'the network stood in; the advice goes to the webhook');
     }
-    store.insert(record, { channel: plan.channel, day: dayOf(at), amountMinor: Number(amountMinor), state: kind === 'stand-in-advice' ? 'approved' : 'awaiting', originalId: original.id });
+    store.insert(record, {
+      channel: plan.channel, day: dayOf(at), amountMinor: Number(amountMinor), state: kind === 'stand-in-advice' ? 'approved' : 'awaiting', originalId: original.id,
+      kind, flow: plan.flow, currency: message['49'] ?? plan.currency,
+    });
     return record;
   });
 }
@@ -998,17 +890,7 @@ export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id
 
 /** Releases an approved authorization's hold (reason expiry): `reversed`. 409 when it holds nothing. */
 export function expireHold(store: SwitchStore, institutionId: string, id: string, at: Date): Transaction {
-  const stored = store.get(institutionId, id);
-  if (!stored) throw new DomainError('not-found', `transaction ${id} not found`);
-  if (intentOfMti(stored.record.mti) !== 'authorization' || stored.originalId) throw new DomainError('conflict', `transaction ${id} is not an authorization; only an authorization's hold expires`);
-  const expired = store.atomically(() => applyEvent(store, institutionId, id, 'hold-expired', at, (record, current) => {
-    record.reversed = true;
-    record.releaseReason = 'expiry';
-    record.remainingAmount = 0;
-    record.__v += 1;
-    return { record, reversedMinor: current.amountMinor };
-  }));
-  if (!expired.ok) throw new DomainError('conflict', expired.reason);
+  store.atomically(() => ledger.expire(store, institutionId, id, at));
   return store.get(institutionId, id)!.record;
 }
 
@@ -1032,14 +914,14 @@ export function lifecycleOf(store: SwitchStore, institutionId: string, id: strin
   const named = store.get(institutionId, id);
   if (!named) throw new DomainError('not-found', `transaction ${id} not found`);
   const original = named.originalId ? store.get(institutionId, named.originalId) ?? named : named;
-  const digits = currencyInfo(original.record.amounts.currency)?.digits ?? 2;
+  const digits = currencyInfo(original.currency)?.digits ?? 2;
   const major = (minor: number) => minorToMajor(Math.max(0, minor), digits);
-  const holds = intentOfMti(original.record.mti) === 'authorization' && (original.state === 'approved' || original.state === 'reversing');
   const linked = store.linked(institutionId, original.record.id);
+  const balances = ledger.balancesOf(original, linked);
   const entry = (s: StoredTransaction) => ({
     transactionId: s.record.id,
     mti: s.record.mti,
-    messageKind: s.record.messageKind ?? (intentOfMti(s.record.mti) ?? s.record.mti),
+    messageKind: s.record.messageKind ?? (s.kind || s.record.mti),
     amount: s.record.amount,
     responseCode: s.record.responseCode,
     transactionStatus: s.record.transactionStatus,
@@ -1048,14 +930,14 @@ export function lifecycleOf(store: SwitchStore, institutionId: string, id: strin
   return {
     originalTransactionId: original.record.id,
     transactionStatus: original.record.transactionStatus,
-    currency: original.record.amounts.currency,
+    currency: original.currency,
     amounts: {
       requested: original.record.requestedAmount ?? original.record.amount,
-      authorized: original.state === 'declined' ? 0 : major(original.amountMinor),
-      held: holds ? major(original.amountMinor - original.reversedMinor) : 0,
-      captured: major(capturedOf(original)),
-      released: major(original.reversedMinor),
-      refunded: major(linked.filter((s) => s.record.messageKind === 'refund' && s.state === 'approved').reduce((sum, s) => sum + s.amountMinor, 0)),
+      authorized: major(balances.authorized),
+      held: major(balances.held),
+      captured: major(balances.captured),
+      released: major(balances.released),
+      refunded: major(balances.refunded),
     },
     messages: [original, ...linked].map(entry),
   };

@@ -16,6 +16,8 @@
 // (an increment raises the hold, a refund takes from what was captured) or end its hold
 // (a completion captures it, an expiry releases it).
 import type { Transaction } from '../../api/schemas.js';
+import type { StateChange, StoredTransaction } from '../store/transactions.js';
+import type { SwitchStore } from './service.js';
 
 export const TRANSACTION_STATES = ['awaiting', 'approved', 'declined', 'reversing', 'reversed', 'completed'] as const;
 export type TransactionState = (typeof TRANSACTION_STATES)[number];
@@ -40,6 +42,8 @@ export const TRANSACTION_EVENTS = [
   /** A refund of it is requested (its amount reserved against what was captured) or given back (declined). */
   'refund-reserved',
   'refund-given-back',
+  /** A reversal of one of its refunds is approved: that part is no longer refunded. */
+  'refund-reversed',
   /** Its hold is past the program's hold period (or forced): released, reason expiry. */
   'hold-expired',
 ] as const;
@@ -63,6 +67,7 @@ const NO_LIFECYCLE = {
   'completion-captured': NO_HOLD,
   'refund-reserved': NOTHING_CAPTURED,
   'refund-given-back': NOTHING_CAPTURED,
+  'refund-reversed': NOTHING_CAPTURED,
   'hold-expired': NO_HOLD,
 } as const;
 
@@ -87,6 +92,7 @@ export const TRANSITIONS: Record<TransactionState, Record<TransactionEvent, Tran
     'completion-captured': 'completed',
     'refund-reserved': 'approved',
     'refund-given-back': 'approved',
+    'refund-reversed': 'approved',
     'hold-expired': 'reversed',
   },
   declined: {
@@ -108,7 +114,8 @@ export const TRANSITIONS: Record<TransactionState, Record<TransactionEvent, Tran
     'increment-approved': REVERSAL_FIRST,
     'completion-captured': REVERSAL_FIRST,
     'refund-reserved': REVERSAL_FIRST,
-    'refund-given-back': REVERSAL_FIRST,
+    'refund-given-back': 'reversing',
+    'refund-reversed': 'reversing',
     'hold-expired': REVERSAL_FIRST,
   },
   reversed: {
@@ -122,6 +129,7 @@ export const TRANSITIONS: Record<TransactionState, Record<TransactionEvent, Tran
     'completion-captured': LIFECYCLE_CLOSED,
     'refund-reserved': NOTHING_CAPTURED,
     'refund-given-back': NOTHING_CAPTURED,
+    'refund-reversed': NOTHING_CAPTURED,
     'hold-expired': LIFECYCLE_CLOSED,
   },
   completed: {
@@ -135,6 +143,7 @@ export const TRANSITIONS: Record<TransactionState, Record<TransactionEvent, Tran
     'completion-captured': LIFECYCLE_CLOSED,
     'refund-reserved': 'completed',
     'refund-given-back': 'completed',
+    'refund-reversed': 'completed',
     'hold-expired': LIFECYCLE_CLOSED,
   },
 };
@@ -165,3 +174,39 @@ export function transactionStatusOf(state: TransactionState, mti: string): Trans
 
 /** States whose amount still counts toward the card's daily limits (reserved or approved). */
 export const COUNTED_STATES: readonly TransactionState[] = TRANSACTION_STATES.filter((s) => s === 'awaiting' || s === 'approved' || s === 'reversing' || s === 'completed');
+
+/** The MTI of what was planned, by kind: the status follows it, not an MTI overridden in the message sent. */
+const PLANNED_MTI: Readonly<Record<string, string>> = {
+  authorization: '0100', increment: '0100', advice: '0120', financial: '0200', refund: '0200', completion: '0220', reversal: '0420',
+};
+
+/** New values of a row's amounts, minor units (each unchanged when absent). */
+export type AmountChange = Pick<StateChange, 'reversedMinor' | 'amountMinor' | 'capturedMinor' | 'refundedMinor'>;
+
+/**
+ * Applies `event` to a stored transaction through the table: refused (nothing written) where
+ * the table says so or when the row moved on since it was read; else `change` edits the record
+ * and the row moves to the next state. `target` is the transaction's id, or the row as the
+ * caller just wrote it, which is then not read back (the write is conditional all the same).
+ */
+export function applyEvent(
+  store: SwitchStore,
+  institutionId: string,
+  target: string | StoredTransaction,
+  event: TransactionEvent,
+  at: Date,
+  change: (record: Transaction, stored: StoredTransaction, to: TransactionState) => { record: Transaction } & AmountChange,
+  check?: (stored: StoredTransaction) => void,
+): { ok: true; to: TransactionState } | { ok: false; reason: string } {
+  const id = typeof target === 'string' ? target : target.record.id;
+  const stored = typeof target === 'string' ? store.get(institutionId, id) : target;
+  if (!stored) return { ok: false, reason: `transaction ${id} not found` };
+  const to = nextState(stored.state, event);
+  if (isRefusal(to)) return { ok: false, reason: `transaction ${id} ${to.refused(stored.record)}` };
+  check?.(stored);
+  const { record, ...amounts } = change(stored.record, stored, to);
+  record.transactionStatus = transactionStatusOf(to, PLANNED_MTI[stored.kind] ?? record.mti);
+  record.updatedAt = at.toISOString();
+  const moved = store.changeState({ institutionId, id, from: stored.state, to, record, ...amounts });
+  return moved ? { ok: true, to } : { ok: false, reason: `transaction ${id} changed while it was being updated` };
+}

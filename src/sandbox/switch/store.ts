@@ -22,8 +22,8 @@ export function switchStore(store: Store): SwitchStore {
       store.meta.set(key, next);
       return next;
     },
-    usage(cardId, channel, day) {
-      const used = store.transactions.dailyUsage(cardId, channel, day, COUNTED_STATES);
+    usage(cardId, channel, day, currency) {
+      const used = store.transactions.dailyUsage(cardId, channel, day, currency, COUNTED_STATES);
       return { count: used.count, amountMinor: BigInt(used.amountMinor) };
     },
     insert: (record, index) => store.transactions.insert(record, index),
@@ -31,10 +31,11 @@ export function switchStore(store: Store): SwitchStore {
     get: (institutionId, id) => store.transactions.getStored(institutionId, id),
     findByStanRrn: (institutionId, stan, rrn) => store.transactions.findByStanRrn(institutionId, stan, rrn),
     awaitingReversalOf: (institutionId, originalId) => store.transactions.awaitingReversalOf(institutionId, originalId),
+    awaitingLinked: (institutionId, originalId, kind) => store.transactions.awaitingLinked(institutionId, originalId, kind),
     awaitingBefore: (createdAt) => store.transactions.awaitingBefore(createdAt),
     linked: (institutionId, originalId) => store.transactions.linked(institutionId, originalId),
     approvedAuthorizationsBefore: (createdAt) => store.transactions.approvedAuthorizationsBefore(createdAt),
-    standInApprovedToday: (cardId, day) => store.transactions.standInApprovedToday(cardId, day),
+    standInApprovedToday: (cardId, day, currency) => store.transactions.standInApprovedToday(cardId, day, currency),
     unacknowledgedAdvices: () => store.transactions.unacknowledgedAdvices(),
   };
 }
