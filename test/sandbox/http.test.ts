@@ -142,7 +142,7 @@ describe('sandbox helpers', () => {
     const response = await call(sandbox, 'GET', '/sandbox/health');
     expect(response.status).toBe(200);
     openapi.expectMatches('GET', '/sandbox/health', response);
-    expect(response.body).toMatchObject({ status: 'ok', schemaVersion: 4, storage: 'memory' });
+    expect(response.body).toMatchObject({ status: 'ok', schemaVersion: 5, storage: 'memory' });
   });
 
   test('/sandbox/* refuses callers that are not on loopback', async () => {
