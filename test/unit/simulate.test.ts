@@ -73,7 +73,7 @@ const RESULT = {
 function mockApi(reply: { status: number; body: unknown }, seen: Array<{ path: string; body: unknown }> = []) {
   const agent = new MockAgent();
   agent.disableNetConnect();
-  agent.get('http://127.0.0.1:4010').intercept({ path: (p) => p.includes('/simulate'), method: 'POST' }).reply((opts) => {
+  agent.get('http://127.0.0.1:4010').intercept({ path: (p) => p.includes('/simulate') || p.includes('/switch/messages'), method: 'POST' }).reply((opts) => {
     seen.push({ path: opts.path, body: JSON.parse(String(opts.body)) });
     return { statusCode: reply.status, data: JSON.stringify(reply.body), responseOptions: { headers: { 'content-type': 'application/json' } } };
   }).persist();
@@ -107,6 +107,16 @@ describe('simulate run()', () => {
     expect(r.out).toMatch(/outcome\tdeclined/);
     expect(r.out).toMatch(/responseCode\t51/);
     expect(r.err).toMatch(/not approved: 51 Insufficient funds/);
+  });
+
+  // The approval codes of the docs (isApproved) pass, whichever verb; a decline exits 5.
+  it.each([
+    ['00', 0], ['10', 0], ['11', 0], ['08', 0], ['51', 5], ['05', 5], ['96', 5],
+  ])('--expect-approved with response code %s exits %i on simulate authorization and on a lifecycle message', async (code, exit) => {
+    const data = { ...RESULT, responseCode: code, responseMessage: 'x', response: { '0': '0110', '39': code } };
+    const reply = { status: 200, body: { status: exit ? 'failed' : 'success', message: 'm', data } };
+    expect((await run(['simulate', 'authorization', '--card', 'c1', '--amount', '10', '--expect-approved'], reply)).code).toBe(exit);
+    expect((await run(['simulate', 'increment', '--original-tx', 'tx0', '--amount', '10', '--expect-approved'], reply)).code).toBe(exit);
   });
 
   it('--messages prints both messages with field names, PAN masked', async () => {
