@@ -48,8 +48,8 @@ export interface Context {
 
 export interface Logger extends HttpLogger {
   warn(line: string): void;
-  /** A note for people on stderr; silent with --quiet. */
-  info(line: string): void;
+  /** A note for people on stderr; silent with --quiet. `emphasis` styles it after its control characters are made visible. */
+  info(line: string, emphasis?: 'dim' | 'bold'): void;
 }
 
 export interface ContextInit {
@@ -133,7 +133,7 @@ export function createContext(init: ContextInit): Context {
     debug: (line) => { if (resolveSettings().debug) io.err(`${errStyle.dim(shown(line))}\n`); },
     warn: (line) => io.err(`${errStyle.warn('warning:')} ${shown(line)}\n`),
     // Notes for people ("page 1 of 3", "use it with …"): --quiet silences them, not warnings.
-    info: (line) => { if (!globals.quiet) io.err(`${shown(line)}\n`); },
+    info: (line, emphasis) => { if (!globals.quiet) io.err(`${emphasis ? errStyle[emphasis](shown(line)) : shown(line)}\n`); },
   };
 
   let clientPromise: Promise<ApiClient> | undefined;
