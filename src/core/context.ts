@@ -106,7 +106,8 @@ export function createContext(init: ContextInit): Context {
     }
     // --jq and --template work on the JSON value, so commands take their JSON path.
     const scripted = globals.jq !== undefined || globals.template !== undefined;
-    const output = globals.json || scripted ? 'json' : parseOutputFormat(globals.output ?? env.CARDCTL_OUTPUT ?? profile.output ?? 'table');
+    const asked = globals.json ? 'json' : parseOutputFormat(globals.output ?? env.CARDCTL_OUTPUT ?? profile.output ?? 'table');
+    const output = scripted ? 'json' : asked;
     settings = {
       profileName,
       profileExplicit: Boolean(explicit),
@@ -115,6 +116,7 @@ export function createContext(init: ContextInit): Context {
       token: env.CARDCTL_TOKEN || profile.token,
       apiKey: env.CARDCTL_API_KEY || profile.apiKey,
       output,
+      compactJq: globals.jq !== undefined && asked === 'ndjson',
       timeoutMs: parseTimeout(globals.timeout),
       retries: globals.retry === false ? 0 : parseRetries(globals.retries),
       verbose: Boolean(globals.verbose || globals.debug || isTruthy(env.CARDCTL_DEBUG)),
@@ -197,6 +199,7 @@ export function createContext(init: ContextInit): Context {
         quiet: Boolean(globals.quiet),
         wide: Boolean(overrides.wide ?? globals.wide),
         jq: globals.jq,
+        compactJq: s.compactJq,
         template: globals.template,
         pager: pagerFor(io, env, globals, s.output),
         signal: ctx.signal,
