@@ -151,6 +151,7 @@ export async function runLoad(ctx: Context, opts: LoadFlags): Promise<void> {
 
   const fire = async (_index: number, dueAt: number): Promise<void> => {
     const body = bodyFor(nextIntent());
+    stats.sent++;
     let outcome: Outcome;
     try {
       const { data: answer } = await simulate(client, body, { switchSegment, signal: stop.signal });
@@ -160,7 +161,7 @@ export async function runLoad(ctx: Context, opts: LoadFlags): Promise<void> {
     } catch (error) {
       if (ctx.signal.aborted) return; // cut short by Ctrl-C: not an outcome
       const label = error instanceof CliError ? (error.status ? `HTTP ${error.status}` : error.code) : 'error';
-      outcome = { intent: body.intent, code: label, endToEndMs: clock.now() - dueAt, standIn: false, timeout: false };
+      outcome = { intent: body.intent, code: label, endToEndMs: clock.now() - dueAt, webhookReplied: false, standIn: false, timeout: false };
     }
     stats.add(outcome);
   };
@@ -185,11 +186,16 @@ export async function runLoad(ctx: Context, opts: LoadFlags): Promise<void> {
   }
 }
 
+/** What a run has done so far: sends (and their rate) apart from answers, so a slow webhook shows as requests in flight. */
+export function liveLine(stats: LoadStats, seconds: number): string {
+  const p99 = stats.webhookTime.count ? `${Math.round(stats.webhookTime.percentile(99) / 100) / 10} ms` : '-';
+  return `${seconds.toFixed(0)} s  sent ${stats.sent} (${(stats.sent / Math.max(seconds, 0.001)).toFixed(1)}/s)  in flight ${stats.inFlight}  answered ${stats.requests}  `
+    + `approved ${stats.approved}  declined ${stats.declined}  timeouts ${stats.timeouts}  webhook p99 ${p99}`;
+}
+
 function startLiveLine(ctx: Context, stats: LoadStats, startedAt: number): { stop(): void } {
   const draw = () => {
-    const seconds = (performance.now() - startedAt) / 1000;
-    const p99 = stats.webhookTime.count ? `${Math.round(stats.webhookTime.percentile(99) / 100) / 10} ms` : '-';
-    ctx.io.err(`\r\x1b[K${seconds.toFixed(0)} s  ${(stats.requests / Math.max(seconds, 0.001)).toFixed(1)}/s  approved ${stats.approved}  declined ${stats.declined}  timeouts ${stats.timeouts}  p99 ${p99}`);
+    ctx.io.err(`\r\x1b[K${liveLine(stats, (performance.now() - startedAt) / 1000)}`);
   };
   const timer = setInterval(draw, 1000);
   return {
