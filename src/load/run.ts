@@ -12,6 +12,7 @@ import { buildSimulateBody } from '../commands/simulate/request.js';
 import { checkMix, DEFAULT_MIX, intentSequence, parseMix, roundRobin, type Intent, type Mix } from './mix.js';
 import { runSchedule, type LoadBounds, type LoadShape } from './scheduler.js';
 import { missedSlos, parseMillis, parsePercent, type Slos } from './slo.js';
+import { parseDuration } from '../core/duration.js';
 import { buildReport, LoadStats, outcomeOf, type Outcome } from './stats.js';
 
 type LoadFlags = FlagValues<typeof LOAD_FLAGS>;
@@ -111,7 +112,8 @@ async function readDeadline(ctx: Context): Promise<number> {
     const { getWebhookFaults } = await import('../api/simulate.js');
     const { spec } = (await getWebhookFaults(await ctx.client(), { signal: ctx.signal })).data;
     const deadline = /(?:^|,)\s*deadline=([^,]+)/.exec(spec)?.[1];
-    return deadline ? parseMillis('deadline', deadline) : DEFAULT_DEADLINE_MS;
+    const parsed = deadline === undefined ? undefined : parseDuration(deadline, 'ms');
+    return parsed?.ok ? parsed.ms : DEFAULT_DEADLINE_MS;
   } catch {
     return DEFAULT_DEADLINE_MS;
   }
