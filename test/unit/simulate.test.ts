@@ -153,3 +153,16 @@ describe('simulate run()', () => {
     expect(io.stdoutText()).toBe('tx1\n');
   });
 });
+
+describe('webhook listen on a terminal', () => {
+  // The answer line is coloured by the one approval rule: a partial approval (10) is approved.
+  it.each([['00', true], ['10', true], ['11', true], ['51', false]])('colours an answer %s as approved: %s', async (code, approved) => {
+    const { humanPrinter } = await import('../../src/commands/webhook/listen.js');
+    const { testContext } = await import('../helpers/context.js');
+    const { createStyle } = await import('../../src/output/style.js');
+    const ctx = testContext({ tty: true, env: { FORCE_COLOR: '1' } });
+    (await humanPrinter(ctx))({ type: 'exchange', at: '2026-11-27T10:00:00.000Z', status: 200, signature: 'valid', mti: '0100', responseCode: code, responseMessage: 'm', decidedBy: 'default', durationMs: 1, response: { '0': '0110', '39': code } } as never);
+    const style = createStyle(true);
+    expect(ctx.io.stdoutText()).toContain((approved ? style.ok : style.error)(`${code} m`));
+  });
+});
