@@ -17,7 +17,7 @@ export const REDACTED = '[REDACTED]';
 /** Masks a card number to first 6 + last 4 (or last 4 alone when shorter than 13 digits). */
 export function maskPan(pan: string): string {
   const digits = pan.replace(/\D/g, '');
-  if (digits.length < 13) return digits.length > 4 ? `${'*'.repeat(digits.length - 4)}${digits.slice(-4)}` : pan;
+  if (digits.length < PAN_MIN_DIGITS) return digits.length > 4 ? `${'*'.repeat(digits.length - 4)}${digits.slice(-4)}` : pan;
   return `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}`;
 }
 
@@ -29,8 +29,8 @@ export function maskSecret(secret: string | undefined): string {
 }
 
 /** The digits of a card number (ISO/IEC 7812). */
-const PAN_MIN_DIGITS = 13;
-const PAN_MAX_DIGITS = 19;
+export const PAN_MIN_DIGITS = 13;
+export const PAN_MAX_DIGITS = 19;
 
 /**
  * Digits in groups split by one space or dash that stand alone: no letter, digit or underscore
