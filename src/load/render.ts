@@ -42,9 +42,10 @@ function declineRows({ declinedBy: { sandbox, webhook, standIn } }: LoadReport):
 }
 
 function webhookText(report: LoadReport): string {
-  const failures = report.webhookFailures.length ? `; no usable reply: ${counts(report.webhookFailures)}` : '';
-  if (report.webhookReplies === 0) return `no reply${report.webhookFailures.length ? ` (${counts(report.webhookFailures)})` : ''}`;
-  return `${report.webhookReplies} replies: ${latencyText(report.latencyMs.webhook, report.deadlineMs)}${failures}`;
+  const failures = counts(report.webhookFailures);
+  if (report.webhookReplies === 0) return failures ? `no reply (${failures})` : 'no reply';
+  const replies = `${report.webhookReplies} repl${report.webhookReplies === 1 ? 'y' : 'ies'}`;
+  return `${replies}: ${latencyText(report.latencyMs.webhook, report.deadlineMs)}${failures ? `; no usable reply: ${failures}` : ''}`;
 }
 
 function latencyText(latency: LatencySummary | undefined, deadlineMs?: number): string {
