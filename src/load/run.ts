@@ -41,8 +41,8 @@ export function parseShape(opts: Partial<Pick<LoadFlags, 'rate' | 'concurrency'>
 export function parseBounds(opts: Partial<Pick<LoadFlags, 'duration' | 'count'>>): LoadBounds {
   let durationMs = opts.count === undefined ? DEFAULT_DURATION_MS : MAX_DURATION_MS;
   if (opts.duration !== undefined) {
-    const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)$/.exec(opts.duration.trim());
-    durationMs = match ? Number(match[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms']! : NaN;
+    const parsed = parseDuration(opts.duration);
+    durationMs = parsed.ok ? parsed.ms : NaN;
     if (!(durationMs > 0)) throw new UsageError(`invalid --duration "${opts.duration}": give a duration such as 30s or 5m`);
     if (durationMs > MAX_DURATION_MS) throw new UsageError(`--duration ${opts.duration} is longer than the limit of 1h: a load run is bounded in time`);
   }
