@@ -549,7 +549,7 @@ complete -c cardctl -n "__cardctl_at 'simulate authorization'" -l original-stan 
 complete -c cardctl -n "__cardctl_at 'simulate authorization'" -l original-rrn -x -d 'reversal: RRN of the original (with --original-stan)'
 complete -c cardctl -n "__cardctl_at 'simulate authorization'" -l date -x -d 'transaction date-time (default now)'
 complete -c cardctl -n "__cardctl_at 'simulate authorization'" -l set -x -d 'override a message field verbatim, e.g. --set 43="ACME STORE" (repeatable)'
-complete -c cardctl -n "__cardctl_at 'simulate authorization'" -l expect-approved -d 'exit 5 when the response is not approved (for CI)'
+complete -c cardctl -n "__cardctl_at 'simulate authorization'" -l expect-approved -d 'exit 5 unless the response code approves (00, 10 partial, 11 VIP…; for CI)'
 complete -c cardctl -n "__cardctl_at 'simulate authorization'" -l messages -d 'show the full request and response messages'
 
 # cardctl simulate financial
@@ -570,7 +570,7 @@ complete -c cardctl -n "__cardctl_at 'simulate financial'" -l original-stan -x -
 complete -c cardctl -n "__cardctl_at 'simulate financial'" -l original-rrn -x -d 'reversal: RRN of the original (with --original-stan)'
 complete -c cardctl -n "__cardctl_at 'simulate financial'" -l date -x -d 'transaction date-time (default now)'
 complete -c cardctl -n "__cardctl_at 'simulate financial'" -l set -x -d 'override a message field verbatim, e.g. --set 43="ACME STORE" (repeatable)'
-complete -c cardctl -n "__cardctl_at 'simulate financial'" -l expect-approved -d 'exit 5 when the response is not approved (for CI)'
+complete -c cardctl -n "__cardctl_at 'simulate financial'" -l expect-approved -d 'exit 5 unless the response code approves (00, 10 partial, 11 VIP…; for CI)'
 complete -c cardctl -n "__cardctl_at 'simulate financial'" -l messages -d 'show the full request and response messages'
 
 # cardctl simulate reversal
@@ -591,7 +591,7 @@ complete -c cardctl -n "__cardctl_at 'simulate reversal'" -l original-stan -x -d
 complete -c cardctl -n "__cardctl_at 'simulate reversal'" -l original-rrn -x -d 'reversal: RRN of the original (with --original-stan)'
 complete -c cardctl -n "__cardctl_at 'simulate reversal'" -l date -x -d 'transaction date-time (default now)'
 complete -c cardctl -n "__cardctl_at 'simulate reversal'" -l set -x -d 'override a message field verbatim, e.g. --set 43="ACME STORE" (repeatable)'
-complete -c cardctl -n "__cardctl_at 'simulate reversal'" -l expect-approved -d 'exit 5 when the response is not approved (for CI)'
+complete -c cardctl -n "__cardctl_at 'simulate reversal'" -l expect-approved -d 'exit 5 unless the response code approves (00, 10 partial, 11 VIP…; for CI)'
 complete -c cardctl -n "__cardctl_at 'simulate reversal'" -l messages -d 'show the full request and response messages'
 
 # cardctl simulate increment
@@ -600,7 +600,7 @@ complete -c cardctl -n "__cardctl_at 'simulate increment'" -l amount -x -d 'amou
 complete -c cardctl -n "__cardctl_at 'simulate increment'" -l currency -x -d 'ISO 4217 numeric currency (default 566)'
 complete -c cardctl -n "__cardctl_at 'simulate increment'" -l forward -d 'send to the program\'s webhook instead of the approving stub'
 complete -c cardctl -n "__cardctl_at 'simulate increment'" -l set -x -d 'override a message field verbatim, e.g. --set 43="ACME STORE" (repeatable)'
-complete -c cardctl -n "__cardctl_at 'simulate increment'" -l expect-approved -d 'exit 5 when the response is not approved (for CI)'
+complete -c cardctl -n "__cardctl_at 'simulate increment'" -l expect-approved -d 'exit 5 unless the response code approves (00, 10 partial, 11 VIP…; for CI)'
 complete -c cardctl -n "__cardctl_at 'simulate increment'" -l messages -d 'show the full request and response messages'
 
 # cardctl simulate complete
@@ -609,7 +609,7 @@ complete -c cardctl -n "__cardctl_at 'simulate complete'" -l amount -x -d 'amoun
 complete -c cardctl -n "__cardctl_at 'simulate complete'" -l currency -x -d 'ISO 4217 numeric currency (default 566)'
 complete -c cardctl -n "__cardctl_at 'simulate complete'" -l forward -d 'send to the program\'s webhook instead of the approving stub'
 complete -c cardctl -n "__cardctl_at 'simulate complete'" -l set -x -d 'override a message field verbatim, e.g. --set 43="ACME STORE" (repeatable)'
-complete -c cardctl -n "__cardctl_at 'simulate complete'" -l expect-approved -d 'exit 5 when the response is not approved (for CI)'
+complete -c cardctl -n "__cardctl_at 'simulate complete'" -l expect-approved -d 'exit 5 unless the response code approves (00, 10 partial, 11 VIP…; for CI)'
 complete -c cardctl -n "__cardctl_at 'simulate complete'" -l messages -d 'show the full request and response messages'
 
 # cardctl simulate refund
@@ -618,7 +618,7 @@ complete -c cardctl -n "__cardctl_at 'simulate refund'" -l amount -x -d 'amount 
 complete -c cardctl -n "__cardctl_at 'simulate refund'" -l currency -x -d 'ISO 4217 numeric currency (default 566)'
 complete -c cardctl -n "__cardctl_at 'simulate refund'" -l forward -d 'send to the program\'s webhook instead of the approving stub'
 complete -c cardctl -n "__cardctl_at 'simulate refund'" -l set -x -d 'override a message field verbatim, e.g. --set 43="ACME STORE" (repeatable)'
-complete -c cardctl -n "__cardctl_at 'simulate refund'" -l expect-approved -d 'exit 5 when the response is not approved (for CI)'
+complete -c cardctl -n "__cardctl_at 'simulate refund'" -l expect-approved -d 'exit 5 unless the response code approves (00, 10 partial, 11 VIP…; for CI)'
 complete -c cardctl -n "__cardctl_at 'simulate refund'" -l messages -d 'show the full request and response messages'
 
 # cardctl simulate advice
@@ -636,13 +636,13 @@ complete -c cardctl -n "__cardctl_at 'simulate advice'" -l terminal -x -d 'termi
 complete -c cardctl -n "__cardctl_at 'simulate advice'" -l network-code -x -d 'the network\'s decision, which the webhook cannot change (default 00)'
 complete -c cardctl -n "__cardctl_at 'simulate advice'" -l forward -d 'send to the program\'s webhook instead of the approving stub'
 complete -c cardctl -n "__cardctl_at 'simulate advice'" -l set -x -d 'override a message field verbatim, e.g. --set 43="ACME STORE" (repeatable)'
-complete -c cardctl -n "__cardctl_at 'simulate advice'" -l expect-approved -d 'exit 5 when the response is not approved (for CI)'
+complete -c cardctl -n "__cardctl_at 'simulate advice'" -l expect-approved -d 'exit 5 unless the response code approves (00, 10 partial, 11 VIP…; for CI)'
 complete -c cardctl -n "__cardctl_at 'simulate advice'" -l messages -d 'show the full request and response messages'
 
 # cardctl simulate repeat
 complete -c cardctl -n "__cardctl_at 'simulate repeat'" -l tx -x -d 'the transaction whose message the network resends'
 complete -c cardctl -n "__cardctl_at 'simulate repeat'" -l forward -d 'send the repeat to the webhook (its answer is compared with the first)'
-complete -c cardctl -n "__cardctl_at 'simulate repeat'" -l expect-approved -d 'exit 5 when the response is not approved (for CI)'
+complete -c cardctl -n "__cardctl_at 'simulate repeat'" -l expect-approved -d 'exit 5 unless the response code approves (00, 10 partial, 11 VIP…; for CI)'
 complete -c cardctl -n "__cardctl_at 'simulate repeat'" -l messages -d 'show the full request and response messages'
 
 # cardctl simulate expire

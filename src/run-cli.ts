@@ -148,7 +148,7 @@ export const PROGRAM_EXAMPLES: readonly string[] = [
 export function buildProgram(tree: readonly TreeNode[], input: BuildInput | null = null): Command {
   const program = new Command('cardctl');
   program
-    .description('Operate a card-issuing institution from the terminal: cards, PINs, transactions,\nOAuth applications, users, imports, switch simulations and a local sandbox of the API.')
+    .description('Operate a card-issuing institution from the terminal: cards, PINs, transactions, OAuth applications, users, imports, switch simulations and a local sandbox of the API.')
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .showSuggestionAfterError(true)
@@ -207,9 +207,19 @@ function runner(input: BuildInput): LeafRunner {
   };
 }
 
+/**
+ * A help description as paragraphs of one line each, for commander to wrap once at the help
+ * width: the source's own line breaks inside a paragraph would otherwise stay, and every line
+ * wider than the help would be wrapped again (a short line after each). Blank lines separate
+ * paragraphs; a line that starts with whitespace or a list or table mark (-, *, |, $) keeps its own.
+ */
+export function reflowProse(text: string): string {
+  return text.replace(/([^\n])\n(?=[^\s\-*|$])/g, '$1 ');
+}
+
 function addNode(parent: Command, definition: AnyCommand | GroupDefinition, run: LeafRunner | null): Command {
   const command = parent.command(definition.name).summary(definition.summary);
-  command.description(definition.description ?? definition.summary);
+  command.description(reflowProse(definition.description ?? definition.summary));
   for (const alias of definition.aliases ?? []) command.alias(alias);
   // exitOverride, showSuggestionAfterError and the output configuration are inherited from the
   // program: commander copies them into every command created with .command().

@@ -8,7 +8,7 @@ import { chmodSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readd
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { dataDir } from '../config/paths.js';
-import { REDACTED, luhnValid, maskPan, maskPansInText, redactNode } from '../core/redact.js';
+import { REDACTED, maskPansInText, redactNode } from '../core/redact.js';
 import { writeAllSync } from '../core/write-file.js';
 
 export interface JournalEntry {
@@ -242,32 +242,6 @@ export class Journal {
 
 /** Secrets shorter than this are not searched for in text (a test's token "t" is no secret). */
 const MIN_SECRET_LENGTH = 8;
-/** Digits in groups separated by one space or dash, not part of a longer number or of a +phone number. */
-const DIGIT_GROUPS = /(?<![\d+])(?<!\+[\d ()-]*)\d+(?:[ -]\d+)*/g;
-
-/** In a run of digit groups, masks every stretch of whole groups that holds 13-19 digits passing Luhn (longest first). */
-function maskPanGroups(run: string): string {
-  const groups = run.split(/[ -]/);
-  const separators = run.match(/[ -]/g) ?? [];
-  let out = '';
-  for (let i = 0; i < groups.length;) {
-    let masked = false;
-    let digits = '';
-    for (let j = groups.length - 1; j >= i && !masked; j--) {
-      digits = groups.slice(i, j + 1).join('');
-      if (digits.length >= 13 && digits.length <= 19 && luhnValid(digits)) {
-        out += maskPan(digits) + (separators[j] ?? '');
-        i = j + 1;
-        masked = true;
-      }
-    }
-    if (!masked) {
-      out += groups[i]! + (separators[i] ?? '');
-      i++;
-    }
-  }
-  return out;
-}
 
 /** Free text made safe to record: known secrets replaced whole, Luhn-valid card numbers masked (with or without separators). */
 export function scrubText(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
@@ -281,33 +255,8 @@ function scrubberFor(secrets: ReadonlyArray<string | undefined>): (text: string)
   return (text) => {
     let out = text;
     for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-    if (longestDigitRun(out) < 13) return out;
-    return out.replace(DIGIT_GROUPS, (run) => (/^\d+$/.test(run) ? maskPansInText(run) : maskPanGroups(run)));
+    return maskPansInText(out);
   };
-}
-
-/**
- * The digits of the longest run DIGIT_GROUPS could match (digits, groups joined by one space or
- * dash). Text whose runs hold fewer than 13 holds no card number: most of an entry's strings
- * (times, paths, ids) skip the masking regexes, which were a fifth of a bulk run's journal time.
- */
-function longestDigitRun(text: string): number {
-  let longest = 0;
-  let run = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 48 && c <= 57) {
-      if (++run > longest) longest = run;
-    } else if (!((c === 32 || c === 45) && run > 0 && isDigitAt(text, i + 1))) {
-      run = 0;
-    }
-  }
-  return longest;
-}
-
-function isDigitAt(text: string, i: number): boolean {
-  const c = text.charCodeAt(i);
-  return c >= 48 && c <= 57;
 }
 
 const NEWLINE = Buffer.from('\n');

@@ -1,14 +1,14 @@
 // No full card number reaches the screen: whatever the API answers, card-number fields are cut to
 // the first 6 and last 4 digits before any command sees the data (tables, JSON, raw, --jq …).
 // Only named fields are touched, never free text, so phone or account numbers stay intact.
-import { maskPan } from '../core/redact.js';
+import { maskPan, PAN_MAX_DIGITS, PAN_MIN_DIGITS } from '../core/redact.js';
 
 const PAN_KEYS = new Set(['pan', 'cardnumber', 'primaryaccountnumber', '2']);
 const TRACK_KEYS = new Set(['track2', '35']);
 /** The fewest digits a card number has: shorter digit strings are left alone. */
-const PAN_DIGITS = 13;
-const FULL_PAN = new RegExp(`^\\d{${PAN_DIGITS},19}$`);
-const FULL_TRACK = new RegExp(`^(\\d{${PAN_DIGITS},19})[=D](.*)$`);
+const PAN_DIGITS = PAN_MIN_DIGITS;
+const FULL_PAN = new RegExp(`^\\d{${PAN_DIGITS},${PAN_MAX_DIGITS}}$`);
+const FULL_TRACK = new RegExp(`^(\\d{${PAN_DIGITS},${PAN_MAX_DIGITS}})[=D](.*)$`);
 
 /** Masks card numbers and track 2 data in `data` (in place) and in `raw`; returns the response. */
 export function maskCardData<R extends { data: unknown; raw: string }>(response: R): R {

@@ -140,7 +140,7 @@ export function listCommand<const F extends Flags, Q, R>(spec: PagedList<F, Q, R
       const page = p?.page ?? input.page ?? 1;
       if (p && p.pages > page && output.format === 'table' && ctx.io.stderrIsTTY && !ctx.globals.quiet) {
         const total = p.total === undefined ? '' : ` (${p.total} ${spec.noun})`;
-        ctx.log.info(ctx.style.dim(`page ${page} of ${p.pages}${total}; --page ${page + 1} for more, --all for every page`));
+        ctx.log.info(`page ${page} of ${p.pages}${total}; --page ${page + 1} for more, --all for every page`, 'dim');
       }
     },
   });

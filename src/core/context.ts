@@ -48,8 +48,8 @@ export interface Context {
 
 export interface Logger extends HttpLogger {
   warn(line: string): void;
-  /** A note for people on stderr; silent with --quiet. */
-  info(line: string): void;
+  /** A note for people on stderr; silent with --quiet. `emphasis` styles it after its control characters are made visible. */
+  info(line: string, emphasis?: 'dim' | 'bold'): void;
 }
 
 export interface ContextInit {
@@ -106,7 +106,8 @@ export function createContext(init: ContextInit): Context {
     }
     // --jq and --template work on the JSON value, so commands take their JSON path.
     const scripted = globals.jq !== undefined || globals.template !== undefined;
-    const output = globals.json || scripted ? 'json' : parseOutputFormat(globals.output ?? env.CARDCTL_OUTPUT ?? profile.output ?? 'table');
+    const asked = globals.json ? 'json' : parseOutputFormat(globals.output ?? env.CARDCTL_OUTPUT ?? profile.output ?? 'table');
+    const output = scripted ? 'json' : asked;
     settings = {
       profileName,
       profileExplicit: Boolean(explicit),
@@ -115,6 +116,7 @@ export function createContext(init: ContextInit): Context {
       token: env.CARDCTL_TOKEN || profile.token,
       apiKey: env.CARDCTL_API_KEY || profile.apiKey,
       output,
+      compactJq: globals.jq !== undefined && asked === 'ndjson',
       timeoutMs: parseTimeout(globals.timeout),
       retries: globals.retry === false ? 0 : parseRetries(globals.retries),
       verbose: Boolean(globals.verbose || globals.debug || isTruthy(env.CARDCTL_DEBUG)),
@@ -133,7 +135,7 @@ export function createContext(init: ContextInit): Context {
     debug: (line) => { if (resolveSettings().debug) io.err(`${errStyle.dim(shown(line))}\n`); },
     warn: (line) => io.err(`${errStyle.warn('warning:')} ${shown(line)}\n`),
     // Notes for people ("page 1 of 3", "use it with …"): --quiet silences them, not warnings.
-    info: (line) => { if (!globals.quiet) io.err(`${shown(line)}\n`); },
+    info: (line, emphasis) => { if (!globals.quiet) io.err(`${emphasis ? errStyle[emphasis](shown(line)) : shown(line)}\n`); },
   };
 
   let clientPromise: Promise<ApiClient> | undefined;
@@ -197,6 +199,7 @@ export function createContext(init: ContextInit): Context {
         quiet: Boolean(globals.quiet),
         wide: Boolean(overrides.wide ?? globals.wide),
         jq: globals.jq,
+        compactJq: s.compactJq,
         template: globals.template,
         pager: pagerFor(io, env, globals, s.output),
         signal: ctx.signal,

@@ -38,7 +38,7 @@ export const REDACTED = '[REDACTED]';
 /** Masks a card number to first 6 + last 4 (or last 4 alone when shorter than 13 digits). */
 export function maskPan(pan: string): string {
   const digits = pan.replace(/\D/g, '');
-  if (digits.length < 13) return digits.length > 4 ? `${'*'.repeat(digits.length - 4)}${digits.slice(-4)}` : pan;
+  if (digits.length < PAN_MIN_DIGITS) return digits.length > 4 ? `${'*'.repeat(digits.length - 4)}${digits.slice(-4)}` : pan;
   return `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}`;
 }
 
@@ -49,21 +49,69 @@ export function maskSecret(secret: string | undefined): string {
   return `${secret.slice(0, 4)}…${secret.slice(-4)}`;
 }
 
-/** Masks runs of 13–19 digits that pass the Luhn check (PANs in free text). */
+/** The digits of a card number (ISO/IEC 7812). */
+export const PAN_MIN_DIGITS = 13;
+export const PAN_MAX_DIGITS = 19;
+
+/**
+ * Digits in groups split by one space or dash that stand alone: no letter, digit or underscore
+ * joined to either end, directly or by a dash (a hex id, a UUID's part, `tx-…`), and not a
+ * +phone number. A slash, quote, `=`, space or the text's end bounds one.
+ */
+const DIGIT_GROUPS = /(?<![\w+]|\w-)(?<!\+[\d ()-]*)\d+(?:[ -]\d+)*(?!\w|-\w)/g;
+
+/**
+ * Card numbers in free text, masked to first 6 + last 4: every stretch of whole digit groups of
+ * a run that stands alone (DIGIT_GROUPS) holding 13–19 digits that pass the Luhn check. The one
+ * rule for error lines, --debug, URLs and the journal; ids that merely hold such digits stay whole.
+ */
 export function maskPansInText(text: string): string {
   // Most text (every string of every audit entry) has no such run: a loop over it is cheaper than the regex.
-  if (!hasDigitRun(text, 13)) return text;
-  return text.replace(/(?<!\d)\d{13,19}(?!\d)/g, (run) => (luhnValid(run) ? maskPan(run) : run));
+  if (longestDigitRun(text) < PAN_MIN_DIGITS) return text;
+  return text.replace(DIGIT_GROUPS, maskPanGroups);
 }
 
-/** Whether `text` holds `length` digits in a row. */
-function hasDigitRun(text: string, length: number): boolean {
-  for (let i = 0, run = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    run = c >= 48 && c <= 57 ? run + 1 : 0;
-    if (run >= length) return true;
+/** In a run of digit groups, masks every stretch of whole groups that is a card number (longest first). */
+function maskPanGroups(run: string): string {
+  const groups = run.split(/[ -]/);
+  const separators = run.match(/[ -]/g) ?? [];
+  let out = '';
+  for (let i = 0; i < groups.length;) {
+    let masked = false;
+    for (let j = groups.length - 1; j >= i && !masked; j--) {
+      const digits = groups.slice(i, j + 1).join('');
+      if (digits.length >= PAN_MIN_DIGITS && digits.length <= PAN_MAX_DIGITS && luhnValid(digits)) {
+        out += maskPan(digits) + (separators[j] ?? '');
+        i = j + 1;
+        masked = true;
+      }
+    }
+    if (!masked) {
+      out += groups[i]! + (separators[i] ?? '');
+      i++;
+    }
   }
-  return false;
+  return out;
+}
+
+/** The digits of the longest run DIGIT_GROUPS could match (digits, groups joined by one space or dash). */
+function longestDigitRun(text: string): number {
+  let longest = 0;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      if (++run > longest) longest = run;
+    } else if (!((c === 32 || c === 45) && run > 0 && isDigitAt(text, i + 1))) {
+      run = 0;
+    }
+  }
+  return longest;
+}
+
+function isDigitAt(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c >= 48 && c <= 57;
 }
 
 export function luhnValid(digits: string): boolean {

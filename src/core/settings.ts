@@ -19,7 +19,10 @@ export interface Settings {
   baseUrl?: string;
   token?: string;
   apiKey?: string;
+  /** json with --jq or --template, whatever -o says (they work on the JSON value). */
   output: OutputFormat;
+  /** --jq with -o ndjson: each result printed as one line of compact JSON. */
+  compactJq: boolean;
   timeoutMs: number;
   retries: number;
   verbose: boolean;

@@ -105,7 +105,8 @@ prints strings raw, as \`jq -r\` does.
     cardctl tx list -o csv --fields id,amount,responseCode > transactions.csv
 
 \`--jq EXPR\` filters the JSON that \`-o json\` would print (with \`--all\`, the array of every record)
-with real jq, built in: each result on its own line, strings printed raw. Results stream as jq
+with real jq, built in: each result on its own line, strings printed raw (with \`-o ndjson\`, other
+values as one line of compact JSON, as \`jq -c\` prints them). Results stream as jq
 produces them; a reader that goes away (\`| head\`) ends cardctl with exit 0, Ctrl-C with exit 130.
 A bad expression exits 2 with jq's message (after the results printed before a run-time error).
 The built-in jq has ${JQ_MEMORY} of memory and reads at most ${JQ_MOST_INPUT / 1024 / 1024} MiB of JSON (about 7,000

@@ -1,5 +1,5 @@
-// The report of `simulate load` as text: the figures, then the webhook's latency percentiles as
-// bars, with the network's deadline.
+// The report of `simulate load` as text: the figures, the declines by who decided, then the
+// webhook's latency percentiles as bars, with the network's deadline.
 import type { Style } from '../output/style.js';
 import type { LatencySummary, LoadReport } from './stats.js';
 
@@ -15,11 +15,12 @@ export function renderReport(report: LoadReport, style: Style): string {
     row('Requests', `${report.requests}: ${report.intents.map(({ intent, count }) => `${count} ${intent}`).join(', ') || '-'}`),
     row('Approved', `${report.approved}${share(report.approved)}`),
     row('Declined', `${report.declined}${share(report.declined)}`),
+    ...declineRows(report),
     row('Stand-ins', `${report.standIns}${share(report.standIns)}`),
     row('Timeouts', `${report.timeouts}${share(report.timeouts)}`),
     ...(report.errors ? [row('Errors', `${report.errors}${share(report.errors)} (no simulator answer)`)] : []),
     row('Codes', report.responseCodes.map(({ code, count }) => `${code}: ${count}`).join(', ') || '-'),
-    row('Webhook', latencyText(report.latencyMs.webhook, report.deadlineMs)),
+    row('Webhook', webhookText(report)),
     row('End to end', latencyText(report.latencyMs.endToEnd)),
   ];
   const webhook = report.latencyMs.webhook;
@@ -28,6 +29,24 @@ export function renderReport(report: LoadReport, style: Style): string {
 }
 
 const row = (label: string, value: string) => `  ${label.padEnd(11)} ${value}`;
+
+const counts = (entries: Array<{ count: number; code?: string; cause?: string }>) => entries.map((e) => `${e.code ?? e.cause}: ${e.count}`).join(', ');
+
+/** Who declined: the sandbox's own checks (limits, card state…), the webhook, or the network standing in (by cause). */
+function declineRows({ declinedBy: { sandbox, webhook, standIn } }: LoadReport): string[] {
+  return [
+    ...(sandbox.count ? [`    by the sandbox ${sandbox.count} (${counts(sandbox.responseCodes)})`] : []),
+    ...(webhook.count ? [`    by the webhook ${webhook.count} (${counts(webhook.responseCodes)})`] : []),
+    ...(standIn.count ? [`    by stand-in    ${standIn.count} (${counts(standIn.causes)})`] : []),
+  ];
+}
+
+function webhookText(report: LoadReport): string {
+  const failures = counts(report.webhookFailures);
+  if (report.webhookReplies === 0) return failures ? `no reply (${failures})` : 'no reply';
+  const replies = `${report.webhookReplies} repl${report.webhookReplies === 1 ? 'y' : 'ies'}`;
+  return `${replies}: ${latencyText(report.latencyMs.webhook, report.deadlineMs)}${failures ? `; no usable reply: ${failures}` : ''}`;
+}
 
 function latencyText(latency: LatencySummary | undefined, deadlineMs?: number): string {
   if (!latency) return '-';

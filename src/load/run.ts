@@ -12,6 +12,7 @@ import { buildSimulateBody } from '../commands/simulate/request.js';
 import { checkMix, DEFAULT_MIX, intentSequence, parseMix, roundRobin, type Intent, type Mix } from './mix.js';
 import { runSchedule, type LoadBounds, type LoadShape } from './scheduler.js';
 import { missedSlos, parseMillis, parsePercent, type Slos } from './slo.js';
+import { parseDuration } from '../core/duration.js';
 import { buildReport, LoadStats, outcomeOf, type Outcome } from './stats.js';
 
 type LoadFlags = FlagValues<typeof LOAD_FLAGS>;
@@ -40,8 +41,8 @@ export function parseShape(opts: Partial<Pick<LoadFlags, 'rate' | 'concurrency'>
 export function parseBounds(opts: Partial<Pick<LoadFlags, 'duration' | 'count'>>): LoadBounds {
   let durationMs = opts.count === undefined ? DEFAULT_DURATION_MS : MAX_DURATION_MS;
   if (opts.duration !== undefined) {
-    const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)$/.exec(opts.duration.trim());
-    durationMs = match ? Number(match[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms']! : NaN;
+    const parsed = parseDuration(opts.duration);
+    durationMs = parsed.ok ? parsed.ms : NaN;
     if (!(durationMs > 0)) throw new UsageError(`invalid --duration "${opts.duration}": give a duration such as 30s or 5m`);
     if (durationMs > MAX_DURATION_MS) throw new UsageError(`--duration ${opts.duration} is longer than the limit of 1h: a load run is bounded in time`);
   }
@@ -111,7 +112,8 @@ async function readDeadline(ctx: Context): Promise<number> {
     const { getWebhookFaults } = await import('../api/simulate.js');
     const { spec } = (await getWebhookFaults(await ctx.client(), { signal: ctx.signal })).data;
     const deadline = /(?:^|,)\s*deadline=([^,]+)/.exec(spec)?.[1];
-    return deadline ? parseMillis('deadline', deadline) : DEFAULT_DEADLINE_MS;
+    const parsed = deadline === undefined ? undefined : parseDuration(deadline, 'ms');
+    return parsed?.ok ? parsed.ms : DEFAULT_DEADLINE_MS;
   } catch {
     return DEFAULT_DEADLINE_MS;
   }
@@ -151,6 +153,7 @@ export async function runLoad(ctx: Context, opts: LoadFlags): Promise<void> {
 
   const fire = async (_index: number, dueAt: number): Promise<void> => {
     const body = bodyFor(nextIntent());
+    stats.sent++;
     let outcome: Outcome;
     try {
       const { data: answer } = await simulate(client, body, { switchSegment, signal: stop.signal });
@@ -160,7 +163,7 @@ export async function runLoad(ctx: Context, opts: LoadFlags): Promise<void> {
     } catch (error) {
       if (ctx.signal.aborted) return; // cut short by Ctrl-C: not an outcome
       const label = error instanceof CliError ? (error.status ? `HTTP ${error.status}` : error.code) : 'error';
-      outcome = { intent: body.intent, code: label, endToEndMs: clock.now() - dueAt, standIn: false, timeout: false };
+      outcome = { intent: body.intent, code: label, endToEndMs: clock.now() - dueAt, webhookReplied: false, standIn: false, timeout: false };
     }
     stats.add(outcome);
   };
@@ -185,11 +188,16 @@ export async function runLoad(ctx: Context, opts: LoadFlags): Promise<void> {
   }
 }
 
+/** What a run has done so far: sends (and their rate) apart from answers, so a slow webhook shows as requests in flight. */
+export function liveLine(stats: LoadStats, seconds: number): string {
+  const p99 = stats.webhookTime.count ? `${Math.round(stats.webhookTime.percentile(99) / 100) / 10} ms` : '-';
+  return `${seconds.toFixed(0)} s  sent ${stats.sent} (${(stats.sent / Math.max(seconds, 0.001)).toFixed(1)}/s)  in flight ${stats.inFlight}  answered ${stats.requests}  `
+    + `approved ${stats.approved}  declined ${stats.declined}  timeouts ${stats.timeouts}  webhook p99 ${p99}`;
+}
+
 function startLiveLine(ctx: Context, stats: LoadStats, startedAt: number): { stop(): void } {
   const draw = () => {
-    const seconds = (performance.now() - startedAt) / 1000;
-    const p99 = stats.webhookTime.count ? `${Math.round(stats.webhookTime.percentile(99) / 100) / 10} ms` : '-';
-    ctx.io.err(`\r\x1b[K${seconds.toFixed(0)} s  ${(stats.requests / Math.max(seconds, 0.001)).toFixed(1)}/s  approved ${stats.approved}  declined ${stats.declined}  timeouts ${stats.timeouts}  p99 ${p99}`);
+    ctx.io.err(`\r\x1b[K${liveLine(stats, (performance.now() - startedAt) / 1000)}`);
   };
   const timer = setInterval(draw, 1000);
   return {

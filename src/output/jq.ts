@@ -25,6 +25,8 @@ export interface JqOptions {
   err?(text: string): void;
   /** Aborting it (Ctrl-C) terminates jq; the run rejects with an InterruptedError (exit 130). */
   signal?: AbortSignal;
+  /** Each result as one line of compact JSON (`jq -c`): with `-o ndjson`. */
+  compact?: boolean;
 }
 
 /** Characters sent by the worker and not yet written before it waits (bounds memory with a slow reader). */
@@ -99,7 +101,7 @@ export async function runJq(input: string, expression: string, options: JqOption
           writing.then(() => resolve(event), reject);
         }
       });
-      worker.thread.postMessage({ expression, input: bytes }, [bytes.buffer]);
+      worker.thread.postMessage({ expression, input: bytes, compact: options.compact === true }, [bytes.buffer]);
     });
     if (finished.type === 'crash') {
       // What jq-wasm's runtime throws when jq needs more memory than it has (a huge value, endless recursion).
@@ -185,9 +187,9 @@ async function startWorker(): Promise<JqWorker> {
 }
 
 /** runJq over one JSON value, its whole output as a string (for tests and small values). */
-export async function applyJq(value: unknown, expression: string, signal?: AbortSignal): Promise<string> {
+export async function applyJq(value: unknown, expression: string, signal?: AbortSignal, compact = false): Promise<string> {
   const parts: string[] = [];
-  await runJq(JSON.stringify(value ?? null), expression, { out: (text) => void parts.push(text), signal });
+  await runJq(JSON.stringify(value ?? null), expression, { out: (text) => void parts.push(text), signal, compact });
   return parts.join('');
 }
 
@@ -227,7 +229,7 @@ function jqWorker(require: NodeRequire): void {
   const port = parentPort!;
   const { backlog } = data;
   // The run: one message { expression, input }, taken however early it comes.
-  const job = new Promise<{ expression: string; input: Uint8Array }>((resolve) => port.once('message', resolve));
+  const job = new Promise<{ expression: string; input: Uint8Array; compact: boolean }>((resolve) => port.once('message', resolve));
   let input: Uint8Array = new Uint8Array(0);
   let inputAt = 0;
   const pending = new Uint8Array(data.chunk);
@@ -327,11 +329,11 @@ function jqWorker(require: NodeRequire): void {
       return {};
     },
   }).then(async (jq) => {
-    const { expression, input: bytes } = await job;
+    const { expression, input: bytes, compact } = await job;
     input = bytes;
     let status: number;
     try {
-      status = jq.callMain(['-r', '-M', expression]);
+      status = jq.callMain(['-r', '-M', ...(compact ? ['-c'] : []), expression]);
     } catch (error) {
       port.postMessage({ type: 'crash', message: error instanceof Error ? error.message : String(error) });
       return;

@@ -34,6 +34,8 @@ export interface OutputSettings {
   wide: boolean;
   /** --jq: filter the JSON value with jq (output/jq.ts). */
   jq?: string;
+  /** -o ndjson with --jq: each result one line of compact JSON (`jq -c`). */
+  compactJq?: boolean;
   /** --template: render each record with a template (output/template.ts). */
   template?: string;
   /** Pager for TTY tables (output/pager.ts); undefined for none. */
@@ -131,6 +133,7 @@ export class Renderer {
       },
       err: (text) => this.io.err(`${text}\n`),
       signal: this.settings.signal,
+      compact: this.settings.compactJq === true,
     });
   }
 

@@ -9,6 +9,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Dialect } from '../api/dialect.js';
 import { ApiError, DomainError } from './errors.js';
+import { parseDuration, parseDurationRange, type DurationUnit } from '../core/duration.js';
 
 export interface FaultSpec {
   /** Probability of an error status (one of `codes`) before the handler runs. */
@@ -47,17 +48,37 @@ const KEYS = ['rate', 'codes', 'latency', 'reset', 'slow-body', '429', 'commit-t
 
 /** Parses `rate=0.1,codes=500|502|503,latency=0-800ms,reset=0.02,...`. Throws FaultSpecError naming the bad key. */
 export function parseFaultSpec(text: string, holdSeconds = DEFAULT_HOLD_SECONDS): FaultSpec {
-  const values: Record<string, unknown> = {};
+  return faultSpecFrom(specEntries(text, 'fault', (key, message) => new FaultSpecError(key, message)), holdSeconds);
+}
+
+/**
+ * The KEY=VALUE pairs of a fault spec's text form (HTTP and webhook faults alike). A key given
+ * twice is an error naming it: which one was meant is not for the parser to guess.
+ */
+export function specEntries(text: string, what: string, error: (key: string, message: string) => Error): Record<string, string> {
+  const values: Record<string, string> = {};
   for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
     const eq = part.indexOf('=');
-    if (eq <= 0) throw new FaultSpecError(part, `fault "${part}" is not KEY=VALUE`);
-    values[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
+    if (eq <= 0) throw error(part, `${what} "${part}" is not KEY=VALUE`);
+    const key = part.slice(0, eq).trim();
+    if (Object.hasOwn(values, key)) throw error(key, `${what} "${key}" is given twice`);
+    values[key] = part.slice(eq + 1).trim();
   }
-  return faultSpecFrom(values, holdSeconds);
+  return values;
 }
+
+/** Refuses a key given under two of its names (`deadline` and `deadlineMs`) in the JSON form. */
+export function refuseAliases(values: Record<string, unknown>, aliases: ReadonlyArray<readonly [string, string]>, what: string, error: (key: string, message: string) => Error): void {
+  for (const [name, alias] of aliases) {
+    if (Object.hasOwn(values, name) && Object.hasOwn(values, alias)) throw error(name, `${what} "${name}" is given twice (also as ${alias})`);
+  }
+}
+
+const ALIASES = [['slow-body', 'slowBody'], ['429', 'rateLimit'], ['commit-then-timeout', 'commitThenTimeout'], ['hold', 'holdSeconds'], ['retry-after', 'retryAfterSeconds']] as const;
 
 /** The same keys as the text form, from a JSON object (PUT /sandbox/faults). */
 export function faultSpecFrom(values: Record<string, unknown>, holdSeconds = DEFAULT_HOLD_SECONDS): FaultSpec {
+  refuseAliases(values, ALIASES, 'fault', (key, message) => new FaultSpecError(key, message));
   const spec = emptyFaultSpec(holdSeconds);
   for (const [key, value] of Object.entries(values)) {
     switch (key) {
@@ -112,20 +133,27 @@ function codes(key: string, value: unknown): number[] {
 }
 
 function range(key: string, value: unknown): [number, number] {
-  let pair: number[] | undefined;
-  if (Array.isArray(value) && value.length === 2) pair = value.map(Number);
-  else if (typeof value === 'number') pair = [value, value];
-  else if (typeof value === 'string') {
-    const match = /^(\d+)(?:\s*-\s*(\d+))?\s*(ms|s)?$/.exec(value.trim());
-    if (match) {
-      const unit = match[3] === 's' ? 1000 : 1;
-      pair = [Number(match[1]) * unit, Number(match[2] ?? match[1]) * unit];
-    }
+  const fail = (why: string) => new FaultSpecError(key, `invalid fault ${key}=${String(value)}: ${why}; give MS or MIN-MAX with ms or s, e.g. 0-800ms or 1-2s`);
+  let pair: [number, number];
+  if (Array.isArray(value) && value.length === 2) {
+    const [low, high] = value.map((n) => durationMs(String(n), 'ms', fail));
+    pair = [low!, high!];
+  } else if (typeof value === 'number' || typeof value === 'string') {
+    const parsed = parseDurationRange(String(value), 'ms');
+    if (!parsed.ok) throw fail(parsed.reason);
+    pair = parsed.range;
+  } else {
+    throw fail('not a duration');
   }
-  if (!pair || pair.some((n) => !Number.isFinite(n) || n < 0 || n > 600_000) || pair[0]! > pair[1]!) {
-    throw new FaultSpecError(key, `invalid fault latency=${String(value)}: give MIN-MAXms, e.g. 0-800ms`);
-  }
-  return [pair[0]!, pair[1]!];
+  if (pair[1] > 600_000 || pair[0] > pair[1]) throw fail('not a range within 0-600000ms, low to high');
+  return pair;
+}
+
+/** One duration (core/duration.ts, as every duration key): ms; `bareUnit` for a plain number. */
+function durationMs(text: string, bareUnit: DurationUnit, fail: (why: string) => Error): number {
+  const parsed = parseDuration(text, bareUnit);
+  if (!parsed.ok) throw fail(parsed.reason);
+  return parsed.ms;
 }
 
 function methods(key: string, value: unknown): string[] {
@@ -136,10 +164,12 @@ function methods(key: string, value: unknown): string[] {
   return list;
 }
 
+/** A duration in seconds (hold, retry-after): a plain number is seconds, `500ms` and `2s` as for every duration key. */
 function seconds(key: string, value: unknown, min: number, max: number): number {
-  const text = String(value).trim().replace(/s$/, '');
-  const n = /^\d*\.?\d+$/.test(text) ? Number(text) : NaN;
-  if (!(n >= min && n <= max)) throw new FaultSpecError(key, `invalid fault ${key}=${String(value)}: give seconds from ${min} to ${max}`);
+  const fail = (why: string) => new FaultSpecError(key, `invalid fault ${key}=${String(value)}: ${why}; give seconds from ${min} to ${max}, e.g. 2s or 500ms`);
+  if (typeof value !== 'number' && typeof value !== 'string') throw fail('not a duration');
+  const n = durationMs(String(value), 's', fail) / 1000;
+  if (!(n >= min && n <= max)) throw fail('out of range');
   return n;
 }
 

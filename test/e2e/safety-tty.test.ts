@@ -95,4 +95,15 @@ describe.skipIf(!hasTmux)('production confirmation in a terminal (tmux)', () => 
       expect.objectContaining({ env: 'production', profile: 'prod', reason: 'reported stolen', status: 200 }),
     ]);
   }, 60_000);
+
+  // The note is styled after its text is made safe: the terminal gets the style, not `\x1b[2m` as text.
+  it('tx tail styles its note on a terminal', async () => {
+    expect((await tmux('new-session', '-d', '-s', 'tail', '-x', '160', '-y', '40', `node ${BIN} -p prod tx tail --interval 60`)).exitCode).toBe(0);
+    try {
+      const shown = await waitFor('tail', /following new transactions; Ctrl-C to stop/);
+      expect(shown).not.toContain('\\x1b');
+    } finally {
+      await tmux('kill-session', '-t', 'tail');
+    }
+  }, 30_000);
 });

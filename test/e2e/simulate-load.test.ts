@@ -72,6 +72,32 @@ describe('simulate load', () => {
     expect(result.stderr).not.toMatch(/--min-approval/);
   });
 
+  // A webhook never reached answers nothing: its SLOs have no samples, and fail.
+  it('no webhook URL: every request a stand-in, no webhook latency, --max-p99 and --max-timeouts missed, exit 5', async () => {
+    await useWebhook('');
+    try {
+      const result = await run(['--concurrency', '2', '--count', '6', '--card', cards[0]!, '--max-p99', '1500ms', '--max-timeouts', '1%', '-o', 'json']);
+      expect(result.exitCode, result.stderr).toBe(5);
+      const report = JSON.parse(result.stdout);
+      expect(report).toMatchObject({ requests: 6, declined: 6, webhookReplies: 0, webhookFailures: [{ cause: 'no webhook URL', count: 6 }],
+        declinedBy: { sandbox: { count: 0 }, webhook: { count: 0 }, standIn: { count: 6, causes: [{ cause: 'no webhook URL', count: 6 }] } } });
+      expect(report.latencyMs.webhook).toBeUndefined();
+      expect(result.stderr).toContain('SLO missed: --max-p99 1500 ms: no webhook answered (of 6 requests: no webhook URL 6)\n');
+      expect(result.stderr).toContain('SLO missed: --max-timeouts 1%: no webhook answered (of 6 requests: no webhook URL 6)\n');
+    } finally {
+      await useWebhook(listeners[0]!.url);
+    }
+  });
+
+  it('a card that does not exist: every request declined by the sandbox, --max-p99 missed', async () => {
+    await useWebhook(listeners[0]!.url);
+    const result = await run(['--concurrency', '1', '--count', '3', '--card', 'no-such-card', '--max-p99', '1500ms']);
+    expect(result.exitCode, result.stderr).toBe(5);
+    expect(result.stdout).toMatch(/Declined +3 \(100%\)\n {4}by the sandbox 3 \(\d\d: 3\)\n/);
+    expect(result.stdout).toMatch(/Webhook +no reply\n/);
+    expect(result.stderr).toMatch(/SLO missed: --max-p99 1500 ms: no webhook answered \(of 3 requests: declined by the sandbox 3 \(\d\d: 3\)\)\n/);
+  });
+
   it("counts stand-ins (approvals among them) and timeouts from the answer's fields, and the webhook's latency as the network saw it", async () => {
     await useWebhook(listeners[1]!.url); // answers after 300 ms
     const program = `/sandbox/card-programs/${sandbox.info.cardProgramId}`;

@@ -133,6 +133,26 @@ describe('--jq', () => {
     expect(ctx.io.stdoutText()).toBe('a\nb\nc\n');
   });
 
+  // -o ndjson is one compact JSON a line, --jq or not; -o json (and the table) keep jq's pretty print.
+  it.each<['ndjson' | 'json', string]>([
+    ['ndjson', '{"id":"a","n":{"m":1}}\n{"id":"b","n":{"m":2}}\n'],
+    ['json', '{\n  "id": "a",\n  "n": {\n    "m": 1\n  }\n}\n{\n  "id": "b",\n  "n": {\n    "m": 2\n  }\n}\n'],
+  ])('-o %s --jq \'.[]\' over a list, a record and a live stream', async (output, expected) => {
+    const records = [{ id: 'a', n: { m: 1 } }, { id: 'b', n: { m: 2 } }];
+    const list = testContext({ globals: { jq: '.[]', output } });
+    await list.output().list(records, [{ header: 'ID', path: 'id' }]);
+    expect(list.io.stdoutText()).toBe(expected);
+    const record = testContext({ globals: { jq: '.', output } });
+    await record.output().record(records[0]!);
+    await record.output().record(records[1]!);
+    expect(record.io.stdoutText()).toBe(expected);
+    const live = testContext({ globals: { jq: '.', output } });
+    const stream = live.output().stream([{ header: 'ID', path: 'id' }], { live: true });
+    await stream.write(records);
+    await stream.end();
+    expect(live.io.stdoutText()).toBe(expected);
+  });
+
   it('more JSON than jq can hold is refused before jq runs: one input, or a list as its records come (no more pages read)', async () => {
     const huge = await runJq(`"${'x'.repeat(JQ_MOST_INPUT)}"`, '.', { out: () => {} }).catch((e) => e);
     expect(huge).toBeInstanceOf(CliError);

@@ -2,7 +2,7 @@
 // bounds, the SLO verdicts, and the report built from recorded outcomes.
 import { describe, expect, it } from 'vitest';
 import { intentSequence, parseMix } from '../../src/load/mix.js';
-import { checkTarget, parseBounds, parseShape } from '../../src/load/run.js';
+import { checkTarget, liveLine, parseBounds, parseShape } from '../../src/load/run.js';
 import { runSchedule, type Clock } from '../../src/load/scheduler.js';
 import { missedSlos, parseMillis, parsePercent } from '../../src/load/slo.js';
 import { buildReport, LoadStats, outcomeOf, type Outcome } from '../../src/load/stats.js';
@@ -135,7 +135,11 @@ describe('the flags', () => {
 });
 
 // Every answered message here went to the webhook, which took all of the switch's time.
-const outcome = (code: string, switchMs: number | undefined, extra: Partial<Outcome> = {}): Outcome => ({ intent: code === '51' ? 'financial' : 'authorization', code, endToEndMs: (switchMs ?? 0) + 2, switchMs, webhookMs: switchMs, standIn: false, timeout: false, ...extra });
+const outcome = (code: string, switchMs: number | undefined, extra: Partial<Outcome> = {}): Outcome => ({
+  intent: code === '51' ? 'financial' : 'authorization', code, endToEndMs: (switchMs ?? 0) + 2, switchMs, webhookMs: switchMs,
+  ...(switchMs === undefined ? {} : { decidedBy: 'webhook' as const }), webhookReplied: switchMs !== undefined, standIn: false, timeout: false, ...extra,
+});
+const timeoutOutcome = (ms: number) => outcome('96', ms, { decidedBy: 'stand-in', standInCause: 'timeout', webhookReplied: false, standIn: true, timeout: true });
 
 function reportOf(outcomes: Outcome[]) {
   const stats = new LoadStats();
@@ -150,7 +154,7 @@ describe('the report', () => {
   const outcomes = [
     ...Array.from({ length: 96 }, (_, i) => outcome('00', i + 1)),
     outcome('51', 10), outcome('51', 10),
-    outcome('96', 5000, { standIn: true, timeout: true }),
+    timeoutOutcome(5000),
     outcome('HTTP 400', undefined),
   ];
   const report = reportOf(outcomes);
@@ -192,18 +196,69 @@ describe('an answer as an outcome', () => {
   it('reads stand-ins and timeouts from the answer\'s fields, whatever its message says', () => {
     // A stand-in approval answers 00 ("Transaction approved"): still a stand-in.
     const approvedInStandIn = outcomeOf('authorization', { ...base, responseCode: '00', standIn: { decision: '00', reason: 'the webhook answered HTTP 500' }, webhook: { latencyMs: 3, timedOut: false, failure: 'the webhook answered HTTP 500' } }, 9);
-    expect(approvedInStandIn).toEqual({ intent: 'authorization', code: '00', endToEndMs: 9, switchMs: 7, webhookMs: 3, standIn: true, timeout: false });
+    expect(approvedInStandIn).toEqual({ intent: 'authorization', code: '00', endToEndMs: 9, switchMs: 7, decidedBy: 'stand-in', standInCause: 'invalid reply', webhookMs: 3, webhookReplied: true, standIn: true, timeout: false });
     const timedOut = outcomeOf('financial', { ...base, responseCode: '96', standIn: { decision: '96', reason: 'no reply' }, webhook: { latencyMs: 2000, timedOut: true, failure: 'no reply' } }, 2001);
-    expect(timedOut).toMatchObject({ code: '96', webhookMs: 2000, standIn: true, timeout: true });
+    expect(timedOut).toMatchObject({ code: '96', decidedBy: 'stand-in', standInCause: 'timeout', webhookMs: 2000, webhookReplied: false, standIn: true, timeout: true });
   });
 
   it('has no webhook latency for a message the webhook never saw (declined by the service)', () => {
     const declined = outcomeOf('authorization', { ...base, responseCode: '61' }, 4);
-    expect(declined).toEqual({ intent: 'authorization', code: '61', endToEndMs: 4, switchMs: 7, standIn: false, timeout: false });
+    expect(declined).toEqual({ intent: 'authorization', code: '61', endToEndMs: 4, switchMs: 7, decidedBy: 'sandbox', webhookReplied: false, standIn: false, timeout: false });
     const stats = new LoadStats();
     stats.add(declined);
     expect(stats.webhookTime.count).toBe(0);
     expect(stats.declined).toBe(1);
+  });
+});
+
+describe('who decided, and what is a webhook latency', () => {
+  const base = { transactionId: 't', mti: '0100', stan: '000001', rrn: '633114000001', responseMessage: '', transactionStatus: 'failed' as const, request: {}, response: {}, duration: 1 };
+  const failed = (failure: string, extra: { timedOut?: boolean; latencyMs?: number } = {}) =>
+    outcomeOf('authorization', { ...base, responseCode: '96', standIn: { decision: '96', reason: failure }, webhook: { latencyMs: extra.latencyMs ?? 0, timedOut: extra.timedOut ?? false, failure } }, 3);
+
+  // The failure texts as the sandbox words them (src/sandbox/switch/webhook.ts, service.ts).
+  it.each<[string, Outcome['standInCause'], boolean]>([
+    ['the card program has no webHookConfig.url (set one, e.g. `cardctl sandbox serve --webhook-url URL`)', 'no webhook URL', false],
+    ['the webhook could not be reached: ECONNREFUSED', 'unreachable', false],
+    ['the webhook call failed: socket hang up', 'unreachable', false],
+    ['the card program\'s webhook URL "x" is not a valid http(s) URL', 'unreachable', false],
+    ['the webhook answered HTTP 500', 'invalid reply', true],
+    ['the webhook reply is not JSON', 'invalid reply', true],
+  ])('%s: stand-in, %s; a latency sample: %s', (failure, cause, sample) => {
+    const o = failed(failure, { latencyMs: 4 });
+    expect(o).toMatchObject({ decidedBy: 'stand-in', standInCause: cause, webhookReplied: sample });
+    expect(o.webhookMs).toBe(sample ? 4 : undefined);
+  });
+
+  it('a timeout is a sample at the time the network gave up, not a reply', () => {
+    expect(failed('no reply from the webhook within 5 s (timeout)', { timedOut: true, latencyMs: 5000 })).toMatchObject({ standInCause: 'timeout', webhookMs: 5000, webhookReplied: false });
+  });
+
+  it('the report groups declines by who decided, and the webhook failures by cause', () => {
+    const report = reportOf([
+      outcome('00', 5), outcome('05', 5), outcome('05', 6),
+      outcome('61', 1, { decidedBy: 'sandbox', webhookMs: undefined, webhookReplied: false }),
+      outcome('96', 1, { decidedBy: 'stand-in', standInCause: 'unreachable', webhookMs: undefined, webhookReplied: false, standIn: true }),
+      outcome('00', 1, { decidedBy: 'stand-in', standInCause: 'unreachable', webhookMs: undefined, webhookReplied: false, standIn: true }),
+      timeoutOutcome(100),
+    ]);
+    expect(report.declinedBy).toEqual({
+      sandbox: { count: 1, responseCodes: [{ code: '61', count: 1 }] },
+      webhook: { count: 2, responseCodes: [{ code: '05', count: 2 }] },
+      standIn: { count: 2, causes: [{ cause: 'timeout', count: 1 }, { cause: 'unreachable', count: 1 }] },
+    });
+    expect(report.webhookFailures).toEqual([{ cause: 'unreachable', count: 2 }, { cause: 'timeout', count: 1 }]);
+    expect(report.webhookReplies).toBe(3);
+    const text = renderReport(report, createStyle(false));
+    expect(text).toMatch(/Declined +5 \(71\.4%\)\n {4}by the sandbox 1 \(61: 1\)\n {4}by the webhook 2 \(05: 2\)\n {4}by stand-in +2 \(timeout: 1, unreachable: 1\)\n/);
+    expect(text).toMatch(/Webhook +3 replies: p50 .*; no usable reply: unreachable: 2, timeout: 1\n/);
+  });
+
+  it('the live line counts sends and requests in flight apart from answers', () => {
+    const stats = new LoadStats();
+    stats.sent = 30;
+    for (let i = 0; i < 10; i++) stats.add(outcome('00', 100));
+    expect(liveLine(stats, 2)).toBe('2 s  sent 30 (15.0/s)  in flight 20  answered 10  approved 10  declined 0  timeouts 0  webhook p99 100 ms');
   });
 });
 
@@ -219,11 +274,36 @@ describe('the SLOs', () => {
   it('are met, or each missed one is a line', () => {
     const met = reportOf(Array.from({ length: 100 }, (_, i) => outcome('00', i + 1)));
     expect(missedSlos(met, { maxP99Ms: 1500, maxTimeouts: 0.001, minApproval: 0.95 })).toEqual([]);
-    const bad = reportOf([...Array.from({ length: 9 }, () => outcome('00', 2000)), outcome('96', 5000, { standIn: true, timeout: true })]);
+    const bad = reportOf([...Array.from({ length: 9 }, () => outcome('00', 2000)), timeoutOutcome(5000)]);
     expect(missedSlos(bad, { maxP99Ms: 1500, maxTimeouts: 0.001, minApproval: 0.95 })).toEqual([
       expect.stringMatching(/^p99 latency 50\d\d(\.\d+)? ms is above --max-p99 1500 ms$/),
       'timeouts 10% (1 of 10) are above --max-timeouts 0.1%',
       'approvals 90% (9 of 10) are below --min-approval 95%',
     ]);
+  });
+
+  // No samples is no pass: a webhook never reached took no 0 ms.
+  it('are missed when no webhook answered: no URL, every request declined by the sandbox, nothing answered', () => {
+    const slos = { maxP99Ms: 1500, maxTimeouts: 0.001, minApproval: 0 };
+    const noUrl = reportOf(Array.from({ length: 3 }, () => outcome('96', 1, { decidedBy: 'stand-in', standInCause: 'no webhook URL', webhookMs: undefined, webhookReplied: false, standIn: true })));
+    expect(noUrl.latencyMs.webhook).toBeUndefined();
+    expect(missedSlos(noUrl, slos)).toEqual([
+      '--max-p99 1500 ms: no webhook answered (of 3 requests: no webhook URL 3)',
+      '--max-timeouts 0.1%: no webhook answered (of 3 requests: no webhook URL 3)',
+    ]);
+    const typo = reportOf(Array.from({ length: 2 }, () => outcome('14', 1, { decidedBy: 'sandbox', webhookMs: undefined, webhookReplied: false })));
+    expect(missedSlos(typo, { maxP99Ms: 1500 })).toEqual(['--max-p99 1500 ms: no webhook answered (of 2 requests: declined by the sandbox 2 (14: 2))']);
+    const timeouts = reportOf([timeoutOutcome(100), timeoutOutcome(100)]);
+    expect(missedSlos(timeouts, { maxP99Ms: 1500, maxTimeouts: 1 })).toEqual([
+      '--max-p99 1500 ms: no webhook answered (of 2 requests: timeout 2)',
+      '--max-timeouts 100%: no webhook answered (of 2 requests: timeout 2)',
+    ]);
+    const errors = reportOf([outcome('HTTP 500', undefined)]);
+    expect(missedSlos(errors, slos)).toEqual([
+      '--max-p99 1500 ms: no webhook answered (of 1 request: no simulator answer 1)',
+      '--max-timeouts 0.1%: no webhook answered (of 1 request: no simulator answer 1)',
+      '--min-approval 0%: no request was answered (1 of 1 had no simulator answer)',
+    ]);
+    expect(missedSlos(reportOf([]), { minApproval: 0 })).toEqual(['--min-approval 0%: no request was answered (none sent)']);
   });
 });

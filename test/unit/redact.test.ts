@@ -18,6 +18,25 @@ describe('redaction helpers', () => {
     expect(maskPansInText('order 1234567890123')).toBe('order 1234567890123'); // not Luhn-valid: left alone
   });
 
+  // One rule everywhere text is masked: 13–19 digits (in groups of one space or dash) standing
+  // alone and passing Luhn. Ids that hold such digits are not card numbers.
+  it.each([
+    ['a hex id holding a Luhn-valid digit run', 'transaction 6b09819212340040b5b0cbf8 not found', 'transaction 6b09819212340040b5b0cbf8 not found'],
+    ['digits glued to letters', 'ref4111111111111111x', 'ref4111111111111111x'],
+    ['a UUID whose leading groups are Luhn-valid digits', 'id 12345678-1234-1232-a456-426614174000', 'id 12345678-1234-1232-a456-426614174000'],
+    ['an id joined by a dash or underscore', 'tx-4111111111111111 card_4111111111111111', 'tx-4111111111111111 card_4111111111111111'],
+    ['16 digits failing Luhn', 'order 4111111111111112', 'order 4111111111111112'],
+    ['20 digits', 'n 41111111111111111110', 'n 41111111111111111110'],
+    ['a Luhn-valid card number in text', 'card 4111111111111111 declined', 'card 411111******1111 declined'],
+    ['a card number in a URL path', 'GET /cards/4111111111111111/pin', 'GET /cards/411111******1111/pin'],
+    ['a card number as a query value', '?pan=4111111111111111&x=1', '?pan=411111******1111&x=1'],
+    ['a card number in groups', 'card 4111 1111 1111 1111, or 4111-1111-1111-1111.', 'card 411111******1111, or 411111******1111.'],
+    ['a card number in quotes', '"4111111111111111"', '"411111******1111"'],
+    ['a +phone number', 'call +2348012345678901', 'call +2348012345678901'],
+  ])('maskPansInText: %s', (_name, text, masked) => {
+    expect(maskPansInText(text)).toBe(masked);
+  });
+
   it('masks secrets for display, never showing them whole', () => {
     expect(maskSecret(TOKEN)).toBe('tok_…1706');
     expect(maskSecret('short')).toBe('*****');

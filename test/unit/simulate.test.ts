@@ -78,7 +78,7 @@ const RESULT = {
 function mockApi(reply: { status: number; body: unknown }, seen: Array<{ path: string; body: unknown }> = []) {
   const agent = new MockAgent();
   agent.disableNetConnect();
-  agent.get('http://127.0.0.1:4010').intercept({ path: (p) => p.includes('/simulate'), method: 'POST' }).reply((opts) => {
+  agent.get('http://127.0.0.1:4010').intercept({ path: (p) => p.includes('/simulate') || p.includes('/switch/messages'), method: 'POST' }).reply((opts) => {
     seen.push({ path: opts.path, body: JSON.parse(String(opts.body)) });
     return { statusCode: reply.status, data: JSON.stringify(reply.body), responseOptions: { headers: { 'content-type': 'application/json' } } };
   }).persist();
@@ -114,6 +114,16 @@ describe('simulate run()', () => {
     expect(r.err).toMatch(/not approved: 51 Insufficient funds/);
   });
 
+  // The approval codes of the docs (isApproved) pass, whichever verb; a decline exits 5.
+  it.each([
+    ['00', 0], ['10', 0], ['11', 0], ['08', 0], ['51', 5], ['05', 5], ['96', 5],
+  ])('--expect-approved with response code %s exits %i on simulate authorization and on a lifecycle message', async (code, exit) => {
+    const data = { ...RESULT, responseCode: code, responseMessage: 'x', response: { '0': '0110', '39': code } };
+    const reply = { status: 200, body: { status: exit ? 'failed' : 'success', message: 'm', data } };
+    expect((await run(['simulate', 'authorization', '--card', 'c1', '--amount', '10', '--expect-approved'], reply)).code).toBe(exit);
+    expect((await run(['simulate', 'increment', '--original-tx', 'tx0', '--amount', '10', '--expect-approved'], reply)).code).toBe(exit);
+  });
+
   it('--messages prints both messages with field names, PAN masked', async () => {
     const r = await run(['simulate', 'financial', '--card', 'c1', '--amount', '10', '--messages'], { status: 200, body: { status: 'failed', message: 'declined', data: RESULT } });
     expect(r.code).toBe(0);
@@ -146,5 +156,18 @@ describe('simulate run()', () => {
     expect(code).toBe(0);
     expect(seen[0]!.path).toBe('/institutions/interswitch/simulate');
     expect(io.stdoutText()).toBe('tx1\n');
+  });
+});
+
+describe('webhook listen on a terminal', () => {
+  // The answer line is coloured by the one approval rule: a partial approval (10) is approved.
+  it.each([['00', true], ['10', true], ['11', true], ['51', false]])('colours an answer %s as approved: %s', async (code, approved) => {
+    const { humanPrinter } = await import('../../src/commands/webhook/listen.js');
+    const { testContext } = await import('../helpers/context.js');
+    const { createStyle } = await import('../../src/output/style.js');
+    const ctx = testContext({ tty: true, env: { FORCE_COLOR: '1' } });
+    (await humanPrinter(ctx))({ type: 'exchange', at: '2026-11-27T10:00:00.000Z', status: 200, signature: 'valid', mti: '0100', responseCode: code, responseMessage: 'm', decidedBy: 'default', durationMs: 1, response: { '0': '0110', '39': code } } as never);
+    const style = createStyle(true);
+    expect(ctx.io.stdoutText()).toContain((approved ? style.ok : style.error)(`${code} m`));
   });
 });

@@ -131,13 +131,16 @@ async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<Pars
   let faultsSeed: number | undefined;
   if (opts.faultsSeed !== undefined) faultsSeed = parseSeed('--faults-seed', opts.faultsSeed);
   if (opts.faults !== undefined || opts.faultsHold !== undefined) {
-    const { parseFaultSpec, FaultSpecError, DEFAULT_HOLD_SECONDS } = await import('../../sandbox/faults.js');
+    const { faultSpecFrom, parseFaultSpec, FaultSpecError, DEFAULT_HOLD_SECONDS } = await import('../../sandbox/faults.js');
     let hold = DEFAULT_HOLD_SECONDS;
     if (opts.faultsHold !== undefined) {
-      if (!/^\d*\.?\d+$/.test(opts.faultsHold) || Number(opts.faultsHold) <= 0 || Number(opts.faultsHold) > 3600) {
-        throw new UsageError(`invalid --faults-hold "${opts.faultsHold}": give seconds from 0.001 to 3600`);
+      // The spec's own `hold` rule: seconds, or a duration such as 500ms.
+      try {
+        hold = faultSpecFrom({ hold: opts.faultsHold }).holdSeconds;
+      } catch (error) {
+        if (error instanceof FaultSpecError) throw new UsageError(`invalid --faults-hold: ${error.message}`);
+        throw error;
       }
-      hold = Number(opts.faultsHold);
     }
     try {
       faults = parseFaultSpec(opts.faults ?? '', hold);

@@ -6,6 +6,7 @@ import type { RunInput } from '../../core/command.js';
 import type { Context } from '../../core/context.js';
 import { RejectedError } from '../../core/errors.js';
 import { escapeControls } from '../../output/format.js';
+import { isApproved } from '../../iso8583/codes.js';
 import type { FlagValues } from '../../core/flags.js';
 import type { SIMULATION_FLAGS } from './options.js';
 import { buildSimulateBody, type IntentName, type SimulationInput } from './request.js';
@@ -35,13 +36,17 @@ export function simulateRun(intent: IntentName) {
     const { body } = buildSimulateBody(input);
     const result = await sendSimulation(ctx, body);
     await renderResult(ctx, result.data, { messages: Boolean(opts.messages), raw: result.raw });
-    if (opts.expectApproved && result.data.responseCode !== '00') {
-      throw new RejectedError(`not approved: ${result.data.responseCode} ${result.data.responseMessage} (transaction ${result.data.transactionId})`, {
-        code: 'DECLINED',
-        details: { responseCode: result.data.responseCode, transactionId: result.data.transactionId },
-      });
-    }
+    if (opts.expectApproved) requireApproved(result.data);
   };
+}
+
+/** `--expect-approved`: exit 5 unless the code is an approval (00, 10 partial, 11 VIP…: isApproved). */
+export function requireApproved(result: SimulateResult): void {
+  if (isApproved(result.responseCode)) return;
+  throw new RejectedError(`not approved: ${result.responseCode} ${result.responseMessage} (transaction ${result.transactionId})`, {
+    code: 'DECLINED',
+    details: { responseCode: result.responseCode, transactionId: result.transactionId },
+  });
 }
 
 function pickInput(opts: SimulateFlags): Omit<SimulationInput, 'intent'> {

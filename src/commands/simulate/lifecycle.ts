@@ -71,15 +71,9 @@ export async function repeatRun(ctx: Context, opts: { tx?: string; forward?: boo
 }
 
 async function show(ctx: Context, result: SimulateResult, raw: string | undefined, opts: Shown): Promise<void> {
-  const { renderResult } = await import('./execute.js');
+  const { renderResult, requireApproved } = await import('./execute.js');
   await renderResult(ctx, result, { messages: Boolean(opts.messages), raw });
-  // As `simulate authorization --expect-approved`: only 00 passes.
-  if (opts.expectApproved && result.responseCode !== '00') {
-    throw new RejectedError(`not approved: ${result.responseCode} ${result.responseMessage} (transaction ${result.transactionId})`, {
-      code: 'DECLINED',
-      details: { responseCode: result.responseCode, transactionId: result.transactionId },
-    });
-  }
+  if (opts.expectApproved) requireApproved(result);
 }
 
 /** `simulate expire`: the hold of an approved authorization is released now, as its period ending would. */

@@ -22,6 +22,6 @@ export const SIMULATION_FLAGS = defineFlags({
   originalRrn: { type: 'string', value: 'rrn', description: 'reversal: RRN of the original (with --original-stan)' },
   date: { type: 'string', value: 'iso', description: 'transaction date-time (default now)' },
   set: { type: 'list', value: 'field=value', repeat: 'variadic', description: 'override a message field verbatim, e.g. --set 43="ACME STORE" (repeatable)' },
-  expectApproved: { type: 'boolean', description: 'exit 5 when the response is not approved (for CI)' },
+  expectApproved: { type: 'boolean', description: 'exit 5 unless the response code approves (00, 10 partial, 11 VIP…; for CI)' },
   messages: { type: 'boolean', description: 'show the full request and response messages' },
 });

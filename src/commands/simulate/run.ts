@@ -59,7 +59,7 @@ invalid (nothing is sent then). -o json prints the summary object, -o ndjson one
     const format = ctx.settings().output;
     const printer = await stepPrinter(ctx, format);
     if (format !== 'json' && format !== 'ndjson' && !ctx.globals.quiet) {
-      ctx.log.info(ctx.style.bold(`Scenario: ${scenario.name} (${scenario.steps.length} step${scenario.steps.length === 1 ? '' : 's'})`));
+      ctx.log.info(`Scenario: ${scenario.name} (${scenario.steps.length} step${scenario.steps.length === 1 ? '' : 's'})`, 'bold');
     }
     const summary = await runScenario(scenario, {
       send: (body) => sendSimulation(ctx, body),

@@ -124,7 +124,7 @@ transaction. Takes the filters of \`tx list\`; --since also prints the transacti
       const first = await poll(!input.since);
       if (input.since) await stream.write(cursor.accept(first).filter((tx) => inWindow(tx, input.since, input.until)));
       else cursor.baseline(first);
-      if (ctx.io.stderrIsTTY) ctx.log.info(ctx.style.dim('following new transactions; Ctrl-C to stop'));
+      if (ctx.io.stderrIsTTY) ctx.log.info('following new transactions; Ctrl-C to stop', 'dim');
       for (;;) {
         await sleep(interval, undefined, { signal });
         try {

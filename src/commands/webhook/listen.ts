@@ -166,7 +166,7 @@ function wholeNumber(flag: string, text: string, min: number, max: number): numb
 
 /** One block per exchange: the request line, its fields, and the answer line. */
 export async function humanPrinter(ctx: Context): Promise<(exchange: Exchange) => void> {
-  const { messageRows } = await import('../../iso8583/message.js');
+  const [{ messageRows }, { isApproved }] = await Promise.all([import('../../iso8583/message.js'), import('../../iso8583/codes.js')]);
   const { style } = ctx;
   return (exchange) => {
     // What came over the network, with its control characters made visible before it is shown.
@@ -190,7 +190,7 @@ export async function humanPrinter(ctx: Context): Promise<(exchange: Exchange) =
       return;
     }
     const code = x.responseCode ? `${x.responseCode} ${x.responseMessage}` : `HTTP ${x.status} without a response code`;
-    const coloured = x.responseCode === '00' ? style.ok(code) : style.error(code);
+    const coloured = isApproved(x.responseCode) ? style.ok(code) : style.error(code);
     const why = [x.decidedBy === 'forward' ? `reply of ${x.forwardedTo} (HTTP ${x.forwardStatus})` : x.decidedBy, x.delayMs ? `delayed ${x.delayMs} ms` : '', `${x.durationMs} ms`].filter(Boolean).join(', ');
     ctx.io.out(`         ← ${x.response?.['0'] ?? ''} ${coloured}  ${style.dim(`(${why})`)}\n`);
   };

@@ -3,7 +3,8 @@
 // network's deadline, the message delivered twice, the connection reset once the message was
 // sent (the webhook saw it; its answer is never read), the reply lost (the webhook answered;
 // the network never saw it) and a garbage reply. What each message got is recorded on it.
-import { mulberry32 } from '../faults.js';
+import { parseDuration, parseDurationRange } from '../../core/duration.js';
+import { mulberry32, refuseAliases, specEntries } from '../faults.js';
 import { WEBHOOK_TIMEOUT_MS } from './reply.js';
 
 export interface WebhookFaultSpec {
@@ -32,17 +33,14 @@ export function emptyWebhookFaults(): WebhookFaultSpec {
 
 /** Parses `delay=100-300ms,deadline=2s,duplicate=0.1,reset=0.05,reply-lost=0.05,garbage=0.01`; throws naming the bad key. */
 export function parseWebhookFaults(text: string): WebhookFaultSpec {
-  const values: Record<string, string> = {};
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
-    const eq = part.indexOf('=');
-    if (eq <= 0) throw new WebhookFaultSpecError(part, `webhook fault "${part}" is not KEY=VALUE`);
-    values[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
-  }
-  return webhookFaultsFrom(values);
+  return webhookFaultsFrom(specEntries(text, 'webhook fault', specError));
 }
+
+const specError = (key: string, message: string) => new WebhookFaultSpecError(key, message);
 
 /** The same keys from a JSON object (PUT /sandbox/webhook-faults); numbers are ms or probabilities. */
 export function webhookFaultsFrom(values: Record<string, unknown>): WebhookFaultSpec {
+  refuseAliases(values, [['deadline', 'deadlineMs'], ['reply-lost', 'replyLost']], 'webhook fault', specError);
   const spec = emptyWebhookFaults();
   for (const [key, value] of Object.entries(values)) {
     switch (key) {
@@ -129,21 +127,18 @@ function probability(key: string, value: unknown): number {
   return n;
 }
 
+/** Durations as every fault key takes them (core/duration.ts): `500ms`, `2s`; a plain number is ms. */
 function duration(key: string, value: unknown, min: number, max: number): number {
-  const text = String(value).trim();
-  const match = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text);
-  if (!match) throw new WebhookFaultSpecError(key, `${key} must be a duration such as 500ms or 2s`);
-  const ms = Math.round(Number(match[1]) * (match[2] === 's' ? 1000 : 1));
-  if (ms < min || ms > max) throw new WebhookFaultSpecError(key, `${key} must be between ${min}ms and ${max}ms`);
-  return ms;
+  const parsed = typeof value === 'number' || typeof value === 'string' ? parseDuration(String(value), 'ms') : undefined;
+  if (!parsed?.ok) throw new WebhookFaultSpecError(key, `${key} ${parsed?.reason ?? 'is not a duration'}: give a duration such as 500ms or 2s`);
+  if (parsed.ms < min || parsed.ms > max) throw new WebhookFaultSpecError(key, `${key} must be between ${min}ms and ${max}ms`);
+  return parsed.ms;
 }
 
 function range(key: string, value: unknown): [number, number] {
-  const text = String(value).trim();
-  const match = /^(\d+)(?:-(\d+))?(ms)?$/.exec(text);
-  if (!match) throw new WebhookFaultSpecError(key, `${key} must be MS or MIN-MAX, e.g. 200ms or 100-300ms`);
-  const min = Number(match[1]);
-  const max = match[2] === undefined ? min : Number(match[2]);
-  if (max < min || max > 60_000) throw new WebhookFaultSpecError(key, `${key} must be a range within 0-60000ms, low to high`);
+  const parsed = typeof value === 'number' || typeof value === 'string' ? parseDurationRange(String(value), 'ms') : undefined;
+  if (!parsed?.ok) throw new WebhookFaultSpecError(key, `${key} ${parsed?.reason ?? 'is not a duration'}: give MS or MIN-MAX, e.g. 200ms, 100-300ms or 1-2s`);
+  const [min, max] = parsed.range;
+  if (max > 60_000) throw new WebhookFaultSpecError(key, `${key} must be a range within 0-60000ms, low to high`);
   return [min, max];
 }
