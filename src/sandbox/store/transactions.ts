@@ -5,7 +5,10 @@ import type { CardStatus, Transaction, TransactionStatus } from '../../api/schem
 import type { Static } from '@sinclair/typebox';
 import type { Db, Statement } from './db.js';
 import type { Channel } from '../../iso8583/codes.js';
-import type { TransactionState } from '../switch/states.js';
+
+/** The values of the state column; their transitions are the switch's table (switch/states.ts). */
+export const TRANSACTION_STATES = ['awaiting', 'approved', 'declined', 'reversing', 'reversed', 'completed'] as const;
+export type TransactionState = (typeof TRANSACTION_STATES)[number];
 
 type TransactionStatusValue = Static<typeof TransactionStatus>;
 type CardStatusValue = Static<typeof CardStatus>;

@@ -33,7 +33,8 @@ import { AmountError, cardCurrency, currencyInfo, isField4, minorToMajor, type C
 import type { Channel, Intent, ProcessingFlow } from '../../iso8583/codes.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
 import { DomainError, invalidField } from '../errors.js';
-import type { StoredTransaction, SwitchStore } from './service.js';
+import type { StoredTransaction } from '../store/transactions.js';
+import type { SwitchStore, UsedToday } from './store-port.js';
 import { applyEvent, isRefusal, nextState, type AmountChange, type TransactionEvent, type TransactionState } from './states.js';
 
 /** Over-clearing: a completion may capture what is held plus this share of it (tips, fuel). */
@@ -52,11 +53,7 @@ export interface Entry {
 }
 
 /** A card's usage of a channel and day, as the daily limits count it. */
-export interface UsedToday {
-  count: number;
-  /** Minor units of the currency asked about. */
-  amountMinor: bigint;
-}
+export type { UsedToday } from './store-port.js';
 
 /** Originals that hold until completed, reversed or expired. */
 const HOLDING: ReadonlySet<string> = new Set(['authorization', 'advice']);

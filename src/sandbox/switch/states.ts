@@ -16,11 +16,10 @@
 // (an increment raises the hold, a refund takes from what was captured) or end its hold
 // (a completion captures it, an expiry releases it).
 import type { Transaction } from '../../api/schemas.js';
-import type { StateChange, StoredTransaction } from '../store/transactions.js';
-import type { SwitchStore } from './service.js';
+import { TRANSACTION_STATES, type StateChange, type StoredTransaction, type TransactionState } from '../store/transactions.js';
+import type { SwitchStore } from './store-port.js';
 
-export const TRANSACTION_STATES = ['awaiting', 'approved', 'declined', 'reversing', 'reversed', 'completed'] as const;
-export type TransactionState = (typeof TRANSACTION_STATES)[number];
+export { TRANSACTION_STATES, type TransactionState };
 
 export const TRANSACTION_EVENTS = [
   /** The transaction's own answer arrives, approving it. */

@@ -3,7 +3,7 @@
 // (kept in the meta table, incremented inside the caller's write transaction): a shared counter
 // would tell one institution how many transactions the others ran.
 import type { Store } from '../store/index.js';
-import type { SwitchStore } from './service.js';
+import type { SwitchStore } from './store-port.js';
 import { COUNTED_STATES } from './states.js';
 
 export function switchStore(store: Store): SwitchStore {
