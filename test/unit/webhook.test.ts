@@ -276,6 +276,20 @@ describe('listener', () => {
     expect(await Promise.all(rrns.map((rrn) => deliveries(MESSAGE['11'], rrn)))).toEqual([0, 0, 1, 1]);
   });
 
+  it('the first answers kept for repeats count toward the bound too', async () => {
+    const { ExchangeHistory } = await import('../../src/commands/webhook/history.js');
+    const history = new ExchangeHistory({ exchanges: 100, bytes: 50_000 });
+    const keep = (stan: string) => {
+      const { entry } = history.arrive(stan);
+      entry.answered({ '0': '0110', '4': '9'.repeat(30_000), '39': '10', '48': 'x'.repeat(100_000) });
+    };
+    keep('a');
+    expect(history.arrive('a').first).toBeDefined();
+    keep('b');
+    expect(history.arrive('a').first).toBeUndefined();
+    expect(history.arrive('b').first).toBeDefined();
+  });
+
   it('a body over the bound is answered 413 with the limit, and the listener goes on', async () => {
     const { MAX_BODY_BYTES } = await import('../../src/commands/webhook/behaviours.js');
     listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', onExchange: (x) => exchanges.push(x) });

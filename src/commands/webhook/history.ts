@@ -3,7 +3,7 @@
 // bounded in count and in size (HISTORY_BOUND), so a long run or large posts cannot grow it
 // without end.
 import type { SwitchMessage } from '../../iso8583/message.js';
-import { firstMtiOf } from '../../sandbox/switch/reply.js';
+import { firstMtiOf, PARTIAL_APPROVAL_CODE } from '../../sandbox/switch/reply.js';
 import { HISTORY_BOUND } from './behaviours.js';
 
 export type HistoryBound = { exchanges: number; bytes: number };
@@ -21,7 +21,16 @@ export interface LoggedExchange {
 }
 
 /** What a repeat is answered from: the first answer's code, approval code and (partial approval) amount. */
-export type FirstAnswer = Pick<SwitchMessage, '4' | '38' | '39'>;
+export type FirstAnswer = { '4'?: string; '38'?: string; '39'?: string };
+
+/** What of an answer its repeats need: the code, the approval code, and the amount of a partial approval. */
+function firstAnswerOf(message: SwitchMessage): FirstAnswer {
+  return {
+    ...(message['39'] !== undefined ? { '39': message['39'] } : {}),
+    ...(message['38'] !== undefined ? { '38': message['38'] } : {}),
+    ...(message['39'] === PARTIAL_APPROVAL_CODE && message['4'] !== undefined ? { '4': message['4'] } : {}),
+  };
+}
 
 export interface Entry {
   /** The message's key when it has a STAN and an RRN: what its repeats share. */
@@ -54,11 +63,19 @@ export class ExchangeHistory {
 
   /** A message arrives: its entry, and the entry of the earlier message it repeats, if remembered. */
   arrive(key: string | undefined): { entry: Entry; first?: Entry } {
-    let answered!: (answer: SwitchMessage | undefined) => void;
-    const answer = new Promise<FirstAnswer | undefined>((resolve) => {
-      answered = (message) => resolve(message && { '4': message['4'], '38': message['38'], '39': message['39'] });
-    });
-    const entry: Entry = { ...(key !== undefined ? { key } : {}), answer, answered, bytes: 0 };
+    let resolve!: (answer: FirstAnswer | undefined) => void;
+    const answer = new Promise<FirstAnswer | undefined>((settle) => { resolve = settle; });
+    let given = false;
+    const entry: Entry = {
+      ...(key !== undefined ? { key } : {}), answer, bytes: 0,
+      answered: (message) => {
+        if (given) return;
+        given = true;
+        const kept = message && firstAnswerOf(message);
+        resolve(kept);
+        if (kept && this.entries.has(entry)) this.add(entry, JSON.stringify(kept).length);
+      },
+    };
     const first = key === undefined ? undefined : this.firsts.get(key);
     if (key !== undefined && !first) this.firsts.set(key, entry);
     this.add(entry, key?.length ?? 0);
