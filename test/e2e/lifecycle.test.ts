@@ -215,7 +215,7 @@ describe('example lifecycle scenarios, with webhook listen as the institution', 
   it('ships one for each flow', () => {
     expect(files).toEqual([
       'auth-expiry.yaml', 'auth-increment-partial-clear.yaml', 'auth-partial-reversal-clear.yaml', 'duplicate-delivery.yaml',
-      'lost-reply-timeout-reversal.yaml', 'purchase-two-refunds.yaml', 'timeout-stand-in-advice.yaml',
+      'lost-reply-timeout-reversal.yaml', 'lost-reversal-reply.yaml', 'purchase-two-refunds.yaml', 'timeout-stand-in-advice.yaml',
     ]);
   });
 
