@@ -1,8 +1,9 @@
 // The local webhook of `cardctl webhook listen`: a node:http server that plays the
 // institution. For each POSTed switch message it checks X-Webhook-Signature (when it knows the
 // secret), decides the response code (--respond, --rules) or relays the message to the
-// operator's own handler (--forward-to), and answers with a response message: MTI + 10, the
-// request echoed (without card secrets), 38 when approved, 39.
+// operator's own handler (--forward-to), and answers with a response message: the response MTI
+// (reply.ts: 0100 and its repeat 0101 → 0110), the request echoed (without card secrets), 38
+// when approved, 39.
 //
 // With --forward-to, the handler's reply is judged by the sandbox's own rules (reply.ts): only
 // a 2xx JSON response message that answers the request is relayed; a timeout (504), a refused
@@ -11,8 +12,9 @@
 //
 // Institution behaviours a scenario needs: a partial approval (code 10 with a lower field 4),
 // a delay, failing every Nth message (HTTP 500: the network stands in), and answering a repeat
-// (the same STAN, RRN and message class again: a 0101, a duplicate delivery) as the first time
-// or, to test the sandbox's bookkeeping, otherwise.
+// (history.ts: the same STAN, RRN and message again, or its repeat: a 0101, a duplicate
+// delivery) as the first time or, to test the sandbox's bookkeeping, otherwise. Relaying, the
+// repeats are found the same way, and marked by whether the handler answered them alike.
 import { randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
