@@ -487,7 +487,7 @@ const TransactionExtensions = {
   standIn: Type.Optional(StandInDecision),
   advice: Type.Optional(Type.Object({
     acknowledged: Type.Boolean(), attempts: Type.Integer({ minimum: 0 }), lastResult: Type.String({ description: 'the latest delivery: the reply code, or why it failed' }),
-  }, { description: 'sandbox: delivery of an advice (0120, 0220), which the webhook acknowledges and cannot decline' })),
+  }, { description: 'sandbox: delivery of an advice (0120, 0220) or of a reversal that stands (0420), which the webhook acknowledges and cannot change; repeated (0121, 0221, 0421) until it does' })),
   repeats: Type.Optional(Type.Array(Type.Object({
     at: DateTime(), mti: Type.String(), responseCode: Type.String({ description: "the webhook's answer to the repeat, or '' when it gave none" }), agreed: Type.Boolean(),
     webhookFaults: Type.Optional(Type.Array(Type.String(), { description: 'faults injected on the way of this repeat' })),

@@ -3,7 +3,8 @@
 // runs and comes back on the same port after the third attempt; the sandbox retries after 1 s,
 // then 2 s, then 4 s (docs/switch.md, stand-in), and `tx show` tells each step: attempts,
 // whether acknowledged, the last result, and when (the record's updatedAt moves with each
-// attempt). The listener sees the advice once, on the attempt that is acknowledged.
+// attempt). The listener sees the advice once, on the attempt that is acknowledged: a repeat
+// (0121), which it answers the ISO way (0130).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { cardctl, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
 import { startSigningSandbox } from '../helpers/signing-sandbox.js';
@@ -80,7 +81,9 @@ it('an advice the webhook did not acknowledge is retried after 1, 2 and 4 s unti
   // an exchange after answering, so its line may reach us just after the sandbox recorded the answer.
   const exchanges = () => listeners[1]!.lines.slice(1).map((line) => JSON.parse(line)).filter((line) => line.type === 'exchange');
   for (const until = Date.now() + 5_000; exchanges().length === 0 && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(exchanges()).toEqual([expect.objectContaining({ mti: '0120', stan: advice.stan, status: 200, signature: 'valid', responseCode: '00' })]);
+  // A delivery after the first is a repeat (0121), carrying the network's decision (39).
+  expect(exchanges()).toEqual([expect.objectContaining({ mti: '0121', stan: advice.stan, status: 200, signature: 'valid', responseCode: '00', request: expect.objectContaining({ 39: '00' }) })]);
+  expect(exchanges()[0].response['0']).toBe('0130');
   await new Promise((resolve) => setTimeout(resolve, 1_500));
   expect((await json(['tx', 'show', advice.transactionId])).advice.attempts).toBe(4);
   expect(exchanges()).toHaveLength(1);

@@ -3,6 +3,8 @@
 // the institution. Every test reads the lifecycle back and checks the amounts held, captured,
 // released and refunded, the statuses and the links — not just exit codes.
 import { readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardctl, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
@@ -151,6 +153,37 @@ describe('partial approval', () => {
   });
 });
 
+describe('webhook listen --forward-to, with a handler of your own', () => {
+  it('the duplicate-delivery example passes: duplicates and repeats relayed are counted as when the listener answers itself', async () => {
+    // A correct handler, as the docs describe one: the request echoed, the response MTI of the
+    // message it is or repeats (0100 and 0101 → 0110), the same code every time.
+    const handler = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        const message = JSON.parse(body);
+        const mti = `${message['0'].slice(0, 2)}${Number(message['0'][2]) + 1}${Number(message['0'][3]) & ~1}`;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...message, '0': mti, '39': '00' }));
+      });
+    });
+    await new Promise<void>((resolve) => handler.listen(0, '127.0.0.1', resolve));
+    const relay = await startListener(['--forward-to', `http://127.0.0.1:${(handler.address() as AddressInfo).port}/auth`], config.path);
+    const program = `/sandbox/card-programs/${sandbox.info.cardProgramId}`;
+    const point = (url: string) => call(sandbox.info, 'PUT', program, { token: sandbox.info.token, body: { webHookConfig: { url } } });
+    try {
+      expect((await point(relay.url)).status).toBe(200);
+      const card = await newCard();
+      const result = await run(['simulate', 'run', `${EXAMPLES}duplicate-delivery.yaml`, '--set', `card=${card}`, '-o', 'json']);
+      expect(result.exitCode, `${result.stdout}\n${result.stderr}`).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ failed: 0, passed: 2 });
+    } finally {
+      await point(listener.url);
+      await relay.stop();
+      await new Promise((resolve) => handler.close(resolve));
+    }
+  }, 30_000);
+});
+
 describe('expiry', () => {
   it('expire releases the whole hold; a second is refused', async () => {
     const card = await newCard();
@@ -193,7 +226,7 @@ describe('example lifecycle scenarios, with webhook listen as the institution', 
   it('ships one for each flow', () => {
     expect(files).toEqual([
       'auth-expiry.yaml', 'auth-increment-partial-clear.yaml', 'auth-partial-reversal-clear.yaml', 'duplicate-delivery.yaml',
-      'lost-reply-timeout-reversal.yaml', 'purchase-two-refunds.yaml', 'timeout-stand-in-advice.yaml',
+      'lost-reply-timeout-reversal.yaml', 'lost-reversal-reply.yaml', 'purchase-two-refunds.yaml', 'timeout-stand-in-advice.yaml',
     ]);
   });
 

@@ -3,8 +3,9 @@
 // replaced by wrong types, random or long strings (within the 64 KiB bound), another MTI or a
 // random field 39; for authorizations, financials and reversals. The simulate route must answer
 // 200 every time (never a 5xx, never a stack trace), an approval only for a reply that really
-// answers the request, a pristine echo always with its own code, and the stored transaction
-// (and a reversal's original) must agree with the answer.
+// answers the request (or a reversal that stands without one: the network stood in), a pristine
+// echo always with its own code, and the stored transaction (and a reversal's original) must
+// agree with the answer.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MUST_ECHO } from '../../src/sandbox/switch/reply.js';
@@ -117,10 +118,15 @@ describe('forward mode under random webhook replies', () => {
       if (original) seen.reversals += 1;
       expect(response.body.status, where).toBe(approved ? 'success' : 'failed');
 
-      // An approval only for a reply that answers the request (checked here independently).
-      const sent = hook.received[0]?.message ?? {};
-      if (approved) {
-        const text = reply.body(hook.received[0]!);
+      // An approval only for a reply that answers the request (checked here independently), or a
+      // reversal that stands without one (the network stood in; it is repeated until acknowledged).
+      // Repeats of earlier reversals may reach the webhook meanwhile: this message is found by its STAN.
+      const delivery = hook.received.find((r) => r.message['11'] === data.stan && r.message['0'] === data.mti);
+      const sent = delivery?.message ?? {};
+      const stoodIn = intent === 'reversal' && data.standIn !== undefined;
+      if (stoodIn) expect(data.standIn.decision, where).toBe('00');
+      if (approved && !stoodIn) {
+        const text = reply.body(delivery!);
         const parsed = JSON.parse(text.toString());
         expect(reply.status, where).toBeGreaterThanOrEqual(200);
         expect(reply.status, where).toBeLessThan(300);
@@ -133,6 +139,7 @@ describe('forward mode under random webhook replies', () => {
       const stored = (await call(sb, 'GET', `/institutions/transactions/${data.transactionId}`, { token: sb.token })).body.data;
       const status = !approved ? 'failed' : intent === 'authorization' ? 'pending' : 'completed';
       expect(stored, where).toMatchObject({ responseCode: data.responseCode, transactionStatus: status, response: { '39': data.responseCode } });
+      if (stoodIn) expect(stored.advice, where).toMatchObject({ acknowledged: false, attempts: 1 });
       expect(sb.deps.store.transactions.getStored(sb.institutionId, data.transactionId)!.state, where).toBe(approved ? 'approved' : 'declined');
       if (data.responseCode === '96' && response.body.message.includes('—')) expect(stored.timestamps.institutionToService.description, where).not.toBe('');
       if (original) {

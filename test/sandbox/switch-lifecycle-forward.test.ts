@@ -223,6 +223,101 @@ describe('timeout reversal', () => {
   });
 });
 
+describe('a reversal the webhook did not answer stands, and is repeated until acknowledged', () => {
+  /** Delivers what awaits an acknowledgement until nothing does (so no retry reaches the next test). */
+  async function deliverAll() {
+    for (let i = 0; i < 5; i++) if ((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver')).body.pending === 0) return;
+    throw new Error('deliveries still pending');
+  }
+
+  const cases: Array<[string, Record<string, unknown>, (() => () => void) | undefined, RegExp]> = [
+    ['timeout', { deadline: '30ms' }, () => {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => { release = resolve; });
+      env.hook.respond(async (received, res) => {
+        if (received.message['0'] === '0420') await gate;
+        return echo('00')(received, res);
+      });
+      return release;
+    }, /timeout/],
+    ['reply lost', { 'reply-lost': 1 }, undefined, /lost/],
+    ['reset', { reset: 1 }, undefined, /reset/],
+    ['garbage', { garbage: 1 }, undefined, /not JSON/],
+  ];
+  for (const [label, faults, arrange, reason] of cases) {
+    it(`${label}: the network releases the hold (a stand-in), then repeats the reversal (0421) until the webhook acknowledges it`, async () => {
+      const original = (await simulate(env.sb, forward({ amount: 90 }))).body.data;
+      const release = arrange?.();
+      await setWebhookFaults(faults);
+      const reversal = await simulate(env.sb, { intent: 'reversal', processingFlow: 'purchase', amount: 90, originalTransactionId: original.transactionId, responseMode: 'forward' });
+      release?.();
+      await setWebhookFaults({});
+      expect(reversal.body).toMatchObject({ status: 'success', data: { mti: '0420', responseCode: '00', standIn: { decision: '00', reason: expect.stringMatching(reason) } } });
+      expect(await stored(reversal.body.data.transactionId)).toMatchObject({ standIn: { decision: '00' }, advice: { acknowledged: false, attempts: 1 } });
+      expect(await stored(original.transactionId)).toMatchObject({ transactionStatus: 'reversed', reversed: true });
+      expect((await lifecycle(original.transactionId)).amounts).toMatchObject({ held: 0, released: 90 });
+
+      env.hook.respond(echo('00'));
+      await deliverAll();
+      const repeat = await receivedWhere((r) => r.message['0'] === '0421');
+      expect(repeat.message).toMatchObject({ '11': reversal.body.data.stan, '37': reversal.body.data.rrn, '4': '000000009000', '90': reversal.body.data.request['90'] });
+      expect((await stored(reversal.body.data.transactionId)).advice).toMatchObject({ acknowledged: true, lastResult: 'acknowledged (00)' });
+      expect(await stored(original.transactionId)).toMatchObject({ transactionStatus: 'reversed' });
+    });
+  }
+
+  it('the timeout reversal after a stand-in decline is repeated (0421) until acknowledged too', async () => {
+    await setWebhookFaults({ 'reply-lost': 1 });
+    env.hook.respond((received, res) => (received.message['0'] === '0420' ? void res.writeHead(503).end() : echo('00')(received, res)));
+    const response = await simulate(env.sb, forward({ amount: 40 }));
+    await setWebhookFaults({});
+    expect(response.body.data.responseCode).toBe('96');
+    await receivedWhere((r) => r.message['0'] === '0420');
+    const reversalOf = async () => (await lifecycle(response.body.data.transactionId)).messages.find((m: any) => m.messageKind === 'timeout-reversal');
+    const id = (await reversalOf()).transactionId;
+    await storedWhere(id, (tx) => tx.advice.attempts === 1);
+    expect(await stored(id)).toMatchObject({ responseCode: '00', advice: { acknowledged: false, lastResult: expect.stringMatching(/HTTP 503/) } });
+    env.hook.respond(echo('00'));
+    await deliverAll();
+    const repeat = await receivedWhere((r) => r.message['0'] === '0421');
+    expect(repeat.message).toMatchObject({ '11': response.body.data.stan, '4': '000000004000' });
+    expect((await stored(id)).advice).toMatchObject({ acknowledged: true });
+  });
+});
+
+describe('advices carry the network decision (39) and, after a stand-in, why (44)', () => {
+  it('an advice and its repeat carry field 39; a completion carries it', async () => {
+    env.hook.respond((_received, res) => { res.writeHead(500).end(); });
+    const advice = await message({ message: 'advice', cardId: card.id, amount: 30, networkResponseCode: '51' });
+    expect(env.hook.received.at(-1)!.message).toMatchObject({ '0': '0120', '39': '51' });
+    expect(env.hook.received.at(-1)!.message['44']).toBeUndefined();
+    env.hook.respond(echo('00'));
+    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver')).body).toEqual({ delivered: 1, pending: 0 });
+    expect(env.hook.received.at(-1)!.message).toMatchObject({ '0': '0121', '39': '51', '11': advice.body.data.stan, '37': advice.body.data.rrn });
+
+    const original = (await simulate(env.sb, forward({ amount: 100 }))).body.data.transactionId;
+    await message({ message: 'completion', originalTransactionId: original, amount: 60 });
+    expect(env.hook.received.at(-1)!.message).toMatchObject({ '0': '0220', '39': '00' });
+  });
+
+  it.each([
+    ['timeout', { deadline: '30ms' }],
+    ['reset', { reset: 1 }],
+    ['reply-lost', { 'reply-lost': 1 }],
+    ['invalid-reply', { garbage: 1 }],
+  ])('a stand-in approval after %s: the advice carries 39 and 44', async (cause, faults) => {
+    await updateProgram(env.sb, env.programId, { standIn: { mode: 'approve', maxAmount: 200, dailyAmount: 100_000 } });
+    const release = cause === 'timeout' ? holdFirst('00') : undefined;
+    await setWebhookFaults(faults);
+    const response = await simulate(env.sb, forward({ amount: 20 }));
+    release?.();
+    await setWebhookFaults({});
+    expect(response.body.data).toMatchObject({ responseCode: '00', standIn: { decision: '00' } });
+    const advice = await receivedWhere((r) => r.message['0'] === '0120');
+    expect(advice.message).toMatchObject({ '11': response.body.data.stan, '39': '00', '44': cause });
+  });
+});
+
 describe('repeats and duplicates', () => {
   it("a repeat goes to the webhook; its disagreeing answer is recorded, the network's answer stays the first", async () => {
     const original = (await simulate(env.sb, forward())).body.data.transactionId;
@@ -240,6 +335,15 @@ describe('repeats and duplicates', () => {
     await setWebhookFaults({ 'reply-lost': 1 });
     expect((await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } })).body.data.responseCode).toBe('00');
     expect((await stored(original)).repeats.at(-1)).toMatchObject({ responseCode: '', agreed: false, webhookFaults: ['reply-lost'] });
+  });
+
+  it('a repeat answered the ISO way (0110 to a 0101) or its own way (0111) is an answer', async () => {
+    const original = (await simulate(env.sb, forward())).body.data.transactionId;
+    for (const mti of ['0110', '0111']) {
+      env.hook.respond((received, res) => { res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...received.message, '0': mti, '39': '00' })); });
+      await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
+    }
+    expect((await stored(original)).repeats.map((r: any) => [r.mti, r.responseCode, r.agreed])).toEqual([['0101', '00', true], ['0101', '00', true]]);
   });
 
   it('duplicate delivery: the webhook gets the message twice; whether it answered alike is recorded', async () => {

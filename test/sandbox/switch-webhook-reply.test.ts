@@ -63,15 +63,18 @@ describe('a reply must answer its request', () => {
     });
   }
 
-  it('field 90 of a reversal changed is a 96, and the original stays reversible', async () => {
+  it('field 90 of a reversal changed is no answer: the reversal stands (stand-in) and is repeated (0421) until a reply answers it', async () => {
     env.hook.respond(echo('00'));
     const original = (await simulate(env.sb, forward({ amount: 70 }))).body.data;
-    await expectFailed((received, res) => json(echoed(received, { '0': '0430', '90': `${received.message['90']!.slice(0, -1)}1` }))(received, res), /field 90 \[.*\] differs/,
-      { intent: 'reversal', processingFlow: 'purchase', amount: 70, originalTransactionId: original.transactionId, responseMode: 'forward' });
-    expect(await stored(original.transactionId)).toMatchObject({ transactionStatus: 'pending', reversed: false });
+    env.hook.respond((received, res) => json(echoed(received, { '0': '0430', '90': `${received.message['90']!.slice(0, -1)}1` }))(received, res));
+    const reversal = await simulate(env.sb, { intent: 'reversal', processingFlow: 'purchase', amount: 70, originalTransactionId: original.transactionId, responseMode: 'forward' });
+    expect(reversal.body).toMatchObject({ status: 'success', data: { responseCode: '00', standIn: { decision: '00', reason: expect.stringMatching(/field 90 \[.*\] differs/) } } });
+    expect(await stored(reversal.body.data.transactionId)).toMatchObject({ advice: { acknowledged: false, attempts: 1, lastResult: expect.stringMatching(/field 90/) } });
+    expect(await stored(original.transactionId)).toMatchObject({ transactionStatus: 'reversed', reversed: true });
     env.hook.respond(echo('00'));
-    const again = await simulate(env.sb, { intent: 'reversal', processingFlow: 'purchase', amount: 70, originalTransactionId: original.transactionId, responseMode: 'forward' });
-    expect(again.body.data.responseCode).toBe('00');
+    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver')).body).toEqual({ delivered: 1, pending: 0 });
+    expect(env.hook.received.at(-1)!.message).toMatchObject({ '0': '0421', '11': reversal.body.data.stan, '37': reversal.body.data.rrn, '90': reversal.body.data.request['90'] });
+    expect(await stored(reversal.body.data.transactionId)).toMatchObject({ advice: { acknowledged: true, attempts: 2 } });
   });
 
   it.each([

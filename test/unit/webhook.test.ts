@@ -233,6 +233,76 @@ describe('listener', () => {
     expect(await after.body.json()).toMatchObject({ deliveries: 3, signature: 'invalid' });
   });
 
+  it('answers a repeat the ISO way (0110 to a 0101, 0430 to a 0421, 0130 to a 0121) with its first answer', async () => {
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '51', onExchange: (x) => exchanges.push(x) });
+    for (const [mti, repeat, answer] of [['0100', '0101', '0110'], ['0420', '0421', '0430'], ['0120', '0121', '0130']] as const) {
+      const first = (await post(listener.url, { ...MESSAGE, '0': mti })).body;
+      const again = (await post(listener.url, { ...MESSAGE, '0': repeat })).body;
+      expect(first['0']).toBe(answer);
+      expect(again).toMatchObject({ '0': answer, '39': first['39'] });
+      expect(exchanges.at(-1)).toMatchObject({ mti: repeat, decidedBy: 'repeat', repeat: 'consistent' });
+    }
+    // A repeat whose first is not answered yet waits for that answer (a duplicate delivery).
+    await listener.close();
+    const rules = await parseRules('rules: [{ match: { mti: "0100" }, respond: "05", delay: 200 }]', 'r.yaml');
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', rules, onExchange: (x) => exchanges.push(x) });
+    const both = await Promise.all([post(listener.url, MESSAGE), new Promise((resolve) => setTimeout(resolve, 50)).then(() => post(listener!.url, MESSAGE))]);
+    expect(both.map((x) => x.body['39'])).toEqual(['05', '05']);
+  });
+
+  it('messages without a STAN or an RRN are never repeats of each other', async () => {
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', repeats: 'inconsistent', onExchange: (x) => exchanges.push(x) });
+    const { '11': _stan, '37': _rrn, ...bare } = MESSAGE;
+    for (const message of [bare, bare, { ...bare, '11': '000001' }, { ...bare, '11': '000001' }, { ...bare, '37': MESSAGE['37'] }, { ...bare, '37': MESSAGE['37'] }]) {
+      expect((await post(listener.url, message)).body['39']).toBe('00');
+    }
+    expect(exchanges.map((x) => x.decidedBy)).toEqual(Array(6).fill('--respond'));
+    expect(exchanges.every((x) => x.repeat === undefined)).toBe(true);
+  });
+
+  it('remembers at most its bound of exchanges, oldest first out, counting them and their size', async () => {
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', repeats: 'inconsistent', historyBound: { exchanges: 3, bytes: 1_000_000 }, onExchange: (x) => exchanges.push(x) });
+    const stans = ['000001', '000002', '000003', '000004'];
+    for (const stan of stans) await post(listener.url, { ...MESSAGE, '11': stan });
+    const deliveries = async (stan: string, rrn = MESSAGE['37']) => (await (await request(`${listener!.url}/exchanges?stan=${stan}&rrn=${rrn}`)).body.json() as any).deliveries;
+    expect(await Promise.all(stans.map((stan) => deliveries(stan)))).toEqual([0, 1, 1, 1]);
+    // Forgotten, the first is no longer a repeat's first: the repeat is decided afresh (00, not the inconsistent 05).
+    expect((await post(listener.url, { ...MESSAGE, '11': '000001', '0': '0101' })).body['39']).toBe('00');
+    await listener.close();
+
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', historyBound: { exchanges: 100, bytes: 50_000 }, onExchange: (x) => exchanges.push(x) });
+    const rrns = ['A', 'B', 'C', 'D'].map((c) => c.repeat(12_000));
+    for (const rrn of rrns) await post(listener.url, { ...MESSAGE, '37': rrn });
+    expect(await Promise.all(rrns.map((rrn) => deliveries(MESSAGE['11'], rrn)))).toEqual([0, 0, 1, 1]);
+  });
+
+  it('the first answers kept for repeats count toward the bound too', async () => {
+    const { ExchangeHistory } = await import('../../src/commands/webhook/history.js');
+    const history = new ExchangeHistory({ exchanges: 100, bytes: 50_000 });
+    const keep = (stan: string) => {
+      const { entry } = history.arrive(stan);
+      entry.answered({ '0': '0110', '4': '9'.repeat(30_000), '39': '10', '48': 'x'.repeat(100_000) });
+    };
+    keep('a');
+    expect(history.arrive('a').first).toBeDefined();
+    keep('b');
+    expect(history.arrive('a').first).toBeUndefined();
+    expect(history.arrive('b').first).toBeDefined();
+  });
+
+  it('a body over the bound is answered 413 with the limit, and the listener goes on', async () => {
+    const { MAX_BODY_BYTES } = await import('../../src/commands/webhook/behaviours.js');
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', onExchange: (x) => exchanges.push(x) });
+    const big = JSON.stringify({ ...MESSAGE, '48': 'x'.repeat(MAX_BODY_BYTES) });
+    const res = await request(listener.url, { method: 'POST', body: big, headers: { 'content-type': 'application/json' } }).catch((error: Error) => error);
+    if (!(res instanceof Error)) {
+      expect(res.statusCode).toBe(413);
+      expect(await res.body.json()).toEqual({ error: `the body is over the ${MAX_BODY_BYTES}-byte limit of a switch message` });
+    }
+    expect(exchanges[0]).toMatchObject({ status: 413, error: expect.stringMatching(/over the 1048576-byte limit/) });
+    expect((await post(listener.url, MESSAGE)).status).toBe(200);
+  });
+
   it('refuses bodies that are not messages', async () => {
     listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', onExchange: (x) => exchanges.push(x) });
     const res = await request(listener.url, { method: 'POST', body: 'nope' });
@@ -324,6 +394,68 @@ describe('listener --forward-to: each outcome of the handler, logged as what it 
     const result = await through(handle as Handler);
     expectFailure(result, 502, 'invalid-reply', reason);
     expect(result.exchange.forwardStatus).toBe(200);
+  });
+});
+
+describe('listener --forward-to: repeats and duplicates are counted as when it answers itself', () => {
+  let listener: RunningListener | undefined;
+  let handler: TestServer | undefined;
+  const exchanges: Exchange[] = [];
+  afterEach(async () => {
+    await listener?.close();
+    await handler?.close();
+    listener = undefined;
+    handler = undefined;
+    exchanges.length = 0;
+  });
+
+  async function relayTo(code: (message: Record<string, string>, call: number) => string) {
+    let calls = 0;
+    handler = await startTestServer((req, res) => {
+      const message = JSON.parse(req.body);
+      json(res, 200, { ...message, '0': `${message['0'].slice(0, 2)}${Number(message['0'][2]) + 1}0`, '39': code(message, calls++) });
+    });
+    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', forwardTo: `${handler.url}/auth`, onExchange: (x) => exchanges.push(x) });
+  }
+  const send = (message: Record<string, string>) => request(listener!.url, { method: 'POST', body: JSON.stringify(message), headers: { 'content-type': 'application/json' } }).then((res) => res.body.json());
+  const received = async () => (await (await request(`${listener!.url}/exchanges?stan=${MESSAGE['11']}&rrn=${MESSAGE['37']}`)).body.json()) as any;
+
+  it('a duplicate delivery and a repeat (0101) are counted, and whether the handler answered them alike', async () => {
+    await relayTo(() => '00');
+    await Promise.all([send(MESSAGE), send(MESSAGE)]);
+    await send({ ...MESSAGE, '0': '0101' });
+    expect(await received()).toMatchObject({ deliveries: 3, repeats: 2 });
+    expect((await received()).messages.map((x: any) => x.repeat)).toEqual([undefined, 'consistent', 'consistent']);
+    expect(exchanges.filter((x) => x.repeat)).toEqual([expect.objectContaining({ decidedBy: 'forward', repeat: 'consistent' }), expect.objectContaining({ decidedBy: 'forward', repeat: 'consistent' })]);
+  });
+
+  it('a handler that answers a repeat otherwise is shown so', async () => {
+    await relayTo((_message, call) => (call === 0 ? '00' : '05'));
+    await send(MESSAGE);
+    await send({ ...MESSAGE, '0': '0101' });
+    expect((await received()).messages.map((x: any) => x.repeat)).toEqual([undefined, 'inconsistent']);
+    const ctx = testContext();
+    (await humanPrinter(ctx))(exchanges[1]!);
+    expect(ctx.io.stdoutText()).toMatch(/a repeat, answered unlike the first/);
+  });
+});
+
+describe('webhook listen warnings', () => {
+  it.each([
+    ['0.0.0.0', /^.*listening on 0\.0\.0\.0 without a webhook secret.*anyone who reaches this address.*$/m],
+    ['127.0.0.1', /^.*no webhook secret .*signatures are not checked$/m],
+  ])('--host %s without a secret: one line on stderr', async (host, warning) => {
+    const { runCommand } = await import('../helpers/parse.js');
+    const { default: listen } = await import('../../src/commands/webhook/listen.js');
+    const ctx = testContext();
+    const stop = new AbortController();
+    (ctx as { signal: AbortSignal }).signal = stop.signal;
+    const running = runCommand(listen, ctx, ['--port', '0', '--host', host]);
+    while (!ctx.io.stderrText().includes('Answering')) await new Promise((resolve) => setTimeout(resolve, 10));
+    stop.abort();
+    await running;
+    expect(ctx.io.stderrText()).toMatch(warning);
+    expect(ctx.io.stderrText().split('\n').filter((line) => line.includes('secret'))).toHaveLength(1);
   });
 });
 

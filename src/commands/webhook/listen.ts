@@ -3,7 +3,7 @@ import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
 import { escapeControlsDeep } from '../../output/format.js';
 import type { Exchange } from './listener.js';
-import { REPEAT_BEHAVIOURS } from './behaviours.js';
+import { HISTORY_BOUND, MAX_BODY_BYTES, REPEAT_BEHAVIOURS } from './behaviours.js';
 
 interface ListenOptions {
   port: string;
@@ -54,11 +54,16 @@ Rules file (YAML or JSON): first match wins.
 
 Institution behaviours without a rules file: --respond 10 --approved-amount 600 (partial approval),
 --delay 6000 (past the deadline), --fail-every 3, --repeats inconsistent. A repeat is a message
-with the STAN, RRN and message class of an earlier one (0101 after 0100, a duplicate delivery);
-by default it gets the first answer again.
+with the STAN and RRN of an earlier one and the same message or its repeat (0101 after 0100, 0421
+after 0420, a duplicate delivery); by default it gets the first answer again, with the response
+MTI of the first (0110 to a 0101, 0430 to a 0421). A message without a STAN or an RRN is never a
+repeat. With --forward-to your handler answers repeats; they are counted all the same, each marked
+consistent or inconsistent by whether your handler answered it as the first.
 
 GET /exchanges?stan=S&rrn=R answers what the listener received with that STAN and RRN
-({deliveries, repeats, signature, messages}): \`simulate run\` reads it for \`webhook.*\` expectations.`,
+({deliveries, repeats, signature, messages}): \`simulate run\` reads it for \`webhook.*\` expectations.
+The listener remembers the last ${HISTORY_BOUND.exchanges.toLocaleString('en')} exchanges, at most ${HISTORY_BOUND.bytes / 1024 / 1024} MiB of them (oldest first out);
+a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
   flags: {
     port: { type: 'string', value: 'n', default: '4020', description: 'port to listen on (0 = any free port)' },
     host: { type: 'string', value: 'host', default: '127.0.0.1', description: 'address to bind' },
@@ -145,7 +150,10 @@ GET /exchanges?stan=S&rrn=R answers what the listener received with that STAN an
     });
     if (json) ctx.io.out(`${JSON.stringify({ type: 'listening', url: listener.url, signatures: secret ? 'verified' : 'unchecked', forwardTo: forwardTo ?? null })}\n`);
     ctx.log.info(`Listening on ${listener.url} — point the card program's webHookConfig.url here (e.g. \`cardctl sandbox serve --webhook-url ${listener.url}\`). Ctrl-C to stop.`);
-    if (!secret) ctx.log.warn('no webhook secret (--secret-stdin or the profile\'s webhookSecret): signatures are not checked');
+    const { isLoopbackHost } = await import('../../sandbox/auth.js');
+    if (!secret && !isLoopbackHost(opts.host)) {
+      ctx.log.warn(`listening on ${opts.host} without a webhook secret (--secret-stdin or the profile's webhookSecret): anyone who reaches this address gets answers, signatures unchecked`);
+    } else if (!secret) ctx.log.warn('no webhook secret (--secret-stdin or the profile\'s webhookSecret): signatures are not checked');
     if (forwardTo) ctx.log.info(`Relaying every message to ${forwardTo}`);
     else if (rules) ctx.log.info(`Answering by ${rules.rules.length} rule(s) of ${opts.rules}, else ${rules.default ?? respond}`);
     else ctx.log.info(`Answering ${respond}`);
@@ -191,7 +199,8 @@ export async function humanPrinter(ctx: Context): Promise<(exchange: Exchange) =
     }
     const code = x.responseCode ? `${x.responseCode} ${x.responseMessage}` : `HTTP ${x.status} without a response code`;
     const coloured = isApproved(x.responseCode) ? style.ok(code) : style.error(code);
-    const why = [x.decidedBy === 'forward' ? `reply of ${x.forwardedTo} (HTTP ${x.forwardStatus})` : x.decidedBy, x.delayMs ? `delayed ${x.delayMs} ms` : '', `${x.durationMs} ms`].filter(Boolean).join(', ');
+    const relayedRepeat = x.decidedBy === 'forward' && x.repeat ? `a repeat, answered ${x.repeat === 'consistent' ? 'as' : 'unlike'} the first` : '';
+    const why = [x.decidedBy === 'forward' ? `reply of ${x.forwardedTo} (HTTP ${x.forwardStatus})` : x.decidedBy, relayedRepeat, x.delayMs ? `delayed ${x.delayMs} ms` : '', `${x.durationMs} ms`].filter(Boolean).join(', ');
     ctx.io.out(`         ← ${x.response?.['0'] ?? ''} ${coloured}  ${style.dim(`(${why})`)}\n`);
   };
 }

@@ -1,8 +1,9 @@
 // The local webhook of `cardctl webhook listen`: a node:http server that plays the
 // institution. For each POSTed switch message it checks X-Webhook-Signature (when it knows the
 // secret), decides the response code (--respond, --rules) or relays the message to the
-// operator's own handler (--forward-to), and answers with a response message: MTI + 10, the
-// request echoed (without card secrets), 38 when approved, 39.
+// operator's own handler (--forward-to), and answers with a response message: the response MTI
+// (reply.ts: 0100 and its repeat 0101 → 0110), the request echoed (without card secrets), 38
+// when approved, 39.
 //
 // With --forward-to, the handler's reply is judged by the sandbox's own rules (reply.ts): only
 // a 2xx JSON response message that answers the request is relayed; a timeout (504), a refused
@@ -11,8 +12,9 @@
 //
 // Institution behaviours a scenario needs: a partial approval (code 10 with a lower field 4),
 // a delay, failing every Nth message (HTTP 500: the network stands in), and answering a repeat
-// (the same STAN, RRN and message class again: a 0101, a duplicate delivery) as the first time
-// or, to test the sandbox's bookkeeping, otherwise.
+// (history.ts: the same STAN, RRN and message again, or its repeat: a 0101, a duplicate
+// delivery) as the first time or, to test the sandbox's bookkeeping, otherwise. Relaying, the
+// repeats are found the same way, and marked by whether the handler answered them alike.
 import { randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -24,8 +26,9 @@ import { SIGNATURE_HEADER, verifySignature } from '../../sandbox/switch/signatur
 import { buildResponse, isJsonContentType, PARTIAL_APPROVAL_CODE, MAX_REPLY_BYTES, validateReply, WEBHOOK_TIMEOUT_MS } from '../../sandbox/switch/reply.js';
 import { decide, type DefaultAnswer, type RepeatBehaviour, type RuleSet } from './rules.js';
 import { loadUndici } from '../../api/client.js';
+import { MAX_BODY_BYTES } from './behaviours.js';
+import { ExchangeHistory, repeatKey, type Entry, type FirstAnswer, type HistoryBound, type LoggedExchange } from './history.js';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface ListenerOptions {
   port: number;
@@ -48,11 +51,10 @@ export interface ListenerOptions {
   failEvery?: number;
   /** How a repeat is answered (a rules file's repeats unless given); default consistent. */
   repeats?: RepeatBehaviour;
+  /** What is remembered for GET /exchanges and repeats (tests make it small); HISTORY_BOUND by default. */
+  historyBound?: HistoryBound;
   onExchange(exchange: Exchange): void;
 }
-
-/** Answers remembered for repeats, and exchanges for GET /exchanges: the most recent ones. */
-const REMEMBERED_ANSWERS = 10_000;
 
 /** What GET /exchanges?stan=S&rrn=R answers: what the listener received with that STAN and RRN, oldest first. */
 export interface Received {
@@ -64,7 +66,7 @@ export interface Received {
   repeats: number;
   /** valid when every signature checked out, invalid when any did not, unchecked without a secret. */
   signature: Exchange['signature'];
-  messages: Array<Pick<Exchange, 'mti' | 'status' | 'signature' | 'responseCode' | 'decidedBy' | 'repeat'>>;
+  messages: Array<Omit<LoggedExchange, 'stan' | 'rrn'>>;
 }
 
 export interface Exchange {
@@ -86,7 +88,10 @@ export interface Exchange {
   responseMessage?: string;
   /** Which rule decided ("rule 2 (name)", "default", "--respond", "forward", "--fail-every", "repeat"). */
   decidedBy?: string;
-  /** A repeat of an earlier message: whether it was answered as that one was. */
+  /**
+   * A repeat of an earlier message (same STAN, RRN and message, or its repeat): whether it was
+   * answered as that one was (with --forward-to: whether your handler answered it so).
+   */
   repeat?: RepeatBehaviour;
   /** Partial approval (10): the amount approved, as field 4 of the answer says. */
   approvedAmount?: string;
@@ -113,9 +118,9 @@ export function responseFor(request: SwitchMessage, code: string): SwitchMessage
   return buildResponse({ '0': '0100', ...request }, code, String(randomInt(1_000_000)).padStart(6, '0'));
 }
 
-/** The key of a message and its repeats: STAN, RRN and the MTI with the repeat digit cleared (0101 → 0100). */
-function repeatKey(message: SwitchMessage): string {
-  return `${message['11'] ?? ''}|${message['37'] ?? ''}|${(message['0'] ?? '').slice(0, 3)}`;
+/** Whether two answers to a message and its repeat agree: the code, and the amount of a partial approval. */
+function sameAnswer(first: FirstAnswer, reply: SwitchMessage): boolean {
+  return first['39'] === reply['39'] && (reply['39'] !== PARTIAL_APPROVAL_CODE || first['4'] === reply['4']);
 }
 
 /** An answer a repeat was not given before: a decline for an approval, an approval for anything else. */
@@ -127,8 +132,7 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
   const failEvery = options.failEvery ?? options.rules?.failEvery;
   const repeats = options.repeats ?? options.rules?.repeats ?? 'consistent';
   let messagesSeen = 0;
-  const answered = new Map<string, SwitchMessage>();
-  const received: Array<Pick<Exchange, 'stan' | 'rrn'> & Received['messages'][number]> = [];
+  const history = new ExchangeHistory(options.historyBound);
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const server = createServer((req, res) => {
@@ -151,17 +155,19 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       return reply(res, 200, { status: 'listening', respond: options.respond, rules: options.rules?.rules.length ?? 0, forwardTo: options.forwardTo ?? null });
     }
     if (req.method !== 'POST') return reply(res, 405, { error: 'POST a switch message (JSON)' });
-    const body = await readBody(req);
     const base = { type: 'exchange' as const, at, durationMs: 0 };
+    let entry: Entry | undefined;
     const done = (exchange: Omit<Exchange, 'type' | 'at' | 'durationMs'>) => {
       const { stan, rrn, mti, status, signature, responseCode, decidedBy, repeat } = exchange;
-      received.push({ stan, rrn, mti, status, signature, responseCode, decidedBy, repeat });
-      if (received.length > REMEMBERED_ANSWERS) received.shift();
+      history.finish(entry, { stan, rrn, mti, status, signature, responseCode, decidedBy, repeat });
       options.onExchange({ ...base, ...exchange, durationMs: Math.round(performance.now() - started) });
     };
+    const body = await readBody(req);
     if (body === undefined) {
-      reply(res, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
-      return done({ status: 413, signature: 'unchecked', error: 'body too large' });
+      const error = `the body is over the ${MAX_BODY_BYTES}-byte limit of a switch message`;
+      res.setHeader('connection', 'close');
+      reply(res, 413, { error });
+      return done({ status: 413, signature: 'unchecked', error });
     }
 
     let signature: Exchange['signature'] = 'unchecked';
@@ -179,11 +185,29 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       return done({ status: 400, signature, error: 'body is not a switch message' });
     }
 
+    const arrived = history.arrive(repeatKey(message));
+    entry = arrived.entry;
+    try {
+      await answer(req, res, body, message, signature, entry, arrived.first, done);
+    } finally {
+      entry.answered(undefined);
+    }
+  }
+
+  /**
+   * Answers a message, by the handler's reply (--forward-to) or the listener's own decision;
+   * `first` is the earlier message it repeats, whose answer a repeat waits for.
+   */
+  async function answer(req: IncomingMessage, res: ServerResponse, body: string, message: SwitchMessage, signature: Exchange['signature'], current: Entry,
+    first: Entry | undefined, done: (exchange: Omit<Exchange, 'type' | 'at' | 'durationMs'>) => void): Promise<void> {
     if (options.forwardTo) {
       const relayed = await relay(options.forwardTo, req, body, message, options.forwardTimeoutMs ?? WEBHOOK_TIMEOUT_MS - 500);
+      current.answered(relayed.outcome === 'answered' ? relayed.reply : undefined);
+      const earlier = first ? await first.answer : undefined;
       const common = {
         signature, ...summary(message), forwardedTo: options.forwardTo, forwardStatus: relayed.handlerStatus, forwardOutcome: relayed.outcome,
         decidedBy: 'forward', request: redactMessage(message),
+        ...(first ? { repeat: earlier && relayed.outcome === 'answered' && !sameAnswer(earlier, relayed.reply) ? 'inconsistent' as const : 'consistent' as const } : {}),
       };
       if (res.destroyed || res.writableEnded) {
         return done({ ...common, status: 0, error: `the caller hung up before the handler's answer (${relayed.error ?? 'answered'})` });
@@ -205,16 +229,17 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       reply(res, 500, { error: `failing every ${failEvery}th message (webhook listen --fail-every)` });
       return done({ status: 500, signature, ...summary(message), decidedBy: '--fail-every', error: `failed on purpose: message ${messagesSeen}, every ${failEvery}th fails`, request: redactMessage(message) });
     }
-    const key = repeatKey(message);
-    const first = answered.get(key);
-    if (first) {
-      const code = repeats === 'consistent' ? first['39']! : otherCode(first['39']!);
+    // A repeat gets the first answer (once given) again, around this message's own fields (its
+    // field 7 may be new), in its ISO response MTI (0101 → 0110): or another, to test the network.
+    const earlier = first ? await first.answer : undefined;
+    if (earlier?.['39']) {
+      const code = repeats === 'consistent' ? earlier['39'] : otherCode(earlier['39']);
       const response = responseFor(message, code);
       if (repeats === 'consistent') {
-        // The first answer again, around this message's own fields (its field 7 may be new).
-        if (first['38']) response['38'] = first['38'];
-        if (first['39'] === PARTIAL_APPROVAL_CODE) response['4'] = first['4']!;
+        if (earlier['38']) response['38'] = earlier['38'];
+        if (earlier['39'] === PARTIAL_APPROVAL_CODE && earlier['4']) response['4'] = earlier['4'];
       }
+      current.answered(response);
       reply(res, 200, response);
       return done({
         status: 200, signature, ...summary(message), responseCode: code, responseMessage: responseMessage(code), decidedBy: 'repeat', repeat: repeats,
@@ -233,11 +258,11 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
     }
     const response = responseFor(message, decision.code);
     if (decision.approvedAmount !== undefined) response['4'] = approvedField4(decision.approvedAmount, message['49']);
-    remember(key, response);
+    current.answered(response);
     reply(res, 200, response);
     return done({
       status: 200, signature, ...summary(message), responseCode: decision.code, responseMessage: responseMessage(decision.code),
-      decidedBy: decision.reason, delayMs: decision.delay || undefined, request: redactMessage(message), response: redactMessage(response),
+      decidedBy: decision.reason, ...(first ? { repeat: 'consistent' as const } : {}), delayMs: decision.delay || undefined, request: redactMessage(message), response: redactMessage(response),
       ...(decision.approvedAmount !== undefined ? { approvedAmount: formatAmount(response['4']!, message['49'] ?? '566') } : {}),
     });
   }
@@ -245,16 +270,10 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
   function receivedWith(query: URLSearchParams): Received {
     const stan = query.get('stan') ?? '';
     const rrn = query.get('rrn') ?? '';
-    const messages = received.filter((x) => x.stan === stan && x.rrn === rrn).map(({ stan: _s, rrn: _r, ...rest }) => rest);
+    const messages = history.logsOf(stan, rrn).map(({ stan: _s, rrn: _r, ...rest }) => rest);
     const signatures = new Set(messages.map((x) => x.signature));
     const signature = signatures.has('invalid') ? 'invalid' : signatures.has('unchecked') || messages.length === 0 ? 'unchecked' : 'valid';
-    return { stan, rrn, deliveries: messages.length, repeats: messages.filter((x) => x.decidedBy === 'repeat').length, signature, messages };
-  }
-
-  function remember(key: string, response: SwitchMessage): void {
-    answered.delete(key);
-    answered.set(key, response);
-    if (answered.size > REMEMBERED_ANSWERS) answered.delete(answered.keys().next().value!);
+    return { stan, rrn, deliveries: messages.length, repeats: messages.filter((x) => x.repeat !== undefined).length, signature, messages };
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -286,17 +305,21 @@ function reply(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
+/** The body as text, or undefined as soon as it is known to pass MAX_BODY_BYTES (by Content-Length, or while read). */
 function readBody(req: IncomingMessage): Promise<string | undefined> {
+  if (Number(req.headers['content-length']) > MAX_BODY_BYTES) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLarge = false;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) tooLarge = true;
-      else chunks.push(chunk);
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      else {
+        chunks.length = 0;
+        resolve(undefined);
+      }
     });
-    req.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
 }

@@ -45,7 +45,8 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app
   const switchDeps: SwitchDeps = {
     store: switchStore(deps.store), now, webhook: { dispatcher, signal: closing.signal }, webhookFaults, background,
   };
-  // Advices the webhook has not acknowledged are delivered again, backing off from 1 s to 30 s.
+  // Advices and standing reversals the webhook has not acknowledged are delivered again (as
+  // repeats), backing off from 1 s to 30 s.
   let retryTimer: NodeJS.Timeout | undefined;
   let retryDelayMs = 1_000;
   switchDeps.onAdvicePending = () => {
@@ -80,7 +81,8 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app
         + 'webHookConfig.url (`forward`; signed with X-Webhook-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, t + "." + body)>, and the '
         + 'secret in the webHookConfig.header header when set; 5 s for the whole exchange; a reply over 64 KiB is not read further; a reply '
         + 'that is not a 2xx application/json response message with a valid field 39, the response MTI and fields 2, 3, 4, 7, 11, 37, 41, 42, 49 '
-        + 'and 90 of the request echoed unchanged fails the transaction with 96, the reason recorded on it). '
+        + 'and 90 of the request echoed unchanged fails the transaction with 96, the reason recorded on it; a reversal without such a reply '
+        + 'stands instead: the network approves it in stand-in and repeats it as 0421 until the webhook acknowledges it). '
         + 'Answers 200 with status `success` (approved) or `failed` (declined or failed) and stores the Transaction. Reversing an unknown '
         + 'transaction is a 404; reversing a reversal, or a transaction still awaiting its webhook answer, declined or failed, being '
         + 'reversed or reversed, a 409. A reversal may be for part of what remains of its original (more than 0, at most the rest, in the '
@@ -171,7 +173,7 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app
     onRequest: loopback,
     schema: {
       summary: 'Deliver pending advices now', tags, auth: 'none',
-      description: 'One delivery attempt of every advice the webhook has not acknowledged (they are also retried on their own, backing off to 30 s).',
+      description: 'One delivery attempt of every advice, and every reversal that stands, the webhook has not acknowledged (as a repeat: 0121, 0221, 0421; they are also retried on their own, backing off to 30 s).',
       response: { 200: Type.Object({ delivered: Type.Integer(), pending: Type.Integer() }) },
     },
   }, async () => deliverPendingAdvices(switchDeps));

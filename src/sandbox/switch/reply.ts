@@ -22,11 +22,40 @@ export const WEBHOOK_TIMEOUT_MS = 5_000;
 /** The largest reply read, bytes; past it the exchange is aborted. */
 export const MAX_REPLY_BYTES = 64 * 1024;
 
-/** A response message: the request echoed (without NOT_ECHOED), MTI + 10, 38 when approved, 39. */
+/**
+ * A repeat: the network resending a message whose answer it did not see (ISO 8583: the last
+ * digit of the MTI, the message's origin, odd): 0101, 0121, 0221, 0421.
+ */
+export function isRepeatMti(mti: string): boolean {
+  return /^\d{3}[13]$/.test(mti);
+}
+
+/** The repeat of a message: 0100 → 0101, 0420 → 0421 (a repeat is its own repeat). */
+export function repeatMtiOf(mti: string): string {
+  return /^\d{3}[02]$/.test(mti) ? `${mti.slice(0, 3)}${Number(mti[3]) + 1}` : mti;
+}
+
+/** The message a repeat repeats: 0101 → 0100, 0421 → 0420; any other MTI is its own. */
+export function firstMtiOf(mti: string): string {
+  return isRepeatMti(mti) ? `${mti.slice(0, 3)}${Number(mti[3]) - 1}` : mti;
+}
+
+/**
+ * The response MTIs that answer a request, the ISO 8583 one first: the response of the message
+ * it is or repeats (0100 and 0101 → 0110, 0421 → 0430, 0121 → 0130); for a repeat, its own
+ * response (0111, 0431) too, which the sandbox has always accepted.
+ */
+export function answerMtisOf(mti: string): string[] {
+  const iso = responseMti(firstMtiOf(mti));
+  const own = responseMti(mti);
+  return own === iso ? [iso] : [iso, own];
+}
+
+/** A response message: the request echoed (without NOT_ECHOED), its ISO response MTI (answerMtisOf), 38 when approved, 39. */
 export function buildResponse(request: SwitchMessage, code: string, approvalCode?: string): SwitchMessage {
   const response: SwitchMessage = {};
   for (const [field, value] of Object.entries(request)) if (!NOT_ECHOED.has(field)) response[field] = value;
-  response['0'] = responseMti(request['0'] ?? '');
+  response['0'] = answerMtisOf(request['0'] ?? '')[0]!;
   if (isApproved(code) && approvalCode) response['38'] = approvalCode;
   response['39'] = code;
   return response;
@@ -55,8 +84,8 @@ function shown(field: string, value: string): string {
 
 /**
  * A reply answers `request` when it is a JSON object of field strings (numbers are turned into
- * text, except for 39), with a two-character "39", the response MTI of the request (0100 →
- * 0110), and every MUST_ECHO field of the request unchanged (except field 4 of a partial
+ * text, except for 39), with a two-character "39", a response MTI of the request (answerMtisOf:
+ * 0100 → 0110; 0101 → 0110 or 0111), and every MUST_ECHO field of the request unchanged (except field 4 of a partial
  * approval, code 10: the approved amount, more than 0 and at most the request's). Fields that are not numbers are
  * ignored. The reason names the first problem found and never shows a PAN.
  */
@@ -69,9 +98,10 @@ export function validateReply(request: SwitchMessage, reply: unknown): ReplyVerd
     else if (typeof value === 'number' && Number.isFinite(value) && key !== '39') out[key] = String(value);
   }
   if (!isValidResponseCode(out['39'])) return { ok: false, reason: 'the webhook reply has no valid field 39 (a two-character response code string)' };
-  const expectedMti = responseMti(request['0'] ?? '');
-  if (out['0'] === undefined) return { ok: false, reason: `the webhook reply has no MTI (field 0); expected ${expectedMti}` };
-  if (out['0'] !== expectedMti) return { ok: false, reason: `the webhook reply's MTI is ${JSON.stringify(out['0'].slice(0, 8))}, expected ${expectedMti}` };
+  const expectedMtis = answerMtisOf(request['0'] ?? '');
+  const expected = expectedMtis.join(' or ');
+  if (out['0'] === undefined) return { ok: false, reason: `the webhook reply has no MTI (field 0); expected ${expected}` };
+  if (!expectedMtis.includes(out['0'])) return { ok: false, reason: `the webhook reply's MTI is ${JSON.stringify(out['0'].slice(0, 8))}, expected ${expected}` };
   for (const field of MUST_ECHO) {
     const sent = request[field];
     if (sent === undefined) continue;

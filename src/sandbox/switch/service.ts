@@ -22,8 +22,9 @@ import * as ledger from './ledger.js';
 import { buildRequest, buildResponse, dayOf, originalDataElements, DEFAULT_CHANNEL, DEFAULT_MERCHANT, DEFAULT_METHOD, DEFAULT_TERMINAL, isPhysical, retrievalReferenceNumber, type CardData } from './message.js';
 import { DomainError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
-import { PARTIAL_APPROVAL_CODE } from './reply.js';
-import { callWebhook, WEBHOOK_TIMEOUT_MS, type WebhookCallOptions, type WebhookOutcome } from './webhook.js';
+import { PARTIAL_APPROVAL_CODE, repeatMtiOf } from './reply.js';
+import { callWebhook, causeOf, WEBHOOK_TIMEOUT_MS, type WebhookCallOptions, type WebhookOutcome } from './webhook.js';
+import { adviceOf, awaitingAcknowledgement, deliveryMessage } from './advices.js';
 import { describeDraw, type WebhookFaultController } from './webhook-faults.js';
 import type { StateChange, StoredTransaction, TransactionIndex } from '../store/transactions.js';
 import { applyEvent } from './states.js';
@@ -162,6 +163,7 @@ async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode:
     } else if (isAdvice(plan)) {
       if (plan.kind === 'completion') ledger.captureCompletion(store, institutionId, originalId!, entry, now());
       code = plan.networkCode ?? '00';
+      request = adviceOf(request, code);
     } else {
       if (plan.kind === 'increment') ledger.requireHold(store, institutionId, originalId!, entry);
       if (plan.kind === 'refund') ledger.reserveRefund(store, institutionId, originalId!, entry, now());
@@ -216,7 +218,7 @@ async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode:
       let standIn: { decision: string; reason: string } | undefined;
       if (!outcome.ok) {
         failure = outcome.reason;
-        standIn = store.atomically(() => standInDecision(store, plan, entry, inserted.day, outcome.reason));
+        standIn = reversalStands(plan) ? { decision: '00', reason: outcome.reason } : store.atomically(() => standInDecision(store, plan, entry, inserted.day, outcome.reason));
         if (standIn && isApproved(standIn.decision)) response = buildResponse(clearRequest, standIn.decision, approvalCode());
       } else if (response['39'] === PARTIAL_APPROVAL_CODE) {
         approvedMinor = BigInt(response['4'] ?? toField4(amountMinor));
@@ -227,6 +229,7 @@ async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode:
         if (exchange.faults.length > 0) sent.webhookFaults = exchange.faults;
         if (exchange.duplicateAgreed !== undefined) sent.repeats = [repeatEntry(now(), clearRequest['0'] ?? '', exchange.duplicateAgreed)];
         if (standIn) sent.standIn = standIn;
+        if (standIn && reversalStands(plan)) sent.advice = awaitingAcknowledgement(1, outcome.ok ? '' : outcome.reason);
         if (approvedMinor !== amountMinor) {
           sent.requestedAmount = minorToMajor(amountMinor, entry.digits);
           sent.approvedAmount = minorToMajor(approvedMinor, entry.digits);
@@ -235,7 +238,8 @@ async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode:
           : `institution to service: ${outcome.reason}${standIn ? `; the network stood in (${standIn.decision})` : ''}`);
         return applyAnswer(store, institutionId, inserted.row, plan, amountMinor, approvedMinor, now());
       });
-      if (standIn) deps.background?.(afterStandIn(deps, institutionId, record, plan, clearRequest, exchange, standIn));
+      if (record.advice && !record.advice.acknowledged) deps.onAdvicePending?.();
+      else if (standIn) deps.background?.(afterStandIn(deps, institutionId, record, plan, clearRequest, exchange, standIn));
     }
   }
   return answerOf(record, { exchange: delivered, failure });
@@ -664,7 +668,7 @@ async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHoo
   const draw = deps.webhookFaults?.draw() ?? { delayMs: 0, deadlineMs: baseDeadline, duplicate: false, reset: false, replyLost: false, garbage: false };
   const faults = describeDraw(draw);
   if (!config?.url) {
-    return { outcome: { ok: false, reason: 'the card program has no webHookConfig.url (set one, e.g. `cardctl sandbox serve --webhook-url URL`)' }, sentAt: now(), latencyMs: 0, faults };
+    return { outcome: { ok: false, cause: 'no-url', reason: 'the card program has no webHookConfig.url (set one, e.g. `cardctl sandbox serve --webhook-url URL`)' }, sentAt: now(), latencyMs: 0, faults };
   }
   const started = Date.now();
   const startedPerf = performance.now();
@@ -677,7 +681,7 @@ async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHoo
     .catch((error: Error): WebhookOutcome => ({ ok: false, reason: `the webhook call failed: ${error.message}` }));
   const first = call();
   const second = draw.duplicate ? call() : undefined;
-  const timeout: WebhookOutcome = { ok: false, timedOut: true, reason: `no reply from the webhook within ${draw.deadlineMs / 1000} s (timeout)` };
+  const timeout: WebhookOutcome = { ok: false, timedOut: true, cause: 'timeout', reason: `no reply from the webhook within ${draw.deadlineMs / 1000} s (timeout)` };
   let outcome: WebhookOutcome;
   let late: Promise<WebhookOutcome> | undefined;
   if (remaining === 0) {
@@ -699,9 +703,9 @@ async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHoo
     duplicateAgreed = outcome.ok && other.ok ? outcome.reply['39'] === other.reply['39'] : outcome.ok === other.ok;
   }
   if (outcome.ok) {
-    if (draw.reset) outcome = { ok: false, reason: 'the connection was reset after the message was sent (injected fault)' };
-    else if (draw.replyLost) { late = Promise.resolve(outcome); outcome = { ok: false, reason: "the webhook's reply was lost on the way to the network (injected fault)" }; }
-    else if (draw.garbage) outcome = { ok: false, reason: 'the webhook reply is not JSON (injected garbage)' };
+    if (draw.reset) outcome = { ok: false, cause: 'reset', reason: 'the connection was reset after the message was sent (injected fault)' };
+    else if (draw.replyLost) { late = Promise.resolve(outcome); outcome = { ok: false, cause: 'reply-lost', reason: "the webhook's reply was lost on the way to the network (injected fault)" }; }
+    else if (draw.garbage) outcome = { ok: false, cause: 'invalid-reply', reason: 'the webhook reply is not JSON (injected garbage)' };
   }
   return { outcome, sentAt, latencyMs, faults, ...(duplicateAgreed !== undefined ? { duplicateAgreed } : {}), ...(late ? { late } : {}) };
 }
@@ -720,15 +724,17 @@ function standInDecision(store: SwitchStore, plan: Plan, entry: ledger.Entry, da
 }
 
 /**
- * After a stand-in: an approval is delivered to the webhook as an advice (retried until
- * acknowledged); a decline whose webhook approved after all (late, or its reply lost) is
- * reversed at the webhook (a timeout reversal).
+ * After a stand-in: an approval is delivered to the webhook as an advice, with the decision
+ * (39) and why the network stood in (44); a decline whose webhook approved after all (late, or
+ * its reply lost) is reversed at the webhook (a timeout reversal). Either stands, and is
+ * repeated until the webhook acknowledges it.
  */
 async function afterStandIn(deps: SwitchDeps, institutionId: string, record: Transaction, plan: Plan, request: SwitchMessage, exchange: Exchange, standIn: { decision: string }): Promise<void> {
   const now = deps.now ?? (() => new Date());
   if (isApproved(standIn.decision)) {
     const mti = record.mti.startsWith('02') ? '0220' : '0120';
-    const advice = insertNetworkMessage(deps.store, institutionId, plan, record, { ...request, '0': mti }, 'stand-in-advice', now());
+    const cause = exchange.outcome.ok ? undefined : causeOf(exchange.outcome);
+    const advice = insertNetworkMessage(deps.store, institutionId, plan, record, adviceOf({ ...request, '0': mti }, standIn.decision, cause), 'stand-in-advice', now());
     await deliverAdvice(deps, institutionId, advice.id);
     return;
   }
@@ -737,30 +743,30 @@ async function afterStandIn(deps: SwitchDeps, institutionId: string, record: Tra
   const approved = late.reply['4'] ?? request['4'] ?? '';
   const reversalRequest: SwitchMessage = { ...request, '0': '0420', '4': approved, '90': originalDataElements(request) };
   const reversal = insertNetworkMessage(deps.store, institutionId, plan, record, reversalRequest, 'timeout-reversal', now());
-  const outcome = await (deps.callWebhook ?? callWebhook)(plan.program!.webHookConfig, reversalRequest, deps.webhook)
-    .catch((error: Error): WebhookOutcome => ({ ok: false, reason: `the webhook call failed: ${error.message}` }));
-  deps.store.atomically(() => {
-    const at = now();
-    const response = outcome.ok ? outcome.reply : buildResponse(reversalRequest, '96');
-    applyEvent(deps.store, institutionId, reversal.id, isApproved(response['39'] ?? '') ? 'answer-approves' : 'answer-declines', at, (current) => {
-      settle(current, response, at, at, performance.now(), outcome.ok ? `institution to service: replied ${response['39']}` : `institution to service: ${outcome.reason}`);
-      return { record: current };
-    });
-  });
+  await deliverAdvice(deps, institutionId, reversal.id);
 }
 
-/** Records a message the network sends on its own (an advice, a timeout reversal), linked to `original`. */
-function insertNetworkMessage(store: SwitchStore, institutionId: string, plan: Plan, original: Transaction, message: SwitchMessage, kind: LifecycleKind, at: Date): Transaction {
+/** A plain reversal stands when the webhook gives no usable answer: the network releases the hold and repeats it (0421). */
+function reversalStands(plan: Plan): boolean {
+  return plan.intent === 'reversal' && plan.kind === undefined;
+}
+
+/**
+ * Records a message the network sends on its own, linked to `original`, as decided: a stand-in
+ * advice (the original's code), a timeout reversal (00: it stands). It awaits the webhook's
+ * acknowledgement; the caller delivers it.
+ */
+function insertNetworkMessage(store: SwitchStore, institutionId: string, plan: Plan, original: Transaction, message: SwitchMessage, kind: 'stand-in-advice' | 'timeout-reversal', at: Date): Transaction {
   return store.atomically(() => {
     const amountMinor = isField4(message['4']) ? BigInt(message['4']) : 0n;
     const linkedPlan: Plan = { ...plan, kind, intent: kind === 'timeout-reversal' ? 'reversal' : plan.intent, original };
     const record = buildRecord({ plan: linkedPlan, institution: original.institution, request: message, amountMinor, receivedAt: at, mode: 'forward' });
-    if (kind === 'stand-in-advice') {
-      record.advice = { acknowledged: false, attempts: 0, lastResult: 'not yet delivered' };
-      settle(record, buildResponse(message, original.responseCode, original.response['38']), at, at, performance.now(), 'the network stood in; the advice goes to the webhook');
-    }
+    record.advice = awaitingAcknowledgement(0, 'not yet delivered');
+    const response = kind === 'stand-in-advice' ? buildResponse(message, original.responseCode, original.response['38']) : buildResponse(message, '00', approvalCode());
+    settle(record, response, at, at, performance.now(), kind === 'stand-in-advice' ? 'the network stood in; the advice goes to the webhook'
+      : 'the webhook approved after the network declined; the network reverses it, and the reversal goes to the webhook');
     store.insert(record, {
-      channel: plan.channel, day: dayOf(at), amountMinor: Number(amountMinor), state: kind === 'stand-in-advice' ? 'approved' : 'awaiting', originalId: original.id,
+      channel: plan.channel, day: dayOf(at), amountMinor: Number(amountMinor), state: 'approved', originalId: original.id,
       kind, flow: plan.flow, currency: message['49'] ?? plan.currency,
     });
     return record;
@@ -777,7 +783,7 @@ function rewrite(store: SwitchStore, institutionId: string, id: string, at: Date
   return stored.record;
 }
 
-/** An advice delivery: acknowledged by any valid reply (the webhook cannot decline an advice). */
+/** A delivery of an advice or a standing reversal: acknowledged by any valid reply (the webhook cannot decline it). */
 function recordAdviceDelivery(store: SwitchStore, institutionId: string, id: string, exchange: Pick<Exchange, 'outcome' | 'faults'>, at: Date): Transaction {
   return rewrite(store, institutionId, id, at, (record) => {
     const previous = record.advice ?? { acknowledged: false, attempts: 0, lastResult: '' };
@@ -791,25 +797,27 @@ function recordAdviceDelivery(store: SwitchStore, institutionId: string, id: str
   })!;
 }
 
-/** One delivery attempt of an unacknowledged advice; true when it is acknowledged now. */
+/**
+ * One delivery attempt of an unacknowledged advice or standing reversal (advices.ts): a repeat
+ * (0121, 0421) after the first; true when it is acknowledged now.
+ */
 export async function deliverAdvice(deps: SwitchDeps, institutionId: string, id: string): Promise<boolean> {
   const now = deps.now ?? (() => new Date());
   const stored = deps.store.get(institutionId, id);
   if (!stored?.record.advice || stored.record.advice.acknowledged) return true;
   const { card, program } = cardAndProgramOf(deps.store, institutionId, stored.record);
   const config = program?.webHookConfig;
-  const message: SwitchMessage = { ...stored.record.originalMessage, ...(card ? { '2': card.pan } : {}) };
-  delete message['35'];
+  const message = deliveryMessage(stored.record, stored.record.advice, card?.pan);
   const outcome: WebhookOutcome = config?.url
     ? await (deps.callWebhook ?? callWebhook)(config, message, deps.webhook).catch((error: Error) => ({ ok: false as const, reason: `the webhook call failed: ${error.message}` }))
-    : { ok: false, reason: 'the card program has no webHookConfig.url' };
+    : { ok: false, cause: 'no-url', reason: 'the card program has no webHookConfig.url' };
   const record = deps.store.atomically(() => recordAdviceDelivery(deps.store, institutionId, id, { outcome, faults: [] }, now()));
   const acknowledged = record.advice?.acknowledged ?? false;
   if (!acknowledged) deps.onAdvicePending?.();
   return acknowledged;
 }
 
-/** One delivery attempt of every unacknowledged advice; how many remain unacknowledged. */
+/** One delivery attempt of every unacknowledged advice and standing reversal; how many remain unacknowledged. */
 export async function deliverPendingAdvices(deps: SwitchDeps): Promise<{ delivered: number; pending: number }> {
   let delivered = 0;
   let pending = 0;
@@ -818,11 +826,6 @@ export async function deliverPendingAdvices(deps: SwitchDeps): Promise<{ deliver
     else pending += 1;
   }
   return { delivered, pending };
-}
-
-/** The repeat MTI of a request: 0100 → 0101, 0420 → 0421 (the last digit 1: repeat). */
-function repeatMti(mti: string): string {
-  return `${mti.slice(0, 3)}1`;
 }
 
 /**
@@ -835,7 +838,7 @@ export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id
   const stored = deps.store.get(institutionId, id);
   if (!stored) throw new DomainError('not-found', `transaction ${id} not found`);
   if (stored.state === 'awaiting') throw new DomainError('conflict', `transaction ${id} is still awaiting its answer; a repeat is answered once it has one`);
-  const mti = repeatMti(stored.record.mti);
+  const mti = repeatMtiOf(stored.record.mti);
   let responseCode = stored.record.responseCode;
   let faults: string[] = [];
   let sent: Exchange | undefined;

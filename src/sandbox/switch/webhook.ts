@@ -11,9 +11,20 @@ import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
 
 export { WEBHOOK_TIMEOUT_MS };
 
+/**
+ * Why an exchange gave no usable answer, in a word: what a stand-in advice carries in field 44
+ * (docs/switch.md). `reset` and `reply-lost` come from the faults on the webhook path.
+ */
+export type NoAnswerCause = 'timeout' | 'unreachable' | 'http-error' | 'invalid-reply' | 'no-url' | 'reset' | 'reply-lost';
+
 export type WebhookOutcome =
   | { ok: true; reply: SwitchMessage; status: number }
-  | { ok: false; reason: string; status?: number; reply?: unknown; timedOut?: true };
+  | { ok: false; reason: string; cause?: NoAnswerCause; status?: number; reply?: unknown; timedOut?: true };
+
+/** The cause of a failed outcome (an outcome made elsewhere may not say: then by its timeout flag). */
+export function causeOf(outcome: Extract<WebhookOutcome, { ok: false }>): NoAnswerCause {
+  return outcome.cause ?? (outcome.timedOut ? 'timeout' : 'invalid-reply');
+}
 
 export interface WebhookCallOptions {
   timeoutMs?: number;
@@ -33,7 +44,7 @@ export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' |
     url = new URL(config.url);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
   } catch {
-    return { ok: false, reason: `the card program's webhook URL "${config.url}" is not a valid http(s) URL` };
+    return { ok: false, cause: 'no-url', reason: `the card program's webhook URL "${config.url}" is not a valid http(s) URL` };
   }
   const body = JSON.stringify(message);
   const secret = config.secret ?? '';
@@ -63,34 +74,34 @@ export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' |
     const declared = Number(res.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) {
       controller.abort();
-      return { ok: false, status, reason: `the webhook reply is ${declared} bytes, over the ${maxBytes}-byte limit` };
+      return { ok: false, status, cause: 'invalid-reply', reason: `the webhook reply is ${declared} bytes, over the ${maxBytes}-byte limit` };
     }
     const text = await readAtMost(res.body, maxBytes);
     if (text === undefined) {
       controller.abort();
-      return { ok: false, status, reason: `the webhook reply is over the ${maxBytes}-byte limit` };
+      return { ok: false, status, cause: 'invalid-reply', reason: `the webhook reply is over the ${maxBytes}-byte limit` };
     }
-    if (status < 200 || status >= 300) return { ok: false, status, reason: `the webhook answered HTTP ${status}` };
+    if (status < 200 || status >= 300) return { ok: false, status, cause: 'http-error', reason: `the webhook answered HTTP ${status}` };
     const type = String(res.headers['content-type'] ?? '');
     if (!isJsonContentType(type)) {
-      return { ok: false, status, reason: `the webhook reply's content type is ${type ? JSON.stringify(type.slice(0, 60)) : 'missing'}, expected application/json` };
+      return { ok: false, status, cause: 'invalid-reply', reason: `the webhook reply's content type is ${type ? JSON.stringify(type.slice(0, 60)) : 'missing'}, expected application/json` };
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      return { ok: false, status, reason: 'the webhook reply is not JSON' };
+      return { ok: false, status, cause: 'invalid-reply', reason: 'the webhook reply is not JSON' };
     }
     const verdict = validateReply(message, parsed);
-    return verdict.ok ? { ok: true, status, reply: verdict.reply } : { ok: false, status, reason: verdict.reason };
+    return verdict.ok ? { ok: true, status, reply: verdict.reply } : { ok: false, status, cause: 'invalid-reply', reason: verdict.reason };
   } catch (error) {
-    if (controller.signal.aborted) return { ok: false, timedOut: true, reason: `no reply from the webhook within ${timeoutMs / 1000} s (timeout)` };
+    if (controller.signal.aborted) return { ok: false, timedOut: true, cause: 'timeout', reason: `no reply from the webhook within ${timeoutMs / 1000} s (timeout)` };
     const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
     const code = err.code ?? err.cause?.code;
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-      return { ok: false, timedOut: true, reason: `no reply from the webhook within ${timeoutMs / 1000} s (timeout)` };
+      return { ok: false, timedOut: true, cause: 'timeout', reason: `no reply from the webhook within ${timeoutMs / 1000} s (timeout)` };
     }
-    return { ok: false, reason: `the webhook could not be reached: ${code ?? err.message}` };
+    return { ok: false, cause: 'unreachable', reason: `the webhook could not be reached: ${code ?? err.message}` };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', stop);
