@@ -1,6 +1,7 @@
 // Importing an existing card: it becomes an ordinary card of the API key's institution, issued
 // on the institution's first card program with a PAN under its BIN. realId is unique per
 // institution; the clear defaultPIN is only hashed.
+import { importReference } from '../../api/field-rules.js';
 import type { Card, ImportCardBody } from '../../api/schemas.js';
 import { buildCard, customerFromImport, endOfMonth } from '../cards.js';
 import type { SandboxDeps } from '../deps.js';
@@ -33,7 +34,7 @@ export function importService({ store, clock }: Pick<SandboxDeps, 'store' | 'clo
           institutionId,
           program,
           pan,
-          referenceCode: `import:${body.realId}`,
+          referenceCode: importReference(body.realId),
           pinEnabled: true,
           account: { currency: '566', bankCode: program.bankCode, type: 'default', number: '' },
           customer: customerFromImport(body),
