@@ -534,7 +534,7 @@ async function createRows(ctx: Context, opts: CreateOptions): Promise<void> {
           if (!found) throw error;
           const differ = differencesFromRow(found.data, body, (await programs.get()) ?? []);
           if (differ.length) {
-            throw new RejectedError(`reference ${referenceCode} is another card's (its ${differ.join(', ')} differ from this row's): not created`, {
+            throw new RejectedError(`reference ${referenceCode} is another card's (its ${differ.join(', ')} differ${differ.length === 1 ? 's' : ''} from this row's): not created`, {
               code: 'REFERENCE_TAKEN', hint: 'give the row a reference of its own',
             });
           }
