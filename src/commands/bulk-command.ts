@@ -17,10 +17,10 @@ export const BULK_FLAGS = defineFlags({
   fromFile: { type: 'string', value: 'file', complete: 'file', description: 'act on many cards: ids one a line, or .csv, .ndjson or a .json array; - for stdin' },
   format: { type: 'string', value: 'format', choices: BULK_FORMATS, description: 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)' },
   concurrency: { type: 'string', value: 'n', description: concurrencyHelp(DEFAULT_CONCURRENCY) },
-  report: { type: 'string', value: 'file', complete: 'file', description: 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)' },
+  report: { type: 'string', value: 'file', complete: 'file', description: 'bulk: NDJSON report: its run (verb, input SHA-256, shard), then a line per row (row, id, outcome done|already|skipped|failed, code, message)' },
   resume: {
     type: 'string', value: 'report', valueOptional: true, complete: 'file',
-    description: 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started',
+    description: 'bulk: continue the run of this report (given alone: of the --report file), which must be of this verb, input and shard: rows it records as done are skipped, new lines appended; a report not there yet is started',
   },
   shard: { type: 'string', value: 'k/n', description: 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)' },
 });

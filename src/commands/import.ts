@@ -89,10 +89,14 @@ the profile. A single card without any of these is a usage error naming --instit
 
 Exactly once: --resume REPORT (or --resume with --report REPORT) reads the report and skips \
 rows already imported, appending to it; a report not there yet is started, so the same command \
-serves the first run and every rerun. A row whose request \
+serves the first run and every rerun. The report's first line names its run (import, and the \
+SHA-256 of the file; stdin is copied to a private temporary file to be hashed): a report of \
+another verb or another file (or this one edited), one with lines that are not a report's, and \
+the file itself are refused, exit 2. A row whose request \
 timed out or lost its connection is looked up by realId (when the profile also has a bearer \
 token) before it is sent again, and a 409 CONFLICT answer means the realId is already there \
-("exists"), so a retry never creates a duplicate. Ctrl-C stops sending, waits for requests in \
+("exists"; with a bearer token, only when the card found is the row's cardholder: names, \
+email and phone; otherwise the row fails), so a retry never creates a duplicate. Ctrl-C stops sending, waits for requests in \
 flight, writes the report and exits 130; run again with --resume to finish. Progress goes to \
 stderr: a bar on a terminal, otherwise a line per 5% of the rows (rate and ETA).
 
