@@ -18,6 +18,11 @@ export interface BulkAction<T> {
   parse(value: unknown, row: number): T | Promise<T>;
   /** The card (or reference) the row is about, for the report. */
   idOf(item: T): string | undefined;
+  /**
+   * What an earlier report's line names its row by, to compare with idOf before the row is
+   * skipped on a --resume (default: the line's id).
+   */
+  reportedIdOf?(entry: BulkReportEntry): string | undefined;
   /** What the row would change, for --dry-run: "deactivate 6650c0ffee". */
   describe(item: T): string;
   /**
@@ -137,8 +142,8 @@ export async function runBulk<T>(options: BulkRunOptions<T>): Promise<BulkRunRes
       const earlier = options.done?.get(row);
       const next = (parsed: T) => {
         if (!earlier) return applyRow(row, parsed);
-        const mismatch = resumeMismatch(row, options.action.idOf(parsed), earlier);
-        return settle(mismatch ? failed(row, options.action.idOf(parsed), 'RESUME_MISMATCH', mismatch) : { row, ...(earlier.id ? { id: earlier.id } : {}), outcome: 'skipped' });
+        const mismatch = resumeMismatch(row, options.action, parsed, earlier);
+        return settle(mismatch ? failed(row, options.action.idOf(parsed), 'RESUME_MISMATCH', mismatch) : { ...earlier, row, outcome: 'skipped' });
       };
       // Most verbs parse a row at once: its request goes out without a turn through a promise.
       return item instanceof Promise ? item.then(next, invalid) : next(item);
@@ -151,9 +156,11 @@ export async function runBulk<T>(options: BulkRunOptions<T>): Promise<BulkRunRes
  * Why a row the report records as done is not skipped, or undefined when it is the same row: the
  * report's line names what this row is about (a card id, a derived reference).
  */
-export function resumeMismatch(row: number, id: string | undefined, earlier: BulkReportEntry): string | undefined {
-  if (earlier.id !== undefined && earlier.id === id) return undefined;
-  return `the report records row ${row} as ${earlier.id ?? 'a row without an id'}, but this row is ${id ?? 'without one'}: not skipped, not sent (the report is of other rows or other flags)`;
+export function resumeMismatch<T>(row: number, action: BulkAction<T>, item: T, earlier: BulkReportEntry): string | undefined {
+  const id = action.idOf(item);
+  const reported = action.reportedIdOf ? action.reportedIdOf(earlier) : earlier.id;
+  if (reported !== undefined && reported === id) return undefined;
+  return `the report records row ${row} as ${reported ?? 'a row without an id'}, but this row is ${id ?? 'without one'}: not skipped, not sent (the report is of other rows or other flags)`;
 }
 
 /** Every row parsed, none sent (--dry-run): what each would change, or why it cannot. */
@@ -170,7 +177,7 @@ export async function* planBulk<T>(options: Pick<BulkRunOptions<T>, 'rows' | 'ac
       const item = await options.action.parse(source.value, row);
       const id = options.action.idOf(item);
       const earlier = options.done?.get(row);
-      const mismatch = earlier && resumeMismatch(row, id, earlier);
+      const mismatch = earlier && resumeMismatch(row, options.action, item, earlier);
       if (mismatch) yield { row, id, error: mismatch };
       else if (earlier) yield { row, id, skipped: true };
       else yield { row, id, change: options.action.describe(item) };

@@ -344,6 +344,17 @@ describe('bulk card verbs', () => {
     expect(renamed.exitCode, renamed.stderr).toBe(0);
     expect(JSON.parse(renamed.stdout)).toMatchObject({ done: 0, already: 1 });
     expect(report(reportPath, 'create')).toEqual([{ row: 1, id: nkem.id, outcome: 'already', referenceCode: nkem.referenceCode }]);
+    // Resumed (twice): the row is skipped, its reference compared with the report's line for it.
+    for (let i = 0; i < 2; i++) {
+      const resumed = await run(['cards', 'create', '--rows-from-file', join(dir.path, 'renamed', 'staff-list.csv'), '--program', sandbox.info.cardProgramId, '--account-type', 'savings', '--resume', reportPath, '-o', 'json']);
+      expect(resumed.exitCode, resumed.stderr).toBe(0);
+      expect(JSON.parse(resumed.stdout)).toMatchObject({ done: 0, already: 0, skipped: 1, failed: 0 });
+    }
+    expect(report(reportPath, 'create').at(-1)).toEqual({ row: 1, id: nkem.id, outcome: 'skipped', referenceCode: nkem.referenceCode });
+    // Resumed with another --account-type, the row is another card: not skipped, not sent, failed with RESUME_MISMATCH.
+    const otherFlags = await run(['cards', 'create', '--rows-from-file', join(dir.path, 'renamed', 'staff-list.csv'), '--program', sandbox.info.cardProgramId, '--account-type', 'current', '--resume', reportPath, '-o', 'json']);
+    expect(otherFlags.exitCode).toBe(8);
+    expect(otherFlags.stderr).toMatch(/RESUME_MISMATCH: the report records row 1 as row-[0-9a-f]{32}, but this row is row-[0-9a-f]{32}/);
     expect((await allCards()).filter((c) => ['nkem@example.com', 'seun@example.com'].includes(c.customer.emailAddress))).toHaveLength(2);
   });
 

@@ -518,6 +518,8 @@ async function createRows(ctx: Context, opts: CreateOptions): Promise<void> {
         return { body, pin };
       },
       idOf: (card) => card.body.referenceCode as string,
+      // A settled row's id is its card's; the row itself is named by its reference.
+      reportedIdOf: (entry) => (typeof entry.referenceCode === 'string' ? entry.referenceCode : undefined),
       describe: (card) => `create the card ${String(card.body.referenceCode)} for ${String(getPath(card.body, 'customer.firstName'))} ${String(getPath(card.body, 'customer.lastName'))} (${String(card.body.cardProgram)})`,
       async apply({ body, pin }, { signal, uncertain }) {
         const referenceCode = body.referenceCode as string;
