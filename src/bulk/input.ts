@@ -5,7 +5,7 @@
 import { Readable } from 'node:stream';
 import { formatFromPath, readIdRows, readImportRows, type CsvOptions, type SourceRow } from '../import/readers.js';
 import type { BulkFormat } from './formats.js';
-import { UsageError } from '../core/errors.js';
+import { SetupError, UsageError } from '../core/errors.js';
 
 
 /** The format a path names by its extension (.txt: ids); undefined when it names none. */
@@ -68,21 +68,37 @@ export async function bindFile(path: string): Promise<BoundInput> {
 /** Copies a stream (stdin, a pipe) to a private temporary file, hashing it on the way. */
 export async function spoolInput(input: Readable): Promise<BoundInput> {
   const [{ createHash }, fs, { tmpdir }, { join }] = await Promise.all([import('node:crypto'), import('node:fs'), import('node:os'), import('node:path')]);
-  const dir = fs.mkdtempSync(join(tmpdir(), 'cardctl-rows-'));
+  let dir: string;
+  try {
+    dir = fs.mkdtempSync(join(tmpdir(), 'cardctl-rows-'));
+  } catch (error) {
+    throw SetupError.fromFs('cannot make a temporary folder for the rows in', tmpdir(), error, 'set TMPDIR to a folder you can write to');
+  }
   const path = join(dir, 'rows');
   const remove = () => fs.rmSync(dir, { recursive: true, force: true });
   const hash = createHash('sha256');
   let bytes = 0;
-  const fd = fs.openSync(path, 'wx', 0o600);
+  let fd: number | undefined;
   try {
+    try {
+      fd = fs.openSync(path, 'wx', 0o600);
+    } catch (error) {
+      throw SetupError.fromFs('cannot copy the rows to', path, error, 'set TMPDIR to a folder you can write to');
+    }
     for await (const chunk of input as AsyncIterable<Buffer | string>) {
       const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       hash.update(buffer);
       bytes += buffer.length;
-      for (let at = 0; at < buffer.length;) at += fs.writeSync(fd, buffer, at);
+      for (let at = 0; at < buffer.length;) {
+        try {
+          at += fs.writeSync(fd, buffer, at);
+        } catch (error) {
+          throw SetupError.fromFs('cannot copy the rows to', path, error, 'set TMPDIR to a folder with room');
+        }
+      }
     }
   } catch (error) {
-    fs.closeSync(fd);
+    if (fd !== undefined) fs.closeSync(fd);
     remove();
     throw error;
   }
