@@ -141,24 +141,24 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
     if (peeked.head === undefined) throw noRowsOnStdin();
     stdin = peeked.input;
   }
+  const format = opts.format ?? (fromStdin || !path ? undefined : bulkFormatFromPath(path));
+  const fileError = (error: unknown): unknown => error instanceof ImportFileError
+    ? new UsageError(`${source}: ${error.message}${error.line ? ` (line ${error.line})` : ''}`, { hint: error.hint })
+    : error;
+  const openRows = async (opened: Readable[]): Promise<AsyncIterable<SourceRow>> => {
+    if (command.rows) {
+      const values = command.rows.values;
+      return (async function* () { for (const [i, value] of values.entries()) yield { line: i + 1, value }; })();
+    }
+    let input: Readable = bound ? createReadStream(bound.path) : stdin ?? createReadStream(path!);
+    if (input !== stdin) opened.push(input);
+    let rowsFormat = format;
+    if (!rowsFormat) ({ format: rowsFormat, input } = await sniffFormat(input));
+    return readBulkRows(input, rowsFormat, { columns: command.columns });
+  };
+  const rowsFile = bound?.path ?? (streamed || !path ? undefined : path);
   try {
-    const format = opts.format ?? (fromStdin || !path ? undefined : bulkFormatFromPath(path));
-    const rowsFile = bound?.path ?? (streamed || !path ? undefined : path);
-    await runBound(ctx, command, { settings, shard, streamed, fromStdin, source, reportPath, resume, digest, rowsFile, format, fileError: (error: unknown): unknown => error instanceof ImportFileError
-      ? new UsageError(`${source}: ${error.message}${error.line ? ` (line ${error.line})` : ''}`, { hint: error.hint })
-      : error,
-    openRows: async (opened: Readable[]): Promise<AsyncIterable<SourceRow>> => {
-      if (command.rows) {
-        const values = command.rows.values;
-        return (async function* () { for (const [i, value] of values.entries()) yield { line: i + 1, value }; })();
-      }
-      let input: Readable = bound ? createReadStream(bound.path) : stdin ?? createReadStream(path!);
-      if (input !== stdin) opened.push(input);
-      let rowsFormat = format;
-      if (!rowsFormat) ({ format: rowsFormat, input } = await sniffFormat(input));
-      return readBulkRows(input, rowsFormat, { columns: command.columns });
-    },
-    });
+    await runBound(ctx, command, { settings, shard, streamed, fromStdin, source, reportPath, resume, digest, rowsFile, format, fileError, openRows });
   } finally {
     bound?.remove();
   }
@@ -185,13 +185,13 @@ interface BoundRun {
   openRows(opened: Readable[]): Promise<AsyncIterable<SourceRow>>;
 }
 
-async function runBound<T>(ctx: Context, command: BulkCommand<T>, bound: BoundRun): Promise<void> {
-  const { settings, shard, streamed, fromStdin, source, reportPath, resume, fileError } = bound;
+async function runBound<T>(ctx: Context, command: BulkCommand<T>, prepared: BoundRun): Promise<void> {
+  const { settings, shard, streamed, fromStdin, source, reportPath, resume, fileError } = prepared;
   const opened: Readable[] = [];
-  const openRows = () => bound.openRows(opened);
+  const openRows = () => prepared.openRows(opened);
   const { readBulkReport, resumeRefusal, runHeaderLine, RunReportError } = await import('../bulk/report.js');
   // The report names its run on its first line (src/bulk/report.ts says what a run is).
-  const run = reportPath ? { verb: command.verb, input: bound.digest!, ...(shard ? { shard: formatShard(shard) } : {}), source } : undefined;
+  const run = reportPath ? { verb: command.verb, input: prepared.digest!, ...(shard ? { shard: formatShard(shard) } : {}), source } : undefined;
   let earlier: Awaited<ReturnType<typeof readBulkReport>> | undefined;
   if (resume) {
     try {
@@ -256,7 +256,7 @@ async function runBound<T>(ctx: Context, command: BulkCommand<T>, bound: BoundRu
   const { createRowProgress, expectedRows } = await import('../bulk/progress.js');
   const { openReport } = await import('../import/report.js');
   const quiet = Boolean(ctx.globals.quiet);
-  let total = command.rows?.values.length ?? await expectedRows(bound.rowsFile, bound.format, quiet);
+  let total = command.rows?.values.length ?? await expectedRows(prepared.rowsFile, prepared.format, quiet);
   if (shard && total) total = Math.ceil(Math.max(0, total - shard.index + 1) / shard.count);
   const progress = await createRowProgress({ label: command.label, stream: ctx.io.stderr, terminal: ctx.io.stderrIsTTY, quiet, total });
   const report = reportPath ? openReport<import('../bulk/report.js').BulkReportEntry | { end: { rows: number } }>(reportPath, resume, runHeaderLine(run!)) : undefined;
