@@ -85,8 +85,8 @@ export interface BulkCommand<T> {
   /** For the progress bar: "deactivating". */
   label: string;
   action: BulkAction<T>;
-  /** Rows resolved beforehand (--where), instead of --from-file. */
-  rows?: { source: string; values: unknown[] };
+  /** Cards resolved beforehand (--where), instead of --from-file. */
+  rows?: { source: string; values: Array<{ id: string }> };
   /** Ask y/N (or want --yes) on a sandbox too, as the single verb does. */
   askOnSandbox?: boolean;
   /** A row's column names, when a CSV file may only have these. */
@@ -127,7 +127,7 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
   let stdin: Readable | undefined;
   let digest: string | undefined;
   if (command.rows) {
-    if (reportPath) digest = await textDigest(command.rows.values.map((value) => `${JSON.stringify(value)}\n`).join(''));
+    if (reportPath) digest = await textDigest(command.rows.values.map(({ id }) => `${id}\n`).join(''));
   } else if (reportPath) {
     bound = streamed ? await spoolInput(fromStdin ? ctx.io.stdin : createReadStream(path!)) : await bindFile(path!);
     digest = bound.digest;
