@@ -124,8 +124,12 @@ describe('bulk card verbs', () => {
     expect(dry.stdout.trim().split('\n').sort()).toEqual(target.map((c) => `would deactivate ${c.id}`).sort());
     expect(dry.stderr).toMatch(/9 rows, 9 to deactivate, 0 invalid; nothing was sent/);
     for (const card of await allCards()) expect(card.status).toBe('active');
-    const real = await run(['cards', 'deactivate', '--where', 'status=active,search=BLK-000', '--yes']);
+    const whereReport = join(dir.path, 'where.ndjson');
+    const real = await run(['cards', 'deactivate', '--where', 'status=active,search=BLK-000', '--yes', '--report', whereReport]);
     expect(real.exitCode, real.stderr).toBe(0);
+    // The report's input is the listing: the SHA-256 of the ids listed, one a line, in row order.
+    const listed = report(whereReport, 'deactivate').sort((a, b) => a.row - b.row).map((e) => `${e.id}\n`).join('');
+    shardReport(whereReport, { verb: 'deactivate', input: `sha256:${createHash('sha256').update(listed).digest('hex')}` });
     for (const card of await allCards()) expect(card.status, card.referenceCode).toBe(target.some((t) => t.id === card.id) ? 'suspended' : 'active');
     expect((await run(['cards', 'deactivate', '--where', 'status=frozen'])).exitCode).toBe(2);
   });
