@@ -2,7 +2,7 @@
 // `concurrency` at a time, and settles every row exactly once
 // in the report. A row whose request may have reached the service (timeout, reset, 502/504) is
 // looked up by realId before it is sent again; a 409 CONFLICT means the realId is already there.
-import { AuthError, ExitCode, type CliError } from '../core/errors.js';
+import { AuthError, ExitCode, RejectedError, type CliError } from '../core/errors.js';
 import type { ImportCardBody } from '../api/schemas.js';
 import type { ImportOutcome, ReportEntry } from './report.js';
 import { backoffMs, rowRun, type RowRunOptions } from '../bulk/loop.js';
@@ -82,7 +82,7 @@ export async function runImport(options: ImportRunOptions): Promise<ImportRunRes
     const differ = differencesFromImport(body, found.card);
     if (!differ.length) return settle({ line, realId: body.realId, outcome: 'exists', cardId: found.cardId }, found);
     const error = `realId "${body.realId}" is already imported for another cardholder (its ${differ.join(', ')} differ${differ.length === 1 ? 's' : ''} from this row's): not imported`;
-    return settle({ line, realId: body.realId, outcome: 'failed', error });
+    return settle({ line, realId: body.realId, outcome: 'failed', error }, undefined, new RejectedError(error, { code: 'REAL_ID_TAKEN', status: 409 }));
   };
 
   const importRow = async (line: number, body: ImportCardBody): Promise<void> => {

@@ -480,6 +480,14 @@ describe('bulk card verbs', () => {
     const imported = await run(['import', '--from-file', csv, '-o', 'json']);
     expect(imported.exitCode, imported.stderr).toBe(0);
     expect(JSON.parse(imported.stdout)).toMatchObject({ imported: 1, exists: 0 });
+    // The same realId again is "already there" only for the same cardholder.
+    expect(JSON.parse((await run(['import', '--from-file', csv, '-o', 'json'])).stdout)).toMatchObject({ imported: 0, exists: 1 });
+    const other = join(dir.path, 'coll-other.csv');
+    writeFileSync(other, readFileSync(csv, 'utf8').replace(',Ada,Obi,', ',Bisi,Obi,'));
+    const clash = await run(['import', '--from-file', other, '-o', 'json']);
+    expect(clash.exitCode).toBe(8);
+    expect(JSON.parse(clash.stdout)).toMatchObject({ imported: 0, exists: 0, failed: 1 });
+    expect(clash.stderr).toMatch(/realId "COLL-1" is already imported for another cardholder \(its firstName differs from this row's\)/);
     // The sandbox refuses such a reference too, whoever sends it (its Create Card schema).
     const response = await fetch(`${sandbox.info.baseUrl}/institutions/cards`, {
       method: 'POST', headers: { authorization: `Bearer ${sandbox.info.token}`, 'content-type': 'application/json' },
