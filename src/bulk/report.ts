@@ -96,7 +96,7 @@ export async function readRunReport<E>(
   onEntry: (entry: E) => void,
   on: { run?: (run: RunHeader) => void; end?: (end: RunEnd) => void } = {},
 ): Promise<{ run?: RunHeader; torn: number }> {
-  const { existsSync, createReadStream } = await import('node:fs');
+  const { existsSync, createReadStream, statSync } = await import('node:fs');
   if (!existsSync(path)) return { torn: 0 };
   const { readLines, ImportFileError } = await import('../import/readers.js');
   const input = createReadStream(path);
@@ -133,6 +133,8 @@ export async function readRunReport<E>(
   } finally {
     input.destroy();
   }
+  // Blank lines only: nothing a report's header could be written after.
+  if (!run && statSync(path).size > 0) throw new RunReportError(`${path} is not the report of a run: it has only blank lines`);
   return { ...(run ? { run } : {}), torn };
 }
 

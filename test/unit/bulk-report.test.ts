@@ -102,6 +102,7 @@ describe('reading a report for --resume', () => {
     ['an import report', `${runHeaderLine({ verb: 'import', input: DIGEST, source: 'x' })}{"line":2,"realId":"A","outcome":"imported"}\n`, /line 2 is not a line of a bulk report/],
     ['a second header', `${header}${header}`, /line 2 is not a line of a bulk report/],
     ['an unknown outcome', `${header}{"row":1,"outcome":"maybe"}\n`, /line 2 is not a line/],
+    ['blank lines only', '\n\n  \n', /it has only blank lines/],
   ])('refuses %s', async (_name, text, message) => {
     const error = await readBulkReport(write('bad.ndjson', text)).catch((e) => e);
     expect(error).toBeInstanceOf(RunReportError);
