@@ -397,8 +397,8 @@ complete -c cardctl -n "__cardctl_at 'cards create'" -l rows-from-file -r -F -d 
 complete -c cardctl -n "__cardctl_at 'cards create'" -l pins-from-column -x -d 'many cards: each card\'s PIN from this column (the file must not be readable by others); default a random PIN per card, never shown'
 complete -c cardctl -n "__cardctl_at 'cards create'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
 complete -c cardctl -n "__cardctl_at 'cards create'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
-complete -c cardctl -n "__cardctl_at 'cards create'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
-complete -c cardctl -n "__cardctl_at 'cards create'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started'
+complete -c cardctl -n "__cardctl_at 'cards create'" -l report -r -F -d 'bulk: NDJSON report: its run (verb, input SHA-256, shard), then a line per row (row, id, outcome done|already|skipped|failed, code, message)'
+complete -c cardctl -n "__cardctl_at 'cards create'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file), which must be of this verb, input and shard: rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'cards create'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
 
 # cardctl cards renew
@@ -407,8 +407,8 @@ complete -c cardctl -n "__cardctl_at 'cards renew'" -l reason -x -d 'renewal rea
 complete -c cardctl -n "__cardctl_at 'cards renew'" -l from-file -r -F -d 'act on many cards: ids one a line, or .csv, .ndjson or a .json array; - for stdin'
 complete -c cardctl -n "__cardctl_at 'cards renew'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
 complete -c cardctl -n "__cardctl_at 'cards renew'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
-complete -c cardctl -n "__cardctl_at 'cards renew'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
-complete -c cardctl -n "__cardctl_at 'cards renew'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started'
+complete -c cardctl -n "__cardctl_at 'cards renew'" -l report -r -F -d 'bulk: NDJSON report: its run (verb, input SHA-256, shard), then a line per row (row, id, outcome done|already|skipped|failed, code, message)'
+complete -c cardctl -n "__cardctl_at 'cards renew'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file), which must be of this verb, input and shard: rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'cards renew'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
 
 # cardctl cards pin
@@ -445,8 +445,8 @@ complete -c cardctl -n "__cardctl_at 'cards customer update'" -l postal-code -x 
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l from-file -r -F -d 'with a card id: its JSON body (or - for stdin), flags override its fields; without one: many cards, a row each (id and the changed fields)'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
-complete -c cardctl -n "__cardctl_at 'cards customer update'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
-complete -c cardctl -n "__cardctl_at 'cards customer update'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l report -r -F -d 'bulk: NDJSON report: its run (verb, input SHA-256, shard), then a line per row (row, id, outcome done|already|skipped|failed, code, message)'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file), which must be of this verb, input and shard: rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l reason -x -d 'why (kept in the audit journal, one entry per card)'
 
@@ -455,8 +455,8 @@ complete -c cardctl -n "__cardctl_at 'cards activate'" -l reason -x -d 'why (kep
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l from-file -r -F -d 'act on many cards: ids one a line, or .csv, .ndjson or a .json array; - for stdin'
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l concurrency -x -d 'bulk: requests in flight (default 16)'
-complete -c cardctl -n "__cardctl_at 'cards activate'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
-complete -c cardctl -n "__cardctl_at 'cards activate'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started'
+complete -c cardctl -n "__cardctl_at 'cards activate'" -l report -r -F -d 'bulk: NDJSON report: its run (verb, input SHA-256, shard), then a line per row (row, id, outcome done|already|skipped|failed, code, message)'
+complete -c cardctl -n "__cardctl_at 'cards activate'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file), which must be of this verb, input and shard: rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l where -x -d 'bulk: the cards matching status=STATUS and/or search=TEXT (comma-separated), listed first; --dry-run shows them'
 
@@ -465,8 +465,8 @@ complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l reason -x -d 'why (k
 complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l from-file -r -F -d 'act on many cards: ids one a line, or .csv, .ndjson or a .json array; - for stdin'
 complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
 complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l concurrency -x -d 'bulk: requests in flight (default 16)'
-complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l report -r -F -d 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)'
-complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started'
+complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l report -r -F -d 'bulk: NDJSON report: its run (verb, input SHA-256, shard), then a line per row (row, id, outcome done|already|skipped|failed, code, message)'
+complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file), which must be of this verb, input and shard: rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
 complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l where -x -d 'bulk: the cards matching status=STATUS and/or search=TEXT (comma-separated), listed first; --dry-run shows them'
 
@@ -692,7 +692,7 @@ complete -c cardctl -n "__cardctl_at 'import'" -l format -x -a 'csv ndjson json'
 complete -c cardctl -n "__cardctl_at 'import'" -l encoding -x -a 'utf-8 latin1 utf-16le' -d 'text encoding of the file (default utf-8; invalid UTF-8 is an error)'
 complete -c cardctl -n "__cardctl_at 'import'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
 complete -c cardctl -n "__cardctl_at 'import'" -l report -r -F -d 'NDJSON report: line, realId, outcome, cardId or error'
-complete -c cardctl -n "__cardctl_at 'import'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started'
+complete -c cardctl -n "__cardctl_at 'import'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file), which must be of this verb, input and shard: rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'import'" -l real-id -x -d 'one card: its identifier in your system'
 complete -c cardctl -n "__cardctl_at 'import'" -l active -d 'one card: the card is active (the default)'
 complete -c cardctl -n "__cardctl_at 'import'" -l no-active -d 'one card: the card is not active'

@@ -5,6 +5,18 @@
 
 /** Your own identifier of a card: `referenceCode` of Create Card, `realId` of Import Card. */
 export const REFERENCE = { minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]*$' } as const;
+/**
+ * An imported card's referenceCode is `import:<realId>`, the key that keeps an import exactly
+ * once; so a created card's referenceCode may not start with `import:`, and a reference given to
+ * Create Card can never be taken for an import (or make one "already there").
+ */
+export const IMPORT_REFERENCE_PREFIX = 'import:';
+/** `referenceCode` of Create Card: a REFERENCE outside the imports' namespace. */
+export const CARD_REFERENCE = { ...REFERENCE, pattern: `^(?!${IMPORT_REFERENCE_PREFIX})${REFERENCE.pattern.slice(1)}` } as const;
+/** The referenceCode an import of `realId` is recorded under. */
+export function importReference(realId: string): string {
+  return `${IMPORT_REFERENCE_PREFIX}${realId}`;
+}
 /** The name printed on a card: printable ASCII, as many characters as fit on the card. */
 export const EMBOSSING_NAME = { minLength: 1, maxLength: 26, pattern: '^[\\x20-\\x7e]+$' } as const;
 /** First, middle and last names. */

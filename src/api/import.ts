@@ -1,6 +1,7 @@
 // Card import (`POST /util/cards/import`, API key) and the lookup that keeps retries exactly-once.
 import { paginate, type ApiClient, type ApiResponse } from './client.js';
 import { LIST_PATHS } from './dialect.js';
+import { importReference } from './field-rules.js';
 import type { Card, ImportCardBody } from './schemas.js';
 
 export const IMPORT_PATH = '/util/cards/import';
@@ -28,14 +29,14 @@ export function cardIdOf(data: unknown): string | undefined {
 
 /**
  * Looks an imported card up by its realId through Get Cards (bearer token): the card whose
- * realId or referenceCode is that value (or `import:<realId>`). Undefined when none is there.
+ * realId is that value, or whose referenceCode is `import:<realId>` (never a created card's own
+ * reference: the two namespaces are apart, src/api/field-rules.ts). Undefined when none is there.
  */
 export async function findImportedCard(client: ApiClient, realId: string, signal?: AbortSignal): Promise<Partial<Card> | undefined> {
   // The search matches substrings (realId R-1 also finds R-10…R-1999): read every page, not the first.
   for await (const page of paginate<Partial<Card> & { realId?: string }>(client, LIST_PATHS.cards, { search: realId }, client.dialect.maxPageSize, signal)) {
     const cards = Array.isArray(page.data) ? page.data : [];
-    // The sandbox records an imported card's realId as referenceCode `import:<realId>`.
-    const card = cards.find((c) => c.realId === realId || c.referenceCode === realId || c.referenceCode === `import:${realId}`);
+    const card = cards.find((c) => c.realId === realId || c.referenceCode === importReference(realId));
     if (card) return card;
   }
   return undefined;

@@ -259,7 +259,7 @@ export type Card = Static<typeof Card>;
 
 export const CreateCardBody = Type.Object({
   cardProgram: Type.String({ minLength: 1 }),
-  referenceCode: Type.String({ ...rules.REFERENCE }),
+  referenceCode: Type.String({ ...rules.CARD_REFERENCE }),
   pinEnabled: Type.Boolean(),
   defaultPIN: EncryptedPinBlock,
   account: AccountInput,

@@ -5,6 +5,7 @@
 import { Readable } from 'node:stream';
 import { formatFromPath, readIdRows, readImportRows, type CsvOptions, type SourceRow } from '../import/readers.js';
 import type { BulkFormat } from './formats.js';
+import { SetupError, UsageError } from '../core/errors.js';
 
 
 /** The format a path names by its extension (.txt: ids); undefined when it names none. */
@@ -18,17 +19,100 @@ export function readBulkRows(input: Readable, format: BulkFormat, options: CsvOp
 
 /** Reads the first chunk to tell the format; the returned stream still yields every byte. */
 export async function sniffFormat(input: Readable): Promise<{ format: BulkFormat; input: Readable }> {
-  const iterator = (input as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
-  const first = await iterator.next();
-  const head = first.done ? '' : Buffer.from(first.value).toString('utf8', 0, 4096);
+  const peeked = await peek(input);
+  const head = peeked.head === undefined ? '' : Buffer.from(peeked.head).toString('utf8', 0, 4096);
   const text = head.replace(/^\uFEFF/, '').trimStart();
   const firstLine = text.split('\n', 1)[0] ?? '';
   // A one-column CSV has no comma: its header `id` still says CSV.
   const csv = firstLine.includes(',') || firstLine.trim() === 'id';
   const format: BulkFormat = text.startsWith('{') ? 'ndjson' : text.startsWith('[') ? 'json' : csv ? 'csv' : 'ids';
+  return { format, input: peeked.input };
+}
+
+/** The first chunk of a stream, read ahead; `input` still yields every byte. `head` is undefined when the stream gave none. */
+export async function peek(input: Readable): Promise<{ head?: Buffer | string; input: Readable }> {
+  const iterator = (input as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
+  let first = await iterator.next();
+  while (!first.done && first.value.length === 0) first = await iterator.next();
   const replay = Readable.from((async function* () {
     if (!first.done) yield first.value;
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
   })());
-  return { format, input: replay };
+  return { ...(first.done ? {} : { head: first.value }), input: replay };
+}
+
+/**
+ * An input bound to its report: a regular file to read, and the SHA-256 of its bytes (the
+ * report's header names it). stdin and pipes are read once, so they are first copied to a file
+ * only this user can read, in a fresh temporary folder, hashed on the way; `remove` deletes it.
+ */
+export interface BoundInput {
+  path: string;
+  digest: string;
+  bytes: number;
+  remove(): void;
+}
+
+/** A regular file bound as it is: the SHA-256 of its bytes, read as a stream. */
+export async function bindFile(path: string): Promise<BoundInput> {
+  const [{ createHash }, { createReadStream }] = await Promise.all([import('node:crypto'), import('node:fs')]);
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    bytes += chunk.length;
+  }
+  return { path, digest: `sha256:${hash.digest('hex')}`, bytes, remove() {} };
+}
+
+/** Copies a stream (stdin, a pipe) to a private temporary file, hashing it on the way. */
+export async function spoolInput(input: Readable): Promise<BoundInput> {
+  const [{ createHash }, fs, { tmpdir }, { join }] = await Promise.all([import('node:crypto'), import('node:fs'), import('node:os'), import('node:path')]);
+  let dir: string;
+  try {
+    dir = fs.mkdtempSync(join(tmpdir(), 'cardctl-rows-'));
+  } catch (error) {
+    throw SetupError.fromFs('cannot make a temporary folder for the rows in', tmpdir(), error, 'set TMPDIR to a folder you can write to');
+  }
+  const path = join(dir, 'rows');
+  const remove = () => fs.rmSync(dir, { recursive: true, force: true });
+  const hash = createHash('sha256');
+  let bytes = 0;
+  let fd: number | undefined;
+  try {
+    try {
+      fd = fs.openSync(path, 'wx', 0o600);
+    } catch (error) {
+      throw SetupError.fromFs('cannot copy the rows to', path, error, 'set TMPDIR to a folder you can write to');
+    }
+    for await (const chunk of input as AsyncIterable<Buffer | string>) {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      hash.update(buffer);
+      bytes += buffer.length;
+      for (let at = 0; at < buffer.length;) {
+        try {
+          at += fs.writeSync(fd, buffer, at);
+        } catch (error) {
+          throw SetupError.fromFs('cannot copy the rows to', path, error, 'set TMPDIR to a folder with room');
+        }
+      }
+    }
+  } catch (error) {
+    if (fd !== undefined) fs.closeSync(fd);
+    remove();
+    throw error;
+  }
+  fs.closeSync(fd);
+  return { path, digest: `sha256:${hash.digest('hex')}`, bytes, remove };
+}
+
+/** "sha256:<hex>" of text (the ids a `--where` listing gave, one a line). */
+export async function textDigest(text: string): Promise<string> {
+  const { createHash } = await import('node:crypto');
+  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}
+
+/** `--from-file -` with nothing on stdin (empty, or closed): a usage error, never a run of 0 rows. */
+export function noRowsOnStdin(): UsageError {
+  return new UsageError('--from-file -: stdin gave no rows (it was empty or closed)', { hint: 'pipe the rows in, e.g. cardctl cards list -q | …, or give a file' });
 }

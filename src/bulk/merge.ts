@@ -1,73 +1,87 @@
 // `cards report merge`: the reports of one run's shards (`--shard K/N`, one report each) joined
 // into one, a line per row in row order. Within a report a row may have several lines (a failed
 // row done on a --resume, a done row "skipped" by it): its last line that is not "skipped" is
-// its outcome. Shards never share a row, so a row in two reports means reports that do not
-// belong together (the same shard twice, shards of different counts, or different runs). A
-// shard's report names its run on its first line (src/bulk/report.ts): reports of different runs
-// are refused even when they share no row. Reports without that line (written before it existed)
-// are told apart by their rows only; two runs of one verb over the same file split the same way
-// are one run as far as a report can tell.
-import { asRunHeader, describeRun, sameRun, type BulkOutcome, type BulkReportEntry, type BulkRunHeader } from './report.js';
-
-const OUTCOMES: readonly BulkOutcome[] = ['done', 'already', 'skipped', 'failed'];
+// its outcome. Every report names its run on its first line (src/bulk/report.ts): the reports
+// merged must be of one verb, one input and one split, each shard exactly once, every shard
+// given; a row in two reports, or in the report of a shard it is not in, is refused. Rows may
+// still be missing: a shard that did not finish has no end line, and the rows it did not settle
+// are named (the command exits 8, as for failed rows).
+import { BULK_ENTRY, describeRun, readRunReport, type BulkOutcome, type BulkReportEntry, type RunHeader } from './report.js';
+import { formatShard, inShard, parseShardText, type Shard } from './shard.js';
 
 export class ReportMergeError extends Error {}
 
 export interface MergedReports {
   /** One entry per row, by row number. */
   entries: BulkReportEntry[];
-  /** `missing`: rows up to the last one that no report has; `torn`: lines that are not JSON, ignored. */
+  /**
+   * `missing`: rows of the input that no report has (up to the input's last row when a finished
+   * shard says how many there are, else up to the last row reported); `torn`: lines torn by a
+   * killed run, ignored.
+   */
   counts: Record<BulkOutcome, number> & { rows: number; reports: number; missing: number; torn: number };
+  /** The first missing rows (at most MISSING_NAMED), for the message. */
+  missingRows: number[];
+  /** The shards whose report has no end line: they stopped before the end of the input. */
+  unfinished: string[];
 }
 
-/** Reads every report whole (the rows must be sorted) and joins them. */
+const MISSING_NAMED = 5;
+
+/** Reads every report whole and joins them. */
 export async function mergeBulkReports(paths: readonly string[]): Promise<MergedReports> {
-  const { createReadStream } = await import('node:fs');
-  const { readNdjsonRows } = await import('../import/readers.js');
   const rows = new Map<number, { entry: BulkReportEntry; path: string }>();
-  let firstRun: { run: BulkRunHeader; path: string } | undefined;
+  const shards = new Map<string, string>();
+  let first: { run: RunHeader; shard: Shard; path: string } | undefined;
   let torn = 0;
+  let inputRows: { rows: number; path: string } | undefined;
+  const unfinished: string[] = [];
   for (const path of paths) {
     const own = new Map<number, BulkReportEntry>();
-    const input = createReadStream(path);
-    try {
-      for await (const line of readNdjsonRows(input)) {
-        const run = line.line === 1 ? asRunHeader(line.value) : undefined;
-        if (run) {
-          if (firstRun && !sameRun(firstRun.run, run)) {
-            throw new ReportMergeError(`${path} is a report of another run than ${firstRun.path}: ${describeRun(run)}, not ${describeRun(firstRun.run)}`);
-          }
-          firstRun ??= { run, path };
-          continue;
-        }
-        // A line torn by a killed run (a --resume appends after it), as --resume reads it.
-        if (line.error !== undefined) {
-          torn++;
-          continue;
-        }
-        const entry = line.value as Partial<BulkReportEntry> | null;
-        if (!entry || typeof entry !== 'object' || !Number.isInteger(entry.row) || (entry.row as number) < 1 || !OUTCOMES.includes(entry.outcome as BulkOutcome)) {
-          throw new ReportMergeError(`${path}: line ${line.line} is not a row of a bulk report (row, outcome done|already|skipped|failed)`);
-        }
-        const earlier = own.get(entry.row!);
-        if (!earlier || entry.outcome !== 'skipped' || earlier.outcome === 'skipped') own.set(entry.row!, entry as BulkReportEntry);
-      }
-    } finally {
-      input.destroy();
+    let end: number | undefined;
+    const read = await readRunReport(path, BULK_ENTRY, (entry) => {
+      const earlier = own.get(entry.row);
+      if (!earlier || entry.outcome !== 'skipped' || earlier.outcome === 'skipped') own.set(entry.row, entry);
+    }, { end: ({ rows: count }) => (end = count) });
+    if (!read.run) throw new ReportMergeError(`${path} is empty: not the report of a run`);
+    const { run } = read;
+    const shard = parseShardText(run.shard ?? '1/1')!;
+    if (first && (run.verb !== first.run.verb || run.input !== first.run.input || shard.count !== first.shard.count)) {
+      throw new ReportMergeError(`${path} is a report of another run than ${first.path}: ${describeRun(run)}, not ${describeRun(first.run)}`);
     }
+    first ??= { run, shard, path };
+    const twice = shards.get(formatShard(shard));
+    if (twice) throw new ReportMergeError(`${twice} and ${path} are both the report of shard ${formatShard(shard)}: give each shard's report once`);
+    shards.set(formatShard(shard), path);
+    torn += read.torn;
+    if (end === undefined) unfinished.push(formatShard(shard));
+    else if (inputRows && inputRows.rows !== end) {
+      throw new ReportMergeError(`${path} counts ${end} rows in the input and ${inputRows.path} ${inputRows.rows}: not the reports of one input`);
+    } else inputRows ??= { rows: end, path };
     // In row order, so a refusal names the first row the reports share, whatever order they were written in.
     for (const [row, entry] of [...own].sort(([a], [b]) => a - b)) {
+      if (!inShard(row, shard)) throw new ReportMergeError(`${path}: row ${row} is not a row of shard ${formatShard(shard)}`);
       const other = rows.get(row);
-      if (other) {
-        throw new ReportMergeError(`row ${row} is in both ${other.path} and ${path}: the shards of one run never share a row (the same shard twice, shards of different counts, or reports of different runs?)`);
-      }
+      if (other) throw new ReportMergeError(`row ${row} is in both ${other.path} and ${path}: the shards of one run never share a row`);
       rows.set(row, { entry, path });
+    }
+  }
+  if (first) {
+    const absent = Array.from({ length: first.shard.count }, (_, i) => `${i + 1}/${first!.shard.count}`).filter((k) => !shards.has(k));
+    if (absent.length) {
+      const { shard: _given, ...whole } = first.run;
+      throw new ReportMergeError(`shard${absent.length === 1 ? '' : 's'} ${absent.join(', ')} of the run (${describeRun(whole)}) missing: give every shard's report (given: ${[...shards.keys()].join(', ')})`);
     }
   }
   const entries = [...rows.keys()].sort((a, b) => a - b).map((row) => rows.get(row)!.entry);
   const counts = { done: 0, already: 0, skipped: 0, failed: 0, rows: entries.length, reports: paths.length, missing: 0, torn };
   for (const entry of entries) counts[entry.outcome]++;
-  // A shard not given, or not finished.
-  counts.missing = entries.length ? entries[entries.length - 1]!.row - entries.length : 0;
-  return { entries, counts };
+  const last = Math.max(inputRows?.rows ?? 0, entries.at(-1)?.row ?? 0);
+  const missingRows: number[] = [];
+  for (let row = 1; row <= last; row++) {
+    if (rows.has(row)) continue;
+    counts.missing++;
+    if (missingRows.length < MISSING_NAMED) missingRows.push(row);
+  }
+  return { entries, counts, missingRows, unfinished };
 }

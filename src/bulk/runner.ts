@@ -10,6 +10,7 @@
 import { AuthError, ExitCode, type CliError } from '../core/errors.js';
 import { backoffMs, rowRun, type RowRunOptions } from './loop.js';
 import type { BulkOutcome, BulkReportEntry } from './report.js';
+import { inShard, type Shard } from './shard.js';
 
 /** One verb's work on one row. */
 export interface BulkAction<T> {
@@ -17,6 +18,11 @@ export interface BulkAction<T> {
   parse(value: unknown, row: number): T | Promise<T>;
   /** The card (or reference) the row is about, for the report. */
   idOf(item: T): string | undefined;
+  /**
+   * What an earlier report's line names its row by, to compare with idOf before the row is
+   * skipped on a --resume (default: the line's id).
+   */
+  reportedIdOf?(entry: BulkReportEntry): string | undefined;
   /** What the row would change, for --dry-run: "deactivate 6650c0ffee". */
   describe(item: T): string;
   /**
@@ -26,15 +32,7 @@ export interface BulkAction<T> {
   apply(item: T, attempt: { signal: AbortSignal; uncertain: boolean }): Promise<{ outcome: 'done' | 'already'; id?: string; details?: Record<string, unknown> }>;
 }
 
-/** `--shard K/N`: rows K, K+N, K+2N, … (1 ≤ K ≤ N). */
-export interface Shard {
-  index: number;
-  count: number;
-}
-
-export function inShard(row: number, shard: Shard | undefined): boolean {
-  return !shard || (row - shard.index) % shard.count === 0;
-}
+export type { Shard } from './shard.js';
 
 export interface BulkStats {
   done: number;
@@ -55,6 +53,8 @@ export interface BulkRunOptions<T> extends RowRunOptions<BulkReportEntry> {
 
 export interface BulkRunResult {
   stats: BulkStats;
+  /** Rows read from the input, in this shard or not (all of them when the run read it to the end). */
+  inputRows: number;
   interrupted: boolean;
   /** A failure every row would meet (bad credentials): the run stopped. */
   fatal?: CliError;
@@ -130,8 +130,6 @@ export async function runBulk<T>(options: BulkRunOptions<T>): Promise<BulkRunRes
     start(source) {
       const row = ++ordinal;
       if (!inShard(row, options.shard)) return;
-      const earlier = options.done?.get(row);
-      if (earlier) return settle({ row, ...(earlier.id ? { id: earlier.id } : {}), outcome: 'skipped' });
       if (source.error !== undefined) return settle(failed(row, undefined, 'INVALID', source.error));
       const invalid = (error: unknown) => settle(failed(row, idOfValue(source.value), 'INVALID', (error as Error).message));
       let item: T | Promise<T>;
@@ -140,11 +138,29 @@ export async function runBulk<T>(options: BulkRunOptions<T>): Promise<BulkRunRes
       } catch (error) {
         return invalid(error);
       }
+      // A row the report records as done is skipped only when it is the row the report names.
+      const earlier = options.done?.get(row);
+      const next = (parsed: T) => {
+        if (!earlier) return applyRow(row, parsed);
+        const mismatch = resumeMismatch(row, options.action, parsed, earlier);
+        return settle(mismatch ? failed(row, options.action.idOf(parsed), 'RESUME_MISMATCH', mismatch) : { ...earlier, row, outcome: 'skipped' });
+      };
       // Most verbs parse a row at once: its request goes out without a turn through a promise.
-      return item instanceof Promise ? item.then((parsed) => applyRow(row, parsed), invalid) : applyRow(row, item);
+      return item instanceof Promise ? item.then(next, invalid) : next(item);
     },
   });
-  return { stats, interrupted: options.signal.aborted, fatal, problems, readerError };
+  return { stats, inputRows: ordinal, interrupted: options.signal.aborted, fatal, problems, readerError };
+}
+
+/**
+ * Why a row the report records as done is not skipped, or undefined when it is the same row: the
+ * report's line names what this row is about (a card id, a derived reference).
+ */
+export function resumeMismatch<T>(row: number, action: BulkAction<T>, item: T, earlier: BulkReportEntry): string | undefined {
+  const id = action.idOf(item);
+  const reported = action.reportedIdOf ? action.reportedIdOf(earlier) : earlier.id;
+  if (reported !== undefined && reported === id) return undefined;
+  return `the report records row ${row} as ${reported ?? 'a row without an id'}, but this row is ${id ?? 'without one'}: not skipped, not sent (the report is of other rows or other flags)`;
 }
 
 /** Every row parsed, none sent (--dry-run): what each would change, or why it cannot. */
@@ -153,17 +169,18 @@ export async function* planBulk<T>(options: Pick<BulkRunOptions<T>, 'rows' | 'ac
   for await (const source of options.rows) {
     row++;
     if (!inShard(row, options.shard)) continue;
-    if (options.done?.has(row)) {
-      yield { row, id: options.done.get(row)!.id, skipped: true };
-      continue;
-    }
     if (source.error !== undefined) {
       yield { row, error: source.error };
       continue;
     }
     try {
       const item = await options.action.parse(source.value, row);
-      yield { row, id: options.action.idOf(item), change: options.action.describe(item) };
+      const id = options.action.idOf(item);
+      const earlier = options.done?.get(row);
+      const mismatch = earlier && resumeMismatch(row, options.action, item, earlier);
+      if (mismatch) yield { row, id, error: mismatch };
+      else if (earlier) yield { row, id, skipped: true };
+      else yield { row, id, change: options.action.describe(item) };
     } catch (error) {
       yield { row, id: idOfValue(source.value), error: (error as Error).message };
     }

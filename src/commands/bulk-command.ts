@@ -3,7 +3,8 @@
 // where the rows come from, --dry-run, the production confirmation, progress, the report, the
 // summary and the exit code (8 when any row failed).
 import type { Readable } from 'node:stream';
-import type { BulkAction, BulkRunResult, Shard } from '../bulk/runner.js';
+import type { BulkAction, BulkRunResult } from '../bulk/runner.js';
+import { formatShard, MAX_SHARDS, parseShardText, type Shard } from '../bulk/shard.js';
 import type { Context } from '../core/context.js';
 import { defineFlags, type FlagValues } from '../core/flags.js';
 import { CliError, InterruptedError, PartialFailureError, UsageError } from '../core/errors.js';
@@ -16,10 +17,10 @@ export const BULK_FLAGS = defineFlags({
   fromFile: { type: 'string', value: 'file', complete: 'file', description: 'act on many cards: ids one a line, or .csv, .ndjson or a .json array; - for stdin' },
   format: { type: 'string', value: 'format', choices: BULK_FORMATS, description: 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)' },
   concurrency: { type: 'string', value: 'n', description: concurrencyHelp(DEFAULT_CONCURRENCY) },
-  report: { type: 'string', value: 'file', complete: 'file', description: 'bulk: NDJSON report, a line per row (row, id, outcome done|already|skipped|failed, code, message)' },
+  report: { type: 'string', value: 'file', complete: 'file', description: 'bulk: NDJSON report: its run (verb, input SHA-256, shard), then a line per row (row, id, outcome done|already|skipped|failed, code, message)' },
   resume: {
     type: 'string', value: 'report', valueOptional: true, complete: 'file',
-    description: 'bulk: continue the run of this report (given alone: of the --report file): rows it records as done are skipped, new lines appended; a report not there yet is started',
+    description: 'bulk: continue the run of this report (given alone: of the --report file), which must be of this verb, input and shard: rows it records as done are skipped, new lines appended; a report not there yet is started',
   },
   shard: { type: 'string', value: 'k/n', description: 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)' },
 });
@@ -52,9 +53,10 @@ export function rowRunSettings(ctx: Context, opts: Pick<BulkOptions, 'concurrenc
 /**
  * The report a run writes, and whether it continues an earlier run's: `--resume REPORT`, or
  * `--resume` with `--report FILE` (the two spellings mean the same). Checked before anything is
- * read or sent: a path that is not a file, and a report that exists without --resume, are refused.
+ * read or sent: a path that is not a file, the input file itself (`input`: its path), and a
+ * report that exists without --resume, are refused.
  */
-export async function runReport(opts: Pick<BulkOptions, 'report' | 'resume'>): Promise<{ path?: string; resume: boolean }> {
+export async function runReport(opts: Pick<BulkOptions, 'report' | 'resume'>, input?: string): Promise<{ path?: string; resume: boolean }> {
   const { report, resume } = opts;
   if (resume === true && report === undefined) throw new UsageError('--resume needs --report FILE, or the report as its value: --resume REPORT');
   if (typeof resume === 'string' && report !== undefined && report !== resume) {
@@ -62,9 +64,14 @@ export async function runReport(opts: Pick<BulkOptions, 'report' | 'resume'>): P
   }
   const path = typeof resume === 'string' ? resume : report;
   if (path === undefined) return { resume: false };
+  const flag = resume === undefined ? '--report' : '--resume';
   const { existsSync, statSync } = await import('node:fs');
   if (existsSync(path) && !statSync(path).isFile()) {
-    throw new UsageError(`--report ${path} is not a regular file`, { hint: 'the report is appended to as rows settle and read back by --resume: give the path of a file' });
+    throw new UsageError(`${flag} ${path} is not a regular file`, { hint: 'the report is appended to as rows settle and read back by --resume: give the path of a file' });
+  }
+  if (input !== undefined && existsSync(path) && existsSync(input)) {
+    const [a, b] = [statSync(path), statSync(input)];
+    if (a.dev === b.dev && a.ino === b.ino) throw new UsageError(`${flag} ${path} is the input file itself`, { hint: 'the report is a file of its own: give another path' });
   }
   if (resume === undefined && existsSync(path) && statSync(path).size > 0) {
     throw new UsageError(`the report ${path} already exists`, { hint: `pass --resume ${path} to continue that run (rows it records as done are skipped), or choose another --report` });
@@ -78,8 +85,8 @@ export interface BulkCommand<T> {
   /** For the progress bar: "deactivating". */
   label: string;
   action: BulkAction<T>;
-  /** Rows resolved beforehand (--where), instead of --from-file. */
-  rows?: { source: string; values: unknown[] };
+  /** Cards resolved beforehand (--where), instead of --from-file. */
+  rows?: { source: string; values: Array<{ id: string }> };
   /** Ask y/N (or want --yes) on a sandbox too, as the single verb does. */
   askOnSandbox?: boolean;
   /** A row's column names, when a CSV file may only have these. */
@@ -88,24 +95,20 @@ export interface BulkCommand<T> {
   defaultConcurrency?: number;
 }
 
+/** `--shard K/N` (src/bulk/shard.ts has the one rule). */
 export function parseShard(value: string | undefined): Shard | undefined {
   if (value === undefined) return undefined;
-  const match = /^(\d+)\/(\d+)$/.exec(value.trim());
-  const index = Number(match?.[1]);
-  const count = Number(match?.[2]);
-  if (!match || count < 1 || index < 1 || index > count) {
-    throw new UsageError(`invalid --shard "${value}": expected K/N with 1 ≤ K ≤ N, e.g. --shard 1/4`);
-  }
-  return { index, count };
+  const shard = parseShardText(value);
+  if (!shard) throw new UsageError(`invalid --shard "${value}": expected K/N, whole numbers with 1 ≤ K ≤ N ≤ ${MAX_SHARDS}, e.g. --shard 1/4`);
+  return shard;
 }
 
 export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command: BulkCommand<T>): Promise<void> {
   const settings = rowRunSettings(ctx, opts, command.defaultConcurrency);
   const shard = parseShard(opts.shard);
-  const { path: reportPath, resume } = await runReport(opts);
   const { existsSync, statSync, createReadStream } = await import('node:fs');
 
-  const { bulkFormatFromPath, readBulkRows, sniffFormat } = await import('../bulk/input.js');
+  const { bindFile, bulkFormatFromPath, noRowsOnStdin, peek, readBulkRows, sniffFormat, spoolInput, textDigest } = await import('../bulk/input.js');
   const { ImportFileError } = await import('../import/readers.js');
   const fromStdin = opts.fromFile === '-';
   const path = command.rows ? undefined : opts.fromFile;
@@ -116,33 +119,90 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
     if (stat.isDirectory()) throw new UsageError(`${path} is a directory`, { hint: '--from-file takes a file, a pipe such as <(…), or - for stdin' });
     streamed = !stat.isFile();
   }
+  const { path: reportPath, resume } = await runReport(opts, path && !fromStdin ? path : undefined);
   const source = command.rows?.source ?? (fromStdin ? 'stdin' : path!);
-  const opened: Readable[] = [];
-  /** The rows, read afresh each time (a regular file may be read twice: counted, then run). */
-  const openRows = async (): Promise<AsyncIterable<SourceRow>> => {
+
+  // With a report, the input is bound to it: hashed for the header, stdin and pipes spooled first.
+  let bound: import('../bulk/input.js').BoundInput | undefined;
+  let stdin: Readable | undefined;
+  let digest: string | undefined;
+  if (command.rows) {
+    if (reportPath) digest = await textDigest(command.rows.values.map(({ id }) => `${id}\n`).join(''));
+  } else if (reportPath) {
+    bound = streamed ? await spoolInput(fromStdin ? ctx.io.stdin : createReadStream(path!)) : await bindFile(path!);
+    digest = bound.digest;
+    if (fromStdin && bound.bytes === 0) {
+      bound.remove();
+      throw noRowsOnStdin();
+    }
+    streamed = false;
+  } else if (fromStdin) {
+    const peeked = await peek(ctx.io.stdin);
+    if (peeked.head === undefined) throw noRowsOnStdin();
+    stdin = peeked.input;
+  }
+  const format = opts.format ?? (fromStdin || !path ? undefined : bulkFormatFromPath(path));
+  const fileError = (error: unknown): unknown => error instanceof ImportFileError
+    ? new UsageError(`${source}: ${error.message}${error.line ? ` (line ${error.line})` : ''}`, { hint: error.hint })
+    : error;
+  const openRows = async (opened: Readable[]): Promise<AsyncIterable<SourceRow>> => {
     if (command.rows) {
       const values = command.rows.values;
       return (async function* () { for (const [i, value] of values.entries()) yield { line: i + 1, value }; })();
     }
-    let input: Readable = fromStdin ? ctx.io.stdin : createReadStream(path!);
-    if (!fromStdin) opened.push(input);
-    let format = opts.format ?? (fromStdin ? undefined : bulkFormatFromPath(path!));
-    if (!format) ({ format, input } = await sniffFormat(input));
-    return readBulkRows(input, format, { columns: command.columns });
+    let input: Readable = bound ? createReadStream(bound.path) : stdin ?? createReadStream(path!);
+    if (input !== stdin) opened.push(input);
+    let rowsFormat = format;
+    if (!rowsFormat) ({ format: rowsFormat, input } = await sniffFormat(input));
+    return readBulkRows(input, rowsFormat, { columns: command.columns });
   };
-  const fileError = (error: unknown): unknown => error instanceof ImportFileError
-    ? new UsageError(`${source}: ${error.message}${error.line ? ` (line ${error.line})` : ''}`, { hint: error.hint })
-    : error;
-  const { readBulkReport, runHeaderLine, sameRun, describeRun } = await import('../bulk/report.js');
-  // A shard's report names its run on its first line (src/bulk/report.ts says what a run is).
-  const run = shard && reportPath
-    ? { verb: command.verb, shard: `${shard.index}/${shard.count}`, ...(path && !streamed ? { input: await fileDigest(path) } : {}), source }
-    : undefined;
-  const earlier = resume ? await readBulkReport(reportPath!) : undefined;
-  if (earlier?.run && (!run || !sameRun(earlier.run, run) || earlier.run.shard !== run.shard)) {
-    throw new UsageError(`--resume ${reportPath} is the report of another run (${describeRun(earlier.run)}), not of this one (${run ? describeRun(run) : `${command.verb} of ${source}, not sharded`})`, {
-      hint: 'resume a run with the same verb, file and --shard; start a new one with another --report',
-    });
+  const rowsFile = bound?.path ?? (streamed || !path ? undefined : path);
+  try {
+    await runBound(ctx, command, { settings, shard, streamed, fromStdin, source, reportPath, resume, digest, rowsFile, format, fileError, openRows });
+  } finally {
+    bound?.remove();
+  }
+}
+
+interface BoundRun {
+  settings: RowRunSettings;
+  shard?: Shard;
+  /** The rows can be read once only (stdin or a pipe without a report). */
+  streamed: boolean;
+  fromStdin: boolean;
+  /** The input as named in messages: a path, "stdin" or "--where …". */
+  source: string;
+  reportPath?: string;
+  resume: boolean;
+  /** The SHA-256 of the input, when there is a report to name it in. */
+  digest?: string;
+  /** The regular file the rows are read from (counted for the progress), when there is one. */
+  rowsFile?: string;
+  /** The rows' format, unless it is sniffed from their first bytes. */
+  format?: import('../bulk/formats.js').BulkFormat;
+  fileError(error: unknown): unknown;
+  /** The rows, read afresh each time (a regular file may be read twice: counted, then run); streams opened go into `opened`. */
+  openRows(opened: Readable[]): Promise<AsyncIterable<SourceRow>>;
+}
+
+async function runBound<T>(ctx: Context, command: BulkCommand<T>, prepared: BoundRun): Promise<void> {
+  const { settings, shard, streamed, fromStdin, source, reportPath, resume, fileError } = prepared;
+  const opened: Readable[] = [];
+  const openRows = () => prepared.openRows(opened);
+  const { readBulkReport, resumeRefusal, runHeaderLine, RunReportError } = await import('../bulk/report.js');
+  // The report names its run on its first line (src/bulk/report.ts says what a run is).
+  const run = reportPath ? { verb: command.verb, input: prepared.digest!, ...(shard ? { shard: formatShard(shard) } : {}), source } : undefined;
+  let earlier: Awaited<ReturnType<typeof readBulkReport>> | undefined;
+  if (resume) {
+    try {
+      earlier = await readBulkReport(reportPath!, (named) => {
+        const refusal = resumeRefusal(reportPath!, named, run!);
+        if (refusal) throw new UsageError(refusal, { hint: 'resume a run with the same verb, input and --shard; start a new one with another --report' });
+      });
+    } catch (error) {
+      if (error instanceof RunReportError) throw new UsageError(`--resume ${error.message}`, { hint: 'resume with the report this run wrote, or start a new one with another --report' });
+      throw error;
+    }
   }
   const done = earlier?.done;
   if (done) ctx.log.info(`resuming: ${done.size} rows already done according to ${reportPath}`);
@@ -196,10 +256,10 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
   const { createRowProgress, expectedRows } = await import('../bulk/progress.js');
   const { openReport } = await import('../import/report.js');
   const quiet = Boolean(ctx.globals.quiet);
-  let total = command.rows?.values.length ?? await expectedRows(streamed ? undefined : path, opts.format ?? (path && bulkFormatFromPath(path)), quiet);
+  let total = command.rows?.values.length ?? await expectedRows(prepared.rowsFile, prepared.format, quiet);
   if (shard && total) total = Math.ceil(Math.max(0, total - shard.index + 1) / shard.count);
   const progress = await createRowProgress({ label: command.label, stream: ctx.io.stderr, terminal: ctx.io.stderrIsTTY, quiet, total });
-  const report = reportPath ? openReport<import('../bulk/report.js').BulkReportEntry>(reportPath, resume, run && runHeaderLine(run)) : undefined;
+  const report = reportPath ? openReport<import('../bulk/report.js').BulkReportEntry | { end: { rows: number } }>(reportPath, resume, runHeaderLine(run!)) : undefined;
   const started = Date.now();
   // An audit entry per card: the entries of one turn of the event loop written together.
   const releaseJournal = (await import('../audit/record.js')).holdJournal();
@@ -214,6 +274,8 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
       report,
       onSettled: (_entry, stats) => progress.update(stats.rows, { ok: stats.done + stats.already + stats.skipped, failed: stats.failed }),
     });
+    // The input read to the end: the report says how many rows it has (a merge counts on it).
+    if (!result.interrupted && !result.fatal && result.readerError === undefined) report?.write({ end: { rows: result.inputRows } });
   } finally {
     releaseJournal();
     progress.stop();
@@ -240,16 +302,9 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
   }
   if (stats.failed > 0) {
     throw new PartialFailureError(`${stats.failed} of ${stats.rows} rows failed`, {
-      hint: reportPath ? `see ${reportPath} for every row; fix them and run again with --resume ${reportPath}` : 'pass --report FILE to get every row\'s outcome',
+      hint: reportPath ? `see ${reportPath} for every row; --resume ${reportPath} retries them, a fixed file is a new run with a new --report (rows done come back as already)` : 'pass --report FILE to get every row\'s outcome',
       details: summary,
     });
   }
 }
 
-/** "sha256:<hex>" of a file's bytes, read as a stream. */
-async function fileDigest(path: string): Promise<string> {
-  const [{ createHash }, { createReadStream }] = await Promise.all([import('node:crypto'), import('node:fs')]);
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return `sha256:${hash.digest('hex')}`;
-}

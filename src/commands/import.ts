@@ -89,10 +89,14 @@ the profile. A single card without any of these is a usage error naming --instit
 
 Exactly once: --resume REPORT (or --resume with --report REPORT) reads the report and skips \
 rows already imported, appending to it; a report not there yet is started, so the same command \
-serves the first run and every rerun. A row whose request \
+serves the first run and every rerun. The report's first line names its run (import, and the \
+SHA-256 of the file; stdin is copied to a private temporary file to be hashed): a report of \
+another verb or another file (or this one edited), one with lines that are not a report's, and \
+the file itself are refused, exit 2. A row whose request \
 timed out or lost its connection is looked up by realId (when the profile also has a bearer \
 token) before it is sent again, and a 409 CONFLICT answer means the realId is already there \
-("exists"), so a retry never creates a duplicate. Ctrl-C stops sending, waits for requests in \
+("exists"; with a bearer token, only when the card found is the row's cardholder: names, \
+email and phone; otherwise the row fails), so a retry never creates a duplicate. Ctrl-C stops sending, waits for requests in \
 flight, writes the report and exits 130; run again with --resume to finish. Progress goes to \
 stderr: a bar on a terminal, otherwise a line per 5% of the rows (rate and ETA).
 
@@ -146,7 +150,7 @@ function requireApiKey(ctx: Context): void {
 }
 
 async function importFile(ctx: Context, opts: ImportOptions, run: { settings: RowRunSettings; institutionId?: string }): Promise<void> {
-  const { formatFromPath, readImportRows, ImportFileError } = await import('../import/readers.js');
+  const { formatFromPath } = await import('../import/readers.js');
   const fromStdin = opts.fromFile === '-';
   const format = opts.format ?? (fromStdin ? undefined : formatFromPath(opts.fromFile!));
   if (!format) {
@@ -154,7 +158,6 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { settings: Ro
       ? '--from-file - needs --format csv|ndjson|json'
       : `cannot tell the format of ${opts.fromFile} from its extension`, { hint: 'name it .csv, .ndjson or .json, or pass --format' });
   }
-  const { path: reportPath, resume } = await runReport(opts);
   const { existsSync, statSync, createReadStream } = await import('node:fs');
   // A regular file is read twice when it must be counted first (production) and measured for the
   // progress bar; a FIFO (`<(…)`), a character device or stdin is streamed once.
@@ -165,26 +168,65 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { settings: Ro
     if (stat.isDirectory()) throw new UsageError(`${opts.fromFile} is a directory`, { hint: '--from-file takes a file, a pipe such as <(…), or - for stdin' });
     streamed = !stat.isFile();
   }
+  const { path: reportPath, resume } = await runReport(opts, fromStdin ? undefined : opts.fromFile);
+  // With a report, the input is bound to it (src/bulk/report.ts): hashed for the header, stdin and pipes spooled first.
+  const { bindFile, noRowsOnStdin, peek, spoolInput } = await import('../bulk/input.js');
+  let bound: import('../bulk/input.js').BoundInput | undefined;
+  let stdin: import('node:stream').Readable | undefined;
+  if (reportPath) {
+    bound = streamed ? await spoolInput(fromStdin ? ctx.io.stdin : createReadStream(opts.fromFile!)) : await bindFile(opts.fromFile!);
+    if (fromStdin && bound.bytes === 0) {
+      bound.remove();
+      throw noRowsOnStdin();
+    }
+    streamed = false;
+  } else if (fromStdin) {
+    const peeked = await peek(ctx.io.stdin);
+    if (peeked.head === undefined) throw noRowsOnStdin();
+    stdin = peeked.input;
+  }
+  try {
+    await importBound(ctx, opts, run, { format, streamed, reportPath, resume, bound, stdin });
+  } finally {
+    bound?.remove();
+  }
+}
+
+async function importBound(
+  ctx: Context, opts: ImportOptions, run: { settings: RowRunSettings; institutionId?: string },
+  input: { format: ImportFormat; streamed: boolean; reportPath?: string; resume: boolean; bound?: import('../bulk/input.js').BoundInput; stdin?: import('node:stream').Readable },
+): Promise<void> {
+  const { format, streamed, reportPath, resume, bound } = input;
+  const fromStdin = opts.fromFile === '-';
+  const { readImportRows, ImportFileError } = await import('../import/readers.js');
+  const { createReadStream } = await import('node:fs');
+  /** The rows' bytes: the bound file when there is one, else the file or stdin (read once). */
+  const openInput = () => bound ? createReadStream(bound.path) : input.stdin ?? createReadStream(opts.fromFile!);
   const { openReport, readReport: readReportFile } = await import('../import/report.js');
+  const { resumeRefusal, runHeaderLine, RunReportError } = await import('../bulk/report.js');
+  const header = reportPath ? { verb: 'import', input: bound!.digest, source: fromStdin ? 'stdin' : opts.fromFile! } : undefined;
   const readReport = async (path: string) => {
     try {
-      return await readReportFile(path);
+      return await readReportFile(path, (earlier) => {
+        const refusal = resumeRefusal(path, earlier, header!);
+        if (refusal) throw new UsageError(refusal, { hint: 'resume the import of the same file; start a new one with another --report' });
+      });
     } catch (error) {
-      if (error instanceof ImportFileError) throw new UsageError(`--resume ${path}: ${error.message}${error.line ? ` (line ${error.line})` : ''}`, { hint: 'is this the report of an earlier import?' });
+      if (error instanceof RunReportError) throw new UsageError(`--resume ${error.message}`, { hint: 'resume with the report of this import, or start a new one with another --report' });
       throw error;
     }
   };
   const { IMPORT_FIELD_PATHS } = await import('../import/row.js');
   const validateAll = async (done?: ReadonlyMap<string, unknown>, onProblem?: (p: import('../import/validate-file.js').RowProblem) => void) => {
     const { validateImportFile } = await import('../import/validate-file.js');
-    const source = fromStdin ? ctx.io.stdin : createReadStream(opts.fromFile!);
+    const source = openInput();
     try {
       return await validateImportFile(readImportRows(source, format, { columns: IMPORT_FIELD_PATHS, encoding: opts.encoding }) as AsyncIterable<SourceRow>, { defaults: { institutionId: run.institutionId }, allowWeakPin: opts.allowWeakPin, now: ctx.clock.now(), done, onProblem });
     } catch (error) {
       if (error instanceof ImportFileError) throw new UsageError(`${opts.fromFile}: ${error.message}${error.line ? ` (line ${error.line})` : ''}`, { hint: error.hint });
       throw error;
     } finally {
-      if (!fromStdin) (source as import('node:fs').ReadStream).destroy();
+      if (source !== input.stdin) source.destroy();
     }
   };
   if (ctx.globals.dryRun) {
@@ -215,17 +257,17 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { settings: Ro
   const resumeState = resume ? await readReport(reportPath!) : undefined;
   if (resumeState) ctx.log.info(`resuming: ${resumeState.done.size} rows already imported according to ${reportPath}`);
   const client = (await ctx.client()).withReason(opts.reason);
-  const input = fromStdin ? ctx.io.stdin : createReadStream(opts.fromFile!);
+  const rows = openInput();
   const quiet = Boolean(ctx.globals.quiet);
-  const total = await expectedRows(streamed ? undefined : opts.fromFile, format, quiet);
+  const total = await expectedRows(streamed ? undefined : bound?.path ?? opts.fromFile, format, quiet);
   const progress = await createRowProgress({ label: 'importing', stream: ctx.io.stderr, terminal: ctx.io.stderrIsTTY, quiet, total });
-  const report = reportPath ? openReport(reportPath, resume) : undefined;
+  const report = reportPath ? openReport(reportPath, resume, runHeaderLine(header!)) : undefined;
   const started = Date.now();
   let result: ImportRunResult;
   try {
     result = await runImport({
       ...run.settings,
-      rows: readImportRows(input, format, { columns: IMPORT_FIELD_PATHS, encoding: opts.encoding }) as AsyncIterable<SourceRow>,
+      rows: readImportRows(rows, format, { columns: IMPORT_FIELD_PATHS, encoding: opts.encoding }) as AsyncIterable<SourceRow>,
       defaults: { institutionId: run.institutionId },
       allowWeakPin: opts.allowWeakPin,
       now: ctx.clock.now(),
@@ -244,7 +286,7 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { settings: Ro
   } finally {
     progress.stop();
     report?.close();
-    if (!fromStdin) (input as import('node:fs').ReadStream).destroy();
+    if (rows !== input.stdin) rows.destroy();
   }
 
   const seconds = (Date.now() - started) / 1000;
@@ -280,7 +322,7 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { settings: Ro
   const bad = result.stats.invalid + result.stats.failed;
   if (bad > 0) {
     throw new PartialFailureError(`${bad} of ${result.stats.rows} rows were not imported (${result.stats.invalid} invalid, ${result.stats.failed} failed)`, {
-      hint: reportPath ? `see ${reportPath} for every row; fix them and run again with --resume ${reportPath}` : 'pass --report FILE to get every row\'s outcome',
+      hint: reportPath ? `see ${reportPath} for every row; --resume ${reportPath} retries them, a fixed file is a new run with a new --report (rows imported come back as already there)` : 'pass --report FILE to get every row\'s outcome',
       details: summary,
     });
   }

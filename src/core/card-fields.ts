@@ -6,7 +6,7 @@
 // a UsageError `invalid LABEL "value": why`.
 import { CARD_STATUSES } from '../api/enums.js';
 import {
-  BIN, EARLIEST_BIRTH_DATE, EMAIL, EMBOSSING_NAME, FREE_TEXT, INSTITUTION_ID, PERSON_NAME, REFERENCE, SERVICE_CODE, YEAR_MONTH,
+  BIN, CARD_REFERENCE, EARLIEST_BIRTH_DATE, IMPORT_REFERENCE_PREFIX, EMAIL, EMBOSSING_NAME, FREE_TEXT, INSTITUTION_ID, PERSON_NAME, REFERENCE, SERVICE_CODE, YEAR_MONTH,
 } from '../api/field-rules.js';
 import { FieldError, UsageError } from './errors.js';
 import { validateDate, validateEmail, validatePhone, validateYearMonth } from './validate.js';
@@ -56,6 +56,13 @@ export const reference: FieldValidator = (label, value) => {
   if (trimmed === '') throw new UsageError(`invalid ${label}: must not be empty`);
   if (trimmed.length > REFERENCE.maxLength) throw invalidField(label, trimmed, `at most ${REFERENCE.maxLength} characters (this has ${trimmed.length})`);
   if (!new RegExp(REFERENCE.pattern).test(trimmed)) throw invalidField(label, trimmed, 'use letters, digits, . _ : - (starting with a letter or digit)');
+  return trimmed;
+};
+
+/** `referenceCode` of a created card: a reference outside the imports' namespace (`import:…`). */
+export const cardReference: FieldValidator = (label, value) => {
+  const trimmed = reference(label, value);
+  if (!new RegExp(CARD_REFERENCE.pattern).test(trimmed)) throw invalidField(label, trimmed, `references starting with ${IMPORT_REFERENCE_PREFIX} are the imported cards' (import:<realId>)`);
   return trimmed;
 };
 

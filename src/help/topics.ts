@@ -225,16 +225,22 @@ with \`--from-file FILE\`; \`cards create\` issues many with \`--rows-from-file 
 \`--format\`. The file is streamed, never loaded whole. \`deactivate\` and \`activate\` also take
 \`--where status=STATUS,search=TEXT\`: the matching cards are listed first, then changed.
 
-A created card is created once per \`reference\` (\`<file name>-<row>\` when the row has none,
-written to the report), with a random PIN generated and encrypted here and never shown, unless
-\`--pins-from-column NAME\` names a column of a file only its owner can read.
+A created card is created once per \`reference\`. A row without one gets a reference derived
+from its content, \`row-\` and 32 hex digits of the SHA-256 of its fields and of the flags that
+fill them (never the PIN or the PAN; not the file's name or the row's number), written to the
+report: the same row in any file is the same card. A card found under a row's reference is
+\`already\` only when it is that row's card (program, cardholder's names, email and phone,
+account number); otherwise the row fails with \`REFERENCE_TAKEN\`. References starting with
+\`import:\` are refused: an imported card is recorded as \`import:<realId>\`. Each card gets a
+random PIN generated and encrypted here and never shown, unless \`--pins-from-column NAME\`
+names a column of a file only its owner can read.
 
 | flag | what it does |
 |---|---|
 | \`--concurrency N\` | requests in flight (default ${DEFAULT_CONCURRENCY}; ${PIPELINED_CONCURRENCY} for \`activate\` and \`deactivate\`, whose requests are pipelined) |
-| \`--report FILE\` | NDJSON, a line per row as it settles: \`row\`, \`id\`, \`outcome\` (done, already, skipped, failed), \`code\` and \`message\` when failed |
+| \`--report FILE\` | NDJSON: a first line naming the run, then a line per row as it settles: \`row\`, \`id\`, \`outcome\` (done, already, skipped, failed), \`code\` and \`message\` when failed |
 | \`--resume REPORT\` | continue the run of that report: rows it records as done are skipped, new lines appended (a report not there yet is started); \`--resume\` alone continues the \`--report\` file, as \`import\` also takes it |
-| \`--shard K/N\` | only rows K, K+N, K+2N, … (row numbers of the file), for N runners each with its own report |
+| \`--shard K/N\` | only rows K, K+N, K+2N, … (row numbers of the file), for N runners each with its own report; K and N whole numbers written plainly, 1 ≤ K ≤ N ≤ 1000 |
 | \`--dry-run\` | every row checked and what it would change printed; nothing is sent |
 | \`--reason TEXT\` | kept in the audit journal, one entry per card (\`renew\`: the renewal reason) |
 
@@ -246,12 +252,24 @@ end on stderr; the exit code is 8 when any row failed, 130 after Ctrl-C (run aga
 \`--resume\`). On a production profile the operator types the number of cards; scripts pass
 \`--yes --confirm-production\`.
 
-With \`--shard\`, a report's first line names its run, \`{"run":{…}}\`: the verb, K/N, and the
-SHA-256 of the file (none for stdin). \`cardctl cards report merge REPORT…\` joins the shards'
-reports into one, a line per row in row order (stdout, or \`--out FILE\`), with the counts on
-stderr; it refuses reports of different runs, or that share a row (not the shards of one run),
-and exits 8 when any row failed. \`--resume\` refuses the report of another run too. jq joins
-them as well, unchecked:
+A report belongs to one verb and one input. Its first line names its run,
+\`{"run":{"verb":"renew","input":"sha256:…","shard":"1/2","source":"renewals.csv"}}\`: \`input\`
+is the SHA-256 of the input's bytes (stdin and pipes are first copied to a temporary file only
+you can read, hashed, and deleted at the end; \`--where\`: of the ids listed), \`shard\` is there
+with \`--shard\`, \`source\` is only shown. A run that read its whole input ends its report with
+\`{"end":{"rows":N}}\`. \`--resume\` refuses, with exit 2 and the report left as it was, a report
+of another verb, input (another file, or this one edited: a fixed file is a new run with a new
+\`--report\`, and its rows done before come back as \`already\`) or shard; a report without that
+first line, or with a line that is not a report's (a line torn by a killed run excepted); and
+the input file itself. A row the report records as done is skipped only when the report's
+line names the same card (or reference); otherwise it fails with \`RESUME_MISMATCH\`.
+\`--from-file -\` with nothing on stdin is a usage error (exit 2), not a run of 0 rows.
+
+\`cardctl cards report merge REPORT…\` joins the shards' reports into one, a line per row in row
+order (stdout, or \`--out FILE\`), with the counts on stderr. It refuses (exit 2, nothing
+written) reports of different runs, a shard given twice or not given, and a row in two
+reports; it exits 8 when any row failed, or when rows are missing (a shard that did not finish:
+the rows are named; resume it, then merge again). jq joins them as well, unchecked:
 
     jq -s -c 'map(select(.row)) | sort_by(.row)[]' report-1.ndjson report-2.ndjson > report.ndjson
 `;

@@ -216,7 +216,7 @@ export async function* readIdRows(input: Readable, options: ReadOptions = {}): A
 }
 
 /** The non-blank lines of the input with their numbers (a BOM and CRLF endings dropped), each bounded. */
-async function* readLines(input: Readable, options: ReadOptions, what: string): AsyncGenerator<{ line: number; text: string }> {
+export async function* readLines(input: Readable, options: ReadOptions, what: string): AsyncGenerator<{ line: number; text: string }> {
   const max = options.maxRecordChars ?? MAX_RECORD_CHARS;
   let line = 0;
   let pending = '';

@@ -5,6 +5,7 @@
 // last batch. A row missing is sent again, which is safe: an import is refused as a CONFLICT
 // once its realId is there, and every bulk card verb is idempotent or looks the card up first.
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import type { RunHeader } from '../bulk/report.js';
 import { SetupError } from '../core/errors.js';
 import { writeAllSync } from '../core/write-file.js';
 
@@ -97,33 +98,35 @@ export interface ResumeState {
   /** realIds the report records as imported or already existing, with their card id when known. */
   done: Map<string, string | undefined>;
   entries: number;
+  /** The run the report's first line names (none: the report is empty or not there yet). */
+  run?: RunHeader;
+}
+
+const OUTCOMES: readonly ImportOutcome[] = ['imported', 'invalid', 'failed', 'skipped', 'exists'];
+
+/** An import report's row entry, when the value is one. */
+export function isImportEntry(value: unknown): value is ReportEntry {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
+  const entry = value as Record<string, unknown>;
+  return Number.isInteger(entry.line) && (entry.line as number) >= 1 && OUTCOMES.includes(entry.outcome as ImportOutcome)
+    && (entry.realId === undefined || typeof entry.realId === 'string') && (entry.cardId === undefined || typeof entry.cardId === 'string');
 }
 
 /**
- * Reads a report for `--resume`; a torn last line (a killed run) is ignored. Read like an NDJSON
- * import file (strict UTF-8, bounded lines): a line too long or bytes that are not UTF-8 throw
- * ImportFileError.
+ * Reads a report for `--resume`, strictly (src/bulk/report.ts, readRunReport): its first line
+ * names the run, every other line is an import entry, but for a line torn by a killed run.
+ * Throws RunReportError otherwise.
  */
-export async function readReport(path: string): Promise<ResumeState> {
+export async function readReport(path: string, onRun?: (run: RunHeader) => void): Promise<ResumeState> {
   const done = new Map<string, string | undefined>();
   let entries = 0;
-  if (!existsSync(path)) return { done, entries };
-  const { createReadStream } = await import('node:fs');
-  const { readNdjsonRows } = await import('./readers.js');
-  const input = createReadStream(path);
-  try {
-    for await (const row of readNdjsonRows(input)) {
-      if (row.error !== undefined) continue;
-      const entry = row.value as Partial<ReportEntry> | null;
-      if (!entry || typeof entry !== 'object') continue;
-      entries++;
-      if (typeof entry.realId !== 'string') continue;
-      if (entry.outcome === 'imported' || entry.outcome === 'exists' || entry.outcome === 'skipped') {
-        done.set(entry.realId, entry.cardId ?? done.get(entry.realId));
-      }
+  const { readRunReport } = await import('../bulk/report.js');
+  const { run } = await readRunReport(path, { isEntry: isImportEntry, tornPrefix: '{"line":', what: 'an import report (line, realId, outcome imported|exists|invalid|failed|skipped)' }, (entry) => {
+    entries++;
+    if (entry.realId === undefined) return;
+    if (entry.outcome === 'imported' || entry.outcome === 'exists' || entry.outcome === 'skipped') {
+      done.set(entry.realId, entry.cardId ?? done.get(entry.realId));
     }
-  } finally {
-    input.destroy();
-  }
-  return { done, entries };
+  }, { run: onRun });
+  return { done, entries, ...(run ? { run } : {}) };
 }

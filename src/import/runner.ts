@@ -2,7 +2,7 @@
 // `concurrency` at a time, and settles every row exactly once
 // in the report. A row whose request may have reached the service (timeout, reset, 502/504) is
 // looked up by realId before it is sent again; a 409 CONFLICT means the realId is already there.
-import { AuthError, ExitCode, type CliError } from '../core/errors.js';
+import { AuthError, ExitCode, RejectedError, type CliError } from '../core/errors.js';
 import type { ImportCardBody } from '../api/schemas.js';
 import type { ImportOutcome, ReportEntry } from './report.js';
 import { backoffMs, rowRun, type RowRunOptions } from '../bulk/loop.js';
@@ -77,13 +77,21 @@ export async function runImport(options: ImportRunOptions): Promise<ImportRunRes
     }
   };
 
+  // A card found under the realId is "exists" only when it is this row's card.
+  const settleFound = (line: number, body: ImportCardBody, found: SendResult) => {
+    const differ = differencesFromImport(body, found.card);
+    if (!differ.length) return settle({ line, realId: body.realId, outcome: 'exists', cardId: found.cardId }, found);
+    const error = `realId "${body.realId}" is already imported for another cardholder (its ${differ.join(', ')} differ${differ.length === 1 ? 's' : ''} from this row's): not imported`;
+    return settle({ line, realId: body.realId, outcome: 'failed', error }, undefined, new RejectedError(error, { code: 'REAL_ID_TAKEN', status: 409 }));
+  };
+
   const importRow = async (line: number, body: ImportCardBody): Promise<void> => {
     const realId = body.realId;
     let uncertain = false; // a previous attempt may have reached the service
     for (let attempt = 1; ; attempt++) {
       if (uncertain) {
         const found = await tryLookup(realId);
-        if (found) return settle({ line, realId, outcome: 'exists', cardId: found.cardId }, found);
+        if (found) return settleFound(line, body, found);
       }
       try {
         const result = await options.send(body, requests.signal);
@@ -92,7 +100,7 @@ export async function runImport(options: ImportRunOptions): Promise<ImportRunRes
         const error = caught as CliError & { status?: number; code?: string };
         if (error.status === 409) {
           const found = await tryLookup(realId);
-          return settle({ line, realId, outcome: 'exists', cardId: found?.cardId }, found);
+          return found ? settleFound(line, body, found) : settle({ line, realId, outcome: 'exists' });
         }
         if (error instanceof AuthError) {
           fatal ??= error;
@@ -135,6 +143,17 @@ export async function runImport(options: ImportRunOptions): Promise<ImportRunRes
     },
   });
   return { stats, interrupted: options.signal.aborted, fatal, problems, readerError };
+}
+
+/** What makes a card the card of an import row: the cardholder's fields compared, as the API answers them. */
+const IMPORT_IDENTITY = [['firstName', 'firstName'], ['lastName', 'lastName'], ['email', 'emailAddress'], ['phone', 'phoneNumber']] as const;
+
+/** The cardholder fields in which a card found under a realId differs from the row (those the card shows). */
+export function differencesFromImport(body: ImportCardBody, card: unknown): string[] {
+  const customer = card && typeof card === 'object' ? (card as { customer?: Record<string, unknown> }).customer : undefined;
+  if (!customer || typeof customer !== 'object') return [];
+  const same = (a: unknown, b: unknown) => String(a).trim().toLowerCase() === String(b).trim().toLowerCase();
+  return IMPORT_IDENTITY.filter(([row, shown]) => customer[shown] !== undefined && !same(body[row], customer[shown])).map(([row]) => row);
 }
 
 export function outcomeLabel(outcome: ImportOutcome): string {

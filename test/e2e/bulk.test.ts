@@ -14,13 +14,13 @@ const HEADER = 'realId,active,startDate,endDate,firstName,lastName,middleName,em
 interface CardRecord { id: string; referenceCode: string; status: string; expiryMonth: string; expiryYear: number; seqNumber: string; customer: { emailAddress: string; firstName: string } }
 interface Entry { row: number; id?: string; outcome: string; code?: string; message?: string; [key: string]: unknown }
 
-const report = (path: string): Entry[] => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Entry);
-/** A shard's report: its first line names the run (verb, K/N, the file's SHA-256), the rest are rows. */
-const shardReport = (path: string, run: { verb: string; shard: string; input?: string }): Entry[] => {
+/** A report: its first line names the run (verb, the input's SHA-256, K/N when sharded), then the rows, then an end line when the run read its input to the end. */
+const shardReport = (path: string, run: { verb: string; shard?: string; input?: string }): Entry[] => {
   const [header, ...rows] = readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-  expect(header).toEqual({ run: { ...run, source: expect.any(String) } });
-  return rows as unknown as Entry[];
+  expect(header).toEqual({ run: { input: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), ...run, source: expect.any(String) } });
+  return rows.filter((r) => !r.end) as unknown as Entry[];
 };
+const report = (path: string, verb?: string): Entry[] => shardReport(path, verb ? { verb } : { verb: expect.any(String) as unknown as string });
 const sha256 = (path: string) => `sha256:${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
 
 async function sandboxWithCards(dir: string, prefix: string, count: number) {
@@ -124,8 +124,12 @@ describe('bulk card verbs', () => {
     expect(dry.stdout.trim().split('\n').sort()).toEqual(target.map((c) => `would deactivate ${c.id}`).sort());
     expect(dry.stderr).toMatch(/9 rows, 9 to deactivate, 0 invalid; nothing was sent/);
     for (const card of await allCards()) expect(card.status).toBe('active');
-    const real = await run(['cards', 'deactivate', '--where', 'status=active,search=BLK-000', '--yes']);
+    const whereReport = join(dir.path, 'where.ndjson');
+    const real = await run(['cards', 'deactivate', '--where', 'status=active,search=BLK-000', '--yes', '--report', whereReport]);
     expect(real.exitCode, real.stderr).toBe(0);
+    // The report's input is the listing: the SHA-256 of the ids listed, one a line, in row order.
+    const listed = report(whereReport, 'deactivate').sort((a, b) => a.row - b.row).map((e) => `${e.id}\n`).join('');
+    shardReport(whereReport, { verb: 'deactivate', input: `sha256:${createHash('sha256').update(listed).digest('hex')}` });
     for (const card of await allCards()) expect(card.status, card.referenceCode).toBe(target.some((t) => t.id === card.id) ? 'suspended' : 'active');
     expect((await run(['cards', 'deactivate', '--where', 'status=frozen'])).exitCode).toBe(2);
   });
@@ -160,7 +164,7 @@ describe('bulk card verbs', () => {
     expect(readFileSync(out, 'utf8')).toBe(merged.stdout);
     const twice = await run(['cards', 'report', 'merge', join(dir.path, 'renew-1.ndjson'), join(dir.path, 'renew-1.ndjson')]);
     expect(twice.exitCode).toBe(2);
-    expect(twice.stderr).toMatch(/row 1 is in both/);
+    expect(twice.stderr).toMatch(/renew-1\.ndjson and .*renew-1\.ndjson are both the report of shard 1\/2/);
     // A shard of another run (another file) shares no row with shard 1, and is refused all the same.
     const otherFile = join(dir.path, 'renew-other.csv');
     writeFileSync(otherFile, `id,expiration\n${rows.map((r) => `${r.id},203012`).join('\n')}\n`);
@@ -181,13 +185,14 @@ describe('bulk card verbs', () => {
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ done: 0, skipped: 15, failed: 0 });
     expect(shardReport(join(dir.path, 'renew-1.ndjson'), { verb: 'renew', shard: '1/2', input: sha256(file) }).every((e) => typeof e.row === 'number')).toBe(true);
-    // A shard's report written before reports named their run (no first line) is resumed as before, and gets none.
+    // A report without its first line (its run) is not resumed: nothing says which rows it is of.
     const older = join(dir.path, 'renew-older-2.ndjson');
     writeFileSync(older, entries[1]!.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    const olderText = readFileSync(older, 'utf8');
     const olderResumed = await run(['cards', 'renew', '--from-file', file, '--shard', '2/2', '--resume', older, '-o', 'json']);
-    expect(olderResumed.exitCode, olderResumed.stderr).toBe(0);
-    expect(JSON.parse(olderResumed.stdout)).toMatchObject({ done: 0, skipped: 15, failed: 0 });
-    expect(report(older).every((e) => typeof e.row === 'number')).toBe(true);
+    expect(olderResumed.exitCode).toBe(2);
+    expect(olderResumed.stderr).toMatch(/its first line does not name one/);
+    expect(readFileSync(older, 'utf8')).toBe(olderText);
     const again = await run(['cards', 'renew', '--from-file', file, '-o', 'json']);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ done: 0, already: 30, failed: 0 });
@@ -234,7 +239,7 @@ describe('bulk card verbs', () => {
     expect(refused.stderr).toMatch(/shoe-size/);
   });
 
-  it('create --rows-from-file: a card per row, exactly once by its reference (file name and row when absent); a rerun is "already"', async () => {
+  it('create --rows-from-file: a card per row, exactly once by its reference (derived from the row when absent); a rerun is "already"', async () => {
     const file = join(dir.path, 'staff.csv');
     writeFileSync(file, 'first-name,last-name,email,phone,account-number,reference\n'
       + 'Ada,Obi,ada@example.com,+2348012345678,0123456789,\n'
@@ -245,15 +250,17 @@ describe('bulk card verbs', () => {
     const result = await run([...args, '--report', reportPath]);
     expect(result.exitCode, result.stderr).toBe(8);
     const entries = report(reportPath).sort((a, b) => a.row - b.row);
-    expect(entries.map((e) => [e.row, e.outcome, e.referenceCode ?? e.code])).toEqual([[1, 'done', 'staff-1'], [2, 'done', 'EMP-7'], [3, 'failed', 'INVALID']]);
-    const created = (await allCards()).filter((c) => ['staff-1', 'EMP-7'].includes(c.referenceCode));
-    expect(created.map((c) => [c.referenceCode, c.customer.firstName, c.status]).sort()).toEqual([['EMP-7', 'Bola', 'active'], ['staff-1', 'Ada', 'active']]);
+    const derived = entries[0]!.referenceCode as string;
+    expect(derived).toMatch(/^row-[0-9a-f]{32}$/);
+    expect(entries.map((e) => [e.row, e.outcome, e.referenceCode ?? e.code])).toEqual([[1, 'done', derived], [2, 'done', 'EMP-7'], [3, 'failed', 'INVALID']]);
+    const created = (await allCards()).filter((c) => [derived, 'EMP-7'].includes(c.referenceCode));
+    expect(created.map((c) => [c.referenceCode, c.customer.firstName, c.status]).sort()).toEqual([['EMP-7', 'Bola', 'active'], [derived, 'Ada', 'active']]);
     expect(entries.slice(0, 2).map((e) => e.id).sort()).toEqual(created.map((c) => c.id).sort());
     // No PIN anywhere in what was written.
     expect(readFileSync(reportPath, 'utf8')).not.toMatch(/pin/i);
     const again = await run([...args, '-o', 'json']);
     expect(JSON.parse(again.stdout)).toMatchObject({ done: 0, already: 2, failed: 1 });
-    expect((await allCards()).filter((c) => ['staff-1', 'EMP-7'].includes(c.referenceCode))).toHaveLength(2);
+    expect((await allCards()).filter((c) => [derived, 'EMP-7'].includes(c.referenceCode))).toHaveLength(2);
   });
 
   it('create --pins-from-column: refused for a file others can read; otherwise each card gets its row\'s PIN', async () => {
@@ -266,7 +273,7 @@ describe('bulk card verbs', () => {
     chmodSync(file, 0o600);
     const created = await run([...args, '-o', 'json']);
     expect(created.exitCode, created.stderr).toBe(0);
-    const card = (await allCards()).find((c) => c.referenceCode === 'pins-1')!;
+    const card = (await allCards()).find((c) => c.customer.emailAddress === 'dee@example.com')!;
     // The PIN of the row is the card's: changing it with that PIN as the old one succeeds.
     const changed = await run(['cards', 'pin', 'change', card.id, '--pin-stdin'], '4826\n7305\n');
     expect(changed.exitCode, changed.stderr).toBe(0);
@@ -304,9 +311,201 @@ describe('bulk card verbs', () => {
     expect((await run(['cards', 'deactivate', ids[0]!, '--from-file', 'x.txt', '--yes'])).exitCode).toBe(2);
     expect((await run(['cards', 'activate', ids[0]!, '--shard', '1/2'])).exitCode).toBe(2);
     expect((await run(['cards', 'renew', '--from-file', join(dir.path, 'ids.txt'), '--shard', '3/2'])).exitCode).toBe(2);
+    // K/N in one spelling only: the report's header and the merge compare it.
+    for (const shard of ['01/2', '1/02', '+1/2', '1/2.0', '1/1001']) {
+      const refused = await run(['cards', 'renew', '--from-file', join(dir.path, 'ids.txt'), '--shard', shard]);
+      expect(refused.exitCode, shard).toBe(2);
+      expect(refused.stderr.split('\n')[0]).toMatch(/invalid --shard .*expected K\/N, whole numbers with 1 ≤ K ≤ N ≤ 1000/);
+    }
     const whereShard = await run(['cards', 'deactivate', '--where', 'status=active', '--shard', '1/2', '--yes']);
     expect(whereShard.exitCode).toBe(2);
     expect(whereShard.stderr).toMatch(/--where lists the cards afresh/);
+  });
+
+  it('create --rows-from-file: a reference comes from the row, not the file\'s name: rows.csv in two folders issues each its own cards; the same row elsewhere is "already"', async () => {
+    const { mkdirSync } = await import('node:fs');
+    const header = 'first-name,last-name,email,phone,account-number\n';
+    for (const folder of ['north', 'south', 'renamed']) mkdirSync(join(dir.path, folder), { recursive: true });
+    writeFileSync(join(dir.path, 'north', 'rows.csv'), `${header}Nkem,Obi,nkem@example.com,+2348012340001,1100000001\n`);
+    writeFileSync(join(dir.path, 'south', 'rows.csv'), `${header}Seun,Ade,seun@example.com,+2348012340002,1100000002\n`);
+    const create = (file: string) => run(['cards', 'create', '--rows-from-file', file, '--program', sandbox.info.cardProgramId, '--account-type', 'savings', '-o', 'json']);
+    const north = await create(join(dir.path, 'north', 'rows.csv'));
+    expect(north.exitCode, north.stderr).toBe(0);
+    expect(JSON.parse(north.stdout)).toMatchObject({ done: 1, already: 0 });
+    const south = await create(join(dir.path, 'south', 'rows.csv'));
+    expect(south.exitCode, south.stderr).toBe(0);
+    expect(JSON.parse(south.stdout)).toMatchObject({ done: 1, already: 0 });
+    const cards = await allCards();
+    const nkem = cards.find((c) => c.customer.emailAddress === 'nkem@example.com')!;
+    const seun = cards.find((c) => c.customer.emailAddress === 'seun@example.com')!;
+    expect(nkem.referenceCode).toMatch(/^row-[0-9a-f]{32}$/);
+    expect(seun.referenceCode).toMatch(/^row-[0-9a-f]{32}$/);
+    expect(seun.referenceCode).not.toBe(nkem.referenceCode);
+    // The same row under another name is the same card: "already", with that card's id.
+    writeFileSync(join(dir.path, 'renamed', 'staff-list.csv'), readFileSync(join(dir.path, 'north', 'rows.csv')));
+    const reportPath = join(dir.path, 'renamed', 'report.ndjson');
+    const renamed = await run(['cards', 'create', '--rows-from-file', join(dir.path, 'renamed', 'staff-list.csv'), '--program', sandbox.info.cardProgramId, '--account-type', 'savings', '--report', reportPath, '-o', 'json']);
+    expect(renamed.exitCode, renamed.stderr).toBe(0);
+    expect(JSON.parse(renamed.stdout)).toMatchObject({ done: 0, already: 1 });
+    expect(report(reportPath, 'create')).toEqual([{ row: 1, id: nkem.id, outcome: 'already', referenceCode: nkem.referenceCode }]);
+    // Resumed (twice): the row is skipped, its reference compared with the report's line for it.
+    for (let i = 0; i < 2; i++) {
+      const resumed = await run(['cards', 'create', '--rows-from-file', join(dir.path, 'renamed', 'staff-list.csv'), '--program', sandbox.info.cardProgramId, '--account-type', 'savings', '--resume', reportPath, '-o', 'json']);
+      expect(resumed.exitCode, resumed.stderr).toBe(0);
+      expect(JSON.parse(resumed.stdout)).toMatchObject({ done: 0, already: 0, skipped: 1, failed: 0 });
+    }
+    expect(report(reportPath, 'create').at(-1)).toEqual({ row: 1, id: nkem.id, outcome: 'skipped', referenceCode: nkem.referenceCode });
+    // Resumed with another --account-type, the row is another card: not skipped, not sent, failed with RESUME_MISMATCH.
+    const otherFlags = await run(['cards', 'create', '--rows-from-file', join(dir.path, 'renamed', 'staff-list.csv'), '--program', sandbox.info.cardProgramId, '--account-type', 'current', '--resume', reportPath, '-o', 'json']);
+    expect(otherFlags.exitCode).toBe(8);
+    expect(otherFlags.stderr).toMatch(/RESUME_MISMATCH: the report records row 1 as row-[0-9a-f]{32}, but this row is row-[0-9a-f]{32}/);
+    expect((await allCards()).filter((c) => ['nkem@example.com', 'seun@example.com'].includes(c.customer.emailAddress))).toHaveLength(2);
+  });
+
+  it('create --rows-from-file: a card found under a row\'s reference that is not the row\'s card fails the row (exit 8), never "already"', async () => {
+    const header = 'first-name,last-name,email,phone,account-number,reference\n';
+    const first = join(dir.path, 'taken-1.csv');
+    writeFileSync(first, `${header}Tayo,Bello,tayo@example.com,+2348012340003,1100000003,TAKEN-1\n`);
+    const args = (file: string) => ['cards', 'create', '--rows-from-file', file, '--program', sandbox.info.cardProgramId, '--account-type', 'savings', '-o', 'json'];
+    expect((await run(args(first))).exitCode).toBe(0);
+    const second = join(dir.path, 'taken-2.csv');
+    writeFileSync(second, `${header}Uche,Eze,uche@example.com,+2348012340004,1100000004,TAKEN-1\n`);
+    const reportPath = join(dir.path, 'taken.ndjson');
+    const clash = await run([...args(second), '--report', reportPath]);
+    expect(clash.exitCode, clash.stderr).toBe(8);
+    expect(JSON.parse(clash.stdout)).toMatchObject({ done: 0, already: 0, failed: 1 });
+    const [entry] = report(reportPath, 'create');
+    expect(entry).toMatchObject({ row: 1, id: 'TAKEN-1', outcome: 'failed', code: 'REFERENCE_TAKEN' });
+    expect(entry!.message).toMatch(/reference TAKEN-1 is another card's \(its customer\.firstName, customer\.lastName, customer\.emailAddress, customer\.phoneNumber, account\.number differ/);
+    // No other cardholder's card id in the report.
+    const tayo = (await allCards()).find((c) => c.referenceCode === 'TAKEN-1')!;
+    expect(readFileSync(reportPath, 'utf8')).not.toContain(tayo.id);
+    expect((await allCards()).some((c) => c.customer.emailAddress === 'uche@example.com')).toBe(false);
+  });
+
+  it('--resume refuses the report of another file, of an edited file, of another verb, one with lines that are not a report\'s, and the input itself: exit 2, one line, nothing sent, the report untouched', async () => {
+    const cards = await allCards();
+    const chosen = cards.slice(0, 6).map((c) => c.id);
+    const first = join(dir.path, 'bound-1.txt');
+    const second = join(dir.path, 'bound-2.txt');
+    writeFileSync(first, `${chosen.slice(0, 3).join('\n')}\n`);
+    writeFileSync(second, `${chosen.slice(3).join('\n')}\n`);
+    const reportPath = join(dir.path, 'bound-1.ndjson');
+    const activated = await run(['cards', 'activate', '--from-file', first, '--report', reportPath]);
+    expect(activated.exitCode, activated.stderr).toBe(0);
+    expect(shardReport(reportPath, { verb: 'activate', input: sha256(first) })).toHaveLength(3);
+    const before = readFileSync(reportPath, 'utf8');
+    const statuses = async () => new Map((await allCards()).map((c) => [c.id, c.status]));
+    const statusesBefore = await statuses();
+    const refused = async (args: string[], message: RegExp, path = reportPath, text = before, input = '') => {
+      const result = await run(args, input);
+      expect(result.exitCode, result.stderr).toBe(2);
+      expect(result.stderr.split('\n')[0]).toMatch(message);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(readFileSync(path, 'utf8')).toBe(text);
+    };
+    await refused(['cards', 'activate', '--from-file', second, '--resume', reportPath], /^error: --resume .*bound-1\.ndjson is the report of another run \(activate of .*bound-1\.txt \(sha256:.*\): its input is another/);
+    writeFileSync(first, `${chosen.slice(0, 4).join('\n')}\n`);
+    await refused(['cards', 'activate', '--from-file', first, '--resume', reportPath], /its input is another \(.*another file, or this one edited\)/);
+    writeFileSync(first, `${chosen.slice(0, 3).join('\n')}\n`);
+    await refused(['cards', 'deactivate', '--from-file', first, '--yes', '--resume', reportPath], /its verb is activate, not deactivate/);
+    await refused(['cards', 'activate', '--from-file', first, '--shard', '1/2', '--resume', reportPath], /its shard is none, not 1\/2/);
+    const mixed = join(dir.path, 'bound-mixed.ndjson');
+    const mixedText = `${before}${chosen[0]}\n`;
+    writeFileSync(mixed, mixedText);
+    await refused(['cards', 'activate', '--from-file', first, '--resume', mixed], /line 6 is not JSON, so not a line of a report/, mixed, mixedText);
+    const importReport = join(dir.path, 'bound-import.ndjson');
+    const importText = `${JSON.stringify({ run: { verb: 'activate', input: sha256(first), source: first } })}\n{"line":2,"realId":"X","outcome":"imported"}\n`;
+    writeFileSync(importReport, importText);
+    await refused(['cards', 'activate', '--from-file', first, '--resume', importReport], /line 2 is not a line of a bulk report/, importReport, importText);
+    const firstText = readFileSync(first, 'utf8');
+    await refused(['cards', 'activate', '--from-file', first, '--resume', first], /^error: --resume .*bound-1\.txt is the input file itself/, first, firstText);
+    await refused(['cards', 'activate', '--from-file', first, '--report', first], /^error: --report .*bound-1\.txt is the input file itself/, first, firstText);
+    expect(await statuses()).toEqual(statusesBefore);
+    // The same run resumed: every row skipped, its identity checked against the report's line.
+    const resumed = await run(['cards', 'activate', '--from-file', first, '--resume', reportPath, '-o', 'json']);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ skipped: 3, done: 0, failed: 0 });
+    // stdin with a report is spooled and hashed like a file: resumed from the same bytes, refused from others.
+    const piped = join(dir.path, 'bound-stdin.ndjson');
+    expect((await run(['cards', 'activate', '--from-file', '-', '--report', piped], firstText)).exitCode).toBe(0);
+    expect(shardReport(piped, { verb: 'activate', input: sha256(first) })).toHaveLength(3);
+    const pipedAgain = await run(['cards', 'activate', '--from-file', '-', '--resume', piped, '-o', 'json'], firstText);
+    expect(JSON.parse(pipedAgain.stdout)).toMatchObject({ skipped: 3 });
+    const pipedText = readFileSync(piped, 'utf8');
+    await refused(['cards', 'activate', '--from-file', '-', '--resume', piped], /its input is another/, piped, pipedText, `${chosen[3]}\n`);
+  });
+
+  it('cards report merge: a shard not given is refused naming it (exit 2, nothing written); a shard that did not finish fails naming the rows missing (exit 8)', async () => {
+    const ids = (await allCards()).slice(0, 7).map((c) => c.id);
+    const file = join(dir.path, 'merge-ids.txt');
+    writeFileSync(file, `${ids.join('\n')}\n`);
+    const shardPath = (k: number) => join(dir.path, `merge-${k}.ndjson`);
+    for (const k of [1, 2, 3]) {
+      const result = await run(['cards', 'activate', '--from-file', file, '--shard', `${k}/3`, '--report', shardPath(k)]);
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(readFileSync(shardPath(k), 'utf8').trim().split('\n').at(-1)).toBe('{"end":{"rows":7}}');
+    }
+    const out = join(dir.path, 'merge-out.ndjson');
+    const missingShard = await run(['cards', 'report', 'merge', shardPath(1), shardPath(3), '--out', out]);
+    expect(missingShard.exitCode).toBe(2);
+    expect(missingShard.stderr.split('\n')[0]).toMatch(/^error: shard 2\/3 of the run \(activate of .*merge-ids\.txt \(sha256:.*\)\) missing: give every shard's report \(given: 1\/3, 3\/3\)$/);
+    expect(existsSync(out)).toBe(false);
+    const all = await run(['cards', 'report', 'merge', shardPath(1), shardPath(2), shardPath(3)]);
+    expect(all.exitCode, all.stderr).toBe(0);
+    expect(all.stdout.trim().split('\n').map((l) => (JSON.parse(l) as Entry).row)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    // Shard 2 as a killed run leaves it: no end line, its last row not settled.
+    const lines = readFileSync(shardPath(2), 'utf8').trim().split('\n');
+    writeFileSync(shardPath(2), `${lines.filter((l) => !l.startsWith('{"end"') && !l.includes('"row":5')).join('\n')}\n`);
+    const unfinished = await run(['cards', 'report', 'merge', shardPath(1), shardPath(2), shardPath(3), '--out', out]);
+    expect(unfinished.exitCode).toBe(8);
+    expect(unfinished.stderr).toMatch(/^error: 1 row missing \(row 5\): shard 2\/3 did not finish$/m);
+    expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(6);
+  });
+
+  it('a reference given to cards create may not start with import: (imports are recorded as import:<realId>): the import of that realId is imported, not "already there"', async () => {
+    const single = await run(['cards', 'create', '--program', sandbox.info.cardProgramId, '--reference', 'import:COLL-1', '--first-name', 'Ada', '--last-name', 'Obi',
+      '--email', 'coll@example.com', '--phone', '+2348012345678', '--account-number', '0123456789', '--account-type', 'savings', '--pin-stdin'], '4821\n');
+    expect(single.exitCode).toBe(2);
+    expect(single.stderr.split('\n')[0]).toMatch(/invalid --reference "import:COLL-1": references starting with import: are the imported cards'/);
+    const rows = join(dir.path, 'coll.csv');
+    writeFileSync(rows, 'first-name,last-name,email,phone,account-number,reference\nAda,Obi,coll@example.com,+2348012345678,0123456789,import:COLL-1\n');
+    const bulk = await run(['cards', 'create', '--rows-from-file', rows, '--program', sandbox.info.cardProgramId, '--account-type', 'savings', '-o', 'json']);
+    expect(bulk.exitCode).toBe(8);
+    expect(JSON.parse(bulk.stdout)).toMatchObject({ done: 0, failed: 1 });
+    expect(bulk.stderr).toMatch(/INVALID: .*references starting with import:/);
+    const csv = join(dir.path, 'coll-import.csv');
+    writeFileSync(csv, `${HEADER}\n${['COLL-1', 'true', '2024-01-01', '2028-12-31', 'Ada', 'Obi', '', 'coll@example.com', '1 Marina', '', 'Lagos', 'Lagos', '100001', 'NG', '1990-01-31',
+      '+2348012345678', sandbox.info.institutionId, '202812', '101', 'classic', 'ADA OBI', '4821', '506099', 'active', 'false'].join(',')}\n`);
+    const imported = await run(['import', '--from-file', csv, '-o', 'json']);
+    expect(imported.exitCode, imported.stderr).toBe(0);
+    expect(JSON.parse(imported.stdout)).toMatchObject({ imported: 1, exists: 0 });
+    // The same realId again is "already there" only for the same cardholder.
+    expect(JSON.parse((await run(['import', '--from-file', csv, '-o', 'json'])).stdout)).toMatchObject({ imported: 0, exists: 1 });
+    const other = join(dir.path, 'coll-other.csv');
+    writeFileSync(other, readFileSync(csv, 'utf8').replace(',Ada,Obi,', ',Bisi,Obi,'));
+    const clash = await run(['import', '--from-file', other, '-o', 'json']);
+    expect(clash.exitCode).toBe(8);
+    expect(JSON.parse(clash.stdout)).toMatchObject({ imported: 0, exists: 0, failed: 1 });
+    expect(clash.stderr).toMatch(/realId "COLL-1" is already imported for another cardholder \(its firstName differs from this row's\)/);
+    // The sandbox refuses such a reference too, whoever sends it (its Create Card schema).
+    const response = await fetch(`${sandbox.info.baseUrl}/institutions/cards`, {
+      method: 'POST', headers: { authorization: `Bearer ${sandbox.info.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ referenceCode: 'import:COLL-2' }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toMatch(/referenceCode/);
+  });
+
+  it('--from-file - with nothing on stdin is a usage error saying so, with or without a report (none is written)', async () => {
+    for (const args of [['cards', 'activate', '--from-file', '-'], ['cards', 'renew', '--from-file', '-', '--expiration', '203001', '--report', join(dir.path, 'empty-stdin.ndjson')],
+      ['import', '--from-file', '-', '--format', 'csv'], ['import', '--from-file', '-', '--format', 'csv', '--report', join(dir.path, 'empty-stdin-import.ndjson')]]) {
+      const result = await run(args, '');
+      expect(result.exitCode, args.join(' ')).toBe(2);
+      expect(result.stderr.split('\n')[0]).toBe('error: --from-file -: stdin gave no rows (it was empty or closed)');
+    }
+    expect(existsSync(join(dir.path, 'empty-stdin.ndjson'))).toBe(false);
+    expect(existsSync(join(dir.path, 'empty-stdin-import.ndjson'))).toBe(false);
   });
 });
 

@@ -48,8 +48,11 @@ async function allCards(sandbox: RunningSandbox): Promise<Array<{ id: string; re
   }
 }
 
+/** A report's entries: its first line names the run (import, the SHA-256 of the file), the others are rows. */
 function report(path: string): Array<{ line: number; realId?: string; outcome: string; cardId?: string; error?: string }> {
-  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const [header, ...entries] = readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  expect(header).toEqual({ run: { verb: 'import', input: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), source: expect.any(String) } });
+  return entries.filter((e) => !e.end);
 }
 
 describe('import', () => {

@@ -20,3 +20,44 @@ describe('bulk input from a pipe', () => {
     expect(await rowsOf(text)).toEqual({ format, rows });
   });
 });
+
+describe('an input bound to its report', () => {
+  it('stdin or a pipe is copied to a file only its owner can read, hashed on the way, and removed after', async () => {
+    const { createHash } = await import('node:crypto');
+    const { existsSync, readFileSync, statSync } = await import('node:fs');
+    const { spoolInput } = await import('../../src/bulk/input.js');
+    const chunks = ['c1\n', '', 'c2\n', 'c3'];
+    const bound = await spoolInput(Readable.from(chunks.map((c) => Buffer.from(c))));
+    expect(readFileSync(bound.path, 'utf8')).toBe('c1\nc2\nc3');
+    expect(bound.digest).toBe(`sha256:${createHash('sha256').update('c1\nc2\nc3').digest('hex')}`);
+    expect(bound.bytes).toBe(8);
+    if (process.platform !== 'win32') expect(statSync(bound.path).mode & 0o777).toBe(0o600);
+    bound.remove();
+    expect(existsSync(bound.path)).toBe(false);
+  });
+
+  it('peek passes over empty chunks: a stream of empty chunks has no head', async () => {
+    const { peek } = await import('../../src/bulk/input.js');
+    expect((await peek(Readable.from([Buffer.alloc(0), Buffer.alloc(0)]))).head).toBeUndefined();
+    const { head, input } = await peek(Readable.from([Buffer.alloc(0), Buffer.from('a'), Buffer.from('b')]));
+    expect(String(head)).toBe('a');
+    const rest = [];
+    for await (const chunk of input) rest.push(String(chunk));
+    expect(rest.join('')).toBe('ab');
+  });
+
+  it('a temporary folder that cannot be made is a set-up error naming it', async () => {
+    const { spoolInput } = await import('../../src/bulk/input.js');
+    const { SetupError } = await import('../../src/core/errors.js');
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = '/nonexistent-cardctl-tmp/x';
+    try {
+      const error = await spoolInput(Readable.from([Buffer.from('c1\n')])).catch((e) => e);
+      expect(error).toBeInstanceOf(SetupError);
+      expect(error.message).toMatch(/cannot make a temporary folder for the rows in \/nonexistent-cardctl-tmp\/x: it does not exist/);
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+  });
+});

@@ -12,9 +12,14 @@ const write = (name: string, lines: Array<Record<string, unknown> | string>) => 
   return path;
 };
 
+const DIGEST = `sha256:${'aa'.repeat(32)}`;
+const run = (shard?: string, over: Record<string, unknown> = {}) => ({ run: { verb: 'deactivate', input: DIGEST, ...(shard ? { shard } : {}), source: 'ids.txt', ...over } });
+const end = (rows: number) => ({ end: { rows } });
+
 describe('merging the reports of a bulk run\'s shards', () => {
   it('one line per row in row order; within a report the last outcome that is not "skipped" wins', async () => {
     const one = write('s1.ndjson', [
+      run('1/2'),
       { row: 5, id: 'e', outcome: 'failed', code: 'HTTP_503', message: 'down' },
       { row: 1, id: 'a', outcome: 'done' },
       { row: 3, id: 'c', outcome: 'done' },
@@ -23,8 +28,9 @@ describe('merging the reports of a bulk run\'s shards', () => {
       { row: 3, id: 'c', outcome: 'skipped' },
       { row: 5, id: 'e', outcome: 'done' },
       { row: 7, id: 'g', outcome: 'already' },
+      end(7),
     ]);
-    const two = write('s2.ndjson', [{ row: 4, id: 'd', outcome: 'failed', code: 'NOT_FOUND', message: 'no card' }, { row: 2, id: 'b', outcome: 'done', expiration: '203106' }]);
+    const two = write('s2.ndjson', [run('2/2'), { row: 4, id: 'd', outcome: 'failed', code: 'NOT_FOUND', message: 'no card' }, { row: 2, id: 'b', outcome: 'done', expiration: '203106' }, { row: 6, id: 'f', outcome: 'done' }, end(7)]);
     const merged = await mergeBulkReports([one, two]);
     expect(merged.entries).toEqual([
       { row: 1, id: 'a', outcome: 'done' },
@@ -32,48 +38,63 @@ describe('merging the reports of a bulk run\'s shards', () => {
       { row: 3, id: 'c', outcome: 'done' },
       { row: 4, id: 'd', outcome: 'failed', code: 'NOT_FOUND', message: 'no card' },
       { row: 5, id: 'e', outcome: 'done' },
+      { row: 6, id: 'f', outcome: 'done' },
       { row: 7, id: 'g', outcome: 'already' },
     ]);
-    expect(merged.counts).toEqual({ done: 4, already: 1, skipped: 0, failed: 1, rows: 6, reports: 2, missing: 1, torn: 1 });
+    expect(merged.counts).toEqual({ done: 5, already: 1, skipped: 0, failed: 1, rows: 7, reports: 2, missing: 0, torn: 1 });
+    expect(merged.unfinished).toEqual([]);
   });
 
-  it('refuses reports that share a row (the same shard twice, different counts, different runs) and files that are not bulk reports', async () => {
-    const a = write('a.ndjson', [{ row: 1, outcome: 'done' }, { row: 3, outcome: 'done' }]);
-    const b = write('b.ndjson', [{ row: 2, outcome: 'done' }, { row: 3, outcome: 'failed' }]);
-    await expect(mergeBulkReports([a, b])).rejects.toThrow(/row 3 is in both .*a\.ndjson and .*b\.ndjson/);
-    await expect(mergeBulkReports([a, a])).rejects.toBeInstanceOf(ReportMergeError);
-    const imported = write('import.ndjson', [{ line: 2, realId: 'X', outcome: 'imported' }]);
-    await expect(mergeBulkReports([imported])).rejects.toThrow(/line 1 is not a row of a bulk report/);
-    const odd = write('odd.ndjson', [{ row: 1, outcome: 'maybe' }]);
-    await expect(mergeBulkReports([odd])).rejects.toThrow(/not a row of a bulk report/);
+  it('refuses reports that share a row, a shard given twice, a row outside its shard, and files that are not bulk reports', async () => {
+    const a = write('a.ndjson', [run('1/2'), { row: 1, outcome: 'done' }, { row: 3, outcome: 'done' }]);
+    const b = write('b.ndjson', [run('2/2'), { row: 2, outcome: 'done' }, { row: 3, outcome: 'failed' }]);
+    await expect(mergeBulkReports([a, b])).rejects.toThrow(/b\.ndjson: row 3 is not a row of shard 2\/2/);
+    await expect(mergeBulkReports([a, a])).rejects.toThrow(/a\.ndjson and .*a\.ndjson are both the report of shard 1\/2/);
+    const single = write('single.ndjson', [run(), { row: 1, outcome: 'done' }]);
+    await expect(mergeBulkReports([single, single])).rejects.toThrow(/both the report of shard 1\/1/);
+    const imported = write('import.ndjson', [run(undefined, { verb: 'import' }), { line: 2, realId: 'X', outcome: 'imported' }]);
+    await expect(mergeBulkReports([imported])).rejects.toThrow(/line 2 is not a line of a bulk report/);
+    const odd = write('odd.ndjson', [run(), { row: 1, outcome: 'maybe' }]);
+    await expect(mergeBulkReports([odd])).rejects.toThrow(/not a line of a bulk report/);
+    const older = write('older.ndjson', [{ row: 2, outcome: 'done' }]);
+    await expect(mergeBulkReports([older])).rejects.toThrow(/first line does not name one/);
+    const late = write('late.ndjson', [run('2/2'), { row: 2, outcome: 'done' }, run('2/2')]);
+    await expect(mergeBulkReports([late])).rejects.toThrow(/line 3 is not a line of a bulk report/);
   });
 
-  it('refuses the shard reports of different runs even when they share no row; reports without a run line merge as before', async () => {
-    const run = (shard: string, input?: string, verb = 'deactivate') => ({ run: { verb, shard, source: 'ids.txt', ...(input ? { input } : {}) } });
-    const one = write('run-1.ndjson', [run('1/2', 'sha256:aaaa'), { row: 1, outcome: 'done' }, { row: 3, outcome: 'done' }]);
-    const two = write('run-2.ndjson', [run('2/2', 'sha256:aaaa'), { row: 2, outcome: 'done' }]);
+  it('refuses the shard reports of different runs even when they share no row', async () => {
+    const one = write('run-1.ndjson', [run('1/2'), { row: 1, outcome: 'done' }, { row: 3, outcome: 'done' }, end(3)]);
+    const two = write('run-2.ndjson', [run('2/2'), { row: 2, outcome: 'done' }, end(3)]);
     const merged = await mergeBulkReports([two, one]);
     expect(merged.entries).toEqual([{ row: 1, outcome: 'done' }, { row: 2, outcome: 'done' }, { row: 3, outcome: 'done' }]);
     expect(merged.counts).toMatchObject({ rows: 3, reports: 2, missing: 0, torn: 0 });
-    const otherFile = write('other-2.ndjson', [run('2/2', 'sha256:bbbb'), { row: 2, outcome: 'done' }]);
-    await expect(mergeBulkReports([one, otherFile])).rejects.toThrow(/other-2\.ndjson is a report of another run than .*run-1\.ndjson: deactivate, shard 2\/2 of ids\.txt \(sha256:bbbb…\), not deactivate, shard 1\/2/);
-    const otherVerb = write('verb-2.ndjson', [run('2/2', 'sha256:aaaa', 'activate'), { row: 2, outcome: 'done' }]);
+    const otherFile = write('other-2.ndjson', [run('2/2', { input: `sha256:${'bb'.repeat(32)}` }), { row: 2, outcome: 'done' }]);
+    await expect(mergeBulkReports([one, otherFile])).rejects.toThrow(/other-2\.ndjson is a report of another run than .*run-1\.ndjson: deactivate, shard 2\/2 of ids\.txt \(sha256:b{8}…\), not deactivate, shard 1\/2/);
+    const otherVerb = write('verb-2.ndjson', [run('2/2', { verb: 'activate' }), { row: 2, outcome: 'done' }]);
     await expect(mergeBulkReports([one, otherVerb])).rejects.toBeInstanceOf(ReportMergeError);
-    const otherCount = write('count-2.ndjson', [run('2/3', 'sha256:aaaa'), { row: 2, outcome: 'done' }]);
+    const otherCount = write('count-2.ndjson', [run('2/3'), { row: 2, outcome: 'done' }]);
     await expect(mergeBulkReports([one, otherCount])).rejects.toThrow(/another run/);
-    // From stdin no input is known: the verb and the count still have to agree.
-    const piped = write('piped-2.ndjson', [run('2/2'), { row: 2, outcome: 'done' }]);
-    expect((await mergeBulkReports([one, piped])).counts.rows).toBe(3);
-    const older = write('older-2.ndjson', [{ row: 2, outcome: 'done' }]);
-    expect((await mergeBulkReports([one, older])).counts.rows).toBe(3);
-    // A run line is a report's first line only.
-    const late = write('late.ndjson', [{ row: 2, outcome: 'done' }, run('2/2', 'sha256:aaaa')]);
-    await expect(mergeBulkReports([late])).rejects.toThrow(/line 2 is not a row of a bulk report/);
+    const otherRows = write('rows-2.ndjson', [run('2/2'), { row: 2, outcome: 'done' }, end(5)]);
+    await expect(mergeBulkReports([one, otherRows])).rejects.toThrow(/counts 5 rows in the input/);
   });
 
-  it('no rows, no division: an empty report merges to nothing', async () => {
+  it('a shard not given is refused, naming it; rows a shard did not settle are counted and named', async () => {
+    const one = write('m-1.ndjson', [run('1/3'), { row: 1, outcome: 'done' }, { row: 4, outcome: 'done' }, end(5)]);
+    const three = write('m-3.ndjson', [run('3/3'), { row: 3, outcome: 'done' }, end(5)]);
+    await expect(mergeBulkReports([one, three])).rejects.toThrow(/^shard 2\/3 of the run \(deactivate of ids\.txt \(sha256:a{8}…\)\) missing: give every shard's report \(given: 1\/3, 3\/3\)$/);
+    // Shard 2 stopped after its first row: row 5 is missing, and shard 2 did not finish.
+    const two = write('m-2.ndjson', [run('2/3'), { row: 2, outcome: 'done' }]);
+    const merged = await mergeBulkReports([one, two, three]);
+    expect(merged.counts).toMatchObject({ rows: 4, missing: 1 });
+    expect(merged.missingRows).toEqual([5]);
+    expect(merged.unfinished).toEqual(['2/3']);
+  });
+
+  it('no rows, no division: a report of an empty input merges to nothing; an empty file is not a report', async () => {
+    const none = write('none.ndjson', [run(), end(0)]);
+    expect(await mergeBulkReports([none])).toEqual({ entries: [], counts: { done: 0, already: 0, skipped: 0, failed: 0, rows: 0, reports: 1, missing: 0, torn: 0 }, missingRows: [], unfinished: [] });
     const empty = join(dir, 'empty.ndjson');
     writeFileSync(empty, '');
-    expect(await mergeBulkReports([empty])).toEqual({ entries: [], counts: { done: 0, already: 0, skipped: 0, failed: 0, rows: 0, reports: 1, missing: 0, torn: 0 } });
+    await expect(mergeBulkReports([empty])).rejects.toThrow(/is empty: not the report of a run/);
   });
 });

@@ -60,6 +60,22 @@ describe('runBulk', () => {
     expect(resumed.entries).toEqual([{ row: 2, id: 'c2', outcome: 'done' }, { row: 5, id: 'c5', outcome: 'skipped' }, { row: 8, id: 'c8', outcome: 'done' }]);
   });
 
+  it('--resume skips a row only when the report\'s line names the same row: another is a failed row, not sent', async () => {
+    const sent: string[] = [];
+    const done = new Map([
+      [1, { row: 1, id: 'c1', outcome: 'done' as const }],
+      [2, { row: 2, id: 'other', outcome: 'done' as const }],
+      [3, { row: 3, outcome: 'already' as const }],
+    ]);
+    const resumed = await run({ rows: rowsOf(ids(4)), done, action: action(async (id) => (sent.push(id), { outcome: 'done' })) });
+    expect(sent).toEqual(['c4']);
+    expect(resumed.entries.map((e) => [e.row, e.outcome, e.code])).toEqual([[1, 'skipped', undefined], [2, 'failed', 'RESUME_MISMATCH'], [3, 'failed', 'RESUME_MISMATCH'], [4, 'done', undefined]]);
+    expect(resumed.entries[1]!.message).toMatch(/the report records row 2 as other, but this row is c2/);
+    const planned = [];
+    for await (const p of planBulk({ rows: rowsOf(ids(2)), done, action: action(async () => { throw new Error('sent'); }) })) planned.push(p);
+    expect(planned).toEqual([{ row: 1, id: 'c1', skipped: true }, { row: 2, id: 'c2', error: expect.stringMatching(/records row 2 as other/) }]);
+  });
+
   it('after an attempt that may have applied, the next attempt is told to look first; an API refusal is not retried', async () => {
     const seen: Array<[string, boolean]> = [];
     const { entries } = await run({

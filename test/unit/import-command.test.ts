@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
@@ -88,7 +89,6 @@ describe('import command against a mocked API', () => {
     expect(seen.sort()).toEqual(['A', 'C']);
     expect(JSON.parse(ctx.io.stdoutText())).toMatchObject({ imported: 2, invalid: 1, failed: 0 });
     expect(ctx.io.stderrText()).toMatch(/invalid: line 3 \(B\): email:/);
-    const { readFileSync } = await import('node:fs');
     const lines = readFileSync(reportPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(lines).toContainEqual({ line: 2, realId: 'A', outcome: 'imported', cardId: 'card_A' });
     expect(lines).toContainEqual(expect.objectContaining({ line: 3, realId: 'B', outcome: 'invalid' }));
@@ -99,7 +99,9 @@ describe('import --resume: one flag (the bulk verbs\'), two spellings', () => {
   const resumeRun = async (flags: (report: string) => string[], name: string) => {
     writeFileSync(join(dir, `${name}.csv`), `${HEADER}\n${ROW('A')}\n${ROW('B')}\n`);
     const reportPath = join(dir, `${name}.ndjson`);
-    writeFileSync(reportPath, '{"line":2,"realId":"A","outcome":"imported","cardId":"card_A"}\n');
+    // A report starts with its run: the verb and the SHA-256 of the input.
+    const input = `sha256:${createHash('sha256').update(readFileSync(join(dir, `${name}.csv`))).digest('hex')}`;
+    writeFileSync(reportPath, `${JSON.stringify({ run: { verb: 'import', input, source: 'cards.csv' } })}\n{"line":2,"realId":"A","outcome":"imported","cardId":"card_A"}\n`);
     const agent = new MockAgent();
     agent.disableNetConnect();
     const seen: string[] = [];
@@ -109,8 +111,7 @@ describe('import --resume: one flag (the bulk verbs\'), two spellings', () => {
     }).persist();
     const { ctx, done } = run(['--from-file', join(dir, `${name}.csv`), ...flags(reportPath)], { dispatcher: agent });
     await done;
-    const { readFileSync } = await import('node:fs');
-    return { seen, summary: JSON.parse(ctx.io.stdoutText()), report: readFileSync(reportPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) };
+    return { seen, summary: JSON.parse(ctx.io.stdoutText()), report: readFileSync(reportPath, 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l)) };
   };
 
   it.each([
@@ -132,10 +133,56 @@ describe('import --resume: one flag (the bulk verbs\'), two spellings', () => {
     agent.disableNetConnect();
     agent.get(BASE).intercept({ path: '/util/cards/import', method: 'POST' }).reply(200, { statusCode: 200, message: 'ok', data: { id: 'card_F' } });
     await run(['--from-file', join(dir, 'fresh.csv'), '--resume', fresh], { dispatcher: agent }).done;
-    const { readFileSync } = await import('node:fs');
-    expect(JSON.parse(readFileSync(fresh, 'utf8'))).toMatchObject({ realId: 'F', outcome: 'imported' });
+    const [header, entry] = readFileSync(fresh, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(header).toEqual({ run: { verb: 'import', input: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), source: join(dir, 'fresh.csv') } });
+    expect(entry).toMatchObject({ realId: 'F', outcome: 'imported' });
     const error = await run(['--from-file', join(dir, 'fresh.csv'), '--resume', fresh, '--report', join(dir, 'other.ndjson')]).done.catch((e) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toMatch(/--resume REPORT continues that report/);
+  });
+});
+
+describe('import --resume: a report belongs to one verb and one input', () => {
+  const digest = (path: string) => `sha256:${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
+  const header = (run: Record<string, unknown>) => `${JSON.stringify({ run })}\n`;
+  const cases: Array<[string, (csv: string) => string, RegExp]> = [
+    ['the report of another verb', (csv) => `${header({ verb: 'renew', input: digest(csv), source: csv })}{"row":1,"id":"c1","outcome":"done"}\n`, /another run \(renew of .*its verb is renew, not import/],
+    ['the report of another input (another file, or this one edited)', (csv) => `${header({ verb: 'import', input: `sha256:${'0'.repeat(64)}`, source: csv })}{"line":2,"realId":"A","outcome":"imported"}\n`, /its input is another/],
+    ['a report with no header', () => '{"line":2,"realId":"A","outcome":"imported"}\n', /first line does not name one/],
+    ['a report with a line that is not a report line', (csv) => `${header({ verb: 'import', input: digest(csv), source: csv })}{"line":2,"realId":"A","outcome":"imported"}\nid,expiration\n{"line":3,"realId":"B","outcome":"imported"}\n`, /line 3 is not JSON/],
+    ['a report with JSON that is not an entry', (csv) => `${header({ verb: 'import', input: digest(csv), source: csv })}{"row":1,"outcome":"done"}\n`, /line 2 is not a line of an import report/],
+  ];
+  it.each(cases)('%s is refused before anything is sent, the report untouched', async (_name, report, message) => {
+    const csv = join(dir, 'bound.csv');
+    writeFileSync(csv, `${HEADER}\n${ROW('A')}\n${ROW('B')}\n`);
+    const path = join(dir, 'bound.ndjson');
+    writeFileSync(path, report(csv));
+    const before = readFileSync(path, 'utf8');
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const error = await run(['--from-file', csv, '--resume', path], { dispatcher: agent }).done.catch((e) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toMatch(message);
+    expect(error.message).not.toMatch(/\n/);
+    expect(readFileSync(path, 'utf8')).toBe(before);
+  });
+
+  it('the input file itself, as --resume or --report, is refused and left as it was', async () => {
+    const csv = join(dir, 'self.csv');
+    writeFileSync(csv, `${HEADER}\n${ROW('A')}\n`);
+    for (const flags of [['--resume', csv], ['--report', csv]]) {
+      const error = await run(['--from-file', csv, ...flags]).done.catch((e) => e);
+      expect(error).toBeInstanceOf(UsageError);
+      expect(error.message).toMatch(/is the input file itself/);
+      expect(readFileSync(csv, 'utf8')).toBe(`${HEADER}\n${ROW('A')}\n`);
+    }
+  });
+
+  it('--from-file - with nothing on stdin is a usage error, with or without a report', async () => {
+    for (const flags of [[], ['--report', join(dir, 'stdin-empty.ndjson')]]) {
+      const error = await run(['--from-file', '-', '--format', 'csv', ...flags], { stdin: '' }).done.catch((e) => e);
+      expect(error).toBeInstanceOf(UsageError);
+      expect(error.message).toMatch(/stdin gave no rows/);
+    }
   });
 });

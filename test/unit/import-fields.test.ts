@@ -240,3 +240,19 @@ describe('property: a row the client accepts is one the sandbox\'s schema accept
     }), { seed, numRuns: runs * 5 });
   });
 });
+
+describe('the imports\' namespace of references (import:<realId>)', () => {
+  it('Create Card\'s schema and the CLI\'s --reference refuse a reference starting with import:, and take every other', async () => {
+    const { CreateCardBody } = await import('../../src/api/schemas.js');
+    const { cardReference } = await import('../../src/core/card-fields.js');
+    const check = createValidatorCompiler()({ schema: CreateCardBody.properties.referenceCode, httpPart: 'body', method: 'POST', url: '/institutions/cards' } as never) as (value: unknown) => boolean;
+    for (const taken of ['import:X', 'import:', 'import:import:X']) {
+      expect(check(taken), taken).toBe(false);
+      expect(() => cardReference('--reference', taken)).toThrow(/references starting with import: are the imported cards'/);
+    }
+    for (const free of ['X', 'Import:X', 'imports:X', 'x-import:X', 'EMP-7', 'row-0123']) {
+      expect(check(free), free).toBe(true);
+      expect(cardReference('--reference', free)).toBe(free);
+    }
+  });
+});

@@ -113,6 +113,23 @@ describe('runImport', () => {
     ]);
   });
 
+  it('a card found under the realId is "exists" only when it is the row\'s cardholder; another is a failed row', async () => {
+    const report = memoryReport();
+    const holder = (first: string) => ({ cardId: `card_${first}`, card: { id: `card_${first}`, customer: { firstName: first, lastName: 'OBI', emailAddress: 'ADA@example.com', phoneNumber: '+2348012345678' } } });
+    const result = await runImport(base({
+      rows: rowsOf([row(1), row(2)]),
+      report,
+      async send() {
+        throw new RejectedError('rejected (409): realId exists', { status: 409, code: 'CONFLICT' });
+      },
+      lookup: async (realId) => holder(realId === 'R1' ? 'Ada' : 'Chidi'),
+      concurrency: 1,
+    }));
+    expect(result.stats).toMatchObject({ exists: 1, failed: 1 });
+    expect(report.entries[0]).toEqual({ line: 2, realId: 'R1', outcome: 'exists', cardId: 'card_Ada' });
+    expect(report.entries[1]).toEqual({ line: 3, realId: 'R2', outcome: 'failed', error: 'realId "R2" is already imported for another cardholder (its firstName differs from this row\'s): not imported' });
+  });
+
   it('gives up after the attempts allowed, and does not retry a 400', async () => {
     let calls = 0;
     const result = await runImport(base({

@@ -1,5 +1,5 @@
 import type { ApiClient } from '../../api/client.js';
-import type { CardProgram, CreateCardBody, EncryptedPinBlock } from '../../api/schemas.js';
+import type { Card, CardProgram, CreateCardBody, EncryptedPinBlock } from '../../api/schemas.js';
 import { defineCommand } from '../../core/command.js';
 import { type BodyField, bodyFields, defineFlags, type FlagValues } from '../../core/flags.js';
 import type { Context } from '../../core/context.js';
@@ -34,7 +34,7 @@ const dateTime = (label: string, value: string): string => validateDateTime(labe
 /** Every flag of `cards create`, in help order; those with a path fill the Create Card body. */
 export const CREATE_FLAGS = defineFlags({
   program: { type: 'string', value: 'id', description: 'card program identifier', path: 'cardProgram', parse: trimmed, required: true },
-  reference: { type: 'string', value: 'code', description: 'your tracking code (unique per institution; generated when absent)', path: 'referenceCode', parse: fields.reference },
+  reference: { type: 'string', value: 'code', description: 'your tracking code (unique per institution; generated when absent)', path: 'referenceCode', parse: fields.cardReference },
   ...placeFlags(CARD_FLAGS, { embossingName: 'embossingName' }),
   ...placeFlags(CARDHOLDER_FLAGS, {
     ...customerPlacement('customer.'),
@@ -329,8 +329,12 @@ account-number, account-type, bank-code, currency, embossing-name,
 start-date, expiry-date, reference, status, …; pin, enroll-2fa and print-card
 are true/false); a flag given fills the rows that leave its column out or
 empty, and the defaults above apply. Each row is created exactly once by its
-reference: without a reference column it is <file name>-<row>, written to the
-report, so a rerun or --resume never issues a second card. PINs: a random PIN
+reference: without a reference column it is derived from the row's content
+(row-<32 hex>: the SHA-256 of its fields and the flags that fill them, never
+the PIN or PAN), written to the report, so a rerun, a --resume or the same
+rows in another file never issue a second card. A card found under a row's
+reference is "already" only when it is that row's card (program, cardholder's
+names, email and phone, account number); otherwise the row fails. PINs: a random PIN
 per card, generated and encrypted here, never printed or stored; or, with
 --pins-from-column NAME, that column's PIN (the file must not be readable by
 group or others). See \`cardctl help bulk\`.`,
@@ -444,8 +448,6 @@ async function createRows(ctx: Context, opts: CreateOptions): Promise<void> {
   if (pinColumn !== undefined) await assertPrivateFile(opts.rowsFromFile!, pinColumn);
   const columns = new Map(BODY_FIELDS.map((field) => [field.flag.replace(/^--/, ''), field]));
   const known = [...columns.keys(), ...Object.keys(ROW_BOOLEANS), ...(pinColumn ? [pinColumn] : [])];
-  const fileName = opts.rowsFromFile === '-' ? 'stdin' : (opts.rowsFromFile!.split(/[\\/]/).pop() ?? 'rows').replace(/\.[^.]*$/, '');
-  const referencePrefix = fileName.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 48) || 'rows';
   const defaultCurrency = opts.currency === undefined ? '566' : await accountCurrency('--currency', opts.currency);
   const [{ runBulkCommand }, { assertPinKeyAvailable, pinProblem, sendWithPinBlocks }, cards] = await Promise.all([
     import('../bulk-command.js'), import('../../pin/index.js'), import('../../api/cards.js'),
@@ -460,7 +462,7 @@ async function createRows(ctx: Context, opts: CreateOptions): Promise<void> {
     label: 'creating',
     columns: ['reference', ...known.filter((c) => c !== 'reference')],
     action: {
-      async parse(value, row) {
+      async parse(value) {
         const given = value as Record<string, unknown>;
         for (const column of Object.keys(given)) if (!known.includes(column)) throw new Error(`${column}: unknown column (the columns are ${known.join(', ')})`);
         const text = (column: string): string | undefined => {
@@ -489,7 +491,7 @@ async function createRows(ctx: Context, opts: CreateOptions): Promise<void> {
           else if (v === false || v === 'false') body[key] = false;
           else throw new Error(`${column}: must be true or false`);
         }
-        body.referenceCode ??= fields.reference('reference', `${referencePrefix}-${row}`);
+        body.referenceCode ??= await rowReference(body);
         body.embossingName ??= embossing('embossing-name', `${String(getPath(body, 'customer.firstName'))} ${String(getPath(body, 'customer.lastName'))}`
           .normalize('NFD').replace(/[\u0300-\u036f]/g, '').trim().toUpperCase().slice(0, 26).trim());
         body.startDate ??= today(now);
@@ -516,6 +518,8 @@ async function createRows(ctx: Context, opts: CreateOptions): Promise<void> {
         return { body, pin };
       },
       idOf: (card) => card.body.referenceCode as string,
+      // A settled row's id is its card's; the row itself is named by its reference.
+      reportedIdOf: (entry) => (typeof entry.referenceCode === 'string' ? entry.referenceCode : undefined),
       describe: (card) => `create the card ${String(card.body.referenceCode)} for ${String(getPath(card.body, 'customer.firstName'))} ${String(getPath(card.body, 'customer.lastName'))} (${String(card.body.cardProgram)})`,
       async apply({ body, pin }, { signal, uncertain }) {
         const referenceCode = body.referenceCode as string;
@@ -525,15 +529,60 @@ async function createRows(ctx: Context, opts: CreateOptions): Promise<void> {
           // appliedEarlier: this row's own attempt had applied and its answer was lost.
           return { outcome: 'done', id: result.response.data.id, details: { referenceCode } };
         } catch (error) {
-          // The reference exists: created by an earlier run (or this row's lost attempt), once.
+          // The reference exists: created by an earlier run (or this row's lost attempt), once;
+          // unless the card under it is not this row's.
           if (!(error instanceof CliError && error.status === 409)) throw explainPinKeyError(error);
           const found = await cards.findCardByReference(client, referenceCode, signal);
           if (!found) throw error;
+          const differ = differencesFromRow(found.data, body, (await programs.get()) ?? []);
+          if (differ.length) {
+            throw new RejectedError(`reference ${referenceCode} is another card's (its ${differ.join(', ')} differ${differ.length === 1 ? 's' : ''} from this row's): not created`, {
+              code: 'REFERENCE_TAKEN', hint: 'give the row a reference of its own',
+            });
+          }
           return { outcome: uncertain ? 'done' : 'already', id: found.data.id, details: { referenceCode } };
         }
       },
     },
   });
+}
+
+/**
+ * The reference of a row that names none: `row-` and 32 hex digits of the SHA-256 of the row's
+ * card (its fields and the flags that fill them, keys sorted), before the defaults that change
+ * from day to day (start date, the program's expiry) and without the PAN; the PIN is never in
+ * the body. The same card in another file, or under another name, has the same reference.
+ */
+export async function rowReference(body: Json): Promise<string> {
+  const { createHash } = await import('node:crypto');
+  const { referenceCode: _none, pan: _pan, ...content } = body;
+  return `row-${createHash('sha256').update(sortedJson(content)).digest('hex').slice(0, 32)}`;
+}
+
+function sortedJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
+  const record = value as Record<string, unknown>;
+  return `{${Object.keys(record).filter((k) => record[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${sortedJson(record[k])}`).join(',')}}`;
+}
+
+/** What makes a card the card of a row: the fields compared before a found card is "already". */
+const ROW_IDENTITY = ['customer.firstName', 'customer.lastName', 'customer.emailAddress', 'customer.phoneNumber', 'account.number'] as const;
+
+/** The fields in which a card found by a row's reference differs from the row (none: it is the row's card). */
+export function differencesFromRow(card: Partial<Card>, body: Json, programs: readonly CardProgram[]): string[] {
+  const differ: string[] = ROW_IDENTITY.filter((path) => {
+    const want = getPath(body, path);
+    return want !== undefined && String(getPath(card as Json, path) ?? '').trim().toLowerCase() !== String(want).trim().toLowerCase();
+  });
+  // A program may be named by its id or _id; the card's may be either, or the program itself.
+  const wanted = String(body.cardProgram);
+  const same = programs.find((p) => p.id === wanted || p._id === wanted);
+  const names = new Set([wanted, ...(same ? [same.id, same._id] : [])]);
+  const held = card.cardProgram;
+  const heldIds = typeof held === 'string' ? [held] : held ? [held.id, held._id] : [];
+  if (!heldIds.some((id) => names.has(id))) differ.unshift('cardProgram');
+  return differ;
 }
 
 /** PINs in a file: refused unless only its owner can read it (a pipe or stdin cannot be checked). */

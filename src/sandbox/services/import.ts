@@ -2,6 +2,7 @@
 // on the institution's first card program whose range holds its BIN, with a PAN under that BIN
 // (a BIN outside the institution's ranges is refused: numbers there are another issuer's).
 // realId is unique per institution; the clear defaultPIN is only hashed.
+import { importReference } from '../../api/field-rules.js';
 import type { Card, ImportCardBody } from '../../api/schemas.js';
 import { buildCard, customerFromImport, endOfMonth } from '../cards.js';
 import type { SandboxDeps } from '../deps.js';
@@ -34,7 +35,7 @@ export function importService({ store, clock }: Pick<SandboxDeps, 'store' | 'clo
           institutionId,
           program,
           pan,
-          referenceCode: `import:${body.realId}`,
+          referenceCode: importReference(body.realId),
           pinEnabled: true,
           account: { currency: '566', bankCode: program.bankCode, type: 'default', number: '' },
           customer: customerFromImport(body),

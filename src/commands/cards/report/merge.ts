@@ -13,14 +13,15 @@ export default defineCommand({
 on each runner) into one NDJSON report, a line per row in row order, on stdout
 or in --out FILE. A row with several lines in its report (a failed row done by
 a --resume, a done row skipped by it) keeps its last outcome that is not
-"skipped". Reports that share a row are refused: the shards of one run never
-do (the same shard twice, shards of different counts, or different runs). So
-are reports whose first line names another run: a shard's report starts with
-its run (the verb, K/N and the SHA-256 of the file). The counts go to stderr,
-with the rows missing up to the last one (a shard not given, or not finished).
+"skipped". Every report starts with its run (the verb, K/N and the SHA-256 of
+the input): the reports must be of one run, each shard once, and every shard
+of the split given. The counts go to stderr.
 
-Exit codes: 0 no row failed; 8 some merged rows failed (as the run would exit);
-2 reports that are not bulk reports or do not belong together.`,
+Exit codes: 0 every row of the input is there and none failed; 8 some merged
+rows failed, or rows are missing (a shard that did not finish: its rows are
+named; run it again with --resume), the merged report written all the same;
+2 files that are not bulk reports, reports that do not belong together (another
+run, a shard twice, a row in two reports) or a shard not given, nothing written.`,
   args: [{ syntax: '<report...>', description: 'the reports of the shards (their --report files)' }],
   flags: FLAGS,
   examples: [
@@ -37,13 +38,13 @@ Exit codes: 0 no row failed; 8 some merged rows failed (as the run would exit);
     if (opts.out !== undefined && paths.some((path) => resolve(path) === resolve(opts.out!))) {
       throw new UsageError(`--out ${opts.out} is one of the reports to merge`, { hint: 'write the merged report to another file' });
     }
-    const [{ mergeBulkReports, ReportMergeError }, { ImportFileError }] = await Promise.all([import('../../../bulk/merge.js'), import('../../../import/readers.js')]);
+    const [{ mergeBulkReports, ReportMergeError }, { RunReportError }] = await Promise.all([import('../../../bulk/merge.js'), import('../../../bulk/report.js')]);
     let merged: Awaited<ReturnType<typeof mergeBulkReports>>;
     try {
       merged = await mergeBulkReports(paths);
     } catch (error) {
       if (error instanceof ReportMergeError) throw new UsageError(error.message);
-      if (error instanceof ImportFileError) throw new UsageError(`${error.message}${error.line ? ` (line ${error.line})` : ''}`, { hint: 'is this the report of a bulk run?' });
+      if (error instanceof RunReportError) throw new UsageError(error.message, { hint: 'give the --report files of one bulk run\'s shards' });
       throw error;
     }
     const text = merged.entries.map((entry) => `${JSON.stringify(entry)}\n`).join('');
@@ -53,13 +54,18 @@ Exit codes: 0 no row failed; 8 some merged rows failed (as the run would exit);
       const { writeFileAtomic } = await import('../../../core/write-file.js');
       writeFileAtomic(opts.out, text, { mode: 0o600 });
     }
-    const { counts } = merged;
+    const { counts, missingRows, unfinished } = merged;
     if (!ctx.globals.quiet) {
-      const notes = [counts.missing ? `, ${counts.missing} missing up to row ${merged.entries.at(-1)!.row} (a shard not given or not finished?)` : '', counts.torn ? `, ${counts.torn} torn lines ignored` : ''].join('');
+      const notes = [counts.missing ? `, ${counts.missing} missing` : '', counts.torn ? `, ${counts.torn} torn lines ignored` : ''].join('');
       ctx.io.err(`merged ${counts.reports} report${counts.reports === 1 ? '' : 's'}: done ${counts.done}, already ${counts.already}, skipped ${counts.skipped}, failed ${counts.failed} — ${counts.rows} rows${notes}\n`);
     }
+    if (counts.missing > 0 || unfinished.length) {
+      const rows = counts.missing ? `${counts.missing} row${counts.missing === 1 ? '' : 's'} missing (row${counts.missing === 1 ? '' : 's'} ${missingRows.join(', ')}${counts.missing > missingRows.length ? ', …' : ''})` : 'rows may be missing';
+      const shards = unfinished.length ? `: shard${unfinished.length === 1 ? '' : 's'} ${unfinished.join(', ')} did not finish` : '';
+      throw new PartialFailureError(`${rows}${shards}`, { details: { ...counts, missingRows, unfinished }, hint: 'run the unfinished shards again with --resume REPORT, then merge again' });
+    }
     if (counts.failed > 0) {
-      throw new PartialFailureError(`${counts.failed} of ${counts.rows} rows failed`, { details: counts, hint: 'fix them and run each shard again with --resume REPORT' });
+      throw new PartialFailureError(`${counts.failed} of ${counts.rows} rows failed`, { details: counts, hint: 'run each shard again with --resume REPORT to retry them' });
     }
   },
 });
