@@ -107,8 +107,10 @@ describe('a file written whole or not at all', () => {
 describe('a report on a full disk', () => {
   it('the run stops with one error naming the report; a resumed run appends after the torn line', async () => {
     const { openReport, readReport } = await import('../../src/import/report.js');
+    const { runHeaderLine } = await import('../../src/bulk/report.js');
     const path = join(temp(), 'report.ndjson');
-    const report = openReport(path, false);
+    // Every report starts with its run's header (src/bulk/report.ts).
+    const report = openReport(path, false, runHeaderLine({ verb: 'import', input: `sha256:${'0'.repeat(64)}`, source: 'cards.csv' }));
     report.write({ line: 1, realId: 'r1', outcome: 'imported', cardId: 'c1' });
     report.close();
     const second = openReport(path, true);
