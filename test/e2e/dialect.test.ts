@@ -206,19 +206,21 @@ describe('a deployment with its own parameter names and short pages', () => {
     const file = join(config.path, 'cards.csv');
     writeFileSync(file, `${header}\n${row('DI-1', sandbox.info.institutionId)}\n`);
     const report = (name: string) => join(config.path, name);
+    // A report's lines after its run header (its first line).
+    const rowsOf = async (name: string) => (await import('node:fs')).readFileSync(report(name), 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l));
     const first = await run(['import', '--from-file', file, '--report', report('r1.ndjson'), '--json']);
     expect(first.exitCode, first.stderr).toBe(0);
     const again = await run(['import', '--from-file', file, '--report', report('r2.ndjson'), '--json']);
     expect(again.exitCode, again.stderr).toBe(0);
-    const [imported] = (await import('node:fs')).readFileSync(report('r1.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    const [exists] = (await import('node:fs')).readFileSync(report('r2.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const [imported] = await rowsOf('r1.ndjson');
+    const [exists] = await rowsOf('r2.ndjson');
     expect(imported).toMatchObject({ realId: 'DI-1', outcome: 'imported' });
     expect(exists).toMatchObject({ realId: 'DI-1', outcome: 'exists', cardId: imported.cardId });
 
     writeFileSync(file, `${header}\n${row('DI-2', '6650c0ffee6650c0ffee6650')}\n`);
     const refused = await run(['import', '--from-file', file, '--report', report('r3.ndjson'), '--json']);
     expect(refused.exitCode).toBe(3);
-    const [failed] = (await import('node:fs')).readFileSync(report('r3.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const [failed] = await rowsOf('r3.ndjson');
     expect(failed).toMatchObject({ realId: 'DI-2', outcome: 'failed' });
     expect(failed.error).toMatch(/institutionId is not the institution of this API key/);
   }, 60_000);
