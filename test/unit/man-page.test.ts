@@ -7,11 +7,24 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram, PROGRAM_EXAMPLES, renderManPage } from '../../src/cli.js';
 import { commandTree } from '../../src/commands/index.js';
 import { manCommandPaths, manSectionOf, MAN_PAGE_FILE } from '../../src/help/man-page.js';
-import { helpPaths } from '../../src/help/help-cache.js';
+import { type AnyCommand, type GroupDefinition, isGroup } from '../../src/core/command.js';
 import { HELP_TOPICS } from '../../src/help/topics.js';
 
 const committed = readFileSync(new URL(`../../${MAN_PAGE_FILE}`, import.meta.url), 'utf8');
 const source = { program: buildProgram(commandTree), tree: commandTree, examples: PROGRAM_EXAMPLES };
+
+/** Every command path that answers `--help`: the root, each group and leaf, under each of its names. */
+function helpPaths(tree: ReadonlyArray<AnyCommand | GroupDefinition>, prefix: string[] = []): string[][] {
+  const paths: string[][] = prefix.length ? [] : [[]];
+  for (const node of tree) {
+    for (const name of [node.name, ...(node.aliases ?? [])]) {
+      const path = [...prefix, name];
+      paths.push(path);
+      if (isGroup(node)) paths.push(...helpPaths(node.commands, path));
+    }
+  }
+  return paths;
+}
 
 /** The page as text, the way man(1) would show it (escapes undone, no formatting). */
 function plain(roff: string): string {
