@@ -34,7 +34,7 @@ STAGE="$WORK/stage"
 mkdir -p "$STAGE"
 for item in package.json bin src scripts completions man README.md LICENSE; do cp -r "$ROOT/$item" "$STAGE/"; done
 ln -s "$ROOT/node_modules" "$STAGE/node_modules"
-TARBALL=$(cd "$STAGE" && npm pack --silent --pack-destination "$WORK" 2>/dev/null | tail -1)
+TARBALL=$(cd "$STAGE" && npm pack --silent --pack-destination "$WORK" | tail -1)
 
 PREFIX="$WORK/prefix"
 npm install -g --prefix "$PREFIX" "$WORK/$TARBALL" --prefer-offline --no-audit --no-fund --loglevel=error >/dev/null

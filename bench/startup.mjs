@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Start-up time of the built CLI against a bare Node start, measured in the same run:
-// `node -e 0`, `cardctl --version`, `cardctl --help` and `cardctl cards list --help` (answered by
-// bin/cardctl.js from package.json and the help cache), and `cardctl alias list` (the full path:
-// bundle, command tree, config read; no network), interleaved (one of each per round, so drift
+// `node -e 0`, `cardctl --version` (answered by bin/cardctl.js from package.json), `cardctl
+// --help` and `cardctl cards list --help` (the CLI and the command tree), and `cardctl alias list`
+// (the full path: CLI, command tree, config read; no network), interleaved (one of each per round, so drift
 // in machine load hits all alike), median of RUNS rounds (default 20, env BENCH_RUNS), after
 // WARMUP rounds that are not counted. Prints medians and ratios to `node -e 0`, per Node line
 // measured (bench/lib/nodes.mjs: the machine's Node and the newest LTS, or `--node PATH`…),

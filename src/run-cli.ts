@@ -173,7 +173,7 @@ Learn more: cardctl <command> --help, cardctl help <topic>
 
 /**
  * Where commander writes help, and how wide: the run's io, never process.stdout directly, so
- * help printed into a buffer (tests, the help cache) wraps the way the io says.
+ * help printed into a buffer (tests, the demo's steps) wraps the way the io says.
  */
 function outputConfiguration(io: IOStreams): OutputConfiguration {
   return {
