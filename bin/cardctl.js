@@ -8,8 +8,9 @@
 const argv = process.argv.slice(2);
 
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-  // The call scripts make most, answered without loading the CLI (which costs ~20 ms).
-  process.stdout.write(`${require('../package.json').version}\n`);
+  // The call scripts make most, answered without loading the CLI (~20 ms of CPU), and straight to
+  // fd 1: making process.stdout costs ~2.5 ms, a tenth of a bare Node start.
+  try { require('node:fs').writeSync(1, `${require('../package.json').version}\n`); } catch { /* the reader went away */ }
 } else {
   // Node's compile cache (Node >= 22.1) in this user's cache directory: a start skips compiling
   // what an earlier one compiled, ~10% of a one-request command's CPU on Node 24.
