@@ -5,7 +5,8 @@
 // answering the same question must pay. Per round, on each Node: `node -e 0`, then each command
 // and the floor doing that command's request, interleaved so drifting load hits all alike.
 // 3 warm-up rounds, then --rounds (default 15, at least 10); medians, and each command's ratio to
-// its floor per Node version (aims: cards list and cards get ≤ 1.5×).
+// its floor per Node version (aims: cards list and cards get ≤ 1.5×), by wall time and by CPU
+// time (user + system: what a busy machine's wait for a core does not blur).
 //
 //   npm run build && node bench/one-request.mjs [--rounds 15] [--node PATH]… [--json]
 //
@@ -21,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BIN, makeWorkDir, startSandbox } from './lib/processes.mjs';
 import { benchNodes } from './lib/nodes.mjs';
+import { cpuProbe } from './lib/cpu.mjs';
 import { median, reportRatio } from './lib/results.mjs';
 import { cardBody, defaultPinFor, postCard } from './lib/seed.mjs';
 import { args, option } from './lib/args.mjs';
@@ -76,21 +78,25 @@ for (const command of commands) {
   cases.push({ name: `cardctl ${command.name}`, argv: [BIN, ...command.argv], env: cliEnv, check: command.check, aim: command.aim, floor: cases.length - 1 });
 }
 
+/** One run of case `c` on `node`: its wall time and its CPU time (bench/lib/cpu.mjs), in ms. */
 function once(node, c) {
+  const cpu = cpuProbe();
   const started = process.hrtime.bigint();
-  const result = spawnSync(node.path, c.argv, { env: c.env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 << 20 });
+  const result = spawnSync(node.path, [...cpu.args, ...c.argv], { env: { ...c.env, ...cpu.env }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 << 20 });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.status !== 0) throw new Error(`${node.label} ${c.name} exited ${result.status ?? result.signal}: ${result.stderr}`);
   if (c.check && !c.check(String(result.stdout))) throw new Error(`${node.label} ${c.name}: unexpected output ${String(result.stdout).slice(0, 200)}`);
-  return ms;
+  return { ms, cpuMs: cpu.readMs() };
 }
 
 const loadAtStart = loadavg()[0];
 const samples = nodes.map(() => cases.map(() => []));
+const cpuSamples = nodes.map(() => cases.map(() => []));
 for (let round = 0; round < WARMUP + ROUNDS; round++) {
   nodes.forEach((node, n) => cases.forEach((c, i) => {
-    const ms = once(node, c);
+    const { ms, cpuMs } = once(node, c);
     if (round >= WARMUP) samples[n][i].push(ms);
+    if (round >= WARMUP) cpuSamples[n][i].push(cpuMs);
   }));
 }
 const loadAtEnd = loadavg()[0];
@@ -102,6 +108,8 @@ const results = nodes.map((node, n) => {
     name: c.name,
     medianMs: Number(median(samples[n][i]).toFixed(1)),
     minMs: Number(Math.min(...samples[n][i]).toFixed(1)),
+    cpuMs: Number(median(cpuSamples[n][i]).toFixed(1)),
+    cpuRatio: c.floor === undefined ? undefined : Number((median(cpuSamples[n][i]) / median(cpuSamples[n][c.floor])).toFixed(2)),
     floorRatio: c.floor === undefined ? undefined : Number((median(samples[n][i]) / median(samples[n][c.floor])).toFixed(2)),
     nodeRatio: Number((median(samples[n][i]) / median(samples[n][0])).toFixed(2)),
   }));
@@ -110,6 +118,11 @@ const results = nodes.map((node, n) => {
     reportRatio({
       bench: 'one-request', name: `${c.name} (${node.label})`, value: rows[i].medianMs, unit: 'ms',
       peer: `floor.cjs, same GET (${node.label})`, peerValue: rows[c.floor].medianMs, ratio: median(samples[n][i]) / median(samples[n][c.floor]),
+      aim: c.aim && { max: c.aim }, note,
+    });
+    reportRatio({
+      bench: 'one-request', name: `${c.name} (${node.label}), CPU`, value: rows[i].cpuMs, unit: 'ms',
+      peer: `floor.cjs, same GET (${node.label}), CPU`, peerValue: rows[c.floor].cpuMs, ratio: median(cpuSamples[n][i]) / median(cpuSamples[n][c.floor]),
       aim: c.aim && { max: c.aim }, note,
     });
   });
@@ -123,11 +136,11 @@ if (asJson) {
   console.log(`one-request commands, ${note} (${machine.cpus} CPUs, ${machine.platform})`);
   for (const { node, rows } of results) {
     console.log(`\nnode ${node}`);
-    console.log(`${'command'.padEnd(54)}${'median'.padStart(11)}${'min'.padStart(11)}${'/floor'.padStart(8)}${'/node -e 0'.padStart(11)}  aim`);
+    console.log(`${'command'.padEnd(54)}${'median'.padStart(11)}${'min'.padStart(11)}${'/floor'.padStart(8)}${'/node -e 0'.padStart(11)}${'CPU'.padStart(10)}${'/floor'.padStart(8)}  aim`);
     rows.forEach((r, i) => {
       const aim = cases[i].aim;
       const verdict = aim === undefined ? '' : `≤ ${aim}× ${r.floorRatio <= aim ? 'OK' : 'MISSED'}`;
-      console.log(`${r.name.padEnd(54)}${`${r.medianMs} ms`.padStart(11)}${`${r.minMs} ms`.padStart(11)}${(r.floorRatio === undefined ? '' : `${r.floorRatio}×`).padStart(8)}${`${r.nodeRatio}×`.padStart(11)}  ${verdict}`);
+      console.log(`${r.name.padEnd(54)}${`${r.medianMs} ms`.padStart(11)}${`${r.minMs} ms`.padStart(11)}${(r.floorRatio === undefined ? '' : `${r.floorRatio}×`).padStart(8)}${`${r.nodeRatio}×`.padStart(11)}${`${r.cpuMs} ms`.padStart(10)}${(r.cpuRatio === undefined ? '' : `${r.cpuRatio}×`).padStart(8)}  ${verdict}`);
     });
   }
 }

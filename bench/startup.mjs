@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Start-up time of the built CLI against a bare Node start, measured in the same run:
-// `node -e 0`, `cardctl --version`, `cardctl --help` and `cardctl cards list --help` (answered by
-// bin/cardctl.js from package.json and the help cache), and `cardctl alias list` (the full path:
-// bundle, command tree, config read; no network), interleaved (one of each per round, so drift
+// `node -e 0`, `cardctl --version` (answered by bin/cardctl.js from package.json), `cardctl
+// --help` and `cardctl cards list --help` (the CLI and the command tree), and `cardctl alias list`
+// (the full path: CLI, command tree, config read; no network), interleaved (one of each per round, so drift
 // in machine load hits all alike), median of RUNS rounds (default 20, env BENCH_RUNS), after
 // WARMUP rounds that are not counted. Prints medians and ratios to `node -e 0`, per Node line
 // measured (bench/lib/nodes.mjs: the machine's Node and the newest LTS, or `--node PATH`…),
-// every Node's runs interleaved in the same rounds.
+// every Node's runs interleaved in the same rounds; by wall time and by CPU time (user + system,
+// which a busy machine's wait for a core does not blur).
 // `--json` prints the figures as one JSON object. Needs a build (npm run build).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchNodes } from './lib/nodes.mjs';
+import { cpuProbe } from './lib/cpu.mjs';
 import { median, reportRatio } from './lib/results.mjs';
 
 const bin = fileURLToPath(new URL('../bin/cardctl.js', import.meta.url));
@@ -41,21 +43,25 @@ const cases = [
   { name: 'cardctl alias list', args: [bin, 'alias', 'list'], aim: { max: 1.3 } },
 ];
 
+/** One run: its wall time and its CPU time (bench/lib/cpu.mjs), in ms. */
 function once(node, args) {
+  const cpu = cpuProbe();
   const started = process.hrtime.bigint();
-  const result = spawnSync(node.path, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const result = spawnSync(node.path, [...cpu.args, ...args], { env: { ...env, ...cpu.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.status !== 0) throw new Error(`${node.label} ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
-  return ms;
+  return { ms, cpuMs: cpu.readMs() };
 }
 
 const loadAtStart = loadavg()[0];
 const samples = nodes.map(() => cases.map(() => []));
+const cpuSamples = nodes.map(() => cases.map(() => []));
 try {
   for (let round = 0; round < WARMUP + RUNS; round++) {
     nodes.forEach((node, n) => cases.forEach((c, i) => {
-      const ms = once(node, c.args);
+      const { ms, cpuMs } = once(node, c.args);
       if (round >= WARMUP) samples[n][i].push(ms);
+      if (round >= WARMUP) cpuSamples[n][i].push(cpuMs);
     }));
   }
 } finally {
@@ -71,10 +77,13 @@ const results = nodes.map((node, n) => {
     medianMs: Number(median(samples[n][i]).toFixed(1)),
     minMs: Number(Math.min(...samples[n][i]).toFixed(1)),
     ratio: Number((median(samples[n][i]) / baseline).toFixed(2)),
+    cpuMs: Number(median(cpuSamples[n][i]).toFixed(1)),
+    cpuRatio: Number((median(cpuSamples[n][i]) / median(cpuSamples[n][0])).toFixed(2)),
   }));
   for (const [i, row] of rows.entries()) {
     if (i === 0) continue;
     reportRatio({ bench: 'startup', name: `${row.name} (${node.label})`, value: row.medianMs, unit: 'ms', peer: `node -e 0 (${node.label})`, peerValue: rows[0].medianMs, ratio: median(samples[n][i]) / baseline, aim: cases[i].aim, note });
+    reportRatio({ bench: 'startup', name: `${row.name} (${node.label}), CPU`, value: row.cpuMs, unit: 'ms', peer: `node -e 0 (${node.label}), CPU`, peerValue: rows[0].cpuMs, ratio: median(cpuSamples[n][i]) / median(cpuSamples[n][0]), aim: cases[i].aim, note });
   }
   return { node: node.version, rows };
 });
@@ -86,8 +95,8 @@ if (asJson) {
   console.log(`start-up, ${note} (${machine.cpus} CPUs, ${machine.platform})`);
   for (const { node, rows } of results) {
     console.log(`\nnode ${node}`);
-    console.log(`${'command'.padEnd(28)}${'median'.padStart(10)}${'min'.padStart(10)}${'ratio'.padStart(8)}`);
-    for (const r of rows) console.log(`${r.name.padEnd(28)}${`${r.medianMs} ms`.padStart(10)}${`${r.minMs} ms`.padStart(10)}${`${r.ratio}×`.padStart(8)}`);
+    console.log(`${'command'.padEnd(28)}${'median'.padStart(10)}${'min'.padStart(10)}${'ratio'.padStart(8)}${'CPU'.padStart(10)}${'ratio'.padStart(8)}`);
+    for (const r of rows) console.log(`${r.name.padEnd(28)}${`${r.medianMs} ms`.padStart(10)}${`${r.minMs} ms`.padStart(10)}${`${r.ratio}×`.padStart(8)}${`${r.cpuMs} ms`.padStart(10)}${`${r.cpuRatio}×`.padStart(8)}`);
     for (const [i, row] of rows.entries()) {
       if (cases[i].aim && row.ratio > cases[i].aim.max) console.log(`note: ${row.name} is ${row.ratio}× a bare node start (aim: ≤ ${cases[i].aim.max}×)`);
     }

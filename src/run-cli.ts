@@ -1,13 +1,13 @@
-// Runs a command line: builds the commander tree from the command definitions a CommandSource
-// gives, runs the chosen command with a context, and is the only place that turns errors into
-// exit codes. The two entries give it their definitions: cli.ts all of them (dist/cli.js), and
-// cli-route.ts one top-level command's (dist/cli-<name>.cjs).
+// Runs a command line: builds the commander tree from the command definitions (only those the
+// command line names, when it starts with a top-level command's name), runs the chosen command
+// with a context, and is the only place that turns errors into exit codes.
 import { Command, CommanderError, type OutputConfiguration } from 'commander';
 import type { Dispatcher } from 'undici';
 import { builtinNames, expandAlias } from './aliases/expand.js';
 import { DryRunStop } from './audit/dry-run.js';
 import { ConfigStore } from './config/store.js';
 import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, isGroup, type RunInput } from './core/command.js';
+import { COMMAND_LOADERS } from './commands/routes.js';
 import { addFlags, type Flags } from './core/flags.js';
 import { GLOBAL_FLAGS } from './core/global-flags.js';
 import { createContext, type Env, type GlobalOptions } from './core/context.js';
@@ -18,7 +18,6 @@ import { redactBodyText, redactValue } from './core/redact.js';
 import { escapeControls } from './output/format.js';
 import { createStyle, loadColours } from './output/style.js';
 import { explainCommanderError } from './help/commander-errors.js';
-import { HELP_CACHE_WIDTH } from './help/help-cache.js';
 import { versionRequest, versionText } from './help/version.js';
 import { VERSION } from './version.js';
 
@@ -32,25 +31,33 @@ export interface MainDeps {
 
 export type TreeNode = AnyCommand | GroupDefinition;
 
-/** Where runCli() finds the command definitions. */
-export interface CommandSource {
-  /** Top-level command names, each with the loader of its definition alone (commands/routes.ts). */
-  loaders: Readonly<Record<string, () => Promise<TreeNode>>>;
-  /** Every definition, in the order `cardctl --help` lists them. */
-  wholeTree(): Promise<TreeNode[]>;
-  /** The CLI as a command's run() may use it (demo, alias set, completion). */
-  host: CliHost;
+/** commander's help width when stdout (or stderr) is not a terminal. */
+const PIPED_HELP_WIDTH = 80;
+
+/** Every command definition (commands/index.ts), in the order `cardctl --help` lists them. */
+export async function wholeTree(): Promise<TreeNode[]> {
+  return (await import('./commands/index.js')).commandTree;
 }
 
-/** Runs cardctl with the given arguments over the definitions of `source`; resolves to the exit code. */
-export async function runCli(argv: string[], deps: MainDeps, source: CommandSource): Promise<number> {
+/**
+ * The CLI as a command's run() may use it (demo, alias set, completion): handed to run() rather
+ * than imported, since this module imports every command.
+ */
+export const host: CliHost = {
+  run: (argv, deps) => runCli(argv, deps),
+  builtinNames: async () => builtinNames(await wholeTree()),
+  program: async () => buildProgram(await wholeTree()),
+};
+
+/** Runs cardctl with the given arguments; resolves to the exit code. */
+export async function runCli(argv: string[], deps: MainDeps = {}): Promise<number> {
   const env = deps.env ?? process.env;
   const state: RunState = { globals: {} };
   // stdout that cannot take the output (`> /dev/full`): one error line, and the run ends there.
   const io: IOStreams = deps.io ?? systemIO(process, (failure) => process.exit(reportError(failure, io, env, state.globals)));
   await loadColours({ env, stdoutIsTTY: io.stdoutIsTTY });
   try {
-    argv = await expandUserAlias(argv, env, source);
+    argv = await expandUserAlias(argv, env);
   } catch (error) {
     return reportError(toCliError(error), io, env, sniffGlobals(argv));
   }
@@ -65,13 +72,13 @@ export async function runCli(argv: string[], deps: MainDeps, source: CommandSour
   if (argv[0] === '__complete') return (await import('./completion/dynamic.js')).runCompletionQuery(argv.slice(1), io, env);
   // `help <topic>` prints a topic; `help <command>` falls through to commander (src/help/).
   if (argv[0] === 'help' && argv.length === 2) {
-    const shown = (await import('./help/index.js')).showHelpTopic(argv[1]!, io, await source.wholeTree());
+    const shown = (await import('./help/index.js')).showHelpTopic(argv[1]!, io, await wholeTree());
     if (shown === true) return ExitCode.Ok;
     if (shown instanceof CliError) return reportError(shown, io, env, {});
   }
 
   const interrupt = deps.signal ? undefined : installInterruptHandler(io);
-  const program = buildProgram(await treeFor(argv, source), { io, env, deps, state, signal: deps.signal ?? interrupt!.signal, argv, host: source.host });
+  const program = buildProgram(await treeFor(argv), { io, env, deps, state, signal: deps.signal ?? interrupt!.signal, argv });
   try {
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.Ok;
@@ -91,12 +98,12 @@ export async function runCli(argv: string[], deps: MainDeps, source: CommandSour
 
 /**
  * The definitions a command line needs: only its top-level command's when it starts with one's
- * name (commands/routes.ts), which spares ~20 ms of start-up on Node 20 (BENCHMARKS.md, "Node's
- * floor"); the whole tree otherwise.
+ * name (commands/routes.ts), so a command loads and builds one command's definitions rather than
+ * every command's; the whole tree otherwise.
  */
-async function treeFor(argv: string[], source: CommandSource): Promise<TreeNode[]> {
+async function treeFor(argv: string[]): Promise<TreeNode[]> {
   const first = argv[0];
-  return first !== undefined && Object.hasOwn(source.loaders, first) ? [alongPath(await source.loaders[first]!(), argv.slice(1))] : source.wholeTree();
+  return first !== undefined && Object.hasOwn(COMMAND_LOADERS, first) ? [alongPath(await COMMAND_LOADERS[first]!(), argv.slice(1))] : wholeTree();
 }
 
 /**
@@ -112,10 +119,10 @@ function alongPath(node: TreeNode, words: readonly string[]): TreeNode {
 }
 
 /** `cardctl NAME …` where NAME is a user alias (src/aliases/): the command line it stands for. */
-async function expandUserAlias(argv: string[], env: Env, source: CommandSource): Promise<string[]> {
+async function expandUserAlias(argv: string[], env: Env): Promise<string[]> {
   const first = argv[0];
-  if (!first || first.startsWith('-') || first === '__complete' || Object.hasOwn(source.loaders, first)) return argv;
-  const builtins = builtinNames(await source.wholeTree());
+  if (!first || first.startsWith('-') || first === '__complete' || Object.hasOwn(COMMAND_LOADERS, first)) return argv;
+  const builtins = builtinNames(await wholeTree());
   if (builtins.has(first)) return argv;
   return expandAlias(argv, new ConfigStore(env).read().aliases, builtins);
 }
@@ -132,8 +139,6 @@ interface BuildInput {
   deps: MainDeps;
   state: RunState;
   signal: AbortSignal;
-  /** What the commands' run() get as `cli`. */
-  host: CliHost;
 }
 
 /** The examples of `cardctl --help` (and of the man page). */
@@ -169,7 +174,7 @@ Learn more: cardctl <command> --help, cardctl help <topic>
 
 /**
  * Where commander writes help, and how wide: the run's io, never process.stdout directly, so
- * help printed into a buffer (tests, the help cache) wraps the way the io says.
+ * help printed into a buffer (tests, the demo's steps) wraps the way the io says.
  */
 function outputConfiguration(io: IOStreams): OutputConfiguration {
   return {
@@ -178,8 +183,8 @@ function outputConfiguration(io: IOStreams): OutputConfiguration {
     // Errors are reported by handleCommanderError, in our own format.
     outputError: () => {},
     // commander's own default: the terminal's width, 80 columns when not a terminal.
-    getOutHelpWidth: () => (io.stdoutIsTTY && io.columns ? io.columns : HELP_CACHE_WIDTH),
-    getErrHelpWidth: () => (io.stderrIsTTY && io.columns ? io.columns : HELP_CACHE_WIDTH),
+    getOutHelpWidth: () => (io.stdoutIsTTY && io.columns ? io.columns : PIPED_HELP_WIDTH),
+    getErrHelpWidth: () => (io.stderrIsTTY && io.columns ? io.columns : PIPED_HELP_WIDTH),
     // Help is plain text; no styles to keep.
     getOutHasColors: () => false,
     getErrHasColors: () => false,
@@ -203,7 +208,7 @@ function runner(input: BuildInput): LeafRunner {
       argv: input.argv,
       flags: [GLOBAL_FLAGS, definition.flags ?? {}],
     });
-    await definition.run(ctx, { ...runInput, cli: input.host });
+    await definition.run(ctx, { ...runInput, cli: host });
   };
 }
 
@@ -247,7 +252,7 @@ function addNode(parent: Command, definition: AnyCommand | GroupDefinition, run:
  * The parse step of one command alone: its command line (global flags included) → the typed
  * input its run() would get, or the UsageError main() would report. Nothing runs.
  */
-export async function parseCommand<F extends Flags, A extends readonly ArgumentSpec[]>(definition: CommandDefinition<F, A>, argv: string[], host: CliHost): Promise<RunInput<F, A>> {
+export async function parseCommand<F extends Flags, A extends readonly ArgumentSpec[]>(definition: CommandDefinition<F, A>, argv: string[]): Promise<RunInput<F, A>> {
   const program = new Command('cardctl').exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
   addFlags(program, GLOBAL_FLAGS);
   let parsed: RunInput<F, A> | undefined;

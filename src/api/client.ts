@@ -2,7 +2,6 @@
 // in (tests' MockAgent); the API's envelope unwrapped in exactly one place, every failure turned
 // into a typed CliError. It returns data and never prints (logging goes
 // through the injected logger, which writes to stderr only when -v/--debug asked for it).
-import { isUtf8 } from 'node:buffer';
 import type { Dispatcher } from 'undici';
 import {
   AuthError,
@@ -20,24 +19,18 @@ import { redactBodyText, redactHeaders, redactUrl } from '../core/redact.js';
 import { isScope } from '../core/validate.js';
 import { isMutation } from '../audit/mutation.js';
 import { DryRunStop, describeDryRun, type DryRunRequest } from '../audit/dry-run.js';
-import { maskCardData, maskRecord, startsLikeCardNumber } from '../audit/mask.js';
-import { dataSpans, type DataSpans, type RecordsWithText } from './list-body.js';
-import { isCanonicalJson } from './canonical-json.js';
-import { bodyText, PageBuffer } from './body.js';
+import { maskCardData } from '../audit/mask.js';
+import { bodyText } from './body.js';
 import { DEFAULT_DIALECT, listOfPath, listQuery, readPath, type Dialect, type ListName } from './dialect.js';
 import type { Transport, TransportResponse } from './node-http.js';
 import { loadUndici, undiciTransport } from './undici.js';
 import { isObject } from '../core/is-object.js';
-import { beginWork } from '../core/tuning.js';
 
 /**
  * Milliseconds on a monotonic clock, for request durations. Not performance.now(): the first use
  * of the `performance` global loads perf_hooks (10 built-in modules, ~1.5 ms on Node 24).
  */
 const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
-
-/** Requests sent by every client of this process (src/core/tuning.ts). */
-let requestsSent = 0;
 
 export { loadUndici } from './undici.js';
 
@@ -78,8 +71,6 @@ export interface ApiRequest {
   signal?: AbortSignal;
   /** Why this mutation is made (a command's --reason): recorded with it in the audit journal. */
   reason?: string;
-  /** Where the answer's bytes go instead of a buffer of their own (requestPage). */
-  into?: PageBuffer;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -94,19 +85,13 @@ export interface ApiResponse<T = unknown> {
   durationMs: number;
 }
 
-/** A page of a list as requestPage() reads it: the envelope's fields, and the records one at a time. */
+/** A page of a list as paginate() yields it: the answer, parsed and masked, and its records. */
 export interface ListPageResponse<T> extends ApiResponse<T[]> {
   /** How many records the page holds. */
   count: number;
-  /**
-   * What tells the first record apart, its id (else its whole text): paginate() compares it with
-   * the previous page's. A key rather than the record, which would stay alive until the next page.
-   */
+  /** What tells the first record apart, its id (else its whole text): paginate() compares it with the previous page's. */
   firstKey: string | undefined;
-  /**
-   * The records, each parsed (and masked) when the iteration reaches it; a streamed page's are
-   * also RecordsWithText, which NDJSON prints from their bytes.
-   */
+  /** The page's records (`data` when it is an array, else none). */
   records(): Iterable<T>;
 }
 
@@ -326,24 +311,7 @@ export class ApiClient {
     }
   }
 
-  /**
-   * One page of a list (a GET whose envelope's `data` is an array), read for streaming: its
-   * records are parsed, and their card numbers masked, one at a time as records() reaches them
-   * (src/api/list-body.ts says why). `data` and `raw` are the whole page, parsed when first read.
-   * With `req.into`, the bytes go there (src/api/body.ts), and the page is good until the next one
-   * begins.
-   */
-  requestPage<T>(req: ApiRequest & { method: 'GET' }): Promise<ListPageResponse<T>> {
-    return this.exchange(req, (response) => listPageOf<T>(req, response, this.dialect));
-  }
-
-  private async exchange<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>>;
-  private async exchange<R>(req: ApiRequest, finish: (response: RawResponse) => R): Promise<R>;
-  private async exchange(
-    req: ApiRequest,
-    // Full card numbers never reach a command, whatever the server sends.
-    finish: (response: RawResponse) => unknown = (response) => maskCardData(interpret(req, response, this.dialect)),
-  ): Promise<unknown> {
+  private async exchange<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
     const idempotent = req.idempotent ?? req.method === 'GET';
     let renewedAfter401 = false;
     for (let attempt = 0; ; attempt++) {
@@ -372,7 +340,8 @@ export class ApiClient {
         await this.backoff(attempt, retryAfterMs(response.headers['retry-after']), `HTTP ${response.status}`);
         continue;
       }
-      return finish(response);
+      // Full card numbers never reach a command, whatever the server sends.
+      return maskCardData(interpret<T>(req, response, this.dialect));
     }
   }
 
@@ -396,9 +365,6 @@ export class ApiClient {
   }
 
   private async send(req: ApiRequest): Promise<RawResponse> {
-    // The process's second request begins a command of many (a streamed list, a bulk run): the
-    // heap settings of bin/tuning.js are for those, and a one-request command is spared them.
-    if (++requestsSent === 2) beginWork('manyRequests');
     const url = this.url(req.path, req.query);
     const headers: Record<string, string> = {
       accept: 'application/json',
@@ -442,7 +408,7 @@ export class ApiClient {
     const started = monotonicMs();
     let res: TransportResponse;
     try {
-      res = await transport.send({ url, method: req.method, headers, body, timeoutMs: this.timeoutMs, signal: req.signal ?? this.options.signal, into: req.into });
+      res = await transport.send({ url, method: req.method, headers, body, timeoutMs: this.timeoutMs, signal: req.signal ?? this.options.signal });
     } catch (error) {
       if (!(req.signal ?? this.options.signal)?.aborted) this.stopPipelining();
       if (logger?.verboseEnabled) {
@@ -463,13 +429,7 @@ export class ApiClient {
   }
 }
 
-/**
- * An answer as received, its text decoded when first read: a streamed list's page is read from its
- * bytes (listPageOf). A class rather than an object literal with a getter: the getter of such a
- * literal is a new function each time, so V8 made a new hidden class (and its transitions) per
- * request, metadata that outlived scavenges (13 kB of each one's survivors in a streamed list,
- * none with classes; src/api/list-body.ts says why survivors matter).
- */
+/** An answer as received, its text decoded when first read. */
 class RawResponse {
   private decoded?: string;
 
@@ -562,124 +522,6 @@ export function interpret<T>(
     headers,
     durationMs,
   };
-}
-
-/**
- * A page of a list whose records are parsed one at a time (ApiClient.requestPage): the envelope
- * around the `data` array is parsed and checked as interpret() checks any answer, and each record
- * when records() reaches it. Anything else (an error status, no single data array) takes
- * interpret() whole, so it fails, or succeeds, exactly as any other request. With `req.into` (where
- * the transport put the bytes), the page is good until the next one begins there.
- */
-function listPageOf<T>(req: Pick<ApiRequest, 'method' | 'path' | 'into'>, response: RawResponse, dialect: Dialect): ListPageResponse<T> {
-  const spans = response.status < 300 ? dataSpans(response.bytes) : undefined;
-  if (!spans) {
-    const page = maskCardData(interpret<T[]>(req, response, dialect));
-    const items = Array.isArray(page.data) ? page.data : [];
-    return { ...page, count: items.length, firstKey: items.length > 0 ? recordKey(items[0]) : undefined, records: () => items };
-  }
-  return new StreamedPage<T>(req, response, dialect, spans, req.into ? req.into.checker() : () => {});
-}
-
-/**
- * A page read from its bytes: its envelope parsed now, its records when records() reaches them,
- * the whole page (`data`, `raw`) only when asked. A class, not a literal with getters (RawResponse
- * says why).
- */
-class StreamedPage<T> implements ListPageResponse<T> {
-  readonly status: number;
-  readonly message: string | undefined;
-  readonly pagination: Pagination | undefined;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly durationMs: number;
-  readonly count: number;
-  readonly firstKey: string | undefined;
-  private readonly bytes: Buffer;
-  private readonly elements: number[];
-  private whole: ApiResponse<T[]> | undefined;
-
-  constructor(
-    private readonly req: Pick<ApiRequest, 'method' | 'path'>,
-    response: RawResponse,
-    private readonly dialect: Dialect,
-    spans: DataSpans,
-    /** Throws once the page is gone (PageBuffer). */
-    private readonly check: () => void,
-  ) {
-    const { status, headers, durationMs, bytes } = response;
-    this.bytes = bytes;
-    this.elements = spans.elements;
-    // The envelope with an empty array where the records are: statusCode, message and paging read and checked.
-    const envelope = interpret<T[]>(req, { status, headers, durationMs, text: `${bytes.toString('utf8', 0, spans.open + 1)}${bytes.toString('utf8', spans.close)}` }, dialect);
-    this.status = envelope.status;
-    this.message = envelope.message;
-    this.pagination = envelope.pagination;
-    this.headers = envelope.headers;
-    this.durationMs = envelope.durationMs;
-    this.count = this.elements.length / 2;
-    this.firstKey = this.count > 0 ? recordKey(this.record(0)) : undefined;
-  }
-
-  records(): Iterable<T> {
-    return this.whole ? this.whole.data : new StreamedRecords(this);
-  }
-
-  get data(): T[] {
-    return this.parsedWhole().data;
-  }
-
-  get raw(): string {
-    return this.parsedWhole().raw;
-  }
-
-  *eachRecord(): Generator<T> {
-    for (let k = 0; k < this.elements.length; k += 2) yield this.record(k);
-  }
-
-  *eachWithText(): Generator<T | Uint8Array> {
-    this.check();
-    // Bytes that are not UTF-8 decode to U+FFFD: such a page's records are parsed and printed again.
-    const utf8 = isUtf8(this.bytes);
-    for (let k = 0; k < this.elements.length; k += 2) {
-      this.check();
-      const start = this.elements[k]!;
-      const end = this.elements[k + 1]!;
-      // A string that may be a card number is refused: masking may change it (maskRecord).
-      yield utf8 && isCanonicalJson(this.bytes, start, end, startsLikeCardNumber) ? this.bytes.subarray(start, end) : this.record(k);
-    }
-  }
-
-  private record(k: number): T {
-    this.check();
-    const source = this.bytes.toString('utf8', this.elements[k], this.elements[k + 1]);
-    let value: unknown;
-    try {
-      value = JSON.parse(source);
-    } catch {
-      throw notJson(`${this.req.method} ${this.req.path}`, this.status, source, this.headers);
-    }
-    return maskRecord(value, source) as T;
-  }
-
-  private parsedWhole(): ApiResponse<T[]> {
-    if (this.whole) return this.whole;
-    this.check();
-    const { status, headers, durationMs } = this;
-    return (this.whole = maskCardData(interpret<T[]>(this.req, { status, headers, durationMs, text: bodyText(this.bytes) }, this.dialect)));
-  }
-}
-
-/** A streamed page's records: parsed one at a time, or printed from their bytes (RecordsWithText). */
-class StreamedRecords<T> implements RecordsWithText<T> {
-  constructor(private readonly page: StreamedPage<T>) {}
-
-  [Symbol.iterator](): Iterator<T> {
-    return this.page.eachRecord();
-  }
-
-  withText(): Iterable<T | Uint8Array> {
-    return this.page.eachWithText();
-  }
 }
 
 /**
@@ -886,8 +728,8 @@ export function parseBaseUrl(value: string, insecure: boolean): URL {
  * body gives (a body without one ends at the first page shorter than `limit`); with
  * `short-page`, up to the first page shorter than `limit`. A page that starts with the record
  * the previous page started with means the page parameter is not the deployment's: that stops
- * with an error naming the setting, rather than reading the same page forever. Each page is good
- * until the next is asked for: they share one PageBuffer.
+ * with an error naming the setting, rather than reading the same page forever. One page is
+ * asked for at a time, once the caller is done with the one before, so memory holds one page.
  */
 export async function* paginate<T>(
   client: ApiClient,
@@ -899,16 +741,16 @@ export async function* paginate<T>(
   const list = listOfPath(path);
   const names = (params: Record<string, unknown>) => (list ? listQuery(client.dialect, list, params) : params) as ApiRequest['query'];
   let previousFirst: string | undefined;
-  const held = new PageBuffer();
   for (let page = 1; ; page++) {
-    const response = await client.requestPage<T>({ method: 'GET', path, query: names({ ...query, page, limit }), signal, into: held });
-    const first = response.firstKey;
-    if (first !== undefined && first === previousFirst) throw pageNotFollowed(list, page);
-    previousFirst = first;
-    yield response;
+    const response = await client.request<T[]>({ method: 'GET', path, query: names({ ...query, page, limit }), signal });
+    const records = Array.isArray(response.data) ? response.data : [];
+    const firstKey = records.length > 0 ? recordKey(records[0]) : undefined;
+    if (firstKey !== undefined && firstKey === previousFirst) throw pageNotFollowed(list, page);
+    previousFirst = firstKey;
+    yield { ...response, count: records.length, firstKey, records: () => records };
     const pages = response.pagination?.pages;
-    if (pages !== undefined ? page >= pages : response.count < limit) return;
-    if (response.count === 0) return;
+    if (pages !== undefined ? page >= pages : records.length < limit) return;
+    if (records.length === 0) return;
   }
 }
 

@@ -1,10 +1,10 @@
 // The client's transport over Node's built-in http/https: one request, its whole answer's bytes.
 // The client takes it whenever nothing needs undici (no proxy in the environment, no dispatcher
 // handed in): node:http is part of Node itself, where loading undici's Agent costs 30-35 ms of
-// every command (BENCHMARKS.md, "Node's floor"). Custom CAs need nothing here: node:https trusts
+// every command. Custom CAs need nothing here: node:https trusts
 // what NODE_EXTRA_CA_CERTS adds, as undici does.
 import type { IncomingHttpHeaders } from 'node:http';
-import { OwnBody, type PageBuffer } from './body.js';
+import { OwnBody } from './body.js';
 
 export interface TransportRequest {
   url: URL;
@@ -14,14 +14,12 @@ export interface TransportRequest {
   /** No bytes for this long (connecting, waiting for the answer, reading it): a TimeoutError. */
   timeoutMs: number;
   signal?: AbortSignal;
-  /** Where the body's bytes go instead of a buffer of their own (a streamed list's pages). */
-  into?: PageBuffer;
 }
 
 export interface TransportResponse {
   statusCode: number;
   headers: IncomingHttpHeaders;
-  /** The body's bytes as received (src/api/body.ts reads them as text); in the request's PageBuffer when it names one. */
+  /** The body's bytes as received (src/api/body.ts reads them as text). */
   body: Buffer;
 }
 
@@ -52,7 +50,7 @@ export function nodeTransport(url: URL, connections: number): Transport {
       const onAbort = () => fail(Object.assign(new Error('request aborted'), { name: 'AbortError' }));
       const headers = request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) };
       const req = http.request(request.url, { method: request.method, headers, agent }, (res) => {
-        const received = request.into ?? new OwnBody();
+        const received = new OwnBody();
         received.begin();
         res.on('data', (chunk: Buffer) => received.append(chunk));
         res.on('error', fail);

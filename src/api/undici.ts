@@ -3,13 +3,11 @@
 // own API (doctor, webhook listen, scenarios). Never on the start-up path: a plain request goes
 // through node:http (src/api/node-http.ts), so undici's public index is all cardctl loads.
 import type { Dispatcher } from 'undici';
-import { beginWork } from '../core/tuning.js';
 import type { Transport, TransportResponse } from './node-http.js';
-import { OwnBody, type BodySink } from './body.js';
+import { OwnBody } from './body.js';
 
 /** undici's public index. It is CommonJS: once bundled, its exports may sit on `default`. */
 export async function loadUndici(): Promise<typeof import('undici')> {
-  beginWork('undici');
   const mod = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
   return typeof mod.request === 'function' ? mod : mod.default!;
 }
@@ -26,9 +24,9 @@ export async function undiciTransport(dispatcher: Dispatcher, { pipelined = fals
   // headers are in: a pipelined client lets the next ones go out behind it.
   const blocking = pipelined ? { blocking: false } : {};
   return {
-    send: ({ url, method, headers, body, timeoutMs, signal, into }) => new Promise<TransportResponse>((resolve, reject) => {
+    send: ({ url, method, headers, body, timeoutMs, signal }) => new Promise<TransportResponse>((resolve, reject) => {
       if (signal?.aborted) return reject(abortReason(signal));
-      const answer = new Answer(resolve, reject, signal, into ?? new OwnBody());
+      const answer = new Answer(resolve, reject, signal);
       signal?.addEventListener('abort', answer, { once: true });
       try {
         dispatcher.dispatch({
@@ -58,13 +56,12 @@ class Answer implements Dispatcher.DispatchHandler {
   private settled = false;
   private statusCode = 0;
   private headers: TransportResponse['headers'] = {};
+  private readonly received = new OwnBody();
 
   constructor(
     private readonly resolve: (response: TransportResponse) => void,
     private readonly reject: (error: unknown) => void,
     private readonly signal: AbortSignal | undefined,
-    /** Where the answer's bytes go. */
-    private readonly received: BodySink,
   ) {}
 
   finish(error: unknown, response?: TransportResponse): void {

@@ -32,17 +32,6 @@ export function maskCardData<R extends { data: unknown; raw: string }>(response:
 const STARTS_LIKE_CARD_NUMBER = new RegExp(`"${'\\d'.repeat(PAN_DIGITS)}`);
 
 /**
- * The same rule over bytes, for a string whose text starts at `at` (after its quote): whether it
- * starts with PAN_DIGITS digits. A record that has none and no \u escape prints as it came
- * (src/api/canonical-json.ts).
- */
-export function startsLikeCardNumber(bytes: Uint8Array, at: number, end: number): boolean {
-  if (at + PAN_DIGITS > end) return false;
-  for (let j = at; j < at + PAN_DIGITS; j++) if (bytes[j]! < 0x30 || bytes[j]! > 0x39) return false;
-  return true;
-}
-
-/**
  * Masks card numbers and track 2 data in `record` (in place), parsed from the JSON text `source`;
  * returns it. The walk is skipped when the text cannot hold a full card number: a streamed list's
  * records usually hold masked ones only (~1 ms a page of 100 transactions saved).

@@ -6,7 +6,6 @@
 import { setMaxListeners } from 'node:events';
 import type { SourceRow } from '../import/readers.js';
 import type { ReportWriter } from '../import/report.js';
-import { beginWork } from '../core/tuning.js';
 
 /**
  * What a run over many rows is given, whoever runs it (`import`, a bulk card verb): the rows, how
@@ -56,7 +55,6 @@ export interface RowLoopOptions<R> {
 
 /** Returns the error that stopped the reader, when one did (rows before it were handled). */
 export async function runRowLoop<R>(options: RowLoopOptions<R>): Promise<{ readerError?: unknown }> {
-  beginWork('rowRun');
   // Every row in flight listens on both (the client's retry waits on the Ctrl-C one): no limit of 10.
   setMaxListeners(0, options.requests.signal, options.signal);
   // Rows in flight: a count, and two callbacks shared by every row (not a promise and closures each).

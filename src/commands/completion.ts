@@ -19,10 +19,10 @@ values (statuses, channels, formats, …) and stored profile names.
   ],
   async run(ctx, { args, cli }) {
     const shell = String(args[0] ?? '');
-    const { isShell, SHELLS } = await import('../completion/index.js');
+    const { generateCompletion, isShell, SHELLS } = await import('../completion/index.js');
     if (!isShell(shell)) {
       throw new UsageError(`unknown shell "${shell}"`, { hint: `give one of: ${SHELLS.join(', ')}, e.g. \`cardctl completion bash\`` });
     }
-    ctx.io.out(await cli.completionScript(shell));
+    ctx.io.out(generateCompletion(shell, await cli.program()));
   },
 });

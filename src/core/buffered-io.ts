@@ -1,6 +1,5 @@
-// IOStreams over memory, for running a command in-process (the demo's steps, the help cache,
-// tests). Apart from io.ts, which every command loads, so that node:stream is loaded only by
-// what uses it.
+// IOStreams over memory, for running a command in-process (the demo's steps, tests). Apart
+// from io.ts, which every command loads, so that node:stream is loaded only by what uses it.
 import { PassThrough, Readable } from 'node:stream';
 import { drained, type IOStreams } from './io.js';
 

@@ -2,7 +2,7 @@
 // positional arguments, its flags (each declared once, see FlagSpec), help and examples, and
 // `run(ctx, input)`, which does the work with options whose type TypeScript infers from the flag
 // declarations. Heavy modules are imported inside run(), never at the top of a command file.
-import type { Shell } from '../completion/spec.js';
+import type { Command } from 'commander';
 import type { Context } from './context.js';
 import type { FlagValues, Flags } from './flags.js';
 import type { GlobalOptions } from './global-flags.js';
@@ -31,8 +31,8 @@ export interface CliHost {
   run(argv: string[], deps: { env: Record<string, string | undefined>; io: IOStreams; signal: AbortSignal }): Promise<number>;
   /** Top-level command names and their aliases, and `help` (what an alias may not shadow). */
   builtinNames(): Promise<Set<string>>;
-  /** The completion script of `shell` for the whole command tree (`cardctl completion`). */
-  completionScript(shell: Shell): Promise<string>;
+  /** The whole command tree as commander builds it, with no run attached (completion scripts). */
+  program(): Promise<Command>;
 }
 
 export interface RunInput<F extends Flags = Flags, A extends readonly ArgumentSpec[] = readonly ArgumentSpec[]> {

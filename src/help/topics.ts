@@ -69,7 +69,7 @@ const files = `Where cardctl keeps things. The paths are Linux's; on macOS the t
 | \`~/.config/cardctl/config.json\` | profiles (base URL, credentials, PIN key, settings) and aliases; mode 0600 in a 0700 directory. \`CARDCTL_CONFIG_DIR\` or \`XDG_CONFIG_HOME\` moves it |
 | \`~/.local/share/cardctl/sandbox.db\` | the database of \`cardctl sandbox serve\` (\`--db FILE\` elsewhere, \`--memory\` none). \`CARDCTL_DATA_DIR\` or \`XDG_DATA_HOME\` moves it |
 | \`~/.local/share/cardctl/journal/journal.ndjson\` | the audit journal \`cardctl history\` reads, rotated to \`journal.1.ndjson\`, …; \`CARDCTL_JOURNAL_DIR\` moves it |
-| \`dist/cache/\` in cardctl's installation | compiled code of the commands, made on their first run so later ones start sooner; owner-only, safe to delete, and not made where the installation is not writable |
+| \`~/.cache/cardctl/\` | Node's compiled code of cardctl (Node 22 and later), so later starts skip compiling it; this user's own, safe to delete. \`XDG_CACHE_HOME\` moves it; \`~/Library/Caches/cardctl\` on macOS, \`%LOCALAPPDATA%\\cardctl\\Cache\` on Windows. Nothing is ever written into cardctl's installation |
 `;
 
 const output = `Data goes to stdout; progress, warnings, errors and request logs go to stderr.

@@ -6,7 +6,6 @@ import type { OutputFormat } from '../config/store.js';
 import { cellText, csvField, escapeControls, escapeControlsDeep, getPath, isIsoDateTime, pickFields, truncate, tsvField, visibleWidth } from './format.js';
 import type { Style } from './style.js';
 import type { RenderTemplate } from './template.js';
-import type { RecordsWithText } from '../api/list-body.js';
 
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'raw'];
 
@@ -71,8 +70,7 @@ export interface ListStream<R> {
    * awaiting it before fetching the next page keeps a slow reader (`| less`, a pipe to a slow
    * process) from making pages pile up in memory. It rejects only when the first records show a
    * --fields name to be unknown (a UsageError, before anything is written); --jq/--template
-   * errors surface from end(). The records may be an iterable that parses each when reached (a
-   * streamed page, ApiClient.requestPage); `raw` gives the body as received, read only by `-o raw`.
+   * errors surface from end(). `raw` gives the body as received, read only by `-o raw`.
    */
   write(records: Iterable<R>, raw?: () => string | undefined): Promise<void>;
   end(): Promise<void>;
@@ -226,42 +224,33 @@ export class Renderer {
   private lastBatchWritten: Promise<void> = Promise.resolve();
 
   /**
-   * Writes rows in batches of up to 64 kB: each row encoded into the batch's bytes as it is made
-   * (or copied, when it comes as the bytes of its JSON text), so a row dies at once rather than
-   * waiting in a string of the batch. What is alive when V8 scavenges its young generation
-   * outlives the scavenge, and V8 grows the young generation by what outlived them
-   * (BENCHMARKS.md, "Streaming without a young-generation bound").
+   * Writes rows in batches of up to 64 kB: each row encoded into the batch's bytes as it is made,
+   * so a row dies at once rather than waiting in a string of the batch, and memory stays flat
+   * however long the list.
    * Two batches take turns: one is filled while stdout writes the other, and a batch is filled
-   * again once stdout is done with it, so a slow reader holds two batches, not a page. A new
-   * buffer for each batch was garbage outside the heap that piled up between scavenges: 10 MB
-   * more at the peak of 100,000 transactions as NDJSON ("NDJSON from a page's bytes").
+   * again once stdout is done with it, so a slow reader holds two batches, not a page.
    * `end` follows each row; written apart from it, so a row is not a second string to be copied
    * whole (flattened) before it is encoded.
    */
-  private async outRows<R>(records: Iterable<R | Uint8Array>, format: (record: R) => string, end = '\n'): Promise<void> {
+  private async outRows<R>(records: Iterable<R>, format: (record: R) => string, end = '\n'): Promise<void> {
     let batch = this.freeBatches.pop() ?? Buffer.allocUnsafe(OUT_BATCH);
     let used = 0;
     for (const record of records) {
-      const row = record instanceof Uint8Array ? record : format(record);
+      const row = format(record);
       // A UTF-16 code unit takes at most 3 bytes of UTF-8.
-      const most = (typeof row === 'string' ? row.length * 3 : row.length) + end.length * 3;
+      const most = row.length * 3 + end.length * 3;
       if (used + most > batch.length && used > 0) {
         await this.writeBatch(batch, used);
         batch = this.freeBatches.pop() ?? Buffer.allocUnsafe(OUT_BATCH);
         used = 0;
       }
       if (most > batch.length) {
-        // A row larger than a batch goes as it is; bytes copied, as they are the page's.
-        this.io.out(typeof row === 'string' ? row : Buffer.from(row));
+        // A row larger than a batch goes as it is.
+        this.io.out(row);
         this.io.out(end);
         continue;
       }
-      if (typeof row === 'string') {
-        used += batch.write(row, used);
-      } else {
-        batch.set(row, used);
-        used += row.length;
-      }
+      used += batch.write(row, used);
       used += batch.write(end, used);
     }
     if (used > 0) await this.writeBatch(batch, used);
@@ -307,8 +296,7 @@ export class Renderer {
       }
       case 'ndjson':
         return {
-          // Without --fields a record prints as JSON.stringify prints it: as its text came, where that is the same.
-          write: (records) => this.outRows(this.settings.fields?.length ? records : withText(records), (record) => JSON.stringify(this.project(record))),
+          write: (records) => this.outRows(records, (record) => JSON.stringify(this.project(record))),
           end: async () => {},
         };
       case 'raw':
@@ -613,10 +601,4 @@ function inferColumns(records: unknown[]): Column[] {
 export function parseOutputFormat(value: string): OutputFormat {
   if ((OUTPUT_FORMATS as readonly string[]).includes(value)) return value as OutputFormat;
   throw new UsageError(`unknown output format "${value}"`, { hint: `use one of: ${OUTPUT_FORMATS.join(', ')}` });
-}
-
-/** Each record as the bytes of its JSON text where those print as the record does (RecordsWithText), else the records. */
-function withText<R>(records: Iterable<R>): Iterable<R | Uint8Array> {
-  const page = records as Partial<RecordsWithText<R>>;
-  return typeof page.withText === 'function' ? page.withText() : records;
 }

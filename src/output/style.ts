@@ -1,7 +1,7 @@
 // Colours, decided once per context, painted by chalk (never its global instance). chalk is
 // loaded only when colour may be on (loadColours, called by main() before any context exists):
 // importing it, and the terminal detection it runs at load, cost 9 ms of every command on Node 20
-// and 13 ms on Node 24 (BENCHMARKS.md, "Node's floor"), and the scripts that run cardctl in loops
+// and 13 ms on Node 24, and the scripts that run cardctl in loops
 // pipe its output, where colour is off.
 import type { ChalkInstance } from 'chalk';
 import { decideColor, type ColorInputs } from '../core/io.js';

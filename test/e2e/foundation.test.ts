@@ -174,7 +174,7 @@ describe('cardctl foundation (built binary)', () => {
 });
 
 describe('through a proxy from the environment', () => {
-  it('HTTP_PROXY: each command goes through it, over the undici the route bundles share', async () => {
+  it('HTTP_PROXY: each command goes through it, over undici', async () => {
     // A forward proxy as undici uses one: a CONNECT tunnel to the API.
     const proxy = await startForwardProxy();
     try {

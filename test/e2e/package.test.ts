@@ -3,7 +3,7 @@
 // into an empty prefix and runs. The pack happens in a staging copy so this repository's dist/
 // is never cleaned under the feet of tests running in parallel.
 import { execa } from 'execa';
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,8 @@ const LONG = 240_000;
 let work: ReturnType<typeof tempDir>;
 let tarball: string;
 let entries: string[];
+/** The tarball's size in bytes. */
+let packedSize: number;
 
 beforeAll(async () => {
   work = tempDir('cardctl-pack-');
@@ -27,9 +29,10 @@ beforeAll(async () => {
   mkdirSync(join(stage, 'dist', 'chunks'), { recursive: true });
   writeFileSync(join(stage, 'dist', 'chunks', 'stale-chunk.js'), 'export {};\n');
   const packed = await execa('npm', ['pack', '--json', '--pack-destination', work.path], { cwd: stage, env: cleanEnv(), timeout: LONG });
-  const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; size: number; files: Array<{ path: string }> }>;
   tarball = join(work.path, info!.filename);
   entries = info!.files.map((f) => f.path);
+  packedSize = info!.size;
 }, LONG);
 afterAll(() => work?.remove());
 
@@ -38,6 +41,11 @@ describe('npm pack', () => {
     const tops = new Set(entries.map((path) => (path.includes('/') ? `${path.split('/')[0]}/` : path)));
     expect([...tops].sort()).toEqual(['LICENSE', 'README.md', 'bin/', 'completions/', 'dist/', 'man/', 'package.json']);
     expect(entries).toEqual(expect.arrayContaining(['bin/cardctl.js', 'dist/cli.js', 'completions/cardctl.bash', 'completions/_cardctl', 'completions/cardctl.fish', 'man/cardctl.1']));
+  });
+
+  it('is at most 3 MB (as npm counts them): the CLI ships once, without its source maps', () => {
+    expect(packedSize).toBeLessThanOrEqual(3_000_000);
+    expect(entries.filter((path) => path.endsWith('.map'))).toEqual([]);
   });
 
   it('is built clean by prepack: a stale file in dist/ does not ship', () => {
@@ -50,6 +58,8 @@ describe('the installed tarball', () => {
   let prefix: string;
   /** Set when the registry cannot be reached: the tests say so and skip. */
   let unreachable: string | undefined;
+  /** What `npm install -g` printed on stderr. */
+  let installErrors = '';
 
   beforeAll(async () => {
     prefix = join(work.path, 'prefix');
@@ -60,6 +70,7 @@ describe('the installed tarball', () => {
     const install = await execa('npm', ['install', '-g', '--prefix', prefix, tarball, mode, '--no-audit', '--no-fund'], {
       env: cleanEnv(), reject: false, timeout: LONG,
     });
+    installErrors = install.stderr;
     if (install.exitCode === 0) return;
     if (mode === '--offline') {
       unreachable = `the npm registry is unreachable (npm ping: ${ping.stderr.split('\n').find((l) => l.startsWith('npm error')) ?? 'failed'}) and the npm cache lacks some of the tarball's dependencies`;
@@ -72,6 +83,25 @@ describe('the installed tarball', () => {
     env: cleanEnv({ CARDCTL_CONFIG_DIR: join(work.path, 'config'), CARDCTL_DATA_DIR: join(work.path, 'data') }),
     reject: false,
     timeout: 60_000,
+  });
+
+  it('installs without a warning on this Node: no engine a dependency refuses, no dependency with an install script', ({ skip }) => {
+    if (unreachable) skip(unreachable);
+    const warnings = installErrors.split('\n').filter((line) => /^npm warn/i.test(line));
+    // npm lists the `prepare` of a package installed from a tarball (not from the registry) as an
+    // install script: cardctl's own, which builds a clone and which npm does not run here.
+    const scripts = warnings.filter((line) => /^npm warn install-scripts/.test(line));
+    const listed = scripts.map((line) => /^npm warn install-scripts {3}(\S+)@/.exec(line)?.[1]).filter(Boolean);
+    expect(listed.filter((name) => name !== 'cardctl')).toEqual([]);
+    expect(warnings.filter((line) => !scripts.includes(line))).toEqual([]);
+  });
+
+  it('runs without writing into the package folder', async ({ skip }) => {
+    if (unreachable) skip(unreachable);
+    const folder = join(prefix, 'lib', 'node_modules', 'cardctl');
+    const before = listing(folder);
+    for (const args of [['--version'], ['--help'], ['cards', 'list', '--help'], ['completion', 'bash']]) expect((await installed(args)).exitCode).toBe(0);
+    expect(listing(folder)).toEqual(before);
   });
 
   it('runs `cardctl --version` and `--version --verbose`', async ({ skip }) => {
@@ -109,3 +139,11 @@ describe('the installed tarball', () => {
     expect(steps.every((s) => s.ok)).toBe(true);
   });
 });
+
+/** Every path under `dir` with its size and modification time. */
+function listing(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort().map((path) => {
+    const { size, mtimeMs } = statSync(join(dir, path));
+    return `${path} ${size} ${mtimeMs}`;
+  });
+}

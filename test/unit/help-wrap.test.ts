@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
 import { commandTree } from '../../src/commands/index.js';
 import { bufferedIO } from '../../src/core/buffered-io.js';
-import { helpPaths } from '../../src/help/help-cache.js';
+import { helpPaths } from '../helpers/help-paths.js';
 import { reflowProse } from '../../src/run-cli.js';
 
 /** Lines of `help` broken short at `width`: in the description, and in an option's or command's wrapped text. */
@@ -36,7 +36,7 @@ async function help(path: string[], width: number): Promise<string> {
 describe('help wrapping', () => {
   it.each([80, 120])('no line of any command\'s help is broken short at %i columns', async (width) => {
     const short: string[] = [];
-    for (const path of [[], ...helpPaths(commandTree)]) {
+    for (const path of helpPaths(commandTree)) {
       for (const line of brokenShort(await help(path, width), width)) short.push(`cardctl ${path.join(' ')} --help: ${line}`);
     }
     expect(short).toEqual([]);

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
+import { bufferedIO } from '../../src/core/buffered-io.js';
 import { HELP_TOPICS } from '../../src/help/topics.js';
 import { testIO } from '../helpers/context.js';
 
@@ -141,5 +142,18 @@ describe('--version', () => {
     const result = await run(argv);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`cardctl ${(await run(['--version'])).stdout.trim()}\nnode ${process.version}\nplatform ${process.platform}-${process.arch}\n`);
+  });
+});
+
+describe('help width', () => {
+  it('wraps help to the io\'s terminal width, not the test process\'s', async () => {
+    const help = async (io: ReturnType<typeof bufferedIO>) => {
+      expect(await main(['--help'], { io, env: {}, signal: new AbortController().signal })).toBe(0);
+      return io.stdoutText();
+    };
+    const wide = await help(bufferedIO({ tty: true, columns: 160 }));
+    const piped = await help(bufferedIO({ tty: false }));
+    expect(Math.max(...piped.split('\n').map((l) => l.length))).toBeLessThanOrEqual(80 + 40);
+    expect(wide.split('\n').length).toBeLessThan(piped.split('\n').length);
   });
 });

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram, PROGRAM_EXAMPLES, renderManPage } from '../../src/cli.js';
 import { commandTree } from '../../src/commands/index.js';
 import { manCommandPaths, manSectionOf, MAN_PAGE_FILE } from '../../src/help/man-page.js';
-import { helpPaths } from '../../src/help/help-cache.js';
+import { helpPaths } from '../helpers/help-paths.js';
 import { HELP_TOPICS } from '../../src/help/topics.js';
 
 const committed = readFileSync(new URL(`../../${MAN_PAGE_FILE}`, import.meta.url), 'utf8');

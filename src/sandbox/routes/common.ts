@@ -45,7 +45,7 @@ export function paging(query: { page?: number; limit?: number }): { page: number
  * A list envelope around records that are already the API's JSON, as the store keeps them. Only
  * the transaction list uses it: a page of 100 transactions is ~450 KB, and parsing it only to
  * serialize it again costs ~2 ms of the ~6 ms the page takes, on the path `tx list --all` walks
- * page after page (BENCHMARKS.md, 100,000 transactions). Every other response is an object the
+ * page after page. Every other response is an object the
  * route returns.
  */
 export function storedListBody(dialect: Dialect, message: string, records: string[], page: Pagination): string {

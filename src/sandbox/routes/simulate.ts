@@ -19,7 +19,6 @@ import {
 import { formatWebhookFaults, parseWebhookFaults, webhookFaultController, WebhookFaultSpecError, webhookFaultsFrom } from '../switch/webhook-faults.js';
 import { switchStore } from '../switch/store.js';
 import { envelope } from './common.js';
-import { beginWork } from '../../core/tuning.js';
 
 const TransactionIdParams = Type.Object({ id: Type.String({ minLength: 1 }) });
 
@@ -27,7 +26,6 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app
   const auth = requireBearer(deps);
   const transactions = transactionService(deps);
   // One keep-alive pool per server for webhook calls, closed with it.
-  beginWork('undici');
   const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 128 });
   // The switch's clock: the sandbox's, moved forward by POST /sandbox/switch/clock (holds expire
   // without waiting; tokens keep the real clock).

@@ -128,7 +128,7 @@ async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode:
   // ---- synchronous: checks, reservation, insert ----
   // In forward mode this commit is not the last before the answer (the webhook's answer is
   // applied by a second, durable one), so it does not wait for the disk: one fsync a message
-  // instead of two on a file database (BENCHMARKS.md, Simulation).
+  // instead of two on a file database.
   const forward = mode === 'forward';
   const inserted = store.atomically(() => {
     const day = dayOf(plan.date);
