@@ -13,7 +13,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/sandbox/errors.js';
-import { buildResponse } from '../../src/sandbox/switch/reply.js';
+import { buildResponse } from '../../src/webhook-protocol/reply.js';
 import { checkInvariants } from '../../src/sandbox/switch/ledger.js';
 import { expireHold, simulate, simulateLifecycle, type SwitchDeps } from '../../src/sandbox/switch/service.js';
 import { switchStore } from '../../src/sandbox/switch/store.js';

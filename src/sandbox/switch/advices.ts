@@ -6,7 +6,7 @@
 // schedule of routes/simulate.ts. The record's `advice` tracks the deliveries.
 import type { Transaction } from '../../api/schemas.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
-import { repeatMtiOf } from './reply.js';
+import { repeatMtiOf } from '../../webhook-protocol/reply.js';
 import type { NoAnswerCause } from './webhook.js';
 
 /** The field of a stand-in advice naming why the network stood in (ISO 8583: additional response data). */

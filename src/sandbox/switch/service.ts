@@ -22,7 +22,7 @@ import * as ledger from './ledger.js';
 import { buildRequest, buildResponse, dayOf, originalDataElements, DEFAULT_CHANNEL, DEFAULT_MERCHANT, DEFAULT_METHOD, DEFAULT_TERMINAL, isPhysical, retrievalReferenceNumber, type CardData } from './message.js';
 import { DomainError, invalidField } from '../errors.js';
 import { newId } from '../ids.js';
-import { PARTIAL_APPROVAL_CODE, repeatMtiOf } from './reply.js';
+import { PARTIAL_APPROVAL_CODE, repeatMtiOf } from '../../webhook-protocol/reply.js';
 import { callWebhook, causeOf, WEBHOOK_TIMEOUT_MS, type WebhookCallOptions, type WebhookOutcome } from './webhook.js';
 import { adviceOf, awaitingAcknowledgement, deliveryMessage } from './advices.js';
 import { describeDraw, type WebhookFaultController } from './webhook-faults.js';
