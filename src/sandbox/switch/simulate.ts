@@ -1,6 +1,8 @@
 // The simulator: POST /institutions/{switch}/simulate. Resolves the card and the original
 // (reversals), builds the request message, runs the service checks, then approves (stub) or
-// asks the program's webhook (forward), and stores the full Transaction record.
+// asks the program's webhook (forward), and stores the full Transaction record. The
+// request is planned in plan.ts, recorded and answered in record.ts, sent in exchange.ts;
+// advices.ts delivers what the network sends on its own after it.
 //
 // Concurrency: the checks and the ledger's rules (ledger.ts: every amount held, captured,
 // released, refunded or reversed) read what they need and the new transaction is inserted
