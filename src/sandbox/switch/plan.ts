@@ -152,7 +152,7 @@ export function planReversal(store: SwitchStore, institutionId: string, body: Si
 }
 
 /** The id of a card's program (the card carries it as an id or expanded). */
-export function programIdOf(card: Card): string {
+function programIdOf(card: Card): string {
   return typeof card.cardProgram === 'string' ? card.cardProgram : card.cardProgram.id;
 }
 
