@@ -65,7 +65,7 @@ async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode:
 
   // In forward mode this commit is not the last before the answer (the webhook's answer is
   // applied by a second, durable one), so it does not wait for the disk: one fsync a message
-  // instead of two on a file database (BENCHMARKS.md, Simulation).
+  // instead of two on a file database.
   const forward = mode === 'forward';
   const admitted = store.atomically(() => admit(deps, { institution, plan, mode, overrides, receivedAt, started }), { durable: !forward });
   // Declined by the service in forward mode: answered now, so made durable now.
