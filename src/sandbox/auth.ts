@@ -127,10 +127,6 @@ export function isLoopbackAddress(address: string | undefined): boolean {
   return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
 }
 
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
-}
-
 function authenticate(deps: SandboxDeps, secret: string, kind: CredentialKind): Principal {
   const digest = hashSecret(secret);
   const credential = deps.store.credentials.findByHash(digest);

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { resolveDialect, type DialectOverrides } from '../api/dialect.js';
 import type { SandboxDeps } from './deps.js';
 import { unservableDialect } from './dialect.js';
-import { isLoopbackHost } from './auth.js';
+import { isLoopbackHost } from '../core/loopback.js';
 import { generatePinKeyPair, type PinKeyPair } from './pin.js';
 import { emptyFaultSpec, parseFaultSpec, type FaultController, type FaultSpec } from './faults.js';
 import { buildServer } from './server.js';

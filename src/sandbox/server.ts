@@ -1,6 +1,6 @@
 // The fastify application: validation, the error envelope, the request log, and one route
 // plugin per resource (routes/), typed by the TypeBox type provider. Routes call the services
-// (services/, switch/service.ts), which own the rules and transactions and throw DomainErrors;
+// (services/, switch/), which own the rules and transactions and throw DomainErrors;
 // the error handler here is the one place those become HTTP errors. Responses are serialised
 // with JSON.stringify: the response schemas on each route document the API (GET /openapi.json)
 // and are checked by the tests.
@@ -21,6 +21,7 @@ import { sandboxRoutes } from './routes/sandbox.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { userRoutes } from './routes/users.js';
 import { simulateRoutes } from './routes/simulate.js';
+import { createSwitchRuntime } from './switch/runtime.js';
 import { createValidatorCompiler, validationFailure } from './validation.js';
 import { installDialect, queryFieldNamer } from './dialect.js';
 
@@ -137,7 +138,10 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
   await app.register(userRoutes, deps);
   await app.register(importRoutes, deps);
   await app.register(oauthTokenRoutes, deps);
-  await app.register(simulateRoutes, deps);
+  // The switch's webhook pool, clock and background work live as long as the server.
+  const switchRuntime = createSwitchRuntime(deps);
+  app.addHook('onClose', () => switchRuntime.close());
+  await app.register(simulateRoutes, { deps, runtime: switchRuntime });
   await app.register(sandboxRoutes, deps);
   await app.register(openapiRoutes, { routes, deps });
   return { app, whenIdle, faults, runningHandlers: () => running };

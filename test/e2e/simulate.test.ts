@@ -133,7 +133,7 @@ describe('webhook listen', () => {
     const reader = createInterface({ input: child.stdout! });
     const lines: string[] = [];
     const url = await new Promise<string>((resolve) => reader.on('line', (line) => { lines.push(line); if (lines.length === 1) resolve(JSON.parse(line).url); }));
-    const { signatureHeader } = await import('../../src/sandbox/switch/signature.js');
+    const { signatureHeader } = await import('../../src/webhook-protocol/signature.js');
     const { request } = await import('undici');
     const body = JSON.stringify({ '0': '0200', '4': '000000001000', '11': '000009', '49': '566' });
     const good = await request(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-webhook-signature': signatureHeader('whsec_e2e', body) } });

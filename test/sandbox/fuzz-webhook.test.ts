@@ -8,7 +8,7 @@
 // agree with the answer.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MUST_ECHO } from '../../src/sandbox/switch/reply.js';
+import { MUST_ECHO } from '../../src/webhook-protocol/reply.js';
 import { call, startTestSandbox, type Sandbox } from './helpers.js';
 import { auth, cardOf, createProgram, simulate, startWebhook, type Received, type TestWebhook } from './switch-helpers.js';
 

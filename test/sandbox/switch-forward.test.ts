@@ -2,7 +2,7 @@
 // uses the reply — approved, declined, timeout, invalid replies, a webhook that refuses the
 // signature — and forwarded reversals.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { verifySignature } from '../../src/sandbox/switch/signature.js';
+import { verifySignature } from '../../src/webhook-protocol/signature.js';
 import { call } from './helpers.js';
 import { auth, cardOf, clearPan, createProgram, echo, simulate, updateProgram, useForwardSandbox } from './switch-helpers.js';
 

@@ -13,9 +13,11 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/sandbox/errors.js';
-import { buildResponse } from '../../src/sandbox/switch/reply.js';
+import { buildResponse } from '../../src/webhook-protocol/reply.js';
 import { checkInvariants } from '../../src/sandbox/switch/ledger.js';
-import { expireHold, simulate, simulateLifecycle, type SwitchDeps } from '../../src/sandbox/switch/service.js';
+import type { SwitchDeps } from '../../src/sandbox/switch/deps.js';
+import { expireHold } from '../../src/sandbox/switch/expiry.js';
+import { simulate, simulateLifecycle } from '../../src/sandbox/switch/simulate.js';
 import { switchStore } from '../../src/sandbox/switch/store.js';
 import type { WebhookOutcome } from '../../src/sandbox/switch/webhook.js';
 import { startTestSandbox, type Sandbox } from './helpers.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/sandbox/store/index.js';
-import { ABANDONED_AFTER_MS, recoverAbandoned } from '../../src/sandbox/switch/service.js';
+import { ABANDONED_AFTER_MS, recoverAbandoned } from '../../src/sandbox/switch/expiry.js';
 import { switchStore } from '../../src/sandbox/switch/store.js';
 import { applyEvent, TRANSACTION_EVENTS, TRANSACTION_STATES, transactionStatusOf, type TransactionEvent, type TransactionState } from '../../src/sandbox/switch/states.js';
 import { call, UNDO_VERSION_4 } from './helpers.js';

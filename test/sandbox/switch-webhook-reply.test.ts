@@ -4,7 +4,7 @@
 // that declares such a size, and a slow drip. Each is a failed transaction (96) whose reason
 // is recorded on it; nothing is stored as approved.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MAX_REPLY_BYTES, MUST_ECHO } from '../../src/sandbox/switch/reply.js';
+import { MAX_REPLY_BYTES, MUST_ECHO } from '../../src/webhook-protocol/reply.js';
 import { call } from './helpers.js';
 import { auth, cardOf, clearPan, echo, simulate, useForwardSandbox, type Responder } from './switch-helpers.js';
 

@@ -216,7 +216,7 @@ describe('who decided, and what is a webhook latency', () => {
   const failed = (failure: string, extra: { timedOut?: boolean; latencyMs?: number } = {}) =>
     outcomeOf('authorization', { ...base, responseCode: '96', standIn: { decision: '96', reason: failure }, webhook: { latencyMs: extra.latencyMs ?? 0, timedOut: extra.timedOut ?? false, failure } }, 3);
 
-  // The failure texts as the sandbox words them (src/sandbox/switch/webhook.ts, service.ts).
+  // The failure texts as the sandbox words them (src/sandbox/switch/webhook.ts, exchange.ts).
   it.each<[string, Outcome['standInCause'], boolean]>([
     ['the card program has no webHookConfig.url (set one, e.g. `cardctl sandbox serve --webhook-url URL`)', 'no webhook URL', false],
     ['the webhook could not be reached: ECONNREFUSED', 'unreachable', false],

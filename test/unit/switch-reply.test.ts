@@ -2,7 +2,7 @@
 // response of the message it is or repeats (ISO 8583: 0101 → 0110, 0421 → 0430), and a repeat
 // also by its own response (0111), which the sandbox has always accepted.
 import { describe, expect, it } from 'vitest';
-import { answerMtisOf, buildResponse, firstMtiOf, isRepeatMti, repeatMtiOf, validateReply } from '../../src/sandbox/switch/reply.js';
+import { answerMtisOf, buildResponse, firstMtiOf, isRepeatMti, repeatMtiOf, validateReply } from '../../src/webhook-protocol/reply.js';
 
 const request = (mti: string) => ({ '0': mti, '3': '000000', '4': '000000010000', '11': '000042', '37': '633114000042', '49': '566' });
 

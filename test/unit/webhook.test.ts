@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startListener, type Exchange, type RunningListener } from '../../src/commands/webhook/listener.js';
 import { decide, parseRules } from '../../src/commands/webhook/rules.js';
 import { UsageError } from '../../src/core/errors.js';
-import { signatureHeader, verifySignature } from '../../src/sandbox/switch/signature.js';
+import { signatureHeader, verifySignature } from '../../src/webhook-protocol/signature.js';
 import { humanPrinter } from '../../src/commands/webhook/listen.js';
 import { json, startTestServer, type Handler, type RecordedRequest, type TestServer } from '../helpers/http-server.js';
 import { testContext } from '../helpers/context.js';
@@ -365,7 +365,7 @@ describe('listener --forward-to: each outcome of the handler, logged as what it 
   });
 
   it('by default the handler gets half a second less than the sandbox waits', async () => {
-    const { WEBHOOK_TIMEOUT_MS } = await import('../../src/sandbox/switch/reply.js');
+    const { WEBHOOK_TIMEOUT_MS } = await import('../../src/webhook-protocol/reply.js');
     const result = await through(() => new Promise(() => undefined));
     expect(result.exchange.error).toBe(`your handler did not answer within ${(WEBHOOK_TIMEOUT_MS - 500) / 1000} s (timeout)`);
   }, 10_000);

@@ -1,6 +1,7 @@
 import type { Context } from '../../core/context.js';
 import { defineCommand } from '../../core/command.js';
 import { UsageError } from '../../core/errors.js';
+import { isLoopbackHost } from '../../core/loopback.js';
 import { escapeControlsDeep } from '../../output/format.js';
 import type { Exchange } from './listener.js';
 import { HISTORY_BOUND, MAX_BODY_BYTES, REPEAT_BEHAVIOURS } from './behaviours.js';
@@ -150,7 +151,6 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
     });
     if (json) ctx.io.out(`${JSON.stringify({ type: 'listening', url: listener.url, signatures: secret ? 'verified' : 'unchecked', forwardTo: forwardTo ?? null })}\n`);
     ctx.log.info(`Listening on ${listener.url} — point the card program's webHookConfig.url here (e.g. \`cardctl sandbox serve --webhook-url ${listener.url}\`). Ctrl-C to stop.`);
-    const { isLoopbackHost } = await import('../../sandbox/auth.js');
     if (!secret && !isLoopbackHost(opts.host)) {
       ctx.log.warn(`listening on ${opts.host} without a webhook secret (--secret-stdin or the profile's webhookSecret): anyone who reaches this address gets answers, signatures unchecked`);
     } else if (!secret) ctx.log.warn('no webhook secret (--secret-stdin or the profile\'s webhookSecret): signatures are not checked');

@@ -22,8 +22,8 @@ import { currencyInfo, formatAmount, isField4, parseAmount } from '../../iso8583
 import { channelOfConditionCode, isApproved, responseMessage } from '../../iso8583/codes.js';
 import { redactMessage, type SwitchMessage } from '../../iso8583/message.js';
 import { maskPan } from '../../core/redact.js';
-import { SIGNATURE_HEADER, verifySignature } from '../../sandbox/switch/signature.js';
-import { buildResponse, isJsonContentType, PARTIAL_APPROVAL_CODE, MAX_REPLY_BYTES, validateReply, WEBHOOK_TIMEOUT_MS } from '../../sandbox/switch/reply.js';
+import { SIGNATURE_HEADER, verifySignature } from '../../webhook-protocol/signature.js';
+import { buildResponse, isJsonContentType, PARTIAL_APPROVAL_CODE, MAX_REPLY_BYTES, validateReply, WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
 import { decide, type DefaultAnswer, type RepeatBehaviour, type RuleSet } from './rules.js';
 import { loadUndici } from '../../api/client.js';
 import { MAX_BODY_BYTES } from './behaviours.js';

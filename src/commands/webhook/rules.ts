@@ -20,7 +20,7 @@ import { UsageError } from '../../core/errors.js';
 import { currencyInfo, parseAmount } from '../../iso8583/amount.js';
 import { channelOfConditionCode, CHANNELS, isValidResponseCode, type Channel } from '../../iso8583/codes.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
-import { PARTIAL_APPROVAL_CODE } from '../../sandbox/switch/reply.js';
+import { PARTIAL_APPROVAL_CODE } from '../../webhook-protocol/reply.js';
 import { REPEAT_BEHAVIOURS, type RepeatBehaviour } from './behaviours.js';
 
 export type { RepeatBehaviour };

@@ -1,71 +1,30 @@
-// POST /institutions/{switch}/simulate — the switch simulator (see ../switch/service.ts), and
+// POST /institutions/{switch}/simulate — the switch simulator (see ../switch/simulate.ts), and
 // GET /institutions/transactions/{id} — a sandbox extension the reference does not have
 // (it only lists transactions); `cardctl tx show` uses it and falls back to scanning the list
 // where a deployment answers 404 for the route. Then the lifecycle extensions (docs/switch.md):
 // lifecycle messages, repeats, expiry and the switch's clock, advice delivery, a transaction's
-// lifecycle, and the faults on the webhook path.
+// lifecycle, and the faults on the webhook path. What runs behind them (the webhook pool, the
+// clock, retries) is the switch runtime (../switch/runtime.ts), which the server owns.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { Agent } from 'undici';
 import { Envelope, Lifecycle, LifecycleBody, ResponseMode, SimulateBody, SimulateEnvelope, SwitchParams, Transaction } from '../../api/schemas.js';
 import { principalOf, requireBearer, requireLoopback } from '../auth.js';
-import { DomainError } from '../errors.js';
-import { assertFaultSeed } from '../faults.js';
 import type { SandboxDeps } from '../deps.js';
 import { transactionService } from '../services/transactions.js';
-import {
-  deliverPendingAdvices, expireDue, expireHold, lifecycleOf, recoverAbandoned, simulate, simulateLifecycle, simulateRepeat, type SwitchDeps,
-} from '../switch/service.js';
-import { formatWebhookFaults, parseWebhookFaults, webhookFaultController, WebhookFaultSpecError, webhookFaultsFrom } from '../switch/webhook-faults.js';
-import { switchStore } from '../switch/store.js';
+import { deliverPendingAdvices } from '../switch/advices.js';
+import { expireHold } from '../switch/expiry.js';
+import { lifecycleOf } from '../switch/lifecycle.js';
+import { simulateRepeat } from '../switch/repeats.js';
+import type { SwitchRuntime } from '../switch/runtime.js';
+import { simulate, simulateLifecycle } from '../switch/simulate.js';
 import { envelope } from './common.js';
 
 const TransactionIdParams = Type.Object({ id: Type.String({ minLength: 1 }) });
 
-export const simulateRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app, deps) => {
+export const simulateRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; runtime: SwitchRuntime }> = async (app, { deps, runtime }) => {
   const auth = requireBearer(deps);
   const transactions = transactionService(deps);
-  // One keep-alive pool per server for webhook calls, closed with it.
-  const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 128 });
-  // The switch's clock: the sandbox's, moved forward by POST /sandbox/switch/clock (holds expire
-  // without waiting; tokens keep the real clock).
-  let clockOffsetMs = 0;
-  const now = () => new Date(deps.clock.now().getTime() + clockOffsetMs);
-  // Work that outlives a simulate call (advice delivery, a late reply read for a timeout
-  // reversal): awaited on close, its webhook calls aborted first.
-  const closing = new AbortController();
-  const running = new Set<Promise<void>>();
-  const background = (work: Promise<void>) => {
-    const tracked = work.catch(() => undefined).finally(() => running.delete(tracked));
-    running.add(tracked);
-  };
-  const webhookFaults = deps.webhookFaults ?? webhookFaultController();
-  const switchDeps: SwitchDeps = {
-    store: switchStore(deps.store), now, webhook: { dispatcher, signal: closing.signal }, webhookFaults, background,
-  };
-  // Advices and standing reversals the webhook has not acknowledged are delivered again (as
-  // repeats), backing off from 1 s to 30 s.
-  let retryTimer: NodeJS.Timeout | undefined;
-  let retryDelayMs = 1_000;
-  switchDeps.onAdvicePending = () => {
-    if (retryTimer || closing.signal.aborted) return;
-    retryTimer = setTimeout(() => {
-      background(deliverPendingAdvices({ ...switchDeps, onAdvicePending: undefined }).then(({ pending }) => {
-        retryTimer = undefined;
-        retryDelayMs = pending > 0 ? Math.min(retryDelayMs * 2, 30_000) : 1_000;
-        if (pending > 0) switchDeps.onAdvicePending!();
-      }));
-    }, retryDelayMs);
-    retryTimer.unref();
-  };
-  app.addHook('onClose', async () => {
-    closing.abort();
-    clearTimeout(retryTimer);
-    await Promise.all(running);
-    await dispatcher.close();
-  });
-  // Transactions a stopped sandbox left awaiting their answer fail (96) now rather than never.
-  recoverAbandoned(switchDeps.store, now());
+  const switchDeps = runtime.deps;
   const loopback = requireLoopback(deps);
   const tags = ['sandbox'];
 
@@ -134,7 +93,7 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app
       params: TransactionIdParams,
       response: { 200: Envelope(Transaction) },
     },
-  }, async (request) => envelope('Authorization expired', expireHold(switchDeps.store, principalOf(request).institutionId, request.params.id, now())));
+  }, async (request) => envelope('Authorization expired', expireHold(switchDeps.store, principalOf(request).institutionId, request.params.id, runtime.now())));
 
   app.get('/sandbox/transactions/:id/lifecycle', {
     onRequest: auth,
@@ -151,7 +110,7 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app
   app.get('/sandbox/switch/clock', {
     onRequest: loopback,
     schema: { summary: "The switch's clock", tags, auth: 'none', response: { 200: ClockState } },
-  }, async () => ({ now: now().toISOString(), offsetSeconds: clockOffsetMs / 1000, expired: 0 }));
+  }, async () => ({ ...runtime.clock(), expired: 0 }));
   app.post('/sandbox/switch/clock', {
     onRequest: loopback,
     schema: {
@@ -162,9 +121,8 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app
       response: { 200: ClockState },
     },
   }, async (request) => {
-    clockOffsetMs += Math.round(request.body.advanceSeconds * 1000);
-    const expired = deps.store.transaction(() => expireDue(switchDeps.store, now()));
-    return { now: now().toISOString(), offsetSeconds: clockOffsetMs / 1000, expired };
+    const expired = runtime.advanceClock(request.body.advanceSeconds);
+    return { ...runtime.clock(), expired };
   });
 
   app.post('/sandbox/switch/advices/deliver', {
@@ -177,11 +135,10 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app
   }, async () => deliverPendingAdvices(switchDeps));
 
   const WebhookFaultState = Type.Object({ spec: Type.String({ description: 'the spec in its text form' }), seed: Type.Integer() });
-  let webhookFaultsSeed = deps.webhookFaultsSeed ?? 1;
   app.get('/sandbox/webhook-faults', {
     onRequest: loopback,
     schema: { summary: 'Current faults on the webhook path', tags, auth: 'none', response: { 200: WebhookFaultState } },
-  }, async () => ({ spec: formatWebhookFaults(webhookFaults.spec()), seed: webhookFaultsSeed }));
+  }, async () => runtime.webhookFaults());
   app.put('/sandbox/webhook-faults', {
     onRequest: loopback,
     schema: {
@@ -191,20 +148,7 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app
       body: Type.Object({}, { additionalProperties: true }),
       response: { 200: WebhookFaultState },
     },
-  }, async (request) => {
-    const { spec: text, seed, ...rest } = (request.body ?? {}) as Record<string, unknown>;
-    assertFaultSeed(seed);
-    try {
-      if (text !== undefined && typeof text !== 'string') throw new WebhookFaultSpecError('spec', 'spec must be a string such as "deadline=2s,reply-lost=0.1"');
-      const next = typeof text === 'string' ? parseWebhookFaults(text) : webhookFaultsFrom(rest);
-      if (seed !== undefined) webhookFaultsSeed = seed;
-      webhookFaults.set(next, webhookFaultsSeed);
-    } catch (error) {
-      if (error instanceof WebhookFaultSpecError) throw new DomainError('invalid', error.message, [{ field: error.key, message: error.message }]);
-      throw error;
-    }
-    return { spec: formatWebhookFaults(webhookFaults.spec()), seed: webhookFaultsSeed };
-  });
+  }, async (request) => runtime.replaceWebhookFaults((request.body ?? {}) as Record<string, unknown>));
 
   app.get('/institutions/transactions/:id', {
     onRequest: auth,

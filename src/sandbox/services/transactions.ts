@@ -1,4 +1,4 @@
-// Reading the transactions the switch (../switch/service.ts) has recorded.
+// Reading the transactions the switch (../switch/simulate.ts) has recorded.
 import type { Transaction } from '../../api/schemas.js';
 import type { SandboxDeps } from '../deps.js';
 import { notFound } from '../errors.js';

@@ -134,4 +134,4 @@ export function buildRequest(input: RequestInput): SwitchMessage {
   return message;
 }
 
-export { buildResponse } from './reply.js';
+export { buildResponse } from '../../webhook-protocol/reply.js';

@@ -1,4 +1,4 @@
-// What the simulator needs from the store, as one interface: the switch's modules (service,
+// What the simulator needs from the store, as one interface: the switch's modules (simulate,
 // ledger, states) depend on it rather than on each other or on the store's SQL.
 import type { Card, CardProgram, Institution, Transaction } from '../../api/schemas.js';
 import type { Channel } from '../../iso8583/codes.js';

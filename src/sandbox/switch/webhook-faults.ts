@@ -5,7 +5,7 @@
 // the network never saw it) and a garbage reply. What each message got is recorded on it.
 import { parseDuration, parseDurationRange } from '../../core/duration.js';
 import { mulberry32, refuseAliases, specEntries } from '../faults.js';
-import { WEBHOOK_TIMEOUT_MS } from './reply.js';
+import { WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
 
 export interface WebhookFaultSpec {
   /** Added before the message is sent, uniformly in [min, max] ms; it counts against the deadline. */

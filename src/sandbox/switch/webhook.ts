@@ -6,8 +6,8 @@
 import { request, type Dispatcher } from 'undici';
 import type { WebhookConfig } from '../../api/schemas.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
-import { isJsonContentType, MAX_REPLY_BYTES, validateReply, WEBHOOK_TIMEOUT_MS } from './reply.js';
-import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
+import { isJsonContentType, MAX_REPLY_BYTES, validateReply, WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
+import { SIGNATURE_HEADER, signatureHeader } from '../../webhook-protocol/signature.js';
 
 export { WEBHOOK_TIMEOUT_MS };
 

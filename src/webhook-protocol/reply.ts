@@ -1,10 +1,12 @@
-// Response messages: how one is built from its request (the sandbox's stub, `webhook listen`),
-// and what a reply must be to count as the answer to a request (the sandbox in forward mode,
-// and `webhook listen --forward-to` judging the operator's handler by the same rules).
+// The webhook protocol's reply rules (the signature scheme is signature.ts; docs/switch.md
+// states both). Response messages: how one is built from its request (the sandbox's stub,
+// `webhook listen`), and what a reply must be to count as the answer to a request (the sandbox
+// in forward mode, and `webhook listen --forward-to` judging the operator's handler by the
+// same rules).
 // Pure; node-free, so the CLI may import it cheaply.
-import { isApproved, isValidResponseCode, responseMti } from '../../iso8583/codes.js';
-import { fieldName } from '../../iso8583/fields.js';
-import type { SwitchMessage } from '../../iso8583/message.js';
+import { isApproved, isValidResponseCode, responseMti } from '../iso8583/codes.js';
+import { fieldName } from '../iso8583/fields.js';
+import type { SwitchMessage } from '../iso8583/message.js';
 
 /** Request fields a response never echoes: card secrets and expiry. */
 export const NOT_ECHOED: ReadonlySet<string> = new Set(['14', '35', '45', '52', '55']);

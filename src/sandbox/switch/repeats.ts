@@ -1,0 +1,39 @@
+// Repeats (0101, 0201, 0421, …) the network sends on its own initiative: answered as the first
+// time, and in forward mode sent to the webhook too.
+import type { ResponseMode, SimulateEnvelope } from '../../api/schemas.js';
+import type { SwitchMessage } from '../../iso8583/message.js';
+import { repeatMtiOf } from '../../webhook-protocol/reply.js';
+import { DomainError } from '../errors.js';
+import type { SwitchDeps } from './deps.js';
+import { exchangeWithWebhook, type Exchange } from './exchange.js';
+import { cardAndProgramOf } from './plan.js';
+import { answerOf, repeatEntry, rewrite } from './record.js';
+
+/**
+ * A repeat (0101, 0421, …): the network resends a message whose answer it did not see, same
+ * STAN and RRN. The sandbox answers as it did the first time (no second hold); in forward mode
+ * the webhook gets the repeat too, and whether its answer agreed is recorded on the original.
+ */
+export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id: string, mode: ResponseMode): Promise<SimulateEnvelope> {
+  const now = deps.now ?? (() => new Date());
+  const stored = deps.store.get(institutionId, id);
+  if (!stored) throw new DomainError('not-found', `transaction ${id} not found`);
+  if (stored.state === 'awaiting') throw new DomainError('conflict', `transaction ${id} is still awaiting its answer; a repeat is answered once it has one`);
+  const mti = repeatMtiOf(stored.record.mti);
+  let responseCode = stored.record.responseCode;
+  let faults: string[] = [];
+  let sent: Exchange | undefined;
+  if (mode === 'forward') {
+    const { card, program } = cardAndProgramOf(deps.store, institutionId, stored.record);
+    const message: SwitchMessage = { ...stored.record.originalMessage, '0': mti, ...(card ? { '2': card.pan } : {}) };
+    delete message['35'];
+    const exchange = await exchangeWithWebhook({ ...deps, background: undefined }, program?.webHookConfig, message);
+    responseCode = exchange.outcome.ok ? exchange.outcome.reply['39'] ?? '' : '';
+    faults = exchange.faults;
+    sent = exchange;
+  }
+  const record = deps.store.atomically(() => rewrite(deps.store, institutionId, id, now(), (current) => {
+    current.repeats = [...(current.repeats ?? []), { ...repeatEntry(now(), mti, responseCode === current.responseCode, responseCode), ...(faults.length > 0 ? { webhookFaults: faults } : {}) }];
+  }))!;
+  return answerOf(record, { exchange: sent });
+}

@@ -1,0 +1,111 @@
+// The switch as it runs in a sandbox server: one keep-alive pool for webhook calls, the switch's
+// clock, work that outlives a simulate call (advice delivery, a late reply read for a timeout
+// reversal), the retries of unacknowledged advices, and the faults on the webhook path. The
+// server creates it and closes it with itself (server.ts); routes/simulate.ts only declares the
+// routes that call it.
+import { Agent } from 'undici';
+import type { SandboxDeps } from '../deps.js';
+import { DomainError } from '../errors.js';
+import { assertFaultSeed } from '../faults.js';
+import { deliverPendingAdvices } from './advices.js';
+import type { SwitchDeps } from './deps.js';
+import { expireDue, recoverAbandoned } from './expiry.js';
+import { switchStore } from './store.js';
+import { formatWebhookFaults, parseWebhookFaults, webhookFaultController, WebhookFaultSpecError, webhookFaultsFrom } from './webhook-faults.js';
+
+export interface SwitchClock {
+  now: string;
+  offsetSeconds: number;
+}
+
+export interface WebhookFaultState {
+  /** The spec in its text form. */
+  spec: string;
+  seed: number;
+}
+
+export interface SwitchRuntime {
+  /** What the switch's functions (simulate.ts, repeats.ts, advices.ts, …) are given. */
+  deps: SwitchDeps;
+  /** The switch's clock: the sandbox's, moved forward by advanceClock. */
+  now(): Date;
+  clock(): SwitchClock;
+  /** Moves the switch's clock forward, then expires the holds due by it; how many. */
+  advanceClock(seconds: number): number;
+  webhookFaults(): WebhookFaultState;
+  /** Replaces the faults on the webhook path: `spec` in the text form, or its keys; `seed` reseeds. */
+  replaceWebhookFaults(body: Record<string, unknown>): WebhookFaultState;
+  /** Stops the retries, aborts the webhook calls in flight, awaits the background work, closes the pool. */
+  close(): Promise<void>;
+}
+
+/** How unacknowledged advices are retried: from 1 s, doubling to 30 s while some stay pending. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
+
+export function createSwitchRuntime(sandbox: Pick<SandboxDeps, 'store' | 'clock' | 'webhookFaults' | 'webhookFaultsSeed'>): SwitchRuntime {
+  const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 128 });
+  // Holds expire without waiting; tokens keep the real clock.
+  let clockOffsetMs = 0;
+  const now = () => new Date(sandbox.clock.now().getTime() + clockOffsetMs);
+  // Background work is awaited on close, its webhook calls aborted first.
+  const closing = new AbortController();
+  const running = new Set<Promise<void>>();
+  const background = (work: Promise<void>) => {
+    const tracked = work.catch(() => undefined).finally(() => running.delete(tracked));
+    running.add(tracked);
+  };
+  const webhookFaults = sandbox.webhookFaults ?? webhookFaultController();
+  let webhookFaultsSeed = sandbox.webhookFaultsSeed ?? 1;
+  const deps: SwitchDeps = {
+    store: switchStore(sandbox.store), now, webhook: { dispatcher, signal: closing.signal }, webhookFaults, background,
+  };
+  let retryTimer: NodeJS.Timeout | undefined;
+  let retryDelayMs = RETRY_FIRST_MS;
+  deps.onAdvicePending = () => {
+    if (retryTimer || closing.signal.aborted) return;
+    retryTimer = setTimeout(() => {
+      background(deliverPendingAdvices({ ...deps, onAdvicePending: undefined }).then(({ pending }) => {
+        retryTimer = undefined;
+        retryDelayMs = pending > 0 ? Math.min(retryDelayMs * 2, RETRY_MAX_MS) : RETRY_FIRST_MS;
+        if (pending > 0) deps.onAdvicePending!();
+      }));
+    }, retryDelayMs);
+    retryTimer.unref();
+  };
+  // Transactions a stopped sandbox left awaiting their answer fail (96) now rather than never.
+  recoverAbandoned(deps.store, now());
+
+  const clock = () => ({ now: now().toISOString(), offsetSeconds: clockOffsetMs / 1000 });
+  const faultState = () => ({ spec: formatWebhookFaults(webhookFaults.spec()), seed: webhookFaultsSeed });
+  return {
+    deps,
+    now,
+    clock,
+    advanceClock(seconds) {
+      clockOffsetMs += Math.round(seconds * 1000);
+      return sandbox.store.transaction(() => expireDue(deps.store, now()));
+    },
+    webhookFaults: faultState,
+    replaceWebhookFaults(body) {
+      const { spec: text, seed, ...rest } = body;
+      assertFaultSeed(seed);
+      try {
+        if (text !== undefined && typeof text !== 'string') throw new WebhookFaultSpecError('spec', 'spec must be a string such as "deadline=2s,reply-lost=0.1"');
+        const next = typeof text === 'string' ? parseWebhookFaults(text) : webhookFaultsFrom(rest);
+        if (seed !== undefined) webhookFaultsSeed = seed;
+        webhookFaults.set(next, webhookFaultsSeed);
+      } catch (error) {
+        if (error instanceof WebhookFaultSpecError) throw new DomainError('invalid', error.message, [{ field: error.key, message: error.message }]);
+        throw error;
+      }
+      return faultState();
+    },
+    async close() {
+      closing.abort();
+      clearTimeout(retryTimer);
+      await Promise.all(running);
+      await dispatcher.close();
+    },
+  };
+}
