@@ -9,6 +9,8 @@ export interface SandboxSettings {
   tokenTtlSeconds: number;
   /** /sandbox/* answers callers that are not on loopback (server bound to a non-loopback host). */
   allowRemoteSandboxHelpers: boolean;
+  /** The first wait before an unacknowledged advice is delivered again, ms (it doubles up to 30 s). */
+  adviceRetryFirstMs: number;
 }
 
 export interface SandboxPinKey {

@@ -11,6 +11,7 @@ import { emptyFaultSpec, parseFaultSpec, type FaultController, type FaultSpec } 
 import { buildServer } from './server.js';
 import { emptyWebhookFaults, parseWebhookFaults, webhookFaultController, type WebhookFaultSpec } from './switch/webhook-faults.js';
 import { openStore, type Store } from './store/index.js';
+import { ADVICE_RETRY_FIRST_MS } from './switch/runtime.js';
 import { seedSandbox } from './tenancy.js';
 
 export interface SandboxOptions {
@@ -26,6 +27,8 @@ export interface SandboxOptions {
   webhookUrl?: string;
   /** Lifetime of tokens from POST /oauth/token (default 3600). */
   tokenTtlSeconds?: number;
+  /** The first wait before an unacknowledged advice is delivered again, ms (default 1000; tests that deliver by hand set it long). */
+  adviceRetryFirstMs?: number;
   /** Request log, one line per request. */
   log?: (line: string) => void;
   /** Fault injection: a spec such as `rate=0.1,codes=500|503` or a parsed one (see faults.ts). */
@@ -80,6 +83,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       settings: {
         tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
         allowRemoteSandboxHelpers: !isLoopbackHost(host),
+        adviceRetryFirstMs: options.adviceRetryFirstMs ?? ADVICE_RETRY_FIRST_MS,
       },
       dialect,
       baseUrl: () => baseUrl,

@@ -99,10 +99,11 @@ export interface ForwardSandbox {
  * webhook forgets what it received and answers with echo('00') again. Call it at the top of the
  * file; the fields are set once its beforeAll has run, so read them inside hooks and tests.
  */
-export function useForwardSandbox(webHookConfig: Record<string, string> = {}): ForwardSandbox {
+/** `sandbox`: e.g. a long adviceRetryFirstMs, for tests that deliver advices by hand and count the attempts. */
+export function useForwardSandbox(webHookConfig: Record<string, string> = {}, sandbox: Parameters<typeof startTestSandbox>[0] = {}): ForwardSandbox {
   const forward = {} as ForwardSandbox;
   beforeAll(async () => {
-    forward.sb = await startTestSandbox();
+    forward.sb = await startTestSandbox(sandbox);
     forward.hook = await startWebhook();
     forward.programId = (await createProgram(forward.sb, { webHookConfig: { url: forward.hook.url, ...webHookConfig } })).id;
   });

@@ -10,7 +10,9 @@ import { auth, cardOf, echo, financial, simulate, updateProgram, useForwardSandb
 
 let card: { id: string; [key: string]: any };
 
-const env = useForwardSandbox({ secret: 'whsec_lifecycle' });
+// Advices are delivered again by hand here (POST /sandbox/switch/advices/deliver), never by the
+// timer, so the attempts counted are the ones the tests make however slow the machine.
+const env = useForwardSandbox({ secret: 'whsec_lifecycle' }, { adviceRetryFirstMs: 3_600_000 });
 beforeEach(async () => {
   await setWebhookFaults({});
   await updateProgram(env.sb, env.programId, { standIn: { mode: 'decline', maxAmount: 0, dailyAmount: 0 } });

@@ -39,11 +39,12 @@ export interface SwitchRuntime {
   close(): Promise<void>;
 }
 
-/** How unacknowledged advices are retried: from 1 s, doubling to 30 s while some stay pending. */
-const RETRY_FIRST_MS = 1_000;
+/** How unacknowledged advices are retried: from 1 s (the sandbox's setting), doubling to 30 s while some stay pending. */
+export const ADVICE_RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
 
-export function createSwitchRuntime(sandbox: Pick<SandboxDeps, 'store' | 'clock' | 'webhookFaults' | 'webhookFaultsSeed'>): SwitchRuntime {
+export function createSwitchRuntime(sandbox: Pick<SandboxDeps, 'store' | 'clock' | 'settings' | 'webhookFaults' | 'webhookFaultsSeed'>): SwitchRuntime {
+  const retryFirstMs = sandbox.settings.adviceRetryFirstMs;
   const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 128 });
   // Holds expire without waiting; tokens keep the real clock.
   let clockOffsetMs = 0;
@@ -61,13 +62,13 @@ export function createSwitchRuntime(sandbox: Pick<SandboxDeps, 'store' | 'clock'
     store: switchStore(sandbox.store), now, webhook: { dispatcher, signal: closing.signal }, webhookFaults, background,
   };
   let retryTimer: NodeJS.Timeout | undefined;
-  let retryDelayMs = RETRY_FIRST_MS;
+  let retryDelayMs = retryFirstMs;
   deps.onAdvicePending = () => {
     if (retryTimer || closing.signal.aborted) return;
     retryTimer = setTimeout(() => {
       background(deliverPendingAdvices({ ...deps, onAdvicePending: undefined }).then(({ pending }) => {
         retryTimer = undefined;
-        retryDelayMs = pending > 0 ? Math.min(retryDelayMs * 2, RETRY_MAX_MS) : RETRY_FIRST_MS;
+        retryDelayMs = pending > 0 ? Math.min(retryDelayMs * 2, RETRY_MAX_MS) : retryFirstMs;
         if (pending > 0) deps.onAdvicePending!();
       }));
     }, retryDelayMs);
