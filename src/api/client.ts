@@ -1,30 +1,21 @@
-// The HTTP client: Node's http underneath, or undici behind a proxy or with a dispatcher handed
-// in (tests' MockAgent); the API's envelope unwrapped in exactly one place, every failure turned
-// into a typed CliError. It returns data and never prints (logging goes
-// through the injected logger, which writes to stderr only when -v/--debug asked for it).
+// The HTTP client: requests, retries and the transport they take (Node's http underneath, or
+// undici behind a proxy or with a dispatcher handed in: tests' MockAgent); every answer goes
+// through interpret() (responses.ts), so each failure is a typed CliError. It returns data and never
+// prints (logging goes through the injected logger, which writes to stderr only when -v/--debug
+// asked for it).
 import type { Dispatcher } from 'undici';
-import {
-  AuthError,
-  CliError,
-  NetworkError,
-  NotFoundError,
-  RejectedError,
-  ServerError,
-  UsageError,
-  exitCodeForStatus,
-  ExitCode,
-  forbiddenHint,
-} from '../core/errors.js';
+import { AuthError, CliError, UsageError } from '../core/errors.js';
 import { redactBodyText, redactHeaders, redactUrl } from '../core/redact.js';
-import { isScope } from '../core/validate.js';
 import { isMutation } from '../audit/mutation.js';
 import { DryRunStop, describeDryRun, type DryRunRequest } from '../audit/dry-run.js';
 import { maskCardData } from '../audit/mask.js';
 import { bodyText } from './body.js';
-import { DEFAULT_DIALECT, listOfPath, listQuery, readPath, type Dialect, type ListName } from './dialect.js';
+import { parseBaseUrl } from './base-url.js';
+import { DEFAULT_DIALECT, type Dialect } from './dialect.js';
 import type { Transport, TransportResponse } from './node-http.js';
+import type { ApiRequest, HttpMethod } from './request.js';
+import { interpret, retryAfterMs, toNetworkError, type ApiResponse, type ReceivedResponse } from './responses.js';
 import { loadUndici, undiciTransport } from './undici.js';
-import { isObject } from '../core/is-object.js';
 
 /**
  * Milliseconds on a monotonic clock, for request durations. Not performance.now(): the first use
@@ -32,68 +23,15 @@ import { isObject } from '../core/is-object.js';
  */
 const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
+// What the rest of the CLI imports from the client, wherever it is defined.
 export { loadUndici } from './undici.js';
+export { parseBaseUrl } from './base-url.js';
+export { interpret, retryAfterMs, toNetworkError } from './responses.js';
+export type { ApiRequest, AuthMode, HttpMethod } from './request.js';
+export type { ApiResponse, Pagination } from './responses.js';
 
 /** Keep-alive connections per origin, at most. */
 const CONNECTIONS = 64;
-
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export type AuthMode = 'bearer' | 'apiKey' | 'none';
-
-/** A list's paging metadata: the page count and total where the dialect has them; page and limit when the body says. */
-export interface Pagination {
-  page?: number;
-  limit?: number;
-  total?: number;
-  pages: number;
-}
-
-export interface ApiRequest {
-  method: HttpMethod;
-  /** Path relative to the base URL, e.g. `/institutions/cards`. */
-  path: string;
-  query?: Record<string, string | number | boolean | undefined>;
-  body?: unknown;
-  /** Raw body text (already serialised), e.g. a form body for the token endpoint. */
-  rawBody?: string;
-  contentType?: string;
-  /** Extra request headers (If-Match; `cardctl api -H`, already checked); the client's own headers win. */
-  headers?: Record<string, string>;
-  auth?: AuthMode;
-  /** May this request be retried after a network error or 429/500/502/503/504? Defaults to GET only. */
-  idempotent?: boolean;
-  /**
-   * Skip envelope unwrapping (token endpoint, simulator answers): false. 'any' (`cardctl api`):
-   * an envelope is unwrapped, any other JSON is the data, a body that is not JSON comes back in
-   * `raw` only (data undefined); error statuses are errors as always.
-   */
-  envelope?: boolean | 'any';
-  signal?: AbortSignal;
-  /** Why this mutation is made (a command's --reason): recorded with it in the audit journal. */
-  reason?: string;
-}
-
-export interface ApiResponse<T = unknown> {
-  status: number;
-  /** The envelope's `data` (or the whole parsed body when `envelope: false`). */
-  data: T;
-  message?: string;
-  pagination?: Pagination;
-  /** The body exactly as received (for `-o raw`). */
-  raw: string;
-  headers: Record<string, string | string[] | undefined>;
-  durationMs: number;
-}
-
-/** A page of a list as paginate() yields it: the answer, parsed and masked, and its records. */
-export interface ListPageResponse<T> extends ApiResponse<T[]> {
-  /** How many records the page holds. */
-  count: number;
-  /** What tells the first record apart, its id (else its whole text): paginate() compares it with the previous page's. */
-  firstKey: string | undefined;
-  /** The page's records (`data` when it is an array, else none). */
-  records(): Iterable<T>;
-}
 
 export interface HttpLogger {
   /** -v: one line per request. */
@@ -158,7 +96,6 @@ const PIPELINE_DEPTH = 8;
 // 500 too: a request that is safe to repeat loses nothing by asking again, and a proxy or a
 // crashed worker answers 500 as often as 502.
 const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
-const MAX_RETRY_AFTER_MS = 60_000;
 
 export class ApiClient {
   readonly baseUrl: URL;
@@ -430,7 +367,7 @@ export class ApiClient {
 }
 
 /** An answer as received, its text decoded when first read. */
-class RawResponse {
+class RawResponse implements ReceivedResponse {
   private decoded?: string;
 
   constructor(
@@ -451,223 +388,6 @@ class RawResponse {
   }
 }
 
-/**
- * Turns a received response into data or a typed error: an error body's message, code and field
- * errors, and a list's paging metadata, are read where the dialect has them. Exported for the
- * fuzz tests.
- */
-export function interpret<T>(
-  req: Pick<ApiRequest, 'method' | 'path' | 'envelope'>,
-  response: Pick<RawResponse, 'status' | 'text' | 'headers' | 'durationMs'>,
-  dialect: Dialect = DEFAULT_DIALECT,
-): ApiResponse<T> {
-  const { status, text, headers, durationMs } = response;
-  const where = `${req.method} ${req.path}`;
-  let body: unknown;
-  let parsed = false;
-  if (text.trim() !== '') {
-    try {
-      body = JSON.parse(text);
-      parsed = true;
-    } catch {
-      parsed = false;
-    }
-  }
-
-  if (status >= 400) {
-    const envelope = parsed && isObject(body) ? body : undefined;
-    const message = errorMessage(envelope, dialect)
-      ?? (envelope ? `HTTP ${status}, with no message at "${dialect.errors.message}" of the error body (errors.message)` : describeNonJson(status, text, headers));
-    throw apiError(status, message, envelope, where, headers, dialect);
-  }
-  if (!parsed && req.envelope === 'any') return { status, data: undefined as T, raw: text, headers, durationMs };
-  if (!parsed && (status === 204 || status === 205) && text.trim() === '') {
-    // No Content is a complete answer, not a broken one.
-    return { status, data: undefined as T, raw: text, headers, durationMs };
-  }
-  if (!parsed) {
-    if (text.trim() === '') {
-      throw new ServerError(`${where}: the server answered ${status} with an empty body`, {
-        hint: 'check the base URL (`cardctl auth status`); a proxy may be answering instead of the API',
-        status,
-      });
-    }
-    throw notJson(where, status, text, headers);
-  }
-  if (req.envelope === false) {
-    return { status, data: body as T, raw: text, headers, durationMs };
-  }
-  if (!isObject(body) || !('data' in body || 'statusCode' in body || 'message' in body)) {
-    if (req.envelope === 'any') return { status, data: body as T, raw: text, headers, durationMs };
-    throw new ServerError(`${where}: the response is not in the API's envelope ({statusCode, message, data})`, { status });
-  }
-  const envelopeStatus = typeof body.statusCode === 'number' ? body.statusCode : status;
-  if (envelopeStatus >= 400) {
-    // A 200 whose envelope carries an error: believe the envelope.
-    const message = errorMessage(body, dialect) ?? `error ${envelopeStatus}`;
-    throw apiError(envelopeStatus, message, body, where, headers, dialect);
-  }
-  if (body.statusCode !== undefined && typeof body.statusCode !== 'number') {
-    throw new ServerError(`${where}: the envelope's statusCode is not a number`, { status });
-  }
-  if (body.message !== undefined && typeof body.message !== 'string') {
-    throw new ServerError(`${where}: the envelope's message is not a string`, { status });
-  }
-  return {
-    status,
-    data: body.data as T,
-    message: body.message as string | undefined,
-    pagination: paginationOf(body, dialect.paging),
-    raw: text,
-    headers,
-    durationMs,
-  };
-}
-
-/**
- * A member of an error body: at the dialect's path, else where the default dialect has it (a
- * deployment's gateway or proxy may answer some errors in the default shape).
- */
-function errorMember(envelope: Record<string, unknown> | undefined, dialect: Dialect, member: keyof Dialect['errors']): unknown {
-  if (!envelope) return undefined;
-  const value = readPath(envelope, dialect.errors[member]);
-  return value !== undefined ? value : readPath(envelope, DEFAULT_DIALECT.errors[member]);
-}
-
-function errorMessage(envelope: Record<string, unknown> | undefined, dialect: Dialect): string | undefined {
-  const message = errorMember(envelope, dialect, 'message');
-  return typeof message === 'string' && message ? message : undefined;
-}
-
-/** The paging metadata of a list body, where the dialect has it; none in the short-page style. */
-function paginationOf(body: Record<string, unknown>, paging: Dialect['paging']): Pagination | undefined {
-  if (paging.style !== 'metadata') return undefined;
-  const pages = readPath(body, paging.pages);
-  if (typeof pages !== 'number') return undefined;
-  const total = readPath(body, paging.total);
-  // page and limit: beside the page count, where the default dialect has them.
-  const parent = paging.pages.split('.').slice(0, -1).join('.');
-  const beside = parent ? readPath(body, parent) : body;
-  const number = (key: string) => (isObject(beside) && typeof beside[key] === 'number' ? beside[key] as number : undefined);
-  return { page: number('page'), limit: number('limit'), total: typeof total === 'number' ? total : undefined, pages };
-}
-
-function apiError(
-  status: number,
-  message: string,
-  envelope: Record<string, unknown> | undefined,
-  where: string,
-  headers: Record<string, string | string[] | undefined>,
-  dialect: Dialect,
-): CliError {
-  const codeValue = errorMember(envelope, dialect, 'code');
-  const code = typeof codeValue === 'string' ? codeValue : undefined;
-  // Field errors and other details (e.g. a PIN_MISMATCH's attemptsLeft) may come together:
-  // keep both then. Alone, each keeps its own shape (the field list, or the details object).
-  const fieldValue = errorMember(envelope, dialect, 'fields');
-  const fieldErrors = Array.isArray(fieldValue) ? (fieldValue as unknown[]) : undefined;
-  const otherDetails = envelope?.details;
-  const details = fieldErrors && isObject(otherDetails)
-    ? { ...otherDetails, errors: fieldErrors }
-    : fieldValue ?? otherDetails ?? undefined;
-  const base = { status, code, details, apiMessage: message };
-  const exitCode = exitCodeForStatus(status);
-  if (exitCode === ExitCode.Auth) {
-    if (status === 403) {
-      const missingScope = requiredScopeOf(otherDetails);
-      return new AuthError(`forbidden: ${message}`, { ...base, code: code ?? 'FORBIDDEN', missingScope, hint: forbiddenHint(missingScope) });
-    }
-    return new AuthError(`unauthorized: ${message}`, {
-      ...base,
-      code: code ?? 'UNAUTHORIZED',
-      hint: 'your token is missing, expired or revoked: run `cardctl login` (or `cardctl auth status` to see which profile is used)',
-    });
-  }
-  if (exitCode === ExitCode.NotFound) return new NotFoundError(`not found: ${message}`, { ...base, code: code ?? 'NOT_FOUND' });
-  if (exitCode === ExitCode.Rejected) {
-    // For callers with their own retry loop (cards create): how long the server asked to wait.
-    const retryAfter = status === 429 ? retryAfterMs(headers['retry-after']) : undefined;
-    return new RejectedError(`rejected (${status}): ${message}${fieldSummary(fieldErrors, message)}`, {
-      ...base,
-      code: code ?? (status === 429 ? 'RATE_LIMITED' : 'REJECTED'),
-      retryAfterMs: retryAfter,
-      hint: status === 429 ? `rate limited; try again${retryAfter ? ` in ${Math.ceil(retryAfter / 1000)} s` : ' later'}` : undefined,
-    });
-  }
-  return new ServerError(`server error (${status}) on ${where}: ${message}`, {
-    ...base,
-    code: code ?? 'SERVER_ERROR',
-    hint: 'the service failed; try again later, and rerun with -v to see each attempt',
-  });
-}
-
-/**
- * The scope a 403 names in `details.requiredScope` (the sandbox does; other deployments may
- * not), when it is a well-formed scope: it goes into the hint.
- */
-function requiredScopeOf(details: unknown): string | undefined {
-  const scope = isObject(details) ? details.requiredScope : undefined;
-  return typeof scope === 'string' && isScope(scope) ? scope : undefined;
-}
-
-/** Up to three field errors after the message, leaving out what the message already says. */
-function fieldSummary(fieldErrors: unknown[] | undefined, message: string): string {
-  if (!fieldErrors?.length) return '';
-  const described = fieldErrors
-    .filter((d): d is { field: string; message: string } => isObject(d) && typeof d.field === 'string')
-    .map((d) => `${d.field} ${d.message}`);
-  const news = described.filter((part) => !message.includes(part));
-  if (news.length === 0) return '';
-  const parts = news.slice(0, 3);
-  const more = fieldErrors.length - (described.length - news.length) - parts.length;
-  return ` [${parts.join('; ')}${more > 0 ? ` (+${more} more)` : ''}]`;
-}
-
-/** The error for an answer (or a record of a streamed page, `text`) that is not JSON. */
-function notJson(where: string, status: number, text: string, headers: Record<string, string | string[] | undefined>): ServerError {
-  return new ServerError(`${where}: the server answered ${status} with a body that is not JSON (${describeNonJson(status, text, headers)})`, {
-    hint: 'check the base URL (`cardctl auth status`); a proxy or load balancer may be answering instead of the API',
-    status,
-  });
-}
-
-function describeNonJson(status: number, text: string, headers: Record<string, string | string[] | undefined>): string {
-  const type = String(headers['content-type'] ?? '');
-  if (text.trim() === '') return `HTTP ${status} with an empty body`;
-  if (/html/i.test(type) || /^\s*</.test(text)) {
-    const title = /<title>([^<]{0,80})<\/title>/i.exec(text)?.[1]?.trim();
-    return `HTTP ${status}, an HTML page${title ? ` ("${title}")` : ''}`;
-  }
-  if (/^\s*[{[]/.test(text)) return `HTTP ${status} with truncated or invalid JSON`;
-  return `HTTP ${status}: ${text.trim().slice(0, 80).replace(/\s+/g, ' ')}`;
-}
-
-export function toNetworkError(error: unknown, timeoutMs: number): CliError {
-  if (error instanceof CliError) return error;
-  const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-  const code = err?.code ?? err?.cause?.code ?? '';
-  const name = err?.name ?? '';
-  if (name === 'AbortError') return new NetworkError('request aborted', { code: 'ABORTED', cause: error });
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || name === 'TimeoutError') {
-    return new NetworkError(`no answer within ${Math.round(timeoutMs / 1000)} s (timeout)`, {
-      code: 'TIMEOUT',
-      hint: 'the service is slow or unreachable; raise --timeout or check your network and proxy',
-      cause: error,
-    });
-  }
-  if (code === 'ECONNREFUSED') return new NetworkError('connection refused', { code, hint: 'is the base URL right, and is the server running? (`cardctl auth status`)', cause: error });
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new NetworkError('host not found (DNS)', { code, hint: 'check the base URL and your DNS/proxy settings', cause: error });
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return new NetworkError('connection reset before an answer arrived', { code: 'ECONNRESET', cause: error });
-  if (/CERT|SSL|TLS|self.signed|UNABLE_TO_VERIFY/i.test(`${code} ${err?.message ?? ''}`)) {
-    return new NetworkError(`TLS verification failed: ${err?.message ?? code}`, {
-      code: 'TLS',
-      hint: 'if the server uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate',
-      cause: error,
-    });
-  }
-  return new NetworkError(`network error: ${err?.message ?? String(error)}`, { code: code || 'NETWORK', cause: error });
-}
-
 function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
@@ -681,89 +401,10 @@ function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Parses Retry-After (seconds or an HTTP date) into milliseconds, capped. */
-export function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (!text) return undefined;
-  const seconds = Number(text);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
-  const date = Date.parse(text);
-  if (Number.isFinite(date)) return Math.min(Math.max(0, date - now), MAX_RETRY_AFTER_MS);
-  return undefined;
-}
-
 /** Proxy settings from the environment (either case), or undefined when no proxy is set. */
 export function proxySettings(env: Record<string, string | undefined>): { httpProxy?: string; httpsProxy?: string; noProxy?: string } | undefined {
   const httpProxy = env.HTTP_PROXY || env.http_proxy || undefined;
   const httpsProxy = env.HTTPS_PROXY || env.https_proxy || undefined;
   if (!httpProxy && !httpsProxy) return undefined;
   return { httpProxy, httpsProxy: httpsProxy ?? httpProxy, noProxy: env.NO_PROXY ?? env.no_proxy ?? '' };
-}
-
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
-
-export function parseBaseUrl(value: string, insecure: boolean): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`invalid base URL "${value}"`, { hint: 'use a full URL such as https://api.example.com' });
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`unsupported base URL scheme "${url.protocol}" (use https://)`);
-  }
-  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname) && !insecure) {
-    throw new UsageError(`refusing plain http:// to ${url.hostname}: tokens, API keys and PIN blocks would cross the network unencrypted`, {
-      hint: 'use https://, or pass --insecure if you really mean it (e.g. a test host on a private network)',
-    });
-  }
-  return url;
-}
-
-
-
-/**
- * Streams every page of a list endpoint (`path`, one of LIST_PATHS; `query` by the API's default
- * option names), as the client's dialect pages it: with `metadata`, up to the page count the
- * body gives (a body without one ends at the first page shorter than `limit`); with
- * `short-page`, up to the first page shorter than `limit`. A page that starts with the record
- * the previous page started with means the page parameter is not the deployment's: that stops
- * with an error naming the setting, rather than reading the same page forever. One page is
- * asked for at a time, once the caller is done with the one before, so memory holds one page.
- */
-export async function* paginate<T>(
-  client: ApiClient,
-  path: string,
-  query: Record<string, string | number | boolean | undefined>,
-  limit = 100,
-  signal?: AbortSignal,
-): AsyncGenerator<ListPageResponse<T>> {
-  const list = listOfPath(path);
-  const names = (params: Record<string, unknown>) => (list ? listQuery(client.dialect, list, params) : params) as ApiRequest['query'];
-  let previousFirst: string | undefined;
-  for (let page = 1; ; page++) {
-    const response = await client.request<T[]>({ method: 'GET', path, query: names({ ...query, page, limit }), signal });
-    const records = Array.isArray(response.data) ? response.data : [];
-    const firstKey = records.length > 0 ? recordKey(records[0]) : undefined;
-    if (firstKey !== undefined && firstKey === previousFirst) throw pageNotFollowed(list, page);
-    previousFirst = firstKey;
-    yield { ...response, count: records.length, firstKey, records: () => records };
-    const pages = response.pagination?.pages;
-    if (pages !== undefined ? page >= pages : records.length < limit) return;
-    if (records.length === 0) return;
-  }
-}
-
-/** What tells records apart: the id, else the whole record. */
-function recordKey(record: unknown): string {
-  const id = isObject(record) ? record.id ?? record._id : undefined;
-  return typeof id === 'string' || typeof id === 'number' ? String(id) : JSON.stringify(record);
-}
-
-function pageNotFollowed(list: ListName | undefined, page: number): ServerError {
-  const setting = `params.${list ?? '<list>'}.page`;
-  return new ServerError(`page ${page} of the list started with the same record as page ${page - 1}: the deployment does not take the page number as this profile sends it (${setting})`, {
-    code: 'PAGING_MISMATCH',
-    hint: `set the deployment's name for it with \`cardctl profile set ${setting} NAME\` (\`cardctl doctor --deployment\` checks every list setting)`,
-  });
 }

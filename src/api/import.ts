@@ -1,5 +1,6 @@
 // Card import (`POST /util/cards/import`, API key) and the lookup that keeps retries exactly-once.
-import { paginate, type ApiClient, type ApiResponse } from './client.js';
+import type { ApiClient, ApiResponse } from './client.js';
+import { paginate } from './paging.js';
 import { LIST_PATHS } from './dialect.js';
 import { importReference } from './field-rules.js';
 import type { Card, ImportCardBody } from './schemas.js';

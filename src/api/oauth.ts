@@ -1,6 +1,7 @@
 // OAuth applications of the authenticated institution: list, create, update. Returns data, never prints.
 import { CliError, RejectedError } from '../core/errors.js';
-import { paginate, type ApiClient, type ApiResponse } from './client.js';
+import type { ApiClient, ApiResponse } from './client.js';
+import { paginate } from './paging.js';
 import { LIST_PATHS, listQuery, type ListParams } from './dialect.js';
 import type { CreateOAuthBody, OAuthApplication, UpdateOAuthBody } from './schemas.js';
 

@@ -1,6 +1,7 @@
 // Transaction endpoints. Returns data (with the raw body for `-o raw`) and never prints.
 import { CliError, NotFoundError } from '../core/errors.js';
-import { paginate, type ApiClient, type ApiResponse, type ListPageResponse } from './client.js';
+import type { ApiClient, ApiResponse } from './client.js';
+import { paginate, type ListPageResponse } from './paging.js';
 import { LIST_PATHS, listQuery, type ListParams } from './dialect.js';
 import type { Transaction } from './schemas.js';
 

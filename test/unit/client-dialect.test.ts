@@ -1,7 +1,8 @@
 // The client speaking a profile's deployment dialect: list parameters under its names, paging in
 // its style, error members at its paths, and no endless --all when the page parameter is wrong.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiClient, interpret, paginate } from '../../src/api/client.js';
+import { ApiClient, interpret } from '../../src/api/client.js';
+import { paginate } from '../../src/api/paging.js';
 import { listCards } from '../../src/api/cards.js';
 import { listAllTransactions } from '../../src/api/transactions.js';
 import { resolveDialect, type DialectOverrides } from '../../src/api/dialect.js';

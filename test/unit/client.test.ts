@@ -1,6 +1,7 @@
 import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiClient, interpret, paginate, parseBaseUrl, retryAfterMs, type ClientOptions, type Exchange, type HttpLogger, type ListPageResponse } from '../../src/api/client.js';
+import { ApiClient, interpret, parseBaseUrl, retryAfterMs, type ClientOptions, type Exchange, type HttpLogger } from '../../src/api/client.js';
+import { paginate, type ListPageResponse } from '../../src/api/paging.js';
 import { AuthError, CliError } from '../../src/core/errors.js';
 import { envelope, json, startForwardProxy, startTestServer, type TestServer } from '../helpers/http-server.js';
 
