@@ -1,10 +1,15 @@
 // The one renderer: every command hands it records and a column set; it decides
-// table/json/ndjson/csv/raw, TTY vs pipe, colour, --fields and --quiet.
+// table/json/ndjson/csv/raw, TTY vs pipe, colour, --fields and --quiet, and runs --jq/--template.
+// The writers themselves: tables.ts (a terminal's tables), scripted.ts (the formats for scripts).
 import type { IOStreams } from '../core/io.js';
 import { UsageError } from '../core/errors.js';
 import type { OutputFormat } from '../config/store.js';
-import { cellText, csvField, escapeControls, escapeControlsDeep, getPath, isIsoDateTime, pickFields, truncate, tsvField, visibleWidth } from './format.js';
+import { cellText, csvField, escapeControls, escapeControlsDeep, getPath, isIsoDateTime, pickFields, tsvField } from './format.js';
+import {
+  BatchedRows, csvLine, csvWriter, idWriter, jsonArrayWriter, ndjsonWriter, rawWriter, tsvWriter, withNewline, type PageWriter,
+} from './scripted.js';
 import type { Style } from './style.js';
+import { LiveRows, drawTable, keyValueLines } from './tables.js';
 import type { RenderTemplate } from './template.js';
 
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'raw'];
@@ -76,28 +81,16 @@ export interface ListStream<R> {
   end(): Promise<void>;
 }
 
-/** A ListStream before pacing: write may finish later (--jq, --template) or at once. */
-interface PageWriter<R> {
-  write(records: Iterable<R>, raw?: () => string | undefined): void | Promise<void>;
-  end(): Promise<void>;
-}
-
-/**
- * Rows per cli-table3 table when a long list is drawn in blocks (drawTable): its layout takes 0.43 s
- * for 1,000 rows and 3.1 s for 4,000, and ~0.3 ms a row up to 256. `tx list --all` of 10,000
- * transactions on a terminal took 17.9 s as one table, 3.5 s in blocks.
- */
-const TABLE_BLOCK = 256;
-
-/** Bytes per write when rows are batched (see outRows). */
-const OUT_BATCH = 64 * 1024;
-
 export class Renderer {
+  /** The batches list rows are written in (scripted.ts). */
+  private readonly rows: BatchedRows;
+
   constructor(
     private readonly io: IOStreams,
     private readonly style: Style,
     readonly settings: OutputSettings,
   ) {
+    this.rows = new BatchedRows(io);
     // jq starts loading now, while the command fetches what it will filter.
     if (settings.jq !== undefined) prepareJqSoon();
   }
@@ -136,7 +129,7 @@ export class Renderer {
   }
 
   /** --jq / --template over a list: jq sees the whole array (per record when live), templates run per record. */
-  private scriptedStream<R>(live: boolean): PageWriter<R> {
+  private jqOrTemplateStream<R>(live: boolean): PageWriter<R> {
     let chain: Promise<void> = Promise.resolve();
     const then = (step: () => Promise<void>) => {
       chain = chain.then(step);
@@ -218,118 +211,24 @@ export class Renderer {
     };
   }
 
-  /** Batches stdout is done with, to be filled again (outRows). */
-  private readonly freeBatches: Buffer[] = [];
-  /** Resolves once stdout is done with the batch written last. */
-  private lastBatchWritten: Promise<void> = Promise.resolve();
-
-  /**
-   * Writes rows in batches of up to 64 kB: each row encoded into the batch's bytes as it is made,
-   * so a row dies at once rather than waiting in a string of the batch, and memory stays flat
-   * however long the list.
-   * Two batches take turns: one is filled while stdout writes the other, and a batch is filled
-   * again once stdout is done with it, so a slow reader holds two batches, not a page.
-   * `end` follows each row; written apart from it, so a row is not a second string to be copied
-   * whole (flattened) before it is encoded.
-   */
-  private async outRows<R>(records: Iterable<R>, format: (record: R) => string, end = '\n'): Promise<void> {
-    let batch = this.freeBatches.pop() ?? Buffer.allocUnsafe(OUT_BATCH);
-    let used = 0;
-    for (const record of records) {
-      const row = format(record);
-      // A UTF-16 code unit takes at most 3 bytes of UTF-8.
-      const most = row.length * 3 + end.length * 3;
-      if (used + most > batch.length && used > 0) {
-        await this.writeBatch(batch, used);
-        batch = this.freeBatches.pop() ?? Buffer.allocUnsafe(OUT_BATCH);
-        used = 0;
-      }
-      if (most > batch.length) {
-        // A row larger than a batch goes as it is.
-        this.io.out(row);
-        this.io.out(end);
-        continue;
-      }
-      used += batch.write(row, used);
-      used += batch.write(end, used);
-    }
-    if (used > 0) await this.writeBatch(batch, used);
-    else this.freeBatches.push(batch);
-  }
-
-  /** Writes `used` bytes of `batch`; resolves once stdout is done with the batch before it, so at most two are in use. */
-  private writeBatch(batch: Buffer, used: number): Promise<void> {
-    const before = this.lastBatchWritten;
-    this.lastBatchWritten = new Promise((resolve) => {
-      this.io.out(batch.subarray(0, used), () => {
-        this.freeBatches.push(batch);
-        resolve();
-      });
-    });
-    return before;
-  }
-
   private pageWriter<R>(columns: Column<R>[], options: ListOptions): PageWriter<R> {
     const { format, quiet } = this.settings;
     const idPath = options.idPath ?? 'id';
     const selected = this.selectColumns(columns);
     let count = 0;
-    if (this.settings.jq !== undefined || this.settings.template !== undefined) return this.scriptedStream(Boolean(options.live));
-    if (quiet) {
-      return {
-        write: (records) => this.outRows(records, (record) => cellText(getPath(record, idPath), false)),
-        end: async () => {},
-      };
-    }
+    if (this.settings.jq !== undefined || this.settings.template !== undefined) return this.jqOrTemplateStream(Boolean(options.live));
+    if (quiet) return idWriter(this.rows, (record) => cellText(getPath(record, idPath), false));
     switch (format) {
-      case 'json': {
-        // Streams a valid JSON array: "[", records separated by ",", "]".
-        let first = true;
-        return {
-          write: (records) => this.outRows(records, (record) => {
-            const row = `${first ? '[\n' : ',\n'}${indent(JSON.stringify(this.project(record), null, 2))}`;
-            first = false;
-            return row;
-          }, ''),
-          end: async () => this.io.out(first ? '[]\n' : '\n]\n'),
-        };
-      }
+      case 'json':
+        return jsonArrayWriter(this.io, this.rows, (record) => this.project(record));
       case 'ndjson':
-        return {
-          write: (records) => this.outRows(records, (record) => JSON.stringify(this.project(record))),
-          end: async () => {},
-        };
+        return ndjsonWriter(this.rows, (record) => this.project(record));
       case 'raw':
-        return {
-          write: (records, raw) => {
-            const body = raw?.();
-            this.io.out(body !== undefined ? withNewline(body) : `${JSON.stringify([...records])}\n`);
-          },
-          end: async () => {},
-        };
-      case 'csv': {
-        let headerWritten = false;
-        return {
-          write: (records) => {
-            if (!headerWritten) {
-              this.io.out(`${selected.map((c) => csvField(c.path)).join(',')}\n`);
-              headerWritten = true;
-            }
-            return this.outRows(records, (record) => selected.map((c) => csvField(this.machineCell(c, record))).join(','));
-          },
-          end: async () => {
-            if (!headerWritten) this.io.out(`${selected.map((c) => csvField(c.path)).join(',')}\n`);
-          },
-        };
-      }
+        return rawWriter(this.io);
+      case 'csv':
+        return csvWriter(this.io, this.rows, selected.map((c) => c.path), (record) => selected.map((c) => this.machineCell(c, record)));
       default: {
-        if (!this.io.stdoutIsTTY) {
-          // Piped table: plain tab-separated rows, no header decoration, so grep/awk/cut work.
-          return {
-            write: (records) => this.outRows(records, (record) => selected.map((c) => tsvField(this.machineCell(c, record))).join('\t')),
-            end: async () => {},
-          };
-        }
+        if (!this.io.stdoutIsTTY) return tsvWriter(this.rows, (record) => selected.map((c) => this.machineCell(c, record)));
         if (options.live) return this.liveRows(selected);
         const rows: string[][] = [];
         return {
@@ -344,7 +243,9 @@ export class Renderer {
               this.io.err(`${escapeControls(options.emptyMessage ?? 'nothing to show')}\n`);
               return;
             }
-            const table = `${await this.drawTable(selected.map((c) => escapeControls(c.header)), rows, selected.map((c) => c.minWidth))}\n`;
+            const headers = selected.map((c) => escapeControls(c.header));
+            const layout = { columns: this.io.columns, minWidths: selected.map((c) => c.minWidth), bold: (text: string) => this.style.bold(text) };
+            const table = `${await drawTable(headers, rows, layout)}\n`;
             const pager = this.settings.pager;
             if (pager) await (await import('./pager.js')).writeThroughPager(this.io, pager.command, table, pager.env);
             else this.io.out(table);
@@ -356,17 +257,10 @@ export class Renderer {
 
   /** TTY rows printed as they arrive: no header, columns padded to the widest cell so far. */
   private liveRows<R>(columns: Column<R>[]): PageWriter<R> {
-    const widths = columns.map((c) => c.minWidth ?? 0);
+    const live = new LiveRows(columns.map((c) => c.minWidth));
     return {
       write: (records) => {
-        for (const record of records) {
-          const cells = this.humanCells(columns, record);
-          const line = cells.map((cell, i) => {
-            widths[i] = Math.max(widths[i]!, visibleWidth(cell));
-            return i === cells.length - 1 ? cell : cell + ' '.repeat(widths[i]! - visibleWidth(cell));
-          }).join('  ');
-          this.io.out(`${line.trimEnd()}\n`);
-        }
+        for (const record of records) this.io.out(`${live.line(this.humanCells(columns, record))}\n`);
       },
       end: async () => {},
     };
@@ -400,8 +294,8 @@ export class Renderer {
           ? fields.map((path) => ({ header: path, path }) as Column)
           : options.rows ?? leafColumns(record);
         if (format === 'csv') {
-          this.io.out(`${rows.map((c) => csvField(c.path)).join(',')}\n`);
-          this.io.out(`${rows.map((c) => csvField(this.machineCell(c, record))).join(',')}\n`);
+          this.io.out(`${csvLine(rows.map((c) => c.path))}\n`);
+          this.io.out(`${csvLine(rows.map((c) => this.machineCell(c, record)))}\n`);
           return;
         }
         if (!this.io.stdoutIsTTY) {
@@ -409,9 +303,7 @@ export class Renderer {
           return;
         }
         const headers = rows.map((c) => escapeControls(c.header));
-        const width = Math.max(...headers.map((header) => header.length));
-        const values = this.humanCells(rows, record);
-        rows.forEach((_c, i) => this.io.out(`${this.style.bold(headers[i]!.padEnd(width))}  ${values[i]}\n`));
+        for (const line of keyValueLines(headers, this.humanCells(rows, record), (text) => this.style.bold(text))) this.io.out(line);
       }
     }
   }
@@ -499,79 +391,11 @@ export class Renderer {
     const text = cellText(value, this.human);
     return column.status && text ? this.style.status(text) : text;
   }
-
-  /**
-   * A gh-style table drawn by cli-table3: bold headers, columns padded and separated by two
-   * spaces, no borders; cells wider than their column are cut with an ellipsis. A long list is
-   * drawn TABLE_BLOCK rows at a time, every block with the same widths, which prints the same as
-   * one table: cli-table3's layout costs more than linearly in rows.
-   */
-  private async drawTable(headers: string[], rows: string[][], minWidths: Array<number | undefined> = []): Promise<string> {
-    const GAP = 2;
-    // A loop, not Math.max(...cells): a spread of a long list's cells overflows the call stack.
-    const widths = headers.map((h) => visibleWidth(h));
-    for (const row of rows) for (let i = 0; i < widths.length; i++) widths[i] = Math.max(widths[i]!, visibleWidth(row[i] ?? ''));
-    // A pty without a size (e.g. under `script` or some CI runners) reports 0 columns: assume 80.
-    const terminalWidth = this.io.columns && this.io.columns > 0 ? this.io.columns : 80;
-    fitWidths(widths, terminalWidth - GAP * (headers.length - 1), minWidths);
-    const { default: Table } = await import('cli-table3');
-    const blocks: string[] = [];
-    for (let start = 0; start === 0 || start < rows.length; start += TABLE_BLOCK) {
-      const table = new Table({
-        head: start === 0 ? headers.map((h) => this.style.bold(h)) : [],
-        chars: BORDERLESS,
-        style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true },
-        colWidths: widths,
-        wordWrap: false,
-        truncate: '…',
-      });
-      for (const row of rows.slice(start, start + TABLE_BLOCK)) table.push(row);
-      blocks.push(table.toString().split('\n').map((line) => line.trimEnd()).join('\n'));
-    }
-    return blocks.join('\n');
-  }
 }
 
 /** Starts a jq worker in the background (output/jq.ts); a failure there shows when jq runs. */
 function prepareJqSoon(): void {
   import('./jq.js').then(({ prepareJq }) => prepareJq()).catch(() => {});
-}
-
-/** cli-table3 border characters for a borderless table whose columns are two spaces apart. */
-const BORDERLESS = {
-  top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
-  bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '',
-  middle: '  ',
-};
-
-/** Shrinks the widest columns until the sum fits; never below 6 characters (or a column's minWidth). */
-function fitWidths(widths: number[], available: number, minWidths: Array<number | undefined> = []): void {
-  const floor = (i: number) => Math.min(widths[i]!, Math.max(6, minWidths[i] ?? 6));
-  const floors = widths.map((_, i) => floor(i));
-  let total = widths.reduce((a, b) => a + b, 0);
-  while (total > available) {
-    let widest = -1;
-    for (let i = 0; i < widths.length; i++) {
-      if (widths[i]! > floors[i]! && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
-    }
-    if (widest < 0) break;
-    widths[widest]!--;
-    total--;
-  }
-}
-
-function stripAnsi(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/\x1b\[[0-9;]*m/g, '');
-}
-
-function withNewline(text: string): string {
-  return text.endsWith('\n') ? text : `${text}\n`;
-}
-
-function indent(text: string): string {
-  return text.replace(/^/gm, '  ');
 }
 
 /** Every leaf of a record as key/value rows (nested objects become dotted keys). */
