@@ -1,0 +1,100 @@
+// `import` of one card given as flags: fields asked for or checked, the default PIN read, the card sent.
+import type { Context } from '../core/context.js';
+import { CliError, InterruptedError, PartialFailureError, UsageError } from '../core/errors.js';
+import type { RowRunSettings } from './bulk-command.js';
+import type { SourceRow } from '../import/readers.js';
+import type { ReportEntry } from '../import/report.js';
+import type { SendResult } from '../import/runner.js';
+import { CARD_FIELDS, requireApiKey, type ImportOptions } from './import-common.js';
+
+/** Fields an import body may leave empty: not asked for, sent as "". */
+const OPTIONAL_FIELDS = new Set(['middleName', 'addressLine2']);
+
+export async function importOne(ctx: Context, opts: ImportOptions, settings: RowRunSettings, institutionId?: string): Promise<void> {
+  const [{ setPath }, { IMPORT_FIELD_PATHS, validateImportRow }] = await Promise.all([import('../output/format.js'), import('../import/row.js')]);
+  const value: Record<string, unknown> = {};
+  const missing: string[] = [];
+  // Asked for (and named when missing) in the body's own order: the card's identity, its
+  // holder, its validity, then the card itself.
+  const inBodyOrder = [...CARD_FIELDS].sort((a, b) => IMPORT_FIELD_PATHS.indexOf(a.path) - IMPORT_FIELD_PATHS.indexOf(b.path));
+  for (const f of inBodyOrder) {
+    let given = opts[f.key as keyof ImportOptions] as string | undefined;
+    if (f.key === 'institutionId') given = institutionId;
+    if (given === undefined && OPTIONAL_FIELDS.has(f.key)) given = '';
+    if (given === undefined) {
+      if (ctx.io.canPrompt) given = await ctx.prompter.input(f.prompt ?? f.flag);
+      else {
+        missing.push(f.flag);
+        continue;
+      }
+    }
+    setPath(value, f.path, given);
+  }
+  if (missing.length) {
+    throw new UsageError(`missing ${missing.join(', ')} (one card's fields; or import a file with --from-file)`, {
+      hint: 'run `cardctl import --help` for every field',
+    });
+  }
+  value.active = opts.active ?? true;
+  value.returnSecure = Boolean(opts.returnSecure);
+  // The fields are checked before the PIN is asked for, with the validators file rows use.
+  const fieldsOnly = validateImportRow(value, { withoutPin: true, now: ctx.clock.now() });
+  if (!fieldsOnly.ok) throw new UsageError(`invalid card: ${fieldsOnly.errors.map(flagNameOf).join('; ')}`);
+  setPath(value, 'card.defaultPIN', await readDefaultPin(ctx, Boolean(opts.pinStdin), Boolean(opts.allowWeakPin)));
+  const verdict = validateImportRow(value, { allowWeakPin: opts.allowWeakPin, now: ctx.clock.now() });
+  if (!verdict.ok) throw new UsageError(`invalid card: ${verdict.errors.map(flagNameOf).join('; ')}`);
+  if (ctx.globals.dryRun) {
+    // The client prints the request (default PIN redacted) and stops the command.
+    const { importCard } = await import('../api/import.js');
+    await importCard((await ctx.client()).withReason(opts.reason), verdict.body, ctx.signal);
+    return;
+  }
+  requireApiKey(ctx);
+  const { confirmDestructive, isProduction } = await import('../core/guard.js');
+  if (isProduction(ctx)) {
+    await confirmDestructive(ctx, { description: `import card ${verdict.body.realId}`, typedConfirmation: '1', typedLabel: 'the number of cards to import (1)' });
+  }
+
+  const { runImport } = await import('../import/runner.js');
+  const { importCard, cardIdOf, findImportedCard } = await import('../api/import.js');
+  const client = (await ctx.client()).withReason(opts.reason);
+  let settled: { entry: ReportEntry; result?: SendResult; error?: unknown } | undefined;
+  await runImport({
+    ...settings,
+    rows: (async function* () { yield { line: 1, value: verdict.body } as SourceRow; })(),
+    async send(body, signal) {
+      const response = await importCard(client, body, signal);
+      return { cardId: cardIdOf(response.data), card: response.data };
+    },
+    async lookup(realId, signal) {
+      const card = await findImportedCard(client, realId, signal);
+      return card ? { cardId: cardIdOf(card), card } : undefined;
+    },
+    onSettled: (entry, _stats, result, error) => (settled = { entry, result, error }),
+  });
+  if (!settled) throw new InterruptedError();
+  const { entry, result, error } = settled;
+  if (entry.outcome === 'failed') throw error instanceof CliError ? error : new PartialFailureError(entry.error ?? 'import failed');
+  const out = ctx.output();
+  if (entry.outcome === 'exists') out.success(`card ${entry.realId} was already imported${entry.cardId ? ` (card ${entry.cardId})` : ''}`);
+  else out.success(`imported card ${entry.realId}${entry.cardId ? ` as ${entry.cardId}` : ''}`);
+  const card = result?.card;
+  if (card && typeof card === 'object') await out.record(card, { idPath: 'id' });
+  else await out.record({ realId: entry.realId, outcome: entry.outcome, cardId: entry.cardId ?? null }, { idPath: 'cardId' });
+}
+
+/** "card.bin: …" → "--bin: …" for one card given as flags. */
+function flagNameOf(message: string): string {
+  const field = message.split(':', 1)[0]!;
+  const flag = CARD_FIELDS.find((f) => f.path === field)?.flag;
+  return flag ? `${flag}${message.slice(field.length)}` : message;
+}
+
+/** The default PIN, read and checked exactly as `cards create` reads a new PIN. */
+async function readDefaultPin(ctx: Context, fromStdin: boolean, allowWeak: boolean): Promise<string> {
+  if (!fromStdin && !ctx.io.canPrompt) {
+    throw new UsageError('the card\'s default PIN is needed: pipe it with --pin-stdin (PINs are never taken from argv)');
+  }
+  const { createPinInput } = await import('../pin/input.js');
+  return createPinInput(ctx, { stdin: fromStdin, allowWeak }).fresh('default PIN');
+}
