@@ -1,6 +1,6 @@
 import { defineCommand } from '../core/command.js';
 import { defineFlags, type FlagValues } from '../core/flags.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../app/context.js';
 import { UsageError } from '../core/errors.js';
 import type { HttpMethod } from '../api/client.js';
 

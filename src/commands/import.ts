@@ -1,7 +1,7 @@
 import { defineCommand } from '../core/command.js';
 import { bodyFields, defineFlags, type FlagValues } from '../core/flags.js';
 import { CARD_FLAGS, CARDHOLDER_FLAGS, placeFlags } from './card-flags.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../app/context.js';
 import {
   AuthError,
   CliError,

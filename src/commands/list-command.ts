@@ -3,7 +3,7 @@
 import type { Pagination } from '../api/client.js';
 import { DEFAULT_DIALECT } from '../api/dialect.js';
 import { type CommandDefinition, defineCommand } from '../core/command.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../app/context.js';
 import { UsageError } from '../core/errors.js';
 import { defineFlags, type Flags, type FlagValues } from '../core/flags.js';
 import { validatePaging } from '../core/validate.js';

@@ -3,7 +3,7 @@
 // `run(ctx, input)`, which does the work with options whose type TypeScript infers from the flag
 // declarations. Heavy modules are imported inside run(), never at the top of a command file.
 import type { Command } from 'commander';
-import type { Context } from './context.js';
+import type { Context } from '../app/context.js';
 import type { FlagValues, Flags } from './flags.js';
 import type { GlobalOptions } from './global-flags.js';
 import type { IOStreams } from './io.js';

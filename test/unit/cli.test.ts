@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildProgram, main } from '../../src/cli.js';
+import { buildProgram, main } from '../../src/app/cli.js';
 import { commandTree } from '../../src/commands/index.js';
 import { COMMAND_LOADERS } from '../../src/commands/routes.js';
 import { isGroup } from '../../src/core/command.js';

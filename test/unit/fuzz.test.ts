@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { interpret } from '../../src/api/client.js';
-import { main } from '../../src/cli.js';
+import { main } from '../../src/app/cli.js';
 import { buildSimulateBody } from '../../src/commands/simulate/request.js';
 import { CliError, UsageError } from '../../src/core/errors.js';
 import {

@@ -3,7 +3,7 @@
 // Exit 0 whenever the simulation ran; `--expect-approved` turns a decline into exit 5.
 import type { SimulateBody, SimulateResult } from '../../api/schemas.js';
 import type { RunInput } from '../../core/command.js';
-import type { Context } from '../../core/context.js';
+import type { Context } from '../../app/context.js';
 import { RejectedError } from '../../core/errors.js';
 import { escapeControls } from '../../output/format.js';
 import { isApproved } from '../../iso8583/codes.js';

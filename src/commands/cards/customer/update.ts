@@ -1,7 +1,7 @@
 import type { Card, UpdateCustomerBody } from '../../../api/schemas.js';
 import { defineCommand } from '../../../core/command.js';
 import { bodyFields, defineFlags, type FlagValues } from '../../../core/flags.js';
-import type { Context } from '../../../core/context.js';
+import type { Context } from '../../../app/context.js';
 import { UsageError } from '../../../core/errors.js';
 import { getPath, setPath } from '../../../output/format.js';
 import { ADDRESS_KEYS, applyFlags, assertKnownKeys, checkFileValues, readJsonObject, type Json } from '../fields.js';

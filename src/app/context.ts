@@ -10,18 +10,18 @@ import { escapeControls } from '../output/format.js';
 import { Renderer, parseOutputFormat } from '../output/renderer.js';
 import { createStyle, type Style } from '../output/style.js';
 import { choosePager } from '../output/pager.js';
-import { AuthError, NotFoundError, UsageError } from './errors.js';
-import { decideCanPrompt, decideColor, type IOStreams } from './io.js';
-import { InquirerPrompter, NoPrompter, type Prompter } from './prompter.js';
+import { AuthError, NotFoundError, UsageError } from '../core/errors.js';
+import { decideCanPrompt, decideColor, type IOStreams } from '../core/io.js';
+import { InquirerPrompter, NoPrompter, type Prompter } from '../core/prompter.js';
 import { VERSION } from '../version.js';
-import type { Flags } from './flags.js';
-import type { GlobalOptions } from './global-flags.js';
-import type { Clock, Env, Settings } from './settings.js';
+import type { Flags } from '../core/flags.js';
+import type { GlobalOptions } from '../core/global-flags.js';
+import type { Clock, Env, Settings } from '../core/settings.js';
 
-export type { Clock, Env, Settings } from './settings.js';
+export type { Clock, Env, Settings } from '../core/settings.js';
 
 /** Flags every command accepts (declared once on the root program). */
-export type { GlobalOptions } from './global-flags.js';
+export type { GlobalOptions } from '../core/global-flags.js';
 
 export interface Context {
   io: IOStreams;
@@ -217,7 +217,7 @@ export function createContext(init: ContextInit): Context {
         }
         const [{ ApiClient }, guard, { journalRecorder, knownSecrets }, { Journal }, { formatDryRun }] = await Promise.all([
           import('../api/client.js'),
-          import('./guard.js'),
+          import('../core/guard.js'),
           import('../audit/record.js'),
           import('../audit/journal.js'),
           import('../audit/dry-run.js'),
@@ -226,7 +226,7 @@ export function createContext(init: ContextInit): Context {
         guard.assertProfileExplicit(ctx);
         // The API key goes into a header as it is: refuse line breaks and the like before sending.
         if (s.apiKey) {
-          const { checkCredential, credentialSource } = await import('./credentials.js');
+          const { checkCredential, credentialSource } = await import('../core/credentials.js');
           const { source, hint } = credentialSource('apiKey', Boolean(env.CARDCTL_API_KEY), s.profileName);
           checkCredential(s.apiKey, source, hint);
         }
