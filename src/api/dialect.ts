@@ -6,9 +6,9 @@
 // fastify, and yaml only when a file is parsed.
 import { UsageError } from '../core/errors.js';
 import { loadYaml } from '../scenario/yaml.js';
-import { LIST_BOUNDS } from './list-bounds.js';
+import { LIST_BOUNDS } from '../core/list-bounds.js';
 import { isObject } from '../core/is-object.js';
-import { setPath } from '../output/format.js';
+import { setPath } from '../core/object-path.js';
 
 /** The options of each list, by the API's default names (what src/api/<resource>.ts sends). */
 const LIST_OPTIONS = {

@@ -1,7 +1,7 @@
 // Card import (`POST /util/cards/import`, API key) and the lookup that keeps retries exactly-once.
 import { paginate, type ApiClient, type ApiResponse } from './client.js';
 import { LIST_PATHS } from './dialect.js';
-import { importReference } from './field-rules.js';
+import { importReference } from '../core/field-rules.js';
 import type { Card, ImportCardBody } from './schemas.js';
 
 export const IMPORT_PATH = '/util/cards/import';
@@ -30,7 +30,7 @@ export function cardIdOf(data: unknown): string | undefined {
 /**
  * Looks an imported card up by its realId through Get Cards (bearer token): the card whose
  * realId is that value, or whose referenceCode is `import:<realId>` (never a created card's own
- * reference: the two namespaces are apart, src/api/field-rules.ts). Undefined when none is there.
+ * reference: the two namespaces are apart, src/core/field-rules.ts). Undefined when none is there.
  */
 export async function findImportedCard(client: ApiClient, realId: string, signal?: AbortSignal): Promise<Partial<Card> | undefined> {
   // The search matches substrings (realId R-1 also finds R-10…R-1999): read every page, not the first.

@@ -5,20 +5,22 @@ import type { Dispatcher } from 'undici';
 import type { ApiClient, Connection, HttpLogger } from '../api/client.js';
 import { DEFAULT_DIALECT, resolveDialect, type Dialect } from '../api/dialect.js';
 import type { TokenProvider } from '../api/token-source.js';
-import { ConfigStore, DEFAULT_PROFILE, type OutputFormat } from '../config/store.js';
+import { ConfigStore, DEFAULT_PROFILE } from '../config/store.js';
+import type { OutputFormat } from '../core/output-format.js';
 import { escapeControls } from '../output/format.js';
 import { Renderer, parseOutputFormat } from '../output/renderer.js';
 import { createStyle, type Style } from '../output/style.js';
 import { choosePager } from '../output/pager.js';
 import { AuthError, NotFoundError, UsageError } from '../core/errors.js';
 import { decideCanPrompt, decideColor, type IOStreams } from '../core/io.js';
-import { InquirerPrompter, NoPrompter, type Prompter } from '../core/prompter.js';
+import { NoPrompter, type Prompter } from '../core/prompter.js';
+import { InquirerPrompter } from './prompter.js';
 import { VERSION } from '../version.js';
 import type { Flags } from '../core/flags.js';
 import type { GlobalOptions } from '../core/global-flags.js';
-import type { Clock, Env, Settings } from '../core/settings.js';
+import type { Clock, Env, Settings } from '../config/settings.js';
 
-export type { Clock, Env, Settings } from '../core/settings.js';
+export type { Clock, Env, Settings } from '../config/settings.js';
 
 /** Flags every command accepts (declared once on the root program). */
 export type { GlobalOptions } from '../core/global-flags.js';
@@ -217,7 +219,7 @@ export function createContext(init: ContextInit): Context {
         }
         const [{ ApiClient }, guard, { journalRecorder, knownSecrets }, { Journal }, { formatDryRun }] = await Promise.all([
           import('../api/client.js'),
-          import('../core/guard.js'),
+          import('./guard.js'),
           import('../audit/record.js'),
           import('../audit/journal.js'),
           import('../audit/dry-run.js'),

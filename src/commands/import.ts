@@ -1,4 +1,4 @@
-import { defineCommand } from '../core/command.js';
+import { defineCommand } from '../app/command.js';
 import { bodyFields, defineFlags, type FlagValues } from '../core/flags.js';
 import { CARD_FLAGS, CARDHOLDER_FLAGS, placeFlags } from './card-flags.js';
 import type { Context } from '../app/context.js';
@@ -235,7 +235,7 @@ async function importBound(
     return dryRunFile(ctx, opts, await validateAll(resume ? (await readReport(reportPath!)).done : undefined, printProblem));
   }
   requireApiKey(ctx);
-  const { isProduction, confirmDestructive } = await import('../core/guard.js');
+  const { isProduction, confirmDestructive } = await import('../app/guard.js');
   if (isProduction(ctx)) {
     if (!ctx.globals.yes && ctx.io.canPrompt && streamed) {
       throw new UsageError(`an import from ${fromStdin ? 'stdin' : 'a pipe'} into production cannot be counted and confirmed on a terminal`, { hint: 'import from a file, or pass --yes --confirm-production' });
@@ -371,7 +371,7 @@ function printProblems(ctx: Context, problems: ReportEntry[], stats: ImportStats
 }
 
 async function importOne(ctx: Context, opts: ImportOptions, settings: RowRunSettings, institutionId?: string): Promise<void> {
-  const [{ setPath }, { IMPORT_FIELD_PATHS, validateImportRow }] = await Promise.all([import('../output/format.js'), import('../import/row.js')]);
+  const [{ setPath }, { IMPORT_FIELD_PATHS, validateImportRow }] = await Promise.all([import('../core/object-path.js'), import('../import/row.js')]);
   const value: Record<string, unknown> = {};
   const missing: string[] = [];
   // Asked for (and named when missing) in the body's own order: the card's identity, its
@@ -410,7 +410,7 @@ async function importOne(ctx: Context, opts: ImportOptions, settings: RowRunSett
     return;
   }
   requireApiKey(ctx);
-  const { confirmDestructive, isProduction } = await import('../core/guard.js');
+  const { confirmDestructive, isProduction } = await import('../app/guard.js');
   if (isProduction(ctx)) {
     await confirmDestructive(ctx, { description: `import card ${verdict.body.realId}`, typedConfirmation: '1', typedLabel: 'the number of cards to import (1)' });
   }

@@ -2,12 +2,11 @@
 // table/json/ndjson/csv/raw, TTY vs pipe, colour, --fields and --quiet.
 import type { IOStreams } from '../core/io.js';
 import { UsageError } from '../core/errors.js';
-import type { OutputFormat } from '../config/store.js';
-import { cellText, csvField, escapeControls, escapeControlsDeep, getPath, isIsoDateTime, pickFields, truncate, tsvField, visibleWidth } from './format.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../core/output-format.js';
+import { cellText, csvField, escapeControls, escapeControlsDeep, isIsoDateTime, pickFields, truncate, tsvField, visibleWidth } from './format.js';
+import { getPath } from '../core/object-path.js';
 import type { Style } from './style.js';
 import type { RenderTemplate } from './template.js';
-
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'raw'];
 
 export interface Column<R = any> {
   /** Header text (tables, CSV). */

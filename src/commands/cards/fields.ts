@@ -7,7 +7,7 @@ import { readAll } from '../../core/io.js';
 import * as fields from '../../core/card-fields.js';
 import type { BodyField } from '../../core/flags.js';
 import { validateCurrency, validateDateTime } from '../../core/validate.js';
-import { getPath, setPath } from '../../output/format.js';
+import { getPath, setPath } from '../../core/object-path.js';
 
 export type Json = Record<string, unknown>;
 

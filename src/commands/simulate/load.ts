@@ -1,4 +1,4 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../app/command.js';
 import { LOAD_FLAGS } from './load-options.js';
 
 export default defineCommand({

@@ -6,7 +6,7 @@ import { validateDateTime } from '../../core/validate.js';
 import { AmountError, cardCurrency, DEFAULT_CURRENCY, minorToDecimal, parseAmount, type CurrencyInfo } from '../../iso8583/amount.js';
 import { CHANNELS, PAYMENT_METHODS, PROCESSING_FLOWS } from './options.js';
 
-import { INTENTS } from '../../api/enums.js';
+import { INTENTS } from '../../core/enums.js';
 
 export { INTENTS };
 export type IntentName = (typeof INTENTS)[number];

@@ -2,7 +2,8 @@
 // environment and flags applied. Lower layers (PIN keys, guards, the token source) declare the
 // part of it they read from here, so none of them needs the command context (app/context.ts
 // builds these values).
-import type { OutputFormat, Profile } from '../config/store.js';
+import type { OutputFormat } from '../core/output-format.js';
+import type { Profile } from './store.js';
 
 export type Env = Record<string, string | undefined>;
 
