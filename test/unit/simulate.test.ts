@@ -1,7 +1,7 @@
 // Parsing of the simulate flags into the simulate body, and run() against a mocked API.
 import { MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { buildSimulateBody, type SimulationInput } from '../../src/commands/simulate/request.js';
+import { buildSimulateBody, type SimulationInput } from '../../src/api/simulate-request.js';
 import { parseTimeBound } from '../../src/core/datetime.js';
 import { UsageError } from '../../src/core/errors.js';
 import { main } from '../../src/app/cli.js';

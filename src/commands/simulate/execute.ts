@@ -9,7 +9,7 @@ import { escapeControls } from '../../output/format.js';
 import { isApproved } from '../../iso8583/codes.js';
 import type { FlagValues } from '../../core/flags.js';
 import type { SIMULATION_FLAGS } from './options.js';
-import { buildSimulateBody, type IntentName, type SimulationInput } from './request.js';
+import { buildSimulateBody, type IntentName, type SimulationInput } from '../../api/simulate-request.js';
 
 /** The flags of the simulate verbs, as run() gets them. */
 export type SimulateFlags = FlagValues<typeof SIMULATION_FLAGS>;
