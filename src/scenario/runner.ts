@@ -6,7 +6,6 @@
 import type { LifecycleBody, SimulateBody, SimulateResult, StandInPolicy, Transaction } from '../api/schemas.js';
 import type { SwitchClock, WebhookFaultsState } from '../api/simulate.js';
 import { CliError, NotFoundError, RejectedError, UsageError } from '../core/errors.js';
-import { getPath } from '../core/object-path.js';
 import { currencyInfo, minorToDecimal } from '../iso8583/amount.js';
 import { isApproved } from '../iso8583/codes.js';
 import { resolveTemplates, type Scenario, type ScenarioStep } from './scenario.js';
@@ -243,4 +242,13 @@ function same(actual: unknown, wanted: unknown): boolean {
     return actual === String(wanted).padStart(2, '0'); // responseCode: 0 written unquoted in YAML
   }
   return String(actual) === String(wanted);
+}
+
+function getPath(record: unknown, path: string): unknown {
+  let value: unknown = record;
+  for (const key of path.split('.')) {
+    if (value === null || value === undefined || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
 }
