@@ -77,7 +77,7 @@ async function readMix(ctx: Context, opts: LoadFlags): Promise<Mix> {
   if (opts.mix !== undefined) return parseMix(opts.mix);
   if (opts.mixFile === undefined) return DEFAULT_MIX;
   const { readFile } = await import('node:fs/promises');
-  const { loadYaml } = await import('../scenario/yaml.js');
+  const { loadYaml } = await import('../core/yaml.js');
   let parsed: unknown;
   try {
     parsed = (await loadYaml()).parse(await readFile(opts.mixFile, 'utf8'));
