@@ -1,4 +1,4 @@
-// Bundles cardctl into dist/ with esbuild: dist/cli.js (src/cli.ts), ES modules with code
+// Bundles cardctl into dist/ with esbuild: dist/cli.js (src/app/cli.ts), ES modules with code
 // splitting, so the start-up path (commander tree, core, output) is a few chunks and every heavy
 // library, and anything reached through a dynamic import(), is a chunk of its own that a command
 // loads only when its run() asks for it. Packages with native code or worker files stay external
@@ -27,7 +27,7 @@ const REQUIRE_BANNER = "import { createRequire as __cardctlRequire } from 'node:
 if (process.argv.includes('--clean')) rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 
 const result = await build({
-  entryPoints: { cli: 'src/cli.ts' },
+  entryPoints: { cli: 'src/app/cli.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,

@@ -5,10 +5,10 @@
 // its profile. Plain data and small functions: the CLI loads this module, so no TypeBox, no
 // fastify, and yaml only when a file is parsed.
 import { UsageError } from '../core/errors.js';
-import { loadYaml } from '../scenario/yaml.js';
-import { LIST_BOUNDS } from './list-bounds.js';
+import { loadYaml } from '../core/yaml.js';
+import { LIST_BOUNDS } from '../core/list-bounds.js';
 import { isObject } from '../core/is-object.js';
-import { setPath } from '../output/format.js';
+import { setPath } from '../core/object-path.js';
 
 /** The options of each list, by the API's default names (what src/api/<resource>.ts sends). */
 const LIST_OPTIONS = {

@@ -2,7 +2,7 @@
 import type { ApiClient, ApiResponse } from './client.js';
 import { paginate } from './paging.js';
 import { LIST_PATHS } from './dialect.js';
-import { importReference } from './field-rules.js';
+import { importReference } from '../core/field-rules.js';
 import type { Card, ImportCardBody } from './schemas.js';
 
 export const IMPORT_PATH = '/util/cards/import';
@@ -31,7 +31,7 @@ export function cardIdOf(data: unknown): string | undefined {
 /**
  * Looks an imported card up by its realId through Get Cards (bearer token): the card whose
  * realId is that value, or whose referenceCode is `import:<realId>` (never a created card's own
- * reference: the two namespaces are apart, src/api/field-rules.ts). Undefined when none is there.
+ * reference: the two namespaces are apart, src/core/field-rules.ts). Undefined when none is there.
  */
 export async function findImportedCard(client: ApiClient, realId: string, signal?: AbortSignal): Promise<Partial<Card> | undefined> {
   // The search matches substrings (realId R-1 also finds R-10…R-1999): read every page, not the first.

@@ -11,9 +11,9 @@ import {
   PAYMENT_METHODS as PAYMENT_METHOD,
   PROCESSING_FLOWS as PROCESSING_FLOW,
   TRANSACTION_STATUSES as TRANSACTION_STATUS,
-} from './enums.js';
-import * as rules from './field-rules.js';
-import { LIST_BOUNDS } from './list-bounds.js';
+} from '../core/enums.js';
+import * as rules from '../core/field-rules.js';
+import { LIST_BOUNDS } from '../core/list-bounds.js';
 
 const DateTime = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

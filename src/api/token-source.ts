@@ -3,7 +3,7 @@
 // the new one in the profile.
 import type { Profile } from '../config/store.js';
 import { checkCredential, credentialSource } from '../core/credentials.js';
-import type { Notes } from '../core/settings.js';
+import type { Notes } from '../config/settings.js';
 import type { ApiClient } from './client.js';
 
 /** Renew when the token has less than this left. */

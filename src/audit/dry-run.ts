@@ -13,7 +13,7 @@ export interface DryRunRequest {
 
 /**
  * Thrown by the API client instead of sending a mutation under --dry-run: not an error but the
- * command's end, which the entry point (src/run-cli.ts) knows by its class and answers with exit 0.
+ * command's end, which the entry point (src/app/run-cli.ts) knows by its class and answers with exit 0.
  */
 export class DryRunStop extends Error {
   constructor(readonly request: DryRunRequest) {

@@ -4,7 +4,7 @@ import type { Exchange } from '../api/client.js';
 import { fsReason } from '../core/errors.js';
 import { flagWords, takesValue, type FlagSpec, type Flags } from '../core/flags.js';
 import { REDACTED, maskPan, redactBodyText } from '../core/redact.js';
-import type { Env } from '../core/settings.js';
+import type { Env } from '../config/settings.js';
 import { affectedIds, operatorName, type Journal } from './journal.js';
 import { SECRET_PROFILE_KEYS, type Profile } from '../config/store.js';
 

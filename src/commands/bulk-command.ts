@@ -5,7 +5,7 @@
 import type { Readable } from 'node:stream';
 import type { BulkAction, BulkRunResult } from '../bulk/runner.js';
 import { formatShard, MAX_SHARDS, parseShardText, type Shard } from '../bulk/shard.js';
-import type { Context } from '../core/context.js';
+import type { Context } from '../app/context.js';
 import { defineFlags, type FlagValues } from '../core/flags.js';
 import { CliError, InterruptedError, PartialFailureError, UsageError } from '../core/errors.js';
 import { validatePositiveInt } from '../core/validate.js';
@@ -238,7 +238,7 @@ async function runBound<T>(ctx: Context, command: BulkCommand<T>, prepared: Boun
     return;
   }
 
-  const { isProduction, confirmDestructive } = await import('../core/guard.js');
+  const { isProduction, confirmDestructive } = await import('../app/guard.js');
   if (isProduction(ctx) || command.askOnSandbox) {
     // Production: the operator types the number of cards (counted as a real run would send them).
     const canCount = isProduction(ctx) && !ctx.globals.yes && ctx.io.canPrompt;

@@ -2,7 +2,7 @@
 // `import` (one card): one name and one validator per field (src/core/card-fields.ts). Each
 // command places them in its own request body with placeFlags(), since the Create Card, Update
 // Card Customer and Import Card bodies name the same fields differently.
-import { CARD_STATUSES } from '../api/enums.js';
+import { CARD_STATUSES } from '../core/enums.js';
 import * as fields from '../core/card-fields.js';
 import { defineFlags, type Flags } from '../core/flags.js';
 import { validateDateTime } from '../core/validate.js';

@@ -1,5 +1,5 @@
 // `import --from-file`: the file bound to its report, checked, confirmed in production, and its rows sent.
-import type { Context } from '../core/context.js';
+import type { Context } from '../app/context.js';
 import { CliError, InterruptedError, PartialFailureError, UsageError } from '../core/errors.js';
 import { runReport, type RowRunSettings } from './bulk-command.js';
 import type { ImportFormat, SourceRow } from '../import/readers.js';
@@ -93,7 +93,7 @@ async function importBound(
     return dryRunFile(ctx, opts, await validateAll(resume ? (await readReport(reportPath!)).done : undefined, printProblem));
   }
   requireApiKey(ctx);
-  const { isProduction, confirmDestructive } = await import('../core/guard.js');
+  const { isProduction, confirmDestructive } = await import('../app/guard.js');
   if (isProduction(ctx)) {
     if (!ctx.globals.yes && ctx.io.canPrompt && streamed) {
       throw new UsageError(`an import from ${fromStdin ? 'stdin' : 'a pipe'} into production cannot be counted and confirmed on a terminal`, { hint: 'import from a file, or pass --yes --confirm-production' });

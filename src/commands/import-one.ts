@@ -1,5 +1,5 @@
 // `import` of one card given as flags: fields asked for or checked, the default PIN read, the card sent.
-import type { Context } from '../core/context.js';
+import type { Context } from '../app/context.js';
 import { CliError, InterruptedError, PartialFailureError, UsageError } from '../core/errors.js';
 import type { RowRunSettings } from './bulk-command.js';
 import type { SourceRow } from '../import/readers.js';
@@ -11,7 +11,7 @@ import { CARD_FIELDS, requireApiKey, type ImportOptions } from './import-common.
 const OPTIONAL_FIELDS = new Set(['middleName', 'addressLine2']);
 
 export async function importOne(ctx: Context, opts: ImportOptions, settings: RowRunSettings, institutionId?: string): Promise<void> {
-  const [{ setPath }, { IMPORT_FIELD_PATHS, validateImportRow }] = await Promise.all([import('../output/format.js'), import('../import/row.js')]);
+  const [{ setPath }, { IMPORT_FIELD_PATHS, validateImportRow }] = await Promise.all([import('../core/object-path.js'), import('../import/row.js')]);
   const value: Record<string, unknown> = {};
   const missing: string[] = [];
   // Asked for (and named when missing) in the body's own order: the card's identity, its
@@ -50,7 +50,7 @@ export async function importOne(ctx: Context, opts: ImportOptions, settings: Row
     return;
   }
   requireApiKey(ctx);
-  const { confirmDestructive, isProduction } = await import('../core/guard.js');
+  const { confirmDestructive, isProduction } = await import('../app/guard.js');
   if (isProduction(ctx)) {
     await confirmDestructive(ctx, { description: `import card ${verdict.body.realId}`, typedConfirmation: '1', typedLabel: 'the number of cards to import (1)' });
   }

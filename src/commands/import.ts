@@ -1,5 +1,5 @@
-import { defineCommand } from '../core/command.js';
-import type { Context } from '../core/context.js';
+import { defineCommand } from '../app/command.js';
+import type { Context } from '../app/context.js';
 import { UsageError } from '../core/errors.js';
 import { rowRunSettings } from './bulk-command.js';
 import { importFile } from './import-file.js';

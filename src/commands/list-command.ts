@@ -2,8 +2,8 @@
 // conflict, --all streaming with back-pressure, the next-page hint and --wide are the same for all.
 import type { Pagination } from '../api/client.js';
 import { DEFAULT_DIALECT } from '../api/dialect.js';
-import { type CommandDefinition, defineCommand } from '../core/command.js';
-import type { Context } from '../core/context.js';
+import { type CommandDefinition, defineCommand } from '../app/command.js';
+import type { Context } from '../app/context.js';
 import { UsageError } from '../core/errors.js';
 import { defineFlags, type Flags, type FlagValues } from '../core/flags.js';
 import { validatePaging } from '../core/validate.js';

@@ -1,5 +1,5 @@
-import { defineCommand } from '../core/command.js';
-import { confirmAction } from '../core/confirm.js';
+import { defineCommand } from '../app/command.js';
+import { confirmAction } from '../app/confirm.js';
 import { NotFoundError } from '../core/errors.js';
 
 export default defineCommand({

@@ -1,9 +1,9 @@
 // Every top-level command, in the order `cardctl --help` lists it, each loaded on its own: the one
 // list of them (commands/index.ts loads them all). A command line that starts with one of these names
-// builds only that part of the command tree (src/run-cli.ts); anything else (help, a global flag
+// builds only that part of the command tree (src/app/run-cli.ts); anything else (help, a global flag
 // first, an alias of a group, a user alias) loads the whole tree from commands/index.ts.
 // test/unit/cli.test.ts checks that each loader gives the definition its key names.
-import type { AnyCommand, GroupDefinition } from '../core/command.js';
+import type { AnyCommand, GroupDefinition } from '../app/command.js';
 
 type Node = AnyCommand | GroupDefinition;
 const definition = (mod: { default: Node }): Node => mod.default;

@@ -1,7 +1,7 @@
 // `cardctl __complete <what>`: values the completion scripts ask for while the user types.
 // Runs on every TAB, so it reads the config file and nothing else: no command tree, no network.
 import { ConfigStore } from '../config/store.js';
-import type { Env } from '../core/context.js';
+import type { Env } from '../config/settings.js';
 import type { IOStreams } from '../core/io.js';
 
 /** Prints one value per line; exit 0 even when there is nothing (or the config is unreadable). */

@@ -6,12 +6,12 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:f
 import { join } from 'node:path';
 import { CliError, SetupError, UsageError } from '../core/errors.js';
 import type { DialectOverrides } from '../api/dialect.js';
+import type { OutputFormat } from '../core/output-format.js';
 import { configDir } from './paths.js';
 
 export type Environment = 'sandbox' | 'production';
 export type PinBlockFormat = 'iso-1' | 'iso-0';
 export type PinCipher = 'rsa-oaep-sha256' | 'rsa-oaep-sha1' | 'rsa-pkcs1';
-export type OutputFormat = 'table' | 'json' | 'ndjson' | 'csv' | 'raw';
 
 export interface Profile {
   baseUrl?: string;

@@ -1,13 +1,13 @@
 // The card and cardholder fields that several commands accept (`cards create`, `import` by flags
 // and by file rows, `users update`, `cards renew`): one validator per field, called by every path
 // that takes it, so a value refused by one is refused by all with the same words. Limits come
-// from api/field-rules.ts, which the sandbox's schemas use too. Each validator takes the label to
+// from core/field-rules.ts, which the sandbox's schemas use too. Each validator takes the label to
 // name (a flag, or a file's field) and the text given, and returns the normalised value or throws
 // a UsageError `invalid LABEL "value": why`.
-import { CARD_STATUSES } from '../api/enums.js';
+import { CARD_STATUSES } from './enums.js';
 import {
   BIN, CARD_REFERENCE, EARLIEST_BIRTH_DATE, IMPORT_REFERENCE_PREFIX, EMAIL, EMBOSSING_NAME, FREE_TEXT, INSTITUTION_ID, PERSON_NAME, REFERENCE, SERVICE_CODE, YEAR_MONTH,
-} from '../api/field-rules.js';
+} from './field-rules.js';
 import { FieldError, UsageError } from './errors.js';
 import { validateDate, validateEmail, validatePhone, validateYearMonth } from './validate.js';
 

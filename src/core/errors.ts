@@ -1,5 +1,5 @@
 // The exit-code contract (`cardctl help exit-codes`) lives here and only here. Commands throw typed errors;
-// the entry point (src/run-cli.ts) is the only place that turns them into an exit code.
+// the entry point (src/app/run-cli.ts) is the only place that turns them into an exit code.
 
 export const ExitCode = {
   Ok: 0,

@@ -1,6 +1,6 @@
 // The flags every command takes. GlobalOptions, the type the context reads them as, is inferred
 // from these declarations.
-import { OUTPUT_FORMATS } from '../output/renderer.js';
+import { OUTPUT_FORMATS } from './output-format.js';
 import { defineFlags, type FlagValues } from './flags.js';
 
 export const GLOBAL_FLAGS = defineFlags({

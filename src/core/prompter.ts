@@ -1,6 +1,5 @@
-// Prompter: every interactive question goes through this interface. The real one loads
-// @inquirer/prompts only when the first question is asked; tests use ScriptedPrompter.
-import { escapeControls } from '../output/format.js';
+// Prompter: every interactive question goes through this interface. The real one
+// (InquirerPrompter, app/prompter.ts) asks on the terminal; tests use ScriptedPrompter.
 import { UsageError } from './errors.js';
 
 export interface Choice<T = string> {
@@ -15,44 +14,6 @@ export interface Prompter {
   password(message: string, options?: { validate?: (value: string) => true | string }): Promise<string>;
   confirm(message: string, options?: { default?: boolean }): Promise<boolean>;
   select<T>(message: string, choices: Choice<T>[], options?: { default?: T }): Promise<T>;
-}
-
-export class InquirerPrompter implements Prompter {
-  private prompts?: typeof import('@inquirer/prompts');
-
-  private async load() {
-    this.prompts ??= await import('@inquirer/prompts');
-    return this.prompts;
-  }
-
-  async input(message: string, options: { default?: string; validate?: (value: string) => true | string } = {}) {
-    const { input } = await this.load();
-    // A default shown with its control characters made visible is still the value it stands for.
-    const original = options.default;
-    const shown = original === undefined ? undefined : escapeControls(original);
-    const validate = options.validate;
-    const answer = await input({
-      message: escapeControls(message),
-      default: shown,
-      validate: validate && ((value: string) => validate(value === shown ? original! : value)),
-    });
-    return answer === shown ? original! : answer;
-  }
-
-  async password(message: string, options: { validate?: (value: string) => true | string } = {}) {
-    const { password } = await this.load();
-    return password({ message: escapeControls(message), mask: '•', validate: options.validate });
-  }
-
-  async confirm(message: string, options: { default?: boolean } = {}) {
-    const { confirm } = await this.load();
-    return confirm({ message: escapeControls(message), default: options.default ?? false });
-  }
-
-  async select<T>(message: string, choices: Choice<T>[], options: { default?: T } = {}) {
-    const { select } = await this.load();
-    return select<T>({ message: escapeControls(message), choices: choices.map((c) => ({ ...c, name: escapeControls(c.name) })), default: options.default });
-  }
 }
 
 /** A prompter for contexts that may not ask: every question is a usage error naming the flag. */

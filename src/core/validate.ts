@@ -1,6 +1,6 @@
 // Client-side checks shared by commands and the importer. Each returns the normalised value or
 // throws a UsageError that names the flag/field and the expected form. Nothing here is sent.
-import { LIST_BOUNDS } from '../api/list-bounds.js';
+import { LIST_BOUNDS } from './list-bounds.js';
 import { parseDate, parseDateTime } from './datetime.js';
 import { FieldError, UsageError } from './errors.js';
 import { luhnValid } from './redact.js';

@@ -11,7 +11,7 @@
 import type { Readable } from 'node:stream';
 import { drained } from '../core/io.js';
 import { decodeChunks, TextDecodeError, type TextEncoding } from '../core/text.js';
-import { setPath } from '../output/format.js';
+import { setPath } from '../core/object-path.js';
 
 /** Longest CSV record, NDJSON line or JSON array element (characters): 64 Ki. */
 export const MAX_RECORD_CHARS = 64 * 1024;

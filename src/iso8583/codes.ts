@@ -1,5 +1,5 @@
 // ISO 8583 code tables used by the switch simulator, `webhook listen` and the transaction views.
-import { CHANNELS } from '../api/enums.js';
+import { CHANNELS } from '../core/enums.js';
 
 /** Message type indicators of the three simulated intents, request → response. */
 export const MTI = {

@@ -1,7 +1,7 @@
 // The traffic of `simulate load`: which intent each request is, by weight, and which card and
 // channel it uses, in turn. Deterministic: the same flags send the same sequence.
 import { UsageError } from '../core/errors.js';
-import { INTENTS } from '../api/enums.js';
+import { INTENTS } from '../core/enums.js';
 
 export type Intent = (typeof INTENTS)[number];
 export type Mix = ReadonlyArray<{ intent: Intent; weight: number }>;

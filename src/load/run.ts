@@ -2,13 +2,13 @@
 // the run, the live line, the report and the SLO verdict.
 import { setMaxListeners } from 'node:events';
 import type { SimulateBody } from '../api/schemas.js';
-import type { LOAD_FLAGS } from '../commands/simulate/load-options.js';
-import type { Context } from '../core/context.js';
+import type { LOAD_FLAGS } from './flags.js';
+import type { Context } from '../app/context.js';
 import { CliError, InterruptedError, RejectedError, UsageError } from '../core/errors.js';
 import type { FlagValues } from '../core/flags.js';
 import { validatePositiveInt } from '../core/validate.js';
 import { isApproved } from '../iso8583/codes.js';
-import { buildSimulateBody } from '../commands/simulate/request.js';
+import { buildSimulateBody } from '../api/simulate-request.js';
 import { checkMix, DEFAULT_MIX, intentSequence, parseMix, roundRobin, type Intent, type Mix } from './mix.js';
 import { runSchedule, type LoadBounds, type LoadShape } from './scheduler.js';
 import { missedSlos, parseMillis, parsePercent, type Slos } from './slo.js';
@@ -77,7 +77,7 @@ async function readMix(ctx: Context, opts: LoadFlags): Promise<Mix> {
   if (opts.mix !== undefined) return parseMix(opts.mix);
   if (opts.mixFile === undefined) return DEFAULT_MIX;
   const { readFile } = await import('node:fs/promises');
-  const { loadYaml } = await import('../scenario/yaml.js');
+  const { loadYaml } = await import('../core/yaml.js');
   let parsed: unknown;
   try {
     parsed = (await loadYaml()).parse(await readFile(opts.mixFile, 'utf8'));

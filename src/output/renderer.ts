@@ -3,16 +3,15 @@
 // The writers themselves: tables.ts (a terminal's tables), scripted.ts (the formats for scripts).
 import type { IOStreams } from '../core/io.js';
 import { UsageError } from '../core/errors.js';
-import type { OutputFormat } from '../config/store.js';
-import { cellText, csvField, escapeControls, escapeControlsDeep, getPath, isIsoDateTime, pickFields, tsvField } from './format.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../core/output-format.js';
+import { cellText, csvField, escapeControls, escapeControlsDeep, isIsoDateTime, pickFields, tsvField } from './format.js';
+import { getPath } from '../core/object-path.js';
 import {
   BatchedRows, csvLine, csvWriter, idWriter, jsonArrayWriter, ndjsonWriter, rawWriter, tsvWriter, withNewline, type PageWriter,
 } from './scripted.js';
 import type { Style } from './style.js';
 import { LiveRows, drawTable, keyValueLines } from './tables.js';
 import type { RenderTemplate } from './template.js';
-
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'csv', 'raw'];
 
 export interface Column<R = any> {
   /** Header text (tables, CSV). */

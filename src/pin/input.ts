@@ -4,7 +4,7 @@
 import { UsageError } from '../core/errors.js';
 import { lineReader, type IOStreams } from '../core/io.js';
 import type { Prompter } from '../core/prompter.js';
-import type { Notes } from '../core/settings.js';
+import type { Notes } from '../config/settings.js';
 import { PIN_MAX_LENGTH, PIN_MIN_LENGTH } from './block.js';
 import { assertAcceptablePin, pinProblem } from './policy.js';
 

@@ -5,7 +5,7 @@ import type { ApiClient } from '../api/client.js';
 import type { PinKeyInfo } from '../api/schemas.js';
 import type { ConfigStore } from '../config/store.js';
 import { CliError, ServerError, UsageError } from '../core/errors.js';
-import type { Notes, ProfileInUse } from '../core/settings.js';
+import type { Notes, ProfileInUse } from '../config/settings.js';
 import type { PinBlockFormat } from './block.js';
 import { loadPinKey, type PinCipher, type PinKey } from './encrypt.js';
 

@@ -4,7 +4,7 @@
 // nothing, so the sandbox answers as it always has.
 import type { FastifyInstance, FastifyRequest, RouteOptions, preValidationHookHandler } from 'fastify';
 import { DEFAULT_DIALECT, listOfPath, type Dialect, type ListName } from '../api/dialect.js';
-import { LIST_BOUNDS } from '../api/list-bounds.js';
+import { LIST_BOUNDS } from '../core/list-bounds.js';
 import { ApiError } from './errors.js';
 
 /** True when `dialect` is the default one, in every setting. */

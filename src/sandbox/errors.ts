@@ -5,7 +5,7 @@
 // envelope (docs/sandbox-api.md): {statusCode, message, error, errors?: [{field, message}], details?}, or with message, error and
 // errors where a sandbox started with a dialect puts them (src/sandbox/dialect.ts).
 import { DEFAULT_DIALECT, type Dialect } from '../api/dialect.js';
-import { setPath } from '../output/format.js';
+import { setPath } from '../core/object-path.js';
 
 export type ErrorCode =
   | 'VALIDATION_ERROR' | 'INVALID_PIN_BLOCK' | 'UNKNOWN_KEY' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND'

@@ -4,7 +4,7 @@
 // problems are usage errors naming the file, the step and its line.
 import { UsageError } from '../core/errors.js';
 import { durationSeconds, STEP_INTENTS, STEP_KEYS, stepAction } from './steps.js';
-import { loadYaml } from './yaml.js';
+import { loadYaml } from '../core/yaml.js';
 
 export { STEP_KEYS };
 const STEP_KEY_SET: ReadonlySet<string> = new Set(STEP_KEYS);

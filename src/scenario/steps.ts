@@ -4,8 +4,9 @@
 // take; loading calls it with stand-ins for step references, running with the real values.
 import type { LifecycleBody, SimulateBody, StandInPolicy } from '../api/schemas.js';
 import { UsageError } from '../core/errors.js';
-import { buildLifecycleBody, LIFECYCLE_MESSAGES, type LifecycleInput } from '../commands/simulate/lifecycle-request.js';
-import { buildSimulateBody, INTENTS, type SimulationInput } from '../commands/simulate/request.js';
+import { buildLifecycleBody, LIFECYCLE_MESSAGES, type LifecycleInput } from '../api/lifecycle-request.js';
+import { INTENTS } from '../core/enums.js';
+import { buildSimulateBody, type SimulationInput } from '../api/simulate-request.js';
 
 /** Sandbox actions a scenario can take besides sending a message; `check` only reads a transaction's state. */
 export const SANDBOX_ACTIONS = ['repeat', 'expire', 'clock', 'deliver-advices', 'stand-in', 'check'] as const;

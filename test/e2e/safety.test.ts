@@ -4,7 +4,7 @@
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli.js';
+import { main } from '../../src/app/cli.js';
 import { ScriptedPrompter } from '../../src/core/prompter.js';
 import { luhnValid } from '../../src/core/redact.js';
 import { cardctl, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';

@@ -2,7 +2,7 @@
 // table (CARD_STATUS_TRANSITIONS), over HTTP, so the tests follow the table and cannot drift
 // from it; then by hand, the paths by which a card once came back to life.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { CARD_STATUSES } from '../../src/api/enums.js';
+import { CARD_STATUSES } from '../../src/core/enums.js';
 import { CARD_STATUS_TRANSITIONS, STATUS_OPERATIONS, type StatusOperation } from '../../src/sandbox/cards.js';
 import { call, createCard, startTestSandbox, type Sandbox } from './helpers.js';
 import { auth, simulate } from './switch-helpers.js';

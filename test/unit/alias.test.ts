@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { builtinNames, expandAlias } from '../../src/aliases/expand.js';
 import { commandTree } from '../../src/commands/index.js';
-import { main } from '../../src/cli.js';
+import { main } from '../../src/app/cli.js';
 import { CliError } from '../../src/core/errors.js';
 import { testIO } from '../helpers/context.js';
 import { mkdtempSync, rmSync } from 'node:fs';

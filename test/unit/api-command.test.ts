@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli.js';
+import { main } from '../../src/app/cli.js';
 import { ScriptedPrompter } from '../../src/core/prompter.js';
 import { testIO } from '../helpers/context.js';
 import { isolatedDirs, scratchDir } from '../helpers/dirs.js';

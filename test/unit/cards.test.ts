@@ -12,7 +12,7 @@ import change from '../../src/commands/cards/pin/change.js';
 import { parseFutureExpiration, parseRenewReason } from '../../src/commands/cards/renew.js';
 import { explainPinError, explainPinKeyError, parseCardId } from '../../src/commands/cards/common.js';
 import { CliError, RejectedError, UsageError } from '../../src/core/errors.js';
-import { LIST_BOUNDS } from '../../src/api/list-bounds.js';
+import { LIST_BOUNDS } from '../../src/core/list-bounds.js';
 import { ScriptedPrompter } from '../../src/core/prompter.js';
 import { createPinInput } from '../../src/pin/input.js';
 import { cardColumns, cardExpiry, cardNumber } from '../../src/output/columns/cards.js';

@@ -1,10 +1,10 @@
 // The flag declarations: what commander makes of a command line for each kind of flag, and the
 // option types TypeScript infers from them.
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { CARD_STATUSES } from '../../src/api/enums.js';
+import { CARD_STATUSES } from '../../src/core/enums.js';
 import * as fields from '../../src/core/card-fields.js';
 import { commandTree } from '../../src/commands/index.js';
-import { defineCommand, isGroup, type AnyCommand, type GroupDefinition } from '../../src/core/command.js';
+import { defineCommand, isGroup, type AnyCommand, type GroupDefinition } from '../../src/app/command.js';
 import { GLOBAL_FLAGS } from '../../src/core/global-flags.js';
 import { UsageError } from '../../src/core/errors.js';
 import { bodyFields, commanderOptions, defineFlags, flagWords, longFlag, type Flags } from '../../src/core/flags.js';

@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProgram, main } from '../../src/cli.js';
+import { buildProgram, main } from '../../src/app/cli.js';
 import { commandTree } from '../../src/commands/index.js';
 import { generateCompletion, SHELLS, type Shell } from '../../src/completion/index.js';
 import { completionSpec } from '../../src/completion/spec.js';

@@ -7,7 +7,7 @@ import { tempDir } from '../helpers/cli.js';
 import { ScriptedPrompter } from '../../src/core/prompter.js';
 import { testContext } from '../helpers/context.js';
 import { runCommand } from '../helpers/parse.js';
-import { main } from '../../src/cli.js';
+import { main } from '../../src/app/cli.js';
 import { testIO } from '../helpers/context.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;

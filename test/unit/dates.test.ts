@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli.js';
+import { main } from '../../src/app/cli.js';
 import { parseDate, parseDateTime, parseTimeBound } from '../../src/core/datetime.js';
 import { UsageError } from '../../src/core/errors.js';
 import { testIO } from '../helpers/context.js';

@@ -2,7 +2,7 @@
 // whose parameter names, paging, page size limit and error body are set per test.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_DIALECT, LIST_PATHS, resolveDialect, type Dialect, type DialectOverrides, type ListName } from '../../src/api/dialect.js';
-import { setPath } from '../../src/output/format.js';
+import { setPath } from '../../src/core/object-path.js';
 import type { Check } from '../../src/core/check.js';
 import { MISSING_CARD_ID, MISSING_CARD_PATH, probeDeployment, type ProbeAnswer, type ProbeTarget } from '../../src/deployment/probe.js';
 

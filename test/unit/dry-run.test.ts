@@ -5,7 +5,7 @@ import { ApiClient, type ClientOptions, type Exchange } from '../../src/api/clie
 import { DryRunStop, formatDryRun, type DryRunRequest } from '../../src/audit/dry-run.js';
 import { commandLine, journalRecorder } from '../../src/audit/record.js';
 import { Journal } from '../../src/audit/journal.js';
-import { main } from '../../src/cli.js';
+import { main } from '../../src/app/cli.js';
 import { CREATE_FLAGS } from '../../src/commands/cards/create.js';
 import { GLOBAL_FLAGS } from '../../src/core/global-flags.js';
 import { envelope, json, startTestServer, type TestServer } from '../helpers/http-server.js';

@@ -3,7 +3,7 @@ import {
   AuthError, CliError, ExitCode, FieldError, InterruptedError, NetworkError, NotFoundError, RejectedError, ServerError, UsageError,
   exitCodeForStatus, toCliError,
 } from '../../src/core/errors.js';
-import { main, reportError } from '../../src/cli.js';
+import { main, reportError } from '../../src/app/cli.js';
 import { expiryMonth } from '../../src/core/card-fields.js';
 import { ScriptedPrompter } from '../../src/core/prompter.js';
 import { validateYearMonth } from '../../src/core/validate.js';

@@ -5,8 +5,8 @@ import fc from 'fast-check';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { interpret } from '../../src/api/client.js';
-import { main } from '../../src/cli.js';
-import { buildSimulateBody } from '../../src/commands/simulate/request.js';
+import { main } from '../../src/app/cli.js';
+import { buildSimulateBody } from '../../src/api/simulate-request.js';
 import { CliError, UsageError } from '../../src/core/errors.js';
 import {
   validateDate, validateDateTime, validateEmail, validatePan, validatePhone, validatePositiveInt, validateScope, validateUri, validateUrl, validateYearMonth,

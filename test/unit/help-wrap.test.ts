@@ -2,11 +2,11 @@
 // of the same paragraph whose first word would have fitted on it (a line broken short, as when
 // the source's own line breaks and commander's wrapping both apply).
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli.js';
+import { main } from '../../src/app/cli.js';
 import { commandTree } from '../../src/commands/index.js';
 import { bufferedIO } from '../../src/core/buffered-io.js';
 import { helpPaths } from '../helpers/help-paths.js';
-import { reflowProse } from '../../src/run-cli.js';
+import { reflowProse } from '../../src/app/run-cli.js';
 
 /** Lines of `help` broken short at `width`: in the description, and in an option's or command's wrapped text. */
 function brokenShort(help: string, width: number): string[] {

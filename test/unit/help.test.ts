@@ -1,7 +1,7 @@
 // Help topics, `help <command>`, typo hints and `--version --verbose`, through main() in-process.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli.js';
+import { main } from '../../src/app/cli.js';
 import { bufferedIO } from '../../src/core/buffered-io.js';
 import { HELP_TOPICS } from '../../src/help/topics.js';
 import { testIO } from '../helpers/context.js';

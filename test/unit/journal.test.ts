@@ -176,7 +176,7 @@ describe('audit journal: secrets and card numbers in free text', () => {
 
   it('through a command: the profile token in --reason and a spaced card number in --address-line1', async () => {
     const { startTestServer, envelope } = await import('../helpers/http-server.js');
-    const { main } = await import('../../src/cli.js');
+    const { main } = await import('../../src/app/cli.js');
     const { testIO } = await import('../helpers/context.js');
     const { writeFileSync } = await import('node:fs');
     const { join } = await import('node:path');

@@ -5,7 +5,7 @@ import advice from '../../src/commands/simulate/advice.js';
 import clock, { parseAdvance } from '../../src/commands/simulate/clock.js';
 import expire from '../../src/commands/simulate/expire.js';
 import increment from '../../src/commands/simulate/increment.js';
-import { buildLifecycleBody } from '../../src/commands/simulate/lifecycle-request.js';
+import { buildLifecycleBody } from '../../src/api/lifecycle-request.js';
 import refund from '../../src/commands/simulate/refund.js';
 import repeat from '../../src/commands/simulate/repeat.js';
 import { UsageError } from '../../src/core/errors.js';

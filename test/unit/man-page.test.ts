@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildProgram, PROGRAM_EXAMPLES, renderManPage } from '../../src/cli.js';
+import { buildProgram, PROGRAM_EXAMPLES, renderManPage } from '../../src/app/cli.js';
 import { commandTree } from '../../src/commands/index.js';
 import { manCommandPaths, manSectionOf, MAN_PAGE_FILE } from '../../src/help/man-page.js';
 import { helpPaths } from '../helpers/help-paths.js';

@@ -2,12 +2,12 @@
 // control characters that would drive the terminal, in every format and view of the renderer.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { GlobalOptions } from '../../src/core/context.js';
+import type { GlobalOptions } from '../../src/app/context.js';
 import { csvField, escapeControls, neutralizeFormula } from '../../src/output/format.js';
 import { cardColumns } from '../../src/output/columns/cards.js';
 import { transactionColumns } from '../../src/output/columns/transactions.js';
 import type { Column } from '../../src/output/renderer.js';
-import { reportError } from '../../src/cli.js';
+import { reportError } from '../../src/app/cli.js';
 import { UsageError } from '../../src/core/errors.js';
 import { testContext, testIO } from '../helpers/context.js';
 

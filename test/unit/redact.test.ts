@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli.js';
+import { main } from '../../src/app/cli.js';
 import { REDACTED, isSecretKey, maskPan, maskPansInText, maskSecret, redactBodyText, redactHeaders, redactUrl, redactValue } from '../../src/core/redact.js';
 import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
 import { testIO } from '../helpers/context.js';

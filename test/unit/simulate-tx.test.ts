@@ -2,7 +2,7 @@
 // filter on the client, `tx show` falls back to scanning the list when the by-id route is missing.
 import { MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli.js';
+import { main } from '../../src/app/cli.js';
 import { testIO } from '../helpers/context.js';
 import { scratchDirs } from '../helpers/dirs.js';
 

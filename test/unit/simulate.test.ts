@@ -1,10 +1,10 @@
 // Parsing of the simulate flags into the simulate body, and run() against a mocked API.
 import { MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { buildSimulateBody, type SimulationInput } from '../../src/commands/simulate/request.js';
+import { buildSimulateBody, type SimulationInput } from '../../src/api/simulate-request.js';
 import { parseTimeBound } from '../../src/core/datetime.js';
 import { UsageError } from '../../src/core/errors.js';
-import { main } from '../../src/cli.js';
+import { main } from '../../src/app/cli.js';
 import { testIO } from '../helpers/context.js';
 import { isolatedDirs, scratchDirs } from '../helpers/dirs.js';
 

@@ -187,7 +187,7 @@ describe('the audit journal after a failed write', () => {
     writeFileSync(journal.file, '{"time":"2026-11-27T09', { flag: 'a' });
     journal.close();
     new Journal({}, { dir }).append(entry('c7'));
-    const { main } = await import('../../src/cli.js');
+    const { main } = await import('../../src/app/cli.js');
     const { testIO } = await import('../helpers/context.js');
     const io = testIO();
     const code = await main(['history', '-o', 'json'], { io, env: { CARDCTL_CONFIG_DIR: dir, CARDCTL_DATA_DIR: dir, CARDCTL_JOURNAL_DIR: dir, CI: '1' } });

@@ -1,4 +1,4 @@
-import { defineGroup } from '../../core/command.js';
+import { defineGroup } from '../../app/command.js';
 import status from './status.js';
 import token from './token.js';
 

@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import type { Context } from '../../core/context.js';
+import { defineCommand } from '../../app/command.js';
+import type { Context } from '../../app/context.js';
 import { AuthError, CliError, ExitCode } from '../../core/errors.js';
 import { maskSecret, redactUserinfo } from '../../core/redact.js';
 import type { Column } from '../../output/renderer.js';
@@ -51,7 +51,7 @@ export async function checkAuth(ctx: Context): Promise<{ status: AuthStatus; fai
     tokenStatus: 'unknown',
     latencyMs: null,
   };
-  const { missingProfile } = await import('../../core/context.js');
+  const { missingProfile } = await import('../../app/context.js');
   const missing = missingProfile(ctx);
   if (missing) {
     status.tokenStatus = 'no such profile';

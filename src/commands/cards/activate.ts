@@ -1,4 +1,4 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../app/command.js';
 import { defineFlags } from '../../core/flags.js';
 import { bulkStatusChange, isBulk, STATUS_BULK_FLAGS, WHERE_FLAGS } from './bulk.js';
 import { cardIdArgument, describeCard, printCard } from './common.js';

@@ -1,8 +1,8 @@
 // What the bulk forms of the card verbs share: a row's card id, `--where` resolved to ids before
 // anything changes, and the choice between one card and many.
 import type { ApiClient } from '../../api/client.js';
-import { CARD_STATUSES } from '../../api/enums.js';
-import type { Context } from '../../core/context.js';
+import { CARD_STATUSES } from '../../core/enums.js';
+import type { Context } from '../../app/context.js';
 import { defineFlags } from '../../core/flags.js';
 import { UsageError } from '../../core/errors.js';
 import { PIPELINED_CONCURRENCY, concurrencyHelp } from '../../bulk/defaults.js';

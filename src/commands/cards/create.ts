@@ -1,12 +1,12 @@
 import type { ApiClient } from '../../api/client.js';
 import type { Card, CardProgram, CreateCardBody, EncryptedPinBlock } from '../../api/schemas.js';
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../app/command.js';
 import { type BodyField, bodyFields, defineFlags, type FlagValues } from '../../core/flags.js';
-import type { Context } from '../../core/context.js';
+import type { Context } from '../../app/context.js';
 import { CliError, ExitCode, NotFoundError, RejectedError, UsageError } from '../../core/errors.js';
 import * as fields from '../../core/card-fields.js';
 import { validateDateTime, validatePan } from '../../core/validate.js';
-import { getPath, setPath } from '../../output/format.js';
+import { getPath, setPath } from '../../core/object-path.js';
 import {
   accountCurrency,
   ADDRESS_KEYS,

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../app/command.js';
 import { defineFlags } from '../../core/flags.js';
 import { UsageError } from '../../core/errors.js';
 import { bulkStatusChange, isBulk, STATUS_BULK_FLAGS, WHERE_FLAGS } from './bulk.js';
@@ -31,13 +31,13 @@ matching cards are listed first). See \`cardctl help bulk\`.`,
   ],
   async run(ctx, input) {
     const reason = input.opts.reason?.trim();
-    const { assertReason } = await import('../../core/guard.js');
+    const { assertReason } = await import('../../app/guard.js');
     if (isBulk(input.args[0], input.opts)) {
       assertReason(ctx, reason, 'deactivating cards');
       return bulkStatusChange(ctx, input.opts, { verb: 'deactivate', label: 'deactivating', reason, askOnSandbox: true });
     }
     const cardId = cardIdArgument(input);
-    const { confirmDestructive } = await import('../../core/guard.js');
+    const { confirmDestructive } = await import('../../app/guard.js');
     assertReason(ctx, reason, 'deactivating a card');
     if (!ctx.globals.yes && !ctx.io.canPrompt && !ctx.globals.dryRun) {
       throw new UsageError(`deactivating card ${cardId} needs confirmation and there is no terminal to ask on`, {

@@ -1,13 +1,13 @@
 // Turning flags and --from-file JSON into request bodies for `cards create` and
 // `cards customer update`. Every value is checked here, before anything is sent; errors name the
 // flag (or the file's field) and the expected form.
-import type { Context } from '../../core/context.js';
+import type { Context } from '../../app/context.js';
 import { UsageError } from '../../core/errors.js';
 import { readAll } from '../../core/io.js';
 import * as fields from '../../core/card-fields.js';
 import type { BodyField } from '../../core/flags.js';
 import { validateCurrency, validateDateTime } from '../../core/validate.js';
-import { getPath, setPath } from '../../output/format.js';
+import { getPath, setPath } from '../../core/object-path.js';
 
 export type Json = Record<string, unknown>;
 

@@ -1,10 +1,10 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../app/command.js';
 import { defineFlags } from '../../core/flags.js';
-import type { Clock } from '../../core/context.js';
+import type { Clock } from '../../app/context.js';
 import { CliError, FieldError, UsageError } from '../../core/errors.js';
 import { expiryMonth } from '../../core/card-fields.js';
 import { BULK_FLAGS, type BulkOptions } from '../bulk-command.js';
-import type { Context } from '../../core/context.js';
+import type { Context } from '../../app/context.js';
 import { isBulk } from './bulk.js';
 import { cardIdArgument, describeCard, printCard, type CardId } from './common.js';
 
@@ -73,7 +73,7 @@ answer. On production the operator types the number of cards. See \`cardctl help
     }
     const { getCard, renewCard } = await import('../../api/cards.js');
     const client = await ctx.client();
-    const { confirmCardChange } = await import('../../core/guard.js');
+    const { confirmCardChange } = await import('../../app/guard.js');
     await confirmCardChange(ctx, {
       verb: 'renew',
       cardId,

@@ -1,5 +1,5 @@
 // `--from-file FILE|-`: a JSON object whose fields flags may override (shared by oauth and users).
-import type { Context } from '../../core/context.js';
+import type { Context } from '../../app/context.js';
 import { UsageError } from '../../core/errors.js';
 
 export async function readBodyFile(ctx: Context, path: string | undefined): Promise<Record<string, unknown>> {

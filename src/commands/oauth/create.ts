@@ -1,12 +1,12 @@
 import type { CreateOAuthBody, OAuthApplication } from '../../api/schemas.js';
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../app/command.js';
 import { bodyPaths, defineFlags, longFlag, type FlagValues } from '../../core/flags.js';
-import type { Context } from '../../core/context.js';
+import type { Context } from '../../app/context.js';
 import { UsageError } from '../../core/errors.js';
 import { validateScope, validateUri, validateUrl } from '../../core/validate.js';
 import { bodyBoolean, bodyString, bodyStrings, readBodyFile } from './body-file.js';
 
-import { GRANT_TYPES } from '../../api/enums.js';
+import { GRANT_TYPES } from '../../core/enums.js';
 
 export { GRANT_TYPES };
 type GrantType = (typeof GRANT_TYPES)[number];

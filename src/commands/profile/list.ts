@@ -1,4 +1,4 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../app/command.js';
 import type { Column } from '../../output/renderer.js';
 
 interface ProfileRow {

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../app/command.js';
 import type { Profile } from '../../config/store.js';
 
 export default defineCommand({

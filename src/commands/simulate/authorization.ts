@@ -1,4 +1,4 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../app/command.js';
 import { SIMULATION_FLAGS } from './options.js';
 
 export default defineCommand({

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../core/command.js';
+import { defineCommand } from '../../app/command.js';
 import { LINKED_FLAGS } from './lifecycle.js';
 
 export default defineCommand({

@@ -2,14 +2,14 @@
 // body, send it to /institutions/{switch}/simulate, print the summary (or the messages).
 // Exit 0 whenever the simulation ran; `--expect-approved` turns a decline into exit 5.
 import type { SimulateBody, SimulateResult } from '../../api/schemas.js';
-import type { RunInput } from '../../core/command.js';
-import type { Context } from '../../core/context.js';
+import type { RunInput } from '../../app/command.js';
+import type { Context } from '../../app/context.js';
 import { RejectedError } from '../../core/errors.js';
 import { escapeControls } from '../../output/format.js';
 import { isApproved } from '../../iso8583/codes.js';
 import type { FlagValues } from '../../core/flags.js';
 import type { SIMULATION_FLAGS } from './options.js';
-import { buildSimulateBody, type IntentName, type SimulationInput } from './request.js';
+import { buildSimulateBody, type IntentName, type SimulationInput } from '../../api/simulate-request.js';
 
 /** The flags of the simulate verbs, as run() gets them. */
 export type SimulateFlags = FlagValues<typeof SIMULATION_FLAGS>;

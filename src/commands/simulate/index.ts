@@ -1,4 +1,4 @@
-import { defineGroup } from '../../core/command.js';
+import { defineGroup } from '../../app/command.js';
 import advice from './advice.js';
 import authorization from './authorization.js';
 import clock from './clock.js';

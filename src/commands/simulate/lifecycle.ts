@@ -3,11 +3,11 @@
 // use their own routes. Each prints what `simulate authorization` prints, and
 // `--expect-approved` turns a decline into exit 5 the same way.
 import type { SimulateResult } from '../../api/schemas.js';
-import type { Context } from '../../core/context.js';
+import type { Context } from '../../app/context.js';
 import { RejectedError, UsageError } from '../../core/errors.js';
 import { defineFlags } from '../../core/flags.js';
 import { SIMULATION_FLAGS } from './options.js';
-import type { LifecycleInput, LifecycleMessage } from './lifecycle-request.js';
+import type { LifecycleInput, LifecycleMessage } from '../../api/lifecycle-request.js';
 
 /** The flags of a message linked to an original (increment, complete, refund). */
 export const LINKED_FLAGS = defineFlags({
@@ -54,7 +54,7 @@ export function lifecycleRun(message: LifecycleMessage) {
       const { getLifecycle } = await import('../../api/simulate.js');
       input.amount = (await getLifecycle(await ctx.client(), input.originalTx, { signal: ctx.signal })).data.amounts.held;
     }
-    const { buildLifecycleBody } = await import('./lifecycle-request.js');
+    const { buildLifecycleBody } = await import('../../api/lifecycle-request.js');
     const body = buildLifecycleBody(input);
     const [{ sendLifecycleMessage }, client] = await Promise.all([import('../../api/simulate.js'), ctx.client()]);
     const response = await sendLifecycleMessage(client, body, { signal: ctx.signal });

@@ -1,5 +1,5 @@
-import { defineCommand } from '../../core/command.js';
-import { LOAD_FLAGS } from './load-options.js';
+import { defineCommand } from '../../app/command.js';
+import { LOAD_FLAGS } from '../../load/flags.js';
 
 export default defineCommand({
   name: 'load',

@@ -1,6 +1,6 @@
 // Flags shared by `simulate authorization|financial|reversal`.
 import { defineFlags } from '../../core/flags.js';
-import { CHANNELS, PAYMENT_METHODS, PROCESSING_FLOWS } from '../../api/enums.js';
+import { CHANNELS, PAYMENT_METHODS, PROCESSING_FLOWS } from '../../core/enums.js';
 
 export { CHANNELS, PAYMENT_METHODS, PROCESSING_FLOWS };
 

@@ -1,5 +1,5 @@
-import type { Context } from '../../core/context.js';
-import { defineCommand } from '../../core/command.js';
+import type { Context } from '../../app/context.js';
+import { defineCommand } from '../../app/command.js';
 import { defineFlags } from '../../core/flags.js';
 import { RejectedError, UsageError } from '../../core/errors.js';
 import { escapeControls } from '../../output/format.js';

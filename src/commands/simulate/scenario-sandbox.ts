@@ -3,7 +3,7 @@
 // stand-in policy, the faults on the webhook path, and the state after a step — the stored
 // transaction, its lifecycle, and what the webhook received (asked of `webhook listen`).
 import type { StandInPolicy } from '../../api/schemas.js';
-import type { Context } from '../../core/context.js';
+import type { Context } from '../../app/context.js';
 import { UsageError } from '../../core/errors.js';
 import type { SandboxHooks, StatePart, StepResult } from '../../scenario/runner.js';
 

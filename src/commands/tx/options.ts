@@ -1,5 +1,5 @@
 // The filters of `tx list`, `tx tail` and `tx summary`: their flags, and what they mean once checked.
-import { CARD_STATUSES, TRANSACTION_STATUSES } from '../../api/enums.js';
+import { CARD_STATUSES, TRANSACTION_STATUSES } from '../../core/enums.js';
 import type { Transaction } from '../../api/schemas.js';
 import { parseTimeBound } from '../../core/datetime.js';
 import { UsageError } from '../../core/errors.js';

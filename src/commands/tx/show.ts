@@ -1,6 +1,6 @@
 import type { Lifecycle, Transaction } from '../../api/schemas.js';
-import type { Context } from '../../core/context.js';
-import { defineCommand } from '../../core/command.js';
+import type { Context } from '../../app/context.js';
+import { defineCommand } from '../../app/command.js';
 import { defineFlags } from '../../core/flags.js';
 import { CliError, ExitCode, UsageError } from '../../core/errors.js';
 import { escapeControlsDeep } from '../../output/format.js';

@@ -1,4 +1,4 @@
-import { defineGroup } from '../../core/command.js';
+import { defineGroup } from '../../app/command.js';
 import listen from './listen.js';
 
 export default defineGroup({ name: 'webhook', summary: 'test your webhook against simulated switch traffic', commands: [listen] });

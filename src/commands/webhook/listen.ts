@@ -1,5 +1,5 @@
-import type { Context } from '../../core/context.js';
-import { defineCommand } from '../../core/command.js';
+import type { Context } from '../../app/context.js';
+import { defineCommand } from '../../app/command.js';
 import { UsageError } from '../../core/errors.js';
 import { isLoopbackHost } from '../../core/loopback.js';
 import { escapeControlsDeep } from '../../output/format.js';
@@ -86,7 +86,7 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
   ],
   async run(ctx, { opts }) {
     // The listener needs no profile, but a profile named by mistake is refused as everywhere.
-    const { missingProfile } = await import('../../core/context.js');
+    const { missingProfile } = await import('../../app/context.js');
     const missing = missingProfile(ctx);
     if (missing) throw missing;
     const port = Number(opts.port);

@@ -70,7 +70,7 @@ const MATCH_KEYS = new Set(['amount', 'panSuffix', 'processingCode', 'channel', 
 
 /** Parses and checks a rules file's text; errors are usage errors naming the file and rule. */
 export async function parseRules(text: string, file: string): Promise<RuleSet> {
-  const { parse } = await (await import('../../scenario/yaml.js')).loadYaml();
+  const { parse } = await (await import('../../core/yaml.js')).loadYaml();
   let data: unknown;
   try {
     data = parse(text);

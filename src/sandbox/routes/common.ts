@@ -1,6 +1,6 @@
 // Pieces every route module uses: the success envelope and paging.
 import { DEFAULT_DIALECT, type Dialect } from '../../api/dialect.js';
-import { setPath } from '../../output/format.js';
+import { setPath } from '../../core/object-path.js';
 import type { Pagination } from '../../api/schemas.js';
 
 export function envelope<T>(message: string, data: T): { statusCode: 200; message: string; data: T } {

@@ -2,7 +2,7 @@
 // on the institution's first card program whose range holds its BIN, with a PAN under that BIN
 // (a BIN outside the institution's ranges is refused: numbers there are another issuer's).
 // realId is unique per institution; the clear defaultPIN is only hashed.
-import { importReference } from '../../api/field-rules.js';
+import { importReference } from '../../core/field-rules.js';
 import type { Card, ImportCardBody } from '../../api/schemas.js';
 import { buildCard, customerFromImport, endOfMonth } from '../cards.js';
 import type { SandboxDeps } from '../deps.js';

@@ -1,9 +1,9 @@
 import type { Card, UpdateCustomerBody } from '../../../api/schemas.js';
-import { defineCommand } from '../../../core/command.js';
+import { defineCommand } from '../../../app/command.js';
 import { bodyFields, defineFlags, type FlagValues } from '../../../core/flags.js';
-import type { Context } from '../../../core/context.js';
+import type { Context } from '../../../app/context.js';
 import { UsageError } from '../../../core/errors.js';
-import { getPath, setPath } from '../../../output/format.js';
+import { getPath, setPath } from '../../../core/object-path.js';
 import { ADDRESS_KEYS, applyFlags, assertKnownKeys, checkFileValues, readJsonObject, type Json } from '../fields.js';
 import { CARDHOLDER_FLAGS, customerPlacement, placeFlags } from '../../card-flags.js';
 import { cardIdArgument, describeCard, printCard, type CardId } from '../common.js';
@@ -144,7 +144,7 @@ in the audit journal (\`cardctl history\`).`,
       await printCard(ctx, { data: card, raw: JSON.stringify({ statusCode: 200, message: 'unchanged', data: card }), status: 200, headers: {}, durationMs: 0 });
       return;
     }
-    const { confirmCardChange } = await import('../../../core/guard.js');
+    const { confirmCardChange } = await import('../../../app/guard.js');
     await confirmCardChange(ctx, {
       verb: 'update the cardholder of',
       cardId,

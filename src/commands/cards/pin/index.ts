@@ -1,4 +1,4 @@
-import { defineGroup } from '../../../core/command.js';
+import { defineGroup } from '../../../app/command.js';
 import change from './change.js';
 import reset from './reset.js';
 

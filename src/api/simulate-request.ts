@@ -1,14 +1,11 @@
 // Turns what the operator gave (flags, or a scenario step's keys) into the simulate body,
 // checking everything the server would reject before anything is sent (usage errors, exit 2).
-import type { SimulateBody } from '../../api/schemas.js';
-import { UsageError } from '../../core/errors.js';
-import { validateDateTime } from '../../core/validate.js';
-import { AmountError, cardCurrency, DEFAULT_CURRENCY, minorToDecimal, parseAmount, type CurrencyInfo } from '../../iso8583/amount.js';
-import { CHANNELS, PAYMENT_METHODS, PROCESSING_FLOWS } from './options.js';
+import type { SimulateBody } from './schemas.js';
+import { UsageError } from '../core/errors.js';
+import { validateDateTime } from '../core/validate.js';
+import { AmountError, cardCurrency, DEFAULT_CURRENCY, minorToDecimal, parseAmount, type CurrencyInfo } from '../iso8583/amount.js';
+import { CHANNELS, INTENTS, PAYMENT_METHODS, PROCESSING_FLOWS } from '../core/enums.js';
 
-import { INTENTS } from '../../api/enums.js';
-
-export { INTENTS };
 export type IntentName = (typeof INTENTS)[number];
 
 /** One simulation as the operator describes it (flag names in camelCase). */

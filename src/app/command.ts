@@ -4,12 +4,12 @@
 // declarations. Heavy modules are imported inside run(), never at the top of a command file.
 import type { Command } from 'commander';
 import type { Context } from './context.js';
-import type { FlagValues, Flags } from './flags.js';
-import type { GlobalOptions } from './global-flags.js';
-import type { IOStreams } from './io.js';
-import { NotImplementedError } from './errors.js';
+import type { FlagValues, Flags } from '../core/flags.js';
+import type { GlobalOptions } from '../core/global-flags.js';
+import type { IOStreams } from '../core/io.js';
+import { NotImplementedError } from '../core/errors.js';
 
-export { defineFlags, type FlagSpec, type Flags, type FlagValues } from './flags.js';
+export { defineFlags, type FlagSpec, type Flags, type FlagValues } from '../core/flags.js';
 
 /** One positional argument: `<name>` required, `[name]` optional, `...` variadic. */
 export interface ArgumentSpec {

@@ -1,6 +1,6 @@
 // Plain data both sides read: the sandbox validates list queries with it (src/api/schemas.ts)
 // and the CLI's paging flags refuse what the sandbox would (src/core/validate.ts). Kept apart
-// from schemas.ts so the CLI does not load TypeBox to know a number.
+// from api/schemas.ts so the CLI does not load TypeBox to know a number.
 
 /**
  * The bounds of every list's query parameters, declared once: the sandbox validates with them,

@@ -1,8 +1,9 @@
 // What a run knows about where it talks to, as plain types: the profile in use with the
 // environment and flags applied. Lower layers (PIN keys, guards, the token source) declare the
-// part of it they read from here, so none of them needs the command context (core/context.ts
+// part of it they read from here, so none of them needs the command context (app/context.ts
 // builds these values).
-import type { OutputFormat, Profile } from '../config/store.js';
+import type { OutputFormat } from '../core/output-format.js';
+import type { Profile } from './store.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -33,7 +34,7 @@ export interface Settings {
 /** The profile in use and where it points: what PIN keys and guards decide by. */
 export type ProfileInUse = Pick<Settings, 'profileName' | 'profileExplicit' | 'profile' | 'baseUrl'>;
 
-/** Notes for people on stderr (core/context.ts writes them; -v for verbose). */
+/** Notes for people on stderr (app/context.ts writes them; -v for verbose). */
 export interface Notes {
   warn(line: string): void;
   verbose(line: string): void;

@@ -1,9 +1,9 @@
 // Turns a lifecycle message as the operator describes it (flags, or a scenario step's keys)
 // into the body of POST /sandbox/switch/messages (a sandbox extension, docs/switch.md),
 // checking what the server would reject before anything is sent (usage errors, exit 2).
-import type { LifecycleBody } from '../../api/schemas.js';
-import { UsageError } from '../../core/errors.js';
-import { buildSimulateBody, flagName, type Namer, type SimulationInput } from './request.js';
+import type { LifecycleBody } from './schemas.js';
+import { UsageError } from '../core/errors.js';
+import { buildSimulateBody, flagName, type Namer, type SimulationInput } from './simulate-request.js';
 
 export const LIFECYCLE_MESSAGES = ['increment', 'completion', 'refund', 'advice'] as const;
 export type LifecycleMessage = (typeof LIFECYCLE_MESSAGES)[number];

@@ -3,10 +3,10 @@
 // the card's last four digits (or the row count of an import), and scripts must pass both
 // --yes and --confirm-production.
 import type { Style } from '../output/style.js';
-import { UsageError } from './errors.js';
-import type { IOStreams } from './io.js';
-import type { Prompter } from './prompter.js';
-import type { ProfileInUse } from './settings.js';
+import { UsageError } from '../core/errors.js';
+import type { IOStreams } from '../core/io.js';
+import type { Prompter } from '../core/prompter.js';
+import type { ProfileInUse } from '../config/settings.js';
 
 /** What the guards read of a run: the profile in use, the confirming flags, and whom to ask. */
 export interface GuardContext {

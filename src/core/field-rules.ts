@@ -1,5 +1,5 @@
 // Limits of the card and cardholder fields, declared once: the sandbox's TypeBox schemas
-// (schemas.ts) put them in the request schemas it validates with and publishes, and the CLI's
+// (api/schemas.ts) put them in the request schemas it validates with and publishes, and the CLI's
 // field validators (core/card-fields.ts) check them before anything is sent. Plain data, so the
 // CLI can import it without loading TypeBox.
 

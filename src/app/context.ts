@@ -5,23 +5,25 @@ import type { Dispatcher } from 'undici';
 import type { ApiClient, Connection, HttpLogger } from '../api/client.js';
 import { DEFAULT_DIALECT, resolveDialect, type Dialect } from '../api/dialect.js';
 import type { TokenProvider } from '../api/token-source.js';
-import { ConfigStore, DEFAULT_PROFILE, type OutputFormat } from '../config/store.js';
+import { ConfigStore, DEFAULT_PROFILE } from '../config/store.js';
+import type { OutputFormat } from '../core/output-format.js';
 import { escapeControls } from '../output/format.js';
 import { Renderer, parseOutputFormat } from '../output/renderer.js';
 import { createStyle, type Style } from '../output/style.js';
 import { choosePager } from '../output/pager.js';
-import { AuthError, NotFoundError, UsageError } from './errors.js';
-import { decideCanPrompt, decideColor, type IOStreams } from './io.js';
-import { InquirerPrompter, NoPrompter, type Prompter } from './prompter.js';
+import { AuthError, NotFoundError, UsageError } from '../core/errors.js';
+import { decideCanPrompt, decideColor, type IOStreams } from '../core/io.js';
+import { NoPrompter, type Prompter } from '../core/prompter.js';
+import { InquirerPrompter } from './prompter.js';
 import { VERSION } from '../version.js';
-import type { Flags } from './flags.js';
-import type { GlobalOptions } from './global-flags.js';
-import type { Clock, Env, Settings } from './settings.js';
+import type { Flags } from '../core/flags.js';
+import type { GlobalOptions } from '../core/global-flags.js';
+import type { Clock, Env, Settings } from '../config/settings.js';
 
-export type { Clock, Env, Settings } from './settings.js';
+export type { Clock, Env, Settings } from '../config/settings.js';
 
 /** Flags every command accepts (declared once on the root program). */
-export type { GlobalOptions } from './global-flags.js';
+export type { GlobalOptions } from '../core/global-flags.js';
 
 export interface Context {
   io: IOStreams;
@@ -226,7 +228,7 @@ export function createContext(init: ContextInit): Context {
         guard.assertProfileExplicit(ctx);
         // The API key goes into a header as it is: refuse line breaks and the like before sending.
         if (s.apiKey) {
-          const { checkCredential, credentialSource } = await import('./credentials.js');
+          const { checkCredential, credentialSource } = await import('../core/credentials.js');
           const { source, hint } = credentialSource('apiKey', Boolean(env.CARDCTL_API_KEY), s.profileName);
           checkCredential(s.apiKey, source, hint);
         }

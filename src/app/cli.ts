@@ -1,7 +1,7 @@
 // The CLI, the entry of dist/cli.js (bin/cardctl.js loads it): cardctl over every command
 // definition, and the man page the build renders from them.
-import type { ArgumentSpec, CommandDefinition, RunInput } from './core/command.js';
-import type { Flags } from './core/flags.js';
+import type { ArgumentSpec, CommandDefinition, RunInput } from './command.js';
+import type { Flags } from '../core/flags.js';
 import { buildProgram, type MainDeps, parseCommand as parseWith, PROGRAM_EXAMPLES, runCli, wholeTree } from './run-cli.js';
 
 export { buildProgram, PROGRAM_EXAMPLES, reportError, type MainDeps } from './run-cli.js';
@@ -21,7 +21,7 @@ export function parseCommand<F extends Flags, A extends readonly ArgumentSpec[]>
 
 /** man/cardctl.1 (src/help/man-page.ts; written to man/ by scripts/build.mjs). */
 export async function renderManPage(): Promise<string> {
-  const { renderManPage: render } = await import('./help/man-page.js');
+  const { renderManPage: render } = await import('../help/man-page.js');
   const tree = await wholeTree();
   return render({ program: buildProgram(tree), tree, examples: PROGRAM_EXAMPLES });
 }

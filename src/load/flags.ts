@@ -1,6 +1,6 @@
 // The flags of `simulate load` (their own file: the command and its run both need them).
-import { defineFlags } from '../../core/flags.js';
-import { CHANNELS } from './options.js';
+import { defineFlags } from '../core/flags.js';
+import { CHANNELS } from '../core/enums.js';
 
 export const LOAD_FLAGS = defineFlags({
   rate: { type: 'string', value: 'n/s', description: 'open loop: send N requests a second on schedule, whatever the answers, e.g. 50/s' },

@@ -3,23 +3,23 @@
 // with a context, and is the only place that turns errors into exit codes.
 import { Command, CommanderError, type OutputConfiguration } from 'commander';
 import type { Dispatcher } from 'undici';
-import { builtinNames, expandAlias } from './aliases/expand.js';
-import { DryRunStop } from './audit/dry-run.js';
-import { ConfigStore } from './config/store.js';
-import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, isGroup, type RunInput } from './core/command.js';
-import { COMMAND_LOADERS } from './commands/routes.js';
-import { addFlags, type Flags } from './core/flags.js';
-import { GLOBAL_FLAGS } from './core/global-flags.js';
-import { createContext, type Env, type GlobalOptions } from './core/context.js';
-import { CliError, ExitCode, InterruptedError, UsageError, toCliError } from './core/errors.js';
-import { systemIO, type IOStreams } from './core/io.js';
-import type { Prompter } from './core/prompter.js';
-import { redactBodyText, redactValue } from './core/redact.js';
-import { escapeControls } from './output/format.js';
-import { createStyle, loadColours } from './output/style.js';
-import { explainCommanderError } from './help/commander-errors.js';
-import { versionRequest, versionText } from './help/version.js';
-import { VERSION } from './version.js';
+import { builtinNames, expandAlias } from '../aliases/expand.js';
+import { DryRunStop } from '../audit/dry-run.js';
+import { ConfigStore } from '../config/store.js';
+import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, isGroup, type RunInput } from './command.js';
+import { COMMAND_LOADERS } from '../commands/routes.js';
+import { addFlags, type Flags } from '../core/flags.js';
+import { GLOBAL_FLAGS } from '../core/global-flags.js';
+import { createContext, type Env, type GlobalOptions } from './context.js';
+import { CliError, ExitCode, InterruptedError, UsageError, toCliError } from '../core/errors.js';
+import { systemIO, type IOStreams } from '../core/io.js';
+import type { Prompter } from '../core/prompter.js';
+import { redactBodyText, redactValue } from '../core/redact.js';
+import { escapeControls } from '../output/format.js';
+import { createStyle, loadColours } from '../output/style.js';
+import { explainCommanderError } from '../help/commander-errors.js';
+import { versionRequest, versionText } from '../help/version.js';
+import { VERSION } from '../version.js';
 
 export interface MainDeps {
   io?: IOStreams;
@@ -36,7 +36,7 @@ const PIPED_HELP_WIDTH = 80;
 
 /** Every command definition (commands/index.ts), in the order `cardctl --help` lists them. */
 export async function wholeTree(): Promise<TreeNode[]> {
-  return (await import('./commands/index.js')).commandTree;
+  return (await import('../commands/index.js')).commandTree;
 }
 
 /**
@@ -69,10 +69,10 @@ export async function runCli(argv: string[], deps: MainDeps = {}): Promise<numbe
     io.out(versionText(version, { node: process.version, platform: process.platform, arch: process.arch }));
     return ExitCode.Ok;
   }
-  if (argv[0] === '__complete') return (await import('./completion/dynamic.js')).runCompletionQuery(argv.slice(1), io, env);
+  if (argv[0] === '__complete') return (await import('../completion/dynamic.js')).runCompletionQuery(argv.slice(1), io, env);
   // `help <topic>` prints a topic; `help <command>` falls through to commander (src/help/).
   if (argv[0] === 'help' && argv.length === 2) {
-    const shown = (await import('./help/index.js')).showHelpTopic(argv[1]!, io, await wholeTree());
+    const shown = (await import('../help/index.js')).showHelpTopic(argv[1]!, io, await wholeTree());
     if (shown === true) return ExitCode.Ok;
     if (shown instanceof CliError) return reportError(shown, io, env, {});
   }
