@@ -84,7 +84,8 @@ export function entryOf(kind: EntryKind, flow: ProcessingFlow, request: SwitchMe
   }
   const amountMinor = BigInt(field4);
   if (flow === 'balance_inquiry' && !original && amountMinor !== 0n) {
-    throw invalidField(overridden('4', 'amount'), 'of a balance inquiry must be 0: it moves no money');
+    const field = overridden('4', 'amount');
+    throw invalidField(field, `${field === 'overrides' ? 'field 4 ' : ''}of a balance inquiry must be 0: it moves no money`);
   }
   return { kind, flow, currency: info.number, digits: info.digits, amountMinor };
 }
