@@ -236,7 +236,7 @@ export function reserveRefund(store: SwitchStore, institutionId: string, origina
       if (entry.amountMinor <= 0n) throw invalidField('amount', 'of a refund must be more than 0');
       const left = captured - stored.refundedMinor;
       if (entry.amountMinor > BigInt(left)) {
-        throw invalidField('amount', `refunds would exceed the original's ${major(captured, entry.digits)} (${major(stored.refundedMinor, entry.digits)} already refunded, ${major(left, entry.digits)} left)`);
+        throw invalidField('amount', `exceeds what is left to refund: ${major(left, entry.digits)} (the original captured ${major(captured, entry.digits)}, ${major(stored.refundedMinor, entry.digits)} already refunded)`);
       }
     },
   });
