@@ -4,7 +4,7 @@
 // leaves the target as it was: never a 0-byte key, never half a report that looks whole.
 // A target that is not a regular file (/dev/stdout, a FIFO) is written through, never replaced;
 // a symbolic link's target is the file replaced, so the link stays.
-import { closeSync, fsyncSync, linkSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { SetupError, fsErrorCode } from './errors.js';
 
@@ -26,9 +26,15 @@ export interface AtomicWriteOptions {
  * path and why (`cannot write ./keys/private-key.pem: no space left on the device (ENOSPC)`).
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array, { mode, exclusive = false }: AtomicWriteOptions): void {
-  const existing = statSync(path, { throwIfNoEntry: false });
+  let existing: Stats | undefined;
+  let target = path;
+  try {
+    existing = statSync(path, { throwIfNoEntry: false });
+    if (existing?.isFile()) target = realpathSync(path);
+  } catch (error) {
+    throw writeError(path, error);
+  }
   if (existing && !existing.isFile() && !exclusive) return writeThrough(path, data);
-  const target = existing ? realpathSync(path) : path;
   const temporary = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now().toString(36)}.tmp`);
   let fd: number | undefined;
   try {

@@ -126,6 +126,12 @@ describe('a target that is not a regular file', () => {
     expect(readdirSync(dir)).toEqual(['merged.ndjson']);
   });
 
+  it('a path through a file is one error naming the path to write', () => {
+    const dir = temp();
+    writeFileSync(join(dir, 'ids.txt'), 'x');
+    expect(() => writeFileAtomic(join(dir, 'ids.txt', 'merged.ndjson'), 'new', { mode: 0o600 })).toThrow(new RegExp(`^cannot write ${join(dir, 'ids.txt', 'merged.ndjson')}: .*ENOTDIR`));
+  });
+
   it('a symbolic link stays a link: the file it names is replaced', () => {
     const dir = temp();
     writeFileSync(join(dir, 'report.ndjson'), 'old');
