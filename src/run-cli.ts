@@ -219,7 +219,8 @@ function runner(input: BuildInput): LeafRunner {
  * paragraphs; a line that starts with whitespace or a list or table mark (-, *, |, $) keeps its own.
  */
 export function reflowProse(text: string): string {
-  return text.replace(/([^\n])\n(?=[^\s\-*|$])/g, '$1 ');
+  // A list item starts "- " or "* "; a line that starts with a flag (--secret-stdin, -o json) is prose.
+  return text.replace(/([^\n])\n(?=[^\n])(?![\s|$]|[-*] )/g, '$1 ');
 }
 
 function addNode(parent: Command, definition: AnyCommand | GroupDefinition, run: LeafRunner | null): Command {

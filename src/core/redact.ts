@@ -1,5 +1,6 @@
 // Redaction for --debug, error messages and the audit journal. Secrets are replaced whole;
 // PANs keep at most the first 6 and last 4 digits.
+import { SENSITIVE_FIELDS } from '../iso8583/fields.js';
 
 const SECRET_KEYS = new Set(
   [
@@ -7,7 +8,7 @@ const SECRET_KEYS = new Set(
     'token', 'access_token', 'accesstoken', 'refresh_token', 'apikey', 'api_key', 'secret', 'webhooksecret',
     'client_assertion', 'password', 'privatekey', 'private_key',
     'encrypteddata', 'defaultpin', 'oldpin', 'newpin', 'pin', 'pinblock', 'pinoffset',
-    'cvv', 'cvv2', 'icvv', 'securedata', 'hash', 'track2', '35',
+    'cvv', 'cvv2', 'icvv', 'securedata', 'hash', 'track2',
   ].map((key) => key.toLowerCase()),
 );
 /**
@@ -20,7 +21,8 @@ const PAN_KEYS = new Set(['pan', '2', 'cardnumber']);
 /** Whether a field, header, parameter or flag named `key` holds a secret (its value is never shown). */
 export function isSecretKey(key: string): boolean {
   const lower = key.toLowerCase();
-  if (SECRET_KEYS.has(lower)) return true;
+  // A message field that carries a card secret (track data, the PIN block, chip data): `--set 52=…`, a body's overrides.
+  if (SECRET_KEYS.has(lower) || SENSITIVE_FIELDS.has(lower)) return true;
   const bare = lower.replace(/[-_]/g, '');
   return SECRET_SUFFIXES.some((suffix) => bare.endsWith(suffix));
 }

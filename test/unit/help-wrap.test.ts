@@ -20,7 +20,8 @@ function brokenShort(help: string, width: number): string[] {
     const indent = line.length - line.trimStart().length;
     // The description: prose at column 0 (an indented line or a list item keeps its own line).
     // A list of items: a continuation is indented past the item's own two columns.
-    const continuation = section === 'description' ? indent === 0 && !/^[-*|$]/.test(line) : indent > 2;
+    // A line that starts with a flag (--secret-stdin, -o json) is prose, not a list item ("- ").
+    const continuation = section === 'description' ? indent === 0 && !/^([-*] |[|$])/.test(line) : indent > 2;
     const word = line.trimStart().split(' ')[0]!;
     if (continuation && above.length + 1 + word.length <= width) found.push(`${above}⏎${line}`);
   }
@@ -44,5 +45,9 @@ describe('help wrapping', () => {
 
   it('paragraphs become one line each; blank lines, indented lines and list items stay', () => {
     expect(reflowProse('one\ntwo three\n\nnext\n  indented\n- item\n  more\n| a |\n$ cmd')).toBe('one two three\n\nnext\n  indented\n- item\n  more\n| a |\n$ cmd');
+  });
+
+  it('a line that starts with a flag joins its paragraph', () => {
+    expect(reflowProse('verified with the secret from\n--secret-stdin or the profile\'s.\n-o json gives JSON.\n* item')).toBe('verified with the secret from --secret-stdin or the profile\'s. -o json gives JSON.\n* item');
   });
 });

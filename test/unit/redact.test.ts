@@ -56,6 +56,14 @@ describe('redaction helpers', () => {
     expect(text).toContain('539983******0008');
   });
 
+  it('redacts the message fields that carry card secrets: track data, the PIN block, chip data', () => {
+    const track1 = `B${PAN}^LOVELACE/ADA^2912101`;
+    const overrides = { '35': `${PAN}=2912`, '36': `${PAN}=2912`, '45': track1, '52': 'A1B2C3D4E5F60718', '55': '9F2608C1A2B3C4D5E6F7', '43': 'ACME STORE' };
+    expect(redactValue({ overrides })).toEqual({ overrides: { '35': REDACTED, '36': REDACTED, '45': REDACTED, '52': REDACTED, '55': REDACTED, '43': 'ACME STORE' } });
+    for (const field of ['35', '36', '45', '52', '55']) expect(redactBodyText(`${field}=${overrides[field as keyof typeof overrides]}`)).toBe(`${field}=${REDACTED}`);
+    expect(redactBodyText('43=ACME')).toBe('43=ACME');
+  });
+
   it('redacts URLs: secret query parameters, user info and PANs', () => {
     const text = redactUrl(`https://user:pw@api.example.com/x?token=${TOKEN}&search=${PAN}&limit=5`);
     for (const secret of [TOKEN, PAN, 'pw']) expect(text).not.toContain(secret);

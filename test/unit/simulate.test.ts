@@ -142,6 +142,11 @@ describe('simulate run()', () => {
     expect(conflict.err).toMatch(/already reversed/);
   });
 
+  it('reversal --help says what a reversal without --amount takes: the rest', async () => {
+    const help = await run(['simulate', 'reversal', '--help'], { status: 200, body: {} });
+    expect(help.out.replace(/\s+/g, ' ')).toMatch(/Without --amount, a reversal of --original-tx takes the rest: what the original may still give back/);
+  });
+
   it('uses the profile switch segment', async () => {
     const io = testIO();
     const seen: Array<{ path: string; body: unknown }> = [];
