@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { SimulateBody } from '../../src/api/schemas.js';
 import { RejectedError, UsageError } from '../../src/core/errors.js';
 import { check, runScenario, type SandboxHooks } from '../../src/scenario/runner.js';
-import { loadScenario, resolveTemplates } from '../../src/scenario/scenario.js';
+import { loadScenario, MAX_SCENARIO_STEPS, resolveTemplates, templates } from '../../src/scenario/scenario.js';
 
 const GOOD = `
 name: authorize then reverse
@@ -94,6 +94,50 @@ describe('templates and expectations', () => {
     ]);
     expect(check(undefined, { outcome: 'error', errorMessage: 'boom' })).toEqual(['the simulator refused the request: boom']);
     expect(check({ error: 'CONFLICT' }, { outcome: 'error', error: 'CONFLICT' })).toEqual([]);
+  });
+});
+
+describe('bounds', () => {
+  // About a megabyte each: the old pattern (\s* around a lazy reference) took 15 s on 2 KB of these.
+  const MEGABYTE = 1_000_000;
+  it.each([
+    ['{{ and spaces', `{{${' '.repeat(MEGABYTE)}`],
+    ['{{ repeated', '{{ '.repeat(MEGABYTE / 3)],
+    ['{{ and a lone }', `{{${' '.repeat(MEGABYTE)}}x`],
+    ['{ repeated', '{'.repeat(MEGABYTE)],
+  ])('scans templates in linear time: %s', (_what, text) => {
+    const started = performance.now();
+    expect(templates(text)).toEqual([]);
+    expect(resolveTemplates(text, { vars: {}, steps: {} })).toBe(text);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it('loads a scenario holding a megabyte of {{ and spaces at once', async () => {
+    const text = `steps:\n  - intent: authorization\n    card: c\n    amount: 1\n    merchant: "{{${' '.repeat(1_000_000)}"\n`;
+    const started = performance.now();
+    const scenario = await loadScenario(text, 's.yaml');
+    expect(scenario.steps[0]!.input.merchant).toHaveLength(1_000_002);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('finds templates as before: white space trimmed, the first } ends them, unclosed ones are text', () => {
+    expect(templates('a {{ vars.x }} b {{steps.s.id}}').map((t) => t.ref)).toEqual(['vars.x', 'steps.s.id']);
+    expect(templates('{{{a}}')).toEqual([{ start: 0, end: 6, ref: '{a' }]);
+    expect(templates('{{a}b}} {{}} {{c')).toEqual([]);
+    expect(resolveTemplates('x{{vars.a}}y{{ vars.a }}z', { vars: { a: '1' }, steps: {} })).toBe('x1y1z');
+  });
+
+  it.each(['toString', 'constructor', '__proto__', 'hasOwnProperty'])('a var or step field named %s is only what the scenario holds', async (name) => {
+    const text = `steps:\n  - intent: authorization\n    card: "{{vars.${name}}}"\n    amount: 1\n`;
+    await expect(loadScenario(text, 's.yaml')).rejects.toThrow(`{{vars.${name}}} is not defined`);
+    const given = await loadScenario(text, 's.yaml', { [name]: 'c9' });
+    expect(resolveTemplates(given.steps[0]!.input.card, { vars: given.vars, steps: {} })).toBe('c9');
+    expect(() => resolveTemplates(`{{steps.a.${name}}}`, { vars: {}, steps: { a: {} } })).toThrow(`{{steps.a.${name}}} has no value`);
+  });
+
+  it(`holds at most ${MAX_SCENARIO_STEPS} steps`, async () => {
+    const steps = Array.from({ length: MAX_SCENARIO_STEPS + 1 }, () => ({ intent: 'authorization', card: 'c', amount: 1 }));
+    await expect(loadScenario(JSON.stringify({ steps }), 's.json')).rejects.toThrow(/1001 steps, more than the 1000 a scenario may hold/);
   });
 });
 
