@@ -199,9 +199,10 @@ describe('lifecycle steps', () => {
       async expire(id) { calls.push(`expire ${id}`); return { id, mti: '0100', stan: '1', rrn: '2', responseCode: '00', transactionStatus: 'reversed', releaseReason: 'expiry' } as never; },
       async advanceClock(seconds) { calls.push(`clock ${seconds}`); return { now: 'later', offsetSeconds: seconds, expired: 1 }; },
       async deliverAdvices() { calls.push('deliver'); return { delivered: 1, pending: 0 }; },
-      async setStandIn(program, standIn) { calls.push(`stand-in ${program} ${standIn.mode}`); },
+      async standIn(program) { calls.push(`stand-in? ${program}`); return { mode: 'approve', maxAmount: 1, dailyAmount: 2 }; },
+      async setStandIn(program, standIn, options) { calls.push(`stand-in ${program} ${standIn.mode}${options?.restore ? ' (restore)' : ''}`); },
       async webhookFaults() { calls.push('faults?'); return { spec: 'deadline=5000ms', seed: 1 }; },
-      async setWebhookFaults(spec, seed) { calls.push(`faults ${spec} ${seed}`); },
+      async setWebhookFaults(spec, seed, options) { calls.push(`faults ${spec} ${seed}${options?.restore ? ' (restore)' : ''}`); },
       async state(result, parts) {
         reads += 1;
         calls.push(`state ${result.transactionId} ${[...parts].join(',')}`);
@@ -227,14 +228,37 @@ steps:
     const summary = await runScenario(await loadScenario(text, 's.yaml'), { send: fakeSend(['00']).send, sandbox, sleep: async () => {} });
     expect(summary.steps.map((s) => s.failures)).toEqual([[], [], [], [], [], [], []]);
     expect(calls).toEqual([
-      'faults?', 'faults reply-lost=1 7', 'lifecycle {"message":"increment","originalTransactionId":"tx1","amount":250,"responseMode":"forward"}', 'faults deadline=5000ms 1',
+      'faults?', 'faults reply-lost=1 7', 'lifecycle {"message":"increment","originalTransactionId":"tx1","amount":250,"responseMode":"forward"}', 'faults deadline=5000ms 1 (restore)',
       'repeat tx1 false',
       'expire tx1', 'state tx1 transaction,lifecycle', 'state tx1 transaction,lifecycle',
       'clock 604800',
       'deliver',
-      'stand-in p1 approve',
+      'stand-in? p1', 'stand-in p1 approve',
     ]);
     expect(summary.steps[4]!.result.summary).toBe('clock +604800 s: now later, 1 hold released');
+  });
+
+  it('stopped mid-step (Ctrl-C, an error), the run takes the step\'s faults off and puts back the stand-in policies it changed', async () => {
+    const { sandbox, calls } = fakeSandbox();
+    const controller = new AbortController();
+    const text = `
+steps:
+  - { intent: stand-in, program: p1, standIn: { mode: decline } }
+  - { intent: stand-in, program: p1, standIn: { mode: approve, maxAmount: 9, dailyAmount: 9 } }
+  - { intent: authorization, card: c, amount: 1, webhookFaults: "delay=5000ms" }
+  - { intent: authorization, card: c, amount: 1 }
+`;
+    const send = async () => {
+      controller.abort(new Error('interrupted'));
+      throw new Error('request aborted');
+    };
+    await expect(runScenario(await loadScenario(text, 's.yaml'), { send, sandbox, signal: controller.signal })).rejects.toThrow('request aborted');
+    expect(calls).toEqual([
+      'stand-in? p1', 'stand-in p1 decline',
+      'stand-in p1 approve',
+      'faults?', 'faults delay=5000ms undefined', 'faults deadline=5000ms 1 (restore)',
+      'stand-in p1 approve (restore)',
+    ]);
   });
 
   it('a state expectation that never holds fails once within runs out', async () => {
