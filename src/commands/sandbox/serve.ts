@@ -134,7 +134,7 @@ async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<Pars
     const { parseFaultSpec, FaultSpecError, DEFAULT_HOLD_SECONDS } = await import('../../sandbox/faults.js');
     let hold = DEFAULT_HOLD_SECONDS;
     if (opts.faultsHold !== undefined) {
-      if (!/^\d*\.?\d+$/.test(opts.faultsHold) || Number(opts.faultsHold) <= 0 || Number(opts.faultsHold) > 3600) {
+      if (!/^(?:\d+(?:\.\d+)?|\.\d+)$/.test(opts.faultsHold) || Number(opts.faultsHold) <= 0 || Number(opts.faultsHold) > 3600) {
         throw new UsageError(`invalid --faults-hold "${opts.faultsHold}": give seconds from 0.001 to 3600`);
       }
       hold = Number(opts.faultsHold);
