@@ -126,3 +126,15 @@ export function validateUri(field: string, value: string): string {
   }
   return trimmed;
 }
+
+/** The text without the slashes it ends with. A loop: `/\/+$/` rescans a run of slashes from each of its starts. */
+export function withoutTrailingSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '/') end--;
+  return text.slice(0, end);
+}
+
+/** https://api.example.com/ → https://api.example.com; keeps a path prefix (…/v1). */
+export function normaliseBaseUrl(url: URL): string {
+  return withoutTrailingSlashes(`${url.origin}${url.pathname}`);
+}

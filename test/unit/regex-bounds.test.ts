@@ -2,7 +2,8 @@
 // pattern backtrack is answered at once, and the values they accepted are accepted still.
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
-import { validateEmail } from '../../src/core/validate.js';
+import { normaliseBaseUrl, validateEmail, withoutTrailingSlashes } from '../../src/core/validate.js';
+import { defaultTokenUrl } from '../../src/api/client-credentials.js';
 import { parseAmount } from '../../src/iso8583/amount.js';
 
 const MEGABYTE = 1_000_000;
@@ -36,5 +37,13 @@ describe('linear patterns', () => {
   it('amount: a fraction of a megabyte of zeros is refused at once, trailing zeros still dropped', () => {
     expect(() => fast(() => parseAmount(`1.${'0'.repeat(MEGABYTE)}1`, 2))).toThrow(/decimals|not an amount|at most/);
     expect(parseAmount('1.500000', 2)).toBe(150n);
+  });
+
+  it('base URLs: trailing slashes dropped at once however many there are, inner ones kept', () => {
+    const slashes = '/'.repeat(MEGABYTE);
+    expect(fast(() => withoutTrailingSlashes(`${slashes}a${slashes}`))).toBe(`${slashes}a`);
+    expect(normaliseBaseUrl(new URL('https://api.example.com/v1//'))).toBe('https://api.example.com/v1');
+    expect(normaliseBaseUrl(new URL('https://api.example.com/'))).toBe('https://api.example.com');
+    expect(fast(() => defaultTokenUrl(`https://a.example.com/${slashes}x`))).toBe(`https://a.example.com/${slashes}x/oauth/token`);
   });
 });

@@ -105,7 +105,7 @@ export async function parseSetting(key: string, raw: string, insecure = false): 
     case 'tokenUrl': {
       const { parseBaseUrl } = await import('../../api/client.js');
       const url = parseBaseUrl(value, insecure);
-      return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+      return (await import('../../core/validate.js')).normaliseBaseUrl(url);
     }
     case 'switch':
       if (!/^[A-Za-z0-9._~-]+$/.test(value)) throw new UsageError(`invalid value "${raw}" for switch: expected one URL path segment`);
