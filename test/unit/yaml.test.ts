@@ -1,5 +1,8 @@
 // The one YAML loader (src/core/yaml.ts): every YAML file a user gives is parsed within its
 // bounds, and anything outside them is a usage error naming the file and the line.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseDialectFile } from '../../src/api/dialect.js';
 import { parseRules } from '../../src/commands/webhook/rules.js';
@@ -56,4 +59,12 @@ describe('every YAML file goes through it', () => {
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toMatch(message);
   });
+});
+
+it('no other module of src/ loads the yaml package', () => {
+  const src = fileURLToPath(new URL('../../src/', import.meta.url));
+  const loaders = (readdirSync(src, { recursive: true }) as string[])
+    .filter((file) => file.endsWith('.ts'))
+    .filter((file) => /from 'yaml'|import\('yaml'\)/.test(readFileSync(join(src, file), 'utf8')));
+  expect(loaders).toEqual([join('core', 'yaml.ts')]);
 });
