@@ -267,10 +267,11 @@ function same(actual: unknown, wanted: unknown): boolean {
   return String(actual) === String(wanted);
 }
 
+/** A result field by its dotted path; own fields only (`expect: {constructor: …}` finds nothing). */
 function getPath(record: unknown, path: string): unknown {
   let value: unknown = record;
   for (const key of path.split('.')) {
-    if (value === null || value === undefined || typeof value !== 'object') return undefined;
+    if (value === null || value === undefined || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
     value = (value as Record<string, unknown>)[key];
   }
   return value;

@@ -94,6 +94,7 @@ describe('templates and expectations', () => {
     ]);
     expect(check(undefined, { outcome: 'error', errorMessage: 'boom' })).toEqual(['the simulator refused the request: boom']);
     expect(check({ error: 'CONFLICT' }, { outcome: 'error', error: 'CONFLICT' })).toEqual([]);
+    expect(check({ constructor: 'x', 'response.toString': null }, result)).toEqual(['expected constructor "x", got nothing']);
   });
 });
 
