@@ -317,7 +317,7 @@ export function reportError(error: CliError, io: IOStreams, env: Env, globals: R
 }
 
 /**
- * Ctrl-C: the first one aborts the run's signal (commands that stream or import wind down and
+ * Ctrl-C (or SIGTERM): the first one aborts the run's signal (commands that stream or import wind down and
  * exit 130); a second one, or a command that is not listening, ends the process at once.
  * Config writes are atomic renames, so nothing is left half-written either way.
  */
@@ -333,5 +333,12 @@ function installInterruptHandler(io: IOStreams): { signal: AbortSignal; dispose(
     setTimeout(() => process.exit(ExitCode.Interrupted), 5_000).unref();
   };
   process.on('SIGINT', onSignal);
-  return { signal: controller.signal, dispose: () => process.off('SIGINT', onSignal) };
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }

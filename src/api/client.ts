@@ -25,6 +25,7 @@ import { DEFAULT_DIALECT, listOfPath, listQuery, readPath, type Dialect, type Li
 import type { Transport, TransportResponse } from './node-http.js';
 import { loadUndici, undiciTransport } from './undici.js';
 import { isObject } from '../core/is-object.js';
+import { LIST_BOUNDS } from './list-bounds.js';
 
 /**
  * Milliseconds on a monotonic clock, for request durations. Not performance.now(): the first use
@@ -591,7 +592,9 @@ function apiError(
       ...base,
       code: code ?? (status === 429 ? 'RATE_LIMITED' : 'REJECTED'),
       retryAfterMs: retryAfter,
-      hint: status === 429 ? `rate limited; try again${retryAfter ? ` in ${Math.ceil(retryAfter / 1000)} s` : ' later'}` : undefined,
+      hint: status === 429 ? `rate limited; try again${retryAfter ? ` in ${Math.ceil(retryAfter / 1000)} s` : ' later'}`
+        : TOO_LARGE_STATUSES.has(status) ? `the request line or headers are larger than the server takes: shorten the filters (at most ${LIST_BOUNDS.maxText} characters each) or the path`
+        : undefined,
     });
   }
   return new ServerError(`server error (${status}) on ${where}: ${message}`, {
@@ -600,6 +603,9 @@ function apiError(
     hint: 'the service failed; try again later, and rerun with -v to see each attempt',
   });
 }
+
+/** URI Too Long and Request Header Fields Too Large: answered by the HTTP server itself, with no body. */
+const TOO_LARGE_STATUSES = new Set([414, 431]);
 
 /**
  * The scope a 403 names in `details.requiredScope` (the sandbox does; other deployments may

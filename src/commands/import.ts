@@ -1,6 +1,6 @@
 import { defineCommand } from '../core/command.js';
 import { bodyFields, defineFlags, type FlagValues } from '../core/flags.js';
-import { CARD_FLAGS, CARDHOLDER_FLAGS, placeFlags } from './card-flags.js';
+import { CARD_FLAGS, CARDHOLDER_FLAGS, placeFlags, REASON_MAX_LENGTH } from './card-flags.js';
 import type { Context } from '../core/context.js';
 import {
   AuthError,
@@ -51,7 +51,7 @@ export const IMPORT_FLAGS = defineFlags({
   pinStdin: { type: 'boolean', secret: true, description: 'one card: read the default PIN (4 to 12 digits) from stdin' },
   allowWeakPin: { type: 'boolean', description: 'accept trivially weak default PINs such as 1111 (one card, or every row of a file)' },
   returnSecure: { type: 'boolean', description: 'one card: return secure data' },
-  reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal)' },
+  reason: { type: 'string', value: 'text', maxLength: REASON_MAX_LENGTH, description: 'why (kept in the audit journal)' },
 });
 
 type ImportOptions = FlagValues<typeof IMPORT_FLAGS>;

@@ -154,7 +154,11 @@ const scenarios = `\`cardctl simulate run FILE\` plays a sequence of simulated s
 checks their results. Step keys mirror the \`simulate\` flags in camelCase;
 \`{{steps.<id>.<field>}}\` refers to an earlier step's result and \`{{vars.<name>}}\` to a variable
 (\`vars:\` in the file, or \`--set name=value\`); \`expect\` compares result fields. It prints a
-pass/fail line per step and exits 5 when an expectation fails.
+pass/fail line per step and exits 5 when an expectation fails. A file holds at most 1 MiB and
+1,000 steps, nests at most 100 levels (each column of indentation counts as one) and expands at
+most 100 aliases; the same bounds hold for every YAML file cardctl reads. Stopped early (Ctrl-C,
+an error), a run takes off the step's webhook faults and puts back the stand-in policies it
+changed before it exits.
 
     name: authorize then reverse
     vars:

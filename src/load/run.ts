@@ -76,14 +76,14 @@ async function readMix(ctx: Context, opts: LoadFlags): Promise<Mix> {
   if (opts.mix !== undefined && opts.mixFile !== undefined) throw new UsageError('give either --mix or --mix-file, not both');
   if (opts.mix !== undefined) return parseMix(opts.mix);
   if (opts.mixFile === undefined) return DEFAULT_MIX;
-  const { readFile } = await import('node:fs/promises');
-  const { loadYaml } = await import('../scenario/yaml.js');
-  let parsed: unknown;
+  const [{ readTextFile }, { parseYamlFile, YAML_LIMITS }] = await Promise.all([import('../core/text.js'), import('../core/yaml.js')]);
+  let text: string;
   try {
-    parsed = (await loadYaml()).parse(await readFile(opts.mixFile, 'utf8'));
+    text = await readTextFile(opts.mixFile, YAML_LIMITS.maxBytes);
   } catch (error) {
-    throw new UsageError(`cannot read --mix-file ${opts.mixFile}: ${(error as Error).message}`);
+    throw new UsageError(`cannot read --mix-file ${opts.mixFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
+  const parsed = (await parseYamlFile(text, opts.mixFile, '--mix-file')).value;
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--mix-file ${opts.mixFile}: expected a map of intent to weight, e.g. {authorization: 80, reversal: 20}`);
   return parseMix(Object.entries(parsed).map(([intent, weight]) => `${intent}=${String(weight)}`).join(','), `--mix-file ${opts.mixFile}`);
 }

@@ -80,7 +80,8 @@ function dialectKeyLines(): string[] {
 
 /** Validates a `profile set` value; undefined means "remove the setting". */
 export async function parseSetting(key: string, raw: string, insecure = false): Promise<string | boolean | undefined> {
-  const spec = SETTABLE_PROFILE_KEYS[key];
+  // Only the table's own keys: `toString` or `constructor` are no settings.
+  const spec = Object.hasOwn(SETTABLE_PROFILE_KEYS, key) ? SETTABLE_PROFILE_KEYS[key] : undefined;
   if (!spec) {
     const secret = ['token', 'apiKey', 'pinKey', 'webhookSecret'].includes(key);
     throw new UsageError(`unknown setting "${key}"`, {
@@ -104,7 +105,7 @@ export async function parseSetting(key: string, raw: string, insecure = false): 
     case 'tokenUrl': {
       const { parseBaseUrl } = await import('../../api/client.js');
       const url = parseBaseUrl(value, insecure);
-      return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+      return (await import('../../core/validate.js')).normaliseBaseUrl(url);
     }
     case 'switch':
       if (!/^[A-Za-z0-9._~-]+$/.test(value)) throw new UsageError(`invalid value "${raw}" for switch: expected one URL path segment`);
