@@ -28,6 +28,20 @@ function brokenShort(help: string, width: number): string[] {
   return found;
 }
 
+/**
+ * Lines of `help` (but its examples) that do not fit `width`: wider than it, or a line at column
+ * 0 right under an indented one (a table row commander wrapped; reflowProse joins such a line).
+ */
+function overflowing(help: string, width: number): string[] {
+  // Examples are commands to copy: kept whole on their line, whatever the width.
+  const lines = help.split('\n\nExamples:\n')[0]!.split('\n');
+  return lines.filter((line, i) => {
+    const above = lines[i - 1] ?? '';
+    const wrappedToColumn0 = /^\S/.test(line) && /^\s+\S/.test(above) && !/^([-*] |[|$])/.test(line) && !/^[A-Z][A-Za-z ]*:$/.test(line);
+    return line.length > width || wrappedToColumn0;
+  });
+}
+
 async function help(path: string[], width: number): Promise<string> {
   const io = bufferedIO({ tty: true, columns: width });
   expect(await main([...path, '--help'], { io, env: {}, signal: new AbortController().signal })).toBe(0);
@@ -41,6 +55,14 @@ describe('help wrapping', () => {
       for (const line of brokenShort(await help(path, width), width)) short.push(`cardctl ${path.join(' ')} --help: ${line}`);
     }
     expect(short).toEqual([]);
+  }, 60_000);
+
+  it('at 80 columns every line of every command\'s help fits, none wrapped to column 0', async () => {
+    const wide: string[] = [];
+    for (const path of helpPaths(commandTree)) {
+      for (const line of overflowing(await help(path, 80), 80)) wide.push(`cardctl ${path.join(' ')} --help: ${line}`);
+    }
+    expect(wide).toEqual([]);
   }, 60_000);
 
   it('paragraphs become one line each; blank lines, indented lines and list items stay', () => {
