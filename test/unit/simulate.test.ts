@@ -1,4 +1,5 @@
 // Parsing of the simulate flags into the simulate body, and run() against a mocked API.
+import { stripVTControlCharacters } from 'node:util';
 import { MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { buildSimulateBody, type SimulationInput } from '../../src/commands/simulate/request.js';
@@ -85,8 +86,8 @@ function mockApi(reply: { status: number; body: unknown }, seen: Array<{ path: s
   return agent;
 }
 
-async function run(args: string[], reply: { status: number; body: unknown }) {
-  const io = testIO();
+async function run(args: string[], reply: { status: number; body: unknown }, options: { tty?: boolean } = {}) {
+  const io = testIO(options);
   const seen: Array<{ path: string; body: unknown }> = [];
   const code = await main(args, {
     io,
@@ -131,6 +132,15 @@ describe('simulate run()', () => {
     expect(r.out).toContain('4\tAmount, transaction\t000000150000\t₦1,500.00');
     expect(r.out).toContain('39\tResponse code\t51\tInsufficient funds');
     expect(r.out).toContain('506099******0008');
+  });
+
+  it('the summary of a partial approval shows the approved amount and the amount asked', async () => {
+    const partial = { ...RESULT, responseCode: '10', responseMessage: 'Approved for partial amount', transactionStatus: 'pending', response: { '0': '0110', '4': '000000000060', '39': '10', '49': '566' } };
+    const r = await run(['simulate', 'authorization', '--card', 'c1', '--amount', '15', '--forward'], { status: 200, body: { status: 'success', message: 'm', data: { ...partial, request: { ...RESULT.request, '4': '000000000100' } } } }, { tty: true });
+    expect(r.code, r.err).toBe(0);
+    expect(stripVTControlCharacters(r.out)).toMatch(/Amount\s+approved ₦0\.60 of ₦1\.00\n/);
+    const full = await run(['simulate', 'authorization', '--card', 'c1', '--amount', '15'], { status: 200, body: { status: 'success', message: 'm', data: { ...RESULT, responseCode: '00', response: { '0': '0110', '4': '000000150000', '39': '00' } } } }, { tty: true });
+    expect(stripVTControlCharacters(full.out)).toMatch(/Amount\s+₦1,500\.00\n/);
   });
 
   it('a usage error sends nothing (exit 2); a 409 from the simulator is exit 5', async () => {
