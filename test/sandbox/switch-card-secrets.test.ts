@@ -56,6 +56,12 @@ describe.each(['35', '36', '45', '52', '55'])('field %s', (field) => {
     if (field !== '35') expect(tx.originalMessage[field]).toBe('[REDACTED]');
   });
 
+  it("the stub's response does not echo it", async () => {
+    const response = await simulate(env.sb, auth(card.id, { overrides: { [field]: entry().value } }));
+    expect(response.body.data.responseCode).toBe('00');
+    expect(response.body.data.response).not.toHaveProperty(field);
+  });
+
   it('a repeat and an advice sent again carry none of it, with the clear PAN', async () => {
     const { value } = entry();
     const original = (await simulate(env.sb, auth(card.id, { responseMode: 'forward', overrides: { [field]: value } }))).body.data.transactionId;
