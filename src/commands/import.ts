@@ -58,6 +58,8 @@ type ImportOptions = FlagValues<typeof IMPORT_FLAGS>;
 
 /** One card's fields, each with the body path it fills and its question. */
 const CARD_FIELDS = bodyFields(IMPORT_FLAGS);
+/** What `--from-file -` takes (the hint when stdin gives nothing). */
+const IMPORT_STDIN_ROWS = 'CSV or NDJSON rows in, one card a row, e.g. cat cards.ndjson | cardctl import --from-file - --format ndjson';
 /** Fields an import body may leave empty: not asked for, sent as "". */
 const OPTIONAL_FIELDS = new Set(['middleName', 'addressLine2']);
 
@@ -177,12 +179,12 @@ async function importFile(ctx: Context, opts: ImportOptions, run: { settings: Ro
     bound = streamed ? await spoolInput(fromStdin ? ctx.io.stdin : createReadStream(opts.fromFile!)) : await bindFile(opts.fromFile!);
     if (fromStdin && bound.bytes === 0) {
       bound.remove();
-      throw noRowsOnStdin();
+      throw noRowsOnStdin('--from-file', IMPORT_STDIN_ROWS);
     }
     streamed = false;
   } else if (fromStdin) {
     const peeked = await peek(ctx.io.stdin);
-    if (peeked.head === undefined) throw noRowsOnStdin();
+    if (peeked.head === undefined) throw noRowsOnStdin('--from-file', IMPORT_STDIN_ROWS);
     stdin = peeked.input;
   }
   try {

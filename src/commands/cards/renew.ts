@@ -107,6 +107,7 @@ async function bulkRenew(ctx: Context, opts: BulkOptions & { expiration?: string
   await runBulkCommand<Renewal>(ctx, opts, {
     verb: 'renew',
     label: 'renewing',
+    stdinRows: 'the card ids (or CSV or NDJSON rows) in, e.g. cardctl cards list -q --search ACME | …',
     action: {
       parse(value) {
         const id = rowCardId(value);

@@ -181,6 +181,7 @@ async function bulkUpdate(ctx: Context, opts: FlagValues<typeof CUSTOMER_UPDATE_
   await runBulkCommand<CustomerChange>(ctx, opts, {
     verb: 'update the cardholder of',
     label: 'updating',
+    stdinRows: 'CSV or NDJSON rows in (id and the fields to change), e.g. cat fixes.csv | …',
     columns: ['id', ...ROW_COLUMNS.keys()],
     action: {
       parse(value) {
