@@ -120,9 +120,18 @@ export function isFaultFree(spec: FaultSpec): boolean {
   return !spec.rate && !spec.latency && !spec.reset && !spec.slowBody && !spec.rateLimit && !spec.commitThenTimeout;
 }
 
+/** A decimal number written plainly (`0.1`, `.5`, `1`): no sign, exponent, hex or empty text. */
+const PLAIN_DECIMAL = /^(?:\d+(?:\.\d+)?|\.\d+)$/;
+
+/** A probability from 0 to 1 (a number, or a plain decimal in text), else undefined. HTTP and webhook faults alike. */
+export function parseProbability(value: unknown): number | undefined {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && PLAIN_DECIMAL.test(value.trim()) ? Number(value) : NaN;
+  return Number.isFinite(n) && n >= 0 && n <= 1 ? n : undefined;
+}
+
 function probability(key: string, value: unknown): number {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d*\.?\d+\s*$/.test(value) ? Number(value) : NaN;
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new FaultSpecError(key, `invalid fault ${key}=${String(value)}: give a probability from 0 to 1`);
+  const n = parseProbability(value);
+  if (n === undefined) throw new FaultSpecError(key, `invalid fault ${key}=${String(value)}: give a probability from 0 to 1`);
   return n;
 }
 
