@@ -104,8 +104,9 @@ const STATE_POLL_MS = 200;
 
 /**
  * Runs the steps in order. The sandbox is shared: a step's webhook faults are taken off again
- * when the step ends, however it ends; and when the run stops early (Ctrl-C, an error), each
- * program whose stand-in policy a step changed gets its policy from before the run back.
+ * when the step ends, however it ends; and when the run ends, however it ends (done, Ctrl-C,
+ * an error), each program whose stand-in policy a step changed gets its policy from before the
+ * run back.
  */
 export async function runScenario(scenario: Scenario, hooks: RunHooks): Promise<ScenarioSummary> {
   const started = performance.now();
@@ -122,9 +123,8 @@ export async function runScenario(scenario: Scenario, hooks: RunHooks): Promise<
         hooks.onStep?.(report);
       }
     }
-  } catch (error) {
+  } finally {
     for (const [program, policy] of standInsBefore) await hooks.sandbox?.setStandIn(program, policy, { restore: true }).catch(() => {});
-    throw error;
   }
   const failed = reports.filter((r) => !r.passed).length;
   return {

@@ -235,6 +235,8 @@ steps:
       'clock 604800',
       'deliver',
       'stand-in? p1', 'stand-in p1 approve',
+      // The run is over: the policy from before it is back.
+      'stand-in p1 approve (restore)',
     ]);
     expect(summary.steps[4]!.result.summary).toBe('clock +604800 s: now later, 1 hold released');
   });
@@ -259,6 +261,25 @@ steps:
       'stand-in p1 approve',
       'faults?', 'faults delay=5000ms undefined', 'faults deadline=5000ms 1 (restore)',
       'stand-in p1 approve (restore)',
+    ]);
+  });
+
+  it('a run that ends normally, failed expectations or not, puts back every stand-in policy it changed, once each', async () => {
+    const { sandbox, calls } = fakeSandbox();
+    const text = `
+steps:
+  - { intent: stand-in, program: p1, standIn: { mode: decline } }
+  - { intent: stand-in, program: p2, standIn: { mode: decline } }
+  - { intent: stand-in, program: p1, standIn: { mode: approve, maxAmount: 9, dailyAmount: 9 } }
+  - { intent: authorization, card: c, amount: 1, expect: { responseCode: "05" } }
+`;
+    const summary = await runScenario(await loadScenario(text, 's.yaml'), { send: fakeSend(['00']).send, sandbox });
+    expect(summary.failed).toBe(1);
+    expect(calls).toEqual([
+      'stand-in? p1', 'stand-in p1 decline',
+      'stand-in? p2', 'stand-in p2 decline',
+      'stand-in p1 approve',
+      'stand-in p1 approve (restore)', 'stand-in p2 approve (restore)',
     ]);
   });
 
