@@ -353,8 +353,8 @@ complete -c cardctl -n "__cardctl_at 'cards' 0" -a deactivate -d 'suspend a card
 complete -c cardctl -n "__cardctl_at 'cards' 0" -a report -d 'the reports of bulk runs (--report): join the shards\' into one'
 
 # cardctl cards list
-complete -c cardctl -n "__cardctl_at 'cards list'" -l search -x -d 'free-text search across card fields'
-complete -c cardctl -n "__cardctl_at 'cards list'" -l card-id -x -d 'only this card'
+complete -c cardctl -n "__cardctl_at 'cards list'" -l search -x -d 'free-text search across card fields (at most 256 characters)'
+complete -c cardctl -n "__cardctl_at 'cards list'" -l card-id -x -d 'only this card (at most 256 characters)'
 complete -c cardctl -n "__cardctl_at 'cards list'" -l limit -x -d 'page size, 1-100 or the profile\'s maxPageSize (default 20; the maximum with --all)'
 complete -c cardctl -n "__cardctl_at 'cards list'" -l page -x -d 'page number, from 1'
 complete -c cardctl -n "__cardctl_at 'cards list'" -l all -d 'every page, streamed as it arrives'
@@ -403,7 +403,7 @@ complete -c cardctl -n "__cardctl_at 'cards create'" -l shard -x -d 'bulk: only 
 
 # cardctl cards renew
 complete -c cardctl -n "__cardctl_at 'cards renew'" -l expiration -x -d 'new expiry month, YYYYMM, in the future (bulk: for rows without an expiration column)'
-complete -c cardctl -n "__cardctl_at 'cards renew'" -l reason -x -d 'renewal reason (default RENEW)'
+complete -c cardctl -n "__cardctl_at 'cards renew'" -l reason -x -d 'renewal reason (default RENEW) (at most 500 characters)'
 complete -c cardctl -n "__cardctl_at 'cards renew'" -l from-file -r -F -d 'act on many cards: ids one a line, or .csv, .ndjson or a .json array; - for stdin'
 complete -c cardctl -n "__cardctl_at 'cards renew'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
 complete -c cardctl -n "__cardctl_at 'cards renew'" -l concurrency -x -d 'bulk: requests in flight (default 8)'
@@ -424,7 +424,7 @@ complete -c cardctl -n "__cardctl_at 'cards pin change'" -l pan -x -d 'full card
 complete -c cardctl -n "__cardctl_at 'cards pin reset'" -l pin-stdin -d 'read the new PIN from stdin'
 complete -c cardctl -n "__cardctl_at 'cards pin reset'" -l allow-weak-pin -d 'accept trivially weak PINs such as 1234'
 complete -c cardctl -n "__cardctl_at 'cards pin reset'" -l pan -x -d 'full card number; only for profiles whose pinBlockFormat is iso-0'
-complete -c cardctl -n "__cardctl_at 'cards pin reset'" -l reason -x -d 'why (kept in the audit journal)'
+complete -c cardctl -n "__cardctl_at 'cards pin reset'" -l reason -x -d 'why (kept in the audit journal) (at most 500 characters)'
 
 # cardctl cards customer
 complete -c cardctl -n "__cardctl_at 'cards customer' 0" -a update -d 'update a card\'s cardholder details'
@@ -448,10 +448,10 @@ complete -c cardctl -n "__cardctl_at 'cards customer update'" -l concurrency -x 
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l report -r -F -d 'bulk: NDJSON report: its run (verb, input SHA-256, shard), then a line per row (row, id, outcome done|already|skipped|failed, code, message)'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l resume -r -F -d 'bulk: continue the run of this report (given alone: of the --report file), which must be of this verb, input and shard: rows it records as done are skipped, new lines appended; a report not there yet is started'
 complete -c cardctl -n "__cardctl_at 'cards customer update'" -l shard -x -d 'bulk: only rows k, k+n, k+2n, … (split one file across n runners, one report each)'
-complete -c cardctl -n "__cardctl_at 'cards customer update'" -l reason -x -d 'why (kept in the audit journal, one entry per card)'
+complete -c cardctl -n "__cardctl_at 'cards customer update'" -l reason -x -d 'why (kept in the audit journal, one entry per card) (at most 500 characters)'
 
 # cardctl cards activate
-complete -c cardctl -n "__cardctl_at 'cards activate'" -l reason -x -d 'why (kept in the audit journal, one entry per card)'
+complete -c cardctl -n "__cardctl_at 'cards activate'" -l reason -x -d 'why (kept in the audit journal, one entry per card) (at most 500 characters)'
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l from-file -r -F -d 'act on many cards: ids one a line, or .csv, .ndjson or a .json array; - for stdin'
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l concurrency -x -d 'bulk: requests in flight (default 16)'
@@ -461,7 +461,7 @@ complete -c cardctl -n "__cardctl_at 'cards activate'" -l shard -x -d 'bulk: onl
 complete -c cardctl -n "__cardctl_at 'cards activate'" -l where -x -d 'bulk: the cards matching status=STATUS and/or search=TEXT (comma-separated), listed first; --dry-run shows them'
 
 # cardctl cards deactivate
-complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l reason -x -d 'why (kept in the audit journal, one entry per card)'
+complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l reason -x -d 'why (kept in the audit journal, one entry per card) (at most 500 characters)'
 complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l from-file -r -F -d 'act on many cards: ids one a line, or .csv, .ndjson or a .json array; - for stdin'
 complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l format -x -a 'csv ndjson json ids' -d 'format of --from-file (default: its extension, .txt being ids; stdin and pipes are recognised)'
 complete -c cardctl -n "__cardctl_at 'cards deactivate'" -l concurrency -x -d 'bulk: requests in flight (default 16)'
@@ -483,8 +483,8 @@ complete -c cardctl -n "__cardctl_at 'tx' 0" -a tail -d 'follow new transactions
 complete -c cardctl -n "__cardctl_at 'tx' 0" -a summary -d 'approval rate, counts and amounts, grouped'
 
 # cardctl tx list
-complete -c cardctl -n "__cardctl_at 'tx list'" -l merchant -x -d 'merchant identifier'
-complete -c cardctl -n "__cardctl_at 'tx list'" -l terminal -x -d 'terminal identifier'
+complete -c cardctl -n "__cardctl_at 'tx list'" -l merchant -x -d 'merchant identifier (at most 256 characters)'
+complete -c cardctl -n "__cardctl_at 'tx list'" -l terminal -x -d 'terminal identifier (at most 256 characters)'
 complete -c cardctl -n "__cardctl_at 'tx list'" -l card-status -x -a 'active inactive suspended expired' -d 'status of the card'
 complete -c cardctl -n "__cardctl_at 'tx list'" -l status -x -a 'pending completed failed reversed' -d 'transaction status'
 complete -c cardctl -n "__cardctl_at 'tx list'" -l since -x -d 'only transactions at or after this time (ISO date-time or a duration like 24h, 7d)'
@@ -498,8 +498,8 @@ complete -c cardctl -n "__cardctl_at 'tx list'" -l wide -d 'more columns: curren
 complete -c cardctl -n "__cardctl_at 'tx show'" -l lifecycle -d 'print only the lifecycle: the original, every linked message, the amounts (sandbox)'
 
 # cardctl tx tail
-complete -c cardctl -n "__cardctl_at 'tx tail'" -l merchant -x -d 'merchant identifier'
-complete -c cardctl -n "__cardctl_at 'tx tail'" -l terminal -x -d 'terminal identifier'
+complete -c cardctl -n "__cardctl_at 'tx tail'" -l merchant -x -d 'merchant identifier (at most 256 characters)'
+complete -c cardctl -n "__cardctl_at 'tx tail'" -l terminal -x -d 'terminal identifier (at most 256 characters)'
 complete -c cardctl -n "__cardctl_at 'tx tail'" -l card-status -x -a 'active inactive suspended expired' -d 'status of the card'
 complete -c cardctl -n "__cardctl_at 'tx tail'" -l status -x -a 'pending completed failed reversed' -d 'transaction status'
 complete -c cardctl -n "__cardctl_at 'tx tail'" -l since -x -d 'only transactions at or after this time (ISO date-time or a duration like 24h, 7d)'
@@ -509,8 +509,8 @@ complete -c cardctl -n "__cardctl_at 'tx tail'" -l limit -x -d 'page size of eac
 complete -c cardctl -n "__cardctl_at 'tx tail'" -l wide -d 'more columns, as in `tx list --wide`'
 
 # cardctl tx summary
-complete -c cardctl -n "__cardctl_at 'tx summary'" -l merchant -x -d 'merchant identifier'
-complete -c cardctl -n "__cardctl_at 'tx summary'" -l terminal -x -d 'terminal identifier'
+complete -c cardctl -n "__cardctl_at 'tx summary'" -l merchant -x -d 'merchant identifier (at most 256 characters)'
+complete -c cardctl -n "__cardctl_at 'tx summary'" -l terminal -x -d 'terminal identifier (at most 256 characters)'
 complete -c cardctl -n "__cardctl_at 'tx summary'" -l card-status -x -a 'active inactive suspended expired' -d 'status of the card'
 complete -c cardctl -n "__cardctl_at 'tx summary'" -l status -x -a 'pending completed failed reversed' -d 'transaction status'
 complete -c cardctl -n "__cardctl_at 'tx summary'" -l since -x -d 'only transactions at or after this time (ISO date-time or a duration like 24h, 7d)'
@@ -720,7 +720,7 @@ complete -c cardctl -n "__cardctl_at 'import'" -l status -x -a 'active inactive 
 complete -c cardctl -n "__cardctl_at 'import'" -l pin-stdin -d 'one card: read the default PIN (4 to 12 digits) from stdin'
 complete -c cardctl -n "__cardctl_at 'import'" -l allow-weak-pin -d 'accept trivially weak default PINs such as 1111 (one card, or every row of a file)'
 complete -c cardctl -n "__cardctl_at 'import'" -l return-secure -d 'one card: return secure data'
-complete -c cardctl -n "__cardctl_at 'import'" -l reason -x -d 'why (kept in the audit journal)'
+complete -c cardctl -n "__cardctl_at 'import'" -l reason -x -d 'why (kept in the audit journal) (at most 500 characters)'
 
 # cardctl oauth
 complete -c cardctl -n "__cardctl_at 'oauth' 0" -a list -d 'list the institution\'s OAuth applications'
@@ -729,7 +729,7 @@ complete -c cardctl -n "__cardctl_at 'oauth' 0" -a update -d 'update an OAuth ap
 complete -c cardctl -n "__cardctl_at 'oauth' 0" -a keygen -d 'create an RSA key and a self-signed certificate for `oauth create`'
 
 # cardctl oauth list
-complete -c cardctl -n "__cardctl_at 'oauth list'" -l search -x -d 'filter by name'
+complete -c cardctl -n "__cardctl_at 'oauth list'" -l search -x -d 'filter by name (at most 256 characters)'
 complete -c cardctl -n "__cardctl_at 'oauth list'" -l limit -x -d 'page size, 1-100 or the profile\'s maxPageSize (default 20)'
 complete -c cardctl -n "__cardctl_at 'oauth list'" -l page -x -d 'page number, from 1'
 complete -c cardctl -n "__cardctl_at 'oauth list'" -l all -d 'every page, streamed as it arrives'

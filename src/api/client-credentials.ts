@@ -5,6 +5,7 @@ import { readTextFile } from '../core/text.js';
 import { resolve } from 'node:path';
 import type { ConfigStore } from '../config/store.js';
 import { AuthError, CliError, ServerError, UsageError } from '../core/errors.js';
+import { withoutTrailingSlashes } from '../core/validate.js';
 import type { ApiClient, Connection } from './client.js';
 import type { TokenResponse } from './schemas.js';
 
@@ -31,7 +32,7 @@ const ASSERTION_TTL_SECONDS = 120;
 
 /** `<baseUrl>/oauth/token` unless the profile or flag names another endpoint. */
 export function defaultTokenUrl(baseUrl: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}/oauth/token`;
+  return `${withoutTrailingSlashes(baseUrl)}/oauth/token`;
 }
 
 /** Reads a PEM private key (PKCS#8 or PKCS#1 RSA) into a KeyObject; unreadable keys are usage errors. */

@@ -5,7 +5,6 @@
 // its profile. Plain data and small functions: the CLI loads this module, so no TypeBox, no
 // fastify, and yaml only when a file is parsed.
 import { UsageError } from '../core/errors.js';
-import { loadYaml } from '../core/yaml.js';
 import { LIST_BOUNDS } from '../core/list-bounds.js';
 import { isObject } from '../core/is-object.js';
 import { setPath } from '../core/object-path.js';
@@ -226,12 +225,8 @@ export async function parseDialectFile(text: string, name: string): Promise<Dial
   try {
     parsed = JSON.parse(text);
   } catch {
-    const { parse } = await loadYaml();
-    try {
-      parsed = parse(text, { maxAliasCount: 0 });
-    } catch (error) {
-      throw new UsageError(`${name}: not valid JSON or YAML (${(error as Error).message.split('\n')[0]})`);
-    }
+    const { parseYamlFile } = await import('../core/yaml.js');
+    parsed = (await parseYamlFile(text, name, 'dialect file')).value;
   }
   if (parsed === null || parsed === undefined) parsed = {};
   if (!isObject(parsed)) throw new UsageError(`${name}: expected a mapping of settings such as params, paging, maxPageSize, errors`);

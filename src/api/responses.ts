@@ -15,6 +15,7 @@ import { isScope } from '../core/validate.js';
 import { isObject } from '../core/is-object.js';
 import { DEFAULT_DIALECT, readPath, type Dialect } from './dialect.js';
 import type { ApiRequest } from './request.js';
+import { LIST_BOUNDS } from '../core/list-bounds.js';
 
 /** A list's paging metadata: the page count and total where the dialect has them; page and limit when the body says. */
 export interface Pagination {
@@ -187,7 +188,9 @@ function apiError(
       ...base,
       code: code ?? (status === 429 ? 'RATE_LIMITED' : 'REJECTED'),
       retryAfterMs: retryAfter,
-      hint: status === 429 ? `rate limited; try again${retryAfter ? ` in ${Math.ceil(retryAfter / 1000)} s` : ' later'}` : undefined,
+      hint: status === 429 ? `rate limited; try again${retryAfter ? ` in ${Math.ceil(retryAfter / 1000)} s` : ' later'}`
+        : TOO_LARGE_STATUSES.has(status) ? `the request line or headers are larger than the server takes: shorten the filters (at most ${LIST_BOUNDS.maxText} characters each) or the path`
+        : undefined,
     });
   }
   return new ServerError(`server error (${status}) on ${where}: ${message}`, {
@@ -196,6 +199,9 @@ function apiError(
     hint: 'the service failed; try again later, and rerun with -v to see each attempt',
   });
 }
+
+/** URI Too Long and Request Header Fields Too Large: answered by the HTTP server itself, with no body. */
+const TOO_LARGE_STATUSES = new Set([414, 431]);
 
 /**
  * The scope a 403 names in `details.requiredScope` (the sandbox does; other deployments may

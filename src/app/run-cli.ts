@@ -219,7 +219,8 @@ function runner(input: BuildInput): LeafRunner {
  * paragraphs; a line that starts with whitespace or a list or table mark (-, *, |, $) keeps its own.
  */
 export function reflowProse(text: string): string {
-  return text.replace(/([^\n])\n(?=[^\s\-*|$])/g, '$1 ');
+  // A list item starts "- " or "* "; a line that starts with a flag (--secret-stdin, -o json) is prose.
+  return text.replace(/([^\n])\n(?=[^\n])(?![\s|$]|[-*] )/g, '$1 ');
 }
 
 function addNode(parent: Command, definition: AnyCommand | GroupDefinition, run: LeafRunner | null): Command {
@@ -316,7 +317,7 @@ export function reportError(error: CliError, io: IOStreams, env: Env, globals: R
 }
 
 /**
- * Ctrl-C: the first one aborts the run's signal (commands that stream or import wind down and
+ * Ctrl-C (or SIGTERM): the first one aborts the run's signal (commands that stream or import wind down and
  * exit 130); a second one, or a command that is not listening, ends the process at once.
  * Config writes are atomic renames, so nothing is left half-written either way.
  */
@@ -332,5 +333,12 @@ function installInterruptHandler(io: IOStreams): { signal: AbortSignal; dispose(
     setTimeout(() => process.exit(ExitCode.Interrupted), 5_000).unref();
   };
   process.on('SIGINT', onSignal);
-  return { signal: controller.signal, dispose: () => process.off('SIGINT', onSignal) };
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
 }

@@ -13,9 +13,10 @@ import { SECRET_PROFILE_KEYS, type Profile } from '../config/store.js';
  * and the global ones): the value of any flag they do not declare withheld (src/core/flags.ts
  * says why no declared flag carries a secret), and every other word redacted as free text is
  * (redactBodyText: secret fields of a JSON `--data`, URL user info of `--base-url`, secret
- * `name=value` pairs and headers, card numbers).
+ * `name=value` pairs and headers, card numbers). The value of the
+ * flag named `elsewhere`, which the entry holds in a field of its own, is shown as `…`.
  */
-export function commandLine(argv: readonly string[], flagSets: readonly Flags[]): string {
+export function commandLine(argv: readonly string[], flagSets: readonly Flags[], elsewhere?: string): string {
   const known = flagWords(flagSets);
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -39,13 +40,19 @@ export function commandLine(argv: readonly string[], flagSets: readonly Flags[])
     let value = flag.inline;
     const takesNext = spec && !(spec.type === 'string' && spec.valueOptional) ? true : !argv[i + 1]?.startsWith('-');
     if (value === undefined && i + 1 < argv.length && takesNext) value = argv[++i];
-    const shown = value === undefined ? undefined : !spec ? REDACTED : spec.type === 'string' && spec.pan ? maskPan(value) : shownWord(value);
+    const shown = value === undefined ? undefined
+      : !spec ? REDACTED
+      : flag.name === elsewhere ? ELSEWHERE
+      : spec.type === 'string' && spec.pan ? maskPan(value) : shownWord(value);
     if (shown === undefined) out.push(flag.name);
     else if (flag.inline === undefined) out.push(flag.name, shown);
     else out.push(`${flag.name}${flag.separator}${shown}`);
   }
   return ['cardctl', ...out].join(' ');
 }
+
+/** Shown for the value of a flag the entry holds in a field of its own (`--reason`). */
+const ELSEWHERE = '…';
 
 /** The flag an argument names, its declaration, and a value written into it: `--pan=5060…`, `-ojson`. */
 function flagOf(arg: string, known: Map<string, FlagSpec>): { name: string; spec?: FlagSpec; inline?: string; separator: string } {
@@ -109,6 +116,8 @@ export function journalRecorder(openSink: () => JournalSink, run: RunFacts, warn
   let warned = false;
   let sink: JournalSink | undefined;
   const command = commandLine(run.argv, run.flags);
+  // An entry with a reason holds it once, in `reason`: a long one doubled every line.
+  let commandWithoutReason: string | undefined;
   const failed = (error: unknown) => {
     if (warned) return;
     warned = true;
@@ -134,7 +143,7 @@ export function journalRecorder(openSink: () => JournalSink, run: RunFacts, warn
         env: run.env,
         baseUrl: run.baseUrl,
         operator: operatorName(),
-        command,
+        command: reason ? (commandWithoutReason ??= commandLine(run.argv, run.flags, '--reason')) : command,
         method: exchange.method,
         // A query string may carry a secret-named parameter (`?token=…`).
         path: redactBodyText(exchange.path),

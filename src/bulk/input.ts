@@ -112,7 +112,10 @@ export async function textDigest(text: string): Promise<string> {
   return `sha256:${createHash('sha256').update(text).digest('hex')}`;
 }
 
-/** `--from-file -` with nothing on stdin (empty, or closed): a usage error, never a run of 0 rows. */
-export function noRowsOnStdin(): UsageError {
-  return new UsageError('--from-file -: stdin gave no rows (it was empty or closed)', { hint: 'pipe the rows in, e.g. cardctl cards list -q | …, or give a file' });
+/**
+ * `--from-file -` (`flag`) with nothing on stdin (empty, or closed): a usage error, never a run of
+ * 0 rows. `rows`: what the verb takes on stdin, with an example ("the card ids, e.g. …").
+ */
+export function noRowsOnStdin(flag: string, rows: string): UsageError {
+  return new UsageError(`${flag} -: stdin gave no rows (it was empty or closed)`, { hint: `pipe ${rows}, or give a file` });
 }

@@ -89,6 +89,10 @@ export interface BulkCommand<T> {
   rows?: { source: string; values: Array<{ id: string }> };
   /** Ask y/N (or want --yes) on a sandbox too, as the single verb does. */
   askOnSandbox?: boolean;
+  /** What to pipe into `--from-file -`, with an example, for the hint when stdin gives nothing: "the card ids in, e.g. …". */
+  stdinRows: string;
+  /** The flag that names the input file, when not --from-file. */
+  inputFlag?: string;
   /** A row's column names, when a CSV file may only have these. */
   columns?: readonly string[];
   /** Rows in flight without --concurrency, when not DEFAULT_CONCURRENCY. */
@@ -133,12 +137,12 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
     digest = bound.digest;
     if (fromStdin && bound.bytes === 0) {
       bound.remove();
-      throw noRowsOnStdin();
+      throw noRowsOnStdin(command.inputFlag ?? '--from-file', command.stdinRows);
     }
     streamed = false;
   } else if (fromStdin) {
     const peeked = await peek(ctx.io.stdin);
-    if (peeked.head === undefined) throw noRowsOnStdin();
+    if (peeked.head === undefined) throw noRowsOnStdin(command.inputFlag ?? '--from-file', command.stdinRows);
     stdin = peeked.input;
   }
   const format = opts.format ?? (fromStdin || !path ? undefined : bulkFormatFromPath(path));

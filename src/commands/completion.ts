@@ -5,11 +5,12 @@ export default defineCommand({
   name: 'completion',
   summary: 'print a shell completion script',
   description: `Print the completion script for bash, zsh or fish: commands, subcommands, flags, their
-values (statuses, channels, formats, …) and stored profile names.
+values (statuses, channels, formats, …) and stored profile names. Where each shell reads it
+(the examples write it there):
 
-  bash  cardctl completion bash > ~/.local/share/bash-completion/completions/cardctl
-  zsh   cardctl completion zsh > "\${fpath[1]}/_cardctl"     (then start a new shell)
-  fish  cardctl completion fish > ~/.config/fish/completions/cardctl.fish`,
+  bash  ~/.local/share/bash-completion/completions/cardctl
+  zsh   "\${fpath[1]}/_cardctl" (then start a new shell)
+  fish  ~/.config/fish/completions/cardctl.fish`,
   args: [{ syntax: '<shell>', description: 'bash, zsh or fish' }],
   examples: [
     'cardctl completion bash > ~/.local/share/bash-completion/completions/cardctl',

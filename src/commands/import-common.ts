@@ -1,6 +1,6 @@
 // What both ways of `import` share: its flags, one card's fields, and the API key the endpoint needs.
 import { bodyFields, defineFlags, type FlagValues } from '../core/flags.js';
-import { CARD_FLAGS, CARDHOLDER_FLAGS, placeFlags } from './card-flags.js';
+import { CARD_FLAGS, CARDHOLDER_FLAGS, placeFlags, REASON_MAX_LENGTH } from './card-flags.js';
 import type { Context } from '../app/context.js';
 import { AuthError } from '../core/errors.js';
 import { BULK_FLAGS } from './bulk-command.js';
@@ -41,7 +41,7 @@ export const IMPORT_FLAGS = defineFlags({
   pinStdin: { type: 'boolean', secret: true, description: 'one card: read the default PIN (4 to 12 digits) from stdin' },
   allowWeakPin: { type: 'boolean', description: 'accept trivially weak default PINs such as 1111 (one card, or every row of a file)' },
   returnSecure: { type: 'boolean', description: 'one card: return secure data' },
-  reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal)' },
+  reason: { type: 'string', value: 'text', maxLength: REASON_MAX_LENGTH, description: 'why (kept in the audit journal)' },
 });
 
 export type ImportOptions = FlagValues<typeof IMPORT_FLAGS>;

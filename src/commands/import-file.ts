@@ -7,6 +7,9 @@ import type { ReportEntry } from '../import/report.js';
 import type { ImportRunResult, ImportStats, SendResult } from '../import/runner.js';
 import { requireApiKey, type ImportOptions } from './import-common.js';
 
+/** What `--from-file -` takes (the hint when stdin gives nothing). */
+const IMPORT_STDIN_ROWS = 'CSV or NDJSON rows in, one card a row, e.g. cat cards.ndjson | cardctl import --from-file - --format ndjson';
+
 export async function importFile(ctx: Context, opts: ImportOptions, run: { settings: RowRunSettings; institutionId?: string }): Promise<void> {
   const { formatFromPath } = await import('../import/readers.js');
   const fromStdin = opts.fromFile === '-';
@@ -35,12 +38,12 @@ export async function importFile(ctx: Context, opts: ImportOptions, run: { setti
     bound = streamed ? await spoolInput(fromStdin ? ctx.io.stdin : createReadStream(opts.fromFile!)) : await bindFile(opts.fromFile!);
     if (fromStdin && bound.bytes === 0) {
       bound.remove();
-      throw noRowsOnStdin();
+      throw noRowsOnStdin('--from-file', IMPORT_STDIN_ROWS);
     }
     streamed = false;
   } else if (fromStdin) {
     const peeked = await peek(ctx.io.stdin);
-    if (peeked.head === undefined) throw noRowsOnStdin();
+    if (peeked.head === undefined) throw noRowsOnStdin('--from-file', IMPORT_STDIN_ROWS);
     stdin = peeked.input;
   }
   try {

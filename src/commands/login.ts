@@ -3,6 +3,7 @@ import { defineFlags, longFlag, type FlagValues } from '../core/flags.js';
 import { GLOBAL_FLAGS } from '../core/global-flags.js';
 import type { Context, GlobalOptions } from '../app/context.js';
 import { UsageError } from '../core/errors.js';
+import { normaliseBaseUrl } from '../core/validate.js';
 import { checkCredential, credentialProblem } from '../core/credentials.js';
 
 /** login's own flags, and the global ones it reads (--base-url, --insecure). */
@@ -244,8 +245,3 @@ function secretValue(value: string | undefined, flag: string, where: string): st
   return checkCredential(value, `${flag}: ${where}`, 'give the credential exactly as issued, printable ASCII without spaces; with both --token-stdin and --api-key-stdin, the token on line 1 and the API key on line 2');
 }
 
-/** https://api.example.com/ → https://api.example.com; keeps a path prefix (…/v1). */
-function normaliseBaseUrl(url: URL): string {
-  const text = `${url.origin}${url.pathname}`;
-  return text.replace(/\/+$/, '');
-}

@@ -1,8 +1,9 @@
 // Profiles. The file is read once with a plain JSON parse (cheap, on every command's path) and
 // written through `conf` (atomic rename, file mode 0600), loaded only when something changes.
 // The directory is forced to 0700 and the file to 0600 on every write, also when they existed
-// with looser modes.
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+// with looser modes. A change is read, made and written holding a lock file, so that cardctl
+// processes changing it at once (a login, an alias set in another terminal) lose nothing.
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError, SetupError, UsageError } from '../core/errors.js';
 import type { DialectOverrides } from '../api/dialect.js';
@@ -71,6 +72,10 @@ export const SETTABLE_PROFILE_KEYS: Record<string, { describe: string; values?: 
 
 export const DEFAULT_PROFILE = 'default';
 const CONFIG_NAME = 'config';
+/** A change takes milliseconds; a lock held longer than this was left behind. */
+const LOCK_STALE_MS = 10_000;
+/** How long a change waits for another process's. */
+const LOCK_WAIT_MS = 15_000;
 
 export class ConfigStore {
   readonly dir: string;
@@ -89,7 +94,7 @@ export class ConfigStore {
     if (this.data) return this.data;
     if (!existsSync(this.file)) {
       this.assertDirectory();
-      return (this.data = { profiles: {} });
+      return (this.data = configFile(undefined));
     }
     this.tightenModes();
     let text: string;
@@ -107,8 +112,7 @@ export class ConfigStore {
         cause: error,
       });
     }
-    const file = (parsed && typeof parsed === 'object' ? parsed : {}) as Partial<ConfigFile>;
-    this.data = { ...file, profiles: file.profiles && typeof file.profiles === 'object' ? file.profiles : {} };
+    this.data = configFile(parsed);
     return this.data;
   }
 
@@ -124,15 +128,60 @@ export class ConfigStore {
     return this.read().profiles[name];
   }
 
-  /** Applies `change` to a copy of the file and writes it atomically with the right modes. */
+  /**
+   * Applies `change` to a copy of the file and writes it atomically with the right modes,
+   * holding the lock from the read to the write.
+   */
   async update(change: (config: ConfigFile) => void): Promise<void> {
-    // Start from the file as it is now, not as this process first read it: another cardctl
-    // (a token renewal, a second terminal) may have written in between.
-    this.data = undefined;
-    const next: ConfigFile = structuredClone(this.read());
-    change(next);
-    await this.write(next);
-    this.data = next;
+    const release = await this.lock();
+    try {
+      // Start from the file as it is now, not as this process first read it: another cardctl
+      // (a token renewal, a second terminal) may have written in between.
+      this.data = undefined;
+      const next = configFile(JSON.parse(JSON.stringify(this.read())));
+      change(next);
+      await this.write(next);
+      this.data = next;
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * The lock of a change: `config.json.lock`, created only if absent, holding its owner's pid.
+   * A lock whose owner has exited, or older than LOCK_STALE_MS, was left by a crash and is taken
+   * over; waiting for a live one ends after LOCK_WAIT_MS with an error naming the file.
+   */
+  private async lock(): Promise<() => void> {
+    this.assertDirectory();
+    const path = `${this.file}.lock`;
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+        const fd = openSync(path, 'wx', 0o600);
+        try {
+          writeSync(fd, String(process.pid));
+        } finally {
+          closeSync(fd);
+        }
+        return () => rmSync(path, { force: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+          throw SetupError.fromFs('cannot lock the config', path, error, this.fixHint());
+        }
+      }
+      if (lockIsStale(path)) {
+        rmSync(path, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new SetupError(`the config is locked by another cardctl (${path})`, {
+          hint: `wait for it to finish; if no cardctl is running, remove ${path}`,
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 20));
+    }
   }
 
   async setProfile(name: string, profile: Profile): Promise<void> {
@@ -220,6 +269,31 @@ export class ConfigStore {
     const fileMode = existsSync(this.file) ? statSync(this.file).mode & 0o777 : undefined;
     const ok = (dirMode === undefined || (dirMode & 0o077) === 0) && (fileMode === undefined || (fileMode & 0o077) === 0);
     return { file: fileMode, dir: dirMode, ok };
+  }
+}
+
+/**
+ * The file's maps keyed by names users choose (profiles, aliases) without a prototype: a
+ * profile or alias named constructor or toString is only what the file holds.
+ */
+function configFile(parsed: unknown): ConfigFile {
+  const file = (parsed && typeof parsed === 'object' ? parsed : {}) as Partial<ConfigFile>;
+  const map = <T>(value: Record<string, T> | undefined): Record<string, T> => Object.assign(Object.create(null) as Record<string, T>, value && typeof value === 'object' ? value : {});
+  return { ...file, profiles: map(file.profiles), ...(file.aliases === undefined ? {} : { aliases: map(file.aliases) }) };
+}
+
+/** A lock file whose process has exited, or that is older than any change takes. */
+function lockIsStale(path: string): boolean {
+  try {
+    if (Date.now() - statSync(path).mtimeMs > LOCK_STALE_MS) return true;
+    const pid = Number(readFileSync(path, 'utf8'));
+    // Empty: its owner is between creating and writing it.
+    if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    // ENOENT: released meanwhile (try again); ESRCH: no such process. EPERM: alive, another user's.
+    return (error as NodeJS.ErrnoException).code === 'ESRCH' || (error as NodeJS.ErrnoException).code === 'ENOENT';
   }
 }
 

@@ -5,6 +5,7 @@
 // the completion scripts' value lists (completionOf).
 import { Option, type Command } from 'commander';
 import type { FieldValidator } from './card-fields.js';
+import { UsageError } from './errors.js';
 
 interface FlagBase {
   description: string;
@@ -46,6 +47,8 @@ export interface ValueFlag extends FlagBase {
   default?: string;
   /** The field validator: used for the flag, for the same field in --from-file, and for the wizard's answer. */
   parse?: FieldValidator;
+  /** At most this many characters: a longer value is a usage error before anything runs, and the help line says so. */
+  maxLength?: number;
   /** Where the value goes in a request body (and so where --from-file holds it), dot-separated. */
   path?: string;
   /** The wizard's question when the value is missing. */
@@ -145,11 +148,19 @@ export function commanderOptions(flags: Flags): Option[] {
     let option: Option;
     switch (spec.type) {
       case 'string': {
-        option = new Option(spec.valueOptional ? `${short}${long} [${spec.value}]` : `${short}${long} <${spec.value}>`, description);
+        const bounded = spec.maxLength === undefined ? description : `${description} (at most ${spec.maxLength} characters)`;
+        option = new Option(spec.valueOptional ? `${short}${long} [${spec.value}]` : `${short}${long} <${spec.value}>`, bounded);
         if (spec.choices) option.choices(spec.choices);
         // A field with its own validator is refused in that validator's words, as in a file.
         const parse = spec.parse;
         if (spec.choices && parse) option.argParser((value: string) => parse(long, value));
+        const maxLength = spec.maxLength;
+        if (maxLength !== undefined) {
+          option.argParser((value: string) => {
+            if (value.length > maxLength) throw new UsageError(`invalid ${long}: at most ${maxLength} characters (this has ${value.length})`);
+            return value;
+          });
+        }
         if (spec.default !== undefined) option.default(spec.default);
         break;
       }

@@ -1,5 +1,6 @@
 // Redaction for --debug, error messages and the audit journal. Secrets are replaced whole;
 // PANs keep at most the first 6 and last 4 digits.
+import { SENSITIVE_FIELDS } from '../iso8583/fields.js';
 
 const SECRET_KEYS = new Set(
   [
@@ -7,7 +8,7 @@ const SECRET_KEYS = new Set(
     'token', 'access_token', 'accesstoken', 'refresh_token', 'apikey', 'api_key', 'secret', 'webhooksecret',
     'client_assertion', 'password', 'privatekey', 'private_key',
     'encrypteddata', 'defaultpin', 'oldpin', 'newpin', 'pin', 'pinblock', 'pinoffset',
-    'cvv', 'cvv2', 'icvv', 'securedata', 'hash', 'track2', '35',
+    'cvv', 'cvv2', 'icvv', 'securedata', 'hash', 'track2',
   ].map((key) => key.toLowerCase()),
 );
 /**
@@ -20,7 +21,8 @@ const PAN_KEYS = new Set(['pan', '2', 'cardnumber']);
 /** Whether a field, header, parameter or flag named `key` holds a secret (its value is never shown). */
 export function isSecretKey(key: string): boolean {
   const lower = key.toLowerCase();
-  if (SECRET_KEYS.has(lower)) return true;
+  // A message field that carries a card secret (track data, the PIN block, chip data): `--set 52=…`, a body's overrides.
+  if (SECRET_KEYS.has(lower) || SENSITIVE_FIELDS.has(lower)) return true;
   const bare = lower.replace(/[-_]/g, '');
   return SECRET_SUFFIXES.some((suffix) => bare.endsWith(suffix));
 }
@@ -54,39 +56,109 @@ export const PAN_MIN_DIGITS = 13;
 export const PAN_MAX_DIGITS = 19;
 
 /**
- * Digits in groups split by one space or dash that stand alone: no letter, digit or underscore
- * joined to either end, directly or by a dash (a hex id, a UUID's part, `tx-…`), and not a
- * +phone number. A slash, quote, `=`, space or the text's end bounds one.
- */
-const DIGIT_GROUPS = /(?<![\w+]|\w-)(?<!\+[\d ()-]*)\d+(?:[ -]\d+)*(?!\w|-\w)/g;
-
-/**
  * Card numbers in free text, masked to first 6 + last 4: every stretch of whole digit groups of
- * a run that stands alone (DIGIT_GROUPS) holding 13–19 digits that pass the Luhn check. The one
- * rule for error lines, --debug, URLs and the journal; ids that merely hold such digits stay whole.
+ * a run that stands alone holding 13–19 digits that pass the Luhn check. A run: digits in groups
+ * split by one space or dash, with no letter, digit or underscore joined to either end, directly
+ * or by a dash (a hex id, a UUID's part, `tx-…`), and not part of a +phone number (after a `+`
+ * and only digits, spaces, dashes and brackets). A slash, quote, `=`, space or the text's end
+ * bounds one. The one rule for error lines, --debug, URLs and the journal; ids that merely hold
+ * such digits stay whole.
+ *
+ * A scanner, one pass (the pattern it replaces,
+ * /(?<![\w+]|\w-)(?<!\+[\d ()-]*)\d+(?:[ -]\d+)*(?!\w|-\w)/g, looked back to the text's start
+ * from every digit of `+ 1 1 1 …`: quadratic).
  */
 export function maskPansInText(text: string): string {
-  // Most text (every string of every audit entry) has no such run: a loop over it is cheaper than the regex.
+  // Most text (every string of every audit entry) has no such run: a loop over it is cheaper.
   if (longestDigitRun(text) < PAN_MIN_DIGITS) return text;
-  return text.replace(DIGIT_GROUPS, maskPanGroups);
+  let out = '';
+  let copied = 0;
+  // Whether the last character before `scanned` that is not a digit, space, dash or bracket is a `+`.
+  let afterPlus = false;
+  let scanned = 0;
+  for (let start = 0; start < text.length; start++) {
+    if (!isDigitAt(text, start) || !standsAloneBefore(text, start)) continue;
+    for (; scanned < start; scanned++) {
+      const c = text.charCodeAt(scanned);
+      if (c === PLUS) afterPlus = true;
+      else if (!isPhoneCharacter(c)) afterPlus = false;
+    }
+    if (afterPlus) continue;
+    const end = runEnd(text, start);
+    if (end === undefined) continue;
+    out += text.slice(copied, start) + maskPanGroups(text.slice(start, end));
+    copied = end;
+    start = end - 1;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
-/** In a run of digit groups, masks every stretch of whole groups that is a card number (longest first). */
+const PLUS = 43;
+const SPACE = 32;
+const DASH = 45;
+
+/** Nothing joined to a run starting at `at`: no word character or `+` before it, nor a word character and a dash. */
+function standsAloneBefore(text: string, at: number): boolean {
+  const before = text.charCodeAt(at - 1);
+  return !(isWordCode(before) || before === PLUS || (before === DASH && isWordCode(text.charCodeAt(at - 2))));
+}
+
+/** Nothing joined to a run ending at `at`: no word character after it, nor a dash and a word character. */
+function standsAloneAfter(text: string, at: number): boolean {
+  const after = text.charCodeAt(at);
+  return !(isWordCode(after) || (after === DASH && isWordCode(text.charCodeAt(at + 1))));
+}
+
+/**
+ * Where the run of digit groups starting at `start` ends: its last group's end when nothing is
+ * joined to it, else the end of the last group followed by a space (the run stops short there),
+ * else undefined (no run stands alone from here).
+ */
+function runEnd(text: string, start: number): number | undefined {
+  let lastBeforeSpace: number | undefined;
+  let at = start;
+  for (;;) {
+    while (isDigitAt(text, at)) at++;
+    const separator = text.charCodeAt(at);
+    if ((separator === SPACE || separator === DASH) && isDigitAt(text, at + 1)) {
+      if (separator === SPACE) lastBeforeSpace = at;
+      at++;
+      continue;
+    }
+    return standsAloneAfter(text, at) ? at : lastBeforeSpace;
+  }
+}
+
+/** [0-9A-Za-z_] (a regular expression's \w); false past either end of the text (NaN). */
+function isWordCode(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+}
+
+/** What a phone number holds after its `+`: digits, spaces, dashes, brackets. */
+function isPhoneCharacter(c: number): boolean {
+  return (c >= 48 && c <= 57) || c === SPACE || c === DASH || c === 40 || c === 41;
+}
+
+/**
+ * In a run of digit groups, masks every stretch of whole groups that is a card number (longest
+ * first). A stretch holds at most PAN_MAX_DIGITS digits, so at most that many groups are joined
+ * from each one: linear in the run.
+ */
 function maskPanGroups(run: string): string {
   const groups = run.split(/[ -]/);
   const separators = run.match(/[ -]/g) ?? [];
   let out = '';
   for (let i = 0; i < groups.length;) {
-    let masked = false;
-    for (let j = groups.length - 1; j >= i && !masked; j--) {
-      const digits = groups.slice(i, j + 1).join('');
-      if (digits.length >= PAN_MIN_DIGITS && digits.length <= PAN_MAX_DIGITS && luhnValid(digits)) {
-        out += maskPan(digits) + (separators[j] ?? '');
-        i = j + 1;
-        masked = true;
-      }
+    let card: { digits: string; last: number } | undefined;
+    let digits = '';
+    for (let j = i; j < groups.length && digits.length + groups[j]!.length <= PAN_MAX_DIGITS; j++) {
+      digits += groups[j];
+      if (digits.length >= PAN_MIN_DIGITS && luhnValid(digits)) card = { digits, last: j };
     }
-    if (!masked) {
+    if (card) {
+      out += maskPan(card.digits) + (separators[card.last] ?? '');
+      i = card.last + 1;
+    } else {
       out += groups[i]! + (separators[i] ?? '');
       i++;
     }
@@ -94,7 +166,7 @@ function maskPanGroups(run: string): string {
   return out;
 }
 
-/** The digits of the longest run DIGIT_GROUPS could match (digits, groups joined by one space or dash). */
+/** The digits of the longest run maskPansInText could mask (digits, groups joined by one space or dash). */
 function longestDigitRun(text: string): number {
   let longest = 0;
   let run = 0;

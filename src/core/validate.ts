@@ -11,9 +11,16 @@ function fail(field: string, value: string, expected: string): never {
   throw new FieldError(field, `"${value}"`, `expected ${expected}`);
 }
 
+/**
+ * LOCAL@DOMAIN without white space, the domain with a dot after its first character and two or
+ * more after the dot. The dot is found with indexOf: a pattern with `[^\s@]+\.[^\s@]{2,}` took
+ * quadratic time on a long run of dots.
+ */
 export function validateEmail(field: string, value: string): string {
   const trimmed = value.trim();
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/.test(trimmed)) fail(field, value, 'an email address like ada@example.com');
+  const domain = trimmed.slice(trimmed.indexOf('@') + 1);
+  const dot = domain.indexOf('.', 1);
+  if (!/^[^\s@]+@[^\s@]+$/.test(trimmed) || dot < 0 || dot > domain.length - 3) fail(field, value, 'an email address like ada@example.com');
   return trimmed;
 }
 
@@ -118,4 +125,16 @@ export function validateUri(field: string, value: string): string {
     fail(field, value, 'an absolute URI such as https://example.com/callback');
   }
   return trimmed;
+}
+
+/** The text without the slashes it ends with. A loop: `/\/+$/` rescans a run of slashes from each of its starts. */
+export function withoutTrailingSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '/') end--;
+  return text.slice(0, end);
+}
+
+/** https://api.example.com/ → https://api.example.com; keeps a path prefix (…/v1). */
+export function normaliseBaseUrl(url: URL): string {
+  return withoutTrailingSlashes(`${url.origin}${url.pathname}`);
 }

@@ -90,7 +90,7 @@ export function parseAmount(text: string, digits: number): bigint {
     throw new AmountError(`"${text}" is not an amount: write it in major units like 1500, 1500.00 or 1,500.00`);
   }
   const whole = match[1]!.replace(/,/g, '');
-  const fraction = (match[2] ?? '').replace(/0+$/, '');
+  const fraction = withoutTrailingZeros(match[2] ?? '');
   if (fraction.length > digits) {
     throw new AmountError(
       digits === 0
@@ -151,4 +151,11 @@ export function formatAmount(minor: bigint | number | string, currency: string =
 /** Field 4 text ("000000150000") is well-formed: 12 digits. */
 export function isField4(text: unknown): text is string {
   return typeof text === 'string' && /^\d{12}$/.test(text);
+}
+
+/** `/0+$/` rescans a run of zeros from each of its starts: quadratic on `0.000…01`. */
+function withoutTrailingZeros(digits: string): string {
+  let end = digits.length;
+  while (end > 0 && digits[end - 1] === '0') end--;
+  return digits.slice(0, end);
 }

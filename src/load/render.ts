@@ -13,6 +13,7 @@ export function renderReport(report: LoadReport, style: Style): string {
     row('Target', target),
     row('Achieved', `${report.achievedRate}/s ${report.target.rate !== undefined ? 'sent' : 'answered'} over ${(report.elapsedMs / 1000).toFixed(1)} s`),
     row('Requests', `${report.requests}: ${report.intents.map(({ intent, count }) => `${count} ${intent}`).join(', ') || '-'}`),
+    ...report.notSent.map(({ reason, count }) => row('Not sent', `${count} (${reason})`)),
     row('Approved', `${report.approved}${share(report.approved)}`),
     row('Declined', `${report.declined}${share(report.declined)}`),
     ...declineRows(report),

@@ -1,7 +1,7 @@
 // `cardctl simulate load`: the flags made into a plan (every usage error before a request),
 // the run, the live line, the report and the SLO verdict.
 import { setMaxListeners } from 'node:events';
-import type { SimulateBody } from '../api/schemas.js';
+import type { SimulateBody, SimulateResult } from '../api/schemas.js';
 import type { LOAD_FLAGS } from './flags.js';
 import type { Context } from '../app/context.js';
 import { CliError, InterruptedError, RejectedError, UsageError } from '../core/errors.js';
@@ -10,7 +10,8 @@ import { validatePositiveInt } from '../core/validate.js';
 import { isApproved } from '../iso8583/codes.js';
 import { buildSimulateBody } from '../api/simulate-request.js';
 import { checkMix, DEFAULT_MIX, intentSequence, parseMix, roundRobin, type Intent, type Mix } from './mix.js';
-import { runSchedule, type LoadBounds, type LoadShape } from './scheduler.js';
+import { Originals } from './originals.js';
+import { runSchedule, type Clock, type Fire, type LoadBounds, type LoadShape } from './scheduler.js';
 import { missedSlos, parseMillis, parsePercent, type Slos } from './slo.js';
 import { parseDuration } from '../core/duration.js';
 import { buildReport, LoadStats, outcomeOf, type Outcome } from './stats.js';
@@ -76,14 +77,14 @@ async function readMix(ctx: Context, opts: LoadFlags): Promise<Mix> {
   if (opts.mix !== undefined && opts.mixFile !== undefined) throw new UsageError('give either --mix or --mix-file, not both');
   if (opts.mix !== undefined) return parseMix(opts.mix);
   if (opts.mixFile === undefined) return DEFAULT_MIX;
-  const { readFile } = await import('node:fs/promises');
-  const { loadYaml } = await import('../core/yaml.js');
-  let parsed: unknown;
+  const [{ readTextFile }, { parseYamlFile, YAML_LIMITS }] = await Promise.all([import('../core/text.js'), import('../core/yaml.js')]);
+  let text: string;
   try {
-    parsed = (await loadYaml()).parse(await readFile(opts.mixFile, 'utf8'));
+    text = await readTextFile(opts.mixFile, YAML_LIMITS.maxBytes);
   } catch (error) {
-    throw new UsageError(`cannot read --mix-file ${opts.mixFile}: ${(error as Error).message}`);
+    throw new UsageError(`cannot read --mix-file ${opts.mixFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
+  const parsed = (await parseYamlFile(text, opts.mixFile, '--mix-file')).value;
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--mix-file ${opts.mixFile}: expected a map of intent to weight, e.g. {authorization: 80, reversal: 20}`);
   return parseMix(Object.entries(parsed).map(([intent, weight]) => `${intent}=${String(weight)}`).join(','), `--mix-file ${opts.mixFile}`);
 }
@@ -135,8 +136,7 @@ export async function runLoad(ctx: Context, opts: LoadFlags): Promise<void> {
   const nextIntent = intentSequence(mix);
   const nextCard = roundRobin(cards);
   const nextChannel = roundRobin(channels);
-  /** Approved authorizations and financials of this run, oldest first, for the reversals. */
-  const reversible: string[] = [];
+  const originals = new Originals(shape.kind === 'rate' ? 1 : shape.senders, shape.kind === 'concurrency');
   const stats = new LoadStats();
   // Every request in flight listens for Ctrl-C: one signal for all of them, without Node's
   // warning about more than 10 listeners.
@@ -144,34 +144,19 @@ export async function runLoad(ctx: Context, opts: LoadFlags): Promise<void> {
   setMaxListeners(0, stop.signal);
   ctx.signal.addEventListener('abort', () => stop.abort(ctx.signal.reason), { once: true });
   const clock = (await import('./scheduler.js')).realClock;
-
-  const bodyFor = (intent: Intent): SimulateBody => {
-    const original = intent === 'reversal' ? reversible.shift() : undefined;
-    if (original !== undefined) return { ...buildSimulateBody({ intent, amount: opts.amount, originalTx: original, forward: true }).body };
-    return buildSimulateBody({ intent: intent === 'reversal' ? 'authorization' : intent, amount: opts.amount, card: nextCard(), channel: nextChannel(), forward: true }).body;
-  };
-
-  const fire = async (_index: number, dueAt: number): Promise<void> => {
-    const body = bodyFor(nextIntent());
-    stats.sent++;
-    let outcome: Outcome;
-    try {
-      const { data: answer } = await simulate(client, body, { switchSegment, signal: stop.signal });
-      const result = answer.data;
-      outcome = outcomeOf(body.intent, result, clock.now() - dueAt);
-      if (body.intent !== 'reversal' && isApproved(result.responseCode)) reversible.push(result.transactionId);
-    } catch (error) {
-      if (ctx.signal.aborted) return; // cut short by Ctrl-C: not an outcome
-      const label = error instanceof CliError ? (error.status ? `HTTP ${error.status}` : error.code) : 'error';
-      outcome = { intent: body.intent, code: label, endToEndMs: clock.now() - dueAt, webhookReplied: false, standIn: false, timeout: false };
-    }
-    stats.add(outcome);
-  };
+  const fire = mixSender({
+    nextIntent,
+    bodyFor: (intent, original) => (original !== undefined
+      ? buildSimulateBody({ intent, amount: opts.amount, originalTx: original, forward: true }).body
+      : buildSimulateBody({ intent, amount: opts.amount, card: nextCard(), channel: nextChannel(), forward: true }).body),
+    send: async (body) => (await simulate(client, body, { switchSegment, signal: stop.signal })).data.data,
+    originals, stats, clock, signal: stop.signal, interrupted: () => ctx.signal.aborted,
+  });
 
   const live = ctx.io.stderrIsTTY ? startLiveLine(ctx, stats, clock.now()) : undefined;
   let schedule;
   try {
-    schedule = await runSchedule(shape, bounds, fire, { clock, signal: stop.signal });
+    schedule = await runSchedule(shape, bounds, fire, { clock, signal: stop.signal, onSenderDone: () => originals.senderDone() });
   } finally {
     live?.stop();
   }
@@ -186,6 +171,64 @@ export async function runLoad(ctx: Context, opts: LoadFlags): Promise<void> {
     for (const line of missed) ctx.io.err(`SLO missed: ${line}\n`);
     throw new RejectedError(`${missed.length} SLO${missed.length > 1 ? 's' : ''} missed`, { code: 'SLO_MISSED', details: { missed } });
   }
+}
+
+/** Why a reversal was not sent: no authorization or financial of the run was approved before the run ended. */
+export const NOTHING_TO_REVERSE = 'reversal: nothing approved to reverse';
+
+export interface MixSenderParts {
+  nextIntent: () => Intent;
+  /** A request's body: a reversal of `original`, else the intent on the next card and channel. */
+  bodyFor: (intent: Intent, original?: string) => SimulateBody;
+  send: (body: SimulateBody) => Promise<SimulateResult>;
+  originals: Originals;
+  stats: LoadStats;
+  clock: Clock;
+  signal: AbortSignal;
+  /** Ctrl-C: a request cut short is not an outcome. */
+  interrupted: () => boolean;
+}
+
+/**
+ * Sends the mix: each turn the next intent. A reversal takes the oldest approved original of
+ * the run, waiting for one when none is approved yet (Originals says how long); one that never
+ * comes makes the reversal not sent, counted with its reason. Its latency runs from when it
+ * could be sent: the wait for an approval is the run's, not the switch's.
+ */
+export function mixSender(parts: MixSenderParts): Fire {
+  const { originals, stats, clock } = parts;
+  return async (_index, dueAt) => {
+    const intent = parts.nextIntent();
+    let original: string | undefined;
+    let from = dueAt;
+    if (intent === 'reversal') {
+      original = await originals.take(parts.signal);
+      if (original === undefined) {
+        if (!parts.interrupted()) stats.notSend(NOTHING_TO_REVERSE);
+        return;
+      }
+      from = Math.max(dueAt, clock.now());
+    } else {
+      originals.sent();
+    }
+    const body = parts.bodyFor(intent, original);
+    stats.sent++;
+    let outcome: Outcome | undefined;
+    let approvedId: string | undefined;
+    try {
+      const result = await parts.send(body);
+      outcome = outcomeOf(body.intent, result, clock.now() - from);
+      if (isApproved(result.responseCode)) approvedId = result.transactionId;
+    } catch (error) {
+      if (!parts.interrupted()) {
+        const label = error instanceof CliError ? (error.status ? `HTTP ${error.status}` : error.code) : 'error';
+        outcome = { intent: body.intent, code: label, endToEndMs: clock.now() - from, webhookReplied: false, standIn: false, timeout: false };
+      }
+    } finally {
+      if (intent !== 'reversal') originals.answered(approvedId);
+    }
+    if (outcome) stats.add(outcome);
+  };
 }
 
 /** What a run has done so far: sends (and their rate) apart from answers, so a slow webhook shows as requests in flight. */

@@ -45,7 +45,8 @@ export interface ScheduleResult {
   endedAt: number;
 }
 
-export async function runSchedule(shape: LoadShape, bounds: LoadBounds, fire: Fire, options: { clock?: Clock; signal: AbortSignal }): Promise<ScheduleResult> {
+/** `onSenderDone`: a sender (the open loop's schedule, one of the closed loop's) sends no more; its last requests may still be in flight. */
+export async function runSchedule(shape: LoadShape, bounds: LoadBounds, fire: Fire, options: { clock?: Clock; signal: AbortSignal; onSenderDone?: () => void }): Promise<ScheduleResult> {
   const clock = options.clock ?? realClock;
   const { signal } = options;
   const startedAt = clock.now();
@@ -69,11 +70,13 @@ export async function runSchedule(shape: LoadShape, bounds: LoadBounds, fire: Fi
       const request = send(index, dueAt).finally(() => inFlight.delete(request));
       inFlight.add(request);
     }
+    options.onSenderDone?.();
     await Promise.all(inFlight);
   } else {
     let next = 0;
     const sender = async () => {
       while (!signal.aborted && next < bounds.count && clock.now() - startedAt < bounds.durationMs) await send(next++, clock.now());
+      options.onSenderDone?.();
     };
     await Promise.all(Array.from({ length: shape.senders }, sender));
   }

@@ -13,7 +13,7 @@ export type StandInCause = 'timeout' | 'unreachable' | 'no webhook URL' | 'inval
 
 /** One request's fate, as the command reads it from the simulator's answer. */
 export interface Outcome {
-  /** The intent sent (a reversal with nothing yet to reverse goes as an authorization). */
+  /** The intent sent. */
   intent: string;
   /** Field 39, or a label such as `HTTP 400` / `error` when there was no simulator answer. */
   code: string;
@@ -96,6 +96,12 @@ export class LoadStats {
   timeouts = 0;
   /** No simulator answer (HTTP error, network). */
   errors = 0;
+  /** Turns of the mix not sent, by reason (a reversal with nothing approved to reverse). */
+  readonly notSent = new Map<string, number>();
+
+  notSend(reason: string): void {
+    count(this.notSent, reason);
+  }
 
   add(outcome: Outcome): void {
     count(this.codes, outcome.code);
@@ -158,6 +164,8 @@ export interface LoadReport {
   errors: number;
   /** Requests by intent sent, most frequent first. */
   intents: Array<{ intent: string; count: number }>;
+  /** Turns of the mix not sent, by reason. */
+  notSent: Array<{ reason: string; count: number }>;
   /** Requests by response code (or error label), most frequent first. */
   responseCodes: Array<{ code: string; count: number }>;
   /** Declines by who decided: the sandbox's own checks and the webhook by response code, the network's stand-in by cause. */
@@ -193,6 +201,7 @@ export function buildReport(stats: LoadStats, schedule: ScheduleResult, context:
     timeouts: stats.timeouts,
     errors: stats.errors,
     intents,
+    notSent: byCount(stats.notSent).map(([reason, count]) => ({ reason, count })),
     responseCodes,
     declinedBy: {
       sandbox: codeGroup(stats.declinedBy.sandbox),

@@ -52,12 +52,15 @@ export function parseFaultSpec(text: string, holdSeconds = DEFAULT_HOLD_SECONDS)
 }
 
 /**
- * The KEY=VALUE pairs of a fault spec's text form (HTTP and webhook faults alike). A key given
- * twice is an error naming it: which one was meant is not for the parser to guess.
+ * The KEY=VALUE pairs of a fault spec's text form (HTTP and webhook faults alike); empty text is
+ * no faults. A key given twice is an error naming it, and so is an empty item (`a=1,,b=2`, a
+ * trailing comma): which one was meant is not for the parser to guess.
  */
 export function specEntries(text: string, what: string, error: (key: string, message: string) => Error): Record<string, string> {
   const values: Record<string, string> = {};
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  if (text.trim() === '') return values;
+  for (const part of text.split(',').map((p) => p.trim())) {
+    if (part === '') throw error('spec', `an empty ${what} in "${text}": give KEY=VALUE items separated by single commas`);
     const eq = part.indexOf('=');
     if (eq <= 0) throw error(part, `${what} "${part}" is not KEY=VALUE`);
     const key = part.slice(0, eq).trim();
@@ -117,15 +120,24 @@ export function isFaultFree(spec: FaultSpec): boolean {
   return !spec.rate && !spec.latency && !spec.reset && !spec.slowBody && !spec.rateLimit && !spec.commitThenTimeout;
 }
 
+/** A decimal number written plainly (`0.1`, `.5`, `1`): no sign, exponent, hex or empty text. */
+const PLAIN_DECIMAL = /^(?:\d+(?:\.\d+)?|\.\d+)$/;
+
+/** A probability from 0 to 1 (a number, or a plain decimal in text), else undefined. HTTP and webhook faults alike. */
+export function parseProbability(value: unknown): number | undefined {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && PLAIN_DECIMAL.test(value.trim()) ? Number(value) : NaN;
+  return Number.isFinite(n) && n >= 0 && n <= 1 ? n : undefined;
+}
+
 function probability(key: string, value: unknown): number {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d*\.?\d+\s*$/.test(value) ? Number(value) : NaN;
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new FaultSpecError(key, `invalid fault ${key}=${String(value)}: give a probability from 0 to 1`);
+  const n = parseProbability(value);
+  if (n === undefined) throw new FaultSpecError(key, `invalid fault ${key}=${String(value)}: give a probability from 0 to 1`);
   return n;
 }
 
 function codes(key: string, value: unknown): number[] {
   const list = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split('|') : typeof value === 'number' ? [String(value)] : [];
-  const parsed = list.map((c) => c.trim()).filter(Boolean).map((c) => (/^\d{3}$/.test(c) ? Number(c) : NaN));
+  const parsed = list.map((c) => (/^\d{3}$/.test(c.trim()) ? Number(c) : NaN));
   if (parsed.length === 0 || parsed.some((c) => !(c >= 400 && c <= 599))) {
     throw new FaultSpecError(key, `invalid fault codes=${String(value)}: give HTTP error statuses such as 500|502|503`);
   }
@@ -157,7 +169,7 @@ function durationMs(text: string, bareUnit: DurationUnit, fail: (why: string) =>
 }
 
 function methods(key: string, value: unknown): string[] {
-  const list = (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split('|') : []).map((m) => m.trim().toUpperCase()).filter(Boolean);
+  const list = (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split('|') : []).map((m) => m.trim().toUpperCase());
   if (list.length === 0 || list.some((m) => !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(m))) {
     throw new FaultSpecError(key, `invalid fault methods=${String(value)}: give HTTP methods such as POST|PUT`);
   }

@@ -26,6 +26,12 @@ import { createValidatorCompiler, validationFailure } from './validation.js';
 import { installDialect, queryFieldNamer } from './dialect.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+/**
+ * The request line and headers Node's HTTP server reads (its default: 16 KiB). Beyond it Node
+ * answers a bare 431 before any route runs; up to it an over-long list filter gets the 400
+ * naming the parameter and its bound.
+ */
+export const HEADER_LIMIT_BYTES = 256 * 1024;
 
 export interface ServerOptions {
   /** One line per request (method, path, status, ms); never headers or bodies. */
@@ -49,6 +55,7 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
   const app = Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT_BYTES,
+    http: { maxHeaderSize: HEADER_LIMIT_BYTES },
     exposeHeadRoutes: false,
     return503OnClosing: true,
     // Node's server.close() closes the sockets idle at that moment, once (fastify 5.12 does not

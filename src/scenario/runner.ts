@@ -56,9 +56,12 @@ export interface SandboxHooks {
   expire(transactionId: string): Promise<Transaction>;
   advanceClock(seconds: number): Promise<SwitchClock>;
   deliverAdvices(): Promise<{ delivered: number; pending: number }>;
-  setStandIn(program: string, standIn: StandInPolicy): Promise<void>;
+  /** The program's stand-in policy now (undefined: none set, the sandbox declines). */
+  standIn(program: string): Promise<StandInPolicy | undefined>;
+  /** `restore`: putting back what the run changed, also after Ctrl-C (the run's signal is not used). */
+  setStandIn(program: string, standIn: StandInPolicy, options?: { restore?: boolean }): Promise<void>;
   webhookFaults(): Promise<WebhookFaultsState>;
-  setWebhookFaults(spec: string, seed?: number): Promise<void>;
+  setWebhookFaults(spec: string, seed?: number, options?: { restore?: boolean }): Promise<void>;
   /** The parts asked for, of the transaction the step produced. */
   state(result: StepResult, parts: ReadonlySet<StatePart>): Promise<Partial<Pick<StepResult, StatePart>>>;
 }
@@ -99,18 +102,29 @@ export interface RunHooks {
 /** How often the state is read again under `within`. */
 const STATE_POLL_MS = 200;
 
+/**
+ * Runs the steps in order. The sandbox is shared: a step's webhook faults are taken off again
+ * when the step ends, however it ends; and when the run ends, however it ends (done, Ctrl-C,
+ * an error), each program whose stand-in policy a step changed gets its policy from before the
+ * run back.
+ */
 export async function runScenario(scenario: Scenario, hooks: RunHooks): Promise<ScenarioSummary> {
   const started = performance.now();
   const results: Record<string, StepResult> = {};
   const reports: StepReport[] = [];
-  for (const step of scenario.steps) {
-    for (let iteration = 1; iteration <= step.repeat; iteration++) {
-      hooks.signal?.throwIfAborted();
-      const report = await runStep(scenario, step, iteration, results, hooks);
-      results[step.id] = report.result;
-      reports.push(report);
-      hooks.onStep?.(report);
+  const standInsBefore = new Map<string, StandInPolicy>();
+  try {
+    for (const step of scenario.steps) {
+      for (let iteration = 1; iteration <= step.repeat; iteration++) {
+        hooks.signal?.throwIfAborted();
+        const report = await runStep(scenario, step, iteration, results, hooks, standInsBefore);
+        results[step.id] = report.result;
+        reports.push(report);
+        hooks.onStep?.(report);
+      }
     }
+  } finally {
+    for (const [program, policy] of standInsBefore) await hooks.sandbox?.setStandIn(program, policy, { restore: true }).catch(() => {});
   }
   const failed = reports.filter((r) => !r.passed).length;
   return {
@@ -124,7 +138,13 @@ export async function runScenario(scenario: Scenario, hooks: RunHooks): Promise<
   };
 }
 
-async function runStep(scenario: Scenario, step: ScenarioStep, iteration: number, results: Record<string, StepResult>, hooks: RunHooks): Promise<StepReport> {
+/** The stand-in policy the sandbox declines with when a program has none. */
+const NO_STAND_IN: StandInPolicy = { mode: 'decline', maxAmount: 0, dailyAmount: 0 };
+
+async function runStep(
+  scenario: Scenario, step: ScenarioStep, iteration: number, results: Record<string, StepResult>, hooks: RunHooks,
+  standInsBefore: Map<string, StandInPolicy>,
+): Promise<StepReport> {
   const started = performance.now();
   const where = `step ${step.index + 1} (${step.id})${step.line ? `, line ${step.line}` : ''}`;
   const scope = { vars: scenario.vars, steps: results };
@@ -152,6 +172,9 @@ async function runStep(scenario: Scenario, step: ScenarioStep, iteration: number
   const previousFaults = faults ? await sandbox().webhookFaults() : undefined;
   try {
     if (faults) await sandbox().setWebhookFaults(faults.spec, faults.seed);
+    if (action.kind === 'stand-in' && !standInsBefore.has(action.program)) {
+      standInsBefore.set(action.program, (await sandbox().standIn(action.program)) ?? NO_STAND_IN);
+    }
     result = await perform(action, hooks.send, sandbox);
   } catch (error) {
     // The simulator refusing the request (4xx) is an outcome a step may expect; anything else
@@ -160,7 +183,7 @@ async function runStep(scenario: Scenario, step: ScenarioStep, iteration: number
     const cli = error as CliError;
     result = { outcome: 'error', error: cli.code, httpStatus: cli.status, errorMessage: cli.message };
   } finally {
-    if (previousFaults) await sandbox().setWebhookFaults(previousFaults.spec, previousFaults.seed);
+    if (previousFaults) await sandbox().setWebhookFaults(previousFaults.spec, previousFaults.seed, { restore: true });
   }
   const parts = new Set(Object.keys(expect ?? {}).map((path) => path.split('.')[0]).filter((head): head is StatePart => (STATE_PARTS as readonly string[]).includes(head!)));
   if (parts.size > 0 && result.outcome !== 'error') {
@@ -244,10 +267,11 @@ function same(actual: unknown, wanted: unknown): boolean {
   return String(actual) === String(wanted);
 }
 
+/** A result field by its dotted path; own fields only (`expect: {constructor: …}` finds nothing). */
 function getPath(record: unknown, path: string): unknown {
   let value: unknown = record;
   for (const key of path.split('.')) {
-    if (value === null || value === undefined || typeof value !== 'object') return undefined;
+    if (value === null || value === undefined || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
     value = (value as Record<string, unknown>)[key];
   }
   return value;

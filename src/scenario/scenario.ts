@@ -3,12 +3,14 @@
 // `{{steps.<id>.<field>}}` / `{{vars.<name>}}` references, and `expect` checks. Loading checks everything it can before anything is sent;
 // problems are usage errors naming the file, the step and its line.
 import { UsageError } from '../core/errors.js';
+import { parseYamlFile } from '../core/yaml.js';
 import { durationSeconds, STEP_INTENTS, STEP_KEYS, stepAction } from './steps.js';
-import { loadYaml } from '../core/yaml.js';
 
 export { STEP_KEYS };
 const STEP_KEY_SET: ReadonlySet<string> = new Set(STEP_KEYS);
 const ROOT_KEYS = new Set(['name', 'description', 'vars', 'steps']);
+/** Steps a file may hold (each may `repeat` up to 1,000 times). */
+export const MAX_SCENARIO_STEPS = 1000;
 
 export interface ScenarioStep {
   /** Given id, or `step<N>` (1-based). */
@@ -29,23 +31,9 @@ export interface Scenario {
   steps: ScenarioStep[];
 }
 
-const TEMPLATE = /\{\{\s*([^}]+?)\s*\}\}/g;
-
 /** Parses and checks a scenario. `setVars` come from `--set key=value` and win over `vars:`. */
 export async function loadScenario(text: string, file: string, setVars: Record<string, string> = {}): Promise<Scenario> {
-  const { parseDocument, LineCounter } = await loadYaml();
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    const error = doc.errors[0]!;
-    const line = error.linePos?.[0]?.line;
-    throw new UsageError(`invalid scenario ${file}${line ? ` (line ${line})` : ''}: ${error.message.split('\n')[0]}`);
-  }
-  const lineOf = (path: Array<string | number>): number | undefined => {
-    const node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
-    return node?.range ? lineCounter.linePos(node.range[0]).line : undefined;
-  };
-  const data = doc.toJS() as unknown;
+  const { value: data, lineOf } = await parseYamlFile(text, file, 'scenario');
   const fail = (message: string, path: Array<string | number> = []): never => {
     const line = path.length ? lineOf(path) : undefined;
     throw new UsageError(`invalid scenario ${file}${line ? ` (line ${line})` : ''}: ${message}`, {
@@ -57,7 +45,8 @@ export async function loadScenario(text: string, file: string, setVars: Record<s
   const stepsPath: Array<string | number> = Array.isArray(data) ? [] : ['steps'];
   if (!root || typeof root !== 'object') fail('expected a map with "steps" (or a list of steps)');
   for (const key of Object.keys(root!)) if (!ROOT_KEYS.has(key)) fail(`unknown key "${key}" (expected ${[...ROOT_KEYS].join(', ')})`, [key]);
-  const vars: Record<string, string> = {};
+  // No prototype: a var named toString or constructor is only what the file says.
+  const vars: Record<string, string> = Object.create(null) as Record<string, string>;
   if (root!.vars !== undefined) {
     if (!root!.vars || typeof root!.vars !== 'object' || Array.isArray(root!.vars)) fail('"vars" must be a map of names to values', ['vars']);
     for (const [key, value] of Object.entries(root!.vars as Record<string, unknown>)) {
@@ -68,6 +57,7 @@ export async function loadScenario(text: string, file: string, setVars: Record<s
   Object.assign(vars, setVars);
   const rawSteps = root!.steps;
   if (!Array.isArray(rawSteps) || rawSteps.length === 0) fail('"steps" must be a non-empty list', stepsPath.length ? stepsPath : []);
+  if ((rawSteps as unknown[]).length > MAX_SCENARIO_STEPS) fail(`${(rawSteps as unknown[]).length} steps, more than the ${MAX_SCENARIO_STEPS} a scenario may hold`, stepsPath);
 
   const steps: ScenarioStep[] = [];
   const ids = new Set<string>();
@@ -95,7 +85,7 @@ export async function loadScenario(text: string, file: string, setVars: Record<s
       if (scope === 'steps') {
         if (!name || !ids.has(name)) fail(`${where}: {{${ref}}} refers to ${name ? `"${name}", which is not an earlier step` : 'no step'}`, path);
       } else if (scope === 'vars') {
-        if (!name || !(name in vars)) fail(`${where}: {{${ref}}} is not defined (add it under vars: or pass --set ${name ?? 'NAME'}=VALUE)`, path);
+        if (!name || !Object.hasOwn(vars, name)) fail(`${where}: {{${ref}}} is not defined (add it under vars: or pass --set ${name ?? 'NAME'}=VALUE)`, path);
       } else {
         fail(`${where}: {{${ref}}} must start with steps. or vars.`, path);
       }
@@ -132,7 +122,7 @@ async function checkWebhookFaults(spec: unknown, seed: unknown, fail: (message: 
 }
 
 function templatesIn(value: unknown): string[] {
-  if (typeof value === 'string') return [...value.matchAll(TEMPLATE)].map((m) => m[1]!);
+  if (typeof value === 'string') return templates(value).map((t) => t.ref);
   if (Array.isArray(value)) return value.flatMap(templatesIn);
   if (value && typeof value === 'object') return Object.values(value).flatMap(templatesIn);
   return [];
@@ -150,23 +140,26 @@ export interface TemplateScope {
  */
 export function resolveTemplates<T>(value: T, scope: TemplateScope, lenient = false): T {
   if (typeof value === 'string') {
-    const whole = /^\{\{\s*([^}]+?)\s*\}\}$/.exec(value);
-    if (whole) {
-      const found = lookup(whole[1]!, scope);
-      if (found === undefined) {
-        if (lenient) return value;
-        throw new UsageError(`{{${whole[1]}}} has no value`);
-      }
-      return (typeof found === 'object' ? JSON.stringify(found) : found) as T;
+    const found = templates(value);
+    if (found.length === 0) return value;
+    const valueOf = (ref: string, match: string): unknown => {
+      const result = lookup(ref, scope);
+      if (result === undefined && !lenient) throw new UsageError(`{{${ref}}} has no value`);
+      return result === undefined ? match : result;
+    };
+    const first = found[0]!;
+    if (found.length === 1 && first.start === 0 && first.end === value.length) {
+      const result = valueOf(first.ref, value);
+      return (typeof result === 'object' ? JSON.stringify(result) : result) as T;
     }
-    return value.replace(TEMPLATE, (match, ref: string) => {
-      const found = lookup(ref, scope);
-      if (found === undefined) {
-        if (lenient) return match;
-        throw new UsageError(`{{${ref}}} has no value`);
-      }
-      return typeof found === 'object' ? JSON.stringify(found) : String(found);
-    }) as T;
+    let out = '';
+    let at = 0;
+    for (const { start, end, ref } of found) {
+      const result = valueOf(ref, value.slice(start, end));
+      out += value.slice(at, start) + (typeof result === 'object' ? JSON.stringify(result) : String(result));
+      at = end;
+    }
+    return (out + value.slice(at)) as T;
   }
   if (Array.isArray(value)) return value.map((item) => resolveTemplates(item, scope, lenient)) as T;
   if (value && typeof value === 'object') {
@@ -175,11 +168,32 @@ export function resolveTemplates<T>(value: T, scope: TemplateScope, lenient = fa
   return value;
 }
 
+/**
+ * The templates of a string: `{{`, a reference without `}`, `}}`, white space around it
+ * ignored. A scan, not a regular expression: one with `\s*` on both sides of the reference
+ * took minutes on a few kilobytes of `{{` and spaces. Linear: the next `}` is looked for once
+ * per `}` passed, not once per `{{`.
+ */
+export function templates(text: string): Array<{ start: number; end: number; ref: string }> {
+  const found: Array<{ start: number; end: number; ref: string }> = [];
+  let close = -1;
+  for (let start = text.indexOf('{{'); start >= 0; start = text.indexOf('{{', start + 1)) {
+    if (close < start + 2) close = text.indexOf('}', start + 2);
+    if (close < 0) break;
+    // A reference holds at least one character, and ends at the first `}`, which must be doubled.
+    if (close === start + 2 || text[close + 1] !== '}') continue;
+    found.push({ start, end: close + 2, ref: text.slice(start + 2, close).trim() });
+    start = close + 1;
+  }
+  return found;
+}
+
+/** An earlier step's field or a var; only what the scope itself holds, never a prototype's member. */
 function lookup(ref: string, scope: TemplateScope): unknown {
   const [head, ...rest] = ref.split('.');
   let value: unknown = head === 'vars' ? scope.vars : head === 'steps' ? scope.steps : undefined;
   for (const key of rest) {
-    if (value === null || value === undefined || typeof value !== 'object') return undefined;
+    if (value === null || value === undefined || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
     value = (value as Record<string, unknown>)[key];
   }
   return value;

@@ -5,11 +5,11 @@
 // same rules).
 // Pure; node-free, so the CLI may import it cheaply.
 import { isApproved, isValidResponseCode, responseMti } from '../iso8583/codes.js';
-import { fieldName } from '../iso8583/fields.js';
+import { fieldName, SENSITIVE_FIELDS } from '../iso8583/fields.js';
 import type { SwitchMessage } from '../iso8583/message.js';
 
 /** Request fields a response never echoes: card secrets and expiry. */
-export const NOT_ECHOED: ReadonlySet<string> = new Set(['14', '35', '45', '52', '55']);
+export const NOT_ECHOED: ReadonlySet<string> = new Set([...SENSITIVE_FIELDS, '14']);
 
 /**
  * Request fields a reply must carry unchanged when the request has them: PAN, processing code,

@@ -1,8 +1,11 @@
 // Two `cards customer update` at once on the same card: each reads the card and writes back the
 // whole customer. A proxy in front of the sandbox holds the reads until both have been made, so
 // both commands work from the same version every time: one applies, the other exits 5 with a
-// hint to run again, and no change is ever lost silently. Run `npm run build` first.
+// hint to run again, and no change is ever lost silently. Parallel changes of the config file
+// lose nothing either. Run `npm run build` first.
+import { existsSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -84,4 +87,34 @@ describe('cards customer update, twice at once', () => {
     expect(again.exitCode, again.stderr).toBe(0);
     expect(await customerOf(cardId)).toMatchObject({ emailAddress: 'parallel@example.com', phoneNumber: '+2348099999999' });
   }, 60_000);
+});
+
+describe('the config file, changed by several cardctl at once', () => {
+  it('ten parallel `alias set` keep all ten aliases', async () => {
+    const dir = tempDir('cardctl-e2e-config-lock-');
+    try {
+      const names = Array.from({ length: 10 }, (_, i) => `a${i}`);
+      const runs = await Promise.all(names.map((name) => cardctl(['alias', 'set', name, `cards get ${name}`], { configDir: dir.path })));
+      for (const run of runs) expect(run.exitCode, run.stderr).toBe(0);
+      const listed = await cardctl(['alias', 'list', '-o', 'json'], { configDir: dir.path });
+      const aliases = (JSON.parse(listed.stdout) as Array<{ name: string }>).map((a) => a.name).sort();
+      expect(aliases).toEqual(names);
+      expect(readdirSync(dir.path).filter((f) => f.endsWith('.lock'))).toEqual([]);
+    } finally {
+      dir.remove();
+    }
+  }, 60_000);
+
+  it.each(['constructor', 'toString', '__proto__', 'prototype', 'hasOwnProperty', 'colour'])('`profile set %s x` is a usage error that writes nothing', async (key) => {
+    const dir = tempDir('cardctl-e2e-config-keys-');
+    try {
+      const result = await cardctl(['profile', 'set', key, 'x'], { configDir: dir.path });
+      expect(result.exitCode, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`unknown setting "${key}"`);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(existsSync(join(dir.path, 'config.json'))).toBe(false);
+    } finally {
+      dir.remove();
+    }
+  });
 });

@@ -118,15 +118,16 @@ describe('simulate load', () => {
     }
   });
 
-  it('--mix-file: the mix from YAML; a reversal with nothing yet to reverse goes as an authorization', async () => {
+  it('--mix-file: the mix from YAML; a reversal with nothing that can be approved to reverse is not sent', async () => {
     await useWebhook(listeners[0]!.url);
     const file = join(config.path, 'mix.yaml');
     writeFileSync(file, 'reversal: 1\nfinancial: 1\n');
     const result = await run(['--concurrency', '1', '--count', '6', '--card', cards[0]!, '--mix-file', file, '-o', 'json']);
     expect(result.exitCode, result.stderr).toBe(0);
-    // Turns: reversal (nothing to reverse yet: an authorization), financial, reversal of that
-    // authorization, financial, reversal of the first financial, financial.
-    expect(JSON.parse(result.stdout)).toMatchObject({ requests: 6, approved: 6, intents: [{ intent: 'financial', count: 3 }, { intent: 'reversal', count: 2 }, { intent: 'authorization', count: 1 }] });
+    // Turns: reversal (nothing to reverse, and the one sender cannot send one while it waits:
+    // not sent), financial, reversal of it, financial, reversal of it, financial.
+    expect(JSON.parse(result.stdout)).toMatchObject({ requests: 5, approved: 5, intents: [{ intent: 'financial', count: 3 }, { intent: 'reversal', count: 2 }],
+      notSent: [{ reason: 'reversal: nothing approved to reverse', count: 1 }] });
     writeFileSync(file, 'reversal: 1\n');
     const alone = await run(['--rate', '1', '--count', '1', '--card', cards[0]!, '--mix-file', file]);
     expect(alone.exitCode).toBe(2);

@@ -90,6 +90,13 @@ describe('list query parameters', () => {
     expect((await call(sandbox, 'GET', `/institutions/cards?search=${search}`, { token: sandbox.token })).status).toBe(200);
   });
 
+  test('a 100 KB filter: the 400 naming the parameter and its bound, not a bare 431 from the HTTP server', async () => {
+    const response = await call(sandbox, 'GET', `/institutions/cards?search=${'x'.repeat(100 * 1024)}`, { token: sandbox.token });
+    expect(response.status).toBe(400);
+    expect(response.body.errors[0].field).toBe('search');
+    expect(response.text).toContain(String(LIST_BOUNDS.maxText));
+  });
+
   test('the page from the report: rejected, and every institution\'s Get Cards answers afterwards', async () => {
     const poison = await call(sandbox, 'GET', '/institutions/cards?page=500000000000000000', { token: sandbox.token });
     expect(poison.status).toBe(400);

@@ -232,7 +232,9 @@ describe('an entry is the message sent, and its rules the plan', () => {
     const card = await cardOf(env.sb, program.id);
     const inquiry = (extra: Record<string, unknown>) => simulate(env.sb, financial(card.id, { processingFlow: 'balance_inquiry', channel: 'atm', ...extra }));
     expect((await inquiry({ amount: 50 })).status).toBe(400);
-    expect((await inquiry({ amount: 0, overrides: { '4': '000000005000' } })).status).toBe(400);
+    const overridden = await inquiry({ amount: 0, overrides: { '4': '000000005000' } });
+    expect(overridden.status).toBe(400);
+    expect(overridden.body.errors[0]).toMatchObject({ field: 'overrides', message: 'field 4 of a balance inquiry must be 0: it moves no money' });
     const id = await approved(inquiry({ amount: 0 }));
     expect(await amounts(id)).toMatchObject({ captured: 0 });
     await approved(simulate(env.sb, financial(card.id, { processingFlow: 'cash_withdrawal', channel: 'atm', amount: 100 })));

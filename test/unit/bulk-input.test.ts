@@ -61,3 +61,24 @@ describe('an input bound to its report', () => {
     }
   });
 });
+
+describe('--from-file - with nothing on stdin', () => {
+  // The hint says what this verb takes on stdin: ids for the card verbs, rows for import,
+  // create and customer update (a list of ids would not do for those).
+  it.each([
+    [['cards', 'deactivate', '--from-file', '-', '--yes'], '--from-file', /pipe the card ids in, one a line, e.g\. cardctl cards list -q/],
+    [['cards', 'renew', '--from-file', '-', '--expiration', '203001'], '--from-file', /pipe the card ids \(or CSV or NDJSON rows\) in, e\.g\. cardctl cards list -q/],
+    [['cards', 'customer', 'update', '--from-file', '-', '--reason', 'fix'], '--from-file', /pipe CSV or NDJSON rows in \(id and the fields to change\)/],
+    [['cards', 'create', '--rows-from-file', '-', '--program', 'P'], '--rows-from-file', /pipe CSV or NDJSON rows in, one card a row/],
+    [['import', '--from-file', '-', '--format', 'csv'], '--from-file', /pipe CSV or NDJSON rows in, one card a row, e\.g\. cat cards\.ndjson \| cardctl import --from-file -/],
+  ])('%j: the error names the flag, the hint what to pipe', async (args, flag, hint) => {
+    const { main } = await import('../../src/app/cli.js');
+    const { testIO } = await import('../helpers/context.js');
+    const { scratchDirs } = await import('../helpers/dirs.js');
+    const io = testIO({ stdin: '' });
+    const code = await main(args, { io, env: { CARDCTL_BASE_URL: 'http://127.0.0.1:4010', CARDCTL_TOKEN: 't', ...scratchDirs(), CI: '1' }, signal: new AbortController().signal });
+    expect(code, io.stderrText()).toBe(2);
+    expect(io.stderrText().split('\n')[0]).toBe(`error: ${flag} -: stdin gave no rows (it was empty or closed)`);
+    expect(io.stderrText()).toMatch(hint);
+  });
+});

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
@@ -68,6 +68,47 @@ describe('config file modes', () => {
     expect((await run(['profile', 'set', 'switch', 'acme'])).code).toBe(0);
     expect(mode(dir)).toBe(0o700);
     expect(mode(join(dir, 'config.json'))).toBe(0o600);
+  });
+
+  it('a change waits for the lock of another, and takes over one whose process has exited', async () => {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const lock = join(dir, 'config.json.lock');
+    writeFileSync(lock, String(process.pid));
+    const store = new ConfigStore({ CARDCTL_CONFIG_DIR: dir });
+    let done = false;
+    const change = store.setProfile('a', { baseUrl: 'https://a.example.com' }).then(() => { done = true; });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(done).toBe(false);
+    rmSync(lock);
+    await change;
+    expect(existsSync(lock)).toBe(false);
+
+    writeFileSync(lock, '999999999'); // no such process: left by a crash
+    await store.setProfile('b', { baseUrl: 'https://b.example.com' });
+    expect(new ConfigStore({ CARDCTL_CONFIG_DIR: dir }).profileNames()).toEqual(['a', 'b']);
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  it('profiles and aliases named like members of Object.prototype are only what the file holds', async () => {
+    const store = new ConfigStore({ CARDCTL_CONFIG_DIR: dir });
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) expect(store.getProfile(name)).toBeUndefined();
+    const toString: string = 'toString';
+    await store.update((config) => {
+      config.profiles[toString] = { baseUrl: 'https://t.example.com' };
+      config.aliases = { constructor: 'cards list' };
+    });
+    const again = new ConfigStore({ CARDCTL_CONFIG_DIR: dir });
+    expect(again.getProfile(toString)).toEqual({ baseUrl: 'https://t.example.com' });
+    expect(again.getProfile('constructor')).toBeUndefined();
+    expect(again.read().aliases?.constructor).toBe('cards list');
+    expect(again.read().aliases?.toString).toBeUndefined();
+  });
+
+  it.each(['constructor', 'toString', '__proto__', 'prototype', 'hasOwnProperty', 'valueOf', 'colour'])('`profile set %s` is an unknown setting (exit 2), nothing written', async (key) => {
+    const result = await run(['profile', 'set', key, 'x']);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`unknown setting "${key}"`);
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
   });
 
   it('an update starts from the file as it is now (another process may have written)', async () => {

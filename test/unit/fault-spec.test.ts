@@ -44,6 +44,13 @@ describe('webhook fault specs', () => {
     ['reset=0.1,reset=0.2', 'reset', /"reset" is given twice/],
     ['delay=2s-1s', 'delay', /high to low/],
     ['delay=61s', 'delay', /within 0-60000ms/],
+    ['reset=', 'reset', /probability/],
+    ['garbage=1e-1', 'garbage', /probability/],
+    ['duplicate=0x1', 'duplicate', /probability/],
+    ['delay=100ms,,reset=0.1', 'spec', /an empty webhook fault in "delay=100ms,,reset=0.1"/],
+    ['delay=100ms,', 'spec', /an empty webhook fault/],
+    [',reset=0.1', 'spec', /an empty webhook fault/],
+    ['reset=0.1, ,garbage=0.1', 'spec', /an empty webhook fault/],
   ])('%s is refused naming %s', (text, key, message) => {
     const error = (() => { try { parseWebhookFaults(text); } catch (e) { return e; } })();
     expect(error).toBeInstanceOf(WebhookFaultSpecError);
@@ -69,11 +76,21 @@ describe('HTTP fault specs', () => {
     ['hold=0.0005', 'hold', /finer than a millisecond/],
     ['rate=0.1,rate=0.2', 'rate', /"rate" is given twice/],
     ['hold=1,hold=2', 'hold', /"hold" is given twice/],
+    ['rate=0.1,,reset=0.1', 'spec', /an empty fault in "rate=0.1,,reset=0.1"/],
+    ['rate=0.1,', 'spec', /an empty fault/],
+    ['rate=0.1,codes=500||503', 'codes', /give HTTP error statuses/],
+    ['rate=0.1,codes=500|', 'codes', /give HTTP error statuses/],
+    ['rate=0.1,methods=POST||PUT', 'methods', /give HTTP methods/],
   ])('%s is refused naming %s', (text, key, message) => {
     const error = (() => { try { parseFaultSpec(text); } catch (e) { return e; } })();
     expect(error).toBeInstanceOf(FaultSpecError);
     expect((error as FaultSpecError).key).toBe(key);
     expect((error as Error).message).toMatch(message);
+  });
+
+  it('empty text is no faults', () => {
+    expect(parseFaultSpec('')).toEqual(parseFaultSpec(' '));
+    expect(parseWebhookFaults('')).toEqual(parseWebhookFaults('  '));
   });
 
   it('the JSON form refuses a key under two names', () => {

@@ -20,11 +20,26 @@ function brokenShort(help: string, width: number): string[] {
     const indent = line.length - line.trimStart().length;
     // The description: prose at column 0 (an indented line or a list item keeps its own line).
     // A list of items: a continuation is indented past the item's own two columns.
-    const continuation = section === 'description' ? indent === 0 && !/^[-*|$]/.test(line) : indent > 2;
+    // A line that starts with a flag (--secret-stdin, -o json) is prose, not a list item ("- ").
+    const continuation = section === 'description' ? indent === 0 && !/^([-*] |[|$])/.test(line) : indent > 2;
     const word = line.trimStart().split(' ')[0]!;
     if (continuation && above.length + 1 + word.length <= width) found.push(`${above}⏎${line}`);
   }
   return found;
+}
+
+/**
+ * Lines of `help` (but its examples) that do not fit `width`: wider than it, or a line at column
+ * 0 right under an indented one (a table row commander wrapped; reflowProse joins such a line).
+ */
+function overflowing(help: string, width: number): string[] {
+  // Examples are commands to copy: kept whole on their line, whatever the width.
+  const lines = help.split('\n\nExamples:\n')[0]!.split('\n');
+  return lines.filter((line, i) => {
+    const above = lines[i - 1] ?? '';
+    const wrappedToColumn0 = /^\S/.test(line) && /^\s+\S/.test(above) && !/^([-*] |[|$])/.test(line) && !/^[A-Z][A-Za-z ]*:$/.test(line);
+    return line.length > width || wrappedToColumn0;
+  });
 }
 
 async function help(path: string[], width: number): Promise<string> {
@@ -42,7 +57,19 @@ describe('help wrapping', () => {
     expect(short).toEqual([]);
   }, 60_000);
 
+  it('at 80 columns every line of every command\'s help fits, none wrapped to column 0', async () => {
+    const wide: string[] = [];
+    for (const path of helpPaths(commandTree)) {
+      for (const line of overflowing(await help(path, 80), 80)) wide.push(`cardctl ${path.join(' ')} --help: ${line}`);
+    }
+    expect(wide).toEqual([]);
+  }, 60_000);
+
   it('paragraphs become one line each; blank lines, indented lines and list items stay', () => {
     expect(reflowProse('one\ntwo three\n\nnext\n  indented\n- item\n  more\n| a |\n$ cmd')).toBe('one two three\n\nnext\n  indented\n- item\n  more\n| a |\n$ cmd');
+  });
+
+  it('a line that starts with a flag joins its paragraph', () => {
+    expect(reflowProse('verified with the secret from\n--secret-stdin or the profile\'s.\n-o json gives JSON.\n* item')).toBe('verified with the secret from --secret-stdin or the profile\'s. -o json gives JSON.\n* item');
   });
 });

@@ -2,8 +2,10 @@
 // bounds, the SLO verdicts, and the report built from recorded outcomes.
 import { describe, expect, it } from 'vitest';
 import { intentSequence, parseMix } from '../../src/load/mix.js';
-import { checkTarget, liveLine, parseBounds, parseShape } from '../../src/load/run.js';
-import { runSchedule, type Clock } from '../../src/load/scheduler.js';
+import type { SimulateBody, SimulateResult } from '../../src/api/schemas.js';
+import { Originals } from '../../src/load/originals.js';
+import { checkTarget, liveLine, mixSender, NOTHING_TO_REVERSE, parseBounds, parseShape } from '../../src/load/run.js';
+import { runSchedule, type Clock, type LoadBounds, type LoadShape } from '../../src/load/scheduler.js';
 import { missedSlos, parseMillis, parsePercent } from '../../src/load/slo.js';
 import { buildReport, LoadStats, outcomeOf, type Outcome } from '../../src/load/stats.js';
 import { renderReport } from '../../src/load/render.js';
@@ -305,5 +307,61 @@ describe('the SLOs', () => {
       '--min-approval 0%: no request was answered (1 of 1 had no simulator answer)',
     ]);
     expect(missedSlos(reportOf([]), { minApproval: 0 })).toEqual(['--min-approval 0%: no request was answered (none sent)']);
+  });
+});
+
+describe('the mix with a slow switch', () => {
+  /** Answers after the event loop turns (so after every send of a fake-clock run): approvals unless `code` says otherwise. */
+  function slowSwitch(code: (body: SimulateBody) => string = () => '00') {
+    const sent: SimulateBody[] = [];
+    let next = 0;
+    const send = async (body: SimulateBody): Promise<SimulateResult> => {
+      sent.push(body);
+      const id = `tx${next++}`;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return { transactionId: id, mti: '0100', stan: '', rrn: '', responseCode: code(body), responseMessage: '', transactionStatus: 'pending', request: {}, response: {}, duration: 1 };
+    };
+    return { sent, send };
+  }
+
+  async function runMix(shape: LoadShape, bounds: LoadBounds, mix: string, fake: ReturnType<typeof slowSwitch>) {
+    const clock = fakeClock();
+    const stats = new LoadStats();
+    const originals = new Originals(shape.kind === 'rate' ? 1 : shape.senders, shape.kind === 'concurrency');
+    const fire = mixSender({
+      nextIntent: intentSequence(parseMix(mix, '--mix')),
+      bodyFor: (intent, original) => ({ intent, amount: 1, ...(original ? { originalTransactionId: original } : { cardId: 'c1' }) }) as SimulateBody,
+      send: fake.send, originals, stats, clock, signal: never, interrupted: () => false,
+    });
+    const schedule = await runSchedule(shape, bounds, fire, { clock, signal: never, onSenderDone: () => originals.senderDone() });
+    return buildReport(stats, schedule, { shape, ...bounds, deadlineMs: 5000, interrupted: false });
+  }
+
+  it('open loop: reversals due before any approval wait for one, so the counts are the mix', async () => {
+    const fake = slowSwitch();
+    const report = await runMix({ kind: 'rate', perSecond: 50 }, { durationMs: 2000, count: 1_000 }, 'authorization=80,financial=15,reversal=5', fake);
+    expect(report.intents).toEqual([{ intent: 'authorization', count: 80 }, { intent: 'financial', count: 15 }, { intent: 'reversal', count: 5 }]);
+    expect(report.notSent).toEqual([]);
+    const reversed = fake.sent.filter((body) => body.intent === 'reversal').map((body) => body.originalTransactionId);
+    // Each reverses another original, oldest approved first.
+    expect(new Set(reversed).size).toBe(5);
+    expect(reversed.every((id) => id !== undefined)).toBe(true);
+  });
+
+  it('a reversal whose original never comes is not sent, with its reason, and the run ends', async () => {
+    const declined = slowSwitch(() => '51');
+    const report = await runMix({ kind: 'rate', perSecond: 50 }, { durationMs: 2000, count: 1_000 }, 'authorization=80,financial=15,reversal=5', declined);
+    expect(report.intents).toEqual([{ intent: 'authorization', count: 80 }, { intent: 'financial', count: 15 }]);
+    expect(report.notSent).toEqual([{ reason: NOTHING_TO_REVERSE, count: 5 }]);
+    expect(renderReport(report, createStyle(false))).toContain(`Not sent    5 (${NOTHING_TO_REVERSE})`);
+  });
+
+  it('closed loop: a reversal waits while another sender may approve one; with every sender waiting it is not sent', async () => {
+    const two = await runMix({ kind: 'concurrency', senders: 2 }, { durationMs: 60_000, count: 8 }, 'reversal=1,authorization=1', slowSwitch());
+    expect(two.intents).toEqual([{ intent: 'authorization', count: 4 }, { intent: 'reversal', count: 4 }]);
+    expect(two.notSent).toEqual([]);
+    const one = await runMix({ kind: 'concurrency', senders: 1 }, { durationMs: 60_000, count: 6 }, 'reversal=1,financial=1', slowSwitch());
+    expect(one.intents).toEqual([{ intent: 'financial', count: 3 }, { intent: 'reversal', count: 2 }]);
+    expect(one.notSent).toEqual([{ reason: NOTHING_TO_REVERSE, count: 1 }]);
   });
 });

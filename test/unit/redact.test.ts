@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/app/cli.js';
-import { REDACTED, isSecretKey, maskPan, maskPansInText, maskSecret, redactBodyText, redactHeaders, redactUrl, redactValue } from '../../src/core/redact.js';
+import { REDACTED, isSecretKey, luhnValid, maskPan, maskPansInText, maskSecret, redactBodyText, redactHeaders, redactUrl, redactValue } from '../../src/core/redact.js';
 import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
 import { testIO } from '../helpers/context.js';
 import { scratchDirs } from '../helpers/dirs.js';
@@ -56,6 +57,14 @@ describe('redaction helpers', () => {
     expect(text).toContain('539983******0008');
   });
 
+  it('redacts the message fields that carry card secrets: track data, the PIN block, chip data', () => {
+    const track1 = `B${PAN}^LOVELACE/ADA^2912101`;
+    const overrides = { '35': `${PAN}=2912`, '36': `${PAN}=2912`, '45': track1, '52': 'A1B2C3D4E5F60718', '55': '9F2608C1A2B3C4D5E6F7', '43': 'ACME STORE' };
+    expect(redactValue({ overrides })).toEqual({ overrides: { '35': REDACTED, '36': REDACTED, '45': REDACTED, '52': REDACTED, '55': REDACTED, '43': 'ACME STORE' } });
+    for (const field of ['35', '36', '45', '52', '55']) expect(redactBodyText(`${field}=${overrides[field as keyof typeof overrides]}`)).toBe(`${field}=${REDACTED}`);
+    expect(redactBodyText('43=ACME')).toBe('43=ACME');
+  });
+
   it('redacts URLs: secret query parameters, user info and PANs', () => {
     const text = redactUrl(`https://user:pw@api.example.com/x?token=${TOKEN}&search=${PAN}&limit=5`);
     for (const secret of [TOKEN, PAN, 'pw']) expect(text).not.toContain(secret);
@@ -71,6 +80,36 @@ describe('redaction helpers', () => {
     });
     expect(redactBodyText(`grant_type=client_credentials&client_assertion=eyJhbGciOi.xyz&token=${TOKEN}`)).not.toMatch(/eyJhbGciOi|tok_live/);
     expect(redactBodyText('{"statusCode":200,')).toBe('{"statusCode":200,');
+  });
+});
+
+describe('maskPansInText masks what the pattern it replaced masked', () => {
+  // The rule as a pattern (quadratic on `+ 1 1 1 …`): the reference the scanner is checked against.
+  const DIGIT_GROUPS = /(?<![\w+]|\w-)(?<!\+[\d ()-]*)\d+(?:[ -]\d+)*(?!\w|-\w)/g;
+  // Its masking of a run, as it was: every stretch of whole groups tried, longest first.
+  const maskRun = (run: string) => {
+    const groups = run.split(/[ -]/);
+    const separators = run.match(/[ -]/g) ?? [];
+    let out = '';
+    for (let i = 0; i < groups.length;) {
+      let j = groups.length - 1;
+      for (; j >= i; j--) {
+        const digits = groups.slice(i, j + 1).join('');
+        if (digits.length >= 13 && digits.length <= 19 && luhnValid(digits)) break;
+      }
+      out += j >= i ? maskPan(groups.slice(i, j + 1).join('')) + (separators[j] ?? '') : groups[i]! + (separators[i] ?? '');
+      i = j >= i ? j + 1 : i + 1;
+    }
+    return out;
+  };
+  const reference = (text: string) => text.replace(DIGIT_GROUPS, maskRun);
+
+  it('on random text of digits, separators, letters, + and brackets', () => {
+    const piece = fc.oneof(fc.constantFrom(' ', '-', '+', '(', ')', 'a', '_', '/', '=', '--', '  '), fc.constantFrom(PAN, '5399 8300 0000 0008', '5399-8300-0000-0008', '4111111111111111', '4111 1111 1111 1111 1111', '42424242424242424242'), fc.stringMatching(/^\d{1,5}$/));
+    fc.assert(fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+      const text = pieces.join('');
+      expect(maskPansInText(text)).toBe(reference(text));
+    }), { numRuns: 3000 });
   });
 });
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { SimulateBody } from '../../src/api/schemas.js';
 import { RejectedError, UsageError } from '../../src/core/errors.js';
 import { check, runScenario, type SandboxHooks } from '../../src/scenario/runner.js';
-import { loadScenario, resolveTemplates } from '../../src/scenario/scenario.js';
+import { loadScenario, MAX_SCENARIO_STEPS, resolveTemplates, templates } from '../../src/scenario/scenario.js';
 
 const GOOD = `
 name: authorize then reverse
@@ -94,6 +94,51 @@ describe('templates and expectations', () => {
     ]);
     expect(check(undefined, { outcome: 'error', errorMessage: 'boom' })).toEqual(['the simulator refused the request: boom']);
     expect(check({ error: 'CONFLICT' }, { outcome: 'error', error: 'CONFLICT' })).toEqual([]);
+    expect(check({ constructor: 'x', 'response.toString': null }, result)).toEqual(['expected constructor "x", got nothing']);
+  });
+});
+
+describe('bounds', () => {
+  // About a megabyte each: the old pattern (\s* around a lazy reference) took 15 s on 2 KB of these.
+  const MEGABYTE = 1_000_000;
+  it.each([
+    ['{{ and spaces', `{{${' '.repeat(MEGABYTE)}`],
+    ['{{ repeated', '{{ '.repeat(MEGABYTE / 3)],
+    ['{{ and a lone }', `{{${' '.repeat(MEGABYTE)}}x`],
+    ['{ repeated', '{'.repeat(MEGABYTE)],
+  ])('scans templates in linear time: %s', (_what, text) => {
+    const started = performance.now();
+    expect(templates(text)).toEqual([]);
+    expect(resolveTemplates(text, { vars: {}, steps: {} })).toBe(text);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it('loads a scenario holding a megabyte of {{ and spaces at once', async () => {
+    const text = `steps:\n  - intent: authorization\n    card: c\n    amount: 1\n    merchant: "{{${' '.repeat(1_000_000)}"\n`;
+    const started = performance.now();
+    const scenario = await loadScenario(text, 's.yaml');
+    expect(scenario.steps[0]!.input.merchant).toHaveLength(1_000_002);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('finds templates as before: white space trimmed, the first } ends them, unclosed ones are text', () => {
+    expect(templates('a {{ vars.x }} b {{steps.s.id}}').map((t) => t.ref)).toEqual(['vars.x', 'steps.s.id']);
+    expect(templates('{{{a}}')).toEqual([{ start: 0, end: 6, ref: '{a' }]);
+    expect(templates('{{a}b}} {{}} {{c')).toEqual([]);
+    expect(resolveTemplates('x{{vars.a}}y{{ vars.a }}z', { vars: { a: '1' }, steps: {} })).toBe('x1y1z');
+  });
+
+  it.each(['toString', 'constructor', '__proto__', 'hasOwnProperty'])('a var or step field named %s is only what the scenario holds', async (name) => {
+    const text = `steps:\n  - intent: authorization\n    card: "{{vars.${name}}}"\n    amount: 1\n`;
+    await expect(loadScenario(text, 's.yaml')).rejects.toThrow(`{{vars.${name}}} is not defined`);
+    const given = await loadScenario(text, 's.yaml', { [name]: 'c9' });
+    expect(resolveTemplates(given.steps[0]!.input.card, { vars: given.vars, steps: {} })).toBe('c9');
+    expect(() => resolveTemplates(`{{steps.a.${name}}}`, { vars: {}, steps: { a: {} } })).toThrow(`{{steps.a.${name}}} has no value`);
+  });
+
+  it(`holds at most ${MAX_SCENARIO_STEPS} steps`, async () => {
+    const steps = Array.from({ length: MAX_SCENARIO_STEPS + 1 }, () => ({ intent: 'authorization', card: 'c', amount: 1 }));
+    await expect(loadScenario(JSON.stringify({ steps }), 's.json')).rejects.toThrow(/1001 steps, more than the 1000 a scenario may hold/);
   });
 });
 
@@ -155,9 +200,10 @@ describe('lifecycle steps', () => {
       async expire(id) { calls.push(`expire ${id}`); return { id, mti: '0100', stan: '1', rrn: '2', responseCode: '00', transactionStatus: 'reversed', releaseReason: 'expiry' } as never; },
       async advanceClock(seconds) { calls.push(`clock ${seconds}`); return { now: 'later', offsetSeconds: seconds, expired: 1 }; },
       async deliverAdvices() { calls.push('deliver'); return { delivered: 1, pending: 0 }; },
-      async setStandIn(program, standIn) { calls.push(`stand-in ${program} ${standIn.mode}`); },
+      async standIn(program) { calls.push(`stand-in? ${program}`); return { mode: 'approve', maxAmount: 1, dailyAmount: 2 }; },
+      async setStandIn(program, standIn, options) { calls.push(`stand-in ${program} ${standIn.mode}${options?.restore ? ' (restore)' : ''}`); },
       async webhookFaults() { calls.push('faults?'); return { spec: 'deadline=5000ms', seed: 1 }; },
-      async setWebhookFaults(spec, seed) { calls.push(`faults ${spec} ${seed}`); },
+      async setWebhookFaults(spec, seed, options) { calls.push(`faults ${spec} ${seed}${options?.restore ? ' (restore)' : ''}`); },
       async state(result, parts) {
         reads += 1;
         calls.push(`state ${result.transactionId} ${[...parts].join(',')}`);
@@ -183,14 +229,58 @@ steps:
     const summary = await runScenario(await loadScenario(text, 's.yaml'), { send: fakeSend(['00']).send, sandbox, sleep: async () => {} });
     expect(summary.steps.map((s) => s.failures)).toEqual([[], [], [], [], [], [], []]);
     expect(calls).toEqual([
-      'faults?', 'faults reply-lost=1 7', 'lifecycle {"message":"increment","originalTransactionId":"tx1","amount":250,"responseMode":"forward"}', 'faults deadline=5000ms 1',
+      'faults?', 'faults reply-lost=1 7', 'lifecycle {"message":"increment","originalTransactionId":"tx1","amount":250,"responseMode":"forward"}', 'faults deadline=5000ms 1 (restore)',
       'repeat tx1 false',
       'expire tx1', 'state tx1 transaction,lifecycle', 'state tx1 transaction,lifecycle',
       'clock 604800',
       'deliver',
-      'stand-in p1 approve',
+      'stand-in? p1', 'stand-in p1 approve',
+      // The run is over: the policy from before it is back.
+      'stand-in p1 approve (restore)',
     ]);
     expect(summary.steps[4]!.result.summary).toBe('clock +604800 s: now later, 1 hold released');
+  });
+
+  it('stopped mid-step (Ctrl-C, an error), the run takes the step\'s faults off and puts back the stand-in policies it changed', async () => {
+    const { sandbox, calls } = fakeSandbox();
+    const controller = new AbortController();
+    const text = `
+steps:
+  - { intent: stand-in, program: p1, standIn: { mode: decline } }
+  - { intent: stand-in, program: p1, standIn: { mode: approve, maxAmount: 9, dailyAmount: 9 } }
+  - { intent: authorization, card: c, amount: 1, webhookFaults: "delay=5000ms" }
+  - { intent: authorization, card: c, amount: 1 }
+`;
+    const send = async () => {
+      controller.abort(new Error('interrupted'));
+      throw new Error('request aborted');
+    };
+    await expect(runScenario(await loadScenario(text, 's.yaml'), { send, sandbox, signal: controller.signal })).rejects.toThrow('request aborted');
+    expect(calls).toEqual([
+      'stand-in? p1', 'stand-in p1 decline',
+      'stand-in p1 approve',
+      'faults?', 'faults delay=5000ms undefined', 'faults deadline=5000ms 1 (restore)',
+      'stand-in p1 approve (restore)',
+    ]);
+  });
+
+  it('a run that ends normally, failed expectations or not, puts back every stand-in policy it changed, once each', async () => {
+    const { sandbox, calls } = fakeSandbox();
+    const text = `
+steps:
+  - { intent: stand-in, program: p1, standIn: { mode: decline } }
+  - { intent: stand-in, program: p2, standIn: { mode: decline } }
+  - { intent: stand-in, program: p1, standIn: { mode: approve, maxAmount: 9, dailyAmount: 9 } }
+  - { intent: authorization, card: c, amount: 1, expect: { responseCode: "05" } }
+`;
+    const summary = await runScenario(await loadScenario(text, 's.yaml'), { send: fakeSend(['00']).send, sandbox });
+    expect(summary.failed).toBe(1);
+    expect(calls).toEqual([
+      'stand-in? p1', 'stand-in p1 decline',
+      'stand-in? p2', 'stand-in p2 decline',
+      'stand-in p1 approve',
+      'stand-in p1 approve (restore)', 'stand-in p2 approve (restore)',
+    ]);
   });
 
   it('a state expectation that never holds fails once within runs out', async () => {

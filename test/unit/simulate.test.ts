@@ -1,4 +1,5 @@
 // Parsing of the simulate flags into the simulate body, and run() against a mocked API.
+import { stripVTControlCharacters } from 'node:util';
 import { MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { buildSimulateBody, type SimulationInput } from '../../src/api/simulate-request.js';
@@ -85,8 +86,8 @@ function mockApi(reply: { status: number; body: unknown }, seen: Array<{ path: s
   return agent;
 }
 
-async function run(args: string[], reply: { status: number; body: unknown }) {
-  const io = testIO();
+async function run(args: string[], reply: { status: number; body: unknown }, options: { tty?: boolean } = {}) {
+  const io = testIO(options);
   const seen: Array<{ path: string; body: unknown }> = [];
   const code = await main(args, {
     io,
@@ -133,6 +134,15 @@ describe('simulate run()', () => {
     expect(r.out).toContain('506099******0008');
   });
 
+  it('the summary of a partial approval shows the approved amount and the amount asked', async () => {
+    const partial = { ...RESULT, responseCode: '10', responseMessage: 'Approved for partial amount', transactionStatus: 'pending', response: { '0': '0110', '4': '000000000060', '39': '10', '49': '566' } };
+    const r = await run(['simulate', 'authorization', '--card', 'c1', '--amount', '15', '--forward'], { status: 200, body: { status: 'success', message: 'm', data: { ...partial, request: { ...RESULT.request, '4': '000000000100' } } } }, { tty: true });
+    expect(r.code, r.err).toBe(0);
+    expect(stripVTControlCharacters(r.out)).toMatch(/Amount\s+approved ₦0\.60 of ₦1\.00\n/);
+    const full = await run(['simulate', 'authorization', '--card', 'c1', '--amount', '15'], { status: 200, body: { status: 'success', message: 'm', data: { ...RESULT, responseCode: '00', response: { '0': '0110', '4': '000000150000', '39': '00' } } } }, { tty: true });
+    expect(stripVTControlCharacters(full.out)).toMatch(/Amount\s+₦1,500\.00\n/);
+  });
+
   it('a usage error sends nothing (exit 2); a 409 from the simulator is exit 5', async () => {
     const bad = await run(['simulate', 'authorization', '--card', 'c1', '--amount', '1.001'], { status: 200, body: {} });
     expect(bad.code).toBe(2);
@@ -140,6 +150,11 @@ describe('simulate run()', () => {
     const conflict = await run(['simulate', 'reversal', '--original-tx', 't1', '--amount', '1'], { status: 409, body: { statusCode: 409, error: 'CONFLICT', message: 'transaction t1 is already reversed' } });
     expect(conflict.code).toBe(5);
     expect(conflict.err).toMatch(/already reversed/);
+  });
+
+  it('reversal --help says what a reversal without --amount takes: the rest', async () => {
+    const help = await run(['simulate', 'reversal', '--help'], { status: 200, body: {} });
+    expect(help.out.replace(/\s+/g, ' ')).toMatch(/Without --amount, a reversal of --original-tx takes the rest: what the original may still give back/);
   });
 
   it('uses the profile switch segment', async () => {

@@ -1,7 +1,8 @@
 // Files on a full disk: node:fs's write is made to fail (ENOSPC) after a short write, as a disk
 // that fills up does. Atomic files are left as they were; append-only files never glue the next
 // line to a torn one.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -101,6 +102,44 @@ describe('a file written whole or not at all', () => {
     fillDisk(0, callsLeft);
     await expect(runCommand(keygen, testContext({ globals: { json: true } }), ['--out', dir, '--subject', 'x'])).rejects.toThrow(/cannot write .*\.pem: no space left on the device/);
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('a target that is not a regular file', () => {
+  it('a pipe (as /dev/stdout may be) is written through, never replaced by a regular file', async () => {
+    const dir = temp();
+    const fifo = join(dir, 'merged.ndjson');
+    execFileSync('mkfifo', [fifo]);
+    const reader = spawn('cat', [fifo]);
+    let received = '';
+    reader.stdout.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    const closed = new Promise((resolve) => reader.on('close', resolve));
+    const stop = setTimeout(() => reader.kill(), 5_000);
+    try {
+      writeFileAtomic(fifo, '{"row":1}\n', { mode: 0o600 });
+      await closed;
+    } finally {
+      clearTimeout(stop);
+    }
+    expect(received).toBe('{"row":1}\n');
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(readdirSync(dir)).toEqual(['merged.ndjson']);
+  });
+
+  it('a path through a file is one error naming the path to write', () => {
+    const dir = temp();
+    writeFileSync(join(dir, 'ids.txt'), 'x');
+    expect(() => writeFileAtomic(join(dir, 'ids.txt', 'merged.ndjson'), 'new', { mode: 0o600 })).toThrow(new RegExp(`^cannot write ${join(dir, 'ids.txt', 'merged.ndjson')}: .*ENOTDIR`));
+  });
+
+  it('a symbolic link stays a link: the file it names is replaced', () => {
+    const dir = temp();
+    writeFileSync(join(dir, 'report.ndjson'), 'old');
+    symlinkSync('report.ndjson', join(dir, 'latest.ndjson'));
+    writeFileAtomic(join(dir, 'latest.ndjson'), 'new', { mode: 0o600 });
+    expect(lstatSync(join(dir, 'latest.ndjson')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(dir, 'report.ndjson'), 'utf8')).toBe('new');
+    expect(readdirSync(dir).sort()).toEqual(['latest.ndjson', 'report.ndjson']);
   });
 });
 

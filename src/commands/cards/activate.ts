@@ -2,9 +2,10 @@ import { defineCommand } from '../../app/command.js';
 import { defineFlags } from '../../core/flags.js';
 import { bulkStatusChange, isBulk, STATUS_BULK_FLAGS, WHERE_FLAGS } from './bulk.js';
 import { cardIdArgument, describeCard, printCard } from './common.js';
+import { REASON_MAX_LENGTH } from '../card-flags.js';
 
 const FLAGS = defineFlags({
-  reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal, one entry per card)' },
+  reason: { type: 'string', value: 'text', maxLength: REASON_MAX_LENGTH, description: 'why (kept in the audit journal, one entry per card)' },
   ...STATUS_BULK_FLAGS,
   ...WHERE_FLAGS,
 });

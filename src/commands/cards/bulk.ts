@@ -90,6 +90,7 @@ export async function bulkStatusChange(
     defaultConcurrency: PIPELINED_CONCURRENCY,
     verb: change.verb,
     label: change.label,
+    stdinRows: 'the card ids in, one a line, e.g. cardctl cards list -q --search ACME | …',
     askOnSandbox: change.askOnSandbox,
     rows: opts.where === undefined ? undefined : await resolveWhere(ctx, client, opts.where),
     action: {

@@ -460,6 +460,8 @@ async function createRows(ctx: Context, opts: CreateOptions): Promise<void> {
   await runBulkCommand<CardRow>(ctx, { ...opts, fromFile: opts.rowsFromFile }, {
     verb: 'create',
     label: 'creating',
+    inputFlag: '--rows-from-file',
+    stdinRows: 'CSV or NDJSON rows in, one card a row, e.g. cat staff.csv | …',
     columns: ['reference', ...known.filter((c) => c !== 'reference')],
     action: {
       async parse(value) {

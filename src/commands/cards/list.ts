@@ -1,5 +1,6 @@
 import { UsageError } from '../../core/errors.js';
 import { listCommand } from '../list-command.js';
+import { LIST_BOUNDS } from '../../core/list-bounds.js';
 
 export default listCommand({
   name: 'list',
@@ -9,8 +10,8 @@ export default listCommand({
 reads every page and streams rows as they arrive (ndjson, csv and -q
 output start at once, and memory stays flat however many cards there are).`,
   flags: {
-    search: { type: 'string', value: 'text', description: 'free-text search across card fields' },
-    cardId: { type: 'string', value: 'id', description: 'only this card' },
+    search: { type: 'string', value: 'text', maxLength: LIST_BOUNDS.maxText, description: 'free-text search across card fields' },
+    cardId: { type: 'string', value: 'id', maxLength: LIST_BOUNDS.maxText, description: 'only this card' },
   },
   wide: 'more columns: scheme, type, customer, email, account, reference, updated',
   noun: 'cards',

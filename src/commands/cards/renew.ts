@@ -7,6 +7,7 @@ import { BULK_FLAGS, type BulkOptions } from '../bulk-command.js';
 import type { Context } from '../../app/context.js';
 import { isBulk } from './bulk.js';
 import { cardIdArgument, describeCard, printCard, type CardId } from './common.js';
+import { REASON_MAX_LENGTH } from '../card-flags.js';
 
 /** YYYYMM strictly after the current month (UTC). */
 export function parseFutureExpiration(value: string, clock: Clock): string {
@@ -22,7 +23,7 @@ export function parseRenewReason(value: string | undefined): string {
 
 const FLAGS = defineFlags({
   expiration: { type: 'string', value: 'yyyymm', description: 'new expiry month, YYYYMM, in the future (bulk: for rows without an expiration column)' },
-  reason: { type: 'string', value: 'reason', description: 'renewal reason (default RENEW)' },
+  reason: { type: 'string', value: 'reason', maxLength: REASON_MAX_LENGTH, description: 'renewal reason (default RENEW)' },
   ...BULK_FLAGS,
 });
 
@@ -106,6 +107,7 @@ async function bulkRenew(ctx: Context, opts: BulkOptions & { expiration?: string
   await runBulkCommand<Renewal>(ctx, opts, {
     verb: 'renew',
     label: 'renewing',
+    stdinRows: 'the card ids (or CSV or NDJSON rows) in, e.g. cardctl cards list -q --search ACME | …',
     action: {
       parse(value) {
         const id = rowCardId(value);

@@ -1,5 +1,6 @@
 import { DEFAULT_DIALECT } from '../../api/dialect.js';
 import { listCommand } from '../list-command.js';
+import { LIST_BOUNDS } from '../../core/list-bounds.js';
 
 export default listCommand({
   name: 'list',
@@ -9,7 +10,7 @@ login --client-id\`), grant type, scopes, verified/official and creation time. -
 record id, certificate subject and description.`,
   aliases: ['ls'],
   flags: {
-    search: { type: 'string', value: 'text', description: 'filter by name' },
+    search: { type: 'string', value: 'text', maxLength: LIST_BOUNDS.maxText, description: 'filter by name' },
   },
   limit: `page size, 1-${DEFAULT_DIALECT.maxPageSize} or the profile's maxPageSize (default 20)`,
   wide: 'more columns',

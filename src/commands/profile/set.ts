@@ -5,6 +5,9 @@ import { SETTABLE_PROFILE_KEYS, type Profile } from '../../config/store.js';
 
 const KEYS = Object.keys(SETTABLE_PROFILE_KEYS);
 const DIALECT_KEY_NAMES = Object.keys(DIALECT_KEYS) as Array<keyof typeof DIALECT_KEYS>;
+/** Rows of the help's tables fit 80 columns (commander would wrap a longer one to column 0). */
+const HELP_ROW_WIDTH = 80;
+
 
 export default defineCommand({
   name: 'set',
@@ -12,8 +15,8 @@ export default defineCommand({
   description: `Set one setting of the selected profile (created when it does not exist yet). An empty value
 removes the setting. Secrets (token, API key) are not settable here: use \`cardctl login\`.
 
-Settings:
-${KEYS.map((key) => `  ${key.padEnd(24)}${SETTABLE_PROFILE_KEYS[key]!.describe}${SETTABLE_PROFILE_KEYS[key]!.values ? ` (${SETTABLE_PROFILE_KEYS[key]!.values!.join(', ')})` : SETTABLE_PROFILE_KEYS[key]!.boolean ? ' (true, false)' : ''}`).join('\n')}
+Settings (${KEYS.filter((key) => SETTABLE_PROFILE_KEYS[key]!.boolean).join(' and ')} take true or false):
+${settingLines().join('\n')}
 
 The deployment dialect ("" sets one back to its default; each with its
 default: \`cardctl help deployment\`; all from a file: \`cardctl profile
@@ -60,7 +63,21 @@ ${dialectKeyLines().join('\n')}`,
   },
 });
 
-/** The dialect settings for the help, a list's parameters on one line: `params.cards.OPTION  OPTION: search, cardId, …`. */
+/** The settings for the help: `key  description (values)`, the values on a line of their own when the row would not fit. */
+function settingLines(): string[] {
+  return KEYS.map((key) => {
+    const { describe, values } = SETTABLE_PROFILE_KEYS[key]!;
+    const head = `  ${key.padEnd(24)}${describe}`;
+    if (!values) return head;
+    const inline = `${head} (${values.join(', ')})`;
+    return inline.length <= HELP_ROW_WIDTH ? inline : `${head}, one of:\n${' '.repeat(26)}${values.join(', ')}`;
+  });
+}
+
+/**
+ * The dialect settings for the help, a list's parameters in one row: `params.cards.OPTION  OPTION
+ * one of: search, cardId, …`, the options on a line of their own when the row would not fit.
+ */
 function dialectKeyLines(): string[] {
   const lists = new Map<string, string[]>();
   const lines: string[] = [];
@@ -73,14 +90,18 @@ function dialectKeyLines(): string[] {
       lines.push(key);
     }
   }
-  return lines.map((line) => (lists.has(line)
-    ? `  ${`${line}.OPTION`.padEnd(28)}OPTION: ${lists.get(line)!.join(', ')}`
-    : `  ${line.padEnd(28)}${DIALECT_KEYS[line as DialectKey]}`));
+  return lines.map((line) => {
+    if (!lists.has(line)) return `  ${line.padEnd(28)}${DIALECT_KEYS[line as DialectKey]}`;
+    const head = `  ${`${line}.OPTION`.padEnd(28)}OPTION one of:`;
+    const options = lists.get(line)!.join(', ');
+    return `${head} ${options}`.length <= HELP_ROW_WIDTH ? `${head} ${options}` : `${head}\n    ${options}`;
+  });
 }
 
 /** Validates a `profile set` value; undefined means "remove the setting". */
 export async function parseSetting(key: string, raw: string, insecure = false): Promise<string | boolean | undefined> {
-  const spec = SETTABLE_PROFILE_KEYS[key];
+  // Only the table's own keys: `toString` or `constructor` are no settings.
+  const spec = Object.hasOwn(SETTABLE_PROFILE_KEYS, key) ? SETTABLE_PROFILE_KEYS[key] : undefined;
   if (!spec) {
     const secret = ['token', 'apiKey', 'pinKey', 'webhookSecret'].includes(key);
     throw new UsageError(`unknown setting "${key}"`, {
@@ -104,7 +125,7 @@ export async function parseSetting(key: string, raw: string, insecure = false): 
     case 'tokenUrl': {
       const { parseBaseUrl } = await import('../../api/client.js');
       const url = parseBaseUrl(value, insecure);
-      return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+      return (await import('../../core/validate.js')).normaliseBaseUrl(url);
     }
     case 'switch':
       if (!/^[A-Za-z0-9._~-]+$/.test(value)) throw new UsageError(`invalid value "${raw}" for switch: expected one URL path segment`);

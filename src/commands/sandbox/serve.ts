@@ -43,7 +43,7 @@ const FLAGS = defineFlags({
   webhookUrl: { type: 'string', value: 'url', description: "webhook URL of the seeded card program" },
   faults: { type: 'string', value: 'spec', description: 'inject faults, e.g. rate=0.1,codes=500|503,latency=0-800ms' },
   faultsSeed: { type: 'string', value: 'n', description: 'seed for the fault injector (replayable runs)' },
-  webhookFaults: { type: 'string', value: 'spec', description: 'faults between the switch and the webhook, e.g. delay=100-300ms,deadline=2s,duplicate=0.1,reset=0.05,reply-lost=0.05,garbage=0.01' },
+  webhookFaults: { type: 'string', value: 'spec', description: 'faults between the switch and the webhook (delay, deadline, duplicate, reset, reply-lost, garbage), e.g. delay=100-300ms,reset=0.05' },
   webhookFaultsSeed: { type: 'string', value: 'n', description: 'seed for the webhook fault injector (replayable runs)' },
   faultsHold: { type: 'string', value: 'seconds', description: 'how long commit-then-timeout holds a response (default 35)' },
   tokenTtl: { type: 'string', value: 'seconds', description: 'lifetime of OAuth access tokens (default 3600)' },
@@ -58,8 +58,8 @@ export default defineCommand({
 OAuth applications, users, imports. The first start of a database seeds an institution with a
 bearer token, an API key, a card program and a PIN key; later starts on the same database reuse them.
 
-With --json the first line on stdout is one JSON object:
-  {"baseUrl","institutionId","token","apiKey","cardProgramId","pinKeyFingerprint"}
+With --json the first line on stdout is one JSON object with baseUrl, institutionId, token,
+apiKey, cardProgramId and pinKeyFingerprint.
 With --profile NAME the credentials are stored as that profile, so the next cardctl command just works.
 With --dialect FILE (JSON or YAML) the sandbox speaks another deployment dialect: the list query
 parameters go by the file's names (others are ignored), lists page and errors are shaped as it

@@ -14,8 +14,10 @@ answered. The run stops at --duration or --count, whichever comes first; Ctrl-C 
 and prints the report so far (exit 130).
 
 Each request is an intent of --mix in turn (by weight, evenly spread), with the cards and
-channels in turn. A reversal reverses the oldest approved authorization or financial of the
-run not yet reversed; while there is none, that request is an authorization.
+channels in turn, so the intents sent are the mix. A reversal reverses the oldest approved
+authorization or financial of the run not yet reversed; while there is none it waits for one,
+as long as one may still come (one in flight, or a sender free to send one). One that never
+comes is not sent, and the report counts it under "Not sent" with its reason.
 
 On a terminal stderr shows a live line: requests sent (and their rate), in flight, answered,
 approvals, declines, timeouts, the webhook's p99. The report: requests, response codes, the

@@ -37,21 +37,22 @@ invalid (nothing is sent then). -o json prints the summary object, -o ndjson one
   ],
   async run(ctx, { args, opts }) {
     const file = String(args[0] ?? '');
-    const vars: Record<string, string> = {};
+    const vars: Record<string, string> = Object.create(null) as Record<string, string>;
     for (const item of opts.set ?? []) {
       const eq = item.indexOf('=');
       if (eq <= 0) throw new UsageError(`invalid --set "${item}": expected NAME=VALUE, e.g. --set card=6650c0ffee`);
       vars[item.slice(0, eq).trim()] = item.slice(eq + 1);
     }
-    const [{ readTextFile }, { loadScenario }, { runScenario }, { sendSimulation }] = await Promise.all([
+    const [{ readTextFile }, { YAML_LIMITS }, { loadScenario }, { runScenario }, { sendSimulation }] = await Promise.all([
       import('../../core/text.js'),
+      import('../../core/yaml.js'),
       import('../../scenario/scenario.js'),
       import('../../scenario/runner.js'),
       import('./execute.js'),
     ]);
     let text: string;
     try {
-      text = file === '-' ? await (await import('../../core/io.js')).readAll(ctx.io.stdin) : await readTextFile(file);
+      text = file === '-' ? await (await import('../../core/io.js')).readAll(ctx.io.stdin, ctx.signal) : await readTextFile(file, YAML_LIMITS.maxBytes);
     } catch (error) {
       throw new UsageError(`cannot read scenario ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }

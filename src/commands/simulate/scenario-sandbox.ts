@@ -7,8 +7,13 @@ import type { Context } from '../../app/context.js';
 import { UsageError } from '../../core/errors.js';
 import type { SandboxHooks, StatePart, StepResult } from '../../scenario/runner.js';
 
+/** How long putting back what a run changed may take: Ctrl-C ends the process 5 s after it came. */
+const RESTORE_TIMEOUT_MS = 3_000;
+
 export function scenarioSandbox(ctx: Context): SandboxHooks {
   const api = () => Promise.all([import('../../api/simulate.js'), ctx.client()]);
+  // Restoring happens after Ctrl-C too, when the run's signal has already fired.
+  const signalFor = (options: { restore?: boolean }) => (options.restore ? AbortSignal.timeout(RESTORE_TIMEOUT_MS) : ctx.signal);
   let webhookUrl: Promise<string | undefined> | undefined;
   return {
     async lifecycle(body) {
@@ -31,17 +36,22 @@ export function scenarioSandbox(ctx: Context): SandboxHooks {
       const [{ deliverAdvices }, client] = await api();
       return (await deliverAdvices(client, { signal: ctx.signal })).data;
     },
-    async setStandIn(program: string, standIn: StandInPolicy) {
+    async standIn(program) {
+      const { listCardPrograms } = await import('../../api/cards.js');
+      const programs = await listCardPrograms(await ctx.client(), ctx.signal);
+      return programs?.find((p) => p.id === program || p._id === program)?.standIn;
+    },
+    async setStandIn(program: string, standIn: StandInPolicy, options = {}) {
       const [{ setStandIn }, client] = await api();
-      await setStandIn(client, program, standIn, { signal: ctx.signal });
+      await setStandIn(client, program, standIn, { signal: signalFor(options) });
     },
     async webhookFaults() {
       const [{ getWebhookFaults }, client] = await api();
       return (await getWebhookFaults(client, { signal: ctx.signal })).data;
     },
-    async setWebhookFaults(spec, seed) {
+    async setWebhookFaults(spec, seed, options = {}) {
       const [{ setWebhookFaults }, client] = await api();
-      await setWebhookFaults(client, spec, seed, { signal: ctx.signal });
+      await setWebhookFaults(client, spec, seed, { signal: signalFor(options) });
     },
     async state(result, parts) {
       const id = result.transactionId;

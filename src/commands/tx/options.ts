@@ -4,12 +4,13 @@ import type { Transaction } from '../../api/schemas.js';
 import { parseTimeBound } from '../../core/datetime.js';
 import { UsageError } from '../../core/errors.js';
 import { defineFlags, type FlagValues } from '../../core/flags.js';
+import { LIST_BOUNDS } from '../../core/list-bounds.js';
 
 export { TRANSACTION_STATUSES };
 
 export const TRANSACTION_FILTERS = defineFlags({
-  merchant: { type: 'string', value: 'id', description: 'merchant identifier' },
-  terminal: { type: 'string', value: 'id', description: 'terminal identifier' },
+  merchant: { type: 'string', value: 'id', maxLength: LIST_BOUNDS.maxText, description: 'merchant identifier' },
+  terminal: { type: 'string', value: 'id', maxLength: LIST_BOUNDS.maxText, description: 'terminal identifier' },
   cardStatus: { type: 'string', value: 'status', choices: CARD_STATUSES, description: 'status of the card' },
   status: { type: 'string', value: 'status', choices: TRANSACTION_STATUSES, description: 'transaction status' },
   since: { type: 'string', value: 'time', description: 'only transactions at or after this time (ISO date-time or a duration like 24h, 7d)' },

@@ -50,8 +50,8 @@ Rules file (YAML or JSON): first match wins.
     - match: { amount: { min: 2000 } }
       respond: "10"
       approvedAmount: 1500           # partial approval: the answer's field 4
-  failEvery: 5                       # every 5th message gets HTTP 500 (the network stands in)
-  repeats: consistent                # or inconsistent: how a repeat (same STAN, RRN) is answered
+  failEvery: 5                       # every 5th message: HTTP 500, stand-in
+  repeats: consistent                # or inconsistent (answers to repeats)
 
 Institution behaviours without a rules file: --respond 10 --approved-amount 600 (partial approval),
 --delay 6000 (past the deadline), --fail-every 3, --repeats inconsistent. A repeat is a message

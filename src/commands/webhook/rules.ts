@@ -70,14 +70,8 @@ const MATCH_KEYS = new Set(['amount', 'panSuffix', 'processingCode', 'channel', 
 
 /** Parses and checks a rules file's text; errors are usage errors naming the file and rule. */
 export async function parseRules(text: string, file: string): Promise<RuleSet> {
-  const { parse } = await (await import('../../core/yaml.js')).loadYaml();
-  let data: unknown;
-  try {
-    data = parse(text);
-  } catch (error) {
-    const line = (error as { linePos?: Array<{ line: number }> }).linePos?.[0]?.line;
-    throw new UsageError(`invalid rules file ${file}${line ? ` (line ${line})` : ''}: ${(error as Error).message.split('\n')[0]}`);
-  }
+  const { parseYamlFile } = await import('../../core/yaml.js');
+  const data = (await parseYamlFile(text, file, 'rules file')).value;
   const fail = (where: string, message: string): never => {
     throw new UsageError(`invalid rules file ${file}: ${where}${message}`, { hint: 'see `cardctl webhook listen --help` for the rules format' });
   };

@@ -2,8 +2,9 @@
 // transaction (`tx show`), and the simulator's summary rows (`simulate …`).
 import type { SimulateResult, Transaction } from '../../api/schemas.js';
 import { maskPan } from '../../core/redact.js';
-import { currencyInfo, formatAmount, minorToDecimal } from '../../iso8583/amount.js';
+import { currencyInfo, formatAmount, isField4, minorToDecimal } from '../../iso8583/amount.js';
 import { intentOfMti, isApproved, responseMessage } from '../../iso8583/codes.js';
+import { PARTIAL_APPROVAL_CODE } from '../../webhook-protocol/reply.js';
 import type { Column } from '../renderer.js';
 import type { Style } from '../style.js';
 
@@ -134,6 +135,18 @@ export function outcomeOf(result: Pick<SimulateResult, 'responseCode'>): 'approv
   return isApproved(result.responseCode) ? 'approved' : result.responseCode === '96' ? 'failed' : 'declined';
 }
 
+/** The amount asked, and after a partial approval what was approved of it: "approved ₦0.60 of ₦1.00". */
+function simulatedAmount(result: SimulateResult): string {
+  const requested = result.request?.['4'];
+  if (!requested) return '';
+  const currency = result.request['49'] ?? '566';
+  const approved = result.response?.['4'];
+  if (result.responseCode === PARTIAL_APPROVAL_CODE && isField4(approved) && approved !== requested) {
+    return `approved ${formatAmount(approved, currency)} of ${formatAmount(requested, currency)}`;
+  }
+  return formatAmount(requested, currency);
+}
+
 /** Key/value rows of a simulation result (`simulate authorization|financial|reversal`). */
 export const simulateRows: Column<ResultRecord>[] = [
   {
@@ -147,7 +160,7 @@ export const simulateRows: Column<ResultRecord>[] = [
   { header: 'Message', path: 'mti', format: (_v, r) => messageLabel({ mti: r.mti }) },
   {
     header: 'Amount', path: 'amount',
-    format: (_v, r) => (r.request?.['4'] ? formatAmount(r.request['4'], r.request['49'] ?? '566') : ''),
+    format: (_v, r) => simulatedAmount(r),
     csv: (_v, r) => (r.request?.['4'] ? minorToDecimal(r.request['4'], currencyInfo(r.request['49'] ?? '566')?.digits ?? 2) : ''),
   },
   { header: 'STAN', path: 'stan' },

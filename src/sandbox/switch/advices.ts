@@ -13,7 +13,7 @@ import type { SwitchDeps } from './deps.js';
 import type { Exchange } from './exchange.js';
 import { buildResponse, dayOf, originalDataElements } from './message.js';
 import { cardAndProgramOf, type Plan } from './plan.js';
-import { approvalCode, buildRecord, rewrite, settle } from './record.js';
+import { approvalCode, buildRecord, resentMessage, rewrite, settle } from './record.js';
 import type { SwitchStore } from './store-port.js';
 import { callWebhook, causeOf, type NoAnswerCause, type WebhookOutcome } from './webhook.js';
 
@@ -34,11 +34,10 @@ export function awaitingAcknowledgement(attempts: number, lastResult: string): D
 
 /**
  * What a delivery attempt sends: the message as recorded, as a repeat once an attempt was made
- * (0120 → 0121, 0420 → 0421), with the clear PAN and without track 2.
+ * (0120 → 0121, 0420 → 0421), with the clear PAN and without the card secrets.
  */
 export function deliveryMessage(record: Transaction, delivery: Delivery, pan: string | undefined): SwitchMessage {
-  const message: SwitchMessage = { ...record.originalMessage, ...(pan ? { '2': pan } : {}) };
-  delete message['35'];
+  const message = resentMessage(record.originalMessage, pan);
   if (delivery.attempts > 0) message['0'] = repeatMtiOf(message['0'] ?? record.mti);
   return message;
 }

@@ -84,7 +84,8 @@ export function entryOf(kind: EntryKind, flow: ProcessingFlow, request: SwitchMe
   }
   const amountMinor = BigInt(field4);
   if (flow === 'balance_inquiry' && !original && amountMinor !== 0n) {
-    throw invalidField(overridden('4', 'amount'), 'of a balance inquiry must be 0: it moves no money');
+    const field = overridden('4', 'amount');
+    throw invalidField(field, `${field === 'overrides' ? 'field 4 ' : ''}of a balance inquiry must be 0: it moves no money`);
   }
   return { kind, flow, currency: info.number, digits: info.digits, amountMinor };
 }
@@ -235,7 +236,7 @@ export function reserveRefund(store: SwitchStore, institutionId: string, origina
       if (entry.amountMinor <= 0n) throw invalidField('amount', 'of a refund must be more than 0');
       const left = captured - stored.refundedMinor;
       if (entry.amountMinor > BigInt(left)) {
-        throw invalidField('amount', `refunds would exceed the original's ${major(captured, entry.digits)} (${major(stored.refundedMinor, entry.digits)} already refunded, ${major(left, entry.digits)} left)`);
+        throw invalidField('amount', `exceeds what is left to refund: ${major(left, entry.digits)} (the original captured ${major(captured, entry.digits)}, ${major(stored.refundedMinor, entry.digits)} already refunded)`);
       }
     },
   });

@@ -1,13 +1,15 @@
 // The record: the Transaction a message is stored as (buildRecord), its answer applied to it
 // (settle, then applyAnswer through the table of states.ts and the ledger), rewrites that
 // change no state (advice deliveries, repeats), and the simulator's answer (answerOf). Messages
-// are stored with the PAN masked; only the webhook sees the clear message.
+// are stored with the PAN masked and the card secrets redacted; only the webhook sees the clear
+// message.
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Institution, ResponseMode, SimulateEnvelope, SimulateResult, Transaction } from '../../api/schemas.js';
 import { minorToMajor, toField4 } from '../../iso8583/amount.js';
 import { isApproved, responseMessage, type Channel } from '../../iso8583/codes.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
-import { maskPan } from '../../core/redact.js';
+import { maskPan, REDACTED } from '../../core/redact.js';
+import { PAN_FIELDS, SENSITIVE_FIELDS } from '../../iso8583/fields.js';
 import { newId } from '../ids.js';
 import type { StoredTransaction } from '../store/transactions.js';
 import type { Exchange } from './exchange.js';
@@ -183,14 +185,28 @@ function capabilitiesOf(channel: Channel): string {
 }
 
 /**
- * Messages as stored and answered: the PAN (2, 34) masked and track 2 cut to the masked PAN,
- * expiry and service code. Only the webhook sees the clear message.
+ * Messages as stored and answered: the PAN (2, 34) masked, track 2 cut to the masked PAN, expiry
+ * and service code, every other card secret (track 3, track 1, PIN block, chip data) redacted
+ * whole. Only the webhook sees the clear message.
  */
 function maskMessage(message: SwitchMessage): SwitchMessage {
   const out = { ...message };
-  for (const field of ['2', '34']) if (out[field]) out[field] = maskPan(out[field]!);
-  if (out['35']) out['35'] = maskTrack(out['35']);
+  for (const [field, value] of Object.entries(out)) {
+    if (PAN_FIELDS.has(field)) out[field] = maskPan(value);
+    else if (field === '35') out[field] = maskTrack(value);
+    else if (SENSITIVE_FIELDS.has(field)) out[field] = REDACTED;
+  }
   return out;
+}
+
+/**
+ * A stored message sent to the webhook again (a repeat, an advice's delivery): the clear PAN put
+ * back, the card secrets left out (they are stored masked or redacted, and a repeat carries none).
+ */
+export function resentMessage(stored: SwitchMessage, pan: string | undefined): SwitchMessage {
+  const message: SwitchMessage = { ...stored, ...(pan ? { '2': pan } : {}) };
+  for (const field of SENSITIVE_FIELDS) delete message[field];
+  return message;
 }
 
 /** Track 2 as stored on the record: PAN masked, discretionary data dropped. */

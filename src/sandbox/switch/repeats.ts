@@ -7,7 +7,7 @@ import { DomainError } from '../errors.js';
 import type { SwitchDeps } from './deps.js';
 import { exchangeWithWebhook, type Exchange } from './exchange.js';
 import { cardAndProgramOf } from './plan.js';
-import { answerOf, repeatEntry, rewrite } from './record.js';
+import { answerOf, repeatEntry, resentMessage, rewrite } from './record.js';
 
 /**
  * A repeat (0101, 0421, …): the network resends a message whose answer it did not see, same
@@ -25,8 +25,7 @@ export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id
   let sent: Exchange | undefined;
   if (mode === 'forward') {
     const { card, program } = cardAndProgramOf(deps.store, institutionId, stored.record);
-    const message: SwitchMessage = { ...stored.record.originalMessage, '0': mti, ...(card ? { '2': card.pan } : {}) };
-    delete message['35'];
+    const message: SwitchMessage = { ...resentMessage(stored.record.originalMessage, card?.pan), '0': mti };
     const exchange = await exchangeWithWebhook({ ...deps, background: undefined }, program?.webHookConfig, message);
     responseCode = exchange.outcome.ok ? exchange.outcome.reply['39'] ?? '' : '';
     faults = exchange.faults;

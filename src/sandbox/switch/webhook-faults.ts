@@ -4,7 +4,7 @@
 // sent (the webhook saw it; its answer is never read), the reply lost (the webhook answered;
 // the network never saw it) and a garbage reply. What each message got is recorded on it.
 import { parseDuration, parseDurationRange } from '../../core/duration.js';
-import { mulberry32, refuseAliases, specEntries } from '../faults.js';
+import { mulberry32, parseProbability, refuseAliases, specEntries } from '../faults.js';
 import { WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
 
 export interface WebhookFaultSpec {
@@ -122,8 +122,8 @@ export function describeDraw(draw: WebhookFaultDraw): string[] {
 }
 
 function probability(key: string, value: unknown): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new WebhookFaultSpecError(key, `${key} must be a probability between 0 and 1`);
+  const n = parseProbability(value);
+  if (n === undefined) throw new WebhookFaultSpecError(key, `${key} must be a probability between 0 and 1`);
   return n;
 }
 

@@ -5,7 +5,7 @@ import type { Context } from '../../../app/context.js';
 import { UsageError } from '../../../core/errors.js';
 import { getPath, setPath } from '../../../core/object-path.js';
 import { ADDRESS_KEYS, applyFlags, assertKnownKeys, checkFileValues, readJsonObject, type Json } from '../fields.js';
-import { CARDHOLDER_FLAGS, customerPlacement, placeFlags } from '../../card-flags.js';
+import { CARDHOLDER_FLAGS, customerPlacement, placeFlags, REASON_MAX_LENGTH } from '../../card-flags.js';
 import { cardIdArgument, describeCard, printCard, type CardId } from '../common.js';
 import { BULK_FLAGS, bulkFlagsGiven } from '../../bulk-command.js';
 
@@ -13,7 +13,7 @@ export const CUSTOMER_UPDATE_FLAGS = defineFlags({
   ...placeFlags(CARDHOLDER_FLAGS, customerPlacement('')),
   ...BULK_FLAGS,
   fromFile: { type: 'string', value: 'file', complete: 'file', description: "with a card id: its JSON body (or - for stdin), flags override its fields; without one: many cards, a row each (id and the changed fields)" },
-  reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal, one entry per card)' },
+  reason: { type: 'string', value: 'text', maxLength: REASON_MAX_LENGTH, description: 'why (kept in the audit journal, one entry per card)' },
 });
 
 /** The Update Card Customer body's fields, each with its flag, path and validator. */
@@ -181,6 +181,7 @@ async function bulkUpdate(ctx: Context, opts: FlagValues<typeof CUSTOMER_UPDATE_
   await runBulkCommand<CustomerChange>(ctx, opts, {
     verb: 'update the cardholder of',
     label: 'updating',
+    stdinRows: 'CSV or NDJSON rows in (id and the fields to change), e.g. cat fixes.csv | …',
     columns: ['id', ...ROW_COLUMNS.keys()],
     action: {
       parse(value) {

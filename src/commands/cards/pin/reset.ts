@@ -1,6 +1,7 @@
 import { defineCommand } from '../../../app/command.js';
 import { validatePan } from '../../../core/validate.js';
 import { cardIdArgument, describeCard, explainPinError, printCard } from '../common.js';
+import { REASON_MAX_LENGTH } from '../../card-flags.js';
 
 interface ResetOptions {
   pinStdin?: boolean;
@@ -26,7 +27,7 @@ last four digits must be typed, or --yes --confirm-production given.
     pinStdin: { type: 'boolean', secret: true, description: 'read the new PIN from stdin' },
     allowWeakPin: { type: 'boolean', description: 'accept trivially weak PINs such as 1234' },
     pan: { type: 'string', value: 'pan', pan: true, description: 'full card number; only for profiles whose pinBlockFormat is iso-0' },
-    reason: { type: 'string', value: 'text', description: 'why (kept in the audit journal)' },
+    reason: { type: 'string', value: 'text', maxLength: REASON_MAX_LENGTH, description: 'why (kept in the audit journal)' },
   },
   examples: ['cardctl cards pin reset 6650c0ffee', 'printf 7305 | cardctl cards pin reset 6650c0ffee --pin-stdin'],
   async run(ctx, input) {
