@@ -856,7 +856,7 @@ complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l memory -d 'keep everyth
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-url -x -d 'webhook URL of the seeded card program'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults -x -d 'inject faults, e.g. rate=0.1,codes=500|503,latency=0-800ms'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults-seed -x -d 'seed for the fault injector (replayable runs)'
-complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-faults -x -d 'faults between the switch and the webhook, e.g. delay=100-300ms,deadline=2s,duplicate=0.1,reset=0.05,reply-lost=0.05,garbage=0.01'
+complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-faults -x -d 'faults between the switch and the webhook (delay, deadline, duplicate, reset, reply-lost, garbage), e.g. delay=100-300ms,reset=0.05'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-faults-seed -x -d 'seed for the webhook fault injector (replayable runs)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults-hold -x -d 'how long commit-then-timeout holds a response (default 35)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l token-ttl -x -d 'lifetime of OAuth access tokens (default 3600)'
