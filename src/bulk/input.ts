@@ -119,3 +119,58 @@ export async function textDigest(text: string): Promise<string> {
 export function noRowsOnStdin(flag: string, rows: string): UsageError {
   return new UsageError(`${flag} -: stdin gave no rows (it was empty or closed)`, { hint: `pipe ${rows}, or give a file` });
 }
+
+/**
+ * Checks that `path` (given to `--from-file`) can be read as rows; true when it is read once as it
+ * comes (a FIFO such as `<(…)`, a character device) rather than a regular file, which a run may
+ * read twice (counted first, measured for the progress bar).
+ */
+export async function streamedFile(path: string): Promise<boolean> {
+  const { existsSync, statSync } = await import('node:fs');
+  if (!existsSync(path)) throw new UsageError(`no such file: ${path}`);
+  const stat = statSync(path);
+  if (stat.isDirectory()) throw new UsageError(`${path} is a directory`, { hint: '--from-file takes a file, a pipe such as <(…), or - for stdin' });
+  return !stat.isFile();
+}
+
+/** Where a run's rows come from. */
+export interface RowSource {
+  /** The file, or undefined for stdin. */
+  path: string | undefined;
+  stdin: Readable;
+  /** Read once as it comes (stdin, a pipe), rather than a regular file. */
+  streamed: boolean;
+  /** For the error when stdin gives nothing: the flag that named it and what the verb takes there. */
+  emptyStdin: { flag: string; rows: string };
+}
+
+/** The input as the run takes it: bound to its report (when there is one), else stdin as it comes. */
+export interface TakenInput {
+  bound?: BoundInput;
+  stdin?: Readable;
+  /** Whether the run reads it once as it comes (false once bound: the bound copy is a file). */
+  streamed: boolean;
+}
+
+/**
+ * Takes a run's input. With a report it is bound to it (src/bulk/report.ts): hashed for the
+ * header, stdin and pipes spooled to a private file first. Without one, stdin is peeked. Either
+ * way an empty stdin is a usage error before the run starts, never a run of 0 rows.
+ */
+export async function takeInput(source: RowSource, reportPath: string | undefined): Promise<TakenInput> {
+  const fromStdin = source.path === undefined;
+  const empty = () => noRowsOnStdin(source.emptyStdin.flag, source.emptyStdin.rows);
+  if (reportPath) {
+    const { createReadStream } = await import('node:fs');
+    const bound = source.streamed ? await spoolInput(fromStdin ? source.stdin : createReadStream(source.path!)) : await bindFile(source.path!);
+    if (fromStdin && bound.bytes === 0) {
+      bound.remove();
+      throw empty();
+    }
+    return { bound, streamed: false };
+  }
+  if (!fromStdin) return { streamed: source.streamed };
+  const peeked = await peek(source.stdin);
+  if (peeked.head === undefined) throw empty();
+  return { stdin: peeked.input, streamed: source.streamed };
+}

@@ -110,40 +110,25 @@ export function parseShard(value: string | undefined): Shard | undefined {
 export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command: BulkCommand<T>): Promise<void> {
   const settings = rowRunSettings(ctx, opts, command.defaultConcurrency);
   const shard = parseShard(opts.shard);
-  const { existsSync, statSync, createReadStream } = await import('node:fs');
-
-  const { bindFile, bulkFormatFromPath, noRowsOnStdin, peek, readBulkRows, sniffFormat, spoolInput, textDigest } = await import('../bulk/input.js');
+  const { createReadStream } = await import('node:fs');
+  const { bulkFormatFromPath, readBulkRows, sniffFormat, streamedFile, takeInput, textDigest } = await import('../bulk/input.js');
   const { ImportFileError } = await import('../import/readers.js');
   const fromStdin = opts.fromFile === '-';
   const path = command.rows ? undefined : opts.fromFile;
-  let streamed = fromStdin;
-  if (path && !fromStdin) {
-    if (!existsSync(path)) throw new UsageError(`no such file: ${path}`);
-    const stat = statSync(path);
-    if (stat.isDirectory()) throw new UsageError(`${path} is a directory`, { hint: '--from-file takes a file, a pipe such as <(…), or - for stdin' });
-    streamed = !stat.isFile();
-  }
+  let streamed = fromStdin || (path !== undefined && await streamedFile(path));
   const { path: reportPath, resume } = await runReport(opts, path && !fromStdin ? path : undefined);
   const source = command.rows?.source ?? (fromStdin ? 'stdin' : path!);
 
-  // With a report, the input is bound to it: hashed for the header, stdin and pipes spooled first.
   let bound: import('../bulk/input.js').BoundInput | undefined;
   let stdin: Readable | undefined;
   let digest: string | undefined;
   if (command.rows) {
+    // Ids a `--where` listing gave: the report is bound to them, one a line.
     if (reportPath) digest = await textDigest(command.rows.values.map(({ id }) => `${id}\n`).join(''));
-  } else if (reportPath) {
-    bound = streamed ? await spoolInput(fromStdin ? ctx.io.stdin : createReadStream(path!)) : await bindFile(path!);
-    digest = bound.digest;
-    if (fromStdin && bound.bytes === 0) {
-      bound.remove();
-      throw noRowsOnStdin(command.inputFlag ?? '--from-file', command.stdinRows);
-    }
-    streamed = false;
-  } else if (fromStdin) {
-    const peeked = await peek(ctx.io.stdin);
-    if (peeked.head === undefined) throw noRowsOnStdin(command.inputFlag ?? '--from-file', command.stdinRows);
-    stdin = peeked.input;
+  } else {
+    const emptyStdin = { flag: command.inputFlag ?? '--from-file', rows: command.stdinRows };
+    ({ bound, stdin, streamed } = await takeInput({ path: fromStdin ? undefined : path, stdin: ctx.io.stdin, streamed, emptyStdin }, reportPath));
+    digest = bound?.digest;
   }
   const format = opts.format ?? (fromStdin || !path ? undefined : bulkFormatFromPath(path));
   const fileError = (error: unknown): unknown => error instanceof ImportFileError

@@ -19,33 +19,12 @@ export async function importFile(ctx: Context, opts: ImportOptions, run: { setti
       ? '--from-file - needs --format csv|ndjson|json'
       : `cannot tell the format of ${opts.fromFile} from its extension`, { hint: 'name it .csv, .ndjson or .json, or pass --format' });
   }
-  const { existsSync, statSync, createReadStream } = await import('node:fs');
-  // A regular file is read twice when it must be counted first (production) and measured for the
-  // progress bar; a FIFO (`<(…)`), a character device or stdin is streamed once.
-  let streamed = fromStdin;
-  if (!fromStdin) {
-    if (!existsSync(opts.fromFile!)) throw new UsageError(`no such file: ${opts.fromFile}`);
-    const stat = statSync(opts.fromFile!);
-    if (stat.isDirectory()) throw new UsageError(`${opts.fromFile} is a directory`, { hint: '--from-file takes a file, a pipe such as <(…), or - for stdin' });
-    streamed = !stat.isFile();
-  }
-  const { path: reportPath, resume } = await runReport(opts, fromStdin ? undefined : opts.fromFile);
-  // With a report, the input is bound to it (src/bulk/report.ts): hashed for the header, stdin and pipes spooled first.
-  const { bindFile, noRowsOnStdin, peek, spoolInput } = await import('../bulk/input.js');
-  let bound: import('../bulk/input.js').BoundInput | undefined;
-  let stdin: import('node:stream').Readable | undefined;
-  if (reportPath) {
-    bound = streamed ? await spoolInput(fromStdin ? ctx.io.stdin : createReadStream(opts.fromFile!)) : await bindFile(opts.fromFile!);
-    if (fromStdin && bound.bytes === 0) {
-      bound.remove();
-      throw noRowsOnStdin('--from-file', IMPORT_STDIN_ROWS);
-    }
-    streamed = false;
-  } else if (fromStdin) {
-    const peeked = await peek(ctx.io.stdin);
-    if (peeked.head === undefined) throw noRowsOnStdin('--from-file', IMPORT_STDIN_ROWS);
-    stdin = peeked.input;
-  }
+  const { streamedFile, takeInput } = await import('../bulk/input.js');
+  const path = fromStdin ? undefined : opts.fromFile!;
+  const { path: reportPath, resume } = await runReport(opts, path);
+  const { bound, stdin, streamed } = await takeInput({
+    path, stdin: ctx.io.stdin, streamed: path === undefined || await streamedFile(path), emptyStdin: { flag: '--from-file', rows: IMPORT_STDIN_ROWS },
+  }, reportPath);
   try {
     await importBound(ctx, opts, run, { format, streamed, reportPath, resume, bound, stdin });
   } finally {
