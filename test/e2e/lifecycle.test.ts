@@ -105,7 +105,7 @@ describe.each([['stub', []], ['forward', ['--forward']]] as const)('the lifecycl
     await json(['simulate', 'refund', '--original-tx', purchase.transactionId, '--amount', '500', ...forward]);
     const third = await run(['simulate', 'refund', '--original-tx', purchase.transactionId, '--amount', '200', ...forward]);
     expect(third.exitCode).toBe(5);
-    expect(third.stderr).toMatch(/100(\.00)? left/);
+    expect(third.stderr).toMatch(/left to refund: 100(\.00)?/);
     const life = await lifecycle(purchase.transactionId);
     expect(life.amounts).toMatchObject({ captured: 1000, refunded: 900 });
     expect(kinds(life)).toEqual(['financial 0200 1000 00', 'refund 0200 400 00', 'refund 0200 500 00']);
