@@ -1,4 +1,4 @@
-// The short version of bench/load.mjs (which runs 30 s and whose figures are in RELIABILITY.md):
+// The short version of bench/load.mjs (which runs 30 s and whose figures are in BENCHMARKS.md):
 // 200 concurrent autocannon clients for 8 s against the built sandbox on a SQLite file. Zero
 // 5xx, zero errors, every 201 in the store once, nothing unknown, RSS not running away.
 // Run `npm run build` first.
