@@ -157,7 +157,11 @@ step('import (CSV)', async () => {
   writeFileSync(csv, importCsv('SMOKE', 3, sandbox.info.institutionId));
   const { imported, invalid, failed, rows } = await json(['import', '--from-file', csv, '--report', report]);
   assert.deepEqual({ imported, invalid, failed, rows }, { imported: 3, invalid: 0, failed: 0, rows: 3 });
-  const reported = readFileSync(report, 'utf8').trim().split('\n').map((line) => JSON.parse(line).cardId);
+  // The report's first line is its run's header; a row per card follows.
+  const [header, ...lines] = readFileSync(report, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  assert.equal(header.run?.verb, 'import');
+  const reported = lines.map((line) => line.cardId);
+  assert.equal(reported.length, 3);
   const listed = (await json(['cards', 'list'])).map((card) => card.id);
   for (const id of reported) assert.ok(listed.includes(id), `imported card ${id} is not listed`);
   assert.equal(listed.length, 4);
