@@ -1,6 +1,6 @@
 // The CLI, the entry of dist/cli.js (bin/cardctl.js loads it): cardctl over every command
 // definition, and the man page the build renders from them.
-import type { ArgumentSpec, CommandDefinition, RunInput } from './command.js';
+import type { ArgumentSpec, CommandDefinition } from './command.js';
 import type { Flags } from '../core/flags.js';
 import { buildProgram, type MainDeps, parseCommand as parseWith, PROGRAM_EXAMPLES, runCli, wholeTree } from './run-cli.js';
 
@@ -15,7 +15,7 @@ export function main(argv: string[], deps: MainDeps = {}): Promise<number> {
  * The parse step of one command alone: its command line (global flags included) → the typed
  * input its run() would get, or the UsageError main() would report. Nothing runs.
  */
-export function parseCommand<F extends Flags, A extends readonly ArgumentSpec[]>(definition: CommandDefinition<F, A>, argv: string[]): Promise<RunInput<F, A>> {
+export function parseCommand<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, argv: string[]): Promise<I> {
   return parseWith(definition, argv);
 }
 

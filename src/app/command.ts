@@ -2,12 +2,14 @@
 // positional arguments, its flags (each declared once, see FlagSpec), help and examples, and
 // `run(ctx, input)`, which does the work with options whose type TypeScript infers from the flag
 // declarations. Heavy modules are imported inside run(), never at the top of a command file.
+// A command whose input needs more than its flags' own validators declares `parse(raw)`: pure,
+// argv and flags (and the files they name) → the validated, typed input run() gets, throwing
+// UsageError before any network call. Tests hold one table per command of argv → input or error.
 import type { Command } from 'commander';
 import type { Context } from './context.js';
 import type { FlagValues, Flags } from '../core/flags.js';
 import type { GlobalOptions } from '../core/global-flags.js';
 import type { IOStreams } from '../core/io.js';
-import { NotImplementedError } from '../core/errors.js';
 
 export { defineFlags, type FlagSpec, type Flags, type FlagValues } from '../core/flags.js';
 
@@ -42,7 +44,7 @@ export interface RunInput<F extends Flags = Flags, A extends readonly ArgumentSp
   cli: CliHost;
 }
 
-export interface CommandDefinition<F extends Flags = Flags, A extends readonly ArgumentSpec[] = readonly ArgumentSpec[]> {
+export interface CommandDefinition<F extends Flags = Flags, A extends readonly ArgumentSpec[] = readonly ArgumentSpec[], I = RunInput<F, A>> {
   name: string;
   /** One line for the parent's command list. */
   summary: string;
@@ -53,12 +55,14 @@ export interface CommandDefinition<F extends Flags = Flags, A extends readonly A
   /** `$ cardctl …` lines shown under "Examples:" in help. */
   examples?: string[];
   aliases?: string[];
-  run(ctx: Context, input: RunInput<F, A>): Promise<void>;
+  /** The command line as commander parsed it → the input run() gets; usage errors thrown here. */
+  parse?(raw: RunInput<F, A>): I | Promise<I>;
+  run(ctx: Context, input: I): Promise<void>;
 }
 
 /** A definition whose flags and arguments are not known at the use site (the tree, the builders). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyCommand = CommandDefinition<any, any>;
+export type AnyCommand = CommandDefinition<any, any, any>;
 
 export interface GroupDefinition {
   name: string;
@@ -69,7 +73,7 @@ export interface GroupDefinition {
   examples?: string[];
 }
 
-export function defineCommand<const F extends Flags = {}, const A extends readonly ArgumentSpec[] = []>(definition: CommandDefinition<F, A>): CommandDefinition<F, A> {
+export function defineCommand<const F extends Flags = {}, const A extends readonly ArgumentSpec[] = [], I = RunInput<F, A>>(definition: CommandDefinition<F, A, I>): CommandDefinition<F, A, I> {
   return definition;
 }
 
@@ -81,9 +85,3 @@ export function isGroup(definition: AnyCommand | GroupDefinition): definition is
   return 'commands' in definition;
 }
 
-/** The run() of a verb whose implementation has not landed: says so, exits 1. */
-export function notImplemented(path: string): AnyCommand['run'] {
-  return async () => {
-    throw new NotImplementedError(path);
-  };
-}

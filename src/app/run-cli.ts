@@ -198,6 +198,7 @@ type LeafRunner = (definition: AnyCommand, input: Omit<RunInput, 'cli'>) => Prom
 function runner(input: BuildInput): LeafRunner {
   return async (definition, runInput) => {
     input.state.globals = runInput.opts;
+    const parsed = await parseInput(definition, { ...runInput, cli: host });
     const ctx = createContext({
       io: input.io,
       env: input.env,
@@ -208,7 +209,7 @@ function runner(input: BuildInput): LeafRunner {
       argv: input.argv,
       flags: [GLOBAL_FLAGS, definition.flags ?? {}],
     });
-    await definition.run(ctx, { ...runInput, cli: host });
+    await definition.run(ctx, parsed);
   };
 }
 
@@ -253,7 +254,7 @@ function addNode(parent: Command, definition: AnyCommand | GroupDefinition, run:
  * The parse step of one command alone: its command line (global flags included) → the typed
  * input its run() would get, or the UsageError main() would report. Nothing runs.
  */
-export async function parseCommand<F extends Flags, A extends readonly ArgumentSpec[]>(definition: CommandDefinition<F, A>, argv: string[]): Promise<RunInput<F, A>> {
+export async function parseCommand<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, argv: string[]): Promise<I> {
   const program = new Command('cardctl').exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
   addFlags(program, GLOBAL_FLAGS);
   let parsed: RunInput<F, A> | undefined;
@@ -267,7 +268,13 @@ export async function parseCommand<F extends Flags, A extends readonly ArgumentS
     throw error instanceof CommanderError ? usageError(error, program, line) : error;
   }
   if (!parsed) throw new Error(`${definition.name}: commander did not run the command`);
-  return parsed;
+  return parseInput(definition, parsed);
+}
+
+/** The command's own parse step over what commander parsed (its input as is when it has none). */
+async function parseInput<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, raw: RunInput<F, A>): Promise<I> {
+  // Without parse(), I is RunInput<F, A> (defineCommand's default).
+  return definition.parse ? definition.parse(raw) : (raw as I);
 }
 
 function handleCommanderError(error: CommanderError, io: IOStreams, env: Env, argv: string[], program: Command): number {

@@ -157,15 +157,6 @@ export class InterruptedError extends CliError {
   }
 }
 
-/** A verb registered in the tree whose implementation has not landed yet (exit 1). */
-export class NotImplementedError extends CliError {
-  constructor(command: string) {
-    super(ExitCode.Internal, `\`cardctl ${command}\` is not implemented yet`, {
-      code: 'NOT_IMPLEMENTED',
-      hint: 'see `cardctl --help` for the commands available in this version',
-    });
-  }
-}
 
 function defaultCodeFor(exitCode: ExitCodeValue): string {
   switch (exitCode) {

@@ -12,6 +12,6 @@ export async function optionsOf<F extends Flags, A extends readonly ArgumentSpec
 }
 
 /** Parses argv as main() would, then runs the command with the given context. */
-export async function runCommand<F extends Flags, A extends readonly ArgumentSpec[]>(definition: CommandDefinition<F, A>, ctx: Context, argv: string[]): Promise<void> {
+export async function runCommand<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, ctx: Context, argv: string[]): Promise<void> {
   await definition.run(ctx, await parseCommand(definition, argv));
 }

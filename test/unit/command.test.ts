@@ -28,6 +28,36 @@ const probe = defineCommand({
   async run() {},
 });
 
+const parsed = defineCommand({
+  name: 'parsed',
+  summary: 'a command with its own parse step',
+  args: [{ syntax: '<count>', description: 'a count' }],
+  flags: { label: { type: 'string', value: 'label', description: 'a label' } },
+  parse({ args: [count], opts }) {
+    const n = Number(count);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`invalid count "${count}": expected a whole number from 1`);
+    return { count: n, label: opts.label ?? 'none' };
+  },
+  async run(_ctx, input) {
+    expectTypeOf(input).toEqualTypeOf<{ count: number; label: string }>();
+  },
+});
+
+describe('a command with parse(): argv → its typed input, or a usage error before run()', () => {
+  it.each<[string[], { count: number; label: string } | RegExp]>([
+    [['3'], { count: 3, label: 'none' }],
+    [['1', '--label', 'x'], { count: 1, label: 'x' }],
+    [['0'], /^invalid count "0"/],
+    [['two'], /^invalid count "two"/],
+  ])('%j', async (argv, expected) => {
+    const result = await parseCommand(parsed, argv).then((input) => input, (error: unknown) => error);
+    if (expected instanceof RegExp) {
+      expect(result).toBeInstanceOf(UsageError);
+      expect((result as UsageError).message).toMatch(expected);
+    } else expect(result).toEqual(expected);
+  });
+});
+
 describe('a command line → the options run() gets', () => {
   it.each<[string[], Record<string, unknown>]>([
     [['x'], { text: undefined, shade: 'light', status: undefined, dry: undefined, active: undefined, pin: true, scope: undefined, header: undefined, enroll2fa: undefined }],
