@@ -733,3 +733,52 @@ export type SandboxHealth = Static<typeof SandboxHealth>;
 
 /** Envelope of answers that carry only a message (and, in the sandbox, the record). */
 export const MessageEnvelope = Type.Object({ statusCode: Type.Integer(), message: Type.String() });
+
+// ---------- webhook exchanges (sandbox extension) ----------
+
+/** One HTTP exchange of the sandbox's switch with an institution's webhook, as recorded (secrets redacted, card numbers masked). */
+export const WebhookExchange = Type.Object({
+  id: Type.String({ description: 'wx_…' }),
+  /** When the request left the switch. */
+  at: DateTime(),
+  /** The transaction the message belongs to (the advice's, the reversal's, …). */
+  transactionId: Nullable(Type.String()),
+  /** The original of a lifecycle message (increment, completion, refund, reversal). */
+  originalId: Nullable(Type.String()),
+  cardId: Nullable(Type.String()),
+  /** authorization, financial, balance, increment, completion, refund, reversal, advice, reversal-repeat, … */
+  kind: Type.String(),
+  mti: Type.String(),
+  /** 1 for the first delivery; advices and reversal repeats count up. */
+  attempt: Type.Integer({ minimum: 1 }),
+  /** The exchange this one replays (webhook replay). */
+  replayOf: Nullable(Type.String()),
+  signatureScheme: Type.String(),
+  request: Type.Object({
+    method: Type.String(),
+    /** URL userinfo redacted. */
+    url: Type.String(),
+    /** Secret headers (signature, the program's secret header) redacted. */
+    headers: Type.Record(Type.String(), Type.String()),
+    /** The message as sent, card number masked, card secrets redacted. */
+    body: Type.Unknown(),
+  }),
+  /** Absent when nothing came back (timeout, unreachable, reset). */
+  response: Nullable(Type.Object({
+    status: Type.Integer(),
+    headers: Type.Record(Type.String(), Type.String()),
+    /** The reply's text, bounded, card numbers masked. */
+    body: Type.String(),
+    truncated: Type.Boolean(),
+  })),
+  latencyMs: Type.Integer({ minimum: 0 }),
+  /** accepted: a valid answer the network took; refused: an answer the network could not take; no-answer: nothing usable came back. */
+  verdict: Type.Union([Type.Literal('accepted'), Type.Literal('refused'), Type.Literal('no-answer')]),
+  /** Why it was refused or gave no answer. */
+  reason: Nullable(Type.String()),
+  /** Field 39 of an accepted reply. */
+  responseCode: Nullable(Type.String()),
+  /** Faults injected on this exchange (webhook faults). */
+  faults: Type.Array(Type.String()),
+});
+export type WebhookExchange = Static<typeof WebhookExchange>;

@@ -1,6 +1,7 @@
 // What every route module and service gets: the store, the PIN key, the clock and the server's settings.
 import type { KeyObject } from 'node:crypto';
 import type { Dialect } from '../api/dialect.js';
+import type { SandboxEvents } from './events.js';
 import type { Store } from './store/index.js';
 import type { WebhookFaultController } from './switch/webhook-faults.js';
 
@@ -37,4 +38,6 @@ export interface SandboxDeps {
   webhookFaults?: WebhookFaultController;
   /** The seed it was started with (shown by GET /sandbox/webhook-faults). */
   webhookFaultsSeed?: number;
+  /** Transactions and webhook exchanges as they happen (the live inspector listens). */
+  events: SandboxEvents;
 }

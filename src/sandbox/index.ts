@@ -3,6 +3,7 @@
 import { createPrivateKey } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { resolveDialect, type DialectOverrides } from '../api/dialect.js';
+import { createSandboxEvents } from './events.js';
 import type { SandboxDeps } from './deps.js';
 import { unservableDialect } from './dialect.js';
 import { isLoopbackHost } from '../core/loopback.js';
@@ -92,6 +93,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         options.webhookFaultsSeed ?? 1,
       ),
       webhookFaultsSeed: options.webhookFaultsSeed ?? 1,
+      events: createSandboxEvents(),
     };
     const faultSpec = typeof options.faults === 'string'
       ? parseFaultSpec(options.faults, options.faultsHoldSeconds)
