@@ -782,3 +782,17 @@ export const WebhookExchange = Type.Object({
   faults: Type.Array(Type.String()),
 });
 export type WebhookExchange = Static<typeof WebhookExchange>;
+
+/** GET /sandbox/webhook-exchanges: newest first. */
+export const ListWebhookExchangesQuery = Type.Object({
+  transactionId: Type.Optional(Type.String({ maxLength: LIST_BOUNDS.maxText, description: 'the exchanges of this transaction and of the messages linked to it' })),
+  failed: Type.Optional(Type.Boolean({ description: 'only those the network did not take: refused, or no answer' })),
+  since: Type.Optional(DateTime('only those sent at or after this time')),
+  ...PageQuery,
+}, { additionalProperties: false });
+
+/** POST /sandbox/webhook-exchanges/{id}/replay. */
+export const ReplayWebhookExchangeBody = Type.Object({
+  to: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'another http(s) URL (on this machine unless the sandbox answers remote callers)' })),
+  keepTimestamp: Type.Optional(Type.Boolean({ description: "sign with the original's timestamp rather than now (tests a handler's replay protection)" })),
+}, { additionalProperties: false });

@@ -2,6 +2,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { Dialect } from '../api/dialect.js';
 import type { SandboxEvents } from './events.js';
+import type { ExchangeLog } from './exchange-log.js';
 import type { Store } from './store/index.js';
 import type { WebhookFaultController } from './switch/webhook-faults.js';
 
@@ -40,4 +41,6 @@ export interface SandboxDeps {
   webhookFaultsSeed?: number;
   /** Transactions and webhook exchanges as they happen (the live inspector listens). */
   events: SandboxEvents;
+  /** Every webhook call of the switch, as recorded (in memory, bounded; GET /sandbox/webhook-exchanges). */
+  exchanges: ExchangeLog;
 }

@@ -17,3 +17,13 @@ export function createSandboxEvents(): SandboxEvents {
   events.setMaxListeners(0);
   return events;
 }
+
+/** Tells the listeners; one that throws is the listener's fault and never fails the switch's work. */
+export function tell(events: SandboxEvents | undefined, emit: (events: SandboxEvents) => void): void {
+  if (!events) return;
+  try {
+    emit(events);
+  } catch {
+    // The switch's work is done and stored; a listener's failure is not its failure.
+  }
+}

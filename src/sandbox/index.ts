@@ -4,6 +4,7 @@ import { createPrivateKey } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { resolveDialect, type DialectOverrides } from '../api/dialect.js';
 import { createSandboxEvents } from './events.js';
+import { DEFAULT_EXCHANGE_BOUNDS, ExchangeLog } from './exchange-log.js';
 import type { SandboxDeps } from './deps.js';
 import { unservableDialect } from './dialect.js';
 import { isLoopbackHost } from '../core/loopback.js';
@@ -42,6 +43,10 @@ export interface SandboxOptions {
   webhookFaults?: string | WebhookFaultSpec;
   /** Seed of the webhook fault injector (default 1). */
   webhookFaultsSeed?: number;
+  /** Most webhook exchanges kept in memory (default 10000); the oldest go first. */
+  exchangesMax?: number;
+  /** Most bytes of webhook exchanges kept in memory (default 64 MiB); the oldest go first. */
+  exchangesMaxBytes?: number;
   /** The deployment dialect to speak, as a dialect file holds it (src/api/dialect.ts); the default when absent. */
   dialect?: DialectOverrides;
 }
@@ -77,6 +82,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const pinKey = loadOrCreatePinKey(store);
     const seed = seedSandbox(store, new Date(), { webhookUrl: options.webhookUrl });
     let baseUrl = '';
+    const events = createSandboxEvents();
     const deps: SandboxDeps = {
       store,
       pinKey: { publicKeyPem: pinKey.publicKeyPem, fingerprint: pinKey.fingerprint, privateKey: createPrivateKey(pinKey.privateKeyPem) },
@@ -93,7 +99,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         options.webhookFaultsSeed ?? 1,
       ),
       webhookFaultsSeed: options.webhookFaultsSeed ?? 1,
-      events: createSandboxEvents(),
+      events,
+      exchanges: new ExchangeLog({
+        count: options.exchangesMax ?? DEFAULT_EXCHANGE_BOUNDS.count,
+        bytes: options.exchangesMaxBytes ?? DEFAULT_EXCHANGE_BOUNDS.bytes,
+      }, events),
     };
     const faultSpec = typeof options.faults === 'string'
       ? parseFaultSpec(options.faults, options.faultsHoldSeconds)

@@ -34,6 +34,9 @@ export const OPERATION_SCOPES: Readonly<Record<string, string>> = {
   'POST /sandbox/transactions/:id/repeat': 'create:transaction',
   'POST /sandbox/transactions/:id/expire': 'create:transaction',
   'GET /sandbox/transactions/:id/lifecycle': 'read:transaction',
+  'GET /sandbox/webhook-exchanges': 'read:transaction',
+  'GET /sandbox/webhook-exchanges/:id': 'read:transaction',
+  'POST /sandbox/webhook-exchanges/:id/replay': 'create:transaction',
 };
 
 /**

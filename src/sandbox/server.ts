@@ -22,6 +22,7 @@ import { transactionRoutes } from './routes/transactions.js';
 import { userRoutes } from './routes/users.js';
 import { simulateRoutes } from './routes/simulate.js';
 import { createSwitchRuntime } from './switch/runtime.js';
+import { webhookExchangeRoutes } from './routes/webhook-exchanges.js';
 import { createValidatorCompiler, validationFailure } from './validation.js';
 import { installDialect, queryFieldNamer } from './dialect.js';
 
@@ -149,6 +150,7 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
   const switchRuntime = createSwitchRuntime(deps);
   app.addHook('onClose', () => switchRuntime.close());
   await app.register(simulateRoutes, { deps, runtime: switchRuntime });
+  await app.register(webhookExchangeRoutes, { deps, runtime: switchRuntime });
   await app.register(sandboxRoutes, deps);
   await app.register(openapiRoutes, { routes, deps });
   return { app, whenIdle, faults, runningHandlers: () => running };

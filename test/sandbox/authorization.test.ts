@@ -101,7 +101,21 @@ const REQUESTS: Record<string, (scope: string) => Promise<Request>> = {
   'POST /sandbox/transactions/{id}/repeat': async () => ({ path: `/sandbox/transactions/${txId}/repeat`, body: {} }),
   'POST /sandbox/transactions/{id}/expire': async () => ({ path: `/sandbox/transactions/${await approvedAuthorization()}/expire` }),
   'GET /sandbox/transactions/{id}/lifecycle': async () => ({ path: `/sandbox/transactions/${txId}/lifecycle` }),
+  'GET /sandbox/webhook-exchanges': async () => ({ path: '/sandbox/webhook-exchanges?limit=5' }),
+  'GET /sandbox/webhook-exchanges/{id}': async () => ({ path: `/sandbox/webhook-exchanges/${recordedExchange()}` }),
+  'POST /sandbox/webhook-exchanges/{id}/replay': async () => ({ path: `/sandbox/webhook-exchanges/${recordedExchange()}/replay`, body: {} }),
 };
+
+/** An exchange of the seeded transaction, put in the log directly (the seeded program has no webhook). */
+function recordedExchange(): string {
+  const id = `wx_authz${++realIds}`;
+  sandbox.deps.exchanges.add(sandbox.institutionId, {
+    id, at: new Date().toISOString(), transactionId: txId, originalId: null, cardId: null, kind: 'authorization', mti: '0100', attempt: 1,
+    replayOf: null, signatureScheme: 'cardctl', request: { method: 'POST', url: 'http://127.0.0.1:9/', headers: {}, body: {} }, response: null,
+    latencyMs: 0, verdict: 'no-answer', reason: 'unreachable', responseCode: null, faults: [],
+  }, { '0': '0100' });
+  return id;
+}
 
 /** A new approved authorization, made with the seeded (all-scopes) token. */
 async function approvedAuthorization(): Promise<string> {

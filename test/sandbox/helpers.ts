@@ -12,7 +12,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormat
 
 export type Sandbox = RunningSandbox;
 
-export async function startTestSandbox(options: { tokenTtlSeconds?: number; adviceRetryFirstMs?: number } = {}): Promise<Sandbox> {
+export async function startTestSandbox(options: { tokenTtlSeconds?: number; adviceRetryFirstMs?: number; exchangesMax?: number; exchangesMaxBytes?: number } = {}): Promise<Sandbox> {
   return startSandbox({ port: 0, memory: true, ...options });
 }
 

@@ -11,11 +11,12 @@ import type { SwitchMessage } from '../../iso8583/message.js';
 import { repeatMtiOf } from '../../webhook-protocol/reply.js';
 import type { SwitchDeps } from './deps.js';
 import type { Exchange } from './exchange.js';
+import { recordCall, subjectOf } from './exchange-record.js';
 import { buildResponse, dayOf, originalDataElements } from './message.js';
 import { cardAndProgramOf, type Plan } from './plan.js';
 import { approvalCode, buildRecord, resentMessage, rewrite, settle } from './record.js';
 import type { SwitchStore } from './store-port.js';
-import { callWebhook, causeOf, type NoAnswerCause, type WebhookOutcome } from './webhook.js';
+import { callWebhook, causeOf, type NoAnswerCause, type WebhookOutcome, type WireCapture } from './webhook.js';
 
 /** The field of a stand-in advice naming why the network stood in (ISO 8583: additional response data). */
 export const STAND_IN_CAUSE_FIELD = '44';
@@ -112,9 +113,15 @@ export async function deliverAdvice(deps: SwitchDeps, institutionId: string, id:
   const { card, program } = cardAndProgramOf(deps.store, institutionId, stored.record);
   const config = program?.webHookConfig;
   const message = deliveryMessage(stored.record, stored.record.advice, card?.pan);
-  const outcome: WebhookOutcome = config?.url
-    ? await (deps.callWebhook ?? callWebhook)(config, message, deps.webhook).catch((error: Error) => ({ ok: false as const, reason: `the webhook call failed: ${error.message}` }))
-    : { ok: false, cause: 'no-url', reason: 'the card program has no webHookConfig.url' };
+  let outcome: WebhookOutcome = { ok: false, cause: 'no-url', reason: 'the card program has no webHookConfig.url' };
+  if (config?.url) {
+    const wire: WireCapture = {};
+    const at = now();
+    const started = performance.now();
+    outcome = await (deps.callWebhook ?? callWebhook)(config, message, { ...deps.webhook, wire }).catch((error: Error) => ({ ok: false as const, reason: `the webhook call failed: ${error.message}` }));
+    const subject = subjectOf(institutionId, stored.record, stored.record.advice.attempts + 1, message['0'] ?? '');
+    recordCall(deps.exchanges, { subject, config, message, wire, outcome, at, latencyMs: performance.now() - started, faults: [] });
+  }
   const record = deps.store.atomically(() => recordAdviceDelivery(deps.store, institutionId, id, { outcome, faults: [] }, now()));
   const acknowledged = record.advice?.acknowledged ?? false;
   if (!acknowledged) deps.onAdvicePending?.();

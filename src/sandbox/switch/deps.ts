@@ -1,5 +1,6 @@
 // What the switch's functions are given: the store port, the clock, how the webhook is called,
 // and where work that outlives a call goes (runtime.ts provides them in a running sandbox).
+import type { ExchangeLog } from '../exchange-log.js';
 import type { WebhookFaultController } from './webhook-faults.js';
 import type { callWebhook, WebhookCallOptions } from './webhook.js';
 import type { SwitchStore } from './store-port.js';
@@ -10,6 +11,8 @@ export interface SwitchDeps {
   webhook?: WebhookCallOptions;
   /** Replaces the webhook call (tests). */
   callWebhook?: typeof callWebhook;
+  /** Where each webhook call is recorded (none when absent). */
+  exchanges?: ExchangeLog;
   /** Faults on the webhook path (none when absent). */
   webhookFaults?: WebhookFaultController;
   /**

@@ -3,11 +3,12 @@
 import type { CardProgram } from '../../api/schemas.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
 import type { SwitchDeps } from './deps.js';
+import { recordCall, type ExchangeSubject } from './exchange-record.js';
 import * as ledger from './ledger.js';
 import type { Plan } from './plan.js';
 import type { SwitchStore } from './store-port.js';
 import { describeDraw } from './webhook-faults.js';
-import { callWebhook, WEBHOOK_TIMEOUT_MS, type WebhookOutcome } from './webhook.js';
+import { callWebhook, WEBHOOK_TIMEOUT_MS, type WebhookOutcome, type WireCapture } from './webhook.js';
 
 /** How long a late reply is still read after the network's deadline (to send a timeout reversal). */
 export const LATE_REPLY_WINDOW_MS = 5_000;
@@ -30,9 +31,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * One exchange with the webhook, through the webhook faults: delay, the network's deadline
  * (past it the answer is not taken, but still read for LATE_REPLY_WINDOW_MS when the caller
- * can act on it), duplicate delivery, reset after sending, reply lost, garbage.
+ * can act on it), duplicate delivery, reset after sending, reply lost, garbage. With a subject,
+ * each HTTP call (two with a duplicate delivery) is recorded in the exchange log as the network saw it.
  */
-export async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHookConfig'] | undefined, request: SwitchMessage): Promise<Exchange> {
+export async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHookConfig'] | undefined, request: SwitchMessage, subject?: ExchangeSubject): Promise<Exchange> {
   const now = deps.now ?? (() => new Date());
   const baseDeadline = deps.webhook?.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const draw = deps.webhookFaults?.draw() ?? { delayMs: 0, deadlineMs: baseDeadline, duplicate: false, reset: false, replyLost: false, garbage: false };
@@ -47,10 +49,11 @@ export async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram[
   // A delay that used up the deadline: the message still reaches the webhook, too late.
   const remaining = Math.max(0, draw.deadlineMs - (Date.now() - started));
   const readFor = deps.background ? remaining + LATE_REPLY_WINDOW_MS : Math.max(1, remaining);
-  const call = () => (deps.callWebhook ?? callWebhook)(config, request, { ...deps.webhook, timeoutMs: readFor })
+  const call = (wire: WireCapture) => (deps.callWebhook ?? callWebhook)(config, request, { ...deps.webhook, timeoutMs: readFor, wire })
     .catch((error: Error): WebhookOutcome => ({ ok: false, reason: `the webhook call failed: ${error.message}` }));
-  const first = call();
-  const second = draw.duplicate ? call() : undefined;
+  const wires: [WireCapture, WireCapture] = [{}, {}];
+  const first = call(wires[0]);
+  const second = draw.duplicate ? call(wires[1]) : undefined;
   const timeout: WebhookOutcome = { ok: false, timedOut: true, cause: 'timeout', reason: `no reply from the webhook within ${draw.deadlineMs / 1000} s (timeout)` };
   let outcome: WebhookOutcome;
   let late: Promise<WebhookOutcome> | undefined;
@@ -68,14 +71,22 @@ export async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram[
   }
   const latencyMs = Math.round(performance.now() - startedPerf);
   let duplicateAgreed: boolean | undefined;
+  let duplicate: { outcome: WebhookOutcome; latencyMs: number } | undefined;
   if (second) {
     const other = await second;
+    duplicate = { outcome: other, latencyMs: performance.now() - startedPerf };
     duplicateAgreed = outcome.ok && other.ok ? outcome.reply['39'] === other.reply['39'] : outcome.ok === other.ok;
   }
   if (outcome.ok) {
     if (draw.reset) outcome = { ok: false, cause: 'reset', reason: 'the connection was reset after the message was sent (injected fault)' };
     else if (draw.replyLost) { late = Promise.resolve(outcome); outcome = { ok: false, cause: 'reply-lost', reason: "the webhook's reply was lost on the way to the network (injected fault)" }; }
     else if (draw.garbage) outcome = { ok: false, cause: 'invalid-reply', reason: 'the webhook reply is not JSON (injected garbage)' };
+  }
+  if (subject) {
+    const record = (wire: WireCapture, taken: WebhookOutcome, ms: number) =>
+      recordCall(deps.exchanges, { subject, config, message: request, wire, outcome: taken, at: sentAt, latencyMs: ms, faults });
+    record(wires[0], outcome, latencyMs);
+    if (duplicate) record(wires[1], duplicate.outcome, duplicate.latencyMs);
   }
   return { outcome, sentAt, latencyMs, faults, ...(duplicateAgreed !== undefined ? { duplicateAgreed } : {}), ...(late ? { late } : {}) };
 }

@@ -6,6 +6,7 @@ import { repeatMtiOf } from '../../webhook-protocol/reply.js';
 import { DomainError } from '../errors.js';
 import type { SwitchDeps } from './deps.js';
 import { exchangeWithWebhook, type Exchange } from './exchange.js';
+import { subjectOf } from './exchange-record.js';
 import { cardAndProgramOf } from './plan.js';
 import { answerOf, repeatEntry, resentMessage, rewrite } from './record.js';
 
@@ -26,7 +27,9 @@ export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id
   if (mode === 'forward') {
     const { card, program } = cardAndProgramOf(deps.store, institutionId, stored.record);
     const message: SwitchMessage = { ...resentMessage(stored.record.originalMessage, card?.pan), '0': mti };
-    const exchange = await exchangeWithWebhook({ ...deps, background: undefined }, program?.webHookConfig, message);
+    // The first send was attempt 1; each repeat so far one more.
+    const subject = subjectOf(institutionId, stored.record, (stored.record.repeats?.length ?? 0) + 2, mti);
+    const exchange = await exchangeWithWebhook({ ...deps, background: undefined }, program?.webHookConfig, message, subject);
     responseCode = exchange.outcome.ok ? exchange.outcome.reply['39'] ?? '' : '';
     faults = exchange.faults;
     sent = exchange;

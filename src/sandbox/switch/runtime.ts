@@ -43,7 +43,7 @@ export interface SwitchRuntime {
 export const ADVICE_RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 30_000;
 
-export function createSwitchRuntime(sandbox: Pick<SandboxDeps, 'store' | 'clock' | 'settings' | 'webhookFaults' | 'webhookFaultsSeed'>): SwitchRuntime {
+export function createSwitchRuntime(sandbox: Pick<SandboxDeps, 'store' | 'clock' | 'settings' | 'webhookFaults' | 'webhookFaultsSeed' | 'events' | 'exchanges'>): SwitchRuntime {
   const retryFirstMs = sandbox.settings.adviceRetryFirstMs;
   const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 128 });
   // Holds expire without waiting; tokens keep the real clock.
@@ -59,7 +59,8 @@ export function createSwitchRuntime(sandbox: Pick<SandboxDeps, 'store' | 'clock'
   const webhookFaults = sandbox.webhookFaults ?? webhookFaultController();
   let webhookFaultsSeed = sandbox.webhookFaultsSeed ?? 1;
   const deps: SwitchDeps = {
-    store: switchStore(sandbox.store), now, webhook: { dispatcher, signal: closing.signal }, webhookFaults, background,
+    store: switchStore(sandbox.store, sandbox.events), now, webhook: { dispatcher, signal: closing.signal }, webhookFaults, background,
+    exchanges: sandbox.exchanges,
   };
   let retryTimer: NodeJS.Timeout | undefined;
   let retryDelayMs = retryFirstMs;
@@ -85,7 +86,7 @@ export function createSwitchRuntime(sandbox: Pick<SandboxDeps, 'store' | 'clock'
     clock,
     advanceClock(seconds) {
       clockOffsetMs += Math.round(seconds * 1000);
-      return sandbox.store.transaction(() => expireDue(deps.store, now()));
+      return deps.store.atomically(() => expireDue(deps.store, now()));
     },
     webhookFaults: faultState,
     replaceWebhookFaults(body) {

@@ -24,6 +24,7 @@ import { adviceOf, afterStandIn, awaitingAcknowledgement, recordAdviceDelivery }
 import { checkCard, checkChannel } from './checks.js';
 import type { SwitchDeps } from './deps.js';
 import { exchangeWithWebhook, standInDecision, type Exchange } from './exchange.js';
+import { subjectOf } from './exchange-record.js';
 import { settleAbandonedAround } from './expiry.js';
 import * as ledger from './ledger.js';
 import { buildRequest, buildResponse, dayOf, retrievalReferenceNumber } from './message.js';
@@ -73,7 +74,7 @@ async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode:
   if (!admitted.sendToWebhook) return answerOf(admitted.record);
 
   // ---- forward: ask the institution, then apply its answer ----
-  const exchange = await exchangeWithWebhook(deps, plan.program?.webHookConfig, admitted.request);
+  const exchange = await exchangeWithWebhook(deps, plan.program?.webHookConfig, admitted.request, subjectOf(institutionId, admitted.record, 1, admitted.request['0'] ?? ''));
   if (isAdvice(plan)) {
     const record = store.atomically(() => recordAdviceDelivery(store, institutionId, admitted.record.id, exchange, now()));
     if (!record.advice?.acknowledged) deps.onAdvicePending?.();

@@ -34,6 +34,14 @@ export interface WebhookCallOptions {
   nowSeconds?: number;
   /** Aborts the call (the sandbox closing); it then ends as a timeout. */
   signal?: AbortSignal;
+  /** Filled in as the call goes: the request as sent, then the reply as read (the exchange log records them). */
+  wire?: WireCapture;
+}
+
+/** What went over the wire, in the clear: whoever records it redacts it. */
+export interface WireCapture {
+  request?: { method: string; url: string; headers: Record<string, string>; body: string };
+  response?: { status: number; headers: Record<string, string | string[] | undefined>; body: string; truncated: boolean };
 }
 
 export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' | 'secret'>, message: SwitchMessage, options: WebhookCallOptions = {}): Promise<WebhookOutcome> {
@@ -56,6 +64,7 @@ export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' |
   };
   if (config.header && config.header.trim() !== '') headers[config.header.trim().toLowerCase()] = secret;
 
+  if (options.wire) options.wire.request = { method: 'POST', url: url.href, headers, body };
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   const stop = () => controller.abort();
@@ -72,11 +81,14 @@ export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' |
     });
     const status = res.statusCode;
     const declared = Number(res.headers['content-length']);
+    if (options.wire) options.wire.response = { status, headers: res.headers, body: '', truncated: false };
     if (Number.isFinite(declared) && declared > maxBytes) {
+      if (options.wire?.response) options.wire.response.truncated = true;
       controller.abort();
       return { ok: false, status, cause: 'invalid-reply', reason: `the webhook reply is ${declared} bytes, over the ${maxBytes}-byte limit` };
     }
     const text = await readAtMost(res.body, maxBytes);
+    if (options.wire?.response) Object.assign(options.wire.response, { body: text ?? '', truncated: text === undefined });
     if (text === undefined) {
       controller.abort();
       return { ok: false, status, cause: 'invalid-reply', reason: `the webhook reply is over the ${maxBytes}-byte limit` };
