@@ -55,6 +55,8 @@ _cardctl_sub() {
     "simulate|run") REPLY=run ;;
     "simulate|load") REPLY=load ;;
     "webhook|listen") REPLY=listen ;;
+    "webhook|exchanges") REPLY=exchanges ;;
+    "webhook|replay") REPLY=replay ;;
     "oauth|list"|"oauth|ls") REPLY=list ;;
     "oauth|create") REPLY=create ;;
     "oauth|update") REPLY=update ;;
@@ -285,6 +287,12 @@ _cardctl_value() {
     "webhook listen|--delay") REPLY=""; return ;;
     "webhook listen|--fail-every") REPLY=""; return ;;
     "webhook listen|--repeats") REPLY="consistent inconsistent"; return ;;
+    "webhook exchanges|--tx") REPLY=""; return ;;
+    "webhook exchanges|--since") REPLY=""; return ;;
+    "webhook exchanges|--as-scenario") REPLY="@file"; return ;;
+    "webhook exchanges|--limit") REPLY=""; return ;;
+    "webhook exchanges|--page") REPLY=""; return ;;
+    "webhook replay|--to") REPLY=""; return ;;
     "import|--from-file") REPLY="@file"; return ;;
     "import|--format") REPLY="csv ndjson json"; return ;;
     "import|--encoding") REPLY="utf-8 latin1 utf-16le"; return ;;
@@ -364,6 +372,8 @@ _cardctl_value() {
     "sandbox serve|--faults-hold") REPLY=""; return ;;
     "sandbox serve|--token-ttl") REPLY=""; return ;;
     "sandbox serve|--dialect") REPLY="@file"; return ;;
+    "sandbox serve|--exchanges-max") REPLY=""; return ;;
+    "sandbox serve|--exchanges-max-bytes") REPLY=""; return ;;
     "api|--data") REPLY=""; return ;;
     "api|-H"|"api|--header") REPLY=""; return ;;
   esac
@@ -407,7 +417,7 @@ _cardctl_commands() {
     "cards report") REPLY="merge" ;;
     "tx") REPLY="list show tail summary" ;;
     "simulate") REPLY="authorization financial reversal increment complete refund advice repeat expire clock run load" ;;
-    "webhook") REPLY="listen" ;;
+    "webhook") REPLY="listen exchanges replay" ;;
     "oauth") REPLY="list create update keygen" ;;
     "users") REPLY="update" ;;
     "auth") REPLY="status token" ;;
@@ -433,7 +443,7 @@ _cardctl_options() {
     "cards deactivate") REPLY="$REPLY --reason --from-file --format --concurrency --report --resume --shard --where" ;;
     "cards report merge") REPLY="$REPLY --out" ;;
     "tx list") REPLY="$REPLY --merchant --terminal --card-status --status --since --until --limit --page --all --wide" ;;
-    "tx show") REPLY="$REPLY --lifecycle" ;;
+    "tx show") REPLY="$REPLY --lifecycle --exchanges" ;;
     "tx tail") REPLY="$REPLY --merchant --terminal --card-status --status --since --until --interval --limit --wide" ;;
     "tx summary") REPLY="$REPLY --merchant --terminal --card-status --status --since --until --by" ;;
     "simulate authorization") REPLY="$REPLY --amount --flow --card --pan --expiry --account --channel --method --currency --merchant --terminal --forward --original-tx --original-stan --original-rrn --date --set --expect-approved --messages" ;;
@@ -449,6 +459,8 @@ _cardctl_options() {
     "simulate run") REPLY="$REPLY --set" ;;
     "simulate load") REPLY="$REPLY --rate --concurrency --duration --count --mix --mix-file --card --cards-from-list --channel --amount --max-p99 --max-timeouts --min-approval --allow-remote" ;;
     "webhook listen") REPLY="$REPLY --port --host --respond --rules --secret-stdin --forward-to --approved-amount --delay --fail-every --repeats" ;;
+    "webhook exchanges") REPLY="$REPLY --tx --failed --since --as-scenario --keep-spacing --force --limit --page --all --wide" ;;
+    "webhook replay") REPLY="$REPLY --to --keep-timestamp" ;;
     "import") REPLY="$REPLY --from-file --format --encoding --concurrency --report --resume --real-id --active --no-active --start-date --end-date --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --postal-code --country --institution-id --expiration --service-code --card-product --embossing-name --bin --status --pin-stdin --allow-weak-pin --return-secure --reason" ;;
     "oauth list") REPLY="$REPLY --search --limit --page --all --wide" ;;
     "oauth create") REPLY="$REPLY --name --public-key --scope --grant-type --description --redirect-uri --website-url --icon-url --official --from-file" ;;
@@ -458,7 +470,7 @@ _cardctl_options() {
     "login") REPLY="$REPLY --token-stdin --api-key-stdin --pin-key --switch --env --client-id --private-key --token-url --no-use" ;;
     "doctor") REPLY="$REPLY --deployment" ;;
     "history") REPLY="$REPLY --since --card --limit --wide" ;;
-    "sandbox serve") REPLY="$REPLY --port --host --db --memory --webhook-url --faults --faults-seed --webhook-faults --webhook-faults-seed --faults-hold --token-ttl --quiet-log --dialect" ;;
+    "sandbox serve") REPLY="$REPLY --port --host --db --memory --webhook-url --faults --faults-seed --webhook-faults --webhook-faults-seed --faults-hold --token-ttl --quiet-log --dialect --exchanges-max --exchanges-max-bytes" ;;
     "api") REPLY="$REPLY --data --api-key -H --header" ;;
   esac
 }

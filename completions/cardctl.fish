@@ -103,6 +103,10 @@ function __cardctl_sub --argument-names p w
             echo load
         case 'webhook|listen'
             echo listen
+        case 'webhook|exchanges'
+            echo exchanges
+        case 'webhook|replay'
+            echo replay
         case 'oauth|list' 'oauth|ls'
             echo list
         case 'oauth|create'
@@ -217,7 +221,9 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'webhook listen|--respond' 'webhook listen|--rules' 'webhook listen|--forward-to' 'webhook listen|--approved-amount' 'webhook listen|--delay' 'webhook listen|--fail-every'
             return 0
-        case 'webhook listen|--repeats' 'import|--from-file' 'import|--format' 'import|--encoding' 'import|--concurrency' 'import|--report'
+        case 'webhook listen|--repeats' 'webhook exchanges|--tx' 'webhook exchanges|--since' 'webhook exchanges|--as-scenario' 'webhook exchanges|--limit' 'webhook exchanges|--page'
+            return 0
+        case 'webhook replay|--to' 'import|--from-file' 'import|--format' 'import|--encoding' 'import|--concurrency' 'import|--report'
             return 0
         case 'import|--resume' 'import|--real-id' 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name'
             return 0
@@ -243,7 +249,9 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'sandbox serve|--webhook-url' 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold'
             return 0
-        case 'sandbox serve|--token-ttl' 'sandbox serve|--dialect' 'api|--data' 'api|-H' 'api|--header'
+        case 'sandbox serve|--token-ttl' 'sandbox serve|--dialect' 'sandbox serve|--exchanges-max' 'sandbox serve|--exchanges-max-bytes' 'api|--data' 'api|-H'
+            return 0
+        case 'api|--header'
             return 0
     end
     return 1
@@ -496,6 +504,7 @@ complete -c cardctl -n "__cardctl_at 'tx list'" -l wide -d 'more columns: curren
 
 # cardctl tx show
 complete -c cardctl -n "__cardctl_at 'tx show'" -l lifecycle -d 'print only the lifecycle: the original, every linked message, the amounts (sandbox)'
+complete -c cardctl -n "__cardctl_at 'tx show'" -l exchanges -d 'add its webhook exchanges, request and reply (sandbox; -o json: an exchanges array)'
 
 # cardctl tx tail
 complete -c cardctl -n "__cardctl_at 'tx tail'" -l merchant -x -d 'merchant identifier (at most 256 characters)'
@@ -673,6 +682,8 @@ complete -c cardctl -n "__cardctl_at 'simulate load'" -l allow-remote -d 'allow 
 
 # cardctl webhook
 complete -c cardctl -n "__cardctl_at 'webhook' 0" -a listen -d 'play the institution\'s webhook locally and answer switch messages'
+complete -c cardctl -n "__cardctl_at 'webhook' 0" -a exchanges -d 'list the webhook exchanges the sandbox recorded (request, reply, verdict)'
+complete -c cardctl -n "__cardctl_at 'webhook' 0" -a replay -d 'send a recorded webhook request again, freshly signed'
 
 # cardctl webhook listen
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l port -x -d 'port to listen on (0 = any free port)'
@@ -685,6 +696,22 @@ complete -c cardctl -n "__cardctl_at 'webhook listen'" -l approved-amount -x -d 
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l delay -x -d 'wait this long before answering (messages no rule decides)'
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l fail-every -x -d 'answer every Nth message HTTP 500, so the network stands in'
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l repeats -x -a 'consistent inconsistent' -d 'answer a repeat (same STAN and RRN) as the first time, or not (default consistent)'
+
+# cardctl webhook exchanges
+complete -c cardctl -n "__cardctl_at 'webhook exchanges'" -l tx -x -d 'only the exchanges of this transaction (and of the messages linked to it); repeat for several'
+complete -c cardctl -n "__cardctl_at 'webhook exchanges'" -l failed -d 'only those the network did not take: refused, or no answer'
+complete -c cardctl -n "__cardctl_at 'webhook exchanges'" -l since -x -d 'only those at or after this time (ISO date-time or a duration like 30m, 24h)'
+complete -c cardctl -n "__cardctl_at 'webhook exchanges'" -l as-scenario -r -F -d 'write a scenario replaying these messages through `simulate run` instead of listing'
+complete -c cardctl -n "__cardctl_at 'webhook exchanges'" -l keep-spacing -d 'with --as-scenario: keep the time between messages (wait steps)'
+complete -c cardctl -n "__cardctl_at 'webhook exchanges'" -l force -d 'with --as-scenario: overwrite the file'
+complete -c cardctl -n "__cardctl_at 'webhook exchanges'" -l limit -x -d 'page size, 1-100 or the profile\'s maxPageSize (default 20; the maximum with --all)'
+complete -c cardctl -n "__cardctl_at 'webhook exchanges'" -l page -x -d 'page number, from 1'
+complete -c cardctl -n "__cardctl_at 'webhook exchanges'" -l all -d 'every page, streamed as it arrives'
+complete -c cardctl -n "__cardctl_at 'webhook exchanges'" -l wide -d 'more columns: transaction, replay of, faults, URL'
+
+# cardctl webhook replay
+complete -c cardctl -n "__cardctl_at 'webhook replay'" -l to -x -d 'send it to this http(s) URL instead of the card program\'s webhook (this machine only)'
+complete -c cardctl -n "__cardctl_at 'webhook replay'" -l keep-timestamp -d 'sign with the original\'s timestamp: a handler checking freshness refuses it once older than its tolerance'
 
 # cardctl import
 complete -c cardctl -n "__cardctl_at 'import'" -l from-file -r -F -d 'file of cards to import (.csv, .ndjson, .json), or - for stdin'
@@ -862,6 +889,8 @@ complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults-hold -x -d 'how 
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l token-ttl -x -d 'lifetime of OAuth access tokens (default 3600)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l quiet-log -d 'no request log on stderr'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l dialect -r -F -d 'speak the deployment dialect of this JSON or YAML file (list parameters, paging, errors)'
+complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l exchanges-max -x -d 'webhook exchanges kept in memory, the oldest dropped first (default 10000)'
+complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l exchanges-max-bytes -x -d 'bytes of webhook exchanges kept in memory, e.g. 64MiB (the default), 512KiB'
 
 # cardctl demo
 

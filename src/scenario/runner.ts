@@ -175,7 +175,7 @@ async function runStep(
     if (action.kind === 'stand-in' && !standInsBefore.has(action.program)) {
       standInsBefore.set(action.program, (await sandbox().standIn(action.program)) ?? NO_STAND_IN);
     }
-    result = await perform(action, hooks.send, sandbox);
+    result = action.kind === 'wait' ? await wait(action.seconds, hooks) : await perform(action, hooks.send, sandbox);
   } catch (error) {
     // The simulator refusing the request (4xx) is an outcome a step may expect; anything else
     // (network, auth, server) ends the run.
@@ -200,7 +200,12 @@ async function runStep(
   return { ...base, passed: failures.length === 0, failures, result, durationMs: Math.round(performance.now() - started) };
 }
 
-async function perform(action: StepAction, send: RunHooks['send'], needSandbox: () => SandboxHooks): Promise<StepResult> {
+async function wait(seconds: number, hooks: RunHooks): Promise<StepResult> {
+  await (hooks.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))))(seconds * 1000);
+  return { summary: `waited ${seconds} s` };
+}
+
+async function perform(action: Exclude<StepAction, { kind: 'wait' }>, send: RunHooks['send'], needSandbox: () => SandboxHooks): Promise<StepResult> {
   if (action.kind === 'simulate') return fromSimulation(await send(action.body), action.body.currency);
   const sandbox = needSandbox();
   switch (action.kind) {

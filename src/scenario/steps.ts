@@ -9,7 +9,7 @@ import { INTENTS } from '../core/enums.js';
 import { buildSimulateBody, type SimulationInput } from '../api/simulate-request.js';
 
 /** Sandbox actions a scenario can take besides sending a message; `check` only reads a transaction's state. */
-export const SANDBOX_ACTIONS = ['repeat', 'expire', 'clock', 'deliver-advices', 'stand-in', 'check'] as const;
+export const SANDBOX_ACTIONS = ['repeat', 'expire', 'clock', 'deliver-advices', 'stand-in', 'check', 'wait'] as const;
 export const STEP_INTENTS = [...INTENTS, ...LIFECYCLE_MESSAGES, ...SANDBOX_ACTIONS] as const;
 export type StepIntent = (typeof STEP_INTENTS)[number];
 
@@ -21,7 +21,8 @@ export type StepAction =
   | { kind: 'clock'; advanceSeconds: number }
   | { kind: 'deliver-advices' }
   | { kind: 'stand-in'; program: string; standIn: StandInPolicy }
-  | { kind: 'check'; tx: string };
+  | { kind: 'check'; tx: string }
+  | { kind: 'wait'; seconds: number };
 
 /** Keys every step may have, whatever it does. */
 export const COMMON_STEP_KEYS = ['id', 'name', 'intent', 'expect', 'repeat', 'webhookFaults', 'webhookFaultsSeed', 'within'] as const;
@@ -42,6 +43,7 @@ const KEYS_OF: Record<StepIntent, readonly string[]> = {
   'deliver-advices': [],
   'stand-in': ['program', 'standIn'],
   check: ['tx'],
+  wait: ['for'],
 };
 
 /** Every key a step may have, for the "unknown key" message. */
@@ -89,6 +91,12 @@ export function stepAction(step: Record<string, unknown>, prefix = ''): StepActi
       return { kind: 'stand-in', program: required('program'), standIn: standInPolicy(keys.standIn, fail) };
     case 'check':
       return { kind: 'check', tx: required('tx') };
+    case 'wait': {
+      // Real time (the spacing of recorded traffic, `webhook exchanges --as-scenario --keep-spacing`); the switch's clock is `clock`.
+      const seconds = durationSeconds(required('for'));
+      if (seconds === undefined || seconds > 3600) fail(`for "${text('for')}" must be a duration up to an hour, e.g. 250ms, 3s or 2m`);
+      return { kind: 'wait', seconds: seconds! };
+    }
   }
 }
 

@@ -33,6 +33,8 @@ interface ParsedServeOptions {
   /** The dialect file's settings (--dialect), and its path for the banner. */
   dialect?: DialectOverrides;
   dialectFile?: string;
+  exchangesMax?: number;
+  exchangesMaxBytes?: number;
 }
 
 const FLAGS = defineFlags({
@@ -49,6 +51,8 @@ const FLAGS = defineFlags({
   tokenTtl: { type: 'string', value: 'seconds', description: 'lifetime of OAuth access tokens (default 3600)' },
   quietLog: { type: 'boolean', description: 'no request log on stderr' },
   dialect: { type: 'string', value: 'file', complete: 'file', description: 'speak the deployment dialect of this JSON or YAML file (list parameters, paging, errors)' },
+  exchangesMax: { type: 'string', value: 'n', description: 'webhook exchanges kept in memory, the oldest dropped first (default 10000)' },
+  exchangesMaxBytes: { type: 'string', value: 'size', description: 'bytes of webhook exchanges kept in memory, e.g. 64MiB (the default), 512KiB' },
 });
 
 export default defineCommand({
@@ -96,6 +100,8 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
         webhookFaults: options.webhookFaults,
         webhookFaultsSeed: options.webhookFaultsSeed,
         dialect: options.dialect,
+        exchangesMax: options.exchangesMax,
+        exchangesMaxBytes: options.exchangesMaxBytes,
       });
     } catch (error) {
       const code = (error as { code?: string }).code;
@@ -211,7 +217,25 @@ async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<Pars
     webhookFaultsSeed,
     dialect,
     dialectFile: opts.dialect,
+    ...(opts.exchangesMax !== undefined ? { exchangesMax: parseCount('--exchanges-max', opts.exchangesMax) } : {}),
+    ...(opts.exchangesMaxBytes !== undefined ? { exchangesMaxBytes: parseByteSize('--exchanges-max-bytes', opts.exchangesMaxBytes) } : {}),
   };
+}
+
+function parseCount(flag: string, text: string): number {
+  if (!/^\d{1,9}$/.test(text) || Number(text) < 1) throw new UsageError(`invalid ${flag} "${text}": give a whole number from 1 to 999999999`);
+  return Number(text);
+}
+
+const BYTE_UNITS: Readonly<Record<string, number>> = { '': 1, b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+
+/** `65536`, `512KiB`, `64MiB`, `1GiB`. */
+function parseByteSize(flag: string, text: string): number {
+  const match = /^(\d{1,10})\s*([a-z]*)$/i.exec(text.trim());
+  const unit = match ? BYTE_UNITS[match[2]!.toLowerCase()] : undefined;
+  const bytes = match && unit ? Number(match[1]) * unit : 0;
+  if (!unit || bytes < 1024 || bytes > 16 * 1024 ** 3) throw new UsageError(`invalid ${flag} "${text}": give a size from 1KiB to 16GiB, such as 64MiB or 512KiB`);
+  return bytes;
 }
 
 function parseSeed(flag: string, text: string): number {

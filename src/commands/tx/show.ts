@@ -14,6 +14,7 @@ const HOPS = [
 
 const FLAGS = defineFlags({
   lifecycle: { type: 'boolean', description: 'print only the lifecycle: the original, every linked message, the amounts (sandbox)' },
+  exchanges: { type: 'boolean', description: "add its webhook exchanges, request and reply (sandbox; -o json: an exchanges array)" },
 });
 
 /** The lifecycle amounts in the order a hold moves through them. */
@@ -31,10 +32,13 @@ Against the sandbox the view ends with the transaction's lifecycle (GET
 /sandbox/transactions/{id}/lifecycle, an extension): the original and every linked message in
 order (increments, completion, reversals, refunds, advices), with the amounts requested,
 authorized, held, captured, released and refunded. --lifecycle prints only that (-o json: the
-lifecycle record). A deployment without the route shows the transaction alone.`,
+lifecycle record). A deployment without the route shows the transaction alone.
+--exchanges adds the webhook exchanges of the transaction and of the messages linked to it, as the
+sandbox recorded them (GET /sandbox/webhook-exchanges): each request and reply, the verdict and its
+reason (-o json: the transaction with an \`exchanges\` array).`,
   args: [{ syntax: '<tx-id>', description: 'transaction identifier' }],
   flags: FLAGS,
-  examples: ['cardctl tx show 6651d00d', 'cardctl tx show 6651d00d -o json', 'cardctl tx show 6651d00d -o json | jq .response', 'cardctl tx show 6651d00d --lifecycle -o json'],
+  examples: ['cardctl tx show 6651d00d', 'cardctl tx show 6651d00d -o json', 'cardctl tx show 6651d00d -o json | jq .response', 'cardctl tx show 6651d00d --lifecycle -o json', 'cardctl tx show 6651d00d --exchanges'],
   async run(ctx, { args, opts }) {
     const id = String(args[0] ?? '').trim();
     if (!id) throw new UsageError('a transaction id is required', { hint: 'find one with `cardctl tx list`' });
@@ -51,14 +55,25 @@ lifecycle record). A deployment without the route shows the transaction alone.`,
       signal: ctx.signal,
       onScan: (page) => ctx.log.verbose(`GET /institutions/transactions/{id} is not available; scanning page ${page}`),
     });
+    const exchanges = opts.exchanges ? await exchangesOf(ctx, id) : undefined;
     const output = ctx.output();
     if (output.format !== 'table' || output.settings.quiet || ctx.globals.fields) {
-      await output.record(response.data, { raw: response.raw });
+      if (exchanges) await output.record({ ...response.data, exchanges });
+      else await output.record(response.data, { raw: response.raw });
       return;
     }
     await showTransaction(ctx, response.data);
+    if (exchanges) await (await import('../webhook/exchange-view.js')).printExchangeSection(ctx, [...exchanges].reverse());
   },
 });
+
+/** The webhook exchanges of a transaction and of the messages linked to it, newest first. */
+async function exchangesOf(ctx: Context, id: string) {
+  const { listAllWebhookExchanges } = await import('../../api/webhook-exchanges.js');
+  const exchanges = [];
+  for await (const page of listAllWebhookExchanges(await ctx.client(), { transactionId: id }, ctx.signal)) exchanges.push(...page.records());
+  return exchanges;
+}
 
 async function showTransaction(ctx: Context, tx: Transaction): Promise<void> {
   const [{ transactionRows }, { printMessage }] = await Promise.all([

@@ -119,7 +119,7 @@ export async function deliverAdvice(deps: SwitchDeps, institutionId: string, id:
     const at = now();
     const started = performance.now();
     outcome = await (deps.callWebhook ?? callWebhook)(config, message, { ...deps.webhook, wire }).catch((error: Error) => ({ ok: false as const, reason: `the webhook call failed: ${error.message}` }));
-    const subject = subjectOf(institutionId, stored.record, stored.record.advice.attempts + 1, message['0'] ?? '');
+    const subject = subjectOf(institutionId, stored.record, stored.record.advice.attempts + 1, message['0'] ?? '', stored.originalId);
     recordCall(deps.exchanges, { subject, config, message, wire, outcome, at, latencyMs: performance.now() - started, faults: [] });
   }
   const record = deps.store.atomically(() => recordAdviceDelivery(deps.store, institutionId, id, { outcome, faults: [] }, now()));

@@ -22,13 +22,17 @@ export interface ExchangeSubject {
   replayOf?: string;
 }
 
-/** The subject of sending `record`'s message as `mti`: a repeat MTI (0101, 0121, 0421) makes the kind `<kind>-repeat`. */
-export function subjectOf(institutionId: string, record: Transaction, attempt: number, mti: string): ExchangeSubject {
+/**
+ * The subject of sending `record`'s message as `mti`: a repeat MTI (0101, 0121, 0421) makes the
+ * kind `<kind>-repeat`. `originalId`: the original it belongs to, as the store links it (a plain
+ * reversal's record does not name it).
+ */
+export function subjectOf(institutionId: string, record: Transaction, attempt: number, mti: string, originalId?: string): ExchangeSubject {
   const kind = record.messageKind ?? (record.processingCode.startsWith('31') ? 'balance' : record.messageType);
   return {
     institutionId,
     transactionId: record.id,
-    originalId: record.originalTransactionId ?? null,
+    originalId: originalId ?? record.originalTransactionId ?? null,
     cardId: record.card?.id ?? null,
     kind: isRepeatMti(mti) ? `${kind}-repeat` : kind,
     attempt,

@@ -1,0 +1,135 @@
+// End to end: the exchange log through the built binary, with `cardctl webhook listen` (checking
+// signatures) as the institution: `webhook exchanges` (table, json, --failed), `tx show
+// --exchanges`, `webhook replay` (what the listener received), and a scenario exported with
+// --as-scenario from a run that replays green through `simulate run`.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cardctl, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
+import { startSigningSandbox } from '../helpers/signing-sandbox.js';
+import { call, createCardOverHttp } from '../sandbox/helpers.js';
+
+const WEBHOOK_SECRET = 'whsec_exchanges_e2e_secret';
+
+let config: { path: string; remove(): void };
+let listener: WebhookListener;
+let sandbox: RunningSandbox;
+let env: Record<string, string>;
+
+const run = (args: string[]) => cardctl(args, { configDir: config.path, env, timeout: 60_000 });
+const newCard = () => createCardOverHttp(sandbox.info);
+
+async function json(args: string[]): Promise<any> {
+  const result = await run([...args, '-o', 'json']);
+  expect(result.exitCode, `${args.join(' ')}\n${result.stderr}`).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+/** What the listener received (its --json lines of type exchange). */
+const received = () => listener.lines.slice(1).map((line) => JSON.parse(line)).filter((x) => x.type === 'exchange');
+
+beforeAll(async () => {
+  config = tempDir();
+  listener = await startWebhookListener({ configDir: config.path, secret: WEBHOOK_SECRET });
+  ({ sandbox, env } = await startSigningSandbox(listener.url, WEBHOOK_SECRET, config.path));
+}, 60_000);
+
+afterAll(async () => {
+  await sandbox?.stop();
+  await listener?.stop();
+  config?.remove();
+});
+
+describe('webhook exchanges', () => {
+  it('lists each call (table, json, --failed); tx show --exchanges adds them; no secret or full card number anywhere', async () => {
+    const card = await newCard();
+    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '25', '--forward']);
+    const listed = await json(['webhook', 'exchanges', '--tx', auth.transactionId]);
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ transactionId: auth.transactionId, kind: 'authorization', mti: '0100', attempt: 1, verdict: 'accepted', responseCode: '00', response: { status: 200 } });
+
+    const table = await run(['webhook', 'exchanges', '--tx', auth.transactionId]);
+    expect(table.exitCode, table.stderr).toBe(0);
+    const row = table.stdout.split('\n').find((line) => line.startsWith(listed[0].id))!;
+    expect(row.split('\t')).toEqual([listed[0].id, listed[0].at, 'authorization', '0100', '1', '200', 'accepted', expect.stringMatching(/^\d+$/), '00', '']);
+
+    // A reply the network cannot take (garbage injected on the webhook path): listed under --failed.
+    await call(sandbox.info, 'PUT', '/sandbox/webhook-faults', { body: { garbage: 1 } });
+    const failedId = (await json(['simulate', 'authorization', '--card', card, '--amount', '26', '--forward'])).transactionId;
+    await call(sandbox.info, 'PUT', '/sandbox/webhook-faults', { body: {} });
+    const failed = await json(['webhook', 'exchanges', '--failed']);
+    expect(failed.map((x: any) => x.transactionId)).toContain(failedId);
+    expect(failed.every((x: any) => x.verdict !== 'accepted')).toBe(true);
+    const fields = await run(['webhook', 'exchanges', '--tx', auth.transactionId, '--fields', 'id,verdict', '-o', 'csv']);
+    expect(fields.stdout.trim().split('\n')).toEqual(['id,verdict', `${listed[0].id},accepted`]);
+
+    const shown = await json(['tx', 'show', auth.transactionId, '--exchanges']);
+    expect(shown).toMatchObject({ id: auth.transactionId, exchanges: [{ id: listed[0].id }] });
+    const view = await run(['tx', 'show', auth.transactionId, '--exchanges']);
+    expect(view.exitCode, view.stderr).toBe(0);
+    expect(view.stdout).toContain('# webhook exchanges');
+    expect(view.stdout).toContain(listed[0].id);
+    expect(view.stdout).toMatch(/x-webhook-signature: t=\d+,v1=\[REDACTED\]/);
+    expect(view.stdout).toContain('HTTP 200');
+
+    const everything = JSON.stringify(await json(['webhook', 'exchanges', '--all'])) + view.stdout + table.stdout;
+    expect(everything).not.toContain(WEBHOOK_SECRET);
+    expect(everything).not.toMatch(/(?<!\d)\d{16}(?!\d)/);
+  });
+
+  it('webhook replay: the listener receives the message again, its signature valid; recorded and linked', async () => {
+    const card = await newCard();
+    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '31', '--forward']);
+    const [first] = await json(['webhook', 'exchanges', '--tx', auth.transactionId]);
+    const before = received().filter((x) => x.stan === auth.stan);
+    expect(before).toHaveLength(1);
+    const replay = await json(['webhook', 'replay', first.id]);
+    expect(replay).toMatchObject({ replayOf: first.id, transactionId: auth.transactionId, verdict: 'accepted', responseCode: '00' });
+    const deadline = Date.now() + 10_000;
+    while (received().filter((x) => x.stan === auth.stan).length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const after = received().filter((x) => x.stan === auth.stan);
+    expect(after).toHaveLength(2);
+    expect(after[1]).toMatchObject({ signature: 'valid', mti: '0100' });
+    const listed = await json(['webhook', 'exchanges', '--tx', auth.transactionId]);
+    expect(listed.map((x: any) => x.replayOf)).toEqual([first.id, null]);
+    // The ledger is as it was: one approved authorization.
+    expect((await json(['tx', 'show', auth.transactionId, '--lifecycle'])).amounts).toMatchObject({ held: 31 });
+
+    const text = await run(['webhook', 'replay', first.id]);
+    expect(text.exitCode, text.stderr).toBe(0);
+    expect(text.stdout).toContain(`replay of ${first.id}`);
+    const bad = await run(['webhook', 'replay', first.id, '--to', 'ftp://127.0.0.1/']);
+    expect(bad.exitCode).toBe(2);
+    const unknown = await run(['webhook', 'replay', 'wx_unknown']);
+    expect(unknown.exitCode).toBe(4);
+  });
+
+  it('--as-scenario writes a scenario of a run that replays green through simulate run; refuses to overwrite without --force', async () => {
+    const card = await newCard();
+    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '100', '--forward']);
+    await json(['simulate', 'increment', '--original-tx', auth.transactionId, '--amount', '20', '--forward']);
+    await json(['simulate', 'reversal', '--original-tx', auth.transactionId, '--amount', '50', '--forward']);
+    await json(['simulate', 'clear', '--original-tx', auth.transactionId, '--amount', '60', '--forward']);
+    const file = join(config.path, 'replay.yaml');
+    const written = await run(['webhook', 'exchanges', '--tx', auth.transactionId, '--as-scenario', file, '--keep-spacing']);
+    expect(written.exitCode, written.stderr).toBe(0);
+    const yaml = readFileSync(file, 'utf8');
+    expect(yaml).toContain('intent: "increment"');
+    expect(yaml).toContain('intent: "reversal"');
+    expect(yaml).toContain('intent: wait');
+    expect(yaml).toContain('lifecycle.amounts.captured: 60');
+    expect(yaml).not.toContain(WEBHOOK_SECRET);
+
+    const replayed = await run(['simulate', 'run', file, '-o', 'json']);
+    expect(replayed.exitCode, `${replayed.stdout}\n${replayed.stderr}\n${yaml}`).toBe(0);
+
+    const again = await run(['webhook', 'exchanges', '--tx', auth.transactionId, '--as-scenario', file]);
+    expect(again.exitCode).toBe(2);
+    expect(again.stderr).toMatch(/already exists/);
+    expect(readFileSync(file, 'utf8')).toBe(yaml);
+    writeFileSync(file, 'kept');
+    expect((await run(['webhook', 'exchanges', '--tx', auth.transactionId, '--as-scenario', file, '--force'])).exitCode).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain('steps:');
+    expect(existsSync(file)).toBe(true);
+  });
+});
