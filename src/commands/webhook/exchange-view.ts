@@ -30,11 +30,12 @@ async function printExchange(ctx: Context, exchange: WebhookExchange): Promise<v
   const { exchangeLines } = await import('../../output/columns/webhook-exchanges.js');
   const { style } = ctx;
   const tone = exchange.verdict === 'accepted' ? style.ok : exchange.verdict === 'refused' ? style.error : style.warn;
+  const text = (value: unknown) => escapeControls(String(value));
   const heading = [
-    style.bold(exchange.id), exchange.at, `${exchange.kind} ${exchange.mti}`, `attempt ${exchange.attempt}`, tone(exchange.verdict),
-    `${exchange.latencyMs} ms`, ...(exchange.responseCode ? [`code ${exchange.responseCode}`] : []),
-    ...(exchange.replayOf ? [`replay of ${exchange.replayOf}`] : []), ...(exchange.faults.length ? [`faults: ${exchange.faults.join(', ')}`] : []),
-  ].map((part) => escapeControls(String(part))).join('  ');
+    style.bold(text(exchange.id)), text(exchange.at), text(`${exchange.kind} ${exchange.mti}`), `attempt ${exchange.attempt}`, tone(text(exchange.verdict)),
+    `${exchange.latencyMs} ms`, ...(exchange.responseCode ? [`code ${text(exchange.responseCode)}`] : []),
+    ...(exchange.replayOf ? [`replay of ${text(exchange.replayOf)}`] : []), ...(exchange.faults.length ? [`faults: ${text(exchange.faults.join(', '))}`] : []),
+  ].join('  ');
   ctx.io.out(`\n${heading}\n`);
   if (exchange.reason) ctx.io.out(`  ${escapeControls(exchange.reason)}\n`);
   const { request, reply } = exchangeLines(exchange);
