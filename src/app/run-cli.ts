@@ -164,7 +164,7 @@ Examples:
 ${PROGRAM_EXAMPLES.map((e) => `  $ ${e}`).join('\n')}
 
 Learn more: cardctl <command> --help, cardctl help <topic>
-  (exit-codes, environment, files, output, pin-encryption, scenarios, bulk, deployment)`);
+  (exit-codes, environment, files, output, pin-encryption, scenarios, bulk, deployment, exchanges)`);
 
   addFlags(program, GLOBAL_FLAGS);
   if (input) program.configureOutput(outputConfiguration(input.io));

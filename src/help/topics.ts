@@ -195,6 +195,7 @@ three intents, a step's intent may be a lifecycle message or a sandbox action:
     intent: deliver-advices            # deliver unacknowledged advices now
     intent: stand-in                   # program, standIn: {mode: approve, maxAmount, dailyAmount}
     intent: check                      # tx: only read a transaction's state for expect
+    intent: wait                       # for: 2s: let real time pass (up to an hour)
 
 Any step may add faults on the webhook path for itself alone (put back after the step), and
 expect the state after it: the stored transaction, its lifecycle (amounts in major units), and
@@ -305,6 +306,42 @@ started with means the deployment ignored the page number: \`--all\` stops with 
 \`cardctl sandbox serve --dialect FILE\` starts a sandbox that speaks a dialect file.
 `;
 
+const exchanges = `The sandbox records every HTTP call its switch makes to a card program's webhook: authorizations,
+financials, balance inquiries, lifecycle messages (increment, completion, refund, reversal),
+advices and each retry, reversal repeats, network repeats, both copies of a duplicate delivery,
+and replays. Each record holds the request as sent (the signature and the program's secret header
+redacted, the card number masked, track data, PIN block and chip data redacted), the reply
+(status, headers, the body up to 64 KiB, card numbers masked; none when nothing usable came back),
+the latency, the verdict (accepted, refused: an answer the network could not take, no-answer:
+timeout, unreachable, reset, reply lost) with its reason, the response code, the faults injected
+and the attempt (1, then 2, 3, … for advice retries and repeats).
+
+    cardctl webhook exchanges                       # newest first; --wide adds tx, replay of, faults, URL
+    cardctl webhook exchanges --failed --since 30m  # refused or no answer
+    cardctl webhook exchanges --tx TX_ID -o json    # a transaction's (and its linked messages'), whole
+    cardctl tx show TX_ID --exchanges               # the transaction, then each request beside its reply
+
+\`cardctl webhook replay EXCHANGE_ID\` sends a recorded request again as it was, signed afresh with the
+program's current secret and scheme, and prints the new exchange (\`replayOf\` names the first).
+\`--keep-timestamp\` signs it with the original timestamp instead: a handler that checks freshness
+refuses it once it is older than its tolerance (300 s by default), which tests replay protection.
+\`--to URL\` sends it elsewhere (this machine only). A replay changes no transaction and no amount.
+
+\`cardctl webhook exchanges --as-scenario FILE [--tx ID …] [--keep-spacing]\` writes a scenario
+(\`cardctl help scenarios\`) of the messages behind those exchanges, in order, in forward mode:
+each step as it was asked (kind, card, amount, flow, channel, currency, its original, the webhook
+faults it met), expecting the response code seen and, where every message of an original is in
+the file, the original's lifecycle amounts. Retries, repeats, replays and what the network sends
+on its own (stand-in advices, timeout reversals) are not steps: they follow from the faults. With
+--keep-spacing, \`wait\` steps keep the time between messages. The file is written whole or not
+at all and never replaced without --force. \`cardctl simulate run FILE\` replays it.
+
+The records live in the sandbox's memory (lost when it stops), at most 10,000 and 64 MiB, the
+oldest dropped first; \`sandbox serve --exchanges-max N --exchanges-max-bytes SIZE\` changes the
+bounds. The request in the clear is kept beside each record only to replay it: never served, never
+written to disk. An institution sees only its own exchanges (GET /sandbox/webhook-exchanges).
+`;
+
 export const HELP_TOPICS: readonly HelpTopic[] = [
   { name: 'exit-codes', summary: 'what each exit code means', text: exitCodes },
   { name: 'environment', summary: 'environment variables cardctl reads', text: environment },
@@ -314,6 +351,7 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
   { name: 'scenarios', summary: 'scenario files for `simulate run`', text: scenarios },
   { name: 'bulk', summary: 'acting on many cards: --from-file, --report, --resume, --shard, report merge', text: bulk },
   { name: 'deployment', summary: "a deployment's own parameter names, paging, page size and error shape", text: deployment },
+  { name: 'exchanges', summary: 'the webhook exchanges the sandbox records: list, replay, export as a scenario', text: exchanges },
 ];
 
 export const HELP_TOPIC_NAMES: readonly string[] = HELP_TOPICS.map((t) => t.name);
