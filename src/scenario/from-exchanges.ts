@@ -6,10 +6,20 @@
 // the time between two messages. Written as YAML, every value quoted as JSON (valid YAML).
 import type { Lifecycle, Transaction, WebhookExchange } from '../api/schemas.js';
 
+/** What of a stored transaction a step is written from. */
+export type RecordedTransaction = Pick<Transaction, 'id' | 'mti' | 'processingCode' | 'responseCode' | 'amount' | 'createdAt' | 'messageKind' | 'originalTransactionId' | 'requestedAmount'> & {
+  amounts?: { currency: string };
+  card?: { id: string } | null;
+  transactionChannel?: { channelType: string };
+};
+
+/** What of a lifecycle the expectations need. */
+export type RecordedLifecycle = Pick<Lifecycle, 'originalTransactionId' | 'amounts'> & { messages: Array<{ transactionId: string }> };
+
 export interface RecordedMessage {
-  transaction: Transaction;
+  transaction: RecordedTransaction;
   /** Its first exchange with the webhook; none when it was answered in stub mode. */
-  exchange?: WebhookExchange;
+  exchange?: Pick<WebhookExchange, 'at' | 'faults'>;
 }
 
 export interface ScenarioSource {
@@ -17,7 +27,7 @@ export interface ScenarioSource {
   /** Oldest first. */
   messages: RecordedMessage[];
   /** The lifecycle of each original, by its id. */
-  lifecycles: ReadonlyMap<string, Lifecycle>;
+  lifecycles: ReadonlyMap<string, RecordedLifecycle>;
   keepSpacing: boolean;
 }
 
@@ -30,12 +40,12 @@ const MIN_WAIT_MS = 50;
 const MAX_WAIT_MS = 3_600_000;
 
 /** The kind of step a recorded message replays as. */
-export function stepKindOf(tx: Transaction): string {
+export function stepKindOf(tx: RecordedTransaction): string {
   return tx.messageKind ?? (tx.mti.startsWith('04') ? 'reversal' : tx.mti.startsWith('02') ? 'financial' : 'authorization');
 }
 
 /** The id of the original a message belongs to (itself for an original). */
-export function originalIdOf(tx: Transaction, lifecycle?: Lifecycle): string {
+export function originalIdOf(tx: RecordedTransaction, lifecycle?: RecordedLifecycle): string {
   return tx.originalTransactionId ?? lifecycle?.originalTransactionId ?? tx.id;
 }
 
@@ -104,7 +114,7 @@ export function scenarioFromExchanges(source: ScenarioSource): { yaml: string; s
   return { yaml, steps };
 }
 
-function originalOf(tx: Transaction, source: ScenarioSource): string {
+function originalOf(tx: RecordedTransaction, source: ScenarioSource): string {
   if (tx.originalTransactionId) return tx.originalTransactionId;
   for (const [id, lifecycle] of source.lifecycles) if (lifecycle.messages.some((m) => m.transactionId === tx.id)) return id;
   return tx.id;

@@ -132,4 +132,19 @@ describe('webhook exchanges', () => {
     expect(readFileSync(file, 'utf8')).toContain('steps:');
     expect(existsSync(file)).toBe(true);
   });
+
+  it('bad input: a clear one-line usage error, exit 2', async () => {
+    for (const args of [
+      ['webhook', 'exchanges', '--keep-spacing'],
+      ['webhook', 'exchanges', '--since', 'yesterday'],
+      ['webhook', 'replay', 'wx_1', '--to', 'not a url'],
+      ['sandbox', 'serve', '--memory', '--port', '0', '--exchanges-max', '0'],
+      ['sandbox', 'serve', '--memory', '--port', '0', '--exchanges-max-bytes', '12 parsecs'],
+    ]) {
+      const result = await run(args);
+      expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(2);
+      expect(result.stderr.trim().split('\n')[0]).toMatch(/^error: /);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
 });
