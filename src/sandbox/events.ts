@@ -6,7 +6,8 @@ import type { Transaction, WebhookExchange } from '../api/schemas.js';
 
 export interface SandboxEventMap {
   transaction: [Transaction];
-  exchange: [WebhookExchange];
+  /** The record, and the institution it belongs to (the record does not say; a listener serving one institution filters by it). */
+  exchange: [WebhookExchange, string];
 }
 
 export type SandboxEvents = EventEmitter<SandboxEventMap>;
