@@ -402,7 +402,7 @@ _cardctl_arg() {
     "alias delete|0") REPLY="@aliases" ;;
     "api|0") REPLY="GET POST PUT PATCH DELETE" ;;
     "completion|0") REPLY="bash zsh fish" ;;
-    "help|0") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment files output pin-encryption scenarios bulk deployment" ;;
+    "help|0") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment files output pin-encryption scenarios bulk deployment exchanges" ;;
     *) return 1 ;;
   esac
 }

@@ -904,4 +904,4 @@ complete -c cardctl -n "__cardctl_at 'api' 0" -x -a 'GET POST PUT PATCH DELETE'
 complete -c cardctl -n "__cardctl_at 'completion' 0" -x -a 'bash zsh fish'
 
 # cardctl help
-complete -c cardctl -n "__cardctl_at 'help' 0" -x -a 'cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment files output pin-encryption scenarios bulk deployment'
+complete -c cardctl -n "__cardctl_at 'help' 0" -x -a 'cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment files output pin-encryption scenarios bulk deployment exchanges'
