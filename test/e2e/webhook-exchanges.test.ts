@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maskPansInText } from '../../src/core/redact.js';
-import { cardctl, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
+import { cardctl, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
 import { startSigningSandbox } from '../helpers/signing-sandbox.js';
 import { call, createCardOverHttp } from '../sandbox/helpers.js';
 
@@ -132,6 +132,23 @@ describe('webhook exchanges', () => {
     expect((await run(['webhook', 'exchanges', '--tx', auth.transactionId, '--as-scenario', file, '--force'])).exitCode).toBe(0);
     expect(readFileSync(file, 'utf8')).toContain('steps:');
     expect(existsSync(file)).toBe(true);
+  });
+
+  it('sandbox serve --exchanges-max keeps the newest N', async () => {
+    const small = await startSandboxProcess(['--webhook-url', listener.url, '--exchanges-max', '2', '--exchanges-max-bytes', '1MiB'], { configDir: config.path });
+    try {
+      const smallEnv = { CARDCTL_BASE_URL: small.info.baseUrl, CARDCTL_TOKEN: small.info.token };
+      const card = await createCardOverHttp(small.info);
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const sent = await cardctl(['simulate', 'authorization', '--card', card, '--amount', String(10 + i), '--forward', '-o', 'json'], { configDir: config.path, env: smallEnv });
+        ids.push(JSON.parse(sent.stdout).transactionId);
+      }
+      const listed = await cardctl(['webhook', 'exchanges', '-o', 'json'], { configDir: config.path, env: smallEnv });
+      expect(JSON.parse(listed.stdout).map((x: any) => x.transactionId)).toEqual([ids[2], ids[1]]);
+    } finally {
+      await small.stop();
+    }
   });
 
   it('bad input: a clear one-line usage error, exit 2', async () => {
