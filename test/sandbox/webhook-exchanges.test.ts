@@ -126,6 +126,28 @@ describe('recording', () => {
     expectClean(JSON.stringify(await exchanges('?limit=100')), pan);
   });
 
+  it('past the deadline: no answer, no reply taken, the fault named; what follows (the timeout reversal) recorded too', async () => {
+    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: { deadline: '30ms' } });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    env.hook.respond(async (received, res) => {
+      if (received.message['0'] === '0100') await gate;
+      return echo('00')(received, res);
+    });
+    const id = (await simulate(env.sb, forward({ amount: 7 }))).body.data.transactionId;
+    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: {} });
+    expect((await ofTx(id))[0]).toMatchObject({ verdict: 'no-answer', response: null, faults: ['deadline 30ms'], reason: expect.stringMatching(/timeout/) });
+    release();
+    for (;;) {
+      const reversal = (await exchanges(`?transactionId=${id}`)).data.find((x) => x.kind === 'timeout-reversal');
+      if (reversal) {
+        expect(reversal).toMatchObject({ mti: '0420', originalId: id, attempt: 1, verdict: 'accepted' });
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  });
+
   it('unreachable: no answer, no reply', async () => {
     const dead = await startWebhook();
     await dead.close();
