@@ -40,7 +40,14 @@ beforeAll(async () => {
     cardId: card.id, pan: clearPan(sandbox, card.id), maskedPan: card.pan, txId: tx.body.data.transactionId, rrn: tx.body.data.rrn,
     appId: app.body.data.institutionId, userId: sandbox.userId, programId: sandbox.cardProgramId, institutionId: sandbox.institutionId,
   });
-  secretsOfA = [A.cardId!, A.pan!, A.maskedPan!, A.txId!, A.rrn!, A.appId!, A.userId!, A.programId!, A.institutionId!, sandbox.token, sandbox.apiKey,
+  // An exchange of A's (the transaction ran in stub mode: put in the log as the switch would).
+  A.exchangeId = 'wx_alpha0000000000000000001';
+  sandbox.deps.exchanges.add(sandbox.institutionId, {
+    id: A.exchangeId, at: new Date().toISOString(), transactionId: A.txId!, originalId: null, cardId: A.cardId!, kind: 'authorization', mti: '0100',
+    attempt: 1, replayOf: null, signatureScheme: 'cardctl', request: { method: 'POST', url: 'http://127.0.0.1:9/', headers: {}, body: { '2': A.maskedPan } },
+    response: null, latencyMs: 0, verdict: 'no-answer', reason: 'unreachable', responseCode: null, faults: [],
+  }, { '0': '0100', '2': A.pan! });
+  secretsOfA = [A.exchangeId, A.cardId!, A.pan!, A.maskedPan!, A.txId!, A.rrn!, A.appId!, A.userId!, A.programId!, A.institutionId!, sandbox.token, sandbox.apiKey,
     'owner@alpha-bank.example', 'Alphaville', 'ALPHA OWNER', 'ALPHA-REF-0001', 'Alpha ledger'];
   const doc = (await call(sandbox, 'GET', '/openapi.json')).body as { paths: Record<string, Record<string, any>> };
   for (const [path, methods] of Object.entries(doc.paths)) {
@@ -83,6 +90,9 @@ const CASES: Record<string, () => Case> = {
   'POST /sandbox/transactions/{id}/repeat': () => ({ path: `/sandbox/transactions/${A.txId}/repeat`, body: () => ({}), expect: 404 }),
   'POST /sandbox/transactions/{id}/expire': () => ({ path: `/sandbox/transactions/${A.txId}/expire`, expect: 404 }),
   'GET /sandbox/transactions/{id}/lifecycle': () => ({ path: `/sandbox/transactions/${A.txId}/lifecycle`, expect: 404 }),
+  'GET /sandbox/webhook-exchanges': () => ({ path: `/sandbox/webhook-exchanges?transactionId=${A.txId}&limit=100`, expect: 'own-data-only' }),
+  'GET /sandbox/webhook-exchanges/{id}': () => ({ path: `/sandbox/webhook-exchanges/${A.exchangeId}`, expect: 404 }),
+  'POST /sandbox/webhook-exchanges/{id}/replay': () => ({ path: `/sandbox/webhook-exchanges/${A.exchangeId}/replay`, body: () => ({}), expect: 404 }),
   'POST /util/cards/import': () => ({
     path: '/util/cards/import',
     body: () => ({
