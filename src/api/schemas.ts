@@ -787,7 +787,7 @@ export type WebhookExchange = Static<typeof WebhookExchange>;
 export const ListWebhookExchangesQuery = Type.Object({
   transactionId: Type.Optional(Type.String({ maxLength: LIST_BOUNDS.maxText, description: 'the exchanges of this transaction and of the messages linked to it' })),
   failed: Type.Optional(Type.Boolean({ description: 'only those the network did not take: refused, or no answer' })),
-  since: Type.Optional(DateTime('only those sent at or after this time')),
+  since: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'only those sent at or after this time' })),
   ...PageQuery,
 }, { additionalProperties: false });
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { LIST_BOUNDS } from '../../src/api/schemas.js';
 import { call, createCard, startTestSandbox, type Sandbox } from './helpers.js';
 
-interface QueryParameter { name: string; schema: { type?: string; maximum?: number; minimum?: number; maxLength?: number; anyOf?: unknown[] } }
+interface QueryParameter { name: string; schema: { type?: string; format?: string; maximum?: number; minimum?: number; maxLength?: number; anyOf?: unknown[] } }
 interface ListRoute { path: string; parameters: QueryParameter[] }
 
 let sandbox: Sandbox;
@@ -33,7 +33,9 @@ function outOfBounds(parameter: QueryParameter): string[] {
       String((schema.maximum ?? 0) + 1), '500000000000000000', String(2 ** 64), '1e400', '-1', '0', '1.5', 'abc', '١',
     ];
   }
+  if (schema.type === 'string' && schema.format === 'date-time') return ['yesterday', '2026-13-45T99:00:00Z', `2026-01-01T00:00:00${'0'.repeat(schema.maxLength ?? 100)}Z`];
   if (schema.type === 'string' && schema.maxLength !== undefined) return ['x'.repeat(schema.maxLength + 1), 'é'.repeat(schema.maxLength + 1)];
+  if (schema.type === 'boolean') return ['maybe', 'yes'];
   if (schema.anyOf) return ['bogus', 'ACTIVE'];
   return [];
 }
@@ -50,7 +52,7 @@ async function ordinaryListsAnswer(path: string): Promise<void> {
 
 describe('list query parameters', () => {
   test('every list route declares bounds for each of its query parameters', () => {
-    expect(routes.map((r) => r.path).sort()).toEqual(['/institutions/cards', '/institutions/oauth/applications', '/institutions/transactions']);
+    expect(routes.map((r) => r.path).sort()).toEqual(['/institutions/cards', '/institutions/oauth/applications', '/institutions/transactions', '/sandbox/webhook-exchanges']);
     for (const route of routes) {
       for (const parameter of route.parameters) {
         expect(outOfBounds(parameter).length, `${route.path} ${parameter.name} is bounded`).toBeGreaterThan(0);
