@@ -2,7 +2,7 @@ import type { Lifecycle, Transaction } from '../../api/schemas.js';
 import type { Context } from '../../app/context.js';
 import { defineCommand } from '../../app/command.js';
 import { defineFlags } from '../../core/flags.js';
-import { CliError, ExitCode, UsageError } from '../../core/errors.js';
+import { CliError, ExitCode, NotFoundError, UsageError } from '../../core/errors.js';
 import { escapeControlsDeep } from '../../output/format.js';
 
 const HOPS = [
@@ -71,7 +71,15 @@ reason (-o json: the transaction with an \`exchanges\` array).`,
 async function exchangesOf(ctx: Context, id: string) {
   const { listAllWebhookExchanges } = await import('../../api/webhook-exchanges.js');
   const exchanges = [];
-  for await (const page of listAllWebhookExchanges(await ctx.client(), { transactionId: id }, ctx.signal)) exchanges.push(...page.records());
+  try {
+    for await (const page of listAllWebhookExchanges(await ctx.client(), { transactionId: id }, ctx.signal)) exchanges.push(...page.records());
+  } catch (error) {
+    // A deployment has no exchange log: say so rather than "not found".
+    if (error instanceof NotFoundError && !/webhook exchange/.test(error.apiMessage ?? '')) {
+      throw new NotFoundError('this server keeps no webhook exchanges (GET /sandbox/webhook-exchanges is a sandbox extension)', { hint: 'drop --exchanges, or ask the sandbox' });
+    }
+    throw error;
+  }
   return exchanges;
 }
 
