@@ -890,7 +890,7 @@ complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l token-ttl -x -d 'lifeti
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l quiet-log -d 'no request log on stderr'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l dialect -r -F -d 'speak the deployment dialect of this JSON or YAML file (list parameters, paging, errors)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l exchanges-max -x -d 'webhook exchanges kept in memory, the oldest dropped first (default 10000)'
-complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l exchanges-max-bytes -x -d 'bytes of webhook exchanges kept in memory, e.g. 64MiB (the default), 512KiB'
+complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l exchanges-max-bytes -x -d 'bytes of webhook exchanges kept in memory, 1MiB to 16GiB (default 64MiB)'
 
 # cardctl demo
 

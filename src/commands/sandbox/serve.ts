@@ -52,7 +52,7 @@ const FLAGS = defineFlags({
   quietLog: { type: 'boolean', description: 'no request log on stderr' },
   dialect: { type: 'string', value: 'file', complete: 'file', description: 'speak the deployment dialect of this JSON or YAML file (list parameters, paging, errors)' },
   exchangesMax: { type: 'string', value: 'n', description: 'webhook exchanges kept in memory, the oldest dropped first (default 10000)' },
-  exchangesMaxBytes: { type: 'string', value: 'size', description: 'bytes of webhook exchanges kept in memory, e.g. 64MiB (the default), 512KiB' },
+  exchangesMaxBytes: { type: 'string', value: 'size', description: 'bytes of webhook exchanges kept in memory, 1MiB to 16GiB (default 64MiB)' },
 });
 
 export default defineCommand({
@@ -229,12 +229,12 @@ function parseCount(flag: string, text: string): number {
 
 const BYTE_UNITS: Readonly<Record<string, number>> = { '': 1, b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
 
-/** `65536`, `512KiB`, `64MiB`, `1GiB`. */
+/** `1048576`, `512KiB`, `64MiB`, `1GiB`; at least 1 MiB (a record with a full 64 KiB reply must fit). */
 function parseByteSize(flag: string, text: string): number {
   const match = /^(\d{1,10})\s*([a-z]*)$/i.exec(text.trim());
   const unit = match ? BYTE_UNITS[match[2]!.toLowerCase()] : undefined;
   const bytes = match && unit ? Number(match[1]) * unit : 0;
-  if (!unit || bytes < 1024 || bytes > 16 * 1024 ** 3) throw new UsageError(`invalid ${flag} "${text}": give a size from 1KiB to 16GiB, such as 64MiB or 512KiB`);
+  if (!unit || bytes < 1024 ** 2 || bytes > 16 * 1024 ** 3) throw new UsageError(`invalid ${flag} "${text}": give a size from 1MiB to 16GiB, such as 64MiB or 1GiB`);
   return bytes;
 }
 
