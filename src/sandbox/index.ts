@@ -14,6 +14,7 @@ import { emptyWebhookFaults, parseWebhookFaults, webhookFaultController, type We
 import { openStore, type Store } from './store/index.js';
 import { ADVICE_RETRY_FIRST_MS } from './switch/runtime.js';
 import { seedSandbox } from './tenancy.js';
+import type { SignatureScheme } from '../webhook-protocol/signature.js';
 
 export interface SandboxOptions {
   /** 0 = any free port (default). */
@@ -26,6 +27,8 @@ export interface SandboxOptions {
   memory?: boolean;
   /** Webhook URL of the seeded card program. */
   webhookUrl?: string;
+  /** Signature scheme of the seeded card program's webhook (its webHookConfig.type). */
+  webhookScheme?: SignatureScheme;
   /** Lifetime of tokens from POST /oauth/token (default 3600). */
   tokenTtlSeconds?: number;
   /** The first wait before an unacknowledged advice is delivered again, ms (default 1000; tests that deliver by hand set it long). */
@@ -75,7 +78,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const store = openStore({ file: options.dbFile, memory: options.memory ?? !options.dbFile });
   try {
     const pinKey = loadOrCreatePinKey(store);
-    const seed = seedSandbox(store, new Date(), { webhookUrl: options.webhookUrl });
+    const seed = seedSandbox(store, new Date(), { webhookUrl: options.webhookUrl, webhookScheme: options.webhookScheme });
     let baseUrl = '';
     const deps: SandboxDeps = {
       store,

@@ -9,6 +9,7 @@ import { maskSecret } from '../../core/redact.js';
 import type { DialectOverrides } from '../../api/dialect.js';
 import type { FaultSpec } from '../../sandbox/faults.js';
 import type { WebhookFaultSpec } from '../../sandbox/switch/webhook-faults.js';
+import { SIGNATURE_SCHEMES, type SignatureScheme } from '../../webhook-protocol/signature.js';
 
 type ServeOptions = FlagValues<typeof FLAGS>;
 
@@ -20,6 +21,7 @@ interface ParsedServeOptions {
   dbFromFlag: boolean;
   memory: boolean;
   webhookUrl?: string;
+  webhookScheme?: SignatureScheme;
   tokenTtlSeconds: number;
   log: boolean;
   faults?: FaultSpec;
@@ -41,6 +43,7 @@ const FLAGS = defineFlags({
   db: { type: 'string', value: 'file', complete: 'file', description: 'SQLite database file (default: in the user data directory)' },
   memory: { type: 'boolean', description: 'keep everything in memory' },
   webhookUrl: { type: 'string', value: 'url', description: "webhook URL of the seeded card program" },
+  webhookScheme: { type: 'string', value: 'scheme', choices: SIGNATURE_SCHEMES, description: "signature scheme of the seeded card program's webhook (its webHookConfig.type; standard-webhooks gives it a whsec_ secret)" },
   faults: { type: 'string', value: 'spec', description: 'inject faults, e.g. rate=0.1,codes=500|503,latency=0-800ms' },
   faultsSeed: { type: 'string', value: 'n', description: 'seed for the fault injector (replayable runs)' },
   webhookFaults: { type: 'string', value: 'spec', description: 'faults between the switch and the webhook (delay, deadline, duplicate, reset, reply-lost, garbage), e.g. delay=100-300ms,reset=0.05' },
@@ -70,6 +73,7 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
     'cardctl sandbox serve --profile sandbox',
     'cardctl sandbox serve --port 0 --memory --json',
     'cardctl sandbox serve --faults rate=0.1,codes=500|502|503,latency=0-800ms,reset=0.02,429=0.05 --faults-seed 42',
+    'cardctl sandbox serve --webhook-url http://127.0.0.1:4020/webhook --webhook-scheme standard-webhooks',
     'cardctl sandbox serve --webhook-url http://127.0.0.1:4020/webhook --webhook-faults deadline=2s,reply-lost=0.1 --webhook-faults-seed 7',
     'cardctl sandbox serve --profile legacy --dialect examples/dialect.yaml',
   ],
@@ -89,6 +93,7 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
         dbFile: options.dbFile,
         memory: options.memory,
         webhookUrl: options.webhookUrl,
+        webhookScheme: options.webhookScheme,
         tokenTtlSeconds: options.tokenTtlSeconds,
         log: options.log ? (line) => ctx.io.err(`${line}\n`) : undefined,
         faults: options.faults,
@@ -201,6 +206,7 @@ async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<Pars
     dbFile: memory ? undefined : opts.db ?? join(dataDir(ctx.env), 'sandbox.db'),
     dbFromFlag: opts.db !== undefined,
     webhookUrl: opts.webhookUrl,
+    webhookScheme: opts.webhookScheme,
     tokenTtlSeconds,
     log: !opts.quietLog,
     faults,
