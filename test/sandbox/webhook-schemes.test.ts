@@ -139,3 +139,23 @@ describe('secret rotation', () => {
     expect(direct.status).toBe(400);
   });
 });
+
+describe('sandbox serve --webhook-scheme (the seeded program)', () => {
+  it('sets the type on the first start and on later ones, with a whsec_ secret for standard-webhooks kept across starts', async () => {
+    const { openStore } = await import('../../src/sandbox/store/index.js');
+    const { seedSandbox } = await import('../../src/sandbox/tenancy.js');
+    const store = openStore({ memory: true });
+    try {
+      const seed = seedSandbox(store, new Date(), { webhookScheme: 'standard-webhooks' });
+      const config = () => store.cardPrograms.get(seed.institutionId, seed.cardProgramId)!.webHookConfig;
+      expect(config()).toMatchObject({ type: 'standard-webhooks', secret: expect.stringMatching(/^whsec_/) });
+      const secret = config().secret;
+      seedSandbox(store, new Date(), { webhookUrl: 'http://127.0.0.1:9/hook' });
+      expect(config()).toMatchObject({ type: 'standard-webhooks', secret, url: 'http://127.0.0.1:9/hook' });
+      seedSandbox(store, new Date(), { webhookScheme: 'cardctl' });
+      expect(config()).toMatchObject({ type: 'http', secret });
+    } finally {
+      store.close();
+    }
+  });
+});

@@ -50,3 +50,21 @@ describe.each(['cardctl', 'standard-webhooks'] as const)('webhook listen --schem
     }
   });
 });
+
+describe('the --scheme flags', () => {
+  it('webhook listen: cardctl by default, standard-webhooks, nothing else', async () => {
+    const { optionsOf, parseCommand } = await import('../helpers/parse.js');
+    const listen = (await import('../../src/commands/webhook/listen.js')).default;
+    expect((await optionsOf(listen, [])).scheme).toBe('cardctl');
+    expect((await optionsOf(listen, ['--scheme', 'standard-webhooks'])).scheme).toBe('standard-webhooks');
+    await expect(parseCommand(listen, ['--scheme', 'svix'])).rejects.toThrow(/svix/);
+  });
+
+  it('sandbox serve --webhook-scheme: the two schemes, nothing else', async () => {
+    const { optionsOf, parseCommand } = await import('../helpers/parse.js');
+    const serve = (await import('../../src/commands/sandbox/serve.js')).default;
+    expect((await optionsOf(serve, ['--webhook-scheme', 'standard-webhooks'])).webhookScheme).toBe('standard-webhooks');
+    expect((await optionsOf(serve, [])).webhookScheme).toBeUndefined();
+    await expect(parseCommand(serve, ['--webhook-scheme', 'http'])).rejects.toThrow(/http/);
+  });
+});
