@@ -55,7 +55,7 @@ export function signingSecrets(config: SigningConfig, nowMs: number): string[] {
   return previousSecret !== undefined && previousSecretUntil !== undefined && Date.parse(previousSecretUntil) > nowMs ? [secret, previousSecret] : [secret];
 }
 
-export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' | 'secret' | 'type' | 'previousSecret' | 'previousSecretUntil'>, message: SwitchMessage, options: WebhookCallOptions = {}): Promise<WebhookOutcome> {
+export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' | 'secret'> & Partial<Pick<WebhookConfig, 'type' | 'previousSecret' | 'previousSecretUntil'>>, message: SwitchMessage, options: WebhookCallOptions = {}): Promise<WebhookOutcome> {
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const maxBytes = options.maxReplyBytes ?? MAX_REPLY_BYTES;
   let url: URL;
