@@ -86,6 +86,19 @@ describe.skipIf(pythonMissing)(`the Python handler of docs/webhook-protocol.md${
       expect((await json(['tx', 'show', advice.transactionId])).advice).toMatchObject({ acknowledged: true, attempts: 1 });
     });
 
+    it('answers the rest of the lifecycle: a partial reversal, a completion, a financial and its refund', async () => {
+      const card = await createCardOverHttp(sandbox.info);
+      const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '200', '--forward']);
+      expect(await json(['simulate', 'reversal', '--original-tx', auth.transactionId, '--amount', '50', '--forward'])).toMatchObject({ responseCode: '00', response: { 0: '0430' } });
+      const complete = await json(['simulate', 'complete', '--original-tx', auth.transactionId, '--forward']);
+      expect(complete).toMatchObject({ mti: '0220', response: { 0: '0230', 39: '00' } });
+      expect((await json(['tx', 'show', complete.transactionId])).advice).toMatchObject({ acknowledged: true });
+      expect((await json(['tx', 'show', auth.transactionId, '--lifecycle'])).amounts).toMatchObject({ captured: 150, held: 0 });
+      const purchase = await json(['simulate', 'financial', '--card', card, '--amount', '90', '--forward']);
+      expect(purchase).toMatchObject({ responseCode: '00', response: { 0: '0210' } });
+      expect(await json(['simulate', 'refund', '--original-tx', purchase.transactionId, '--amount', '40', '--forward'])).toMatchObject({ responseCode: '00', response: { 0: '0210', 3: '200000' } });
+    });
+
     it('refuses a wrong secret, a stale or future timestamp, a changed body and no signature (401)', async () => {
       expect((await post(handler.url, AUTH, signed(scheme, secret, AUTH))).status).toBe(200);
       const other = scheme === 'cardctl' ? 'another-secret' : 'whsec_YW5vdGhlci1zZWNyZXQtZm9yLXRoZS10ZXN0cy0w';
