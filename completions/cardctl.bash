@@ -280,6 +280,7 @@ _cardctl_value() {
     "webhook listen|--host") REPLY=""; return ;;
     "webhook listen|--respond") REPLY=""; return ;;
     "webhook listen|--rules") REPLY="@file"; return ;;
+    "webhook listen|--scheme") REPLY="cardctl standard-webhooks"; return ;;
     "webhook listen|--forward-to") REPLY=""; return ;;
     "webhook listen|--approved-amount") REPLY=""; return ;;
     "webhook listen|--delay") REPLY=""; return ;;
@@ -357,6 +358,7 @@ _cardctl_value() {
     "sandbox serve|--host") REPLY=""; return ;;
     "sandbox serve|--db") REPLY="@file"; return ;;
     "sandbox serve|--webhook-url") REPLY=""; return ;;
+    "sandbox serve|--webhook-scheme") REPLY="cardctl standard-webhooks"; return ;;
     "sandbox serve|--faults") REPLY=""; return ;;
     "sandbox serve|--faults-seed") REPLY=""; return ;;
     "sandbox serve|--webhook-faults") REPLY=""; return ;;
@@ -448,7 +450,7 @@ _cardctl_options() {
     "simulate clock") REPLY="$REPLY --advance" ;;
     "simulate run") REPLY="$REPLY --set" ;;
     "simulate load") REPLY="$REPLY --rate --concurrency --duration --count --mix --mix-file --card --cards-from-list --channel --amount --max-p99 --max-timeouts --min-approval --allow-remote" ;;
-    "webhook listen") REPLY="$REPLY --port --host --respond --rules --secret-stdin --forward-to --approved-amount --delay --fail-every --repeats" ;;
+    "webhook listen") REPLY="$REPLY --port --host --respond --rules --secret-stdin --scheme --forward-to --approved-amount --delay --fail-every --repeats" ;;
     "import") REPLY="$REPLY --from-file --format --encoding --concurrency --report --resume --real-id --active --no-active --start-date --end-date --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --postal-code --country --institution-id --expiration --service-code --card-product --embossing-name --bin --status --pin-stdin --allow-weak-pin --return-secure --reason" ;;
     "oauth list") REPLY="$REPLY --search --limit --page --all --wide" ;;
     "oauth create") REPLY="$REPLY --name --public-key --scope --grant-type --description --redirect-uri --website-url --icon-url --official --from-file" ;;
@@ -458,7 +460,7 @@ _cardctl_options() {
     "login") REPLY="$REPLY --token-stdin --api-key-stdin --pin-key --switch --env --client-id --private-key --token-url --no-use" ;;
     "doctor") REPLY="$REPLY --deployment" ;;
     "history") REPLY="$REPLY --since --card --limit --wide" ;;
-    "sandbox serve") REPLY="$REPLY --port --host --db --memory --webhook-url --faults --faults-seed --webhook-faults --webhook-faults-seed --faults-hold --token-ttl --quiet-log --dialect" ;;
+    "sandbox serve") REPLY="$REPLY --port --host --db --memory --webhook-url --webhook-scheme --faults --faults-seed --webhook-faults --webhook-faults-seed --faults-hold --token-ttl --quiet-log --dialect" ;;
     "api") REPLY="$REPLY --data --api-key -H --header" ;;
   esac
 }
