@@ -20,7 +20,8 @@ and lifecycle message, scenario runs, a bounded load run). Tools that change any
 for the groups named with --allow-write (cards, oauth, users, import), each asks for a reason,
 and each call is in the audit journal marked as made through MCP with that reason. On a production
 profile a change needs --allow-production-writes as well, typed by you when you register the
-server: an assistant cannot answer the production confirmation for you.
+server, and a client that can ask you (MCP elicitation) asks you to confirm each one: an
+assistant cannot answer the production confirmation for you.
 
 The help topics are resources: cardctl-help://<topic>. Nothing but the protocol goes to stdout;
 notes go to stderr. See \`cardctl help mcp\`.`,

@@ -328,8 +328,9 @@ calls is in the audit journal (\`cardctl history\`) with \`"via": "mcp"\`, the c
 version, and that reason.
 
 On a production profile a change also needs \`--allow-production-writes\`, given by you in the
-client's configuration: without it every change is refused, and an assistant cannot answer the
-production confirmation for you.
+client's configuration: without it every change is refused. A client that can ask you (MCP
+elicitation) asks you to confirm each production change as well; an assistant cannot answer
+the production confirmation for you.
 
 No token, API key, webhook secret, PIN or card number is ever a tool input: a PIN reset sets a
 random PIN made and encrypted on this machine, never shown. Help topics are resources:

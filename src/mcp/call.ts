@@ -19,6 +19,12 @@ export interface CallSettings {
   allowProductionWrites: boolean;
   /** The MCP client's name/version, once it has introduced itself. */
   client(): string;
+  /**
+   * Asks the person, through the client (MCP elicitation), whether a production change may go
+   * ahead: the client shows the question to the person, not to the assistant. 'cannot ask' when
+   * the client has no way to.
+   */
+  askPerson(question: string): Promise<'yes' | 'no' | 'cannot ask'>;
   /** Where the server's log goes (stderr). */
   log(line: string): void;
 }
@@ -43,6 +49,7 @@ export async function callTool(host: Pick<CliHost, 'run'>, tool: Tool, input: Re
   let run: { argv: string[]; stdin?: string; origin: RunOrigin };
   try {
     run = prepare(tool, input, settings);
+    if (tool.use === 'write' && settings.production) await confirmWithPerson(tool, run.origin, settings);
   } catch (error) {
     return errorResult(toCliError(error).toJSON().error);
   }
@@ -70,6 +77,16 @@ function prepare(tool: Tool, input: Record<string, unknown>, settings: CallSetti
   // on its stdin, as `--pin-stdin` reads it, and crosses to no one.
   argv.splice(tool.path.length, 0, '--pin-stdin');
   return { argv, stdin: `${randomPin()}\n`, origin };
+}
+
+/**
+ * The production confirmation: the person allowed production changes when starting the server;
+ * a client that can ask them (elicitation) asks for each change as well, and a "no" refuses it.
+ */
+async function confirmWithPerson(tool: Tool, origin: RunOrigin, settings: CallSettings): Promise<void> {
+  const question = `An assistant asks to run \`cardctl ${tool.path.join(' ')}\` on PRODUCTION profile "${settings.profile}" (reason: ${origin.reason ?? 'none given'}). Go ahead?`;
+  const answer = await settings.askPerson(question);
+  if (answer === 'no') throw new UsageError(`${tool.name} on production profile "${settings.profile}" was not confirmed: nothing was sent`);
 }
 
 /**

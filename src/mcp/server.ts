@@ -15,7 +15,7 @@ import type { Tool } from './tools.js';
 export interface ServeOptions {
   host: Pick<CliHost, 'run'>;
   tools: readonly Tool[];
-  settings: Omit<CallSettings, 'client'>;
+  settings: Omit<CallSettings, 'client' | 'askPerson'>;
   stdin: Readable;
   stdout: Writable;
   signal: AbortSignal;
@@ -29,7 +29,21 @@ export async function serveMcp(options: ServeOptions): Promise<void> {
     const info = server.getClientVersion();
     return info ? `${info.name}/${info.version}` : 'unknown';
   };
-  const settings: CallSettings = { ...options.settings, client };
+  const askPerson = async (question: string): Promise<'yes' | 'no' | 'cannot ask'> => {
+    if (!server.getClientCapabilities()?.elicitation) return 'cannot ask';
+    try {
+      const answer = await server.elicitInput({
+        message: question,
+        requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Go ahead', description: 'the change is made on production' } }, required: ['confirm'] },
+      });
+      return answer.action === 'accept' && answer.content?.confirm === true ? 'yes' : 'no';
+    } catch (error) {
+      // A client that says it can ask but fails to: not a yes.
+      options.settings.log(`could not ask for confirmation: ${error instanceof Error ? error.message : String(error)}`);
+      return 'no';
+    }
+  };
+  const settings: CallSettings = { ...options.settings, client, askPerson };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: options.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })),

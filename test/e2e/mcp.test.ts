@@ -2,9 +2,10 @@
 // a second client (the MCP inspector's CLI mode), against `cardctl sandbox serve --profile sandbox`.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { execa } from 'execa';
-import { existsSync, realpathSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cardctl, cleanEnv, isolatedDirs, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
@@ -24,15 +25,25 @@ interface TextResult {
   isError?: boolean;
 }
 
-/** `cardctl mcp …` started by the SDK's client over stdio, initialized. */
-async function connect(args: string[] = []): Promise<Client> {
+/**
+ * `cardctl mcp …` started by the SDK's client over stdio, initialized; with `answer`, a client
+ * that can ask its person (elicitation) and answers so.
+ */
+async function connect(args: string[] = [], options: { profile?: string; answer?: 'accept' | 'decline'; asked?: string[] } = {}): Promise<Client> {
   const transport = new StdioClientTransport({
     command: 'node',
-    args: [BIN, 'mcp', '--profile', 'sandbox', ...args],
+    args: [BIN, 'mcp', '--profile', options.profile ?? 'sandbox', ...args],
     env: cleanEnv(isolatedDirs(config.path)) as Record<string, string>,
     stderr: 'pipe',
   });
-  const client = new Client({ name: 'cardctl-e2e', version: '1.2.3' });
+  const client = new Client({ name: 'cardctl-e2e', version: '1.2.3' }, options.answer ? { capabilities: { elicitation: { form: {} } } } : {});
+  if (options.answer) {
+    const answer = options.answer;
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      options.asked?.push(request.params.message);
+      return answer === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
+    });
+  }
   await client.connect(transport);
   clients.push(client);
   return client;
@@ -185,6 +196,42 @@ describe('cardctl mcp over stdio (the SDK client)', () => {
     expect(run.stderr).toMatch(/--allow-write: no command group "cardz"/);
     expect(run.stdout).toBe('');
   });
+});
+
+describe('a production profile', () => {
+  beforeAll(() => {
+    // `live`: the sandbox's settings, as a production profile (what `profile set env production` stores).
+    const file = join(config.path, 'config.json');
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as { profiles: Record<string, Record<string, unknown>> };
+    stored.profiles.live = { ...stored.profiles.sandbox, env: 'production' };
+    writeFileSync(file, JSON.stringify(stored), { mode: 0o600 });
+  });
+
+  it('offers no simulation, and refuses a change unless the person started the server with --allow-production-writes', async () => {
+    const card = await createCardOverHttp(sandbox.info);
+    const client = await connect(['--allow-write', 'cards'], { profile: 'live' });
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain('cards_deactivate');
+    expect(names.filter((name) => name.startsWith('simulate_'))).toEqual([]);
+    const refused = await call(client, 'cards_deactivate', { cardId: card, reason: 'stolen' });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^error: refusing cards_deactivate on production profile "live": this server was not started with --allow-production-writes\nhint: /);
+  }, 60_000);
+
+  it('with --allow-production-writes, asks the person through a client that can ask; a "no" sends nothing', async () => {
+    const card = await createCardOverHttp(sandbox.info);
+    const asked: string[] = [];
+    const declining = await connect(['--allow-write', 'cards', '--allow-production-writes'], { profile: 'live', answer: 'decline', asked });
+    const declined = await call(declining, 'cards_deactivate', { cardId: card, reason: 'stolen' });
+    expect(text(declined)).toBe('error: cards_deactivate on production profile "live" was not confirmed: nothing was sent');
+    expect(asked[0]).toMatch(/cardctl cards deactivate.*PRODUCTION profile "live".*reason: stolen/);
+
+    const accepting = await connect(['--allow-write', 'cards', '--allow-production-writes'], { profile: 'live', answer: 'accept' });
+    const done = await call(accepting, 'cards_deactivate', { cardId: card, reason: 'stolen' });
+    expect(done.isError, text(done)).toBeFalsy();
+    const history = await cardctl(['history', '--card', card, '-o', 'json'], { configDir: config.path });
+    expect(JSON.parse(history.stdout)).toEqual([expect.objectContaining({ env: 'production', profile: 'live', via: 'mcp', reason: 'stolen' })]);
+  }, 60_000);
 });
 
 describe('a second client: the MCP inspector in CLI mode', () => {

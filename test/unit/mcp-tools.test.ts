@@ -140,7 +140,7 @@ describe('a call', () => {
     };
   };
   const settings = (over: Partial<CallSettings> = {}): CallSettings => ({
-    env: {}, profile: 'live', production: false, allowProductionWrites: false, client: () => 'claude/1.0', log: () => {}, ...over,
+    env: {}, profile: 'live', production: false, allowProductionWrites: false, client: () => 'claude/1.0', log: () => {}, askPerson: async () => 'cannot ask', ...over,
   });
   const signal = new AbortController().signal;
 
@@ -160,6 +160,22 @@ describe('a call', () => {
     expect(runs).toEqual([]);
     await callTool(host, tool('cards_deactivate'), { cardId: 'c1', reason: 'stolen' }, settings({ production: true, allowProductionWrites: true }), signal);
     expect(runs[0]!.argv).toEqual(expect.arrayContaining(['--yes', '--confirm-production']));
+  });
+
+  it('asks the person through the client for each production change, when the client can ask', async () => {
+    const { host, runs } = fakeHost();
+    const questions: string[] = [];
+    const asking = (answer: 'yes' | 'no') => settings({ production: true, allowProductionWrites: true, askPerson: async (q) => (questions.push(q), answer) });
+    const declined = await callTool(host, tool('cards_deactivate'), { cardId: 'c1', reason: 'stolen' }, asking('no'), signal);
+    expect(declined.content[0]!.text).toBe('error: cards_deactivate on production profile "live" was not confirmed: nothing was sent');
+    expect(runs).toEqual([]);
+    expect(questions[0]).toMatch(/cardctl cards deactivate.*PRODUCTION profile "live".*reason: stolen/);
+    await callTool(host, tool('cards_deactivate'), { cardId: 'c1', reason: 'stolen' }, asking('yes'), signal);
+    expect(runs).toHaveLength(1);
+    // Reads and a sandbox's changes ask no one.
+    await callTool(host, tool('cards_list'), {}, asking('no'), signal);
+    await callTool(host, tool('cards_deactivate'), { cardId: 'c1', reason: 'stolen' }, settings({ askPerson: async () => 'no' }), signal);
+    expect(runs).toHaveLength(3);
   });
 
   it('gives a PIN tool a random PIN on stdin, never in the command line', async () => {
