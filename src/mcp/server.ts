@@ -48,10 +48,19 @@ export async function serveMcp(options: ServeOptions): Promise<void> {
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: options.tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })),
   }));
+  // Calls in flight: a client that sends its requests and closes stdin still gets every answer.
+  const inFlight = new Set<Promise<unknown>>();
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `no tool "${request.params.name}" on this server: ${unknownToolReason(request.params.name)}`);
-    return callTool(options.host, tool, request.params.arguments ?? {}, settings, extra.signal);
+    const call = callTool(options.host, tool, request.params.arguments ?? {}, settings, extra.signal);
+    inFlight.add(call);
+    try {
+      return await call;
+    } finally {
+      // Removed once the answer has been handed to the transport (the turn after the handler's).
+      setImmediate(() => inFlight.delete(call));
+    }
   });
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: helpResources() }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
@@ -68,6 +77,10 @@ export async function serveMcp(options: ServeOptions): Promise<void> {
   });
   await server.connect(transport);
   await closed;
+  while (inFlight.size > 0 && !options.signal.aborted) {
+    await Promise.allSettled(inFlight);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
   await server.close();
 }
 

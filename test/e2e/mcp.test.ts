@@ -190,6 +190,21 @@ describe('cardctl mcp over stdio (the SDK client)', () => {
     expect('text' in first ? first.text : '').toContain('partial failure');
   }, 60_000);
 
+  it('writes nothing but JSON-RPC to stdout, its note to stderr', async () => {
+    const messages = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'cards_list', arguments: { limit: '1' } } },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'cards_get', arguments: { cardId: 'nope' } } },
+    ];
+    const run = await cardctl(['mcp', '--profile', 'sandbox'], { configDir: config.path, input: messages.map((m) => `${JSON.stringify(m)}\n`).join('') });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const lines = run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { jsonrpc: string; id: number });
+    // Calls run concurrently: answered in any order, each answered although stdin ended.
+    expect(lines.map((line) => [line.jsonrpc, line.id]).sort()).toEqual([['2.0', 1], ['2.0', 2], ['2.0', 3]]);
+    expect(run.stderr).toMatch(/^cardctl mcp: \d+ tools \(0 that change things\) for profile "sandbox" on stdio\n/);
+  }, 60_000);
+
   it('refuses an unknown --allow-write group as a usage error (exit 2)', async () => {
     const run = await cardctl(['mcp', '--profile', 'sandbox', '--allow-write', 'cardz'], { configDir: config.path });
     expect(run.exitCode).toBe(2);
