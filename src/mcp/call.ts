@@ -5,6 +5,7 @@
 import type { CliHost, RunOrigin, ToolFlagValues } from '../app/command.js';
 import { UsageError, toCliError } from '../core/errors.js';
 import { bufferedIO } from '../core/buffered-io.js';
+import { isObject } from '../core/is-object.js';
 import { randomPin } from '../pin/policy.js';
 import { toolCommandLine } from './command-line.js';
 import type { Tool } from './tools.js';
@@ -104,13 +105,13 @@ function outputResult(stdout: string): ToolResult {
   if (!text) return { content: [{ type: 'text', text: 'done' }] };
   const value = parseJson(text);
   if (value === undefined) return { content: [{ type: 'text', text }] };
-  const structured = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { result: value };
+  const structured = isObject(value) ? value : { result: value };
   return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
 /** The error the CLI reported on stderr (its JSON line with -o json), as a tool error. */
 function failedResult(exitCode: number, stderr: string, stdout: string): ToolResult {
-  const reported = stderr.split('\n').map(parseJson).find((line): line is { error: Record<string, unknown> } => isErrorLine(line));
+  const reported = stderr.split('\n').map(parseJson).find(isErrorLine);
   const error = reported?.error ?? { message: lastErrorLine(stderr) ?? `failed with exit code ${exitCode}`, exitCode };
   const result = errorResult(error);
   const output = parseJson(stdout.trim());
@@ -131,7 +132,7 @@ function errorResult(reported: Record<string, unknown>): ToolResult {
 }
 
 function isErrorLine(value: unknown): value is { error: Record<string, unknown> } {
-  return value !== null && typeof value === 'object' && 'error' in value && typeof value.error === 'object' && value.error !== null;
+  return isObject(value) && isObject(value.error);
 }
 
 function lastErrorLine(stderr: string): string | undefined {
@@ -141,7 +142,8 @@ function lastErrorLine(stderr: string): string | undefined {
 function parseJson(text: string): unknown {
   if (!text) return undefined;
   try {
-    return JSON.parse(text) as unknown;
+    const value: unknown = JSON.parse(text);
+    return value;
   } catch {
     return undefined;
   }
