@@ -23,6 +23,7 @@ _cardctl_sub() {
     "|sandbox") REPLY=sandbox ;;
     "|demo") REPLY=demo ;;
     "|api") REPLY=api ;;
+    "|mcp") REPLY=mcp ;;
     "|completion") REPLY=completion ;;
     "|help") REPLY=help ;;
     "cards|list"|"cards|ls") REPLY=list ;;
@@ -368,6 +369,7 @@ _cardctl_value() {
     "sandbox serve|--dialect") REPLY="@file"; return ;;
     "api|--data") REPLY=""; return ;;
     "api|-H"|"api|--header") REPLY=""; return ;;
+    "mcp|--allow-write") REPLY=""; return ;;
   esac
   case "$2" in
     -p|--profile) REPLY="@profiles" ;;
@@ -394,7 +396,7 @@ _cardctl_arg() {
     "alias delete|0") REPLY="@aliases" ;;
     "api|0") REPLY="GET POST PUT PATCH DELETE" ;;
     "completion|0") REPLY="bash zsh fish" ;;
-    "help|0") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment files output pin-encryption scenarios bulk deployment" ;;
+    "help|0") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api mcp completion exit-codes environment files output pin-encryption scenarios bulk deployment mcp" ;;
     *) return 1 ;;
   esac
 }
@@ -402,7 +404,7 @@ _cardctl_arg() {
 # _cardctl_commands PATH: REPLY=the subcommands of PATH; fails when PATH has none.
 _cardctl_commands() {
   case "$1" in
-    "") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion help" ;;
+    "") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api mcp completion help" ;;
     "cards") REPLY="list get create renew pin customer activate deactivate report" ;;
     "cards pin") REPLY="change reset" ;;
     "cards customer") REPLY="update" ;;
@@ -462,6 +464,7 @@ _cardctl_options() {
     "history") REPLY="$REPLY --since --card --limit --wide" ;;
     "sandbox serve") REPLY="$REPLY --port --host --db --memory --webhook-url --webhook-scheme --faults --faults-seed --webhook-faults --webhook-faults-seed --faults-hold --token-ttl --quiet-log --dialect" ;;
     "api") REPLY="$REPLY --data --api-key -H --header" ;;
+    "mcp") REPLY="$REPLY --allow-write --allow-production-writes" ;;
   esac
 }
 

@@ -39,6 +39,8 @@ function __cardctl_sub --argument-names p w
             echo demo
         case '|api'
             echo api
+        case '|mcp'
+            echo mcp
         case '|completion'
             echo completion
         case '|help'
@@ -245,7 +247,7 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'sandbox serve|--dialect' 'api|--data' 'api|-H'
             return 0
-        case 'api|--header'
+        case 'api|--header' 'mcp|--allow-write'
             return 0
     end
     return 1
@@ -339,6 +341,7 @@ complete -c cardctl -n "__cardctl_at '' 0" -a alias -d 'shortcuts for command li
 complete -c cardctl -n "__cardctl_at '' 0" -a sandbox -d 'run the local sandbox of the API'
 complete -c cardctl -n "__cardctl_at '' 0" -a demo -d 'walk through the main job against an in-memory sandbox'
 complete -c cardctl -n "__cardctl_at '' 0" -a api -d 'make an authenticated request to any endpoint'
+complete -c cardctl -n "__cardctl_at '' 0" -a mcp -d 'serve the profile to an AI assistant over the Model Context Protocol (stdio)'
 complete -c cardctl -n "__cardctl_at '' 0" -a completion -d 'print a shell completion script'
 complete -c cardctl -n "__cardctl_at '' 0" -a help -d 'show help for a command or a topic'
 complete -c cardctl -n "__cardctl_at '' 0" -a '(__cardctl_aliases)' -d 'alias'
@@ -875,8 +878,12 @@ complete -c cardctl -n "__cardctl_at 'api'" -l api-key -d 'authenticate with the
 complete -c cardctl -n "__cardctl_at 'api'" -s H -l header -x -d 'add a request header (repeatable; not Authorization or other credentials)'
 complete -c cardctl -n "__cardctl_at 'api' 0" -x -a 'GET POST PUT PATCH DELETE'
 
+# cardctl mcp
+complete -c cardctl -n "__cardctl_at 'mcp'" -l allow-write -x -d 'offer the tools that change things in these command groups (cards, oauth, users, import)'
+complete -c cardctl -n "__cardctl_at 'mcp'" -l allow-production-writes -d 'on a production profile, let those tools run (confirming each as --yes --confirm-production would)'
+
 # cardctl completion
 complete -c cardctl -n "__cardctl_at 'completion' 0" -x -a 'bash zsh fish'
 
 # cardctl help
-complete -c cardctl -n "__cardctl_at 'help' 0" -x -a 'cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment files output pin-encryption scenarios bulk deployment'
+complete -c cardctl -n "__cardctl_at 'help' 0" -x -a 'cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api mcp completion exit-codes environment files output pin-encryption scenarios bulk deployment mcp'

@@ -56,6 +56,7 @@ const FLAGS = defineFlags({
 
 export default defineCommand({
   name: 'serve',
+  mcp: 'never',
   summary: 'run a local, stateful implementation of the whole API',
   description: `Runs a local, stateful implementation of the whole API on SQLite: cards, PINs, transactions,
 OAuth applications, users, imports. The first start of a database seeds an institution with a

@@ -18,6 +18,7 @@ interface ListenOptions {
 
 export default defineCommand({
   name: 'listen',
+  mcp: 'never',
   summary: "play the institution's webhook locally and answer switch messages",
   description: `Runs a local HTTP server that plays your institution's webhook for \`simulate --forward\`.
 Each incoming switch message is printed decoded (field names, PAN masked, amount with currency) and
