@@ -180,7 +180,8 @@ describe('the event stream', () => {
     const started = Date.now();
     await other.close();
     await Promise.all(streams.map((stream) => stream.ended));
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // Well under the 5 s after which close() cuts the connections that are still open.
+    expect(Date.now() - started).toBeLessThan(4_000);
   });
 });
 
