@@ -80,7 +80,7 @@
 
   // ---------- lists ----------
   const time = (iso) => (iso ? new Date(iso).toLocaleTimeString() : '');
-  const money = (amount, currency) => `${amount === undefined || amount === null ? '' : amount} ${currency || ''}`.trim();
+  const money = (amount, currency) => `${amount === undefined || amount === null ? '' : amount}${currency ? ` (${currency})` : ''}`;
   const newestFirst = (a, b) => String(b[1]).localeCompare(String(a[1]));
 
   function renderTransactions(fresh) {
@@ -156,13 +156,23 @@
   }
 
   const pretty = (value) => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+  /** A reply's text, indented when it is JSON; anything else exactly as it came. */
+  function replyText(text) {
+    try {
+      const parsed = JSON.parse(text);
+      if (parsed !== null && typeof parsed === 'object') return JSON.stringify(parsed, null, 2);
+    } catch {
+      // not JSON: shown as it came
+    }
+    return text;
+  }
   const headerLines = (headers) => Object.entries(headers || {}).map(([name, value]) => `${name}: ${value}`).join('\n');
 
   function renderExchange(x) {
     const target = byId('exchange-detail');
     if (!x) { target.replaceChildren(); return; }
     const reply = x.response
-      ? [el('p', null, `HTTP ${x.response.status}${x.response.truncated ? ' (truncated)' : ''}`), el('pre', { class: 'reply-headers' }, headerLines(x.response.headers)), el('pre', { class: 'reply-body' }, x.response.body)]
+      ? [el('p', null, `HTTP ${x.response.status}${x.response.truncated ? ' (truncated)' : ''}`), el('pre', { class: 'reply-headers' }, headerLines(x.response.headers)), el('pre', { class: 'reply-body' }, replyText(x.response.body))]
       : [el('p', { class: 'code-bad' }, 'nothing came back')];
     const replay = el('button', { type: 'button', class: 'replay' }, 'Replay');
     replay.addEventListener('click', () => replayExchange(x.id, replay));
