@@ -60,9 +60,11 @@ bearer token, an API key, a card program and a PIN key; later starts on the same
 
 With --json the first line on stdout is one JSON object with baseUrl, institutionId, token,
 apiKey, cardProgramId, pinKeyFingerprint and inspectorUrl.
+
 The live inspector: open the inspector link it prints (a new token every start; loopback only) to
 watch the seeded institution's transactions, their lifecycles and every webhook exchange (request
 and reply side by side) as they happen, and replay an exchange with one click.
+
 With --profile NAME the credentials are stored as that profile, so the next cardctl command just works.
 With --dialect FILE (JSON or YAML) the sandbox speaks another deployment dialect: the list query
 parameters go by the file's names (others are ignored), lists page and errors are shaped as it
