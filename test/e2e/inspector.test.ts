@@ -135,6 +135,24 @@ describe.skipIf(NO_BROWSER !== undefined)(`the inspector page${NO_BROWSER ? ` (s
       await context.close();
     }
   });
+  it('says so when the sandbox stops, and when one restarted there no longer knows its token', async () => {
+    const first = await startSandbox({ port: 0, memory: true });
+    const port = new URL(first.baseUrl).port;
+    const { context, page } = await openContext();
+    let second: RunningSandbox | undefined;
+    try {
+      await page.goto(first.inspectorUrl);
+      await expect.poll(() => page.textContent('#status')).toBe('live');
+      await first.close();
+      await expect.poll(() => page.textContent('#status')).toBe('reconnecting…');
+      second = await startSandbox({ port: Number(port), memory: true });
+      await expect.poll(() => page.textContent('#status'), { timeout: 10_000 }).toMatch(/^disconnected: open the link/);
+    } finally {
+      await context.close();
+      await first.close();
+      await second?.close();
+    }
+  });
 });
 
 describe.skipIf(NO_BROWSER !== undefined)(`the inspector with the built CLI${NO_BROWSER ? ` (skipped: ${NO_BROWSER})` : ''}`, () => {

@@ -269,8 +269,9 @@
     });
     stream.addEventListener('error', () => {
       dropped = true;
-      status.textContent = 'reconnecting…';
       status.classList.remove('live');
+      // Closed for good: the answer was not a stream (a sandbox restarted has a new token).
+      status.textContent = stream.readyState === EventSource.CLOSED ? 'disconnected: open the link `sandbox serve` printed' : 'reconnecting…';
     });
     stream.addEventListener('transaction', (event) => addTransaction(JSON.parse(event.data)));
     stream.addEventListener('exchange', (event) => addExchange(JSON.parse(event.data)));

@@ -5,7 +5,7 @@
 // institution's name, so the page answers exactly what `cardctl webhook exchanges` would.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyReply, onRequestHookHandler } from 'fastify';
 import { requireLoopbackAlways } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
 import { ApiError, unauthenticated } from '../errors.js';
@@ -28,12 +28,13 @@ const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 })
 
 export const inspectorRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; inspector: InspectorOptions }> = async (app, { deps, inspector }) => {
   const { access, subject } = inspector;
+  const limits = inspector.limits ?? INSPECTOR_LIMITS;
   const transactions = transactionService(deps);
   const store = switchStore(deps.store);
   const feed = createInspectorFeed(deps.events, {
     transaction: (transaction) => transaction.institution.id === subject.institutionId,
     exchange: (exchange) => exchange.cardId === null || deps.store.cards.get(subject.institutionId, exchange.cardId) !== undefined,
-  }, inspector.limits ?? INSPECTOR_LIMITS);
+  }, limits);
   app.addHook('preClose', async () => feed.close());
 
   const loopback = requireLoopbackAlways();
@@ -60,7 +61,7 @@ export const inspectorRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; ins
   }
 
   app.get('/sandbox/inspector/events', { ...guarded, schema: { hide } }, async (_request, reply) => {
-    if (!feed.accepts()) throw new ApiError(429, 'RATE_LIMITED', `at most ${(inspector.limits ?? INSPECTOR_LIMITS).maxStreams} inspector pages may be open at once`);
+    if (!feed.accepts()) throw new ApiError(429, 'RATE_LIMITED', `at most ${limits.maxStreams} inspector pages may be open at once`);
     // The stream outlives the handler: fastify lets go of the response, the feed ends it.
     reply.hijack();
     feed.open(reply.raw);
@@ -76,9 +77,10 @@ export const inspectorRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; ins
     data: lifecycleOf(store, subject.institutionId, request.params.id),
   }));
 
-  const askExchangeLog = async (request: FastifyRequest, reply: FastifyReply, url: string, payload?: unknown) => {
+  // In-process, in the inspected institution's name; its answer (status, body) passed on as it is.
+  const askExchangeLog = async (reply: FastifyReply, method: 'GET' | 'POST', url: string, payload?: unknown) => {
     const answer = await app.inject({
-      method: request.method === 'POST' ? 'POST' : 'GET',
+      method,
       url,
       headers: { authorization: `Bearer ${subject.bearer}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
@@ -87,13 +89,13 @@ export const inspectorRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; ins
   };
   app.get('/sandbox/inspector/webhook-exchanges', { ...guarded, schema: { hide } }, async (request, reply) => {
     const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
-    return askExchangeLog(request, reply, `/sandbox/webhook-exchanges${withoutToken(query)}`);
+    return askExchangeLog(reply, 'GET', `/sandbox/webhook-exchanges${withoutToken(query)}`);
   });
   app.post('/sandbox/inspector/webhook-exchanges/:id/replay', {
     ...guarded,
     preValidation: async (request) => { request.body ??= {}; },
     schema: { hide, params: IdParams, body: Type.Object({ keepTimestamp: Type.Optional(Type.Boolean()) }, { additionalProperties: false }) },
-  }, async (request, reply) => askExchangeLog(request, reply, `/sandbox/webhook-exchanges/${encodeURIComponent(request.params.id)}/replay`, request.body));
+  }, async (request, reply) => askExchangeLog(reply, 'POST', `/sandbox/webhook-exchanges/${encodeURIComponent(request.params.id)}/replay`, request.body));
 };
 
 /** The `token` query parameter of a URL (before the route's schema has run). */
