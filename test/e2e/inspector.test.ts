@@ -172,6 +172,9 @@ describe.skipIf(NO_BROWSER !== undefined)(`the inspector with the built CLI${NO_
   });
 
   it('shows a transaction made after the page opened, its exchange, and replays it to the webhook', async () => {
+    // The flow needs the sandbox's exchange log: say so at once rather than time out below.
+    const log = await call(sandbox.info, 'GET', '/sandbox/webhook-exchanges?limit=1', { token: sandbox.info.token, skipOpenApiCheck: true });
+    expect(log.status, 'GET /sandbox/webhook-exchanges (the exchange log) must be served').toBe(200);
     const { context, page, requests, errors } = await openContext();
     try {
       const opened = await page.goto(sandbox.info.inspectorUrl);
