@@ -10,6 +10,7 @@ import { isLoopbackHost } from '../core/loopback.js';
 import { generatePinKeyPair, type PinKeyPair } from './pin.js';
 import { emptyFaultSpec, parseFaultSpec, type FaultController, type FaultSpec } from './faults.js';
 import { buildServer } from './server.js';
+import { createInspectorAccess } from './services/inspector.js';
 import { emptyWebhookFaults, parseWebhookFaults, webhookFaultController, type WebhookFaultSpec } from './switch/webhook-faults.js';
 import { openStore, type Store } from './store/index.js';
 import { ADVICE_RETRY_FIRST_MS } from './switch/runtime.js';
@@ -58,6 +59,8 @@ export interface RunningSandbox {
   cardProgramId: string;
   pinKeyFingerprint: string;
   pinPublicKey: string;
+  /** The live inspector's page, its token in the query: the only place the token is shown. */
+  inspectorUrl: string;
   /** For in-process callers (tests, the switch): the store and the rest of the route deps. */
   deps: SandboxDeps;
   server: FastifyInstance;
@@ -101,7 +104,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const faultSpec = typeof options.faults === 'string'
       ? parseFaultSpec(options.faults, options.faultsHoldSeconds)
       : options.faults ?? emptyFaultSpec(options.faultsHoldSeconds);
-    const { app: server, whenIdle, faults, runningHandlers } = await buildServer(deps, { log: options.log, faults: faultSpec, faultsSeed: options.faultsSeed });
+    // A new inspector token every start: the link printed at start is the only way in.
+    const inspectorAccess = createInspectorAccess();
+    const { app: server, whenIdle, faults, runningHandlers } = await buildServer(deps, {
+      log: options.log, faults: faultSpec, faultsSeed: options.faultsSeed,
+      inspector: { access: inspectorAccess, subject: { institutionId: seed.institutionId, bearer: seed.token } },
+    });
     await server.listen({ port: options.port ?? 0, host });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : options.port ?? 0;
@@ -112,6 +120,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       ...seed,
       pinKeyFingerprint: pinKey.fingerprint,
       pinPublicKey: pinKey.publicKeyPem,
+      inspectorUrl: `${baseUrl}/sandbox/inspector?token=${inspectorAccess.token}`,
       deps,
       server,
       faults,

@@ -63,7 +63,12 @@ OAuth applications, users, imports. The first start of a database seeds an insti
 bearer token, an API key, a card program and a PIN key; later starts on the same database reuse them.
 
 With --json the first line on stdout is one JSON object with baseUrl, institutionId, token,
-apiKey, cardProgramId and pinKeyFingerprint.
+apiKey, cardProgramId, pinKeyFingerprint and inspectorUrl.
+
+The live inspector: open the inspector link it prints (a new token every start; loopback only) to
+watch the seeded institution's transactions, their lifecycles and every webhook exchange (request
+and reply side by side) as they happen, and replay an exchange with one click.
+
 With --profile NAME the credentials are stored as that profile, so the next cardctl command just works.
 With --dialect FILE (JSON or YAML) the sandbox speaks another deployment dialect: the list query
 parameters go by the file's names (others are ignored), lists page and errors are shaped as it
@@ -236,12 +241,14 @@ export interface SandboxAnnouncement {
   apiKey: string;
   cardProgramId: string;
   pinKeyFingerprint: string;
+  /** The live inspector's page; its token is in the query. */
+  inspectorUrl: string;
 }
 
 /** Exactly the announced keys, in the documented order, nothing else of the running sandbox. */
 function announcement(sandbox: SandboxAnnouncement): SandboxAnnouncement {
-  const { baseUrl, institutionId, token, apiKey, cardProgramId, pinKeyFingerprint } = sandbox;
-  return { baseUrl, institutionId, token, apiKey, cardProgramId, pinKeyFingerprint };
+  const { baseUrl, institutionId, token, apiKey, cardProgramId, pinKeyFingerprint, inspectorUrl } = sandbox;
+  return { baseUrl, institutionId, token, apiKey, cardProgramId, pinKeyFingerprint, inspectorUrl };
 }
 
 function printBanner(ctx: Context, sandbox: SandboxAnnouncement, options: ParsedServeOptions, profileName: string | undefined): void {
@@ -254,6 +261,7 @@ function printBanner(ctx: Context, sandbox: SandboxAnnouncement, options: Parsed
     `  PIN key       ${sandbox.pinKeyFingerprint}  (GET ${sandbox.baseUrl}/sandbox/pin-key)`,
     `  database      ${options.memory ? 'in memory (gone when the sandbox stops)' : options.dbFile}`,
     `  API document  ${sandbox.baseUrl}/openapi.json`,
+    `  inspector     ${sandbox.inspectorUrl}`,
     ...(options.faults ? [`  faults        ${options.faultsText || 'none'} (seed ${options.faultsSeed ?? 1}; change with PUT /sandbox/faults)`] : []),
     ...(options.dialectFile ? [`  dialect       ${options.dialectFile}`] : []),
     ...(options.webhookFaults ? [`  webhook faults ${options.webhookFaultsText || 'none'} (seed ${options.webhookFaultsSeed ?? 1}; change with PUT /sandbox/webhook-faults)`] : []),
