@@ -6,8 +6,7 @@ import type { Transaction, WebhookExchange } from '../api/schemas.js';
 
 export interface SandboxEventMap {
   transaction: [Transaction];
-  /** The record, and the institution it belongs to (the record does not say; a listener serving one institution filters by it). */
-  exchange: [WebhookExchange, string];
+  exchange: [WebhookExchange];
 }
 
 export type SandboxEvents = EventEmitter<SandboxEventMap>;

@@ -51,7 +51,7 @@ export class ExchangeLog {
       this.entries.delete(id);
       this.bytes -= oldest.bytes;
     }
-    tell(this.events, (e) => e.emit('exchange', record, institutionId));
+    tell(this.events, (e) => e.emit('exchange', record));
   }
 
   /** The institution's exchange with that id (another institution's is not found). */

@@ -39,6 +39,13 @@ in forward mode, expecting the response codes and lifecycle amounts seen (\`card
   flags: FLAGS,
   wide: 'more columns: transaction, replay of, faults, URL',
   noun: 'exchanges',
+  // A sandbox read; writing a scenario file is for the person at the terminal.
+  mcp: {
+    use: 'simulate',
+    bound(flags) {
+      if (flags.asScenario !== undefined) throw new UsageError('--as-scenario writes a file on this machine: run it yourself, it is not offered to an assistant');
+    },
+  },
   examples: [
     'cardctl webhook exchanges',
     'cardctl webhook exchanges --failed --since 30m',

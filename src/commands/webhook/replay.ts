@@ -19,6 +19,7 @@ protection. The replay is recorded as an exchange of its own (replayOf: the firs
 A replay is an inspection tool: no transaction or amount changes, whatever the webhook answers.`,
   args: [{ syntax: '<exchange-id>', description: 'a recorded exchange, wx_…' }],
   flags: FLAGS,
+  mcp: 'simulate',
   examples: [
     'cardctl webhook replay wx_6651d00d0c3f1a2b3c4d5e6f',
     'cardctl webhook replay wx_6651d00d0c3f1a2b3c4d5e6f --to http://127.0.0.1:4021/webhook',

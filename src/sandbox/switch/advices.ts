@@ -16,7 +16,7 @@ import { buildResponse, dayOf, originalDataElements } from './message.js';
 import { cardAndProgramOf, type Plan } from './plan.js';
 import { approvalCode, buildRecord, resentMessage, rewrite, settle } from './record.js';
 import type { SwitchStore } from './store-port.js';
-import { callWebhook, causeOf, type NoAnswerCause, type WebhookOutcome, type WireCapture } from './webhook.js';
+import { callWebhook, causeOf, messageIdOf, type NoAnswerCause, type WebhookOutcome, type WireCapture } from './webhook.js';
 
 /** The field of a stand-in advice naming why the network stood in (ISO 8583: additional response data). */
 export const STAND_IN_CAUSE_FIELD = '44';
@@ -118,7 +118,7 @@ export async function deliverAdvice(deps: SwitchDeps, institutionId: string, id:
     const wire: WireCapture = {};
     const at = now();
     const started = performance.now();
-    outcome = await (deps.callWebhook ?? callWebhook)(config, message, { ...deps.webhook, wire }).catch((error: Error) => ({ ok: false as const, reason: `the webhook call failed: ${error.message}` }));
+    outcome = await (deps.callWebhook ?? callWebhook)(config, message, { ...deps.webhook, messageId: messageIdOf(id), wire }).catch((error: Error) => ({ ok: false as const, reason: `the webhook call failed: ${error.message}` }));
     const subject = subjectOf(institutionId, stored.record, stored.record.advice.attempts + 1, message['0'] ?? '', stored.originalId);
     recordCall(deps.exchanges, { subject, config, message, wire, outcome, at, latencyMs: performance.now() - started, faults: [] });
   }

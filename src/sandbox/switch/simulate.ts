@@ -74,7 +74,8 @@ async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode:
   if (!admitted.sendToWebhook) return answerOf(admitted.record);
 
   // ---- forward: ask the institution, then apply its answer ----
-  const exchange = await exchangeWithWebhook(deps, plan.program?.webHookConfig, admitted.request, subjectOf(institutionId, admitted.record, 1, admitted.request['0'] ?? '', admitted.row.originalId));
+  const subject = subjectOf(institutionId, admitted.record, 1, admitted.request['0'] ?? '', admitted.row.originalId);
+  const exchange = await exchangeWithWebhook(deps, plan.program?.webHookConfig, admitted.request, admitted.record.id, subject);
   if (isAdvice(plan)) {
     const record = store.atomically(() => recordAdviceDelivery(store, institutionId, admitted.record.id, exchange, now()));
     if (!record.advice?.acknowledged) deps.onAdvicePending?.();
