@@ -354,7 +354,8 @@ and the attempt (1, then 2, 3, … for advice retries and repeats).
     cardctl tx show TX_ID --exchanges               # the transaction, then each request beside its reply
 
 \`cardctl webhook replay EXCHANGE_ID\` sends a recorded request again as it was, signed afresh with the
-program's current secret and scheme, and prints the new exchange (\`replayOf\` names the first).
+program's current secret and scheme (Standard Webhooks: the message's own webhook-id, as on every
+delivery of it), and prints the new exchange (\`replayOf\` names the first).
 \`--keep-timestamp\` signs it with the original timestamp instead: a handler that checks freshness
 refuses it once it is older than its tolerance (300 s by default), which tests replay protection.
 \`--to URL\` sends it elsewhere (this machine only). A replay changes no transaction and no amount.

@@ -159,3 +159,21 @@ describe('sandbox serve --webhook-scheme (the seeded program)', () => {
     }
   });
 });
+
+describe('the exchange log in the standard-webhooks scheme', () => {
+  it('records the scheme, redacts the signature, and a replay keeps the webhook-id, is verifiable, and with keepTimestamp keeps webhook-timestamp', async () => {
+    const id = (await simulate(env.sb, forward())).body.data.transactionId;
+    const [first] = (await call(env.sb, 'GET', `/sandbox/webhook-exchanges?transactionId=${id}`, { token: env.sb.token })).body.data;
+    expect(first).toMatchObject({ signatureScheme: 'standard-webhooks', request: { headers: { 'webhook-id': `msg_${id}`, 'webhook-signature': 'v1,[REDACTED]' } } });
+    expect(JSON.stringify(first)).not.toContain(OLD);
+    const stamp = first.request.headers['webhook-timestamp'];
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const replay = await call(env.sb, 'POST', `/sandbox/webhook-exchanges/${first.id}/replay`, { token: env.sb.token, body: { keepTimestamp: true } });
+    expect(replay.status, replay.text).toBe(201);
+    const received = env.hook.received.at(-1)!;
+    expect(headersOf(received)).toMatchObject({ 'webhook-id': `msg_${id}`, 'webhook-timestamp': stamp });
+    expect(verifyRequest('standard-webhooks', received.headers, OLD, received.body, { toleranceSeconds: 300 })).toMatchObject({ ok: true });
+    expect(verifyRequest('standard-webhooks', received.headers, OLD, received.body, { toleranceSeconds: 0 })).toMatchObject({ ok: false });
+    expect(replay.body.data).toMatchObject({ replayOf: first.id, signatureScheme: 'standard-webhooks' });
+  });
+});

@@ -1,6 +1,7 @@
 // `webhook replay`: a recorded request sent again as it was, to the program's webhook (or another
-// URL), signed afresh with the program's current secret and scheme, or with the original
-// timestamp to test a handler's replay protection. Recorded as an exchange of its own, linked to
+// URL), signed afresh with the program's current secret and scheme (Standard Webhooks: the
+// message's own webhook-id, as on every delivery of it), or with the original timestamp to test
+// a handler's replay protection. Recorded as an exchange of its own, linked to
 // the first (`replayOf`). An inspection tool: whatever the webhook answers, no transaction and no
 // amount changes.
 import type { WebhookExchange } from '../../api/schemas.js';
@@ -10,7 +11,7 @@ import { DomainError } from '../errors.js';
 import type { SwitchDeps } from './deps.js';
 import { recordCall } from './exchange-record.js';
 import { cardAndProgramOf } from './plan.js';
-import { callWebhook, type WebhookOutcome, type WireCapture } from './webhook.js';
+import { callWebhook, messageIdOf, type WebhookOutcome, type WireCapture } from './webhook.js';
 
 export interface ReplayRequest {
   /** Another URL than the program's webhook (http or https; loopback unless remote callers are allowed). */
@@ -32,7 +33,8 @@ export async function replayExchange(deps: SwitchDeps, institutionId: string, id
   const wire: WireCapture = {};
   const at = now();
   const started = performance.now();
-  const outcome: WebhookOutcome = await (deps.callWebhook ?? callWebhook)({ ...config, url }, entry.message, { ...deps.webhook, wire, ...(nowSeconds !== undefined ? { nowSeconds } : {}) })
+  const options = { ...deps.webhook, wire, ...(original.transactionId ? { messageId: messageIdOf(original.transactionId) } : {}), ...(nowSeconds !== undefined ? { nowSeconds } : {}) };
+  const outcome: WebhookOutcome = await (deps.callWebhook ?? callWebhook)({ ...config, url }, entry.message, options)
     .catch((error: Error) => ({ ok: false as const, reason: `the webhook call failed: ${error.message}` }));
   const subject = {
     institutionId, transactionId: original.transactionId ?? '', originalId: original.originalId, cardId: original.cardId,
