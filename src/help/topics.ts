@@ -320,7 +320,7 @@ numbers masked. An error is the command's one-line message and its hint.
 | offered | tools |
 |---|---|
 | always | reads: cards list/get, tx list/show/summary, oauth list, history, doctor, auth status, profile list/show (secrets masked) |
-| on a sandbox profile | every simulation: the intents and lifecycle messages, \`simulate run\`, \`simulate load\` (at most 60s and 10,000 requests) |
+| on a sandbox profile | every simulation: the intents and lifecycle messages, \`simulate run\`, \`simulate load\` (at most 60s and 10,000 requests); \`webhook exchanges\` (not --as-scenario) and \`webhook replay\` |
 | with \`--allow-write GROUP…\` | the changes of those groups (cards, oauth, users, import): create, renew, activate, deactivate, customer update, PIN reset, OAuth applications, users, imports |
 | never | login, logout, auth token, profile use/set/set-dialect/remove, alias, completion, sandbox serve, webhook listen, tx tail, demo, api, PIN change, report merge, mcp |
 
