@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Transaction, WebhookExchange } from '../../src/api/schemas.js';
 import { maskPansInText } from '../../src/core/redact.js';
+import { createSandboxEvents } from '../../src/sandbox/events.js';
 import { ExchangeLog } from '../../src/sandbox/exchange-log.js';
+import { switchStore } from '../../src/sandbox/switch/store.js';
 import { verifySignature } from '../../src/webhook-protocol/signature.js';
 import { call, startTestSandbox, type Sandbox } from './helpers.js';
 import { auth, cardOf, clearPan, echo, financial, simulate, startWebhook, updateProgram, useForwardSandbox, type TestWebhook } from './switch-helpers.js';
@@ -176,6 +178,25 @@ describe('recording', () => {
       env.sb.deps.events.off('exchange', onExchange);
       env.sb.deps.events.off('transaction', onTransaction);
     }
+  });
+
+  it('a transaction is told once its write commits, never when the write is rolled back', async () => {
+    const id = (await simulate(env.sb, forward())).body.data.transactionId;
+    const stored = env.sb.deps.store.transactions.getStored(env.sb.institutionId, id)!;
+    const events = createSandboxEvents();
+    const told: string[] = [];
+    events.on('transaction', (tx) => told.push(tx.id));
+    const store = switchStore(env.sb.deps.store, events);
+    const index = { channel: 'pos' as const, amountMinor: stored.amountMinor, day: '2026-11-27', state: stored.state, kind: stored.kind, flow: stored.flow, currency: stored.currency };
+    expect(() => store.atomically(() => {
+      store.insert({ ...stored.record, id: 'rolled-back-0000000000001', _id: 'rolled-back-0000000000001' }, index);
+      expect(told).toEqual([]);
+      throw new Error('rolled back');
+    })).toThrow('rolled back');
+    expect(told).toEqual([]);
+    expect(env.sb.deps.store.transactions.get(env.sb.institutionId, 'rolled-back-0000000000001')).toBeUndefined();
+    store.atomically(() => store.insert({ ...stored.record, id: 'committed-00000000000000001', _id: 'committed-00000000000000001' }, index));
+    expect(told).toEqual(['committed-00000000000000001']);
   });
 
   it('a listener that throws never fails the switch', async () => {
