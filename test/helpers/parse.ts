@@ -13,5 +13,10 @@ export async function optionsOf<F extends Flags, A extends readonly ArgumentSpec
 
 /** Parses argv as main() would, then runs the command with the given context. */
 export async function runCommand<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, ctx: Context, argv: string[]): Promise<void> {
-  await definition.run(ctx, await parseCommand(definition, argv));
+  await definition.run(ctx, await parseCommand(definition, argv, ctx.clock.now()));
+}
+
+/** What parse gives for argv: the typed input, or the error it threw (for tables of both). */
+export function parseOutcome<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, argv: string[], now?: Date): Promise<I | unknown> {
+  return parseCommand(definition, argv, now).then((input) => input, (error: unknown) => error);
 }
