@@ -239,11 +239,13 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'login|--pin-key' 'login|--switch' 'login|--env' 'login|--client-id' 'login|--private-key' 'login|--token-url'
             return 0
-        case 'history|--since' 'history|--card' 'history|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db'
+        case 'profile list|--limit' 'history|--since' 'history|--card' 'history|--limit' 'alias list|--limit' 'sandbox serve|--port'
             return 0
-        case 'sandbox serve|--webhook-url' 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold'
+        case 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults'
             return 0
-        case 'sandbox serve|--token-ttl' 'sandbox serve|--dialect' 'api|--data' 'api|-H' 'api|--header'
+        case 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'sandbox serve|--dialect' 'api|--data' 'api|-H'
+            return 0
+        case 'api|--header'
             return 0
     end
     return 1
@@ -808,6 +810,8 @@ complete -c cardctl -n "__cardctl_at 'profile' 0" -a set-dialect -d 'set the pro
 complete -c cardctl -n "__cardctl_at 'profile' 0" -a remove -d 'delete a stored profile'
 
 # cardctl profile list
+complete -c cardctl -n "__cardctl_at 'profile list'" -l limit -x -d 'only the last N entries'
+complete -c cardctl -n "__cardctl_at 'profile list'" -l wide -d 'the same columns (a profile has no others here; `cardctl profile show` has every setting)'
 
 # cardctl profile use
 complete -c cardctl -n "__cardctl_at 'profile use' 0" -x -a '(__cardctl_profiles)'
@@ -841,6 +845,8 @@ complete -c cardctl -n "__cardctl_at 'alias' 0" -a delete -d 'delete a command a
 # cardctl alias set
 
 # cardctl alias list
+complete -c cardctl -n "__cardctl_at 'alias list'" -l limit -x -d 'only the last N entries'
+complete -c cardctl -n "__cardctl_at 'alias list'" -l wide -d 'the same columns (an alias has no others)'
 
 # cardctl alias delete
 complete -c cardctl -n "__cardctl_at 'alias delete' 0" -x -a '(__cardctl_aliases)'
