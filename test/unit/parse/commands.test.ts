@@ -85,12 +85,14 @@ parseTable('completion', completion, {
 });
 
 parseTable('import', importCommand, {
+  now: new Date('2026-11-22T12:00:00Z'),
   good: [
     [['--from-file', 'cards.csv', '--report', 'r.ndjson', '--concurrency', '16'], { format: 'csv', opts: { report: 'r.ndjson' } }],
     [['--from-file', '-', '--format', 'ndjson'], { format: 'ndjson' }],
     [['--from-file', 'cards.txt', '--format', 'json', '--institution-id', 'INST'], { format: 'json' }],
     // One card: missing fields are asked for on a terminal, refused by run() otherwise.
     [['--real-id', 'LEGACY-1', '--pin-stdin'], { opts: { realId: 'LEGACY-1', pinStdin: true } }],
+    [['--first-name', 'Ada', '--bin', '506099', '--expiration', '203012', '--birth-date', '1990-01-31'], { opts: { firstName: 'Ada', bin: '506099' } }],
   ],
   bad: [
     [['--from-file', 'cards.csv', '--first-name', 'Ada', '--pin-stdin'], /^--first-name, --pin-stdin describe one card and cannot be combined with --from-file$/],
@@ -99,6 +101,10 @@ parseTable('import', importCommand, {
     [['--from-file', '-'], /^--from-file - needs --format csv\|ndjson\|json$/],
     [['--from-file', 'cards.txt'], /^cannot tell the format of cards.txt from its extension$/],
     [['--from-file', 'cards.csv', '--concurrency', '0'], /^invalid --concurrency "0"/],
+    // One card: each field given is checked by the validators of file rows, named by its flag.
+    [['--bin', '12'], /^invalid card: --bin/],
+    [['--birth-date', '1990-02-30', '--email', 'ada@example.com'], /^invalid card: --birth-date/],
+    [['--expiration', '202001'], /^invalid card: --expiration/],
   ],
 });
 
