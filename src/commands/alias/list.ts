@@ -13,6 +13,7 @@ const columns: Column<AliasRow>[] = [
 
 export default listCommand({
   name: 'list',
+  mcp: 'never',
   summary: 'list command aliases',
   aliases: ['ls'],
   examples: ['cardctl alias list', 'cardctl alias list -o json'],

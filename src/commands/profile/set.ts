@@ -14,6 +14,7 @@ type ProfileSetting = { dialectKey: DialectKey; value?: string } | { key: string
 
 export default defineCommand({
   name: 'set',
+  mcp: 'never',
   summary: 'set a profile setting',
   description: `Set one setting of the selected profile (created when it does not exist yet). An empty value
 removes the setting. Secrets (token, API key) are not settable here: use \`cardctl login\`.

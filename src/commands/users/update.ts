@@ -137,6 +137,7 @@ export async function parseUpdateOptions(ctx: Pick<Context, 'io' | 'prompter'>, 
 
 export default defineCommand({
   name: 'update',
+  mcp: 'write',
   summary: 'update an institution user',
   description: `Update an institution user (PUT /institutions/users/{id}/update).
 

@@ -1,5 +1,5 @@
 // The top-level commands (api, login, logout, auth, import, sandbox serve, webhook listen, doctor,
-// demo, completion): argv (and the files it names) → the input run() gets, or the usage error,
+// demo, completion, mcp): argv (and the files it names) → the input run() gets, or the usage error,
 // before any network I/O.
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import doctor from '../../../src/commands/doctor.js';
 import importCommand from '../../../src/commands/import.js';
 import login from '../../../src/commands/login.js';
 import logout from '../../../src/commands/logout.js';
+import mcp from '../../../src/commands/mcp.js';
 import serve from '../../../src/commands/sandbox/serve.js';
 import listen from '../../../src/commands/webhook/listen.js';
 import { parseTable } from '../../helpers/parse-table.js';
@@ -151,4 +152,9 @@ parseTable('webhook listen', listen, {
     [['--rules', join(dir, 'none.yaml')], /^cannot read rules file/],
     [['--rules', badRules], /rules/],
   ],
+});
+
+parseTable('mcp', mcp, {
+  good: [[[], { writeGroups: new Set(), allowProductionWrites: false }], [['--allow-write', 'cards', '--allow-production-writes'], { writeGroups: new Set(['cards']), allowProductionWrites: true }]],
+  bad: [[['--allow-write', 'tx'], /^--allow-write: no command group "tx"/], [['--allow-production-writes'], /^--allow-production-writes needs --allow-write GROUP/]],
 });
