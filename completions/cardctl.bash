@@ -360,9 +360,11 @@ _cardctl_value() {
     "login|--client-id") REPLY=""; return ;;
     "login|--private-key") REPLY="@file"; return ;;
     "login|--token-url") REPLY=""; return ;;
+    "profile list|--limit") REPLY=""; return ;;
     "history|--since") REPLY=""; return ;;
     "history|--card") REPLY=""; return ;;
     "history|--limit") REPLY=""; return ;;
+    "alias list|--limit") REPLY=""; return ;;
     "sandbox serve|--port") REPLY=""; return ;;
     "sandbox serve|--host") REPLY=""; return ;;
     "sandbox serve|--db") REPLY="@file"; return ;;
@@ -472,8 +474,10 @@ _cardctl_options() {
     "oauth keygen") REPLY="$REPLY --out --subject --days --bits --force" ;;
     "users update") REPLY="$REPLY --first-name --last-name --email --phone --status --blocked --no-blocked --role --embossing-name --start-date --expiry-date --print-card --from-file" ;;
     "login") REPLY="$REPLY --token-stdin --api-key-stdin --pin-key --switch --env --client-id --private-key --token-url --no-use" ;;
+    "profile list") REPLY="$REPLY --limit --wide" ;;
     "doctor") REPLY="$REPLY --deployment" ;;
     "history") REPLY="$REPLY --since --card --limit --wide" ;;
+    "alias list") REPLY="$REPLY --limit --wide" ;;
     "sandbox serve") REPLY="$REPLY --port --host --db --memory --webhook-url --webhook-scheme --faults --faults-seed --webhook-faults --webhook-faults-seed --faults-hold --token-ttl --quiet-log --dialect --exchanges-max --exchanges-max-bytes" ;;
     "api") REPLY="$REPLY --data --api-key -H --header" ;;
     "mcp") REPLY="$REPLY --allow-write --allow-production-writes" ;;

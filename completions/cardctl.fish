@@ -247,13 +247,13 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'users update|--from-file' 'login|--pin-key' 'login|--switch' 'login|--env' 'login|--client-id' 'login|--private-key'
             return 0
-        case 'login|--token-url' 'history|--since' 'history|--card' 'history|--limit' 'sandbox serve|--port' 'sandbox serve|--host'
+        case 'login|--token-url' 'profile list|--limit' 'history|--since' 'history|--card' 'history|--limit' 'alias list|--limit'
             return 0
-        case 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--webhook-scheme' 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults'
+        case 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--webhook-scheme' 'sandbox serve|--faults'
             return 0
-        case 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'sandbox serve|--dialect' 'sandbox serve|--exchanges-max' 'sandbox serve|--exchanges-max-bytes'
+        case 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'sandbox serve|--dialect'
             return 0
-        case 'api|--data' 'api|-H' 'api|--header' 'mcp|--allow-write'
+        case 'sandbox serve|--exchanges-max' 'sandbox serve|--exchanges-max-bytes' 'api|--data' 'api|-H' 'api|--header' 'mcp|--allow-write'
             return 0
     end
     return 1
@@ -839,6 +839,8 @@ complete -c cardctl -n "__cardctl_at 'profile' 0" -a set-dialect -d 'set the pro
 complete -c cardctl -n "__cardctl_at 'profile' 0" -a remove -d 'delete a stored profile'
 
 # cardctl profile list
+complete -c cardctl -n "__cardctl_at 'profile list'" -l limit -x -d 'only the last N entries'
+complete -c cardctl -n "__cardctl_at 'profile list'" -l wide -d 'the same columns (a profile has no others here; `cardctl profile show` has every setting)'
 
 # cardctl profile use
 complete -c cardctl -n "__cardctl_at 'profile use' 0" -x -a '(__cardctl_profiles)'
@@ -872,6 +874,8 @@ complete -c cardctl -n "__cardctl_at 'alias' 0" -a delete -d 'delete a command a
 # cardctl alias set
 
 # cardctl alias list
+complete -c cardctl -n "__cardctl_at 'alias list'" -l limit -x -d 'only the last N entries'
+complete -c cardctl -n "__cardctl_at 'alias list'" -l wide -d 'the same columns (an alias has no others)'
 
 # cardctl alias delete
 complete -c cardctl -n "__cardctl_at 'alias delete' 0" -x -a '(__cardctl_aliases)'

@@ -13,10 +13,11 @@ export function main(argv: string[], deps: MainDeps = {}): Promise<number> {
 
 /**
  * The parse step of one command alone: its command line (global flags included) → the typed
- * input its run() would get, or the UsageError main() would report. Nothing runs.
+ * input its run() would get, or the UsageError main() would report. Nothing runs. `now`: the
+ * moment relative times resolve against (the real time by default).
  */
-export function parseCommand<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, argv: string[]): Promise<I> {
-  return parseWith(definition, argv);
+export function parseCommand<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, argv: string[], now?: Date): Promise<I> {
+  return parseWith(definition, argv, now);
 }
 
 /** man/cardctl.1 (src/help/man-page.ts; written to man/ by scripts/build.mjs). */

@@ -65,6 +65,8 @@ export interface RunInput<F extends Flags = Flags, A extends readonly ArgumentSp
   /** This command's options merged with the global ones. */
   opts: FlagValues<F> & GlobalOptions;
   cli: CliHost;
+  /** When the command line was read: relative times (--since 24h) and "in the future" resolve against it. */
+  now: Date;
 }
 
 export interface CommandDefinition<F extends Flags = Flags, A extends readonly ArgumentSpec[] = readonly ArgumentSpec[], I = RunInput<F, A>> {

@@ -195,13 +195,13 @@ function outputConfiguration(io: IOStreams): OutputConfiguration {
 }
 
 /** What a leaf does once commander has parsed its command line. */
-type LeafRunner = (definition: AnyCommand, input: Omit<RunInput, 'cli'>) => Promise<void>;
+type LeafRunner = (definition: AnyCommand, input: Omit<RunInput, 'cli' | 'now'>) => Promise<void>;
 
 /** The real run: a context for the parsed globals, then the command's run(). */
 function runner(input: BuildInput): LeafRunner {
   return async (definition, runInput) => {
     input.state.globals = runInput.opts;
-    const parsed = await parseInput(definition, { ...runInput, cli: host });
+    const parsed = await parseInput(definition, { ...runInput, cli: host, now: new Date() });
     const ctx = createContext({
       io: input.io,
       env: input.env,
@@ -258,12 +258,12 @@ function addNode(parent: Command, definition: AnyCommand | GroupDefinition, run:
  * The parse step of one command alone: its command line (global flags included) → the typed
  * input its run() would get, or the UsageError main() would report. Nothing runs.
  */
-export async function parseCommand<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, argv: string[]): Promise<I> {
+export async function parseCommand<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, argv: string[], now = new Date()): Promise<I> {
   const program = new Command('cardctl').exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
   addFlags(program, GLOBAL_FLAGS);
   let parsed: RunInput<F, A> | undefined;
   addNode(program, definition as AnyCommand, async (_definition, input) => {
-    parsed = { ...input, cli: host } as RunInput<F, A>;
+    parsed = { ...input, cli: host, now } as RunInput<F, A>;
   });
   const line = [definition.name, ...argv];
   try {

@@ -49,8 +49,9 @@ activate/deactivate GETs) ask for confirmation like any other write: type the pa
     'cardctl api GET /institutions/transactions -o raw',
     "cardctl api GET /institutions/cards -H 'X-Request-Id: 42'",
   ],
-  async run(ctx, { args, opts }) {
-    const call = await parseApiCall(ctx, String(args[0]), String(args[1]), opts);
+  parse: ({ args, opts }) => apiCall(String(args[0]), String(args[1]), opts),
+  async run(ctx, parsed) {
+    const call = await withStdinBody(ctx, parsed);
     // A write through `api` is a write like any other: on production it needs the same
     // confirmation (typed, or --yes --confirm-production), before anything is sent.
     const [{ isMutation }, guard] = await Promise.all([import('../audit/mutation.js'), import('../app/guard.js')]);
@@ -89,7 +90,13 @@ activate/deactivate GETs) ask for confirmation like any other write: type the pa
   },
 });
 
-export async function parseApiCall(ctx: Pick<Context, 'io' | 'signal'>, methodArg: string, pathArg: string, opts: ApiFlags): Promise<ApiCall> {
+/** The call as the command line gives it; `--data -` leaves the body to be read from stdin by run(). */
+export interface ParsedApiCall extends ApiCall {
+  bodyFromStdin: boolean;
+}
+
+/** Method, path, headers and --data (inline or @FILE) checked: the parse step of `api`. */
+export async function apiCall(methodArg: string, pathArg: string, opts: ApiFlags): Promise<ParsedApiCall> {
   const method = methodArg.toUpperCase() as HttpMethod;
   if (!METHODS.includes(method)) {
     throw new UsageError(`unknown method "${methodArg}"`, { hint: `use one of: ${METHODS.join(', ')}` });
@@ -104,10 +111,22 @@ export async function parseApiCall(ctx: Pick<Context, 'io' | 'signal'>, methodAr
   let body: unknown;
   if (opts.data !== undefined) {
     if (method === 'GET') throw new UsageError('--data cannot be sent with GET', { hint: 'use POST, PUT or PATCH for a request body' });
-    body = parseJson(await readData(ctx, opts.data));
+    if (opts.data !== '-') body = parseJson(await readData(opts.data));
   }
   const headers = opts.header?.length ? parseHeaders(opts.header) : undefined;
-  return { method, path: path.startsWith('/') ? path : `/${path}`, body, auth: opts.apiKey ? 'apiKey' : 'bearer', ...(headers ? { headers } : {}) };
+  return { method, path: path.startsWith('/') ? path : `/${path}`, body, auth: opts.apiKey ? 'apiKey' : 'bearer', ...(headers ? { headers } : {}), bodyFromStdin: opts.data === '-' };
+}
+
+/** The call with its body, `--data -` read from stdin. */
+async function withStdinBody(ctx: Pick<Context, 'io' | 'signal'>, { bodyFromStdin, ...call }: ParsedApiCall): Promise<ApiCall> {
+  if (!bodyFromStdin) return call;
+  const { readAll } = await import('../core/io.js');
+  return { ...call, body: parseJson(await readAll(ctx.io.stdin, ctx.signal)) };
+}
+
+/** The whole call, stdin included (`api` reads stdin in run()). */
+export async function parseApiCall(ctx: Pick<Context, 'io' | 'signal'>, methodArg: string, pathArg: string, opts: ApiFlags): Promise<ApiCall> {
+  return withStdinBody(ctx, await apiCall(methodArg, pathArg, opts));
 }
 
 /** `-H 'Name: value'` → a header; a name that is not a token, a reserved name, or a value with a control or non-ASCII character is a usage error. */
@@ -140,11 +159,8 @@ export function parseHeaders(specs: readonly string[]): Record<string, string> {
   return headers;
 }
 
-async function readData(ctx: Pick<Context, 'io' | 'signal'>, data: string): Promise<string> {
-  if (data === '-') {
-    const { readAll } = await import('../core/io.js');
-    return readAll(ctx.io.stdin, ctx.signal);
-  }
+/** --data as given: inline JSON, or @FILE. */
+async function readData(data: string): Promise<string> {
   if (data.startsWith('@')) {
     const file = data.slice(1);
     const { readTextFile } = await import('../core/text.js');

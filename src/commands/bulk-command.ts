@@ -41,10 +41,19 @@ export interface RowRunSettings {
   signal: AbortSignal;
 }
 
-/** `defaultConcurrency`: the verb's own when --concurrency is not given (src/bulk/defaults.ts). */
+/** --concurrency, or `defaultConcurrency`: the verb's own when it is not given (src/bulk/defaults.ts). */
+export function parseConcurrency(value: string | undefined, defaultConcurrency = DEFAULT_CONCURRENCY): number {
+  return value === undefined ? defaultConcurrency : validatePositiveInt('--concurrency', value, MAX_CONCURRENCY);
+}
+
+/** The bulk flags that need no file or context, checked (a parse step's part of a bulk run). */
+export function checkBulkFlags(opts: Partial<Pick<BulkOptions, 'concurrency' | 'shard'>>, defaultConcurrency = DEFAULT_CONCURRENCY): { concurrency: number; shard?: Shard } {
+  return { concurrency: parseConcurrency(opts.concurrency, defaultConcurrency), shard: parseShard(opts.shard) };
+}
+
 export function rowRunSettings(ctx: Context, opts: Pick<BulkOptions, 'concurrency'>, defaultConcurrency = DEFAULT_CONCURRENCY): RowRunSettings {
   return {
-    concurrency: opts.concurrency === undefined ? defaultConcurrency : validatePositiveInt('--concurrency', opts.concurrency, MAX_CONCURRENCY),
+    concurrency: parseConcurrency(opts.concurrency, defaultConcurrency),
     maxAttempts: ctx.globals.retry === false ? 1 : ctx.globals.retries !== undefined ? ctx.settings().retries + 1 : undefined,
     signal: ctx.signal,
   };

@@ -19,12 +19,16 @@ values (statuses, channels, formats, …) and stored profile names. Where each s
     'cardctl completion fish > ~/.config/fish/completions/cardctl.fish',
     "echo 'source <(cardctl completion bash)' >> ~/.bashrc",
   ],
-  async run(ctx, { args, cli }) {
+  async parse({ args, cli }) {
     const shell = String(args[0] ?? '');
-    const { generateCompletion, isShell, SHELLS } = await import('../completion/index.js');
+    const { isShell, SHELLS } = await import('../completion/index.js');
     if (!isShell(shell)) {
       throw new UsageError(`unknown shell "${shell}"`, { hint: `give one of: ${SHELLS.join(', ')}, e.g. \`cardctl completion bash\`` });
     }
+    return { shell, cli };
+  },
+  async run(ctx, { shell, cli }) {
+    const { generateCompletion } = await import('../completion/index.js');
     ctx.io.out(generateCompletion(shell, await cli.program()));
   },
 });

@@ -35,7 +35,7 @@ full PAN. --dry-run calls are not recorded. This reads it back, oldest first.`,
   wide: 'more columns',
   idPath: 'time',
   examples: ['cardctl history --since 24h', 'cardctl history --card 6650c0ffee -o json'],
-  query: (opts, ctx) => ({ since: opts.since ? parseSince(opts.since, ctx.clock.now()) : undefined, card: opts.card }),
+  query: (opts, now) => ({ since: opts.since ? parseSince(opts.since, now) : undefined, card: opts.card }),
   emptyMessage: () => 'no journal entries match',
   columns: async () => columns,
   async read(ctx, { since, card }) {

@@ -10,7 +10,8 @@ import { requireApiKey, type ImportOptions } from './import-common.js';
 /** What `--from-file -` takes (the hint when stdin gives nothing). */
 const IMPORT_STDIN_ROWS = 'CSV or NDJSON rows in, one card a row, e.g. cat cards.ndjson | cardctl import --from-file - --format ndjson';
 
-export async function importFile(ctx: Context, opts: ImportOptions, run: { settings: RowRunSettings; institutionId?: string }): Promise<void> {
+/** The file's format: --format, else its extension (stdin needs --format). */
+export async function importFormat(opts: Pick<ImportOptions, 'fromFile' | 'format'>): Promise<ImportFormat> {
   const { formatFromPath } = await import('../import/readers.js');
   const fromStdin = opts.fromFile === '-';
   const format = opts.format ?? (fromStdin ? undefined : formatFromPath(opts.fromFile!));
@@ -19,6 +20,12 @@ export async function importFile(ctx: Context, opts: ImportOptions, run: { setti
       ? '--from-file - needs --format csv|ndjson|json'
       : `cannot tell the format of ${opts.fromFile} from its extension`, { hint: 'name it .csv, .ndjson or .json, or pass --format' });
   }
+  return format;
+}
+
+export async function importFile(ctx: Context, opts: ImportOptions, run: { settings: RowRunSettings; institutionId?: string; format: ImportFormat }): Promise<void> {
+  const { format } = run;
+  const fromStdin = opts.fromFile === '-';
   const { streamedFile, takeInput } = await import('../bulk/input.js');
   const path = fromStdin ? undefined : opts.fromFile!;
   const { path: reportPath, resume } = await runReport(opts, path);

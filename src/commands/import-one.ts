@@ -83,6 +83,26 @@ export async function importOne(ctx: Context, opts: ImportOptions, settings: Row
   else await out.record({ realId: entry.realId, outcome: entry.outcome, cardId: entry.cardId ?? null }, { idPath: 'cardId' });
 }
 
+/**
+ * The fields of one card given as flags, checked by the validators file rows use (the parse
+ * step): a field left out is asked for on a terminal or named as missing by importOne.
+ */
+export async function checkGivenFields(opts: ImportOptions, now: Date): Promise<void> {
+  const [{ setPath }, { validateImportRow }] = await Promise.all([import('../core/object-path.js'), import('../import/row.js')]);
+  const value: Record<string, unknown> = { active: opts.active ?? true, returnSecure: Boolean(opts.returnSecure) };
+  const given = new Set<string>();
+  for (const f of CARD_FIELDS) {
+    const text = opts[f.key as keyof ImportOptions];
+    if (typeof text !== 'string') continue;
+    setPath(value, f.path, text);
+    given.add(f.path);
+  }
+  const verdict = validateImportRow(value, { withoutPin: true, now });
+  if (verdict.ok) return;
+  const errors = verdict.errors.filter((error) => given.has(error.split(':', 1)[0]!));
+  if (errors.length) throw new UsageError(`invalid card: ${errors.map(flagNameOf).join('; ')}`);
+}
+
 /** "card.bin: …" → "--bin: …" for one card given as flags. */
 function flagNameOf(message: string): string {
   const field = message.split(':', 1)[0]!;

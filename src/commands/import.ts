@@ -1,10 +1,11 @@
 import { defineCommand } from '../app/command.js';
 import type { Context } from '../app/context.js';
 import { UsageError } from '../core/errors.js';
-import { rowRunSettings } from './bulk-command.js';
-import { importFile } from './import-file.js';
+import { parseConcurrency, rowRunSettings } from './bulk-command.js';
+import { importFile, importFormat } from './import-file.js';
+import type { ImportFormat } from '../import/readers.js';
 import { CARD_FIELDS, IMPORT_FLAGS, type ImportOptions } from './import-common.js';
-import { importOne } from './import-one.js';
+import { checkGivenFields, importOne } from './import-one.js';
 
 export default defineCommand({
   name: 'import',
@@ -64,23 +65,32 @@ imported (counted after validation, before anything is sent); without a terminal
     'cat cards.ndjson | cardctl import --from-file - --format ndjson --concurrency 16',
     'printf 4821 | cardctl import --pin-stdin --real-id LEGACY-1 --institution-id INST --first-name Ada --last-name Obi --email ada@example.com --phone +2348012345678 --birth-date 1990-01-31 --address-line1 "1 Marina" --city Lagos --state Lagos --postal-code 100001 --country NG --start-date 2024-01-01 --end-date 2028-12-31 --expiration 202812 --service-code 101 --card-product classic --embossing-name "ADA OBI" --bin 506099 --status active',
   ],
-  async run(ctx, { opts }) {
+  parse: ({ opts, now }) => parseImport(opts, now),
+  async run(ctx, { opts, format }) {
     const settings = rowRunSettings(ctx, opts);
     const institutionId = opts.institutionId?.trim() || profileInstitutionId(ctx);
-    if (opts.fromFile !== undefined) {
-      const stray = CARD_FIELDS.filter((f) => f.key !== 'institutionId' && opts[f.key as keyof ImportOptions] !== undefined).map((f) => f.flag);
-      if (opts.pinStdin) stray.push('--pin-stdin');
-      if (opts.active !== undefined) stray.push(opts.active ? '--active' : '--no-active');
-      if (opts.returnSecure) stray.push('--return-secure');
-      if (stray.length) throw new UsageError(`${stray.join(', ')} describe one card and cannot be combined with --from-file`);
-      return importFile(ctx, opts, { settings, institutionId });
-    }
-    if (opts.resume !== undefined || opts.report || opts.format || opts.encoding) {
-      throw new UsageError('--resume, --report, --format and --encoding need --from-file');
-    }
+    if (format) return importFile(ctx, opts, { settings, institutionId, format });
     return importOne(ctx, opts, { ...settings, concurrency: 1 }, institutionId);
   },
 });
+
+/** `import`'s flags checked: one card's, or a file's (and its format); what a row holds is checked as it is read. */
+async function parseImport(opts: ImportOptions, now: Date): Promise<{ opts: ImportOptions; format?: ImportFormat }> {
+  parseConcurrency(opts.concurrency);
+  if (opts.fromFile === undefined) {
+    if (opts.resume !== undefined || opts.report || opts.format || opts.encoding) {
+      throw new UsageError('--resume, --report, --format and --encoding need --from-file');
+    }
+    await checkGivenFields(opts, now);
+    return { opts };
+  }
+  const stray = CARD_FIELDS.filter((f) => f.key !== 'institutionId' && opts[f.key as keyof ImportOptions] !== undefined).map((f) => f.flag);
+  if (opts.pinStdin) stray.push('--pin-stdin');
+  if (opts.active !== undefined) stray.push(opts.active ? '--active' : '--no-active');
+  if (opts.returnSecure) stray.push('--return-secure');
+  if (stray.length) throw new UsageError(`${stray.join(', ')} describe one card and cannot be combined with --from-file`);
+  return { opts, format: await importFormat(opts) };
+}
 
 function profileInstitutionId(ctx: Context): string | undefined {
   const value = (ctx.settings().profile as Record<string, unknown>).institutionId;

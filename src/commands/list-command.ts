@@ -37,8 +37,8 @@ interface ListBase<F extends Flags, Q, R> {
   wide: string;
   /** Where the identifier is, for --quiet (default `id`). */
   idPath?: string;
-  /** Filter flags → the query; throws UsageError before anything is read. */
-  query(opts: FlagValues<F>, ctx: Context): Q;
+  /** Filter flags → the query; throws UsageError before anything is read. `now`: when the command line was read. */
+  query(opts: FlagValues<F>, now: Date): Q;
   emptyMessage(query: Q): string;
   columns(): Promise<Column<R>[]>;
 }
@@ -87,8 +87,16 @@ export interface ListInput<Q> {
   wide: boolean;
 }
 
-/** A list command, and its parse step alone (flags → ListInput, or a UsageError). */
-export type ListCommand<F extends Flags, Q> = CommandDefinition<F, []> & {
+/**
+ * A list's flags as its parse step checks them: all but the bound of a paged list's --limit,
+ * the profile's maxPageSize, which run() checks (the profile is read there).
+ */
+export interface ParsedList<Q> extends Omit<ListInput<Q>, 'limit'> {
+  limit?: number | { text: string };
+}
+
+/** A list command, and its checks alone (flags → ListInput, or a UsageError). */
+export type ListCommand<F extends Flags, Q> = CommandDefinition<F, [], ParsedList<Q>> & {
   parseInput(opts: FlagValues<F>, ctx: Context): ListInput<Q>;
 };
 
@@ -97,17 +105,22 @@ export function listCommand<const F extends Flags, Q, R>(spec: LocalList<F, Q, R
 export function listCommand<const F extends Flags, Q, R>(spec: PagedList<F, Q, R> | LocalList<F, Q, R>): ListCommand<Flags, Q> {
   const paged = 'page' in spec;
   const paging = paged ? { ...PAGING_FLAGS, limit: { ...PAGING_FLAGS.limit, description: spec.limit ?? PAGING_FLAGS.limit.description } } : LOCAL_LIMIT;
-  const parseInput = (opts: FlagValues<Flags>, ctx: Context): ListInput<Q> => {
+  const parseFlags = (opts: FlagValues<Flags>, now: Date): ParsedList<Q> => {
     // The overloads give callers the exact type; here the filters and the paging flags added above are read.
     const values = opts as FlagValues<F> & { limit?: string; page?: string; all?: boolean; wide?: boolean };
-    if (!paged) {
-      const query = spec.query(values, ctx);
-      return { query, limit: localLimit(values.limit), all: true, wide: Boolean(values.wide) };
-    }
-    const { limit, page } = validatePaging(values, ctx.dialect().maxPageSize);
+    if (!paged) return { query: spec.query(values, now), limit: localLimit(values.limit), all: true, wide: Boolean(values.wide) };
+    const { page } = validatePaging({ page: values.page }, DEFAULT_DIALECT.maxPageSize);
     if (values.all && page !== undefined) throw allAndPage();
-    return { query: spec.query(values, ctx), limit, page, all: Boolean(values.all), wide: Boolean(values.wide) };
+    const limit = values.limit === undefined ? undefined : { text: values.limit };
+    return { query: spec.query(values, now), limit, page, all: Boolean(values.all), wide: Boolean(values.wide) };
   };
+  /** --limit of a paged list within the profile's maxPageSize. */
+  const bounded = (parsed: ParsedList<Q>, ctx: Context): ListInput<Q> => {
+    const { limit } = parsed;
+    if (limit === undefined || typeof limit === 'number') return { ...parsed, limit };
+    return { ...parsed, limit: validatePaging({ limit: limit.text }, ctx.dialect().maxPageSize).limit };
+  };
+  const parseInput = (opts: FlagValues<Flags>, ctx: Context): ListInput<Q> => bounded(parseFlags(opts, ctx.clock.now()), ctx);
   const definition = defineCommand({
     name: spec.name,
     summary: spec.summary,
@@ -116,8 +129,9 @@ export function listCommand<const F extends Flags, Q, R>(spec: PagedList<F, Q, R
     examples: spec.examples,
     mcp: spec.mcp,
     flags: { ...spec.flags, ...paging, ...wideFlag(spec.wide) } as Flags,
-    async run(ctx, { opts }) {
-      const input = parseInput(opts, ctx);
+    parse: ({ opts, now }) => parseFlags(opts, now),
+    async run(ctx, parsed: ParsedList<Q>) {
+      const input = bounded(parsed, ctx);
       const options = { idPath: spec.idPath, emptyMessage: spec.emptyMessage(input.query) };
       const output = ctx.output({ wide: input.wide });
       const columns = await spec.columns();

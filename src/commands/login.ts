@@ -46,8 +46,9 @@ current one, else "default"; it becomes the current profile unless --no-use.`,
     'printf "%s\\n%s\\n" "$TOKEN" "$API_KEY" | cardctl login -p prod --base-url https://api.example.com --token-stdin --api-key-stdin --env production',
     'cardctl login -p ci --base-url https://api.example.com --client-id APP_ID --private-key ./keys/private-key.pem',
   ],
-  async run(ctx, { opts }) {
-    const options = await parseLogin(ctx, opts);
+  parse: ({ opts }) => parseLoginFlags(opts),
+  async run(ctx, input) {
+    const options = await parseLogin(ctx, input);
     await runLogin(ctx, options);
   },
 });
@@ -66,21 +67,29 @@ export interface LoginOptions {
 
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-/** Flags, stdin and (on a terminal) prompts → what to store. Throws UsageError before any write. */
-export async function parseLogin(ctx: Context, opts: LoginFlags): Promise<LoginOptions> {
-  const [{ parseBaseUrl }, { readPinKeyFile }, { readAll }] = await Promise.all([
-    import('../api/client.js'),
-    import('../config/pin-key.js'),
-    import('../core/io.js'),
-  ]);
-  const settings = ctx.settings();
-  const profileName = settings.profileName;
+/** A profile's name: letters, digits, ".", "_" and "-" (at most 64). */
+function checkProfileName(profileName: string): void {
   if (!PROFILE_NAME.test(profileName)) {
     throw new UsageError(`invalid profile name "${profileName}": use letters, digits, ".", "_" and "-" (at most 64)`);
   }
-  const existing = ctx.config.getProfile(profileName) ?? {};
-  const insecure = Boolean(opts.insecure);
+}
 
+/** `login`'s flags checked, and the files they name read: what needs neither stdin, a prompt nor the config. */
+export interface LoginInput {
+  opts: LoginFlags;
+  /** --base-url, checked and normalised. */
+  baseUrl?: string;
+  switchName?: string;
+  clientCredentials?: { clientId: string; privateKeyPath: string; tokenUrl?: string };
+  /** --pin-key FILE, read and checked. */
+  pinKey?: { pem: string; fingerprint: string };
+}
+
+export async function parseLoginFlags(opts: LoginFlags & Pick<GlobalOptions, 'profile'>): Promise<LoginInput> {
+  const [{ parseBaseUrl }, { readPinKeyFile }] = await Promise.all([import('../api/client.js'), import('../config/pin-key.js')]);
+  // The profile named on the command line; one from CARDCTL_PROFILE or the config is checked by run().
+  if (opts.profile !== undefined) checkProfileName(opts.profile);
+  const insecure = Boolean(opts.insecure);
   const switchName = opts.switch === undefined ? undefined : FLAGS.switch.parse(longFlag('switch', FLAGS.switch), opts.switch);
   const usesClientCredentials = opts.clientId !== undefined || opts.privateKey !== undefined;
   if (usesClientCredentials) {
@@ -91,6 +100,30 @@ export async function parseLogin(ctx: Context, opts: LoginFlags): Promise<LoginO
     throw new UsageError('--token-url is only for client-credentials login (--client-id and --private-key)');
   }
   if (opts.tokenUrl !== undefined) parseBaseUrl(opts.tokenUrl, insecure);
+  const baseUrl = opts.baseUrl === undefined ? undefined : normaliseBaseUrl(parseBaseUrl(opts.baseUrl.trim(), insecure));
+  const pinKey = opts.pinKey === undefined ? undefined : await readPinKeyFile(opts.pinKey);
+  return {
+    opts,
+    baseUrl,
+    switchName,
+    clientCredentials: usesClientCredentials ? { clientId: opts.clientId!, privateKeyPath: opts.privateKey!, tokenUrl: opts.tokenUrl } : undefined,
+    pinKey: pinKey && { pem: pinKey.pem, fingerprint: pinKey.fingerprint },
+  };
+}
+
+/** The checked flags, stdin and (on a terminal) prompts → what to store. Throws UsageError before any write. */
+export async function parseLogin(ctx: Context, input: LoginInput): Promise<LoginOptions> {
+  const [{ parseBaseUrl }, { readPinKeyFile }, { readAll }] = await Promise.all([
+    import('../api/client.js'),
+    import('../config/pin-key.js'),
+    import('../core/io.js'),
+  ]);
+  const { opts, switchName, clientCredentials } = input;
+  const profileName = ctx.settings().profileName;
+  checkProfileName(profileName);
+  const existing = ctx.config.getProfile(profileName) ?? {};
+  const insecure = Boolean(opts.insecure);
+  const usesClientCredentials = clientCredentials !== undefined;
 
   // Secrets from stdin: one value, or token on line 1 and API key on line 2.
   let token: string | undefined;
@@ -110,7 +143,7 @@ export async function parseLogin(ctx: Context, opts: LoginFlags): Promise<LoginO
   }
 
   const canPrompt = ctx.io.canPrompt && !opts.tokenStdin && !opts.apiKeyStdin;
-  let baseUrl = opts.baseUrl ?? ctx.env.CARDCTL_BASE_URL;
+  let baseUrl = input.baseUrl ?? ctx.env.CARDCTL_BASE_URL;
   let interactive = false;
   if (!baseUrl) {
     if (!canPrompt) {
@@ -149,10 +182,9 @@ export async function parseLogin(ctx: Context, opts: LoginFlags): Promise<LoginO
     if (key) apiKey = key;
   }
 
-  let pinKey: LoginOptions['pinKey'];
-  if (opts.pinKey !== undefined) {
-    pinKey = await readPinKeyFile(opts.pinKey);
-  } else if (interactive && !existing.pinKey) {
+  // --pin-key FILE was read by the parse step; on a terminal without it, the file is asked for.
+  let pinKey = input.pinKey;
+  if (pinKey === undefined && interactive && !existing.pinKey) {
     for (let tries = 0; tries < 3 && !pinKey; tries++) {
       const path = (await ctx.prompter.input(FLAGS.pinKey.prompt, { default: '' })).trim();
       if (!path) break;
@@ -172,9 +204,7 @@ export async function parseLogin(ctx: Context, opts: LoginFlags): Promise<LoginO
     pinKey: pinKey ? { pem: pinKey.pem, fingerprint: pinKey.fingerprint } : undefined,
     switch: switchName,
     env: opts.env,
-    clientCredentials: usesClientCredentials
-      ? { clientId: opts.clientId!, privateKeyPath: opts.privateKey!, tokenUrl: opts.tokenUrl }
-      : undefined,
+    clientCredentials,
     makeCurrent: opts.use !== false,
   };
 }

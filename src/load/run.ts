@@ -73,7 +73,7 @@ export function checkTarget(baseUrl: string | undefined, allowRemote: boolean): 
   }
 }
 
-async function readMix(ctx: Context, opts: LoadFlags): Promise<Mix> {
+async function readMix(opts: LoadFlags): Promise<Mix> {
   if (opts.mix !== undefined && opts.mixFile !== undefined) throw new UsageError('give either --mix or --mix-file, not both');
   if (opts.mix !== undefined) return parseMix(opts.mix);
   if (opts.mixFile === undefined) return DEFAULT_MIX;
@@ -89,19 +89,26 @@ async function readMix(ctx: Context, opts: LoadFlags): Promise<Mix> {
   return parseMix(Object.entries(parsed).map(([intent, weight]) => `${intent}=${String(weight)}`).join(','), `--mix-file ${opts.mixFile}`);
 }
 
-async function readCards(ctx: Context, opts: LoadFlags): Promise<string[]> {
+/** The cards: given with --card, or how many `cards list` gives (--cards-from-list N). */
+type CardsWanted = { given: string[] } | { fromList: number };
+
+function parseCards(opts: LoadFlags): CardsWanted {
   const given = opts.card ?? [];
   if (opts.cardsFromList === undefined) {
     if (given.length === 0) throw new UsageError('give the cards: --card ID (repeatable) or --cards-from-list N');
-    return given;
+    return { given };
   }
   if (given.length > 0) throw new UsageError('give either --card or --cards-from-list, not both');
-  const wanted = validatePositiveInt('--cards-from-list', opts.cardsFromList, 10_000);
+  return { fromList: validatePositiveInt('--cards-from-list', opts.cardsFromList, 10_000) };
+}
+
+async function readCards(ctx: Context, wanted: CardsWanted): Promise<string[]> {
+  if ('given' in wanted) return wanted.given;
   const { listAllCards } = await import('../api/cards.js');
   const cards: string[] = [];
   for await (const page of listAllCards(await ctx.client(), {}, ctx.signal)) {
-    for (const card of page.data) if (cards.length < wanted) cards.push(card.id);
-    if (cards.length >= wanted) break;
+    for (const card of page.data) if (cards.length < wanted.fromList) cards.push(card.id);
+    if (cards.length >= wanted.fromList) break;
   }
   if (cards.length === 0) throw new UsageError('--cards-from-list: `cards list` has no cards');
   return cards;
@@ -120,16 +127,40 @@ async function readDeadline(ctx: Context): Promise<number> {
   }
 }
 
-export async function runLoad(ctx: Context, opts: LoadFlags): Promise<void> {
+/** `simulate load`'s flags once checked (and --mix-file read): the plan of the run. */
+export interface LoadInput {
+  opts: LoadFlags;
+  shape: LoadShape;
+  bounds: LoadBounds;
+  slos: Slos;
+  mix: Mix;
+  cards: CardsWanted;
+  channels: string[];
+}
+
+/** Flags → the plan; every usage error the flags alone can give, before anything is read or sent. */
+export async function parseLoad(opts: LoadFlags): Promise<LoadInput> {
   const shape = parseShape(opts);
   const bounds = parseBounds(opts);
   const slos = parseSlos(opts);
-  checkTarget(ctx.settings().baseUrl, Boolean(opts.allowRemote));
-  const mix = checkMix(await readMix(ctx, opts), '--mix');
-  const cards = await readCards(ctx, opts);
+  const mix = checkMix(await readMix(opts), '--mix');
+  const cards = parseCards(opts);
   const channels = opts.channel?.length ? opts.channel : ['pos'];
-  // Every usage error now, before the first request.
+  checkBodies(opts, 'given' in cards ? cards.given : [], channels);
+  return { opts, shape, bounds, slos, mix, cards, channels };
+}
+
+/** Each card and channel makes a valid authorization with --amount. */
+function checkBodies(opts: LoadFlags, cards: readonly string[], channels: readonly string[]): void {
   for (const card of cards) for (const channel of channels) buildSimulateBody({ intent: 'authorization', amount: opts.amount, card, channel, forward: true });
+}
+
+export async function runLoad(ctx: Context, input: LoadInput): Promise<void> {
+  const { opts, shape, bounds, slos, mix, channels } = input;
+  checkTarget(ctx.settings().baseUrl, Boolean(opts.allowRemote));
+  const cards = await readCards(ctx, input.cards);
+  // Every usage error now, before the first request (the cards of a listing too).
+  checkBodies(opts, cards, channels);
 
   const [{ simulate }, client, deadlineMs] = await Promise.all([import('../api/simulate.js'), ctx.client(), readDeadline(ctx)]);
   const switchSegment = ctx.settings().profile.switch;

@@ -6,12 +6,19 @@ import type { Context } from '../../src/app/context.js';
 
 export { parseCommand };
 
-/** The options a command's run() gets for this command line. */
-export async function optionsOf<F extends Flags, A extends readonly ArgumentSpec[]>(definition: CommandDefinition<F, A>, argv: string[]) {
-  return (await parseCommand(definition, argv)).opts;
+/** The options commander gives for this command line (before the command's own parse step, if any). */
+export async function optionsOf<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, argv: string[]) {
+  const { parse: _parse, run: _run, ...shape } = definition;
+  const unparsed: CommandDefinition<F, A> = { ...shape, run: async () => {} };
+  return (await parseCommand(unparsed, argv)).opts;
 }
 
 /** Parses argv as main() would, then runs the command with the given context. */
 export async function runCommand<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, ctx: Context, argv: string[]): Promise<void> {
-  await definition.run(ctx, await parseCommand(definition, argv));
+  await definition.run(ctx, await parseCommand(definition, argv, ctx.clock.now()));
+}
+
+/** What parse gives for argv: the typed input, or the error it threw (for tables of both). */
+export function parseOutcome<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, argv: string[], now?: Date): Promise<I | unknown> {
+  return parseCommand(definition, argv, now).then((input) => input, (error: unknown) => error);
 }

@@ -5,7 +5,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import createCommand, { defaultExpiry, generateReference, parseCreateInput } from '../../src/commands/cards/create.js';
-import customerUpdate, { mergeCustomer, parseCustomerChanges } from '../../src/commands/cards/customer/update.js';
+import customerUpdate, { mergeCustomer } from '../../src/commands/cards/customer/update.js';
 import deactivate from '../../src/commands/cards/deactivate.js';
 import list from '../../src/commands/cards/list.js';
 import change from '../../src/commands/cards/pin/change.js';
@@ -17,7 +17,7 @@ import { ScriptedPrompter } from '../../src/core/prompter.js';
 import { createPinInput } from '../../src/pin/input.js';
 import { cardColumns, cardExpiry, cardNumber } from '../../src/output/columns/cards.js';
 import { testContext } from '../helpers/context.js';
-import { optionsOf, runCommand } from '../helpers/parse.js';
+import { optionsOf, parseCommand, runCommand } from '../helpers/parse.js';
 
 const BASE = 'http://127.0.0.1:4010';
 let dir: string;
@@ -273,7 +273,10 @@ describe('PIN input', () => {
 
 describe('customer update', () => {
   /** The changes `cards customer update` makes of a command line before anything is read or sent. */
-  const customerChanges = async (ctx: Parameters<typeof parseCustomerChanges>[0], argv: string[]) => parseCustomerChanges(ctx, await optionsOf(customerUpdate, ['c1', ...argv]));
+  const customerChanges = async (_ctx: unknown, argv: string[]) => {
+    const input = await parseCommand(customerUpdate, ['c1', ...argv]);
+    return input.bulk ? {} : input.changes!;
+  };
   const card = {
     customer: {
       uniqueId: 'u', firstName: 'Ada', middleName: '', lastName: 'Obi', emailAddress: 'ada@example.com', phoneNumber: '+2348012345678',

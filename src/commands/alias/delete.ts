@@ -8,8 +8,8 @@ export default defineCommand({
   aliases: ['rm', 'remove'],
   args: [{ syntax: '<name>', description: 'the alias' }],
   examples: ['cardctl alias delete declined'],
-  async run(ctx, { args }) {
-    const name = String(args[0] ?? '').trim();
+  parse: ({ args }) => ({ name: String(args[0] ?? '').trim() }),
+  async run(ctx, { name }) {
     if (!Object.hasOwn(ctx.config.read().aliases ?? {}, name)) {
       throw new NotFoundError(`no alias named "${name}"`, { hint: 'see `cardctl alias list`' });
     }

@@ -1,20 +1,30 @@
-import { defineCommand } from '../../app/command.js';
 import type { Column } from '../../output/renderer.js';
+import { listCommand } from '../list-command.js';
 
-const columns: Column[] = [
+interface AliasRow {
+  name: string;
+  expansion: string;
+}
+
+const columns: Column<AliasRow>[] = [
   { header: 'Name', path: 'name' },
   { header: 'Expansion', path: 'expansion' },
 ];
 
-export default defineCommand({
+export default listCommand({
   name: 'list',
   mcp: 'never',
   summary: 'list command aliases',
   aliases: ['ls'],
   examples: ['cardctl alias list', 'cardctl alias list -o json'],
-  async run(ctx) {
+  flags: {},
+  wide: 'the same columns (an alias has no others)',
+  idPath: 'name',
+  query: () => ({}),
+  emptyMessage: () => "no aliases; add one with `cardctl alias set NAME 'EXPANSION'`",
+  columns: async () => columns,
+  read(ctx) {
     const aliases = ctx.config.read().aliases ?? {};
-    const records = Object.keys(aliases).sort().map((name) => ({ name, expansion: aliases[name]! }));
-    await ctx.output().list(records, columns, { idPath: 'name', emptyMessage: "no aliases; add one with `cardctl alias set NAME 'EXPANSION'`" });
+    return Object.keys(aliases).sort().map((name) => ({ name, expansion: aliases[name]! }));
   },
 });

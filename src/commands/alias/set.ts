@@ -17,7 +17,8 @@ expansion must start with one. Quote the expansion so the shell passes it as one
     "cardctl alias set card 'cards get $1 -o json'",
     'cardctl card 665f1c2e',
   ],
-  async run(ctx, { args, cli }) {
+  // cli.builtinNames() reads the command tree, not the config: a check of the command line alone.
+  async parse({ args, cli }) {
     const [{ ALIAS_NAME }, { splitCommand }] = await Promise.all([
       import('../../aliases/expand.js'),
       import('../../output/pager.js'),
@@ -36,6 +37,9 @@ expansion must start with one. Quote the expansion so the shell passes it as one
     if (!builtins.has(first)) {
       throw new UsageError(`the expansion must start with a cardctl command, not "${first}"`, { hint: "e.g. 'cards list --search $1'" });
     }
+    return { name, expansion };
+  },
+  async run(ctx, { name, expansion }) {
     let replaced: string | undefined;
     await ctx.config.update((config) => {
       replaced = config.aliases?.[name];

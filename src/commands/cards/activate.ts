@@ -1,7 +1,8 @@
 import { defineCommand } from '../../app/command.js';
 import { defineFlags } from '../../core/flags.js';
-import { bulkStatusChange, isBulk, STATUS_BULK_FLAGS, WHERE_FLAGS } from './bulk.js';
-import { cardIdArgument, describeCard, printCard } from './common.js';
+import { PIPELINED_CONCURRENCY } from '../../bulk/defaults.js';
+import { bulkStatusChange, parseCardTarget, STATUS_BULK_FLAGS, WHERE_FLAGS } from './bulk.js';
+import { describeCard, printCard } from './common.js';
 import { REASON_MAX_LENGTH } from '../card-flags.js';
 
 const FLAGS = defineFlags({
@@ -24,13 +25,12 @@ status=…,search=… (the matching cards are listed first). See \`cardctl help 
     'cardctl cards activate 6650c0ffee -q',
     'cardctl cards activate --where status=suspended,search=ACME --reason "breach contained" --report activate.ndjson',
   ],
-  async run(ctx, input) {
-    if (isBulk(input.args[0], input.opts)) {
-      return bulkStatusChange(ctx, input.opts, { verb: 'activate', label: 'activating', reason: input.opts.reason?.trim(), askOnSandbox: false });
-    }
-    const cardId = cardIdArgument(input);
+  parse: ({ args, opts }) => ({ opts, target: parseCardTarget(args[0], opts, PIPELINED_CONCURRENCY) }),
+  async run(ctx, { opts, target }) {
+    if (target.bulk) return bulkStatusChange(ctx, opts, { verb: 'activate', label: 'activating', reason: opts.reason?.trim(), askOnSandbox: false });
+    const { cardId } = target;
     const { activateCard } = await import('../../api/cards.js');
-    const response = await activateCard((await ctx.client()).withReason(input.opts.reason?.trim()), cardId, ctx.signal);
+    const response = await activateCard((await ctx.client()).withReason(opts.reason?.trim()), cardId, ctx.signal);
     await printCard(ctx, response, (card) => `Card ${describeCard(card)} is ${card.status ?? 'active'}`);
   },
 });

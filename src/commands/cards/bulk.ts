@@ -6,7 +6,7 @@ import type { Context } from '../../app/context.js';
 import { defineFlags } from '../../core/flags.js';
 import { UsageError } from '../../core/errors.js';
 import { PIPELINED_CONCURRENCY, concurrencyHelp } from '../../bulk/defaults.js';
-import { BULK_FLAGS, bulkFlagsGiven, rowRunSettings, type BulkOptions } from '../bulk-command.js';
+import { BULK_FLAGS, bulkFlagsGiven, checkBulkFlags, rowRunSettings, type BulkOptions } from '../bulk-command.js';
 import { parseCardId, type CardId } from './common.js';
 
 /** The bulk flags of `activate` and `deactivate`: sent pipelined, so more in flight by default. */
@@ -47,8 +47,19 @@ export function isBulk(cardId: string | undefined, opts: Partial<BulkOptions> & 
   return sources.length > 0;
 }
 
-/** `--where status=suspended,search=ACME`: the ids of every matching card, read before any change (a change would move them between pages). */
-export async function resolveWhere(ctx: Context, client: ApiClient, where: string): Promise<{ source: string; values: Array<{ id: string }> }> {
+/** What a card verb acts on: one card, or many (the bulk flags checked, the rows read by run()). */
+export type CardTarget = { cardId: CardId; bulk?: undefined } | { cardId?: undefined; bulk: true };
+
+/** The card id argument or the bulk flags, checked before anything is read or sent. */
+export function parseCardTarget(cardId: string | undefined, opts: Partial<BulkOptions> & { where?: string }, defaultConcurrency?: number): CardTarget {
+  if (!isBulk(cardId, opts)) return { cardId: parseCardId(cardId) };
+  checkBulkFlags(opts, defaultConcurrency);
+  if (opts.where !== undefined) parseWhere(opts.where);
+  return { bulk: true };
+}
+
+/** `--where status=suspended,search=ACME` → the filter. */
+export function parseWhere(where: string): { status?: string; search?: string } {
   const filter: { status?: string; search?: string } = {};
   for (const part of where.split(',')) {
     const eq = part.indexOf('=');
@@ -62,6 +73,12 @@ export async function resolveWhere(ctx: Context, client: ApiClient, where: strin
   if (filter.status !== undefined && !(CARD_STATUSES as readonly string[]).includes(filter.status)) {
     throw new UsageError(`invalid --where status "${filter.status}": expected one of ${CARD_STATUSES.join(', ')}`);
   }
+  return filter;
+}
+
+/** `--where status=suspended,search=ACME`: the ids of every matching card, read before any change (a change would move them between pages). */
+export async function resolveWhere(ctx: Context, client: ApiClient, where: string): Promise<{ source: string; values: Array<{ id: string }> }> {
+  const filter = parseWhere(where);
   const { listAllCards } = await import('../../api/cards.js');
   const values: Array<{ id: string }> = [];
   for await (const page of listAllCards(client, { search: filter.search }, ctx.signal)) {

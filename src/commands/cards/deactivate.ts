@@ -1,8 +1,9 @@
 import { defineCommand } from '../../app/command.js';
 import { defineFlags } from '../../core/flags.js';
 import { UsageError } from '../../core/errors.js';
-import { bulkStatusChange, isBulk, STATUS_BULK_FLAGS, WHERE_FLAGS } from './bulk.js';
-import { cardIdArgument, describeCard, printCard } from './common.js';
+import { PIPELINED_CONCURRENCY } from '../../bulk/defaults.js';
+import { bulkStatusChange, parseCardTarget, STATUS_BULK_FLAGS, WHERE_FLAGS } from './bulk.js';
+import { describeCard, printCard } from './common.js';
 import { REASON_MAX_LENGTH } from '../card-flags.js';
 
 const FLAGS = defineFlags({
@@ -31,14 +32,15 @@ matching cards are listed first). See \`cardctl help bulk\`.`,
     'cardctl cards list --all -q --search ACME | cardctl cards deactivate --from-file - --yes',
     'cardctl cards deactivate --where status=active,search=ACME --dry-run',
   ],
-  async run(ctx, input) {
-    const reason = input.opts.reason?.trim();
+  parse: ({ args, opts }) => ({ opts, target: parseCardTarget(args[0], opts, PIPELINED_CONCURRENCY) }),
+  async run(ctx, { opts, target }) {
+    const reason = opts.reason?.trim();
     const { assertReason } = await import('../../app/guard.js');
-    if (isBulk(input.args[0], input.opts)) {
+    if (target.bulk) {
       assertReason(ctx, reason, 'deactivating cards');
-      return bulkStatusChange(ctx, input.opts, { verb: 'deactivate', label: 'deactivating', reason, askOnSandbox: true });
+      return bulkStatusChange(ctx, opts, { verb: 'deactivate', label: 'deactivating', reason, askOnSandbox: true });
     }
-    const cardId = cardIdArgument(input);
+    const { cardId } = target;
     const { confirmDestructive } = await import('../../app/guard.js');
     assertReason(ctx, reason, 'deactivating a card');
     if (!ctx.globals.yes && !ctx.io.canPrompt && !ctx.globals.dryRun) {

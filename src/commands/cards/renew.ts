@@ -5,8 +5,8 @@ import { CliError, FieldError, UsageError } from '../../core/errors.js';
 import { expiryMonth } from '../../core/card-fields.js';
 import { BULK_FLAGS, type BulkOptions } from '../bulk-command.js';
 import type { Context } from '../../app/context.js';
-import { isBulk } from './bulk.js';
-import { cardIdArgument, describeCard, printCard, type CardId } from './common.js';
+import { parseCardTarget } from './bulk.js';
+import { describeCard, printCard, type CardId } from './common.js';
 import { REASON_MAX_LENGTH } from '../card-flags.js';
 
 /** YYYYMM strictly after the current month (UTC). */
@@ -52,13 +52,19 @@ answer. On production the operator types the number of cards. See \`cardctl help
     'cardctl cards renew --from-file expiring.txt --expiration 203006 --report renew.ndjson',
     'cardctl cards renew --from-file renewals.csv --report renew.ndjson --shard 1/4',
   ],
-  async run(ctx, input) {
-    if (isBulk(input.args[0], input.opts)) return bulkRenew(ctx, input.opts);
-    const cardId = cardIdArgument(input);
-    const renewReason = parseRenewReason(input.opts.reason);
+  parse: ({ args, opts, now }) => ({
+    opts,
+    target: parseCardTarget(args[0], opts),
+    renewReason: parseRenewReason(opts.reason),
+    // Bulk: the month of rows without one.
+    expiration: opts.expiration === undefined ? undefined : parseFutureExpiration(opts.expiration, { now: () => now }),
+  }),
+  async run(ctx, { opts, target, renewReason, expiration: given }) {
+    if (target.bulk) return bulkRenew(ctx, opts, { renewReason, fallback: given });
+    const { cardId } = target;
     let expiration: string;
-    if (input.opts.expiration !== undefined) {
-      expiration = parseFutureExpiration(input.opts.expiration, ctx.clock);
+    if (given !== undefined) {
+      expiration = given;
     } else if (ctx.io.canPrompt) {
       const answer = await ctx.prompter.input('New expiry month (YYYYMM):', {
         validate: (value) => {
@@ -97,9 +103,7 @@ interface Renewal {
   expiration: string;
 }
 
-async function bulkRenew(ctx: Context, opts: BulkOptions & { expiration?: string; reason?: string }): Promise<void> {
-  const renewReason = parseRenewReason(opts.reason);
-  const fallback = opts.expiration === undefined ? undefined : parseFutureExpiration(opts.expiration, ctx.clock);
+async function bulkRenew(ctx: Context, opts: BulkOptions, { renewReason, fallback }: { renewReason: string; fallback?: string }): Promise<void> {
   const [{ runBulkCommand }, { rowCardId }, { getCard, renewCard }] = await Promise.all([
     import('../bulk-command.js'), import('./bulk.js'), import('../../api/cards.js'),
   ]);

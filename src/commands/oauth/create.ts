@@ -4,7 +4,7 @@ import { bodyPaths, defineFlags, longFlag, type FlagValues } from '../../core/fl
 import type { Context } from '../../app/context.js';
 import { UsageError } from '../../core/errors.js';
 import { validateScope, validateUri, validateUrl } from '../../core/validate.js';
-import { bodyBoolean, bodyString, bodyStrings, readBodyFile } from './body-file.js';
+import { bodyBoolean, bodyFromFile, bodyString, bodyStrings, checkBodyKeys, readBodyFile } from './body-file.js';
 
 import { GRANT_TYPES } from '../../core/enums.js';
 
@@ -58,20 +58,78 @@ const flag = (key: keyof typeof FLAGS): string => longFlag(key, FLAGS[key]);
 const required = (value: string): true | string => (value.trim() ? true : 'required');
 const words = (answer: string): string[] => answer.split(/[,\s]+/).filter(Boolean);
 
+/** Each field as given (flag, or --from-file), checked by its flag's validator: the parse step's checks and run()'s. */
+const given = {
+  name: (value: string) => FLAGS.name.parse(flag('name'), value),
+  scopes: (values: string[]) => [...new Set(values.flatMap((s) => s.split(',')).filter((s) => s.trim() !== '').map((s) => FLAGS.scope.parse(flag('scope'), s)))],
+  grantType: (value: string): GrantType => {
+    if (!isGrantType(value)) throw new UsageError(`invalid ${flag('grantType')} "${value}": expected one of ${FLAGS.grantType.choices.join(', ')}`);
+    return value;
+  },
+  redirectUri: (values: string[]) => values.map((u) => FLAGS.redirectUri.parse(flag('redirectUri'), u)),
+  url: (key: 'websiteUrl' | 'iconUrl', value: string) => FLAGS[key].parse(flag(key), value),
+};
+
+/** What `oauth create`'s parse step reads and checks: the --from-file body (unless stdin) and the certificate file. */
+export interface CreateInput {
+  opts: CreateOptions;
+  /** The --from-file body, read here unless it is stdin (-). */
+  file?: Record<string, unknown>;
+  /** The PEM text of --public-key FILE, read and checked. */
+  certificate?: string;
+}
+
+/** Flags and the files they name, checked; what is missing is asked for (or refused) by run(). */
+export async function parseCreate({ opts }: { opts: CreateOptions }): Promise<CreateInput> {
+  const file = opts.fromFile === undefined || opts.fromFile === '-' ? undefined : await bodyFromFile(opts.fromFile, BODY_KEYS);
+  const body = file ?? {};
+  const name = opts.name ?? bodyString(body, FLAGS.name.path);
+  if (name !== undefined && name.trim()) given.name(name);
+  const certificate = opts.publicKey === undefined ? undefined : await readCertificate(opts.publicKey);
+  const pem = opts.publicKey === undefined ? bodyString(body, FLAGS.publicKey.path) : undefined;
+  if (pem !== undefined) await checkCertificate(pem, `--from-file ${FLAGS.publicKey.path}`);
+  const scopes = opts.scope ?? bodyStrings(body, FLAGS.scope.path);
+  if (scopes !== undefined) given.scopes(scopes);
+  const grantType = opts.grantType ?? bodyString(body, FLAGS.grantType.path);
+  if (grantType !== undefined) given.grantType(grantType);
+  const redirectUri = opts.redirectUri ?? bodyStrings(body, FLAGS.redirectUri.path);
+  if (redirectUri !== undefined) given.redirectUri(redirectUri);
+  bodyString(body, FLAGS.description.path);
+  for (const key of ['websiteUrl', 'iconUrl'] as const) {
+    const value = opts[key] ?? bodyString(body, FLAGS[key].path);
+    if (value !== undefined) given.url(key, value);
+  }
+  bodyBoolean(body, FLAGS.official.path);
+  return { opts, file, certificate };
+}
+
+async function readCertificate(keyPath: string): Promise<string> {
+  const { readTextFile } = await import('../../core/text.js');
+  let pem: string;
+  try {
+    pem = await readTextFile(keyPath);
+  } catch (error) {
+    throw new UsageError(`cannot read ${flag('publicKey')} ${keyPath}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  await checkCertificate(pem, `${flag('publicKey')} ${keyPath}`);
+  return pem;
+}
+
 /**
  * Turns flags, the --from-file body and (on a terminal) answers into the request body: each
  * field where its flag declares it, checked by the flag's validator, asked with its question.
+ * `read`: what the parse step read already (the body file, the certificate).
  */
-export async function parseCreateOptions(ctx: Context, opts: CreateOptions): Promise<CreateOAuthBody> {
-  const file = await readBodyFile(ctx, opts.fromFile);
-  for (const key of Object.keys(file)) if (!BODY_KEYS.has(key)) throw new UsageError(`--from-file: unknown field "${key}"`);
+export async function parseCreateOptions(ctx: Pick<Context, 'io' | 'prompter'>, opts: CreateOptions, read: Omit<CreateInput, 'opts'> = {}): Promise<CreateOAuthBody> {
+  const file = read.file ?? await readBodyFile(ctx, opts.fromFile);
+  checkBodyKeys(file, BODY_KEYS);
   const prompt = ctx.io.canPrompt;
   const { name: nameFlag, publicKey: keyFlag, scope: scopeFlag, grantType: grantFlag, redirectUri: redirectFlag } = FLAGS;
 
   let name = opts.name ?? bodyString(file, nameFlag.path);
   if (name === undefined && prompt) name = await ctx.prompter.input(nameFlag.prompt, { validate: required });
   if (name === undefined || !name.trim()) throw new UsageError(`missing ${flag('name')}: the application name`);
-  name = nameFlag.parse(flag('name'), name);
+  name = given.name(name);
 
   // The flag names the certificate's file; the body (and so --from-file) holds its PEM text.
   let publicKey: string | undefined;
@@ -80,13 +138,7 @@ export async function parseCreateOptions(ctx: Context, opts: CreateOptions): Pro
     keyPath = await ctx.prompter.input(keyFlag.prompt, { default: 'certificate.pem' });
   }
   if (keyPath !== undefined) {
-    const { readTextFile } = await import('../../core/text.js');
-    try {
-      publicKey = await readTextFile(keyPath);
-    } catch (error) {
-      throw new UsageError(`cannot read ${flag('publicKey')} ${keyPath}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    }
-    await checkCertificate(publicKey, `${flag('publicKey')} ${keyPath}`);
+    publicKey = keyPath === opts.publicKey && read.certificate !== undefined ? read.certificate : await readCertificate(keyPath);
   } else {
     publicKey = bodyString(file, keyFlag.path);
     if (publicKey === undefined) {
@@ -98,21 +150,21 @@ export async function parseCreateOptions(ctx: Context, opts: CreateOptions): Pro
   let scopes = opts.scope ?? bodyStrings(file, scopeFlag.path);
   if (scopes === undefined && prompt) scopes = words(await ctx.prompter.input(scopeFlag.prompt, { validate: (v) => (v.trim() ? true : 'at least one scope') }));
   if (scopes === undefined || scopes.length === 0) throw new UsageError(`missing ${flag('scope')}: give at least one, e.g. ${flag('scope')} read:card (repeatable)`);
-  scopes = [...new Set(scopes.flatMap((s) => s.split(',')).filter((s) => s.trim() !== '').map((s) => scopeFlag.parse(flag('scope'), s)))];
+  scopes = given.scopes(scopes);
 
-  let grantType = opts.grantType ?? bodyString(file, grantFlag.path);
-  if (grantType === undefined && prompt) {
-    grantType = await ctx.prompter.select<string>(grantFlag.prompt, grantFlag.choices.map((g) => ({ name: g, value: g })), { default: grantFlag.choices[0] });
+  let grantText = opts.grantType ?? bodyString(file, grantFlag.path);
+  if (grantText === undefined && prompt) {
+    grantText = await ctx.prompter.select<string>(grantFlag.prompt, grantFlag.choices.map((g) => ({ name: g, value: g })), { default: grantFlag.choices[0] });
   }
-  if (grantType === undefined) throw new UsageError(`missing ${flag('grantType')}: one of ${grantFlag.choices.join(', ')}`);
-  if (!isGrantType(grantType)) throw new UsageError(`invalid ${flag('grantType')} "${grantType}": expected one of ${grantFlag.choices.join(', ')}`);
+  if (grantText === undefined) throw new UsageError(`missing ${flag('grantType')}: one of ${grantFlag.choices.join(', ')}`);
+  const grantType = given.grantType(grantText);
 
   let redirectUri = opts.redirectUri ?? bodyStrings(file, redirectFlag.path);
   if ((redirectUri === undefined || redirectUri.length === 0) && grantType === 'authorization_code') {
     if (!prompt) throw new UsageError(`missing ${flag('redirectUri')}: required when ${flag('grantType')} is authorization_code (repeatable)`);
     redirectUri = words(await ctx.prompter.input(redirectFlag.prompt, { validate: (v) => (v.trim() ? true : 'required for authorization_code') }));
   }
-  redirectUri = redirectUri?.map((u) => redirectFlag.parse(flag('redirectUri'), u));
+  redirectUri = redirectUri && given.redirectUri(redirectUri);
 
   const body: CreateOAuthBody = { name, publicKey, scopes, grantType };
   const description = opts.description ?? bodyString(file, FLAGS.description.path);
@@ -120,7 +172,7 @@ export async function parseCreateOptions(ctx: Context, opts: CreateOptions): Pro
   if (redirectUri !== undefined && redirectUri.length) body.redirectUri = redirectUri;
   for (const key of ['websiteUrl', 'iconUrl'] as const) {
     const value = opts[key] ?? bodyString(file, FLAGS[key].path);
-    if (value !== undefined) body[key] = FLAGS[key].parse(flag(key), value);
+    if (value !== undefined) body[key] = given.url(key, value);
   }
   const isOfficial = opts.official ?? bodyBoolean(file, FLAGS.official.path);
   if (isOfficial !== undefined) body.isOfficial = isOfficial;
@@ -152,8 +204,9 @@ from the answer when it is there, else looked up by name. Log in with it: cardct
     'cardctl oauth create --name reconciler --public-key keys/certificate.pem --scope read:card --scope read:transaction --grant-type client_credentials',
     'cardctl oauth create --name portal --public-key cert.pem --scope "*" --grant-type authorization_code --redirect-uri https://portal.example.com/callback',
   ],
-  async run(ctx, { opts }) {
-    const body = await parseCreateOptions(ctx, opts);
+  parse: parseCreate,
+  async run(ctx, { opts, ...read }) {
+    const body = await parseCreateOptions(ctx, opts, read);
     const { createOAuthApplication, findOAuthApplicationByName } = await import('../../api/oauth.js');
     const { oauthRows } = await import('../../output/columns/oauth.js');
     const client = await ctx.client();

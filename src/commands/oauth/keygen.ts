@@ -63,7 +63,7 @@ never overwritten unless --force is given.`,
     'cardctl oauth keygen --out ./keys --subject reconciler',
     'cardctl oauth create --name reconciler --public-key ./keys/certificate.pem --scope read:card --grant-type client_credentials',
   ],
-  async run(ctx, { opts }) {
+  async parse({ opts }) {
     const bits = validatePositiveInt('--bits', String(opts.bits), 16384);
     if (bits < 2048) throw new UsageError(`--bits ${bits} is too small: RSA keys must be 2048 bits or more`);
     if (bits % 8 !== 0) throw new UsageError(`--bits ${bits}: give a multiple of 8, e.g. 2048, 3072 or 4096`);
@@ -72,7 +72,7 @@ never overwritten unless --force is given.`,
     if (!subject) throw new UsageError('--subject is empty: give the certificate\'s common name');
     if (subject.length > 64) throw new UsageError('--subject is longer than 64 characters (the X.509 limit for a common name)');
 
-    const { existsSync, mkdirSync, rmSync, statSync } = await import('node:fs');
+    const { existsSync, statSync } = await import('node:fs');
     const { join, resolve } = await import('node:path');
     const dir = resolve(opts.out ?? '.');
     if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`--out ${opts.out} is not a directory`);
@@ -86,6 +86,10 @@ never overwritten unless --force is given.`,
         });
       }
     }
+    return { bits, days, subject, dir, keyPath, certPath, force: Boolean(opts.force) };
+  },
+  async run(ctx, { bits, days, subject, dir, keyPath, certPath, force }) {
+    const { mkdirSync, rmSync } = await import('node:fs');
 
     const generated = await generateKeyAndCertificate({ bits, days, subject, now: ctx.clock.now() });
     const { X509Certificate } = await import('node:crypto');
@@ -94,12 +98,12 @@ never overwritten unless --force is given.`,
     mkdirSync(dir, { recursive: true });
     // Each file whole or not at all: a full disk never leaves a 0-byte key behind.
     const { writeFileAtomic } = await import('../../core/write-file.js');
-    writeFileAtomic(keyPath, generated.privateKeyPem, { mode: 0o600, exclusive: !opts.force });
+    writeFileAtomic(keyPath, generated.privateKeyPem, { mode: 0o600, exclusive: !force });
     try {
-      writeFileAtomic(certPath, generated.certificatePem, { mode: 0o644, exclusive: !opts.force });
+      writeFileAtomic(certPath, generated.certificatePem, { mode: 0o644, exclusive: !force });
     } catch (error) {
       // A key without its certificate is of no use, and a later run would refuse to replace it.
-      if (!opts.force) rmSync(keyPath, { force: true });
+      if (!force) rmSync(keyPath, { force: true });
       throw error;
     }
 

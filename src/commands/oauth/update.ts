@@ -26,7 +26,7 @@ answer carries one. ID is the application's id or its client id (both are shown 
     'cardctl oauth update 6652aa --scope read:card --scope read:transaction --website-url https://example.com',
     'cardctl oauth update 6652aa --name reconciler --description "nightly" --website-url https://example.com',
   ],
-  async run(ctx, { args, opts }) {
+  parse({ args, opts }) {
     const id = String(args[0] ?? '').trim();
     if (!id) throw new UsageError('missing the application id: cardctl oauth update ID');
     const name = opts.name?.trim();
@@ -39,6 +39,9 @@ answer carries one. ID is the application's id or its client id (both are shown 
     if (name === undefined && opts.description === undefined && websiteUrl === undefined && scopes === undefined) {
       throw new UsageError('nothing to update: give --name, --description, --website-url or --scope');
     }
+    return { id, name, description: opts.description, websiteUrl, scopes };
+  },
+  async run(ctx, { id, name, description, websiteUrl, scopes }) {
 
     const { findOAuthApplication, updateOAuthApplication } = await import('../../api/oauth.js');
     const { oauthRows } = await import('../../output/columns/oauth.js');
@@ -47,7 +50,7 @@ answer carries one. ID is the application's id or its client id (both are shown 
     if (!current) throw new NotFoundError(`no OAuth application with id or client id "${id}"`, { hint: 'see `cardctl oauth list --wide`' });
     const body = {
       name: name ?? current.name,
-      description: opts.description ?? current.description ?? '',
+      description: description ?? current.description ?? '',
       websiteUrl: websiteUrl ?? (current as { websiteUrl?: string }).websiteUrl ?? '',
       scopes: scopes ?? current.scopes ?? [],
     };

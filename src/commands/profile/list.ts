@@ -1,5 +1,5 @@
-import { defineCommand } from '../../app/command.js';
 import type { Column } from '../../output/renderer.js';
+import { listCommand } from '../list-command.js';
 
 interface ProfileRow {
   name: string;
@@ -17,16 +17,22 @@ const COLUMNS: Column<ProfileRow>[] = [
   { header: 'CREDENTIALS', path: 'loggedIn', format: (v, _r, st) => (v ? 'yes' : st.dim('none')) },
 ];
 
-export default defineCommand({
+export default listCommand({
   name: 'list',
   mcp: 'read',
   summary: 'list stored profiles',
   aliases: ['ls'],
   description: 'List the stored profiles; * marks the current one (chosen with `cardctl profile use`).',
   examples: ['cardctl profile list', 'cardctl profile list -o json', 'cardctl profile list -q'],
-  async run(ctx) {
+  flags: {},
+  wide: 'the same columns (a profile has no others here; `cardctl profile show` has every setting)',
+  idPath: 'name',
+  query: () => ({}),
+  emptyMessage: () => 'no profiles yet: run `cardctl login`',
+  columns: async () => COLUMNS,
+  read(ctx) {
     const current = ctx.config.currentProfileName();
-    const rows: ProfileRow[] = ctx.config.profileNames().map((name) => {
+    return ctx.config.profileNames().map((name): ProfileRow => {
       const profile = ctx.config.getProfile(name)!;
       return {
         name,
@@ -36,6 +42,5 @@ export default defineCommand({
         loggedIn: Boolean(profile.token || profile.apiKey || profile.clientId),
       };
     });
-    await ctx.output().list(rows, COLUMNS, { idPath: 'name', emptyMessage: 'no profiles yet: run `cardctl login`' });
   },
 });

@@ -13,10 +13,13 @@ The same file starts a sandbox speaking that dialect (\`cardctl sandbox serve --
 \`cardctl profile show\` lists the result; \`cardctl profile set KEY VALUE\` changes one setting.`,
   args: [{ syntax: '<file>', description: 'dialect file, JSON or YAML ("-" = stdin)' }],
   examples: ['cardctl profile set-dialect examples/dialect.yaml', 'cardctl -p legacy profile set-dialect - < dialect.json'],
-  async run(ctx, { args }) {
+  async parse({ args }) {
     const file = String(args[0]);
-    const { readDialectFile } = await import('../dialect-file.js');
-    const dialect = await readDialectFile(ctx, file);
+    // A file is read and checked here; stdin (-) by run().
+    return { file, dialect: file === '-' ? undefined : await (await import('../dialect-file.js')).dialectFromFile(file) };
+  },
+  async run(ctx, { file, ...parsed }) {
+    const dialect = parsed.dialect ?? await (await import('../dialect-file.js')).readDialectFile(ctx, file);
     const { profileName } = ctx.settings();
     await ctx.config.update((config) => {
       const profile: Profile = { ...(config.profiles[profileName] ?? {}) };

@@ -8,6 +8,9 @@ const DIALECT_KEY_NAMES = Object.keys(DIALECT_KEYS) as Array<keyof typeof DIALEC
 /** Rows of the help's tables fit 80 columns (commander would wrap a longer one to column 0). */
 const HELP_ROW_WIDTH = 80;
 
+/** A setting checked: a dialect setting (undefined: back to its default), or another (undefined: removed). */
+type ProfileSetting = { dialectKey: DialectKey; value?: string } | { key: string; value: string | boolean | undefined };
+
 
 export default defineCommand({
   name: 'set',
@@ -31,11 +34,15 @@ ${dialectKeyLines().join('\n')}`,
     'cardctl profile set switch acme', 'cardctl profile set output json', 'cardctl -p prod profile set env production', 'cardctl profile set output ""',
     'cardctl profile set params.cards.limit pageSize', 'cardctl profile set paging.style short-page',
   ],
-  async run(ctx, { args, opts }) {
+  async parse({ args, opts }): Promise<ProfileSetting> {
     const key = String(args[0]);
     const raw = String(args[1]);
-    if (isDialectKey(key)) {
-      const value = raw.trim() === '' ? undefined : raw.trim();
+    if (isDialectKey(key)) return { dialectKey: key, value: raw.trim() === '' ? undefined : raw.trim() };
+    return { key, value: await parseSetting(key, raw, Boolean(opts.insecure)) };
+  },
+  async run(ctx, setting) {
+    if ('dialectKey' in setting) {
+      const { dialectKey: key, value } = setting;
       const { profileName } = ctx.settings();
       await ctx.config.update((config) => {
         const profile: Profile = { ...(config.profiles[profileName] ?? {}) };
@@ -50,7 +57,7 @@ ${dialectKeyLines().join('\n')}`,
         : `Set ${key} = ${String(now)} in profile "${profileName}"`);
       return;
     }
-    const value = await parseSetting(key, raw, Boolean((opts as { insecure?: boolean }).insecure));
+    const { key, value } = setting;
     const { profileName } = ctx.settings();
     await ctx.config.update((config) => {
       const profile: Record<string, unknown> = { ...(config.profiles[profileName] ?? {}) };

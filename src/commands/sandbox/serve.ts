@@ -87,8 +87,9 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
     'cardctl sandbox serve --webhook-url http://127.0.0.1:4020/webhook --webhook-faults deadline=2s,reply-lost=0.1 --webhook-faults-seed 7',
     'cardctl sandbox serve --profile legacy --dialect examples/dialect.yaml',
   ],
-  async run(ctx, { opts }) {
-    const options = await parseServeOptions(ctx, opts);
+  parse: ({ opts }) => parseServeOptions(opts),
+  async run(ctx, parsed) {
+    const options = await withContext(ctx, parsed);
     const { startSandbox } = await import('../../sandbox/index.js');
     if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
       ctx.log.warn(`binding to ${options.host}: the sandbox (seeded credentials, /sandbox helpers) is reachable from other machines`);
@@ -143,7 +144,8 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
   },
 });
 
-async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<ParsedServeOptions> {
+/** The flags checked and the --dialect file read (stdin, and the default database's place, by run()). */
+async function parseServeOptions(opts: ServeOptions): Promise<ParsedServeOptions> {
   let faults: FaultSpec | undefined;
   let faultsSeed: number | undefined;
   if (opts.faultsSeed !== undefined) faultsSeed = parseSeed('--faults-seed', opts.faultsSeed);
@@ -201,21 +203,15 @@ async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<Pars
       throw new UsageError(`invalid --webhook-url "${opts.webhookUrl}": give an http(s) URL such as http://127.0.0.1:4020/webhook`);
     }
   }
-  let dialect: DialectOverrides | undefined;
-  if (opts.dialect !== undefined) {
-    const [{ readDialectFile }, { resolveDialect }, { unservableDialect }] = await Promise.all([
-      import('../dialect-file.js'), import('../../api/dialect.js'), import('../../sandbox/dialect.js'),
-    ]);
-    dialect = await readDialectFile(ctx, opts.dialect);
-    const unservable = unservableDialect(resolveDialect(dialect));
-    if (unservable) throw new UsageError(`invalid --dialect ${opts.dialect}: ${unservable}`);
-  }
+  const dialect = opts.dialect === undefined || opts.dialect === '-'
+    ? undefined
+    : await servableDialect(opts.dialect, await (await import('../dialect-file.js')).dialectFromFile(opts.dialect));
   const memory = Boolean(opts.memory);
   return {
     port: Number(opts.port),
     host: opts.host.trim(),
     memory,
-    dbFile: memory ? undefined : opts.db ?? join(dataDir(ctx.env), 'sandbox.db'),
+    dbFile: memory ? undefined : opts.db,
     dbFromFlag: opts.db !== undefined,
     webhookUrl: opts.webhookUrl,
     webhookScheme: opts.webhookScheme,
@@ -232,6 +228,22 @@ async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<Pars
     ...(opts.exchangesMax !== undefined ? { exchangesMax: parseCount('--exchanges-max', opts.exchangesMax) } : {}),
     ...(opts.exchangesMaxBytes !== undefined ? { exchangesMaxBytes: parseByteSize('--exchanges-max-bytes', opts.exchangesMaxBytes) } : {}),
   };
+}
+
+/** The parsed options with what needs the context: the default database in the data directory, a dialect from stdin. */
+async function withContext(ctx: Context, options: ParsedServeOptions): Promise<ParsedServeOptions> {
+  const dbFile = options.memory ? undefined : options.dbFile ?? join(dataDir(ctx.env), 'sandbox.db');
+  if (options.dialectFile !== '-') return { ...options, dbFile };
+  const { readDialectFile } = await import('../dialect-file.js');
+  return { ...options, dbFile, dialect: await servableDialect('-', await readDialectFile(ctx, '-')) };
+}
+
+/** A dialect the sandbox can speak, or a usage error naming what it cannot. */
+async function servableDialect(file: string, dialect: DialectOverrides): Promise<DialectOverrides> {
+  const [{ resolveDialect }, { unservableDialect }] = await Promise.all([import('../../api/dialect.js'), import('../../sandbox/dialect.js')]);
+  const unservable = unservableDialect(resolveDialect(dialect));
+  if (unservable) throw new UsageError(`invalid --dialect ${file}: ${unservable}`);
+  return dialect;
 }
 
 function parseCount(flag: string, text: string): number {

@@ -1,5 +1,5 @@
 import { defineCommand } from '../../app/command.js';
-import { ADVICE_FLAGS } from './lifecycle.js';
+import { ADVICE_FLAGS, lifecycleRun, parseLifecycle } from './lifecycle.js';
 
 export default defineCommand({
   name: 'advice',
@@ -10,5 +10,6 @@ and informs the webhook, which acknowledges it and cannot decline it. The transa
 with the network's decision. Card fields as for simulate authorization.`,
   flags: ADVICE_FLAGS,
   examples: ['cardctl simulate advice --card 6650c0ffee --amount 800.00', 'cardctl simulate advice --card 6650c0ffee --amount 800.00 --network-code 51 --forward'],
-  run: async (ctx, input) => (await import('./lifecycle.js')).lifecycleRun('advice')(ctx, input),
+  parse: ({ opts }) => parseLifecycle('advice', opts),
+  run: lifecycleRun,
 });

@@ -7,5 +7,6 @@ export default defineCommand({
   summary: 'simulate an authorization (0100)',
   flags: SIMULATION_FLAGS,
   examples: ['cardctl simulate authorization --card 6650c0ffee --amount 1500.00 --channel pos --method chip', 'cardctl simulate authorization --card 6650c0ffee --amount 1500.00 --channel pos --method chip --forward --expect-approved'],
-  run: async (ctx, input) => (await import('./execute.js')).simulateRun('authorization')(ctx, input),
+  parse: async ({ opts }) => (await import('./execute.js')).parseSimulation('authorization', opts),
+  run: async (ctx, input) => (await import('./execute.js')).simulateRun(ctx, input),
 });

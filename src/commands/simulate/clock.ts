@@ -30,8 +30,8 @@ so an expiry needs no waiting; tokens keep the real clock. Prints the clock and 
 Loopback only: the sandbox answers requests from this machine.`,
   flags: FLAGS,
   examples: ['cardctl simulate clock', 'cardctl simulate clock --advance 169h'],
-  async run(ctx, { opts }) {
-    const seconds = opts.advance === undefined ? undefined : parseAdvance(opts.advance);
+  parse: ({ opts }) => ({ seconds: opts.advance === undefined ? undefined : parseAdvance(opts.advance) }),
+  async run(ctx, { seconds }) {
     const [api, client] = await Promise.all([import('../../api/simulate.js'), ctx.client()]);
     const response = seconds === undefined
       ? await api.readSwitchClock(client, { signal: ctx.signal })

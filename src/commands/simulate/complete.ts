@@ -1,5 +1,5 @@
 import { defineCommand } from '../../app/command.js';
-import { LINKED_FLAGS } from './lifecycle.js';
+import { LINKED_FLAGS, lifecycleRun, parseLifecycle } from './lifecycle.js';
 
 export default defineCommand({
   name: 'complete',
@@ -12,5 +12,6 @@ e.g. tips or fuel). The original becomes completed. An advice: the webhook ackno
 cannot decline it.`,
   flags: LINKED_FLAGS,
   examples: ['cardctl simulate complete --original-tx 6651d00d', 'cardctl simulate clear --original-tx 6651d00d --amount 1200.00 --forward'],
-  run: async (ctx, input) => (await import('./lifecycle.js')).lifecycleRun('completion')(ctx, input),
+  parse: ({ opts }) => parseLifecycle('completion', opts),
+  run: lifecycleRun,
 });

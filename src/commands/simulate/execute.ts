@@ -2,7 +2,6 @@
 // body, send it to /institutions/{switch}/simulate, print the summary (or the messages).
 // Exit 0 whenever the simulation ran; `--expect-approved` turns a decline into exit 5.
 import type { SimulateBody, SimulateResult } from '../../api/schemas.js';
-import type { RunInput } from '../../app/command.js';
 import type { Context } from '../../app/context.js';
 import { RejectedError } from '../../core/errors.js';
 import { escapeControls } from '../../output/format.js';
@@ -14,30 +13,49 @@ import { buildSimulateBody, type IntentName, type SimulationInput } from '../../
 /** The flags of the simulate verbs, as run() gets them. */
 export type SimulateFlags = FlagValues<typeof SIMULATION_FLAGS>;
 
-export function simulateRun(intent: IntentName) {
-  return async (ctx: Context, { opts }: RunInput<typeof SIMULATION_FLAGS>): Promise<void> => {
-    const input: SimulationInput = { intent, ...pickInput(opts) };
-    if (input.amount === undefined && intent === 'reversal' && input.originalTx) {
-      // By default a reversal takes the rest: what the original may still give back (the
-      // sandbox keeps it in remainingAmount), else what was approved, else what was asked.
-      const { getTransaction } = await import('../../api/transactions.js');
-      const original = (await getTransaction(await ctx.client(), input.originalTx, { signal: ctx.signal })).data;
-      const { currencyInfo, minorToDecimal } = await import('../../iso8583/amount.js');
-      const digits = currencyInfo(original.amounts.currency)?.digits ?? 2;
-      const rest = original.remainingAmount ?? original.approvedAmount;
-      input.amount = rest !== undefined ? rest.toFixed(digits) : minorToDecimal(original.amounts.amount, digits);
-    }
-    if (input.amount === undefined && input.flow !== 'balance_inquiry' && ctx.io.canPrompt) {
-      input.amount = await ctx.prompter.input('Amount (major units, e.g. 1500.00)');
-    }
-    if (intent !== 'reversal' && !input.card && !input.pan && ctx.io.canPrompt) {
-      input.card = await ctx.prompter.input('Card ID');
-    }
-    const { body } = buildSimulateBody(input);
-    const result = await sendSimulation(ctx, body);
-    await renderResult(ctx, result.data, { messages: Boolean(opts.messages), raw: result.raw });
-    if (opts.expectApproved) requireApproved(result.data);
-  };
+/** A simulate verb's input once checked: the simulation, and how its answer is shown. */
+export interface SimulationCommandInput {
+  input: SimulationInput;
+  expectApproved?: boolean;
+  messages?: boolean;
+}
+
+/**
+ * Flags → the simulation, checked by the rules of its body before anything is sent. What run()
+ * may still fill in (the amount a reversal gives back, an amount or a card asked for on a
+ * terminal) is left out of the rules here; without a terminal its absence is refused in run(),
+ * by the same rules, before any request.
+ */
+export function parseSimulation(intent: IntentName, opts: SimulateFlags): SimulationCommandInput {
+  const input: SimulationInput = { intent, ...pickInput(opts) };
+  const probe = { ...input };
+  if (probe.amount === undefined) probe.amount = '0';
+  if (intent !== 'reversal' && !probe.card && !probe.pan && !probe.expiry && !probe.account) probe.card = 'card';
+  buildSimulateBody(probe);
+  return { input, expectApproved: opts.expectApproved, messages: opts.messages };
+}
+
+export async function simulateRun(ctx: Context, { input, expectApproved, messages }: SimulationCommandInput): Promise<void> {
+  if (input.amount === undefined && input.intent === 'reversal' && input.originalTx) {
+    // By default a reversal takes the rest: what the original may still give back (the
+    // sandbox keeps it in remainingAmount), else what was approved, else what was asked.
+    const { getTransaction } = await import('../../api/transactions.js');
+    const original = (await getTransaction(await ctx.client(), input.originalTx, { signal: ctx.signal })).data;
+    const { currencyInfo, minorToDecimal } = await import('../../iso8583/amount.js');
+    const digits = currencyInfo(original.amounts.currency)?.digits ?? 2;
+    const rest = original.remainingAmount ?? original.approvedAmount;
+    input.amount = rest !== undefined ? rest.toFixed(digits) : minorToDecimal(original.amounts.amount, digits);
+  }
+  if (input.amount === undefined && input.flow !== 'balance_inquiry' && ctx.io.canPrompt) {
+    input.amount = await ctx.prompter.input('Amount (major units, e.g. 1500.00)');
+  }
+  if (input.intent !== 'reversal' && !input.card && !input.pan && ctx.io.canPrompt) {
+    input.card = await ctx.prompter.input('Card ID');
+  }
+  const { body } = buildSimulateBody(input);
+  const result = await sendSimulation(ctx, body);
+  await renderResult(ctx, result.data, { messages: Boolean(messages), raw: result.raw });
+  if (expectApproved) requireApproved(result.data);
 }
 
 /** `--expect-approved`: exit 5 unless the code is an approval (00, 10 partial, 11 VIP…: isApproved). */

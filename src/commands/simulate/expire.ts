@@ -1,5 +1,6 @@
 import { defineCommand } from '../../app/command.js';
 import { defineFlags } from '../../core/flags.js';
+import { parseExpire } from './lifecycle.js';
 
 const FLAGS = defineFlags({
   originalTx: { type: 'string', value: 'id', description: 'the approved authorization whose hold expires' },
@@ -15,5 +16,6 @@ export default defineCommand({
 that holds nothing is refused (exit 5).`,
   flags: FLAGS,
   examples: ['cardctl simulate expire --original-tx 6651d00d'],
-  run: async (ctx, { opts }) => (await import('./lifecycle.js')).expireRun(ctx, opts),
+  parse: ({ opts }) => parseExpire(opts),
+  run: async (ctx, input) => (await import('./lifecycle.js')).expireRun(ctx, input),
 });

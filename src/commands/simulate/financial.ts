@@ -7,5 +7,6 @@ export default defineCommand({
   summary: 'simulate a financial transaction (0200)',
   flags: SIMULATION_FLAGS,
   examples: ['cardctl simulate financial --card 6650c0ffee --amount 2,500.00 --flow cash_withdrawal --channel atm', 'cardctl simulate financial --card 6650c0ffee --amount 2,500.00 --flow cash_withdrawal --channel atm --forward --expect-approved'],
-  run: async (ctx, input) => (await import('./execute.js')).simulateRun('financial')(ctx, input),
+  parse: async ({ opts }) => (await import('./execute.js')).parseSimulation('financial', opts),
+  run: async (ctx, input) => (await import('./execute.js')).simulateRun(ctx, input),
 });

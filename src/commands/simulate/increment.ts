@@ -1,5 +1,5 @@
 import { defineCommand } from '../../app/command.js';
-import { LINKED_FLAGS } from './lifecycle.js';
+import { LINKED_FLAGS, lifecycleRun, parseLifecycle } from './lifecycle.js';
 
 export default defineCommand({
   name: 'increment',
@@ -10,5 +10,6 @@ Checked like an authorization (card, expiry, status, channel, daily amount); in 
 webhook decides. The answer is recorded as a transaction linked to the original.`,
   flags: LINKED_FLAGS,
   examples: ['cardctl simulate increment --original-tx 6651d00d --amount 250.00', 'cardctl simulate increment --original-tx 6651d00d --amount 250.00 --forward --expect-approved'],
-  run: async (ctx, input) => (await import('./lifecycle.js')).lifecycleRun('increment')(ctx, input),
+  parse: ({ opts }) => parseLifecycle('increment', opts),
+  run: lifecycleRun,
 });

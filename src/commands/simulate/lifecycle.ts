@@ -45,28 +45,51 @@ interface Shown {
   messages?: boolean;
 }
 
+/** A lifecycle verb's input once checked: the message, and how its answer is shown. */
+export interface LifecycleCommandInput extends Shown {
+  input: LifecycleInput;
+}
+
+/**
+ * Flags → the message, checked by the rules of its body before anything is sent. A completion
+ * without --amount captures what the original holds, read in run(): it is checked with the
+ * amount left out of the rules (buildLifecycleBody again once it is known).
+ */
+export async function parseLifecycle(message: LifecycleMessage, opts: Omit<LifecycleInput, 'message'> & Shown): Promise<LifecycleCommandInput> {
+  const { buildLifecycleBody } = await import('../../api/lifecycle-request.js');
+  const { expectApproved, messages, ...fields } = opts;
+  const input: LifecycleInput = { message, ...fields };
+  const amountFromOriginal = message === 'completion' && input.amount === undefined && Boolean(input.originalTx);
+  buildLifecycleBody(amountFromOriginal ? { ...input, amount: '0' } : input);
+  return { input, expectApproved, messages };
+}
+
 /** Sends one lifecycle message built from the flags; a completion without --amount captures what the original holds. */
-export function lifecycleRun(message: LifecycleMessage) {
-  return async (ctx: Context, { opts }: { opts: Omit<LifecycleInput, 'message'> & Shown }): Promise<void> => {
-    const { expectApproved, messages, ...fields } = opts;
-    const input: LifecycleInput = { message, ...fields };
-    if (message === 'completion' && input.amount === undefined && input.originalTx) {
-      const { getLifecycle } = await import('../../api/simulate.js');
-      input.amount = (await getLifecycle(await ctx.client(), input.originalTx, { signal: ctx.signal })).data.amounts.held;
-    }
-    const { buildLifecycleBody } = await import('../../api/lifecycle-request.js');
-    const body = buildLifecycleBody(input);
-    const [{ sendLifecycleMessage }, client] = await Promise.all([import('../../api/simulate.js'), ctx.client()]);
-    const response = await sendLifecycleMessage(client, body, { signal: ctx.signal });
-    await show(ctx, response.data.data, response.raw, { expectApproved, messages });
-  };
+export async function lifecycleRun(ctx: Context, { input, expectApproved, messages }: LifecycleCommandInput): Promise<void> {
+  if (input.message === 'completion' && input.amount === undefined && input.originalTx) {
+    const { getLifecycle } = await import('../../api/simulate.js');
+    input.amount = (await getLifecycle(await ctx.client(), input.originalTx, { signal: ctx.signal })).data.amounts.held;
+  }
+  const { buildLifecycleBody } = await import('../../api/lifecycle-request.js');
+  const body = buildLifecycleBody(input);
+  const [{ sendLifecycleMessage }, client] = await Promise.all([import('../../api/simulate.js'), ctx.client()]);
+  const response = await sendLifecycleMessage(client, body, { signal: ctx.signal });
+  await show(ctx, response.data.data, response.raw, { expectApproved, messages });
 }
 
 /** `simulate repeat`: the network resends a message; the answer is the first one's. */
-export async function repeatRun(ctx: Context, opts: { tx?: string; forward?: boolean } & Shown): Promise<void> {
-  const id = requiredId('--tx', opts.tx);
+export interface RepeatInput extends Shown {
+  tx: string;
+  forward?: boolean;
+}
+
+export function parseRepeat(opts: { tx?: string; forward?: boolean } & Shown): RepeatInput {
+  return { ...opts, tx: requiredId('--tx', opts.tx) };
+}
+
+export async function repeatRun(ctx: Context, opts: RepeatInput): Promise<void> {
   const [{ repeatMessage }, client] = await Promise.all([import('../../api/simulate.js'), ctx.client()]);
-  const response = await repeatMessage(client, id, { forward: opts.forward, signal: ctx.signal });
+  const response = await repeatMessage(client, opts.tx, { forward: opts.forward, signal: ctx.signal });
   await show(ctx, response.data.data, response.raw, opts);
 }
 
@@ -77,8 +100,11 @@ async function show(ctx: Context, result: SimulateResult, raw: string | undefine
 }
 
 /** `simulate expire`: the hold of an approved authorization is released now, as its period ending would. */
-export async function expireRun(ctx: Context, opts: { originalTx?: string }): Promise<void> {
-  const id = requiredId('--original-tx', opts.originalTx);
+export function parseExpire(opts: { originalTx?: string }): { originalTx: string } {
+  return { originalTx: requiredId('--original-tx', opts.originalTx) };
+}
+
+export async function expireRun(ctx: Context, { originalTx: id }: { originalTx: string }): Promise<void> {
   const [{ expireHold }, client] = await Promise.all([import('../../api/simulate.js'), ctx.client()]);
   const response = await expireHold(client, id, { signal: ctx.signal });
   const renderer = ctx.output();

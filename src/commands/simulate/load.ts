@@ -53,5 +53,6 @@ arrived ("no webhook answered"), --min-approval when no request was answered.`,
     'cardctl simulate load --rate 50/s --duration 30s --card 6650c0ffee --max-p99 1500ms --min-approval 95%',
     'cardctl simulate load --concurrency 8 --count 10000 --cards-from-list 20 --mix authorization=80,financial=15,reversal=5 -o json',
   ],
-  run: async (ctx, input) => (await import('../../load/run.js')).runLoad(ctx, input.opts),
+  parse: async ({ opts }) => (await import('../../load/run.js')).parseLoad(opts),
+  run: async (ctx, input) => (await import('../../load/run.js')).runLoad(ctx, input),
 });

@@ -1,5 +1,5 @@
 import { defineCommand } from '../../app/command.js';
-import { LINKED_FLAGS } from './lifecycle.js';
+import { LINKED_FLAGS, lifecycleRun, parseLifecycle } from './lifecycle.js';
 
 export default defineCommand({
   name: 'refund',
@@ -10,5 +10,6 @@ of one purchase never add up to more than it captured: the sandbox refuses with 
 is left (exit 5).`,
   flags: LINKED_FLAGS,
   examples: ['cardctl simulate refund --original-tx 6651d00d --amount 400.00', 'cardctl simulate refund --original-tx 6651d00d --amount 400.00 --forward --expect-approved'],
-  run: async (ctx, input) => (await import('./lifecycle.js')).lifecycleRun('refund')(ctx, input),
+  parse: ({ opts }) => parseLifecycle('refund', opts),
+  run: lifecycleRun,
 });

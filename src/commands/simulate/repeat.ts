@@ -1,6 +1,7 @@
 import { defineCommand } from '../../app/command.js';
 import { defineFlags } from '../../core/flags.js';
 import { SIMULATION_FLAGS } from './options.js';
+import { parseRepeat } from './lifecycle.js';
 
 const FLAGS = defineFlags({
   tx: { type: 'string', value: 'id', description: 'the transaction whose message the network resends' },
@@ -18,5 +19,6 @@ time (same transaction, same code, no second hold). With --forward the webhook g
 the transaction's "repeats" records whether its answer agreed with the first.`,
   flags: FLAGS,
   examples: ['cardctl simulate repeat --tx 6651d00d', 'cardctl simulate repeat --tx 6651d00d --forward -o json'],
-  run: async (ctx, { opts }) => (await import('./lifecycle.js')).repeatRun(ctx, opts),
+  parse: ({ opts }) => parseRepeat(opts),
+  run: async (ctx, input) => (await import('./lifecycle.js')).repeatRun(ctx, input),
 });

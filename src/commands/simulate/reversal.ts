@@ -11,5 +11,6 @@ still give back, neither reversed nor refunded (its record's remainingAmount). M
 a 400 naming it (exit 5).`,
   flags: SIMULATION_FLAGS,
   examples: ['cardctl simulate reversal --original-tx 6651d00d --amount 1500.00', 'cardctl simulate reversal --original-tx 6651d00d --amount 1500.00 --forward --expect-approved'],
-  run: async (ctx, input) => (await import('./execute.js')).simulateRun('reversal')(ctx, input),
+  parse: async ({ opts }) => (await import('./execute.js')).parseSimulation('reversal', opts),
+  run: async (ctx, input) => (await import('./execute.js')).simulateRun(ctx, input),
 });

@@ -4,6 +4,7 @@ import { defineFlags } from '../../core/flags.js';
 import { RejectedError, UsageError } from '../../core/errors.js';
 import { escapeControls } from '../../output/format.js';
 import type { ScenarioSummary, StepReport } from '../../scenario/runner.js';
+import type { Scenario } from '../../scenario/scenario.js';
 
 const FLAGS = defineFlags({
   set: { type: 'list', value: 'key=value', repeat: 'variadic', description: 'scenario variable, e.g. --set card=6650c0ffee (repeatable)' },
@@ -36,7 +37,7 @@ invalid (nothing is sent then). -o json prints the summary object, -o ndjson one
     'cardctl simulate run examples/scenarios/auth-then-reversal.yaml --set card=6650c0ffee',
     'cardctl simulate run scenario.yaml -o json',
   ],
-  async run(ctx, { args, opts }) {
+  async parse({ args, opts }) {
     const file = String(args[0] ?? '');
     const vars: Record<string, string> = Object.create(null) as Record<string, string>;
     for (const item of opts.set ?? []) {
@@ -44,20 +45,14 @@ invalid (nothing is sent then). -o json prints the summary object, -o ndjson one
       if (eq <= 0) throw new UsageError(`invalid --set "${item}": expected NAME=VALUE, e.g. --set card=6650c0ffee`);
       vars[item.slice(0, eq).trim()] = item.slice(eq + 1);
     }
-    const [{ readTextFile }, { YAML_LIMITS }, { loadScenario }, { runScenario }, { sendSimulation }] = await Promise.all([
-      import('../../core/text.js'),
-      import('../../core/yaml.js'),
-      import('../../scenario/scenario.js'),
-      import('../../scenario/runner.js'),
-      import('./execute.js'),
-    ]);
-    let text: string;
-    try {
-      text = file === '-' ? await (await import('../../core/io.js')).readAll(ctx.io.stdin, ctx.signal) : await readTextFile(file, YAML_LIMITS.maxBytes);
-    } catch (error) {
-      throw new UsageError(`cannot read scenario ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    }
-    const scenario = await loadScenario(text, file === '-' ? 'stdin' : file, vars);
+    // A file is read and checked here; stdin (-) is read by run().
+    if (file === '-') return { file, vars };
+    const [{ readTextFile }, { YAML_LIMITS }] = await Promise.all([import('../../core/text.js'), import('../../core/yaml.js')]);
+    return { file, vars, scenario: await readScenario(file, () => readTextFile(file, YAML_LIMITS.maxBytes), vars) };
+  },
+  async run(ctx, { file, vars, scenario: fromFile }: { file: string; vars: Record<string, string>; scenario?: Scenario }) {
+    const [{ runScenario }, { sendSimulation }] = await Promise.all([import('../../scenario/runner.js'), import('./execute.js')]);
+    const scenario = fromFile ?? await readScenario(file, async () => (await import('../../core/io.js')).readAll(ctx.io.stdin, ctx.signal), vars);
     const format = ctx.settings().output;
     const printer = await stepPrinter(ctx, format);
     if (format !== 'json' && format !== 'ndjson' && !ctx.globals.quiet) {
@@ -78,6 +73,18 @@ invalid (nothing is sent then). -o json prints the summary object, -o ndjson one
     }
   },
 });
+
+/** The scenario in `file` (- for stdin), its text given by `read`, with the --set variables. */
+async function readScenario(file: string, read: () => Promise<string>, vars: Record<string, string>): Promise<Scenario> {
+  let text: string;
+  try {
+    text = await read();
+  } catch (error) {
+    throw new UsageError(`cannot read scenario ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const { loadScenario } = await import('../../scenario/scenario.js');
+  return loadScenario(text, file === '-' ? 'stdin' : file, vars);
+}
 
 async function stepPrinter(ctx: Context, format: string): Promise<(report: StepReport) => void> {
   if (format === 'json') return () => {};

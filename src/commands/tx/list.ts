@@ -13,7 +13,7 @@ paging stops at the first page older than --since.`,
   wide: 'more columns: currency, channel, entry mode, processing code, duration, reversal',
   noun: 'transactions',
   examples: ['cardctl tx list', 'cardctl tx list --status failed --since 24h', 'cardctl tx list --merchant SBXMERCHANT0001 --all -o ndjson | jq .responseCode', 'cardctl tx list --card-status suspended --wide'],
-  query: (opts, ctx) => parseTransactionFilters(opts, ctx.clock.now()),
+  query: (opts, now) => parseTransactionFilters(opts, now),
   emptyMessage: (filter) => (Object.values(filter).some(Boolean)
     ? 'no transactions match'
     : 'no transactions yet; run one with `cardctl simulate authorization --card CARD_ID --amount 100`'),

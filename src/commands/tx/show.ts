@@ -40,9 +40,12 @@ reason (-o json: the transaction with an \`exchanges\` array).`,
   args: [{ syntax: '<tx-id>', description: 'transaction identifier' }],
   flags: FLAGS,
   examples: ['cardctl tx show 6651d00d', 'cardctl tx show 6651d00d -o json', 'cardctl tx show 6651d00d -o json | jq .response', 'cardctl tx show 6651d00d --lifecycle -o json', 'cardctl tx show 6651d00d --exchanges'],
-  async run(ctx, { args, opts }) {
-    const id = String(args[0] ?? '').trim();
+  parse(raw) {
+    const id = String(raw.args[0] ?? '').trim();
     if (!id) throw new UsageError('a transaction id is required', { hint: 'find one with `cardctl tx list`' });
+    return { ...raw, id };
+  },
+  async run(ctx, { id, opts }) {
     if (opts.lifecycle) {
       const { getLifecycle } = await import('../../api/simulate.js');
       const response = await getLifecycle(await ctx.client(), id, { signal: ctx.signal });

@@ -5,11 +5,9 @@ import type { Context } from '../../app/context.js';
 import { currencyInfo, formatAmount, minorToDecimal } from '../../iso8583/amount.js';
 import { isApproved, responseMessage } from '../../iso8583/codes.js';
 import type { Column } from '../../output/renderer.js';
-import { apiQuery, inWindow, parseTransactionFilters, pastSince, type SummaryGroupBy, type SummaryOptions } from './options.js';
+import { apiQuery, inWindow, pastSince, type SummaryGroupBy, type TransactionFilter } from './options.js';
 
-export async function runSummary(ctx: Context, opts: SummaryOptions): Promise<void> {
-  const input = parseTransactionFilters({ ...opts, since: opts.since ?? '24h' }, ctx.clock.now());
-  const by = opts.by ?? 'channel';
+export async function runSummary(ctx: Context, { filter: input, by }: { filter: TransactionFilter; by: SummaryGroupBy }): Promise<void> {
   const { listAllTransactions } = await import('../../api/transactions.js');
   const output = ctx.output();
   await output.ready();

@@ -1,5 +1,5 @@
 import { defineCommand } from '../../app/command.js';
-import { SUMMARY_FLAGS } from './options.js';
+import { parseTransactionFilters, SUMMARY_FLAGS } from './options.js';
 
 export default defineCommand({
   name: 'summary',
@@ -12,9 +12,11 @@ terminal: bar charts (a sparkline over time for --by hour). -o json prints the w
 and piped tables print one row per group. Reads the list page by page; memory does not grow with it.`,
   flags: SUMMARY_FLAGS,
   examples: ['cardctl tx summary', 'cardctl tx summary --since 7d --by responseCode', 'cardctl tx summary --by hour', 'cardctl tx summary --merchant SBXMERCHANT0001 -o json --jq .approvalRate'],
-  async run(ctx, { opts }) {
+  // The last 24 hours unless --since says otherwise.
+  parse: ({ opts, now }) => ({ filter: parseTransactionFilters({ ...opts, since: opts.since ?? '24h' }, now), by: opts.by ?? 'channel' }),
+  async run(ctx, input) {
     // The aggregation and the ISO tables (currencies, response codes) load only when it runs.
     const { runSummary } = await import('./summary-report.js');
-    await runSummary(ctx, opts);
+    await runSummary(ctx, input);
   },
 });

@@ -88,18 +88,18 @@ transaction. Takes the filters of \`tx list\`; --since also prints the transacti
     wide: { type: 'boolean', description: 'more columns, as in `tx list --wide`' },
   },
   examples: ['cardctl tx tail', 'cardctl tx tail --status failed', 'cardctl tx tail -o ndjson | jq -c .responseCode', "cardctl tx tail --since 10m --template '{{.createdAt}} {{.responseCode}} {{money .amounts.amount .amounts.currency}}'"],
-  async run(ctx, { opts }) {
+  parse: ({ opts, now }) => ({ filter: parseTransactionFilters(opts, now), interval: parseInterval(opts.interval), limit: opts.limit, wide: opts.wide }),
+  async run(ctx, { filter: input, interval, wide, ...opts }) {
+    // The page size's bound is the profile's maxPageSize: checked once the profile is read.
     const { limit } = validatePaging(opts, ctx.dialect().maxPageSize);
-    const input = parseTransactionFilters(opts, ctx.clock.now());
     const pageSize = limit ?? Math.min(PAGE_SIZE, ctx.dialect().maxPageSize);
-    const interval = parseInterval(opts.interval);
     const [{ listTransactions }, { transactionColumns }, { setTimeout: sleep }, errors] = await Promise.all([
       import('../../api/transactions.js'),
       import('../../output/columns/transactions.js'),
       import('node:timers/promises'),
       import('../../core/errors.js'),
     ]);
-    const output = ctx.output({ wide: opts.wide });
+    const output = ctx.output({ wide });
     await output.ready();
     const client = await ctx.client();
     const query = apiQuery(input);

@@ -5,7 +5,7 @@ import type { Context } from '../../app/context.js';
 import { UsageError } from '../../core/errors.js';
 import * as fields from '../../core/card-fields.js';
 import { validateDateTime, validateEmail, validatePhone, validateScope } from '../../core/validate.js';
-import { bodyBoolean, bodyString, readBodyFile } from '../oauth/body-file.js';
+import { bodyBoolean, bodyFromFile, bodyString, checkBodyKeys, readBodyFile } from '../oauth/body-file.js';
 
 type UpdateOptions = FlagValues<typeof FLAGS>;
 
@@ -52,9 +52,46 @@ const FLAGS = defineFlags({
 const TEXT_FIELDS = bodyFields(FLAGS);
 const BODY_KEYS = new Set([...TEXT_FIELDS.map((f) => f.path), 'isBlocked', 'roles', 'printCard']);
 
-export async function parseUpdateOptions(ctx: Context, opts: UpdateOptions): Promise<UpdateUserBody> {
-  const file = await readBodyFile(ctx, opts.fromFile);
-  for (const key of Object.keys(file)) if (!BODY_KEYS.has(key)) throw new UsageError(`--from-file: unknown field "${key}"`);
+/** A text field as given (flag or --from-file), checked by its flag's validator. */
+const fieldValue = (field: BodyField, value: string) => (field.parse ? field.parse(field.flag, value) : value.trim());
+
+/** What `users update`'s parse step reads and checks: the user id, and the --from-file body unless it is stdin. */
+export interface UpdateInput {
+  userId: string;
+  opts: UpdateOptions;
+  file?: Record<string, unknown>;
+}
+
+/** The user id, the body file and every field given, checked; what is missing is asked for (or refused) by run(). */
+export async function parseUpdate({ args, opts }: { args: [string]; opts: UpdateOptions }): Promise<UpdateInput> {
+  const userId = String(args[0] ?? '').trim();
+  if (!userId) throw new UsageError('missing the user id: cardctl users update USER_ID');
+  const file = opts.fromFile === undefined || opts.fromFile === '-' ? undefined : await bodyFromFile(opts.fromFile, BODY_KEYS);
+  const body = file ?? {};
+  const values: Record<string, unknown> = {};
+  for (const field of TEXT_FIELDS) {
+    const value = (opts[field.key as keyof UpdateOptions] as string | undefined) ?? bodyString(body, field.path);
+    if (value !== undefined && value.trim() !== '') values[field.path] = fieldValue(field, value);
+  }
+  bodyBoolean(body, 'isBlocked');
+  if (opts.role) opts.role.map(parseRole);
+  else rolesFromFile(body.roles);
+  checkDates(values);
+  bodyBoolean(body, 'printCard');
+  return { userId, opts, file };
+}
+
+/** An expiry date before the start date is refused. */
+function checkDates(body: Record<string, unknown>): void {
+  if (typeof body.startDate === 'string' && typeof body.expiryDate === 'string') {
+    fields.assertEndAfterStart({ label: '--start-date', value: body.startDate }, { label: '--expiry-date', value: body.expiryDate });
+  }
+}
+
+/** Flags over the --from-file body (`read`: read by the parse step), missing values asked for on a terminal: the request body. */
+export async function parseUpdateOptions(ctx: Pick<Context, 'io' | 'prompter'>, opts: UpdateOptions, read: { file?: Record<string, unknown> } = {}): Promise<UpdateUserBody> {
+  const file = read.file ?? await readBodyFile(ctx, opts.fromFile);
+  checkBodyKeys(file, BODY_KEYS);
   const prompt = ctx.io.canPrompt;
   const missing: string[] = [];
   const given = (field: BodyField) => (opts[field.key as keyof UpdateOptions] as string | undefined) ?? bodyString(file, field.path);
@@ -67,7 +104,7 @@ export async function parseUpdateOptions(ctx: Context, opts: UpdateOptions): Pro
       missing.push(field.flag);
       continue;
     }
-    body[field.path] = field.parse ? field.parse(field.flag, value) : value.trim();
+    body[field.path] = fieldValue(field, value);
   }
 
   let isBlocked = opts.blocked ?? bodyBoolean(file, 'isBlocked');
@@ -90,11 +127,9 @@ export async function parseUpdateOptions(ctx: Context, opts: UpdateOptions): Pro
   body.roles = roles;
   for (const field of TEXT_FIELDS.filter((f) => !f.required)) {
     const value = given(field);
-    if (value !== undefined) body[field.path] = field.parse ? field.parse(field.flag, value) : value.trim();
+    if (value !== undefined) body[field.path] = fieldValue(field, value);
   }
-  if (typeof body.startDate === 'string' && typeof body.expiryDate === 'string') {
-    fields.assertEndAfterStart({ label: '--start-date', value: body.startDate }, { label: '--expiry-date', value: body.expiryDate });
-  }
+  checkDates(body);
   const printCard = opts.printCard ?? bodyBoolean(file, 'printCard');
   if (printCard !== undefined) body.printCard = printCard;
   return body as unknown as UpdateUserBody;
@@ -116,10 +151,9 @@ have the verb:object form of OAuth scopes. Prints the updated user.`,
     'cardctl users update 6653bb --first-name Ada --last-name Obi --email ada@example.com --phone +2348012345678 --status active --no-blocked --role admin=create:card,read:card',
     'cardctl users update 6653bb --from-file user.json --role viewer=read:card --role ops=read:transaction',
   ],
-  async run(ctx, { args, opts }) {
-    const userId = String(args[0] ?? '').trim();
-    if (!userId) throw new UsageError('missing the user id: cardctl users update USER_ID');
-    const body = await parseUpdateOptions(ctx, opts);
+  parse: parseUpdate,
+  async run(ctx, { userId, opts, file }) {
+    const body = await parseUpdateOptions(ctx, opts, { file });
     const { updateInstitutionUser } = await import('../../api/users.js');
     const { userRows } = await import('../../output/columns/users.js');
     const client = await ctx.client();

@@ -23,6 +23,8 @@ interface ExchangeQuery {
   tx: string[];
   failed: boolean;
   since?: Date;
+  /** --as-scenario: write these exchanges' messages as a scenario instead of listing them. */
+  scenario?: { file: string; keepSpacing: boolean; force: boolean };
 }
 
 const list = listCommand({
@@ -52,11 +54,16 @@ in forward mode, expecting the response codes and lifecycle amounts seen (\`card
     'cardctl webhook exchanges --tx 6651d00d -o json | jq ".[0].response"',
     'cardctl webhook exchanges --tx 6651d00d --as-scenario regression.yaml --keep-spacing',
   ],
-  query: (opts, ctx): ExchangeQuery => {
+  query: (opts, now): ExchangeQuery => {
     if (!opts.asScenario && (opts.keepSpacing || opts.force)) throw new UsageError(`--${opts.keepSpacing ? 'keep-spacing' : 'force'} goes with --as-scenario`);
     if (opts.asScenario !== undefined && opts.asScenario.trim() === '') throw new UsageError('--as-scenario needs a file name');
     const tx = (opts.tx ?? []).map((id) => id.trim()).filter(Boolean);
-    return { tx, failed: Boolean(opts.failed), ...(opts.since !== undefined ? { since: parseTimeBound('--since', opts.since, ctx.clock.now()) } : {}) };
+    return {
+      tx,
+      failed: Boolean(opts.failed),
+      ...(opts.since !== undefined ? { since: parseTimeBound('--since', opts.since, now) } : {}),
+      ...(opts.asScenario !== undefined ? { scenario: { file: opts.asScenario.trim(), keepSpacing: Boolean(opts.keepSpacing), force: Boolean(opts.force) } } : {}),
+    };
   },
   emptyMessage: (query) => (query.tx.length || query.failed || query.since
     ? 'no webhook exchanges match'
@@ -81,10 +88,9 @@ in forward mode, expecting the response codes and lifecycle amounts seen (\`card
 export default {
   ...list,
   async run(ctx: Context, input: Parameters<typeof list.run>[1]) {
-    const file = input.opts.asScenario;
-    if (file === undefined) return list.run(ctx, input);
-    const { query } = list.parseInput(input.opts, ctx);
-    await writeScenario(ctx, query, file.trim(), { keepSpacing: Boolean(input.opts.keepSpacing), force: Boolean(input.opts.force) });
+    const { scenario } = input.query;
+    if (scenario) await writeScenario(ctx, input.query, scenario.file, scenario);
+    else await list.run(ctx, input);
   },
 };
 

@@ -92,11 +92,7 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
     'cardctl webhook listen --forward-to http://localhost:8080/card-auth',
     'cardctl webhook listen --respond 10 --approved-amount 600 --fail-every 4 --repeats inconsistent',
   ],
-  async run(ctx, { opts }) {
-    // The listener needs no profile, but a profile named by mistake is refused as everywhere.
-    const { missingProfile } = await import('../../app/context.js');
-    const missing = missingProfile(ctx);
-    if (missing) throw missing;
+  async parse({ opts }) {
     const port = Number(opts.port);
     if (!/^\d+$/.test(String(opts.port)) || port > 65_535) throw new UsageError(`invalid --port "${opts.port}": expected 0 to 65535`);
     const respond = String(opts.respond).trim().toUpperCase();
@@ -137,6 +133,13 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
       }
       rules = await parseRules(text, opts.rules);
     }
+    return { opts, port, respond, forwardTo, delay, failEvery, approvedAmount, rules };
+  },
+  async run(ctx, { opts, port, respond, forwardTo, delay, failEvery, approvedAmount, rules }) {
+    // The listener needs no profile, but a profile named by mistake is refused as everywhere.
+    const { missingProfile } = await import('../../app/context.js');
+    const missing = missingProfile(ctx);
+    if (missing) throw missing;
     let secret: string | undefined;
     if (opts.secretStdin) {
       const { lineReader } = await import('../../core/io.js');

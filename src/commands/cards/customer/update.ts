@@ -4,10 +4,10 @@ import { bodyFields, defineFlags, type FlagValues } from '../../../core/flags.js
 import type { Context } from '../../../app/context.js';
 import { UsageError } from '../../../core/errors.js';
 import { getPath, setPath } from '../../../core/object-path.js';
-import { ADDRESS_KEYS, applyFlags, assertKnownKeys, checkFileValues, readJsonObject, type Json } from '../fields.js';
+import { ADDRESS_KEYS, applyFlags, assertKnownKeys, checkFileValues, jsonObjectFromFile, readJsonObject, type Json } from '../fields.js';
 import { CARDHOLDER_FLAGS, customerPlacement, placeFlags, REASON_MAX_LENGTH } from '../../card-flags.js';
 import { cardIdArgument, describeCard, printCard, type CardId } from '../common.js';
-import { BULK_FLAGS, bulkFlagsGiven } from '../../bulk-command.js';
+import { BULK_FLAGS, bulkFlagsGiven, checkBulkFlags } from '../../bulk-command.js';
 
 export const CUSTOMER_UPDATE_FLAGS = defineFlags({
   ...placeFlags(CARDHOLDER_FLAGS, customerPlacement('')),
@@ -22,14 +22,13 @@ const CUSTOMER_FIELDS = bodyFields(CUSTOMER_UPDATE_FLAGS);
 const UPDATE_KEYS = ['firstName', 'middleName', 'lastName', 'emailAddress', 'phoneNumber', 'dateOfBirth', 'address'] as const;
 
 /**
- * The changes asked for (flags over --from-file), checked; nothing is sent. A file may hold the
- * Update Card Customer body itself or `{ "customer": { … } }`.
+ * The changes asked for (flags over the --from-file object), checked; nothing is sent. A file may
+ * hold the Update Card Customer body itself or `{ "customer": { … } }`.
  */
-export async function parseCustomerChanges(ctx: Context, opts: FlagValues<typeof CUSTOMER_UPDATE_FLAGS>): Promise<Json> {
+export function customerChanges(opts: FlagValues<typeof CUSTOMER_UPDATE_FLAGS>, file: Json | undefined): Json {
   let changes: Json = {};
-  if (typeof opts.fromFile === 'string') {
+  if (file !== undefined) {
     const source = opts.fromFile === '-' ? '--from-file -' : `--from-file ${opts.fromFile}`;
-    const file = await readJsonObject(ctx, opts.fromFile);
     changes = file.customer && typeof file.customer === 'object' && !Array.isArray(file.customer) && Object.keys(file).length === 1
       ? (file.customer as Json)
       : file;
@@ -42,6 +41,26 @@ export async function parseCustomerChanges(ctx: Context, opts: FlagValues<typeof
   }
   applyFlags(changes, opts, CUSTOMER_FIELDS);
   return changes;
+}
+
+type CustomerUpdateOptions = FlagValues<typeof CUSTOMER_UPDATE_FLAGS>;
+
+/** One card (its changes, unless they come from stdin: read by run()) or many. */
+type CustomerUpdateInput = { opts: CustomerUpdateOptions; bulk: true } | { opts: CustomerUpdateOptions; bulk?: undefined; cardId: CardId; changes?: Json };
+
+async function parseCustomerUpdate({ args, opts }: { args: [string | undefined]; opts: CustomerUpdateOptions }): Promise<CustomerUpdateInput> {
+  if (args[0] === undefined && opts.fromFile !== undefined) {
+    const flagged = CUSTOMER_FIELDS.filter((f) => opts[f.key as keyof typeof opts] !== undefined).map((f) => f.flag);
+    if (flagged.length) throw new UsageError(`${flagged.join(', ')} describe one card: in a bulk update each row gives its own fields`);
+    checkBulkFlags(opts);
+    return { opts, bulk: true };
+  }
+  const stray = bulkFlagsGiven(opts);
+  if (stray.length) throw new UsageError(`${stray.join(', ')} need --from-file without a card id (many cards)`);
+  const cardId = cardIdArgument({ args });
+  if (opts.fromFile === '-') return { opts, cardId };
+  const file = opts.fromFile === undefined ? undefined : await jsonObjectFromFile(opts.fromFile);
+  return { opts, cardId, changes: customerChanges(opts, file) };
 }
 
 /** The full body the API requires: the current customer with the changes laid over it. */
@@ -123,12 +142,11 @@ in the audit journal (\`cardctl history\`).`,
     'cardctl cards customer update 6650c0ffee --from-file customer.json',
     'cardctl cards customer update --from-file email-fixes.csv --reason "data fix" --report fixes.ndjson',
   ],
+  parse: parseCustomerUpdate,
   async run(ctx, input) {
-    if (input.args[0] === undefined && input.opts.fromFile !== undefined) return bulkUpdate(ctx, input.opts);
-    const stray = bulkFlagsGiven(input.opts);
-    if (stray.length) throw new UsageError(`${stray.join(', ')} need --from-file without a card id (many cards)`);
-    const cardId = cardIdArgument(input);
-    let changes = await parseCustomerChanges(ctx, input.opts);
+    if (input.bulk) return bulkUpdate(ctx, input.opts);
+    const { cardId } = input;
+    let changes = input.changes ?? customerChanges(input.opts, await readJsonObject(ctx, '-'));
     const nothingGiven = Object.keys(changes).length === 0;
     if (nothingGiven && !ctx.io.canPrompt) {
       throw new UsageError('nothing to update', {
@@ -154,7 +172,7 @@ in the audit journal (\`cardctl history\`).`,
     });
     // The body is the card as read with the changes laid over it: sent for that version only,
     // so a change made meanwhile by someone else is a conflict, never silently undone.
-    const reasoned = client.withReason(typeof input.opts.reason === 'string' ? input.opts.reason : undefined);
+    const reasoned = client.withReason(input.opts.reason);
     const response = typeof card.__v === 'number'
       ? await updateCustomerAt(reasoned, cardId, body, card.__v, ctx.signal)
       : await updateCustomer(reasoned, cardId, body, ctx.signal);
@@ -171,9 +189,7 @@ interface CustomerChange {
 /** A row's columns: `id` and the flags' names (email, first-name, …). */
 const ROW_COLUMNS = new Map(CUSTOMER_FIELDS.map((field) => [field.flag.replace(/^--/, ''), field]));
 
-async function bulkUpdate(ctx: Context, opts: FlagValues<typeof CUSTOMER_UPDATE_FLAGS>): Promise<void> {
-  const flagged = CUSTOMER_FIELDS.filter((f) => opts[f.key as keyof typeof opts] !== undefined).map((f) => f.flag);
-  if (flagged.length) throw new UsageError(`${flagged.join(', ')} describe one card: in a bulk update each row gives its own fields`);
+async function bulkUpdate(ctx: Context, opts: CustomerUpdateOptions): Promise<void> {
   const [{ runBulkCommand }, { rowCardId }, { getCard, updateCustomerAt }] = await Promise.all([
     import('../../bulk-command.js'), import('../bulk.js'), import('../../../api/cards.js'),
   ]);

@@ -26,9 +26,9 @@ After 3 wrong current PINs the PIN is locked until \`cardctl cards pin reset\`.`
     pan: { type: 'string', value: 'pan', pan: true, description: 'full card number; only for profiles whose pinBlockFormat is iso-0' },
   },
   examples: ['cardctl cards pin change 6650c0ffee', "printf '4821\\n7305\\n' | cardctl cards pin change 6650c0ffee --pin-stdin"],
+  parse: (input) => ({ ...input, cardId: cardIdArgument(input), pan: input.opts.pan === undefined ? undefined : validatePan('--pan', input.opts.pan) }),
   async run(ctx, input) {
-    const cardId = cardIdArgument(input);
-    const pan = input.opts.pan === undefined ? undefined : validatePan('--pan', input.opts.pan);
+    const { cardId, pan } = input;
     const { assertPinKeyAvailable, createPinInput, sendWithPinBlocks } = await import('../../../pin/index.js');
     assertPinKeyAvailable(ctx);
     const pins = createPinInput(ctx, { stdin: Boolean(input.opts.pinStdin), allowWeak: input.opts.allowWeakPin });

@@ -31,9 +31,9 @@ last four digits must be typed, or --yes --confirm-production given.
     reason: { type: 'string', value: 'text', maxLength: REASON_MAX_LENGTH, description: 'why (kept in the audit journal)' },
   },
   examples: ['cardctl cards pin reset 6650c0ffee', 'printf 7305 | cardctl cards pin reset 6650c0ffee --pin-stdin'],
+  parse: (input) => ({ ...input, cardId: cardIdArgument(input), pan: input.opts.pan === undefined ? undefined : validatePan('--pan', input.opts.pan) }),
   async run(ctx, input) {
-    const cardId = cardIdArgument(input);
-    const pan = input.opts.pan === undefined ? undefined : validatePan('--pan', input.opts.pan);
+    const { cardId, pan } = input;
     const { assertPinKeyAvailable, createPinInput, sendWithPinBlocks } = await import('../../../pin/index.js');
     assertPinKeyAvailable(ctx);
     const newPin = await createPinInput(ctx, { stdin: Boolean(input.opts.pinStdin), allowWeak: input.opts.allowWeakPin }).fresh('new PIN');

@@ -29,7 +29,8 @@ run, a shard twice, a row in two reports) or a shard not given, nothing written.
     'cardctl cards report merge renew-1.ndjson renew-2.ndjson --out renew.ndjson',
     "cardctl cards report merge renew-*.ndjson | jq -r 'select(.outcome == \"failed\") | .id'",
   ],
-  async run(ctx, { args, opts }) {
+  // The reports are local files: read, checked and merged here, before anything is written.
+  async parse({ args, opts }) {
     const paths = args[0];
     const { existsSync, statSync } = await import('node:fs');
     for (const path of paths) {
@@ -48,12 +49,15 @@ run, a shard twice, a row in two reports) or a shard not given, nothing written.
       if (error instanceof RunReportError) throw new UsageError(error.message, { hint: 'give the --report files of one bulk run\'s shards' });
       throw error;
     }
+    return { merged, out: opts.out };
+  },
+  async run(ctx, { merged, out }) {
     const text = merged.entries.map((entry) => `${JSON.stringify(entry)}\n`).join('');
-    if (opts.out === undefined) ctx.io.out(text);
+    if (out === undefined) ctx.io.out(text);
     else {
       // Whole or not at all: a full disk never leaves half a merged report that looks whole.
       const { writeFileAtomic } = await import('../../../core/write-file.js');
-      writeFileAtomic(opts.out, text, { mode: 0o600 });
+      writeFileAtomic(out, text, { mode: 0o600 });
     }
     const { counts, missingRows, unfinished } = merged;
     if (!ctx.globals.quiet) {
