@@ -43,7 +43,7 @@ const FLAGS = defineFlags({
   webhookUrl: { type: 'string', value: 'url', description: "webhook URL of the seeded card program" },
   faults: { type: 'string', value: 'spec', description: 'inject faults, e.g. rate=0.1,codes=500|503,latency=0-800ms' },
   faultsSeed: { type: 'string', value: 'n', description: 'seed for the fault injector (replayable runs)' },
-  webhookFaults: { type: 'string', value: 'spec', description: 'faults between the switch and the webhook (delay, deadline, duplicate, reset, reply-lost, garbage), e.g. delay=100-300ms,reset=0.05' },
+  webhookFaults: { type: 'string', value: 'spec', description: 'faults between the switch and the webhook (delay, deadline, duplicate, reset, reply-lost, garbage, signature), e.g. delay=100-300ms,reset=0.05' },
   webhookFaultsSeed: { type: 'string', value: 'n', description: 'seed for the webhook fault injector (replayable runs)' },
   faultsHold: { type: 'string', value: 'seconds', description: 'how long commit-then-timeout holds a response (default 35)' },
   tokenTtl: { type: 'string', value: 'seconds', description: 'lifetime of OAuth access tokens (default 3600)' },

@@ -1,13 +1,15 @@
 // The call to the institution's webhook in forward mode: POST the request message as JSON,
-// signed (X-Webhook-Signature) and, when webHookConfig.header is set, with the secret in that
-// header. The institution is not trusted: 5 s for the whole exchange (a slow drip included),
+// signed in the program's scheme (webHookConfig.type `standard-webhooks`, else cardctl's
+// X-Webhook-Signature) and, when webHookConfig.header is set, with the secret in that header;
+// signed wrongly on purpose under the `signature` webhook fault. The institution is not trusted: 5 s for the whole exchange (a slow drip included),
 // at most MAX_REPLY_BYTES read (past that, or a Content-Length over it, the request is
 // aborted), a 2xx with a JSON content type, and a reply that answers this request (reply.ts).
 import { request, type Dispatcher } from 'undici';
 import type { WebhookConfig } from '../../api/schemas.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
 import { isJsonContentType, MAX_REPLY_BYTES, validateReply, WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
-import { SIGNATURE_HEADER, signatureHeader } from '../../webhook-protocol/signature.js';
+import { SIGNATURE_SCHEMES, type SignatureScheme } from '../../webhook-protocol/signature.js';
+import { signMessage, type SignatureFault } from '../../webhook-protocol/signature-faults.js';
 
 export { WEBHOOK_TIMEOUT_MS };
 
@@ -34,9 +36,16 @@ export interface WebhookCallOptions {
   nowSeconds?: number;
   /** Aborts the call (the sandbox closing); it then ends as a timeout. */
   signal?: AbortSignal;
+  /** Sign wrongly this way (the `signature` webhook fault). */
+  signatureFault?: SignatureFault;
 }
 
-export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' | 'secret'>, message: SwitchMessage, options: WebhookCallOptions = {}): Promise<WebhookOutcome> {
+/** The signature scheme of a program's webhook: its `type` when that names one, else cardctl's. */
+export function schemeOf(config: Pick<WebhookConfig, 'type'>): SignatureScheme {
+  return SIGNATURE_SCHEMES.find((scheme) => scheme === config.type) ?? 'cardctl';
+}
+
+export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' | 'secret' | 'type'>, message: SwitchMessage, options: WebhookCallOptions = {}): Promise<WebhookOutcome> {
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const maxBytes = options.maxReplyBytes ?? MAX_REPLY_BYTES;
   let url: URL;
@@ -46,15 +55,16 @@ export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' |
   } catch {
     return { ok: false, cause: 'no-url', reason: `the card program's webhook URL "${config.url}" is not a valid http(s) URL` };
   }
-  const body = JSON.stringify(message);
-  const secret = config.secret ?? '';
+  const signed = signMessage(schemeOf(config), config.secret ?? '', message, options.signatureFault, options.nowSeconds);
+  // A tampered body is answered as what it says (the handler should have refused it).
+  const { body, message: sent } = signed;
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/json',
     'user-agent': 'cardctl-sandbox-switch',
-    [SIGNATURE_HEADER]: signatureHeader(secret, body, options.nowSeconds),
+    ...signed.headers,
   };
-  if (config.header && config.header.trim() !== '') headers[config.header.trim().toLowerCase()] = secret;
+  if (config.header && config.header.trim() !== '' && signed.secretHeader !== undefined) headers[config.header.trim().toLowerCase()] = signed.secretHeader;
 
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
@@ -92,7 +102,7 @@ export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' |
     } catch {
       return { ok: false, status, cause: 'invalid-reply', reason: 'the webhook reply is not JSON' };
     }
-    const verdict = validateReply(message, parsed);
+    const verdict = validateReply(sent, parsed);
     return verdict.ok ? { ok: true, status, reply: verdict.reply } : { ok: false, status, cause: 'invalid-reply', reason: verdict.reason };
   } catch (error) {
     if (controller.signal.aborted) return { ok: false, timedOut: true, cause: 'timeout', reason: `no reply from the webhook within ${timeoutMs / 1000} s (timeout)` };
