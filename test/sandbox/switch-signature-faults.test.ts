@@ -81,3 +81,18 @@ for (const scheme of ['cardctl', 'standard-webhooks'] as SignatureScheme[]) {
     });
   });
 }
+
+describe('a repeat records the MTI of the webhook\'s answer', () => {
+  it('0101 answered 0110 (or 0111) is recorded as such', async () => {
+    const original = (await simulate(env.sb, auth(cardId, { responseMode: 'forward' }))).body.data;
+    const answerWith = (mti: string) => env.hook.respond((received, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...received.message, '0': mti, '39': '00' }));
+    });
+    answerWith('0110');
+    await call(env.sb, 'POST', `/sandbox/transactions/${original.transactionId}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
+    answerWith('0111');
+    await call(env.sb, 'POST', `/sandbox/transactions/${original.transactionId}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
+    const stored = await call(env.sb, 'GET', `/institutions/transactions/${original.transactionId}`, { token: env.sb.token });
+    expect(stored.body.data.repeats.map((r: { replyMti: string }) => r.replyMti)).toEqual(['0110', '0111']);
+  });
+});
