@@ -6,26 +6,7 @@ import { isApproved } from '../iso8583/codes.js';
 import { SIGNATURE_FAULTS, type SignatureFault } from '../webhook-protocol/signature-faults.js';
 import { fail, gradeAcknowledged, gradeDuplicate, gradePartial, gradeRefusal, gradeReply, gradeRepeat, skip, type Verdict } from './grade.js';
 import { runLatency } from './latency.js';
-import type { CertifySession } from './session.js';
-
-export interface CheckContext {
-  session: CertifySession;
-  /** The network's deadline for a reply, ms. */
-  deadlineMs: number;
-  /** How long an advice may wait for its acknowledgement, ms. */
-  windowMs: number;
-  /** Response codes the rules file expects of a check, when it names it. */
-  expect(check: string): readonly string[] | undefined;
-  latency: { perSecond: number; durationMs: number };
-  signal: AbortSignal;
-}
-
-export interface Check {
-  name: string;
-  /** What a pass proves, one line (help, reports). */
-  proves: string;
-  run(ctx: CheckContext): Promise<Verdict>;
-}
+import type { Check, CheckContext } from './context.js';
 
 const REFUSALS: Record<SignatureFault, { name: string; what: string; proves: string }> = {
   'wrong-secret': { name: 'refuse-wrong-secret', what: 'a message signed with another secret', proves: 'a message signed with another secret is not approved' },

@@ -2,7 +2,7 @@
 // load run's scheduler and statistics), graded on the webhook's latency as the network saw it.
 import { runSchedule } from '../load/scheduler.js';
 import { latencySummary, LoadStats, outcomeOf } from '../load/stats.js';
-import type { CheckContext } from './checks.js';
+import type { CheckContext } from './context.js';
 import { gradeLatency, type Verdict } from './grade.js';
 
 export const DEFAULT_LATENCY = { perSecond: 5, durationMs: 3_000 } as const;

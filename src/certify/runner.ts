@@ -2,7 +2,8 @@
 // that cannot run (the sandbox refused its message, a network error) fails with why.
 import { redactUserinfo, redactUrl } from '../core/redact.js';
 import type { SignatureScheme } from '../webhook-protocol/signature.js';
-import { CHECKS, type CheckContext } from './checks.js';
+import { CHECKS } from './checks.js';
+import type { CheckContext } from './context.js';
 import { fail, type Evidence, type VerdictKind } from './grade.js';
 
 export interface CheckResult {

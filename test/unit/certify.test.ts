@@ -14,7 +14,7 @@ const PAN = '5399831234567895';
 
 function answer(extra: Partial<SimulateResult> = {}, response: Record<string, string> = {}): SimulateResult {
   return {
-    transactionId: 'tx1', mti: '0100', stan: '000001', rrn: '633117000001', responseCode: '00', responseMessage: 'Approved', transactionStatus: 'approved',
+    transactionId: 'tx1', mti: '0100', stan: '000001', rrn: '633117000001', responseCode: '00', responseMessage: 'Approved', transactionStatus: 'completed',
     request: { 0: '0100', 2: PAN, 4: '000000001000', 11: '000001', 37: '633117000001' },
     response: { 0: '0110', 39: '00', 4: '000000001000', ...response },
     duration: 20, webhook: { latencyMs: 12, timedOut: false }, ...extra,

@@ -1,0 +1,22 @@
+// What a certification check is, and what it is given to run.
+import type { Verdict } from './grade.js';
+import type { CertifySession } from './session.js';
+
+export interface CheckContext {
+  session: CertifySession;
+  /** The network's deadline for a reply, ms. */
+  deadlineMs: number;
+  /** How long an advice may wait for its acknowledgement, ms. */
+  windowMs: number;
+  /** Response codes the rules file expects of a check, when it names it. */
+  expect(check: string): readonly string[] | undefined;
+  latency: { perSecond: number; durationMs: number };
+  signal: AbortSignal;
+}
+
+export interface Check {
+  name: string;
+  /** What a pass proves, one line (help, reports). */
+  proves: string;
+  run(ctx: CheckContext): Promise<Verdict>;
+}
