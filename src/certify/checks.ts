@@ -137,7 +137,7 @@ export const CHECKS: readonly Check[] = [
     async run(ctx) {
       await ctx.session.setStandIn('approve');
       try {
-        const original = await ctx.session.withFaults('deadline=1ms', () => ctx.session.authorize(17));
+        const original = await ctx.session.withFaults('delay=50ms,deadline=10ms', () => ctx.session.authorize(17));
         if (!original.standIn || !isApproved(original.standIn.decision)) return fail(`the network did not stand in (answered ${original.responseCode}); the sandbox could not set up the check`);
         const advice = await ctx.session.linkedMessage(original.transactionId, 'stand-in-advice', ctx.windowMs);
         if (!advice) return fail('the sandbox recorded no stand-in advice');

@@ -138,8 +138,8 @@ export interface LatencyFigures {
 export function gradeLatency(figures: LatencyFigures, deadlineMs: number): Verdict {
   const evidence: Evidence[] = [];
   const shown = `${figures.requests} requests, ${figures.replies} replies, ${figures.timeouts} timeouts; p50 ${figures.p50 ?? '-'} ms, p99 ${figures.p99 ?? '-'} ms, max ${figures.max ?? '-'} ms`;
-  if (figures.replies === 0 || figures.p99 === undefined) return fail(`no reply from the webhook under load (${shown})`, evidence);
   if (figures.timeouts > 0) return fail(`${figures.timeouts} of ${figures.requests} timed out under load (${shown})`, evidence);
+  if (figures.replies === 0 || figures.p99 === undefined) return fail(`no reply from the webhook under load (${shown})`, evidence);
   if (figures.p99 >= deadlineMs) return fail(`p99 ${figures.p99} ms is not under the ${deadlineMs} ms deadline (${shown})`, evidence);
   return pass(shown, evidence);
 }
