@@ -2,6 +2,9 @@
 import type { Verdict } from './grade.js';
 import type { CertifySession } from './session.js';
 
+/** How long an advice may wait for its acknowledgement, retries included (the sandbox retries from 1 s, doubling: three attempts at least; certify's own sandbox retries from 0.5 s). */
+export const ACKNOWLEDGEMENT_WINDOW_MS = 5_000;
+
 export interface CheckContext {
   session: CertifySession;
   /** The network's deadline for a reply, ms. */

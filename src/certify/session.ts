@@ -15,8 +15,6 @@ export interface SessionTarget {
   seed: number;
 }
 
-/** How long an advice may wait for its acknowledgement, retries included (the sandbox retries from 1 s, doubling: three attempts at least; certify's own sandbox retries from 0.5 s). */
-export const ACKNOWLEDGEMENT_WINDOW_MS = 5_000;
 const POLL_MS = 100;
 
 export class CertifySession {
@@ -109,7 +107,7 @@ export class CertifySession {
    * The transaction once `done` holds of it, or as it is when `windowMs` has passed: the sandbox
    * retries deliveries on its own meanwhile.
    */
-  async waitFor(id: string, done: (tx: Transaction) => boolean, windowMs = ACKNOWLEDGEMENT_WINDOW_MS): Promise<Transaction> {
+  async waitFor(id: string, done: (tx: Transaction) => boolean, windowMs: number): Promise<Transaction> {
     const until = Date.now() + windowMs;
     for (;;) {
       const tx = await this.transaction(id);
@@ -119,7 +117,7 @@ export class CertifySession {
   }
 
   /** The first message of `kind` linked to `originalId`, once the sandbox has recorded one (within the window). */
-  async linkedMessage(originalId: string, kind: string, windowMs = ACKNOWLEDGEMENT_WINDOW_MS): Promise<string | undefined> {
+  async linkedMessage(originalId: string, kind: string, windowMs: number): Promise<string | undefined> {
     const until = Date.now() + windowMs;
     for (;;) {
       const found = (await this.lifecycle(originalId)).messages.find((message) => message.messageKind === kind);

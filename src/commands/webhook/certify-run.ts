@@ -8,7 +8,8 @@ import type { Column } from '../../output/renderer.js';
 import { VERSION } from '../../version.js';
 import { WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
 import type { SignatureScheme } from '../../webhook-protocol/signature.js';
-import { ACKNOWLEDGEMENT_WINDOW_MS, CertifySession } from '../../certify/session.js';
+import { ACKNOWLEDGEMENT_WINDOW_MS } from '../../certify/context.js';
+import { CertifySession } from '../../certify/session.js';
 import { buildReport, runChecks, type CheckResult } from '../../certify/runner.js';
 import { evidenceText, jsonReport, junitReport, markdownReport, scrub } from '../../certify/reports.js';
 

@@ -6,9 +6,20 @@ import { RejectedError, UsageError } from '../../core/errors.js';
 import { SIGNATURE_SCHEMES } from '../../webhook-protocol/signature.js';
 import { CHECKS } from '../../certify/checks.js';
 import { DEFAULT_LATENCY } from '../../certify/latency.js';
+import { ACKNOWLEDGEMENT_WINDOW_MS } from '../../certify/context.js';
 import { parseLatencyDuration, parseRate, parseRules, parseSeed, parseWebhookUrl, selectChecks } from '../../certify/options.js';
 
-const checkList = CHECKS.map((check) => `  ${check.name.padEnd(26)} ${check.proves}`).join('\n');
+/** Each check's name, then what it proves, wrapped to fit 80 columns. */
+const checkList = CHECKS.map((check) => `  ${check.name}\n${wrapped(check.proves, '      ', 78)}`).join('\n');
+
+function wrapped(text: string, indent: string, width: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && indent.length + line.length + 1 + word.length > width) { lines.push(line); line = word; } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line].map((l) => `${indent}${l}`).join('\n');
+}
 
 export default defineCommand({
   name: 'certify',
@@ -29,9 +40,10 @@ ${checkList}
 Refusals pass on a non-2xx status or a reply that does not approve. A decline is a valid reply;
 --rules FILE may state the codes expected per check ("one of"):
   expect: { authorization-reply: ["00"], refund: "00" }
-Advices and timeout reversals have ${5} s to be acknowledged (the sandbox retries meanwhile).
-The latency check sends authorizations at --rate (default ${DEFAULT_LATENCY.perSecond}/s) for --duration
-(default ${DEFAULT_LATENCY.durationMs / 1000}s); its p99 must be under the network's 5 s deadline.
+
+Advices and timeout reversals have ${ACKNOWLEDGEMENT_WINDOW_MS / 1000} s to be acknowledged (the sandbox retries
+meanwhile). The latency check sends authorizations at --rate (default ${DEFAULT_LATENCY.perSecond}/s) for
+--duration (default ${DEFAULT_LATENCY.durationMs / 1000}s); its p99 must be under the network's 5 s deadline.
 --seed seeds the webhook faults (default 1): a run replays.
 
 Reports: --report FILE.json (cardctl version, date, URL with userinfo redacted, scheme, seed, every
