@@ -4,7 +4,7 @@
 // handler anything: every fact a check grades is what the sandbox sent, got back and retried.
 import type { ApiClient } from '../api/client.js';
 import type { CardProgram, Lifecycle, LifecycleBody, SimulateBody, SimulateResult, Transaction } from '../api/schemas.js';
-import { getLifecycle, repeatMessage, sendLifecycleMessage, setWebhookFaults, simulate } from '../api/simulate.js';
+import { getLifecycle, getWebhookFaults, repeatMessage, sendLifecycleMessage, setWebhookFaults, simulate, type WebhookFaultsState } from '../api/simulate.js';
 import { encryptPinBlock, loadPinKey } from '../pin/encrypt.js';
 import type { SignatureScheme } from '../webhook-protocol/signature.js';
 
@@ -24,6 +24,8 @@ export class CertifySession {
     readonly programId: string,
     readonly cardId: string,
     private readonly signal: AbortSignal,
+    /** The sandbox's webhook faults before the session (a running sandbox gets them back). */
+    private readonly faultsBefore: WebhookFaultsState,
   ) {}
 
   /** A new card program whose webhook is the target (its secret, its scheme, no secret header) and a card of it. */
@@ -59,8 +61,9 @@ export class CertifySession {
         expiryDate: new Date(Date.UTC(now.getUTCFullYear() + 3, now.getUTCMonth(), 28)).toISOString(),
       },
     });
+    const before = (await getWebhookFaults(client, { signal })).data!;
     await setWebhookFaults(client, '', target.seed, { signal });
-    return new CertifySession(client, target, programId, String(card.data?.id ?? ''), signal);
+    return new CertifySession(client, target, programId, String(card.data?.id ?? ''), signal, before);
   }
 
   /** An authorization (0100) of `amount` major units, forwarded to the webhook. */
@@ -96,6 +99,11 @@ export class CertifySession {
     } finally {
       await setWebhookFaults(this.client, '', this.target.seed, { signal: this.signal });
     }
+  }
+
+  /** Puts back the webhook faults the sandbox had before the session. */
+  async restoreFaults(): Promise<void> {
+    await setWebhookFaults(this.client, this.faultsBefore.spec, this.faultsBefore.seed);
   }
 
   async setStandIn(mode: 'decline' | 'approve'): Promise<void> {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_NAMES } from '../../src/certify/checks.js';
 import { answerMtisOf, isRepeatMti } from '../../src/webhook-protocol/reply.js';
 import { verifyRequest, type SignatureScheme } from '../../src/webhook-protocol/signature.js';
-import { cardctl, startWebhookListener, tempDir, type WebhookListener } from '../helpers/cli.js';
+import { cardctl, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/http-server.js';
 import { elementsNamed, parseXml } from '../helpers/xml.js';
 
@@ -85,6 +85,30 @@ describe('the reference handler, cardctl webhook listen', () => {
       expect(text).not.toMatch(/(?<!\d)\d{13,19}(?!\d)/);
     }
   }, 120_000);
+});
+
+describe('with -p, a running sandbox', () => {
+  let sandbox: RunningSandbox;
+  let listener: WebhookListener;
+  beforeAll(async () => {
+    // Its own config directory: the profile `sb` is stored there by `sandbox serve --profile`.
+    sandbox = await startSandboxProcess(['--profile', 'sb', '--quiet-log'], { configDir: config.path });
+    listener = await startWebhookListener({ configDir: config.path, secret: SECRET, args: ['--respond', '10', '--approved-amount', '600'] });
+  }, 30_000);
+  afterAll(async () => { await listener?.stop(); await sandbox?.stop(); });
+
+  it('certifies through it (partial approval graded when the handler gives one) and puts its webhook faults back', async () => {
+    const set = await cardctl(['-p', 'sb', 'api', 'PUT', '/sandbox/webhook-faults', '--data', '{"spec":"delay=1ms","seed":3}'], { configDir: config.path });
+    expect(set.exitCode, set.stderr).toBe(0);
+    const report = join(config.path, 'profile.json');
+    const result = await cardctl(['-p', 'sb', 'webhook', 'certify', '--url', listener.url, '--secret-stdin', '--only', 'partial-approval,refuse-stale-future', '--report', report],
+      { configDir: config.path, input: `${SECRET}\n` });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(verdicts(report)).toEqual({ 'refuse-stale-future': 'pass', 'partial-approval': 'pass' });
+    expect(JSON.parse(readFileSync(report, 'utf8')).sandbox).toBe('profile sb');
+    const faults = await cardctl(['-p', 'sb', 'api', 'GET', '/sandbox/webhook-faults', '-o', 'json'], { configDir: config.path });
+    expect(JSON.parse(faults.stdout)).toMatchObject({ spec: expect.stringContaining('delay=1ms'), seed: 3 });
+  }, 60_000);
 });
 
 describe('handlers broken on purpose fail the right check, exit 5', () => {

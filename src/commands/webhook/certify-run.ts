@@ -53,8 +53,9 @@ export async function certify(ctx: Context, input: CertifyInput): Promise<{ fail
     client = new ApiClient({ baseUrl: sandbox.baseUrl, getToken: async () => sandbox.token, ...ctx.connection() });
     where = 'in-process';
   }
+  let session: CertifySession | undefined;
   try {
-    const session = await CertifySession.open(client, { url: input.url, secret, scheme: input.scheme, seed: input.seed }, ctx.signal);
+    session = await CertifySession.open(client, { url: input.url, secret, scheme: input.scheme, seed: input.seed }, ctx.signal);
     ctx.log.info(`Certifying ${scrub(redactUrl(input.url), secret)} (${input.scheme} signatures, seed ${input.seed}, sandbox ${where}): ${input.checks.length} checks`);
     const results = await runChecks(input.checks, {
       session, deadlineMs: WEBHOOK_TIMEOUT_MS, windowMs: ACKNOWLEDGEMENT_WINDOW_MS, latency: input.latency, signal: ctx.signal,
@@ -76,6 +77,7 @@ export async function certify(ctx: Context, input: CertifyInput): Promise<{ fail
     ctx.log.info(`${passed} passed, ${failed} failed, ${skipped} skipped`);
     return { failed: results.filter((r) => r.verdict === 'fail').map((r) => r.name) };
   } finally {
+    if (input.profile) await session?.restoreFaults().catch(() => ctx.log.warn('could not put back the sandbox\'s webhook faults (GET /sandbox/webhook-faults shows them)'));
     await close();
   }
 }
