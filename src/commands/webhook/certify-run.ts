@@ -65,7 +65,7 @@ export async function certify(ctx: Context, input: CertifyInput): Promise<{ fail
     const clean = (text: string) => scrub(text, secret);
     // The table, and everything after, through the same guard as the files.
     const shown = JSON.parse(clean(JSON.stringify(report.checks))) as CheckResult[];
-    await ctx.output().list(shown, COLUMNS);
+    await ctx.output().list(shown, COLUMNS, { idPath: 'name' });
     for (const check of shown.filter((c) => c.verdict === 'fail')) {
       ctx.io.err(`\n✗ ${check.name}: ${check.reason}\n${check.evidence.length > 0 ? `${evidenceText(check.evidence).replace(/^/gm, '    ')}\n` : ''}`);
     }
