@@ -33,6 +33,7 @@ function linkedReply(name: string, proves: string, amount: number, send: (ctx: C
   return {
     name,
     proves,
+    ruled: true,
     async run(ctx) {
       const original = await approvedAuthorization(ctx, amount);
       if (isVerdict(original)) return original;
@@ -53,6 +54,7 @@ const reversal = (ctx: CheckContext, original: SimulateResult, amount: number) =
 export const CHECKS: readonly Check[] = [
   {
     name: 'authorization-reply',
+    ruled: true,
     proves: 'an authorization (0100) gets a valid reply: MTI 0110, field 39, the echoed fields, within the deadline (a decline is valid)',
     run: async (ctx) => reply(ctx, 'authorization-reply', await ctx.session.authorize(10)),
   },
@@ -104,6 +106,7 @@ export const CHECKS: readonly Check[] = [
     ctx.session.lifecycleMessage({ message: 'completion', originalTransactionId: original.transactionId, amount: 55 })),
   {
     name: 'refund',
+    ruled: true,
     proves: 'a refund (0200, processing code 20) of a purchase gets a valid reply',
     async run(ctx) {
       const purchase = await ctx.session.simulate({ intent: 'financial', processingFlow: 'purchase', amount: 20, cardId: ctx.session.cardId });
@@ -149,6 +152,7 @@ export const CHECKS: readonly Check[] = [
   },
   {
     name: 'advice-before-original',
+    ruled: true,
     proves: 'an advice (0120) that arrives before its late original is acknowledged, and the original (same STAN and RRN) still gets a valid reply',
     async run(ctx) {
       const stan = String(100_000 + (ctx.session.target.seed % 900_000)).padStart(6, '0');
@@ -178,3 +182,5 @@ export const CHECKS: readonly Check[] = [
 ];
 
 export const CHECK_NAMES: readonly string[] = CHECKS.map((check) => check.name);
+/** The checks a rules file may name: those graded on a reply's response code. */
+export const RULED_CHECK_NAMES: readonly string[] = CHECKS.filter((check) => check.ruled).map((check) => check.name);

@@ -21,5 +21,7 @@ export interface Check {
   name: string;
   /** What a pass proves, one line (help, reports). */
   proves: string;
+  /** Graded on a reply's response code, which a rules file may constrain. */
+  ruled?: true;
   run(ctx: CheckContext): Promise<Verdict>;
 }

@@ -5,7 +5,7 @@ import { UsageError } from '../core/errors.js';
 import { isObject } from '../core/is-object.js';
 import { parseYamlFile } from '../core/yaml.js';
 import { isValidResponseCode } from '../iso8583/codes.js';
-import { CHECK_NAMES } from './checks.js';
+import { CHECK_NAMES, RULED_CHECK_NAMES } from './checks.js';
 
 const MAX_RATE = 100;
 const MAX_DURATION_MS = 60_000;
@@ -32,7 +32,7 @@ export async function parseRules(text: string, file: string): Promise<Record<str
   if (!isObject(value) || Object.keys(value).some((key) => key !== 'expect') || !isObject(value.expect)) bad('expected `expect:` mapping check names to response codes, e.g. expect: { authorization-reply: ["00", "05"] }');
   const expect: Record<string, readonly string[]> = {};
   for (const [check, codes] of Object.entries((value as { expect: Record<string, unknown> }).expect)) {
-    if (!CHECK_NAMES.includes(check)) bad(`unknown check "${check}"; the checks are: ${CHECK_NAMES.join(', ')}`);
+    if (!RULED_CHECK_NAMES.includes(check)) bad(`${CHECK_NAMES.includes(check) ? `check "${check}" is not graded on a response code` : `unknown check "${check}"`}; the rules may name ${RULED_CHECK_NAMES.join(', ')}`);
     const list = Array.isArray(codes) ? codes : [codes];
     if (list.length === 0 || !list.every((code) => isValidResponseCode(code))) bad(`${check}: give a response code or a list of them, each two characters in quotes, e.g. ["00", "05"]`);
     expect[check] = list.map(String);

@@ -81,6 +81,7 @@ describe('choosing checks', () => {
   it('a rules file maps check names to codes ("one of")', async () => {
     expect(await parseRules('expect: { authorization-reply: ["00", "05"], refund: "00" }', 'r.yaml')).toEqual({ 'authorization-reply': ['00', '05'], refund: ['00'] });
     await expect(parseRules('expect: { nope: "00" }', 'r.yaml')).rejects.toThrow(/unknown check "nope"/);
+    await expect(parseRules('expect: { latency: "00" }', 'r.yaml')).rejects.toThrow(/check "latency" is not graded on a response code; the rules may name authorization-reply, increment/);
     await expect(parseRules('expect: { refund: 0 }', 'r.yaml')).rejects.toThrow(/two characters/);
   });
 });

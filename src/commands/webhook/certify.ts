@@ -4,7 +4,7 @@
 import { defineCommand } from '../../app/command.js';
 import { RejectedError, UsageError } from '../../core/errors.js';
 import { SIGNATURE_SCHEMES } from '../../webhook-protocol/signature.js';
-import { CHECKS } from '../../certify/checks.js';
+import { CHECKS, RULED_CHECK_NAMES } from '../../certify/checks.js';
 import { DEFAULT_LATENCY } from '../../certify/latency.js';
 import { ACKNOWLEDGEMENT_WINDOW_MS } from '../../certify/context.js';
 import { parseLatencyDuration, parseRate, parseRules, parseSeed, parseWebhookUrl, selectChecks } from '../../certify/options.js';
@@ -38,7 +38,8 @@ Checks (select with --only a,b or --skip a,b):
 ${checkList}
 
 Refusals pass on a non-2xx status or a reply that does not approve. A decline is a valid reply;
---rules FILE may state the codes expected per check ("one of"):
+--rules FILE may state the codes expected of the checks graded on a reply
+(${RULED_CHECK_NAMES.join(', ')}), each a list meaning "one of":
   expect: { authorization-reply: ["00"], refund: "00" }
 
 Advices and timeout reversals have ${ACKNOWLEDGEMENT_WINDOW_MS / 1000} s to be acknowledged (the sandbox retries
