@@ -1,6 +1,17 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The inspector's page files are imported as text (src/sandbox/inspector/assets.ts): esbuild
+  // does it for the build, this for the tests that run the sources.
+  plugins: [{
+    name: 'inspector-text-imports',
+    enforce: 'pre',
+    load(id) {
+      if (/[\\/]src[\\/]sandbox[\\/]inspector[\\/][^\\/]+\.(html|css|js)$/.test(id)) return `export default ${JSON.stringify(readFileSync(id, 'utf8'))};`;
+      return undefined;
+    },
+  }],
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,

@@ -23,6 +23,7 @@ _cardctl_sub() {
     "|sandbox") REPLY=sandbox ;;
     "|demo") REPLY=demo ;;
     "|api") REPLY=api ;;
+    "|mcp") REPLY=mcp ;;
     "|completion") REPLY=completion ;;
     "|help") REPLY=help ;;
     "cards|list"|"cards|ls") REPLY=list ;;
@@ -281,6 +282,7 @@ _cardctl_value() {
     "webhook listen|--host") REPLY=""; return ;;
     "webhook listen|--respond") REPLY=""; return ;;
     "webhook listen|--rules") REPLY="@file"; return ;;
+    "webhook listen|--scheme") REPLY="cardctl standard-webhooks"; return ;;
     "webhook listen|--forward-to") REPLY=""; return ;;
     "webhook listen|--approved-amount") REPLY=""; return ;;
     "webhook listen|--delay") REPLY=""; return ;;
@@ -369,6 +371,7 @@ _cardctl_value() {
     "sandbox serve|--host") REPLY=""; return ;;
     "sandbox serve|--db") REPLY="@file"; return ;;
     "sandbox serve|--webhook-url") REPLY=""; return ;;
+    "sandbox serve|--webhook-scheme") REPLY="cardctl standard-webhooks"; return ;;
     "sandbox serve|--faults") REPLY=""; return ;;
     "sandbox serve|--faults-seed") REPLY=""; return ;;
     "sandbox serve|--webhook-faults") REPLY=""; return ;;
@@ -378,6 +381,7 @@ _cardctl_value() {
     "sandbox serve|--dialect") REPLY="@file"; return ;;
     "api|--data") REPLY=""; return ;;
     "api|-H"|"api|--header") REPLY=""; return ;;
+    "mcp|--allow-write") REPLY=""; return ;;
   esac
   case "$2" in
     -p|--profile) REPLY="@profiles" ;;
@@ -404,7 +408,7 @@ _cardctl_arg() {
     "alias delete|0") REPLY="@aliases" ;;
     "api|0") REPLY="GET POST PUT PATCH DELETE" ;;
     "completion|0") REPLY="bash zsh fish" ;;
-    "help|0") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment files output pin-encryption scenarios bulk deployment" ;;
+    "help|0") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api mcp completion exit-codes environment files output pin-encryption scenarios bulk deployment mcp" ;;
     *) return 1 ;;
   esac
 }
@@ -412,7 +416,7 @@ _cardctl_arg() {
 # _cardctl_commands PATH: REPLY=the subcommands of PATH; fails when PATH has none.
 _cardctl_commands() {
   case "$1" in
-    "") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion help" ;;
+    "") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api mcp completion help" ;;
     "cards") REPLY="list get create renew pin customer activate deactivate report" ;;
     "cards pin") REPLY="change reset" ;;
     "cards customer") REPLY="update" ;;
@@ -460,7 +464,7 @@ _cardctl_options() {
     "simulate clock") REPLY="$REPLY --advance" ;;
     "simulate run") REPLY="$REPLY --set" ;;
     "simulate load") REPLY="$REPLY --rate --concurrency --duration --count --mix --mix-file --card --cards-from-list --channel --amount --max-p99 --max-timeouts --min-approval --allow-remote" ;;
-    "webhook listen") REPLY="$REPLY --port --host --respond --rules --secret-stdin --forward-to --approved-amount --delay --fail-every --repeats" ;;
+    "webhook listen") REPLY="$REPLY --port --host --respond --rules --secret-stdin --scheme --forward-to --approved-amount --delay --fail-every --repeats" ;;
     "webhook certify") REPLY="$REPLY --url --secret-stdin --scheme --only --skip --rules --rate --duration --seed --report --junit --markdown" ;;
     "import") REPLY="$REPLY --from-file --format --encoding --concurrency --report --resume --real-id --active --no-active --start-date --end-date --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --postal-code --country --institution-id --expiration --service-code --card-product --embossing-name --bin --status --pin-stdin --allow-weak-pin --return-secure --reason" ;;
     "oauth list") REPLY="$REPLY --search --limit --page --all --wide" ;;
@@ -471,8 +475,9 @@ _cardctl_options() {
     "login") REPLY="$REPLY --token-stdin --api-key-stdin --pin-key --switch --env --client-id --private-key --token-url --no-use" ;;
     "doctor") REPLY="$REPLY --deployment" ;;
     "history") REPLY="$REPLY --since --card --limit --wide" ;;
-    "sandbox serve") REPLY="$REPLY --port --host --db --memory --webhook-url --faults --faults-seed --webhook-faults --webhook-faults-seed --faults-hold --token-ttl --quiet-log --dialect" ;;
+    "sandbox serve") REPLY="$REPLY --port --host --db --memory --webhook-url --webhook-scheme --faults --faults-seed --webhook-faults --webhook-faults-seed --faults-hold --token-ttl --quiet-log --dialect" ;;
     "api") REPLY="$REPLY --data --api-key -H --header" ;;
+    "mcp") REPLY="$REPLY --allow-write --allow-production-writes" ;;
   esac
 }
 

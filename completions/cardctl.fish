@@ -39,6 +39,8 @@ function __cardctl_sub --argument-names p w
             echo demo
         case '|api'
             echo api
+        case '|mcp'
+            echo mcp
         case '|completion'
             echo completion
         case '|help'
@@ -217,39 +219,41 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'simulate load|--amount' 'simulate load|--max-p99' 'simulate load|--max-timeouts' 'simulate load|--min-approval' 'webhook listen|--port' 'webhook listen|--host'
             return 0
-        case 'webhook listen|--respond' 'webhook listen|--rules' 'webhook listen|--forward-to' 'webhook listen|--approved-amount' 'webhook listen|--delay' 'webhook listen|--fail-every'
+        case 'webhook listen|--respond' 'webhook listen|--rules' 'webhook listen|--scheme' 'webhook listen|--forward-to' 'webhook listen|--approved-amount' 'webhook listen|--delay'
             return 0
-        case 'webhook listen|--repeats' 'webhook certify|--url' 'webhook certify|--scheme' 'webhook certify|--only' 'webhook certify|--skip' 'webhook certify|--rules'
+        case 'webhook listen|--fail-every' 'webhook listen|--repeats' 'webhook certify|--url' 'webhook certify|--scheme' 'webhook certify|--only' 'webhook certify|--skip'
             return 0
-        case 'webhook certify|--rate' 'webhook certify|--duration' 'webhook certify|--seed' 'webhook certify|--report' 'webhook certify|--junit' 'webhook certify|--markdown'
+        case 'webhook certify|--rules' 'webhook certify|--rate' 'webhook certify|--duration' 'webhook certify|--seed' 'webhook certify|--report' 'webhook certify|--junit'
             return 0
-        case 'import|--from-file' 'import|--format' 'import|--encoding' 'import|--concurrency' 'import|--report' 'import|--resume'
+        case 'webhook certify|--markdown' 'import|--from-file' 'import|--format' 'import|--encoding' 'import|--concurrency' 'import|--report'
             return 0
-        case 'import|--real-id' 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name' 'import|--last-name'
+        case 'import|--resume' 'import|--real-id' 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name'
             return 0
-        case 'import|--email' 'import|--phone' 'import|--birth-date' 'import|--address-line1' 'import|--address-line2' 'import|--city'
+        case 'import|--last-name' 'import|--email' 'import|--phone' 'import|--birth-date' 'import|--address-line1' 'import|--address-line2'
             return 0
-        case 'import|--state' 'import|--postal-code' 'import|--country' 'import|--institution-id' 'import|--expiration' 'import|--service-code'
+        case 'import|--city' 'import|--state' 'import|--postal-code' 'import|--country' 'import|--institution-id' 'import|--expiration'
             return 0
-        case 'import|--card-product' 'import|--embossing-name' 'import|--bin' 'import|--status' 'import|--reason' 'oauth list|--search'
+        case 'import|--service-code' 'import|--card-product' 'import|--embossing-name' 'import|--bin' 'import|--status' 'import|--reason'
             return 0
-        case 'oauth list|--limit' 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope' 'oauth create|--grant-type'
+        case 'oauth list|--search' 'oauth list|--limit' 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope'
             return 0
-        case 'oauth create|--description' 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file' 'oauth update|--name'
+        case 'oauth create|--grant-type' 'oauth create|--description' 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file'
             return 0
-        case 'oauth update|--description' 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject' 'oauth keygen|--days'
+        case 'oauth update|--name' 'oauth update|--description' 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject'
             return 0
-        case 'oauth keygen|--bits' 'users update|--first-name' 'users update|--last-name' 'users update|--email' 'users update|--phone' 'users update|--status'
+        case 'oauth keygen|--days' 'oauth keygen|--bits' 'users update|--first-name' 'users update|--last-name' 'users update|--email' 'users update|--phone'
             return 0
-        case 'users update|--role' 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file' 'login|--pin-key'
+        case 'users update|--status' 'users update|--role' 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file'
             return 0
-        case 'login|--switch' 'login|--env' 'login|--client-id' 'login|--private-key' 'login|--token-url' 'history|--since'
+        case 'login|--pin-key' 'login|--switch' 'login|--env' 'login|--client-id' 'login|--private-key' 'login|--token-url'
             return 0
-        case 'history|--card' 'history|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url'
+        case 'history|--since' 'history|--card' 'history|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db'
             return 0
-        case 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl'
+        case 'sandbox serve|--webhook-url' 'sandbox serve|--webhook-scheme' 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed'
             return 0
-        case 'sandbox serve|--dialect' 'api|--data' 'api|-H' 'api|--header'
+        case 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'sandbox serve|--dialect' 'api|--data' 'api|-H' 'api|--header'
+            return 0
+        case 'mcp|--allow-write'
             return 0
     end
     return 1
@@ -343,6 +347,7 @@ complete -c cardctl -n "__cardctl_at '' 0" -a alias -d 'shortcuts for command li
 complete -c cardctl -n "__cardctl_at '' 0" -a sandbox -d 'run the local sandbox of the API'
 complete -c cardctl -n "__cardctl_at '' 0" -a demo -d 'walk through the main job against an in-memory sandbox'
 complete -c cardctl -n "__cardctl_at '' 0" -a api -d 'make an authenticated request to any endpoint'
+complete -c cardctl -n "__cardctl_at '' 0" -a mcp -d 'serve the profile to an AI assistant over the Model Context Protocol (stdio)'
 complete -c cardctl -n "__cardctl_at '' 0" -a completion -d 'print a shell completion script'
 complete -c cardctl -n "__cardctl_at '' 0" -a help -d 'show help for a command or a topic'
 complete -c cardctl -n "__cardctl_at '' 0" -a '(__cardctl_aliases)' -d 'alias'
@@ -687,6 +692,7 @@ complete -c cardctl -n "__cardctl_at 'webhook listen'" -l host -x -d 'address to
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l respond -x -d 'response code to answer with'
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l rules -r -F -d 'YAML/JSON rules: match amount, PAN suffix, processing code, channel → code, delay'
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l secret-stdin -d 'read the webhook signing secret from stdin'
+complete -c cardctl -n "__cardctl_at 'webhook listen'" -l scheme -x -a 'cardctl standard-webhooks' -d 'signature scheme to verify: cardctl (X-Webhook-Signature) or standard-webhooks'
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l forward-to -x -d 'relay each message to your own handler and show its reply'
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l approved-amount -x -d 'with --respond 10: the amount approved (partial approval), major units'
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l delay -x -d 'wait this long before answering (messages no rule decides)'
@@ -875,6 +881,7 @@ complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l host -x -d 'address to 
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l db -r -F -d 'SQLite database file (default: in the user data directory)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l memory -d 'keep everything in memory'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-url -x -d 'webhook URL of the seeded card program'
+complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-scheme -x -a 'cardctl standard-webhooks' -d 'signature scheme of the seeded card program\'s webhook (its webHookConfig.type; standard-webhooks gives it a whsec_ secret)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults -x -d 'inject faults, e.g. rate=0.1,codes=500|503,latency=0-800ms'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults-seed -x -d 'seed for the fault injector (replayable runs)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-faults -x -d 'faults between the switch and the webhook (delay, deadline, duplicate, reset, reply-lost, garbage, signature), e.g. delay=100-300ms,reset=0.05'
@@ -892,8 +899,12 @@ complete -c cardctl -n "__cardctl_at 'api'" -l api-key -d 'authenticate with the
 complete -c cardctl -n "__cardctl_at 'api'" -s H -l header -x -d 'add a request header (repeatable; not Authorization or other credentials)'
 complete -c cardctl -n "__cardctl_at 'api' 0" -x -a 'GET POST PUT PATCH DELETE'
 
+# cardctl mcp
+complete -c cardctl -n "__cardctl_at 'mcp'" -l allow-write -x -d 'offer the tools that change things in these command groups (cards, oauth, users, import)'
+complete -c cardctl -n "__cardctl_at 'mcp'" -l allow-production-writes -d 'on a production profile, let those tools run (confirming each as --yes --confirm-production would)'
+
 # cardctl completion
 complete -c cardctl -n "__cardctl_at 'completion' 0" -x -a 'bash zsh fish'
 
 # cardctl help
-complete -c cardctl -n "__cardctl_at 'help' 0" -x -a 'cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api completion exit-codes environment files output pin-encryption scenarios bulk deployment'
+complete -c cardctl -n "__cardctl_at 'help' 0" -x -a 'cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api mcp completion exit-codes environment files output pin-encryption scenarios bulk deployment mcp'

@@ -14,6 +14,7 @@ import {
 } from '../core/enums.js';
 import * as rules from '../core/field-rules.js';
 import { LIST_BOUNDS } from '../core/list-bounds.js';
+import { WEBHOOK_TYPES } from '../webhook-protocol/signature.js';
 
 const DateTime = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -134,12 +135,22 @@ const ChannelChange = Type.Object({
   dailyLimit: Type.Optional(Type.Partial(DailyLimit, { additionalProperties: false })),
 }, { additionalProperties: false });
 export const WebhookConfig = Type.Object({
-  type: Type.String(),
+  type: Type.String({ description: 'sandbox extension: the signature scheme, `http` (X-Webhook-Signature, the default) or `standard-webhooks` (docs/webhook-protocol.md)' }),
   header: Type.String(),
   url: Type.String(),
   secret: Type.String(),
+  previousSecret: Type.Optional(Type.String({ description: 'sandbox extension: during a secret rotation, the secret replaced, which also signs until previousSecretUntil' })),
+  previousSecretUntil: Type.Optional(DateTime('sandbox extension: the end of the rotation window')),
 });
 export type WebhookConfig = Static<typeof WebhookConfig>;
+/** A change to a program's webhook settings: the members given replace the current ones. */
+const WebhookConfigChange = Type.Object({
+  type: Type.Optional(Type.Union(WEBHOOK_TYPES.map((type) => Type.Literal(type)), { description: '`http` (X-Webhook-Signature) or `standard-webhooks`' })),
+  header: Type.Optional(Type.String()),
+  url: Type.Optional(Type.String()),
+  secret: Type.Optional(Type.String({ minLength: 1, description: 'with standard-webhooks: whsec_ and the base64 of 24 to 64 bytes' })),
+  previousSecretUntil: Type.Optional(DateTime('with a new secret: the replaced secret signs too until then (a rotation); alone: moves the end of the rotation (a time past ends it now)')),
+}, { additionalProperties: false, description: 'merged into the current webhook settings' });
 
 /** Sandbox extension: what the network does when the webhook cannot answer (docs/switch.md). */
 export const StandInPolicy = Type.Object({
@@ -207,7 +218,7 @@ export const CardProgramInput = Type.Object({
   channels: Type.Optional(Type.Partial(Type.Object({ pos: ChannelChange, atm: ChannelChange, web: ChannelChange }, { additionalProperties: false }), {
     description: 'merged member by member into the current channels: a channel or limit left out keeps its value',
   })),
-  webHookConfig: Type.Optional(Type.Partial(WebhookConfig, { additionalProperties: false, description: 'merged into the current webhook settings' })),
+  webHookConfig: Type.Optional(WebhookConfigChange),
   standIn: Type.Optional(Type.Partial(StandInPolicy, { additionalProperties: false, description: 'merged into the current policy (at first: decline, amounts 0)' })),
   holdPeriodHours: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 8760 })),
 }, { additionalProperties: false });

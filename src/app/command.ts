@@ -10,6 +10,9 @@ import type { Context } from './context.js';
 import type { FlagValues, Flags } from '../core/flags.js';
 import type { GlobalOptions } from '../core/global-flags.js';
 import type { IOStreams } from '../core/io.js';
+import type { RunOrigin } from '../audit/record.js';
+
+export type { RunOrigin } from '../audit/record.js';
 
 export { defineFlags, type FlagSpec, type Flags, type FlagValues } from '../core/flags.js';
 
@@ -29,12 +32,32 @@ export type ArgumentValues<A extends readonly ArgumentSpec[]> = { -readonly [I i
 
 /** What a command's own code may need of the CLI around it, without importing it. */
 export interface CliHost {
-  /** Runs a cardctl command line in this process; resolves to its exit code (demo). */
-  run(argv: string[], deps: { env: Record<string, string | undefined>; io: IOStreams; signal: AbortSignal }): Promise<number>;
+  /** Runs a cardctl command line in this process; resolves to its exit code (demo, `cardctl mcp`). */
+  run(argv: string[], deps: { env: Record<string, string | undefined>; io: IOStreams; signal: AbortSignal; origin?: RunOrigin }): Promise<number>;
+  /** Every command definition, in the order `cardctl --help` lists them (`cardctl mcp` derives its tools from them). */
+  tree(): Promise<Array<AnyCommand | GroupDefinition>>;
   /** Top-level command names and their aliases, and `help` (what an alias may not shadow). */
   builtinNames(): Promise<Set<string>>;
   /** The whole command tree as commander builds it, with no run attached (completion scripts). */
   program(): Promise<Command>;
+}
+
+/**
+ * What `cardctl mcp` makes of a command (src/mcp/): `read` is a tool always; `simulate` a tool
+ * when the profile is a sandbox; `write` a tool only when the server is started with
+ * `--allow-write` naming the command's top-level group; `never` is never a tool (interactive,
+ * local set-up, secrets, raw API). Every leaf of the tree declares it (test/unit/mcp-tools.test.ts).
+ */
+export type McpUse = 'read' | 'simulate' | 'write' | 'never';
+
+/** A tool call's arguments for a command's flags, by flag key, before they become a command line. */
+export type ToolFlagValues = Readonly<Record<string, string | boolean | readonly string[] | undefined>>;
+
+/** An McpUse with bounds an assistant's call must keep, checked before the command line is built. */
+export interface McpRule {
+  use: McpUse;
+  /** Throws UsageError when the call's flags go beyond what an assistant may ask for. */
+  bound(flags: ToolFlagValues): void;
 }
 
 export interface RunInput<F extends Flags = Flags, A extends readonly ArgumentSpec[] = readonly ArgumentSpec[]> {
@@ -55,6 +78,8 @@ export interface CommandDefinition<F extends Flags = Flags, A extends readonly A
   /** `$ cardctl …` lines shown under "Examples:" in help. */
   examples?: string[];
   aliases?: string[];
+  /** What `cardctl mcp` makes of the command (see McpUse). */
+  mcp?: McpUse | McpRule;
   /** The command line as commander parsed it → the input run() gets; usage errors thrown here. */
   parse?(raw: RunInput<F, A>): I | Promise<I>;
   run(ctx: Context, input: I): Promise<void>;

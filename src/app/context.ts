@@ -17,6 +17,7 @@ import { NoPrompter, type Prompter } from '../core/prompter.js';
 import { InquirerPrompter } from './prompter.js';
 import { VERSION } from '../version.js';
 import type { Flags } from '../core/flags.js';
+import type { RunOrigin } from '../audit/record.js';
 import type { GlobalOptions } from '../core/global-flags.js';
 import type { Clock, Env, Settings } from '../config/settings.js';
 
@@ -68,6 +69,8 @@ export interface ContextInit {
   argv?: readonly string[];
   /** The declarations of the flags argv was parsed with, which say how each value is recorded. */
   flags?: readonly Flags[];
+  /** Who the run is made for, when not the person at the terminal: recorded with each journal line. */
+  origin?: RunOrigin;
 }
 
 export function createContext(init: ContextInit): Context {
@@ -240,6 +243,7 @@ export function createContext(init: ContextInit): Context {
           baseUrl: s.baseUrl,
           argv: init.argv ?? [],
           flags: init.flags ?? [],
+          origin: init.origin,
           now: () => ctx.clock.now(),
           secrets: () => knownSecrets(s, config.getProfile(s.profileName), env),
         };

@@ -6,7 +6,7 @@ import type { Dispatcher } from 'undici';
 import { builtinNames, expandAlias } from '../aliases/expand.js';
 import { DryRunStop } from '../audit/dry-run.js';
 import { ConfigStore } from '../config/store.js';
-import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, isGroup, type RunInput } from './command.js';
+import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, isGroup, type RunInput, type RunOrigin } from './command.js';
 import { COMMAND_LOADERS } from '../commands/routes.js';
 import { addFlags, type Flags } from '../core/flags.js';
 import { GLOBAL_FLAGS } from '../core/global-flags.js';
@@ -27,6 +27,8 @@ export interface MainDeps {
   prompter?: Prompter;
   dispatcher?: Dispatcher;
   signal?: AbortSignal;
+  /** Who the run is made for, when not the person at the terminal (`cardctl mcp`): kept in the audit journal. */
+  origin?: RunOrigin;
 }
 
 export type TreeNode = AnyCommand | GroupDefinition;
@@ -46,6 +48,7 @@ export async function wholeTree(): Promise<TreeNode[]> {
 export const host: CliHost = {
   run: (argv, deps) => runCli(argv, deps),
   builtinNames: async () => builtinNames(await wholeTree()),
+  tree: wholeTree,
   program: async () => buildProgram(await wholeTree()),
 };
 
@@ -164,7 +167,7 @@ Examples:
 ${PROGRAM_EXAMPLES.map((e) => `  $ ${e}`).join('\n')}
 
 Learn more: cardctl <command> --help, cardctl help <topic>
-  (exit-codes, environment, files, output, pin-encryption, scenarios, bulk, deployment)`);
+  (exit-codes, environment, files, output, pin-encryption, scenarios, bulk, deployment, mcp)`);
 
   addFlags(program, GLOBAL_FLAGS);
   if (input) program.configureOutput(outputConfiguration(input.io));
@@ -208,6 +211,7 @@ function runner(input: BuildInput): LeafRunner {
       signal: input.signal,
       argv: input.argv,
       flags: [GLOBAL_FLAGS, definition.flags ?? {}],
+      origin: input.deps.origin,
     });
     await definition.run(ctx, parsed);
   };

@@ -27,6 +27,10 @@ export interface JournalEntry {
   ids: string[];
   durationMs: number;
   reason?: string;
+  /** Made through a tool call of an MCP client (`cardctl mcp`), not typed. */
+  via?: 'mcp';
+  /** That client's name/version, as it introduced itself. */
+  client?: string;
 }
 
 export interface JournalOptions {

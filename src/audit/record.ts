@@ -91,6 +91,16 @@ export function knownSecrets(settings: { token?: string; apiKey?: string; profil
 /** Where journal lines go (a Journal; tests may give any other). */
 export type JournalSink = Pick<Journal, 'append' | 'flush' | 'dir'>;
 
+/** Who a run is made for when not the person at the terminal, recorded with each journal line it causes. */
+export interface RunOrigin {
+  /** The channel: a tool call of an MCP client (`cardctl mcp`). */
+  via: 'mcp';
+  /** The client's name/version, as it introduced itself. */
+  client: string;
+  /** The reason the caller gave for the whole call: the journal's `reason` when the request has none of its own. */
+  reason?: string;
+}
+
 /** What every journal line of one run shares: where it talked to, as whom, with which command line. */
 export interface RunFacts {
   profile: string;
@@ -101,6 +111,8 @@ export interface RunFacts {
   argv: readonly string[];
   /** The declarations of the flags argv was parsed with: what commandLine() shows of each value. */
   flags: readonly Flags[];
+  /** Who the run is made for, when not the person at the terminal (`cardctl mcp`). */
+  origin?: RunOrigin;
   now(): Date;
   /** Secrets to remove from every line, read when the line is written. */
   secrets(): ReadonlyArray<string | undefined>;
@@ -135,7 +147,8 @@ export function journalRecorder(openSink: () => JournalSink, run: RunFacts, warn
   return (exchange) => {
     try {
       sink ??= openSink();
-      const reason = exchange.reason?.trim();
+      // A tool call's reason is the assistant's, given for the whole call.
+      const reason = exchange.reason?.trim() || run.origin?.reason?.trim();
       const later = holds > 0;
       sink.append({
         time: run.now().toISOString(),
@@ -152,6 +165,7 @@ export function journalRecorder(openSink: () => JournalSink, run: RunFacts, warn
         ids: affectedIds(exchange.path, exchange.data),
         durationMs: exchange.durationMs,
         ...(reason ? { reason } : {}),
+        ...(run.origin ? { via: run.origin.via, client: run.origin.client } : {}),
       }, run.secrets(), { later });
       if (later) flushSoon(flush);
     } catch (error) {

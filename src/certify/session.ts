@@ -6,7 +6,7 @@ import type { ApiClient } from '../api/client.js';
 import type { CardProgram, Lifecycle, LifecycleBody, SimulateBody, SimulateResult, Transaction } from '../api/schemas.js';
 import { getLifecycle, getWebhookFaults, repeatMessage, sendLifecycleMessage, setWebhookFaults, simulate, type WebhookFaultsState } from '../api/simulate.js';
 import { encryptPinBlock, loadPinKey } from '../pin/encrypt.js';
-import type { SignatureScheme } from '../webhook-protocol/signature.js';
+import { webhookTypeOfScheme, type SignatureScheme } from '../webhook-protocol/signature.js';
 
 export interface SessionTarget {
   url: string;
@@ -34,7 +34,7 @@ export class CertifySession {
       method: 'POST', path: '/sandbox/card-programs', idempotent: false, signal,
       body: {
         name: `cardctl webhook certify (seed ${target.seed})`,
-        webHookConfig: { url: target.url, secret: target.secret, type: target.scheme === 'cardctl' ? 'http' : target.scheme, header: '' },
+        webHookConfig: { url: target.url, secret: target.secret, type: webhookTypeOfScheme(target.scheme), header: '' },
         standIn: { mode: 'decline', maxAmount: 0, dailyAmount: 0 },
         // The latency run sends many authorizations on one card: its daily limits must not decide them.
         channels: { pos: { enabled: true, dailyLimit: { count: 1_000_000, amount: 1_000_000_000 } } },

@@ -7,8 +7,7 @@ import * as fields from '../core/card-fields.js';
 import { defineFlags, type Flags } from '../core/flags.js';
 import { validateDateTime } from '../core/validate.js';
 
-/** Characters of a `--reason` (why, kept in each audit journal entry; renew's is the API's renewal reason). */
-export const REASON_MAX_LENGTH = 500;
+export { REASON_MAX_LENGTH } from '../core/flags.js';
 
 export const CARDHOLDER_FLAGS = defineFlags({
   firstName: { type: 'string', value: 'name', description: "cardholder's first name", parse: fields.personName, prompt: 'First name' },

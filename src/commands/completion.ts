@@ -3,6 +3,7 @@ import { UsageError } from '../core/errors.js';
 
 export default defineCommand({
   name: 'completion',
+  mcp: 'never',
   summary: 'print a shell completion script',
   description: `Print the completion script for bash, zsh or fish: commands, subcommands, flags, their
 values (statuses, channels, formats, …) and stored profile names. Where each shell reads it

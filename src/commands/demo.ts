@@ -36,6 +36,7 @@ const DEMO_PIN = '4821';
 
 export default defineCommand({
   name: 'demo',
+  mcp: 'never',
   summary: 'walk through the main job against an in-memory sandbox',
   description: `Start an in-memory sandbox in this process and run the main job against it with real cardctl
 commands: issue a card (its PIN encrypted on this machine), list cards, renew, deactivate and

@@ -13,6 +13,7 @@ const MAX_SKEW_SECONDS = 60;
 
 export default defineCommand({
   name: 'doctor',
+  mcp: 'read',
   summary: 'check the setup and explain what is wrong',
   description: `Checks the config and key file permissions, the profile, the base URL
 (reachability, TLS, proxy), the token (validity, time to expiry), the clock

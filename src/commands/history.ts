@@ -19,6 +19,7 @@ const columns: Column<JournalEntry>[] = [
 
 export default listCommand({
   name: 'history',
+  mcp: 'read',
   summary: 'show the audit journal of mutating calls made from this machine',
   description: `Every mutating call (create, renew, PIN change/reset, activate, deactivate, customer and user
 updates, OAuth applications, imports, simulations) is recorded as one JSON line in a journal in

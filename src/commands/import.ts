@@ -8,6 +8,7 @@ import { importOne } from './import-one.js';
 
 export default defineCommand({
   name: 'import',
+  mcp: 'write',
   summary: 'import existing cards (one from flags, or many from a file)',
   description: `Import cards that already exist elsewhere (POST /util/cards/import, authenticated with the \
 profile's API key or CARDCTL_API_KEY).

@@ -2,7 +2,7 @@
 // conflict, --all streaming with back-pressure, the next-page hint and --wide are the same for all.
 import type { Pagination } from '../api/client.js';
 import { DEFAULT_DIALECT } from '../api/dialect.js';
-import { type CommandDefinition, defineCommand } from '../app/command.js';
+import { type CommandDefinition, defineCommand, type McpUse } from '../app/command.js';
 import type { Context } from '../app/context.js';
 import { UsageError } from '../core/errors.js';
 import { defineFlags, type Flags, type FlagValues } from '../core/flags.js';
@@ -29,6 +29,8 @@ interface ListBase<F extends Flags, Q, R> {
   description?: string;
   aliases?: string[];
   examples?: string[];
+  /** What `cardctl mcp` makes of the list (a read, unless it says otherwise). */
+  mcp: McpUse;
   /** The filters: every flag besides paging and --wide. */
   flags: F;
   /** Help of --wide: which columns it adds. */
@@ -112,6 +114,7 @@ export function listCommand<const F extends Flags, Q, R>(spec: PagedList<F, Q, R
     description: spec.description,
     aliases: spec.aliases,
     examples: spec.examples,
+    mcp: spec.mcp,
     flags: { ...spec.flags, ...paging, ...wideFlag(spec.wide) } as Flags,
     async run(ctx, { opts }) {
       const input = parseInput(opts, ctx);

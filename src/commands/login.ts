@@ -29,6 +29,7 @@ const FLAGS = defineFlags({
 
 export default defineCommand({
   name: 'login',
+  mcp: 'never',
   summary: 'store credentials for a deployment as a profile',
   description: `Store a base URL and credentials as a profile.
 

@@ -4,6 +4,7 @@ import { NotFoundError } from '../core/errors.js';
 
 export default defineCommand({
   name: 'logout',
+  mcp: 'never',
   summary: "remove the profile's stored credentials",
   description: 'Remove the token and API key of the selected profile (asks first unless --yes).\nThe profile keeps its other settings (base URL, PIN key, switch, output), so `cardctl login` can restore it.',
   examples: ['cardctl logout', 'cardctl logout -p staging --yes'],

@@ -26,5 +26,6 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<Node>>> = {
   sandbox: () => import('./sandbox/index.js').then(definition),
   demo: () => import('./demo.js').then(definition),
   api: () => import('./api.js').then(definition),
+  mcp: () => import('./mcp.js').then(definition),
   completion: () => import('./completion.js').then(definition),
 };

@@ -15,6 +15,12 @@ interface FlagBase {
   long?: string;
   /** The environment variable that gives the same setting; named in the help line. */
   env?: string;
+  /**
+   * Not a tool input of `cardctl mcp`: a guard only the person at the keyboard may lift
+   * (--allow-remote), or a file of secrets (--pins-from-column). Secret and card-number flags
+   * never are, without saying so.
+   */
+  mcp?: false;
 }
 
 /**
@@ -33,6 +39,9 @@ export type Completion = 'profile' | 'file' | 'directory' | readonly string[];
  * only; a value given to a flag nothing declares is withheld. The journal's scrubbing of free text
  * (known secrets, card numbers in any field) stays the second line of defence.
  */
+
+/** Characters of a `--reason` (why, kept in each audit journal entry; renew's is the API's renewal reason), and of an MCP write tool's reason. */
+export const REASON_MAX_LENGTH = 500;
 
 export interface ValueFlag extends FlagBase {
   type: 'string';

@@ -305,6 +305,38 @@ started with means the deployment ignored the page number: \`--all\` stops with 
 \`cardctl sandbox serve --dialect FILE\` starts a sandbox that speaks a dialect file.
 `;
 
+const mcp = `\`cardctl mcp\` runs a Model Context Protocol server on stdin/stdout for one profile, for
+an AI assistant (Claude Desktop, an IDE, any MCP client) to start. Register it in the client's
+configuration, e.g. Claude Desktop's \`claude_desktop_config.json\`:
+
+    { "mcpServers": { "cardctl": { "command": "cardctl", "args": ["mcp", "--profile", "sandbox"] } } }
+
+Tools are cardctl's commands, named after their path with \`_\` (\`cards_list\`, \`tx_show\`,
+\`cards_customer_update\`, \`simulate_authorization\`); their inputs are the command's arguments
+and flags (a flag's choices an enum), and the result is the command's \`-o json\` output, card
+numbers masked. An error is the command's one-line message and its hint.
+
+| offered | tools |
+|---|---|
+| always | reads: cards list/get, tx list/show/summary, oauth list, history, doctor, auth status, profile list/show (secrets masked) |
+| on a sandbox profile | every simulation: the intents and lifecycle messages, \`simulate run\`, \`simulate load\` (at most 60s and 10,000 requests) |
+| with \`--allow-write GROUP…\` | the changes of those groups (cards, oauth, users, import): create, renew, activate, deactivate, customer update, PIN reset, OAuth applications, users, imports |
+| never | login, logout, auth token, profile use/set/set-dialect/remove, alias, completion, sandbox serve, webhook listen, tx tail, demo, api, PIN change, report merge, mcp |
+
+Every tool that changes something asks for a \`reason\` (at most 500 characters). Each of its
+calls is in the audit journal (\`cardctl history\`) with \`"via": "mcp"\`, the client's name and
+version, and that reason.
+
+On a production profile a change also needs \`--allow-production-writes\`, given by you in the
+client's configuration: without it every change is refused. A client that can ask you (MCP
+elicitation) asks you to confirm each production change as well; an assistant cannot answer
+the production confirmation for you.
+
+No token, API key, webhook secret, PIN or card number is ever a tool input: a PIN reset sets a
+random PIN made and encrypted on this machine, never shown. Help topics are resources:
+\`cardctl-help://<topic>\`. Only the protocol goes to stdout; notes go to stderr.
+`;
+
 export const HELP_TOPICS: readonly HelpTopic[] = [
   { name: 'exit-codes', summary: 'what each exit code means', text: exitCodes },
   { name: 'environment', summary: 'environment variables cardctl reads', text: environment },
@@ -314,6 +346,7 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
   { name: 'scenarios', summary: 'scenario files for `simulate run`', text: scenarios },
   { name: 'bulk', summary: 'acting on many cards: --from-file, --report, --resume, --shard, report merge', text: bulk },
   { name: 'deployment', summary: "a deployment's own parameter names, paging, page size and error shape", text: deployment },
+  { name: 'mcp', summary: '`cardctl mcp`: the tools an AI assistant gets, --allow-write, production', text: mcp },
 ];
 
 export const HELP_TOPIC_NAMES: readonly string[] = HELP_TOPICS.map((t) => t.name);

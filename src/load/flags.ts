@@ -16,5 +16,5 @@ export const LOAD_FLAGS = defineFlags({
   maxP99: { type: 'string', value: 'duration', description: "SLO: the webhook's p99 latency at most this, e.g. 1500ms (exit 5 when missed)" },
   maxTimeouts: { type: 'string', value: 'percent', description: 'SLO: webhook timeouts at most this share of requests, e.g. 0.1% (exit 5 when missed)' },
   minApproval: { type: 'string', value: 'percent', description: 'SLO: approvals at least this share of requests, e.g. 95% (exit 5 when missed)' },
-  allowRemote: { type: 'boolean', description: 'allow a base URL that is not on this machine (load against a real deployment is dangerous)' },
+  allowRemote: { type: 'boolean', mcp: false, description: 'allow a base URL that is not on this machine (load against a real deployment is dangerous)' },
 });

@@ -1,5 +1,6 @@
 // What makes a PIN acceptable before anything is encrypted or sent. Messages never contain the
 // PIN itself, only what is wrong with it.
+import { randomInt } from 'node:crypto';
 import { UsageError } from '../core/errors.js';
 import { PIN_MAX_LENGTH, PIN_MIN_LENGTH } from './block.js';
 
@@ -45,4 +46,12 @@ export function assertAcceptablePin(pin: string, options: { allowWeak?: boolean;
     code: weak ? 'WEAK_PIN' : 'INVALID_PIN',
     hint: weak ? 'choose a PIN without repeats or runs, or pass --allow-weak-pin if this one is really wanted' : undefined,
   });
+}
+
+/** A random 6-digit PIN that is not trivially weak, made on this machine and never shown (`cardctl mcp`'s PIN tools). */
+export function randomPin(): string {
+  for (;;) {
+    const pin = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    if (!pinProblem(pin)) return pin;
+  }
 }

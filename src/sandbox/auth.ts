@@ -122,6 +122,16 @@ export function requireLoopback(deps: SandboxDeps): onRequestHookHandler {
   };
 }
 
+/**
+ * The live inspector answers loopback callers only, whatever address the sandbox is bound to:
+ * its token travels in a link, over plain HTTP.
+ */
+export function requireLoopbackAlways(): onRequestHookHandler {
+  return async (request: FastifyRequest) => {
+    if (!isLoopbackAddress(request.socket.remoteAddress)) throw notPermitted('the inspector answers only callers on this machine (loopback)');
+  };
+}
+
 export function isLoopbackAddress(address: string | undefined): boolean {
   if (!address) return false;
   return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');

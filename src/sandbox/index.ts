@@ -10,10 +10,12 @@ import { isLoopbackHost } from '../core/loopback.js';
 import { generatePinKeyPair, type PinKeyPair } from './pin.js';
 import { emptyFaultSpec, parseFaultSpec, type FaultController, type FaultSpec } from './faults.js';
 import { buildServer } from './server.js';
+import { createInspectorAccess } from './services/inspector.js';
 import { emptyWebhookFaults, parseWebhookFaults, webhookFaultController, type WebhookFaultSpec } from './switch/webhook-faults.js';
 import { openStore, type Store } from './store/index.js';
 import { ADVICE_RETRY_FIRST_MS } from './switch/runtime.js';
 import { seedSandbox } from './tenancy.js';
+import type { SignatureScheme } from '../webhook-protocol/signature.js';
 
 export interface SandboxOptions {
   /** 0 = any free port (default). */
@@ -26,6 +28,8 @@ export interface SandboxOptions {
   memory?: boolean;
   /** Webhook URL of the seeded card program. */
   webhookUrl?: string;
+  /** Signature scheme of the seeded card program's webhook (its webHookConfig.type). */
+  webhookScheme?: SignatureScheme;
   /** Lifetime of tokens from POST /oauth/token (default 3600). */
   tokenTtlSeconds?: number;
   /** The first wait before an unacknowledged advice is delivered again, ms (default 1000; tests that deliver by hand set it long). */
@@ -55,6 +59,8 @@ export interface RunningSandbox {
   cardProgramId: string;
   pinKeyFingerprint: string;
   pinPublicKey: string;
+  /** The live inspector's page, its token in the query: the only place the token is shown. */
+  inspectorUrl: string;
   /** For in-process callers (tests, the switch): the store and the rest of the route deps. */
   deps: SandboxDeps;
   server: FastifyInstance;
@@ -75,7 +81,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const store = openStore({ file: options.dbFile, memory: options.memory ?? !options.dbFile });
   try {
     const pinKey = loadOrCreatePinKey(store);
-    const seed = seedSandbox(store, new Date(), { webhookUrl: options.webhookUrl });
+    const seed = seedSandbox(store, new Date(), { webhookUrl: options.webhookUrl, webhookScheme: options.webhookScheme });
     let baseUrl = '';
     const deps: SandboxDeps = {
       store,
@@ -98,7 +104,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const faultSpec = typeof options.faults === 'string'
       ? parseFaultSpec(options.faults, options.faultsHoldSeconds)
       : options.faults ?? emptyFaultSpec(options.faultsHoldSeconds);
-    const { app: server, whenIdle, faults, runningHandlers } = await buildServer(deps, { log: options.log, faults: faultSpec, faultsSeed: options.faultsSeed });
+    // A new inspector token every start: the link printed at start is the only way in.
+    const inspectorAccess = createInspectorAccess();
+    const { app: server, whenIdle, faults, runningHandlers } = await buildServer(deps, {
+      log: options.log, faults: faultSpec, faultsSeed: options.faultsSeed,
+      inspector: { access: inspectorAccess, subject: { institutionId: seed.institutionId, bearer: seed.token } },
+    });
     await server.listen({ port: options.port ?? 0, host });
     const address = server.server.address();
     const port = typeof address === 'object' && address ? address.port : options.port ?? 0;
@@ -109,6 +120,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       ...seed,
       pinKeyFingerprint: pinKey.fingerprint,
       pinPublicKey: pinKey.publicKeyPem,
+      inspectorUrl: `${baseUrl}/sandbox/inspector?token=${inspectorAccess.token}`,
       deps,
       server,
       faults,

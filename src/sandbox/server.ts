@@ -20,6 +20,8 @@ import { openapiRoutes } from './routes/openapi.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { transactionRoutes } from './routes/transactions.js';
 import { userRoutes } from './routes/users.js';
+import { inspectorRoutes } from './routes/inspector.js';
+import type { InspectorOptions } from './services/inspector.js';
 import { simulateRoutes } from './routes/simulate.js';
 import { createSwitchRuntime } from './switch/runtime.js';
 import { createValidatorCompiler, validationFailure } from './validation.js';
@@ -40,6 +42,8 @@ export interface ServerOptions {
   faults?: FaultSpec;
   /** Seed of the fault injector's generator (default 1). */
   faultsSeed?: number;
+  /** The live inspector's token and subject (no inspector when absent). */
+  inspector?: InspectorOptions;
 }
 
 export interface SandboxServer {
@@ -150,6 +154,7 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
   app.addHook('onClose', () => switchRuntime.close());
   await app.register(simulateRoutes, { deps, runtime: switchRuntime });
   await app.register(sandboxRoutes, deps);
+  if (options.inspector) await app.register(inspectorRoutes, { deps, inspector: options.inspector });
   await app.register(openapiRoutes, { routes, deps });
   return { app, whenIdle, faults, runningHandlers: () => running };
 }

@@ -4,6 +4,8 @@
 import type { CardProgram, Institution, InstitutionUser, SandboxInstitutionCredentials, SandboxUserCredentials } from '../api/schemas.js';
 import { hashSecret, newId, newSecret, opaque } from './ids.js';
 import type { Store } from './store/index.js';
+import { changeWebhookConfig } from './services/webhook-config.js';
+import { webhookTypeOfScheme, type SignatureScheme, type WebhookType } from '../webhook-protocol/signature.js';
 
 export interface NewInstitution {
   name?: string;
@@ -17,16 +19,17 @@ const SEED_KEY = 'seed';
  * the same database) return the same ones, so scripts and profiles keep working. The clear
  * seed credentials are kept in the meta table for that reason: this is a sandbox.
  */
-export function seedSandbox(store: Store, now: Date, options: { webhookUrl?: string } = {}): SandboxInstitutionCredentials {
+export function seedSandbox(store: Store, now: Date, options: { webhookUrl?: string; webhookScheme?: SignatureScheme } = {}): SandboxInstitutionCredentials {
   return store.transaction(() => {
     const existing = store.meta.get<SandboxInstitutionCredentials>(SEED_KEY);
-    if (existing) {
-      if (options.webhookUrl !== undefined) setProgramWebhookUrl(store, existing, options.webhookUrl, now);
-      return existing;
-    }
-    const created = createInstitution(store, now, { name: 'Sandbox Bank', webhookUrl: options.webhookUrl });
-    store.meta.set(SEED_KEY, created);
-    return created;
+    const seed = existing ?? createInstitution(store, now, { name: 'Sandbox Bank' });
+    if (!existing) store.meta.set(SEED_KEY, seed);
+    const change = {
+      ...(options.webhookUrl !== undefined ? { url: options.webhookUrl } : {}),
+      ...(options.webhookScheme !== undefined ? { type: webhookTypeOfScheme(options.webhookScheme) } : {}),
+    };
+    if (Object.keys(change).length > 0) changeSeededWebhook(store, seed, change, now);
+    return seed;
   });
 }
 
@@ -194,8 +197,11 @@ export function programRange(panPrefix: string, panLength: number): Pick<CardPro
   };
 }
 
-function setProgramWebhookUrl(store: Store, seed: SandboxInstitutionCredentials, url: string, now: Date): void {
+/** `sandbox serve --webhook-url/--webhook-scheme`: the seeded program's webhook changed as a PUT would change it. */
+function changeSeededWebhook(store: Store, seed: SandboxInstitutionCredentials, change: { url?: string; type?: WebhookType }, now: Date): void {
   const program = store.cardPrograms.get(seed.institutionId, seed.cardProgramId);
-  if (!program || program.webHookConfig.url === url) return;
-  store.cardPrograms.update({ ...program, webHookConfig: { ...program.webHookConfig, url }, updatedAt: now.toISOString() });
+  if (!program) return;
+  const webHookConfig = changeWebhookConfig(program.webHookConfig, change, now);
+  if (JSON.stringify(webHookConfig) === JSON.stringify(program.webHookConfig)) return;
+  store.cardPrograms.update({ ...program, webHookConfig, updatedAt: now.toISOString() });
 }

@@ -1,12 +1,13 @@
 // How the sandbox signs what it sends to a webhook, in one of two schemes, and how a receiver
 // (`cardctl webhook listen`) checks it. Shared by both sides; node:crypto only, so both may import
-// it cheaply.
+// it cheaply. During a secret rotation the sandbox signs with both secrets (the new one first):
+// two v1 entries in either scheme, and a receiver accepts any one that matches.
 // - `cardctl`: X-Webhook-Signature: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>`,
 //   the Stripe-style scheme, the default.
 // - `standard-webhooks`: the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
 //   `webhook-signature: v1,<base64 HMAC-SHA256(key, id + "." + timestamp + "." + body)>`), the key
 //   being the base64 after a `whsec_` secret's prefix, so the official libraries verify it.
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_SCHEMES = ['cardctl', 'standard-webhooks'] as const;
 export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
@@ -16,6 +17,40 @@ export const STANDARD_HEADERS = { id: 'webhook-id', timestamp: 'webhook-timestam
 /** Signatures older (or newer) than this are refused by the verifier: replay protection. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 const STANDARD_SECRET_PREFIX = 'whsec_';
+
+/**
+ * A card program's `webHookConfig.type` (a sandbox extension of the reference's free string):
+ * `http`, the seeded default, signs in the cardctl scheme; `standard-webhooks` in that one.
+ */
+export const WEBHOOK_TYPES = ['http', 'standard-webhooks'] as const;
+export type WebhookType = (typeof WEBHOOK_TYPES)[number];
+
+/** The scheme a card program's webhook type signs in (an unknown type, as stored before types were checked: cardctl). */
+export function schemeOfWebhookType(type: string | undefined): SignatureScheme {
+  return type === 'standard-webhooks' ? 'standard-webhooks' : 'cardctl';
+}
+
+/** The webhook type that signs in `scheme`. */
+export function webhookTypeOfScheme(scheme: SignatureScheme): WebhookType {
+  return scheme === 'standard-webhooks' ? 'standard-webhooks' : 'http';
+}
+
+/** Bytes of key a Standard Webhooks secret carries (the specification's bounds). */
+export const STANDARD_SECRET_BYTES = { min: 24, max: 64 } as const;
+
+/** Whether `secret` is a Standard Webhooks secret: `whsec_` and the base64 of 24 to 64 bytes. */
+export function isStandardSecret(secret: string): boolean {
+  if (!secret.startsWith(STANDARD_SECRET_PREFIX)) return false;
+  const text = secret.slice(STANDARD_SECRET_PREFIX.length);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || text.length % 4 !== 0) return false;
+  const bytes = Buffer.from(text, 'base64').length;
+  return bytes >= STANDARD_SECRET_BYTES.min && bytes <= STANDARD_SECRET_BYTES.max;
+}
+
+/** A fresh Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes. */
+export function newStandardSecret(): string {
+  return `${STANDARD_SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
+}
 
 export function computeSignature(secret: string, timestamp: number, body: string): string {
   return createHmac('sha256', secret).update(`${timestamp}.${body}`, 'utf8').digest('hex');
@@ -41,15 +76,21 @@ export interface SignOptions {
   messageId?: string;
 }
 
-/** The headers that sign `body` with `secret` in `scheme`. */
-export function signedHeaders(scheme: SignatureScheme, secret: string, body: string, options: SignOptions = {}): Record<string, string> {
+/**
+ * The headers that sign `body` with `secret` in `scheme`; given several secrets (a rotation),
+ * one v1 signature for each, in their order.
+ */
+export function signedHeaders(scheme: SignatureScheme, secret: string | readonly string[], body: string, options: SignOptions = {}): Record<string, string> {
   const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
-  if (scheme === 'cardctl') return { [SIGNATURE_HEADER]: signatureHeader(secret, body, now) };
+  const secrets = typeof secret === 'string' ? [secret] : secret;
+  if (scheme === 'cardctl') {
+    return { [SIGNATURE_HEADER]: [`t=${now}`, ...secrets.map((one) => `v1=${computeSignature(one, now, body)}`)].join(',') };
+  }
   const id = options.messageId ?? `msg_${randomUUID()}`;
   return {
     [STANDARD_HEADERS.id]: id,
     [STANDARD_HEADERS.timestamp]: String(now),
-    [STANDARD_HEADERS.signature]: `v1,${computeStandardSignature(secret, id, now, body)}`,
+    [STANDARD_HEADERS.signature]: secrets.map((one) => `v1,${computeStandardSignature(one, id, now, body)}`).join(' '),
   };
 }
 

@@ -5,6 +5,7 @@
 import { execa } from 'execa';
 import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, tempDir } from '../helpers/cli.js';
@@ -137,6 +138,28 @@ describe('the installed tarball', () => {
     const steps = result.stdout.split('\n').map((line) => JSON.parse(line) as { ok: boolean });
     expect(steps.length).toBeGreaterThanOrEqual(9);
     expect(steps.every((s) => s.ok)).toBe(true);
+  });
+
+  it("serves the inspector's page and its files from the bundle (they ship inside dist/)", async ({ skip }) => {
+    if (unreachable) skip(unreachable);
+    const serve = execa(join(prefix, 'bin', 'cardctl'), ['sandbox', 'serve', '--port', '0', '--memory', '--json', '--quiet-log'], {
+      env: cleanEnv({ CARDCTL_CONFIG_DIR: join(work.path, 'config'), CARDCTL_DATA_DIR: join(work.path, 'data') }), reject: false, buffer: false,
+    });
+    try {
+      const first = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: serve.stdout! }).once('line', resolve);
+        serve.once('exit', (code) => reject(new Error(`sandbox serve exited with ${code}`)));
+      });
+      const { inspectorUrl } = JSON.parse(first) as { inspectorUrl: string };
+      const source = (name: string) => readFileSync(join(ROOT, 'src', 'sandbox', 'inspector', name), 'utf8');
+      expect(await (await fetch(inspectorUrl)).text()).toBe(source('index.html'));
+      for (const name of ['client.js', 'inspector.css']) {
+        expect(await (await fetch(new URL(`/sandbox/inspector/${name}`, inspectorUrl))).text()).toBe(source(name));
+      }
+    } finally {
+      serve.kill('SIGTERM');
+      await serve.catch(() => undefined);
+    }
   });
 });
 

@@ -19,8 +19,11 @@ describe('sandbox serve', () => {
   test('--json prints one JSON object first; the log has one line per request without query strings or secrets; SIGTERM exits 0', async () => {
     const sandbox = await startSandboxProcess([], { configDir: dir() });
     const info = sandbox.info;
-    expect(Object.keys(info).sort()).toEqual(['apiKey', 'baseUrl', 'cardProgramId', 'institutionId', 'pinKeyFingerprint', 'token']);
+    expect(Object.keys(info).sort()).toEqual(['apiKey', 'baseUrl', 'cardProgramId', 'inspectorUrl', 'institutionId', 'pinKeyFingerprint', 'token']);
     expect(info.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(info.inspectorUrl).toMatch(new RegExp(`^${info.baseUrl}/sandbox/inspector\\?token=insp_[A-Za-z0-9_-]{43}$`));
+    const inspectorToken = new URL(info.inspectorUrl).searchParams.get('token')!;
+    expect((await fetch(info.inspectorUrl)).status).toBe(200);
     expect(info.token.length).toBeGreaterThanOrEqual(22);
     expect(info.pinKeyFingerprint).toMatch(/^[0-9a-f]{64}$/);
 
@@ -40,6 +43,8 @@ describe('sandbox serve', () => {
     expect(log).not.toContain('secret-term');
     expect(log).not.toContain(info.token);
     expect(log).not.toContain(info.apiKey);
+    expect(log).toMatch(/^GET \/sandbox\/inspector 200 /m);
+    expect(log).not.toContain(inspectorToken);
   });
 
   test('SIGINT shuts down cleanly with exit 0', async () => {
@@ -70,6 +75,7 @@ describe('sandbox serve', () => {
     expect(result.stdout).toBe('');
     expect(stderr).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
     expect(stderr).toMatch(/token\s+sbx_…/);
+    expect(stderr).toMatch(/inspector\s+http:\/\/127\.0\.0\.1:\d+\/sandbox\/inspector\?token=insp_[A-Za-z0-9_-]{43}\n/);
     expect(stderr).not.toMatch(/sbx_tok_[A-Za-z0-9_-]{20,}/);
   });
 

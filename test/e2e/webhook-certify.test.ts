@@ -13,7 +13,7 @@ import { cardctl, startSandboxProcess, startWebhookListener, tempDir, type Runni
 import { startTestServer, type TestServer } from '../helpers/http-server.js';
 import { elementsNamed, parseXml } from '../helpers/xml.js';
 
-const SECRET = 'whsec_Y2VydGlmeS1lMmUtc2VjcmV0';
+const SECRET = 'whsec_Y2VydGlmeS1lMmUtc2VjcmV0LTMyLWJ5dGVzLWxvbmc=';
 
 interface Behaviour {
   verify?: boolean;

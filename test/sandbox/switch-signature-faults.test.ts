@@ -10,7 +10,7 @@ import { SIGNATURE_FAULTS } from '../../src/webhook-protocol/signature-faults.js
 import { call } from './helpers.js';
 import { auth, cardOf, echo, simulate, updateProgram, useForwardSandbox, type Received } from './switch-helpers.js';
 
-const SECRET = 'whsec_c2lnbmF0dXJlLWZhdWx0cy10ZXN0';
+const SECRET = 'whsec_c2lnbmF0dXJlLWZhdWx0cy10ZXN0LXNlY3JldC0zMmI=';
 const env = useForwardSandbox({ secret: SECRET, header: 'x-webhook-secret' }, { adviceRetryFirstMs: 3_600_000 });
 let cardId = '';
 beforeEach(async () => {

@@ -28,6 +28,14 @@ describe('docs/switch.md', () => {
     }
   });
 
+  it('has the approved response codes', () => {
+    expect(new Set(codeSpans(lineStarting(text, 'Approved codes are')))).toEqual(APPROVED_CODES);
+  });
+});
+
+describe('docs/webhook-protocol.md', () => {
+  const text = page('webhook-protocol.md');
+
   it('has the processing codes (field 3) and POS entry modes (field 22)', () => {
     expect(codeSpans(lineStarting(text, '| 3 |'))).toEqual(Object.values(PROCESSING_CODES));
     expect(codeSpans(lineStarting(text, '| 22 |'))).toEqual(Object.values(POS_ENTRY_MODES));

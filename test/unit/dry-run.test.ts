@@ -129,6 +129,19 @@ describe('journal recorder', () => {
     expect(warnings.join('\n').match(/could not write the audit journal/g)).toHaveLength(1);
   });
 
+  it('marks the lines of a run made for an MCP tool call: via, client, and the reason of the call when the request has none', () => {
+    const dir = tempDir(); dirs.push(dir);
+    const env = { CARDCTL_JOURNAL_DIR: `${dir.path}/journal` };
+    const origin = { via: 'mcp' as const, client: 'claude-desktop/0.9', reason: 'asked by the cardholder' };
+    const facts = { profile: 'sandbox', env: 'sandbox', baseUrl: 'http://127.0.0.1:1', argv: ['oauth', 'create'], flags: [GLOBAL_FLAGS], origin, now: () => new Date(), secrets: () => [] };
+    const record = journalRecorder(() => new Journal(env), facts, () => {});
+    record({ method: 'POST', path: '/institutions/oauth/create', status: 201, message: 'ok', durationMs: 3 });
+    record({ method: 'GET', path: '/institutions/cards/c1/deactivate', status: 200, message: 'ok', durationMs: 3, reason: 'reported stolen' });
+    const entries = [...new Journal(env).read()];
+    expect(entries[0]).toMatchObject({ via: 'mcp', client: 'claude-desktop/0.9', reason: 'asked by the cardholder' });
+    expect(entries[1]).toMatchObject({ via: 'mcp', client: 'claude-desktop/0.9', reason: 'reported stolen' });
+  });
+
   it("the context's client records the profile, its env and base URL, and the reason of the calls that give one", async () => {
     const dir = tempDir(); dirs.push(dir);
     const ctx = testContext({ env: { CARDCTL_JOURNAL_DIR: `${dir.path}/journal`, CARDCTL_BASE_URL: server.url, CARDCTL_TOKEN: 'tok_secret' } });

@@ -17,7 +17,7 @@ describe('field dictionary', () => {
 });
 
 describe('code tables', () => {
-  it('has the processing codes and entry modes of docs/switch.md', () => {
+  it('has the processing codes and entry modes of docs/webhook-protocol.md', () => {
     expect(PROCESSING_CODES).toEqual({ purchase: '000000', cash_withdrawal: '010000', balance_inquiry: '310000', refund: '200000' });
     expect(POS_ENTRY_MODES).toEqual({ chip: '051', magstripe: '901', contactless: '071', manual: '012', ecom: '810', moto: '812' });
   });

@@ -3,6 +3,7 @@ import { NotFoundError } from '../../core/errors.js';
 
 export default defineCommand({
   name: 'delete',
+  mcp: 'never',
   summary: 'delete a command alias',
   aliases: ['rm', 'remove'],
   args: [{ syntax: '<name>', description: 'the alias' }],

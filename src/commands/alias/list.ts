@@ -8,6 +8,7 @@ const columns: Column[] = [
 
 export default defineCommand({
   name: 'list',
+  mcp: 'never',
   summary: 'list command aliases',
   aliases: ['ls'],
   examples: ['cardctl alias list', 'cardctl alias list -o json'],

@@ -3,6 +3,7 @@ import { UsageError } from '../../core/errors.js';
 
 export default defineCommand({
   name: 'set',
+  mcp: 'never',
   summary: 'create or replace a command alias',
   description: `Makes NAME stand for a cardctl command line. $1, $2… in the expansion take the arguments given
 after the alias; arguments no $N takes are appended. An alias may not shadow a built-in command, and its

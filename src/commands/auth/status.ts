@@ -22,6 +22,7 @@ export interface AuthStatus {
 
 export default defineCommand({
   name: 'status',
+  mcp: 'read',
   summary: 'show the profile in use and whether its credentials work',
   description: 'Show which profile is used, its base URL, masked token and API key, the PIN key fingerprint,\nand whether the token works (one cheap authenticated request: GET /institutions/cards?limit=1).\nExits 3 when the token is missing or rejected, 6 when the API cannot be reached.',
   examples: ['cardctl auth status', 'cardctl auth status -o json', 'cardctl -p staging auth status'],

@@ -306,6 +306,7 @@ async function unusablePin(): Promise<string> {
 
 export default defineCommand({
   name: 'create',
+  mcp: 'write',
   summary: 'issue a card from a card program',
   description: `Issue a card. Fields come from flags, from --from-file (JSON in the API's
 Create Card shape; flags win), or, on a terminal, from prompts for whatever

@@ -3,6 +3,7 @@ import { cardIdArgument, printCard } from './common.js';
 
 export default defineCommand({
   name: 'get',
+  mcp: 'read',
   summary: 'show one card',
   aliases: ['show'],
   args: [{ syntax: '<card-id>', description: 'card identifier' }],

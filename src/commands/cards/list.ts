@@ -4,6 +4,7 @@ import { LIST_BOUNDS } from '../../core/list-bounds.js';
 
 export default listCommand({
   name: 'list',
+  mcp: 'read',
   summary: "list the institution's cards",
   aliases: ['ls'],
   description: `List cards, newest first. One page by default (--limit, --page); --all

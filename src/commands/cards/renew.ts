@@ -23,12 +23,14 @@ export function parseRenewReason(value: string | undefined): string {
 
 const FLAGS = defineFlags({
   expiration: { type: 'string', value: 'yyyymm', description: 'new expiry month, YYYYMM, in the future (bulk: for rows without an expiration column)' },
-  reason: { type: 'string', value: 'reason', maxLength: REASON_MAX_LENGTH, description: 'renewal reason (default RENEW)' },
+  // Not the journal's reason an MCP write tool asks for: a tool renews with the default.
+  reason: { type: 'string', value: 'reason', maxLength: REASON_MAX_LENGTH, mcp: false, description: 'renewal reason (default RENEW)' },
   ...BULK_FLAGS,
 });
 
 export default defineCommand({
   name: 'renew',
+  mcp: 'write',
   summary: 'renew or replace a card with a new expiry',
   description: `Renew a card: it gets the new expiry month and a new sequence number, and
 becomes active. The month must be in the future and within the card

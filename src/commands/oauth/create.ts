@@ -133,6 +133,7 @@ function isGrantType(value: string): value is GrantType {
 
 export default defineCommand({
   name: 'create',
+  mcp: 'write',
   summary: 'register an OAuth application',
   description: `Register an OAuth application of the institution.
 

@@ -50,6 +50,7 @@ const FLAGS = defineFlags({
 
 export default defineCommand({
   name: 'keygen',
+  mcp: 'write',
   summary: 'create an RSA key and a self-signed certificate for `oauth create`',
   description: `Create an RSA key pair and a self-signed X.509 certificate for an OAuth application.
 

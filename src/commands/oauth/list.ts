@@ -4,6 +4,7 @@ import { LIST_BOUNDS } from '../../core/list-bounds.js';
 
 export default listCommand({
   name: 'list',
+  mcp: 'read',
   summary: "list the institution's OAuth applications",
   description: `List the institution's OAuth applications, newest first: name, client id (give it to \`cardctl \
 login --client-id\`), grant type, scopes, verified/official and creation time. --wide adds the \

@@ -12,6 +12,7 @@ const FLAGS = defineFlags({
 
 export default defineCommand({
   name: 'update',
+  mcp: 'write',
   summary: 'update an OAuth application',
   description: `Update an OAuth application's name, description, website URL and scopes.
 

@@ -19,6 +19,7 @@ const COLUMNS: Column<ProfileRow>[] = [
 
 export default defineCommand({
   name: 'list',
+  mcp: 'read',
   summary: 'list stored profiles',
   aliases: ['ls'],
   description: 'List the stored profiles; * marks the current one (chosen with `cardctl profile use`).',

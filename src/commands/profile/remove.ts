@@ -4,6 +4,7 @@ import { requireProfile } from './common.js';
 
 export default defineCommand({
   name: 'remove',
+  mcp: 'never',
   summary: 'delete a stored profile',
   aliases: ['rm'],
   description: 'Delete a stored profile with its credentials (asks first unless --yes).',

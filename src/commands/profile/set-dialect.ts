@@ -3,6 +3,7 @@ import type { Profile } from '../../config/store.js';
 
 export default defineCommand({
   name: 'set-dialect',
+  mcp: 'never',
   summary: "set the profile's deployment dialect from a JSON or YAML file",
   description: `Replace the deployment dialect of the selected profile (created when it does not exist yet)
 with the one a JSON or YAML file describes ("-" reads stdin): the names of the list query

@@ -11,6 +11,7 @@ const HELP_ROW_WIDTH = 80;
 
 export default defineCommand({
   name: 'set',
+  mcp: 'never',
   summary: 'set a profile setting',
   description: `Set one setting of the selected profile (created when it does not exist yet). An empty value
 removes the setting. Secrets (token, API key) are not settable here: use \`cardctl login\`.

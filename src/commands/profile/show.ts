@@ -5,6 +5,7 @@ import { maskedProfile, requireProfile } from './common.js';
 
 export default defineCommand({
   name: 'show',
+  mcp: 'read',
   summary: 'show a profile (secrets masked)',
   description: `Show a profile's settings, secrets masked, and the deployment dialect it speaks: every dialect
 setting, those the profile changes followed by the default they replace (-o json: \`dialect\` is the

@@ -3,6 +3,7 @@ import { requireProfile } from './common.js';
 
 export default defineCommand({
   name: 'use',
+  mcp: 'never',
   summary: 'make a profile the current one',
   args: [{ syntax: '<name>', description: 'profile name' }],
   examples: ['cardctl profile use sandbox'],

@@ -9,6 +9,7 @@ import { maskSecret } from '../../core/redact.js';
 import type { DialectOverrides } from '../../api/dialect.js';
 import type { FaultSpec } from '../../sandbox/faults.js';
 import type { WebhookFaultSpec } from '../../sandbox/switch/webhook-faults.js';
+import { SIGNATURE_SCHEMES, type SignatureScheme } from '../../webhook-protocol/signature.js';
 
 type ServeOptions = FlagValues<typeof FLAGS>;
 
@@ -20,6 +21,7 @@ interface ParsedServeOptions {
   dbFromFlag: boolean;
   memory: boolean;
   webhookUrl?: string;
+  webhookScheme?: SignatureScheme;
   tokenTtlSeconds: number;
   log: boolean;
   faults?: FaultSpec;
@@ -41,6 +43,7 @@ const FLAGS = defineFlags({
   db: { type: 'string', value: 'file', complete: 'file', description: 'SQLite database file (default: in the user data directory)' },
   memory: { type: 'boolean', description: 'keep everything in memory' },
   webhookUrl: { type: 'string', value: 'url', description: "webhook URL of the seeded card program" },
+  webhookScheme: { type: 'string', value: 'scheme', choices: SIGNATURE_SCHEMES, description: "signature scheme of the seeded card program's webhook (its webHookConfig.type; standard-webhooks gives it a whsec_ secret)" },
   faults: { type: 'string', value: 'spec', description: 'inject faults, e.g. rate=0.1,codes=500|503,latency=0-800ms' },
   faultsSeed: { type: 'string', value: 'n', description: 'seed for the fault injector (replayable runs)' },
   webhookFaults: { type: 'string', value: 'spec', description: 'faults between the switch and the webhook (delay, deadline, duplicate, reset, reply-lost, garbage, signature), e.g. delay=100-300ms,reset=0.05' },
@@ -53,13 +56,19 @@ const FLAGS = defineFlags({
 
 export default defineCommand({
   name: 'serve',
+  mcp: 'never',
   summary: 'run a local, stateful implementation of the whole API',
   description: `Runs a local, stateful implementation of the whole API on SQLite: cards, PINs, transactions,
 OAuth applications, users, imports. The first start of a database seeds an institution with a
 bearer token, an API key, a card program and a PIN key; later starts on the same database reuse them.
 
 With --json the first line on stdout is one JSON object with baseUrl, institutionId, token,
-apiKey, cardProgramId and pinKeyFingerprint.
+apiKey, cardProgramId, pinKeyFingerprint and inspectorUrl.
+
+The live inspector: open the inspector link it prints (a new token every start; loopback only) to
+watch the seeded institution's transactions, their lifecycles and every webhook exchange (request
+and reply side by side) as they happen, and replay an exchange with one click.
+
 With --profile NAME the credentials are stored as that profile, so the next cardctl command just works.
 With --dialect FILE (JSON or YAML) the sandbox speaks another deployment dialect: the list query
 parameters go by the file's names (others are ignored), lists page and errors are shaped as it
@@ -70,6 +79,7 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
     'cardctl sandbox serve --profile sandbox',
     'cardctl sandbox serve --port 0 --memory --json',
     'cardctl sandbox serve --faults rate=0.1,codes=500|502|503,latency=0-800ms,reset=0.02,429=0.05 --faults-seed 42',
+    'cardctl sandbox serve --webhook-url http://127.0.0.1:4020/webhook --webhook-scheme standard-webhooks',
     'cardctl sandbox serve --webhook-url http://127.0.0.1:4020/webhook --webhook-faults deadline=2s,reply-lost=0.1 --webhook-faults-seed 7',
     'cardctl sandbox serve --profile legacy --dialect examples/dialect.yaml',
   ],
@@ -89,6 +99,7 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
         dbFile: options.dbFile,
         memory: options.memory,
         webhookUrl: options.webhookUrl,
+        webhookScheme: options.webhookScheme,
         tokenTtlSeconds: options.tokenTtlSeconds,
         log: options.log ? (line) => ctx.io.err(`${line}\n`) : undefined,
         faults: options.faults,
@@ -201,6 +212,7 @@ async function parseServeOptions(ctx: Context, opts: ServeOptions): Promise<Pars
     dbFile: memory ? undefined : opts.db ?? join(dataDir(ctx.env), 'sandbox.db'),
     dbFromFlag: opts.db !== undefined,
     webhookUrl: opts.webhookUrl,
+    webhookScheme: opts.webhookScheme,
     tokenTtlSeconds,
     log: !opts.quietLog,
     faults,
@@ -229,12 +241,14 @@ export interface SandboxAnnouncement {
   apiKey: string;
   cardProgramId: string;
   pinKeyFingerprint: string;
+  /** The live inspector's page; its token is in the query. */
+  inspectorUrl: string;
 }
 
 /** Exactly the announced keys, in the documented order, nothing else of the running sandbox. */
 function announcement(sandbox: SandboxAnnouncement): SandboxAnnouncement {
-  const { baseUrl, institutionId, token, apiKey, cardProgramId, pinKeyFingerprint } = sandbox;
-  return { baseUrl, institutionId, token, apiKey, cardProgramId, pinKeyFingerprint };
+  const { baseUrl, institutionId, token, apiKey, cardProgramId, pinKeyFingerprint, inspectorUrl } = sandbox;
+  return { baseUrl, institutionId, token, apiKey, cardProgramId, pinKeyFingerprint, inspectorUrl };
 }
 
 function printBanner(ctx: Context, sandbox: SandboxAnnouncement, options: ParsedServeOptions, profileName: string | undefined): void {
@@ -247,6 +261,7 @@ function printBanner(ctx: Context, sandbox: SandboxAnnouncement, options: Parsed
     `  PIN key       ${sandbox.pinKeyFingerprint}  (GET ${sandbox.baseUrl}/sandbox/pin-key)`,
     `  database      ${options.memory ? 'in memory (gone when the sandbox stops)' : options.dbFile}`,
     `  API document  ${sandbox.baseUrl}/openapi.json`,
+    `  inspector     ${sandbox.inspectorUrl}`,
     ...(options.faults ? [`  faults        ${options.faultsText || 'none'} (seed ${options.faultsSeed ?? 1}; change with PUT /sandbox/faults)`] : []),
     ...(options.dialectFile ? [`  dialect       ${options.dialectFile}`] : []),
     ...(options.webhookFaults ? [`  webhook faults ${options.webhookFaultsText || 'none'} (seed ${options.webhookFaultsSeed ?? 1}; change with PUT /sandbox/webhook-faults)`] : []),

@@ -22,6 +22,7 @@ export function parseAdvance(text: string): number {
 
 export default defineCommand({
   name: 'clock',
+  mcp: 'simulate',
   summary: "show or move forward the sandbox switch's clock (sandbox extension)",
   description: `The switch stamps transactions and expires holds by its own clock. --advance moves it forward
 and releases every approved authorization older than its program's holdPeriodHours (default 168),

@@ -3,6 +3,7 @@ import { LINKED_FLAGS } from './lifecycle.js';
 
 export default defineCommand({
   name: 'complete',
+  mcp: 'simulate',
   aliases: ['clear'],
   summary: 'capture an authorization: completion / clearing (0220, sandbox extension)',
   description: `A completion (financial advice, 0220) captures an approved authorization for --amount

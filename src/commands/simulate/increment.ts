@@ -3,6 +3,7 @@ import { LINKED_FLAGS } from './lifecycle.js';
 
 export default defineCommand({
   name: 'increment',
+  mcp: 'simulate',
   summary: "raise an approved authorization's hold (0100, sandbox extension)",
   description: `An incremental authorization: raises what an approved authorization holds by --amount.
 Checked like an authorization (card, expiry, status, channel, daily amount); in forward mode the

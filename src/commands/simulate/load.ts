@@ -1,8 +1,28 @@
-import { defineCommand } from '../../app/command.js';
+import { defineCommand, type ToolFlagValues } from '../../app/command.js';
+import { parseDuration } from '../../core/duration.js';
+import { UsageError } from '../../core/errors.js';
 import { LOAD_FLAGS } from '../../load/flags.js';
+
+/** An assistant's load run (`cardctl mcp`) is short: at most a minute and this many requests. */
+const ASSISTANT_MAX_MS = 60_000;
+const ASSISTANT_MAX_COUNT = 10_000;
+
+/** The bounds of an assistant's load run; values the command refuses anyway are left to its own checks. */
+function boundAssistantLoad(flags: ToolFlagValues): void {
+  const { duration, count } = flags;
+  if (count !== undefined && duration === undefined) {
+    throw new UsageError('a load run through cardctl mcp with a count needs a duration too (at most 60s)', { hint: 'e.g. count "500" and duration "30s"' });
+  }
+  const ms = typeof duration === 'string' ? parseDuration(duration) : undefined;
+  if (ms?.ok && ms.ms > ASSISTANT_MAX_MS) throw new UsageError(`duration ${String(duration)} is longer than the 60s a load run through cardctl mcp may take`);
+  if (typeof count === 'string' && /^\d+$/.test(count.trim()) && Number(count) > ASSISTANT_MAX_COUNT) {
+    throw new UsageError(`count ${count} is above the ${ASSISTANT_MAX_COUNT.toLocaleString('en')} requests a load run through cardctl mcp may send`);
+  }
+}
 
 export default defineCommand({
   name: 'load',
+  mcp: { use: 'simulate', bound: boundAssistantLoad },
   summary: "drive the sandbox switch and your webhook at a rate or a concurrency; latency and SLOs",
   description: `Sends simulations in forward mode (the card program's webhook answers) to the profile's
 base URL, which must be on this machine unless --allow-remote.

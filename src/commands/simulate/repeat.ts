@@ -11,6 +11,7 @@ const FLAGS = defineFlags({
 
 export default defineCommand({
   name: 'repeat',
+  mcp: 'simulate',
   summary: 'the network resends a message it saw no answer to (0101, 0201, 0421; sandbox extension)',
   description: `A repeat: same STAN, RRN and fields, the MTI's last digit 1. The sandbox answers as the first
 time (same transaction, same code, no second hold). With --forward the webhook gets the repeat, and

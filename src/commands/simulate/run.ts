@@ -11,6 +11,7 @@ const FLAGS = defineFlags({
 
 export default defineCommand({
   name: 'run',
+  mcp: 'simulate',
   summary: 'run a scenario file of simulations with expectations',
   description: `Runs the steps of a YAML or JSON scenario in order. Step keys mirror the simulate flags in
 camelCase (intent, card, pan, expiry, account, amount, flow, channel, method, currency, merchant,

@@ -3,6 +3,7 @@ import { apiQuery, inWindow, parseTransactionFilters, pastSince, TRANSACTION_FIL
 
 export default listCommand({
   name: 'list',
+  mcp: 'read',
   summary: 'list card transactions',
   aliases: ['ls'],
   description: `List transactions, newest first. One page by default (--limit, --page); --all reads every page and

@@ -21,6 +21,7 @@ const AMOUNTS = ['requested', 'authorized', 'held', 'captured', 'released', 'ref
 
 export default defineCommand({
   name: 'show',
+  mcp: 'read',
   summary: 'show one transaction with its messages and hop timeline',
   aliases: ['get'],
   description: `Shows the whole transaction: a summary, the request (original message) and the response as

@@ -3,6 +3,7 @@ import { SUMMARY_FLAGS } from './options.js';
 
 export default defineCommand({
   name: 'summary',
+  mcp: 'read',
   summary: 'approval rate, counts and amounts, grouped',
   aliases: ['stats'],
   description: `Counts transactions (default: the last 24 hours), their approval rate and amounts per currency,

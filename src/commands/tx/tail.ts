@@ -74,6 +74,7 @@ export function parseInterval(value: string | undefined): number {
 
 export default defineCommand({
   name: 'tail',
+  mcp: 'never',
   summary: 'follow new transactions as they happen',
   aliases: ['follow'],
   description: `Prints each new transaction once, as it arrives, until Ctrl-C (exit 0). Polls the list every

@@ -102,6 +102,7 @@ export async function parseUpdateOptions(ctx: Context, opts: UpdateOptions): Pro
 
 export default defineCommand({
   name: 'update',
+  mcp: 'write',
   summary: 'update an institution user',
   description: `Update an institution user (PUT /institutions/users/{id}/update).
 

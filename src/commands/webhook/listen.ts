@@ -5,6 +5,7 @@ import { isLoopbackHost } from '../../core/loopback.js';
 import { escapeControlsDeep } from '../../output/format.js';
 import type { Exchange } from './listener.js';
 import { HISTORY_BOUND, MAX_BODY_BYTES, REPEAT_BEHAVIOURS } from './behaviours.js';
+import { SIGNATURE_SCHEMES } from '../../webhook-protocol/signature.js';
 
 interface ListenOptions {
   port: string;
@@ -17,6 +18,7 @@ interface ListenOptions {
 
 export default defineCommand({
   name: 'listen',
+  mcp: 'never',
   summary: "play the institution's webhook locally and answer switch messages",
   description: `Runs a local HTTP server that plays your institution's webhook for \`simulate --forward\`.
 Each incoming switch message is printed decoded (field names, PAN masked, amount with currency) and
@@ -27,10 +29,14 @@ response message echoing the request, at most 64 KiB) is passed on; a timeout (5
 unreachable handler, an error status or an invalid reply (502) is passed on as a failure (the
 sandbox records 96), never as an approval.
 
-X-Webhook-Signature (t=<unix>,v1=<HMAC-SHA256 hex of "t.body">) is verified with the secret from
---secret-stdin or the profile's webhookSecret; a bad signature is answered 401 (and shown). Without
-a secret, signatures are not checked (said once on stderr). The sandbox signs with the card
-program's webHookConfig.secret: \`cardctl api GET /sandbox/card-programs\` shows it.
+The signature is verified with the secret from --secret-stdin or the profile's webhookSecret, in
+the scheme of --scheme: cardctl (X-Webhook-Signature: t=<unix>,v1=<HMAC-SHA256 hex of "t.body">,
+the default) or standard-webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64>;
+a whsec_ secret), as the card program's webHookConfig.type (http or standard-webhooks) signs. Any
+one matching v1 signature passes (during a secret rotation the sandbox sends two); a bad, stale or
+missing one is answered 401 (and shown). Without a secret, signatures are not checked (said once on
+stderr). \`cardctl api GET /sandbox/card-programs\` shows a sandbox program's secret and type;
+docs/webhook-protocol.md has the byte-level recipes.
 
 Point the sandbox at it: \`cardctl sandbox serve --webhook-url http://127.0.0.1:4020\`.
 With --json, one NDJSON object per exchange on stdout (the first line says where it listens).
@@ -71,6 +77,7 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
     respond: { type: 'string', value: 'code', default: '00', description: 'response code to answer with' },
     rules: { type: 'string', value: 'file', complete: 'file', description: 'YAML/JSON rules: match amount, PAN suffix, processing code, channel → code, delay' },
     secretStdin: { type: 'boolean', secret: true, description: 'read the webhook signing secret from stdin' },
+    scheme: { type: 'string', value: 'scheme', choices: SIGNATURE_SCHEMES, default: 'cardctl', description: 'signature scheme to verify: cardctl (X-Webhook-Signature) or standard-webhooks' },
     forwardTo: { type: 'string', value: 'url', description: 'relay each message to your own handler and show its reply' },
     approvedAmount: { type: 'string', value: 'amount', description: 'with --respond 10: the amount approved (partial approval), major units' },
     delay: { type: 'string', value: 'ms', description: 'wait this long before answering (messages no rule decides)' },
@@ -81,6 +88,7 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
     'cardctl webhook listen --port 4020 --respond 00',
     'cardctl webhook listen --rules rules.yaml --json',
     'echo "$WEBHOOK_SECRET" | cardctl webhook listen --secret-stdin --respond 51',
+    'echo "$WEBHOOK_SECRET" | cardctl webhook listen --secret-stdin --scheme standard-webhooks',
     'cardctl webhook listen --forward-to http://localhost:8080/card-auth',
     'cardctl webhook listen --respond 10 --approved-amount 600 --fail-every 4 --repeats inconsistent',
   ],
@@ -142,14 +150,14 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
     const { startListener } = await import('./listener.js');
     const print = json ? (exchange: Exchange) => ctx.io.out(`${JSON.stringify(exchange)}\n`) : await humanPrinter(ctx);
     const listener = await startListener({
-      port, host: opts.host, respond, rules, secret, forwardTo, onExchange: print,
+      port, host: opts.host, respond, rules, secret, scheme: opts.scheme, forwardTo, onExchange: print,
       defaults: { delay, approvedAmount }, failEvery, repeats: opts.repeats,
     }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${opts.host} is already in use`, { hint: 'pick another with --port, or --port 0 for any free port' });
       if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EACCES') throw new UsageError(`cannot listen on ${opts.host}:${port} (${error.code})`);
       throw error;
     });
-    if (json) ctx.io.out(`${JSON.stringify({ type: 'listening', url: listener.url, signatures: secret ? 'verified' : 'unchecked', forwardTo: forwardTo ?? null })}\n`);
+    if (json) ctx.io.out(`${JSON.stringify({ type: 'listening', url: listener.url, signatures: secret ? 'verified' : 'unchecked', scheme: opts.scheme, forwardTo: forwardTo ?? null })}\n`);
     ctx.log.info(`Listening on ${listener.url} — point the card program's webHookConfig.url here (e.g. \`cardctl sandbox serve --webhook-url ${listener.url}\`). Ctrl-C to stop.`);
     if (!secret && !isLoopbackHost(opts.host)) {
       ctx.log.warn(`listening on ${opts.host} without a webhook secret (--secret-stdin or the profile's webhookSecret): anyone who reaches this address gets answers, signatures unchecked`);

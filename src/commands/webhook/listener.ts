@@ -1,6 +1,6 @@
 // The local webhook of `cardctl webhook listen`: a node:http server that plays the
-// institution. For each POSTed switch message it checks X-Webhook-Signature (when it knows the
-// secret), decides the response code (--respond, --rules) or relays the message to the
+// institution. For each POSTed switch message it checks the signature in its scheme (when it
+// knows the secret), decides the response code (--respond, --rules) or relays the message to the
 // operator's own handler (--forward-to), and answers with a response message: the response MTI
 // (reply.ts: 0100 and its repeat 0101 → 0110), the request echoed (without card secrets), 38
 // when approved, 39.
@@ -22,7 +22,7 @@ import { currencyInfo, formatAmount, isField4, parseAmount } from '../../iso8583
 import { channelOfConditionCode, isApproved, responseMessage } from '../../iso8583/codes.js';
 import { redactMessage, type SwitchMessage } from '../../iso8583/message.js';
 import { maskPan } from '../../core/redact.js';
-import { SIGNATURE_HEADER, verifySignature } from '../../webhook-protocol/signature.js';
+import { verifyRequest, type SignatureScheme } from '../../webhook-protocol/signature.js';
 import { buildResponse, isJsonContentType, PARTIAL_APPROVAL_CODE, MAX_REPLY_BYTES, validateReply, WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
 import { decide, type DefaultAnswer, type RepeatBehaviour, type RuleSet } from './rules.js';
 import { loadUndici } from '../../api/client.js';
@@ -36,8 +36,10 @@ export interface ListenerOptions {
   /** Response code when no rule decides (default 00). */
   respond: string;
   rules?: RuleSet;
-  /** Verify X-Webhook-Signature with this secret; undefined = not checked. */
+  /** Verify signatures with this secret; undefined = not checked. */
   secret?: string;
+  /** The signature scheme verified (default cardctl: X-Webhook-Signature). */
+  scheme?: SignatureScheme;
   /** Relay each message to this URL and answer with its reply. */
   forwardTo?: string;
   /**
@@ -172,7 +174,7 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
 
     let signature: Exchange['signature'] = 'unchecked';
     if (options.secret !== undefined) {
-      const verdict = verifySignature(req.headers[SIGNATURE_HEADER], options.secret, body);
+      const verdict = verifyRequest(options.scheme ?? 'cardctl', req.headers, options.secret, body);
       if (!verdict.ok) {
         reply(res, 401, { error: `invalid signature: ${verdict.reason}` });
         return done({ status: 401, signature: 'invalid', error: verdict.reason, ...summary(tryParse(body)) });

@@ -8,6 +8,7 @@ import type { Principal } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { defaultCardProgram, programRange } from '../tenancy.js';
+import { changeWebhookConfig } from './webhook-config.js';
 
 export type CardProgramService = ReturnType<typeof cardProgramService>;
 
@@ -90,7 +91,7 @@ function applyProgramChanges(program: CardProgram, input: UpdateCardProgramInput
       next.channels[channel] = { enabled: change.enabled ?? current.enabled, dailyLimit: { ...current.dailyLimit, ...change.dailyLimit } };
     }
   }
-  if (input.webHookConfig) next.webHookConfig = { ...program.webHookConfig, ...input.webHookConfig };
+  if (input.webHookConfig) next.webHookConfig = changeWebhookConfig(program.webHookConfig, input.webHookConfig, now);
   if (input.standIn) next.standIn = { ...(program.standIn ?? NO_STAND_IN), ...input.standIn };
   if (input.holdPeriodHours !== undefined) next.holdPeriodHours = input.holdPeriodHours;
   return next;

@@ -15,7 +15,7 @@ import { buildResponse, dayOf, originalDataElements } from './message.js';
 import { cardAndProgramOf, type Plan } from './plan.js';
 import { approvalCode, buildRecord, resentMessage, rewrite, settle } from './record.js';
 import type { SwitchStore } from './store-port.js';
-import { callWebhook, causeOf, type NoAnswerCause, type WebhookOutcome } from './webhook.js';
+import { callWebhook, causeOf, messageIdOf, type NoAnswerCause, type WebhookOutcome } from './webhook.js';
 
 /** The field of a stand-in advice naming why the network stood in (ISO 8583: additional response data). */
 export const STAND_IN_CAUSE_FIELD = '44';
@@ -113,7 +113,7 @@ export async function deliverAdvice(deps: SwitchDeps, institutionId: string, id:
   const config = program?.webHookConfig;
   const message = deliveryMessage(stored.record, stored.record.advice, card?.pan);
   const outcome: WebhookOutcome = config?.url
-    ? await (deps.callWebhook ?? callWebhook)(config, message, deps.webhook).catch((error: Error) => ({ ok: false as const, reason: `the webhook call failed: ${error.message}` }))
+    ? await (deps.callWebhook ?? callWebhook)(config, message, { ...deps.webhook, messageId: messageIdOf(id) }).catch((error: Error) => ({ ok: false as const, reason: `the webhook call failed: ${error.message}` }))
     : { ok: false, cause: 'no-url', reason: 'the card program has no webHookConfig.url' };
   const record = deps.store.atomically(() => recordAdviceDelivery(deps.store, institutionId, id, { outcome, faults: [] }, now()));
   const acknowledged = record.advice?.acknowledged ?? false;

@@ -7,7 +7,7 @@ import * as ledger from './ledger.js';
 import type { Plan } from './plan.js';
 import type { SwitchStore } from './store-port.js';
 import { describeDraw } from './webhook-faults.js';
-import { callWebhook, WEBHOOK_TIMEOUT_MS, type WebhookOutcome } from './webhook.js';
+import { callWebhook, messageIdOf, WEBHOOK_TIMEOUT_MS, type WebhookOutcome } from './webhook.js';
 
 /** How long a late reply is still read after the network's deadline (to send a timeout reversal). */
 export const LATE_REPLY_WINDOW_MS = 5_000;
@@ -30,9 +30,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * One exchange with the webhook, through the webhook faults: delay, the network's deadline
  * (past it the answer is not taken, but still read for LATE_REPLY_WINDOW_MS when the caller
- * can act on it), duplicate delivery, reset after sending, reply lost, garbage.
+ * can act on it), duplicate delivery, reset after sending, reply lost, garbage. Every delivery
+ * of the message (a duplicate included) carries the transaction's `webhook-id`.
  */
-export async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHookConfig'] | undefined, request: SwitchMessage): Promise<Exchange> {
+export async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHookConfig'] | undefined, request: SwitchMessage, transactionId: string): Promise<Exchange> {
   const now = deps.now ?? (() => new Date());
   const baseDeadline = deps.webhook?.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const draw = deps.webhookFaults?.draw() ?? { delayMs: 0, deadlineMs: baseDeadline, duplicate: false, reset: false, replyLost: false, garbage: false };
@@ -47,7 +48,7 @@ export async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram[
   // A delay that used up the deadline: the message still reaches the webhook, too late.
   const remaining = Math.max(0, draw.deadlineMs - (Date.now() - started));
   const readFor = deps.background ? remaining + LATE_REPLY_WINDOW_MS : Math.max(1, remaining);
-  const call = () => (deps.callWebhook ?? callWebhook)(config, request, { ...deps.webhook, timeoutMs: readFor, ...(draw.signature ? { signatureFault: draw.signature } : {}) })
+  const call = () => (deps.callWebhook ?? callWebhook)(config, request, { ...deps.webhook, timeoutMs: readFor, messageId: messageIdOf(transactionId), ...(draw.signature ? { signatureFault: draw.signature } : {}) })
     .catch((error: Error): WebhookOutcome => ({ ok: false, reason: `the webhook call failed: ${error.message}` }));
   const first = call();
   const second = draw.duplicate ? call() : undefined;

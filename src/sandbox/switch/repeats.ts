@@ -27,7 +27,7 @@ export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id
   if (mode === 'forward') {
     const { card, program } = cardAndProgramOf(deps.store, institutionId, stored.record);
     const message: SwitchMessage = { ...resentMessage(stored.record.originalMessage, card?.pan), '0': mti };
-    const exchange = await exchangeWithWebhook({ ...deps, background: undefined }, program?.webHookConfig, message);
+    const exchange = await exchangeWithWebhook({ ...deps, background: undefined }, program?.webHookConfig, message, id);
     responseCode = exchange.outcome.ok ? exchange.outcome.reply['39'] ?? '' : '';
     replyMti = exchange.outcome.ok ? exchange.outcome.reply['0'] : undefined;
     faults = exchange.faults;

@@ -73,7 +73,7 @@ async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode:
   if (!admitted.sendToWebhook) return answerOf(admitted.record);
 
   // ---- forward: ask the institution, then apply its answer ----
-  const exchange = await exchangeWithWebhook(deps, plan.program?.webHookConfig, admitted.request);
+  const exchange = await exchangeWithWebhook(deps, plan.program?.webHookConfig, admitted.request, admitted.record.id);
   if (isAdvice(plan)) {
     const record = store.atomically(() => recordAdviceDelivery(store, institutionId, admitted.record.id, exchange, now()));
     if (!record.advice?.acknowledged) deps.onAdvicePending?.();

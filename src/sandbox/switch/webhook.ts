@@ -1,14 +1,15 @@
 // The call to the institution's webhook in forward mode: POST the request message as JSON,
-// signed in the program's scheme (webHookConfig.type `standard-webhooks`, else cardctl's
-// X-Webhook-Signature) and, when webHookConfig.header is set, with the secret in that header;
-// signed wrongly on purpose under the `signature` webhook fault. The institution is not trusted: 5 s for the whole exchange (a slow drip included),
+// signed in the program's scheme (webHookConfig.type: X-Webhook-Signature, or the Standard
+// Webhooks headers; during a secret rotation with both secrets) and, when webHookConfig.header
+// is set, with the current secret in that header; signed wrongly on purpose under the
+// `signature` webhook fault (signature-faults.ts). The institution is not trusted: 5 s for the whole exchange (a slow drip included),
 // at most MAX_REPLY_BYTES read (past that, or a Content-Length over it, the request is
 // aborted), a 2xx with a JSON content type, and a reply that answers this request (reply.ts).
 import { request, type Dispatcher } from 'undici';
 import type { WebhookConfig } from '../../api/schemas.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
 import { isJsonContentType, MAX_REPLY_BYTES, validateReply, WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
-import { SIGNATURE_SCHEMES, type SignatureScheme } from '../../webhook-protocol/signature.js';
+import { schemeOfWebhookType } from '../../webhook-protocol/signature.js';
 import { signMessage, type SignatureFault } from '../../webhook-protocol/signature-faults.js';
 
 export { WEBHOOK_TIMEOUT_MS };
@@ -36,16 +37,29 @@ export interface WebhookCallOptions {
   nowSeconds?: number;
   /** Aborts the call (the sandbox closing); it then ends as a timeout. */
   signal?: AbortSignal;
+  /**
+   * The Standard Webhooks `webhook-id`: one per message, the same on every delivery of it (a
+   * duplicate, a repeat, an advice sent again); a fresh one when absent.
+   */
+  messageId?: string;
   /** Sign wrongly this way (the `signature` webhook fault). */
   signatureFault?: SignatureFault;
 }
 
-/** The signature scheme of a program's webhook: its `type` when that names one, else cardctl's. */
-export function schemeOf(config: Pick<WebhookConfig, 'type'>): SignatureScheme {
-  return SIGNATURE_SCHEMES.find((scheme) => scheme === config.type) ?? 'cardctl';
+/** The `webhook-id` of every delivery of a transaction's message: its id, so the same on a duplicate, a repeat, an advice sent again. */
+export function messageIdOf(transactionId: string): string {
+  return `msg_${transactionId}`;
 }
 
-export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' | 'secret' | 'type'>, message: SwitchMessage, options: WebhookCallOptions = {}): Promise<WebhookOutcome> {
+type SigningConfig = Pick<WebhookConfig, 'secret' | 'previousSecret' | 'previousSecretUntil'>;
+
+/** The secrets a message is signed with at `nowMs`: the current one, and the replaced one while its rotation window is open. */
+export function signingSecrets(config: SigningConfig, nowMs: number): string[] {
+  const { secret, previousSecret, previousSecretUntil } = config;
+  return previousSecret !== undefined && previousSecretUntil !== undefined && Date.parse(previousSecretUntil) > nowMs ? [secret, previousSecret] : [secret];
+}
+
+export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' | 'secret'> & Partial<Pick<WebhookConfig, 'type' | 'previousSecret' | 'previousSecretUntil'>>, message: SwitchMessage, options: WebhookCallOptions = {}): Promise<WebhookOutcome> {
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const maxBytes = options.maxReplyBytes ?? MAX_REPLY_BYTES;
   let url: URL;
@@ -55,8 +69,11 @@ export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' |
   } catch {
     return { ok: false, cause: 'no-url', reason: `the card program's webhook URL "${config.url}" is not a valid http(s) URL` };
   }
-  const signed = signMessage(schemeOf(config), config.secret ?? '', message, options.signatureFault, options.nowSeconds);
+  const secret = config.secret ?? '';
+  const nowSeconds = options.nowSeconds ?? Math.floor(Date.now() / 1000);
+  const secrets = signingSecrets({ ...config, secret }, nowSeconds * 1000);
   // A tampered body is answered as what it says (the handler should have refused it).
+  const signed = signMessage(schemeOfWebhookType(config.type), secrets, message, options.signatureFault, { nowSeconds, messageId: options.messageId });
   const { body, message: sent } = signed;
   const headers: Record<string, string> = {
     'content-type': 'application/json',

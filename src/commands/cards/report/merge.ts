@@ -8,6 +8,7 @@ const FLAGS = defineFlags({
 
 export default defineCommand({
   name: 'merge',
+  mcp: 'never',
   summary: "join the reports of a bulk run's shards into one, by row",
   description: `Join the reports of the shards of one bulk run (\`--shard K/N --report FILE\`
 on each runner) into one NDJSON report, a line per row in row order, on stdout

@@ -1,0 +1,113 @@
+// The live inspector (loopback only, behind the token of the link `sandbox serve` prints): its
+// page and assets, its event stream, and the reads and the replay the page makes. The page reads
+// transactions and lifecycles from their services (no injected faults: /institutions/* may have
+// them), and the exchange log through its own endpoints, asked in-process in the inspected
+// institution's name, so the page answers exactly what `cardctl webhook exchanges` would.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, onRequestHookHandler } from 'fastify';
+import { requireLoopbackAlways } from '../auth.js';
+import type { SandboxDeps } from '../deps.js';
+import { ApiError, unauthenticated } from '../errors.js';
+import { INSPECTOR_ASSETS, INSPECTOR_PAGE } from '../inspector/assets.js';
+import { INSPECTOR_LIMITS, createInspectorFeed, type InspectorOptions } from '../services/inspector.js';
+import { transactionService } from '../services/transactions.js';
+import { lifecycleOf } from '../switch/lifecycle.js';
+import { switchStore } from '../switch/store.js';
+
+/** The page and its assets: nothing but this origin, never framed, no referrer (the link has the token). */
+const PAGE_HEADERS = {
+  'content-security-policy': "default-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+const hide = true;
+const RecentQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })) });
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+export const inspectorRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; inspector: InspectorOptions }> = async (app, { deps, inspector }) => {
+  const { access, subject } = inspector;
+  const limits = inspector.limits ?? INSPECTOR_LIMITS;
+  const transactions = transactionService(deps);
+  const store = switchStore(deps.store);
+  const feed = createInspectorFeed(deps.events, {
+    transaction: (transaction) => transaction.institution.id === subject.institutionId,
+    exchange: (exchange) => exchange.cardId === null || deps.store.cards.get(subject.institutionId, exchange.cardId) !== undefined,
+  }, limits);
+  app.addHook('preClose', async () => feed.close());
+
+  const loopback = requireLoopbackAlways();
+  // The page and the event stream carry the token in the query (a link; EventSource sends no
+  // headers), the page's reads in x-inspector-token. The request log prints paths only.
+  const token: onRequestHookHandler = async (request) => {
+    if (!access.admits(request.headers['x-inspector-token'] ?? queryToken(request.url))) {
+      throw unauthenticated('the inspector needs the token of the link `cardctl sandbox serve` printed');
+    }
+  };
+  const guarded = { onRequest: [loopback, token] };
+
+  app.get('/sandbox/inspector', { onRequest: loopback, schema: { hide } }, async (request, reply) => {
+    reply.headers(PAGE_HEADERS);
+    if (!access.admits(queryToken(request.url))) {
+      return reply.code(401).type('text/plain; charset=utf-8').send('401 Unauthorized: open the inspector with the link `cardctl sandbox serve` printed (it carries the token).\n');
+    }
+    return reply.type('text/html; charset=utf-8').send(INSPECTOR_PAGE);
+  });
+
+  // The assets are the same for everyone and hold no data: no token, loopback only.
+  for (const asset of INSPECTOR_ASSETS) {
+    app.get(`/sandbox/inspector/${asset.name}`, { onRequest: loopback, schema: { hide } }, async (_request, reply) => reply.headers(PAGE_HEADERS).type(asset.type).send(asset.text));
+  }
+
+  app.get('/sandbox/inspector/events', { ...guarded, schema: { hide } }, async (_request, reply) => {
+    if (!feed.accepts()) throw new ApiError(429, 'RATE_LIMITED', `at most ${limits.maxStreams} inspector pages may be open at once`);
+    // The stream outlives the handler: fastify lets go of the response, the feed ends it.
+    reply.hijack();
+    feed.open(reply.raw);
+  });
+
+  app.get('/sandbox/inspector/transactions', { ...guarded, schema: { hide, querystring: RecentQuery } }, async (request, reply) => {
+    const listed = transactions.list({ institutionId: subject.institutionId, limit: request.query.limit ?? 50, offset: 0 });
+    // The records are already the API's JSON (see storedListBody).
+    return reply.type('application/json').send(`{"data":[${listed.records.join(',')}],"total":${listed.total}}`);
+  });
+
+  app.get('/sandbox/inspector/transactions/:id/lifecycle', { ...guarded, schema: { hide, params: IdParams } }, async (request) => ({
+    data: lifecycleOf(store, subject.institutionId, request.params.id),
+  }));
+
+  // In-process, in the inspected institution's name; its answer (status, body) passed on as it is.
+  const askExchangeLog = async (reply: FastifyReply, method: 'GET' | 'POST', url: string, payload?: unknown) => {
+    const answer = await app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${subject.bearer}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    });
+    return reply.code(answer.statusCode).type(String(answer.headers['content-type'] ?? 'application/json')).send(answer.body);
+  };
+  app.get('/sandbox/inspector/webhook-exchanges', { ...guarded, schema: { hide } }, async (request, reply) => {
+    const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+    return askExchangeLog(reply, 'GET', `/sandbox/webhook-exchanges${withoutToken(query)}`);
+  });
+  app.post('/sandbox/inspector/webhook-exchanges/:id/replay', {
+    ...guarded,
+    preValidation: async (request) => { request.body ??= {}; },
+    schema: { hide, params: IdParams, body: Type.Object({ keepTimestamp: Type.Optional(Type.Boolean()) }, { additionalProperties: false }) },
+  }, async (request, reply) => askExchangeLog(reply, 'POST', `/sandbox/webhook-exchanges/${encodeURIComponent(request.params.id)}/replay`, request.body));
+};
+
+/** The `token` query parameter of a URL (before the route's schema has run). */
+function queryToken(url: string): string | null {
+  const question = url.indexOf('?');
+  return question === -1 ? null : new URLSearchParams(url.slice(question)).get('token');
+}
+
+/** The query string without a `token` parameter: it is the inspector's, not the exchange log's. */
+function withoutToken(query: string): string {
+  const params = new URLSearchParams(query);
+  params.delete('token');
+  const rest = params.toString();
+  return rest === '' ? '' : `?${rest}`;
+}

@@ -1,0 +1,44 @@
+// The Python standard-library webhook handler of test/fixtures/webhook-handler (written from
+// docs/webhook-protocol.md alone), started on a free port: `python3 handler.py --port 0
+// [--scheme S] [--variant V]` with the secret in WEBHOOK_SECRET; its first stdout line is
+// `listening http://127.0.0.1:PORT`.
+import { spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import type { SignatureScheme } from '../../src/webhook-protocol/signature.js';
+
+export const PYTHON_HANDLER = fileURLToPath(new URL('../fixtures/webhook-handler/handler.py', import.meta.url));
+
+/** Why the Python handler cannot run here, or undefined when python3 is there. */
+export const pythonMissing: string | undefined = spawnSync('python3', ['--version']).status === 0 ? undefined : 'python3 is not installed';
+
+export type HandlerVariant = 'none' | 'no-signature-check' | 'refuse-advices' | 'repeat-0111';
+
+export interface PythonHandler {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startPythonHandler(options: { secret?: string; scheme?: SignatureScheme; variant?: HandlerVariant; previousSecret?: string }): Promise<PythonHandler> {
+  const args = [PYTHON_HANDLER, '--port', '0', '--scheme', options.scheme ?? 'cardctl', '--variant', options.variant ?? 'none'];
+  const child = execa('python3', args, {
+    env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRET: options.secret ?? '', WEBHOOK_PREVIOUS_SECRET: options.previousSecret ?? '' },
+    extendEnv: false, reject: false, buffer: false, stdin: 'ignore', stderr: 'ignore',
+  });
+  const first = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('handler.py did not start')), 20_000);
+    createInterface({ input: child.stdout! }).once('line', (line) => { clearTimeout(timer); resolve(line); });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`handler.py exited with ${code}`)); });
+  });
+  const match = /^listening (http:\/\/\S+)$/.exec(first);
+  if (!match) throw new Error(`handler.py's first line is not "listening URL": ${first}`);
+  return {
+    url: match[1]!,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await child.catch(() => undefined);
+    },
+  };
+}
