@@ -1,6 +1,7 @@
 // The certification's grading (from what the sandbox recorded), its selection of checks and
 // rules file, and its reports: JUnit well-formed with one test case per check, every report
 // scrubbed of the secret and full card numbers.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { SimulateResult, Transaction } from '../../src/api/schemas.js';
 import { CHECK_NAMES } from '../../src/certify/checks.js';
@@ -66,6 +67,15 @@ describe('grading from what the sandbox recorded', () => {
     expect(gradeLatency({ requests: 15, replies: 15, timeouts: 0, p50: 4, p99: 20, max: 21 }, 5000).verdict).toBe('pass');
     expect(gradeLatency({ requests: 15, replies: 15, timeouts: 2, p50: 4, p99: 5000, max: 5000 }, 5000).verdict).toBe('fail');
     expect(gradeLatency({ requests: 15, replies: 0, timeouts: 0 }, 5000).verdict).toBe('fail');
+  });
+});
+
+describe('docs/webhook-protocol.md', () => {
+  it('its Certification section names every check, in order', () => {
+    const doc = readFileSync(new URL('../../docs/webhook-protocol.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('## Certification'));
+    const named = [...section.matchAll(/^\| `([a-z0-9-]+)` \|/gm)].map((match) => match[1]);
+    expect(named).toEqual(CHECK_NAMES);
   });
 });
 
