@@ -85,6 +85,16 @@ describe('the reference handler, cardctl webhook listen', () => {
       expect(text).not.toMatch(/(?<!\d)\d{13,19}(?!\d)/);
     }
   }, 120_000);
+
+  it('passes under the Standard Webhooks scheme too (listen --scheme standard-webhooks)', async () => {
+    const standard = await startWebhookListener({ configDir: config.path, secret: SECRET, args: ['--scheme', 'standard-webhooks'] });
+    try {
+      const result = await certify(standard.url, ['--scheme', 'standard-webhooks', '--skip', 'latency']);
+      expect(result.exitCode, result.stderr).toBe(0);
+    } finally {
+      await standard.stop();
+    }
+  }, 120_000);
 });
 
 describe('with -p, a running sandbox', () => {
