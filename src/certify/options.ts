@@ -29,9 +29,10 @@ export function selectChecks(only: string | undefined, skipped: string | undefin
 export async function parseRules(text: string, file: string): Promise<Record<string, readonly string[]>> {
   const { value } = await parseYamlFile(text, file, 'rules file');
   const bad = (message: string): never => { throw new UsageError(`invalid rules file ${file}: ${message}`); };
-  if (!isObject(value) || Object.keys(value).some((key) => key !== 'expect') || !isObject(value.expect)) bad('expected `expect:` mapping check names to response codes, e.g. expect: { authorization-reply: ["00", "05"] }');
+  const given = isObject(value) && Object.keys(value).every((key) => key === 'expect') ? value.expect : undefined;
+  if (!isObject(given)) return bad('expected `expect:` mapping check names to response codes, e.g. expect: { authorization-reply: ["00", "05"] }');
   const expect: Record<string, readonly string[]> = {};
-  for (const [check, codes] of Object.entries((value as { expect: Record<string, unknown> }).expect)) {
+  for (const [check, codes] of Object.entries(given)) {
     if (!RULED_CHECK_NAMES.includes(check)) bad(`${CHECK_NAMES.includes(check) ? `check "${check}" is not graded on a response code` : `unknown check "${check}"`}; the rules may name ${RULED_CHECK_NAMES.join(', ')}`);
     const list = Array.isArray(codes) ? codes : [codes];
     if (list.length === 0 || !list.every((code) => isValidResponseCode(code))) bad(`${check}: give a response code or a list of them, each two characters in quotes, e.g. ["00", "05"]`);

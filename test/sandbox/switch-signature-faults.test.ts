@@ -6,7 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseWebhookFaults, WebhookFaultSpecError } from '../../src/sandbox/switch/webhook-faults.js';
 import { verifyRequest, type SignatureScheme } from '../../src/webhook-protocol/signature.js';
-import { SIGNATURE_FAULTS } from '../../src/webhook-protocol/signature-faults.js';
+import { SIGNATURE_FAULTS, signMessage } from '../../src/webhook-protocol/signature-faults.js';
 import { call } from './helpers.js';
 import { auth, cardOf, echo, simulate, updateProgram, useForwardSandbox, type Received } from './switch-helpers.js';
 
@@ -24,6 +24,21 @@ async function setFaults(spec: string) {
 }
 
 const flat = (headers: Received['headers']) => Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v[0]! : v ?? '']));
+
+describe('signMessage during a rotation (two secrets)', () => {
+  const secrets = [SECRET, 'whsec_b2xkLXNlY3JldC1vZi10aGUtcm90YXRpb24tMzJi'];
+  const message = { '0': '0100', '4': '000000001000', '11': '000001' };
+  for (const scheme of ['cardctl', 'standard-webhooks'] as SignatureScheme[]) {
+    it(`${scheme}: unfaulted verifies with either secret; wrong-secret and tampered with neither`, () => {
+      const ok = signMessage(scheme, secrets, message, undefined);
+      for (const secret of secrets) expect(verifyRequest(scheme, ok.headers, secret, ok.body)).toMatchObject({ ok: true });
+      for (const fault of ['wrong-secret', 'tampered'] as const) {
+        const bad = signMessage(scheme, secrets, message, fault);
+        for (const secret of secrets) expect(verifyRequest(scheme, bad.headers, secret, bad.body)).toMatchObject({ ok: false });
+      }
+    });
+  }
+});
 
 describe('the signature fault key', () => {
   it('parses each named fault, keeps it in the text form, and refuses anything else naming the choices', () => {

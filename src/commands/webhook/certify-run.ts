@@ -1,7 +1,7 @@
 // The run of `cardctl webhook certify`: the secret, the sandbox (in this process, or the
 // profile's running one), the session, the checks, the table, the failures' evidence, the reports.
 import type { Context } from '../../app/context.js';
-import { UsageError } from '../../core/errors.js';
+import { InterruptedError, UsageError } from '../../core/errors.js';
 import { redactUrl } from '../../core/redact.js';
 import { writeFileAtomic } from '../../core/write-file.js';
 import type { Column } from '../../output/renderer.js';
@@ -75,6 +75,8 @@ export async function certify(ctx: Context, input: CertifyInput): Promise<{ fail
     if (markdown) writeFileAtomic(markdown, clean(markdownReport(report)), { mode: 0o644 });
     const { passed, failed, skipped } = report.summary;
     ctx.log.info(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+    // Interrupted: the checks run so far are reported, and the run is not a verdict.
+    if (ctx.signal.aborted) throw new InterruptedError();
     return { failed: results.filter((r) => r.verdict === 'fail').map((r) => r.name) };
   } finally {
     if (input.profile) await session?.restoreFaults().catch(() => ctx.log.warn('could not put back the sandbox\'s webhook faults (GET /sandbox/webhook-faults shows them)'));
