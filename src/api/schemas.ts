@@ -501,6 +501,7 @@ const TransactionExtensions = {
   }, { description: 'sandbox: delivery of an advice (0120, 0220) or of a reversal that stands (0420), which the webhook acknowledges and cannot change; repeated (0121, 0221, 0421) until it does' })),
   repeats: Type.Optional(Type.Array(Type.Object({
     at: DateTime(), mti: Type.String(), responseCode: Type.String({ description: "the webhook's answer to the repeat, or '' when it gave none" }), agreed: Type.Boolean(),
+    replyMti: Type.Optional(Type.String({ description: "the MTI of the webhook's answer to the repeat (0110 the ISO way to a 0101; 0111 is accepted too)" })),
     webhookFaults: Type.Optional(Type.Array(Type.String(), { description: 'faults injected on the way of this repeat' })),
   }), { description: 'sandbox: repeats (0101, 0421) of this message and whether the webhook answered them as it did the first' })),
   releaseReason: Type.Optional(Type.Union([Type.Literal('expiry'), Type.Literal('completion')], { description: 'sandbox: why the hold was released' })),

@@ -48,7 +48,7 @@ export async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram[
   // A delay that used up the deadline: the message still reaches the webhook, too late.
   const remaining = Math.max(0, draw.deadlineMs - (Date.now() - started));
   const readFor = deps.background ? remaining + LATE_REPLY_WINDOW_MS : Math.max(1, remaining);
-  const call = () => (deps.callWebhook ?? callWebhook)(config, request, { ...deps.webhook, timeoutMs: readFor, messageId: messageIdOf(transactionId) })
+  const call = () => (deps.callWebhook ?? callWebhook)(config, request, { ...deps.webhook, timeoutMs: readFor, messageId: messageIdOf(transactionId), ...(draw.signature ? { signatureFault: draw.signature } : {}) })
     .catch((error: Error): WebhookOutcome => ({ ok: false, reason: `the webhook call failed: ${error.message}` }));
   const first = call();
   const second = draw.duplicate ? call() : undefined;

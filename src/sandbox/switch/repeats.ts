@@ -22,17 +22,19 @@ export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id
   const mti = repeatMtiOf(stored.record.mti);
   let responseCode = stored.record.responseCode;
   let faults: string[] = [];
+  let replyMti: string | undefined;
   let sent: Exchange | undefined;
   if (mode === 'forward') {
     const { card, program } = cardAndProgramOf(deps.store, institutionId, stored.record);
     const message: SwitchMessage = { ...resentMessage(stored.record.originalMessage, card?.pan), '0': mti };
     const exchange = await exchangeWithWebhook({ ...deps, background: undefined }, program?.webHookConfig, message, id);
     responseCode = exchange.outcome.ok ? exchange.outcome.reply['39'] ?? '' : '';
+    replyMti = exchange.outcome.ok ? exchange.outcome.reply['0'] : undefined;
     faults = exchange.faults;
     sent = exchange;
   }
   const record = deps.store.atomically(() => rewrite(deps.store, institutionId, id, now(), (current) => {
-    current.repeats = [...(current.repeats ?? []), { ...repeatEntry(now(), mti, responseCode === current.responseCode, responseCode), ...(faults.length > 0 ? { webhookFaults: faults } : {}) }];
+    current.repeats = [...(current.repeats ?? []), { ...repeatEntry(now(), mti, responseCode === current.responseCode, responseCode), ...(replyMti ? { replyMti } : {}), ...(faults.length > 0 ? { webhookFaults: faults } : {}) }];
   }))!;
   return answerOf(record, { exchange: sent });
 }
