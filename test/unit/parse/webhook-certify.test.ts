@@ -3,11 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHECK_NAMES } from '../../src/certify/checks.js';
-import certify from '../../src/commands/webhook/certify.js';
-import { UsageError } from '../../src/core/errors.js';
-import { parseCommand } from '../helpers/parse.js';
-import { tempDir } from '../helpers/cli.js';
+import { CHECK_NAMES } from '../../../src/certify/checks.js';
+import certify from '../../../src/commands/webhook/certify.js';
+import { parseCommand } from '../../helpers/parse.js';
+import { parseTable } from '../../helpers/parse-table.js';
+import { tempDir } from '../../helpers/cli.js';
 
 const URL_FLAG = ['--url', 'http://127.0.0.1:8080/card-auth'];
 
@@ -18,17 +18,15 @@ describe('webhook certify: parse', () => {
       expect: {}, latency: { perSecond: 5, durationMs: 3000 }, seed: 1, outputs: {},
     });
   });
+});
 
-  const cases: Array<[string[], object]> = [
+parseTable('webhook certify', certify, {
+  good: ([
     [['--only', 'latency,refund', '--rate', '10/s', '--duration', '500ms', '--seed', '42'], { checks: ['latency', 'refund'], latency: { perSecond: 10, durationMs: 500 }, seed: 42 }],
     [['--skip', 'latency', '--scheme', 'standard-webhooks', '--secret-stdin'], { checks: CHECK_NAMES.filter((n) => n !== 'latency'), scheme: 'standard-webhooks', secretStdin: true }],
     [['--report', 'r.json', '--junit', 'r.xml', '--markdown', 'r.md'], { outputs: { report: 'r.json', junit: 'r.xml', markdown: 'r.md' } }],
-  ];
-  it.each(cases)('%j', async (argv, input) => {
-    expect(await parseCommand(certify, [...URL_FLAG, ...argv])).toMatchObject(input);
-  });
-
-  const errors: Array<[string[], RegExp]> = [
+  ] satisfies Array<[string[], object]>).map(([argv, input]): [string[], object] => [[...URL_FLAG, ...argv], input]),
+  bad: [
     [[], /--url is required/],
     [['--url', 'ftp://x/y'], /invalid --url/],
     [[...URL_FLAG, '--only', 'latency,nope'], /unknown check "nope"; the checks are: authorization-reply/],
@@ -39,13 +37,10 @@ describe('webhook certify: parse', () => {
     [[...URL_FLAG, '--seed', '-1'], /invalid --seed|option/],
     [[...URL_FLAG, '--scheme', 'hmac'], /scheme|Allowed choices/],
     [[...URL_FLAG, '--rules', '/nonexistent/rules.yaml'], /cannot read rules file/],
-  ];
-  it.each(errors)('%j is a usage error', async (argv, message) => {
-    const error = await parseCommand(certify, argv).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(UsageError);
-    expect(String((error as Error).message)).toMatch(message);
-  });
+  ],
+});
 
+describe('webhook certify: the rules file', () => {
   it('reads the rules file', async () => {
     const dir = tempDir();
     try {
