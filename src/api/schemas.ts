@@ -274,6 +274,9 @@ export const CreateCardBody = Type.Object({
   printCard: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 export type CreateCardBody = Static<typeof CreateCardBody>;
+/** A Create Card body before its PIN block: what the CLI builds and checks, then encrypts the PIN into. */
+export const CreateCardFields = Type.Omit(CreateCardBody, ['defaultPIN']);
+export type CreateCardFields = Static<typeof CreateCardFields>;
 
 export const ListCardsQuery = Type.Object({
   search: QueryText(),

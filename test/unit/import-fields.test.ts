@@ -8,7 +8,6 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ImportCardBody } from '../../src/api/schemas.js';
 import { createValidatorCompiler } from '../../src/sandbox/validation.js';
-import createCommand, { parseCreateInput } from '../../src/commands/cards/create.js';
 import { parseFutureExpiration } from '../../src/commands/cards/renew.js';
 import usersUpdate, { parseUpdateOptions } from '../../src/commands/users/update.js';
 import importCommand from '../../src/commands/import.js';
@@ -19,6 +18,7 @@ import { call, startTestSandbox, type Sandbox } from '../sandbox/helpers.js';
 import { testContext as baseContext, type TestContextOptions } from '../helpers/context.js';
 import { optionsOf, runCommand } from '../helpers/parse.js';
 import { validImportRow } from '../helpers/import-row.js';
+import { createInput } from '../helpers/cards-create.js';
 
 const NOW = new Date('2026-11-22T10:00:00Z');
 const clock = { now: () => NOW };
@@ -64,7 +64,7 @@ function rowWith(path: string, value: string): Record<string, unknown> {
 }
 
 async function createError(argv: string[]): Promise<string> {
-  const error = await optionsOf(createCommand, argv).then((opts) => parseCreateInput(testContext({ clock }), opts)).then(() => undefined, (e) => e);
+  const error = await createInput(testContext({ clock }), argv).then(() => undefined, (e) => e);
   expect(error).toBeInstanceOf(UsageError);
   return (error as UsageError).message;
 }
@@ -100,9 +100,9 @@ describe('cards create and import rows refuse the same values with the same mess
   it('the valid row is valid, and its values pass cards create too', async () => {
     expect(rowErrors(validImportRow())).toEqual([]);
     const row = validImportRow() as Record<string, string> & { card: Record<string, string> };
-    const { body } = await parseCreateInput(testContext({ clock }), await optionsOf(createCommand, [
+    const { body } = await createInput(testContext({ clock }), [
       ...full, '--reference', row.realId, '--embossing-name', row.card.embossingName, '--birth-date', row.birthDate, '--address-line1', row.address1, '--status', row.card.cardState,
-    ]));
+    ]);
     expect(body).toMatchObject({ referenceCode: 'LEGACY-1', embossingName: 'ADA OBI', status: 'active' });
   });
 

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadPrivateKey } from '../../src/api/client-credentials.js';
 import apiCommand, { parseApiCall } from '../../src/commands/api.js';
-import createCommand, { parseCreateInput } from '../../src/commands/cards/create.js';
 import { readBodyFile } from '../../src/commands/oauth/body-file.js';
 import oauthCreate, { parseCreateOptions as parseOAuthCreate } from '../../src/commands/oauth/create.js';
 import simulateRun from '../../src/commands/simulate/run.js';
@@ -19,12 +18,13 @@ import { lineReader, readAll } from '../../src/core/io.js';
 import { readTextFile } from '../../src/core/text.js';
 import { testContext as baseContext } from '../helpers/context.js';
 import { optionsOf, runCommand } from '../helpers/parse.js';
+import { createInput } from '../helpers/cards-create.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cardctl-text-inputs-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const testContext = (options: { stdin?: string } = {}) => baseContext({ ...options, configDir: dir });
 /** What `cards create --from-file FILE` makes of the file before anything is sent. */
-const createFromFile = async (file: string) => parseCreateInput(testContext(), await optionsOf(createCommand, ['--from-file', file]));
+const createFromFile = async (file: string) => createInput(testContext(), ['--from-file', file]);
 
 /** Line 1 fine, line 2 has a Latin-1 é (0xE9), which is not UTF-8. */
 function latin1File(name: string, line1: string, line2: string): string {

@@ -13,19 +13,23 @@ export type Json = Record<string, unknown>;
 
 /** Reads a JSON object from FILE, or from stdin for `-`. */
 export async function readJsonObject(ctx: Context, file: string, flag = '--from-file'): Promise<Json> {
+  return file === '-' ? jsonObject(await readAll(ctx.io.stdin), `${flag} - (stdin)`) : readJsonFile(file, flag);
+}
+
+/** Reads a JSON object from FILE (a path, not stdin: a parse step has no stdin). */
+export async function readJsonFile(file: string, flag = '--from-file'): Promise<Json> {
+  const { readTextFile } = await import('../../core/text.js');
   let text: string;
-  if (file === '-') {
-    text = await readAll(ctx.io.stdin);
-  } else {
-    const { readTextFile } = await import('../../core/text.js');
-    try {
-      text = await readTextFile(file);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new UsageError(`${flag} ${file}: cannot read the file (${code === 'ENOENT' ? 'no such file' : code ?? (error as Error).message})`);
-    }
+  try {
+    text = await readTextFile(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`${flag} ${file}: cannot read the file (${code === 'ENOENT' ? 'no such file' : code ?? (error as Error).message})`);
   }
-  const where = file === '-' ? `${flag} - (stdin)` : `${flag} ${file}`;
+  return jsonObject(text, `${flag} ${file}`);
+}
+
+function jsonObject(text: string, where: string): Json {
   let value: unknown;
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ''));
