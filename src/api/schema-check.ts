@@ -7,6 +7,9 @@ import type { Static, TSchema } from '@sinclair/typebox';
 
 export type { ErrorObject };
 
+/** What a failure says, as ajv reports it and fastify hands it on (error.validation). */
+export type SchemaFailure = Pick<ErrorObject, 'keyword' | 'instancePath' | 'message'> & { params: Record<string, unknown> };
+
 export function createAjv(options: { coerceTypes: boolean }): Ajv {
   const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, strict: false, ...options });
   addFormats(ajv);
@@ -26,9 +29,9 @@ export function schemaCheck<T extends TSchema>(schema: T): SchemaCheck<T> {
 }
 
 /** An ajv failure as the field it is about and what is wrong with it (`context`: body, query…, named when the field is the whole). */
-export function fieldFailure(error: ErrorObject, context: string | undefined): { field: string; message: string } {
+export function fieldFailure(error: SchemaFailure, context: string | undefined): { field: string; message: string } {
   const segments = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  const params = error.params as Record<string, unknown>;
+  const params = error.params;
   let message: string;
   switch (error.keyword) {
     case 'required':

@@ -18,8 +18,8 @@ import { LIST_BOUNDS } from '../core/list-bounds.js';
 const DateTime = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-const literalUnion = <T extends readonly string[]>(values: T) =>
-  Type.Union(values.map((v) => Type.Literal(v)) as any) as unknown as TSchema & { static: T[number] };
+/** One of the values: the union of their literals, typed as the union of the values (Unsafe keeps the schema as is). */
+const literalUnion = <T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>(Type.Union(values.map((v) => Type.Literal(v))));
 
 export const CardStatus = literalUnion(CARD_STATUS);
 export const TransactionStatus = literalUnion(TRANSACTION_STATUS);

@@ -2,7 +2,7 @@
 // (no type coercion, unknown properties rejected), coercing for query strings and path
 // parameters (they arrive as text). Failures become field-level errors of the API envelope.
 import type { FastifySchemaCompiler } from 'fastify';
-import { createAjv, fieldFailure, type ErrorObject } from '../api/schema-check.js';
+import { createAjv, fieldFailure, type SchemaFailure } from '../api/schema-check.js';
 import { ApiError, fieldMessage, type FieldError } from './errors.js';
 
 export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
@@ -15,7 +15,7 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
  * fastify's validation error (error.validation, error.validationContext) → 400 VALIDATION_ERROR.
  * `rename`: the name a field goes by in the request (a list's query parameter in a dialect).
  */
-export function validationFailure(errors: ErrorObject[], context: string | undefined, rename?: (field: string) => string): ApiError {
+export function validationFailure(errors: readonly SchemaFailure[], context: string | undefined, rename?: (field: string) => string): ApiError {
   const fieldErrors = dedupe(errors.filter((e) => e.keyword !== 'if').map((e) => fieldFailure(e, context)))
     .map((e) => (rename ? { ...e, field: rename(e.field) } : e));
   const first = fieldErrors[0] ?? { field: context ?? 'request', message: 'is invalid' };
