@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ImportCardBody } from '../../src/api/schemas.js';
-import { createValidatorCompiler } from '../../src/sandbox/validation.js';
+import { schemaCheck } from '../../src/api/schema-check.js';
 import { parseFutureExpiration } from '../../src/commands/cards/renew.js';
 import usersUpdate, { parseUpdateOptions } from '../../src/commands/users/update.js';
 import importCommand from '../../src/commands/import.js';
@@ -186,13 +186,13 @@ describe('what the client refuses, the sandbox refuses too (dry run = real run)'
   beforeAll(async () => { sandbox = await startTestSandbox(); });
   afterAll(async () => { await sandbox?.close(); });
 
-  const post = (row: Record<string, unknown>) => call(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body: row });
+  const post = (row: object) => call(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body: row });
 
   it('a row the client accepts is imported', async () => {
     const row = validImportRow({ realId: 'AGREE-OK', institutionId: sandbox.institutionId });
     const verdict = validateImportRow(row);
     expect(verdict.ok).toBe(true);
-    if (verdict.ok) expect((await post(verdict.body as never)).status).toBe(201);
+    if (verdict.ok) expect((await post(verdict.body)).status).toBe(201);
   });
 
   // Values the API's schema constrains (lengths, patterns): refused by both. The client refuses
@@ -213,7 +213,7 @@ describe('what the client refuses, the sandbox refuses too (dry run = real run)'
 describe('property: a row the client accepts is one the sandbox\'s schema accepts', () => {
   const runs = Number(process.env.FUZZ_RUNS ?? 200);
   const seed = Number(process.env.FUZZ_SEED ?? 20261122);
-  const check = createValidatorCompiler()({ schema: ImportCardBody, httpPart: 'body', method: 'POST', url: '/util/cards/import' } as never) as (value: unknown) => boolean;
+  const check = schemaCheck(ImportCardBody);
   const paths = ['realId', 'firstName', 'middleName', 'lastName', 'email', 'phone', 'birthDate', 'address1', 'address2', 'city', 'state', 'zip', 'country',
     'startDate', 'endDate', 'institutionId', 'card.expiration', 'card.serviceCode', 'card.cardProduct', 'card.embossingName', 'card.defaultPIN', 'card.bin', 'card.cardState'];
   const value = fc.oneof(
@@ -245,7 +245,7 @@ describe('the imports\' namespace of references (import:<realId>)', () => {
   it('Create Card\'s schema and the CLI\'s --reference refuse a reference starting with import:, and take every other', async () => {
     const { CreateCardBody } = await import('../../src/api/schemas.js');
     const { cardReference } = await import('../../src/core/card-fields.js');
-    const check = createValidatorCompiler()({ schema: CreateCardBody.properties.referenceCode, httpPart: 'body', method: 'POST', url: '/institutions/cards' } as never) as (value: unknown) => boolean;
+    const check = schemaCheck(CreateCardBody.properties.referenceCode);
     for (const taken of ['import:X', 'import:', 'import:import:X']) {
       expect(check(taken), taken).toBe(false);
       expect(() => cardReference('--reference', taken)).toThrow(/references starting with import: are the imported cards'/);
