@@ -5,8 +5,6 @@ import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Static, TSchema } from '@sinclair/typebox';
 
-export type { ErrorObject };
-
 /** What a failure says, as ajv reports it and fastify hands it on (error.validation). */
 export type SchemaFailure = Pick<ErrorObject, 'keyword' | 'instancePath' | 'message'> & { params: Record<string, unknown> };
 

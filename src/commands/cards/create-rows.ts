@@ -1,6 +1,6 @@
 // `cards create --rows-from-file`: each row a Create Card body from columns named like the flags
 // (flags fill what a row leaves out), sent exactly once by its reference through the bulk runner.
-import type { Card, CardProgram } from '../../api/schemas.js';
+import type { Card, CardProgram, CreateCardFields } from '../../api/schemas.js';
 import type { Context } from '../../app/context.js';
 import { CliError, RejectedError } from '../../core/errors.js';
 import * as fields from '../../core/card-fields.js';
@@ -10,7 +10,6 @@ import { explainPinKeyError } from './common.js';
 import { BODY_FIELDS, type CreateOptions } from './create-flags.js';
 import type { CreateInput } from './create-parse.js';
 import { checkedFields, defaultExpiry, nameOnCard, programLookup, today, unusablePin } from './create-wizard.js';
-import type { CreateCardFields } from '../../api/schemas.js';
 
 /** One card of a bulk creation: its body without the PIN block, and the PIN (kept in memory only). */
 interface CardRow {

@@ -1,7 +1,7 @@
 // What `cards create` fills in for one card: on a terminal, prompts for what is missing (each
 // answer checked like its flag); elsewhere the defaults (name on the card, currency, dates, the
-// program's bank code), or an error naming the missing flag. Ends with the body checked against
-// the API's Create Card schema, so what is sent is a CreateCardFields, not a hope.
+// program's bank code), or an error naming the missing flag. checkedFields() then holds the body
+// to the API's Create Card schema, which is what makes it a CreateCardFields.
 import type { ApiClient } from '../../api/client.js';
 import type { CardProgram, CreateCardFields } from '../../api/schemas.js';
 import type { SchemaCheck } from '../../api/schema-check.js';
