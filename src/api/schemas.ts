@@ -19,8 +19,8 @@ import { WEBHOOK_TYPES } from '../webhook-protocol/signature.js';
 const DateTime = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-const literalUnion = <T extends readonly string[]>(values: T) =>
-  Type.Union(values.map((v) => Type.Literal(v)) as any) as unknown as TSchema & { static: T[number] };
+/** One of the values: the union of their literals, typed as the union of the values (Unsafe keeps the schema as is). */
+const literalUnion = <T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>(Type.Union(values.map((v) => Type.Literal(v))));
 
 export const CardStatus = literalUnion(CARD_STATUS);
 export const TransactionStatus = literalUnion(TRANSACTION_STATUS);
@@ -285,6 +285,9 @@ export const CreateCardBody = Type.Object({
   printCard: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 export type CreateCardBody = Static<typeof CreateCardBody>;
+/** A Create Card body before its PIN block: what the CLI builds and checks, then encrypts the PIN into. */
+export const CreateCardFields = Type.Omit(CreateCardBody, ['defaultPIN']);
+export type CreateCardFields = Static<typeof CreateCardFields>;
 
 export const ListCardsQuery = Type.Object({
   search: QueryText(),
