@@ -56,6 +56,7 @@ _cardctl_sub() {
     "simulate|run") REPLY=run ;;
     "simulate|load") REPLY=load ;;
     "webhook|listen") REPLY=listen ;;
+    "webhook|certify") REPLY=certify ;;
     "webhook|exchanges") REPLY=exchanges ;;
     "webhook|replay") REPLY=replay ;;
     "oauth|list"|"oauth|ls") REPLY=list ;;
@@ -289,6 +290,17 @@ _cardctl_value() {
     "webhook listen|--delay") REPLY=""; return ;;
     "webhook listen|--fail-every") REPLY=""; return ;;
     "webhook listen|--repeats") REPLY="consistent inconsistent"; return ;;
+    "webhook certify|--url") REPLY=""; return ;;
+    "webhook certify|--scheme") REPLY="cardctl standard-webhooks"; return ;;
+    "webhook certify|--only") REPLY=""; return ;;
+    "webhook certify|--skip") REPLY=""; return ;;
+    "webhook certify|--rules") REPLY="@file"; return ;;
+    "webhook certify|--rate") REPLY=""; return ;;
+    "webhook certify|--duration") REPLY=""; return ;;
+    "webhook certify|--seed") REPLY=""; return ;;
+    "webhook certify|--report") REPLY="@file"; return ;;
+    "webhook certify|--junit") REPLY="@file"; return ;;
+    "webhook certify|--markdown") REPLY="@file"; return ;;
     "webhook exchanges|--tx") REPLY=""; return ;;
     "webhook exchanges|--since") REPLY=""; return ;;
     "webhook exchanges|--as-scenario") REPLY="@file"; return ;;
@@ -423,7 +435,7 @@ _cardctl_commands() {
     "cards report") REPLY="merge" ;;
     "tx") REPLY="list show tail summary" ;;
     "simulate") REPLY="authorization financial reversal increment complete refund advice repeat expire clock run load" ;;
-    "webhook") REPLY="listen exchanges replay" ;;
+    "webhook") REPLY="listen certify exchanges replay" ;;
     "oauth") REPLY="list create update keygen" ;;
     "users") REPLY="update" ;;
     "auth") REPLY="status token" ;;
@@ -465,6 +477,7 @@ _cardctl_options() {
     "simulate run") REPLY="$REPLY --set" ;;
     "simulate load") REPLY="$REPLY --rate --concurrency --duration --count --mix --mix-file --card --cards-from-list --channel --amount --max-p99 --max-timeouts --min-approval --allow-remote" ;;
     "webhook listen") REPLY="$REPLY --port --host --respond --rules --secret-stdin --scheme --forward-to --approved-amount --delay --fail-every --repeats" ;;
+    "webhook certify") REPLY="$REPLY --url --secret-stdin --scheme --only --skip --rules --rate --duration --seed --report --junit --markdown" ;;
     "webhook exchanges") REPLY="$REPLY --tx --failed --since --as-scenario --keep-spacing --force --limit --page --all --wide" ;;
     "webhook replay") REPLY="$REPLY --to --keep-timestamp" ;;
     "import") REPLY="$REPLY --from-file --format --encoding --concurrency --report --resume --real-id --active --no-active --start-date --end-date --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --postal-code --country --institution-id --expiration --service-code --card-product --embossing-name --bin --status --pin-stdin --allow-weak-pin --return-secure --reason" ;;

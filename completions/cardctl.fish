@@ -105,6 +105,8 @@ function __cardctl_sub --argument-names p w
             echo load
         case 'webhook|listen'
             echo listen
+        case 'webhook|certify'
+            echo certify
         case 'webhook|exchanges'
             echo exchanges
         case 'webhook|replay'
@@ -223,37 +225,41 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'webhook listen|--respond' 'webhook listen|--rules' 'webhook listen|--scheme' 'webhook listen|--forward-to' 'webhook listen|--approved-amount' 'webhook listen|--delay'
             return 0
-        case 'webhook listen|--fail-every' 'webhook listen|--repeats' 'webhook exchanges|--tx' 'webhook exchanges|--since' 'webhook exchanges|--as-scenario' 'webhook exchanges|--limit'
+        case 'webhook listen|--fail-every' 'webhook listen|--repeats' 'webhook certify|--url' 'webhook certify|--scheme' 'webhook certify|--only' 'webhook certify|--skip'
             return 0
-        case 'webhook exchanges|--page' 'webhook replay|--to' 'import|--from-file' 'import|--format' 'import|--encoding' 'import|--concurrency'
+        case 'webhook certify|--rules' 'webhook certify|--rate' 'webhook certify|--duration' 'webhook certify|--seed' 'webhook certify|--report' 'webhook certify|--junit'
             return 0
-        case 'import|--report' 'import|--resume' 'import|--real-id' 'import|--start-date' 'import|--end-date' 'import|--first-name'
+        case 'webhook certify|--markdown' 'webhook exchanges|--tx' 'webhook exchanges|--since' 'webhook exchanges|--as-scenario' 'webhook exchanges|--limit' 'webhook exchanges|--page'
             return 0
-        case 'import|--middle-name' 'import|--last-name' 'import|--email' 'import|--phone' 'import|--birth-date' 'import|--address-line1'
+        case 'webhook replay|--to' 'import|--from-file' 'import|--format' 'import|--encoding' 'import|--concurrency' 'import|--report'
             return 0
-        case 'import|--address-line2' 'import|--city' 'import|--state' 'import|--postal-code' 'import|--country' 'import|--institution-id'
+        case 'import|--resume' 'import|--real-id' 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name'
             return 0
-        case 'import|--expiration' 'import|--service-code' 'import|--card-product' 'import|--embossing-name' 'import|--bin' 'import|--status'
+        case 'import|--last-name' 'import|--email' 'import|--phone' 'import|--birth-date' 'import|--address-line1' 'import|--address-line2'
             return 0
-        case 'import|--reason' 'oauth list|--search' 'oauth list|--limit' 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key'
+        case 'import|--city' 'import|--state' 'import|--postal-code' 'import|--country' 'import|--institution-id' 'import|--expiration'
             return 0
-        case 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description' 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url'
+        case 'import|--service-code' 'import|--card-product' 'import|--embossing-name' 'import|--bin' 'import|--status' 'import|--reason'
             return 0
-        case 'oauth create|--from-file' 'oauth update|--name' 'oauth update|--description' 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out'
+        case 'oauth list|--search' 'oauth list|--limit' 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope'
             return 0
-        case 'oauth keygen|--subject' 'oauth keygen|--days' 'oauth keygen|--bits' 'users update|--first-name' 'users update|--last-name' 'users update|--email'
+        case 'oauth create|--grant-type' 'oauth create|--description' 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file'
             return 0
-        case 'users update|--phone' 'users update|--status' 'users update|--role' 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date'
+        case 'oauth update|--name' 'oauth update|--description' 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject'
             return 0
-        case 'users update|--from-file' 'login|--pin-key' 'login|--switch' 'login|--env' 'login|--client-id' 'login|--private-key'
+        case 'oauth keygen|--days' 'oauth keygen|--bits' 'users update|--first-name' 'users update|--last-name' 'users update|--email' 'users update|--phone'
             return 0
-        case 'login|--token-url' 'profile list|--limit' 'history|--since' 'history|--card' 'history|--limit' 'alias list|--limit'
+        case 'users update|--status' 'users update|--role' 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file'
             return 0
-        case 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--webhook-scheme' 'sandbox serve|--faults'
+        case 'login|--pin-key' 'login|--switch' 'login|--env' 'login|--client-id' 'login|--private-key' 'login|--token-url'
             return 0
-        case 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'sandbox serve|--dialect'
+        case 'profile list|--limit' 'history|--since' 'history|--card' 'history|--limit' 'alias list|--limit' 'sandbox serve|--port'
             return 0
-        case 'sandbox serve|--exchanges-max' 'sandbox serve|--exchanges-max-bytes' 'api|--data' 'api|-H' 'api|--header' 'mcp|--allow-write'
+        case 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--webhook-scheme' 'sandbox serve|--faults' 'sandbox serve|--faults-seed'
+            return 0
+        case 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'sandbox serve|--dialect' 'sandbox serve|--exchanges-max'
+            return 0
+        case 'sandbox serve|--exchanges-max-bytes' 'api|--data' 'api|-H' 'api|--header' 'mcp|--allow-write'
             return 0
     end
     return 1
@@ -333,7 +339,7 @@ complete -c cardctl -s h -l help -d 'show help'
 complete -c cardctl -n "__cardctl_at '' 0" -a cards -d 'issue, list, renew, activate and deactivate cards; PINs; cardholders; bulk reports'
 complete -c cardctl -n "__cardctl_at '' 0" -a tx -d 'read card transactions'
 complete -c cardctl -n "__cardctl_at '' 0" -a simulate -d 'simulate card-switch transactions (sandbox)'
-complete -c cardctl -n "__cardctl_at '' 0" -a webhook -d 'test your webhook against simulated switch traffic'
+complete -c cardctl -n "__cardctl_at '' 0" -a webhook -d 'play your webhook locally (listen), certify it before go-live (certify), inspect and replay what the sandbox sent it (exchanges, replay)'
 complete -c cardctl -n "__cardctl_at '' 0" -a import -d 'import existing cards (one from flags, or many from a file)'
 complete -c cardctl -n "__cardctl_at '' 0" -a oauth -d 'manage OAuth applications'
 complete -c cardctl -n "__cardctl_at '' 0" -a users -d 'manage institution users'
@@ -685,6 +691,7 @@ complete -c cardctl -n "__cardctl_at 'simulate load'" -l allow-remote -d 'allow 
 
 # cardctl webhook
 complete -c cardctl -n "__cardctl_at 'webhook' 0" -a listen -d 'play the institution\'s webhook locally and answer switch messages'
+complete -c cardctl -n "__cardctl_at 'webhook' 0" -a certify -d 'certify your institution\'s webhook: a suite of checks graded from what crossed the wire'
 complete -c cardctl -n "__cardctl_at 'webhook' 0" -a exchanges -d 'list the webhook exchanges the sandbox recorded (request, reply, verdict)'
 complete -c cardctl -n "__cardctl_at 'webhook' 0" -a replay -d 'send a recorded webhook request again, freshly signed'
 
@@ -700,6 +707,20 @@ complete -c cardctl -n "__cardctl_at 'webhook listen'" -l approved-amount -x -d 
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l delay -x -d 'wait this long before answering (messages no rule decides)'
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l fail-every -x -d 'answer every Nth message HTTP 500, so the network stands in'
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l repeats -x -a 'consistent inconsistent' -d 'answer a repeat (same STAN and RRN) as the first time, or not (default consistent)'
+
+# cardctl webhook certify
+complete -c cardctl -n "__cardctl_at 'webhook certify'" -l url -x -d 'the webhook to certify (http or https)'
+complete -c cardctl -n "__cardctl_at 'webhook certify'" -l secret-stdin -d 'read the webhook\'s signing secret from stdin (else the profile\'s webhookSecret)'
+complete -c cardctl -n "__cardctl_at 'webhook certify'" -l scheme -x -a 'cardctl standard-webhooks' -d 'signature scheme: cardctl (X-Webhook-Signature) or standard-webhooks'
+complete -c cardctl -n "__cardctl_at 'webhook certify'" -l only -x -d 'run only these checks (comma-separated names)'
+complete -c cardctl -n "__cardctl_at 'webhook certify'" -l skip -x -d 'leave out these checks (comma-separated names)'
+complete -c cardctl -n "__cardctl_at 'webhook certify'" -l rules -r -F -d 'YAML/JSON: the response codes expected per check'
+complete -c cardctl -n "__cardctl_at 'webhook certify'" -l rate -x -d 'latency check: authorizations a second'
+complete -c cardctl -n "__cardctl_at 'webhook certify'" -l duration -x -d 'latency check: how long'
+complete -c cardctl -n "__cardctl_at 'webhook certify'" -l seed -x -d 'seed of the webhook faults (a run replays)'
+complete -c cardctl -n "__cardctl_at 'webhook certify'" -l report -r -F -d 'write the JSON report here'
+complete -c cardctl -n "__cardctl_at 'webhook certify'" -l junit -r -F -d 'write a JUnit XML report here (one test case per check)'
+complete -c cardctl -n "__cardctl_at 'webhook certify'" -l markdown -r -F -d 'write a Markdown report here (for a ticket)'
 
 # cardctl webhook exchanges
 complete -c cardctl -n "__cardctl_at 'webhook exchanges'" -l tx -x -d 'only the exchanges of this transaction (and of the messages linked to it); repeat for several'
@@ -892,7 +913,7 @@ complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-url -x -d 'webh
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-scheme -x -a 'cardctl standard-webhooks' -d 'signature scheme of the seeded card program\'s webhook (its webHookConfig.type; standard-webhooks gives it a whsec_ secret)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults -x -d 'inject faults, e.g. rate=0.1,codes=500|503,latency=0-800ms'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults-seed -x -d 'seed for the fault injector (replayable runs)'
-complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-faults -x -d 'faults between the switch and the webhook (delay, deadline, duplicate, reset, reply-lost, garbage), e.g. delay=100-300ms,reset=0.05'
+complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-faults -x -d 'faults between the switch and the webhook (delay, deadline, duplicate, reset, reply-lost, garbage, signature), e.g. delay=100-300ms,reset=0.05'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-faults-seed -x -d 'seed for the webhook fault injector (replayable runs)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults-hold -x -d 'how long commit-then-timeout holds a response (default 35)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l token-ttl -x -d 'lifetime of OAuth access tokens (default 3600)'

@@ -62,7 +62,7 @@ export interface Dialect {
   };
 }
 
-/** What a profile or a dialect file holds: any part of a Dialect; the rest is the default. */
+/** What a profile or a dialect file holds: some part of a Dialect; the rest is the default. */
 export type DialectOverrides = {
   params?: { [L in ListName]?: Partial<Dialect['params'][L]> };
   paging?: Partial<Dialect['paging']>;
@@ -168,7 +168,7 @@ export function resolveDialect(overrides: DialectOverrides | undefined, name = '
   const dialect = structuredClone(DEFAULT_DIALECT) as Dialect;
   for (const [key, value] of flatten(overrides ?? {})) {
     if (!isDialectKey(key)) throw new UsageError(`${name}: unknown setting "${key}"`, { hint: `settings: ${Object.keys(DIALECT_KEYS).join(', ')}` });
-    setPath(dialect as unknown as Record<string, unknown>, key, parseDialectValue(key, value, `${name}: ${key}`));
+    setPath(dialect, key, parseDialectValue(key, value, `${name}: ${key}`));
   }
   for (const list of LIST_NAMES) {
     const seen = new Map<string, string>();
@@ -212,12 +212,12 @@ export function dialectOverrides(dialect: Dialect): DialectOverrides {
 export function withDialectValue(overrides: DialectOverrides | undefined, key: DialectKey, value: string | number | undefined): DialectOverrides {
   const dialect = resolveDialect(overrides);
   const next = value === undefined ? readPath(DEFAULT_DIALECT, key) : parseDialectValue(key, value);
-  setPath(dialect as unknown as Record<string, unknown>, key, next);
+  setPath(dialect, key, next);
   return dialectOverrides(resolveDialect(dialectOverrides(dialect)));
 }
 
 /**
- * A dialect file, JSON or YAML: any part of a Dialect. Unknown keys and bad values are refused
+ * A dialect file, JSON or YAML: some part of a Dialect. Unknown keys and bad values are refused
  * with a UsageError naming the key; `name` (the file name) starts the message.
  */
 export async function parseDialectFile(text: string, name: string): Promise<DialectOverrides> {
@@ -230,20 +230,21 @@ export async function parseDialectFile(text: string, name: string): Promise<Dial
   }
   if (parsed === null || parsed === undefined) parsed = {};
   if (!isObject(parsed)) throw new UsageError(`${name}: expected a mapping of settings such as params, paging, maxPageSize, errors`);
-  const checkShape = (value: Record<string, unknown>, prefix: string, template: Record<string, unknown>) => {
+  const checkShape = (value: Record<string, unknown>, prefix: string, template: object) => {
+    const allowed = new Map<string, unknown>(Object.entries(template));
     for (const [key, inner] of Object.entries(value)) {
       const at = prefix ? `${prefix}.${key}` : key;
-      if (!Object.hasOwn(template, key)) {
-        throw new UsageError(`${name}: unknown setting "${at}"`, { hint: `allowed here: ${Object.keys(template).map((k) => (prefix ? `${prefix}.${k}` : k)).join(', ')}` });
+      if (!allowed.has(key)) {
+        throw new UsageError(`${name}: unknown setting "${at}"`, { hint: `allowed here: ${[...allowed.keys()].map((k) => (prefix ? `${prefix}.${k}` : k)).join(', ')}` });
       }
-      const expected = template[key];
+      const expected = allowed.get(key);
       if (isObject(expected)) {
         if (!isObject(inner)) throw new UsageError(`${name}: ${at} must be a mapping (of ${Object.keys(expected).join(', ')})`);
         checkShape(inner, at, expected);
       }
     }
   };
-  checkShape(parsed, '', DEFAULT_DIALECT as unknown as Record<string, unknown>);
+  checkShape(parsed, '', DEFAULT_DIALECT);
   return dialectOverrides(resolveDialect(parsed as DialectOverrides, name));
 }
 

@@ -19,8 +19,8 @@ import { WEBHOOK_TYPES } from '../webhook-protocol/signature.js';
 const DateTime = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-const literalUnion = <T extends readonly string[]>(values: T) =>
-  Type.Union(values.map((v) => Type.Literal(v)) as any) as unknown as TSchema & { static: T[number] };
+/** One of the values: the union of their literals, typed as the union of the values (Unsafe keeps the schema as is). */
+const literalUnion = <T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>(Type.Union(values.map((v) => Type.Literal(v))));
 
 export const CardStatus = literalUnion(CARD_STATUS);
 export const TransactionStatus = literalUnion(TRANSACTION_STATUS);
@@ -285,6 +285,9 @@ export const CreateCardBody = Type.Object({
   printCard: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 export type CreateCardBody = Static<typeof CreateCardBody>;
+/** A Create Card body before its PIN block: what the CLI builds and checks, then encrypts the PIN into. */
+export const CreateCardFields = Type.Omit(CreateCardBody, ['defaultPIN']);
+export type CreateCardFields = Static<typeof CreateCardFields>;
 
 export const ListCardsQuery = Type.Object({
   search: QueryText(),
@@ -501,6 +504,7 @@ const TransactionExtensions = {
   }, { description: 'sandbox: delivery of an advice (0120, 0220) or of a reversal that stands (0420), which the webhook acknowledges and cannot change; repeated (0121, 0221, 0421) until it does' })),
   repeats: Type.Optional(Type.Array(Type.Object({
     at: DateTime(), mti: Type.String(), responseCode: Type.String({ description: "the webhook's answer to the repeat, or '' when it gave none" }), agreed: Type.Boolean(),
+    replyMti: Type.Optional(Type.String({ description: "the MTI of the webhook's answer to the repeat (0110 the ISO way to a 0101; 0111 is accepted too)" })),
     webhookFaults: Type.Optional(Type.Array(Type.String(), { description: 'faults injected on the way of this repeat' })),
   }), { description: 'sandbox: repeats (0101, 0421) of this message and whether the webhook answered them as it did the first' })),
   releaseReason: Type.Optional(Type.Union([Type.Literal('expiry'), Type.Literal('completion')], { description: 'sandbox: why the hold was released' })),

@@ -21,7 +21,7 @@ export interface BulkReportEntry {
   row: number;
   id?: string;
   outcome: BulkOutcome;
-  /** Failed rows: the API's error code (or INVALID for a row that was never sent). */
+  /** Failed rows: the API's error code (or INVALID for a row not sent). */
   code?: string;
   message?: string;
   /** What else identifies the row's result (the referenceCode of a created card). */

@@ -32,7 +32,7 @@ function checkDay(field: string, value: string, y: string, m: string, d: string)
 export function parseDate(field: string, value: string): string {
   const match = DATE.exec(value.trim());
   if (!match) fail(field, value, 'expected a date YYYY-MM-DD');
-  const [, y, m, d] = match as unknown as [string, string, string, string];
+  const [, y, m, d] = match;
   checkDay(field, value, y, m, d);
   return `${y}-${m}-${d}`;
 }
@@ -46,7 +46,7 @@ export function parseDateTime(field: string, value: string): Date {
     if (/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text)) fail(field, value, 'add an offset (Z for UTC, or e.g. +01:00): a time without one is ambiguous');
     fail(field, value, `expected ${DATE_FORMS}`);
   }
-  const [, y, m, d, hh, mm, ss = '00', , zone, , oh, om] = match as unknown as string[];
+  const [, y, m, d, hh, mm, ss = '00', , zone, , oh, om] = match;
   checkDay(field, value, y!, m!, d!);
   if (Number(hh) > 23) fail(field, value, `there is no hour ${hh} (00 to 23)`);
   if (Number(mm) > 59) fail(field, value, `there is no minute ${mm} (00 to 59)`);

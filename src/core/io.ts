@@ -23,7 +23,7 @@ export interface IOStreams {
    */
   out(text: string | Uint8Array, written?: () => void): void;
   err(text: string): void;
-  /** Resolves when stdout's buffer has room again: at once when it has room now, is gone, or was never made. */
+  /** Resolves when stdout's buffer has room again: at once when it has room now, is gone, or was not made. */
   drained(): Promise<void>;
 }
 

@@ -11,13 +11,22 @@ export function getPath(record: unknown, path: string): unknown {
   return value;
 }
 
-/** Writes a dot path into a plain object, creating intermediate objects. */
-export function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+/**
+ * Writes a dot path into a plain object, creating intermediate objects. Any object: the path is
+ * checked by the caller (a flag's declared body path, a dialect key), not by the type.
+ */
+export function setPath(target: object, path: string, value: unknown): void {
   const keys = path.split('.');
   let node = target;
   for (const key of keys.slice(0, -1)) {
-    if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
-    node = node[key] as Record<string, unknown>;
+    const next: unknown = Reflect.get(node, key);
+    if (typeof next === 'object' && next !== null) {
+      node = next;
+    } else {
+      const created = {};
+      Reflect.set(node, key, created);
+      node = created;
+    }
   }
-  node[keys[keys.length - 1]!] = value;
+  Reflect.set(node, keys[keys.length - 1]!, value);
 }

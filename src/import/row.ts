@@ -1,13 +1,16 @@
 // Validates one import row against the Import Card body (every field required, no others)
 // with the field validators that `cards create` uses too (src/core/card-fields.ts). A bad row is
 // reported, never sent; a row that passes here is one the API accepts for its own content.
-import type { ImportCardBody } from '../api/schemas.js';
+import { ImportCardBody } from '../api/schemas.js';
+import { fieldFailure, schemaCheck, type SchemaCheck } from '../api/schema-check.js';
 import * as fields from '../core/card-fields.js';
 import { validateDate } from '../core/validate.js';
 import { pinProblem } from '../pin/policy.js';
 import { isObject } from '../core/is-object.js';
 
 export type RowVerdict = { ok: true; body: ImportCardBody } | { ok: false; errors: string[] };
+/** The verdict on a row's fields but its PIN (withoutPin): no body yet. */
+export type FieldsVerdict = { ok: true } | { ok: false; errors: string[] };
 
 type Check = (label: string, value: string, context: RowContext) => string;
 interface RowContext { now: Date; allowWeakPin: boolean }
@@ -72,7 +75,9 @@ export interface RowOptions {
  * Checks a parsed row. `text` rows (CSV) may spell booleans `true`/`false`; JSON rows must use
  * JSON booleans. Returns the normalised body or every problem found, each naming its field.
  */
-export function validateImportRow(value: unknown, options: RowOptions = {}): RowVerdict {
+export function validateImportRow(value: unknown, options: RowOptions & { withoutPin: true }): FieldsVerdict;
+export function validateImportRow(value: unknown, options?: RowOptions): RowVerdict;
+export function validateImportRow(value: unknown, options: RowOptions = {}): RowVerdict | FieldsVerdict {
   const errors: string[] = [];
   if (!isObject(value)) return { ok: false, errors: ['is not an object with the import body\'s fields'] };
   const context: RowContext = { now: options.now ?? new Date(), allowWeakPin: Boolean(options.allowWeakPin) };
@@ -104,8 +109,15 @@ export function validateImportRow(value: unknown, options: RowOptions = {}): Row
     body.card = out;
   }
   if (errors.length) return { ok: false, errors };
-  return { ok: true, body: body as unknown as ImportCardBody };
+  if (options.withoutPin) return { ok: true };
+  // The checks above are the schema's own (a property test holds them to it); the schema then
+  // says so to the type.
+  importBodyCheck ??= schemaCheck(ImportCardBody);
+  if (importBodyCheck(body)) return { ok: true, body };
+  return { ok: false, errors: (importBodyCheck.errors ?? []).map((e) => fieldFailure(e, 'body')).map(({ field, message }) => `${field}: ${message}`) };
 }
+
+let importBodyCheck: SchemaCheck<typeof ImportCardBody> | undefined;
 
 function validateFields(
   source: Record<string, unknown>, table: ReadonlyArray<readonly [string, Check]>, prefix: string,

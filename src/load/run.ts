@@ -195,7 +195,7 @@ export async function runLoad(ctx: Context, input: LoadInput): Promise<void> {
   const report = buildReport(stats, schedule, { shape, ...bounds, deadlineMs, interrupted });
   const renderer = ctx.output();
   if (renderer.format === 'table' && !renderer.settings.quiet) ctx.io.out((await import('./render.js')).renderReport(report, ctx.style));
-  else await renderer.record(report as never);
+  else await renderer.record(report);
   if (interrupted) throw new InterruptedError();
   const missed = missedSlos(report, slos);
   if (missed.length > 0) {

@@ -1,6 +1,7 @@
 // --template: Handlebars templates over records, with gh-style `{{.field}}` accepted as
 // Handlebars' `{{this.field}}`. Applied once per record of a list, once for a single record.
 // The syntax is documented in `cardctl help output` (src/help/topics.ts).
+import type Handlebars from 'handlebars';
 import { UsageError } from '../core/errors.js';
 import { formatAmount } from '../iso8583/amount.js';
 import { STYLE_NAMES, type Style, type StyleName } from './style.js';
@@ -12,8 +13,8 @@ export type RenderTemplate = (record: unknown) => string;
  * literally); each rendering ends with a newline unless the template already does.
  */
 export async function compileTemplate(source: string, style: Style, now: () => Date = () => new Date()): Promise<RenderTemplate> {
-  const loaded = (await import('handlebars')) as unknown as { default?: HandlebarsLike } & HandlebarsLike;
-  const handlebars = (loaded.default ?? loaded).create();
+  const { default: Handlebars } = await import('handlebars');
+  const handlebars = Handlebars.create();
   registerHelpers(handlebars, style, now);
   const text = toHandlebars(source);
   let render: (context: unknown) => string;
@@ -44,12 +45,6 @@ export function toHandlebars(source: string): string {
   });
 }
 
-interface HandlebarsLike {
-  create(): HandlebarsLike;
-  compile(template: string, options?: Record<string, unknown>): (context: unknown) => string;
-  registerHelper(name: string, fn: (...args: any[]) => unknown): void;
-}
-
 function templateError(error: unknown): UsageError {
   const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ').trim();
   return new UsageError(`--template: ${message}`, {
@@ -61,7 +56,7 @@ function templateError(error: unknown): UsageError {
 /** The styles a template may name: every one cardctl paints with but the banner's background. */
 const COLOURS: readonly StyleName[] = STYLE_NAMES.filter((name) => name !== 'bgRed');
 
-function registerHelpers(hb: HandlebarsLike, style: Style, now: () => Date): void {
+function registerHelpers(hb: typeof Handlebars, style: Style, now: () => Date): void {
   // Handlebars passes an options object last; these helpers take plain values before it.
   const args = (list: unknown[]) => list.slice(0, -1);
   hb.registerHelper('timeago', (...a) => timeAgo(args(a)[0], now()));

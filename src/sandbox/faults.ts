@@ -218,7 +218,8 @@ interface Plan {
   after?: 'reset-response' | 'commit-then-timeout' | 'slow-body';
 }
 
-const planKey = Symbol('faultPlan');
+/** What a request's fault does after its handler committed, until its response is sent. */
+const plans = new WeakMap<FastifyRequest, Plan>();
 
 /** Paths that never get faults: the helpers tests count with. */
 export function exemptFromFaults(url: string): boolean {
@@ -291,12 +292,12 @@ export function installFaults(app: FastifyInstance, initial: FaultSpec, initialS
     } else if (dSlow! < current.slowBody) {
       after = 'slow-body';
     }
-    if (after) (request as unknown as Record<symbol, Plan>)[planKey] = { after };
+    if (after) plans.set(request, { after });
     return false;
   };
 
   app.addHook('onSend', (request, reply, payload, done) => {
-    const plan = (request as unknown as Record<symbol, Plan | undefined>)[planKey];
+    const plan = plans.get(request);
     if (!plan?.after) return done(null, payload);
     afterCommit(request, reply, payload, plan).then((next) => done(null, next), (error: Error) => done(error));
   });

@@ -170,7 +170,7 @@ function pathOf(url: string): string {
 function toApiError(error: FastifyError | ApiError | DomainError, rename: ((field: string) => string) | undefined): ApiError {
   if (error instanceof DomainError) return httpErrorOf(error);
   if (error instanceof ApiError) return error;
-  if (error.validation) return validationFailure(error.validation as never, error.validationContext, error.validationContext === 'querystring' ? rename : undefined);
+  if (error.validation) return validationFailure(error.validation, error.validationContext, error.validationContext === 'querystring' ? rename : undefined);
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError(413, 'PAYLOAD_TOO_LARGE', `request body is larger than ${BODY_LIMIT_BYTES} bytes`);

@@ -132,7 +132,7 @@ export function faultSpecOf(faults: readonly string[]): string {
   const parts: string[] = [];
   for (const fault of faults) {
     const [name, value] = fault.split(' ', 2);
-    if ((name === 'delay' || name === 'deadline') && value) parts.push(`${name}=${value}`);
+    if ((name === 'delay' || name === 'deadline' || name === 'signature') && value) parts.push(`${name}=${value}`);
     else if (name === 'duplicate' || name === 'reset' || name === 'reply-lost' || name === 'garbage') parts.push(`${name}=1`);
   }
   return parts.join(',');

@@ -75,7 +75,7 @@ export function stepAction(step: Record<string, unknown>, prefix = ''): StepActi
     case 'authorization': case 'financial': case 'reversal':
       return { kind: 'simulate', body: buildSimulateBody({ ...keys, intent } as SimulationInput, (k) => String(k), prefix).body };
     case 'increment': case 'completion': case 'refund': case 'advice':
-      return { kind: 'lifecycle', body: buildLifecycleBody({ ...keys, message: intent } as LifecycleInput, (k) => String(k) as never, prefix) };
+      return { kind: 'lifecycle', body: buildLifecycleBody({ ...keys, message: intent } as LifecycleInput, (k) => String(k), prefix) };
     case 'repeat':
       return { kind: 'repeat', tx: required('tx'), forward: keys.forward === true || keys.forward === 'true' };
     case 'expire':

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { cardctl, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
 import { startSigningSandbox } from '../helpers/signing-sandbox.js';
 import { createCardOverHttp } from '../sandbox/helpers.js';
+import type { AnyJson } from '../helpers/json.js';
 
 const WEBHOOK_SECRET = 'whsec_advice_retry_e2e';
 
@@ -29,7 +30,7 @@ async function json(args: string[]): Promise<any> {
 }
 
 /** `tx show` of `id` until `done` holds of it (or `withinMs` passes: the last one then). */
-async function showUntil(id: string, done: (tx: any) => boolean, withinMs: number): Promise<any> {
+async function showUntil(id: string, done: (tx: AnyJson) => boolean, withinMs: number): Promise<any> {
   const until = Date.now() + withinMs;
   for (;;) {
     const tx = await json(['tx', 'show', id]);

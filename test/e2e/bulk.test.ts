@@ -16,11 +16,11 @@ interface Entry { row: number; id?: string; outcome: string; code?: string; mess
 
 /** A report: its first line names the run (verb, the input's SHA-256, K/N when sharded), then the rows, then an end line when the run read its input to the end. */
 const shardReport = (path: string, run: { verb: string; shard?: string; input?: string }): Entry[] => {
-  const [header, ...rows] = readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const [header, ...rows] = readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l): Entry => JSON.parse(l));
   expect(header).toEqual({ run: { input: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), ...run, source: expect.any(String) } });
-  return rows.filter((r) => !r.end) as unknown as Entry[];
+  return rows.filter((r) => !r.end);
 };
-const report = (path: string, verb?: string): Entry[] => shardReport(path, verb ? { verb } : { verb: expect.any(String) as unknown as string });
+const report = (path: string, verb?: string): Entry[] => shardReport(path, verb ? { verb } : { verb: expect.any(String) });
 const sha256 = (path: string) => `sha256:${createHash('sha256').update(readFileSync(path)).digest('hex')}`;
 
 async function sandboxWithCards(dir: string, prefix: string, count: number) {

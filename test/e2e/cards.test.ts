@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir, type RunningSandbox, type SandboxInfo, isolatedDirs } from '../helpers/cli.js';
 import { encryptPinBlock, loadPinKey } from '../../src/pin/encrypt.js';
+import type { Card } from '../../src/api/schemas.js';
 
 let sandbox: RunningSandbox;
 let config: { path: string; remove(): void };
@@ -160,7 +161,7 @@ describe('cards list and get', () => {
     expect(row).toEqual([created.id, created.lastFour, 'LIST ME', 'active', expect.stringMatching(/^\d{2}\/\d{4}$/), 'Sandbox Virtual Debit', created.createdAt]);
 
     const list = json((await run(['cards', 'list', '--json', '--limit', '100'])).stdout);
-    expect(list.map((c: any) => c.id)).toContain(created.id);
+    expect(list.map((c: Card) => c.id)).toContain(created.id);
     const ndjson = (await run(['cards', 'list', '-o', 'ndjson', '--fields', 'id,status'])).stdout.trim().split('\n').map(json);
     expect(ndjson[0]).toEqual({ id: created.id, status: 'active' });
     const csv = (await run(['cards', 'list', '-o', 'csv', '--wide'])).stdout.trim().split('\n');
@@ -169,7 +170,7 @@ describe('cards list and get', () => {
     const quiet = (await run(['cards', 'list', '-q', '--search', 'LIST ME'])).stdout.trim().split('\n');
     expect(quiet).toEqual([created.id]);
     const byId = json((await run(['cards', 'list', '--card-id', created.id, '-o', 'json'])).stdout);
-    expect(byId.map((c: any) => c.id)).toEqual([created.id]);
+    expect(byId.map((c: Card) => c.id)).toEqual([created.id]);
     const raw = (await run(['cards', 'list', '-o', 'raw', '--limit', '1'])).stdout;
     expect(json(raw)).toMatchObject({ statusCode: 200, data: [expect.objectContaining({ id: created.id })] });
 

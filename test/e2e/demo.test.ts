@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cardctl, tempDir } from '../helpers/cli.js';
+import type { AnyJson } from '../helpers/json.js';
 
 let dir: ReturnType<typeof tempDir>;
 beforeEach(() => { dir = tempDir(); });
@@ -17,7 +18,7 @@ describe('cardctl demo', () => {
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
     expect(Date.now() - started).toBeLessThan(15_000);
-    const steps = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { step: number; command: string; ok: boolean; exitCode: number; data: any });
+    const steps = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { step: number; command: string; ok: boolean; exitCode: number; data: AnyJson });
     expect(steps.map((s) => s.command.replace(/^printf '4821\\n' \| /, '').split(' ').slice(0, 3).join(' '))).toEqual([
       'cardctl cards create',
       'cardctl cards list',

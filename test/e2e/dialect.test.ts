@@ -226,7 +226,7 @@ describe('a deployment with its own parameter names and short pages', () => {
   }, 60_000);
 
   describe('a profile that does not match', () => {
-    // The defaults, as a profile that was never told about the deployment has them.
+    // The defaults, as a profile not told about the deployment has them.
     const runPlain = (args: string[]) => cardctl(args, { configDir: plain.path, env: { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: sandbox.info.token } });
 
     it('gets the default page for --limit, stops --all early, and misses a card that exists', async () => {

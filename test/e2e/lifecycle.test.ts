@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardctl, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
 import { startSigningSandbox } from '../helpers/signing-sandbox.js';
 import { call, createCardOverHttp } from '../sandbox/helpers.js';
+import type { AnyJson } from '../helpers/json.js';
 
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/scenarios/lifecycle/', import.meta.url));
@@ -36,7 +37,7 @@ async function json(args: string[]): Promise<any> {
 }
 
 const lifecycle = (id: string) => json(['tx', 'show', id, '--lifecycle']);
-const kinds = (life: any) => life.messages.map((m: any) => `${m.messageKind} ${m.mti} ${m.amount} ${m.responseCode}`);
+const kinds = (life: AnyJson) => life.messages.map((m: AnyJson) => `${m.messageKind} ${m.mti} ${m.amount} ${m.responseCode}`);
 
 beforeAll(async () => {
   config = tempDir();

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
-import { call, createCardBody, encryptPin } from '../sandbox/helpers.js';
+import { call, createCardBody, encryptPin, type CardMaker } from '../sandbox/helpers.js';
+import type { Card } from '../../src/api/schemas.js';
 
 const dir = tempDir('cardctl-durability-');
 const running: RunningSandbox[] = [];
@@ -19,7 +20,7 @@ test('cards created before kill -9 are all there after a restart on the same --d
   const first = await startSandboxProcess(['--db', db], { configDir: dir.path });
   running.push(first);
   const pinKey = await call(first.info, 'GET', '/sandbox/pin-key');
-  const sandbox = { ...first.info, pinPublicKey: pinKey.body.publicKey } as any;
+  const sandbox: CardMaker = { ...first.info, pinPublicKey: pinKey.body.publicKey };
 
   const created: string[] = [];
   await Promise.all(Array.from({ length: 25 }, async (_, i) => {
@@ -42,7 +43,7 @@ test('cards created before kill -9 are all there after a restart on the same --d
   const list = await call(second.info, 'GET', '/institutions/cards?limit=100', { token: second.info.token });
   expect(list.status).toBe(200);
   expect(list.body.pagination.total).toBe(25);
-  expect(list.body.data.map((c: any) => c.id).sort()).toEqual([...created].sort());
+  expect(list.body.data.map((c: Card) => c.id).sort()).toEqual([...created].sort());
 
   // The program's PAN counter survived too: a new card gets a number not used before.
   const next = await call(second.info, 'POST', '/institutions/cards', {
@@ -50,7 +51,7 @@ test('cards created before kill -9 are all there after a restart on the same --d
     body: createCardBody(sandbox, { referenceCode: 'DURABLE-after', defaultPIN: encryptPin(sandbox, '2468') }),
   });
   expect(next.status, next.text).toBe(201);
-  expect(list.body.data.map((c: any) => c.pan)).not.toContain(next.body.data.pan);
+  expect(list.body.data.map((c: Card) => c.pan)).not.toContain(next.body.data.pan);
   await second.stop('SIGTERM');
 });
 
@@ -73,7 +74,7 @@ test('forward-mode simulations answered before kill -9 are all there after a res
     const open = { enabled: true, dailyLimit: { count: 0, amount: 0 } };
     expect((await call(first.info, 'PUT', `/sandbox/card-programs/${cardProgramId}`, { token, body: { channels: { pos: open, atm: open, web: open } } })).status).toBe(200);
     const pinKey = await call(first.info, 'GET', '/sandbox/pin-key');
-    const sandbox = { ...first.info, pinPublicKey: pinKey.body.publicKey } as any;
+    const sandbox: CardMaker = { ...first.info, pinPublicKey: pinKey.body.publicKey };
     const card = await call(first.info, 'POST', '/institutions/cards', { token, body: createCardBody(sandbox, { referenceCode: 'DURABLE-FORWARD', defaultPIN: encryptPin(sandbox, '2468') }) });
     expect(card.status, card.text).toBe(201);
 

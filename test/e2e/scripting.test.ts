@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APPROVED_CODES } from '../../src/iso8583/codes.js';
 import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir, type RunningSandbox, isolatedDirs } from '../helpers/cli.js';
 import { createCardOverHttp } from '../sandbox/helpers.js';
+import type { Transaction } from '../../src/api/schemas.js';
+import type { Summary } from '../../src/commands/tx/summary-report.js';
 
 let config: { path: string; remove(): void };
 let sandbox: RunningSandbox;
@@ -162,12 +164,12 @@ describe('tx tail', () => {
 describe('tx summary', () => {
   it('figures match a count of tx list --all -o json', async () => {
     for (const [i, channel] of ['pos', 'atm', 'web', 'pos'].entries()) await simulate(cards[i % cards.length]!, `${i + 1}.25`, channel);
-    const listed = JSON.parse((await run(['tx', 'list', '--all', '-o', 'json'])).stdout) as any[];
+    const listed: Transaction[] = JSON.parse((await run(['tx', 'list', '--all', '-o', 'json'])).stdout);
     const summary = await run(['tx', 'summary', '--since', '24h', '--by', 'channel', '-o', 'json']);
     expect(summary.exitCode, summary.stderr).toBe(0);
-    const s = JSON.parse(summary.stdout);
+    const s: Summary = JSON.parse(summary.stdout);
 
-    const approved = (tx: any) => APPROVED_CODES.has(tx.responseCode);
+    const approved = (tx: Transaction) => APPROVED_CODES.has(tx.responseCode);
     expect(s.total).toBe(listed.length);
     expect(s.approved).toBe(listed.filter(approved).length);
     expect(s.declined).toBe(listed.length - s.approved);
@@ -175,18 +177,18 @@ describe('tx summary', () => {
 
     const byChannel = new Map<string, number>();
     for (const tx of listed) byChannel.set(tx.transactionChannel.channelType, (byChannel.get(tx.transactionChannel.channelType) ?? 0) + 1);
-    expect(Object.fromEntries(s.groups.map((g: any) => [g.key, g.count]))).toEqual(Object.fromEntries(byChannel));
+    expect(Object.fromEntries(s.groups.map((g) => [g.key, g.count]))).toEqual(Object.fromEntries(byChannel));
     expect(byChannel.size).toBeGreaterThanOrEqual(3);
 
     const minor = new Map<string, bigint>();
     for (const tx of listed) minor.set(tx.amounts.currency, (minor.get(tx.amounts.currency) ?? 0n) + BigInt(tx.amounts.amount));
-    expect(s.amounts.map((a: any) => [a.currency, a.minor])).toEqual([...minor].sort().map(([c, m]) => [c, m.toString()]));
+    expect(s.amounts.map((a) => [a.currency, a.minor])).toEqual([...minor].sort().map(([c, m]) => [c, m.toString()]));
     expect(s.amounts[0]).toMatchObject({ currency: '566', code: 'NGN' });
     expect(s.amounts[0].amount).toMatch(/^\d+\.\d{2}$/);
 
     const codes = new Map<string, number>();
     for (const tx of listed) codes.set(tx.responseCode, (codes.get(tx.responseCode) ?? 0) + 1);
-    expect(Object.fromEntries(s.responseCodes.map((c: any) => [c.code, c.count]))).toEqual(Object.fromEntries(codes));
+    expect(Object.fromEntries(s.responseCodes.map((c) => [c.code, c.count]))).toEqual(Object.fromEntries(codes));
     for (const c of s.responseCodes) expect(c.meaning).toBeTruthy();
 
     const byHour = JSON.parse((await run(['tx', 'summary', '--by', 'hour', '--jq', '[.groups[].count] | add'])).stdout);

@@ -58,7 +58,7 @@ describe('simulate load', () => {
       expect(latency.p99).toBeLessThanOrEqual(latency.max);
     }
     const listed = await cardctl(['tx', 'list', '--limit', '100', '-o', 'json'], { configDir: config.path, env, timeout: 60_000 });
-    const byMti = JSON.parse(listed.stdout).reduce((counts: Record<string, number>, tx: any) => ({ ...counts, [tx.mti]: (counts[tx.mti] ?? 0) + 1 }), {});
+    const byMti = JSON.parse(listed.stdout).reduce((counts: Record<string, number>, tx: { mti: string }) => ({ ...counts, [tx.mti]: (counts[tx.mti] ?? 0) + 1 }), {});
     expect(byMti).toEqual({ '0100': 80, '0200': 15, '0420': 5 });
   });
 

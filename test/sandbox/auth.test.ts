@@ -180,7 +180,7 @@ describe('POST /oauth/token (client credentials)', () => {
     expect((await exchange(valid, true, { client_assertion_type: 'secret' })).status).toBe(400);
     const missing = await call(sandbox, 'POST', '/oauth/token', { rawBody: 'grant_type=client_credentials', contentType: 'application/x-www-form-urlencoded' });
     expect(missing.status).toBe(400);
-    expect(missing.body.errors.map((e: any) => e.field).sort()).toEqual(['client_assertion', 'client_assertion_type', 'client_id']);
+    expect(missing.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['client_assertion', 'client_assertion_type', 'client_id']);
   });
 
   test('an authorization_code application cannot use client credentials', async () => {

@@ -4,6 +4,8 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/sandbox/store/index.js';
 import { tempDir } from '../helpers/cli.js';
 import { call, createCard, createCardBody, encryptClearBlock, encryptPin, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
+import type { Card } from '../../src/api/schemas.js';
+import type { AnyJson } from '../helpers/json.js';
 
 let sandbox: Sandbox;
 let openapi: OpenApiChecker;
@@ -131,17 +133,17 @@ describe('POST /institutions/cards', () => {
   });
 
   test.each([
-    ['a missing top-level field', (b: any) => { delete b.embossingName; }, 'embossingName', 'is required'],
-    ['a missing nested field', (b: any) => { delete b.customer.emailAddress; }, 'customer.emailAddress', 'is required'],
-    ['an extra field', (b: any) => { b.nickname = 'x'; }, 'nickname', 'is not an allowed field'],
-    ['an extra nested field', (b: any) => { b.account.iban = 'x'; }, 'account.iban', 'is not an allowed field'],
-    ['a wrong-typed boolean', (b: any) => { b.pinEnabled = 'yes'; }, 'pinEnabled', 'must be a boolean'],
-    ['a number where a string belongs', (b: any) => { b.referenceCode = 42; }, 'referenceCode', 'must be a string'],
-    ['a bad email', (b: any) => { b.customer.emailAddress = 'not-an-email'; }, 'customer.emailAddress', 'must be a valid email'],
-    ['a bad date-time', (b: any) => { b.expiryDate = 'next year'; }, 'expiryDate', 'must be a valid date-time'],
-    ['an unknown status', (b: any) => { b.status = 'frozen'; }, 'status', 'is not one of the allowed values'],
-    ['non-hex encryptedData', (b: any) => { b.defaultPIN.encryptedData = 'zz'; }, 'defaultPIN.encryptedData', expect.stringContaining('must match')],
-    ['a missing PIN block field', (b: any) => { delete b.defaultPIN.publicKeyFingerprint; }, 'defaultPIN.publicKeyFingerprint', 'is required'],
+    ['a missing top-level field', (b: AnyJson) => { delete b.embossingName; }, 'embossingName', 'is required'],
+    ['a missing nested field', (b: AnyJson) => { delete b.customer.emailAddress; }, 'customer.emailAddress', 'is required'],
+    ['an extra field', (b: AnyJson) => { b.nickname = 'x'; }, 'nickname', 'is not an allowed field'],
+    ['an extra nested field', (b: AnyJson) => { b.account.iban = 'x'; }, 'account.iban', 'is not an allowed field'],
+    ['a wrong-typed boolean', (b: AnyJson) => { b.pinEnabled = 'yes'; }, 'pinEnabled', 'must be a boolean'],
+    ['a number where a string belongs', (b: AnyJson) => { b.referenceCode = 42; }, 'referenceCode', 'must be a string'],
+    ['a bad email', (b: AnyJson) => { b.customer.emailAddress = 'not-an-email'; }, 'customer.emailAddress', 'must be a valid email'],
+    ['a bad date-time', (b: AnyJson) => { b.expiryDate = 'next year'; }, 'expiryDate', 'must be a valid date-time'],
+    ['an unknown status', (b: AnyJson) => { b.status = 'frozen'; }, 'status', 'is not one of the allowed values'],
+    ['non-hex encryptedData', (b: AnyJson) => { b.defaultPIN.encryptedData = 'zz'; }, 'defaultPIN.encryptedData', expect.stringContaining('must match')],
+    ['a missing PIN block field', (b: AnyJson) => { delete b.defaultPIN.publicKeyFingerprint; }, 'defaultPIN.publicKeyFingerprint', 'is required'],
   ])('rejects %s with a field-level 400', async (_name, mutate, field, message) => {
     const body = createCardBody(sandbox);
     mutate(body);
@@ -215,7 +217,7 @@ describe('GET /institutions/cards', () => {
     const response = await call(sandbox, 'GET', '/institutions/cards', { token: other.token });
     expect(response.status).toBe(200);
     openapi.expectMatches('GET', '/institutions/cards', response);
-    expect(response.body.data.map((c: any) => c.id)).toEqual([...ids].reverse());
+    expect(response.body.data.map((c: Card) => c.id)).toEqual([...ids].reverse());
     expect(response.body.pagination).toEqual({ page: 1, limit: 20, total: 5, pages: 1 });
     const program = response.body.data[0].cardProgram;
     expect(program).toMatchObject({ id: other.cardProgramId, panPrefix: expect.stringMatching(/^\d{6}$/), channels: { pos: { enabled: true } } });
@@ -232,7 +234,7 @@ describe('GET /institutions/cards', () => {
       const response = await call(sandbox, 'GET', `/institutions/cards?limit=2&page=${page}`, { token: other.token });
       expect(response.status).toBe(200);
       expect(response.body.pagination).toEqual({ page, limit: 2, total: 5, pages: 3 });
-      seen.push(...response.body.data.map((c: any) => c.id));
+      seen.push(...response.body.data.map((c: Card) => c.id));
     }
     expect(seen).toEqual([...ids].reverse());
     const beyond = await call(sandbox, 'GET', '/institutions/cards?limit=2&page=9', { token: other.token });
@@ -241,9 +243,9 @@ describe('GET /institutions/cards', () => {
 
   test('search and cardId filter', async () => {
     const search = await call(sandbox, 'GET', '/institutions/cards?search=grace', { token: other.token });
-    expect(search.body.data.map((c: any) => c.id)).toEqual([ids[2]]);
+    expect(search.body.data.map((c: Card) => c.id)).toEqual([ids[2]]);
     const byId = await call(sandbox, 'GET', `/institutions/cards?cardId=${ids[1]}`, { token: other.token });
-    expect(byId.body.data.map((c: any) => c.id)).toEqual([ids[1]]);
+    expect(byId.body.data.map((c: Card) => c.id)).toEqual([ids[1]]);
     expect(byId.body.pagination.total).toBe(1);
     const none = await call(sandbox, 'GET', '/institutions/cards?search=%25', { token: other.token });
     expect(none.body.data).toEqual([]);
@@ -273,7 +275,7 @@ describe('GET /institutions/cards', () => {
       programOf[card.id] = cardProgram;
     }
     const before = await call(sandbox, 'GET', '/institutions/cards', { token: bank.token });
-    expect(before.body.data.map((c: any) => c.cardProgram.name)).toContain('Zweite Karte ü');
+    expect(before.body.data.map((c: AnyJson) => c.cardProgram.name)).toContain('Zweite Karte ü');
     // A program written after the page was answered shows on the next page.
     const renamed = await call(sandbox, 'PUT', `/sandbox/card-programs/${second.body.data.id}`, { token: bank.token, body: { name: 'Zweite Karte ö' } });
     expect(renamed.status).toBe(200);
@@ -299,19 +301,19 @@ describe('GET /institutions/cards', () => {
     const page = () => call(sandbox, 'GET', '/institutions/cards?limit=5', { token: bank.token });
     const once = await page();
     expect((await page()).text).toBe(once.text);
-    expect(once.body.data.map((c: any) => c.id)).toEqual([first.id]);
+    expect(once.body.data.map((c: Card) => c.id)).toEqual([first.id]);
 
     const second = await createCard(bank, {}, bank.token);
     const afterCreate = await page();
-    expect(afterCreate.body.data.map((c: any) => c.id)).toEqual([second.id, first.id]);
+    expect(afterCreate.body.data.map((c: Card) => c.id)).toEqual([second.id, first.id]);
     expect(afterCreate.body.pagination.total).toBe(2);
 
     expect((await call(sandbox, 'GET', `/institutions/cards/${first.id}/deactivate`, { token: bank.token })).status).toBe(200);
-    expect((await page()).body.data.find((c: any) => c.id === first.id).status).toBe('suspended');
+    expect((await page()).body.data.find((c: Card) => c.id === first.id).status).toBe('suspended');
 
     // The same query from another institution gets that institution's cards.
     const others = await call(sandbox, 'GET', '/institutions/cards?limit=5', { token: other.token });
-    expect(others.body.data.map((c: any) => c.id)).toEqual([...ids].reverse());
+    expect(others.body.data.map((c: Card) => c.id)).toEqual([...ids].reverse());
   });
 
   test('every page is read from the database: a page asked for again is queried again', async () => {
@@ -365,16 +367,16 @@ describe('GET /institutions/cards', () => {
       };
       expect((await call(own, 'PUT', `/institutions/cards/${newer.id}/customer`, { token: own.token, body: customer })).status).toBe(200);
       expect((await list('search=hopper')).pagination.total).toBe(2);
-      expect((await list(`search=hopper&cardId=${first.id}`)).data.map((c: any) => c.id)).toEqual([first.id]);
+      expect((await list(`search=hopper&cardId=${first.id}`)).data.map((c: Card) => c.id)).toEqual([first.id]);
       expect((await list(`cardId=${newer.id}`)).pagination.total).toBe(1);
       expect((await list('cardId=ffffffffffffffffffffffff')).pagination.total).toBe(0);
 
       // A changed card and a changed program show on the next page.
       expect((await call(own, 'GET', `/institutions/cards/${first.id}/deactivate`, { token: own.token })).status).toBe(200);
-      expect((await list('limit=5')).data.find((c: any) => c.id === first.id).status).toBe('suspended');
+      expect((await list('limit=5')).data.find((c: Card) => c.id === first.id).status).toBe('suspended');
       const renamed = await call(own, 'PUT', `/sandbox/card-programs/${own.cardProgramId}`, { token: own.token, body: { name: 'Renamed Program' } });
       expect(renamed.status).toBe(200);
-      expect((await list('limit=5')).data.map((c: any) => c.cardProgram.name)).toEqual(['Renamed Program', 'Renamed Program']);
+      expect((await list('limit=5')).data.map((c: AnyJson) => c.cardProgram.name)).toEqual(['Renamed Program', 'Renamed Program']);
       expect((await list('limit=5', second.token)).data[0].cardProgram.name).not.toBe('Renamed Program');
     } finally {
       await own.close();
@@ -516,11 +518,11 @@ describe('card changes', () => {
     expect(response.body.data.customer).toEqual({ ...customer, uniqueId: card.customer.uniqueId, honorific: '', gender: '' });
     expect(response.body.data.updatedAt > card.updatedAt).toBe(true);
     const search = await call(sandbox, 'GET', '/institutions/cards?search=hopper', { token: sandbox.token });
-    expect(search.body.data.map((c: any) => c.id)).toContain(card.id);
+    expect(search.body.data.map((c: Card) => c.id)).toContain(card.id);
 
     const partial = await call(sandbox, 'PUT', `/institutions/cards/${card.id}/customer`, { token: sandbox.token, body: { firstName: 'X' } });
     expect(partial.status).toBe(400);
-    expect(partial.body.errors.map((e: any) => e.field)).toEqual(expect.arrayContaining(['lastName', 'emailAddress', 'address']));
+    expect(partial.body.errors.map((e: { field: string }) => e.field)).toEqual(expect.arrayContaining(['lastName', 'emailAddress', 'address']));
     const badAddress = await call(sandbox, 'PUT', `/institutions/cards/${card.id}/customer`, { token: sandbox.token, body: { ...customer, address: { line1: 1 } } });
     expect(badAddress.status).toBe(400);
     expect(badAddress.body.errors).toContainEqual({ field: 'address.line1', message: 'must be a string' });
@@ -564,7 +566,7 @@ describe('bodies of the card changes', () => {
     expect(missing.body.errors).toContainEqual({ field: required, message: 'is required' });
     const wrongType = await call(sandbox, method, path(card.id), { token: sandbox.token, body: { ...valid(), [required]: 42 } });
     expect(wrongType.status).toBe(400);
-    expect(wrongType.body.errors.map((e: any) => e.field)).toContain(required);
+    expect(wrongType.body.errors.map((e: { field: string }) => e.field)).toContain(required);
     // Nothing changed on the card.
     const after = await call(sandbox, 'GET', `/institutions/cards?cardId=${card.id}`, { token: sandbox.token });
     expect(after.body.data[0].__v).toBe(0);

@@ -4,9 +4,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCardExactlyOnce } from '../../src/api/cards.js';
 import { ApiClient } from '../../src/api/client.js';
-import type { CreateCardBody } from '../../src/api/schemas.js';
 import { CliError } from '../../src/core/errors.js';
 import { envelope, json, startTestServer, type Handler, type TestServer } from '../helpers/http-server.js';
+import { createCardBodyOf } from '../helpers/bodies.js';
 
 let server: TestServer;
 const waits: number[] = [];
@@ -14,7 +14,7 @@ beforeEach(async () => { server = await startTestServer(); waits.length = 0; });
 afterEach(async () => { await server.close(); });
 
 const client = (retries = 2) => new ApiClient({ baseUrl: server.url, getToken: async () => 'tok', retries, timeoutMs: 2_000, sleep: async (ms) => void waits.push(ms), random: () => 0.5 });
-const body = { referenceCode: 'REF-1', cardProgram: 'p' } as unknown as CreateCardBody;
+const body = createCardBodyOf({ referenceCode: 'REF-1' });
 const card = { id: 'c1', referenceCode: 'REF-1' };
 
 const reset: Handler = (_req, res) => { res.socket?.destroy(); };

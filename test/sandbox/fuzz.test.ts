@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createCard, startTestSandbox, type Sandbox } from './helpers.js';
 import { makeCertificate } from './oauth-helpers.js';
 import { auth, simulate } from './switch-helpers.js';
+import type { AnyJson } from '../helpers/json.js';
 
 const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
@@ -70,7 +71,7 @@ beforeAll(async () => {
       operations.push({
         method: upper, path, auth, contentTypes,
         body: contentTypes.length ? content[contentTypes[0]!].schema : undefined,
-        query: (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name),
+        query: (op.parameters ?? []).filter((p: AnyJson) => p.in === 'query').map((p: AnyJson) => p.name),
       });
     }
   }

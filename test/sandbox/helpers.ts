@@ -1,16 +1,20 @@
 // Helpers for the sandbox tests: an in-process sandbox on port 0, plain HTTP with undici,
 // PIN blocks encrypted the way clients do it, and response checks against /openapi.json.
 import { constants, publicEncrypt, randomBytes } from 'node:crypto';
-import Ajv2020Module from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { request } from 'undici';
 import { expect } from 'vitest';
+import type { Card } from '../../src/api/schemas.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import type { AnyJson } from '../helpers/json.js';
 
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: typeof Ajv2020Module }).default ?? Ajv2020Module) as typeof Ajv2020Module;
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as typeof addFormatsModule;
+export type { AnyJson };
+
 
 export type Sandbox = RunningSandbox;
+/** What a client needs of a sandbox to make a card's body: its program and PIN key. */
+export type CardMaker = Pick<Sandbox, 'cardProgramId' | 'pinPublicKey' | 'pinKeyFingerprint'>;
 
 export async function startTestSandbox(options: { tokenTtlSeconds?: number; adviceRetryFirstMs?: number; exchangesMax?: number; exchangesMaxBytes?: number } = {}): Promise<Sandbox> {
   return startSandbox({ port: 0, memory: true, ...options });
@@ -32,7 +36,8 @@ export interface CallResult {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
-  body: any;
+  /** The answer's JSON (undefined when it is not JSON). */
+  body: AnyJson;
 }
 
 export async function call(sandbox: { baseUrl: string }, method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
@@ -71,20 +76,20 @@ function checkerFor(baseUrl: string): Promise<OpenApiChecker> {
 }
 
 /** An Encrypted PIN block: ISO 9564-1 format 1 under RSA-OAEP SHA-256, as clients make it. */
-export function encryptPin(sandbox: Sandbox, pin: string, fingerprint = sandbox.pinKeyFingerprint): { encryptedData: string; publicKeyFingerprint: string } {
+export function encryptPin(sandbox: CardMaker, pin: string, fingerprint = sandbox.pinKeyFingerprint): { encryptedData: string; publicKeyFingerprint: string } {
   const clear = `1${pin.length.toString(16)}${pin}`;
   const fill = randomBytes(8).toString('hex');
   return encryptClearBlock(sandbox, Buffer.from((clear + fill).slice(0, 16), 'hex'), fingerprint);
 }
 
-export function encryptClearBlock(sandbox: Sandbox, clear: Buffer, fingerprint = sandbox.pinKeyFingerprint) {
+export function encryptClearBlock(sandbox: CardMaker, clear: Buffer, fingerprint = sandbox.pinKeyFingerprint) {
   const cipher = publicEncrypt({ key: sandbox.pinPublicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, clear);
   return { encryptedData: cipher.toString('hex'), publicKeyFingerprint: fingerprint };
 }
 
 let referenceCounter = 0;
 
-export function createCardBody(sandbox: Sandbox, overrides: Record<string, unknown> = {}): Record<string, any> {
+export function createCardBody(sandbox: CardMaker, overrides: Record<string, unknown> = {}): Record<string, AnyJson> {
   referenceCounter += 1;
   const now = new Date();
   const expiry = new Date(Date.UTC(now.getUTCFullYear() + 3, now.getUTCMonth(), 28));
@@ -110,7 +115,7 @@ export function createCardBody(sandbox: Sandbox, overrides: Record<string, unkno
   };
 }
 
-export async function createCard(sandbox: Sandbox, overrides: Record<string, unknown> = {}, token = sandbox.token): Promise<any> {
+export async function createCard(sandbox: Sandbox, overrides: Record<string, unknown> = {}, token = sandbox.token): Promise<Card> {
   const response = await call(sandbox, 'POST', '/institutions/cards', { token, body: createCardBody(sandbox, overrides) });
   expect(response.status, response.text).toBe(201);
   return response.body.data;
@@ -122,7 +127,7 @@ export async function createCard(sandbox: Sandbox, overrides: Record<string, unk
  */
 export async function createCardOverHttp(info: { baseUrl: string; token: string; cardProgramId: string; pinKeyFingerprint: string }, overrides: Record<string, unknown> = {}): Promise<string> {
   const key = await call(info, 'GET', '/sandbox/pin-key');
-  const sandbox = { cardProgramId: info.cardProgramId, pinPublicKey: key.body.publicKey ?? key.body.data?.publicKey, pinKeyFingerprint: info.pinKeyFingerprint } as Sandbox;
+  const sandbox: CardMaker = { cardProgramId: info.cardProgramId, pinPublicKey: key.body.publicKey ?? key.body.data?.publicKey, pinKeyFingerprint: info.pinKeyFingerprint };
   const response = await call(info, 'POST', '/institutions/cards', { token: info.token, body: createCardBody(sandbox, overrides) });
   expect(response.status, response.text).toBe(201);
   return response.body.data.id;
@@ -130,11 +135,16 @@ export async function createCardOverHttp(info: { baseUrl: string; token: string;
 
 type Validator = ((data: unknown) => boolean) & { errors?: unknown };
 
+/** What the checker reads of an OpenAPI document. */
+interface OpenApiDocument {
+  paths?: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: object }> } | undefined> } | undefined>>;
+}
+
 /** Checks responses against the schemas of the sandbox's own /openapi.json. */
 export class OpenApiChecker {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
   private readonly cache = new Map<string, Validator>();
-  constructor(private readonly document: any) {
+  constructor(private readonly document: OpenApiDocument) {
     addFormats(this.ajv);
   }
 
@@ -146,7 +156,7 @@ export class OpenApiChecker {
   /** The documented path template a concrete path belongs to, for this method. */
   templateFor(method: string, path: string): string | undefined {
     const candidates = Object.keys(this.document.paths ?? {})
-      .filter((template) => this.document.paths[template][method.toLowerCase()])
+      .filter((template) => this.document.paths?.[template]?.[method.toLowerCase()])
       .filter((template) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path))
       // Literal segments win over parameters (/oauth/applications over /oauth/{id}).
       .sort((a, b) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
@@ -164,12 +174,13 @@ export class OpenApiChecker {
     const operation = this.document.paths?.[pathTemplate]?.[method.toLowerCase()];
     expect(operation, `${method} ${pathTemplate} is documented`).toBeDefined();
     const status = String(result.status);
-    const response = operation.responses[status] ?? operation.responses[`${status[0]}XX`];
+    const response = operation?.responses[status] ?? operation?.responses[`${status[0]}XX`];
     expect(response, `${method} ${pathTemplate} documents status ${status}`).toBeDefined();
+    if (!response) return;
     const key = `${method} ${pathTemplate} ${status}`;
     let validate = this.cache.get(key);
     if (!validate) {
-      validate = this.ajv.compile(response.content['application/json'].schema) as Validator;
+      validate = this.ajv.compile(response.content['application/json']!.schema) as Validator;
       this.cache.set(key, validate);
     }
     const ok = validate(result.body);

@@ -4,6 +4,7 @@ import { createHash, createPublicKey } from 'node:crypto';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { call, createCardBody, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
+import type { AnyJson } from '../helpers/json.js';
 
 let sandbox: Sandbox;
 let openapi: OpenApiChecker;
@@ -117,7 +118,7 @@ describe('/openapi.json', () => {
     // Each authenticated operation names the one scope it requires (the table is src/sandbox/scopes.ts).
     expect(body.paths['/util/cards/import'].post.security).toEqual([{ apiKey: ['import:card'] }]);
     expect(body.paths['/institutions/cards'].get.security).toEqual([{ bearerAuth: ['read:card'] }]);
-    expect(body.paths['/institutions/cards'].get.parameters.map((p: any) => p.name).sort()).toEqual(['cardId', 'limit', 'page', 'search']);
+    expect(body.paths['/institutions/cards'].get.parameters.map((p: AnyJson) => p.name).sort()).toEqual(['cardId', 'limit', 'page', 'search']);
     expect(body.paths['/institutions/oauth/{institutionId}'].put.parameters[0].description).toMatch(/client id/);
     expect(Object.keys(body.paths['/oauth/token'].post.requestBody.content).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded']);
   });
@@ -167,7 +168,7 @@ describe('sandbox helpers', () => {
     const created = response.body.data;
     expect(created.institutionId).not.toBe(sandbox.institutionId);
     const programs = await call(sandbox, 'GET', '/sandbox/card-programs', { token: created.token });
-    expect(programs.body.data.map((p: any) => p.id)).toEqual([created.cardProgramId]);
+    expect(programs.body.data.map((p: AnyJson) => p.id)).toEqual([created.cardProgramId]);
     const bodyless = await call(sandbox, 'POST', '/sandbox/institutions');
     expect(bodyless.status).toBe(201);
     const extra = await call(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'X', admin: true } });
@@ -179,7 +180,7 @@ describe('sandbox helpers', () => {
     const list = await call(sandbox, 'GET', '/sandbox/card-programs', { token: sandbox.token });
     expect(list.status).toBe(200);
     openapi.expectMatches('GET', '/sandbox/card-programs', list);
-    const seeded = list.body.data.find((p: any) => p.id === sandbox.cardProgramId);
+    const seeded = list.body.data.find((p: AnyJson) => p.id === sandbox.cardProgramId);
     expect(seeded.channels).toEqual({
       pos: { enabled: true, dailyLimit: { count: expect.any(Number), amount: expect.any(Number) } },
       atm: { enabled: true, dailyLimit: { count: expect.any(Number), amount: expect.any(Number) } },
@@ -214,7 +215,7 @@ describe('sandbox helpers', () => {
     expect(bad.body.errors).toContainEqual({ field: 'maxExpiry', message: 'must be an integer' });
     const badCreate = await call(sandbox, 'POST', '/sandbox/card-programs', { token: sandbox.token, body: { panPrefix: '12' } });
     expect(badCreate.status).toBe(400);
-    expect(badCreate.body.errors.map((e: any) => e.field).sort()).toEqual(['name', 'panPrefix']);
+    expect(badCreate.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['name', 'panPrefix']);
 
     const other = (await call(sandbox, 'POST', '/sandbox/institutions', { body: {} })).body.data;
     const foreign = await call(sandbox, 'PUT', `/sandbox/card-programs/${program.id}`, { token: other.token, body: { name: 'mine' } });

@@ -4,13 +4,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { call, createCard, startTestSandbox, type Sandbox } from './helpers.js';
 import { makeCertificate } from './oauth-helpers.js';
+import type { Card, OAuthApplication } from '../../src/api/schemas.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => { sandbox = await startTestSandbox(); });
 afterAll(async () => { await sandbox?.close(); });
 
 /** The card's customer as the Update Card Customer body, with `changes` laid over it. */
-function customerBody(card: any, changes: Record<string, unknown>): Record<string, unknown> {
+function customerBody(card: Card, changes: Record<string, unknown>): Record<string, unknown> {
   const { uniqueId, honorific, gender, ...customer } = card.customer;
   return { ...customer, ...changes };
 }
@@ -19,14 +20,14 @@ async function readCard(id: string) {
   return (await call(sandbox, 'GET', `/institutions/cards?cardId=${id}`, { token: sandbox.token })).body.data[0];
 }
 
-function update(card: any, changes: Record<string, unknown>, ifMatch?: string) {
+function update(card: Card, changes: Record<string, unknown>, ifMatch?: string) {
   return call(sandbox, 'PUT', `/institutions/cards/${card.id}/customer`, {
     token: sandbox.token, body: customerBody(card, changes), headers: ifMatch === undefined ? {} : { 'if-match': ifMatch },
   });
 }
 
 describe('Renew Card with If-Match', () => {
-  const renew = (card: any, expiration: string, ifMatch?: string) => call(sandbox, 'PUT', `/institutions/cards/${card.id}/renew`, {
+  const renew = (card: Card, expiration: string, ifMatch?: string) => call(sandbox, 'PUT', `/institutions/cards/${card.id}/renew`, {
     token: sandbox.token, body: { expiration, renewReason: 'RENEW' }, headers: ifMatch === undefined ? {} : { 'if-match': ifMatch },
   });
   const month = (ahead: number) => {
@@ -98,12 +99,12 @@ describe('Update Card Customer with If-Match', () => {
 });
 
 describe('Update OAuth Application with If-Match', () => {
-  let application: any;
+  let application: OAuthApplication;
   const body = (changes: Record<string, unknown>) => ({ name: application.name, description: '', websiteUrl: 'https://example.com', scopes: ['read:card'], ...changes });
   const update = (changes: Record<string, unknown>, ifMatch?: string) => call(sandbox, 'PUT', `/institutions/oauth/${application.id}`, {
     token: sandbox.token, body: body(changes), headers: ifMatch === undefined ? {} : { 'if-match': ifMatch },
   });
-  const read = async () => (await call(sandbox, 'GET', '/institutions/oauth/applications', { token: sandbox.token })).body.data.find((a: any) => a.id === application.id);
+  const read = async () => (await call(sandbox, 'GET', '/institutions/oauth/applications', { token: sandbox.token })).body.data.find((a: OAuthApplication) => a.id === application.id);
 
   beforeAll(async () => {
     const created = await call(sandbox, 'POST', '/institutions/oauth/create', {

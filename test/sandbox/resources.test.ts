@@ -1,10 +1,11 @@
 // OAuth applications, institution users, card import, transactions.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Transaction } from '../../src/api/schemas.js';
+import type { Card, OAuthApplication, Transaction } from '../../src/api/schemas.js';
 import type { Channel } from '../../src/iso8583/codes.js';
 import { invalidField } from '../../src/sandbox/errors.js';
 import { call, createCard, encryptPin, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
 import { makeCertificate, type TestCertificate } from './oauth-helpers.js';
+import type { AnyJson } from '../helpers/json.js';
 
 let sandbox: Sandbox;
 let openapi: OpenApiChecker;
@@ -41,7 +42,7 @@ describe('OAuth applications', () => {
     const list = await call(sandbox, 'GET', '/institutions/oauth/applications', { token: sandbox.token });
     expect(list.status).toBe(200);
     openapi.expectMatches('GET', '/institutions/oauth/applications', list);
-    const listed = list.body.data.find((a: any) => a.id === application.id);
+    const listed = list.body.data.find((a: OAuthApplication) => a.id === application.id);
     expect(listed.institution).toMatchObject({ id: sandbox.institutionId, name: 'Sandbox Bank', isApproved: true });
 
     const byId = await call(sandbox, 'PUT', `/institutions/oauth/${application.id}`, {
@@ -66,19 +67,19 @@ describe('OAuth applications', () => {
       expect(response.status).toBe(201);
     }
     const page = await call(sandbox, 'GET', '/institutions/oauth/applications?limit=2&page=1', { token: other.token });
-    expect(page.body.data.map((a: any) => a.name)).toEqual(['gamma', 'beta']);
+    expect(page.body.data.map((a: OAuthApplication) => a.name)).toEqual(['gamma', 'beta']);
     expect(page.body.pagination).toEqual({ page: 1, limit: 2, total: 3, pages: 2 });
     const second = await call(sandbox, 'GET', '/institutions/oauth/applications?limit=2&page=2', { token: other.token });
-    expect(second.body.data.map((a: any) => a.name)).toEqual(['alpha']);
+    expect(second.body.data.map((a: OAuthApplication) => a.name)).toEqual(['alpha']);
     const search = await call(sandbox, 'GET', '/institutions/oauth/applications?search=BET', { token: other.token });
-    expect(search.body.data.map((a: any) => a.name)).toEqual(['beta']);
+    expect(search.body.data.map((a: OAuthApplication) => a.name)).toEqual(['beta']);
     for (const query of ['limit=0', 'limit=101', 'page=0', 'extra=1']) {
       const bad = await call(sandbox, 'GET', `/institutions/oauth/applications?${query}`, { token: other.token });
       expect(bad.status, query).toBe(400);
     }
     // Another institution's application: 404 on update, absent from the list.
     const mine = (await call(sandbox, 'GET', '/institutions/oauth/applications', { token: sandbox.token })).body.data;
-    expect(mine.map((a: any) => a.name)).not.toContain('gamma');
+    expect(mine.map((a: OAuthApplication) => a.name)).not.toContain('gamma');
     const foreign = await call(sandbox, 'PUT', `/institutions/oauth/${page.body.data[0].id}`, {
       token: sandbox.token, body: { name: 'x', description: 'x', websiteUrl: 'https://x.example', scopes: ['*'] },
     });
@@ -99,7 +100,7 @@ describe('OAuth applications', () => {
     const response = await call(sandbox, 'POST', '/institutions/oauth/create', { token: sandbox.token, body: { ...base(), ...change } });
     expect(response.status).toBe(400);
     expect(response.body.error).toBe('VALIDATION_ERROR');
-    expect(response.body.errors.map((e: any) => e.field)).toContain(field);
+    expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
     openapi.expectMatches('POST', '/institutions/oauth/create', response);
   });
 
@@ -114,7 +115,7 @@ describe('OAuth applications', () => {
   test('update needs every field and a known application', async () => {
     const missing = await call(sandbox, 'PUT', '/institutions/oauth/whatever', { token: sandbox.token, body: { name: 'x' } });
     expect(missing.status).toBe(400);
-    expect(missing.body.errors.map((e: any) => e.field).sort()).toEqual(['description', 'scopes', 'websiteUrl']);
+    expect(missing.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['description', 'scopes', 'websiteUrl']);
     const unknown = await call(sandbox, 'PUT', '/institutions/oauth/nope', {
       token: sandbox.token, body: { name: 'x', description: 'x', websiteUrl: 'https://x.example', scopes: ['*'] },
     });
@@ -146,17 +147,17 @@ describe('PUT /institutions/users/{id}/update', () => {
   });
 
   test.each([
-    ['roles missing', (b: any) => { delete b.roles; }, 'roles'],
-    ['isBlocked as a string', (b: any) => { b.isBlocked = 'no'; }, 'isBlocked'],
-    ['a role without permissions', (b: any) => { b.roles = [{ role: 'x' }]; }, 'roles[0].permissions'],
-    ['a bad email', (b: any) => { b.emailAddress = 'nope'; }, 'emailAddress'],
-    ['an extra field', (b: any) => { b.password = 'x'; }, 'password'],
+    ['roles missing', (b: AnyJson) => { delete b.roles; }, 'roles'],
+    ['isBlocked as a string', (b: AnyJson) => { b.isBlocked = 'no'; }, 'isBlocked'],
+    ['a role without permissions', (b: AnyJson) => { b.roles = [{ role: 'x' }]; }, 'roles[0].permissions'],
+    ['a bad email', (b: AnyJson) => { b.emailAddress = 'nope'; }, 'emailAddress'],
+    ['an extra field', (b: AnyJson) => { b.password = 'x'; }, 'password'],
   ])('%s is a 400', async (_name, mutate, field) => {
     const changed = structuredClone(body);
     mutate(changed);
     const response = await call(sandbox, 'PUT', `/institutions/users/${userId}/update`, { token: sandbox.token, body: changed });
     expect(response.status).toBe(400);
-    expect(response.body.errors.map((e: any) => e.field)).toContain(field);
+    expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
   });
 
   test('an unknown user is a 404', async () => {
@@ -217,29 +218,29 @@ describe('POST /util/cards/import', () => {
   });
 
   test.each([
-    ['a missing field', (b: any) => { delete b.email; }, 'email'],
-    ['a nested missing field', (b: any) => { delete b.card.bin; }, 'card.bin'],
-    ['a bad date', (b: any) => { b.birthDate = '02/04/1988'; }, 'birthDate'],
-    ['a bad expiration', (b: any) => { b.card.expiration = '2029-06'; }, 'card.expiration'],
-    ['a short PIN', (b: any) => { b.card.defaultPIN = '12'; }, 'card.defaultPIN'],
-    ['active as a string', (b: any) => { b.active = 'true'; }, 'active'],
-    ['an extra field', (b: any) => { b.pan = '5060990000000000'; }, 'pan'],
+    ['a missing field', (b: AnyJson) => { delete b.email; }, 'email'],
+    ['a nested missing field', (b: AnyJson) => { delete b.card.bin; }, 'card.bin'],
+    ['a bad date', (b: AnyJson) => { b.birthDate = '02/04/1988'; }, 'birthDate'],
+    ['a bad expiration', (b: AnyJson) => { b.card.expiration = '2029-06'; }, 'card.expiration'],
+    ['a short PIN', (b: AnyJson) => { b.card.defaultPIN = '12'; }, 'card.defaultPIN'],
+    ['active as a string', (b: AnyJson) => { b.active = 'true'; }, 'active'],
+    ['an extra field', (b: AnyJson) => { b.pan = '5060990000000000'; }, 'pan'],
   ])('%s is a 400', async (_name, mutate, field) => {
     const body = importBody(`bad-${field}`);
     mutate(body);
     const response = await call(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body });
     expect(response.status).toBe(400);
-    expect(response.body.errors.map((e: any) => e.field)).toContain(field);
+    expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
     expect(response.text).not.toContain('4321');
   });
 });
 
 describe('GET /institutions/transactions', () => {
-  let cardA: any;
-  let cardB: any;
+  let cardA: Card;
+  let cardB: Card;
   const ids: string[] = [];
 
-  function record(id: string, card: any, fields: Partial<Transaction>, createdAt: string): Transaction {
+  function record(id: string, card: Card, fields: Partial<Transaction>, createdAt: string): Transaction {
     const institution = sandbox.deps.store.institutions.get(sandbox.institutionId)!;
     const hop = (direction: 'inbound' | 'outbound', description: string) => ({ timestamp: createdAt, direction, description });
     return {
@@ -288,10 +289,10 @@ describe('GET /institutions/transactions', () => {
     const response = await call(sandbox, 'GET', '/institutions/transactions', { token: sandbox.token });
     expect(response.status).toBe(200);
     openapi.expectMatches('GET', '/institutions/transactions', response);
-    expect(response.body.data.map((t: any) => t.id)).toEqual([...ids].reverse());
+    expect(response.body.data.map((t: Transaction) => t.id)).toEqual([...ids].reverse());
     expect(response.body.pagination).toEqual({ page: 1, limit: 20, total: 4, pages: 1 });
     const page = await call(sandbox, 'GET', '/institutions/transactions?page=2&limit=3', { token: sandbox.token });
-    expect(page.body.data.map((t: any) => t.id)).toEqual([ids[0]]);
+    expect(page.body.data.map((t: Transaction) => t.id)).toEqual([ids[0]]);
   });
 
   test.each([
@@ -305,7 +306,7 @@ describe('GET /institutions/transactions', () => {
   ])('filter %s', async (query, expected) => {
     const response = await call(sandbox, 'GET', `/institutions/transactions?${query}`, { token: sandbox.token });
     expect(response.status).toBe(200);
-    expect(response.body.data.map((t: any) => t.id)).toEqual(expected.map((i) => ids[i]));
+    expect(response.body.data.map((t: Transaction) => t.id)).toEqual(expected.map((i) => ids[i]));
     expect(response.body.pagination.total).toBe(expected.length);
   });
 

@@ -5,9 +5,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { SENSITIVE_FIELDS } from '../../src/iso8583/fields.js';
 import { call } from './helpers.js';
 import { auth, cardOf, clearPan, simulate, useForwardSandbox } from './switch-helpers.js';
+import type { Card } from '../../src/api/schemas.js';
 
 const env = useForwardSandbox();
-let card: { id: string; [key: string]: any };
+let card: Card;
 let pan: string;
 
 beforeEach(async () => {

@@ -4,11 +4,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/webhook-protocol/signature.js';
 import { call } from './helpers.js';
-import { auth, cardOf, clearPan, createProgram, echo, simulate, updateProgram, useForwardSandbox } from './switch-helpers.js';
+import type { ServerResponse } from 'node:http';
+import { auth, cardOf, clearPan, createProgram, echo, simulate, updateProgram, useForwardSandbox, type Received } from './switch-helpers.js';
+import type { Card, Transaction } from '../../src/api/schemas.js';
 
 const SECRET = 'whsec_test_0123456789';
 
-let card: { id: string; [key: string]: any };
+let card: Card;
 
 const env = useForwardSandbox({ secret: SECRET, header: 'x-webhook-secret' });
 beforeEach(async () => {
@@ -50,7 +52,7 @@ describe('forward mode', () => {
     expect(response.body).toMatchObject({ status: 'failed', data: { responseCode: '51', responseMessage: 'Insufficient funds', transactionStatus: 'failed' } });
     expect(response.body.data.response).toMatchObject({ '0': '0110', '39': '51' });
     const list = await call(env.sb, 'GET', '/institutions/transactions?transactionStatus=failed&limit=100', { token: env.sb.token });
-    expect(list.body.data.find((t: any) => t.id === response.body.data.transactionId).responseCode).toBe('51');
+    expect(list.body.data.find((t: Transaction) => t.id === response.body.data.transactionId).responseCode).toBe('51');
   });
 
   it('a financial approved by the webhook is completed', async () => {
@@ -87,15 +89,15 @@ describe('forward mode', () => {
   }, 15_000);
 
   it.each([
-    ['no field 39', (res: any, m: any) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...m, '0': '0110' }))],
-    ['a field 39 that is not a code', (res: any, m: any) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...m, '0': '0110', '39': 0 }))],
-    ['the request MTI', (res: any, m: any) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...m, '39': '00' }))],
-    ['a body that is not JSON', (res: any) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>ok</html>')],
-    ['an array', (res: any) => res.writeHead(200, { 'content-type': 'application/json' }).end('[]')],
-    ['HTTP 500', (res: any) => res.writeHead(500).end('boom')],
-    ['a dropped connection', (res: any) => res.destroy()],
+    ['no field 39', (res: ServerResponse, m: Received['message']) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...m, '0': '0110' }))],
+    ['a field 39 that is not a code', (res: ServerResponse, m: Received['message']) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...m, '0': '0110', '39': 0 }))],
+    ['the request MTI', (res: ServerResponse, m: Received['message']) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...m, '39': '00' }))],
+    ['a body that is not JSON', (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>ok</html>')],
+    ['an array', (res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end('[]')],
+    ['HTTP 500', (res: ServerResponse) => res.writeHead(500).end('boom')],
+    ['a dropped connection', (res: ServerResponse) => res.destroy()],
   ])('fails with 96 on a reply with %s', async (_label, reply) => {
-    env.hook.respond((received, res) => reply(res, received.message));
+    env.hook.respond((received, res) => { reply(res, received.message); });
     const response = await simulate(env.sb, forward());
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ status: 'failed', data: { responseCode: '96', responseMessage: 'System malfunction', transactionStatus: 'failed' } });

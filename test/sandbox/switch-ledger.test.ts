@@ -5,7 +5,7 @@
 // inquiries, back-dating), and the bounds (increments of 0, over-clearing, currencies).
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { call } from './helpers.js';
+import { call, type CallResult } from './helpers.js';
 import { auth, cardOf, createProgram, echo, financial, simulate, updateProgram, useForwardSandbox, type Received } from './switch-helpers.js';
 
 const env = useForwardSandbox();
@@ -22,7 +22,7 @@ async function amounts(id: string) {
   return response.body.data.amounts;
 }
 
-async function approved(response: Promise<{ status: number; text: string; body: any }>): Promise<string> {
+async function approved(response: Promise<CallResult>): Promise<string> {
   const done = await response;
   expect(done.status, done.text).toBe(200);
   expect(done.body.data.responseCode, done.text).toBe('00');

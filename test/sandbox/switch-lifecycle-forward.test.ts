@@ -7,8 +7,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { parseWebhookFaults, webhookFaultController, WebhookFaultSpecError } from '../../src/sandbox/switch/webhook-faults.js';
 import { call } from './helpers.js';
 import { auth, cardOf, echo, financial, simulate, updateProgram, useForwardSandbox, type Received } from './switch-helpers.js';
+import type { AnyJson } from '../helpers/json.js';
+import type { Card } from '../../src/api/schemas.js';
 
-let card: { id: string; [key: string]: any };
+let card: Card;
 
 // Advices are delivered again by hand here (POST /sandbox/switch/advices/deliver), never by the
 // timer, so the attempts counted are the ones the tests make however slow the machine.
@@ -49,7 +51,7 @@ async function receivedWhere(test: (r: Received) => boolean): Promise<Received> 
 }
 
 /** Resolves once the stored transaction satisfies `test`. */
-async function storedWhere(id: string, test: (tx: any) => boolean): Promise<any> {
+async function storedWhere(id: string, test: (tx: AnyJson) => boolean): Promise<any> {
   for (;;) {
     const tx = await stored(id);
     if (test(tx)) return tx;
@@ -157,7 +159,7 @@ describe('stand-in', () => {
     // The advice (0120, same STAN) reaches the webhook, which refuses it (503): not acknowledged.
     const advice = await receivedWhere((r) => r.message['0'] === '0120');
     expect(advice.message['11']).toBe(response.body.data.stan);
-    const adviceId = (await lifecycle(id)).messages.find((m: any) => m.messageKind === 'stand-in-advice').transactionId;
+    const adviceId = (await lifecycle(id)).messages.find((m: AnyJson) => m.messageKind === 'stand-in-advice').transactionId;
     await storedWhere(adviceId, (tx) => tx.advice.attempts === 1);
     expect((await stored(adviceId)).advice).toMatchObject({ acknowledged: false, lastResult: expect.stringMatching(/HTTP 503/) });
 
@@ -195,7 +197,7 @@ describe('timeout reversal', () => {
     const id = response.body.data.transactionId;
     for (;;) {
       const messages = (await lifecycle(id)).messages;
-      const linked = messages.find((m: any) => m.messageKind === 'timeout-reversal');
+      const linked = messages.find((m: AnyJson) => m.messageKind === 'timeout-reversal');
       if (linked?.responseCode === '00') break;
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
@@ -275,7 +277,7 @@ describe('a reversal the webhook did not answer stands, and is repeated until ac
     await setWebhookFaults({});
     expect(response.body.data.responseCode).toBe('96');
     await receivedWhere((r) => r.message['0'] === '0420');
-    const reversalOf = async () => (await lifecycle(response.body.data.transactionId)).messages.find((m: any) => m.messageKind === 'timeout-reversal');
+    const reversalOf = async () => (await lifecycle(response.body.data.transactionId)).messages.find((m: AnyJson) => m.messageKind === 'timeout-reversal');
     const id = (await reversalOf()).transactionId;
     await storedWhere(id, (tx) => tx.advice.attempts === 1);
     expect(await stored(id)).toMatchObject({ responseCode: '00', advice: { acknowledged: false, lastResult: expect.stringMatching(/HTTP 503/) } });
@@ -330,7 +332,7 @@ describe('repeats and duplicates', () => {
     env.hook.respond(echo('00'));
     await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
     const after = await stored(original);
-    expect(after.repeats.map((r: any) => [r.mti, r.responseCode, r.agreed])).toEqual([['0101', '05', false], ['0101', '00', true]]);
+    expect(after.repeats.map((r: AnyJson) => [r.mti, r.responseCode, r.agreed])).toEqual([['0101', '05', false], ['0101', '00', true]]);
     expect((await lifecycle(original)).amounts).toMatchObject({ authorized: 100, held: 100 });
 
     // A repeat lost on its way back: recorded with its fault, no answer, the network's answer unchanged.
@@ -345,7 +347,7 @@ describe('repeats and duplicates', () => {
       env.hook.respond((received, res) => { res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...received.message, '0': mti, '39': '00' })); });
       await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
     }
-    expect((await stored(original)).repeats.map((r: any) => [r.mti, r.responseCode, r.agreed])).toEqual([['0101', '00', true], ['0101', '00', true]]);
+    expect((await stored(original)).repeats.map((r: AnyJson) => [r.mti, r.responseCode, r.agreed])).toEqual([['0101', '00', true], ['0101', '00', true]]);
   });
 
   it('duplicate delivery: the webhook gets the message twice; whether it answered alike is recorded', async () => {

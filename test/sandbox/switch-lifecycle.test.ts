@@ -5,9 +5,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, startTestSandbox, type Sandbox } from './helpers.js';
 import { auth, cardOf, createProgram, financial, simulate } from './switch-helpers.js';
+import type { AnyJson } from '../helpers/json.js';
+import type { Card } from '../../src/api/schemas.js';
 
 let sb: Sandbox;
-let card: { id: string; [key: string]: any };
+let card: Card;
 
 beforeAll(async () => {
   sb = await startTestSandbox();
@@ -53,7 +55,7 @@ describe('increment and completion', () => {
     const after = await lifecycle(original);
     expect(after).toMatchObject({ originalTransactionId: original, transactionStatus: 'completed', currency: '566' });
     expect(after.amounts).toEqual({ requested: 100, authorized: 120, held: 0, captured: 90, released: 30, refunded: 0 });
-    expect(after.messages.map((m: any) => [m.mti, m.messageKind, m.amount])).toEqual([['0100', 'authorization', 100], ['0100', 'increment', 20], ['0220', 'completion', 90]]);
+    expect(after.messages.map((m: AnyJson) => [m.mti, m.messageKind, m.amount])).toEqual([['0100', 'authorization', 100], ['0100', 'increment', 20], ['0220', 'completion', 90]]);
     // The same lifecycle from a linked message, and the links on the records.
     expect(await lifecycle(completion.body.data.transactionId)).toEqual(after);
     expect(await stored(completion.body.data.transactionId)).toMatchObject({ messageKind: 'completion', originalTransactionId: original });
@@ -80,7 +82,7 @@ describe('increment and completion', () => {
     await message({ message: 'completion', originalTransactionId: original, amount: 60 });
     const after = await lifecycle(original);
     expect(after.amounts).toMatchObject({ held: 0, captured: 60, released: 40 });
-    expect(after.messages.map((m: any) => m.mti)).toEqual(['0100', '0420', '0220']);
+    expect(after.messages.map((m: AnyJson) => m.mti)).toEqual(['0100', '0420', '0220']);
   });
 
   it('an increment is checked like a request: over the daily amount it is declined (61) and the hold stays', async () => {
@@ -121,7 +123,7 @@ describe('refunds', () => {
     const after = await lifecycle(purchase);
     expect(after.messages).toHaveLength(before);
     expect(after.amounts).toMatchObject({ captured: 100, refunded: 80 });
-    expect(after.messages.map((m: any) => m.messageKind)).toEqual(['financial', 'refund', 'refund']);
+    expect(after.messages.map((m: AnyJson) => m.messageKind)).toEqual(['financial', 'refund', 'refund']);
   });
 
   it('an authorization is refunded once completed, up to what the completion captured', async () => {

@@ -12,6 +12,7 @@ import { switchStore } from '../../src/sandbox/switch/store.js';
 import { applyEvent, TRANSACTION_EVENTS, TRANSACTION_STATES, transactionStatusOf, type TransactionEvent, type TransactionState } from '../../src/sandbox/switch/states.js';
 import { call, UNDO_VERSION_4 } from './helpers.js';
 import { auth, cardOf, createProgram, echo, financial, simulate, useForwardSandbox } from './switch-helpers.js';
+import type { Transaction } from '../../src/api/schemas.js';
 
 const env = useForwardSandbox({ secret: 'whsec_states' });
 
@@ -25,7 +26,7 @@ async function stored(id: string) {
 /** Reversal transactions (0420) of the institution whose field 90 names the original's STAN. */
 async function reversalsOf(original: { stan: string }) {
   const list = await call(env.sb, 'GET', '/institutions/transactions?limit=100', { token: env.sb.token });
-  return list.body.data.filter((t: any) => t.mti === '0420' && t.originalMessage['90']?.slice(4, 10) === original.stan);
+  return list.body.data.filter((t: Transaction) => t.mti === '0420' && t.originalMessage['90']?.slice(4, 10) === original.stan);
 }
 
 /** Resolves once the test webhook has received `count` messages (it holds them until released). */
@@ -65,7 +66,7 @@ describe('the table, pair by pair, on stored transactions', () => {
     completed: { 'answer-approves': STILL, 'answer-declines': STILL, 'reversal-requested': /refund it instead/, 'reversal-approved-in-part': NONE, 'reversal-approved-in-full': NONE, 'reversal-declined': NONE,
       'increment-approved': CLOSED, 'completion-captured': CLOSED, 'refund-reserved': 'completed', 'refund-given-back': 'completed', 'refund-reversed': 'completed', 'hold-expired': CLOSED },
   };
-  let template: any;
+  let template: Transaction;
   let counter = 0;
 
   beforeAll(async () => {
@@ -160,8 +161,8 @@ describe('a reversal against a forwarded authorization still awaiting its answer
     expect(second.status).toBe(409);
     expect(second.body.message).toMatch(/already reversed/);
     expect(await stored(id)).toMatchObject({ transactionStatus: 'reversed', reversed: true, reversalId: first.body.data.transactionId });
-    const approved = (await reversalsOf(original)).filter((t: any) => t.responseCode === '00');
-    expect(approved.map((t: any) => t.id)).toEqual([first.body.data.transactionId]);
+    const approved = (await reversalsOf(original)).filter((t: Transaction) => t.responseCode === '00');
+    expect(approved.map((t: Transaction) => t.id)).toEqual([first.body.data.transactionId]);
   });
 
   it('a webhook that declines (05): no reversal while waiting, none after (nothing was approved)', async () => {
@@ -251,7 +252,7 @@ describe('answers that never come, and answers that come too late', () => {
     release();
     expect((await first).body.data).toMatchObject({ transactionId: stuck.record.id, responseCode: '96', transactionStatus: 'failed' });
     expect(await stored(original.transactionId)).toEqual(reversed);
-    expect((await reversalsOf(original)).filter((t: any) => t.responseCode === '00')).toHaveLength(1);
+    expect((await reversalsOf(original)).filter((t: Transaction) => t.responseCode === '00')).toHaveLength(1);
   });
 
   it('a sandbox starting on a database settles what another one left awaiting (96), and only that', async () => {
@@ -259,9 +260,9 @@ describe('answers that never come, and answers that come too late', () => {
     const card = await cardOf(env.sb);
     const original = (await simulate(env.sb, auth(card.id, { amount: 40 }))).body.data;
     const template = store.transactions.getStored(env.sb.institutionId, original.transactionId)!.record;
-    const insert = (id: string, state: 'awaiting', createdAt: string, extra: Record<string, unknown> = {}, originalId?: string) => {
+    const insert = (id: string, state: 'awaiting', createdAt: string, extra: Partial<Transaction> = {}, originalId?: string) => {
       const record = { ...structuredClone(template), id, _id: id, createdAt, transactionStatus: 'pending' as const, responseCode: '', ...extra };
-      store.transaction(() => store.transactions.insert(record as any, { channel: 'pos', amountMinor: 4000, day: '2026-01-01', state, ...(originalId ? { originalId } : {}), kind: originalId ? 'reversal' : 'authorization', flow: 'purchase', currency: '566' }));
+      store.transaction(() => store.transactions.insert(record, { channel: 'pos', amountMinor: 4000, day: '2026-01-01', state, ...(originalId ? { originalId } : {}), kind: originalId ? 'reversal' : 'authorization', flow: 'purchase', currency: '566' }));
     };
     const old = new Date(Date.now() - ABANDONED_AFTER_MS - 5_000).toISOString();
     insert('ab0000000000000000000001', 'awaiting', old);

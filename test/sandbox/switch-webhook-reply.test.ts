@@ -7,8 +7,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_REPLY_BYTES, MUST_ECHO } from '../../src/webhook-protocol/reply.js';
 import { call } from './helpers.js';
 import { auth, cardOf, clearPan, echo, simulate, useForwardSandbox, type Responder } from './switch-helpers.js';
+import type { Card } from '../../src/api/schemas.js';
 
-let card: { id: string; [key: string]: any };
+let card: Card;
 
 const env = useForwardSandbox({ secret: 'whsec_reply' });
 beforeAll(async () => {
@@ -38,8 +39,8 @@ async function expectFailed(responder: Responder, reason: RegExp, body: Record<s
 const json = (reply: unknown, type = 'application/json'): Responder => (_received, res) => {
   res.writeHead(200, { 'content-type': type }).end(typeof reply === 'string' ? reply : JSON.stringify(reply));
 };
-const echoed = (received: { message: Record<string, string> }, changes: Record<string, string | undefined>) => {
-  const reply: Record<string, string | undefined> = { ...received.message, '0': '0110', '39': '00', ...changes };
+const echoed = (received: { message: Record<string, string> }, changes: Record<string, string | number | undefined>) => {
+  const reply: Record<string, string | number | undefined> = { ...received.message, '0': '0110', '39': '00', ...changes };
   for (const [k, v] of Object.entries(reply)) if (v === undefined) delete reply[k];
   return reply;
 };
@@ -80,7 +81,7 @@ describe('a reply must answer its request', () => {
   it.each([
     ['the MTI of another pairing (0210 for 0100)', { '0': '0210' }, /MTI is "0210", expected 0110/],
     ['no MTI', { '0': undefined }, /no MTI/],
-    ['field 39 as a number', { '39': 0 as unknown as string }, /no valid field 39/],
+    ['field 39 as a number', { '39': 0 }, /no valid field 39/],
     ['field 39 of three characters', { '39': '000' }, /no valid field 39/],
   ])('%s is a 96', async (_label, changes, reason) => {
     await expectFailed((received, res) => json(echoed(received, changes))(received, res), reason);

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createCard, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
 import { auth, cardOf, clearPan, createProgram, financial, simulate, updateProgram } from './switch-helpers.js';
+import type { Transaction } from '../../src/api/schemas.js';
 
 let sb: Sandbox;
 let openapi: OpenApiChecker;
@@ -232,7 +233,7 @@ describe('daily limits per card, channel and day', () => {
     const last = await simulate(sb, auth(card.id, { transactionDate: '2027-11-20T23:59:00.000Z' }));
     expect(last.body.data.responseCode).toBe('65');
     const first = (await call(sb, 'GET', '/institutions/transactions?limit=100', { token: sb.token })).body.data
-      .find((t: any) => t.card?.id === card.id && t.transactionStatus === 'pending' && t.transactionChannel.channelType === 'pos' && t.dates.transmission.startsWith('1120'));
+      .find((t: Transaction) => t.card?.id === card.id && t.transactionStatus === 'pending' && t.transactionChannel.channelType === 'pos' && t.dates.transmission.startsWith('1120'));
     const reversal = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 100, originalTransactionId: first.id });
     expect(reversal.body.data.responseCode).toBe('00');
     expect((await simulate(sb, auth(card.id, { transactionDate: day }))).body.data.responseCode).toBe('00');

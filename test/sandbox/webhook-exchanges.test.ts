@@ -4,7 +4,7 @@
 // replay (freshly signed and verifiable, or with its original timestamp; linked; no ledger change).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Transaction, WebhookExchange } from '../../src/api/schemas.js';
-import { maskPansInText } from '../../src/core/redact.js';
+import { maskPansInText, redactValue } from '../../src/core/redact.js';
 import { createSandboxEvents } from '../../src/sandbox/events.js';
 import { ExchangeLog } from '../../src/sandbox/exchange-log.js';
 import { switchStore } from '../../src/sandbox/switch/store.js';
@@ -147,6 +147,19 @@ describe('recording', () => {
         break;
       }
       await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  });
+
+  it('a signature fault: the record shows what went out (a tampered body as tampered, a missing signature as missing) and names the fault', async () => {
+    for (const fault of ['tampered', 'missing'] as const) {
+      await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: { signature: fault } });
+      const id = (await simulate(env.sb, forward({ amount: 9 }))).body.data.transactionId;
+      await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: {} });
+      const [x] = await ofTx(id);
+      const received = env.hook.received.at(-1)!;
+      expect(x!.faults).toEqual([`signature ${fault}`]);
+      expect(x!.request.body).toEqual(redactValue(received.message));
+      expect('x-webhook-signature' in x!.request.headers).toBe(received.headers['x-webhook-signature'] !== undefined);
     }
   });
 

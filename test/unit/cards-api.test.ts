@@ -5,6 +5,7 @@ import {
   activateCard, changePin, createCard, deactivateCard, getCard, listAllCards, listCardPrograms, listCards, renewCard, resetPin, updateCustomer,
 } from '../../src/api/cards.js';
 import { NotFoundError, RejectedError } from '../../src/core/errors.js';
+import { createCardBodyOf, updateCustomerBodyOf } from '../helpers/bodies.js';
 
 const BASE = 'http://127.0.0.1:4010';
 const block = { encryptedData: 'ab', publicKeyFingerprint: 'ff' };
@@ -60,11 +61,11 @@ describe('card endpoints', () => {
     answer('PUT', '/institutions/cards/c1/customer', { id: 'c1' });
     answer('GET', '/institutions/cards/c1/activate', { id: 'c1', status: 'active' });
     answer('GET', '/institutions/cards/c1/deactivate', { id: 'c1', status: 'suspended' });
-    await createCard(client, { cardProgram: 'p' } as never);
+    await createCard(client, createCardBodyOf());
     await renewCard(client, 'c/1', { expiration: '202912', renewReason: 'RENEW' });
     await changePin(client, 'c1', { oldPIN: block, newPIN: block });
     await resetPin(client, 'c1', block);
-    await updateCustomer(client, 'c1', { firstName: 'A' } as never);
+    await updateCustomer(client, 'c1', updateCustomerBodyOf());
     expect((await activateCard(client, 'c1')).data.status).toBe('active');
     expect((await deactivateCard(client, 'c1')).data.status).toBe('suspended');
     expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([

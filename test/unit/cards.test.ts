@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
 import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import createCommand, { defaultExpiry, generateReference, parseCreateInput } from '../../src/commands/cards/create.js';
+import createCommand from '../../src/commands/cards/create.js';
+import { defaultExpiry, generateReference } from '../../src/commands/cards/create-wizard.js';
 import customerUpdate, { mergeCustomer } from '../../src/commands/cards/customer/update.js';
 import deactivate from '../../src/commands/cards/deactivate.js';
 import list from '../../src/commands/cards/list.js';
@@ -17,6 +18,7 @@ import { ScriptedPrompter } from '../../src/core/prompter.js';
 import { createPinInput } from '../../src/pin/input.js';
 import { cardColumns, cardExpiry, cardNumber } from '../../src/output/columns/cards.js';
 import { testContext } from '../helpers/context.js';
+import { createInput } from '../helpers/cards-create.js';
 import { optionsOf, parseCommand, runCommand } from '../helpers/parse.js';
 
 const BASE = 'http://127.0.0.1:4010';
@@ -35,10 +37,6 @@ const full = [
   '--program', 'PROG1', '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'ada@example.com', '--phone', '+234 801 234 5678',
   '--account-number', '0123456789', '--account-type', 'savings', '--bank-code', '058',
 ];
-/** `cards create` options for a command line. */
-const createOptions = (argv: string[]) => optionsOf(createCommand, argv);
-/** What `cards create` makes of a command line before anything is sent. */
-const createInput = async (ctx: Parameters<typeof parseCreateInput>[0], argv: string[]) => parseCreateInput(ctx, await createOptions(argv));
 
 async function usage(promise: Promise<unknown>): Promise<UsageError> {
   const error = await promise.then(() => undefined, (e) => e);
@@ -287,7 +285,7 @@ describe('customer update', () => {
 
   it('merges only the changed fields into the full body', async () => {
     const changes = await customerChanges(testContext(), ['--email', 'new@example.com', '--city', 'Abuja']);
-    const { body, changed } = mergeCustomer(card as never, changes);
+    const { body, changed } = mergeCustomer(card, changes);
     expect(changed).toEqual(['emailAddress', 'address.city']);
     expect(body).toEqual({
       firstName: 'Ada', middleName: '', lastName: 'Obi', emailAddress: 'new@example.com', phoneNumber: '+2348012345678', dateOfBirth: '1990-01-02T00:00:00.000Z',
@@ -369,7 +367,7 @@ describe('customer update', () => {
   });
 
   it('needs a date of birth when the card has none', () => {
-    expect(() => mergeCustomer({ customer: { ...card.customer, dateOfBirth: null } } as never, { city: 'x' })).toThrow(/--birth-date/);
+    expect(() => mergeCustomer({ customer: { ...card.customer, dateOfBirth: null } }, { city: 'x' })).toThrow(/--birth-date/);
   });
 });
 

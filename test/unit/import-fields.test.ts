@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ImportCardBody } from '../../src/api/schemas.js';
-import { createValidatorCompiler } from '../../src/sandbox/validation.js';
-import createCommand, { parseCreateInput } from '../../src/commands/cards/create.js';
+import { schemaCheck } from '../../src/api/schema-check.js';
 import { parseFutureExpiration } from '../../src/commands/cards/renew.js';
 import usersUpdate, { parseUpdateOptions } from '../../src/commands/users/update.js';
 import importCommand from '../../src/commands/import.js';
@@ -19,6 +18,7 @@ import { call, startTestSandbox, type Sandbox } from '../sandbox/helpers.js';
 import { testContext as baseContext, type TestContextOptions } from '../helpers/context.js';
 import { optionsOf, runCommand } from '../helpers/parse.js';
 import { validImportRow } from '../helpers/import-row.js';
+import { createInput } from '../helpers/cards-create.js';
 
 const NOW = new Date('2026-11-22T10:00:00Z');
 const clock = { now: () => NOW };
@@ -64,7 +64,7 @@ function rowWith(path: string, value: string): Record<string, unknown> {
 }
 
 async function createError(argv: string[]): Promise<string> {
-  const error = await optionsOf(createCommand, argv).then((opts) => parseCreateInput(testContext({ clock }), opts)).then(() => undefined, (e) => e);
+  const error = await createInput(testContext({ clock }), argv).then(() => undefined, (e) => e);
   expect(error).toBeInstanceOf(UsageError);
   return (error as UsageError).message;
 }
@@ -100,9 +100,9 @@ describe('cards create and import rows refuse the same values with the same mess
   it('the valid row is valid, and its values pass cards create too', async () => {
     expect(rowErrors(validImportRow())).toEqual([]);
     const row = validImportRow() as Record<string, string> & { card: Record<string, string> };
-    const { body } = await parseCreateInput(testContext({ clock }), await optionsOf(createCommand, [
+    const { body } = await createInput(testContext({ clock }), [
       ...full, '--reference', row.realId, '--embossing-name', row.card.embossingName, '--birth-date', row.birthDate, '--address-line1', row.address1, '--status', row.card.cardState,
-    ]));
+    ]);
     expect(body).toMatchObject({ referenceCode: 'LEGACY-1', embossingName: 'ADA OBI', status: 'active' });
   });
 
@@ -186,13 +186,13 @@ describe('what the client refuses, the sandbox refuses too (dry run = real run)'
   beforeAll(async () => { sandbox = await startTestSandbox(); });
   afterAll(async () => { await sandbox?.close(); });
 
-  const post = (row: Record<string, unknown>) => call(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body: row });
+  const post = (row: object) => call(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body: row });
 
   it('a row the client accepts is imported', async () => {
     const row = validImportRow({ realId: 'AGREE-OK', institutionId: sandbox.institutionId });
     const verdict = validateImportRow(row);
     expect(verdict.ok).toBe(true);
-    if (verdict.ok) expect((await post(verdict.body as never)).status).toBe(201);
+    if (verdict.ok) expect((await post(verdict.body)).status).toBe(201);
   });
 
   // Values the API's schema constrains (lengths, patterns): refused by both. The client refuses
@@ -213,7 +213,7 @@ describe('what the client refuses, the sandbox refuses too (dry run = real run)'
 describe('property: a row the client accepts is one the sandbox\'s schema accepts', () => {
   const runs = Number(process.env.FUZZ_RUNS ?? 200);
   const seed = Number(process.env.FUZZ_SEED ?? 20261122);
-  const check = createValidatorCompiler()({ schema: ImportCardBody, httpPart: 'body', method: 'POST', url: '/util/cards/import' } as never) as (value: unknown) => boolean;
+  const check = schemaCheck(ImportCardBody);
   const paths = ['realId', 'firstName', 'middleName', 'lastName', 'email', 'phone', 'birthDate', 'address1', 'address2', 'city', 'state', 'zip', 'country',
     'startDate', 'endDate', 'institutionId', 'card.expiration', 'card.serviceCode', 'card.cardProduct', 'card.embossingName', 'card.defaultPIN', 'card.bin', 'card.cardState'];
   const value = fc.oneof(
@@ -245,7 +245,7 @@ describe('the imports\' namespace of references (import:<realId>)', () => {
   it('Create Card\'s schema and the CLI\'s --reference refuse a reference starting with import:, and take every other', async () => {
     const { CreateCardBody } = await import('../../src/api/schemas.js');
     const { cardReference } = await import('../../src/core/card-fields.js');
-    const check = createValidatorCompiler()({ schema: CreateCardBody.properties.referenceCode, httpPart: 'body', method: 'POST', url: '/institutions/cards' } as never) as (value: unknown) => boolean;
+    const check = schemaCheck(CreateCardBody.properties.referenceCode);
     for (const taken of ['import:X', 'import:', 'import:import:X']) {
       expect(check(taken), taken).toBe(false);
       expect(() => cardReference('--reference', taken)).toThrow(/references starting with import: are the imported cards'/);

@@ -23,6 +23,7 @@ const RULES: Record<string, Forbidden> = {
   output: ['app', 'commands', 'sandbox', 'scenario', 'load'],
   sandbox: ['app', 'commands', 'output', 'config', 'audit', 'pin', 'scenario', 'load', 'help', 'completion', 'aliases'],
   scenario: ['app', 'commands'],
+  certify: ['app', 'commands', 'output', 'sandbox'],
   mcp: ['commands', 'sandbox', 'scenario', 'load'],
 };
 /** The top floor: no layer but app/ (and commands/ itself) imports it. */

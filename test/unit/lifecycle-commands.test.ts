@@ -11,6 +11,7 @@ import repeat from '../../src/commands/simulate/repeat.js';
 import { UsageError } from '../../src/core/errors.js';
 import { testContext } from '../helpers/context.js';
 import { runCommand } from '../helpers/parse.js';
+import type { AnyCommand } from '../../src/app/command.js';
 
 describe('lifecycle bodies', () => {
   it('a linked message names its original and carries amount, currency, forward and --set', () => {
@@ -34,21 +35,21 @@ describe('lifecycle bodies', () => {
     [{ message: 'advice', amount: 1, card: 'c', networkCode: 'yes' }, /invalid --network-code "YES"/],
     [{ message: 'advice', amount: 1, card: 'c', originalTx: 't' }, /--original-tx is not used by an advice/],
   ] as const)('%j is a usage error', (input, message) => {
-    expect(() => buildLifecycleBody(input as never)).toThrow(UsageError);
-    expect(() => buildLifecycleBody(input as never)).toThrow(message);
+    expect(() => buildLifecycleBody(input)).toThrow(UsageError);
+    expect(() => buildLifecycleBody(input)).toThrow(message);
   });
 });
 
 describe('lifecycle verbs refuse before any request', () => {
-  it.each([
+  it.each<[AnyCommand, string[], RegExp]>([
     [increment, ['--amount', '10'], /an increment needs the original: --original-tx/],
     [refund, ['--original-tx', 't1', '--amount', 'ten'], /invalid --amount/],
     [advice, ['--amount', '10'], /a card is required/],
     [repeat, [], /--tx is required/],
     [expire, [], /--original-tx is required/],
     [clock, ['--advance', 'next week'], /invalid --advance "next week"/],
-  ] as const)('%#: %j', async (command, argv, message) => {
-    await expect(runCommand(command as never, testContext(), [...argv])).rejects.toThrow(message);
+  ])('%#: %j', async (command, argv, message) => {
+    await expect(runCommand(command, testContext(), argv)).rejects.toThrow(message);
   });
 
   it('--advance takes s, m, h and d up to a year', () => {

@@ -89,6 +89,7 @@ describe('CSV cells a spreadsheet would evaluate', () => {
 
   it('the columns of real resources too: a negative amount is a number, a formula in a name is not', async () => {
     const ctx = testContext({ globals: { output: 'csv', fields: 'id,customer.firstName' } });
+    // Two fields of a card, all that --fields asks for: the columns' Card type wants the whole record.
     await ctx.output().list([{ id: '=1', customer: { firstName: '@x' } } as never], cardColumns);
     expect(ctx.io.stdoutText()).toBe("id,customer.firstName\n'=1,'@x\n");
     expect(transactionColumns.length).toBeGreaterThan(0);

@@ -75,6 +75,7 @@ describe('scenarioFromExchanges', () => {
 
   it('faults as recorded become a spec that repeats them', () => {
     expect(faultSpecOf(['delay 250ms', 'deadline 30ms', 'duplicate', 'reset', 'reply-lost', 'garbage'])).toBe('delay=250ms,deadline=30ms,duplicate=1,reset=1,reply-lost=1,garbage=1');
+    expect(faultSpecOf(['signature stale-past'])).toBe('signature=stale-past');
     expect(faultSpecOf([])).toBe('');
   });
 });

@@ -197,7 +197,7 @@ describe('lifecycle steps', () => {
     const sandbox: SandboxHooks = {
       async lifecycle(body) { calls.push(`lifecycle ${JSON.stringify(body)}`); return answer('inc1', '0100'); },
       async repeat(id, forward) { calls.push(`repeat ${id} ${forward}`); return answer(id, '0101'); },
-      async expire(id) { calls.push(`expire ${id}`); return { id, mti: '0100', stan: '1', rrn: '2', responseCode: '00', transactionStatus: 'reversed', releaseReason: 'expiry' } as never; },
+      async expire(id) { calls.push(`expire ${id}`); return { id, mti: '0100', stan: '1', rrn: '2', responseCode: '00', transactionStatus: 'reversed', releaseReason: 'expiry' } as never; }, // the runner reads only the id of what expire() answers
       async advanceClock(seconds) { calls.push(`clock ${seconds}`); return { now: 'later', offsetSeconds: seconds, expired: 1 }; },
       async deliverAdvices() { calls.push('deliver'); return { delivered: 1, pending: 0 }; },
       async standIn(program) { calls.push(`stand-in? ${program}`); return { mode: 'approve', maxAmount: 1, dailyAmount: 2 }; },

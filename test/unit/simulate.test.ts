@@ -181,7 +181,7 @@ describe('webhook listen on a terminal', () => {
     const { testContext } = await import('../helpers/context.js');
     const { createStyle } = await import('../../src/output/style.js');
     const ctx = testContext({ tty: true, env: { FORCE_COLOR: '1' } });
-    (await humanPrinter(ctx))({ type: 'exchange', at: '2026-11-27T10:00:00.000Z', status: 200, signature: 'valid', mti: '0100', responseCode: code, responseMessage: 'm', decidedBy: 'default', durationMs: 1, response: { '0': '0110', '39': code } } as never);
+    (await humanPrinter(ctx))({ type: 'exchange', at: '2026-11-27T10:00:00.000Z', status: 200, signature: 'valid', mti: '0100', responseCode: code, responseMessage: 'm', decidedBy: 'default', durationMs: 1, response: { '0': '0110', '39': code } });
     const style = createStyle(true);
     expect(ctx.io.stdoutText()).toContain((approved ? style.ok : style.error)(`${code} m`));
   });

@@ -8,7 +8,7 @@ const tx = (over: Record<string, unknown>) => ({
   amounts: { amount: '000000150000', currency: '566' },
   transactionChannel: { channelType: 'pos' },
   ...over,
-}) as never;
+}) as never; // a partial transaction: the aggregator reads only these fields
 
 describe('tx summary', () => {
   it('counts, approval rates, amounts per currency with the exponent, response codes with meanings', () => {

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadPrivateKey } from '../../src/api/client-credentials.js';
 import apiCommand, { parseApiCall } from '../../src/commands/api.js';
-import createCommand, { parseCreateInput } from '../../src/commands/cards/create.js';
 import { readBodyFile } from '../../src/commands/oauth/body-file.js';
 import oauthCreate, { parseCreateOptions as parseOAuthCreate } from '../../src/commands/oauth/create.js';
 import simulateRun from '../../src/commands/simulate/run.js';
@@ -19,12 +18,13 @@ import { lineReader, readAll } from '../../src/core/io.js';
 import { readTextFile } from '../../src/core/text.js';
 import { testContext as baseContext } from '../helpers/context.js';
 import { optionsOf, runCommand } from '../helpers/parse.js';
+import { createInput } from '../helpers/cards-create.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cardctl-text-inputs-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const testContext = (options: { stdin?: string } = {}) => baseContext({ ...options, configDir: dir });
 /** What `cards create --from-file FILE` makes of the file before anything is sent. */
-const createFromFile = async (file: string) => parseCreateInput(testContext(), await optionsOf(createCommand, ['--from-file', file]));
+const createFromFile = async (file: string) => createInput(testContext(), ['--from-file', file]);
 
 /** Line 1 fine, line 2 has a Latin-1 é (0xE9), which is not UTF-8. */
 function latin1File(name: string, line1: string, line2: string): string {
@@ -45,7 +45,7 @@ const apiData = async (data: string) => parseApiCall(testContext(), 'POST', '/x'
 describe('a file that is not UTF-8 is a usage error naming the flag and the line', () => {
   const cases: Array<[string, (path: string) => Promise<unknown>]> = [
     ['cards create --from-file', (p) => createFromFile(p)],
-    ['oauth create / users update --from-file', (p) => readBodyFile(testContext() as never, p)],
+    ['oauth create / users update --from-file', (p) => readBodyFile(testContext(), p)],
     ['oauth create --public-key', async (p) => parseOAuthCreate(testContext(), await optionsOf(oauthCreate, ['--public-key', p, '--name', 'x']))],
     ['api --data @file', (p) => apiData(`@${p}`)],
     ['simulate run SCENARIO', (p) => runCommand(simulateRun, testContext(), [p])],
@@ -72,7 +72,7 @@ describe('a file that is not UTF-8 is a usage error naming the flag and the line
     const sub = join(dir, 'a-directory');
     mkdirSync(sub, { recursive: true });
     expect((await rejection(createFromFile(sub))).message).toMatch(/EISDIR/);
-    expect((await rejection(readBodyFile(testContext() as never, sub))).message).toMatch(/EISDIR/);
+    expect((await rejection(readBodyFile(testContext(), sub))).message).toMatch(/EISDIR/);
   });
 });
 
@@ -88,7 +88,7 @@ describe('FIFOs (<(…)) are read like files', () => {
   it('cards create --from-file, users/oauth --from-file, api --data @', async () => {
     const { body } = await createFromFile(fifo('card.fifo', JSON.stringify({ cardProgram: 'P' })));
     expect(body.cardProgram).toBe('P');
-    expect(await readBodyFile(testContext() as never, fifo('body.fifo', '{"firstName":"Ada"}'))).toEqual({ firstName: 'Ada' });
+    expect(await readBodyFile(testContext(), fifo('body.fifo', '{"firstName":"Ada"}'))).toEqual({ firstName: 'Ada' });
     expect((await apiData(`@${fifo('data.fifo', '{"a":1}')}`)).body).toEqual({ a: 1 });
     expect(await readTextFile(fifo('text.fifo', 'é'))).toBe('é');
   });

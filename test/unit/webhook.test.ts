@@ -1,16 +1,17 @@
 // `webhook listen`: rules, signature checks, answers, delays and --forward-to, against the
 // listener in-process with plain undici requests.
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startListener, type Exchange, type RunningListener } from '../../src/commands/webhook/listener.js';
+import { startListener, type Exchange, type Received, type RunningListener } from '../../src/commands/webhook/listener.js';
 import { decide, parseRules } from '../../src/commands/webhook/rules.js';
 import { UsageError } from '../../src/core/errors.js';
 import { signatureHeader, verifySignature } from '../../src/webhook-protocol/signature.js';
 import { humanPrinter } from '../../src/commands/webhook/listen.js';
 import { json, startTestServer, type Handler, type RecordedRequest, type TestServer } from '../helpers/http-server.js';
 import { testContext } from '../helpers/context.js';
+import { jsonOf } from '../helpers/json.js';
 
 const MESSAGE = {
   '0': '0100', '2': '5060990000000000008', '3': '000000', '4': '000000150000', '11': '000001', '14': '2912', '25': '00',
@@ -264,7 +265,7 @@ describe('listener', () => {
     listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', repeats: 'inconsistent', historyBound: { exchanges: 3, bytes: 1_000_000 }, onExchange: (x) => exchanges.push(x) });
     const stans = ['000001', '000002', '000003', '000004'];
     for (const stan of stans) await post(listener.url, { ...MESSAGE, '11': stan });
-    const deliveries = async (stan: string, rrn = MESSAGE['37']) => (await (await request(`${listener!.url}/exchanges?stan=${stan}&rrn=${rrn}`)).body.json() as any).deliveries;
+    const deliveries = async (stan: string, rrn = MESSAGE['37']) => (await jsonOf<Received>(await request(`${listener!.url}/exchanges?stan=${stan}&rrn=${rrn}`))).deliveries;
     expect(await Promise.all(stans.map((stan) => deliveries(stan)))).toEqual([0, 1, 1, 1]);
     // Forgotten, the first is no longer a repeat's first: the repeat is decided afresh (00, not the inconsistent 05).
     expect((await post(listener.url, { ...MESSAGE, '11': '000001', '0': '0101' })).body['39']).toBe('00');
@@ -384,12 +385,12 @@ describe('listener --forward-to: each outcome of the handler, logged as what it 
   });
 
   it.each([
-    ['a body that is not JSON', (_req: RecordedRequest, res: any) => res.writeHead(200, { 'content-type': 'application/json' }).end('<html>ok</html>'), /not JSON/],
-    ['JSON as text/plain', (req: RecordedRequest, res: any) => res.writeHead(200, { 'content-type': 'text/plain' }).end(JSON.stringify(answer(JSON.parse(req.body)))), /content type "text\/plain"/],
-    ['no field 39', (req: RecordedRequest, res: any) => json(res, 200, { ...JSON.parse(req.body), '0': '0110' }), /no valid field 39/],
-    ['another STAN', (req: RecordedRequest, res: any) => json(res, 200, answer(JSON.parse(req.body), { '11': '999999' })), /field 11 .* differs/],
-    ['the request MTI', (req: RecordedRequest, res: any) => json(res, 200, answer(JSON.parse(req.body), { '0': '0100' })), /MTI is "0100", expected 0110/],
-    ['a reply over 64 KiB', (req: RecordedRequest, res: any) => json(res, 200, answer(JSON.parse(req.body), { '48': 'x'.repeat(70_000) })), /over 65536 bytes/],
+    ['a body that is not JSON', (_req: RecordedRequest, res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end('<html>ok</html>'), /not JSON/],
+    ['JSON as text/plain', (req: RecordedRequest, res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/plain' }).end(JSON.stringify(answer(JSON.parse(req.body)))), /content type "text\/plain"/],
+    ['no field 39', (req: RecordedRequest, res: ServerResponse) => json(res, 200, { ...JSON.parse(req.body), '0': '0110' }), /no valid field 39/],
+    ['another STAN', (req: RecordedRequest, res: ServerResponse) => json(res, 200, answer(JSON.parse(req.body), { '11': '999999' })), /field 11 .* differs/],
+    ['the request MTI', (req: RecordedRequest, res: ServerResponse) => json(res, 200, answer(JSON.parse(req.body), { '0': '0100' })), /MTI is "0100", expected 0110/],
+    ['a reply over 64 KiB', (req: RecordedRequest, res: ServerResponse) => json(res, 200, answer(JSON.parse(req.body), { '48': 'x'.repeat(70_000) })), /over 65536 bytes/],
   ])('%s: 502, logged as an invalid reply', async (_label, handle, reason) => {
     const result = await through(handle as Handler);
     expectFailure(result, 502, 'invalid-reply', reason);
@@ -418,14 +419,14 @@ describe('listener --forward-to: repeats and duplicates are counted as when it a
     listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', forwardTo: `${handler.url}/auth`, onExchange: (x) => exchanges.push(x) });
   }
   const send = (message: Record<string, string>) => request(listener!.url, { method: 'POST', body: JSON.stringify(message), headers: { 'content-type': 'application/json' } }).then((res) => res.body.json());
-  const received = async () => (await (await request(`${listener!.url}/exchanges?stan=${MESSAGE['11']}&rrn=${MESSAGE['37']}`)).body.json()) as any;
+  const received = async () => jsonOf<Received>(await request(`${listener!.url}/exchanges?stan=${MESSAGE['11']}&rrn=${MESSAGE['37']}`));
 
   it('a duplicate delivery and a repeat (0101) are counted, and whether the handler answered them alike', async () => {
     await relayTo(() => '00');
     await Promise.all([send(MESSAGE), send(MESSAGE)]);
     await send({ ...MESSAGE, '0': '0101' });
     expect(await received()).toMatchObject({ deliveries: 3, repeats: 2 });
-    expect((await received()).messages.map((x: any) => x.repeat)).toEqual([undefined, 'consistent', 'consistent']);
+    expect((await received()).messages.map((x) => x.repeat)).toEqual([undefined, 'consistent', 'consistent']);
     expect(exchanges.filter((x) => x.repeat)).toEqual([expect.objectContaining({ decidedBy: 'forward', repeat: 'consistent' }), expect.objectContaining({ decidedBy: 'forward', repeat: 'consistent' })]);
   });
 
@@ -433,7 +434,7 @@ describe('listener --forward-to: repeats and duplicates are counted as when it a
     await relayTo((_message, call) => (call === 0 ? '00' : '05'));
     await send(MESSAGE);
     await send({ ...MESSAGE, '0': '0101' });
-    expect((await received()).messages.map((x: any) => x.repeat)).toEqual([undefined, 'inconsistent']);
+    expect((await received()).messages.map((x) => x.repeat)).toEqual([undefined, 'inconsistent']);
     const ctx = testContext();
     (await humanPrinter(ctx))(exchanges[1]!);
     expect(ctx.io.stdoutText()).toMatch(/a repeat, answered unlike the first/);

@@ -13,12 +13,11 @@ export type Json = Record<string, unknown>;
 
 /** Reads a JSON object from FILE, or from stdin for `-`. */
 export async function readJsonObject(ctx: Context, file: string, flag = '--from-file'): Promise<Json> {
-  if (file !== '-') return jsonObjectFromFile(file, flag);
-  return jsonObject(await readAll(ctx.io.stdin), `${flag} - (stdin)`);
+  return file === '-' ? jsonObject(await readAll(ctx.io.stdin), `${flag} - (stdin)`) : readJsonFile(file, flag);
 }
 
-/** Reads a JSON object from FILE (a parse step's read: no stdin). */
-export async function jsonObjectFromFile(file: string, flag = '--from-file'): Promise<Json> {
+/** Reads a JSON object from FILE (a path, not stdin: a parse step has no stdin). */
+export async function readJsonFile(file: string, flag = '--from-file'): Promise<Json> {
   const { readTextFile } = await import('../../core/text.js');
   let text: string;
   try {

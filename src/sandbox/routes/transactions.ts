@@ -21,7 +21,8 @@ export const transactionRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (
     const { merchantId, terminalId, cardStatus, transactionStatus } = request.query;
     const listed = transactions.list({ institutionId: principalOf(request).institutionId, merchantId, terminalId, cardStatus, transactionStatus, limit, offset });
     const body = storedListBody(deps.dialect, 'Transactions retrieved successfully', listed.records, pagination(page, limit, listed.total));
-    // Already the JSON of the 200 schema: fastify sends a string as it is (see storedListBody for why).
+    // Already the JSON of the 200 schema: fastify sends a string as it is (see storedListBody for why);
+    // the cast because the type provider types send() as the schema's object, not its JSON text.
     return reply.type('application/json').send(body as never);
   });
 };

@@ -234,8 +234,7 @@ export function openDatabase(options: OpenOptions): Db {
   const native = new Database(path);
   if (path !== ':memory:') chmodSync(path, 0o600);
   const prepareNative = native.prepare.bind(native) as (sql: string) => NativeStatement;
-  const db = native as unknown as Db;
-  db.prepare = (sql: string) => new RecoveringStatement(prepareNative, sql);
+  const db: Db = Object.assign(native, { prepare: (sql: string): Statement => new RecoveringStatement(prepareNative, sql) });
   // WAL lets readers run beside the writer; FULL fsyncs the WAL on every commit, so a
   // response is only sent for a write that survives kill -9 (and power loss). A commit that
   // another durable one always follows before the answer may opt out (TransactionOptions).

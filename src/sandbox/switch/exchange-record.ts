@@ -90,7 +90,8 @@ export function exchangeRecord({ subject, config, message, wire, outcome, at, la
       method: sent?.method ?? 'POST',
       url: redactUrl(sent?.url ?? config.url),
       headers: headers(sent?.headers ?? {}),
-      body: redactValue(message),
+      // What went out (a signature fault may have changed it after signing), else the message.
+      body: redactValue(sentBody(sent?.body) ?? message),
     },
     response: reply ? { status: reply.status, headers: headers(reply.headers), body: redactBodyText(scrub(reply.body)), truncated: reply.truncated } : null,
     latencyMs: Math.max(0, Math.round(latencyMs)),
@@ -99,4 +100,13 @@ export function exchangeRecord({ subject, config, message, wire, outcome, at, la
     responseCode: outcome.ok ? outcome.reply['39'] ?? null : null,
     faults,
   };
+}
+
+function sentBody(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }

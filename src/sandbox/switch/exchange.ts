@@ -50,7 +50,7 @@ export async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram[
   // A delay that used up the deadline: the message still reaches the webhook, too late.
   const remaining = Math.max(0, draw.deadlineMs - (Date.now() - started));
   const readFor = deps.background ? remaining + LATE_REPLY_WINDOW_MS : Math.max(1, remaining);
-  const call = (wire: WireCapture) => (deps.callWebhook ?? callWebhook)(config, request, { ...deps.webhook, timeoutMs: readFor, messageId: messageIdOf(transactionId), wire })
+  const call = (wire: WireCapture) => (deps.callWebhook ?? callWebhook)(config, request, { ...deps.webhook, timeoutMs: readFor, messageId: messageIdOf(transactionId), ...(draw.signature ? { signatureFault: draw.signature } : {}), wire })
     .catch((error: Error): WebhookOutcome => ({ ok: false, reason: `the webhook call failed: ${error.message}` }));
   const wires: [WireCapture, WireCapture] = [{}, {}];
   const first = call(wires[0]);

@@ -23,6 +23,7 @@ export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id
   const mti = repeatMtiOf(stored.record.mti);
   let responseCode = stored.record.responseCode;
   let faults: string[] = [];
+  let replyMti: string | undefined;
   let sent: Exchange | undefined;
   if (mode === 'forward') {
     const { card, program } = cardAndProgramOf(deps.store, institutionId, stored.record);
@@ -31,11 +32,12 @@ export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id
     const subject = subjectOf(institutionId, stored.record, (stored.record.repeats?.length ?? 0) + 2, mti, stored.originalId);
     const exchange = await exchangeWithWebhook({ ...deps, background: undefined }, program?.webHookConfig, message, id, subject);
     responseCode = exchange.outcome.ok ? exchange.outcome.reply['39'] ?? '' : '';
+    replyMti = exchange.outcome.ok ? exchange.outcome.reply['0'] : undefined;
     faults = exchange.faults;
     sent = exchange;
   }
   const record = deps.store.atomically(() => rewrite(deps.store, institutionId, id, now(), (current) => {
-    current.repeats = [...(current.repeats ?? []), { ...repeatEntry(now(), mti, responseCode === current.responseCode, responseCode), ...(faults.length > 0 ? { webhookFaults: faults } : {}) }];
+    current.repeats = [...(current.repeats ?? []), { ...repeatEntry(now(), mti, responseCode === current.responseCode, responseCode), ...(replyMti ? { replyMti } : {}), ...(faults.length > 0 ? { webhookFaults: faults } : {}) }];
   }))!;
   return answerOf(record, { exchange: sent });
 }

@@ -2,10 +2,12 @@
 // the same way (mulberry32), so a run replays: a delay before the message goes out, the
 // network's deadline, the message delivered twice, the connection reset once the message was
 // sent (the webhook saw it; its answer is never read), the reply lost (the webhook answered;
-// the network never saw it) and a garbage reply. What each message got is recorded on it.
+// the network never saw it) and a garbage reply; and, deterministic rather than drawn, a bad
+// signature (what a handler must refuse). What each message got is recorded on it.
 import { parseDuration, parseDurationRange } from '../../core/duration.js';
 import { mulberry32, parseProbability, refuseAliases, specEntries } from '../faults.js';
 import { WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
+import { SIGNATURE_FAULTS, type SignatureFault } from '../../webhook-protocol/signature-faults.js';
 
 export interface WebhookFaultSpec {
   /** Added before the message is sent, uniformly in [min, max] ms; it counts against the deadline. */
@@ -17,6 +19,8 @@ export interface WebhookFaultSpec {
   reset: number;
   replyLost: number;
   garbage: number;
+  /** Every message signed wrongly this way (not drawn: a handler must refuse each one). */
+  signature?: SignatureFault;
 }
 
 export class WebhookFaultSpecError extends Error {
@@ -25,13 +29,13 @@ export class WebhookFaultSpecError extends Error {
   }
 }
 
-const KEYS = ['delay', 'deadline', 'duplicate', 'reset', 'reply-lost', 'garbage'] as const;
+const KEYS = ['delay', 'deadline', 'duplicate', 'reset', 'reply-lost', 'garbage', 'signature'] as const;
 
 export function emptyWebhookFaults(): WebhookFaultSpec {
   return { deadlineMs: WEBHOOK_TIMEOUT_MS, duplicate: 0, reset: 0, replyLost: 0, garbage: 0 };
 }
 
-/** Parses `delay=100-300ms,deadline=2s,duplicate=0.1,reset=0.05,reply-lost=0.05,garbage=0.01`; throws naming the bad key. */
+/** Parses `delay=100-300ms,deadline=2s,duplicate=0.1,reset=0.05,reply-lost=0.05,garbage=0.01,signature=stale-past`; throws naming the bad key. */
 export function parseWebhookFaults(text: string): WebhookFaultSpec {
   return webhookFaultsFrom(specEntries(text, 'webhook fault', specError));
 }
@@ -50,6 +54,7 @@ export function webhookFaultsFrom(values: Record<string, unknown>): WebhookFault
       case 'reset': spec.reset = probability(key, value); break;
       case 'reply-lost': case 'replyLost': spec.replyLost = probability(key, value); break;
       case 'garbage': spec.garbage = probability(key, value); break;
+      case 'signature': spec.signature = signatureFault(key, value); break;
       default: throw new WebhookFaultSpecError(key, `unknown webhook fault "${key}": use ${KEYS.join(', ')}`);
     }
   }
@@ -65,6 +70,7 @@ export function formatWebhookFaults(spec: WebhookFaultSpec): string {
   if (spec.reset) parts.push(`reset=${spec.reset}`);
   if (spec.replyLost) parts.push(`reply-lost=${spec.replyLost}`);
   if (spec.garbage) parts.push(`garbage=${spec.garbage}`);
+  if (spec.signature) parts.push(`signature=${spec.signature}`);
   return parts.join(',');
 }
 
@@ -76,6 +82,7 @@ export interface WebhookFaultDraw {
   reset: boolean;
   replyLost: boolean;
   garbage: boolean;
+  signature?: SignatureFault;
 }
 
 export interface WebhookFaultController {
@@ -104,6 +111,7 @@ export function webhookFaultController(initial: WebhookFaultSpec = emptyWebhookF
         reset: c < spec.reset,
         replyLost: d < spec.replyLost,
         garbage: e < spec.garbage,
+        ...(spec.signature ? { signature: spec.signature } : {}),
       };
     },
   };
@@ -118,7 +126,14 @@ export function describeDraw(draw: WebhookFaultDraw): string[] {
   if (draw.reset) out.push('reset');
   if (draw.replyLost) out.push('reply-lost');
   if (draw.garbage) out.push('garbage');
+  if (draw.signature) out.push(`signature ${draw.signature}`);
   return out;
+}
+
+function signatureFault(key: string, value: unknown): SignatureFault {
+  const found = SIGNATURE_FAULTS.find((fault) => fault === value);
+  if (!found) throw new WebhookFaultSpecError(key, `${key} must be one of ${SIGNATURE_FAULTS.join(', ')}`);
+  return found;
 }
 
 function probability(key: string, value: unknown): number {

@@ -1,14 +1,16 @@
 // The call to the institution's webhook in forward mode: POST the request message as JSON,
 // signed in the program's scheme (webHookConfig.type: X-Webhook-Signature, or the Standard
 // Webhooks headers; during a secret rotation with both secrets) and, when webHookConfig.header
-// is set, with the current secret in that header. The institution is not trusted: 5 s for the whole exchange (a slow drip included),
+// is set, with the current secret in that header; signed wrongly on purpose under the
+// `signature` webhook fault (signature-faults.ts). The institution is not trusted: 5 s for the whole exchange (a slow drip included),
 // at most MAX_REPLY_BYTES read (past that, or a Content-Length over it, the request is
 // aborted), a 2xx with a JSON content type, and a reply that answers this request (reply.ts).
 import { request, type Dispatcher } from 'undici';
 import type { WebhookConfig } from '../../api/schemas.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
 import { isJsonContentType, MAX_REPLY_BYTES, validateReply, WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
-import { schemeOfWebhookType, signedHeaders } from '../../webhook-protocol/signature.js';
+import { schemeOfWebhookType } from '../../webhook-protocol/signature.js';
+import { signMessage, type SignatureFault } from '../../webhook-protocol/signature-faults.js';
 
 export { WEBHOOK_TIMEOUT_MS };
 
@@ -40,6 +42,8 @@ export interface WebhookCallOptions {
    * duplicate, a repeat, an advice sent again); a fresh one when absent.
    */
   messageId?: string;
+  /** Sign wrongly this way (the `signature` webhook fault). */
+  signatureFault?: SignatureFault;
   /** Filled in as the call goes: the request as sent, then the reply as read (the exchange log records them). */
   wire?: WireCapture;
 }
@@ -73,17 +77,19 @@ export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' |
   } catch {
     return { ok: false, cause: 'no-url', reason: `the card program's webhook URL "${config.url}" is not a valid http(s) URL` };
   }
-  const body = JSON.stringify(message);
   const secret = config.secret ?? '';
   const nowSeconds = options.nowSeconds ?? Math.floor(Date.now() / 1000);
   const secrets = signingSecrets({ ...config, secret }, nowSeconds * 1000);
+  // A tampered body is answered as what it says (the handler should have refused it).
+  const signed = signMessage(schemeOfWebhookType(config.type), secrets, message, options.signatureFault, { nowSeconds, messageId: options.messageId });
+  const { body, message: sent } = signed;
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/json',
     'user-agent': 'cardctl-sandbox-switch',
-    ...signedHeaders(schemeOfWebhookType(config.type), secrets, body, { nowSeconds, messageId: options.messageId }),
+    ...signed.headers,
   };
-  if (config.header && config.header.trim() !== '') headers[config.header.trim().toLowerCase()] = secret;
+  if (config.header && config.header.trim() !== '' && signed.secretHeader !== undefined) headers[config.header.trim().toLowerCase()] = signed.secretHeader;
 
   if (options.wire) options.wire.request = { method: 'POST', url: url.href, headers, body };
   const controller = new AbortController();
@@ -125,7 +131,7 @@ export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' |
     } catch {
       return { ok: false, status, cause: 'invalid-reply', reason: 'the webhook reply is not JSON' };
     }
-    const verdict = validateReply(message, parsed);
+    const verdict = validateReply(sent, parsed);
     return verdict.ok ? { ok: true, status, reply: verdict.reply } : { ok: false, status, cause: 'invalid-reply', reason: verdict.reason };
   } catch (error) {
     if (controller.signal.aborted) return { ok: false, timedOut: true, cause: 'timeout', reason: `no reply from the webhook within ${timeoutMs / 1000} s (timeout)` };

@@ -4,7 +4,7 @@ import { bodyFields, defineFlags, type FlagValues } from '../../../core/flags.js
 import type { Context } from '../../../app/context.js';
 import { UsageError } from '../../../core/errors.js';
 import { getPath, setPath } from '../../../core/object-path.js';
-import { ADDRESS_KEYS, applyFlags, assertKnownKeys, checkFileValues, jsonObjectFromFile, readJsonObject, type Json } from '../fields.js';
+import { ADDRESS_KEYS, applyFlags, assertKnownKeys, checkFileValues, readJsonFile, readJsonObject, type Json } from '../fields.js';
 import { CARDHOLDER_FLAGS, customerPlacement, placeFlags, REASON_MAX_LENGTH } from '../../card-flags.js';
 import { cardIdArgument, describeCard, printCard, type CardId } from '../common.js';
 import { BULK_FLAGS, bulkFlagsGiven, checkBulkFlags } from '../../bulk-command.js';
@@ -59,7 +59,7 @@ async function parseCustomerUpdate({ args, opts }: { args: [string | undefined];
   if (stray.length) throw new UsageError(`${stray.join(', ')} need --from-file without a card id (many cards)`);
   const cardId = cardIdArgument({ args });
   if (opts.fromFile === '-') return { opts, cardId };
-  const file = opts.fromFile === undefined ? undefined : await jsonObjectFromFile(opts.fromFile);
+  const file = opts.fromFile === undefined ? undefined : await readJsonFile(opts.fromFile);
   return { opts, cardId, changes: customerChanges(opts, file) };
 }
 

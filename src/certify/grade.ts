@@ -1,0 +1,145 @@
+// How each check's verdict is read from what the sandbox recorded of the exchange: the message it
+// sent, the reply it took (already held to the protocol's rules: MTI, field 39, echoed fields,
+// size, content type), its latency, the faults it injected, repeats, acknowledgements. Pure.
+import type { SimulateResult, Transaction } from '../api/schemas.js';
+import { isApproved, responseMessage } from '../iso8583/codes.js';
+import { maskPan } from '../core/redact.js';
+import { answerMtisOf, PARTIAL_APPROVAL_CODE } from '../webhook-protocol/reply.js';
+
+export type VerdictKind = 'pass' | 'fail' | 'skip';
+
+/** One message of a check as the sandbox saw it, card number masked. */
+export interface Evidence {
+  request: { mti: string; stan?: string; rrn?: string; pan?: string; amount?: string; faults?: string[] };
+  response: { mti?: string; code?: string; latencyMs?: number; failure?: string; standIn?: string; acknowledged?: boolean; attempts?: number; lastResult?: string };
+}
+
+export interface Verdict {
+  verdict: VerdictKind;
+  reason: string;
+  evidence: Evidence[];
+}
+
+export const pass = (reason: string, evidence: Evidence[] = []): Verdict => ({ verdict: 'pass', reason, evidence });
+export const fail = (reason: string, evidence: Evidence[] = []): Verdict => ({ verdict: 'fail', reason, evidence });
+export const skip = (reason: string, evidence: Evidence[] = []): Verdict => ({ verdict: 'skip', reason, evidence });
+
+const codeText = (code: string) => `${code} (${responseMessage(code)})`;
+
+/** A message and its answer as evidence. */
+export function evidenceOf(result: SimulateResult): Evidence {
+  const { request } = result;
+  return {
+    request: { mti: result.mti, stan: result.stan, rrn: result.rrn, ...(request['2'] ? { pan: maskPan(request['2']) } : {}), ...(request['4'] ? { amount: request['4'] } : {}) },
+    response: {
+      ...(result.webhook && !result.webhook.failure ? { mti: result.response['0'] } : {}),
+      code: result.responseCode,
+      ...(result.webhook ? { latencyMs: result.webhook.latencyMs } : {}),
+      ...(result.webhook?.failure ? { failure: result.webhook.failure } : {}),
+      ...(result.standIn ? { standIn: result.standIn.decision } : {}),
+    },
+  };
+}
+
+/** A stored transaction (an advice, a reversal that stands) and its deliveries as evidence. */
+export function deliveryEvidence(tx: Transaction): Evidence {
+  const pan = tx.originalMessage['2'];
+  return {
+    request: { mti: tx.mti, stan: tx.stan, rrn: tx.rrn, ...(pan ? { pan: maskPan(pan) } : {}), ...(tx.originalMessage['4'] ? { amount: tx.originalMessage['4'] } : {}), ...(tx.webhookFaults ? { faults: tx.webhookFaults } : {}) },
+    response: tx.advice ? { acknowledged: tx.advice.acknowledged, attempts: tx.advice.attempts, lastResult: tx.advice.lastResult } : { code: tx.responseCode },
+  };
+}
+
+/** Why the webhook's answer to a message was not usable, or undefined when it was. */
+function unusable(result: SimulateResult): string | undefined {
+  if (!result.webhook) return `the message never reached the webhook: the sandbox answered ${codeText(result.responseCode)} itself`;
+  if (result.webhook.failure) return result.webhook.failure;
+  if (result.standIn) return `the network stood in (${result.standIn.reason})`;
+  return undefined;
+}
+
+/**
+ * A request answered validly: a reply the sandbox took (the protocol's rules), within the
+ * deadline, and, when the rules file names codes for this check, one of them. A decline is valid.
+ */
+export function gradeReply(result: SimulateResult, options: { deadlineMs: number; expect?: readonly string[] }): Verdict {
+  const evidence = [evidenceOf(result)];
+  const why = unusable(result);
+  if (why) return fail(why, evidence);
+  const latency = result.webhook!.latencyMs;
+  if (latency > options.deadlineMs) return fail(`replied after ${latency} ms, past the ${options.deadlineMs} ms deadline`, evidence);
+  if (options.expect && !options.expect.includes(result.responseCode)) {
+    return fail(`replied ${codeText(result.responseCode)}; the rules expect ${options.expect.join(' or ')}`, evidence);
+  }
+  return pass(`replied ${result.response['0'] ?? ''} ${codeText(result.responseCode)} in ${latency} ms`, evidence);
+}
+
+/** A message the handler must refuse: anything but an approval by the webhook itself passes (an error status, a decline). */
+export function gradeRefusal(result: SimulateResult, what: string): Verdict {
+  const evidence = [evidenceOf(result)];
+  const why = unusable(result);
+  if (why) return pass(`refused: ${why}`, evidence);
+  if (isApproved(result.responseCode)) return fail(`approved ${what}: replied ${codeText(result.responseCode)}; it must be refused (a non-2xx status, or a decline)`, evidence);
+  return pass(`declined: replied ${codeText(result.responseCode)}`, evidence);
+}
+
+/** A message delivered twice: both copies answered with the same code. */
+export function gradeDuplicate(result: SimulateResult, tx: Transaction): Verdict {
+  const evidence = [evidenceOf(result)];
+  const entry = tx.repeats?.[0];
+  if (!entry) return fail('the sandbox recorded no second delivery', evidence);
+  return entry.agreed ? pass('both deliveries were answered alike', evidence) : fail('the two deliveries of one message were answered differently', evidence);
+}
+
+/** The latest repeat of `tx`: answered, with the ISO response MTI, as the first time. */
+export function gradeRepeat(tx: Transaction): Verdict {
+  const entry = tx.repeats?.at(-1);
+  const evidence: Evidence[] = [{ request: { mti: entry?.mti ?? '', stan: tx.stan, rrn: tx.rrn }, response: { ...(entry?.replyMti ? { mti: entry.replyMti } : {}), code: entry?.responseCode ?? '' } }];
+  if (!entry) return fail('the sandbox recorded no repeat', evidence);
+  if (!entry.responseCode) return fail(`no usable answer to the repeat ${entry.mti}`, evidence);
+  const iso = answerMtisOf(entry.mti)[0]!;
+  if (entry.replyMti !== undefined && entry.replyMti !== iso) return fail(`answered the repeat ${entry.mti} with ${entry.replyMti}; the ISO answer is ${iso} (the answer to the message it repeats)`, evidence);
+  if (!entry.agreed) return fail(`answered the repeat ${codeText(entry.responseCode)}, the first time ${codeText(tx.responseCode)}`, evidence);
+  return pass(`answered the repeat ${entry.mti} with ${iso} ${codeText(entry.responseCode)}, as the first time`, evidence);
+}
+
+/** A message the webhook acknowledges (an advice, a reversal that stands): acknowledged within the window. */
+export function gradeAcknowledged(tx: Transaction, windowMs: number): Verdict {
+  const evidence = [deliveryEvidence(tx)];
+  const delivery = tx.advice;
+  if (!delivery) return fail(`the sandbox recorded no delivery of the ${tx.mti}`, evidence);
+  const attempts = `${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}`;
+  if (delivery.acknowledged) return pass(`the ${tx.mti} was acknowledged (${attempts}: ${delivery.lastResult})`, evidence);
+  return fail(`the ${tx.mti} was not acknowledged within ${windowMs / 1000} s (${attempts}; last: ${delivery.lastResult})`, evidence);
+}
+
+/** Partial approval, when the handler used it: field 4 more than 0 and below the amount asked. */
+export function gradePartial(result: SimulateResult): Verdict {
+  const evidence = [evidenceOf(result)];
+  const why = unusable(result);
+  if (why) return fail(why, evidence);
+  if (result.responseCode !== PARTIAL_APPROVAL_CODE) return skip(`the handler answered ${codeText(result.responseCode)}, not a partial approval (10): nothing to grade`, evidence);
+  const asked = BigInt(result.request['4'] ?? '0');
+  const given = /^\d{12}$/.test(result.response['4'] ?? '') ? BigInt(result.response['4']!) : -1n;
+  if (given <= 0n || given > asked) return fail(`partial approval with field 4 ${result.response['4'] ?? '(none)'}: it must be more than 0 and at most ${result.request['4']}`, evidence);
+  return pass(`partially approved ${result.response['4']} of ${result.request['4']}`, evidence);
+}
+
+export interface LatencyFigures {
+  requests: number;
+  replies: number;
+  timeouts: number;
+  p50?: number;
+  p99?: number;
+  max?: number;
+}
+
+/** The latency under load: every message answered by the webhook, p99 under the deadline. */
+export function gradeLatency(figures: LatencyFigures, deadlineMs: number): Verdict {
+  const evidence: Evidence[] = [];
+  const shown = `${figures.requests} requests, ${figures.replies} replies, ${figures.timeouts} timeouts; p50 ${figures.p50 ?? '-'} ms, p99 ${figures.p99 ?? '-'} ms, max ${figures.max ?? '-'} ms`;
+  if (figures.timeouts > 0) return fail(`${figures.timeouts} of ${figures.requests} timed out under load (${shown})`, evidence);
+  if (figures.replies === 0 || figures.p99 === undefined) return fail(`no reply from the webhook under load (${shown})`, evidence);
+  if (figures.p99 >= deadlineMs) return fail(`p99 ${figures.p99} ms is not under the ${deadlineMs} ms deadline (${shown})`, evidence);
+  return pass(shown, evidence);
+}

@@ -1,0 +1,97 @@
+// The run of `cardctl webhook certify`: the secret, the sandbox (in this process, or the
+// profile's running one), the session, the checks, the table, the failures' evidence, the reports.
+import type { Context } from '../../app/context.js';
+import { InterruptedError, UsageError } from '../../core/errors.js';
+import { redactUrl } from '../../core/redact.js';
+import { writeFileAtomic } from '../../core/write-file.js';
+import type { Column } from '../../output/renderer.js';
+import { VERSION } from '../../version.js';
+import { WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
+import type { SignatureScheme } from '../../webhook-protocol/signature.js';
+import { ACKNOWLEDGEMENT_WINDOW_MS } from '../../certify/context.js';
+import { CertifySession } from '../../certify/session.js';
+import { buildReport, runChecks, type CheckResult } from '../../certify/runner.js';
+import { evidenceText, jsonReport, junitReport, markdownReport, scrub } from '../../certify/reports.js';
+
+export interface CertifyInput {
+  url: string;
+  secretStdin: boolean;
+  scheme: SignatureScheme;
+  checks: string[];
+  expect: Record<string, readonly string[]>;
+  latency: { perSecond: number; durationMs: number };
+  seed: number;
+  outputs: { report?: string | undefined; junit?: string | undefined; markdown?: string | undefined };
+  profile?: string | undefined;
+}
+
+const COLUMNS: Column<CheckResult>[] = [
+  { header: 'CHECK', path: 'name' },
+  { header: 'VERDICT', path: 'verdict', status: true },
+  { header: 'REASON', path: 'reason' },
+];
+
+/** In-process, the sandbox retries an unacknowledged advice after 0.5 s, doubling: three attempts within the window. */
+const ADVICE_RETRY_FIRST_MS = 500;
+
+export async function certify(ctx: Context, input: CertifyInput): Promise<{ failed: string[] }> {
+  const secret = await readSecret(ctx, input.secretStdin);
+  const { ApiClient } = await import('../../api/client.js');
+  let client: InstanceType<typeof ApiClient>;
+  let close = async () => {};
+  let where: string;
+  if (input.profile) {
+    if (ctx.settings().profile.env !== 'sandbox') {
+      throw new UsageError(`profile "${input.profile}" is not a sandbox: certify drives a sandbox`, { hint: 'store one with `cardctl sandbox serve --profile NAME`, or leave out -p to start one in this process' });
+    }
+    client = await ctx.client();
+    where = `profile ${input.profile}`;
+  } else {
+    const { startSandbox } = await import('../../sandbox/index.js');
+    const sandbox = await startSandbox({ memory: true, port: 0, adviceRetryFirstMs: ADVICE_RETRY_FIRST_MS, webhookFaultsSeed: input.seed });
+    close = () => sandbox.close();
+    client = new ApiClient({ baseUrl: sandbox.baseUrl, getToken: async () => sandbox.token, ...ctx.connection() });
+    where = 'in-process';
+  }
+  let session: CertifySession | undefined;
+  try {
+    session = await CertifySession.open(client, { url: input.url, secret, scheme: input.scheme, seed: input.seed }, ctx.signal);
+    ctx.log.info(`Certifying ${scrub(redactUrl(input.url), secret)} (${input.scheme} signatures, seed ${input.seed}, sandbox ${where}): ${input.checks.length} checks`);
+    const results = await runChecks(input.checks, {
+      session, deadlineMs: WEBHOOK_TIMEOUT_MS, windowMs: ACKNOWLEDGEMENT_WINDOW_MS, latency: input.latency, signal: ctx.signal,
+      expect: (check) => input.expect[check],
+    }, (result) => ctx.log.info(`${result.verdict === 'pass' ? '✓' : result.verdict === 'skip' ? '-' : '✗'} ${result.name}`, 'dim'));
+    const report = buildReport(results, { version: VERSION, date: ctx.clock.now(), url: input.url, scheme: input.scheme, seed: input.seed, sandbox: where });
+    const clean = (text: string) => scrub(text, secret);
+    // The table, and everything after, through the same guard as the files.
+    const shown = JSON.parse(clean(JSON.stringify(report.checks))) as CheckResult[];
+    await ctx.output().list(shown, COLUMNS, { idPath: 'name' });
+    for (const check of shown.filter((c) => c.verdict === 'fail')) {
+      ctx.io.err(`\n✗ ${check.name}: ${check.reason}\n${check.evidence.length > 0 ? `${evidenceText(check.evidence).replace(/^/gm, '    ')}\n` : ''}`);
+    }
+    const { report: json, junit, markdown } = input.outputs;
+    if (json) writeFileAtomic(json, clean(jsonReport(report)), { mode: 0o644 });
+    if (junit) writeFileAtomic(junit, clean(junitReport(report)), { mode: 0o644 });
+    if (markdown) writeFileAtomic(markdown, clean(markdownReport(report)), { mode: 0o644 });
+    const { passed, failed, skipped } = report.summary;
+    ctx.log.info(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+    // Interrupted: the checks run so far are reported, and the run is not a verdict.
+    if (ctx.signal.aborted) throw new InterruptedError();
+    return { failed: results.filter((r) => r.verdict === 'fail').map((r) => r.name) };
+  } finally {
+    if (input.profile) await session?.restoreFaults().catch(() => ctx.log.warn('could not put back the sandbox\'s webhook faults (GET /sandbox/webhook-faults shows them)'));
+    await close();
+  }
+}
+
+async function readSecret(ctx: Context, fromStdin: boolean): Promise<string> {
+  if (fromStdin) {
+    const { lineReader } = await import('../../core/io.js');
+    const secret = (await lineReader(ctx.io.stdin).next())?.trim();
+    if (!secret) throw new UsageError('--secret-stdin: stdin is empty; pipe the webhook secret in, e.g. echo "$SECRET" | cardctl webhook certify --url URL --secret-stdin');
+    return secret;
+  }
+  const secret = ctx.settings().profile.webhookSecret;
+  if (!secret) throw new UsageError('no webhook secret: give it with --secret-stdin (or store it in the profile as webhookSecret)', { hint: 'echo "$SECRET" | cardctl webhook certify --url URL --secret-stdin' });
+  return secret;
+}

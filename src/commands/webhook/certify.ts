@@ -1,0 +1,108 @@
+// `cardctl webhook certify`: runs the certification's checks (src/certify/) against an
+// institution's webhook through a sandbox (its own, in this process, or a running one with
+// --profile), prints the verdicts, writes the reports, exits 5 when a check fails.
+import { defineCommand } from '../../app/command.js';
+import { RejectedError, UsageError } from '../../core/errors.js';
+import { SIGNATURE_SCHEMES } from '../../webhook-protocol/signature.js';
+import { CHECKS, RULED_CHECK_NAMES } from '../../certify/checks.js';
+import { DEFAULT_LATENCY } from '../../certify/latency.js';
+import { ACKNOWLEDGEMENT_WINDOW_MS } from '../../certify/context.js';
+import { parseLatencyDuration, parseRate, parseRules, parseSeed, parseWebhookUrl, selectChecks } from '../../certify/options.js';
+
+/** Each check's name, then what it proves, wrapped to fit 80 columns. */
+const checkList = CHECKS.map((check) => `  ${check.name}\n${wrapped(check.proves, '      ', 78)}`).join('\n');
+
+function wrapped(text: string, indent: string, width: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && indent.length + line.length + 1 + word.length > width) { lines.push(line); line = word; } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line].map((l) => `${indent}${l}`).join('\n');
+}
+
+export default defineCommand({
+  name: 'certify',
+  // It starts a sandbox of its own and reads the webhook secret: an operator's tool, not an assistant's.
+  mcp: 'never',
+  summary: "certify your institution's webhook: a suite of checks graded from what crossed the wire",
+  description: `Sends your webhook the messages of the card lifecycle and the network's bad days through a
+sandbox, and grades each check from what the sandbox sent, what came back and what it retried:
+never from anything the handler says about itself. Prints a table of checks (check, verdict,
+reason); each failure's reason and evidence (card numbers masked) follow on stderr.
+
+By default an in-memory sandbox is started in this process: a card program whose webhook is --url,
+signed with the secret (--secret-stdin, else the profile's webhookSecret) in --scheme. With
+-p/--profile NAME of a sandbox profile (\`cardctl sandbox serve --profile NAME\`), that running
+sandbox is used instead: a new card program there points at --url.
+
+Checks (select with --only a,b or --skip a,b):
+${checkList}
+
+Refusals pass on a non-2xx status or a reply that does not approve. A decline is a valid reply;
+--rules FILE may state the codes expected of the checks graded on a reply
+(${RULED_CHECK_NAMES.join(', ')}), each a list meaning "one of":
+  expect: { authorization-reply: ["00"], refund: "00" }
+
+Advices and timeout reversals have ${ACKNOWLEDGEMENT_WINDOW_MS / 1000} s to be acknowledged (the sandbox retries
+meanwhile). The latency check sends authorizations at --rate (default ${DEFAULT_LATENCY.perSecond}/s) for
+--duration (default ${DEFAULT_LATENCY.durationMs / 1000}s); its p99 must be under the network's 5 s deadline.
+--seed seeds the webhook faults (default 1): a run replays.
+
+Reports: --report FILE.json (cardctl version, date, URL with userinfo redacted, scheme, seed, every
+check with verdict, reason and evidence), --junit FILE.xml (one test case per check, for CI),
+--markdown FILE (for a ticket). No secret and no full card number is in any of them.
+
+Exit codes: 0 every check passed (or was skipped with a reason), 5 a check failed, 2 usage.`,
+  flags: {
+    url: { type: 'string', value: 'url', description: 'the webhook to certify (http or https)' },
+    secretStdin: { type: 'boolean', secret: true, description: "read the webhook's signing secret from stdin (else the profile's webhookSecret)" },
+    scheme: { type: 'string', value: 'scheme', choices: SIGNATURE_SCHEMES, default: 'cardctl', description: 'signature scheme: cardctl (X-Webhook-Signature) or standard-webhooks' },
+    only: { type: 'string', value: 'checks', description: 'run only these checks (comma-separated names)' },
+    skip: { type: 'string', value: 'checks', description: 'leave out these checks (comma-separated names)' },
+    rules: { type: 'string', value: 'file', complete: 'file', description: 'YAML/JSON: the response codes expected per check' },
+    rate: { type: 'string', value: 'n/s', default: `${DEFAULT_LATENCY.perSecond}/s`, description: 'latency check: authorizations a second' },
+    duration: { type: 'string', value: 'duration', default: `${DEFAULT_LATENCY.durationMs / 1000}s`, description: 'latency check: how long' },
+    seed: { type: 'string', value: 'n', default: '1', description: 'seed of the webhook faults (a run replays)' },
+    report: { type: 'string', value: 'file', complete: 'file', description: 'write the JSON report here' },
+    junit: { type: 'string', value: 'file', complete: 'file', description: 'write a JUnit XML report here (one test case per check)' },
+    markdown: { type: 'string', value: 'file', complete: 'file', description: 'write a Markdown report here (for a ticket)' },
+  },
+  examples: [
+    'echo "$WEBHOOK_SECRET" | cardctl webhook certify --url http://127.0.0.1:8080/card-auth --secret-stdin',
+    'cardctl webhook certify --url http://127.0.0.1:8080/card-auth --secret-stdin --junit certify.xml < secret.txt',
+    'cardctl webhook certify --url http://127.0.0.1:8080/card-auth --secret-stdin --only refuse-wrong-secret,latency --rate 10/s --duration 5s',
+    'cardctl -p sandbox webhook certify --url http://127.0.0.1:8080/card-auth --scheme standard-webhooks',
+  ],
+  async parse({ opts }) {
+    let expect: Record<string, readonly string[]> = {};
+    if (opts.rules !== undefined) {
+      const { readTextFile } = await import('../../core/text.js');
+      let text: string;
+      try {
+        text = await readTextFile(opts.rules);
+      } catch (error) {
+        throw new UsageError(`cannot read rules file ${opts.rules}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      }
+      expect = await parseRules(text, opts.rules);
+    }
+    return {
+      url: parseWebhookUrl(opts.url),
+      secretStdin: opts.secretStdin === true,
+      scheme: opts.scheme,
+      checks: selectChecks(opts.only, opts.skip),
+      expect,
+      latency: { perSecond: parseRate(opts.rate), durationMs: parseLatencyDuration(opts.duration) },
+      seed: parseSeed(opts.seed),
+      outputs: { report: opts.report, junit: opts.junit, markdown: opts.markdown },
+      profile: opts.profile,
+    };
+  },
+  async run(ctx, input) {
+    const { certify } = await import('./certify-run.js');
+    const { failed } = await certify(ctx, input);
+    if (failed.length > 0) {
+      throw new RejectedError(`${failed.length} check${failed.length > 1 ? 's' : ''} failed: ${failed.join(', ')}`, { code: 'CERTIFY_FAILED', details: { failed } });
+    }
+  },
+});
