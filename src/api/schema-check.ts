@@ -4,6 +4,7 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Static, TSchema } from '@sinclair/typebox';
+import { UsageError } from '../core/errors.js';
 
 /** What a failure says, as ajv reports it and fastify hands it on (error.validation). */
 export type SchemaFailure = Pick<ErrorObject, 'keyword' | 'instancePath' | 'message'> & { params: Record<string, unknown> };
@@ -24,6 +25,18 @@ export interface SchemaCheck<T extends TSchema> {
 /** A type guard compiled from a schema (strict: no coercion). */
 export function schemaCheck<T extends TSchema>(schema: T): SchemaCheck<T> {
   return createAjv({ coerceTypes: false }).compile<Static<T>>(schema);
+}
+
+/**
+ * A body the CLI assembled from many sources (flags, a file, the current record), checked against
+ * its schema before it is sent: typed by the check, not by a cast. A failure is a value no flag
+ * validator caught, reported as a usage error naming the field.
+ */
+export function checkedBody<T extends TSchema>(check: SchemaCheck<T>, body: unknown, where: string): Static<T> {
+  if (check(body)) return body;
+  const first = check.errors?.[0];
+  const failure = first ? fieldFailure(first, 'body') : { field: 'body', message: 'does not hold to the API schema' };
+  throw new UsageError(`${where}: ${failure.field} ${failure.message}`);
 }
 
 /** An ajv failure as the field it is about and what is wrong with it (`context`: body, query…, named when the field is the whole). */

@@ -13,6 +13,8 @@ export interface SandboxSettings {
   allowRemoteSandboxHelpers: boolean;
   /** The first wait before an unacknowledged advice is delivered again, ms (it doubles up to 30 s). */
   adviceRetryFirstMs: number;
+  /** The first STAN of a day with no messages yet (1 unless a run must not reuse another run's STANs). */
+  firstStan: number;
 }
 
 export interface SandboxPinKey {

@@ -35,6 +35,8 @@ export interface SandboxOptions {
   tokenTtlSeconds?: number;
   /** The first wait before an unacknowledged advice is delivered again, ms (default 1000; tests that deliver by hand set it long). */
   adviceRetryFirstMs?: number;
+  /** The first STAN of each day (default 1): `webhook certify` starts elsewhere each run. */
+  firstStan?: number;
   /** Request log, one line per request. */
   log?: (line: string) => void;
   /** Fault injection: a spec such as `rate=0.1,codes=500|503` or a parsed one (see faults.ts). */
@@ -97,6 +99,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
         allowRemoteSandboxHelpers: !isLoopbackHost(host),
         adviceRetryFirstMs: options.adviceRetryFirstMs ?? ADVICE_RETRY_FIRST_MS,
+        firstStan: options.firstStan ?? 1,
       },
       dialect,
       baseUrl: () => baseUrl,

@@ -16,7 +16,7 @@ export type Sandbox = RunningSandbox;
 /** What a client needs of a sandbox to make a card's body: its program and PIN key. */
 export type CardMaker = Pick<Sandbox, 'cardProgramId' | 'pinPublicKey' | 'pinKeyFingerprint'>;
 
-export async function startTestSandbox(options: { tokenTtlSeconds?: number; adviceRetryFirstMs?: number; exchangesMax?: number; exchangesMaxBytes?: number } = {}): Promise<Sandbox> {
+export async function startTestSandbox(options: { tokenTtlSeconds?: number; adviceRetryFirstMs?: number; firstStan?: number; exchangesMax?: number; exchangesMaxBytes?: number } = {}): Promise<Sandbox> {
   return startSandbox({ port: 0, memory: true, ...options });
 }
 

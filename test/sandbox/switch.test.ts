@@ -422,6 +422,20 @@ describe('overrides and identifiers', () => {
     expect((await simulate(sb, auth(otherCard.id, { transactionDate: date }), { token: other.token })).body.data.stan).toBe('000002');
   });
 
+  it('a sandbox started with firstStan begins each new day there, then counts on (webhook certify: no STAN+RRN of an earlier run)', async () => {
+    const other = await startTestSandbox({ firstStan: 424_242 });
+    try {
+      const card = await cardOf(other);
+      const date = '2029-01-02T03:04:05.000Z';
+      const first = (await simulate(other, auth(card.id, { transactionDate: date }))).body.data;
+      const second = (await simulate(other, auth(card.id, { transactionDate: date }))).body.data;
+      expect([first.stan, second.stan]).toEqual(['424242', '424243']);
+      expect(first.rrn).toBe('900203424242');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('GET /institutions/transactions/{id} is a 404 for an unknown id', async () => {
     const response = await call(sb, 'GET', '/institutions/transactions/ffffffffffffffffffffffff', { token: sb.token });
     expect(response.status).toBe(404);

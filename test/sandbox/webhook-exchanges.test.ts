@@ -199,7 +199,7 @@ describe('recording', () => {
     const events = createSandboxEvents();
     const told: string[] = [];
     events.on('transaction', (tx) => told.push(tx.id));
-    const store = switchStore(env.sb.deps.store, events);
+    const store = switchStore(env.sb.deps.store, { events });
     const index = { channel: 'pos' as const, amountMinor: stored.amountMinor, day: '2026-11-27', state: stored.state, kind: stored.kind, flow: stored.flow, currency: stored.currency };
     expect(() => store.atomically(() => {
       store.insert({ ...stored.record, id: 'rolled-back-0000000000001', _id: 'rolled-back-0000000000001' }, index);

@@ -4,6 +4,7 @@
 // or refused, and both secrets signing during a rotation window, in either scheme.
 import { Webhook } from 'standardwebhooks';
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { Card } from '../../src/api/schemas.js';
 import { verifyRequest, verifySignature } from '../../src/webhook-protocol/signature.js';
 import { call } from './helpers.js';
 import { auth, cardOf, createProgram, echo, updateProgram, simulate, useForwardSandbox, type Received } from './switch-helpers.js';
@@ -11,7 +12,7 @@ import { auth, cardOf, createProgram, echo, updateProgram, simulate, useForwardS
 const OLD = 'whsec_c2NoZW1lLXRlc3Qtb2xkLXNlY3JldC0wMTIzNDU2Nzg5';
 const NEW = 'whsec_c2NoZW1lLXRlc3QtbmV3LXNlY3JldC05ODc2NTQzMjEw';
 
-let card: { id: string; [key: string]: any };
+let card: Card;
 const env = useForwardSandbox({}, { adviceRetryFirstMs: 3_600_000 });
 beforeEach(async () => {
   await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: {} });

@@ -58,12 +58,8 @@ let fieldsCheck: Promise<SchemaCheck<typeof CreateCardFields>> | undefined;
 export async function checkedFields(body: Json, where: string): Promise<CreateCardFields> {
   fieldsCheck ??= Promise.all([import('../../api/schema-check.js'), import('../../api/schemas.js')])
     .then(([{ schemaCheck }, { CreateCardFields }]) => schemaCheck(CreateCardFields));
-  const check = await fieldsCheck;
-  if (check(body)) return body;
-  const { fieldFailure } = await import('../../api/schema-check.js');
-  const first = check.errors?.[0];
-  const failure = first ? fieldFailure(first, 'body') : { field: 'body', message: 'is not a Create Card body' };
-  throw new UsageError(`${where}: ${failure.field} ${failure.message}`);
+  const [check, { checkedBody }] = await Promise.all([fieldsCheck, import('../../api/schema-check.js')]);
+  return checkedBody(check, body, where);
 }
 
 export interface ProgramLookup {

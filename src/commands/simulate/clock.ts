@@ -42,7 +42,7 @@ Loopback only: the sandbox answers requests from this machine.`,
         { header: 'Now', path: 'now' },
         { header: 'Offset', path: 'offsetSeconds', format: (v: unknown) => `${String(v)} s` },
         { header: 'Holds released', path: 'expired' },
-      ] as never,
+      ],
     });
   },
 });

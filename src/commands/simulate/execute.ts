@@ -89,7 +89,7 @@ export async function renderResult(ctx: Context, result: SimulateResult, options
     return;
   }
   const { simulateRows } = await import('../../output/columns/transactions.js');
-  await renderer.record(result, { rows: simulateRows as never, idPath: 'transactionId' });
+  await renderer.record(result, { rows: simulateRows, idPath: 'transactionId' });
   if (options.messages) {
     await printMessage(ctx, 'Request', result.request);
     await printMessage(ctx, 'Response', result.response);

@@ -113,7 +113,7 @@ export async function expireRun(ctx: Context, { originalTx: id }: { originalTx: 
     return;
   }
   const { transactionRows } = await import('../../output/columns/transactions.js');
-  await renderer.record(response.data, { rows: transactionRows as never });
+  await renderer.record(response.data, { rows: transactionRows });
 }
 
 function requiredId(flag: string, value: string | undefined): string {

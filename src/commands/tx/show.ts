@@ -92,7 +92,7 @@ async function showTransaction(ctx: Context, tx: Transaction): Promise<void> {
     import('../../output/columns/transactions.js'),
     import('../simulate/execute.js'),
   ]);
-  await ctx.output().record(tx, { rows: transactionRows as never });
+  await ctx.output().record(tx, { rows: transactionRows });
   await printMessage(ctx, 'Request', tx.originalMessage);
   await printMessage(ctx, 'Response', tx.response);
   printTimeline(ctx, tx);

@@ -1,5 +1,6 @@
 // The run of `cardctl webhook certify`: the secret, the sandbox (in this process, or the
 // profile's running one), the session, the checks, the table, the failures' evidence, the reports.
+import { randomInt } from 'node:crypto';
 import type { Context } from '../../app/context.js';
 import { InterruptedError, UsageError } from '../../core/errors.js';
 import { redactUrl } from '../../core/redact.js';
@@ -48,7 +49,9 @@ export async function certify(ctx: Context, input: CertifyInput): Promise<{ fail
     where = `profile ${input.profile}`;
   } else {
     const { startSandbox } = await import('../../sandbox/index.js');
-    const sandbox = await startSandbox({ memory: true, port: 0, adviceRetryFirstMs: ADVICE_RETRY_FIRST_MS, webhookFaultsSeed: input.seed });
+    // STANs start at a random point each run: a handler that remembers STAN+RRN (as a network's
+    // duplicate check does) must not answer this run from an earlier run's record of the same hour.
+    const sandbox = await startSandbox({ memory: true, port: 0, adviceRetryFirstMs: ADVICE_RETRY_FIRST_MS, webhookFaultsSeed: input.seed, firstStan: randomInt(1, 900_000) });
     close = () => sandbox.close();
     client = new ApiClient({ baseUrl: sandbox.baseUrl, getToken: async () => sandbox.token, ...ctx.connection() });
     where = 'in-process';

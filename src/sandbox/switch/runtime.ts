@@ -59,7 +59,7 @@ export function createSwitchRuntime(sandbox: Pick<SandboxDeps, 'store' | 'clock'
   const webhookFaults = sandbox.webhookFaults ?? webhookFaultController();
   let webhookFaultsSeed = sandbox.webhookFaultsSeed ?? 1;
   const deps: SwitchDeps = {
-    store: switchStore(sandbox.store, sandbox.events), now, webhook: { dispatcher, signal: closing.signal }, webhookFaults, background,
+    store: switchStore(sandbox.store, { firstStan: sandbox.settings.firstStan, events: sandbox.events }), now, webhook: { dispatcher, signal: closing.signal }, webhookFaults, background,
     exchanges: sandbox.exchanges,
   };
   let retryTimer: NodeJS.Timeout | undefined;

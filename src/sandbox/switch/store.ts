@@ -9,7 +9,7 @@ import type { Store } from '../store/index.js';
 import type { SwitchStore } from './store-port.js';
 import { COUNTED_STATES } from './states.js';
 
-export function switchStore(store: Store, events?: SandboxEvents): SwitchStore {
+export function switchStore(store: Store, { firstStan = 1, events }: { firstStan?: number; events?: SandboxEvents } = {}): SwitchStore {
   // Changes made inside atomically(), told once it commits; outside one, told at once.
   let uncommitted: Transaction[] | undefined;
   const changed = (record: Transaction) => {
@@ -39,8 +39,8 @@ export function switchStore(store: Store, events?: SandboxEvents): SwitchStore {
     nextStan(institutionId, day) {
       const key = `switch.stan.${institutionId}.${day}`;
       // A day without a counter yet (or a database from before counters were per institution)
-      // continues after the institution's own highest STAN of that day.
-      const next = (store.meta.get<number>(key) ?? store.transactions.lastStan(institutionId, day)) + 1;
+      // continues after the institution's own highest STAN of that day, from firstStan at least.
+      const next = (store.meta.get<number>(key) ?? Math.max(store.transactions.lastStan(institutionId, day), firstStan - 1)) + 1;
       store.meta.set(key, next);
       return next;
     },
