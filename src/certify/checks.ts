@@ -61,7 +61,10 @@ export const CHECKS: readonly Check[] = [
   ...SIGNATURE_FAULTS.map((fault): Check => ({
     name: REFUSALS[fault].name,
     proves: REFUSALS[fault].proves,
-    run: async (ctx) => gradeRefusal(await ctx.session.withFaults(`signature=${fault}`, () => ctx.session.authorize(11)), REFUSALS[fault].what),
+    run: async (ctx) => {
+      const control = await ctx.session.authorize(11);
+      return gradeRefusal(await ctx.session.withFaults(`signature=${fault}`, () => ctx.session.authorize(11)), REFUSALS[fault].what, control);
+    },
   })),
   {
     name: 'duplicate-delivery',

@@ -74,13 +74,21 @@ export function gradeReply(result: SimulateResult, options: { deadlineMs: number
   return pass(`replied ${result.response['0'] ?? ''} ${codeText(result.responseCode)} in ${latency} ms`, evidence);
 }
 
-/** A message the handler must refuse: anything but an approval by the webhook itself passes (an error status, a decline). */
-export function gradeRefusal(result: SimulateResult, what: string): Verdict {
-  const evidence = [evidenceOf(result)];
+/**
+ * A message the handler must refuse, beside its control: the same authorization correctly signed,
+ * sent just before. No approval passes (an error status, a timeout, a decline) — but a decline
+ * proves the refusal only when the control was approved: a handler that declines everything would
+ * otherwise pass without checking anything. Such a handler must refuse with a non-2xx status.
+ */
+export function gradeRefusal(result: SimulateResult, what: string, control: SimulateResult): Verdict {
+  const evidence = [evidenceOf(control), evidenceOf(result)];
   const why = unusable(result);
   if (why) return pass(`refused: ${why}`, evidence);
   if (isApproved(result.responseCode)) return fail(`approved ${what}: replied ${codeText(result.responseCode)}; it must be refused (a non-2xx status, or a decline)`, evidence);
-  return pass(`declined: replied ${codeText(result.responseCode)}`, evidence);
+  if (!isApproved(control.responseCode)) {
+    return fail(`declined ${what} (${codeText(result.responseCode)}), but declined the same message correctly signed too, so nothing shows the signature was checked; refuse a bad signature with a non-2xx status (401)`, evidence);
+  }
+  return pass(`declined: replied ${codeText(result.responseCode)}, while the same message correctly signed was approved`, evidence);
 }
 
 /** A message delivered twice: both copies answered with the same code. */

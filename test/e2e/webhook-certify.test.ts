@@ -21,9 +21,11 @@ interface Behaviour {
   advices?: 'acknowledge' | 'fail';
   repeats?: 'iso' | 'own';
   delayMs?: number;
+  /** The code given to every request (default 00). */
+  code?: string;
 }
 
-/** A handler answering 00 to everything, echoing the request, broken in the ways `behaviour` says. */
+/** A handler answering 00 (or `code`) to everything, echoing the request, broken in the ways `behaviour` says. */
 async function startHandler(behaviour: Behaviour): Promise<TestServer> {
   return startTestServer(async (req, res) => {
     if (behaviour.verify !== false && !verifyRequest(behaviour.scheme ?? 'cardctl', req.headers, SECRET, req.body).ok) {
@@ -39,7 +41,7 @@ async function startHandler(behaviour: Behaviour): Promise<TestServer> {
     if (behaviour.delayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs));
     const [iso, own] = answerMtisOf(mti);
     const replyMti = behaviour.repeats === 'own' && isRepeatMti(mti) ? own! : iso!;
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...message, '0': replyMti, '39': '00', '38': 'A12345' }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...message, '0': replyMti, '39': behaviour.code ?? '00', '38': 'A12345' }));
   });
 }
 
@@ -140,6 +142,18 @@ describe('handlers broken on purpose fail the right check, exit 5', () => {
       expect(sound.exitCode, sound.stderr).toBe(0);
     }, 60_000);
   }
+
+  it('declines everything and checks no signature: every refusal fails (a decline proves nothing when the correctly signed twin is declined too); one that answers 401 passes', async () => {
+    const only = ['--only', ['authorization-reply', ...REFUSALS].join(',')];
+    const report = join(config.path, 'decline-all.json');
+    const broken = await certify(await handler({ verify: false, code: '05' }), [...only, '--report', report]);
+    expect(broken.exitCode, broken.stderr).toBe(5);
+    expect(verdicts(report)).toEqual({ 'authorization-reply': 'pass', ...Object.fromEntries(REFUSALS.map((name) => [name, 'fail'])) });
+    expect(broken.stderr).toMatch(/declined the same message correctly signed too/);
+
+    const sound = await certify(await handler({ code: '05' }), only);
+    expect(sound.exitCode, sound.stderr).toBe(0);
+  }, 60_000);
 
   it('500 to every advice: the advice checks fail (not acknowledged within the window)', async () => {
     const report = join(config.path, 'advices.json');

@@ -36,9 +36,14 @@ describe('grading from what the sandbox recorded', () => {
   });
 
   it('a refusal: an error status or a decline passes; an approval by the webhook fails', () => {
-    expect(gradeRefusal(lost('the webhook answered HTTP 401'), 'x').verdict).toBe('pass');
-    expect(gradeRefusal(answer({ responseCode: '05' }), 'x').verdict).toBe('pass');
-    expect(gradeRefusal(answer(), 'a message signed with another secret')).toMatchObject({ verdict: 'fail', reason: expect.stringMatching(/^approved a message signed with another secret/) });
+    const approvedControl = answer();
+    const declinedControl = answer({ responseCode: '05' });
+    expect(gradeRefusal(lost('the webhook answered HTTP 401'), 'x', approvedControl).verdict).toBe('pass');
+    expect(gradeRefusal(lost('the webhook answered HTTP 401'), 'x', declinedControl).verdict).toBe('pass');
+    expect(gradeRefusal(answer({ responseCode: '05' }), 'x', approvedControl).verdict).toBe('pass');
+    expect(gradeRefusal(answer(), 'a message signed with another secret', approvedControl)).toMatchObject({ verdict: 'fail', reason: expect.stringMatching(/^approved a message signed with another secret/) });
+    // A handler that declines everything proves nothing by declining: it must refuse with a status.
+    expect(gradeRefusal(answer({ responseCode: '05' }), 'a message with no signature', declinedControl)).toMatchObject({ verdict: 'fail', reason: expect.stringMatching(/correctly signed too.*non-2xx status \(401\)/) });
   });
 
   it('duplicates and repeats: alike, and the ISO response MTI', () => {

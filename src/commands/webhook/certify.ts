@@ -39,7 +39,8 @@ sandbox is used instead: a new card program there points at --url.
 Checks (select with --only a,b or --skip a,b):
 ${checkList}
 
-Refusals pass on a non-2xx status or a reply that does not approve. A decline is a valid reply;
+Refusals pass on a non-2xx status (answer 401), or on a decline when the same message correctly
+signed, sent just before, was approved. A decline is a valid reply;
 --rules FILE may state the codes expected of the checks graded on a reply
 (${RULED_CHECK_NAMES.join(', ')}), each a list meaning "one of":
   expect: { authorization-reply: ["00"], refund: "00" }
