@@ -2,17 +2,21 @@
 // that answers switch messages and serves no /exchanges. Expectations on `exchanges.*` are
 // graded from the sandbox's own exchange log, so they pass (and fail, with the step's message)
 // whatever the handler is; `webhook.*` needs `webhook listen` and says so.
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardctl, startWebhookListener, tempDir, type RunningSandbox } from '../helpers/cli.js';
 import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
+import { pythonMissing, startPythonHandler } from '../helpers/python-handler.js';
 import { startSigningSandbox } from '../helpers/signing-sandbox.js';
 import { call, createCardOverHttp } from '../sandbox/helpers.js';
 
 const SECRET = 'whsec_scenario_exchanges_e2e';
 let config: { path: string; remove(): void };
 let handler: TestServer;
+/** The handler answers every GET (its /exchanges too) as a health check would. */
+let getAnswersHealth = false;
 let sandbox: RunningSandbox;
 let env: Record<string, string>;
 
@@ -29,9 +33,9 @@ async function scenario(name: string, steps: string): Promise<string> {
 beforeAll(async () => {
   config = tempDir();
   // A correct handler of its own: approves each message, answering with its response MTI
-  // (0100 and 0101 → 0110, 0420 and 0421 → 0430); anything else is a 404, /exchanges included.
+  // (0100 and 0101 → 0110, 0420 and 0421 → 0430); a GET, /exchanges included, is a 404 (or a health check's 200).
   handler = await startTestServer((req, res) => {
-    if (req.method !== 'POST') return json(res, 404, { error: 'not found' });
+    if (req.method !== 'POST') return getAnswersHealth ? json(res, 200, { status: 'ok' }) : json(res, 404, { error: 'not found' });
     const message = JSON.parse(req.body) as Record<string, string>;
     const mti = message['0']!;
     json(res, 200, { ...message, '0': `${mti.slice(0, 2)}${Number(mti[2]) + 1}${Number(mti[3]) & ~1}`, '39': '00' });
@@ -92,10 +96,17 @@ it('webhook.* against a handler that is not webhook listen: a usage error that p
   const file = await scenario('listener only', `
   - { id: auth, intent: authorization, card: "{{vars.card}}", amount: 5.00, forward: true, expect: { webhook.signature: valid } }
 `);
-  const result = await run(['simulate', 'run', file]);
-  expect(result.exitCode).toBe(2);
-  expect(result.stderr).toMatch(/webhook\.\* expectations are what `cardctl webhook listen` received and need it as the webhook; expect exchanges\.\* \(the sandbox's own record of each call\) with any other handler/);
-  expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  try {
+    for (const [health, answered] of [[false, '404'], [true, '200 without what `webhook listen` answers there']] as const) {
+      getAnswersHealth = health;
+      const result = await run(['simulate', 'run', file]);
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain(`GET /card-auth/exchanges answered ${answered}): webhook.* expectations are what \`cardctl webhook listen\` received and need it as the webhook; expect exchanges.* (the sandbox's own record of each call) with any other handler`);
+      expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    }
+  } finally {
+    getAnswersHealth = false;
+  }
 }, 30_000);
 
 it('a misspelt exchanges.* path is refused when the file loads: exit 2, nothing sent', async () => {
@@ -125,3 +136,23 @@ it('with webhook listen as the webhook, webhook.* (its own account, its signatur
     await listener.stop();
   }
 }, 30_000);
+
+describe.skipIf(pythonMissing)('the lifecycle examples, with the Python handler of the protocol page as the institution', () => {
+  const examples = fileURLToPath(new URL('../../examples/scenarios/lifecycle/', import.meta.url));
+  const files = readdirSync(examples).filter((f) => /\.ya?ml$/.test(f)).sort();
+
+  it.each(files)('%s passes', async (file) => {
+    const python = await startPythonHandler({ secret: SECRET });
+    const point = (url: string) => call(sandbox.info, 'PUT', `/sandbox/card-programs/${sandbox.info.cardProgramId}`, { token: sandbox.info.token, body: { webHookConfig: { url } } });
+    try {
+      expect((await point(python.url)).status).toBe(200);
+      const card = await createCardOverHttp(sandbox.info);
+      const result = await run(['simulate', 'run', `${examples}${file}`, '--set', `card=${card}`, '--set', `program=${sandbox.info.cardProgramId}`, '-o', 'json']);
+      expect(result.exitCode, `${result.stdout}\n${result.stderr}`).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ failed: 0 });
+    } finally {
+      await point(`${handler.url}/card-auth`);
+      await python.stop();
+    }
+  }, 30_000);
+});

@@ -101,8 +101,16 @@ async function received(url: string | undefined, stan: string, rrn: string, sign
   target.search = new URLSearchParams({ stan, rrn }).toString();
   const response = await request(target, { method: 'GET', signal });
   const text = await response.body.text();
+  let answer: unknown;
   try {
-    if (response.statusCode === 200) return JSON.parse(text);
+    if (response.statusCode === 200) answer = JSON.parse(text);
   } catch { /* reported below */ }
-  throw new UsageError(`the webhook at ${url} does not say what it received (GET ${target.pathname} answered ${response.statusCode}): webhook.* expectations are what \`cardctl webhook listen\` received and need it as the webhook; expect exchanges.* (the sandbox's own record of each call) with any other handler`);
+  // Only `webhook listen`'s account will do: a handler's own 200 to any GET (a health check) is not one.
+  if (isListenerAccount(answer)) return answer;
+  const answered = response.statusCode === 200 ? '200 without what `webhook listen` answers there' : String(response.statusCode);
+  throw new UsageError(`the webhook at ${url} does not say what it received (GET ${target.pathname} answered ${answered}): webhook.* expectations are what \`cardctl webhook listen\` received and need it as the webhook; expect exchanges.* (the sandbox's own record of each call) with any other handler`);
+}
+
+function isListenerAccount(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && 'deliveries' in value && typeof value.deliveries === 'number' && 'messages' in value && Array.isArray(value.messages);
 }
