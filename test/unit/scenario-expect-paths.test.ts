@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { WebhookExchange } from '../../src/api/schemas.js';
 import { UsageError } from '../../src/core/errors.js';
-import { expectPathProblem } from '../../src/scenario/expect-paths.js';
+import type { Received } from '../../src/commands/webhook/listener.js';
+import { expectPathProblem, WEBHOOK_FIELDS } from '../../src/scenario/expect-paths.js';
 import { runScenario, type SandboxHooks } from '../../src/scenario/runner.js';
 import { loadScenario } from '../../src/scenario/scenario.js';
 
@@ -30,6 +31,9 @@ describe('expectation paths', () => {
     ['exchanges.0', /is not exchanges\.length/],
     ['exchanges.0.verdit', /is not exchanges\.length/],
     ['exchanges.0.verdict.x', /verdict has no members/],
+    ['exchanges.0.at.x', /at has no members/],
+    ['exchanges.0.reason.x', /reason has no members/],
+    ['exchanges.0.attempt.x', /attempt has no members/],
     ['exchanges.0.response.', /an empty member/],
     ['webhook.delivery', /is not webhook\.<field>.*what `webhook listen` received/],
     ['webhook', /is not webhook\.<field>/],
@@ -38,6 +42,12 @@ describe('expectation paths', () => {
     ['webhook.messages.0', /is not webhook\.messages\.length/],
   ])('%s is refused', (path, message) => {
     expect(expectPathProblem(path)).toMatch(message);
+  });
+
+  it('webhook.* fields are those of what webhook listen answers, every one', () => {
+    // A field added to the listener's answer fails to compile here until it is listed.
+    const answer: Record<keyof Received, true> = { stan: true, rrn: true, deliveries: true, repeats: true, signature: true, messages: true };
+    expect([...WEBHOOK_FIELDS].sort()).toEqual(Object.keys(answer).sort());
   });
 
   it('loading refuses a bad path with the step and its line, before anything is sent', async () => {
