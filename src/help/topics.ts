@@ -198,10 +198,14 @@ three intents, a step's intent may be a lifecycle message or a sandbox action:
     intent: wait                       # for: 2s: let real time pass (up to an hour)
 
 Any step may add faults on the webhook path for itself alone (put back after the step), and
-expect the state after it: the stored transaction, its lifecycle (amounts in major units), and
-what \`cardctl webhook listen\` received with its STAN and RRN (deliveries, repeats, signature,
-messages). \`within\` reads the state again until the expectations hold (advices and timeout
-reversals are sent in the background):
+expect the state after it: the stored transaction, its lifecycle (amounts in major units), the
+sandbox's record of each webhook call for the transaction and its linked messages, oldest first
+(\`exchanges.length\`, \`exchanges.N.\` kind, mti, attempt, verdict, reason, responseCode,
+response.status, faults: any handler), and what \`cardctl webhook listen\` itself received with
+its STAN and RRN (\`webhook.\` deliveries, repeats, signature, messages: its own account and its
+signature verdict, so only with it as the webhook). Misspelt \`exchanges.\` and \`webhook.\` paths
+are refused when the file loads. \`within\` reads the state again until the expectations hold
+(advices and timeout reversals are sent in the background):
 
       - id: auth
         intent: authorization
@@ -217,9 +221,10 @@ reversals are sent in the background):
           transaction.webhookFaults.0: reply-lost
           lifecycle.amounts.held: 0    # requested, authorized, held, captured, released, refunded
           lifecycle.messages.1.messageKind: timeout-reversal
-          webhook.deliveries: 2
-          webhook.signature: valid     # valid | invalid | unchecked (no secret)
-          webhook.messages.1.mti: "0420"
+          exchanges.length: 2          # the authorization, then the timeout reversal
+          exchanges.0.verdict: no-answer   # accepted | refused | no-answer
+          exchanges.1.mti: "0420"
+          webhook.signature: valid     # webhook listen only: valid | invalid | unchecked (no secret)
 `;
 
 const bulk = `\`cards deactivate\`, \`activate\`, \`renew\` and \`customer update\` act on many cards

@@ -1,9 +1,9 @@
 // Runs a loaded scenario step by step: resolves templates against earlier results, sends each
 // simulation through `send` (and each lifecycle message or sandbox action through `sandbox`),
 // compares `expect`, and reports every step as it finishes. Expectations on `transaction.*`,
-// `lifecycle.*` and `webhook.*` read the state after the step, again until `within` runs out
-// when they do not hold yet (advices and timeout reversals are sent in the background).
-import type { LifecycleBody, SimulateBody, SimulateResult, StandInPolicy, Transaction } from '../api/schemas.js';
+// `lifecycle.*`, `exchanges.*` and `webhook.*` read the state after the step, again until `within`
+// runs out when they do not hold yet (advices and timeout reversals are sent in the background).
+import type { LifecycleBody, SimulateBody, SimulateResult, StandInPolicy, Transaction, WebhookExchange } from '../api/schemas.js';
 import type { SwitchClock, WebhookFaultsState } from '../api/simulate.js';
 import { CliError, NotFoundError, RejectedError, UsageError } from '../core/errors.js';
 import { currencyInfo, minorToDecimal } from '../iso8583/amount.js';
@@ -40,13 +40,16 @@ export interface StepResult extends Partial<Omit<SimulateResult, 'standIn' | 'we
   /** State after the step, read when `expect` asks for it. */
   transaction?: Transaction;
   lifecycle?: unknown;
+  /** The sandbox's record of the webhook calls of the transaction and its linked messages, oldest first. */
+  exchanges?: WebhookExchange[];
+  /** What `webhook listen` received with the transaction's STAN and RRN (its own account). */
   webhook?: unknown;
   /** One line for a step without a message of its own ("clock +604800 s, 1 hold released"). */
   summary?: string;
 }
 
 /** Parts of the state after a step that `expect` can read. */
-export const STATE_PARTS = ['transaction', 'lifecycle', 'webhook'] as const;
+export const STATE_PARTS = ['transaction', 'lifecycle', 'exchanges', 'webhook'] as const;
 export type StatePart = (typeof STATE_PARTS)[number];
 
 /** What the steps beyond the reference's simulations need of the sandbox. */

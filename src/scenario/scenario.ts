@@ -4,6 +4,7 @@
 // problems are usage errors naming the file, the step and its line.
 import { UsageError } from '../core/errors.js';
 import { parseYamlFile } from '../core/yaml.js';
+import { expectPathProblem } from './expect-paths.js';
 import { durationSeconds, STEP_INTENTS, STEP_KEYS, stepAction } from './steps.js';
 
 export { STEP_KEYS };
@@ -77,6 +78,10 @@ export async function loadScenario(text: string, file: string, setVars: Record<s
     const repeat = step.repeat === undefined ? 1 : Number(step.repeat);
     if (!Number.isInteger(repeat) || repeat < 1 || repeat > 1000) fail(`${where}: repeat must be a whole number from 1 to 1000`, [...path, 'repeat']);
     if (step.expect !== undefined && (!step.expect || typeof step.expect !== 'object' || Array.isArray(step.expect))) fail(`${where}: expect must be a map of result fields to values`, [...path, 'expect']);
+    for (const key of step.expect ? Object.keys(step.expect) : []) {
+      const problem = expectPathProblem(key);
+      if (problem) fail(`${where}: ${problem}`, [...path, 'expect', key]);
+    }
     if (step.set !== undefined && (!step.set || typeof step.set !== 'object' || Array.isArray(step.set))) fail(`${where}: set must be a map of field numbers to values`, [...path, 'set']);
 
     // References: earlier steps and known vars only.

@@ -25,8 +25,9 @@ NOT_FOUND, VALIDATION_ERROR) and httpStatus.
 
 Against the sandbox, steps may also be lifecycle messages and sandbox actions (increment, completion,
 refund, advice, repeat, expire, clock, deliver-advices, stand-in, check), inject webhook faults for
-one step (webhookFaults), and expect the state after the step: transaction.*, lifecycle.* and
-webhook.* (what \`webhook listen\` received), read again until \`within\` runs out. See
+one step (webhookFaults), and expect the state after the step: transaction.*, lifecycle.*,
+exchanges.* (the sandbox's record of each webhook call: any handler) and webhook.* (what
+\`webhook listen\` received), read again until \`within\` runs out. See
 \`cardctl help scenarios\`.
 
 Prints a pass/fail line per step and a summary; exits 5 if any expectation failed, 2 if the file is

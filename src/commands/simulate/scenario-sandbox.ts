@@ -1,8 +1,10 @@
 // What `simulate run` needs of the sandbox beyond simulations (src/scenario/runner.ts
 // SandboxHooks): lifecycle messages, repeats, expiry, the clock, advice delivery, a program's
 // stand-in policy, the faults on the webhook path, and the state after a step — the stored
-// transaction, its lifecycle, and what the webhook received (asked of `webhook listen`).
-import type { StandInPolicy } from '../../api/schemas.js';
+// transaction, its lifecycle, the sandbox's record of its webhook exchanges, and what the webhook
+// received (asked of `webhook listen`, the only webhook that says).
+import type { ApiClient } from '../../api/client.js';
+import type { StandInPolicy, WebhookExchange } from '../../api/schemas.js';
 import type { Context } from '../../app/context.js';
 import { UsageError } from '../../core/errors.js';
 import type { SandboxHooks, StatePart, StepResult } from '../../scenario/runner.js';
@@ -55,7 +57,7 @@ export function scenarioSandbox(ctx: Context): SandboxHooks {
     },
     async state(result, parts) {
       const id = result.transactionId;
-      if (!id) throw new UsageError('expectations on transaction, lifecycle or webhook need a step that produced a transaction');
+      if (!id) throw new UsageError('expectations on transaction, lifecycle, exchanges or webhook need a step that produced a transaction');
       const [{ getLifecycle }, client] = await api();
       const state: Partial<Pick<StepResult, StatePart>> = {};
       // The webhook is asked by STAN and RRN: a `check` step knows only the transaction's id.
@@ -64,6 +66,7 @@ export function scenarioSandbox(ctx: Context): SandboxHooks {
         state.transaction = (await getTransaction(client, id, { signal: ctx.signal })).data;
       }
       if (parts.has('lifecycle')) state.lifecycle = (await getLifecycle(client, id, { signal: ctx.signal })).data;
+      if (parts.has('exchanges')) state.exchanges = await recordedExchanges(client, id, ctx.signal);
       if (parts.has('webhook')) {
         webhookUrl ??= programWebhookUrl(ctx);
         state.webhook = await received(await webhookUrl, result.stan ?? state.transaction?.stan ?? '', result.rrn ?? state.transaction?.rrn ?? '', ctx.signal);
@@ -71,6 +74,14 @@ export function scenarioSandbox(ctx: Context): SandboxHooks {
       return state;
     },
   };
+}
+
+/** The sandbox's exchange log of the transaction and the messages linked to it, oldest first. */
+async function recordedExchanges(client: ApiClient, transactionId: string, signal: AbortSignal): Promise<WebhookExchange[]> {
+  const { listAllWebhookExchanges } = await import('../../api/webhook-exchanges.js');
+  const newestFirst: WebhookExchange[] = [];
+  for await (const page of listAllWebhookExchanges(client, { transactionId }, signal)) newestFirst.push(...page.records());
+  return newestFirst.reverse();
 }
 
 /** The webhook of the sandbox's card program (the one `simulate --forward` calls). */
@@ -90,8 +101,16 @@ async function received(url: string | undefined, stan: string, rrn: string, sign
   target.search = new URLSearchParams({ stan, rrn }).toString();
   const response = await request(target, { method: 'GET', signal });
   const text = await response.body.text();
+  let answer: unknown;
   try {
-    if (response.statusCode === 200) return JSON.parse(text);
+    if (response.statusCode === 200) answer = JSON.parse(text);
   } catch { /* reported below */ }
-  throw new UsageError(`the webhook at ${url} does not say what it received (GET ${target.pathname} answered ${response.statusCode}): webhook expectations need \`cardctl webhook listen\` as the webhook`);
+  // Only `webhook listen`'s account will do: a handler's own 200 to any GET (a health check) is not one.
+  if (isListenerAccount(answer)) return answer;
+  const answered = response.statusCode === 200 ? '200 without what `webhook listen` answers there' : String(response.statusCode);
+  throw new UsageError(`the webhook at ${url} does not say what it received (GET ${target.pathname} answered ${answered}): webhook.* expectations are what \`cardctl webhook listen\` received and need it as the webhook; expect exchanges.* (the sandbox's own record of each call) with any other handler`);
+}
+
+function isListenerAccount(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && 'deliveries' in value && typeof value.deliveries === 'number' && 'messages' in value && Array.isArray(value.messages);
 }
