@@ -95,6 +95,6 @@ async function readSecret(ctx: Context, fromStdin: boolean): Promise<string> {
     return secret;
   }
   const secret = ctx.settings().profile.webhookSecret;
-  if (!secret) throw new UsageError('no webhook secret: give it with --secret-stdin (or store it in the profile as webhookSecret)', { hint: 'echo "$SECRET" | cardctl webhook certify --url URL --secret-stdin' });
+  if (!secret) throw new UsageError('no webhook secret: give it on stdin with --secret-stdin', { hint: 'echo "$SECRET" | cardctl webhook certify --url URL --secret-stdin' });
   return secret;
 }
