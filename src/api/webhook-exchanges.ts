@@ -1,5 +1,6 @@
 // The sandbox's exchange log (GET /sandbox/webhook-exchanges, a sandbox extension): every HTTP
 // call of the switch to the webhook, as recorded, and its replay. Returns data, never prints.
+import { NotFoundError } from '../core/errors.js';
 import type { ApiClient, ApiResponse } from './client.js';
 import { paginate, type ListPageResponse } from './paging.js';
 import type { WebhookExchange } from './schemas.js';
@@ -33,8 +34,24 @@ export function listAllWebhookExchanges(client: ApiClient, params: Omit<ListWebh
   return paginate<WebhookExchange>(client, EXCHANGES, query(rest), limit ?? 100, signal);
 }
 
+/**
+ * The sandbox's "webhook exchange <id> not found" as one line and a hint (the generic mapping
+ * would say "not found: … not found"); any other error, a missing route included, as it is.
+ */
+function exchangeNotFound(id: string) {
+  return (error: unknown): never => {
+    if (error instanceof NotFoundError && /\bwebhook exchange\b.*\bnot found\b/i.test(error.apiMessage ?? '')) {
+      throw new NotFoundError(`webhook exchange ${id} not found`, {
+        hint: 'list them with `cardctl webhook exchanges`; the sandbox keeps them in memory (gone after a restart), and only your institution\'s',
+        status: 404,
+      });
+    }
+    throw error;
+  };
+}
+
 export function getWebhookExchange(client: ApiClient, id: string, signal?: AbortSignal): Promise<ApiResponse<WebhookExchange>> {
-  return client.request<WebhookExchange>({ method: 'GET', path: `${EXCHANGES}/${encodeURIComponent(id)}`, signal });
+  return client.request<WebhookExchange>({ method: 'GET', path: `${EXCHANGES}/${encodeURIComponent(id)}`, signal }).catch(exchangeNotFound(id));
 }
 
 export interface ReplayOptions {
@@ -47,5 +64,5 @@ export interface ReplayOptions {
 /** Sends a recorded request again; the new exchange, linked by replayOf. */
 export function replayWebhookExchange(client: ApiClient, id: string, options: ReplayOptions = {}, signal?: AbortSignal): Promise<ApiResponse<WebhookExchange>> {
   const body = { ...(options.to !== undefined ? { to: options.to } : {}), ...(options.keepTimestamp ? { keepTimestamp: true } : {}) };
-  return client.request<WebhookExchange>({ method: 'POST', path: `${EXCHANGES}/${encodeURIComponent(id)}/replay`, body, signal });
+  return client.request<WebhookExchange>({ method: 'POST', path: `${EXCHANGES}/${encodeURIComponent(id)}/replay`, body, signal }).catch(exchangeNotFound(id));
 }

@@ -16,13 +16,15 @@ const REFUSALS: Record<SignatureFault, { name: string; what: string; proves: str
   tampered: { name: 'refuse-tampered-body', what: 'a message whose body was changed after signing', proves: 'a message whose amount (field 4) was changed after signing is not approved' },
 };
 
-/** An authorization the webhook approved, or the verdict that the check depending on it is skipped. */
-async function approvedAuthorization(ctx: CheckContext, amount: number): Promise<SimulateResult | Verdict> {
-  const result = await ctx.session.authorize(amount);
+/** `result` when the webhook approved it, else the verdict that the check needing `what` is skipped, saying why. */
+export function approvedBy(what: string, result: SimulateResult, deadlineMs: number): SimulateResult | Verdict {
   if (result.webhook && !result.webhook.failure && !result.standIn && isApproved(result.responseCode)) return result;
-  const reply = gradeReply(result, { deadlineMs: ctx.deadlineMs });
-  return skip(`needs an approved authorization; the handler's answer was not one (${reply.reason})`, reply.evidence);
+  const reply = gradeReply(result, { deadlineMs });
+  return skip(`needs ${what}; the handler's answer was not one (${reply.reason})`, reply.evidence);
 }
+
+/** An authorization the webhook approved, or the verdict that the check depending on it is skipped. */
+const approvedAuthorization = async (ctx: CheckContext, amount: number) => approvedBy('an approved authorization', await ctx.session.authorize(amount), ctx.deadlineMs);
 
 const isVerdict = (value: SimulateResult | Verdict): value is Verdict => 'verdict' in value;
 
@@ -68,7 +70,7 @@ export const CHECKS: readonly Check[] = [
   })),
   {
     name: 'duplicate-delivery',
-    proves: 'one message delivered twice is answered alike both times',
+    proves: 'one message delivered twice gets a valid reply with the same response code both times',
     async run(ctx) {
       const result = await ctx.session.withFaults('duplicate=1', () => ctx.session.authorize(12));
       return gradeDuplicate(result, await ctx.session.transaction(result.transactionId));
@@ -112,8 +114,8 @@ export const CHECKS: readonly Check[] = [
     ruled: true,
     proves: 'a refund (0200, processing code 20) of a purchase gets a valid reply',
     async run(ctx) {
-      const purchase = await ctx.session.simulate({ intent: 'financial', processingFlow: 'purchase', amount: 20, cardId: ctx.session.cardId });
-      if (!purchase.webhook || purchase.webhook.failure || purchase.standIn || !isApproved(purchase.responseCode)) return skip(`needs an approved purchase (0200); the answer was ${purchase.responseCode}`);
+      const purchase = approvedBy('an approved purchase (0200)', await ctx.session.simulate({ intent: 'financial', processingFlow: 'purchase', amount: 20, cardId: ctx.session.cardId }), ctx.deadlineMs);
+      if (isVerdict(purchase)) return purchase;
       return reply(ctx, 'refund', await ctx.session.lifecycleMessage({ message: 'refund', originalTransactionId: purchase.transactionId, amount: 5 }));
     },
   },

@@ -59,13 +59,22 @@ function unusable(result: SimulateResult): string | undefined {
 }
 
 /**
+ * Why a correctly signed message went unanswered, with what to check when the handler refused it
+ * as unauthenticated (401, 403): most often the HMAC is not over the exact bytes received.
+ */
+function signedButRefused(why: string): string {
+  if (!/\bHTTP 40[13]$/.test(why)) return why;
+  return `${why} to a correctly signed message: check the HMAC is over the exact bytes received, keyed with the secret given here`;
+}
+
+/**
  * A request answered validly: a reply the sandbox took (the protocol's rules), within the
  * deadline, and, when the rules file names codes for this check, one of them. A decline is valid.
  */
 export function gradeReply(result: SimulateResult, options: { deadlineMs: number; expect?: readonly string[] }): Verdict {
   const evidence = [evidenceOf(result)];
   const why = unusable(result);
-  if (why) return fail(why, evidence);
+  if (why) return fail(signedButRefused(why), evidence);
   const latency = result.webhook!.latencyMs;
   if (latency > options.deadlineMs) return fail(`replied after ${latency} ms, past the ${options.deadlineMs} ms deadline`, evidence);
   if (options.expect && !options.expect.includes(result.responseCode)) {
@@ -91,9 +100,11 @@ export function gradeRefusal(result: SimulateResult, what: string, control: Simu
   return pass(`declined: replied ${codeText(result.responseCode)}, while the same message correctly signed was approved`, evidence);
 }
 
-/** A message delivered twice: both copies answered with the same code. */
+/** A message delivered twice: both copies answered validly, with the same code (two unusable answers are not alike). */
 export function gradeDuplicate(result: SimulateResult, tx: Transaction): Verdict {
   const evidence = [evidenceOf(result)];
+  const why = unusable(result);
+  if (why) return skip(`needs a replied authorization (${why})`, evidence);
   const entry = tx.repeats?.[0];
   if (!entry) return fail('the sandbox recorded no second delivery', evidence);
   return entry.agreed ? pass('both deliveries were answered alike', evidence) : fail('the two deliveries of one message were answered differently', evidence);
@@ -118,7 +129,7 @@ export function gradeAcknowledged(tx: Transaction, windowMs: number): Verdict {
   if (!delivery) return fail(`the sandbox recorded no delivery of the ${tx.mti}`, evidence);
   const attempts = `${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}`;
   if (delivery.acknowledged) return pass(`the ${tx.mti} was acknowledged (${attempts}: ${delivery.lastResult})`, evidence);
-  return fail(`the ${tx.mti} was not acknowledged within ${windowMs / 1000} s (${attempts}; last: ${delivery.lastResult})`, evidence);
+  return fail(`the ${tx.mti} was not acknowledged within ${windowMs / 1000} s (${attempts}; last: ${signedButRefused(delivery.lastResult)})`, evidence);
 }
 
 /** Partial approval, when the handler used it: field 4 more than 0 and below the amount asked. */

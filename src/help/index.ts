@@ -3,8 +3,11 @@
 import type { AnyCommand, GroupDefinition } from '../app/command.js';
 import { UsageError, type CliError } from '../core/errors.js';
 import type { IOStreams } from '../core/io.js';
+import { fitTopic } from './fit.js';
 import { closestWords } from './suggest.js';
 import { HELP_TOPICS, findHelpTopic } from './topics.js';
+
+const HELP_WIDTH_PIPED = 80;
 
 /**
  * Answers `help NAME`: prints the topic and returns true; returns false when NAME is a command
@@ -13,7 +16,8 @@ import { HELP_TOPICS, findHelpTopic } from './topics.js';
 export function showHelpTopic(name: string, io: IOStreams, tree: Array<AnyCommand | GroupDefinition>): true | false | CliError {
   const topic = findHelpTopic(name);
   if (topic) {
-    io.out(topic.text);
+    // The width command help has: the terminal's, or 80 when piped.
+    io.out(fitTopic(topic.text, io.stdoutIsTTY && io.columns ? io.columns : HELP_WIDTH_PIPED));
     return true;
   }
   if (name === 'topics') {

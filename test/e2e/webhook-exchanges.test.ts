@@ -103,6 +103,7 @@ describe('webhook exchanges', () => {
     expect(bad.exitCode).toBe(2);
     const unknown = await run(['webhook', 'replay', 'wx_unknown']);
     expect(unknown.exitCode).toBe(4);
+    expect(unknown.stderr).toMatch(/^error: webhook exchange wx_unknown not found\nhint: list them with `cardctl webhook exchanges`/);
   });
 
   it('--as-scenario writes a scenario of a run that replays green through simulate run; refuses to overwrite without --force', async () => {

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { SimulateResult, Transaction } from '../../src/api/schemas.js';
-import { CHECK_NAMES } from '../../src/certify/checks.js';
+import { approvedBy, CHECK_NAMES } from '../../src/certify/checks.js';
 import { gradeAcknowledged, gradeDuplicate, gradeLatency, gradePartial, gradeRefusal, gradeReply, gradeRepeat } from '../../src/certify/grade.js';
 import { parseRules, selectChecks } from '../../src/certify/options.js';
 import { escapeXml, jsonReport, junitReport, markdownReport, scrub } from '../../src/certify/reports.js';
@@ -49,11 +49,32 @@ describe('grading from what the sandbox recorded', () => {
   it('duplicates and repeats: alike, and the ISO response MTI', () => {
     expect(gradeDuplicate(answer(), tx({ repeats: [{ at: '', mti: '0100', responseCode: '00', agreed: true }] })).verdict).toBe('pass');
     expect(gradeDuplicate(answer(), tx({ repeats: [{ at: '', mti: '0100', responseCode: '05', agreed: false }] })).verdict).toBe('fail');
+    // Two unusable answers are alike but answer nothing: skipped, saying why, not passed.
+    expect(gradeDuplicate(lost("the webhook reply's MTI is \"0100\", expected 0110"), tx({ repeats: [{ at: '', mti: '0100', responseCode: '', agreed: true }] })))
+      .toMatchObject({ verdict: 'skip', reason: 'needs a replied authorization (the webhook reply\'s MTI is "0100", expected 0110)' });
     expect(gradeRepeat(tx({ repeats: [{ at: '', mti: '0101', responseCode: '00', agreed: true, replyMti: '0110' }] })).verdict).toBe('pass');
     expect(gradeRepeat(tx({ repeats: [{ at: '', mti: '0101', responseCode: '00', agreed: true, replyMti: '0111' }] }))).toMatchObject({ verdict: 'fail', reason: expect.stringMatching(/with 0111; the ISO answer is 0110/) });
     expect(gradeRepeat(tx({ mti: '0420', repeats: [{ at: '', mti: '0421', responseCode: '00', agreed: true, replyMti: '0430' }] })).verdict).toBe('pass');
     expect(gradeRepeat(tx({ repeats: [{ at: '', mti: '0101', responseCode: '05', agreed: false, replyMti: '0110' }] })).verdict).toBe('fail');
     expect(gradeRepeat(tx({ repeats: [{ at: '', mti: '0101', responseCode: '', agreed: false }] })).verdict).toBe('fail');
+  });
+
+  it('a correctly signed message refused as unauthenticated says what to check; a refusal check is not told so', () => {
+    const hint = 'to a correctly signed message: check the HMAC is over the exact bytes received, keyed with the secret given here';
+    expect(gradeReply(lost('the webhook answered HTTP 401'), { deadlineMs: 5000 }).reason).toBe(`the webhook answered HTTP 401 ${hint}`);
+    expect(gradeReply(lost('the webhook answered HTTP 403'), { deadlineMs: 5000 }).reason).toBe(`the webhook answered HTTP 403 ${hint}`);
+    expect(gradeReply(lost('the webhook answered HTTP 500'), { deadlineMs: 5000 }).reason).toBe('the webhook answered HTTP 500');
+    expect(gradeAcknowledged(tx({ mti: '0120', advice: { acknowledged: false, attempts: 4, lastResult: 'the webhook answered HTTP 401' } }), 5000).reason)
+      .toBe(`the 0120 was not acknowledged within 5 s (4 attempts; last: the webhook answered HTTP 401 ${hint})`);
+    expect(gradeRefusal(lost('the webhook answered HTTP 401'), 'a message signed with another secret').reason).toBe('refused: the webhook answered HTTP 401');
+  });
+
+  it('a check that needs an approval first is skipped with the reason the answer was not one', () => {
+    expect(approvedBy('an approved purchase (0200)', answer(), 5000)).toMatchObject({ responseCode: '00' });
+    expect(approvedBy('an approved purchase (0200)', lost('the webhook reply\'s content type is "text/plain", expected application/json'), 5000))
+      .toMatchObject({ verdict: 'skip', reason: 'needs an approved purchase (0200); the handler\'s answer was not one (the webhook reply\'s content type is "text/plain", expected application/json)' });
+    expect(approvedBy('an approved authorization', answer({ responseCode: '05' }, { 39: '05' }), 5000))
+      .toMatchObject({ verdict: 'skip', reason: expect.stringMatching(/^needs an approved authorization; the handler's answer was not one \(replied 0110 05 /) });
   });
 
   it('an advice: acknowledged within the window, or failed with the attempts and the last result', () => {

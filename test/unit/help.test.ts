@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/app/cli.js';
 import { bufferedIO } from '../../src/core/buffered-io.js';
+import { fitTopic } from '../../src/help/fit.js';
 import { HELP_TOPICS } from '../../src/help/topics.js';
 import { testIO } from '../helpers/context.js';
 
@@ -13,9 +14,9 @@ async function run(argv: string[]) {
 }
 
 describe('help topics', () => {
-  it.each(HELP_TOPICS.map((t) => [t.name, t] as const))('`cardctl help %s` prints the topic', async (name, topic) => {
+  it.each(HELP_TOPICS.map((t) => [t.name, t] as const))('`cardctl help %s` prints the topic, fitted to 80 columns when piped', async (name, topic) => {
     const result = await run(['help', name]);
-    expect(result).toEqual({ code: 0, stdout: topic.text, stderr: '' });
+    expect(result).toEqual({ code: 0, stdout: fitTopic(topic.text, 80), stderr: '' });
   });
 
   it.each(HELP_TOPICS.map((t) => [t.name, t] as const))('README.md carries topic %s verbatim (node scripts/readme-topics.mjs)', (name, topic) => {

@@ -7,11 +7,13 @@ import { commandTools } from '../../src/mcp/tools.js';
 const tools = commandTools(commandTree);
 
 describe('the exchange commands under cardctl mcp', () => {
-  it('are sandbox tools; --as-scenario is refused, a plain list is not', () => {
+  it('are sandbox tools; --as-scenario and its flags are no inputs, the list\'s filters are', () => {
     const exchanges = tools.find((t) => t.name === 'webhook_exchanges')!;
     const replay = tools.find((t) => t.name === 'webhook_replay')!;
     expect([exchanges.use, replay.use]).toEqual(['simulate', 'simulate']);
-    expect(() => exchanges.bound!({ asScenario: 'x.yaml' })).toThrow(/not offered to an assistant/);
-    expect(() => exchanges.bound!({ failed: true, since: '30m' })).not.toThrow();
+    const inputs = Object.keys(exchanges.inputSchema.properties ?? {});
+    expect(inputs).toEqual(expect.arrayContaining(['tx', 'failed', 'since']));
+    expect(inputs.filter((name) => ['asScenario', 'keepSpacing', 'force'].includes(name))).toEqual([]);
+    expect(exchanges.inputSchema.additionalProperties).toBe(false);
   });
 });

@@ -13,6 +13,7 @@ import { ACKNOWLEDGEMENT_WINDOW_MS } from '../../certify/context.js';
 import { CertifySession } from '../../certify/session.js';
 import { buildReport, runChecks, type CheckResult } from '../../certify/runner.js';
 import { evidenceText, jsonReport, junitReport, markdownReport, scrub } from '../../certify/reports.js';
+import { readSecretStdin } from './secret-stdin.js';
 
 export interface CertifyInput {
   url: string;
@@ -88,13 +89,8 @@ export async function certify(ctx: Context, input: CertifyInput): Promise<{ fail
 }
 
 async function readSecret(ctx: Context, fromStdin: boolean): Promise<string> {
-  if (fromStdin) {
-    const { lineReader } = await import('../../core/io.js');
-    const secret = (await lineReader(ctx.io.stdin).next())?.trim();
-    if (!secret) throw new UsageError('--secret-stdin: stdin is empty; pipe the webhook secret in, e.g. echo "$SECRET" | cardctl webhook certify --url URL --secret-stdin');
-    return secret;
-  }
+  if (fromStdin) return readSecretStdin(ctx.io, 'webhook certify --url URL');
   const secret = ctx.settings().profile.webhookSecret;
-  if (!secret) throw new UsageError('no webhook secret: give it with --secret-stdin (or store it in the profile as webhookSecret)', { hint: 'echo "$SECRET" | cardctl webhook certify --url URL --secret-stdin' });
+  if (!secret) throw new UsageError('no webhook secret: give it on stdin with --secret-stdin', { hint: 'echo "$SECRET" | cardctl webhook certify --url URL --secret-stdin' });
   return secret;
 }

@@ -72,8 +72,8 @@ Exit codes: 0 every check passed (or was skipped with a reason), 5 a check faile
   examples: [
     'echo "$WEBHOOK_SECRET" | cardctl webhook certify --url http://127.0.0.1:8080/card-auth --secret-stdin',
     'cardctl webhook certify --url http://127.0.0.1:8080/card-auth --secret-stdin --junit certify.xml < secret.txt',
-    'cardctl webhook certify --url http://127.0.0.1:8080/card-auth --secret-stdin --only refuse-wrong-secret,latency --rate 10/s --duration 5s',
-    'cardctl -p sandbox webhook certify --url http://127.0.0.1:8080/card-auth --scheme standard-webhooks',
+    'cardctl webhook certify --url http://127.0.0.1:8080/card-auth --secret-stdin --only refuse-wrong-secret,latency --rate 10/s --duration 5s < secret.txt',
+    'cardctl -p sandbox webhook certify --url http://127.0.0.1:8080/card-auth --secret-stdin --scheme standard-webhooks < secret.txt',
   ],
   async parse({ opts }) {
     let expect: Record<string, readonly string[]> = {};

@@ -14,9 +14,9 @@ const FLAGS = defineFlags({
   tx: { type: 'list', repeat: 'each', value: 'id', description: 'only the exchanges of this transaction (and of the messages linked to it); repeat for several' },
   failed: { type: 'boolean', description: 'only those the network did not take: refused, or no answer' },
   since: { type: 'string', value: 'time', description: 'only those at or after this time (ISO date-time or a duration like 30m, 24h)' },
-  asScenario: { type: 'string', value: 'file', complete: 'file', description: 'write a scenario replaying these messages through `simulate run` instead of listing' },
-  keepSpacing: { type: 'boolean', description: 'with --as-scenario: keep the time between messages (wait steps)' },
-  force: { type: 'boolean', description: 'with --as-scenario: overwrite the file' },
+  asScenario: { type: 'string', value: 'file', complete: 'file', mcp: false, description: 'write a scenario replaying these messages through `simulate run` instead of listing' },
+  keepSpacing: { type: 'boolean', mcp: false, description: 'with --as-scenario: keep the time between messages (wait steps)' },
+  force: { type: 'boolean', mcp: false, description: 'with --as-scenario: overwrite the file' },
 });
 
 interface ExchangeQuery {
@@ -41,13 +41,8 @@ in forward mode, expecting the response codes and lifecycle amounts seen (\`card
   flags: FLAGS,
   wide: 'more columns: transaction, replay of, faults, URL',
   noun: 'exchanges',
-  // A sandbox read; writing a scenario file is for the person at the terminal.
-  mcp: {
-    use: 'simulate',
-    bound(flags) {
-      if (flags.asScenario !== undefined) throw new UsageError('--as-scenario writes a file on this machine: run it yourself, it is not offered to an assistant');
-    },
-  },
+  // A sandbox read; writing a scenario file is for the person at the terminal (its flags are no tool inputs).
+  mcp: 'simulate',
   examples: [
     'cardctl webhook exchanges',
     'cardctl webhook exchanges --failed --since 30m',

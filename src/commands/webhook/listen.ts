@@ -6,6 +6,7 @@ import { escapeControlsDeep } from '../../output/format.js';
 import type { Exchange } from './listener.js';
 import { HISTORY_BOUND, MAX_BODY_BYTES, REPEAT_BEHAVIOURS } from './behaviours.js';
 import { SIGNATURE_SCHEMES } from '../../webhook-protocol/signature.js';
+import { readSecretStdin } from './secret-stdin.js';
 
 interface ListenOptions {
   port: string;
@@ -142,9 +143,7 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
     if (missing) throw missing;
     let secret: string | undefined;
     if (opts.secretStdin) {
-      const { lineReader } = await import('../../core/io.js');
-      secret = (await lineReader(ctx.io.stdin).next())?.trim();
-      if (!secret) throw new UsageError('--secret-stdin: stdin is empty; pipe the webhook secret in, e.g. echo "$SECRET" | cardctl webhook listen --secret-stdin');
+      secret = await readSecretStdin(ctx.io, 'webhook listen');
     } else {
       secret = ctx.settings().profile.webhookSecret || undefined;
     }
