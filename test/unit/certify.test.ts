@@ -66,7 +66,7 @@ describe('grading from what the sandbox recorded', () => {
     expect(gradeReply(lost('the webhook answered HTTP 500'), { deadlineMs: 5000 }).reason).toBe('the webhook answered HTTP 500');
     expect(gradeAcknowledged(tx({ mti: '0120', advice: { acknowledged: false, attempts: 4, lastResult: 'the webhook answered HTTP 401' } }), 5000).reason)
       .toBe(`the 0120 was not acknowledged within 5 s (4 attempts; last: the webhook answered HTTP 401 ${hint})`);
-    expect(gradeRefusal(lost('the webhook answered HTTP 401'), 'a message signed with another secret').reason).toBe('refused: the webhook answered HTTP 401');
+    expect(gradeRefusal(lost('the webhook answered HTTP 401'), 'a message signed with another secret', answer()).reason).toBe('refused: the webhook answered HTTP 401');
   });
 
   it('a check that needs an approval first is skipped with the reason the answer was not one', () => {
