@@ -8,6 +8,7 @@ import { chmodSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readd
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { dataDir } from '../config/paths.js';
+import { SECRET_ENV_VARS } from '../config/store.js';
 import { REDACTED, maskPansInText, redactNode } from '../core/redact.js';
 import { writeAllSync } from '../core/write-file.js';
 
@@ -84,7 +85,7 @@ export class Journal {
 
   /**
    * Writes one entry. `secrets`: values to remove wherever they appear (the profile's token, API
-   * key, webhook secret …); CARDCTL_TOKEN and CARDCTL_API_KEY of this journal's environment are
+   * key, webhook secret …); the secret variables of this journal's environment (SECRET_ENV_VARS) are
    * added here. `later`: the line waits for flush() (a bulk run writes the lines of a tick at
    * once: src/audit/record.ts); otherwise it is written before append returns.
    */
@@ -183,7 +184,7 @@ export class Journal {
   private scrubberOf(secrets: ReadonlyArray<string | undefined>): (text: string) => string {
     const last = this.scrubber?.secrets;
     const same = last !== undefined && last.length === secrets.length && secrets.every((secret, i) => secret === last[i]);
-    if (!same) this.scrubber = { secrets, scrub: scrubberFor([...secrets, this.env.CARDCTL_TOKEN, this.env.CARDCTL_API_KEY]) };
+    if (!same) this.scrubber = { secrets, scrub: scrubberFor([...secrets, ...SECRET_ENV_VARS.map((name) => this.env[name])]) };
     return this.scrubber!.scrub;
   }
 

@@ -6,7 +6,7 @@ import { flagWords, takesValue, type FlagSpec, type Flags } from '../core/flags.
 import { REDACTED, maskPan, redactBodyText } from '../core/redact.js';
 import type { Env } from '../config/settings.js';
 import { affectedIds, operatorName, type Journal } from './journal.js';
-import { SECRET_PROFILE_KEYS, type Profile } from '../config/store.js';
+import { SECRET_ENV_VARS, SECRET_PROFILE_KEYS, type Profile } from '../config/store.js';
 
 /**
  * `cardctl …` as typed, read with the declarations of the flags it was parsed with (the command's
@@ -82,7 +82,7 @@ function shellWord(word: string): string {
 /** Every secret a run knows, to be removed from whatever free text the journal records. */
 export function knownSecrets(settings: { token?: string; apiKey?: string; profile: Profile }, stored: Profile | undefined, env: Env): Array<string | undefined> {
   // The stored profile as it is now: a client-credentials renewal may have replaced the token.
-  const secrets = [settings.token, settings.apiKey, env.CARDCTL_TOKEN, env.CARDCTL_API_KEY];
+  const secrets = [settings.token, settings.apiKey, ...SECRET_ENV_VARS.map((name) => env[name])];
   // A loop, not flatMap: this runs for every journal line, an entry per card in a bulk run.
   for (const key of SECRET_PROFILE_KEYS) secrets.push(settings.profile[key], stored?.[key]);
   return secrets;

@@ -158,18 +158,18 @@ describe('audit journal: secrets and card numbers in free text', () => {
     expect(stored!.message).toBe(reason);
   });
 
-  it('replaces the known secrets (given, and CARDCTL_TOKEN / CARDCTL_API_KEY) wherever they appear', () => {
+  it('replaces the known secrets (given, and CARDCTL_TOKEN / CARDCTL_API_KEY / CARDCTL_WEBHOOK_SECRET) wherever they appear', () => {
     const dir = tempDir(); dirs.push(dir);
-    const journal = new Journal({ CARDCTL_TOKEN: 'tok_env_secret_0123456789', CARDCTL_API_KEY: API_KEY }, { dir: dir.path });
+    const journal = new Journal({ CARDCTL_TOKEN: 'tok_env_secret_0123456789', CARDCTL_API_KEY: API_KEY, CARDCTL_WEBHOOK_SECRET: 'whsec_env_hook_0123456789' }, { dir: dir.path });
     journal.append(entry({
       command: `cardctl cards deactivate c1 --reason "pasted ${TOKEN} by mistake"`,
-      reason: `pasted ${TOKEN}, tok_env_secret_0123456789 and ${API_KEY}`,
+      reason: `pasted ${TOKEN}, tok_env_secret_0123456789, whsec_env_hook_0123456789 and ${API_KEY}`,
       message: `x${TOKEN}x`,
       ids: [TOKEN],
     }), [TOKEN, undefined, 't']);
     const text = readFileSync(journal.file, 'utf8');
-    for (const secret of [TOKEN, 'tok_env_secret_0123456789', API_KEY]) expect(text).not.toContain(secret);
-    expect([...journal.read()][0]!.reason).toBe('pasted [REDACTED], [REDACTED] and [REDACTED]');
+    for (const secret of [TOKEN, 'tok_env_secret_0123456789', 'whsec_env_hook_0123456789', API_KEY]) expect(text).not.toContain(secret);
+    expect([...journal.read()][0]!.reason).toBe('pasted [REDACTED], [REDACTED], [REDACTED] and [REDACTED]');
     // A one-letter "secret" (a test token) does not blank every t of the entry.
     expect(text).toContain('cardctl cards deactivate');
   });

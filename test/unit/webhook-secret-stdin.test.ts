@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/app/cli.js';
 import { bufferedIO } from '../../src/core/buffered-io.js';
-import { readSecretStdin } from '../../src/commands/webhook/secret-stdin.js';
+import { readSecretStdin, webhookSecret } from '../../src/commands/webhook/secret-stdin.js';
 
 describe('--secret-stdin', () => {
   it('reads the first line of a pipe, trimmed', async () => {
@@ -24,5 +24,12 @@ describe('--secret-stdin', () => {
     // A terminal gets colour: compare the text.
     expect(io.stderrText().replace(/\x1b\[[0-9;]*m/g, '')).toMatch(/--secret-stdin reads a pipe, and stdin is a terminal here \(what you type would be shown\)\nhint: pipe the webhook secret in, e\.g\. echo "\$SECRET" \| cardctl webhook (certify --url URL|listen) --secret-stdin/);
     expect(io.stdoutText()).toBe('');
+  });
+
+  it('without --secret-stdin the secret is CARDCTL_WEBHOOK_SECRET (stdin unread), else none', async () => {
+    const io = bufferedIO({ stdin: 'from-stdin\n' });
+    expect(await webhookSecret({ io, env: { CARDCTL_WEBHOOK_SECRET: ' whsec_env ' } }, false, 'webhook listen')).toBe('whsec_env');
+    expect(await webhookSecret({ io, env: {} }, false, 'webhook listen')).toBeUndefined();
+    expect(await webhookSecret({ io, env: { CARDCTL_WEBHOOK_SECRET: 'whsec_env' } }, true, 'webhook listen')).toBe('from-stdin');
   });
 });

@@ -13,7 +13,7 @@ import { ACKNOWLEDGEMENT_WINDOW_MS } from '../../certify/context.js';
 import { CertifySession } from '../../certify/session.js';
 import { buildReport, runChecks, type CheckResult } from '../../certify/runner.js';
 import { evidenceText, jsonReport, junitReport, markdownReport, scrub } from '../../certify/reports.js';
-import { readSecretStdin } from './secret-stdin.js';
+import { WEBHOOK_SECRET_ENV, webhookSecret } from './secret-stdin.js';
 
 export interface CertifyInput {
   url: string;
@@ -89,8 +89,7 @@ export async function certify(ctx: Context, input: CertifyInput): Promise<{ fail
 }
 
 async function readSecret(ctx: Context, fromStdin: boolean): Promise<string> {
-  if (fromStdin) return readSecretStdin(ctx.io, 'webhook certify --url URL');
-  const secret = ctx.settings().profile.webhookSecret;
-  if (!secret) throw new UsageError('no webhook secret: give it on stdin with --secret-stdin', { hint: 'echo "$SECRET" | cardctl webhook certify --url URL --secret-stdin' });
+  const secret = await webhookSecret(ctx, fromStdin, 'webhook certify --url URL');
+  if (!secret) throw new UsageError(`no webhook secret: give it on stdin with --secret-stdin, or in ${WEBHOOK_SECRET_ENV}`, { hint: 'echo "$SECRET" | cardctl webhook certify --url URL --secret-stdin' });
   return secret;
 }

@@ -32,7 +32,7 @@ never from anything the handler says about itself. Prints a table of checks (che
 reason); each failure's reason and evidence (card numbers masked) follow on stderr.
 
 By default an in-memory sandbox is started in this process: a card program whose webhook is --url,
-signed with the secret (--secret-stdin, else the profile's webhookSecret) in --scheme. With
+signed with the secret (--secret-stdin, else CARDCTL_WEBHOOK_SECRET) in --scheme. With
 -p/--profile NAME of a sandbox profile (\`cardctl sandbox serve --profile NAME\`), that running
 sandbox is used instead: a new card program there points at --url.
 
@@ -57,7 +57,7 @@ check with verdict, reason and evidence), --junit FILE.xml (one test case per ch
 Exit codes: 0 every check passed (or was skipped with a reason), 5 a check failed, 2 usage.`,
   flags: {
     url: { type: 'string', value: 'url', description: 'the webhook to certify (http or https)' },
-    secretStdin: { type: 'boolean', secret: true, description: "read the webhook's signing secret from stdin (else the profile's webhookSecret)" },
+    secretStdin: { type: 'boolean', secret: true, description: "read the webhook's signing secret from stdin (else CARDCTL_WEBHOOK_SECRET)" },
     scheme: { type: 'string', value: 'scheme', choices: SIGNATURE_SCHEMES, default: 'cardctl', description: 'signature scheme: cardctl (X-Webhook-Signature) or standard-webhooks' },
     only: { type: 'string', value: 'checks', description: 'run only these checks (comma-separated names)' },
     skip: { type: 'string', value: 'checks', description: 'leave out these checks (comma-separated names)' },

@@ -6,7 +6,7 @@ import { escapeControlsDeep } from '../../output/format.js';
 import type { Exchange } from './listener.js';
 import { HISTORY_BOUND, MAX_BODY_BYTES, REPEAT_BEHAVIOURS } from './behaviours.js';
 import { SIGNATURE_SCHEMES } from '../../webhook-protocol/signature.js';
-import { readSecretStdin } from './secret-stdin.js';
+import { webhookSecret } from './secret-stdin.js';
 
 interface ListenOptions {
   port: string;
@@ -30,7 +30,7 @@ response message echoing the request, at most 64 KiB) is passed on; a timeout (5
 unreachable handler, an error status or an invalid reply (502) is passed on as a failure (the
 sandbox records 96), never as an approval.
 
-The signature is verified with the secret from --secret-stdin or the profile's webhookSecret, in
+The signature is verified with the secret from --secret-stdin or CARDCTL_WEBHOOK_SECRET, in
 the scheme of --scheme: cardctl (X-Webhook-Signature: t=<unix>,v1=<HMAC-SHA256 hex of "t.body">,
 the default) or standard-webhooks (webhook-id, webhook-timestamp, webhook-signature: v1,<base64>;
 a whsec_ secret), as the card program's webHookConfig.type (http or standard-webhooks) signs. Any
@@ -141,12 +141,7 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
     const { missingProfile } = await import('../../app/context.js');
     const missing = missingProfile(ctx);
     if (missing) throw missing;
-    let secret: string | undefined;
-    if (opts.secretStdin) {
-      secret = await readSecretStdin(ctx.io, 'webhook listen');
-    } else {
-      secret = ctx.settings().profile.webhookSecret || undefined;
-    }
+    const secret = await webhookSecret(ctx, Boolean(opts.secretStdin), 'webhook listen');
 
     const json = ['json', 'ndjson'].includes(ctx.settings().output);
     const { startListener } = await import('./listener.js');
@@ -162,8 +157,8 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
     if (json) ctx.io.out(`${JSON.stringify({ type: 'listening', url: listener.url, signatures: secret ? 'verified' : 'unchecked', scheme: opts.scheme, forwardTo: forwardTo ?? null })}\n`);
     ctx.log.info(`Listening on ${listener.url} — point the card program's webHookConfig.url here (e.g. \`cardctl sandbox serve --webhook-url ${listener.url}\`). Ctrl-C to stop.`);
     if (!secret && !isLoopbackHost(opts.host)) {
-      ctx.log.warn(`listening on ${opts.host} without a webhook secret (--secret-stdin or the profile's webhookSecret): anyone who reaches this address gets answers, signatures unchecked`);
-    } else if (!secret) ctx.log.warn('no webhook secret (--secret-stdin or the profile\'s webhookSecret): signatures are not checked');
+      ctx.log.warn(`listening on ${opts.host} without a webhook secret (--secret-stdin or CARDCTL_WEBHOOK_SECRET): anyone who reaches this address gets answers, signatures unchecked`);
+    } else if (!secret) ctx.log.warn('no webhook secret (--secret-stdin or CARDCTL_WEBHOOK_SECRET): signatures are not checked');
     if (forwardTo) ctx.log.info(`Relaying every message to ${forwardTo}`);
     else if (rules) ctx.log.info(`Answering by ${rules.rules.length} rule(s) of ${opts.rules}, else ${rules.default ?? respond}`);
     else ctx.log.info(`Answering ${respond}`);
