@@ -52,7 +52,9 @@ describe('webhook exchanges', () => {
     const table = await run(['webhook', 'exchanges', '--tx', auth.transactionId]);
     expect(table.exitCode, table.stderr).toBe(0);
     const row = table.stdout.split('\n').find((line) => line.startsWith(listed[0].id))!;
-    expect(row.split('\t')).toEqual([listed[0].id, listed[0].at, 'authorization', '0100', '1', '200', 'accepted', expect.stringMatching(/^\d+$/), '00', '']);
+    expect(row.split('\t')).toEqual([listed[0].id, listed[0].at, 'authorization', 'accepted', '00', expect.stringMatching(/^\d+$/), '']);
+    const wide = await run(['webhook', 'exchanges', '--tx', auth.transactionId, '--wide']);
+    expect(wide.stdout.split('\n').find((line) => line.startsWith(listed[0].id))!.split('\t').slice(7, 10)).toEqual(['0100', '1', '200']);
 
     // A reply the network cannot take (garbage injected on the webhook path): listed under --failed.
     await call(sandbox.info, 'PUT', '/sandbox/webhook-faults', { body: { garbage: 1 } });

@@ -15,17 +15,19 @@ function verdictText(value: unknown, style?: Style): string {
   return style && tone ? style[tone](text) : text;
 }
 
+// The default columns fit an 80-column terminal with the id whole (the replay needs it); the time
+// of day only (json and csv have the whole date-time); --wide adds the rest.
 export const webhookExchangeColumns: Column<Exchange>[] = [
   { header: 'ID', path: 'id', minWidth: 30 },
-  { header: 'At', path: 'at' },
+  { header: 'At', path: 'at', format: (value) => (typeof value === 'string' ? value.slice(11, 19) : ''), csv: (value) => String(value ?? '') },
   { header: 'Kind', path: 'kind' },
-  { header: 'MTI', path: 'mti' },
-  { header: 'Attempt', path: 'attempt' },
-  { header: 'Status', path: 'response.status', format: (value) => (value === undefined || value === null ? '-' : String(value)) },
   { header: 'Verdict', path: 'verdict', format: (value, _record, style) => verdictText(value, style) },
-  { header: 'Latency', path: 'latencyMs', format: (value) => (typeof value === 'number' ? `${value} ms` : '') },
   { header: 'Code', path: 'responseCode' },
+  { header: 'Latency', path: 'latencyMs', format: (value) => (typeof value === 'number' ? `${value} ms` : '') },
   { header: 'Reason', path: 'reason' },
+  { header: 'MTI', path: 'mti', wide: true },
+  { header: 'Attempt', path: 'attempt', wide: true },
+  { header: 'Status', path: 'response.status', wide: true, format: (value) => (value === undefined || value === null ? '-' : String(value)) },
   { header: 'Transaction', path: 'transactionId', wide: true },
   { header: 'Replay of', path: 'replayOf', wide: true },
   { header: 'Faults', path: 'faults', wide: true, format: (value) => (Array.isArray(value) ? value.join(' ') : ''), csv: (value) => (Array.isArray(value) ? value.join(' ') : '') },
