@@ -66,6 +66,14 @@ export function buildResponse(request: SwitchMessage, code: string, approvalCode
 /** Code 10, approved for part of the amount: the reply's field 4 is what was approved. */
 export const PARTIAL_APPROVAL_CODE = '10';
 
+/** The fields that make an answer: the code, the approval code and the amount approved (a partial approval's). */
+const ANSWER_FIELDS = ['39', '38', '4'];
+
+/** Whether two answers to one message (a duplicate, a repeat) are the same answer. */
+export function sameAnswer(first: Partial<SwitchMessage>, second: Partial<SwitchMessage>): boolean {
+  return ANSWER_FIELDS.every((field) => (first[field] ?? '') === (second[field] ?? ''));
+}
+
 function isPartialAmount(got: string, sent: string): boolean {
   return /^\d{12}$/.test(got) && BigInt(got) > 0n && BigInt(got) <= BigInt(sent);
 }

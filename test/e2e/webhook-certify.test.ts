@@ -188,8 +188,8 @@ describe('usage', () => {
     expect(unknown.stderr).toContain(`the checks are: ${CHECK_NAMES.join(', ')}`);
     const noSecret = await cardctl(['webhook', 'certify', '--url', 'http://127.0.0.1:9/hook'], { configDir: config.path });
     expect(noSecret.exitCode).toBe(2);
-    // Nothing stores a webhook secret in a profile: the error names only what works.
-    expect(noSecret.stderr).toMatch(/^error: no webhook secret: give it on stdin with --secret-stdin\n/);
+    // The two places a secret comes from; never argv, never a profile.
+    expect(noSecret.stderr).toMatch(/^error: no webhook secret: give it on stdin with --secret-stdin, or in CARDCTL_WEBHOOK_SECRET\n/);
     const badUrl = await certify('ftp://example/hook');
     expect(badUrl.exitCode).toBe(2);
   });

@@ -2,7 +2,7 @@
 // response of the message it is or repeats (ISO 8583: 0101 → 0110, 0421 → 0430), and a repeat
 // also by its own response (0111), which the sandbox has always accepted.
 import { describe, expect, it } from 'vitest';
-import { answerMtisOf, buildResponse, firstMtiOf, isRepeatMti, repeatMtiOf, validateReply } from '../../src/webhook-protocol/reply.js';
+import { answerMtisOf, buildResponse, firstMtiOf, isRepeatMti, repeatMtiOf, sameAnswer, validateReply } from '../../src/webhook-protocol/reply.js';
 
 const request = (mti: string) => ({ '0': mti, '3': '000000', '4': '000000010000', '11': '000042', '37': '633114000042', '49': '566' });
 
@@ -29,5 +29,17 @@ describe('response MTIs', () => {
     expect(['0100', '0110', '0420', '0102', '01'].some(isRepeatMti)).toBe(false);
     expect(['0100', '0120', '0220', '0420'].map(repeatMtiOf)).toEqual(['0101', '0121', '0221', '0421']);
     expect(['0101', '0421', '0100'].map(firstMtiOf)).toEqual(['0100', '0420', '0100']);
+  });
+});
+
+describe('sameAnswer: a duplicate or a repeat answered as the first time', () => {
+  it.each<[Record<string, string>, Record<string, string>, boolean]>([
+    [{ 39: '00', 38: 'A1B2C3', 4: '000000001000' }, { 39: '00', 38: 'A1B2C3', 4: '000000001000' }, true],
+    [{ 39: '00', 38: 'A1B2C3' }, { 39: '00', 38: 'ZZZZZZ' }, false],
+    [{ 39: '10', 4: '000000000500' }, { 39: '10', 4: '000000000400' }, false],
+    [{ 39: '05' }, { 39: '51' }, false],
+    [{ 39: '05' }, { 39: '05', 11: '000002' }, true],
+  ])('%j and %j: %s', (first, second, same) => {
+    expect(sameAnswer(first, second)).toBe(same);
   });
 });

@@ -8,6 +8,7 @@ import * as ledger from './ledger.js';
 import type { Plan } from './plan.js';
 import type { SwitchStore } from './store-port.js';
 import { describeDraw } from './webhook-faults.js';
+import { sameAnswer } from '../../webhook-protocol/reply.js';
 import { callWebhook, messageIdOf, WEBHOOK_TIMEOUT_MS, type WebhookOutcome, type WireCapture } from './webhook.js';
 
 /** How long a late reply is still read after the network's deadline (to send a timeout reversal). */
@@ -76,7 +77,7 @@ export async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram[
   if (second) {
     const other = await second;
     duplicate = { outcome: other, latencyMs: performance.now() - startedPerf };
-    duplicateAgreed = outcome.ok && other.ok ? outcome.reply['39'] === other.reply['39'] : outcome.ok === other.ok;
+    duplicateAgreed = outcome.ok && other.ok ? sameAnswer(outcome.reply, other.reply) : outcome.ok === other.ok;
   }
   if (outcome.ok) {
     if (draw.reset) outcome = { ok: false, cause: 'reset', reason: 'the connection was reset after the message was sent (injected fault)' };

@@ -2,7 +2,7 @@
 // time, and in forward mode sent to the webhook too.
 import type { ResponseMode, SimulateEnvelope } from '../../api/schemas.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
-import { repeatMtiOf } from '../../webhook-protocol/reply.js';
+import { repeatMtiOf, sameAnswer } from '../../webhook-protocol/reply.js';
 import { DomainError } from '../errors.js';
 import type { SwitchDeps } from './deps.js';
 import { exchangeWithWebhook, type Exchange } from './exchange.js';
@@ -25,6 +25,7 @@ export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id
   let faults: string[] = [];
   let replyMti: string | undefined;
   let sent: Exchange | undefined;
+  let reply: SwitchMessage | undefined;
   if (mode === 'forward') {
     const { card, program } = cardAndProgramOf(deps.store, institutionId, stored.record);
     const message: SwitchMessage = { ...resentMessage(stored.record.originalMessage, card?.pan), '0': mti };
@@ -32,12 +33,16 @@ export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id
     const subject = subjectOf(institutionId, stored.record, (stored.record.repeats?.length ?? 0) + 2, mti, stored.originalId);
     const exchange = await exchangeWithWebhook({ ...deps, background: undefined }, program?.webHookConfig, message, id, subject);
     responseCode = exchange.outcome.ok ? exchange.outcome.reply['39'] ?? '' : '';
+    reply = exchange.outcome.ok ? exchange.outcome.reply : undefined;
     replyMti = exchange.outcome.ok ? exchange.outcome.reply['0'] : undefined;
     faults = exchange.faults;
     sent = exchange;
   }
   const record = deps.store.atomically(() => rewrite(deps.store, institutionId, id, now(), (current) => {
-    current.repeats = [...(current.repeats ?? []), { ...repeatEntry(now(), mti, responseCode === current.responseCode, responseCode), ...(replyMti ? { replyMti } : {}), ...(faults.length > 0 ? { webhookFaults: faults } : {}) }];
+    // Agreed: the webhook's first answer again (code, approval code, amount); against the network's
+    // own answer (a stand-in) or with no reply, the same code.
+    const agreed = reply && !current.standIn ? sameAnswer(reply, current.response) : responseCode === current.responseCode;
+    current.repeats = [...(current.repeats ?? []), { ...repeatEntry(now(), mti, agreed, responseCode), ...(replyMti ? { replyMti } : {}), ...(faults.length > 0 ? { webhookFaults: faults } : {}) }];
   }))!;
   return answerOf(record, { exchange: sent });
 }
