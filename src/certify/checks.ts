@@ -70,7 +70,7 @@ export const CHECKS: readonly Check[] = [
   })),
   {
     name: 'duplicate-delivery',
-    proves: 'one message delivered twice gets a valid reply with the same response code both times',
+    proves: 'one message delivered twice gets the same valid answer both times (fields 39, 38, 4)',
     async run(ctx) {
       const result = await ctx.session.withFaults('duplicate=1', () => ctx.session.authorize(12));
       return gradeDuplicate(result, await ctx.session.transaction(result.transactionId));
@@ -78,7 +78,7 @@ export const CHECKS: readonly Check[] = [
   },
   {
     name: 'repeat-authorization',
-    proves: 'a repeat (0101) is answered 0110 with the first answer\'s code',
+    proves: 'a repeat (0101) is answered 0110 with the first answer (fields 39, 38, 4)',
     async run(ctx) {
       const original = await ctx.session.authorize(13);
       if (!original.webhook || original.webhook.failure) return skip(`needs a replied authorization (${original.webhook?.failure ?? 'not sent'})`);
@@ -88,7 +88,7 @@ export const CHECKS: readonly Check[] = [
   },
   {
     name: 'repeat-reversal',
-    proves: 'a repeated reversal (0421) is answered 0430 with the first answer\'s code',
+    proves: 'a repeated reversal (0421) is answered 0430 with the first answer (fields 39, 38, 4)',
     async run(ctx) {
       const original = await approvedAuthorization(ctx, 14);
       if (isVerdict(original)) return original;

@@ -100,7 +100,7 @@ export function gradeRefusal(result: SimulateResult, what: string, control: Simu
   return pass(`declined: replied ${codeText(result.responseCode)}, while the same message correctly signed was approved`, evidence);
 }
 
-/** A message delivered twice: both copies answered validly, with the same code (two unusable answers are not alike). */
+/** A message delivered twice: both copies answered validly and alike (sameAnswer; two unusable answers are not alike). */
 export function gradeDuplicate(result: SimulateResult, tx: Transaction): Verdict {
   const evidence = [evidenceOf(result)];
   const why = unusable(result);
