@@ -23,14 +23,14 @@ let sandbox: RunningSandbox;
 let env: Record<string, string>;
 const listeners: WebhookListener[] = [];
 
-async function json(args: string[]): Promise<any> {
+async function json(args: string[]): Promise<AnyJson> {
   const result = await cardctl([...args, '-o', 'json'], { configDir: config.path, env, timeout: 60_000 });
   expect(result.exitCode, `${args.join(' ')}\n${result.stderr}`).toBe(0);
   return JSON.parse(result.stdout);
 }
 
 /** `tx show` of `id` until `done` holds of it (or `withinMs` passes: the last one then). */
-async function showUntil(id: string, done: (tx: AnyJson) => boolean, withinMs: number): Promise<any> {
+async function showUntil(id: string, done: (tx: AnyJson) => boolean, withinMs: number): Promise<AnyJson> {
   const until = Date.now() + withinMs;
   for (;;) {
     const tx = await json(['tx', 'show', id]);

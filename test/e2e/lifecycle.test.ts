@@ -30,7 +30,7 @@ const run = (args: string[]) => cardctl(args, { configDir: config.path, env, tim
 const newCard = () => createCardOverHttp(sandbox.info);
 
 /** Runs a command that must succeed and answers its JSON output. */
-async function json(args: string[]): Promise<any> {
+async function json(args: string[]): Promise<AnyJson> {
   const result = await run([...args, '-o', 'json']);
   expect(result.exitCode, `${args.join(' ')}\n${result.stderr}`).toBe(0);
   return JSON.parse(result.stdout);

@@ -9,6 +9,7 @@ import { maskPansInText } from '../../src/core/redact.js';
 import { cardctl, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
 import { startSigningSandbox } from '../helpers/signing-sandbox.js';
 import { call, createCardOverHttp } from '../sandbox/helpers.js';
+import type { AnyJson } from '../helpers/json.js';
 
 const WEBHOOK_SECRET = 'whsec_exchanges_e2e_secret';
 
@@ -20,7 +21,7 @@ let env: Record<string, string>;
 const run = (args: string[]) => cardctl(args, { configDir: config.path, env, timeout: 60_000 });
 const newCard = () => createCardOverHttp(sandbox.info);
 
-async function json(args: string[]): Promise<any> {
+async function json(args: string[]): Promise<AnyJson> {
   const result = await run([...args, '-o', 'json']);
   expect(result.exitCode, `${args.join(' ')}\n${result.stderr}`).toBe(0);
   return JSON.parse(result.stdout);
@@ -61,8 +62,8 @@ describe('webhook exchanges', () => {
     const failedId = (await json(['simulate', 'authorization', '--card', card, '--amount', '26', '--forward'])).transactionId;
     await call(sandbox.info, 'PUT', '/sandbox/webhook-faults', { body: {} });
     const failed = await json(['webhook', 'exchanges', '--failed']);
-    expect(failed.map((x: any) => x.transactionId)).toContain(failedId);
-    expect(failed.every((x: any) => x.verdict !== 'accepted')).toBe(true);
+    expect(failed.map((x: AnyJson) => x.transactionId)).toContain(failedId);
+    expect(failed.every((x: AnyJson) => x.verdict !== 'accepted')).toBe(true);
     const fields = await run(['webhook', 'exchanges', '--tx', auth.transactionId, '--fields', 'id,verdict', '-o', 'csv']);
     expect(fields.stdout.trim().split('\n')).toEqual(['id,verdict', `${listed[0].id},accepted`]);
 
@@ -94,7 +95,7 @@ describe('webhook exchanges', () => {
     expect(after).toHaveLength(2);
     expect(after[1]).toMatchObject({ signature: 'valid', mti: '0100' });
     const listed = await json(['webhook', 'exchanges', '--tx', auth.transactionId]);
-    expect(listed.map((x: any) => x.replayOf)).toEqual([first.id, null]);
+    expect(listed.map((x: AnyJson) => x.replayOf)).toEqual([first.id, null]);
     // The ledger is as it was: one approved authorization.
     expect((await json(['tx', 'show', auth.transactionId, '--lifecycle'])).amounts).toMatchObject({ held: 31 });
 
@@ -148,7 +149,7 @@ describe('webhook exchanges', () => {
         ids.push(JSON.parse(sent.stdout).transactionId);
       }
       const listed = await cardctl(['webhook', 'exchanges', '-o', 'json'], { configDir: config.path, env: smallEnv });
-      expect(JSON.parse(listed.stdout).map((x: any) => x.transactionId)).toEqual([ids[2], ids[1]]);
+      expect(JSON.parse(listed.stdout).map((x: AnyJson) => x.transactionId)).toEqual([ids[2], ids[1]]);
     } finally {
       await small.stop();
     }

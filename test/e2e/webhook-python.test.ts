@@ -9,6 +9,7 @@ import { signedHeaders, type SignatureScheme } from '../../src/webhook-protocol/
 import { cardctl, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox } from '../helpers/cli.js';
 import { pythonMissing, startPythonHandler, type HandlerVariant, type PythonHandler } from '../helpers/python-handler.js';
 import { call, createCardOverHttp } from '../sandbox/helpers.js';
+import type { AnyJson } from '../helpers/json.js';
 
 const SECRETS: Record<SignatureScheme, string> = {
   cardctl: 'python-handler-e2e-secret',
@@ -34,7 +35,7 @@ describe.skipIf(pythonMissing)(`the Python handler of docs/webhook-protocol.md${
     let handler: PythonHandler;
     let sandbox: RunningSandbox;
     let env: Record<string, string>;
-    const json = async (args: string[]): Promise<any> => {
+    const json = async (args: string[]): Promise<AnyJson> => {
       const result = await cardctl([...args, '-o', 'json'], { configDir: config.path, env, timeout: 60_000 });
       expect(result.exitCode, `${args.join(' ')}\n${result.stderr}`).toBe(0);
       return JSON.parse(result.stdout);

@@ -51,7 +51,7 @@ async function receivedWhere(test: (r: Received) => boolean): Promise<Received> 
 }
 
 /** Resolves once the stored transaction satisfies `test`. */
-async function storedWhere(id: string, test: (tx: AnyJson) => boolean): Promise<any> {
+async function storedWhere(id: string, test: (tx: AnyJson) => boolean): Promise<AnyJson> {
   for (;;) {
     const tx = await stored(id);
     if (test(tx)) return tx;

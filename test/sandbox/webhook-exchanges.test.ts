@@ -11,17 +11,18 @@ import { switchStore } from '../../src/sandbox/switch/store.js';
 import { verifySignature } from '../../src/webhook-protocol/signature.js';
 import { call, startTestSandbox, type Sandbox } from './helpers.js';
 import { auth, cardOf, clearPan, echo, financial, simulate, startWebhook, updateProgram, useForwardSandbox, type TestWebhook } from './switch-helpers.js';
+import type { AnyJson } from '../helpers/json.js';
 
 const SECRET = 'whsec_exchanges_secret_value';
 const env = useForwardSandbox({ secret: SECRET, header: 'x-hook-key' }, { adviceRetryFirstMs: 3_600_000 });
-let card: { id: string; [key: string]: any };
+let card: { id: string; [key: string]: AnyJson };
 
 beforeEach(async () => {
   await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: {} });
   card = await cardOf(env.sb, env.programId);
 });
 
-async function exchanges(query = '', token = env.sb.token): Promise<{ status: number; data: WebhookExchange[]; body: any; text: string }> {
+async function exchanges(query = '', token = env.sb.token): Promise<{ status: number; data: WebhookExchange[]; body: AnyJson; text: string }> {
   const response = await call(env.sb, 'GET', `/sandbox/webhook-exchanges${query}`, { token });
   return { status: response.status, data: response.body?.data ?? [], body: response.body, text: response.text };
 }

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createStyle, STYLE_NAMES, type StyleName } from '../../src/output/style.js';
 
 const chalk = new Chalk({ level: 1 });
+// chalk's styles chained by name: each step is a ChalkInstance the names index, which TypeScript cannot follow through reduce.
 const viaChalk = (names: readonly StyleName[], text: string) => names.reduce<any>((c, name) => c[name], chalk)(text) as string;
 const TEXTS = ['active', '', 'two\nlines', 'crlf\r\nline', 'already \x1b[1mbold\x1b[22m inside', 'dim \x1b[2min\x1b[22m dim', 'red \x1b[31mred\x1b[39m end', '✓ é 中'];
 
