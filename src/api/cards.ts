@@ -26,7 +26,7 @@ export function listCards(client: ApiClient, params: ListCardsParams = {}, signa
 }
 
 /** Every page of GET /institutions/cards, one response at a time. */
-export function listAllCards(client: ApiClient, params: Omit<ListCardsParams, 'page'> = {}, signal?: AbortSignal): AsyncGenerator<ListPageResponse<Card>> {
+export function listAllCards(client: ApiClient, params: Omit<ListCardsParams, 'page'> = {}, signal?: AbortSignal): AsyncIterableIterator<ListPageResponse<Card>> {
   const { limit, ...query } = params;
   return paginate<Card>(client, CARDS, query, limit ?? client.dialect.maxPageSize, signal);
 }

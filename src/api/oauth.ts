@@ -15,7 +15,7 @@ export function listOAuthApplications(client: ApiClient, query: ListOAuthQuery =
 }
 
 /** Every page of the list, as pages arrive, at the largest page size the deployment serves. */
-export function allOAuthApplications(client: ApiClient, query: { search?: string } = {}, signal?: AbortSignal): AsyncGenerator<ApiResponse<OAuthApplication[]>> {
+export function allOAuthApplications(client: ApiClient, query: { search?: string } = {}, signal?: AbortSignal): AsyncIterableIterator<ApiResponse<OAuthApplication[]>> {
   return paginate<OAuthApplication>(client, OAUTH_APPLICATIONS_PATH, { search: query.search }, client.dialect.maxPageSize, signal);
 }
 

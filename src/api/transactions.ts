@@ -16,7 +16,7 @@ export function listTransactions(client: ApiClient, params: ListTransactionsPara
 }
 
 /** Every page, one response at a time. */
-export function listAllTransactions(client: ApiClient, params: Omit<ListTransactionsParams, 'page'> = {}, signal?: AbortSignal): AsyncGenerator<ListPageResponse<Transaction>> {
+export function listAllTransactions(client: ApiClient, params: Omit<ListTransactionsParams, 'page'> = {}, signal?: AbortSignal): AsyncIterableIterator<ListPageResponse<Transaction>> {
   const { limit, ...query } = params;
   return paginate<Transaction>(client, TRANSACTIONS, query, limit ?? client.dialect.maxPageSize, signal);
 }

@@ -29,7 +29,7 @@ export function listWebhookExchanges(client: ApiClient, params: ListWebhookExcha
 }
 
 /** Every page, newest first. */
-export function listAllWebhookExchanges(client: ApiClient, params: Omit<ListWebhookExchangesParams, 'page'> = {}, signal?: AbortSignal): AsyncGenerator<ListPageResponse<WebhookExchange>> {
+export function listAllWebhookExchanges(client: ApiClient, params: Omit<ListWebhookExchangesParams, 'page'> = {}, signal?: AbortSignal): AsyncIterableIterator<ListPageResponse<WebhookExchange>> {
   const { limit, ...rest } = params;
   return paginate<WebhookExchange>(client, EXCHANGES, query(rest), limit ?? 100, signal);
 }

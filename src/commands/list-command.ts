@@ -50,8 +50,11 @@ export interface PagedList<F extends Flags, Q, R> extends ListBase<F, Q, R> {
   /** Help of --limit, when the page size is not the usual one. */
   limit?: string;
   page(ctx: Context, query: Q, paging: { limit?: number; page?: number }): Promise<ListPage<R>>;
-  /** Every page from the first, as they arrive (--all). */
-  pages(ctx: Context, query: Q, limit: number | undefined): AsyncIterable<ListPage<R>>;
+  /**
+   * Every page from the first, as they arrive (--all): each handed to `onPage`, the next read
+   * once it is done (forEachPage in api/paging.ts), so one page is alive at a time.
+   */
+  pages(ctx: Context, query: Q, limit: number | undefined, onPage: (page: ListPage<R>) => Promise<boolean>): Promise<void>;
 }
 
 /** A list read whole from this machine: --limit keeps the last N. */
@@ -142,11 +145,11 @@ export function listCommand<const F extends Flags, Q, R>(spec: PagedList<F, Q, R
       }
       if (input.all) {
         const stream = output.stream(columns, options);
-        for await (const each of spec.pages(ctx, input.query, input.limit)) {
+        await spec.pages(ctx, input.query, input.limit, async (each) => {
           // A slow reader (`| less`, a slow disk): wait for it rather than buffer pages in memory.
           await stream.write(each.rows, each.raw);
-          if (each.last) break;
-        }
+          return !each.last;
+        });
         await stream.end();
         return;
       }

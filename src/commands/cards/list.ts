@@ -31,9 +31,10 @@ output start at once, and memory stays flat however many cards there are).`,
     const response = await listCards(await ctx.client(), { ...query, ...paging }, ctx.signal);
     return { rows: response.data ?? [], raw: () => response.raw, pagination: response.pagination };
   },
-  async *pages(ctx, query, limit) {
+  async pages(ctx, query, limit, onPage) {
     const { listAllCards } = await import('../../api/cards.js');
-    // Each row parsed as it is printed; the body only for -o raw.
-    for await (const response of listAllCards(await ctx.client(), { ...query, limit }, ctx.signal)) yield { rows: response.records(), raw: () => response.raw };
+    const { forEachPage } = await import('../../api/paging.js');
+    // The body only for -o raw.
+    await forEachPage(listAllCards(await ctx.client(), { ...query, limit }, ctx.signal), (response) => onPage({ rows: response.records(), raw: () => response.raw }));
   },
 });

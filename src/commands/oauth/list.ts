@@ -26,8 +26,9 @@ record id, certificate subject and description.`,
     const response = await listOAuthApplications(await ctx.client(), { ...query, ...paging }, ctx.signal);
     return { rows: response.data ?? [], raw: () => response.raw, pagination: response.pagination };
   },
-  async *pages(ctx, query) {
+  async pages(ctx, query, _limit, onPage) {
     const { allOAuthApplications } = await import('../../api/oauth.js');
-    for await (const response of allOAuthApplications(await ctx.client(), query, ctx.signal)) yield { rows: response.data ?? [], raw: () => response.raw };
+    const { forEachPage } = await import('../../api/paging.js');
+    await forEachPage(allOAuthApplications(await ctx.client(), query, ctx.signal), (response) => onPage({ rows: response.data ?? [], raw: () => response.raw }));
   },
 });

@@ -25,17 +25,15 @@ paging stops at the first page older than --since.`,
     const rows = (response.data ?? []).filter((tx) => inWindow(tx, filter.since, filter.until));
     return { rows, raw: timeFiltered ? undefined : () => response.raw, pagination: response.pagination };
   },
-  async *pages(ctx, filter, limit) {
+  async pages(ctx, filter, limit, onPage) {
     const { listAllTransactions } = await import('../../api/transactions.js');
+    const { forEachPage } = await import('../../api/paging.js');
     const timeFiltered = Boolean(filter.since || filter.until);
-    for await (const response of listAllTransactions(await ctx.client(), { ...apiQuery(filter), limit }, ctx.signal)) {
-      if (!timeFiltered) {
-        // Each row parsed as it is printed; the body only for -o raw.
-        yield { rows: response.records(), raw: () => response.raw };
-        continue;
-      }
+    await forEachPage(listAllTransactions(await ctx.client(), { ...apiQuery(filter), limit }, ctx.signal), (response) => {
+      // The body only for -o raw.
+      if (!timeFiltered) return onPage({ rows: response.records(), raw: () => response.raw });
       const page = [...response.records()];
-      yield { rows: page.filter((tx) => inWindow(tx, filter.since, filter.until)), last: pastSince(page, filter.since) };
-    }
+      return onPage({ rows: page.filter((tx) => inWindow(tx, filter.since, filter.until)), last: pastSince(page, filter.since) });
+    });
   },
 });

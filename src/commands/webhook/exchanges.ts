@@ -70,12 +70,16 @@ in forward mode, expecting the response codes and lifecycle amounts seen (\`card
     const response = await listWebhookExchanges(await ctx.client(), { ...apiParams(query, query.tx[0]), ...paging }, ctx.signal);
     return { rows: response.data ?? [], raw: () => response.raw, pagination: response.pagination };
   },
-  async *pages(ctx, query, limit) {
+  async pages(ctx, query, limit, onPage) {
     const { listAllWebhookExchanges } = await import('../../api/webhook-exchanges.js');
+    const { forEachPage } = await import('../../api/paging.js');
+    let more = true;
     for (const tx of query.tx.length ? query.tx : [undefined]) {
-      for await (const response of listAllWebhookExchanges(await ctx.client(), { ...apiParams(query, tx), limit }, ctx.signal)) {
-        yield { rows: response.records(), raw: () => response.raw };
-      }
+      if (!more) return;
+      await forEachPage(listAllWebhookExchanges(await ctx.client(), { ...apiParams(query, tx), limit }, ctx.signal), async (response) => {
+        more = await onPage({ rows: response.records(), raw: () => response.raw });
+        return more;
+      });
     }
   },
 });
