@@ -6,8 +6,8 @@
 // attempt). The listener sees the advice once, on the attempt that is acknowledged: a repeat
 // (0121), which it answers the ISO way (0130).
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { cardctl, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
-import { startSigningSandbox } from '../helpers/signing-sandbox.js';
+import { startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
+import { cliSession, startSigningSandbox } from '../helpers/signing-sandbox.js';
 import { createCardOverHttp } from '../sandbox/helpers.js';
 import type { AnyJson } from '../helpers/json.js';
 
@@ -23,11 +23,7 @@ let sandbox: RunningSandbox;
 let env: Record<string, string>;
 const listeners: WebhookListener[] = [];
 
-async function json(args: string[]): Promise<AnyJson> {
-  const result = await cardctl([...args, '-o', 'json'], { configDir: config.path, env, timeout: 60_000 });
-  expect(result.exitCode, `${args.join(' ')}\n${result.stderr}`).toBe(0);
-  return JSON.parse(result.stdout);
-}
+const { json } = cliSession(() => ({ configDir: config.path, env }));
 
 /** `tx show` of `id` until `done` holds of it (or `withinMs` passes: the last one then). */
 async function showUntil(id: string, done: (tx: AnyJson) => boolean, withinMs: number): Promise<AnyJson> {

@@ -9,7 +9,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Transaction, WebhookExchange } from '../../src/api/schemas.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { cardctl, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox as SandboxProcess, type WebhookListener } from '../helpers/cli.js';
+import { cardctl } from '../helpers/cli.js';
+import { useListenerSandbox } from '../helpers/signing-sandbox.js';
 import { call, createCard, createCardOverHttp } from '../sandbox/helpers.js';
 import { auth, simulate } from '../sandbox/switch-helpers.js';
 
@@ -156,22 +157,10 @@ describe.skipIf(NO_BROWSER !== undefined)(`the inspector page${NO_BROWSER ? ` (s
 });
 
 describe.skipIf(NO_BROWSER !== undefined)(`the inspector with the built CLI${NO_BROWSER ? ` (skipped: ${NO_BROWSER})` : ''}`, () => {
-  let config: { path: string; remove(): void };
-  let listener: WebhookListener;
-  let sandbox: SandboxProcess;
-
-  beforeAll(async () => {
-    config = tempDir();
-    listener = await startWebhookListener({ configDir: config.path });
-    sandbox = await startSandboxProcess(['--webhook-url', listener.url], { configDir: config.path });
-  }, 60_000);
-  afterAll(async () => {
-    await sandbox?.stop();
-    await listener?.stop();
-    config?.remove();
-  });
+  const fixture = useListenerSandbox();
 
   it('shows a transaction made after the page opened, its exchange, and replays it to the webhook', async () => {
+    const { sandbox, listener, config } = fixture;
     // The flow needs the sandbox's exchange log: say so at once rather than time out below.
     const log = await call(sandbox.info, 'GET', '/sandbox/webhook-exchanges?limit=1', { token: sandbox.info.token, skipOpenApiCheck: true });
     expect(log.status, 'GET /sandbox/webhook-exchanges (the exchange log) must be served').toBe(200);

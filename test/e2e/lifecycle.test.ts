@@ -7,8 +7,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardctl, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
-import { startSigningSandbox } from '../helpers/signing-sandbox.js';
+import { startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
+import { cliSession, startSigningSandbox } from '../helpers/signing-sandbox.js';
 import { call, createCardOverHttp } from '../sandbox/helpers.js';
 import type { AnyJson } from '../helpers/json.js';
 
@@ -26,15 +26,8 @@ let listener: WebhookListener;
 let sandbox: RunningSandbox;
 let env: Record<string, string>;
 
-const run = (args: string[]) => cardctl(args, { configDir: config.path, env, timeout: 60_000 });
+const { run, json } = cliSession(() => ({ configDir: config.path, env }));
 const newCard = () => createCardOverHttp(sandbox.info);
-
-/** Runs a command that must succeed and answers its JSON output. */
-async function json(args: string[]): Promise<AnyJson> {
-  const result = await run([...args, '-o', 'json']);
-  expect(result.exitCode, `${args.join(' ')}\n${result.stderr}`).toBe(0);
-  return JSON.parse(result.stdout);
-}
 
 const lifecycle = (id: string) => json(['tx', 'show', id, '--lifecycle']);
 const kinds = (life: AnyJson) => life.messages.map((m: AnyJson) => `${m.messageKind} ${m.mti} ${m.amount} ${m.responseCode}`);

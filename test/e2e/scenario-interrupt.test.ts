@@ -3,28 +3,15 @@
 import { execa } from 'execa';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BIN, cleanEnv, isolatedDirs, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
+import { expect, it } from 'vitest';
+import { BIN, cleanEnv, isolatedDirs } from '../helpers/cli.js';
+import { useListenerSandbox } from '../helpers/signing-sandbox.js';
 import { call, createCardOverHttp } from '../sandbox/helpers.js';
 
-let config: { path: string; remove(): void };
-let listener: WebhookListener;
-let sandbox: RunningSandbox;
-
-beforeAll(async () => {
-  config = tempDir();
-  listener = await startWebhookListener({ configDir: config.path });
-  sandbox = await startSandboxProcess(['--webhook-url', listener.url], { configDir: config.path });
-}, 60_000);
-
-afterAll(async () => {
-  await sandbox?.stop();
-  await listener?.stop();
-  config?.remove();
-});
+const fixture = useListenerSandbox();
 
 it('SIGINT mid-step: no faults left, the stand-in policy back as it was, exit 130', async () => {
-  const { info } = sandbox;
+  const { sandbox: { info }, config } = fixture;
   const card = await createCardOverHttp(info);
   const program = info.cardProgramId;
   const before = { mode: 'approve', maxAmount: 3, dailyAmount: 7 };

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maskPansInText } from '../../src/core/redact.js';
 import { cardctl, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
-import { startSigningSandbox } from '../helpers/signing-sandbox.js';
+import { cliSession, startSigningSandbox } from '../helpers/signing-sandbox.js';
 import { call, createCardOverHttp } from '../sandbox/helpers.js';
 import type { AnyJson } from '../helpers/json.js';
 
@@ -18,14 +18,8 @@ let listener: WebhookListener;
 let sandbox: RunningSandbox;
 let env: Record<string, string>;
 
-const run = (args: string[]) => cardctl(args, { configDir: config.path, env, timeout: 60_000 });
+const { run, json } = cliSession(() => ({ configDir: config.path, env }));
 const newCard = () => createCardOverHttp(sandbox.info);
-
-async function json(args: string[]): Promise<AnyJson> {
-  const result = await run([...args, '-o', 'json']);
-  expect(result.exitCode, `${args.join(' ')}\n${result.stderr}`).toBe(0);
-  return JSON.parse(result.stdout);
-}
 
 /** What the listener received (its --json lines of type exchange). */
 const received = () => listener.lines.slice(1).map((line) => JSON.parse(line)).filter((x) => x.type === 'exchange');
