@@ -312,31 +312,41 @@ describe('listener', () => {
   });
 });
 
-describe('listener --forward-to: each outcome of the handler, logged as what it was and never answered as an approval', () => {
-  let listener: RunningListener | undefined;
-  let handler: TestServer | undefined;
-  const exchanges: Exchange[] = [];
+/** A listener relaying to a test handler (each test starts its own), both closed after each test. */
+class Relay {
+  listener?: RunningListener;
+  handler?: TestServer;
+  readonly exchanges: Exchange[] = [];
+}
+
+function useRelay(): Relay {
+  const relay = new Relay();
   afterEach(async () => {
-    await listener?.close();
-    await handler?.close();
-    listener = undefined;
-    handler = undefined;
-    exchanges.length = 0;
+    await relay.listener?.close();
+    await relay.handler?.close();
+    relay.listener = undefined;
+    relay.handler = undefined;
+    relay.exchanges.length = 0;
   });
+  return relay;
+}
+
+describe('listener --forward-to: each outcome of the handler, logged as what it was and never answered as an approval', () => {
+  const relay = useRelay();
 
   const answer = (message: Record<string, string>, changes: Record<string, string> = {}) => ({ ...message, '0': '0110', '39': '00', ...changes });
 
   async function through(handle: Handler | undefined, options: { timeoutMs?: number; target?: string } = {}) {
     if (handle) {
-      handler = await startTestServer(handle);
+      relay.handler = await startTestServer(handle);
     }
-    const forwardTo = options.target ?? `${handler!.url}/auth`;
-    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', forwardTo, forwardTimeoutMs: options.timeoutMs, onExchange: (x) => exchanges.push(x) });
-    const res = await request(listener.url, { method: 'POST', body: JSON.stringify(MESSAGE), headers: { 'content-type': 'application/json' } });
+    const forwardTo = options.target ?? `${relay.handler!.url}/auth`;
+    relay.listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', forwardTo, forwardTimeoutMs: options.timeoutMs, onExchange: (x) => relay.exchanges.push(x) });
+    const res = await request(relay.listener.url, { method: 'POST', body: JSON.stringify(MESSAGE), headers: { 'content-type': 'application/json' } });
     const text = await res.body.text();
     const ctx = testContext();
-    (await humanPrinter(ctx))(exchanges[0]!);
-    return { status: res.statusCode, text, exchange: exchanges[0]!, printed: ctx.io.stdoutText() };
+    (await humanPrinter(ctx))(relay.exchanges[0]!);
+    return { status: res.statusCode, text, exchange: relay.exchanges[0]!, printed: ctx.io.stdoutText() };
   }
 
   /** A failure: the switch gets `status` and no response code; the log says `reason`, not "Approved". */
@@ -399,27 +409,18 @@ describe('listener --forward-to: each outcome of the handler, logged as what it 
 });
 
 describe('listener --forward-to: repeats and duplicates are counted as when it answers itself', () => {
-  let listener: RunningListener | undefined;
-  let handler: TestServer | undefined;
-  const exchanges: Exchange[] = [];
-  afterEach(async () => {
-    await listener?.close();
-    await handler?.close();
-    listener = undefined;
-    handler = undefined;
-    exchanges.length = 0;
-  });
+  const relay = useRelay();
 
   async function relayTo(code: (message: Record<string, string>, call: number) => string) {
     let calls = 0;
-    handler = await startTestServer((req, res) => {
+    relay.handler = await startTestServer((req, res) => {
       const message = JSON.parse(req.body);
       json(res, 200, { ...message, '0': `${message['0'].slice(0, 2)}${Number(message['0'][2]) + 1}0`, '39': code(message, calls++) });
     });
-    listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', forwardTo: `${handler.url}/auth`, onExchange: (x) => exchanges.push(x) });
+    relay.listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', forwardTo: `${relay.handler.url}/auth`, onExchange: (x) => relay.exchanges.push(x) });
   }
-  const send = (message: Record<string, string>) => request(listener!.url, { method: 'POST', body: JSON.stringify(message), headers: { 'content-type': 'application/json' } }).then((res) => res.body.json());
-  const received = async () => jsonOf<Received>(await request(`${listener!.url}/exchanges?stan=${MESSAGE['11']}&rrn=${MESSAGE['37']}`));
+  const send = (message: Record<string, string>) => request(relay.listener!.url, { method: 'POST', body: JSON.stringify(message), headers: { 'content-type': 'application/json' } }).then((res) => res.body.json());
+  const received = async () => jsonOf<Received>(await request(`${relay.listener!.url}/exchanges?stan=${MESSAGE['11']}&rrn=${MESSAGE['37']}`));
 
   it('a duplicate delivery and a repeat (0101) are counted, and whether the handler answered them alike', async () => {
     await relayTo(() => '00');
@@ -427,7 +428,7 @@ describe('listener --forward-to: repeats and duplicates are counted as when it a
     await send({ ...MESSAGE, '0': '0101' });
     expect(await received()).toMatchObject({ deliveries: 3, repeats: 2 });
     expect((await received()).messages.map((x) => x.repeat)).toEqual([undefined, 'consistent', 'consistent']);
-    expect(exchanges.filter((x) => x.repeat)).toEqual([expect.objectContaining({ decidedBy: 'forward', repeat: 'consistent' }), expect.objectContaining({ decidedBy: 'forward', repeat: 'consistent' })]);
+    expect(relay.exchanges.filter((x) => x.repeat)).toEqual([expect.objectContaining({ decidedBy: 'forward', repeat: 'consistent' }), expect.objectContaining({ decidedBy: 'forward', repeat: 'consistent' })]);
   });
 
   it('a handler that answers a repeat otherwise is shown so', async () => {
@@ -436,7 +437,7 @@ describe('listener --forward-to: repeats and duplicates are counted as when it a
     await send({ ...MESSAGE, '0': '0101' });
     expect((await received()).messages.map((x) => x.repeat)).toEqual([undefined, 'inconsistent']);
     const ctx = testContext();
-    (await humanPrinter(ctx))(exchanges[1]!);
+    (await humanPrinter(ctx))(relay.exchanges[1]!);
     expect(ctx.io.stdoutText()).toMatch(/a repeat, answered unlike the first/);
   });
 });
