@@ -9,7 +9,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { dataDir } from '../config/paths.js';
 import { SECRET_ENV_VARS } from '../config/store.js';
-import { REDACTED, maskPansInText, redactNode } from '../core/redact.js';
+import { maskPansInText, redactNode, secretReplacer } from '../core/redact.js';
 import { writeAllSync } from '../core/write-file.js';
 
 export interface JournalEntry {
@@ -255,13 +255,8 @@ export function scrubText(text: string, secrets: ReadonlyArray<string | undefine
 
 /** scrubText with the secrets sorted out once, for the entries of one run. */
 function scrubberFor(secrets: ReadonlyArray<string | undefined>): (text: string) => string {
-  const known = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.trim().length >= MIN_SECRET_LENGTH))]
-    .sort((a, b) => b.length - a.length);
-  return (text) => {
-    let out = text;
-    for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-    return maskPansInText(out);
-  };
+  const replaceSecrets = secretReplacer(secrets.filter((s): s is string => typeof s === 'string' && s.trim().length >= MIN_SECRET_LENGTH));
+  return (text) => maskPansInText(replaceSecrets(text));
 }
 
 const NEWLINE = Buffer.from('\n');

@@ -1,14 +1,13 @@
 // The certification's reports: JSON (every check, its verdict, reason and masked evidence),
 // JUnit XML (one test case per check, for CI) and Markdown (to attach to a ticket). Every one is
 // passed through scrub() before it is written: no secret, no full card number.
-import { maskPansInText, REDACTED } from '../core/redact.js';
+import { maskPansInText, secretReplacer } from '../core/redact.js';
 import type { Evidence } from './grade.js';
 import type { CertifyReport } from './runner.js';
 
 /** Text with the secret replaced wherever it appears and card numbers masked: the last guard of every output. */
 export function scrub(text: string, secret: string): string {
-  const masked = maskPansInText(text);
-  return secret ? masked.split(secret).join(REDACTED) : masked;
+  return secretReplacer([secret])(maskPansInText(text));
 }
 
 export function jsonReport(report: CertifyReport): string {

@@ -37,6 +37,19 @@ export function redactUserinfo(text: string): string {
 
 export const REDACTED = '[REDACTED]';
 
+/**
+ * Replaces each of `secrets` whole wherever it appears in a text, longest first (a secret inside
+ * another is not left half-replaced). Each caller decides which values count as secrets.
+ */
+export function secretReplacer(secrets: readonly string[]): (text: string) => string {
+  const known = [...new Set(secrets.filter((secret) => secret !== ''))].sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = text;
+    for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    return out;
+  };
+}
+
 /** Masks a card number to first 6 + last 4 (or last 4 alone when shorter than 13 digits). */
 export function maskPan(pan: string): string {
   const digits = pan.replace(/\D/g, '');

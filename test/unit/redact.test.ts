@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/app/cli.js';
-import { REDACTED, isSecretKey, luhnValid, maskPan, maskPansInText, maskSecret, redactBodyText, redactHeaders, redactUrl, redactValue } from '../../src/core/redact.js';
+import { REDACTED, isSecretKey, luhnValid, maskPan, maskPansInText, maskSecret, redactBodyText, redactHeaders, redactUrl, redactValue, secretReplacer } from '../../src/core/redact.js';
 import { json, startTestServer, type TestServer } from '../helpers/http-server.js';
 import { testIO } from '../helpers/context.js';
 import { scratchDirs } from '../helpers/dirs.js';
@@ -195,5 +195,13 @@ describe('--debug output', () => {
     expect(code).toBe(5);
     expect(stderr).toContain('"exitCode":5');
     for (const secret of [TOKEN, API_KEY, PAN, ENCRYPTED]) expect(stderr).not.toContain(secret);
+  });
+});
+
+describe('secretReplacer', () => {
+  it('replaces each secret whole, the longest first, and ignores an empty one', () => {
+    const replace = secretReplacer(['whsec_abc', 'whsec_abc_longer', '']);
+    expect(replace('a whsec_abc_longer and whsec_abc.')).toBe('a [REDACTED] and [REDACTED].');
+    expect(replace('nothing here')).toBe('nothing here');
   });
 });

@@ -3,7 +3,7 @@
 // appears redacted, card numbers masked and card secrets (track data, PIN block, chip data)
 // redacted; the verdict the network reached, its reason, the faults injected, the attempt.
 import type { Transaction, WebhookExchange } from '../../api/schemas.js';
-import { REDACTED, redactBodyText, redactHeaders, redactUrl, redactValue } from '../../core/redact.js';
+import { REDACTED, redactBodyText, redactHeaders, redactUrl, redactValue, secretReplacer } from '../../core/redact.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
 import { isRepeatMti } from '../../webhook-protocol/reply.js';
 import { STANDARD_HEADERS } from '../../webhook-protocol/signature.js';
@@ -61,7 +61,7 @@ export function recordCall(log: ExchangeLog | undefined, call: RecordedCall): We
 
 export function exchangeRecord({ subject, config, message, wire, outcome, at, latencyMs, faults }: RecordedCall): WebhookExchange {
   const secrets = [config.secret, config.previousSecret].filter((one): one is string => Boolean(one && one.length >= 4));
-  const scrub = (text: string) => secrets.reduce((out, secret) => out.split(secret).join(REDACTED), text);
+  const scrub = secretReplacer(secrets);
   const secretHeader = config.header?.trim().toLowerCase();
   const headers = (given: Record<string, string | string[] | undefined>) => {
     const out = redactHeaders(given);
