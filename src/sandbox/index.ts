@@ -121,7 +121,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const inspectorAccess = createInspectorAccess();
     const { app: server, whenIdle, faults, runningHandlers } = await buildServer(deps, {
       log: options.log, faults: faultSpec, faultsSeed: options.faultsSeed,
-      inspector: { access: inspectorAccess, subject: { institutionId: seed.institutionId, bearer: seed.token } },
+      inspector: { access: inspectorAccess, subject: { institutionId: seed.institutionId } },
     });
     await server.listen({ port: options.port ?? 0, host });
     const address = server.server.address();

@@ -156,7 +156,7 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
   await app.register(simulateRoutes, { deps, runtime: switchRuntime });
   await app.register(webhookExchangeRoutes, { deps, runtime: switchRuntime });
   await app.register(sandboxRoutes, deps);
-  if (options.inspector) await app.register(inspectorRoutes, { deps, inspector: options.inspector });
+  if (options.inspector) await app.register(inspectorRoutes, { deps, runtime: switchRuntime, inspector: options.inspector });
   await app.register(openapiRoutes, { routes, deps });
   return { app, whenIdle, faults, runningHandlers: () => running };
 }

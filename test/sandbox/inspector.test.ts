@@ -127,6 +127,16 @@ describe("the page's reads", () => {
     expect(forwarded.status).toBe(direct.status);
     expect(forwarded.status).toBe(404);
   });
+
+  it('list the exchange log as its own route does: the same page, the link\'s token allowed beside its query, a bad query refused alike', async () => {
+    const viaInspector = await inspect(`/sandbox/inspector/webhook-exchanges?limit=5&failed=true&token=${encodeURIComponent(token)}`);
+    const direct = await call(sandbox, 'GET', '/sandbox/webhook-exchanges?limit=5&failed=true', { token: sandbox.token, skipOpenApiCheck: true });
+    expect(viaInspector.status).toBe(200);
+    expect(viaInspector.body).toEqual(direct.body);
+    const bad = await inspect('/sandbox/inspector/webhook-exchanges?limit=0', { 'x-inspector-token': token });
+    expect(bad.status).toBe(400);
+    expect(bad.status).toBe((await call(sandbox, 'GET', '/sandbox/webhook-exchanges?limit=0', { token: sandbox.token, skipOpenApiCheck: true })).status);
+  });
 });
 
 describe('the event stream', () => {

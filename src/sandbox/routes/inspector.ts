@@ -1,11 +1,12 @@
 // The live inspector (loopback only, behind the token of the link `sandbox serve` prints): its
 // page and assets, its event stream, and the reads and the replay the page makes. The page reads
-// transactions and lifecycles from their services (no injected faults: /institutions/* may have
-// them), and the exchange log through its own endpoints, asked in-process in the inspected
-// institution's name, so the page answers exactly what `cardctl webhook exchanges` would.
+// transactions, lifecycles and the exchange log from what their routes call (no injected faults:
+// /institutions/* may have them), in the inspected institution's name, so the page answers
+// exactly what `cardctl webhook exchanges` and `webhook replay` would.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply, onRequestHookHandler } from 'fastify';
+import { ListWebhookExchangesQuery } from '../../api/schemas.js';
+import type { onRequestHookHandler } from 'fastify';
 import { requireLoopbackAlways } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
 import { ApiError, unauthenticated } from '../errors.js';
@@ -13,7 +14,11 @@ import { INSPECTOR_ASSETS, INSPECTOR_PAGE } from '../inspector/assets.js';
 import { INSPECTOR_LIMITS, createInspectorFeed, type InspectorOptions } from '../services/inspector.js';
 import { transactionService } from '../services/transactions.js';
 import { lifecycleOf } from '../switch/lifecycle.js';
+import { replayExchange } from '../switch/replay.js';
+import type { SwitchRuntime } from '../switch/runtime.js';
 import { switchStore } from '../switch/store.js';
+import { envelope } from './common.js';
+import { listExchanges } from './webhook-exchanges.js';
 
 /** The page and its assets: nothing but this origin, never framed, no referrer (the link has the token). */
 const PAGE_HEADERS = {
@@ -25,8 +30,9 @@ const PAGE_HEADERS = {
 const hide = true;
 const RecentQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })) });
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+const ExchangesQuery = Type.Composite([ListWebhookExchangesQuery, Type.Object({ token: Type.Optional(Type.String()) })], { additionalProperties: false });
 
-export const inspectorRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; inspector: InspectorOptions }> = async (app, { deps, inspector }) => {
+export const inspectorRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; runtime: SwitchRuntime; inspector: InspectorOptions }> = async (app, { deps, runtime, inspector }) => {
   const { access, subject } = inspector;
   const limits = inspector.limits ?? INSPECTOR_LIMITS;
   const transactions = transactionService(deps);
@@ -77,25 +83,20 @@ export const inspectorRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; ins
     data: lifecycleOf(store, subject.institutionId, request.params.id),
   }));
 
-  // In-process, in the inspected institution's name; its answer (status, body) passed on as it is.
-  const askExchangeLog = async (reply: FastifyReply, method: 'GET' | 'POST', url: string, payload?: unknown) => {
-    const answer = await app.inject({
-      method,
-      url,
-      headers: { authorization: `Bearer ${subject.bearer}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-    });
-    return reply.code(answer.statusCode).type(String(answer.headers['content-type'] ?? 'application/json')).send(answer.body);
-  };
-  app.get('/sandbox/inspector/webhook-exchanges', { ...guarded, schema: { hide } }, async (request, reply) => {
-    const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
-    return askExchangeLog(reply, 'GET', `/sandbox/webhook-exchanges${withoutToken(query)}`);
+  // The exchange log's own query, and the link's token beside it (the inspector's, not the log's).
+  app.get('/sandbox/inspector/webhook-exchanges', { ...guarded, schema: { hide, querystring: ExchangesQuery } }, async (request) => {
+    const { token: _token, ...query } = request.query;
+    return listExchanges(deps, subject.institutionId, query);
   });
+  // A replay goes only to the program's webhook: no `to` here.
   app.post('/sandbox/inspector/webhook-exchanges/:id/replay', {
     ...guarded,
     preValidation: async (request) => { request.body ??= {}; },
     schema: { hide, params: IdParams, body: Type.Object({ keepTimestamp: Type.Optional(Type.Boolean()) }, { additionalProperties: false }) },
-  }, async (request, reply) => askExchangeLog(reply, 'POST', `/sandbox/webhook-exchanges/${encodeURIComponent(request.params.id)}/replay`, request.body));
+  }, async (request, reply) => {
+    const replayed = await replayExchange(runtime.deps, subject.institutionId, request.params.id, request.body, deps.settings.allowRemoteSandboxHelpers);
+    return reply.code(201).send(envelope('Webhook exchange replayed', replayed));
+  });
 };
 
 /** The `token` query parameter of a URL (before the route's schema has run). */
@@ -104,10 +105,3 @@ function queryToken(url: string): string | null {
   return question === -1 ? null : new URLSearchParams(url.slice(question)).get('token');
 }
 
-/** The query string without a `token` parameter: it is the inspector's, not the exchange log's. */
-function withoutToken(query: string): string {
-  const params = new URLSearchParams(query);
-  params.delete('token');
-  const rest = params.toString();
-  return rest === '' ? '' : `?${rest}`;
-}

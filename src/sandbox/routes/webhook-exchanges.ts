@@ -2,7 +2,7 @@
 // (../exchange-log.ts), and its replay (../switch/replay.ts). Loopback callers with the
 // institution's bearer token; an institution sees only its own exchanges.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, ListEnvelope, ListWebhookExchangesQuery, ReplayWebhookExchangeBody, WebhookExchange } from '../../api/schemas.js';
 import { principalOf, requireBearer, requireLoopback } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
@@ -10,6 +10,14 @@ import { DomainError } from '../errors.js';
 import { replayExchange } from '../switch/replay.js';
 import type { SwitchRuntime } from '../switch/runtime.js';
 import { envelope, listEnvelope, pagination, paging } from './common.js';
+
+/** A page of an institution's exchanges in the list envelope (this route's answer, and the inspector's). */
+export function listExchanges(deps: SandboxDeps, institutionId: string, query: Static<typeof ListWebhookExchangesQuery>) {
+  const { page, limit, offset } = paging(query);
+  const { transactionId, failed, since } = query;
+  const listed = deps.exchanges.list({ institutionId, transactionId, failed, limit, offset, ...(since ? { since: new Date(since) } : {}) });
+  return listEnvelope(deps.dialect, 'Webhook exchanges retrieved', listed.records, pagination(page, limit, listed.total));
+}
 
 const ExchangeParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const tags = ['sandbox'];
@@ -28,15 +36,7 @@ export const webhookExchangeRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDep
       querystring: ListWebhookExchangesQuery,
       response: { 200: ListEnvelope(WebhookExchange) },
     },
-  }, async (request) => {
-    const { page, limit, offset } = paging(request.query);
-    const { transactionId, failed, since } = request.query;
-    const listed = deps.exchanges.list({
-      institutionId: principalOf(request).institutionId, transactionId, failed, limit, offset,
-      ...(since ? { since: new Date(since) } : {}),
-    });
-    return listEnvelope(deps.dialect, 'Webhook exchanges retrieved', listed.records, pagination(page, limit, listed.total));
-  });
+  }, async (request) => listExchanges(deps, principalOf(request).institutionId, request.query));
 
   app.get('/sandbox/webhook-exchanges/:id', {
     onRequest: guard,

@@ -130,8 +130,6 @@ export function eventFrame(event: 'transaction' | 'exchange', data: unknown): st
 /** What the inspector shows and who it shows it as: the institution the sandbox seeded. */
 export interface InspectorSubject {
   institutionId: string;
-  /** A bearer token of that institution: the inspector asks the exchange log in its name. */
-  bearer: string;
 }
 
 export interface InspectorOptions {
