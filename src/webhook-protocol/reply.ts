@@ -66,12 +66,13 @@ export function buildResponse(request: SwitchMessage, code: string, approvalCode
 /** Code 10, approved for part of the amount: the reply's field 4 is what was approved. */
 export const PARTIAL_APPROVAL_CODE = '10';
 
-/** The fields that make an answer: the code, the approval code and the amount approved (a partial approval's). */
-const ANSWER_FIELDS = ['39', '38', '4'];
-
-/** Whether two answers to one message (a duplicate, a repeat) are the same answer. */
+/**
+ * Whether two answers to one message (a duplicate, a repeat) are the same answer: the code, the
+ * approval code, and the amount of a partial approval (any other answer echoes the amount asked).
+ */
 export function sameAnswer(first: Partial<SwitchMessage>, second: Partial<SwitchMessage>): boolean {
-  return ANSWER_FIELDS.every((field) => (first[field] ?? '') === (second[field] ?? ''));
+  const same = (field: string) => (first[field] ?? '') === (second[field] ?? '');
+  return same('39') && same('38') && (first['39'] !== PARTIAL_APPROVAL_CODE || same('4'));
 }
 
 function isPartialAmount(got: string, sent: string): boolean {

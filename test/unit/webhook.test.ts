@@ -411,11 +411,12 @@ describe('listener --forward-to: each outcome of the handler, logged as what it 
 describe('listener --forward-to: repeats and duplicates are counted as when it answers itself', () => {
   const relay = useRelay();
 
-  async function relayTo(code: (message: Record<string, string>, call: number) => string) {
+  async function relayTo(code: (message: Record<string, string>, call: number) => string, approvalCode: (call: number) => string = () => 'A12345') {
     let calls = 0;
     relay.handler = await startTestServer((req, res) => {
       const message = JSON.parse(req.body);
-      json(res, 200, { ...message, '0': `${message['0'].slice(0, 2)}${Number(message['0'][2]) + 1}0`, '39': code(message, calls++) });
+      const call = calls++;
+      json(res, 200, { ...message, '0': `${message['0'].slice(0, 2)}${Number(message['0'][2]) + 1}0`, '38': approvalCode(call), '39': code(message, call) });
     });
     relay.listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', forwardTo: `${relay.handler.url}/auth`, onExchange: (x) => relay.exchanges.push(x) });
   }
@@ -439,6 +440,13 @@ describe('listener --forward-to: repeats and duplicates are counted as when it a
     const ctx = testContext();
     (await humanPrinter(ctx))(relay.exchanges[1]!);
     expect(ctx.io.stdoutText()).toMatch(/a repeat, answered unlike the first/);
+  });
+
+  it('a repeat approved again under another approval code is not the same answer', async () => {
+    await relayTo(() => '00', (call) => (call === 0 ? 'A12345' : 'B67890'));
+    await send(MESSAGE);
+    await send({ ...MESSAGE, '0': '0101' });
+    expect((await received()).messages.map((x) => x.repeat)).toEqual([undefined, 'inconsistent']);
   });
 });
 

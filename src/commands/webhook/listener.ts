@@ -23,7 +23,7 @@ import { channelOfConditionCode, isApproved, responseMessage } from '../../iso85
 import { redactMessage, type SwitchMessage } from '../../iso8583/message.js';
 import { maskPan } from '../../core/redact.js';
 import { verifyRequest, type SignatureScheme } from '../../webhook-protocol/signature.js';
-import { buildResponse, isJsonContentType, PARTIAL_APPROVAL_CODE, MAX_REPLY_BYTES, validateReply, WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
+import { buildResponse, isJsonContentType, PARTIAL_APPROVAL_CODE, MAX_REPLY_BYTES, sameAnswer, validateReply, WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
 import { decide, type DefaultAnswer, type RepeatBehaviour, type RuleSet } from './rules.js';
 import { loadUndici } from '../../api/client.js';
 import { MAX_BODY_BYTES } from './behaviours.js';
@@ -118,11 +118,6 @@ export interface RunningListener {
 
 export function responseFor(request: SwitchMessage, code: string): SwitchMessage {
   return buildResponse({ '0': '0100', ...request }, code, String(randomInt(1_000_000)).padStart(6, '0'));
-}
-
-/** Whether two answers to a message and its repeat agree: the code, and the amount of a partial approval. */
-function sameAnswer(first: FirstAnswer, reply: SwitchMessage): boolean {
-  return first['39'] === reply['39'] && (reply['39'] !== PARTIAL_APPROVAL_CODE || first['4'] === reply['4']);
 }
 
 /** An answer a repeat was not given before: a decline for an approval, an approval for anything else. */
