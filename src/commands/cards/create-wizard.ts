@@ -44,12 +44,8 @@ export function nameOnCard(body: Json): string {
 
 /** A random PIN that is not trivially weak: for --no-pin cards (the API requires a block anyway) and bulk rows. */
 export async function unusablePin(): Promise<string> {
-  const { randomInt } = await import('node:crypto');
-  const { pinProblem } = await import('../../pin/policy.js');
-  for (;;) {
-    const pin = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    if (!pinProblem(pin)) return pin;
-  }
+  const { randomPin } = await import('../../pin/policy.js');
+  return randomPin();
 }
 
 let fieldsCheck: Promise<SchemaCheck<typeof CreateCardFields>> | undefined;
