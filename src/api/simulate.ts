@@ -59,7 +59,7 @@ export async function advanceSwitchClock(client: ApiClient, advanceSeconds: numb
 
 /** POST /sandbox/switch/advices/deliver (loopback): one delivery attempt of every unacknowledged advice. */
 export async function deliverAdvices(client: ApiClient, options: { signal?: AbortSignal } = {}): Promise<ApiResponse<{ delivered: number; pending: number }>> {
-  return client.request({ method: 'POST', path: '/sandbox/switch/advices/deliver', auth: 'none', envelope: false, idempotent: true, signal: options.signal });
+  return client.request({ method: 'POST', path: '/sandbox/switch/advices/deliver', body: {}, auth: 'none', envelope: false, idempotent: true, signal: options.signal });
 }
 
 /** The faults on the webhook path as GET|PUT /sandbox/webhook-faults answer them. */

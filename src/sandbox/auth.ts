@@ -1,5 +1,5 @@
 // Who is calling: bearer tokens for the institution endpoints, API keys for the import
-// endpoint, loopback for the sandbox helpers; and what the caller may do (the scopes of
+// endpoint (where a call may come from, for every route: ingress.ts); and what the caller may do (the scopes of
 // scopes.ts). Each is a fastify onRequest hook, so a request is authenticated and authorized
 // before its body is even parsed (401, then 403, before 400).
 import type { FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
@@ -110,31 +110,6 @@ export function requireApiKey(deps: SandboxDeps): onRequestHookHandler {
     if (typeof key !== 'string' || key === '') throw unauthenticated('missing x-api-key header');
     request.principal = authenticate(deps, key, 'apiKey');
   });
-}
-
-/** /sandbox/* is for the machine the sandbox runs on, unless it was bound elsewhere on purpose. */
-export function requireLoopback(deps: SandboxDeps): onRequestHookHandler {
-  return async (request: FastifyRequest) => {
-    if (deps.settings.allowRemoteSandboxHelpers) return;
-    if (!isLoopbackAddress(request.socket.remoteAddress)) {
-      throw notPermitted('sandbox helpers answer only loopback callers; start the sandbox with --host to expose them');
-    }
-  };
-}
-
-/**
- * The live inspector answers loopback callers only, whatever address the sandbox is bound to:
- * its token travels in a link, over plain HTTP.
- */
-export function requireLoopbackAlways(): onRequestHookHandler {
-  return async (request: FastifyRequest) => {
-    if (!isLoopbackAddress(request.socket.remoteAddress)) throw notPermitted('the inspector answers only callers on this machine (loopback)');
-  };
-}
-
-export function isLoopbackAddress(address: string | undefined): boolean {
-  if (!address) return false;
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
 }
 
 function authenticate(deps: SandboxDeps, secret: string, kind: CredentialKind): Principal {

@@ -9,8 +9,10 @@ import type { WebhookFaultController } from './switch/webhook-faults.js';
 export interface SandboxSettings {
   /** Lifetime of tokens issued by POST /oauth/token, seconds. */
   tokenTtlSeconds: number;
-  /** /sandbox/* answers callers that are not on loopback (server bound to a non-loopback host). */
+  /** /sandbox/* answers callers that are not on loopback (server bound to a non-loopback host: published). */
   allowRemoteSandboxHelpers: boolean;
+  /** The address the server is bound to (`sandbox serve --host`): a Host header may name it (ingress.ts). */
+  bindHost: string;
   /** The first wait before an unacknowledged advice is delivered again, ms (it doubles up to 30 s). */
   adviceRetryFirstMs: number;
   /** The first STAN of a day with no messages yet (1 unless a run must not reuse another run's STANs). */

@@ -6,7 +6,7 @@
 import { PassThrough } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Dialect } from '../api/dialect.js';
 import { ApiError, DomainError } from './errors.js';
 import { parseDuration, parseDurationRange, type DurationUnit } from '../core/duration.js';
@@ -357,9 +357,9 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** GET/PUT /sandbox/faults: read or replace the spec at runtime (loopback only, no auth). */
-export const faultRoutes: FastifyPluginAsyncTypebox<{ controller: FaultController; loopback: onRequestHookHandler }> = async (app, options) => {
-  const { controller, loopback } = options;
+/** GET/PUT /sandbox/faults: read or replace the spec at runtime (no auth; who may call: ingress.ts). */
+export const faultRoutes: FastifyPluginAsyncTypebox<{ controller: FaultController }> = async (app, options) => {
+  const { controller } = options;
   const FaultState = Type.Object({
     spec: Type.String({ description: 'the spec in its text form; empty when no faults are injected' }),
     seed: Type.Integer(),
@@ -368,11 +368,9 @@ export const faultRoutes: FastifyPluginAsyncTypebox<{ controller: FaultControlle
   const state = () => ({ spec: formatFaultSpec(controller.get()), seed: controller.seed, counts: controller.counts() });
   const tags = ['sandbox'];
   app.get('/sandbox/faults', {
-    onRequest: loopback,
     schema: { summary: 'Current fault injection', tags, auth: 'none', response: { 200: FaultState } },
   }, async () => state());
   app.put('/sandbox/faults', {
-    onRequest: loopback,
     schema: {
       summary: 'Replace fault injection',
       description: 'Keys as in `sandbox serve --faults`: rate, codes, latency, reset, slow-body, 429, commit-then-timeout, hold, retry-after; or `spec` (the text form); `seed` reseeds the generator. `{}` turns faults off.',

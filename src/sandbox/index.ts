@@ -10,7 +10,7 @@ import { unservableDialect } from './dialect.js';
 import { isLoopbackHost } from '../core/loopback.js';
 import { generatePinKeyPair, type PinKeyPair } from './pin.js';
 import { emptyFaultSpec, parseFaultSpec, type FaultController, type FaultSpec } from './faults.js';
-import { buildServer } from './server.js';
+import { buildServer, type RegisteredRoute } from './server.js';
 import { createInspectorAccess } from './services/inspector.js';
 import { emptyWebhookFaults, parseWebhookFaults, webhookFaultController, type WebhookFaultSpec } from './switch/webhook-faults.js';
 import { openStore, type Store } from './store/index.js';
@@ -71,6 +71,8 @@ export interface RunningSandbox {
   /** For in-process callers (tests, the switch): the store and the rest of the route deps. */
   deps: SandboxDeps;
   server: FastifyInstance;
+  /** Every route the server registered (method, fastify URL). */
+  routes: readonly RegisteredRoute[];
   /** The fault injector (set() changes the spec, like PUT /sandbox/faults). */
   faults: FaultController;
   /** How many route handlers are running now (tests wait on it). */
@@ -98,6 +100,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       settings: {
         tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
         allowRemoteSandboxHelpers: !isLoopbackHost(host),
+        bindHost: host,
         adviceRetryFirstMs: options.adviceRetryFirstMs ?? ADVICE_RETRY_FIRST_MS,
         firstStan: options.firstStan ?? 1,
       },
@@ -119,7 +122,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       : options.faults ?? emptyFaultSpec(options.faultsHoldSeconds);
     // A new inspector token every start: the link printed at start is the only way in.
     const inspectorAccess = createInspectorAccess();
-    const { app: server, whenIdle, faults, runningHandlers } = await buildServer(deps, {
+    const { app: server, routes, whenIdle, faults, runningHandlers } = await buildServer(deps, {
       log: options.log, faults: faultSpec, faultsSeed: options.faultsSeed,
       inspector: { access: inspectorAccess, subject: { institutionId: seed.institutionId } },
     });
@@ -136,6 +139,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       inspectorUrl: `${baseUrl}/sandbox/inspector?token=${inspectorAccess.token}`,
       deps,
       server,
+      routes,
       faults,
       runningHandlers,
       async close() {

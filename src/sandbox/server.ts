@@ -10,7 +10,8 @@ import type { SandboxDeps } from './deps.js';
 import { ApiError, DomainError, httpErrorOf } from './errors.js';
 import { isWriteFailure, noteWriteFailure } from './store/db.js';
 import { emptyFaultSpec, faultRoutes, installFaults, type FaultController, type FaultSpec } from './faults.js';
-import { attachScopeCheck, requireLoopback } from './auth.js';
+import { attachScopeCheck } from './auth.js';
+import { installIngress } from './ingress.js';
 import { collectRoute, type RouteDoc } from './openapi.js';
 import { cardRoutes } from './routes/cards.js';
 import { importRoutes } from './routes/import.js';
@@ -47,8 +48,16 @@ export interface ServerOptions {
   inspector?: InspectorOptions;
 }
 
+/** A route as registered: method and fastify URL (`:param` form). */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+}
+
 export interface SandboxServer {
   app: FastifyInstance;
+  /** Every route registered, hidden ones (the inspector's) included: what the boundary tests sweep. */
+  routes: readonly RegisteredRoute[];
   faults: FaultController;
   /** Resolves when no route handler is running (the store may be closed then). */
   whenIdle(): Promise<void>;
@@ -69,8 +78,12 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
   const routes: RouteDoc[] = [];
+  const registered: RegisteredRoute[] = [];
   app.decorateRequest('principal', null);
   app.addHook('onRoute', (route) => collectRoute(routes, route));
+  app.addHook('onRoute', (route) => {
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) registered.push({ method, url: route.url });
+  });
   // Every authenticated route requires its scope (src/sandbox/scopes.ts), checked after its authentication hook.
   app.addHook('onRoute', attachScopeCheck);
 
@@ -131,6 +144,9 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
     return reply.code(404).type('application/json').send(error.toBody(errorFields));
   });
 
+  // Who may talk to the sandbox, for every route and the 404 answer alike (ingress.ts).
+  installIngress(app, deps.settings);
+
   if (options.log) {
     const log = options.log;
     app.addHook('onResponse', async (request, reply) => {
@@ -142,7 +158,7 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
   const faults = installFaults(app, options.faults ?? emptyFaultSpec(), options.faultsSeed ?? 1, errorFields);
   // Also before the routes: their list queries are renamed as they are added.
   installDialect(app, deps.dialect);
-  await app.register(faultRoutes, { controller: faults, loopback: requireLoopback(deps) });
+  await app.register(faultRoutes, { controller: faults });
 
   await app.register(cardRoutes, deps);
   await app.register(transactionRoutes, deps);
@@ -158,7 +174,7 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
   await app.register(sandboxRoutes, deps);
   if (options.inspector) await app.register(inspectorRoutes, { deps, runtime: switchRuntime, inspector: options.inspector });
   await app.register(openapiRoutes, { routes, deps });
-  return { app, whenIdle, faults, runningHandlers: () => running };
+  return { app, routes: registered, whenIdle, faults, runningHandlers: () => running };
 }
 
 /** The path alone: query strings may carry search terms and ids, so they stay out of the log. */

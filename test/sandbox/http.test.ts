@@ -147,17 +147,18 @@ describe('sandbox helpers', () => {
   });
 
   test('/sandbox/* refuses callers that are not on loopback', async () => {
+    const host = new URL(sandbox.baseUrl).host;
     for (const url of ['/sandbox/health', '/sandbox/pin-key']) {
-      const remote = await sandbox.server.inject({ method: 'GET', url, remoteAddress: '10.1.2.3' });
+      const remote = await sandbox.server.inject({ method: 'GET', url, remoteAddress: '10.1.2.3', headers: { host } });
       expect(remote.statusCode).toBe(403);
       expect(remote.json()).toMatchObject({ statusCode: 403, error: 'FORBIDDEN' });
-      const local = await sandbox.server.inject({ method: 'GET', url, remoteAddress: '::ffff:127.0.0.1' });
+      const local = await sandbox.server.inject({ method: 'GET', url, remoteAddress: '::ffff:127.0.0.1', headers: { host } });
       expect(local.statusCode).toBe(200);
     }
-    const create = await sandbox.server.inject({ method: 'POST', url: '/sandbox/institutions', remoteAddress: '192.168.1.9', payload: {} });
+    const create = await sandbox.server.inject({ method: 'POST', url: '/sandbox/institutions', remoteAddress: '192.168.1.9', payload: {}, headers: { host } });
     expect(create.statusCode).toBe(403);
     // The API itself is not loopback-only.
-    const api = await sandbox.server.inject({ method: 'GET', url: '/institutions/cards', remoteAddress: '10.1.2.3', headers: { authorization: `Bearer ${sandbox.token}` } });
+    const api = await sandbox.server.inject({ method: 'GET', url: '/institutions/cards', remoteAddress: '10.1.2.3', headers: { host, authorization: `Bearer ${sandbox.token}` } });
     expect(api.statusCode).toBe(200);
   });
 
@@ -169,8 +170,11 @@ describe('sandbox helpers', () => {
     expect(created.institutionId).not.toBe(sandbox.institutionId);
     const programs = await call(sandbox, 'GET', '/sandbox/card-programs', { token: created.token });
     expect(programs.body.data.map((p: AnyJson) => p.id)).toEqual([created.cardProgramId]);
+    // A helper that changes state takes JSON, so that a web page cannot call it without a preflight.
     const bodyless = await call(sandbox, 'POST', '/sandbox/institutions');
-    expect(bodyless.status).toBe(201);
+    expect(bodyless.status).toBe(415);
+    expect(bodyless.body).toMatchObject({ error: 'UNSUPPORTED_MEDIA_TYPE', message: expect.stringMatching(/JSON body/) });
+    expect((await call(sandbox, 'POST', '/sandbox/institutions', { body: {} })).status).toBe(201);
     const extra = await call(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'X', admin: true } });
     expect(extra.status).toBe(400);
     expect(extra.body.errors).toEqual([{ field: 'admin', message: 'is not an allowed field' }]);

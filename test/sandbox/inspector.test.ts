@@ -89,13 +89,13 @@ describe('the inspector page', () => {
   it('answers only loopback callers, even when the sandbox helpers are open to other machines', async () => {
     sandbox.deps.settings.allowRemoteSandboxHelpers = true;
     try {
-      const remote = { remoteAddress: '192.0.2.7' };
+      const remote = { remoteAddress: '192.0.2.7', headers: { host: new URL(sandbox.baseUrl).host } };
       expect((await sandbox.server.inject({ method: 'GET', url: '/sandbox/health', ...remote })).statusCode).toBe(200);
       for (const url of [`/sandbox/inspector?token=${token}`, '/sandbox/inspector/client.js', `/sandbox/inspector/events?token=${token}`]) {
         const refused = await sandbox.server.inject({ method: 'GET', url, ...remote });
         expect(refused.statusCode, url).toBe(403);
       }
-      const read = await sandbox.server.inject({ method: 'GET', url: '/sandbox/inspector/transactions', headers: { 'x-inspector-token': token }, ...remote });
+      const read = await sandbox.server.inject({ method: 'GET', url: '/sandbox/inspector/transactions', ...remote, headers: { ...remote.headers, 'x-inspector-token': token } });
       expect(read.statusCode).toBe(403);
     } finally {
       sandbox.deps.settings.allowRemoteSandboxHelpers = false;

@@ -116,7 +116,7 @@ describe('partial approval and the lifecycle at the webhook', () => {
     expect(refused.body.data).toMatchObject({ responseCode: '51', transactionStatus: 'failed' });
     expect((await stored(refused.body.data.transactionId)).advice).toMatchObject({ acknowledged: false, attempts: 1 });
     env.hook.respond(echo('00'));
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver')).body).toEqual({ delivered: 1, pending: 0 });
+    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
     expect((await stored(refused.body.data.transactionId)).advice).toMatchObject({ acknowledged: true, attempts: 2 });
   });
 
@@ -165,10 +165,10 @@ describe('stand-in', () => {
 
     // Retried until acknowledged.
     env.hook.respond(echo('00'));
-    const delivered = await call(env.sb, 'POST', '/sandbox/switch/advices/deliver');
+    const delivered = await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} });
     expect(delivered.body).toMatchObject({ delivered: 1, pending: 0 });
     expect((await stored(adviceId)).advice).toMatchObject({ acknowledged: true, attempts: 2 });
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver')).body).toEqual({ delivered: 0, pending: 0 });
+    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 0, pending: 0 });
 
     // Over the per-transaction amount, or past the day's stand-in total: declined.
     env.hook.respond((_received, res) => { res.destroy(); });
@@ -178,8 +178,8 @@ describe('stand-in', () => {
     // That last advice is acknowledged before the next test (its retry would reach the webhook then).
     await receivedWhere((r) => r.message['0'] === '0120' && r !== advice);
     env.hook.respond(echo('00'));
-    await call(env.sb, 'POST', '/sandbox/switch/advices/deliver');
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver')).body).toEqual({ delivered: 0, pending: 0 });
+    await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} });
+    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 0, pending: 0 });
   });
 });
 
@@ -230,7 +230,7 @@ describe('timeout reversal', () => {
 describe('a reversal the webhook did not answer stands, and is repeated until acknowledged', () => {
   /** Delivers what awaits an acknowledgement until nothing does (so no retry reaches the next test). */
   async function deliverAll() {
-    for (let i = 0; i < 5; i++) if ((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver')).body.pending === 0) return;
+    for (let i = 0; i < 5; i++) if ((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body.pending === 0) return;
     throw new Error('deliveries still pending');
   }
 
@@ -296,7 +296,7 @@ describe('advices carry the network decision (39) and, after a stand-in, why (44
     expect(env.hook.received.at(-1)!.message).toMatchObject({ '0': '0120', '39': '51' });
     expect(env.hook.received.at(-1)!.message['44']).toBeUndefined();
     env.hook.respond(echo('00'));
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver')).body).toEqual({ delivered: 1, pending: 0 });
+    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
     expect(env.hook.received.at(-1)!.message).toMatchObject({ '0': '0121', '39': '51', '11': advice.body.data.stan, '37': advice.body.data.rrn });
 
     const original = (await simulate(env.sb, forward({ amount: 100 }))).body.data.transactionId;

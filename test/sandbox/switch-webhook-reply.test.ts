@@ -73,7 +73,7 @@ describe('a reply must answer its request', () => {
     expect(await stored(reversal.body.data.transactionId)).toMatchObject({ advice: { acknowledged: false, attempts: 1, lastResult: expect.stringMatching(/field 90/) } });
     expect(await stored(original.transactionId)).toMatchObject({ transactionStatus: 'reversed', reversed: true });
     env.hook.respond(echo('00'));
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver')).body).toEqual({ delivered: 1, pending: 0 });
+    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
     expect(env.hook.received.at(-1)!.message).toMatchObject({ '0': '0421', '11': reversal.body.data.stan, '37': reversal.body.data.rrn, '90': reversal.body.data.request['90'] });
     expect(await stored(reversal.body.data.transactionId)).toMatchObject({ advice: { acknowledged: true, attempts: 2 } });
   });

@@ -83,7 +83,7 @@ describe('recording', () => {
     env.hook.respond((_received, res) => { res.writeHead(503).end('busy'); });
     const advice = (await message({ message: 'advice', cardId: card.id, amount: 30 })).body.data.transactionId;
     env.hook.respond(echo('00'));
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver')).body).toEqual({ delivered: 1, pending: 0 });
+    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
     const records = (await ofTx(advice)).reverse();
     expect(records.map((x) => [x.kind, x.mti, x.attempt, x.verdict, x.response?.status])).toEqual([
       ['advice', '0120', 1, 'refused', 503], ['advice-repeat', '0121', 2, 'accepted', 200],
@@ -98,7 +98,7 @@ describe('recording', () => {
     await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: { reset: 1 } });
     const reversal = (await simulate(env.sb, { intent: 'reversal', processingFlow: 'purchase', amount: 90, originalTransactionId: original, responseMode: 'forward' })).body.data.transactionId;
     await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: {} });
-    await call(env.sb, 'POST', '/sandbox/switch/advices/deliver');
+    await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} });
     const records = (await ofTx(reversal)).reverse();
     expect(records.map((x) => [x.kind, x.mti, x.attempt, x.verdict])).toEqual([['reversal', '0420', 1, 'no-answer'], ['reversal-repeat', '0421', 2, 'accepted']]);
     expect(records[0]).toMatchObject({ response: null, faults: ['reset'], reason: expect.stringMatching(/reset/) });

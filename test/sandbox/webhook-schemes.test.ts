@@ -61,7 +61,7 @@ describe('standard-webhooks scheme', () => {
     env.hook.respond((_received, res) => { res.writeHead(500).end(); });
     const advice = await call(env.sb, 'POST', '/sandbox/switch/messages', { token: env.sb.token, body: { responseMode: 'forward', message: 'advice', cardId: card.id, amount: 30 } });
     env.hook.respond(echo('00'));
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver')).body).toEqual({ delivered: 1, pending: 0 });
+    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
     expect(env.hook.received.map((r) => r.message['0'])).toEqual(['0120', '0121']);
     expect(env.hook.received.map((r) => headersOf(r)['webhook-id'])).toEqual([`msg_${advice.body.data.transactionId}`, `msg_${advice.body.data.transactionId}`]);
     for (const received of env.hook.received) expect(libraryVerdict(OLD, received)).toBe(true);

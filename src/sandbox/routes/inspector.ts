@@ -1,4 +1,4 @@
-// The live inspector (loopback only, behind the token of the link `sandbox serve` prints): its
+// The live inspector (loopback only: ../ingress.ts; behind the token of the link `sandbox serve` prints): its
 // page and assets, its event stream, and the reads and the replay the page makes. The page reads
 // transactions, lifecycles and the exchange log from what their routes call (no injected faults:
 // /institutions/* may have them), in the inspected institution's name, so the page answers
@@ -7,7 +7,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ListWebhookExchangesQuery } from '../../api/schemas.js';
 import type { onRequestHookHandler } from 'fastify';
-import { requireLoopbackAlways } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
 import { ApiError, unauthenticated } from '../errors.js';
 import { INSPECTOR_ASSETS, INSPECTOR_PAGE } from '../inspector/assets.js';
@@ -43,7 +42,6 @@ export const inspectorRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; run
   }, limits);
   app.addHook('preClose', async () => feed.close());
 
-  const loopback = requireLoopbackAlways();
   // The page and the event stream carry the token in the query (a link; EventSource sends no
   // headers), the page's reads in x-inspector-token. The request log prints paths only.
   const token: onRequestHookHandler = async (request) => {
@@ -51,9 +49,9 @@ export const inspectorRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; run
       throw unauthenticated('the inspector needs the token of the link `cardctl sandbox serve` printed');
     }
   };
-  const guarded = { onRequest: [loopback, token] };
+  const guarded = { onRequest: token };
 
-  app.get('/sandbox/inspector', { onRequest: loopback, schema: { hide } }, async (request, reply) => {
+  app.get('/sandbox/inspector', { schema: { hide } }, async (request, reply) => {
     reply.headers(PAGE_HEADERS);
     if (!access.admits(queryToken(request.url))) {
       return reply.code(401).type('text/plain; charset=utf-8').send('401 Unauthorized: open the inspector with the link `cardctl sandbox serve` printed (it carries the token).\n');
@@ -61,9 +59,9 @@ export const inspectorRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; run
     return reply.type('text/html; charset=utf-8').send(INSPECTOR_PAGE);
   });
 
-  // The assets are the same for everyone and hold no data: no token, loopback only.
+  // The assets are the same for everyone and hold no data: no token.
   for (const asset of INSPECTOR_ASSETS) {
-    app.get(`/sandbox/inspector/${asset.name}`, { onRequest: loopback, schema: { hide } }, async (_request, reply) => reply.headers(PAGE_HEADERS).type(asset.type).send(asset.text));
+    app.get(`/sandbox/inspector/${asset.name}`, { schema: { hide } }, async (_request, reply) => reply.headers(PAGE_HEADERS).type(asset.type).send(asset.text));
   }
 
   app.get('/sandbox/inspector/events', { ...guarded, schema: { hide } }, async (_request, reply) => {

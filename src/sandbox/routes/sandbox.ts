@@ -1,4 +1,4 @@
-// Sandbox-only helpers under /sandbox (loopback callers only unless bound elsewhere): the PIN
+// Sandbox-only helpers under /sandbox (who may call them: ../ingress.ts): the PIN
 // key, new institutions, card programs, health.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -6,7 +6,7 @@ import {
   CardProgram, CardProgramInput, Envelope, IdParams, PinKeyInfo, SandboxHealth, SandboxInstitutionCredentials,
   SandboxInstitutionInput, UpdateCardProgramInput,
 } from '../../api/schemas.js';
-import { principalOf, requireBearer, requireLoopback } from '../auth.js';
+import { principalOf, requireBearer } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
 import { cardProgramService } from '../services/card-programs.js';
 import { createInstitution } from '../tenancy.js';
@@ -19,12 +19,10 @@ const tags = ['sandbox'];
 export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app, deps) => {
   const { store, clock } = deps;
   const programs = cardProgramService(deps);
-  const loopback = requireLoopback(deps);
   const bearer = requireBearer(deps);
   const startedAt = Date.now();
 
   app.get('/sandbox/health', {
-    onRequest: loopback,
     schema: {
       summary: 'Sandbox health', tags, auth: 'none',
       description: 'ok, or 503 degraded with the reason once a write to the database has failed (full disk, read-only, I/O error), until one succeeds again.',
@@ -44,7 +42,6 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app,
   });
 
   app.get('/sandbox/pin-key', {
-    onRequest: loopback,
     schema: {
       summary: 'PIN public key', tags, auth: 'none',
       description: 'Encrypt ISO 9564-1 format 1 PIN blocks with RSA-OAEP SHA-256 under this key; send the hex ciphertext and this fingerprint.',
@@ -58,9 +55,6 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app,
   }));
 
   app.post('/sandbox/institutions', {
-    onRequest: loopback,
-    // An empty POST is fine: every field is optional.
-    preValidation: async (request) => { request.body ??= {}; },
     schema: {
       summary: 'Create a sandbox institution', tags, auth: 'none',
       description: 'A new institution with a user, a bearer token, an API key and a default card program. The token and key are shown only here.',
@@ -73,12 +67,12 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app,
   });
 
   app.get('/sandbox/card-programs', {
-    onRequest: [loopback, bearer],
+    onRequest: bearer,
     schema: { summary: 'List card programs', tags, auth: 'bearer', response: { 200: Envelope(Type.Array(CardProgram)) } },
   }, async (request) => envelope('Card programs retrieved', programs.list(principalOf(request).institutionId)));
 
   app.post('/sandbox/card-programs', {
-    onRequest: [loopback, bearer],
+    onRequest: bearer,
     schema: {
       summary: 'Create a card program', tags, auth: 'bearer',
       description: 'Defaults are those of the seeded program, the PAN range that of the institution\'s first program; `panPrefix` and `panLength` set another. '
@@ -88,7 +82,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app,
   }, async (request, reply) => reply.code(201).send(envelope('Card program created', programs.create(principalOf(request), request.body))));
 
   app.put('/sandbox/card-programs/:id', {
-    onRequest: [loopback, bearer],
+    onRequest: bearer,
     schema: {
       summary: 'Update a card program', tags, auth: 'bearer',
       description: 'Changes the given fields; the nested objects (`channels`, a channel\'s `dailyLimit`, `webHookConfig`, `standIn`) are merged member by member into the current values. '

@@ -8,7 +8,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Envelope, Lifecycle, LifecycleBody, ResponseMode, SimulateBody, SimulateEnvelope, SwitchParams, Transaction } from '../../api/schemas.js';
-import { principalOf, requireBearer, requireLoopback } from '../auth.js';
+import { principalOf, requireBearer } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
 import { transactionService } from '../services/transactions.js';
 import { deliverPendingAdvices } from '../switch/advices.js';
@@ -25,7 +25,6 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; runt
   const auth = requireBearer(deps);
   const transactions = transactionService(deps);
   const switchDeps = runtime.deps;
-  const loopback = requireLoopback(deps);
   const tags = ['sandbox'];
 
   app.post('/institutions/:switch/simulate', {
@@ -109,11 +108,9 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; runt
 
   const ClockState = Type.Object({ now: Type.String({ format: 'date-time' }), offsetSeconds: Type.Number(), expired: Type.Integer({ description: 'holds released by this call' }) });
   app.get('/sandbox/switch/clock', {
-    onRequest: loopback,
     schema: { summary: "The switch's clock", tags, auth: 'none', response: { 200: ClockState } },
   }, async () => ({ ...runtime.clock(), expired: 0 }));
   app.post('/sandbox/switch/clock', {
-    onRequest: loopback,
     schema: {
       summary: "Move the switch's clock forward", tags, auth: 'none',
       description: 'Advances the clock the switch stamps and expires by (tokens keep the real one), then releases every approved '
@@ -127,21 +124,20 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; runt
   });
 
   app.post('/sandbox/switch/advices/deliver', {
-    onRequest: loopback,
     schema: {
       summary: 'Deliver pending advices now', tags, auth: 'none',
-      description: 'One delivery attempt of every advice, and every reversal that stands, the webhook has not acknowledged (as a repeat: 0121, 0221, 0421; they are also retried on their own, backing off to 30 s).',
+      description: 'One delivery attempt of every advice, and every reversal that stands, the webhook has not acknowledged (as a repeat: 0121, 0221, 0421; they are also retried on their own, backing off to 30 s). '
+        + 'The body is `{}`: a state-changing helper takes JSON (docs/sandbox-api.md).',
+      body: Type.Object({}, { additionalProperties: false }),
       response: { 200: Type.Object({ delivered: Type.Integer(), pending: Type.Integer() }) },
     },
   }, async () => deliverPendingAdvices(switchDeps));
 
   const WebhookFaultState = Type.Object({ spec: Type.String({ description: 'the spec in its text form' }), seed: Type.Integer() });
   app.get('/sandbox/webhook-faults', {
-    onRequest: loopback,
     schema: { summary: 'Current faults on the webhook path', tags, auth: 'none', response: { 200: WebhookFaultState } },
   }, async () => runtime.webhookFaults());
   app.put('/sandbox/webhook-faults', {
-    onRequest: loopback,
     schema: {
       summary: 'Replace the faults on the webhook path', tags, auth: 'none',
       description: 'Keys as in `sandbox serve --webhook-faults`: delay (MS or MIN-MAX ms), deadline (the network\'s timeout, default 5 s), '

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
   Envelope, InstitutionUser, SandboxUserCredentials, SandboxUserInput, UpdateUserBody, UserIdParams,
 } from '../../api/schemas.js';
-import { principalOf, requireBearer, requireLoopback } from '../auth.js';
+import { principalOf, requireBearer } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
 import { userService } from '../services/users.js';
 import { envelope } from './common.js';
@@ -25,7 +25,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app, de
     users.update(principalOf(request), request.params.institutionUserId, request.body)));
 
   app.post('/sandbox/users', {
-    onRequest: [requireLoopback(deps), bearer],
+    onRequest: bearer,
     // An empty POST is fine: every field is optional.
     preValidation: async (request) => { request.body ??= {}; },
     schema: {

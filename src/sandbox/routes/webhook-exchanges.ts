@@ -1,10 +1,10 @@
 // The exchange log (sandbox extension): every webhook call of the switch as recorded
-// (../exchange-log.ts), and its replay (../switch/replay.ts). Loopback callers with the
-// institution's bearer token; an institution sees only its own exchanges.
+// (../exchange-log.ts), and its replay (../switch/replay.ts). The institution's bearer token (who
+// may call: ../ingress.ts); an institution sees only its own exchanges.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, ListEnvelope, ListWebhookExchangesQuery, ReplayWebhookExchangeBody, WebhookExchange } from '../../api/schemas.js';
-import { principalOf, requireBearer, requireLoopback } from '../auth.js';
+import { principalOf, requireBearer } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { replayExchange } from '../switch/replay.js';
@@ -23,7 +23,7 @@ const ExchangeParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 
 const tags = ['sandbox'];
 
 export const webhookExchangeRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; runtime: SwitchRuntime }> = async (app, { deps, runtime }) => {
-  const guard = [requireLoopback(deps), requireBearer(deps)];
+  const guard = requireBearer(deps);
 
   app.get('/sandbox/webhook-exchanges', {
     onRequest: guard,
