@@ -906,7 +906,7 @@ complete -c cardctl -n "__cardctl_at 'sandbox' 0" -a serve -d 'run a local, stat
 
 # cardctl sandbox serve
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l port -x -d 'port (0 = any free port)'
-complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l host -x -d 'address to bind (anything but loopback prints a warning)'
+complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l host -x -d 'address to bind; anything but loopback publishes the sandbox and its /sandbox helpers (says so)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l db -r -F -d 'SQLite database file (default: in the user data directory)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l memory -d 'keep everything in memory'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-url -x -d 'webhook URL of the seeded card program'

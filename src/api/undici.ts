@@ -3,6 +3,7 @@
 // own API (doctor, webhook listen, scenarios). Never on the start-up path: a plain request goes
 // through node:http (src/api/node-http.ts), so undici's public index is all cardctl loads.
 import type { Dispatcher } from 'undici';
+import { loopbackTarget, pinnedLookup, type LoopbackTarget, type Resolver } from '../core/loopback.js';
 import type { Transport, TransportResponse } from './node-http.js';
 import { OwnBody } from './body.js';
 
@@ -10,6 +11,17 @@ import { OwnBody } from './body.js';
 export async function loadUndici(): Promise<typeof import('undici')> {
   const mod = (await import('undici')) as typeof import('undici') & { default?: typeof import('undici') };
   return typeof mod.request === 'function' ? mod : mod.default!;
+}
+
+/**
+ * `url` checked as on this machine (src/core/loopback.ts: a loopback literal, or localhost resolved
+ * once), and a dispatcher that connects to the checked addresses only, so a second DNS answer
+ * cannot send the call elsewhere: what every sender to a loopback-only URL uses. The caller closes it.
+ */
+export async function connectToLoopback(url: string | URL, resolve?: Resolver): Promise<{ target: LoopbackTarget; dispatcher: Dispatcher }> {
+  const target = await loopbackTarget(url, resolve);
+  const { Agent } = await loadUndici();
+  return { target, dispatcher: new Agent({ connect: { lookup: pinnedLookup(target) } }) };
 }
 
 /**

@@ -20,6 +20,17 @@ export function isLoopbackHost(host: string): boolean {
   return host.toLowerCase() === 'localhost' || isLoopbackIp(host);
 }
 
+/**
+ * A peer address (a socket's remoteAddress) on this machine. A dual-stack socket shows an IPv4
+ * peer as ::ffff:127.x.y.z: that is the kernel's notation for a connection that came over IPv4
+ * loopback, not a destination someone wrote, so it counts here and nowhere else.
+ */
+export function isLoopbackPeer(address: string | undefined): boolean {
+  if (!address) return false;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  return isLoopbackIp(mapped ? mapped[1]! : address);
+}
+
 /** Why `url` is not a URL on this machine, or undefined when it is (http or https, no user info, a loopback host). */
 export function notLoopbackReason(url: URL): string | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'it is not an http or https URL';
@@ -41,7 +52,7 @@ export class NotLoopbackError extends Error {
   }
 }
 
-type Resolver = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+export type Resolver = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
 
 const resolveAll: Resolver = async (hostname) => {
   const { lookup } = await import('node:dns/promises');
@@ -87,3 +98,4 @@ export function pinnedLookup(target: LoopbackTarget): LookupFunction {
     else callback(null, chosen[0]!.address, chosen[0]!.family);
   }) as unknown as LookupFunction;
 }
+

@@ -1,5 +1,6 @@
 // `cardctl simulate load`: the flags made into a plan (every usage error before a request),
 // the run, the live line, the report and the SLO verdict.
+import { isLoopbackHost } from '../core/loopback.js';
 import { setMaxListeners } from 'node:events';
 import type { SimulateBody, SimulateResult } from '../api/schemas.js';
 import type { LOAD_FLAGS } from './flags.js';
@@ -66,9 +67,7 @@ export function parseSlos(opts: Partial<Pick<LoadFlags, 'maxP99' | 'maxTimeouts'
 /** Load goes to this machine only, unless the operator says otherwise. */
 export function checkTarget(baseUrl: string | undefined, allowRemote: boolean): void {
   if (baseUrl === undefined) return; // ctx.client() says what is missing
-  const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '');
-  const loopback = host === 'localhost' || host === '::1' || /^127\./.test(host);
-  if (!loopback && !allowRemote) {
+  if (!isLoopbackHost(new URL(baseUrl).hostname) && !allowRemote) {
     throw new UsageError(`refusing to send load to ${baseUrl}: it is not on this machine`, { hint: 'run it against `cardctl sandbox serve`; --allow-remote if you really mean a remote deployment' });
   }
 }

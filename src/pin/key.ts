@@ -1,6 +1,7 @@
 // Which key, block format and cipher a profile encrypts PINs with. A profile normally holds the
 // institution's PIN key (`cardctl login --pin-key FILE`); a sandbox publishes its key at
 // GET /sandbox/pin-key, so for a sandbox the key is fetched and cached in the profile.
+import { isLoopbackHost } from '../core/loopback.js';
 import type { ApiClient } from '../api/client.js';
 import type { PinKeyInfo } from '../api/schemas.js';
 import type { ConfigStore } from '../config/store.js';
@@ -24,14 +25,12 @@ export interface PinKeyContext {
   log: Notes;
 }
 
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
-
 /** Is the selected deployment a sandbox (by the profile's `env`, or a loopback base URL)? */
 export function isSandbox(settings: Pick<ProfileInUse, 'profile' | 'baseUrl'>): boolean {
   if (settings.profile.env === 'sandbox') return true;
   if (settings.profile.env === 'production') return false;
   try {
-    return settings.baseUrl !== undefined && LOOPBACK.test(new URL(settings.baseUrl).hostname);
+    return settings.baseUrl !== undefined && isLoopbackHost(new URL(settings.baseUrl).hostname);
   } catch {
     return false;
   }

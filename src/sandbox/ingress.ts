@@ -14,7 +14,7 @@
 //      origin without a preflight, which the sandbox never answers.
 import { networkInterfaces } from 'node:os';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isLoopbackIp } from '../core/loopback.js';
+import { isLoopbackIp, isLoopbackPeer } from '../core/loopback.js';
 import type { SandboxSettings } from './deps.js';
 import { ApiError, notPermitted } from './errors.js';
 
@@ -103,12 +103,6 @@ function urlHostOf(host: string): string {
 function suggestedHost(settings: IngressSettings, port: number | undefined): string {
   const name = WILDCARDS.has(settings.bindHost) || isLoopbackIp(settings.bindHost) ? '127.0.0.1' : urlHostOf(settings.bindHost);
   return port === undefined ? name : `${name}:${port}`;
-}
-
-/** A peer address on this machine; a dual-stack socket shows an IPv4 peer as ::ffff:127.x.y.z. */
-export function isLoopbackPeer(address: string | undefined): boolean {
-  if (!address) return false;
-  return isLoopbackIp(address.toLowerCase().startsWith('::ffff:') ? address.slice(7) : address);
 }
 
 function isJson(contentType: string | undefined): boolean {

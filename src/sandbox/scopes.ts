@@ -40,6 +40,13 @@ export const OPERATION_SCOPES: Readonly<Record<string, string>> = {
 };
 
 /**
+ * A replay sent anywhere but the program's own webhook (`to`) hands its clear message (card
+ * number, track 2) to whoever listens there: it needs, besides the route's scope, the scope that
+ * reads the program's webhook settings. It never carries the program's secret header.
+ */
+export const REPLAY_ELSEWHERE_SCOPE = 'read:card_program';
+
+/**
  * Scope words that stand for many scopes, by the verb of the `verb:object` scope they grant.
  * A bundle itself is granted only by the same word or by `*` (WRITE does not grant READ).
  */

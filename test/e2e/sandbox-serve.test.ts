@@ -160,7 +160,7 @@ describe('sandbox serve storage and binding', () => {
     await second.child;
   });
 
-  test('a non-loopback --host prints a warning', async () => {
+  test('a non-loopback --host prints a warning naming what it opens', async () => {
     const child = execa('node', [BIN, 'sandbox', 'serve', '--port', '0', '--memory', '--host', '0.0.0.0', '--json'], {
       env: cleanEnv({ ...isolatedDirs(dir()) }), extendEnv: false, reject: false, buffer: false,
     });
@@ -172,6 +172,6 @@ describe('sandbox serve storage and binding', () => {
     expect((await call(info, 'GET', '/sandbox/health')).status).toBe(200);
     child.kill('SIGTERM');
     await child;
-    expect(stderr).toMatch(/warning: binding to 0\.0\.0\.0/);
+    expect(stderr).toMatch(/warning: binding to 0\.0\.0\.0 publishes the sandbox: other machines reach the API, and the \/sandbox helpers too \(new institutions with their tokens, the switch clock, faults, advice delivery, replays to any URL\); requests must name it as any address of this machine, localhost, 127\.0\.0\.1 or \[::1\] in their Host header; the inspector stays loopback only/);
   });
 });

@@ -293,7 +293,7 @@ describe('replay', () => {
     expect(env.hook.received.at(-1)!.headers['x-webhook-signature']).not.toMatch(new RegExp(`^t=${t},`));
   });
 
-  it('to: another loopback URL; not a URL, not http(s), or not this machine: 400; unknown id: 404', async () => {
+  it('to: another loopback URL, signed but without the secret header; not a URL, not http(s), or not this machine: 400; unknown id: 404', async () => {
     const id = (await simulate(env.sb, forward())).body.data.transactionId;
     const [first] = await ofTx(id);
     const elsewhere: TestWebhook = await startWebhook();
@@ -302,14 +302,49 @@ describe('replay', () => {
       expect(replay.status).toBe(201);
       expect(replay.body.data.request.url).toBe(elsewhere.url);
       expect(elsewhere.received).toHaveLength(1);
+      const [arrived] = elsewhere.received;
+      expect(arrived!.headers['x-hook-key']).toBeUndefined();
+      expect(JSON.stringify(arrived!.headers)).not.toContain(SECRET);
+      expect(verifySignature(arrived!.headers['x-webhook-signature'], SECRET, arrived!.body)).toMatchObject({ ok: true });
+      // By name: localhost is resolved once, checked, and connected by that address.
+      const byName = elsewhere.url.replace('127.0.0.1', 'localhost');
+      const named = await call(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: env.sb.token, body: { to: byName } });
+      expect(named.status, named.text).toBe(201);
+      expect(elsewhere.received).toHaveLength(2);
     } finally {
       await elsewhere.close();
     }
-    for (const to of ['not a url', 'ftp://127.0.0.1/x', 'http://example.com/hook']) {
+    const port = new URL(env.hook.url).port;
+    for (const to of ['not a url', 'ftp://127.0.0.1/x', 'http://example.com/hook', `http://127.0.0.1.attacker.example:${port}/`, `http://localhost.attacker.example:${port}/`,
+      `http://127.0.0.1@attacker.example:${port}/`, `http://attacker.example#@127.0.0.1:${port}/`, `http://0.0.0.0:${port}/`, `http://[::ffff:127.0.0.1]:${port}/`]) {
       const refused = await call(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: env.sb.token, body: { to } });
       expect(refused.status, to).toBe(400);
     }
     expect((await call(env.sb, 'POST', '/sandbox/webhook-exchanges/wx_nope/replay', { token: env.sb.token, body: {} })).status).toBe(404);
+  });
+
+  it('to another URL needs read:card_program: a token with create:transaction alone gets 403 and nothing is sent; to the program\'s own webhook it may', async () => {
+    const id = (await simulate(env.sb, forward())).body.data.transactionId;
+    const [first] = await ofTx(id);
+    const user = await call(env.sb, 'POST', '/sandbox/users', { token: env.sb.token, body: { roles: [{ role: 'replayer', permissions: ['create:transaction'] }] } });
+    expect(user.status, user.text).toBe(201);
+    const narrow = user.body.data.token as string;
+    const listener = await startWebhook();
+    try {
+      const refused = await call(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: narrow, body: { to: listener.url } });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ error: 'FORBIDDEN', details: { requiredScope: 'read:card_program' } });
+      expect(listener.received).toHaveLength(0);
+      const before = env.hook.received.length;
+      const own = await call(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: narrow, body: {} });
+      expect(own.status, own.text).toBe(201);
+      expect(env.hook.received).toHaveLength(before + 1);
+      const sameUrl = await call(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: narrow, body: { to: env.hook.url } });
+      expect(sameUrl.status, sameUrl.text).toBe(201);
+      expect(env.hook.received.at(-1)!.headers['x-hook-key']).toBe(SECRET);
+    } finally {
+      await listener.close();
+    }
   });
 });
 

@@ -41,7 +41,7 @@ interface ParsedServeOptions {
 
 const FLAGS = defineFlags({
   port: { type: 'string', value: 'n', default: '4010', description: 'port (0 = any free port)' },
-  host: { type: 'string', value: 'host', default: '127.0.0.1', description: 'address to bind (anything but loopback prints a warning)' },
+  host: { type: 'string', value: 'host', default: '127.0.0.1', description: 'address to bind; anything but loopback publishes the sandbox and its /sandbox helpers (says so)' },
   db: { type: 'string', value: 'file', complete: 'file', description: 'SQLite database file (default: in the user data directory)' },
   memory: { type: 'boolean', description: 'keep everything in memory' },
   webhookUrl: { type: 'string', value: 'url', description: "webhook URL of the seeded card program" },
@@ -77,7 +77,14 @@ With --profile NAME the credentials are stored as that profile, so the next card
 With --dialect FILE (JSON or YAML) the sandbox speaks another deployment dialect: the list query
 parameters go by the file's names (others are ignored), lists page and errors are shaped as it
 says, and a page size above its maxPageSize is a 400 (\`cardctl help deployment\`).
-The request log (method, path, status, time; never secrets or bodies) goes to stderr.`,
+The request log (method, path, status, time; never secrets or bodies) goes to stderr.
+
+Who may call it: a request's Host must name the sandbox (localhost, 127.0.0.1, [::1] or the --host
+address, with its port), a web page of another origin is refused, and the /sandbox helpers answer
+this machine only and take a JSON body or a token. --host with anything but loopback publishes it:
+other machines reach the API and the /sandbox helpers (new institutions and their tokens, the
+switch clock, faults, advice delivery, replays to any URL), by that address (bound to 0.0.0.0 or
+::, by any address of this machine) on any port; it warns so. The inspector stays loopback only.`,
   flags: FLAGS,
   examples: [
     'cardctl sandbox serve --profile sandbox',
@@ -91,9 +98,8 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
   async run(ctx, parsed) {
     const options = await withContext(ctx, parsed);
     const { startSandbox } = await import('../../sandbox/index.js');
-    if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
-      ctx.log.warn(`binding to ${options.host}: the sandbox (seeded credentials, /sandbox helpers) is reachable from other machines`);
-    }
+    const { isLoopbackHost } = await import('../../core/loopback.js');
+    if (!isLoopbackHost(options.host)) ctx.log.warn(publishedWarning(options.host));
     const { checkDbFile, explainDbOpenError } = await import('./db-file.js');
     if (options.dbFile) checkDbFile(options.dbFile, options.dbFromFlag);
     let sandbox;
@@ -330,4 +336,12 @@ function stopSignal(signal: AbortSignal): { received: Promise<void>; dispose(): 
       process.off('SIGTERM', onStop);
     },
   };
+}
+
+/** What `--host` opens when it is not loopback (docs/sandbox-api.md, "Who may call"). */
+export function publishedWarning(host: string): string {
+  const names = host === '0.0.0.0' || host === '::' ? 'any address of this machine' : host;
+  return `binding to ${host} publishes the sandbox: other machines reach the API, and the /sandbox helpers too `
+    + '(new institutions with their tokens, the switch clock, faults, advice delivery, replays to any URL); '
+    + `requests must name it as ${names}, localhost, 127.0.0.1 or [::1] in their Host header; the inspector stays loopback only`;
 }

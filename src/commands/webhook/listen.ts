@@ -1,7 +1,7 @@
 import type { Context } from '../../app/context.js';
 import { defineCommand } from '../../app/command.js';
 import { UsageError } from '../../core/errors.js';
-import { isLoopbackHost } from '../../core/loopback.js';
+import { isLoopbackHost, NotLoopbackError, notLoopbackReason } from '../../core/loopback.js';
 import { escapeControlsDeep } from '../../output/format.js';
 import type { Exchange } from './listener.js';
 import { HISTORY_BOUND, MAX_BODY_BYTES, REPEAT_BEHAVIOURS } from './behaviours.js';
@@ -112,6 +112,9 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
       for (const flag of ['approvedAmount', 'delay', 'failEvery', 'repeats'] as const) {
         if (opts[flag] !== undefined) throw new UsageError(`--forward-to and --${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} cannot be used together: with --forward-to your handler decides`);
       }
+      // The relay passes on the message in the clear and the signature headers: to this machine only.
+      const elsewhere = notLoopbackReason(new URL(forwardTo));
+      if (elsewhere) throw new UsageError(`invalid --forward-to "${opts.forwardTo}": ${elsewhere}; the handler must be on this machine`, { hint: 'run your handler locally, e.g. --forward-to http://127.0.0.1:8080/card-auth' });
     }
     const delay = opts.delay === undefined ? undefined : wholeNumber('--delay', opts.delay, 0, 120_000);
     const failEvery = opts.failEvery === undefined ? undefined : wholeNumber('--fail-every', opts.failEvery, 1, Number.MAX_SAFE_INTEGER);
@@ -150,6 +153,7 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
       port, host: opts.host, respond, rules, secret, scheme: opts.scheme, forwardTo, onExchange: print,
       defaults: { delay, approvedAmount }, failEvery, repeats: opts.repeats,
     }).catch((error: NodeJS.ErrnoException) => {
+      if (error instanceof NotLoopbackError) throw new UsageError(`invalid --forward-to "${forwardTo}": ${error.reason}; the handler must be on this machine`);
       if (error.code === 'EADDRINUSE') throw new UsageError(`port ${port} on ${opts.host} is already in use`, { hint: 'pick another with --port, or --port 0 for any free port' });
       if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND' || error.code === 'EACCES') throw new UsageError(`cannot listen on ${opts.host}:${port} (${error.code})`);
       throw error;

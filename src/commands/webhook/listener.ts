@@ -26,6 +26,8 @@ import { verifyRequest, type SignatureScheme } from '../../webhook-protocol/sign
 import { buildResponse, isJsonContentType, PARTIAL_APPROVAL_CODE, MAX_REPLY_BYTES, sameAnswer, validateReply, WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
 import { decide, type DefaultAnswer, type RepeatBehaviour, type RuleSet } from './rules.js';
 import { loadUndici } from '../../api/client.js';
+import { connectToLoopback } from '../../api/undici.js';
+import type { Dispatcher } from 'undici';
 import { MAX_BODY_BYTES } from './behaviours.js';
 import { ExchangeHistory, repeatKey, type Entry, type FirstAnswer, type HistoryBound, type LoggedExchange } from './history.js';
 
@@ -40,7 +42,10 @@ export interface ListenerOptions {
   secret?: string;
   /** The signature scheme verified (default cardctl: X-Webhook-Signature). */
   scheme?: SignatureScheme;
-  /** Relay each message to this URL and answer with its reply. */
+  /**
+   * Relay each message to this URL and answer with its reply. On this machine only (the egress
+   * rule, src/core/loopback.ts): checked at start, and connected by the address checked.
+   */
   forwardTo?: string;
   /**
    * Timeout of a --forward-to call, ms: by default half a second under the sandbox's own
@@ -126,6 +131,8 @@ function otherCode(code: string): string {
 }
 
 export async function startListener(options: ListenerOptions): Promise<RunningListener> {
+  // The handler's address, resolved and checked once: every relay connects there and nowhere else.
+  const forward = options.forwardTo ? await connectToLoopback(options.forwardTo) : undefined;
   const failEvery = options.failEvery ?? options.rules?.failEvery;
   const repeats = options.repeats ?? options.rules?.repeats ?? 'consistent';
   let messagesSeen = 0;
@@ -198,7 +205,7 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
   async function answer(req: IncomingMessage, res: ServerResponse, body: string, message: SwitchMessage, signature: Exchange['signature'], current: Entry,
     first: Entry | undefined, done: (exchange: Omit<Exchange, 'type' | 'at' | 'durationMs'>) => void): Promise<void> {
     if (options.forwardTo) {
-      const relayed = await relay(options.forwardTo, req, body, message, options.forwardTimeoutMs ?? WEBHOOK_TIMEOUT_MS - 500);
+      const relayed = await relay(options.forwardTo, forward!.dispatcher, req, body, message, options.forwardTimeoutMs ?? WEBHOOK_TIMEOUT_MS - 500);
       current.answered(relayed.outcome === 'answered' ? relayed.reply : undefined);
       const earlier = first ? await first.answer : undefined;
       const common = {
@@ -288,7 +295,7 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       for (const timer of timers) clearTimeout(timer);
       for (const socket of sockets) socket.destroy();
       server.close(() => resolve());
-    }),
+    }).then(() => forward?.dispatcher.destroy()),
   };
 }
 
@@ -353,7 +360,7 @@ type Relayed =
   | { outcome: Exclude<ForwardOutcome, 'answered'>; handlerStatus?: number; error: string };
 
 /** Posts the message to the handler and judges its reply by the sandbox's rules. */
-async function relay(url: string, req: IncomingMessage, body: string, message: SwitchMessage, timeoutMs: number): Promise<Relayed> {
+async function relay(url: string, dispatcher: Dispatcher, req: IncomingMessage, body: string, message: SwitchMessage, timeoutMs: number): Promise<Relayed> {
   const { request } = await loadUndici();
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
@@ -365,7 +372,7 @@ async function relay(url: string, req: IncomingMessage, body: string, message: S
   const timedOut = `your handler did not answer within ${timeoutMs / 1000} s (timeout)`;
   let handlerStatus: number | undefined;
   try {
-    const res = await request(url, { method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: controller.signal });
+    const res = await request(url, { method: 'POST', headers, body, dispatcher, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: controller.signal });
     handlerStatus = res.statusCode;
     const chunks: Buffer[] = [];
     let size = 0;

@@ -92,7 +92,7 @@ export const inspectorRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; run
     preValidation: async (request) => { request.body ??= {}; },
     schema: { hide, params: IdParams, body: Type.Object({ keepTimestamp: Type.Optional(Type.Boolean()) }, { additionalProperties: false }) },
   }, async (request, reply) => {
-    const replayed = await replayExchange(runtime.deps, subject.institutionId, request.params.id, request.body, deps.settings.allowRemoteSandboxHelpers);
+    const replayed = await replayExchange(runtime.deps, subject.institutionId, request.params.id, request.body, { allowRemote: false, mayRedirect: false });
     return reply.code(201).send(envelope('Webhook exchange replayed', replayed));
   });
 };

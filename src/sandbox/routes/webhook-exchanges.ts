@@ -4,7 +4,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, ListEnvelope, ListWebhookExchangesQuery, ReplayWebhookExchangeBody, WebhookExchange } from '../../api/schemas.js';
-import { principalOf, requireBearer } from '../auth.js';
+import { hasScope, principalOf, requireBearer } from '../auth.js';
+import { REPLAY_ELSEWHERE_SCOPE } from '../scopes.js';
 import type { SandboxDeps } from '../deps.js';
 import { DomainError } from '../errors.js';
 import { replayExchange } from '../switch/replay.js';
@@ -61,7 +62,10 @@ export const webhookExchangeRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDep
       response: { 201: Envelope(WebhookExchange) },
     },
   }, async (request, reply) => {
-    const replayed = await replayExchange(runtime.deps, principalOf(request).institutionId, request.params.id, request.body, deps.settings.allowRemoteSandboxHelpers);
+    const principal = principalOf(request);
+    const replayed = await replayExchange(runtime.deps, principal.institutionId, request.params.id, request.body, {
+      allowRemote: deps.settings.allowRemoteSandboxHelpers, mayRedirect: hasScope(principal, REPLAY_ELSEWHERE_SCOPE),
+    });
     return reply.code(201).send(envelope('Webhook exchange replayed', replayed));
   });
 };

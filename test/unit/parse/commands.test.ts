@@ -138,12 +138,17 @@ parseTable('webhook listen', listen, {
     [[], { port: 4020, respond: '00', forwardTo: undefined, rules: undefined }],
     [['--port', '0', '--respond', '10', '--approved-amount', '600.00', '--delay', '6000', '--fail-every', '3'], { port: 0, respond: '10', approvedAmount: 600, delay: 6000, failEvery: 3 }],
     [['--forward-to', 'http://localhost:8080/card-auth'], { forwardTo: 'http://localhost:8080/card-auth' }],
+    [['--forward-to', 'https://[::1]:8443/card-auth'], { forwardTo: 'https://[::1]:8443/card-auth' }],
     [['--rules', rules], { rules: { default: '00', rules: [expect.objectContaining({ respond: '05' })] } }],
   ],
   bad: [
     [['--port', 'x'], /^invalid --port "x"/],
     [['--respond', '123'], /^invalid --respond "123"/],
     [['--forward-to', 'ftp://x'], /^invalid --forward-to "ftp:\/\/x"/],
+    // The relay hands on the clear message and its signature headers: to this machine only, never by a string prefix.
+    [['--forward-to', 'http://127.0.0.1.attacker.example:8080/card-auth'], /^invalid --forward-to ".*": 127\.0\.0\.1\.attacker\.example is not this machine.*the handler must be on this machine/],
+    [['--forward-to', 'http://127.0.0.1@evil.example/'], /^invalid --forward-to ".*": it carries a user name or password/],
+    [['--forward-to', 'http://evil.example#@127.0.0.1/'], /^invalid --forward-to ".*": evil\.example is not this machine/],
     [['--forward-to', 'http://x', '--rules', rules], /^--forward-to and --rules cannot be used together/],
     [['--forward-to', 'http://x', '--delay', '5'], /^--forward-to and --delay cannot be used together/],
     [['--approved-amount', '600'], /^--approved-amount goes with --respond 10/],
