@@ -735,7 +735,7 @@ complete -c cardctl -n "__cardctl_at 'webhook exchanges'" -l all -d 'every page,
 complete -c cardctl -n "__cardctl_at 'webhook exchanges'" -l wide -d 'more columns: transaction, replay of, faults, URL'
 
 # cardctl webhook replay
-complete -c cardctl -n "__cardctl_at 'webhook replay'" -l to -x -d 'send it to this http(s) URL instead of the card program\'s webhook (this machine only)'
+complete -c cardctl -n "__cardctl_at 'webhook replay'" -l to -x -d 'send it to this http(s) URL instead of the card program\'s webhook (this machine only; needs read:card_program; no secret header)'
 complete -c cardctl -n "__cardctl_at 'webhook replay'" -l keep-timestamp -d 'sign with the original\'s timestamp: a handler checking freshness refuses it once older than its tolerance'
 
 # cardctl import

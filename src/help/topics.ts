@@ -21,8 +21,8 @@ const exitCodes = `Every command exits with one of these codes; scripts can bran
 | 2 | usage or input error: unknown flag, missing value, bad file, invalid PIN/PAN/date — nothing was sent; also a file or stdout that cannot be written (\`> /dev/full\`, a full disk): \`error: cannot write output: no space left on the device (ENOSPC)\` |
 | 3 | authentication or permission: no credentials, 401, 403 |
 | 4 | not found: 404 or an unknown identifier |
-| 5 | rejected: any other 4xx (validation, conflict, limits); a decline with --expect-approved; a missed SLO of \`simulate load\`; a failed check of \`webhook certify\` |
-| 6 | network: connection refused/reset, DNS, TLS, timeout — no answer |
+| 5 | rejected: any other 4xx (validation, conflict, limits); a decline with --expect-approved; a missed SLO of \`simulate load\`; a failed check of \`webhook certify\`; a \`webhook replay\` the webhook did not accept (non-2xx, unusable reply) |
+| 6 | network: connection refused/reset, DNS, TLS, timeout — no answer; also a \`webhook replay\` that reached no webhook |
 | 7 | server error: 5xx after retries |
 | 8 | partial failure: a bulk command finished with some records failed |
 | 130 | interrupted (Ctrl-C) |
@@ -364,7 +364,9 @@ program's current secret and scheme (Standard Webhooks: the message's own webhoo
 delivery of it), and prints the new exchange (\`replayOf\` names the first).
 \`--keep-timestamp\` signs it with the original timestamp instead: a handler that checks freshness
 refuses it once it is older than its tolerance (300 s by default), which tests replay protection.
-\`--to URL\` sends it elsewhere (this machine only). A replay changes no transaction and no amount.
+\`--to URL\` sends it elsewhere: this machine only, with the scope read:card_program, signed but
+without the program's secret header. A replay changes no transaction and no amount; it exits 0
+only when the webhook accepted it (6: not reached, 5: not accepted), the exchange printed either way.
 
 \`cardctl webhook exchanges --as-scenario FILE [--tx ID …] [--keep-spacing]\` writes a scenario
 (\`cardctl help scenarios\`) of the messages behind those exchanges, in order, in forward mode:

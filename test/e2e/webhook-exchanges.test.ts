@@ -3,6 +3,8 @@
 // --exchanges`, `webhook replay` (what the listener received), and a scenario exported with
 // --as-scenario from a run that replays green through `simulate run`.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maskPansInText } from '../../src/core/redact.js';
@@ -101,6 +103,48 @@ describe('webhook exchanges', () => {
     const unknown = await run(['webhook', 'replay', 'wx_unknown']);
     expect(unknown.exitCode).toBe(4);
     expect(unknown.stderr).toMatch(/^error: webhook exchange wx_unknown not found\nhint: list them with `cardctl webhook exchanges`/);
+  });
+
+  it('webhook replay exits non-zero when nothing was delivered: 6 when not reached, 5 when not accepted; the exchange is printed all the same', async () => {
+    const card = await newCard();
+    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '32', '--forward']);
+    const [first] = await json(['webhook', 'exchanges', '--tx', auth.transactionId]);
+    const failing = createServer((_req, res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"down"}'));
+    await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+    const failingUrl = `http://127.0.0.1:${(failing.address() as AddressInfo).port}/hook`;
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/hook`;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    try {
+      const unreached = await run(['webhook', 'replay', first.id, '--to', closedUrl, '-o', 'json']);
+      expect(unreached.exitCode, unreached.stderr).toBe(6);
+      expect(JSON.parse(unreached.stdout)).toMatchObject({ replayOf: first.id, verdict: 'no-answer' });
+      expect(unreached.stderr).toMatch(/^error: the replay reached no webhook: the webhook could not be reached: ECONNREFUSED/);
+      const refused = await run(['webhook', 'replay', first.id, '--to', failingUrl, '-o', 'json']);
+      expect(refused.exitCode, refused.stderr).toBe(5);
+      expect(JSON.parse(refused.stdout)).toMatchObject({ replayOf: first.id, verdict: 'refused', response: { status: 500 } });
+      expect(refused.stderr).toMatch(/^error: the webhook did not accept the replay: the webhook answered HTTP 500/);
+      expect(JSON.parse(refused.stderr.split('\n').find((line) => line.startsWith('{'))!)).toMatchObject({ error: { code: 'NOT_ACCEPTED', exitCode: 5, details: { verdict: 'refused', status: 500 } } });
+    } finally {
+      await new Promise<void>((resolve) => failing.close(() => resolve()));
+    }
+  });
+
+  it('webhook replay --to with a token that cannot read the card program: exit 3 naming the scope, nothing sent', async () => {
+    const card = await newCard();
+    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '33', '--forward']);
+    const [first] = await json(['webhook', 'exchanges', '--tx', auth.transactionId]);
+    const user = await call(sandbox.info, 'POST', '/sandbox/users', { token: sandbox.info.token, body: { roles: [{ role: 'replayer', permissions: ['create:transaction', 'read:transaction'] }] } });
+    expect(user.status, user.text).toBe(201);
+    const narrow = { configDir: config.path, env: { ...env, CARDCTL_TOKEN: user.body.data.token } };
+    const before = received().length;
+    const refused = await cardctl(['webhook', 'replay', first.id, '--to', `${listener.url}/elsewhere`], narrow);
+    expect(refused.exitCode, refused.stderr).toBe(3);
+    expect(refused.stderr).toMatch(/read:card_program/);
+    expect(received()).toHaveLength(before);
+    const own = await cardctl(['webhook', 'replay', first.id, '-o', 'json'], narrow);
+    expect(own.exitCode, own.stderr).toBe(0);
   });
 
   it('--as-scenario writes a scenario of a run that replays green through simulate run; refuses to overwrite without --force', async () => {
