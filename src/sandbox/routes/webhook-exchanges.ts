@@ -55,8 +55,10 @@ export const webhookExchangeRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDep
       summary: 'Replay a webhook exchange (sandbox extension)', tags, auth: 'bearer',
       description: 'Sends the recorded request again as it was, signed afresh with the card program\'s current secret and scheme '
         + '(`keepTimestamp`: with the original\'s timestamp, which a handler checking freshness refuses once it is older than its '
-        + 'tolerance), to the program\'s webhook or `to`. Answers 201 with the new exchange, linked by `replayOf`. No transaction or '
-        + 'amount changes, whatever the webhook answers.',
+        + 'tolerance), to the program\'s webhook or `to`. `to` other than the program\'s webhook also needs `read:card_program` (403 naming '
+        + 'it), is on this machine unless the sandbox is published, and gets the signature but never the program\'s secret header. '
+        + 'Answers 201 with the new exchange, linked by `replayOf`, whatever the webhook answered (its `verdict` says). No transaction or '
+        + 'amount changes.',
       params: ExchangeParams,
       body: ReplayWebhookExchangeBody,
       response: { 201: Envelope(WebhookExchange) },
