@@ -808,6 +808,6 @@ export const ListWebhookExchangesQuery = Type.Object({
 
 /** POST /sandbox/webhook-exchanges/{id}/replay. */
 export const ReplayWebhookExchangeBody = Type.Object({
-  to: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'another http(s) URL (on this machine unless the sandbox answers remote callers)' })),
+  to: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'another http(s) URL than the program\'s webhook: needs read:card_program, gets no secret header; on this machine unless the sandbox is published' })),
   keepTimestamp: Type.Optional(Type.Boolean({ description: "sign with the original's timestamp rather than now (tests a handler's replay protection)" })),
 }, { additionalProperties: false });
