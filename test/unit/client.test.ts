@@ -438,7 +438,7 @@ describe.each(TRANSPORTS)('over %s', (name) => {
 
 describe('transport security and configuration', () => {
   it('refuses plain http:// to a non-loopback host unless --insecure', () => {
-    for (const url of ['http://api.example.com', 'http://10.0.0.5:8080', 'http://127.0.0.1.example.com']) {
+    for (const url of ['http://api.example.com', 'http://10.0.0.5:8080', 'http://127.0.0.1.example.com', 'http://localhost.example.com', 'http://0.0.0.0:4010', 'http://[::ffff:127.0.0.1]:4010']) {
       let error: unknown;
       try { parseBaseUrl(url, false); } catch (e) { error = e; }
       expect(error, url).toBeInstanceOf(CliError);

@@ -132,6 +132,10 @@ describe('the flags', () => {
   it('load goes to this machine unless --allow-remote', () => {
     for (const url of ['http://127.0.0.1:4010', 'http://localhost:4010', 'http://[::1]:4010']) expect(() => checkTarget(url, false)).not.toThrow();
     expect(() => checkTarget('https://api.example.com', false)).toThrow(/refusing to send load/);
+    // "This machine" is the one rule of src/core/loopback.ts, not a prefix: a name that starts like 127. is a name.
+    for (const url of ['http://127.attacker.example:4010', 'http://127.0.0.1.attacker.example:4010', 'http://localhost.attacker.example', 'http://0.0.0.0:4010']) {
+      expect(() => checkTarget(url, false), url).toThrow(/refusing to send load/);
+    }
     expect(() => checkTarget('https://api.example.com', true)).not.toThrow();
   });
 });
