@@ -28,7 +28,16 @@ type IngressSettings = Pick<SandboxSettings, 'allowRemoteSandboxHelpers' | 'bind
 
 /** Adds the ingress rule to every route of `app`; call before the routes are registered. */
 export function installIngress(app: FastifyInstance, settings: IngressSettings): void {
-  app.addHook('onRequest', async (request) => checkIngress(request, settings, listeningPort(app)));
+  const serverPort = listeningPort(app);
+  // A callback hook, not an async one: it runs on every request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      checkIngress(request, settings, serverPort);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
 }
 
 function listeningPort(app: FastifyInstance): () => number | undefined {
@@ -72,7 +81,7 @@ export function namesThisSandbox(hostHeader: string, port: number | undefined, s
   if (!match) return false;
   const givenPort = match[2] === undefined ? 80 : Number(match[2]);
   if (port !== undefined && givenPort !== port && !settings.allowRemoteSandboxHelpers) return false;
-  return acceptedNames(settings).has(match[1]!.toLowerCase());
+  return isAcceptedName(match[1]!.toLowerCase(), settings);
 }
 
 function isOwnOrigin(origin: string, port: number | undefined, settings: IngressSettings): boolean {
@@ -81,17 +90,11 @@ function isOwnOrigin(origin: string, port: number | undefined, settings: Ingress
   return url.protocol === 'http:' && url.pathname === '/' && namesThisSandbox(url.host, port, settings);
 }
 
-/** localhost, 127.0.0.1, [::1], the bound address; bound to a wildcard, every address of this machine. */
-function acceptedNames(settings: IngressSettings): Set<string> {
-  const names = new Set(LOOPBACK_NAMES);
-  const bound = urlHostOf(settings.bindHost);
-  if (!WILDCARDS.has(settings.bindHost)) names.add(bound);
-  else if (settings.allowRemoteSandboxHelpers) {
-    for (const entries of Object.values(networkInterfaces())) {
-      for (const entry of entries ?? []) names.add(urlHostOf(entry.address));
-    }
-  }
-  return names;
+/** localhost, 127.0.0.1, [::1], the bound address; bound to a wildcard and published, every address of this machine. */
+function isAcceptedName(name: string, settings: IngressSettings): boolean {
+  if (LOOPBACK_NAMES.includes(name)) return true;
+  if (!WILDCARDS.has(settings.bindHost)) return name === urlHostOf(settings.bindHost);
+  return settings.allowRemoteSandboxHelpers && Object.values(networkInterfaces()).some((entries) => (entries ?? []).some((entry) => urlHostOf(entry.address) === name));
 }
 
 /** A host as a URL writes it: lower case, IPv6 in brackets. */

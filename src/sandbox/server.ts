@@ -144,9 +144,6 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
     return reply.code(404).type('application/json').send(error.toBody(errorFields));
   });
 
-  // Who may talk to the sandbox, for every route and the 404 answer alike (ingress.ts).
-  installIngress(app, deps.settings);
-
   if (options.log) {
     const log = options.log;
     app.addHook('onResponse', async (request, reply) => {
@@ -154,6 +151,9 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
     });
   }
 
+  // Who may talk to the sandbox, for every route and the 404 answer alike (ingress.ts): first of
+  // the request hooks, so nothing else (an injected fault, authentication) answers a caller it refuses.
+  installIngress(app, deps.settings);
   // Before the routes, so every route gets the hooks (exempt paths are skipped inside).
   const faults = installFaults(app, options.faults ?? emptyFaultSpec(), options.faultsSeed ?? 1, errorFields);
   // Also before the routes: their list queries are renamed as they are added.

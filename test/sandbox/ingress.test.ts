@@ -6,6 +6,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { networkInterfaces } from 'node:os';
+import { parseFaultSpec } from '../../src/sandbox/faults.js';
 import { call, startTestSandbox, type Sandbox } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -79,6 +80,18 @@ describe('every registered route', () => {
         expect(response.statusCode, `${method} ${url} Host: ${foreign}`).toBe(403);
         expect(response.json()).toMatchObject({ error: 'FORBIDDEN', message: expect.stringMatching(/Host header/) });
       }
+    }
+  });
+
+  it('refuses before anything else answers: an injected fault never answers a foreign caller', async () => {
+    sandbox.faults.set(parseFaultSpec('rate=1,codes=503'));
+    try {
+      const foreign = await inject('GET', '/institutions/cards', { headers: { host: `${FOREIGN}:${new URL(sandbox.baseUrl).port}`, authorization: `Bearer ${sandbox.token}` } });
+      expect(foreign.statusCode).toBe(403);
+      const own = await inject('GET', '/institutions/cards', { headers: { authorization: `Bearer ${sandbox.token}` } });
+      expect(own.statusCode).toBe(503);
+    } finally {
+      sandbox.faults.set(parseFaultSpec(''));
     }
   });
 
