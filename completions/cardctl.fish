@@ -702,7 +702,7 @@ complete -c cardctl -n "__cardctl_at 'webhook listen'" -l respond -x -d 'respons
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l rules -r -F -d 'YAML/JSON rules: match amount, PAN suffix, processing code, channel → code, delay'
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l secret-stdin -d 'read the webhook signing secret from stdin'
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l scheme -x -a 'cardctl standard-webhooks' -d 'signature scheme to verify: cardctl (X-Webhook-Signature) or standard-webhooks'
-complete -c cardctl -n "__cardctl_at 'webhook listen'" -l forward-to -x -d 'relay each message to your own handler and show its reply'
+complete -c cardctl -n "__cardctl_at 'webhook listen'" -l forward-to -x -d 'relay each message to your own handler on this machine and show its reply'
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l approved-amount -x -d 'with --respond 10: the amount approved (partial approval), major units'
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l delay -x -d 'wait this long before answering (messages no rule decides)'
 complete -c cardctl -n "__cardctl_at 'webhook listen'" -l fail-every -x -d 'answer every Nth message HTTP 500, so the network stands in'

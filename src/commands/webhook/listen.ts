@@ -25,7 +25,7 @@ export default defineCommand({
 Each incoming switch message is printed decoded (field names, PAN masked, amount with currency) and
 answered with a response message: MTI + 10, the request echoed, 39 = --respond (default 00), or the
 code of the first matching rule of --rules. --forward-to relays every message to your own handler
-and shows its reply instead: a reply that the sandbox would accept (2xx, application/json, a
+(on this machine: localhost, 127.0.0.0/8 or [::1], connected by the address checked) and shows its reply instead: a reply that the sandbox would accept (2xx, application/json, a
 response message echoing the request, at most 64 KiB) is passed on; a timeout (504), an
 unreachable handler, an error status or an invalid reply (502) is passed on as a failure (the
 sandbox records 96), never as an approval.
@@ -79,7 +79,7 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
     rules: { type: 'string', value: 'file', complete: 'file', description: 'YAML/JSON rules: match amount, PAN suffix, processing code, channel → code, delay' },
     secretStdin: { type: 'boolean', secret: true, description: 'read the webhook signing secret from stdin' },
     scheme: { type: 'string', value: 'scheme', choices: SIGNATURE_SCHEMES, default: 'cardctl', description: 'signature scheme to verify: cardctl (X-Webhook-Signature) or standard-webhooks' },
-    forwardTo: { type: 'string', value: 'url', description: 'relay each message to your own handler and show its reply' },
+    forwardTo: { type: 'string', value: 'url', description: 'relay each message to your own handler on this machine and show its reply' },
     approvedAmount: { type: 'string', value: 'amount', description: 'with --respond 10: the amount approved (partial approval), major units' },
     delay: { type: 'string', value: 'ms', description: 'wait this long before answering (messages no rule decides)' },
     failEvery: { type: 'string', value: 'n', description: 'answer every Nth message HTTP 500, so the network stands in' },
