@@ -77,7 +77,7 @@ describe.each(['35', '36', '45', '52', '55'])('field %s', (field) => {
     expect(advice.status, advice.text).toBe(200);
     expect(env.hook.received.at(-1)!.message[field]).toBe(value);
     env.hook.respond((received, res) => { res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...received.message, '0': '0130', '39': '00' })); });
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver')).body).toMatchObject({ delivered: 1 });
+    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toMatchObject({ delivered: 1 });
     const sentAdvice = env.hook.received.at(-1)!.message;
     expect(sentAdvice['0']).toBe('0121');
     expect(sentAdvice['2']).toBe(pan);
