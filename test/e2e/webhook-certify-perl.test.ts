@@ -1,5 +1,5 @@
 // The certification against a second handler written from docs/webhook-protocol.md alone, in
-// Perl with core modules only (test/fixtures/webhook-handler/handler.pl): the protocol page is
+// Perl with core modules only (examples/webhook-handler/handler.pl): the protocol page is
 // enough in any language, under both signature schemes.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { CHECK_NAMES } from '../../src/certify/checks.js';
 import type { SignatureScheme } from '../../src/webhook-protocol/signature.js';
 import { cardctl, tempDir } from '../helpers/cli.js';
 
-const HANDLER = fileURLToPath(new URL('../fixtures/webhook-handler/handler.pl', import.meta.url));
+const HANDLER = fileURLToPath(new URL('../../examples/webhook-handler/handler.pl', import.meta.url));
 const perlMissing = spawnSync('perl', ['-MJSON::PP', '-MDigest::SHA', '-e', '1']).status === 0 ? undefined : 'perl with JSON::PP and Digest::SHA is not installed';
 
 const SECRETS: Record<SignatureScheme, string> = {

@@ -1,5 +1,5 @@
 // The certification against a handler written from docs/webhook-protocol.md alone, in Python's
-// standard library (test/fixtures/webhook-handler): it passes under both signature schemes, and
+// standard library (examples/webhook-handler): it passes under both signature schemes, and
 // each of its deliberately broken variants fails with the right check named and exit 5.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// The Python standard-library webhook handler of test/fixtures/webhook-handler (written from
+// The Python standard-library webhook handler of examples/webhook-handler (written from
 // docs/webhook-protocol.md alone), started on a free port: `python3 handler.py --port 0
 // [--scheme S] [--variant V]` with the secret in WEBHOOK_SECRET; its first stdout line is
 // `listening http://127.0.0.1:PORT`.
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import type { SignatureScheme } from '../../src/webhook-protocol/signature.js';
 
-export const PYTHON_HANDLER = fileURLToPath(new URL('../fixtures/webhook-handler/handler.py', import.meta.url));
+export const PYTHON_HANDLER = fileURLToPath(new URL('../../examples/webhook-handler/handler.py', import.meta.url));
 
 /** Why the Python handler cannot run here, or undefined when python3 is there. */
 export const pythonMissing: string | undefined = spawnSync('python3', ['--version']).status === 0 ? undefined : 'python3 is not installed';
