@@ -68,7 +68,7 @@ export function standInCause(exchange: NonNullable<SimulateResult['webhook']>): 
   if (exchange.timedOut) return 'timeout';
   const failure = exchange.failure ?? '';
   if (/no webHookConfig\.url/.test(failure)) return 'no webhook URL';
-  if (/could not be reached|webhook call failed|not a valid http\(s\) URL/.test(failure)) return 'unreachable';
+  if (/could not be reached|closed the connection after the request|webhook call failed|not a valid http\(s\) URL/.test(failure)) return 'unreachable';
   return 'invalid reply';
 }
 
