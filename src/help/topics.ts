@@ -370,7 +370,9 @@ refuses it once it is older than its tolerance (300 s by default), which tests r
 (\`cardctl help scenarios\`) of the messages behind those exchanges, in order, in forward mode:
 each step as it was asked (kind, card, amount, flow, channel, currency, its original, the webhook
 faults it met), expecting the response code seen and, where every message of an original is in
-the file, the original's lifecycle amounts. Retries, repeats, replays and what the network sends
+the file, the original's lifecycle amounts. A message no fault spoiled is expected to be accepted
+(\`exchanges.0.verdict: accepted\`): one the handler gave no usable answer expects that, not the
+stand-in's code or amounts, so the file fails against the handler until it is fixed. Retries, repeats, replays and what the network sends
 on its own (stand-in advices, timeout reversals) are not steps: they follow from the faults. With
 --keep-spacing, \`wait\` steps keep the time between messages. The file is written whole or not
 at all and never replaced without --force. \`cardctl simulate run FILE\` replays it.
