@@ -47,6 +47,7 @@ const environment = `Flags win over the environment, which wins over the stored 
 | \`CARDCTL_TOKEN\` | bearer access token; overrides the profile's |
 | \`CARDCTL_API_KEY\` | API key for \`import\`; overrides the profile's |
 | \`CARDCTL_WEBHOOK_SECRET\` | the webhook signing secret of \`webhook listen\` and \`webhook certify\` (or \`--secret-stdin\`) |
+| \`CARDCTL_WEBHOOK_PREVIOUS_SECRET\` | the secret a rotation retired, which \`webhook certify\` checks is refused (or \`--previous-secret-stdin\`) |
 | \`CARDCTL_OUTPUT\` | default output format (\`-o\`): table, json, ndjson, csv, raw |
 | \`CARDCTL_DEBUG=1\` | log every HTTP request to stderr (\`--verbose\`) |
 | \`CARDCTL_CONFIG_DIR\` | directory of \`config.json\` (default \`~/.config/cardctl\`) |
