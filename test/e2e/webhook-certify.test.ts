@@ -3,7 +3,7 @@
 // here, each fail with the right check named and exit 5: one that checks no signature, one that
 // answers 500 to advices, one that answers repeats 0111, a slow one. The verdicts come from the
 // sandbox's record of the exchange: these handlers say nothing about themselves.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_NAMES } from '../../src/certify/checks.js';
@@ -121,7 +121,12 @@ describe('with -p, a running sandbox', () => {
       { configDir: config.path, input: `${SECRET}\n` });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(verdicts(report)).toEqual({ 'refuse-stale-future': 'pass', 'partial-approval': 'pass' });
-    expect(JSON.parse(readFileSync(report, 'utf8')).sandbox).toBe('profile sb');
+    const written = JSON.parse(readFileSync(report, 'utf8')) as { sandbox: string; checks: Array<{ evidence: Array<{ request: { stan?: string } }> }> };
+    expect(written.sandbox).toBe('profile sb');
+    // The shared sandbox numbers from 000001 after a restart: the run's messages carry STANs of its own, from a random point.
+    const stans = written.checks.flatMap((check) => check.evidence.map((e) => Number(e.request.stan)));
+    expect(stans.length).toBeGreaterThan(0);
+    expect(stans.every((stan) => stan > 20)).toBe(true);
     const faults = await cardctl(['-p', 'sb', 'api', 'GET', '/sandbox/webhook-faults', '-o', 'json'], { configDir: config.path });
     expect(JSON.parse(faults.stdout)).toMatchObject({ spec: expect.stringContaining('delay=1ms'), seed: 3 });
   }, 60_000);
@@ -158,6 +163,21 @@ describe('handlers broken on purpose fail the right check, exit 5', () => {
     const sound = await certify(await handler({ code: '05' }), only);
     expect(sound.exitCode, sound.stderr).toBe(0);
   }, 60_000);
+
+  it('declines everything: a check whose setup needs an approval fails; with the decline given as policy in --rules it is skipped, saying so', async () => {
+    const url = await handler({ code: '05' });
+    const only = ['--only', 'authorization-reply,increment,reversal-full'];
+    const failing = await certify(url, [...only, '--report', join(config.path, 'decline-policy-no.json')]);
+    expect(failing.exitCode, failing.stderr).toBe(5);
+    expect(verdicts(join(config.path, 'decline-policy-no.json'))).toEqual({ 'authorization-reply': 'pass', increment: 'fail', 'reversal-full': 'fail' });
+    const rules = join(config.path, 'decline-policy.yaml');
+    writeFileSync(rules, 'expect: { authorization-reply: ["05"] }\n');
+    const policy = await certify(url, [...only, '--rules', rules, '--report', join(config.path, 'decline-policy-yes.json')]);
+    expect(policy.exitCode, policy.stderr).toBe(0);
+    expect(verdicts(join(config.path, 'decline-policy-yes.json'))).toEqual({ 'authorization-reply': 'pass', increment: 'skip', 'reversal-full': 'skip' });
+    expect(policy.stdout).toMatch(/increment\tskip\tneeds an approved authorization; the handler declined it 05 \(Do not honor\), its policy by the rules file/);
+    expect(policy.stderr).toMatch(/^1 passed, 0 failed, 2 skipped$/m);
+  }, 90_000);
 
   it('500 to every advice: the advice checks fail (not acknowledged within the window)', async () => {
     const report = join(config.path, 'advices.json');
