@@ -6,7 +6,7 @@ import type { SimulateResult } from '../api/schemas.js';
 import { isApproved } from '../iso8583/codes.js';
 import { SIGNATURE_FAULTS, type SignatureFault } from '../webhook-protocol/signature-faults.js';
 import { newStandardSecret } from '../webhook-protocol/signature.js';
-import { approvedBy, heldAmount, isVerdict, moneyBack, reverse, shown } from './funds.js';
+import { approvedBy, heldAmount, isVerdict, major, moneyBack, reverse, shown } from './funds.js';
 import { fail, gradeAcknowledged, gradeDuplicate, gradePartial, gradeRefusal, gradeReply, gradeRepeat, gradeRotation, skip, type AnswerPair, type Verdict } from './grade.js';
 import { runLatency } from './latency.js';
 import type { Check, CheckContext } from './context.js';
@@ -18,8 +18,6 @@ const REFUSALS: Record<SignatureFault, { name: string; what: string; proves: str
   missing: { name: 'refuse-missing-signature', what: 'a message with no signature', proves: 'a message without signature headers is not approved' },
   tampered: { name: 'refuse-tampered-body', what: 'a message whose body was changed after signing', proves: 'a message whose amount (field 4) was changed after signing is not approved' },
 };
-
-export { approvedBy };
 
 /** An authorization the webhook approved, or the verdict of the check depending on it (failed, or skipped by the rules' policy). */
 const approvedAuthorization = async (ctx: CheckContext, amount: number) =>
@@ -62,7 +60,7 @@ const reversal = (ctx: CheckContext, original: SimulateResult, amount: number) =
   ctx.session.simulate({ intent: 'reversal', processingFlow: 'purchase', amount, originalTransactionId: original.transactionId });
 
 /** A release graded on its reply, then on the money (funds.ts): `release` sends it for the hold found. */
-function releaseCheck(name: string, proves: string, kind: 'authorization' | 'purchase', release: (ctx: CheckContext, hold: { result: SimulateResult; minor: number }) => Promise<{ sent: SimulateResult; askMinor: number; what: string } | Verdict>): Check {
+function releaseCheck(name: string, proves: string, kind: 'authorization' | 'purchase', release: (ctx: CheckContext, hold: { result: SimulateResult; minor: number }) => Promise<{ sent: SimulateResult; askMinor: number; what: string }>): Check {
   return {
     name,
     proves,
@@ -71,10 +69,11 @@ function releaseCheck(name: string, proves: string, kind: 'authorization' | 'pur
       const hold = await heldAmount(ctx, kind);
       if (isVerdict(hold)) return hold;
       const released = await release(ctx, hold);
-      if (isVerdict(released)) return released;
       const replied = reply(ctx, name, released.sent);
       if (replied.verdict !== 'pass') return replied;
-      if (!isApproved(released.sent.responseCode) && !ctx.expect(name)?.includes(released.sent.responseCode)) return fail(`${released.what} was declined ${released.sent.responseCode}: the money stays held`, replied.evidence);
+      // A declined release keeps the money: a failure, unless the rules file expects that decline (then there is no money to see come back).
+      const code = released.sent.responseCode;
+      if (!isApproved(code)) return ctx.expect(name)?.includes(code) ? replied : fail(`${released.what} was declined ${code}: the money stays held`, replied.evidence);
       return moneyBack(ctx, replied, hold, released.askMinor, released.what);
     },
   };
@@ -176,7 +175,7 @@ export const CHECKS: readonly Check[] = [
   linkedReply('completion-over', 'a completion (0220) of more than authorized gets a valid reply', 50, (ctx, original) =>
     ctx.session.lifecycleMessage({ message: 'completion', originalTransactionId: original.transactionId, amount: 55 })),
   releaseCheck('refund', 'a refund (0200, processing code 20) of a purchase gets a valid reply and gives the money back: the amount refunded is approved again', 'purchase', async (ctx, hold) => ({
-    sent: await ctx.session.lifecycleMessage({ message: 'refund', originalTransactionId: hold.result.transactionId, amount: hold.minor / 100 }),
+    sent: await ctx.session.lifecycleMessage({ message: 'refund', originalTransactionId: hold.result.transactionId, amount: major(hold.minor) }),
     askMinor: hold.minor,
     what: `the refund of ${shown(hold.minor)}`,
   })),
@@ -246,7 +245,7 @@ export const CHECKS: readonly Check[] = [
       const hold = await heldAmount(ctx, 'authorization');
       if (isVerdict(hold)) return hold;
       await reverse(ctx, hold.result, hold.minor);
-      const original = await ctx.session.withFaults('reply-lost=1', () => ctx.session.authorize(hold.minor / 100));
+      const original = await ctx.session.withFaults('reply-lost=1', () => ctx.session.authorize(major(hold.minor)));
       const reversalId = await ctx.session.linkedMessage(original.transactionId, 'timeout-reversal', ctx.windowMs);
       if (!reversalId) {
         return fail(`the handler did not approve the authorization of ${shown(hold.minor)} whose reply was lost (it had approved that amount before, and a full reversal released it): there was nothing to reverse`);

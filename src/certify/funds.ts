@@ -30,7 +30,8 @@ export interface Hold {
   limited: boolean;
 }
 
-const isVerdict = (value: unknown): value is Verdict => typeof value === 'object' && value !== null && 'verdict' in value;
+/** Whether a check's step ended in a verdict (rather than giving what the next step needs). */
+export const isVerdict = (value: unknown): value is Verdict => typeof value === 'object' && value !== null && 'verdict' in value;
 
 /**
  * `result` when the webhook approved it; else the verdict of the check that needed `what`: failed
@@ -68,8 +69,6 @@ export async function heldAmount(ctx: CheckContext, kind: 'authorization' | 'pur
     minor = Math.max(1, Math.floor(minor / 2));
   }
 }
-
-export { isVerdict };
 
 /** A full reversal of `minor` of an approved message (the release the money checks end with, or one they need). */
 export const reverse = (ctx: CheckContext, original: SimulateResult, minor: number) =>

@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { SimulateResult, Transaction } from '../../src/api/schemas.js';
-import { approvedBy, CHECK_NAMES } from '../../src/certify/checks.js';
+import { CHECK_NAMES } from '../../src/certify/checks.js';
+import { approvedBy } from '../../src/certify/funds.js';
 import { gradeAcknowledged, gradeDuplicate, gradeLatency, gradePartial, gradeRefusal, gradeReply, gradeRepeat } from '../../src/certify/grade.js';
 import { parseRules, selectChecks } from '../../src/certify/options.js';
 import { escapeXml, jsonReport, junitReport, markdownReport, scrub } from '../../src/certify/reports.js';
