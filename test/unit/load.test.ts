@@ -233,6 +233,13 @@ describe('who decided, and what is a webhook latency', () => {
     expect(o.webhookMs).toBe(sample ? 4 : undefined);
   });
 
+  it('a webhook answering HTTP 500 to everything has no replies and no latency: --max-p99 is missed, not met by fast errors', () => {
+    const report = reportOf(Array.from({ length: 5 }, () => failed('the webhook answered HTTP 500', { latencyMs: 2 })));
+    expect(report.webhookReplies).toBe(0);
+    expect(report.latencyMs.webhook).toBeUndefined();
+    expect(missedSlos(report, { maxP99Ms: 1_000 })).toEqual([expect.stringMatching(/^--max-p99 1000 ms: /)]);
+  });
+
   it('a timeout is a sample at the time the network gave up, not a reply', () => {
     expect(failed('no reply from the webhook within 5 s (timeout)', { timedOut: true, latencyMs: 5000 })).toMatchObject({ standInCause: 'timeout', webhookMs: 5000, webhookReplied: false });
   });
