@@ -180,7 +180,9 @@ export function gradePartial(result: SimulateResult): Verdict {
   const evidence = [evidenceOf(result)];
   const why = unusableAnswer(result);
   if (why) return fail(why, evidence);
-  if (result.responseCode !== PARTIAL_APPROVAL_CODE) return skip(`the handler answered ${codeText(result.responseCode)}, not a partial approval (10): nothing to grade`, evidence);
+  if (result.responseCode !== PARTIAL_APPROVAL_CODE) {
+    return skip(`the handler does not partially approve: it answered ${codeText(result.responseCode)} to ${result.request['4'] ?? 'the amount'}, not 10; nothing to grade (a legitimate skip)`, evidence);
+  }
   const asked = BigInt(result.request['4'] ?? '0');
   const given = /^\d{12}$/.test(result.response['4'] ?? '') ? BigInt(result.response['4']!) : -1n;
   if (given <= 0n || given > asked) return fail(`partial approval with field 4 ${result.response['4'] ?? '(none)'}: it must be more than 0 and at most ${result.request['4']}`, evidence);
