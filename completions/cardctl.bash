@@ -477,7 +477,7 @@ _cardctl_options() {
     "simulate run") REPLY="$REPLY --set" ;;
     "simulate load") REPLY="$REPLY --rate --concurrency --duration --count --mix --mix-file --card --cards-from-list --channel --amount --max-p99 --max-timeouts --min-approval --allow-remote" ;;
     "webhook listen") REPLY="$REPLY --port --host --respond --rules --secret-stdin --scheme --forward-to --approved-amount --delay --fail-every --repeats" ;;
-    "webhook certify") REPLY="$REPLY --url --secret-stdin --scheme --only --skip --rules --rate --duration --seed --report --junit --markdown" ;;
+    "webhook certify") REPLY="$REPLY --url --secret-stdin --previous-secret-stdin --scheme --only --skip --rules --rate --duration --seed --report --junit --markdown" ;;
     "webhook exchanges") REPLY="$REPLY --tx --failed --since --as-scenario --keep-spacing --force --limit --page --all --wide" ;;
     "webhook replay") REPLY="$REPLY --to --keep-timestamp" ;;
     "import") REPLY="$REPLY --from-file --format --encoding --concurrency --report --resume --real-id --active --no-active --start-date --end-date --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --postal-code --country --institution-id --expiration --service-code --card-product --embossing-name --bin --status --pin-stdin --allow-weak-pin --return-secure --reason" ;;

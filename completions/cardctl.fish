@@ -711,6 +711,7 @@ complete -c cardctl -n "__cardctl_at 'webhook listen'" -l repeats -x -a 'consist
 # cardctl webhook certify
 complete -c cardctl -n "__cardctl_at 'webhook certify'" -l url -x -d 'the webhook to certify (http or https)'
 complete -c cardctl -n "__cardctl_at 'webhook certify'" -l secret-stdin -d 'read the webhook\'s signing secret from stdin (else CARDCTL_WEBHOOK_SECRET)'
+complete -c cardctl -n "__cardctl_at 'webhook certify'" -l previous-secret-stdin -d 'read the retired secret of a rotation from stdin (else CARDCTL_WEBHOOK_PREVIOUS_SECRET; the current one then from the environment)'
 complete -c cardctl -n "__cardctl_at 'webhook certify'" -l scheme -x -a 'cardctl standard-webhooks' -d 'signature scheme: cardctl (X-Webhook-Signature) or standard-webhooks'
 complete -c cardctl -n "__cardctl_at 'webhook certify'" -l only -x -d 'run only these checks (comma-separated names)'
 complete -c cardctl -n "__cardctl_at 'webhook certify'" -l skip -x -d 'leave out these checks (comma-separated names)'

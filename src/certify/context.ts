@@ -13,6 +13,11 @@ export interface CheckContext {
   windowMs: number;
   /** Response codes the rules file expects of a check, when it names it. */
   expect(check: string): readonly string[] | undefined;
+  /**
+   * Whether the rules file gives this decline as the handler's policy for authorizations (a code
+   * it expects of `authorization-reply`): then a check whose setup it declined is skipped, not failed.
+   */
+  declinesByPolicy(code: string): boolean;
   latency: { perSecond: number; durationMs: number };
   signal: AbortSignal;
 }

@@ -2,9 +2,11 @@
 // one): a card program pointed at the webhook under test, a card, the messages of each check,
 // the webhook faults, and the transactions as the sandbox recorded them. Nothing here asks the
 // handler anything: every fact a check grades is what the sandbox sent, got back and retried.
+import { randomInt } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
-import type { CardProgram, Lifecycle, LifecycleBody, SimulateBody, SimulateResult, Transaction } from '../api/schemas.js';
+import type { CardProgram, Lifecycle, LifecycleBody, SimulateBody, SimulateResult, Transaction, WebhookExchange } from '../api/schemas.js';
 import { getLifecycle, getWebhookFaults, repeatMessage, sendLifecycleMessage, setWebhookFaults, simulate, type WebhookFaultsState } from '../api/simulate.js';
+import { listAllWebhookExchanges } from '../api/webhook-exchanges.js';
 import { encryptPinBlock, loadPinKey } from '../pin/encrypt.js';
 import { webhookTypeOfScheme, type SignatureScheme } from '../webhook-protocol/signature.js';
 
@@ -13,11 +15,40 @@ export interface SessionTarget {
   secret: string;
   scheme: SignatureScheme;
   seed: number;
+  /** The secret the handler should no longer accept (a rotation's window closed): the refuse-retired-secret check. */
+  retiredSecret?: string | undefined;
+  /**
+   * Give every message a STAN and RRN of the session's own (a shared sandbox, -p, numbers its
+   * messages from where it stands, which another run may already have shown the handler).
+   */
+  freshStans?: boolean;
+}
+
+/** An exchange of the session with the handler, and the check whose message it was. */
+export interface OwnedExchange {
+  check: string;
+  exchange: WebhookExchange;
+  /** Its message was sent to be refused (signed only with a retired secret): no answer is its right answer. */
+  refusalExpected: boolean;
 }
 
 const POLL_MS = 100;
 
 export class CertifySession {
+  /** The check each transaction was sent for (its linked messages, by their original, go with it). */
+  private readonly owners = new Map<string, string>();
+  /** The check running now. */
+  private current = '';
+  /** Transactions sent to be refused (expectRefusal). */
+  private readonly refusals = new Set<string>();
+  /** Exchanges already handed out by newExchanges(). */
+  private readonly seen = new Set<string>();
+  /** When the session began: its exchanges are those since. */
+  private readonly since = new Date(Date.now() - 1_000).toISOString();
+  /** The next STAN of the session's own numbering (freshStans), from a random point of the range. */
+  private nextStan = randomInt(1, 900_000);
+  private readonly rrnPrefix = String(randomInt(0, 100_000)).padStart(5, '0');
+
   private constructor(
     private readonly client: ApiClient,
     readonly target: SessionTarget,
@@ -72,11 +103,81 @@ export class CertifySession {
   }
 
   async simulate(body: SimulateBody): Promise<SimulateResult> {
-    return (await simulate(this.client, { ...body, responseMode: 'forward' }, { signal: this.signal })).data!.data;
+    return this.owned((await simulate(this.client, { ...body, overrides: this.numbered(body.overrides), responseMode: 'forward' }, { signal: this.signal })).data!.data);
   }
 
   async lifecycleMessage(body: LifecycleBody): Promise<SimulateResult> {
-    return (await sendLifecycleMessage(this.client, { ...body, responseMode: 'forward' }, { signal: this.signal })).data!.data;
+    return this.owned((await sendLifecycleMessage(this.client, { ...body, overrides: this.numbered(body.overrides), responseMode: 'forward' }, { signal: this.signal })).data!.data);
+  }
+
+  /** A STAN and RRN no run has used: random, of the day's range (fields 11, 37). */
+  freshNumbers(): Record<'11' | '37', string> {
+    const stan = String(this.nextStan).padStart(6, '0');
+    this.nextStan = (this.nextStan % 999_999) + 1;
+    return { '11': stan, '37': `9${this.rrnPrefix}${stan}` };
+  }
+
+  /** The overrides of a message, with the session's own STAN and RRN when it numbers its messages (and the caller did not). */
+  private numbered(overrides: Record<string, string> | undefined): Record<string, string> | undefined {
+    if (!this.target.freshStans || overrides?.['11'] !== undefined) return overrides;
+    return { ...overrides, ...this.freshNumbers() };
+  }
+
+  /** Marks the check now running: the messages sent from here on are its own. */
+  beginCheck(name: string): void {
+    this.current = name;
+  }
+
+  /** Marks a message sent to be refused: its exchange may go unanswered (the faults of the sandbox mark their own). */
+  expectRefusal(result: SimulateResult): SimulateResult {
+    this.refusals.add(result.transactionId);
+    return result;
+  }
+
+  private owned(result: SimulateResult): SimulateResult {
+    this.owners.set(result.transactionId, this.current);
+    return result;
+  }
+
+  /**
+   * The session's exchanges with the handler not handed out before, oldest first, each with the
+   * check whose message it was (a linked message's by its original; else the check running now).
+   */
+  async newExchanges(): Promise<OwnedExchange[]> {
+    const found: WebhookExchange[] = [];
+    for await (const page of listAllWebhookExchanges(this.client, { since: this.since, limit: 100 }, this.signal)) {
+      for (const exchange of page.records()) if (exchange.cardId === this.cardId && !this.seen.has(exchange.id)) found.push(exchange);
+    }
+    found.reverse();
+    return found.map((exchange) => {
+      this.seen.add(exchange.id);
+      const check = this.owners.get(exchange.transactionId ?? '') ?? this.owners.get(exchange.originalId ?? '') ?? this.current;
+      return { check, exchange, refusalExpected: this.refusals.has(exchange.transactionId ?? '') };
+    });
+  }
+
+  /** Every exchange of one transaction (and its linked messages), oldest first. */
+  async exchangesOf(transactionId: string): Promise<WebhookExchange[]> {
+    const found: WebhookExchange[] = [];
+    for await (const page of listAllWebhookExchanges(this.client, { transactionId, limit: 100 }, this.signal)) found.push(...page.records());
+    return found.reverse();
+  }
+
+  /**
+   * Signs from now on with these secrets, the first the current one: two make a rotation window
+   * (both sign every message), one ends it at once.
+   */
+  async signWith(secrets: readonly [string] | readonly [string, string]): Promise<void> {
+    const put = (webHookConfig: Record<string, string>) => this.client.request({
+      method: 'PUT', path: `/sandbox/card-programs/${encodeURIComponent(this.programId)}`, idempotent: true, signal: this.signal, body: { webHookConfig },
+    });
+    const past = new Date(0).toISOString();
+    if (secrets.length === 1) {
+      await put({ secret: secrets[0], previousSecretUntil: past });
+      return;
+    }
+    await put({ secret: secrets[1], previousSecretUntil: past });
+    await put({ secret: secrets[0], previousSecretUntil: new Date(Date.now() + 10 * 60_000).toISOString() });
   }
 
   async repeat(id: string): Promise<SimulateResult> {

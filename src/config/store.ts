@@ -55,7 +55,7 @@ export interface ConfigFile {
 /** Profile keys that are secrets: never printed in full. */
 export const SECRET_PROFILE_KEYS = ['token', 'apiKey', 'webhookSecret'] as const;
 /** The environment variables that hold a secret (scrubbed from the journal like the profile's). */
-export const SECRET_ENV_VARS = ['CARDCTL_TOKEN', 'CARDCTL_API_KEY', 'CARDCTL_WEBHOOK_SECRET'] as const;
+export const SECRET_ENV_VARS = ['CARDCTL_TOKEN', 'CARDCTL_API_KEY', 'CARDCTL_WEBHOOK_SECRET', 'CARDCTL_WEBHOOK_PREVIOUS_SECRET'] as const;
 
 /** Keys `profile set` accepts, with how to parse their value. */
 export const SETTABLE_PROFILE_KEYS: Record<string, { describe: string; values?: readonly string[]; boolean?: boolean }> = {

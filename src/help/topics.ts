@@ -47,6 +47,7 @@ const environment = `Flags win over the environment, which wins over the stored 
 | \`CARDCTL_TOKEN\` | bearer access token; overrides the profile's |
 | \`CARDCTL_API_KEY\` | API key for \`import\`; overrides the profile's |
 | \`CARDCTL_WEBHOOK_SECRET\` | the webhook signing secret of \`webhook listen\` and \`webhook certify\` (or \`--secret-stdin\`) |
+| \`CARDCTL_WEBHOOK_PREVIOUS_SECRET\` | the secret a rotation retired, which \`webhook certify\` checks is refused (or \`--previous-secret-stdin\`) |
 | \`CARDCTL_OUTPUT\` | default output format (\`-o\`): table, json, ndjson, csv, raw |
 | \`CARDCTL_DEBUG=1\` | log every HTTP request to stderr (\`--verbose\`) |
 | \`CARDCTL_CONFIG_DIR\` | directory of \`config.json\` (default \`~/.config/cardctl\`) |
@@ -372,7 +373,9 @@ only when the webhook accepted it (6: not reached, 5: not accepted), the exchang
 (\`cardctl help scenarios\`) of the messages behind those exchanges, in order, in forward mode:
 each step as it was asked (kind, card, amount, flow, channel, currency, its original, the webhook
 faults it met), expecting the response code seen and, where every message of an original is in
-the file, the original's lifecycle amounts. Retries, repeats, replays and what the network sends
+the file, the original's lifecycle amounts. A message no fault spoiled is expected to be accepted
+(\`exchanges.0.verdict: accepted\`): one the handler gave no usable answer expects that, not the
+stand-in's code or amounts, so the file fails against the handler until it is fixed. Retries, repeats, replays and what the network sends
 on its own (stand-in advices, timeout reversals) are not steps: they follow from the faults. With
 --keep-spacing, \`wait\` steps keep the time between messages. The file is written whole or not
 at all and never replaced without --force. \`cardctl simulate run FILE\` replays it.

@@ -26,11 +26,12 @@ export interface Outcome {
   /** When the network stood in: why. */
   standInCause?: StandInCause;
   /**
-   * The webhook's latency as the network saw it (the answer's `webhook.latencyMs`): a reply's, or
-   * the time the network gave up on one (a timeout). Absent when nothing reached the webhook.
+   * The webhook's latency as the network saw it (the answer's `webhook.latencyMs`): a usable
+   * reply's, or the time the network gave up on one (a timeout). Absent otherwise: an unusable
+   * reply's speed is no latency of an answer.
    */
   webhookMs?: number;
-  /** A reply from the webhook arrived, usable or not. */
+  /** A usable reply from the webhook arrived (an error status or an invalid reply is none). */
   webhookReplied: boolean;
   /** The network stood in for the webhook (the answer's `standIn`). */
   standIn: boolean;
@@ -42,7 +43,8 @@ export interface Outcome {
 export function outcomeOf(intent: string, result: SimulateResult, endToEndMs: number): Outcome {
   const exchange = result.webhook;
   const cause = exchange?.failure === undefined ? undefined : standInCause(exchange);
-  const replied = exchange !== undefined && (cause === undefined || cause === 'invalid reply');
+  // Only a usable reply counts as one: an error status or an invalid reply answered nothing.
+  const replied = exchange !== undefined && cause === undefined;
   return {
     intent,
     code: result.responseCode,
@@ -66,7 +68,7 @@ export function standInCause(exchange: NonNullable<SimulateResult['webhook']>): 
   if (exchange.timedOut) return 'timeout';
   const failure = exchange.failure ?? '';
   if (/no webHookConfig\.url/.test(failure)) return 'no webhook URL';
-  if (/could not be reached|webhook call failed|not a valid http\(s\) URL/.test(failure)) return 'unreachable';
+  if (/could not be reached|closed the connection after the request|webhook call failed|not a valid http\(s\) URL/.test(failure)) return 'unreachable';
   return 'invalid reply';
 }
 

@@ -2,7 +2,10 @@
 // network sent on a caller's behalf becomes a step of `simulate run` in forward mode, as it was
 // asked (kind, card, amount, flow, channel, currency, the original it belongs to, the webhook
 // faults it met), expecting what was seen: its response code and, once every message of an
-// original is in the file, the original's lifecycle amounts. With spacing, a `wait` step keeps
+// original is in the file, the original's lifecycle amounts. The exchange's verdict is kept too,
+// as what it must be: a message no fault spoiled must be `accepted` — so a file exported from a
+// handler that gave no valid answer fails against it until it is fixed (and then expects no
+// response code: the one seen was the network's stand-in, not the handler's). With spacing, a `wait` step keeps
 // the time between two messages. Written as YAML, every value quoted as JSON (valid YAML).
 import type { Lifecycle, Transaction, WebhookExchange } from '../api/schemas.js';
 
@@ -19,7 +22,7 @@ export type RecordedLifecycle = Pick<Lifecycle, 'originalTransactionId' | 'amoun
 export interface RecordedMessage {
   transaction: RecordedTransaction;
   /** Its first exchange with the webhook; none when it was answered in stub mode. */
-  exchange?: Pick<WebhookExchange, 'at' | 'faults'>;
+  exchange?: Pick<WebhookExchange, 'at' | 'faults'> & Partial<Pick<WebhookExchange, 'verdict'>>;
 }
 
 export interface ScenarioSource {
@@ -56,6 +59,8 @@ export function scenarioFromExchanges(source: ScenarioSource): { yaml: string; s
   const counts = new Map<string, number>();
   const lastOfOriginal = new Map<string, string>();
   for (const { transaction } of source.messages) lastOfOriginal.set(originalOf(transaction, source), transaction.id);
+  // Originals a message of which got no usable answer: their amounts then were the network's stand-in, not the handler's.
+  const unanswered = new Set(source.messages.filter(({ exchange }) => isUnanswered(exchange)).map(({ transaction }) => originalOf(transaction, source)));
 
   const lines: string[] = [];
   let previousAt: number | undefined;
@@ -91,9 +96,13 @@ export function scenarioFromExchanges(source: ScenarioSource): { yaml: string; s
     const faults = exchange ? faultSpecOf(exchange.faults) : '';
     if (faults) keys.push(['webhookFaults', faults]);
 
-    const expect: Array<[string, unknown]> = [['responseCode', tx.responseCode]];
+    // A message no fault spoiled gets a usable answer from a sound handler: `accepted`, whatever was seen.
+    const unspoiled = exchange?.verdict !== undefined && exchange.faults.length === 0;
+    const expect: Array<[string, unknown]> = isUnanswered(exchange)
+      ? [['exchanges.0.verdict', 'accepted']]
+      : [['responseCode', tx.responseCode], ...(unspoiled ? [['exchanges.0.verdict', 'accepted'] as [string, unknown]] : [])];
     const lifecycle = source.lifecycles.get(original);
-    if (lifecycle && lastOfOriginal.get(original) === tx.id && lifecycle.messages.every((m) => source.messages.some((s) => s.transaction.id === m.transactionId))) {
+    if (lifecycle && !unanswered.has(original) && lastOfOriginal.get(original) === tx.id && lifecycle.messages.every((m) => source.messages.some((s) => s.transaction.id === m.transactionId))) {
       for (const name of AMOUNTS) expect.push([`lifecycle.amounts.${name}`, lifecycle.amounts[name]]);
     }
     const [first, ...rest] = keys;
@@ -105,13 +114,19 @@ export function scenarioFromExchanges(source: ScenarioSource): { yaml: string; s
   const header = [
     `# Written by \`cardctl webhook exchanges --as-scenario\` from ${source.messages.length} recorded message${source.messages.length === 1 ? '' : 's'}.`,
     '# Replays them through the sandbox in forward mode (the card program\'s webhook decides), expecting',
-    '# the response codes seen then and, where every message of an original is here, its lifecycle amounts.',
+    '# the response codes seen then and, where every message of an original is here, its lifecycle amounts;',
+    '# a message no fault spoiled must be accepted by the handler (exchanges.0.verdict), as seen or not.',
     '#',
     '#   cardctl simulate run FILE',
   ];
   const vars = cards.map((card, i) => `  ${cards.length === 1 ? 'card' : `card${i + 1}`}: ${q(card)}`);
   const yaml = [...header, `name: ${q(source.name)}`, ...(vars.length ? ['vars:', ...vars] : []), 'steps:', ...lines, ''].join('\n');
   return { yaml, steps };
+}
+
+/** An exchange no fault spoiled that got no usable answer: a sound handler would have given one. */
+function isUnanswered(exchange: RecordedMessage['exchange']): boolean {
+  return exchange?.verdict !== undefined && exchange.faults.length === 0 && exchange.verdict !== 'accepted';
 }
 
 function originalOf(tx: RecordedTransaction, source: ScenarioSource): string {

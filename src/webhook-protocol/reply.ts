@@ -71,8 +71,14 @@ export const PARTIAL_APPROVAL_CODE = '10';
  * approval code, and the amount of a partial approval (any other answer echoes the amount asked).
  */
 export function sameAnswer(first: Partial<SwitchMessage>, second: Partial<SwitchMessage>): boolean {
-  const same = (field: string) => (first[field] ?? '') === (second[field] ?? '');
-  return same('39') && same('38') && (first['39'] !== PARTIAL_APPROVAL_CODE || same('4'));
+  return answerDifferences(first, second).length === 0;
+}
+
+/** The fields in which two answers to one message differ (sameAnswer's comparison): 39, 38, then 4 of a partial approval. */
+export function answerDifferences(first: Partial<SwitchMessage>, second: Partial<SwitchMessage>): string[] {
+  const differs = (field: string) => (first[field] ?? '') !== (second[field] ?? '');
+  const partial = first['39'] === PARTIAL_APPROVAL_CODE || second['39'] === PARTIAL_APPROVAL_CODE;
+  return ['39', '38', ...(partial ? ['4'] : [])].filter(differs);
 }
 
 function isPartialAmount(got: string, sent: string): boolean {

@@ -22,7 +22,7 @@ let packedSize: number;
 beforeAll(async () => {
   work = tempDir('cardctl-pack-');
   const stage = join(work.path, 'stage');
-  for (const item of ['package.json', 'bin', 'src', 'scripts', 'completions', 'man', 'README.md', 'LICENSE']) {
+  for (const item of ['package.json', 'bin', 'src', 'scripts', 'completions', 'man', 'docs', 'examples', 'README.md', 'LICENSE']) {
     cpSync(join(ROOT, item), join(stage, item), { recursive: true });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(stage, 'node_modules'), 'dir');
@@ -38,10 +38,13 @@ beforeAll(async () => {
 afterAll(() => work?.remove());
 
 describe('npm pack', () => {
-  it('holds only bin/, dist/, completions/, man/, README.md, LICENSE and package.json', () => {
+  it('holds only bin/, dist/, completions/, man/, the webhook protocol page and its example handlers, README.md, LICENSE and package.json', () => {
     const tops = new Set(entries.map((path) => (path.includes('/') ? `${path.split('/')[0]}/` : path)));
-    expect([...tops].sort()).toEqual(['LICENSE', 'README.md', 'bin/', 'completions/', 'dist/', 'man/', 'package.json']);
+    expect([...tops].sort()).toEqual(['LICENSE', 'README.md', 'bin/', 'completions/', 'dist/', 'docs/', 'examples/', 'man/', 'package.json']);
     expect(entries).toEqual(expect.arrayContaining(['bin/cardctl.js', 'dist/cli.js', 'completions/cardctl.bash', 'completions/_cardctl', 'completions/cardctl.fish', 'man/cardctl.1']));
+    // What docs/webhook-protocol.md points a handler's engineer to ships with it.
+    expect(entries.filter((path) => path.startsWith('docs/') || path.startsWith('examples/')).sort())
+      .toEqual(['docs/webhook-protocol.md', 'examples/webhook-handler/WebhookHandler.java', 'examples/webhook-handler/handler.pl', 'examples/webhook-handler/handler.py']);
   });
 
   it('is at most 3 MB (as npm counts them): the CLI ships once, without its source maps', () => {

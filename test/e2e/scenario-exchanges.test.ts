@@ -17,6 +17,8 @@ let config: { path: string; remove(): void };
 let handler: TestServer;
 /** The handler answers every GET (its /exchanges too) as a health check would. */
 let getAnswersHealth = false;
+/** The handler is broken: HTTP 500 to every message. */
+let answers500 = false;
 let sandbox: RunningSandbox;
 let env: Record<string, string>;
 
@@ -36,6 +38,7 @@ beforeAll(async () => {
   // (0100 and 0101 → 0110, 0420 and 0421 → 0430); a GET, /exchanges included, is a 404 (or a health check's 200).
   handler = await startTestServer((req, res) => {
     if (req.method !== 'POST') return getAnswersHealth ? json(res, 200, { status: 'ok' }) : json(res, 404, { error: 'not found' });
+    if (answers500) return json(res, 500, { error: 'broken' });
     const message = JSON.parse(req.body) as Record<string, string>;
     const mti = message['0']!;
     json(res, 200, { ...message, '0': `${mti.slice(0, 2)}${Number(mti[2]) + 1}${Number(mti[3]) & ~1}`, '39': '00' });
@@ -81,6 +84,27 @@ it('exchanges.* expectations pass against a handler that serves no /exchanges', 
   // The handler was never asked what it received.
   expect(handler.requests.filter((r) => r.method !== 'POST')).toEqual([]);
 }, 30_000);
+
+it('a scenario exported from a broken handler keeps the verdict: it fails against that handler, and passes once it is fixed', async () => {
+  const card = await createCardOverHttp(sandbox.info);
+  answers500 = true;
+  try {
+    const sent = await run(['simulate', 'authorization', '--card', card, '--amount', '15', '--forward', '-o', 'json']);
+    expect(sent.exitCode, sent.stderr).not.toBe(2);
+    const id = (JSON.parse(sent.stdout) as { transactionId: string }).transactionId;
+    const file = join(config.path, 'regression.yaml');
+    const exported = await run(['webhook', 'exchanges', '--tx', id, '--as-scenario', file]);
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    const broken = await run(['simulate', 'run', file]);
+    expect(broken.exitCode, broken.stdout + broken.stderr).toBe(5);
+    expect(`${broken.stdout}${broken.stderr}`).toMatch(/exchanges\.0\.verdict/);
+    answers500 = false;
+    const fixed = await run(['simulate', 'run', file]);
+    expect(fixed.exitCode, fixed.stdout + fixed.stderr).toBe(0);
+  } finally {
+    answers500 = false;
+  }
+}, 60_000);
 
 it('a wrong exchanges.* expectation fails its step with the path, what was expected and what was recorded', async () => {
   const file = await scenario('wrong expectation', `

@@ -3,17 +3,19 @@
 // here, each fail with the right check named and exit 5: one that checks no signature, one that
 // answers 500 to advices, one that answers repeats 0111, a slow one. The verdicts come from the
 // sandbox's record of the exchange: these handlers say nothing about themselves.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_NAMES } from '../../src/certify/checks.js';
-import { answerMtisOf, isRepeatMti } from '../../src/webhook-protocol/reply.js';
+import { answerMtisOf, isRepeatMti, NOT_ECHOED } from '../../src/webhook-protocol/reply.js';
 import { verifyRequest, type SignatureScheme } from '../../src/webhook-protocol/signature.js';
 import { cardctl, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/http-server.js';
 import { elementsNamed, parseXml } from '../helpers/xml.js';
 
 const SECRET = 'whsec_Y2VydGlmeS1lMmUtc2VjcmV0LTMyLWJ5dGVzLWxvbmc=';
+/** The secret a rotation retired: every handler here must refuse it (refuse-retired-secret). */
+const RETIRED = 'whsec_cmV0aXJlZC1lMmUtc2VjcmV0LTMyLWJ5dGVzLWxvbmc=';
 
 interface Behaviour {
   verify?: boolean;
@@ -41,7 +43,9 @@ async function startHandler(behaviour: Behaviour): Promise<TestServer> {
     if (behaviour.delayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs));
     const [iso, own] = answerMtisOf(mti);
     const replyMti = behaviour.repeats === 'own' && isRepeatMti(mti) ? own! : iso!;
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...message, '0': replyMti, '39': behaviour.code ?? '00', '38': 'A12345' }));
+    // The request echoed, but for the card secrets and expiry a reply never carries.
+    const echoed = Object.fromEntries(Object.entries(message).filter(([field]) => !NOT_ECHOED.has(field)));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...echoed, '0': replyMti, '39': behaviour.code ?? '00', '38': 'A12345' }));
   });
 }
 
@@ -49,8 +53,8 @@ let config: { path: string; remove(): void };
 beforeAll(() => { config = tempDir(); });
 afterAll(() => config?.remove());
 
-async function certify(url: string, args: string[] = [], secret = SECRET) {
-  return cardctl(['webhook', 'certify', '--url', url, '--secret-stdin', ...args], { configDir: config.path, input: `${secret}\n`, timeout: 120_000 });
+async function certify(url: string, args: string[] = [], secret = SECRET, env: Record<string, string> = { CARDCTL_WEBHOOK_PREVIOUS_SECRET: RETIRED }) {
+  return cardctl(['webhook', 'certify', '--url', url, '--secret-stdin', ...args], { configDir: config.path, input: `${secret}\n`, env, timeout: 120_000 });
 }
 
 /** The verdict of each check in a JSON report. */
@@ -105,7 +109,7 @@ describe('with -p, a running sandbox', () => {
   beforeAll(async () => {
     // Its own config directory: the profile `sb` is stored there by `sandbox serve --profile`.
     sandbox = await startSandboxProcess(['--profile', 'sb', '--quiet-log'], { configDir: config.path });
-    listener = await startWebhookListener({ configDir: config.path, secret: SECRET, args: ['--respond', '10', '--approved-amount', '600'] });
+    listener = await startWebhookListener({ configDir: config.path, secret: SECRET, args: ['--respond', '10', '--approved-amount', '6'] });
   }, 30_000);
   afterAll(async () => { await listener?.stop(); await sandbox?.stop(); });
 
@@ -117,14 +121,19 @@ describe('with -p, a running sandbox', () => {
       { configDir: config.path, input: `${SECRET}\n` });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(verdicts(report)).toEqual({ 'refuse-stale-future': 'pass', 'partial-approval': 'pass' });
-    expect(JSON.parse(readFileSync(report, 'utf8')).sandbox).toBe('profile sb');
+    const written = JSON.parse(readFileSync(report, 'utf8')) as { sandbox: string; checks: Array<{ evidence: Array<{ request: { stan?: string } }> }> };
+    expect(written.sandbox).toBe('profile sb');
+    // The shared sandbox numbers from 000001 after a restart: the run's messages carry STANs of its own, from a random point.
+    const stans = written.checks.flatMap((check) => check.evidence.map((e) => Number(e.request.stan)));
+    expect(stans.length).toBeGreaterThan(0);
+    expect(stans.every((stan) => stan > 20)).toBe(true);
     const faults = await cardctl(['-p', 'sb', 'api', 'GET', '/sandbox/webhook-faults', '-o', 'json'], { configDir: config.path });
     expect(JSON.parse(faults.stdout)).toMatchObject({ spec: expect.stringContaining('delay=1ms'), seed: 3 });
   }, 60_000);
 });
 
+const servers: TestServer[] = [];
 describe('handlers broken on purpose fail the right check, exit 5', () => {
-  const servers: TestServer[] = [];
   const handler = async (behaviour: Behaviour) => { const server = await startHandler(behaviour); servers.push(server); return server.url; };
   afterAll(async () => { for (const server of servers) await server.close(); });
 
@@ -136,7 +145,7 @@ describe('handlers broken on purpose fail the right check, exit 5', () => {
       expect(broken.exitCode, broken.stderr).toBe(5);
       expect(verdicts(report)).toEqual({ 'authorization-reply': 'pass', ...Object.fromEntries(REFUSALS.map((name) => [name, 'fail'])) });
       expect(broken.stderr).toMatch(/✗ refuse-wrong-secret: approved a message signed with another secret/);
-      expect(broken.stderr).toMatch(/5 checks failed: refuse-wrong-secret, refuse-stale-past, refuse-stale-future, refuse-missing-signature, refuse-tampered-body/);
+      expect(broken.stderr).toMatch(/6 checks failed: refuse-wrong-secret, refuse-stale-past, refuse-stale-future, refuse-missing-signature, refuse-tampered-body, refuse-retired-secret/);
 
       const sound = await certify(await handler({ scheme }), only);
       expect(sound.exitCode, sound.stderr).toBe(0);
@@ -154,6 +163,21 @@ describe('handlers broken on purpose fail the right check, exit 5', () => {
     const sound = await certify(await handler({ code: '05' }), only);
     expect(sound.exitCode, sound.stderr).toBe(0);
   }, 60_000);
+
+  it('declines everything: a check whose setup needs an approval fails; with the decline given as policy in --rules it is skipped, saying so', async () => {
+    const url = await handler({ code: '05' });
+    const only = ['--only', 'authorization-reply,increment,reversal-full'];
+    const failing = await certify(url, [...only, '--report', join(config.path, 'decline-policy-no.json')]);
+    expect(failing.exitCode, failing.stderr).toBe(5);
+    expect(verdicts(join(config.path, 'decline-policy-no.json'))).toEqual({ 'authorization-reply': 'pass', increment: 'fail', 'reversal-full': 'fail' });
+    const rules = join(config.path, 'decline-policy.yaml');
+    writeFileSync(rules, 'expect: { authorization-reply: ["05"] }\n');
+    const policy = await certify(url, [...only, '--rules', rules, '--report', join(config.path, 'decline-policy-yes.json')]);
+    expect(policy.exitCode, policy.stderr).toBe(0);
+    expect(verdicts(join(config.path, 'decline-policy-yes.json'))).toEqual({ 'authorization-reply': 'pass', increment: 'skip', 'reversal-full': 'skip' });
+    expect(policy.stdout).toMatch(/increment\tskip\tneeds an approved authorization; the handler declined it 05 \(Do not honor\), its policy by the rules file/);
+    expect(policy.stderr).toMatch(/^1 passed, 0 failed, 2 skipped$/m);
+  }, 90_000);
 
   it('500 to every advice: the advice checks fail (not acknowledged within the window)', async () => {
     const report = join(config.path, 'advices.json');
@@ -179,9 +203,46 @@ describe('handlers broken on purpose fail the right check, exit 5', () => {
     expect(verdicts(report)).toEqual({ 'authorization-reply': 'fail', latency: 'fail' });
     expect(result.stderr).toMatch(/✗ latency: 2 of 2 timed out under load/);
   }, 60_000);
+
+  it('duplicates answered with another approval code: the reason names field 38', async () => {
+    let approvals = 0;
+    const url = (await startTestServer((req, res) => {
+      const message = JSON.parse(req.body) as Record<string, string>;
+      approvals += 1;
+      const echoed = Object.fromEntries(Object.entries(message).filter(([field]) => !NOT_ECHOED.has(field)));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...echoed, '0': answerMtisOf(message['0'] ?? '')[0], '39': '00', '38': String(approvals).padStart(6, '0') }));
+    }).then((server) => { servers.push(server); return server.url; }));
+    const result = await certify(url, ['--only', 'duplicate-delivery']);
+    expect(result.exitCode, result.stderr).toBe(5);
+    expect(result.stderr).toMatch(/✗ duplicate-delivery: the two deliveries of one message were answered differently: field 38 \[Authorization identification response\] "\d{6}" then "\d{6}"/);
+  }, 60_000);
 });
 
 describe('usage', () => {
+  it('a secret the scheme cannot use is a usage error (exit 2) before anything is sent, for certify and listen alike', async () => {
+    const server = await startTestServer();
+    try {
+      for (const secret of ['whsec_', 'whsec_not base64!', 'plain-text-secret', 'whsec_c2hvcnQ=']) {
+        const certified = await certify(server.url, ['--scheme', 'standard-webhooks'], secret, {});
+        expect(certified.exitCode, certified.stderr).toBe(2);
+        expect(certified.stderr).toMatch(/^error: the webhook secret is not a Standard Webhooks secret: expected whsec_ and the base64 of 24 to 64 bytes\n/);
+        const listened = await cardctl(['webhook', 'listen', '--secret-stdin', '--scheme', 'standard-webhooks', '--port', '0'], { configDir: config.path, input: `${secret}\n` });
+        expect(listened.exitCode, listened.stderr).toBe(2);
+        expect(listened.stderr).toMatch(/^error: the webhook secret is not a Standard Webhooks secret/);
+      }
+      const retired = await certify(server.url, ['--scheme', 'standard-webhooks'], SECRET, { CARDCTL_WEBHOOK_PREVIOUS_SECRET: 'not-whsec' });
+      expect(retired.exitCode).toBe(2);
+      expect(retired.stderr).toMatch(/^error: the retired secret is not a Standard Webhooks secret/);
+      const bothOnStdin = await cardctl(['webhook', 'certify', '--url', server.url, '--secret-stdin', '--previous-secret-stdin'], { configDir: config.path, input: `${SECRET}\n` });
+      expect(bothOnStdin.exitCode).toBe(2);
+      expect(bothOnStdin.stderr).toMatch(/--secret-stdin and --previous-secret-stdin both read stdin/);
+      // Nothing reached the webhook.
+      expect(server.requests).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('an unknown check is a usage error listing the names; no secret is one too (exit 2)', async () => {
     const unknown = await certify('http://127.0.0.1:9/hook', ['--only', 'nope']);
     expect(unknown.exitCode).toBe(2);

@@ -2,6 +2,7 @@
 // duplicate deliveries), redacted (no secret, no full card number anywhere in the JSON), bounded
 // (count and bytes, oldest first), per institution; the events the inspector listens to; and
 // replay (freshly signed and verifiable, or with its original timestamp; linked; no ledger change).
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Transaction, WebhookExchange } from '../../src/api/schemas.js';
 import { maskPansInText, redactValue } from '../../src/core/redact.js';
@@ -161,6 +162,20 @@ describe('recording', () => {
       expect(x!.faults).toEqual([`signature ${fault}`]);
       expect(x!.request.body).toEqual(redactValue(received.message));
       expect('x-webhook-signature' in x!.request.headers).toBe(received.headers['x-webhook-signature'] !== undefined);
+    }
+  });
+
+  it('a webhook that closes the connection after reading the request was reached: the reason says it closed, not "could not be reached"', async () => {
+    const closing = createServer((socket) => socket.once('data', () => socket.destroy()));
+    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
+    await updateProgram(env.sb, env.programId, { webHookConfig: { url: `http://127.0.0.1:${(closing.address() as AddressInfo).port}/hook` } });
+    try {
+      const id = (await simulate(env.sb, forward())).body.data.transactionId;
+      const [x] = await ofTx(id);
+      expect(x).toMatchObject({ verdict: 'no-answer', response: null, reason: expect.stringMatching(/^the webhook closed the connection after the request, without a reply \(\w+\)$/) });
+    } finally {
+      await updateProgram(env.sb, env.programId, { webHookConfig: { url: env.hook.url } });
+      await new Promise((resolve) => closing.close(resolve));
     }
   });
 

@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { SimulateResult, Transaction } from '../../src/api/schemas.js';
-import { approvedBy, CHECK_NAMES } from '../../src/certify/checks.js';
+import { CHECK_NAMES } from '../../src/certify/checks.js';
+import { approvedBy } from '../../src/certify/funds.js';
 import { gradeAcknowledged, gradeDuplicate, gradeLatency, gradePartial, gradeRefusal, gradeReply, gradeRepeat } from '../../src/certify/grade.js';
 import { parseRules, selectChecks } from '../../src/certify/options.js';
 import { escapeXml, jsonReport, junitReport, markdownReport, scrub } from '../../src/certify/reports.js';
@@ -49,9 +50,14 @@ describe('grading from what the sandbox recorded', () => {
   it('duplicates and repeats: alike, and the ISO response MTI', () => {
     expect(gradeDuplicate(answer(), tx({ repeats: [{ at: '', mti: '0100', responseCode: '00', agreed: true }] })).verdict).toBe('pass');
     expect(gradeDuplicate(answer(), tx({ repeats: [{ at: '', mti: '0100', responseCode: '05', agreed: false }] })).verdict).toBe('fail');
-    // Two unusable answers are alike but answer nothing: skipped, saying why, not passed.
+    // Two unusable answers are alike but answer nothing: failed, saying why.
     expect(gradeDuplicate(lost("the webhook reply's MTI is \"0100\", expected 0110"), tx({ repeats: [{ at: '', mti: '0100', responseCode: '', agreed: true }] })))
-      .toMatchObject({ verdict: 'skip', reason: 'needs a replied authorization (the webhook reply\'s MTI is "0100", expected 0110)' });
+      .toMatchObject({ verdict: 'fail', reason: 'needs a replied authorization (the webhook reply\'s MTI is "0100", expected 0110)' });
+    // The reason names the field that differed, from the answers' bodies.
+    expect(gradeDuplicate(answer(), tx({ repeats: [{ at: '', mti: '0100', responseCode: '00', agreed: false }] }), ['{"0":"0110","38":"000001","39":"00"}', '{"0":"0110","38":"000002","39":"00"}']))
+      .toMatchObject({ verdict: 'fail', reason: 'the two deliveries of one message were answered differently: field 38 [Authorization identification response] "000001" then "000002"' });
+    expect(gradeRepeat(tx({ repeats: [{ at: '', mti: '0101', responseCode: '10', agreed: false, replyMti: '0110' }] }), ['{"39":"10","4":"000000000600"}', '{"39":"10","4":"000000000500"}']))
+      .toMatchObject({ verdict: 'fail', reason: expect.stringMatching(/^answered the repeat 0101 unlike the first time: field 4 \[.*\] "000000000600" then "000000000500"$/) });
     expect(gradeRepeat(tx({ repeats: [{ at: '', mti: '0101', responseCode: '00', agreed: true, replyMti: '0110' }] })).verdict).toBe('pass');
     expect(gradeRepeat(tx({ repeats: [{ at: '', mti: '0101', responseCode: '00', agreed: true, replyMti: '0111' }] }))).toMatchObject({ verdict: 'fail', reason: expect.stringMatching(/with 0111; the ISO answer is 0110/) });
     expect(gradeRepeat(tx({ mti: '0420', repeats: [{ at: '', mti: '0421', responseCode: '00', agreed: true, replyMti: '0430' }] })).verdict).toBe('pass');
@@ -69,12 +75,16 @@ describe('grading from what the sandbox recorded', () => {
     expect(gradeRefusal(lost('the webhook answered HTTP 401'), 'a message signed with another secret', answer()).reason).toBe('refused: the webhook answered HTTP 401');
   });
 
-  it('a check that needs an approval first is skipped with the reason the answer was not one', () => {
+  it('a check that needs an approval first fails with the reason the answer was not one; a decline the rules call policy skips it', () => {
     expect(approvedBy('an approved purchase (0200)', answer(), 5000)).toMatchObject({ responseCode: '00' });
     expect(approvedBy('an approved purchase (0200)', lost('the webhook reply\'s content type is "text/plain", expected application/json'), 5000))
-      .toMatchObject({ verdict: 'skip', reason: 'needs an approved purchase (0200); the handler\'s answer was not one (the webhook reply\'s content type is "text/plain", expected application/json)' });
+      .toMatchObject({ verdict: 'fail', reason: 'needs an approved purchase (0200); the handler\'s answer was not one (the webhook reply\'s content type is "text/plain", expected application/json)' });
     expect(approvedBy('an approved authorization', answer({ responseCode: '05' }, { 39: '05' }), 5000))
-      .toMatchObject({ verdict: 'skip', reason: expect.stringMatching(/^needs an approved authorization; the handler's answer was not one \(replied 0110 05 /) });
+      .toMatchObject({ verdict: 'fail', reason: expect.stringMatching(/^needs an approved authorization; the handler declined it 05 .*--rules/) });
+    expect(approvedBy('an approved authorization', answer({ responseCode: '05' }, { 39: '05' }), 5000, (code) => code === '05'))
+      .toMatchObject({ verdict: 'skip', reason: expect.stringMatching(/its policy by the rules file/) });
+    // An unusable answer is never policy.
+    expect(approvedBy('an approved authorization', lost('the webhook answered HTTP 500'), 5000, () => true)).toMatchObject({ verdict: 'fail' });
   });
 
   it('an advice: acknowledged within the window, or failed with the attempts and the last result', () => {
@@ -93,6 +103,8 @@ describe('grading from what the sandbox recorded', () => {
     expect(gradeLatency({ requests: 15, replies: 15, timeouts: 0, p50: 4, p99: 20, max: 21 }, 5000).verdict).toBe('pass');
     expect(gradeLatency({ requests: 15, replies: 15, timeouts: 2, p50: 4, p99: 5000, max: 5000 }, 5000).verdict).toBe('fail');
     expect(gradeLatency({ requests: 15, replies: 0, timeouts: 0 }, 5000).verdict).toBe('fail');
+    // One unusable reply in the run: not every authorization was answered.
+    expect(gradeLatency({ requests: 15, replies: 14, timeouts: 0, p50: 4, p99: 20, max: 21 }, 5000)).toMatchObject({ verdict: 'fail', reason: expect.stringMatching(/^1 of 15 got no usable reply/) });
   });
 });
 

@@ -143,7 +143,7 @@ describe('secret flags', () => {
     const leaves = (nodes: Array<AnyCommand | GroupDefinition>): AnyCommand[] => nodes.flatMap((node) => (isGroup(node) ? leaves(node.commands) : [node]));
     const stdin = [GLOBAL_FLAGS, ...leaves(commandTree).map((command) => command.flags ?? {})]
       .flatMap((flags) => [...flagWords([flags])].filter(([word]) => word.endsWith('-stdin')));
-    expect([...new Set(stdin.map(([word]) => word))].sort()).toEqual(['--api-key-stdin', '--pin-stdin', '--secret-stdin', '--token-stdin']);
+    expect([...new Set(stdin.map(([word]) => word))].sort()).toEqual(['--api-key-stdin', '--pin-stdin', '--previous-secret-stdin', '--secret-stdin', '--token-stdin']);
     for (const [word, spec] of stdin) expect(spec, word).toMatchObject({ type: 'boolean', secret: true });
   });
 });

@@ -202,7 +202,7 @@ describe('an answer as an outcome', () => {
   it('reads stand-ins and timeouts from the answer\'s fields, whatever its message says', () => {
     // A stand-in approval answers 00 ("Transaction approved"): still a stand-in.
     const approvedInStandIn = outcomeOf('authorization', { ...base, responseCode: '00', standIn: { decision: '00', reason: 'the webhook answered HTTP 500' }, webhook: { latencyMs: 3, timedOut: false, failure: 'the webhook answered HTTP 500' } }, 9);
-    expect(approvedInStandIn).toEqual({ intent: 'authorization', code: '00', endToEndMs: 9, switchMs: 7, decidedBy: 'stand-in', standInCause: 'invalid reply', webhookMs: 3, webhookReplied: true, standIn: true, timeout: false });
+    expect(approvedInStandIn).toEqual({ intent: 'authorization', code: '00', endToEndMs: 9, switchMs: 7, decidedBy: 'stand-in', standInCause: 'invalid reply', webhookReplied: false, standIn: true, timeout: false });
     const timedOut = outcomeOf('financial', { ...base, responseCode: '96', standIn: { decision: '96', reason: 'no reply' }, webhook: { latencyMs: 2000, timedOut: true, failure: 'no reply' } }, 2001);
     expect(timedOut).toMatchObject({ code: '96', decidedBy: 'stand-in', standInCause: 'timeout', webhookMs: 2000, webhookReplied: false, standIn: true, timeout: true });
   });
@@ -228,12 +228,20 @@ describe('who decided, and what is a webhook latency', () => {
     ['the webhook could not be reached: ECONNREFUSED', 'unreachable', false],
     ['the webhook call failed: socket hang up', 'unreachable', false],
     ['the card program\'s webhook URL "x" is not a valid http(s) URL', 'unreachable', false],
-    ['the webhook answered HTTP 500', 'invalid reply', true],
-    ['the webhook reply is not JSON', 'invalid reply', true],
-  ])('%s: stand-in, %s; a latency sample: %s', (failure, cause, sample) => {
+    // An unusable reply is no reply, and its speed no latency of an answer.
+    ['the webhook answered HTTP 500', 'invalid reply', false],
+    ['the webhook reply is not JSON', 'invalid reply', false],
+  ])('%s: stand-in, %s; a reply and a latency sample: %s', (failure, cause, sample) => {
     const o = failed(failure, { latencyMs: 4 });
     expect(o).toMatchObject({ decidedBy: 'stand-in', standInCause: cause, webhookReplied: sample });
     expect(o.webhookMs).toBe(sample ? 4 : undefined);
+  });
+
+  it('a webhook answering HTTP 500 to everything has no replies and no latency: --max-p99 is missed, not met by fast errors', () => {
+    const report = reportOf(Array.from({ length: 5 }, () => failed('the webhook answered HTTP 500', { latencyMs: 2 })));
+    expect(report.webhookReplies).toBe(0);
+    expect(report.latencyMs.webhook).toBeUndefined();
+    expect(missedSlos(report, { maxP99Ms: 1_000 })).toEqual([expect.stringMatching(/^--max-p99 1000 ms: /)]);
   });
 
   it('a timeout is a sample at the time the network gave up, not a reply', () => {

@@ -50,6 +50,21 @@ describe('scenarioFromExchanges', () => {
     });
   });
 
+  it('keeps the verdict: a message no fault spoiled must be accepted; one that got no usable answer expects neither its stand-in code nor its amounts', async () => {
+    const answered = { transaction: tx('a2', { responseCode: '05' }, 0), exchange: { ...exchange(0), verdict: 'accepted' as const } };
+    const refused = { transaction: tx('a3', { responseCode: '96' }, 100), exchange: { ...exchange(100), verdict: 'refused' as const } };
+    const faulted = { transaction: tx('a4', { responseCode: '96' }, 200), exchange: { ...exchange(200, ['reset']), verdict: 'no-answer' as const } };
+    const recorded = new Map([['a3', lifecycle('a3', ['a3'])]]);
+    const { yaml } = scenarioFromExchanges({ name: 'verdicts', messages: [answered, refused, faulted], lifecycles: recorded, keepSpacing: false });
+    const scenario = await loadScenario(yaml, 'verdicts.yaml');
+    expect(scenario.steps.map((step) => step.expect)).toEqual([
+      { responseCode: '05', 'exchanges.0.verdict': 'accepted' },
+      { 'exchanges.0.verdict': 'accepted' },
+      // A fault spoiled it on purpose: what was seen is what the replay expects.
+      { responseCode: '96' },
+    ]);
+  });
+
   it('no amounts expected when a message of the original is missing; an original not in the file is named by its id', async () => {
     const partial = scenarioFromExchanges({ name: 'part', messages: messages.slice(1, 2), lifecycles, keepSpacing: false });
     const scenario = await loadScenario(partial.yaml, 'part.yaml');

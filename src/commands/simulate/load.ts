@@ -43,11 +43,11 @@ On a terminal stderr shows a live line: requests sent (and their rate), in fligh
 approvals, declines, timeouts, the webhook's p99. The report: requests, response codes, the
 declines by who decided (the sandbox's own checks such as daily limits, by response code; the
 webhook; the network's stand-in, by cause: timeout, unreachable, no webhook URL, invalid reply),
-stand-ins, timeouts, the webhook's latency (its replies, and its timeouts at the deadline) and the
-end-to-end latency, as p50/p90/p99/max against the network's deadline, and the achieved rate.
+stand-ins, timeouts, the webhook's latency (its usable replies, and its timeouts at the deadline:
+an error status or an invalid reply is no reply and no latency) and the end-to-end latency, as p50/p90/p99/max against the network's deadline, and the achieved rate.
 -o json gives it as JSON. A missed SLO (--max-p99, --max-timeouts, --min-approval) prints one
-line each and exits 5; an SLO with no samples is missed: the webhook's when no reply from it
-arrived ("no webhook answered"), --min-approval when no request was answered.`,
+line each and exits 5; an SLO with no samples is missed: the webhook's when no usable reply from
+it arrived ("no webhook answered"), --min-approval when no request was answered.`,
   flags: LOAD_FLAGS,
   examples: [
     'cardctl simulate load --rate 50/s --duration 30s --card 6650c0ffee --max-p99 1500ms --min-approval 95%',

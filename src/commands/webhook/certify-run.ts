@@ -13,11 +13,14 @@ import { ACKNOWLEDGEMENT_WINDOW_MS } from '../../certify/context.js';
 import { CertifySession } from '../../certify/session.js';
 import { buildReport, runChecks, type CheckResult } from '../../certify/runner.js';
 import { evidenceText, jsonReport, junitReport, markdownReport, scrub } from '../../certify/reports.js';
-import { WEBHOOK_SECRET_ENV, webhookSecret } from './secret-stdin.js';
+import { isApproved } from '../../iso8583/codes.js';
+import { checkSecretForScheme, readSecretStdin, WEBHOOK_PREVIOUS_SECRET_ENV, WEBHOOK_SECRET_ENV, webhookSecret } from './secret-stdin.js';
 
 export interface CertifyInput {
   url: string;
   secretStdin: boolean;
+  /** The retired secret from stdin (the current one then comes from the environment). */
+  previousSecretStdin: boolean;
   scheme: SignatureScheme;
   checks: string[];
   expect: Record<string, readonly string[]>;
@@ -37,7 +40,7 @@ const COLUMNS: Column<CheckResult>[] = [
 const ADVICE_RETRY_FIRST_MS = 500;
 
 export async function certify(ctx: Context, input: CertifyInput): Promise<{ failed: string[] }> {
-  const secret = await readSecret(ctx, input.secretStdin);
+  const { secret, retired } = await readSecrets(ctx, input);
   const { ApiClient } = await import('../../api/client.js');
   let client: InstanceType<typeof ApiClient>;
   let close = async () => {};
@@ -59,14 +62,15 @@ export async function certify(ctx: Context, input: CertifyInput): Promise<{ fail
   }
   let session: CertifySession | undefined;
   try {
-    session = await CertifySession.open(client, { url: input.url, secret, scheme: input.scheme, seed: input.seed }, ctx.signal);
+    session = await CertifySession.open(client, { url: input.url, secret, retiredSecret: retired, scheme: input.scheme, seed: input.seed, freshStans: Boolean(input.profile) }, ctx.signal);
     ctx.log.info(`Certifying ${scrub(redactUrl(input.url), secret)} (${input.scheme} signatures, seed ${input.seed}, sandbox ${where}): ${input.checks.length} checks`);
     const results = await runChecks(input.checks, {
       session, deadlineMs: WEBHOOK_TIMEOUT_MS, windowMs: ACKNOWLEDGEMENT_WINDOW_MS, latency: input.latency, signal: ctx.signal,
       expect: (check) => input.expect[check],
+      declinesByPolicy: (code) => !isApproved(code) && (input.expect['authorization-reply'] ?? []).includes(code),
     }, (result) => ctx.log.info(`${result.verdict === 'pass' ? '✓' : result.verdict === 'skip' ? '-' : '✗'} ${result.name}`, 'dim'));
     const report = buildReport(results, { version: VERSION, date: ctx.clock.now(), url: input.url, scheme: input.scheme, seed: input.seed, sandbox: where });
-    const clean = (text: string) => scrub(text, secret);
+    const clean = (text: string) => scrub(retired ? scrub(text, retired) : text, secret);
     // The table, and everything after, through the same guard as the files.
     const shown = JSON.parse(clean(JSON.stringify(report.checks))) as CheckResult[];
     await ctx.output().list(shown, COLUMNS, { idPath: 'name' });
@@ -88,8 +92,22 @@ export async function certify(ctx: Context, input: CertifyInput): Promise<{ fail
   }
 }
 
-async function readSecret(ctx: Context, fromStdin: boolean): Promise<string> {
-  const secret = await webhookSecret(ctx, fromStdin, 'webhook certify --url URL');
+/**
+ * The webhook secret, and the retired one of a rotation when given (CARDCTL_WEBHOOK_PREVIOUS_SECRET,
+ * or --previous-secret-stdin while the current comes from the environment); each checked against
+ * the scheme. Usage errors, before anything is sent.
+ */
+async function readSecrets(ctx: Context, input: CertifyInput): Promise<{ secret: string; retired?: string | undefined }> {
+  if (input.secretStdin && input.previousSecretStdin) {
+    throw new UsageError('--secret-stdin and --previous-secret-stdin both read stdin: give one of the two secrets in the environment', { hint: `${WEBHOOK_SECRET_ENV} for the current secret, then pipe the retired one to --previous-secret-stdin` });
+  }
+  const secret = await webhookSecret(ctx, input.secretStdin, 'webhook certify --url URL');
   if (!secret) throw new UsageError(`no webhook secret: give it on stdin with --secret-stdin, or in ${WEBHOOK_SECRET_ENV}`, { hint: 'echo "$SECRET" | cardctl webhook certify --url URL --secret-stdin' });
-  return secret;
+  const retired = input.previousSecretStdin ? await readSecretStdin(ctx.io, 'webhook certify --url URL', '--previous-secret-stdin') : ctx.env[WEBHOOK_PREVIOUS_SECRET_ENV]?.trim() || undefined;
+  checkSecretForScheme(secret, input.scheme, 'the webhook secret');
+  if (retired !== undefined) {
+    checkSecretForScheme(retired, input.scheme, 'the retired secret');
+    if (retired === secret) throw new UsageError('the retired secret is the webhook secret itself: give the one the rotation replaced');
+  }
+  return { secret, retired };
 }

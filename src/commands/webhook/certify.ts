@@ -39,11 +39,21 @@ sandbox is used instead: a new card program there points at --url.
 Checks (select with --only a,b or --skip a,b):
 ${checkList}
 
-Refusals pass on a non-2xx status (answer 401), or on a decline when the same message correctly
-signed, sent just before, was approved. A decline is a valid reply;
---rules FILE may state the codes expected of the checks graded on a reply
-(${RULED_CHECK_NAMES.join(', ')}), each a list meaning "one of":
-  expect: { authorization-reply: ["00"], refund: "00" }
+Every reply of the run counts, whatever check sent it (a setup message, the latency run, a
+check left out of the grading): one that is not a valid answer (status, content type, JSON, MTI,
+echoed fields, field 39) or that carries a card secret (14, 35, 36, 45, 52, 55) fails the check
+whose message it was. Refusals pass on a non-2xx status (answer 401), or on a decline when the
+same message correctly signed, sent just before, was approved. A decline is a valid reply, but a
+check whose setup needs an approval fails when it is declined, unless --rules FILE gives that
+code as the handler's policy for authorizations. The rules state the codes expected of the
+checks graded on a reply (${RULED_CHECK_NAMES.join(', ')}), each a list meaning "one of":
+  expect: { authorization-reply: ["00", "51"], refund: "00" }
+
+Money: the sandbox finds what the handler approves for the test card (halving an amount until
+approved), holds it, releases it (a reversal, a refund, a timeout reversal) and asks it again:
+it must be approved. A rotation: every message signed with two secrets is answered as when signed
+once; with the retired secret (CARDCTL_WEBHOOK_PREVIOUS_SECRET, or --previous-secret-stdin while
+the current one is in CARDCTL_WEBHOOK_SECRET), a message signed only with it must be refused.
 
 Advices and timeout reversals have ${ACKNOWLEDGEMENT_WINDOW_MS / 1000} s to be acknowledged (the sandbox retries
 meanwhile). The latency check sends authorizations at --rate (default ${DEFAULT_LATENCY.perSecond}/s) for
@@ -54,10 +64,13 @@ Reports: --report FILE.json (cardctl version, date, URL with userinfo redacted, 
 check with verdict, reason and evidence), --junit FILE.xml (one test case per check, for CI),
 --markdown FILE (for a ticket). No secret and no full card number is in any of them.
 
-Exit codes: 0 every check passed (or was skipped with a reason), 5 a check failed, 2 usage.`,
+The last line reads "N passed, N failed, N skipped". Exit codes: 0 no check failed (a check is
+skipped only with its reason: the handler never partially approves, no retired secret given, a
+decline the rules call policy), 5 a check failed, 2 usage (a secret the scheme cannot use included).`,
   flags: {
     url: { type: 'string', value: 'url', description: 'the webhook to certify (http or https)' },
     secretStdin: { type: 'boolean', secret: true, description: "read the webhook's signing secret from stdin (else CARDCTL_WEBHOOK_SECRET)" },
+    previousSecretStdin: { type: 'boolean', secret: true, description: 'read the retired secret of a rotation from stdin (else CARDCTL_WEBHOOK_PREVIOUS_SECRET; the current one then from the environment)' },
     scheme: { type: 'string', value: 'scheme', choices: SIGNATURE_SCHEMES, default: 'cardctl', description: 'signature scheme: cardctl (X-Webhook-Signature) or standard-webhooks' },
     only: { type: 'string', value: 'checks', description: 'run only these checks (comma-separated names)' },
     skip: { type: 'string', value: 'checks', description: 'leave out these checks (comma-separated names)' },
@@ -90,6 +103,7 @@ Exit codes: 0 every check passed (or was skipped with a reason), 5 a check faile
     return {
       url: parseWebhookUrl(opts.url),
       secretStdin: opts.secretStdin === true,
+      previousSecretStdin: opts.previousSecretStdin === true,
       scheme: opts.scheme,
       checks: selectChecks(opts.only, opts.skip),
       expect,

@@ -6,7 +6,7 @@ import { escapeControlsDeep } from '../../output/format.js';
 import type { Exchange } from './listener.js';
 import { HISTORY_BOUND, MAX_BODY_BYTES, REPEAT_BEHAVIOURS } from './behaviours.js';
 import { SIGNATURE_SCHEMES } from '../../webhook-protocol/signature.js';
-import { webhookSecret } from './secret-stdin.js';
+import { checkSecretForScheme, webhookSecret } from './secret-stdin.js';
 
 interface ListenOptions {
   port: string;
@@ -144,7 +144,8 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
     const { missingProfile } = await import('../../app/context.js');
     const missing = missingProfile(ctx);
     if (missing) throw missing;
-    const secret = await webhookSecret(ctx, Boolean(opts.secretStdin), 'webhook listen');
+    const given = await webhookSecret(ctx, Boolean(opts.secretStdin), 'webhook listen');
+    const secret = given === undefined ? undefined : checkSecretForScheme(given, opts.scheme, 'the webhook secret');
 
     const json = ['json', 'ndjson'].includes(ctx.settings().output);
     const { startListener } = await import('./listener.js');

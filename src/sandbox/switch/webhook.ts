@@ -140,12 +140,17 @@ export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' |
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
       return { ok: false, timedOut: true, cause: 'timeout', reason: `no reply from the webhook within ${timeoutMs / 1000} s (timeout)` };
     }
-    return { ok: false, cause: 'unreachable', reason: `the webhook could not be reached: ${code ?? err.message}` };
+    // Refused or not found: nothing was sent. Anything else came after the connection was made.
+    if (code === undefined || NOT_REACHED.has(code)) return { ok: false, cause: 'unreachable', reason: `the webhook could not be reached: ${code ?? err.message}` };
+    return { ok: false, cause: 'unreachable', reason: `the webhook closed the connection after the request, without a reply (${code})` };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', stop);
   }
 }
+
+/** Errors of a connection that was never made (the rest come after it: the webhook closed it, reset it). */
+const NOT_REACHED: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_INVALID_URL']);
 
 /** The body as text, or undefined once it passes `max` bytes (reading stops there). */
 async function readAtMost(body: AsyncIterable<Buffer | Uint8Array>, max: number): Promise<string | undefined> {
