@@ -15,6 +15,9 @@ export const LOAD_FLAGS = defineFlags({
   amount: { type: 'string', value: 'amount', default: '10.00', description: 'amount of each request, in major units' },
   maxP99: { type: 'string', value: 'duration', description: "SLO: the webhook's p99 latency at most this, e.g. 1500ms (exit 5 when missed)" },
   maxTimeouts: { type: 'string', value: 'percent', description: 'SLO: webhook timeouts at most this share of requests, e.g. 0.1% (exit 5 when missed)' },
+  maxErrors: { type: 'string', value: 'percent', description: 'SLO: requests without a valid answer from the webhook (HTTP error, invalid reply, unreachable, timeout) at most this share, e.g. 0.1% (exit 5 when missed; 0% in an export unless given)' },
   minApproval: { type: 'string', value: 'percent', description: 'SLO: approvals at least this share of requests, e.g. 95% (exit 5 when missed)' },
+  export: { type: 'list', value: 'format dir', repeat: 'variadic', mcp: false, complete: ['artillery'], description: 'write the traffic as a load script instead of sending it: `artillery DIR` (a new directory; docs/load-past-one-machine.md)' },
+  url: { type: 'string', value: 'url', mcp: false, description: "with --export: send to this webhook URL rather than the card program's" },
   allowRemote: { type: 'boolean', mcp: false, description: 'allow a base URL that is not on this machine (load against a real deployment is dangerous)' },
 });

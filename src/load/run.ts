@@ -15,6 +15,7 @@ import { runSchedule, type Clock, type Fire, type LoadBounds, type LoadShape } f
 import { missedSlos, parseMillis, parsePercent, type Slos } from './slo.js';
 import { parseDuration } from '../core/duration.js';
 import { buildReport, LoadStats, outcomeOf, type Outcome } from './stats.js';
+import { parseExport, type ExportPlan } from './artillery/export.js';
 
 type LoadFlags = FlagValues<typeof LOAD_FLAGS>;
 
@@ -55,10 +56,11 @@ export function parseBounds(opts: Partial<Pick<LoadFlags, 'duration' | 'count'>>
   return { durationMs, count };
 }
 
-export function parseSlos(opts: Partial<Pick<LoadFlags, 'maxP99' | 'maxTimeouts' | 'minApproval'>>): Slos {
+export function parseSlos(opts: Partial<Pick<LoadFlags, 'maxP99' | 'maxTimeouts' | 'maxErrors' | 'minApproval'>>): Slos {
   return {
     ...(opts.maxP99 !== undefined && { maxP99Ms: parseMillis('--max-p99', opts.maxP99) }),
     ...(opts.maxTimeouts !== undefined && { maxTimeouts: parsePercent('--max-timeouts', opts.maxTimeouts) }),
+    ...(opts.maxErrors !== undefined && { maxErrors: parsePercent('--max-errors', opts.maxErrors) }),
     ...(opts.minApproval !== undefined && { minApproval: parsePercent('--min-approval', opts.minApproval) }),
   };
 }
@@ -136,6 +138,8 @@ export interface LoadInput {
   mix: Mix;
   cards: CardsWanted;
   channels: string[];
+  /** `--export artillery DIR`: write the traffic as a script instead of sending it. */
+  exportTo?: ExportPlan;
 }
 
 /** Flags → the plan; every usage error the flags alone can give, before anything is read or sent. */
@@ -147,7 +151,8 @@ export async function parseLoad(opts: LoadFlags): Promise<LoadInput> {
   const cards = parseCards(opts);
   const channels = opts.channel?.length ? opts.channel : ['pos'];
   checkBodies(opts, 'given' in cards ? cards.given : [], channels);
-  return { opts, shape, bounds, slos, mix, cards, channels };
+  const exportTo = parseExport(opts, shape, bounds);
+  return { opts, shape, bounds, slos, mix, cards, channels, ...(exportTo ? { exportTo } : {}) };
 }
 
 /** Each card and channel makes a valid authorization with --amount. */
@@ -161,6 +166,10 @@ export async function runLoad(ctx: Context, input: LoadInput): Promise<void> {
   const cards = await readCards(ctx, input.cards);
   // Every usage error now, before the first request (the cards of a listing too).
   checkBodies(opts, cards, channels);
+  if (input.exportTo) {
+    const { runExport } = await import('./artillery/export.js');
+    return runExport(ctx, { plan: input.exportTo, cards, mix, channels, amount: opts.amount, slos });
+  }
 
   const [{ simulate }, client, deadlineMs] = await Promise.all([import('../api/simulate.js'), ctx.client(), readDeadline(ctx)]);
   const switchSegment = ctx.settings().profile.switch;
