@@ -256,6 +256,17 @@ describe('who decided, and what is a webhook latency', () => {
     expect(text).toMatch(/Webhook +3 replies: p50 .*; no usable reply: unreachable: 2, timeout: 1\n/);
   });
 
+  it('--max-errors: requests without a valid answer (webhook failures of every cause, no simulator answer) against the share', () => {
+    const report = reportOf([
+      outcome('00', 5), outcome('00', 5), outcome('61', 1, { decidedBy: 'sandbox', webhookMs: undefined, webhookReplied: false }),
+      outcome('96', 1, { decidedBy: 'stand-in', standInCause: 'invalid reply', standIn: true }),
+      timeoutOutcome(100),
+    ]);
+    expect(missedSlos(report, { maxErrors: 0.4 })).toEqual([]);
+    expect(missedSlos(report, { maxErrors: 0.1 })).toEqual(['errors 40% (2 of 5 without a valid answer from the webhook) are above --max-errors 10%']);
+    expect(missedSlos(reportOf([]), { maxErrors: 0.5 })).toEqual(['--max-errors 50%: no request was sent']);
+  });
+
   it('the live line counts sends and requests in flight apart from answers', () => {
     const stats = new LoadStats();
     stats.sent = 30;
