@@ -268,6 +268,7 @@ _cardctl_value() {
     "simulate clock|--advance") REPLY=""; return ;;
     "simulate run|--set") REPLY=""; return ;;
     "simulate load|--rate") REPLY=""; return ;;
+    "simulate load|--ramp") REPLY=""; return ;;
     "simulate load|--concurrency") REPLY=""; return ;;
     "simulate load|--duration") REPLY=""; return ;;
     "simulate load|--count") REPLY=""; return ;;
@@ -478,7 +479,7 @@ _cardctl_options() {
     "simulate expire") REPLY="$REPLY --original-tx" ;;
     "simulate clock") REPLY="$REPLY --advance" ;;
     "simulate run") REPLY="$REPLY --set" ;;
-    "simulate load") REPLY="$REPLY --rate --concurrency --duration --count --mix --mix-file --card --cards-from-list --channel --amount --max-p99 --max-timeouts --max-errors --min-approval --export --url --allow-remote" ;;
+    "simulate load") REPLY="$REPLY --rate --ramp --concurrency --duration --count --mix --mix-file --card --cards-from-list --channel --amount --max-p99 --max-timeouts --max-errors --min-approval --export --url --allow-remote" ;;
     "webhook listen") REPLY="$REPLY --port --host --respond --rules --secret-stdin --scheme --forward-to --approved-amount --delay --fail-every --repeats" ;;
     "webhook certify") REPLY="$REPLY --url --secret-stdin --scheme --only --skip --rules --rate --duration --seed --report --junit --markdown" ;;
     "webhook exchanges") REPLY="$REPLY --tx --failed --since --as-scenario --keep-spacing --force --limit --page --all --wide" ;;

@@ -217,51 +217,51 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'simulate advice|--currency' 'simulate advice|--merchant' 'simulate advice|--terminal' 'simulate advice|--network-code' 'simulate advice|--set' 'simulate repeat|--tx'
             return 0
-        case 'simulate expire|--original-tx' 'simulate clock|--advance' 'simulate run|--set' 'simulate load|--rate' 'simulate load|--concurrency' 'simulate load|--duration'
+        case 'simulate expire|--original-tx' 'simulate clock|--advance' 'simulate run|--set' 'simulate load|--rate' 'simulate load|--ramp' 'simulate load|--concurrency'
             return 0
-        case 'simulate load|--count' 'simulate load|--mix' 'simulate load|--mix-file' 'simulate load|--card' 'simulate load|--cards-from-list' 'simulate load|--channel'
+        case 'simulate load|--duration' 'simulate load|--count' 'simulate load|--mix' 'simulate load|--mix-file' 'simulate load|--card' 'simulate load|--cards-from-list'
             return 0
-        case 'simulate load|--amount' 'simulate load|--max-p99' 'simulate load|--max-timeouts' 'simulate load|--max-errors' 'simulate load|--min-approval' 'simulate load|--export'
+        case 'simulate load|--channel' 'simulate load|--amount' 'simulate load|--max-p99' 'simulate load|--max-timeouts' 'simulate load|--max-errors' 'simulate load|--min-approval'
             return 0
-        case 'simulate load|--url' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--respond' 'webhook listen|--rules' 'webhook listen|--scheme'
+        case 'simulate load|--export' 'simulate load|--url' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--respond' 'webhook listen|--rules'
             return 0
-        case 'webhook listen|--forward-to' 'webhook listen|--approved-amount' 'webhook listen|--delay' 'webhook listen|--fail-every' 'webhook listen|--repeats' 'webhook certify|--url'
+        case 'webhook listen|--scheme' 'webhook listen|--forward-to' 'webhook listen|--approved-amount' 'webhook listen|--delay' 'webhook listen|--fail-every' 'webhook listen|--repeats'
             return 0
-        case 'webhook certify|--scheme' 'webhook certify|--only' 'webhook certify|--skip' 'webhook certify|--rules' 'webhook certify|--rate' 'webhook certify|--duration'
+        case 'webhook certify|--url' 'webhook certify|--scheme' 'webhook certify|--only' 'webhook certify|--skip' 'webhook certify|--rules' 'webhook certify|--rate'
             return 0
-        case 'webhook certify|--seed' 'webhook certify|--report' 'webhook certify|--junit' 'webhook certify|--markdown' 'webhook exchanges|--tx' 'webhook exchanges|--since'
+        case 'webhook certify|--duration' 'webhook certify|--seed' 'webhook certify|--report' 'webhook certify|--junit' 'webhook certify|--markdown' 'webhook exchanges|--tx'
             return 0
-        case 'webhook exchanges|--as-scenario' 'webhook exchanges|--limit' 'webhook exchanges|--page' 'webhook replay|--to' 'import|--from-file' 'import|--format'
+        case 'webhook exchanges|--since' 'webhook exchanges|--as-scenario' 'webhook exchanges|--limit' 'webhook exchanges|--page' 'webhook replay|--to' 'import|--from-file'
             return 0
-        case 'import|--encoding' 'import|--concurrency' 'import|--report' 'import|--resume' 'import|--real-id' 'import|--start-date'
+        case 'import|--format' 'import|--encoding' 'import|--concurrency' 'import|--report' 'import|--resume' 'import|--real-id'
             return 0
-        case 'import|--end-date' 'import|--first-name' 'import|--middle-name' 'import|--last-name' 'import|--email' 'import|--phone'
+        case 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name' 'import|--last-name' 'import|--email'
             return 0
-        case 'import|--birth-date' 'import|--address-line1' 'import|--address-line2' 'import|--city' 'import|--state' 'import|--postal-code'
+        case 'import|--phone' 'import|--birth-date' 'import|--address-line1' 'import|--address-line2' 'import|--city' 'import|--state'
             return 0
-        case 'import|--country' 'import|--institution-id' 'import|--expiration' 'import|--service-code' 'import|--card-product' 'import|--embossing-name'
+        case 'import|--postal-code' 'import|--country' 'import|--institution-id' 'import|--expiration' 'import|--service-code' 'import|--card-product'
             return 0
-        case 'import|--bin' 'import|--status' 'import|--reason' 'oauth list|--search' 'oauth list|--limit' 'oauth list|--page'
+        case 'import|--embossing-name' 'import|--bin' 'import|--status' 'import|--reason' 'oauth list|--search' 'oauth list|--limit'
             return 0
-        case 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description' 'oauth create|--redirect-uri'
+        case 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description'
             return 0
-        case 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file' 'oauth update|--name' 'oauth update|--description' 'oauth update|--website-url'
+        case 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file' 'oauth update|--name' 'oauth update|--description'
             return 0
-        case 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject' 'oauth keygen|--days' 'oauth keygen|--bits' 'users update|--first-name'
+        case 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject' 'oauth keygen|--days' 'oauth keygen|--bits'
             return 0
-        case 'users update|--last-name' 'users update|--email' 'users update|--phone' 'users update|--status' 'users update|--role' 'users update|--embossing-name'
+        case 'users update|--first-name' 'users update|--last-name' 'users update|--email' 'users update|--phone' 'users update|--status' 'users update|--role'
             return 0
-        case 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file' 'login|--pin-key' 'login|--switch' 'login|--env'
+        case 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file' 'login|--pin-key' 'login|--switch'
             return 0
-        case 'login|--client-id' 'login|--private-key' 'login|--token-url' 'profile list|--limit' 'history|--since' 'history|--card'
+        case 'login|--env' 'login|--client-id' 'login|--private-key' 'login|--token-url' 'profile list|--limit' 'history|--since'
             return 0
-        case 'history|--limit' 'alias list|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url'
+        case 'history|--card' 'history|--limit' 'alias list|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db'
             return 0
-        case 'sandbox serve|--webhook-scheme' 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold'
+        case 'sandbox serve|--webhook-url' 'sandbox serve|--webhook-scheme' 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed'
             return 0
-        case 'sandbox serve|--token-ttl' 'sandbox serve|--dialect' 'sandbox serve|--exchanges-max' 'sandbox serve|--exchanges-max-bytes' 'api|--data' 'api|-H'
+        case 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'sandbox serve|--dialect' 'sandbox serve|--exchanges-max' 'sandbox serve|--exchanges-max-bytes' 'api|--data'
             return 0
-        case 'api|--header' 'mcp|--allow-write'
+        case 'api|-H' 'api|--header' 'mcp|--allow-write'
             return 0
     end
     return 1
@@ -677,6 +677,7 @@ complete -c cardctl -n "__cardctl_at 'simulate run' 0" -r -F
 
 # cardctl simulate load
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l rate -x -d 'open loop: send N requests a second on schedule, whatever the answers, e.g. 50/s'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l ramp -x -d 'open loop: rise linearly from 0 to --rate over this long first, then --duration at the rate, e.g. 30s'
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l concurrency -x -d 'closed loop: N requests in flight, each sent when the last answer arrives'
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l duration -x -d 'stop after this long, e.g. 30s, 5m (at most 1h; default 10s without --count)'
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l count -x -d 'stop after N requests (at most 10,000,000)'

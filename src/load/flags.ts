@@ -4,6 +4,7 @@ import { CHANNELS } from '../core/enums.js';
 
 export const LOAD_FLAGS = defineFlags({
   rate: { type: 'string', value: 'n/s', description: 'open loop: send N requests a second on schedule, whatever the answers, e.g. 50/s' },
+  ramp: { type: 'string', value: 'duration', description: 'open loop: rise linearly from 0 to --rate over this long first, then --duration at the rate, e.g. 30s' },
   concurrency: { type: 'string', value: 'n', description: 'closed loop: N requests in flight, each sent when the last answer arrives' },
   duration: { type: 'string', value: 'duration', description: 'stop after this long, e.g. 30s, 5m (at most 1h; default 10s without --count)' },
   count: { type: 'string', value: 'n', description: 'stop after N requests (at most 10,000,000)' },

@@ -27,7 +27,7 @@ const DEFAULT_DURATION_MS = 10_000;
 /** The sandbox's deadline for the webhook when no webhook fault sets one (docs/switch.md). */
 const DEFAULT_DEADLINE_MS = 5_000;
 
-export function parseShape(opts: Partial<Pick<LoadFlags, 'rate' | 'concurrency'>>): LoadShape {
+export function parseShape(opts: Partial<Pick<LoadFlags, 'rate' | 'concurrency' | 'ramp'>>): LoadShape {
   if ((opts.rate === undefined) === (opts.concurrency === undefined)) {
     throw new UsageError('give either --rate (open loop) or --concurrency (closed loop)', { hint: 'e.g. --rate 50/s, or --concurrency 8' });
   }
@@ -35,8 +35,12 @@ export function parseShape(opts: Partial<Pick<LoadFlags, 'rate' | 'concurrency'>
     const match = /^(\d+(?:\.\d+)?)\s*(?:\/s)?$/.exec(opts.rate.trim());
     const perSecond = match ? Number(match[1]) : NaN;
     if (!(perSecond > 0 && perSecond <= MAX_RATE)) throw new UsageError(`invalid --rate "${opts.rate}": give requests a second up to ${MAX_RATE}, e.g. 50/s`);
-    return { kind: 'rate', perSecond };
+    if (opts.ramp === undefined) return { kind: 'rate', perSecond };
+    const ramp = parseDuration(opts.ramp);
+    if (!ramp.ok || !(ramp.ms > 0)) throw new UsageError(`invalid --ramp "${opts.ramp}": give a duration such as 30s or 2m`);
+    return { kind: 'rate', perSecond, rampMs: ramp.ms };
   }
+  if (opts.ramp !== undefined) throw new UsageError('--ramp is for --rate: a closed loop (--concurrency) has no rate to rise to');
   return { kind: 'concurrency', senders: validatePositiveInt('--concurrency', opts.concurrency!, MAX_CONCURRENCY) };
 }
 
@@ -146,6 +150,9 @@ export interface LoadInput {
 export async function parseLoad(opts: LoadFlags): Promise<LoadInput> {
   const shape = parseShape(opts);
   const bounds = parseBounds(opts);
+  if (shape.kind === 'rate' && shape.rampMs !== undefined && shape.rampMs + bounds.durationMs > MAX_DURATION_MS) {
+    throw new UsageError(`--ramp ${opts.ramp} and --duration make a run longer than the limit of 1h`);
+  }
   const slos = parseSlos(opts);
   const mix = checkMix(await readMix(opts), '--mix');
   const cards = parseCards(opts);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import processorText from 'cardctl:artillery-processor';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COUNTERS, EXPORT_FILES, SECRET_VARIABLE, type CardPoolFile, type Traffic } from '../../src/load/artillery/files.js';
-import { ensureConditions, parseExport } from '../../src/load/artillery/export.js';
+import { ensureConditions, parseExport, phasesOf } from '../../src/load/artillery/export.js';
 import { buildResponse, judgeHttpReply, MAX_REPLY_BYTES } from '../../src/webhook-protocol/reply.js';
 import { verifyRequest, type SignatureScheme } from '../../src/webhook-protocol/signature.js';
 import type { SwitchMessage } from '../../src/iso8583/message.js';
@@ -43,6 +43,18 @@ describe('--export artillery DIR: what Artillery can run, refused before anythin
     expect(parseExport({ export: ['artillery', join(dirs.path, 'new')], url: 'http://127.0.0.1:9/auth' }, rate, bounds))
       .toEqual({ dir: join(dirs.path, 'new'), url: 'http://127.0.0.1:9/auth', ratePerSecond: 10, durationSeconds: 3 });
     expect(parseExport({}, rate, bounds)).toBeUndefined();
+  });
+});
+
+describe('--ramp, --rate and --duration as Artillery phases', () => {
+  it('a ramp from 0 up to the rate (whole seconds), then the rate for the duration', () => {
+    const plan = parseExport({ export: ['artillery', join(dirs.path, 'ramped')] }, { kind: 'rate', perSecond: 50, rampMs: 30_000 }, { durationMs: 300_000, count: 10_000_000 });
+    expect(phasesOf(plan!)).toEqual([
+      { name: 'ramp to 50/s over 30 s', duration: 30, arrivalRate: 0, rampTo: 50 },
+      { name: '50/s for 300 s', duration: 300, arrivalRate: 50 },
+    ]);
+    expect(phasesOf({ ratePerSecond: 10, durationSeconds: 3 })).toEqual([{ name: '10/s for 3 s', duration: 3, arrivalRate: 10 }]);
+    expect(() => parseExport({ export: ['artillery', 'd'] }, { kind: 'rate', perSecond: 5, rampMs: 1500 }, bounds)).toThrow(/--ramp 1500 ms for --export artillery: give whole seconds/);
   });
 });
 

@@ -22,8 +22,9 @@ export const EXPORT_FORMATS = ['artillery'] as const;
 export interface ExportPlan {
   dir: string;
   url?: string;
-  /** Artillery's phase: arrivals a second for whole seconds. */
+  /** Artillery's phases: a ramp from 0 up to the rate (when asked for), then arrivals a second for whole seconds. */
   ratePerSecond: number;
+  rampSeconds?: number;
   durationSeconds: number;
 }
 
@@ -42,9 +43,11 @@ export function parseExport(opts: { export?: string[]; url?: string; count?: str
   const durationSeconds = Math.round(bounds.durationMs / 1000);
   if (durationSeconds < 1 || durationSeconds * 1000 !== bounds.durationMs) throw new UsageError(`--duration ${opts.duration ?? ''} for --export artillery: give whole seconds, e.g. 30s or 5m`);
   if (!Number.isInteger(shape.perSecond)) throw new UsageError(`--rate ${shape.perSecond}/s for --export artillery: give whole requests a second`);
+  const rampSeconds = shape.rampMs === undefined ? undefined : Math.round(shape.rampMs / 1000);
+  if (rampSeconds !== undefined && (rampSeconds < 1 || rampSeconds * 1000 !== shape.rampMs)) throw new UsageError(`--ramp ${shape.rampMs} ms for --export artillery: give whole seconds, e.g. 30s`);
   if (opts.url !== undefined) checkUrl(opts.url, '--url');
   checkTargetFree(resolve(dir));
-  return { dir, ...(opts.url !== undefined ? { url: opts.url } : {}), ratePerSecond: shape.perSecond, durationSeconds };
+  return { dir, ...(opts.url !== undefined ? { url: opts.url } : {}), ratePerSecond: shape.perSecond, ...(rampSeconds !== undefined ? { rampSeconds } : {}), durationSeconds };
 }
 
 function checkUrl(url: string, source: string): URL {
@@ -129,7 +132,7 @@ export async function runExport(ctx: Context, input: ExportInput): Promise<void>
   ];
   writeDirectory(target, files);
 
-  const summary = { directory: target, files: files.map((file) => file.name), target: url.href, phases: [{ arrivalRate: plan.ratePerSecond, durationSeconds: plan.durationSeconds }], ensure: conditions, run: runCommands(plan.dir, plan.ratePerSecond) };
+  const summary = { directory: target, files: files.map((file) => file.name), target: url.href, phases: phasesOf(plan), ensure: conditions, run: runCommands(plan.dir, plan.ratePerSecond) };
   const renderer = ctx.output();
   if (renderer.format === 'table' && !renderer.settings.quiet) ctx.io.out(summaryText(plan, url, conditions));
   else await renderer.record(summary);
@@ -172,12 +175,18 @@ function writeDirectory(target: string, files: Array<{ name: string; text: strin
   }
 }
 
+/** --ramp, --rate and --duration as Artillery phases: arrivals rising from 0 to the rate, then at the rate. */
+export function phasesOf(plan: Pick<ExportPlan, 'ratePerSecond' | 'rampSeconds' | 'durationSeconds'>): Array<Record<string, string | number>> {
+  const ramp = plan.rampSeconds === undefined ? [] : [{ name: `ramp to ${plan.ratePerSecond}/s over ${plan.rampSeconds} s`, duration: plan.rampSeconds, arrivalRate: 0, rampTo: plan.ratePerSecond }];
+  return [...ramp, { name: `${plan.ratePerSecond}/s for ${plan.durationSeconds} s`, duration: plan.durationSeconds, arrivalRate: plan.ratePerSecond }];
+}
+
 async function scriptText(url: URL, plan: ExportPlan, conditions: EnsureCondition[]): Promise<string> {
   const { stringifyYaml } = await import('../../core/yaml.js');
   const script = {
     config: {
       target: url.origin,
-      phases: [{ name: `cardctl simulate load: ${plan.ratePerSecond}/s for ${plan.durationSeconds} s`, duration: plan.durationSeconds, arrivalRate: plan.ratePerSecond }],
+      phases: phasesOf(plan),
       processor: `./${EXPORT_FILES.processor}`,
       // Sent with the script to every runner (run-fargate, run-lambda): the processor reads them.
       includeFiles: [`./${EXPORT_FILES.traffic}`, `./${EXPORT_FILES.cards}`],
@@ -213,7 +222,7 @@ function runCommands(dir: string, rate: number): { local: string; fargate: strin
 function summaryText(plan: ExportPlan, url: URL, conditions: EnsureCondition[]): string {
   const commands = runCommands(plan.dir, plan.ratePerSecond);
   return [
-    `Wrote an Artillery load script to ${plan.dir} (nothing was sent): ${plan.ratePerSecond}/s for ${plan.durationSeconds} s to ${url.href}`,
+    `Wrote an Artillery load script to ${plan.dir} (nothing was sent): ${plan.rampSeconds ? `a ramp over ${plan.rampSeconds} s, then ` : ''}${plan.ratePerSecond}/s for ${plan.durationSeconds} s to ${url.href}`,
     `  ${EXPORT_FILES.script}  phases and ensure conditions; ${EXPORT_FILES.processor} builds, signs and checks each message (Node only)`,
     `  ${EXPORT_FILES.cards}  the run's test cards in the clear (sandbox test data, mode 0600); ${EXPORT_FILES.traffic}  the mix, channels, amount`,
     'Ensure:',
