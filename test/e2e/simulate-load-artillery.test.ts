@@ -115,11 +115,12 @@ describe('simulate load --export artillery', () => {
     expect(mtis).toEqual({ '0100': 18, '0200': 6, '0420': 6 });
   }, 300_000);
 
-  it('against a handler answering 503: every reply an error, the run red through ensure', async (context) => {
+  it('against a handler answering 503 (after a ramp): every reply an error, the run red through ensure', async (context) => {
     if ('skip' in artillery) return context.skip(artillery.skip);
     const dir = join(config.path, 'red');
-    const result = await exportLoad(dir, ['--url', `${refusing.url}/card-auth`]);
+    const result = await exportLoad(dir, ['--url', `${refusing.url}/card-auth`, '--ramp', '2s']);
     expect(result.exitCode, result.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'cardctl-load.yml'), 'utf8')).toMatch(/arrivalRate: 0\n\s+rampTo: 10\n/);
     const run = await runArtillery((artillery as { bin: string }).bin, join(dir, 'cardctl-load.yml'), join(config.path, 'red-report.json'));
     expect(run.exitCode, run.stdout).not.toBe(0);
     expect(run.stdout).toMatch(/fail: cardctl\.no_valid_answer \/ cardctl\.requests <= 0/);
