@@ -115,6 +115,23 @@ describe('simulate load --export artillery', () => {
     expect(mtis).toEqual({ '0100': 18, '0200': 6, '0420': 6 });
   }, 300_000);
 
+  it('refuses what it cannot export, writing nothing: a program without a webhook URL, --concurrency', async () => {
+    const dir = join(config.path, 'refused');
+    await call(sandbox.info, 'PUT', program(), { token: sandbox.info.token, body: { webHookConfig: { url: '' } } });
+    try {
+      const result = await exportLoad(dir);
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toMatch(/card program \S+ has no webhook URL to send to/);
+      expect(existsSync(dir)).toBe(false);
+      expect(readdirSync(config.path).filter((name) => name.includes('.tmp'))).toEqual([]);
+    } finally {
+      await call(sandbox.info, 'PUT', program(), { token: sandbox.info.token, body: { webHookConfig: { url: listener.url } } });
+    }
+    const closed = await cardctl(['simulate', 'load', '--concurrency', '2', '--card', cards[0]!, '--export', 'artillery', dir], { configDir: config.path, env, timeout: 60_000 });
+    expect(closed.exitCode).toBe(2);
+    expect(closed.stderr).toMatch(/--export artillery needs --rate/);
+  });
+
   it('against a handler answering 503 (after a ramp): every reply an error, the run red through ensure', async (context) => {
     if ('skip' in artillery) return context.skip(artillery.skip);
     const dir = join(config.path, 'red');

@@ -8,6 +8,7 @@ import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync, rmdirSync, statS
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Context } from '../../app/context.js';
 import { UsageError } from '../../core/errors.js';
+import { redactUrl } from '../../core/redact.js';
 import { cardCurrency, DEFAULT_CURRENCY, parseAmount, toField4 } from '../../iso8583/amount.js';
 import { WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
 import { schemeOfWebhookType } from '../../webhook-protocol/signature.js';
@@ -107,6 +108,7 @@ export async function runExport(ctx: Context, input: ExportInput): Promise<void>
     throw new UsageError(`the cards are of ${pool.programs.length} card programs (${pool.programs.map((p) => p.id).join(', ')}): an export sends to one webhook in one scheme`, { hint: 'give cards of one card program' });
   }
   const program = pool.programs[0]!;
+  if (plan.url === undefined && program.webhook.url.trim() === '') throw new UsageError(`card program ${program.id} has no webhook URL to send to`, { hint: 'set its webHookConfig.url, or give --url' });
   const url = checkUrl(plan.url ?? program.webhook.url, plan.url !== undefined ? '--url' : `card program ${program.id}'s webhook URL`);
   const traffic: Traffic = {
     mix: input.mix,
@@ -132,7 +134,7 @@ export async function runExport(ctx: Context, input: ExportInput): Promise<void>
   ];
   writeDirectory(target, files);
 
-  const summary = { directory: target, files: files.map((file) => file.name), target: url.href, phases: phasesOf(plan), ensure: conditions, run: runCommands(plan.dir, plan.ratePerSecond) };
+  const summary = { directory: target, files: files.map((file) => file.name), target: redactUrl(url), phases: phasesOf(plan), ensure: conditions, run: runCommands(plan.dir, plan.ratePerSecond) };
   const renderer = ctx.output();
   if (renderer.format === 'table' && !renderer.settings.quiet) ctx.io.out(summaryText(plan, url, conditions));
   else await renderer.record(summary);
@@ -222,7 +224,7 @@ function runCommands(dir: string, rate: number): { local: string; fargate: strin
 function summaryText(plan: ExportPlan, url: URL, conditions: EnsureCondition[]): string {
   const commands = runCommands(plan.dir, plan.ratePerSecond);
   return [
-    `Wrote an Artillery load script to ${plan.dir} (nothing was sent): ${plan.rampSeconds ? `a ramp over ${plan.rampSeconds} s, then ` : ''}${plan.ratePerSecond}/s for ${plan.durationSeconds} s to ${url.href}`,
+    `Wrote an Artillery load script to ${plan.dir} (nothing was sent): ${plan.rampSeconds ? `a ramp over ${plan.rampSeconds} s, then ` : ''}${plan.ratePerSecond}/s for ${plan.durationSeconds} s to ${redactUrl(url)}`,
     `  ${EXPORT_FILES.script}  phases and ensure conditions; ${EXPORT_FILES.processor} builds, signs and checks each message (Node only)`,
     `  ${EXPORT_FILES.cards}  the run's test cards in the clear (sandbox test data, mode 0600); ${EXPORT_FILES.traffic}  the mix, channels, amount`,
     'Ensure:',
@@ -242,7 +244,7 @@ function readmeText(plan: ExportPlan, url: URL, traffic: Traffic, conditions: En
   return `# A cardctl load test, as an Artillery script
 
 Written by \`cardctl simulate load --export artillery\`. Each virtual user sends one message of the
-run's traffic straight to the webhook at ${url.href}, as the cardctl sandbox's switch would: the
+run's traffic straight to the webhook at ${redactUrl(url)}, as the cardctl sandbox's switch would: the
 mix (${mix}) in turn, the cards of \`${EXPORT_FILES.cards}\` and the channels (${traffic.channels.join(', ')}) in turn,
 reversals of approved authorizations and financials of the same runner, signed at send time in
 the ${traffic.scheme} scheme${traffic.secretHeader ? ` with the secret in the ${traffic.secretHeader} header too` : ''}. Each reply is judged by the rules the sandbox
