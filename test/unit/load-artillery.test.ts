@@ -2,7 +2,7 @@
 // conditions, and the bundled processor driven through its hooks: each message signed so the
 // sandbox's verifier accepts it, reversals of approved originals, and every reply judged exactly
 // as the sandbox's rule (judgeHttpReply) judges it.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import processorText from 'cardctl:artillery-processor';
@@ -127,6 +127,15 @@ async function send(processor: Processor, answer: (message: SwitchMessage) => { 
 }
 
 const json = (body: unknown, status = 200) => ({ statusCode: status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+describe('one reply rule', () => {
+  it('no module of src/ but reply.ts applies its steps (a reply judged elsewhere goes through judgeHttpReply)', () => {
+    const root = new URL('../../src/', import.meta.url);
+    const modules = (readdirSync(root, { recursive: true }) as string[]).filter((path) => path.endsWith('.ts') && path !== join('webhook-protocol', 'reply.ts'));
+    const copies = modules.filter((path) => /\b(validateReply|isJsonContentType)\(/.test(readFileSync(new URL(path, root), 'utf8')));
+    expect(copies).toEqual([]);
+  });
+});
 
 describe('the bundled processor', () => {
   it('needs only Node: it requires no module but node: ones, and refuses to start without the secret', () => {
