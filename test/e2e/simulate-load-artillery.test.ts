@@ -115,6 +115,18 @@ describe('simulate load --export artillery', () => {
     expect(mtis).toEqual({ '0100': 18, '0200': 6, '0420': 6 });
   }, 300_000);
 
+  it('shows no full card number, with --debug either, and -o json says what was written', async () => {
+    const dir = join(config.path, 'debug');
+    const result = await exportLoad(dir, ['--debug', '-o', 'json']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const pans = JSON.parse(readFileSync(join(dir, 'cards.json'), 'utf8')).cards.map((card: { pan: string }) => card.pan);
+    expect(pans).toHaveLength(2);
+    expect(result.stderr).toMatch(/POST http:\/\/127.0.0.1:\d+\/sandbox\/card-pool/);
+    for (const pan of pans) expect(`${result.stdout}${result.stderr}`).not.toContain(pan);
+    expect(JSON.parse(result.stdout)).toMatchObject({ directory: dir, files: ['cardctl-load.yml', 'processor.cjs', 'traffic.json', 'cards.json', 'README.md'],
+      phases: [{ duration: 3, arrivalRate: 10 }], ensure: expect.arrayContaining([{ expression: 'cardctl.no_valid_answer / cardctl.requests <= 0', meaning: expect.any(String) }]) });
+  });
+
   it('refuses what it cannot export, writing nothing: a program without a webhook URL, --concurrency', async () => {
     const dir = join(config.path, 'refused');
     await call(sandbox.info, 'PUT', program(), { token: sandbox.info.token, body: { webHookConfig: { url: '' } } });
