@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+import { artilleryProcessorText, PROCESSOR_MODULE } from './scripts/artillery-processor.mjs';
 
 export default defineConfig({
   // The inspector's page files are imported as text (src/sandbox/inspector/assets.ts): esbuild
@@ -10,6 +11,16 @@ export default defineConfig({
     load(id) {
       if (/[\\/]src[\\/]sandbox[\\/]inspector[\\/][^\\/]+\.(html|css|js)$/.test(id)) return `export default ${JSON.stringify(readFileSync(id, 'utf8'))};`;
       return undefined;
+    },
+  }, {
+    // The processor of `simulate load --export artillery`, bundled as the build bundles it.
+    name: 'artillery-processor',
+    enforce: 'pre',
+    resolveId(id) {
+      return id === PROCESSOR_MODULE ? `\0${PROCESSOR_MODULE}` : undefined;
+    },
+    async load(id) {
+      return id === `\0${PROCESSOR_MODULE}` ? `export default ${JSON.stringify(await artilleryProcessorText())};` : undefined;
     },
   }],
   test: {

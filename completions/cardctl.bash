@@ -268,6 +268,7 @@ _cardctl_value() {
     "simulate clock|--advance") REPLY=""; return ;;
     "simulate run|--set") REPLY=""; return ;;
     "simulate load|--rate") REPLY=""; return ;;
+    "simulate load|--ramp") REPLY=""; return ;;
     "simulate load|--concurrency") REPLY=""; return ;;
     "simulate load|--duration") REPLY=""; return ;;
     "simulate load|--count") REPLY=""; return ;;
@@ -279,7 +280,10 @@ _cardctl_value() {
     "simulate load|--amount") REPLY=""; return ;;
     "simulate load|--max-p99") REPLY=""; return ;;
     "simulate load|--max-timeouts") REPLY=""; return ;;
+    "simulate load|--max-errors") REPLY=""; return ;;
     "simulate load|--min-approval") REPLY=""; return ;;
+    "simulate load|--export") REPLY="artillery"; return ;;
+    "simulate load|--url") REPLY=""; return ;;
     "webhook listen|--port") REPLY=""; return ;;
     "webhook listen|--host") REPLY=""; return ;;
     "webhook listen|--respond") REPLY=""; return ;;
@@ -420,7 +424,7 @@ _cardctl_arg() {
     "alias delete|0") REPLY="@aliases" ;;
     "api|0") REPLY="GET POST PUT PATCH DELETE" ;;
     "completion|0") REPLY="bash zsh fish" ;;
-    "help|0") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api mcp completion exit-codes environment files output pin-encryption scenarios bulk deployment mcp exchanges" ;;
+    "help|0") REPLY="cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api mcp completion exit-codes environment files output pin-encryption scenarios bulk deployment mcp exchanges load" ;;
     *) return 1 ;;
   esac
 }
@@ -475,7 +479,7 @@ _cardctl_options() {
     "simulate expire") REPLY="$REPLY --original-tx" ;;
     "simulate clock") REPLY="$REPLY --advance" ;;
     "simulate run") REPLY="$REPLY --set" ;;
-    "simulate load") REPLY="$REPLY --rate --concurrency --duration --count --mix --mix-file --card --cards-from-list --channel --amount --max-p99 --max-timeouts --min-approval --allow-remote" ;;
+    "simulate load") REPLY="$REPLY --rate --ramp --concurrency --duration --count --mix --mix-file --card --cards-from-list --channel --amount --max-p99 --max-timeouts --max-errors --min-approval --export --url --allow-remote" ;;
     "webhook listen") REPLY="$REPLY --port --host --respond --rules --secret-stdin --scheme --forward-to --approved-amount --delay --fail-every --repeats" ;;
     "webhook certify") REPLY="$REPLY --url --secret-stdin --previous-secret-stdin --scheme --only --skip --rules --rate --duration --seed --report --junit --markdown" ;;
     "webhook exchanges") REPLY="$REPLY --tx --failed --since --as-scenario --keep-spacing --force --limit --page --all --wide" ;;

@@ -217,49 +217,51 @@ function __cardctl_takes_value --argument-names p w
             return 0
         case 'simulate advice|--currency' 'simulate advice|--merchant' 'simulate advice|--terminal' 'simulate advice|--network-code' 'simulate advice|--set' 'simulate repeat|--tx'
             return 0
-        case 'simulate expire|--original-tx' 'simulate clock|--advance' 'simulate run|--set' 'simulate load|--rate' 'simulate load|--concurrency' 'simulate load|--duration'
+        case 'simulate expire|--original-tx' 'simulate clock|--advance' 'simulate run|--set' 'simulate load|--rate' 'simulate load|--ramp' 'simulate load|--concurrency'
             return 0
-        case 'simulate load|--count' 'simulate load|--mix' 'simulate load|--mix-file' 'simulate load|--card' 'simulate load|--cards-from-list' 'simulate load|--channel'
+        case 'simulate load|--duration' 'simulate load|--count' 'simulate load|--mix' 'simulate load|--mix-file' 'simulate load|--card' 'simulate load|--cards-from-list'
             return 0
-        case 'simulate load|--amount' 'simulate load|--max-p99' 'simulate load|--max-timeouts' 'simulate load|--min-approval' 'webhook listen|--port' 'webhook listen|--host'
+        case 'simulate load|--channel' 'simulate load|--amount' 'simulate load|--max-p99' 'simulate load|--max-timeouts' 'simulate load|--max-errors' 'simulate load|--min-approval'
             return 0
-        case 'webhook listen|--respond' 'webhook listen|--rules' 'webhook listen|--scheme' 'webhook listen|--forward-to' 'webhook listen|--approved-amount' 'webhook listen|--delay'
+        case 'simulate load|--export' 'simulate load|--url' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--respond' 'webhook listen|--rules'
             return 0
-        case 'webhook listen|--fail-every' 'webhook listen|--repeats' 'webhook certify|--url' 'webhook certify|--scheme' 'webhook certify|--only' 'webhook certify|--skip'
+        case 'webhook listen|--scheme' 'webhook listen|--forward-to' 'webhook listen|--approved-amount' 'webhook listen|--delay' 'webhook listen|--fail-every' 'webhook listen|--repeats'
             return 0
-        case 'webhook certify|--rules' 'webhook certify|--rate' 'webhook certify|--duration' 'webhook certify|--seed' 'webhook certify|--report' 'webhook certify|--junit'
+        case 'webhook certify|--url' 'webhook certify|--scheme' 'webhook certify|--only' 'webhook certify|--skip' 'webhook certify|--rules' 'webhook certify|--rate'
             return 0
-        case 'webhook certify|--markdown' 'webhook exchanges|--tx' 'webhook exchanges|--since' 'webhook exchanges|--as-scenario' 'webhook exchanges|--limit' 'webhook exchanges|--page'
+        case 'webhook certify|--duration' 'webhook certify|--seed' 'webhook certify|--report' 'webhook certify|--junit' 'webhook certify|--markdown' 'webhook exchanges|--tx'
             return 0
-        case 'webhook replay|--to' 'import|--from-file' 'import|--format' 'import|--encoding' 'import|--concurrency' 'import|--report'
+        case 'webhook exchanges|--since' 'webhook exchanges|--as-scenario' 'webhook exchanges|--limit' 'webhook exchanges|--page' 'webhook replay|--to' 'import|--from-file'
             return 0
-        case 'import|--resume' 'import|--real-id' 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name'
+        case 'import|--format' 'import|--encoding' 'import|--concurrency' 'import|--report' 'import|--resume' 'import|--real-id'
             return 0
-        case 'import|--last-name' 'import|--email' 'import|--phone' 'import|--birth-date' 'import|--address-line1' 'import|--address-line2'
+        case 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name' 'import|--last-name' 'import|--email'
             return 0
-        case 'import|--city' 'import|--state' 'import|--postal-code' 'import|--country' 'import|--institution-id' 'import|--expiration'
+        case 'import|--phone' 'import|--birth-date' 'import|--address-line1' 'import|--address-line2' 'import|--city' 'import|--state'
             return 0
-        case 'import|--service-code' 'import|--card-product' 'import|--embossing-name' 'import|--bin' 'import|--status' 'import|--reason'
+        case 'import|--postal-code' 'import|--country' 'import|--institution-id' 'import|--expiration' 'import|--service-code' 'import|--card-product'
             return 0
-        case 'oauth list|--search' 'oauth list|--limit' 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope'
+        case 'import|--embossing-name' 'import|--bin' 'import|--status' 'import|--reason' 'oauth list|--search' 'oauth list|--limit'
             return 0
-        case 'oauth create|--grant-type' 'oauth create|--description' 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file'
+        case 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description'
             return 0
-        case 'oauth update|--name' 'oauth update|--description' 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject'
+        case 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file' 'oauth update|--name' 'oauth update|--description'
             return 0
-        case 'oauth keygen|--days' 'oauth keygen|--bits' 'users update|--first-name' 'users update|--last-name' 'users update|--email' 'users update|--phone'
+        case 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject' 'oauth keygen|--days' 'oauth keygen|--bits'
             return 0
-        case 'users update|--status' 'users update|--role' 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file'
+        case 'users update|--first-name' 'users update|--last-name' 'users update|--email' 'users update|--phone' 'users update|--status' 'users update|--role'
             return 0
-        case 'login|--pin-key' 'login|--switch' 'login|--env' 'login|--client-id' 'login|--private-key' 'login|--token-url'
+        case 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file' 'login|--pin-key' 'login|--switch'
             return 0
-        case 'profile list|--limit' 'history|--since' 'history|--card' 'history|--limit' 'alias list|--limit' 'sandbox serve|--port'
+        case 'login|--env' 'login|--client-id' 'login|--private-key' 'login|--token-url' 'profile list|--limit' 'history|--since'
             return 0
-        case 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--webhook-scheme' 'sandbox serve|--faults' 'sandbox serve|--faults-seed'
+        case 'history|--card' 'history|--limit' 'alias list|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db'
             return 0
-        case 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'sandbox serve|--dialect' 'sandbox serve|--exchanges-max'
+        case 'sandbox serve|--webhook-url' 'sandbox serve|--webhook-scheme' 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed'
             return 0
-        case 'sandbox serve|--exchanges-max-bytes' 'api|--data' 'api|-H' 'api|--header' 'mcp|--allow-write'
+        case 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'sandbox serve|--dialect' 'sandbox serve|--exchanges-max' 'sandbox serve|--exchanges-max-bytes' 'api|--data'
+            return 0
+        case 'api|-H' 'api|--header' 'mcp|--allow-write'
             return 0
     end
     return 1
@@ -675,6 +677,7 @@ complete -c cardctl -n "__cardctl_at 'simulate run' 0" -r -F
 
 # cardctl simulate load
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l rate -x -d 'open loop: send N requests a second on schedule, whatever the answers, e.g. 50/s'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l ramp -x -d 'open loop: rise linearly from 0 to --rate over this long first, then --duration at the rate, e.g. 30s'
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l concurrency -x -d 'closed loop: N requests in flight, each sent when the last answer arrives'
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l duration -x -d 'stop after this long, e.g. 30s, 5m (at most 1h; default 10s without --count)'
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l count -x -d 'stop after N requests (at most 10,000,000)'
@@ -686,7 +689,10 @@ complete -c cardctl -n "__cardctl_at 'simulate load'" -l channel -x -d 'a channe
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l amount -x -d 'amount of each request, in major units'
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l max-p99 -x -d 'SLO: the webhook\'s p99 latency at most this, e.g. 1500ms (exit 5 when missed)'
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l max-timeouts -x -d 'SLO: webhook timeouts at most this share of requests, e.g. 0.1% (exit 5 when missed)'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l max-errors -x -d 'SLO: requests without a valid answer from the webhook (HTTP error, invalid reply, unreachable, timeout) at most this share, e.g. 0.1% (exit 5 when missed; 0% in an export unless given)'
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l min-approval -x -d 'SLO: approvals at least this share of requests, e.g. 95% (exit 5 when missed)'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l export -x -a 'artillery' -d 'write the traffic as a load script instead of sending it: `artillery DIR` (a new directory; docs/load-past-one-machine.md)'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l url -x -d 'with --export: send to this webhook URL rather than the card program\'s'
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l allow-remote -d 'allow a base URL that is not on this machine (load against a real deployment is dangerous)'
 
 # cardctl webhook
@@ -939,4 +945,4 @@ complete -c cardctl -n "__cardctl_at 'mcp'" -l allow-production-writes -d 'on a 
 complete -c cardctl -n "__cardctl_at 'completion' 0" -x -a 'bash zsh fish'
 
 # cardctl help
-complete -c cardctl -n "__cardctl_at 'help' 0" -x -a 'cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api mcp completion exit-codes environment files output pin-encryption scenarios bulk deployment mcp exchanges'
+complete -c cardctl -n "__cardctl_at 'help' 0" -x -a 'cards tx simulate webhook import oauth users login logout auth profile doctor history alias sandbox demo api mcp completion exit-codes environment files output pin-encryption scenarios bulk deployment mcp exchanges load'

@@ -11,6 +11,7 @@
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { artilleryProcessorPlugin } from './artillery-processor.mjs';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -46,6 +47,8 @@ const result = await build({
   minifyWhitespace: true,
   minifySyntax: true,
   write: false,
+  // The processor `simulate load --export artillery` writes: a bundle of its own, as text.
+  plugins: [artilleryProcessorPlugin],
 });
 
 const files = [...result.outputFiles].sort((a, b) => rank(a.path) - rank(b.path));

@@ -277,8 +277,9 @@ export class ApiClient {
         await this.backoff(attempt, retryAfterMs(response.headers['retry-after']), `HTTP ${response.status}`);
         continue;
       }
-      // Full card numbers never reach a command, whatever the server sends.
-      return maskCardData(interpret<T>(req, response, this.dialect));
+      // Full card numbers never reach a command, whatever the server sends (but the card pool, see ApiRequest).
+      const answer = interpret<T>(req, response, this.dialect);
+      return req.clearCardData ? answer : maskCardData(answer);
     }
   }
 

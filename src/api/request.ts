@@ -26,4 +26,9 @@ export interface ApiRequest {
   signal?: AbortSignal;
   /** Why this mutation is made (a command's --reason): recorded with it in the audit journal. */
   reason?: string;
+  /**
+   * The answer's card numbers stay whole: only the sandbox's card pool (`simulate load --export
+   * artillery`), which goes into a 0600 file and is never shown. Every other answer is masked.
+   */
+  clearCardData?: true;
 }

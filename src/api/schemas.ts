@@ -811,3 +811,28 @@ export const ReplayWebhookExchangeBody = Type.Object({
   to: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'another http(s) URL than the program\'s webhook: needs read:card_program, gets no secret header; on this machine unless the sandbox is published' })),
   keepTimestamp: Type.Optional(Type.Boolean({ description: "sign with the original's timestamp rather than now (tests a handler's replay protection)" })),
 }, { additionalProperties: false });
+
+/** POST /sandbox/card-pool: the cards of a load run, in the order given. */
+export const CardPoolBody = Type.Object({
+  cardIds: Type.Array(Type.String({ minLength: 1, maxLength: LIST_BOUNDS.maxText }), { minItems: 1, maxItems: 10_000 }),
+}, { additionalProperties: false });
+
+/** A test card as the switch puts it into a message (the clear PAN; track 2 is made of these). */
+export const PoolCard = Type.Object({
+  id: Type.String(),
+  pan: Type.String(),
+  expiry: Type.String({ description: 'YYMM, field 14' }),
+  serviceCode: Type.String(),
+  account: Type.String({ description: 'field 102' }),
+  cardProgram: Type.String({ description: "the card's program" }),
+});
+
+/** The card pool and the webhook settings of the cards' programs, without their secrets. */
+export const CardPool = Type.Object({
+  cards: Type.Array(PoolCard),
+  programs: Type.Array(Type.Object({
+    id: Type.String(),
+    webhook: Type.Object({ url: Type.String(), type: Type.String(), header: Type.String() }),
+  })),
+});
+export type CardPool = Static<typeof CardPool>;

@@ -3,7 +3,7 @@
 // the usual envelope unwrapping.
 import { ServerError } from '../core/errors.js';
 import type { ApiClient, ApiResponse } from './client.js';
-import type { CardProgram, Lifecycle, LifecycleBody, SimulateBody, SimulateEnvelope, StandInPolicy, Transaction } from './schemas.js';
+import type { CardPool, CardProgram, Lifecycle, LifecycleBody, SimulateBody, SimulateEnvelope, StandInPolicy, Transaction } from './schemas.js';
 
 export const DEFAULT_SWITCH = 'switch';
 
@@ -91,4 +91,13 @@ async function simulatorAnswer(client: ApiClient, path: string, body: unknown, s
     throw new ServerError(`POST ${path}: the answer is not a simulator result ({status, message, data: {responseCode, …}})`, { status: response.status });
   }
   return response;
+}
+
+/**
+ * POST /sandbox/card-pool: the cards in the clear, as the switch puts them into messages, and
+ * their programs' webhook settings without the secrets (`simulate load --export artillery`).
+ * Its card numbers are not masked: the caller writes them to a 0600 file and shows none.
+ */
+export async function getCardPool(client: ApiClient, cardIds: readonly string[], signal?: AbortSignal): Promise<ApiResponse<CardPool>> {
+  return client.request<CardPool>({ method: 'POST', path: '/sandbox/card-pool', body: { cardIds }, idempotent: true, clearCardData: true, ...(signal ? { signal } : {}) });
 }

@@ -167,7 +167,7 @@ Examples:
 ${PROGRAM_EXAMPLES.map((e) => `  $ ${e}`).join('\n')}
 
 Learn more: cardctl <command> --help, cardctl help <topic>
-  (exit-codes, environment, files, output, pin-encryption, scenarios, bulk, deployment, mcp, exchanges)`);
+  (exit-codes, environment, files, output, pin-encryption, scenarios, bulk, deployment, mcp, exchanges, load)`);
 
   addFlags(program, GLOBAL_FLAGS);
   if (input) program.configureOutput(outputConfiguration(input.io));

@@ -140,3 +140,8 @@ function countNewlines(text: string): number {
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
   return n;
 }
+
+/** `value` as a YAML document (a file cardctl writes), no line folded. */
+export async function stringifyYaml(value: unknown): Promise<string> {
+  return (await yamlModule()).stringify(value, { lineWidth: 0 });
+}

@@ -386,6 +386,27 @@ bounds. The request in the clear is kept beside each record only to replay it: n
 written to disk. An institution sees only its own exchanges (GET /sandbox/webhook-exchanges).
 `;
 
+const load = `\`cardctl simulate load\` drives a webhook through the sandbox from this machine, at a rate
+(--rate 50/s, an open loop; --ramp 30s rises to it first) or a concurrency, and checks SLOs against its report: --max-p99,
+--max-timeouts, --max-errors (requests without a valid answer), --min-approval (exit 5 when one
+is missed).
+
+To load a webhook past what one machine sends, \`--export artillery DIR\` writes the same signed
+traffic as an Artillery script instead of sending it: the script (--ramp, --rate and --duration
+as its phases, the SLO flags as \`ensure\` conditions, errors at most 0% unless --max-errors says
+otherwise), a processor that builds, signs and checks each message with the sandbox's own rules
+(it needs only Node), the run's test cards in the clear in a 0600 file, and a README. The
+messages go straight to the program's webhook URL (or --url). The secret is read from
+CARDCTL_WEBHOOK_SECRET when Artillery runs, never written.
+
+    cardctl simulate load --rate 500/s --ramp 30s --duration 5m --cards-from-list 200 --export artillery ./load
+    ARTILLERY_DISABLE_TELEMETRY=true artillery run ./load/cardctl-load.yml
+    artillery run-fargate --count 10 --region eu-west-1 --secret CARDCTL_WEBHOOK_SECRET ./load/cardctl-load.yml
+
+Artillery is yours to install (npm install -g artillery). docs/load-past-one-machine.md has the
+Fargate and Lambda commands, how the runners' results combine, and what each threshold means.
+`;
+
 export const HELP_TOPICS: readonly HelpTopic[] = [
   { name: 'exit-codes', summary: 'what each exit code means', text: exitCodes },
   { name: 'environment', summary: 'environment variables cardctl reads', text: environment },
@@ -397,6 +418,7 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
   { name: 'deployment', summary: "a deployment's own parameter names, paging, page size and error shape", text: deployment },
   { name: 'mcp', summary: '`cardctl mcp`: the tools an AI assistant gets, --allow-write, production', text: mcp },
   { name: 'exchanges', summary: 'the webhook exchanges the sandbox records: list, replay, export as a scenario', text: exchanges },
+  { name: 'load', summary: '`simulate load`: SLOs, and load past one machine as an Artillery script (--export artillery)', text: load },
 ];
 
 export const HELP_TOPIC_NAMES: readonly string[] = HELP_TOPICS.map((t) => t.name);

@@ -6,7 +6,8 @@ import type { LatencySummary, LoadReport } from './stats.js';
 const BAR_WIDTH = 40;
 
 export function renderReport(report: LoadReport, style: Style): string {
-  const target = report.target.rate !== undefined ? `${report.target.rate}/s (open loop)` : `concurrency ${report.target.concurrency} (closed loop)`;
+  const ramp = report.target.rampMs ? `, after a ramp of ${report.target.rampMs / 1000} s` : '';
+  const target = report.target.rate !== undefined ? `${report.target.rate}/s (open loop${ramp})` : `concurrency ${report.target.concurrency} (closed loop)`;
   const share = (n: number) => (report.requests ? ` (${Math.round((n / report.requests) * 1000) / 10}%)` : '');
   const lines = [
     style.bold(report.interrupted ? 'Load run (interrupted: the report so far)' : 'Load run'),

@@ -16,6 +16,7 @@ import { runSchedule, type Clock, type Fire, type LoadBounds, type LoadShape } f
 import { missedSlos, parseMillis, parsePercent, type Slos } from './slo.js';
 import { parseDuration } from '../core/duration.js';
 import { buildReport, LoadStats, outcomeOf, type Outcome } from './stats.js';
+import { parseExport, type ExportPlan } from './artillery/export.js';
 
 type LoadFlags = FlagValues<typeof LOAD_FLAGS>;
 
@@ -27,7 +28,7 @@ const DEFAULT_DURATION_MS = 10_000;
 /** The sandbox's deadline for the webhook when no webhook fault sets one (docs/switch.md). */
 const DEFAULT_DEADLINE_MS = 5_000;
 
-export function parseShape(opts: Partial<Pick<LoadFlags, 'rate' | 'concurrency'>>): LoadShape {
+export function parseShape(opts: Partial<Pick<LoadFlags, 'rate' | 'concurrency' | 'ramp'>>): LoadShape {
   if ((opts.rate === undefined) === (opts.concurrency === undefined)) {
     throw new UsageError('give either --rate (open loop) or --concurrency (closed loop)', { hint: 'e.g. --rate 50/s, or --concurrency 8' });
   }
@@ -35,8 +36,12 @@ export function parseShape(opts: Partial<Pick<LoadFlags, 'rate' | 'concurrency'>
     const match = /^(\d+(?:\.\d+)?)\s*(?:\/s)?$/.exec(opts.rate.trim());
     const perSecond = match ? Number(match[1]) : NaN;
     if (!(perSecond > 0 && perSecond <= MAX_RATE)) throw new UsageError(`invalid --rate "${opts.rate}": give requests a second up to ${MAX_RATE}, e.g. 50/s`);
-    return { kind: 'rate', perSecond };
+    if (opts.ramp === undefined) return { kind: 'rate', perSecond };
+    const ramp = parseDuration(opts.ramp);
+    if (!ramp.ok || !(ramp.ms > 0)) throw new UsageError(`invalid --ramp "${opts.ramp}": give a duration such as 30s or 2m`);
+    return { kind: 'rate', perSecond, rampMs: ramp.ms };
   }
+  if (opts.ramp !== undefined) throw new UsageError('--ramp is for --rate: a closed loop (--concurrency) has no rate to rise to');
   return { kind: 'concurrency', senders: validatePositiveInt('--concurrency', opts.concurrency!, MAX_CONCURRENCY) };
 }
 
@@ -56,10 +61,11 @@ export function parseBounds(opts: Partial<Pick<LoadFlags, 'duration' | 'count'>>
   return { durationMs, count };
 }
 
-export function parseSlos(opts: Partial<Pick<LoadFlags, 'maxP99' | 'maxTimeouts' | 'minApproval'>>): Slos {
+export function parseSlos(opts: Partial<Pick<LoadFlags, 'maxP99' | 'maxTimeouts' | 'maxErrors' | 'minApproval'>>): Slos {
   return {
     ...(opts.maxP99 !== undefined && { maxP99Ms: parseMillis('--max-p99', opts.maxP99) }),
     ...(opts.maxTimeouts !== undefined && { maxTimeouts: parsePercent('--max-timeouts', opts.maxTimeouts) }),
+    ...(opts.maxErrors !== undefined && { maxErrors: parsePercent('--max-errors', opts.maxErrors) }),
     ...(opts.minApproval !== undefined && { minApproval: parsePercent('--min-approval', opts.minApproval) }),
   };
 }
@@ -135,18 +141,24 @@ export interface LoadInput {
   mix: Mix;
   cards: CardsWanted;
   channels: string[];
+  /** `--export artillery DIR`: write the traffic as a script instead of sending it. */
+  exportTo?: ExportPlan;
 }
 
 /** Flags → the plan; every usage error the flags alone can give, before anything is read or sent. */
 export async function parseLoad(opts: LoadFlags): Promise<LoadInput> {
   const shape = parseShape(opts);
   const bounds = parseBounds(opts);
+  if (shape.kind === 'rate' && shape.rampMs !== undefined && shape.rampMs + bounds.durationMs > MAX_DURATION_MS) {
+    throw new UsageError(`--ramp ${opts.ramp} and --duration make a run longer than the limit of 1h`);
+  }
   const slos = parseSlos(opts);
   const mix = checkMix(await readMix(opts), '--mix');
   const cards = parseCards(opts);
   const channels = opts.channel?.length ? opts.channel : ['pos'];
   checkBodies(opts, 'given' in cards ? cards.given : [], channels);
-  return { opts, shape, bounds, slos, mix, cards, channels };
+  const exportTo = parseExport(opts, shape, bounds);
+  return { opts, shape, bounds, slos, mix, cards, channels, ...(exportTo ? { exportTo } : {}) };
 }
 
 /** Each card and channel makes a valid authorization with --amount. */
@@ -160,6 +172,10 @@ export async function runLoad(ctx: Context, input: LoadInput): Promise<void> {
   const cards = await readCards(ctx, input.cards);
   // Every usage error now, before the first request (the cards of a listing too).
   checkBodies(opts, cards, channels);
+  if (input.exportTo) {
+    const { runExport } = await import('./artillery/export.js');
+    return runExport(ctx, { plan: input.exportTo, cards, mix, channels, amount: opts.amount, slos });
+  }
 
   const [{ simulate }, client, deadlineMs] = await Promise.all([import('../api/simulate.js'), ctx.client(), readDeadline(ctx)]);
   const switchSegment = ctx.settings().profile.switch;

@@ -1,5 +1,5 @@
-// When `simulate load` sends. Open loop (a rate): request i is due at start + i/rate whatever
-// the answers, so a slow answer never delays the next send and latency is measured from the
+// When `simulate load` sends. Open loop (a rate): request i is due at start + i/rate (after a
+// linear ramp up to the rate, when there is one) whatever the answers, so a slow answer never delays the next send and latency is measured from the
 // due time (no coordinated omission). Closed loop (a concurrency): N senders, each sending
 // again as soon as its answer arrives. Both stop at the count or the duration, or on abort.
 
@@ -25,7 +25,19 @@ export const realClock: Clock = {
   }),
 };
 
-export type LoadShape = { kind: 'rate'; perSecond: number } | { kind: 'concurrency'; senders: number };
+/** `rampMs`: the open loop rises linearly from 0 to its rate over this long before its duration at the rate. */
+export type LoadShape = { kind: 'rate'; perSecond: number; rampMs?: number } | { kind: 'concurrency'; senders: number };
+
+/**
+ * When request `index` of an open loop is due, ms after the start. During a ramp of T ms the rate
+ * rises linearly from 0 to R, so R·t²/2T requests are due by t: request i at √(2·T·i/R); after the
+ * ramp one every 1/R.
+ */
+export function dueOffset(index: number, perSecond: number, rampMs = 0): number {
+  const rampCount = (perSecond * rampMs) / 2000;
+  if (index < rampCount) return Math.sqrt((2 * rampMs * index * 1000) / perSecond);
+  return rampMs + ((index - rampCount) * 1000) / perSecond;
+}
 
 export interface LoadBounds {
   durationMs: number;
@@ -60,11 +72,11 @@ export async function runSchedule(shape: LoadShape, bounds: LoadBounds, fire: Fi
   };
 
   if (shape.kind === 'rate') {
-    const interval = 1000 / shape.perSecond;
     const inFlight = new Set<Promise<void>>();
+    const rampMs = shape.rampMs ?? 0;
     // In time by the offset itself: (start + offset) - start can fall short of the offset in floating point.
-    for (let index = 0; index < bounds.count && index * interval < bounds.durationMs; index++) {
-      const dueAt = startedAt + index * interval;
+    for (let index = 0; index < bounds.count && dueOffset(index, shape.perSecond, rampMs) < rampMs + bounds.durationMs; index++) {
+      const dueAt = startedAt + dueOffset(index, shape.perSecond, rampMs);
       await clock.sleepUntil(dueAt, signal);
       if (signal.aborted) break;
       const request = send(index, dueAt).finally(() => inFlight.delete(request));

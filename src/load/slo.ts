@@ -7,6 +7,8 @@ export interface Slos {
   maxP99Ms?: number;
   /** Timeouts as a fraction of requests. */
   maxTimeouts?: number;
+  /** Requests the webhook gave no valid answer to (an HTTP error, an invalid reply, unreachable, a timeout), as a fraction of requests. */
+  maxErrors?: number;
   /** Approvals as a fraction of requests. */
   minApproval?: number;
 }
@@ -45,6 +47,12 @@ export function missedSlos(report: LoadReport, slos: Slos): string[] {
     const share = requests > 0 ? report.timeouts / requests : 0;
     if (unanswered) missed.push(`--max-timeouts ${percent(slos.maxTimeouts)}: ${unanswered}`);
     else if (share > slos.maxTimeouts) missed.push(`timeouts ${percent(share)} (${report.timeouts} of ${requests}) are above --max-timeouts ${percent(slos.maxTimeouts)}`);
+  }
+  if (slos.maxErrors !== undefined) {
+    const failed = report.webhookFailures.reduce((sum, { count }) => sum + count, 0) + report.errors;
+    const share = requests > 0 ? failed / requests : 0;
+    if (requests === 0) missed.push(`--max-errors ${percent(slos.maxErrors)}: no request was sent`);
+    else if (share > slos.maxErrors) missed.push(`errors ${percent(share)} (${failed} of ${requests} without a valid answer from the webhook) are above --max-errors ${percent(slos.maxErrors)}`);
   }
   if (slos.minApproval !== undefined) {
     const answered = requests - report.errors;

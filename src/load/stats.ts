@@ -157,7 +157,7 @@ export function latencySummary(histogram: RecordableHistogram): LatencySummary |
 }
 
 export interface LoadReport {
-  target: { rate?: number; concurrency?: number; durationMs: number; count: number };
+  target: { rate?: number; rampMs?: number; concurrency?: number; durationMs: number; count: number };
   requests: number;
   approved: number;
   declined: number;
@@ -195,7 +195,7 @@ export function buildReport(stats: LoadStats, schedule: ScheduleResult, context:
   const responseCodes = byCount(stats.codes).map(([code, count]) => ({ code, count }));
   const intents = byCount(stats.intents).map(([intent, count]) => ({ intent, count }));
   return {
-    target: { ...(shape.kind === 'rate' ? { rate: shape.perSecond } : { concurrency: shape.senders }), durationMs: context.durationMs, count: context.count },
+    target: { ...(shape.kind === 'rate' ? { rate: shape.perSecond, ...(shape.rampMs ? { rampMs: shape.rampMs } : {}) } : { concurrency: shape.senders }), durationMs: context.durationMs, count: context.count },
     requests: stats.requests,
     approved: stats.approved,
     declined: stats.declined,

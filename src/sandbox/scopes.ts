@@ -37,6 +37,8 @@ export const OPERATION_SCOPES: Readonly<Record<string, string>> = {
   'GET /sandbox/webhook-exchanges': 'read:transaction',
   'GET /sandbox/webhook-exchanges/:id': 'read:transaction',
   'POST /sandbox/webhook-exchanges/:id/replay': 'create:transaction',
+  // Full card numbers, given only to a caller that may read the programs' webhook settings.
+  'POST /sandbox/card-pool': 'read:card_program',
 };
 
 /**

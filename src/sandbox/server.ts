@@ -26,6 +26,7 @@ import type { InspectorOptions } from './services/inspector.js';
 import { simulateRoutes } from './routes/simulate.js';
 import { createSwitchRuntime } from './switch/runtime.js';
 import { webhookExchangeRoutes } from './routes/webhook-exchanges.js';
+import { cardPoolRoutes } from './routes/card-pool.js';
 import { createValidatorCompiler, validationFailure } from './validation.js';
 import { installDialect, queryFieldNamer } from './dialect.js';
 
@@ -171,6 +172,7 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
   app.addHook('onClose', () => switchRuntime.close());
   await app.register(simulateRoutes, { deps, runtime: switchRuntime });
   await app.register(webhookExchangeRoutes, { deps, runtime: switchRuntime });
+  await app.register(cardPoolRoutes, { deps, runtime: switchRuntime });
   await app.register(sandboxRoutes, deps);
   if (options.inspector) await app.register(inspectorRoutes, { deps, runtime: switchRuntime, inspector: options.inspector });
   await app.register(openapiRoutes, { routes, deps });

@@ -1,8 +1,8 @@
 // The webhook protocol's reply rules (the signature scheme is signature.ts; docs/switch.md
 // states both). Response messages: how one is built from its request (the sandbox's stub,
 // `webhook listen`), and what a reply must be to count as the answer to a request (the sandbox
-// in forward mode, and `webhook listen --forward-to` judging the operator's handler by the
-// same rules).
+// in forward mode, `webhook listen --forward-to` judging the operator's handler, and the
+// processor of `simulate load --export artillery`, which bundles this module, by the same rules).
 // Pure; node-free, so the CLI may import it cheaply.
 import { isApproved, isValidResponseCode, responseMti } from '../iso8583/codes.js';
 import { fieldName, SENSITIVE_FIELDS } from '../iso8583/fields.js';
@@ -132,4 +132,37 @@ export function validateReply(request: SwitchMessage, reply: unknown): ReplyVerd
     if (got !== sent) return { ok: false, reason: `the webhook reply's ${name} differs from the request's${shown(field, got)}` };
   }
   return { ok: true, reply: out };
+}
+
+/** Why an HTTP reply is not the answer to its request: an error status, or a reply that is not a valid answer. */
+export type ReplyFailure = 'http-error' | 'invalid-reply';
+
+export type HttpReplyVerdict = { ok: true; reply: SwitchMessage } | { ok: false; cause: ReplyFailure; reason: string };
+
+/** An HTTP reply as read: `body` undefined when it was longer than `maxBytes` (reading stopped there). */
+export interface HttpReply {
+  status: number;
+  contentType: string | undefined;
+  body: string | undefined;
+}
+
+/**
+ * The whole rule for an HTTP reply to a webhook message, in order: at most `maxBytes`, a 2xx
+ * status, a JSON content type, a JSON body, and a reply that answers `request` (validateReply).
+ */
+export function judgeHttpReply(request: SwitchMessage, reply: HttpReply, maxBytes = MAX_REPLY_BYTES): HttpReplyVerdict {
+  const { status, contentType, body } = reply;
+  if (body === undefined) return { ok: false, cause: 'invalid-reply', reason: `the webhook reply is over the ${maxBytes}-byte limit` };
+  if (status < 200 || status >= 300) return { ok: false, cause: 'http-error', reason: `the webhook answered HTTP ${status}` };
+  if (!isJsonContentType(contentType)) {
+    return { ok: false, cause: 'invalid-reply', reason: `the webhook reply's content type is ${contentType ? JSON.stringify(contentType.slice(0, 60)) : 'missing'}, expected application/json` };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return { ok: false, cause: 'invalid-reply', reason: 'the webhook reply is not JSON' };
+  }
+  const verdict = validateReply(request, parsed);
+  return verdict.ok ? verdict : { ok: false, cause: 'invalid-reply', reason: verdict.reason };
 }

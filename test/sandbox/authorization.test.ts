@@ -104,6 +104,7 @@ const REQUESTS: Record<string, (scope: string) => Promise<Request>> = {
   'GET /sandbox/webhook-exchanges': async () => ({ path: '/sandbox/webhook-exchanges?limit=5' }),
   'GET /sandbox/webhook-exchanges/{id}': async () => ({ path: `/sandbox/webhook-exchanges/${recordedExchange()}` }),
   'POST /sandbox/webhook-exchanges/{id}/replay': async () => ({ path: `/sandbox/webhook-exchanges/${recordedExchange()}/replay`, body: {} }),
+  'POST /sandbox/card-pool': async () => ({ path: '/sandbox/card-pool', body: { cardIds: [(await createCard(sandbox)).id] } }),
 };
 
 /** An exchange of the seeded transaction, put in the log directly (the seeded program has no webhook). */

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { intentSequence, parseMix } from '../../src/load/mix.js';
 import type { SimulateBody, SimulateResult } from '../../src/api/schemas.js';
 import { Originals } from '../../src/load/originals.js';
-import { checkTarget, liveLine, mixSender, NOTHING_TO_REVERSE, parseBounds, parseShape } from '../../src/load/run.js';
-import { runSchedule, type Clock, type LoadBounds, type LoadShape } from '../../src/load/scheduler.js';
+import { checkTarget, liveLine, mixSender, NOTHING_TO_REVERSE, parseBounds, parseLoad, parseShape } from '../../src/load/run.js';
+import { dueOffset, runSchedule, type Clock, type LoadBounds, type LoadShape } from '../../src/load/scheduler.js';
 import { missedSlos, parseMillis, parsePercent } from '../../src/load/slo.js';
 import { buildReport, LoadStats, outcomeOf, type Outcome } from '../../src/load/stats.js';
 import { renderReport } from '../../src/load/render.js';
@@ -26,6 +26,19 @@ function fakeClock(): Clock & { advance(ms: number): void } {
 const never = new AbortController().signal;
 
 describe('the open-loop schedule', () => {
+  it('--ramp: the rate rises linearly from 0 (R·t²/2T requests by t), then holds for the duration', async () => {
+    const clock = fakeClock();
+    const dues: number[] = [];
+    await runSchedule({ kind: 'rate', perSecond: 10, rampMs: 2000 }, { durationMs: 1000, count: 1_000 }, async (_index, dueAt) => { dues.push(dueAt - START); }, { clock, signal: never });
+    // 10 requests in the 2 s ramp (half the rate on average), then 10 in the second at 10/s.
+    expect(dues).toHaveLength(20);
+    dues.slice(0, 10).forEach((due, i) => expect(due).toBeCloseTo(dueOffset(i, 10, 2000), 6));
+    expect(dueOffset(1, 10, 2000)).toBeCloseTo(Math.sqrt(400_000), 6);
+    expect(dues.slice(10)).toEqual([2000, 2100, 2200, 2300, 2400, 2500, 2600, 2700, 2800, 2900]);
+    // The gaps shrink through the ramp.
+    for (let i = 2; i < 10; i++) expect(dues[i]! - dues[i - 1]!).toBeLessThan(dues[i - 1]! - dues[i - 2]!);
+  });
+
   it('sends request i at start + i/rate without waiting for any answer, up to the duration', async () => {
     const clock = fakeClock();
     const sends: Array<{ index: number; dueAt: number; sentAt: number }> = [];
@@ -127,6 +140,13 @@ describe('the flags', () => {
     expect(parseBounds({ duration: '2m', count: '5' })).toEqual({ durationMs: 120_000, count: 5 });
     expect(() => parseBounds({ duration: '61m' })).toThrow(/longer than the limit of 1h/);
     expect(() => parseBounds({ count: '10000001' })).toThrow(/above the limit of 10,000,000/);
+  });
+
+  it('--ramp: for --rate only, a duration, within the hour with --duration', async () => {
+    expect(parseShape({ rate: '50/s', ramp: '30s' })).toEqual({ kind: 'rate', perSecond: 50, rampMs: 30_000 });
+    expect(() => parseShape({ concurrency: '8', ramp: '30s' })).toThrow(/--ramp is for --rate/);
+    expect(() => parseShape({ rate: '5', ramp: 'slowly' })).toThrow(/invalid --ramp "slowly"/);
+    await expect(parseLoad({ rate: '5', ramp: '30m', duration: '31m', card: ['c'], amount: '1.00' } as never)).rejects.toThrow(/--ramp 30m and --duration make a run longer than the limit of 1h/);
   });
 
   it('load goes to this machine unless --allow-remote', () => {
@@ -266,6 +286,17 @@ describe('who decided, and what is a webhook latency', () => {
     const text = renderReport(report, createStyle(false));
     expect(text).toMatch(/Declined +5 \(71\.4%\)\n {4}by the sandbox 1 \(61: 1\)\n {4}by the webhook 2 \(05: 2\)\n {4}by stand-in +2 \(timeout: 1, unreachable: 1\)\n/);
     expect(text).toMatch(/Webhook +3 replies: p50 .*; no usable reply: unreachable: 2, timeout: 1\n/);
+  });
+
+  it('--max-errors: requests without a valid answer (webhook failures of every cause, no simulator answer) against the share', () => {
+    const report = reportOf([
+      outcome('00', 5), outcome('00', 5), outcome('61', 1, { decidedBy: 'sandbox', webhookMs: undefined, webhookReplied: false }),
+      outcome('96', 1, { decidedBy: 'stand-in', standInCause: 'invalid reply', standIn: true }),
+      timeoutOutcome(100),
+    ]);
+    expect(missedSlos(report, { maxErrors: 0.4 })).toEqual([]);
+    expect(missedSlos(report, { maxErrors: 0.1 })).toEqual(['errors 40% (2 of 5 without a valid answer from the webhook) are above --max-errors 10%']);
+    expect(missedSlos(reportOf([]), { maxErrors: 0.5 })).toEqual(['--max-errors 50%: no request was sent']);
   });
 
   it('the live line counts sends and requests in flight apart from answers', () => {

@@ -118,6 +118,11 @@ describe('the command line of a call', () => {
     expect(() => bound({ rate: '10/s', count: '20000', duration: '30s' })).toThrow(/above the 10,000/);
     expect(() => bound({ rate: '10/s', count: '500', duration: '30s' })).not.toThrow();
     expect(() => bound({ rate: '10/s' })).not.toThrow();
+    expect(() => bound({ rate: '10/s', ramp: '30s', duration: '40s' })).toThrow(/ramp 30s and duration make a load run longer than the 60s/);
+    expect(() => bound({ rate: '10/s', ramp: '20s', duration: '40s' })).not.toThrow();
+    // An assistant writes no load script: --export (and its --url) are not tool inputs.
+    expect(tool('simulate_load').inputSchema.properties.export).toBeUndefined();
+    expect(tool('simulate_load').inputSchema.properties.url).toBeUndefined();
   });
 });
 

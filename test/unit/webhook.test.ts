@@ -396,11 +396,11 @@ describe('listener --forward-to: each outcome of the handler, logged as what it 
 
   it.each([
     ['a body that is not JSON', (_req: RecordedRequest, res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end('<html>ok</html>'), /not JSON/],
-    ['JSON as text/plain', (req: RecordedRequest, res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/plain' }).end(JSON.stringify(answer(JSON.parse(req.body)))), /content type "text\/plain"/],
+    ['JSON as text/plain', (req: RecordedRequest, res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/plain' }).end(JSON.stringify(answer(JSON.parse(req.body)))), /your handler's reply: its content type is "text\/plain", expected application\/json/],
     ['no field 39', (req: RecordedRequest, res: ServerResponse) => json(res, 200, { ...JSON.parse(req.body), '0': '0110' }), /no valid field 39/],
     ['another STAN', (req: RecordedRequest, res: ServerResponse) => json(res, 200, answer(JSON.parse(req.body), { '11': '999999' })), /field 11 .* differs/],
     ['the request MTI', (req: RecordedRequest, res: ServerResponse) => json(res, 200, answer(JSON.parse(req.body), { '0': '0100' })), /MTI is "0100", expected 0110/],
-    ['a reply over 64 KiB', (req: RecordedRequest, res: ServerResponse) => json(res, 200, answer(JSON.parse(req.body), { '48': 'x'.repeat(70_000) })), /over 65536 bytes/],
+    ['a reply over 64 KiB', (req: RecordedRequest, res: ServerResponse) => json(res, 200, answer(JSON.parse(req.body), { '48': 'x'.repeat(70_000) })), /your handler's reply is over the 65536-byte limit/],
   ])('%s: 502, logged as an invalid reply', async (_label, handle, reason) => {
     const result = await through(handle as Handler);
     expectFailure(result, 502, 'invalid-reply', reason);

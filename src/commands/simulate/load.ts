@@ -15,6 +15,8 @@ function boundAssistantLoad(flags: ToolFlagValues): void {
   }
   const ms = typeof duration === 'string' ? parseDuration(duration) : undefined;
   if (ms?.ok && ms.ms > ASSISTANT_MAX_MS) throw new UsageError(`duration ${String(duration)} is longer than the 60s a load run through cardctl mcp may take`);
+  const ramp = typeof flags.ramp === 'string' ? parseDuration(flags.ramp) : undefined;
+  if (ramp?.ok && ramp.ms + (ms?.ok ? ms.ms : 0) > ASSISTANT_MAX_MS) throw new UsageError(`ramp ${String(flags.ramp)} and duration make a load run longer than the 60s one through cardctl mcp may take`);
   if (typeof count === 'string' && /^\d+$/.test(count.trim()) && Number(count) > ASSISTANT_MAX_COUNT) {
     throw new UsageError(`count ${count} is above the ${ASSISTANT_MAX_COUNT.toLocaleString('en')} requests a load run through cardctl mcp may send`);
   }
@@ -27,7 +29,8 @@ export default defineCommand({
   description: `Sends simulations in forward mode (the card program's webhook answers) to the profile's
 base URL, which must be on this machine unless --allow-remote.
 
-Open loop (--rate 50/s): request i is due at i/rate seconds and sent then whatever the answers,
+Open loop (--rate 50/s): request i is due at i/rate seconds (after --ramp, a linear rise from 0 to
+the rate, when given) and sent then whatever the answers,
 and its latency counts from that due time, so a slow webhook cannot hide its queue (no
 coordinated omission). Closed loop (--concurrency 8): each of N senders sends again once
 answered. The run stops at --duration or --count, whichever comes first; Ctrl-C stops it
@@ -47,11 +50,15 @@ stand-ins, timeouts, the webhook's latency (its usable replies, and its timeouts
 an error status or an invalid reply is no reply and no latency) and the end-to-end latency, as p50/p90/p99/max against the network's deadline, and the achieved rate.
 -o json gives it as JSON. A missed SLO (--max-p99, --max-timeouts, --min-approval) prints one
 line each and exits 5; an SLO with no samples is missed: the webhook's when no usable reply from
-it arrived ("no webhook answered"), --min-approval when no request was answered.`,
+it arrived ("no webhook answered"), --min-approval when no request was answered.
+
+--export artillery DIR writes the same traffic as an Artillery script instead of sending it,
+for load past one machine (cardctl help load).`,
   flags: LOAD_FLAGS,
   examples: [
     'cardctl simulate load --rate 50/s --duration 30s --card 6650c0ffee --max-p99 1500ms --min-approval 95%',
     'cardctl simulate load --concurrency 8 --count 10000 --cards-from-list 20 --mix authorization=80,financial=15,reversal=5 -o json',
+    'cardctl simulate load --rate 500/s --ramp 30s --duration 5m --cards-from-list 200 --max-p99 1500ms --export artillery ./load',
   ],
   parse: async ({ opts }) => (await import('../../load/run.js')).parseLoad(opts),
   run: async (ctx, input) => (await import('../../load/run.js')).runLoad(ctx, input),

@@ -23,7 +23,7 @@ import { channelOfConditionCode, isApproved, responseMessage } from '../../iso85
 import { redactMessage, type SwitchMessage } from '../../iso8583/message.js';
 import { maskPan } from '../../core/redact.js';
 import { verifyRequest, type SignatureScheme } from '../../webhook-protocol/signature.js';
-import { buildResponse, isJsonContentType, PARTIAL_APPROVAL_CODE, MAX_REPLY_BYTES, sameAnswer, validateReply, WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
+import { buildResponse, judgeHttpReply, PARTIAL_APPROVAL_CODE, MAX_REPLY_BYTES, sameAnswer, WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
 import { decide, type DefaultAnswer, type RepeatBehaviour, type RuleSet } from './rules.js';
 import { loadUndici } from '../../api/client.js';
 import { connectToLoopback } from '../../api/undici.js';
@@ -359,6 +359,11 @@ type Relayed =
   | { outcome: 'answered'; handlerStatus: number; text: string; contentType?: string; reply: SwitchMessage; error?: undefined }
   | { outcome: Exclude<ForwardOutcome, 'answered'>; handlerStatus?: number; error: string };
 
+/** A reason of the protocol's reply rule, said of the operator's handler. */
+function inHandlerWords(reason: string): string {
+  return reason.replace(/^the webhook reply's /, "your handler's reply: its ").replace(/^the webhook reply/, "your handler's reply").replace(/^the webhook/, 'your handler');
+}
+
 /** Posts the message to the handler and judges its reply by the sandbox's rules. */
 async function relay(url: string, dispatcher: Dispatcher, req: IncomingMessage, body: string, message: SwitchMessage, timeoutMs: number): Promise<Relayed> {
   const { request } = await loadUndici();
@@ -376,29 +381,22 @@ async function relay(url: string, dispatcher: Dispatcher, req: IncomingMessage, 
     handlerStatus = res.statusCode;
     const chunks: Buffer[] = [];
     let size = 0;
+    let overLimit = false;
     for await (const chunk of res.body) {
       size += chunk.length;
       if (size > MAX_REPLY_BYTES) {
+        overLimit = true;
         controller.abort();
-        return { outcome: 'invalid-reply', handlerStatus, error: `your handler's reply is over ${MAX_REPLY_BYTES} bytes` };
+        break;
       }
       chunks.push(Buffer.from(chunk));
     }
     const text = Buffer.concat(chunks).toString('utf8');
-    if (handlerStatus < 200 || handlerStatus >= 300) return { outcome: 'http-error', handlerStatus, error: `your handler answered HTTP ${handlerStatus}` };
     const type = res.headers['content-type'];
     const contentType = Array.isArray(type) ? type[0] : type;
-    if (!isJsonContentType(contentType)) {
-      return { outcome: 'invalid-reply', handlerStatus, error: `your handler's reply has content type ${contentType ? JSON.stringify(contentType.slice(0, 60)) : 'none'}, expected application/json` };
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return { outcome: 'invalid-reply', handlerStatus, error: `your handler's reply is not JSON (HTTP ${handlerStatus}, ${contentType ?? 'no content type'})` };
-    }
-    const verdict = validateReply(message, parsed);
-    if (!verdict.ok) return { outcome: 'invalid-reply', handlerStatus, error: verdict.reason.replace(/^the webhook/, 'your handler') };
+    // The sandbox's own rule for a reply (reply.ts), in the words of a handler.
+    const verdict = judgeHttpReply(message, { status: handlerStatus, contentType, body: overLimit ? undefined : text });
+    if (!verdict.ok) return { outcome: verdict.cause, handlerStatus, error: inHandlerWords(verdict.reason) };
     return { outcome: 'answered', handlerStatus, text, contentType, reply: verdict.reply };
   } catch (error) {
     const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };

@@ -65,9 +65,7 @@ export function planDebit(store: SwitchStore, institutionId: string, body: Simul
   const given: Plan['given'] = {};
   if (body.cardId !== undefined && body.cardId !== '') {
     stored = store.cardById(institutionId, body.cardId);
-    cardData = stored
-      ? { pan: stored.pan, expiry: cardExpiryYYMM(stored.card), serviceCode: stored.card.serviceCode || '101', account: stored.card.account.number }
-      : { pan: '', expiry: '', serviceCode: '101', account: '' };
+    cardData = stored ? cardDataOf(stored) : { pan: '', expiry: '', serviceCode: '101', account: '' };
   } else {
     const missing = (['pan', 'expiry', 'accountNumber'] as const).filter((f) => body[f] === undefined || body[f] === '');
     if (missing.length > 0) {
@@ -151,8 +149,13 @@ export function planReversal(store: SwitchStore, institutionId: string, body: Si
   };
 }
 
+/** A stored card as the switch puts it into a message: its PAN, expiry (YYMM), service code and account. */
+export function cardDataOf(stored: { card: Card; pan: string }): CardData {
+  return { pan: stored.pan, expiry: cardExpiryYYMM(stored.card), serviceCode: stored.card.serviceCode || '101', account: stored.card.account.number };
+}
+
 /** The id of a card's program (the card carries it as an id or expanded). */
-function programIdOf(card: Card): string {
+export function programIdOf(card: Card): string {
   return typeof card.cardProgram === 'string' ? card.cardProgram : card.cardProgram.id;
 }
 

@@ -4,11 +4,12 @@
 // is set, with the current secret in that header; signed wrongly on purpose under the
 // `signature` webhook fault (signature-faults.ts). The institution is not trusted: 5 s for the whole exchange (a slow drip included),
 // at most MAX_REPLY_BYTES read (past that, or a Content-Length over it, the request is
-// aborted), a 2xx with a JSON content type, and a reply that answers this request (reply.ts).
+// aborted), then judged by the protocol's rule for a reply (judgeHttpReply, reply.ts): a 2xx
+// with a JSON content type and a reply that answers this request.
 import { request, type Dispatcher } from 'undici';
 import type { WebhookConfig } from '../../api/schemas.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
-import { isJsonContentType, MAX_REPLY_BYTES, validateReply, WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
+import { judgeHttpReply, MAX_REPLY_BYTES, WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
 import { schemeOfWebhookType } from '../../webhook-protocol/signature.js';
 import { signMessage, type SignatureFault } from '../../webhook-protocol/signature-faults.js';
 
@@ -116,23 +117,10 @@ export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' |
     }
     const text = await readAtMost(res.body, maxBytes);
     if (options.wire?.response) Object.assign(options.wire.response, { body: text ?? '', truncated: text === undefined });
-    if (text === undefined) {
-      controller.abort();
-      return { ok: false, status, cause: 'invalid-reply', reason: `the webhook reply is over the ${maxBytes}-byte limit` };
-    }
-    if (status < 200 || status >= 300) return { ok: false, status, cause: 'http-error', reason: `the webhook answered HTTP ${status}` };
-    const type = String(res.headers['content-type'] ?? '');
-    if (!isJsonContentType(type)) {
-      return { ok: false, status, cause: 'invalid-reply', reason: `the webhook reply's content type is ${type ? JSON.stringify(type.slice(0, 60)) : 'missing'}, expected application/json` };
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return { ok: false, status, cause: 'invalid-reply', reason: 'the webhook reply is not JSON' };
-    }
-    const verdict = validateReply(sent, parsed);
-    return verdict.ok ? { ok: true, status, reply: verdict.reply } : { ok: false, status, cause: 'invalid-reply', reason: verdict.reason };
+    if (text === undefined) controller.abort();
+    const type = res.headers['content-type'];
+    const verdict = judgeHttpReply(sent, { status, contentType: Array.isArray(type) ? type[0] : type, body: text }, maxBytes);
+    return verdict.ok ? { ok: true, status, reply: verdict.reply } : { ok: false, status, cause: verdict.cause, reason: verdict.reason };
   } catch (error) {
     if (controller.signal.aborted) return { ok: false, timedOut: true, cause: 'timeout', reason: `no reply from the webhook within ${timeoutMs / 1000} s (timeout)` };
     const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
