@@ -25,7 +25,7 @@ const exitCodes = `Every command exits with one of these codes; scripts can bran
 | 6 | network: connection refused/reset, DNS, TLS, timeout — no answer |
 | 7 | server error: 5xx after retries |
 | 8 | partial failure: a bulk command finished with some records failed |
-| 130 | interrupted (Ctrl-C) |
+| 130 | interrupted (Ctrl-C, SIGTERM, or SIGHUP: the terminal closed) |
 
 A reader that goes away (\`cardctl cards list | head -1\`) is not an error: the run ends quietly
 with exit 0.

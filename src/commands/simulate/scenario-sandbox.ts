@@ -47,13 +47,9 @@ export function scenarioSandbox(ctx: Context): SandboxHooks {
       const [{ setStandIn }, client] = await api();
       await setStandIn(client, program, standIn, { signal: signalFor(options) });
     },
-    async webhookFaults() {
-      const [{ getWebhookFaults }, client] = await api();
-      return (await getWebhookFaults(client, { signal: ctx.signal })).data;
-    },
-    async setWebhookFaults(spec, seed, options = {}) {
-      const [{ setWebhookFaults }, client] = await api();
-      await setWebhookFaults(client, spec, seed, { signal: signalFor(options) });
+    async withWebhookFaults(faults, work) {
+      const [{ withWebhookFaults }, client] = await Promise.all([import('../../api/webhook-faults.js'), ctx.client()]);
+      return withWebhookFaults(client, faults, work, ctx.signal);
     },
     async state(result, parts) {
       const id = result.transactionId;

@@ -75,7 +75,7 @@ async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode:
 
   // ---- forward: ask the institution, then apply its answer ----
   const subject = subjectOf(institutionId, admitted.record, 1, admitted.request['0'] ?? '', admitted.row.originalId);
-  const exchange = await exchangeWithWebhook(deps, plan.program?.webHookConfig, admitted.request, admitted.record.id, subject);
+  const exchange = await exchangeWithWebhook(deps, plan.program, admitted.request, admitted.record.id, institutionId, subject);
   if (isAdvice(plan)) {
     const record = store.atomically(() => recordAdviceDelivery(store, institutionId, admitted.record.id, exchange, now()));
     if (!record.advice?.acknowledged) deps.onAdvicePending?.();
