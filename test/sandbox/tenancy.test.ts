@@ -86,6 +86,8 @@ const CASES: Record<string, () => Case> = {
   'POST /sandbox/card-programs': () => ({ path: '/sandbox/card-programs', body: () => ({ name: 'Bravo program' }), expect: 'own-data-only' }),
   'POST /sandbox/users': () => ({ path: '/sandbox/users', body: () => ({ firstName: 'Bravo', roles: [{ role: 'ops', permissions: ['read:card'] }] }), expect: 'own-data-only' }),
   'PUT /sandbox/card-programs/{id}': () => ({ path: `/sandbox/card-programs/${A.programId}`, body: () => ({ name: 'Taken' }), expect: 404 }),
+  'GET /sandbox/webhook-faults': () => ({ path: `/sandbox/webhook-faults?programId=${A.programId}`, expect: 404 }),
+  'PUT /sandbox/webhook-faults': () => ({ path: '/sandbox/webhook-faults', body: () => ({ programId: A.programId, duplicate: 1 }), expect: 404 }),
   'POST /sandbox/switch/messages': () => ({ path: '/sandbox/switch/messages', body: () => ({ message: 'increment', originalTransactionId: A.txId, amount: 1 }), expect: 404 }),
   'POST /sandbox/transactions/{id}/repeat': () => ({ path: `/sandbox/transactions/${A.txId}/repeat`, body: () => ({}), expect: 404 }),
   'POST /sandbox/transactions/{id}/expire': () => ({ path: `/sandbox/transactions/${A.txId}/expire`, expect: 404 }),

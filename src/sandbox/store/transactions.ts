@@ -19,7 +19,7 @@ export interface TransactionIndex {
   channel: Channel;
   /** Amount in minor units (field 4). */
   amountMinor: number;
-  /** Day the transaction counts for, YYYY-MM-DD (UTC). */
+  /** The switch-clock day the transaction counts against for daily limits, YYYY-MM-DD (UTC). */
   day: string;
   /** The switch's state of the transaction (its transitions are the switch module's table). */
   state: TransactionState;
@@ -119,7 +119,7 @@ export class TransactionStore {
     this.selectByStanRrn = db.prepare(
       'SELECT record FROM transactions WHERE institution_id = ? AND stan = ? AND rrn = ? ORDER BY created_at DESC, id DESC LIMIT 1',
     );
-    this.selectLastStan = db.prepare("SELECT MAX(CAST(stan AS INTEGER)) AS stan FROM transactions WHERE institution_id = ? AND day = ? AND stan GLOB '[0-9]*'");
+    this.selectLastStan = db.prepare("SELECT MAX(CAST(stan AS INTEGER)) AS stan FROM transactions WHERE institution_id = ? AND substr(rrn, 1, 4) = ? AND stan GLOB '[0-9]*'");
     const stored = `SELECT record, state, amount_minor AS amountMinor, reversed_minor AS reversedMinor, captured_minor AS capturedMinor,
       refunded_minor AS refundedMinor, original_id AS originalId, kind, flow, currency FROM transactions`;
     this.selectLinked = db.prepare(`${stored} WHERE original_id = ? AND institution_id = ? ORDER BY created_at, id`);
@@ -202,9 +202,9 @@ export class TransactionStore {
     return row ? (JSON.parse(row.record) as Transaction) : undefined;
   }
 
-  /** The highest numeric STAN of the institution's transactions of that day, 0 when none. */
-  lastStan(institutionId: string, day: string): number {
-    return (this.selectLastStan.get(institutionId, day) as { stan: number | null }).stan ?? 0;
+  /** The highest numeric STAN of the institution's transactions whose RRN starts with `rrnDay` (year digit, day of the year), 0 when none. */
+  lastStan(institutionId: string, rrnDay: string): number {
+    return (this.selectLastStan.get(institutionId, rrnDay) as { stan: number | null }).stan ?? 0;
   }
 
   /** The institution's transaction with its state and amounts, or undefined. */
