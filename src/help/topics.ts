@@ -115,7 +115,7 @@ transactions): past that, \`--all --jq\` stops reading pages and exits 2, as doe
 runs jq out of memory. For more, pipe the records into a jq of your own:
 
     cardctl cards list --all --jq '.[] | select(.status == "active") | .id'
-    cardctl tx list --all -o ndjson | jq -r 'select(.responseCode != "00") | .id'
+    cardctl tx list --all -o ndjson | jq -r 'select(.transactionStatus == "failed") | .id'
 
 \`--template STR\` prints each record of a list (or the one record) with a Handlebars template;
 \`{{.field}}\` and dot paths like \`{{.amounts.currency}}\` reach into the record, \`\\t\` and \`\\n\` are

@@ -4,7 +4,7 @@
 import type { CardStatus, Transaction, TransactionStatus } from '../../api/schemas.js';
 import type { Static } from '@sinclair/typebox';
 import type { Db, Statement } from './db.js';
-import type { Channel } from '../../iso8583/codes.js';
+import { APPROVED_CODES, type Channel } from '../../iso8583/codes.js';
 
 /** The values of the state column; their transitions are the switch's table (switch/states.ts). */
 export const TRANSACTION_STATES = ['awaiting', 'approved', 'declined', 'reversing', 'reversed', 'completed'] as const;
@@ -132,7 +132,8 @@ export class TransactionStore {
     this.selectAwaitingBefore = db.prepare("SELECT institution_id AS institutionId, id FROM transactions WHERE state = 'awaiting' AND created_at < ? ORDER BY created_at");
     this.sumStandInApproved = db.prepare(
       `SELECT COALESCE(SUM(amount_minor), 0) AS amountMinor FROM transactions
-       WHERE card_id = ? AND day = ? AND currency = ? AND original_id IS NULL AND json_extract(record, '$.standIn.decision') = '00'`,
+       WHERE card_id = ? AND day = ? AND currency = ? AND original_id IS NULL
+         AND json_extract(record, '$.standIn.decision') IN (SELECT value FROM json_each('${JSON.stringify([...APPROVED_CODES])}'))`,
     );
     // Advices are few and short-lived: a scan is cheaper than an index every row pays for.
     this.selectUnacknowledgedAdvices = db.prepare(
