@@ -242,7 +242,9 @@ from its content, \`row-\` and 32 hex digits of the SHA-256 of its fields and of
 fill them (never the PIN or the PAN; not the file's name or the row's number), written to the
 report: the same row in any file is the same card. A card found under a row's reference is
 \`already\` only when it is that row's card (program, cardholder's names, email and phone,
-account number); otherwise the row fails with \`REFERENCE_TAKEN\`. References starting with
+account number), and usable as the row asks (active, or the status the row gives it, and not
+past its expiry month); otherwise the row fails with \`REFERENCE_TAKEN\` or, for a suspended or
+expired card (a replacement), \`CARD_NOT_USABLE\`. References starting with
 \`import:\` are refused: an imported card is recorded as \`import:<realId>\`. Each card gets a
 random PIN generated and encrypted here and never shown, unless \`--pins-from-column NAME\`
 names a column of a file only its owner can read.
