@@ -158,9 +158,9 @@ checks their results. Step keys mirror the \`simulate\` flags in camelCase;
 pass/fail line per step and exits 5 when an expectation fails. A file holds at most 1 MiB and
 1,000 steps, nests at most 100 levels (each column of indentation counts as one) and expands at
 most 100 aliases; the same bounds hold for every YAML file cardctl reads. The sandbox is
-shared, so a run leaves it as it found it: a step's webhook faults are taken off when the step
-ends, and the stand-in policies its steps changed are put back when the run ends, however it
-ends (done, Ctrl-C, an error).
+shared, so a run leaves it as it found it: a step's webhook faults (its institution's messages
+only) are taken off when the step ends, and the stand-in policies its steps changed are put back
+when the run ends, however it ends (done, Ctrl-C, SIGTERM, SIGHUP, an error).
 
     name: authorize then reverse
     vars:
