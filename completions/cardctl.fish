@@ -913,7 +913,7 @@ complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-url -x -d 'webh
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-scheme -x -a 'cardctl standard-webhooks' -d 'signature scheme of the seeded card program\'s webhook (its webHookConfig.type; standard-webhooks gives it a whsec_ secret)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults -x -d 'inject faults, e.g. rate=0.1,codes=500|503,latency=0-800ms'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults-seed -x -d 'seed for the fault injector (replayable runs)'
-complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-faults -x -d 'faults between the switch and the webhook (delay, deadline, duplicate, reset, reply-lost, garbage, signature), e.g. delay=100-300ms,reset=0.05'
+complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-faults -x -d 'faults between the switch and the seeded institution\'s webhook (delay, deadline, duplicate, reset, reply-lost, garbage, signature), e.g. delay=100-300ms,reset=0.05'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l webhook-faults-seed -x -d 'seed for the webhook fault injector (replayable runs)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l faults-hold -x -d 'how long commit-then-timeout holds a response (default 35)'
 complete -c cardctl -n "__cardctl_at 'sandbox serve'" -l token-ttl -x -d 'lifetime of OAuth access tokens (default 3600)'
