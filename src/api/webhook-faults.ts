@@ -7,7 +7,7 @@
 import type { ApiClient } from './client.js';
 import { getWebhookFaults } from './simulate.js';
 
-/** How long putting the faults back may take: an interrupted run is ended 5 s after the signal. */
+/** How long putting back what a run changed may take (faults, a scenario's stand-in policies): an interrupted run is ended 5 s after the signal. */
 export const FAULTS_RESTORE_TIMEOUT_MS = 3_000;
 
 export interface WebhookFaultsToInstall {
