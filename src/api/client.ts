@@ -172,6 +172,16 @@ export class ApiClient {
   }
 
   /**
+   * This client for putting back what a run changed once it was interrupted (Ctrl-C, SIGTERM,
+   * SIGHUP): the same settings and credentials, but not bound to the run's signal, which has
+   * fired; its own pool (the run's may hold aborted connections); one attempt bounded by
+   * `timeoutMs`, so it ends before the process is made to. Close it when done.
+   */
+  forCleanup(timeoutMs: number): ApiClient {
+    return new ApiClient({ ...this.options, signal: undefined, timeoutMs: Math.min(timeoutMs, this.timeoutMs), retries: 0 });
+  }
+
+  /**
    * This client for many idempotent requests sent at once (`inFlight` at a time, as the bulk
    * status changes send them), pipelined: up to PIPELINE_DEPTH share a connection, each sent
    * without waiting for the answers before it. A connection lost with several in flight fails

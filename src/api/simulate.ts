@@ -62,21 +62,20 @@ export async function deliverAdvices(client: ApiClient, options: { signal?: Abor
   return client.request({ method: 'POST', path: '/sandbox/switch/advices/deliver', body: {}, auth: 'none', envelope: false, idempotent: true, signal: options.signal });
 }
 
-/** The faults on the webhook path as GET|PUT /sandbox/webhook-faults answer them. */
+/** The faults on the webhook path as GET|PUT /sandbox/webhook-faults answer them (an institution's, or with programId one program's). */
 export interface WebhookFaultsState {
   spec: string;
   seed: number;
+  /** A program's: faults of its own (false: its institution's apply). */
+  own?: boolean;
+  /** An institution's: its programs with faults of their own. */
+  programs?: Array<{ programId: string; spec: string; seed: number }>;
 }
 
-/** GET /sandbox/webhook-faults (loopback): the faults now, in the text form, and the seed. */
-export async function getWebhookFaults(client: ApiClient, options: { signal?: AbortSignal } = {}): Promise<ApiResponse<WebhookFaultsState>> {
-  return client.request<WebhookFaultsState>({ method: 'GET', path: '/sandbox/webhook-faults', auth: 'none', envelope: false, signal: options.signal });
-}
-
-/** PUT /sandbox/webhook-faults (loopback): replaces the faults (`spec` in the text form; '' turns them off). */
-export async function setWebhookFaults(client: ApiClient, spec: string, seed?: number, options: { signal?: AbortSignal } = {}): Promise<ApiResponse<WebhookFaultsState>> {
-  const body = seed === undefined ? { spec } : { spec, seed };
-  return client.request<WebhookFaultsState>({ method: 'PUT', path: '/sandbox/webhook-faults', body, auth: 'none', envelope: false, idempotent: true, signal: options.signal });
+/** GET /sandbox/webhook-faults (loopback, bearer): the faults of the caller's institution now, or of one of its programs. */
+export async function getWebhookFaults(client: ApiClient, options: { programId?: string | undefined; signal?: AbortSignal } = {}): Promise<ApiResponse<WebhookFaultsState>> {
+  const query = options.programId === undefined ? undefined : { programId: options.programId };
+  return client.request<WebhookFaultsState>({ method: 'GET', path: '/sandbox/webhook-faults', query, envelope: false, signal: options.signal });
 }
 
 /** PUT /sandbox/card-programs/{id} with only `standIn`: what the network does when the webhook gives no usable answer. */

@@ -328,10 +328,13 @@ export function reportError(error: CliError, io: IOStreams, env: Env, globals: R
 }
 
 /**
- * Ctrl-C (or SIGTERM): the first one aborts the run's signal (commands that stream or import wind down and
- * exit 130); a second one, or a command that is not listening, ends the process at once.
+ * Ctrl-C (or SIGTERM, or SIGHUP: the terminal closed): the first one aborts the run's signal
+ * (commands that stream or import wind down, what a run changed on a sandbox is put back, and it
+ * exits 130); a second one, or a command that is not listening, ends the process at once.
  * Config writes are atomic renames, so nothing is left half-written either way.
  */
+export const INTERRUPT_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
 function installInterruptHandler(io: IOStreams): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const onSignal = () => {
@@ -343,13 +346,11 @@ function installInterruptHandler(io: IOStreams): { signal: AbortSignal; dispose(
     // Give listeners a moment to flush; then stop regardless.
     setTimeout(() => process.exit(ExitCode.Interrupted), 5_000).unref();
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  for (const name of INTERRUPT_SIGNALS) process.on(name, onSignal);
   return {
     signal: controller.signal,
     dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      for (const name of INTERRUPT_SIGNALS) process.off(name, onSignal);
     },
   };
 }

@@ -5,8 +5,9 @@
 import { randomInt } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
 import type { CardProgram, Lifecycle, LifecycleBody, SimulateBody, SimulateResult, Transaction, WebhookExchange } from '../api/schemas.js';
-import { getLifecycle, getWebhookFaults, repeatMessage, sendLifecycleMessage, setWebhookFaults, simulate, type WebhookFaultsState } from '../api/simulate.js';
+import { getLifecycle, repeatMessage, sendLifecycleMessage, simulate } from '../api/simulate.js';
 import { listAllWebhookExchanges } from '../api/webhook-exchanges.js';
+import { withWebhookFaults } from '../api/webhook-faults.js';
 import { encryptPinBlock, loadPinKey } from '../pin/encrypt.js';
 import { webhookTypeOfScheme, type SignatureScheme } from '../webhook-protocol/signature.js';
 
@@ -55,8 +56,6 @@ export class CertifySession {
     readonly programId: string,
     readonly cardId: string,
     private readonly signal: AbortSignal,
-    /** The sandbox's webhook faults before the session (a running sandbox gets them back). */
-    private readonly faultsBefore: WebhookFaultsState,
   ) {}
 
   /** A new card program whose webhook is the target (its secret, its scheme, no secret header) and a card of it. */
@@ -92,9 +91,7 @@ export class CertifySession {
         expiryDate: new Date(Date.UTC(now.getUTCFullYear() + 3, now.getUTCMonth(), 28)).toISOString(),
       },
     });
-    const before = (await getWebhookFaults(client, { signal })).data!;
-    await setWebhookFaults(client, '', target.seed, { signal });
-    return new CertifySession(client, target, programId, String(card.data?.id ?? ''), signal, before);
+    return new CertifySession(client, target, programId, String(card.data?.id ?? ''), signal);
   }
 
   /** An authorization (0100) of `amount` major units, forwarded to the webhook. */
@@ -192,19 +189,19 @@ export class CertifySession {
     return (await getLifecycle(this.client, id, { signal: this.signal })).data!;
   }
 
-  /** Runs `work` with these webhook faults (text form), then turns them off. */
-  async withFaults<T>(spec: string, work: () => Promise<T>): Promise<T> {
-    await setWebhookFaults(this.client, spec, this.target.seed, { signal: this.signal });
-    try {
-      return await work();
-    } finally {
-      await setWebhookFaults(this.client, '', this.target.seed, { signal: this.signal });
-    }
+  /**
+   * Runs the session's checks with no webhook faults on its program but those a check installs:
+   * the faults are the program's own, so its institution's, and those of another run on the same
+   * sandbox (its own program), never reach the handler under test, nor these anyone else's.
+   * Afterwards the program has its institution's again.
+   */
+  isolated<T>(work: () => Promise<T>): Promise<T> {
+    return withWebhookFaults(this.client, { spec: '', seed: this.target.seed, programId: this.programId }, work, this.signal);
   }
 
-  /** Puts back the webhook faults the sandbox had before the session. */
-  async restoreFaults(): Promise<void> {
-    await setWebhookFaults(this.client, this.faultsBefore.spec, this.faultsBefore.seed);
+  /** Runs `work` with these webhook faults (text form) on the session's program, then puts back none. */
+  withFaults<T>(spec: string, work: () => Promise<T>): Promise<T> {
+    return withWebhookFaults(this.client, { spec, seed: this.target.seed, programId: this.programId }, work, this.signal);
   }
 
   async setStandIn(mode: 'decline' | 'approve'): Promise<void> {

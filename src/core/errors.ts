@@ -150,7 +150,7 @@ export class PartialFailureError extends CliError {
   }
 }
 
-/** Ctrl-C (exit 130). */
+/** Ctrl-C, SIGTERM or SIGHUP (exit 130). */
 export class InterruptedError extends CliError {
   constructor(message = 'interrupted', options: CliErrorOptions = {}) {
     super(ExitCode.Interrupted, message, { code: 'INTERRUPTED', ...options });

@@ -25,7 +25,7 @@ const exitCodes = `Every command exits with one of these codes; scripts can bran
 | 6 | network: connection refused/reset, DNS, TLS, timeout — no answer; also a \`webhook replay\` that reached no webhook |
 | 7 | server error: 5xx after retries |
 | 8 | partial failure: a bulk command finished with some records failed |
-| 130 | interrupted (Ctrl-C) |
+| 130 | interrupted (Ctrl-C, SIGTERM, or SIGHUP: the terminal closed) |
 
 A reader that goes away (\`cardctl cards list | head -1\`) is not an error: the run ends quietly
 with exit 0.
@@ -116,7 +116,7 @@ transactions): past that, \`--all --jq\` stops reading pages and exits 2, as doe
 runs jq out of memory. For more, pipe the records into a jq of your own:
 
     cardctl cards list --all --jq '.[] | select(.status == "active") | .id'
-    cardctl tx list --all -o ndjson | jq -r 'select(.responseCode != "00") | .id'
+    cardctl tx list --all -o ndjson | jq -r 'select(.transactionStatus == "failed") | .id'
 
 \`--template STR\` prints each record of a list (or the one record) with a Handlebars template;
 \`{{.field}}\` and dot paths like \`{{.amounts.currency}}\` reach into the record, \`\\t\` and \`\\n\` are
@@ -159,9 +159,9 @@ checks their results. Step keys mirror the \`simulate\` flags in camelCase;
 pass/fail line per step and exits 5 when an expectation fails. A file holds at most 1 MiB and
 1,000 steps, nests at most 100 levels (each column of indentation counts as one) and expands at
 most 100 aliases; the same bounds hold for every YAML file cardctl reads. The sandbox is
-shared, so a run leaves it as it found it: a step's webhook faults are taken off when the step
-ends, and the stand-in policies its steps changed are put back when the run ends, however it
-ends (done, Ctrl-C, an error).
+shared, so a run leaves it as it found it: a step's webhook faults (its institution's messages
+only) are taken off when the step ends, and the stand-in policies its steps changed are put back
+when the run ends, however it ends (done, Ctrl-C, SIGTERM, SIGHUP, an error).
 
     name: authorize then reverse
     vars:
@@ -243,7 +243,9 @@ from its content, \`row-\` and 32 hex digits of the SHA-256 of its fields and of
 fill them (never the PIN or the PAN; not the file's name or the row's number), written to the
 report: the same row in any file is the same card. A card found under a row's reference is
 \`already\` only when it is that row's card (program, cardholder's names, email and phone,
-account number); otherwise the row fails with \`REFERENCE_TAKEN\`. References starting with
+account number), and usable as the row asks (active, or the status the row gives it, and not
+past its expiry month); otherwise the row fails with \`REFERENCE_TAKEN\` or, for a suspended or
+expired card (a replacement), \`CARD_NOT_USABLE\`. References starting with
 \`import:\` are refused: an imported card is recorded as \`import:<realId>\`. Each card gets a
 random PIN generated and encrypted here and never shown, unless \`--pins-from-column NAME\`
 names a column of a file only its owner can read.

@@ -5,6 +5,7 @@
 import { AuthError, ExitCode, RejectedError, type CliError } from '../core/errors.js';
 import type { ImportCardBody } from '../api/schemas.js';
 import type { ImportOutcome, ReportEntry } from './report.js';
+import { UNUSABLE_CARD, unusableForRow, type FoundCard } from '../bulk/found-card.js';
 import { backoffMs, rowRun, type RowRunOptions } from '../bulk/loop.js';
 import { realIdOf, validateImportRow, type RowDefaults } from './row.js';
 
@@ -77,12 +78,20 @@ export async function runImport(options: ImportRunOptions): Promise<ImportRunRes
     }
   };
 
-  // A card found under the realId is "exists" only when it is this row's card.
+  // A card found under the realId is "exists" only when it is this row's card, usable as the row asks.
   const settleFound = (line: number, body: ImportCardBody, found: SendResult) => {
     const differ = differencesFromImport(body, found.card);
-    if (!differ.length) return settle({ line, realId: body.realId, outcome: 'exists', cardId: found.cardId }, found);
-    const error = `realId "${body.realId}" is already imported for another cardholder (its ${differ.join(', ')} differ${differ.length === 1 ? 's' : ''} from this row's): not imported`;
-    return settle({ line, realId: body.realId, outcome: 'failed', error }, undefined, new RejectedError(error, { code: 'REAL_ID_TAKEN', status: 409 }));
+    if (differ.length) {
+      const error = `realId "${body.realId}" is already imported for another cardholder (its ${differ.join(', ')} differ${differ.length === 1 ? 's' : ''} from this row's): not imported`;
+      return settle({ line, realId: body.realId, outcome: 'failed', error }, undefined, new RejectedError(error, { code: 'REAL_ID_TAKEN', status: 409 }));
+    }
+    const card = (found.card && typeof found.card === 'object' ? found.card : {}) as FoundCard;
+    const unusable = unusableForRow(card, body.active ? 'active' : 'inactive', options.now ?? new Date());
+    if (unusable) {
+      const error = `realId "${body.realId}" is card ${found.cardId ?? card.id ?? '?'}, and ${unusable}: not imported again`;
+      return settle({ line, realId: body.realId, outcome: 'failed', error }, undefined, new RejectedError(error, { code: UNUSABLE_CARD.code, hint: UNUSABLE_CARD.hint(found.cardId ?? card.id) }));
+    }
+    return settle({ line, realId: body.realId, outcome: 'exists', cardId: found.cardId }, found);
   };
 
   const importRow = async (line: number, body: ImportCardBody): Promise<void> => {

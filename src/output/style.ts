@@ -5,6 +5,7 @@
 // pipe its output, where colour is off.
 import type { ChalkInstance } from 'chalk';
 import { decideColor, type ColorInputs } from '../core/io.js';
+import { isApproved } from '../iso8583/codes.js';
 
 let chalk: ChalkInstance | undefined;
 
@@ -35,7 +36,7 @@ export interface Style {
   check(ok: boolean): string;
 }
 
-const GOOD = new Set(['active', 'completed', 'approved', 'success', 'ok', '00', 'pass', 'passed']);
+const GOOD = new Set(['active', 'completed', 'approved', 'success', 'ok', 'pass', 'passed']);
 const BAD = new Set(['suspended', 'failed', 'declined', 'blocked', 'fail', 'error', 'expired']);
 const NEUTRAL = new Set(['inactive', 'pending', 'reversed']);
 
@@ -54,7 +55,8 @@ export function createStyle(enabled: boolean): Style {
     bold: (t) => paint('bold', t),
     status(text) {
       const key = text.toLowerCase();
-      if (GOOD.has(key)) return paint('green', text);
+      // A response code is good when it is an approval, by the one rule (isApproved).
+      if (GOOD.has(key) || isApproved(text)) return paint('green', text);
       if (BAD.has(key)) return paint('red', text);
       if (NEUTRAL.has(key)) return paint('yellow', text);
       return text;

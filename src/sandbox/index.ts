@@ -106,7 +106,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       },
       dialect,
       baseUrl: () => baseUrl,
+      // `--webhook-faults` are the seeded institution's: the one whose credentials serve prints.
       webhookFaults: webhookFaultController(
+        { institutionId: seed.institutionId },
         typeof options.webhookFaults === 'string' ? parseWebhookFaults(options.webhookFaults) : options.webhookFaults ?? emptyWebhookFaults(),
         options.webhookFaultsSeed ?? 1,
       ),

@@ -30,6 +30,8 @@ export const OPERATION_SCOPES: Readonly<Record<string, string>> = {
   'GET /sandbox/card-programs': 'read:card_program',
   'POST /sandbox/card-programs': 'create:card_program',
   'PUT /sandbox/card-programs/:id': 'update:card_program',
+  'GET /sandbox/webhook-faults': 'read:card_program',
+  'PUT /sandbox/webhook-faults': 'update:card_program',
   'POST /sandbox/switch/messages': 'create:transaction',
   'POST /sandbox/transactions/:id/repeat': 'create:transaction',
   'POST /sandbox/transactions/:id/expire': 'create:transaction',

@@ -4,7 +4,7 @@
 // `lifecycle.*`, `exchanges.*` and `webhook.*` read the state after the step, again until `within`
 // runs out when they do not hold yet (advices and timeout reversals are sent in the background).
 import type { LifecycleBody, SimulateBody, SimulateResult, StandInPolicy, Transaction, WebhookExchange } from '../api/schemas.js';
-import type { SwitchClock, WebhookFaultsState } from '../api/simulate.js';
+import type { SwitchClock } from '../api/simulate.js';
 import { CliError, NotFoundError, RejectedError, UsageError } from '../core/errors.js';
 import { currencyInfo, minorToDecimal } from '../iso8583/amount.js';
 import { isApproved } from '../iso8583/codes.js';
@@ -63,8 +63,8 @@ export interface SandboxHooks {
   standIn(program: string): Promise<StandInPolicy | undefined>;
   /** `restore`: putting back what the run changed, also after Ctrl-C (the run's signal is not used). */
   setStandIn(program: string, standIn: StandInPolicy, options?: { restore?: boolean }): Promise<void>;
-  webhookFaults(): Promise<WebhookFaultsState>;
-  setWebhookFaults(spec: string, seed?: number, options?: { restore?: boolean }): Promise<void>;
+  /** Runs `work` with these faults on the institution's webhook path, then puts back those before, also after Ctrl-C. */
+  withWebhookFaults<T>(faults: { spec: string; seed?: number | undefined }, work: () => Promise<T>): Promise<T>;
   /** The parts asked for, of the transaction the step produced. */
   state(result: StepResult, parts: ReadonlySet<StatePart>): Promise<Partial<Pick<StepResult, StatePart>>>;
 }
@@ -172,21 +172,20 @@ async function runStep(
     return hooks.sandbox;
   };
   let result: StepResult;
-  const previousFaults = faults ? await sandbox().webhookFaults() : undefined;
-  try {
-    if (faults) await sandbox().setWebhookFaults(faults.spec, faults.seed);
+  const act = async (): Promise<StepResult> => {
     if (action.kind === 'stand-in' && !standInsBefore.has(action.program)) {
       standInsBefore.set(action.program, (await sandbox().standIn(action.program)) ?? NO_STAND_IN);
     }
-    result = action.kind === 'wait' ? await wait(action.seconds, hooks) : await perform(action, hooks.send, sandbox);
+    return action.kind === 'wait' ? wait(action.seconds, hooks) : perform(action, hooks.send, sandbox);
+  };
+  try {
+    result = faults ? await sandbox().withWebhookFaults(faults, act) : await act();
   } catch (error) {
     // The simulator refusing the request (4xx) is an outcome a step may expect; anything else
     // (network, auth, server) ends the run.
     if (!(error instanceof RejectedError || error instanceof NotFoundError)) throw error;
     const cli = error as CliError;
     result = { outcome: 'error', error: cli.code, httpStatus: cli.status, errorMessage: cli.message };
-  } finally {
-    if (previousFaults) await sandbox().setWebhookFaults(previousFaults.spec, previousFaults.seed, { restore: true });
   }
   const parts = new Set(Object.keys(expect ?? {}).map((path) => path.split('.')[0]).filter((head): head is StatePart => (STATE_PARTS as readonly string[]).includes(head!)));
   if (parts.size > 0 && result.outcome !== 'error') {

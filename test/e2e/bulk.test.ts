@@ -497,6 +497,44 @@ describe('bulk card verbs', () => {
     expect(await response.text()).toMatch(/referenceCode/);
   });
 
+  it('a replacement row for a cardholder whose card is suspended is never "already": create rows and import rows fail naming the card, a renewal at its month renews it', async () => {
+    const rows = join(dir.path, 'replace.csv');
+    writeFileSync(rows, 'first-name,last-name,email,phone,account-number\nRemi,Ola,remi@example.com,+2348012345671,0123456782\n');
+    const create = () => run(['cards', 'create', '--rows-from-file', rows, '--program', sandbox.info.cardProgramId, '--account-type', 'savings', '-o', 'json']);
+    const first = await create();
+    expect(first.exitCode, first.stderr).toBe(0);
+    const card = (await allCards()).find((c) => c.customer.emailAddress === 'remi@example.com')!;
+    expect((await run(['cards', 'deactivate', card.id, '--yes'])).exitCode).toBe(0);
+    const replacing = await create();
+    expect(replacing.exitCode).toBe(8);
+    expect(JSON.parse(replacing.stdout)).toMatchObject({ done: 0, already: 0, failed: 1 });
+    expect(replacing.stderr).toMatch(new RegExp(`CARD_NOT_USABLE: reference row-[0-9a-f]{32} is card ${card.id}, and it is suspended: not created again`));
+    // Restored, it is the row's card again.
+    expect((await run(['cards', 'activate', card.id, '--yes'])).exitCode).toBe(0);
+    expect(JSON.parse((await create()).stdout)).toMatchObject({ done: 0, already: 1, failed: 0 });
+
+    // An import row (active) whose card was suspended since.
+    const csv = join(dir.path, 'repl-import.csv');
+    writeFileSync(csv, `${HEADER}\n${['REPL-1', 'true', '2024-01-01', '2028-12-31', 'Remi', 'Ola', '', 'remi.i@example.com', '1 Marina', '', 'Lagos', 'Lagos', '100001', 'NG', '1990-01-31',
+      '+2348012345671', sandbox.info.institutionId, '202812', '101', 'classic', 'REMI OLA', '4821', '506099', 'active', 'false'].join(',')}\n`);
+    expect(JSON.parse((await run(['import', '--from-file', csv, '-o', 'json'])).stdout)).toMatchObject({ imported: 1 });
+    const imported = (await allCards()).find((c) => c.customer.emailAddress === 'remi.i@example.com')!;
+    expect((await run(['cards', 'deactivate', imported.id, '--yes'])).exitCode).toBe(0);
+    const again = await run(['import', '--from-file', csv, '-o', 'json']);
+    expect(again.exitCode).toBe(8);
+    expect(JSON.parse(again.stdout)).toMatchObject({ imported: 0, exists: 0, failed: 1 });
+    expect(again.stderr).toMatch(new RegExp(`realId "REPL-1" is card ${imported.id}, and it is suspended: not imported again`));
+
+    // A bulk renewal to the month the suspended card already has: renewed (a replacement, active), not "already".
+    const renewals = join(dir.path, 'repl-renew.csv');
+    writeFileSync(renewals, `id,expiration\n${imported.id},${expiry(imported)}\n`);
+    const renewed = await run(['cards', 'renew', '--from-file', renewals, '-o', 'json']);
+    expect(renewed.exitCode, renewed.stderr).toBe(0);
+    expect(JSON.parse(renewed.stdout)).toMatchObject({ done: 1, already: 0 });
+    expect((await allCards()).find((c) => c.id === imported.id)).toMatchObject({ status: 'active' });
+    expect(JSON.parse((await run(['cards', 'renew', '--from-file', renewals, '-o', 'json'])).stdout)).toMatchObject({ done: 0, already: 1 });
+  }, 90_000);
+
   it('--from-file - with nothing on stdin is a usage error saying so, with or without a report (none is written)', async () => {
     for (const args of [['cards', 'activate', '--from-file', '-'], ['cards', 'renew', '--from-file', '-', '--expiration', '203001', '--report', join(dir.path, 'empty-stdin.ndjson')],
       ['import', '--from-file', '-', '--format', 'csv'], ['import', '--from-file', '-', '--format', 'csv', '--report', join(dir.path, 'empty-stdin-import.ndjson')]]) {

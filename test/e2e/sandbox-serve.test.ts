@@ -106,8 +106,8 @@ describe('sandbox serve', () => {
 
   test('--webhook-faults and its seed are what GET /sandbox/webhook-faults shows', async () => {
     const sandbox = await startSandboxProcess(['--webhook-faults', 'delay=10-20ms,deadline=2s,reply-lost=0.5', '--webhook-faults-seed', '9'], { configDir: dir() });
-    const faults = await call(sandbox.info, 'GET', '/sandbox/webhook-faults');
-    expect(faults.body).toEqual({ spec: 'delay=10-20ms,deadline=2000ms,reply-lost=0.5', seed: 9 });
+    const faults = await call(sandbox.info, 'GET', '/sandbox/webhook-faults', { token: sandbox.info.token });
+    expect(faults.body).toEqual({ spec: 'delay=10-20ms,deadline=2000ms,reply-lost=0.5', seed: 9, programs: [] });
     await sandbox.stop();
   });
 

@@ -102,7 +102,7 @@ describe('simulate load', () => {
     await useWebhook(listeners[1]!.url); // answers after 300 ms
     const program = `/sandbox/card-programs/${sandbox.info.cardProgramId}`;
     const setStandIn = (standIn: Record<string, unknown>) => call(sandbox.info, 'PUT', program, { token: sandbox.info.token, body: { standIn } });
-    expect((await call(sandbox.info, 'PUT', '/sandbox/webhook-faults', { body: { spec: 'deadline=100ms' } })).status).toBe(200);
+    expect((await call(sandbox.info, 'PUT', '/sandbox/webhook-faults', { token: sandbox.info.token, body: { spec: 'deadline=100ms' } })).status).toBe(200);
     expect((await setStandIn({ mode: 'approve', maxAmount: 1_000_000, dailyAmount: 100_000_000 })).status).toBe(200);
     try {
       const result = await run(['--concurrency', '2', '--count', '4', '--card', cards[0]!, '-o', 'json']);
@@ -113,7 +113,7 @@ describe('simulate load', () => {
       expect(report.latencyMs.webhook.p50).toBeGreaterThanOrEqual(99);
       expect(report.latencyMs.webhook.max).toBeLessThan(300);
     } finally {
-      await call(sandbox.info, 'PUT', '/sandbox/webhook-faults', { body: {} });
+      await call(sandbox.info, 'PUT', '/sandbox/webhook-faults', { token: sandbox.info.token, body: {} });
       await setStandIn({ mode: 'decline' });
     }
   });

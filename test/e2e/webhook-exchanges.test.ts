@@ -54,9 +54,9 @@ describe('webhook exchanges', () => {
     expect(wide.stdout.split('\n').find((line) => line.startsWith(listed[0].id))!.split('\t').slice(7, 10)).toEqual(['0100', '1', '200']);
 
     // A reply the network cannot take (garbage injected on the webhook path): listed under --failed.
-    await call(sandbox.info, 'PUT', '/sandbox/webhook-faults', { body: { garbage: 1 } });
+    await call(sandbox.info, 'PUT', '/sandbox/webhook-faults', { token: sandbox.info.token, body: { garbage: 1 } });
     const failedId = (await json(['simulate', 'authorization', '--card', card, '--amount', '26', '--forward'])).transactionId;
-    await call(sandbox.info, 'PUT', '/sandbox/webhook-faults', { body: {} });
+    await call(sandbox.info, 'PUT', '/sandbox/webhook-faults', { token: sandbox.info.token, body: {} });
     const failed = await json(['webhook', 'exchanges', '--failed']);
     expect(failed.map((x: AnyJson) => x.transactionId)).toContain(failedId);
     expect(failed.every((x: AnyJson) => x.verdict !== 'accepted')).toBe(true);

@@ -97,6 +97,8 @@ const REQUESTS: Record<string, (scope: string) => Promise<Request>> = {
   'GET /sandbox/card-programs': async () => ({ path: '/sandbox/card-programs' }),
   'POST /sandbox/card-programs': async () => ({ path: '/sandbox/card-programs', body: { name: 'made by a narrow token' } }),
   'PUT /sandbox/card-programs/{id}': async () => ({ path: `/sandbox/card-programs/${sandbox.cardProgramId}`, body: { name: 'renamed by a narrow token' } }),
+  'GET /sandbox/webhook-faults': async () => ({ path: '/sandbox/webhook-faults' }),
+  'PUT /sandbox/webhook-faults': async () => ({ path: '/sandbox/webhook-faults', body: { programId: sandbox.cardProgramId, inherit: true } }),
   'POST /sandbox/switch/messages': async () => ({ path: '/sandbox/switch/messages', body: { message: 'increment', originalTransactionId: await approvedAuthorization(), amount: 1 } }),
   'POST /sandbox/transactions/{id}/repeat': async () => ({ path: `/sandbox/transactions/${txId}/repeat`, body: {} }),
   'POST /sandbox/transactions/{id}/expire': async () => ({ path: `/sandbox/transactions/${await approvedAuthorization()}/expire` }),

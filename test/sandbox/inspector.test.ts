@@ -5,6 +5,7 @@ import { createServer, get, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Transaction, WebhookExchange } from '../../src/api/schemas.js';
+import { APPROVED_CODES } from '../../src/iso8583/codes.js';
 import { createSandboxEvents } from '../../src/sandbox/events.js';
 import { createInspectorAccess, createInspectorFeed, type InspectorLimits } from '../../src/sandbox/services/inspector.js';
 import { call, createCard, startTestSandbox, type Sandbox } from './helpers.js';
@@ -84,6 +85,17 @@ describe('the inspector page', () => {
     const script = (await inspect('/sandbox/inspector/client.js')).text;
     // Records are untrusted text: the page never parses them as markup.
     expect(script).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
+  });
+
+  it('marks approvals by the one rule: the page carries isApproved\'s codes, and its script keeps no list of its own', async () => {
+    const page = await call(sandbox, 'GET', `/sandbox/inspector?token=${token}`, { skipOpenApiCheck: true });
+    const codes = /<body data-approved-codes="([^"]*)">/.exec(page.text)?.[1]?.split(' ');
+    expect(codes?.sort()).toEqual([...APPROVED_CODES].sort());
+    // 11 (VIP) and 08 are approvals the page once showed as failed.
+    expect(codes).toEqual(expect.arrayContaining(['00', '08', '10', '11']));
+    const script = (await inspect('/sandbox/inspector/client.js')).text;
+    expect(script).toContain('dataset.approvedCodes');
+    expect(script.match(new RegExp(`'(?:${[...APPROVED_CODES].join('|')})'`, 'g')) ?? []).toEqual([]);
   });
 
   it('answers only loopback callers, even when the sandbox helpers are open to other machines', async () => {

@@ -22,7 +22,7 @@ beforeEach(async () => {
 });
 
 async function setWebhookFaults(body: Record<string, unknown>) {
-  const response = await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body });
+  const response = await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body });
   expect(response.status, response.text).toBe(200);
   return response.body;
 }
@@ -400,9 +400,9 @@ describe('webhook faults', () => {
   });
 
   it('GET and PUT /sandbox/webhook-faults; a bad key is a 400 naming it', async () => {
-    expect((await setWebhookFaults({ spec: 'delay=10-20ms,deadline=2s,reset=0.1', seed: 3 }))).toEqual({ spec: 'delay=10-20ms,deadline=2000ms,reset=0.1', seed: 3 });
-    expect((await call(env.sb, 'GET', '/sandbox/webhook-faults')).body).toEqual({ spec: 'delay=10-20ms,deadline=2000ms,reset=0.1', seed: 3 });
-    const bad = await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: { jitter: 1 } });
+    expect((await setWebhookFaults({ spec: 'delay=10-20ms,deadline=2s,reset=0.1', seed: 3 }))).toEqual({ spec: 'delay=10-20ms,deadline=2000ms,reset=0.1', seed: 3, programs: [] });
+    expect((await call(env.sb, 'GET', '/sandbox/webhook-faults', { token: env.sb.token })).body).toEqual({ spec: 'delay=10-20ms,deadline=2000ms,reset=0.1', seed: 3, programs: [] });
+    const bad = await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { jitter: 1 } });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/unknown webhook fault "jitter"/);
   });
@@ -422,7 +422,8 @@ describe('parseWebhookFaults', () => {
 
   it('draws replay with the seed and differ with another', () => {
     const spec = parseWebhookFaults('delay=0-100ms,duplicate=0.5,reset=0.5,reply-lost=0.5,garbage=0.5');
-    const draws = (seed: number) => { const c = webhookFaultController(spec, seed); return Array.from({ length: 20 }, () => c.draw()); };
+    const scope = { institutionId: 'i1' };
+    const draws = (seed: number) => { const c = webhookFaultController(scope, spec, seed); return Array.from({ length: 20 }, () => c.draw(scope)); };
     expect(draws(42)).toEqual(draws(42));
     expect(draws(42)).not.toEqual(draws(43));
   });

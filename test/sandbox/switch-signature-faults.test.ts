@@ -19,7 +19,7 @@ beforeEach(async () => {
 });
 
 async function setFaults(spec: string) {
-  const response = await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: { spec } });
+  const response = await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { spec } });
   expect(response.status, response.text).toBe(200);
 }
 
@@ -49,7 +49,7 @@ describe('the signature fault key', () => {
 
   it('GET /sandbox/webhook-faults shows it', async () => {
     await setFaults('signature=stale-future');
-    expect((await call(env.sb, 'GET', '/sandbox/webhook-faults')).body.spec).toContain('signature=stale-future');
+    expect((await call(env.sb, 'GET', '/sandbox/webhook-faults', { token: env.sb.token })).body.spec).toContain('signature=stale-future');
   });
 });
 

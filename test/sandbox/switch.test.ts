@@ -217,26 +217,45 @@ describe('daily limits per card, channel and day', () => {
     expect((await simulate(sb, auth(other.id, { amount: 1000 }))).body.data.responseCode).toBe('00');
   });
 
-  it('65 when one more would pass the daily count; the next day starts afresh', async () => {
-    const program = await createProgram(sb, { channels: { pos: { enabled: true, dailyLimit: { count: 3, amount: 1_000_000 } }, web: { enabled: true, dailyLimit: { count: 1, amount: 1_000_000 } } } });
+  it("65 when one more would pass the daily count, whatever day the messages are dated; the switch clock's next day starts afresh", async () => {
+    // Its own sandbox: the switch clock moves forward here, and stays moved.
+    const own = await startTestSandbox();
+    try {
+      const program = await createProgram(own, { channels: { pos: { enabled: true, dailyLimit: { count: 3, amount: 1_000_000 } }, web: { enabled: true, dailyLimit: { count: 1, amount: 1_000_000 } } } });
+      const card = await cardOf(own, program.id);
+      // Dated on three other days, they all count against the switch's day.
+      const dated = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
+      for (const days of [1, 2, 30]) expect((await simulate(own, auth(card.id, { transactionDate: dated(days) }))).body.data.responseCode).toBe('00');
+      const fourth = await simulate(own, auth(card.id, { transactionDate: dated(400) }));
+      expect(fourth.body.data).toMatchObject({ responseCode: '65', responseMessage: 'Exceeds withdrawal frequency limit' });
+      // Same day, other channel: its own count.
+      expect((await simulate(own, auth(card.id, { channel: 'web', paymentMethod: 'ecom' }))).body.data.responseCode).toBe('00');
+      expect((await simulate(own, auth(card.id, { channel: 'web', paymentMethod: 'ecom', transactionDate: dated(5) }))).body.data.responseCode).toBe('65');
+      // A reversal gives the slot back.
+      const first = (await call(own, 'GET', '/institutions/transactions?limit=100', { token: own.token })).body.data
+        .find((t: Transaction) => t.card?.id === card.id && t.transactionStatus === 'pending' && t.transactionChannel.channelType === 'pos');
+      const reversal = await simulate(own, { intent: 'reversal', processingFlow: 'purchase', amount: 100, originalTransactionId: first.id });
+      expect(reversal.body.data.responseCode).toBe('00');
+      expect((await simulate(own, auth(card.id))).body.data.responseCode).toBe('00');
+      expect((await simulate(own, auth(card.id))).body.data.responseCode).toBe('65');
+      // The switch's next day (UTC): fresh.
+      expect((await call(own, 'POST', '/sandbox/switch/clock', { body: { advanceSeconds: 86_400 } })).status).toBe(200);
+      expect((await simulate(own, auth(card.id))).body.data.responseCode).toBe('00');
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('61: amounts dated on other days (future, or past within the card\'s life) count against the switch\'s day too', async () => {
+    const program = await createProgram(sb, { channels: { pos: { enabled: true, dailyLimit: { count: 100, amount: 500_000 } } } });
     const card = await cardOf(sb, program.id);
-    const day = '2027-11-20T10:00:00.000Z';
-    for (let i = 0; i < 3; i++) expect((await simulate(sb, auth(card.id, { transactionDate: day }))).body.data.responseCode).toBe('00');
-    const fourth = await simulate(sb, auth(card.id, { transactionDate: day }));
-    expect(fourth.body.data).toMatchObject({ responseCode: '65', responseMessage: 'Exceeds withdrawal frequency limit' });
-    // Same day, other channel: its own count.
-    expect((await simulate(sb, auth(card.id, { transactionDate: day, channel: 'web', paymentMethod: 'ecom' }))).body.data.responseCode).toBe('00');
-    expect((await simulate(sb, auth(card.id, { transactionDate: day, channel: 'web', paymentMethod: 'ecom' }))).body.data.responseCode).toBe('65');
-    // Next day (UTC): fresh.
-    expect((await simulate(sb, auth(card.id, { transactionDate: '2027-11-21T00:00:01.000Z' }))).body.data.responseCode).toBe('00');
-    // A reversal gives the slot back.
-    const last = await simulate(sb, auth(card.id, { transactionDate: '2027-11-20T23:59:00.000Z' }));
-    expect(last.body.data.responseCode).toBe('65');
-    const first = (await call(sb, 'GET', '/institutions/transactions?limit=100', { token: sb.token })).body.data
-      .find((t: Transaction) => t.card?.id === card.id && t.transactionStatus === 'pending' && t.transactionChannel.channelType === 'pos' && t.dates.transmission.startsWith('1120'));
-    const reversal = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 100, originalTransactionId: first.id });
-    expect(reversal.body.data.responseCode).toBe('00');
-    expect((await simulate(sb, auth(card.id, { transactionDate: day }))).body.data.responseCode).toBe('00');
+    const days = [1, 7, 90, 365];
+    const codes = [];
+    for (const ahead of days) codes.push((await simulate(sb, auth(card.id, { amount: 450_000, transactionDate: new Date(Date.now() + ahead * 86_400_000).toISOString() }))).body.data.responseCode);
+    expect(codes).toEqual(['00', '61', '61', '61']);
+    // Dated a moment after the card was made (its past), on the same switch day: still 61.
+    const past = new Date(Date.parse(card.createdAt) + 1_000).toISOString();
+    expect((await simulate(sb, auth(card.id, { amount: 60_000, transactionDate: past }))).body.data.responseCode).toBe('61');
   });
 
   it('a limit of 0 means no limit (channels are closed with enabled: false)', async () => {

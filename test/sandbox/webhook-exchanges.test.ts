@@ -19,7 +19,7 @@ const env = useForwardSandbox({ secret: SECRET, header: 'x-hook-key' }, { advice
 let card: { id: string; [key: string]: AnyJson };
 
 beforeEach(async () => {
-  await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: {} });
+  await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
   card = await cardOf(env.sb, env.programId);
 });
 
@@ -96,9 +96,9 @@ describe('recording', () => {
 
   it('a reversal with no answer stands and is repeated (0421): each attempt recorded, the first with no reply', async () => {
     const original = (await simulate(env.sb, forward({ amount: 90 }))).body.data.transactionId;
-    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: { reset: 1 } });
+    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { reset: 1 } });
     const reversal = (await simulate(env.sb, { intent: 'reversal', processingFlow: 'purchase', amount: 90, originalTransactionId: original, responseMode: 'forward' })).body.data.transactionId;
-    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: {} });
+    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
     await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} });
     const records = (await ofTx(reversal)).reverse();
     expect(records.map((x) => [x.kind, x.mti, x.attempt, x.verdict])).toEqual([['reversal', '0420', 1, 'no-answer'], ['reversal-repeat', '0421', 2, 'accepted']]);
@@ -112,7 +112,7 @@ describe('recording', () => {
   });
 
   it('a duplicate delivery is two records, both marked with the fault', async () => {
-    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: { duplicate: 1 } });
+    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { duplicate: 1 } });
     const id = (await simulate(env.sb, forward())).body.data.transactionId;
     expect(env.hook.received).toHaveLength(2);
     const records = await ofTx(id);
@@ -131,7 +131,7 @@ describe('recording', () => {
   });
 
   it('past the deadline: no answer, no reply taken, the fault named; what follows (the timeout reversal) recorded too', async () => {
-    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: { deadline: '30ms' } });
+    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { deadline: '30ms' } });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => { release = resolve; });
     env.hook.respond(async (received, res) => {
@@ -139,7 +139,7 @@ describe('recording', () => {
       return echo('00')(received, res);
     });
     const id = (await simulate(env.sb, forward({ amount: 7 }))).body.data.transactionId;
-    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: {} });
+    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
     expect((await ofTx(id))[0]).toMatchObject({ verdict: 'no-answer', response: null, faults: ['deadline 30ms'], reason: expect.stringMatching(/timeout/) });
     release();
     for (;;) {
@@ -154,9 +154,9 @@ describe('recording', () => {
 
   it('a signature fault: the record shows what went out (a tampered body as tampered, a missing signature as missing) and names the fault', async () => {
     for (const fault of ['tampered', 'missing'] as const) {
-      await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: { signature: fault } });
+      await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { signature: fault } });
       const id = (await simulate(env.sb, forward({ amount: 9 }))).body.data.transactionId;
-      await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: {} });
+      await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
       const [x] = await ofTx(id);
       const received = env.hook.received.at(-1)!;
       expect(x!.faults).toEqual([`signature ${fault}`]);

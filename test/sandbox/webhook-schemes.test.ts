@@ -15,7 +15,7 @@ const NEW = 'whsec_c2NoZW1lLXRlc3QtbmV3LXNlY3JldC05ODc2NTQzMjEw';
 let card: Card;
 const env = useForwardSandbox({}, { adviceRetryFirstMs: 3_600_000 });
 beforeEach(async () => {
-  await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: {} });
+  await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
   await updateProgram(env.sb, env.programId, { webHookConfig: { type: 'standard-webhooks', secret: OLD, previousSecretUntil: new Date(0).toISOString() } });
   card = await cardOf(env.sb, env.programId);
 });
@@ -47,9 +47,9 @@ describe('standard-webhooks scheme', () => {
   });
 
   it('gives every delivery of a message one webhook-id: a duplicate, a repeat, an advice sent again', async () => {
-    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: { duplicate: 1 } });
+    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { duplicate: 1 } });
     const original = await simulate(env.sb, forward());
-    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { body: {} });
+    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
     const id = original.body.data.transactionId;
     const repeat = await call(env.sb, 'POST', `/sandbox/transactions/${id}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
     expect(repeat.status, repeat.text).toBe(200);

@@ -130,6 +130,23 @@ describe('runImport', () => {
     expect(report.entries[1]).toEqual({ line: 3, realId: 'R2', outcome: 'failed', error: 'realId "R2" is already imported for another cardholder (its firstName differs from this row\'s): not imported' });
   });
 
+  it('the row\'s cardholder\'s card is "exists" only while usable as the row asks: suspended, it is a failed row naming it', async () => {
+    const report = memoryReport();
+    const card = (status: string) => ({ cardId: `card_${status}`, card: { id: `card_${status}`, status, expiryYear: 2099, expiryMonth: '12', customer: { firstName: 'Ada', lastName: 'OBI', emailAddress: 'ADA@example.com', phoneNumber: '+2348012345678' } } });
+    const result = await runImport(base({
+      rows: rowsOf([row(1), row(2)]),
+      report,
+      async send() {
+        throw new RejectedError('rejected (409): realId exists', { status: 409, code: 'CONFLICT' });
+      },
+      lookup: async (realId) => card(realId === 'R1' ? 'active' : 'suspended'),
+      concurrency: 1,
+    }));
+    expect(result.stats).toMatchObject({ exists: 1, failed: 1 });
+    expect(report.entries[0]).toEqual({ line: 2, realId: 'R1', outcome: 'exists', cardId: 'card_active' });
+    expect(report.entries[1]).toMatchObject({ line: 3, realId: 'R2', outcome: 'failed', error: 'realId "R2" is card card_suspended, and it is suspended: not imported again' });
+  });
+
   it('gives up after the attempts allowed, and does not retry a 400', async () => {
     let calls = 0;
     const result = await runImport(base({

@@ -77,7 +77,7 @@ describe('the exchanges part of the state', () => {
     const unused = async (): Promise<never> => { throw new Error('not asked of this sandbox'); };
     const sandbox: SandboxHooks = {
       lifecycle: unused, repeat: unused, expire: unused, advanceClock: unused, deliverAdvices: unused, standIn: unused,
-      setStandIn: unused, webhookFaults: unused, setWebhookFaults: unused,
+      setStandIn: unused, withWebhookFaults: unused,
       async state(result, parts) {
         asked.push(`${result.transactionId} ${[...parts].join(',')}`);
         reads += 1;

@@ -202,8 +202,10 @@ describe('lifecycle steps', () => {
       async deliverAdvices() { calls.push('deliver'); return { delivered: 1, pending: 0 }; },
       async standIn(program) { calls.push(`stand-in? ${program}`); return { mode: 'approve', maxAmount: 1, dailyAmount: 2 }; },
       async setStandIn(program, standIn, options) { calls.push(`stand-in ${program} ${standIn.mode}${options?.restore ? ' (restore)' : ''}`); },
-      async webhookFaults() { calls.push('faults?'); return { spec: 'deadline=5000ms', seed: 1 }; },
-      async setWebhookFaults(spec, seed, options) { calls.push(`faults ${spec} ${seed}${options?.restore ? ' (restore)' : ''}`); },
+      async withWebhookFaults(faults, work) {
+        calls.push(`faults ${faults.spec} ${faults.seed}`);
+        try { return await work(); } finally { calls.push('faults put back'); }
+      },
       async state(result, parts) {
         reads += 1;
         calls.push(`state ${result.transactionId} ${[...parts].join(',')}`);
@@ -229,7 +231,7 @@ steps:
     const summary = await runScenario(await loadScenario(text, 's.yaml'), { send: fakeSend(['00']).send, sandbox, sleep: async () => {} });
     expect(summary.steps.map((s) => s.failures)).toEqual([[], [], [], [], [], [], []]);
     expect(calls).toEqual([
-      'faults?', 'faults reply-lost=1 7', 'lifecycle {"message":"increment","originalTransactionId":"tx1","amount":250,"responseMode":"forward"}', 'faults deadline=5000ms 1 (restore)',
+      'faults reply-lost=1 7', 'lifecycle {"message":"increment","originalTransactionId":"tx1","amount":250,"responseMode":"forward"}', 'faults put back',
       'repeat tx1 false',
       'expire tx1', 'state tx1 transaction,lifecycle', 'state tx1 transaction,lifecycle',
       'clock 604800',
@@ -259,7 +261,7 @@ steps:
     expect(calls).toEqual([
       'stand-in? p1', 'stand-in p1 decline',
       'stand-in p1 approve',
-      'faults?', 'faults delay=5000ms undefined', 'faults deadline=5000ms 1 (restore)',
+      'faults delay=5000ms undefined', 'faults put back',
       'stand-in p1 approve (restore)',
     ]);
   });

@@ -5,6 +5,7 @@ import type { Context } from '../../app/context.js';
 import { CliError, RejectedError } from '../../core/errors.js';
 import * as fields from '../../core/card-fields.js';
 import { getPath, setPath } from '../../core/object-path.js';
+import { UNUSABLE_CARD, unusableForRow } from '../../bulk/found-card.js';
 import { accountCurrency, trimmed, type Json } from './fields.js';
 import { explainPinKeyError } from './common.js';
 import { BODY_FIELDS, type CreateOptions } from './create-flags.js';
@@ -114,6 +115,13 @@ export async function createRows(ctx: Context, input: Extract<CreateInput, { kin
           if (differ.length) {
             throw new RejectedError(`reference ${referenceCode} is another card's (its ${differ.join(', ')} differ${differ.length === 1 ? 's' : ''} from this row's): not created`, {
               code: 'REFERENCE_TAKEN', hint: 'give the row a reference of its own',
+            });
+          }
+          // The row's card, but not as the row asks (suspended, expired…): a replacement row is not "already".
+          const unusable = unusableForRow(found.data, body.status ?? 'active', now);
+          if (unusable) {
+            throw new RejectedError(`reference ${referenceCode} is card ${found.data.id}, and ${unusable}: not created again`, {
+              code: UNUSABLE_CARD.code, hint: UNUSABLE_CARD.hint(found.data.id),
             });
           }
           return { outcome: uncertain ? 'done' : 'already', id: found.data.id, details: { referenceCode } };

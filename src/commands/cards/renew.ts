@@ -104,8 +104,8 @@ interface Renewal {
 }
 
 async function bulkRenew(ctx: Context, opts: BulkOptions, { renewReason, fallback }: { renewReason: string; fallback?: string }): Promise<void> {
-  const [{ runBulkCommand }, { rowCardId }, { getCard, renewCard }] = await Promise.all([
-    import('../bulk-command.js'), import('./bulk.js'), import('../../api/cards.js'),
+  const [{ runBulkCommand }, { rowCardId }, { getCard, renewCard }, { unusableForRow }] = await Promise.all([
+    import('../bulk-command.js'), import('./bulk.js'), import('../../api/cards.js'), import('../../bulk/found-card.js'),
   ]);
   const client = await ctx.client();
   const reasoned = client.withReason(renewReason);
@@ -127,7 +127,9 @@ async function bulkRenew(ctx: Context, opts: BulkOptions, { renewReason, fallbac
       async apply({ id, expiration }, { signal, uncertain }) {
         // Read first: a card already at the target month was renewed (by an earlier run, or by
         // this row's attempt whose answer was lost) and must not get another sequence number.
-        const atTarget = (card: { expiryYear: number; expiryMonth: string }) => `${card.expiryYear}${card.expiryMonth.padStart(2, '0')}` === expiration;
+        // …and active, as a renewal leaves it: a suspended card at that month still needs its replacement.
+        const atTarget = (card: { expiryYear: number; expiryMonth: string; status: string }) => `${card.expiryYear}${card.expiryMonth.padStart(2, '0')}` === expiration
+          && unusableForRow(card, 'active', now) === undefined;
         const card = (await getCard(client, id, signal)).data;
         if (atTarget(card)) return { outcome: uncertain ? 'done' : 'already', details: { expiration, seqNumber: card.seqNumber } };
         try {

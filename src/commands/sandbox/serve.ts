@@ -48,7 +48,7 @@ const FLAGS = defineFlags({
   webhookScheme: { type: 'string', value: 'scheme', choices: SIGNATURE_SCHEMES, description: "signature scheme of the seeded card program's webhook (its webHookConfig.type; standard-webhooks gives it a whsec_ secret)" },
   faults: { type: 'string', value: 'spec', description: 'inject faults, e.g. rate=0.1,codes=500|503,latency=0-800ms' },
   faultsSeed: { type: 'string', value: 'n', description: 'seed for the fault injector (replayable runs)' },
-  webhookFaults: { type: 'string', value: 'spec', description: 'faults between the switch and the webhook (delay, deadline, duplicate, reset, reply-lost, garbage, signature), e.g. delay=100-300ms,reset=0.05' },
+  webhookFaults: { type: 'string', value: 'spec', description: 'faults between the switch and the seeded institution\'s webhook (delay, deadline, duplicate, reset, reply-lost, garbage, signature), e.g. delay=100-300ms,reset=0.05' },
   webhookFaultsSeed: { type: 'string', value: 'n', description: 'seed for the webhook fault injector (replayable runs)' },
   faultsHold: { type: 'string', value: 'seconds', description: 'how long commit-then-timeout holds a response (default 35)' },
   tokenTtl: { type: 'string', value: 'seconds', description: 'lifetime of OAuth access tokens (default 3600)' },
@@ -306,7 +306,7 @@ function printBanner(ctx: Context, sandbox: SandboxAnnouncement, options: Parsed
     `  inspector     ${sandbox.inspectorUrl}`,
     ...(options.faults ? [`  faults        ${options.faultsText || 'none'} (seed ${options.faultsSeed ?? 1}; change with PUT /sandbox/faults)`] : []),
     ...(options.dialectFile ? [`  dialect       ${options.dialectFile}`] : []),
-    ...(options.webhookFaults ? [`  webhook faults ${options.webhookFaultsText || 'none'} (seed ${options.webhookFaultsSeed ?? 1}; change with PUT /sandbox/webhook-faults)`] : []),
+    ...(options.webhookFaults ? [`  webhook faults ${options.webhookFaultsText || 'none'} (seed ${options.webhookFaultsSeed ?? 1}, the seeded institution's; change with PUT /sandbox/webhook-faults)`] : []),
     '',
     profileName
       ? `Stored as profile "${profileName}". Try: cardctl cards list --profile ${profileName}`

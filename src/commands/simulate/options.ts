@@ -20,7 +20,7 @@ export const SIMULATION_FLAGS = defineFlags({
   originalTx: { type: 'string', value: 'id', description: 'reversal: the transaction to reverse' },
   originalStan: { type: 'string', value: 'stan', description: 'reversal: STAN of the original (with --original-rrn)' },
   originalRrn: { type: 'string', value: 'rrn', description: 'reversal: RRN of the original (with --original-stan)' },
-  date: { type: 'string', value: 'iso', description: 'transaction date-time (default now)' },
+  date: { type: 'string', value: 'iso', description: 'the date-time the message carries (default now); daily limits count on the switch clock\'s day whatever it is' },
   set: { type: 'list', value: 'field=value', repeat: 'variadic', description: 'override a message field verbatim, e.g. --set 43="ACME STORE" (repeatable)' },
   expectApproved: { type: 'boolean', description: 'exit 5 unless the response code approves (00, 10 partial, 11 VIP…; for CI)' },
   messages: { type: 'boolean', description: 'show the full request and response messages' },

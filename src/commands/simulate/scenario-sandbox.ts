@@ -9,13 +9,8 @@ import type { Context } from '../../app/context.js';
 import { UsageError } from '../../core/errors.js';
 import type { SandboxHooks, StatePart, StepResult } from '../../scenario/runner.js';
 
-/** How long putting back what a run changed may take: Ctrl-C ends the process 5 s after it came. */
-const RESTORE_TIMEOUT_MS = 3_000;
-
 export function scenarioSandbox(ctx: Context): SandboxHooks {
   const api = () => Promise.all([import('../../api/simulate.js'), ctx.client()]);
-  // Restoring happens after Ctrl-C too, when the run's signal has already fired.
-  const signalFor = (options: { restore?: boolean }) => (options.restore ? AbortSignal.timeout(RESTORE_TIMEOUT_MS) : ctx.signal);
   let webhookUrl: Promise<string | undefined> | undefined;
   return {
     async lifecycle(body) {
@@ -45,15 +40,22 @@ export function scenarioSandbox(ctx: Context): SandboxHooks {
     },
     async setStandIn(program: string, standIn: StandInPolicy, options = {}) {
       const [{ setStandIn }, client] = await api();
-      await setStandIn(client, program, standIn, { signal: signalFor(options) });
+      if (!options.restore) {
+        await setStandIn(client, program, standIn, { signal: ctx.signal });
+        return;
+      }
+      // Putting back happens after a signal too, when the run's client and signal are aborted.
+      const { FAULTS_RESTORE_TIMEOUT_MS } = await import('../../api/webhook-faults.js');
+      const cleanup = client.forCleanup(FAULTS_RESTORE_TIMEOUT_MS);
+      try {
+        await setStandIn(cleanup, program, standIn, { signal: AbortSignal.timeout(FAULTS_RESTORE_TIMEOUT_MS) });
+      } finally {
+        await cleanup.close();
+      }
     },
-    async webhookFaults() {
-      const [{ getWebhookFaults }, client] = await api();
-      return (await getWebhookFaults(client, { signal: ctx.signal })).data;
-    },
-    async setWebhookFaults(spec, seed, options = {}) {
-      const [{ setWebhookFaults }, client] = await api();
-      await setWebhookFaults(client, spec, seed, { signal: signalFor(options) });
+    async withWebhookFaults(faults, work) {
+      const [{ withWebhookFaults }, client] = await Promise.all([import('../../api/webhook-faults.js'), ctx.client()]);
+      return withWebhookFaults(client, faults, work, ctx.signal);
     },
     async state(result, parts) {
       const id = result.transactionId;

@@ -60,15 +60,14 @@ export async function certify(ctx: Context, input: CertifyInput): Promise<{ fail
     client = new ApiClient({ baseUrl: sandbox.baseUrl, getToken: async () => sandbox.token, ...ctx.connection() });
     where = 'in-process';
   }
-  let session: CertifySession | undefined;
   try {
-    session = await CertifySession.open(client, { url: input.url, secret, retiredSecret: retired, scheme: input.scheme, seed: input.seed, freshStans: Boolean(input.profile) }, ctx.signal);
+    const session = await CertifySession.open(client, { url: input.url, secret, retiredSecret: retired, scheme: input.scheme, seed: input.seed, freshStans: Boolean(input.profile) }, ctx.signal);
     ctx.log.info(`Certifying ${scrub(redactUrl(input.url), secret)} (${input.scheme} signatures, seed ${input.seed}, sandbox ${where}): ${input.checks.length} checks`);
-    const results = await runChecks(input.checks, {
+    const results = await session.isolated(() => runChecks(input.checks, {
       session, deadlineMs: WEBHOOK_TIMEOUT_MS, windowMs: ACKNOWLEDGEMENT_WINDOW_MS, latency: input.latency, signal: ctx.signal,
       expect: (check) => input.expect[check],
       declinesByPolicy: (code) => !isApproved(code) && (input.expect['authorization-reply'] ?? []).includes(code),
-    }, (result) => ctx.log.info(`${result.verdict === 'pass' ? '✓' : result.verdict === 'skip' ? '-' : '✗'} ${result.name}`, 'dim'));
+    }, (result) => ctx.log.info(`${result.verdict === 'pass' ? '✓' : result.verdict === 'skip' ? '-' : '✗'} ${result.name}`, 'dim')));
     const report = buildReport(results, { version: VERSION, date: ctx.clock.now(), url: input.url, scheme: input.scheme, seed: input.seed, sandbox: where });
     const clean = (text: string) => scrub(retired ? scrub(text, retired) : text, secret);
     // The table, and everything after, through the same guard as the files.
@@ -87,7 +86,6 @@ export async function certify(ctx: Context, input: CertifyInput): Promise<{ fail
     if (ctx.signal.aborted) throw new InterruptedError();
     return { failed: results.filter((r) => r.verdict === 'fail').map((r) => r.name) };
   } finally {
-    if (input.profile) await session?.restoreFaults().catch(() => ctx.log.warn('could not put back the sandbox\'s webhook faults (GET /sandbox/webhook-faults shows them)'));
     await close();
   }
 }

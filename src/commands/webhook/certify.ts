@@ -34,7 +34,9 @@ reason); each failure's reason and evidence (card numbers masked) follow on stde
 By default an in-memory sandbox is started in this process: a card program whose webhook is --url,
 signed with the secret (--secret-stdin, else CARDCTL_WEBHOOK_SECRET) in --scheme. With
 -p/--profile NAME of a sandbox profile (\`cardctl sandbox serve --profile NAME\`), that running
-sandbox is used instead: a new card program there points at --url.
+sandbox is used instead: a new card program there points at --url. The faults the checks inject
+are that program's only (other tenants, and another run on the same sandbox, never get them), and
+are taken off when the run ends, also on Ctrl-C, SIGTERM or SIGHUP.
 
 Checks (select with --only a,b or --skip a,b):
 ${checkList}

@@ -5,6 +5,7 @@ import { isLoopbackHost, NotLoopbackError, notLoopbackReason } from '../../core/
 import { escapeControlsDeep } from '../../output/format.js';
 import type { Exchange } from './listener.js';
 import { HISTORY_BOUND, MAX_BODY_BYTES, REPEAT_BEHAVIOURS } from './behaviours.js';
+import { PARTIAL_APPROVAL_CODE } from '../../webhook-protocol/reply.js';
 import { SIGNATURE_SCHEMES } from '../../webhook-protocol/signature.js';
 import { checkSecretForScheme, webhookSecret } from './secret-stdin.js';
 
@@ -120,7 +121,7 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
     const failEvery = opts.failEvery === undefined ? undefined : wholeNumber('--fail-every', opts.failEvery, 1, Number.MAX_SAFE_INTEGER);
     let approvedAmount: number | undefined;
     if (opts.approvedAmount !== undefined) {
-      if (respond !== '10') throw new UsageError('--approved-amount goes with --respond 10 (partial approval)');
+      if (respond !== PARTIAL_APPROVAL_CODE) throw new UsageError(`--approved-amount goes with --respond ${PARTIAL_APPROVAL_CODE} (partial approval)`);
       approvedAmount = Number(opts.approvedAmount.replace(/,/g, ''));
       if (!/^\d[\d,]*(\.\d+)?$/.test(opts.approvedAmount.trim()) || !(approvedAmount > 0)) {
         throw new UsageError(`invalid --approved-amount "${opts.approvedAmount}": expected an amount above 0 in major units, e.g. 600.00`);

@@ -58,7 +58,10 @@
     return mti;
   }
   const cardText = (tx) => [tx.card && tx.card.id, tx.card && tx.card.pan, tx.cardData && tx.cardData.pan].filter(Boolean).join(' ');
-  const failedTransaction = (tx) => tx.transactionStatus === 'failed' || (tx.responseCode !== '00' && tx.responseCode !== '10');
+  // Which response codes are approvals is the server's list (the page's data-approved-codes).
+  const approvedCodes = new Set((document.body.dataset.approvedCodes || '').split(' ').filter(Boolean));
+  const approved = (code) => approvedCodes.has(code);
+  const failedTransaction = (tx) => tx.transactionStatus === 'failed' || !approved(tx.responseCode);
   const failedExchange = (x) => x.verdict !== 'accepted';
 
   function matches(kind, failed, cards) {
@@ -95,7 +98,7 @@
         el('td', null, (tx.cardData && tx.cardData.pan) || (tx.card && tx.card.pan) || ''),
         el('td', null, money(tx.amount, tx.amounts && tx.amounts.currency)),
         el('td', null, tx.transactionStatus),
-        el('td', { class: code === '00' || code === '10' ? 'code-ok' : 'code-bad' }, code));
+        el('td', { class: approved(code) ? 'code-ok' : 'code-bad' }, code));
       });
     byId('transactions').tBodies[0].replaceChildren(...rows);
     byId('transactions-empty').hidden = rows.length > 0;

@@ -6,10 +6,12 @@
 // lifecycle, and the faults on the webhook path. What runs behind them (the webhook pool, the
 // clock, retries) is the switch runtime (../switch/runtime.ts), which the server owns.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { Envelope, Lifecycle, LifecycleBody, ResponseMode, SimulateBody, SimulateEnvelope, SwitchParams, Transaction } from '../../api/schemas.js';
 import { principalOf, requireBearer } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
+import { DomainError } from '../errors.js';
 import { transactionService } from '../services/transactions.js';
 import { deliverPendingAdvices } from '../switch/advices.js';
 import { expireHold } from '../switch/expiry.js';
@@ -17,6 +19,7 @@ import { lifecycleOf } from '../switch/lifecycle.js';
 import { simulateRepeat } from '../switch/repeats.js';
 import type { SwitchRuntime } from '../switch/runtime.js';
 import { simulate, simulateLifecycle } from '../switch/simulate.js';
+import type { WebhookFaultScope } from '../switch/webhook-faults.js';
 import { envelope } from './common.js';
 
 const TransactionIdParams = Type.Object({ id: Type.String({ minLength: 1 }) });
@@ -133,19 +136,45 @@ export const simulateRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; runt
     },
   }, async () => deliverPendingAdvices(switchDeps));
 
-  const WebhookFaultState = Type.Object({ spec: Type.String({ description: 'the spec in its text form' }), seed: Type.Integer() });
+  // Faults are the caller's: its institution's traffic, or one of its programs' (programId).
+  const ScopedFaults = Type.Object({ spec: Type.String({ description: 'the spec in its text form' }), seed: Type.Integer() });
+  const WebhookFaultState = Type.Composite([ScopedFaults, Type.Object({
+    own: Type.Optional(Type.Boolean({ description: 'with programId: the program has faults of its own (false: its institution\'s apply)' })),
+    programs: Type.Optional(Type.Array(Type.Composite([Type.Object({ programId: Type.String() }), ScopedFaults]), { description: 'without programId: the institution\'s programs with faults of their own' })),
+  })]);
+  const FaultScopeQuery = Type.Object({ programId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) }, { additionalProperties: false });
+  const scopeOf = (request: FastifyRequest, programId: unknown): WebhookFaultScope => {
+    const { institutionId } = principalOf(request);
+    if (programId === undefined) return { institutionId };
+    // Another institution's program is not found, as everywhere.
+    const program = typeof programId === 'string' ? deps.store.cardPrograms.get(institutionId, programId) : undefined;
+    if (!program) throw new DomainError('not-found', `card program ${String(programId)} not found`);
+    return { institutionId, programId: program.id };
+  };
   app.get('/sandbox/webhook-faults', {
-    schema: { summary: 'Current faults on the webhook path', tags, auth: 'none', response: { 200: WebhookFaultState } },
-  }, async () => runtime.webhookFaults());
-  app.put('/sandbox/webhook-faults', {
+    onRequest: auth,
     schema: {
-      summary: 'Replace the faults on the webhook path', tags, auth: 'none',
+      summary: 'Current faults on the webhook path', tags, auth: 'bearer',
+      description: 'The faults of the caller\'s institution (and its programs that have their own), or with `programId` those a message of that program gets.',
+      querystring: FaultScopeQuery,
+      response: { 200: WebhookFaultState },
+    },
+  }, async (request) => runtime.webhookFaults(scopeOf(request, request.query.programId)));
+  app.put('/sandbox/webhook-faults', {
+    onRequest: auth,
+    schema: {
+      summary: 'Replace the faults on the webhook path', tags, auth: 'bearer',
       description: 'Keys as in `sandbox serve --webhook-faults`: delay (MS or MIN-MAX ms), deadline (the network\'s timeout, default 5 s), '
-        + 'duplicate, reset, reply-lost, garbage (probabilities); or `spec` (the text form); `seed` reseeds the generator. `{}` turns them off.',
+        + 'duplicate, reset, reply-lost, garbage (probabilities); or `spec` (the text form); `seed` reseeds the generator. `{}` turns them off. '
+        + 'They apply to the caller\'s institution\'s messages only; with `programId` (a program of the caller\'s) to that program\'s only, '
+        + 'which then ignores its institution\'s faults until `{"programId": …, "inherit": true}`.',
       body: Type.Object({}, { additionalProperties: true }),
       response: { 200: WebhookFaultState },
     },
-  }, async (request) => runtime.replaceWebhookFaults((request.body ?? {}) as Record<string, unknown>));
+  }, async (request) => {
+    const { programId, ...body } = (request.body ?? {}) as Record<string, unknown>;
+    return runtime.replaceWebhookFaults(scopeOf(request, programId), body);
+  });
 
   app.get('/institutions/transactions/:id', {
     onRequest: auth,

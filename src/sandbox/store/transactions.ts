@@ -4,7 +4,7 @@
 import type { CardStatus, Transaction, TransactionStatus } from '../../api/schemas.js';
 import type { Static } from '@sinclair/typebox';
 import type { Db, Statement } from './db.js';
-import type { Channel } from '../../iso8583/codes.js';
+import { APPROVED_CODES, type Channel } from '../../iso8583/codes.js';
 
 /** The values of the state column; their transitions are the switch's table (switch/states.ts). */
 export const TRANSACTION_STATES = ['awaiting', 'approved', 'declined', 'reversing', 'reversed', 'completed'] as const;
@@ -19,7 +19,7 @@ export interface TransactionIndex {
   channel: Channel;
   /** Amount in minor units (field 4). */
   amountMinor: number;
-  /** Day the transaction counts for, YYYY-MM-DD (UTC). */
+  /** The switch-clock day the transaction counts against for daily limits, YYYY-MM-DD (UTC). */
   day: string;
   /** The switch's state of the transaction (its transitions are the switch module's table). */
   state: TransactionState;
@@ -119,7 +119,7 @@ export class TransactionStore {
     this.selectByStanRrn = db.prepare(
       'SELECT record FROM transactions WHERE institution_id = ? AND stan = ? AND rrn = ? ORDER BY created_at DESC, id DESC LIMIT 1',
     );
-    this.selectLastStan = db.prepare("SELECT MAX(CAST(stan AS INTEGER)) AS stan FROM transactions WHERE institution_id = ? AND day = ? AND stan GLOB '[0-9]*'");
+    this.selectLastStan = db.prepare("SELECT MAX(CAST(stan AS INTEGER)) AS stan FROM transactions WHERE institution_id = ? AND substr(rrn, 1, 4) = ? AND stan GLOB '[0-9]*'");
     const stored = `SELECT record, state, amount_minor AS amountMinor, reversed_minor AS reversedMinor, captured_minor AS capturedMinor,
       refunded_minor AS refundedMinor, original_id AS originalId, kind, flow, currency FROM transactions`;
     this.selectLinked = db.prepare(`${stored} WHERE original_id = ? AND institution_id = ? ORDER BY created_at, id`);
@@ -132,7 +132,8 @@ export class TransactionStore {
     this.selectAwaitingBefore = db.prepare("SELECT institution_id AS institutionId, id FROM transactions WHERE state = 'awaiting' AND created_at < ? ORDER BY created_at");
     this.sumStandInApproved = db.prepare(
       `SELECT COALESCE(SUM(amount_minor), 0) AS amountMinor FROM transactions
-       WHERE card_id = ? AND day = ? AND currency = ? AND original_id IS NULL AND json_extract(record, '$.standIn.decision') = '00'`,
+       WHERE card_id = ? AND day = ? AND currency = ? AND original_id IS NULL
+         AND json_extract(record, '$.standIn.decision') IN (SELECT value FROM json_each('${JSON.stringify([...APPROVED_CODES])}'))`,
     );
     // Advices are few and short-lived: a scan is cheaper than an index every row pays for.
     this.selectUnacknowledgedAdvices = db.prepare(
@@ -202,9 +203,9 @@ export class TransactionStore {
     return row ? (JSON.parse(row.record) as Transaction) : undefined;
   }
 
-  /** The highest numeric STAN of the institution's transactions of that day, 0 when none. */
-  lastStan(institutionId: string, day: string): number {
-    return (this.selectLastStan.get(institutionId, day) as { stan: number | null }).stan ?? 0;
+  /** The highest numeric STAN of the institution's transactions whose RRN starts with `rrnDay` (year digit, day of the year), 0 when none. */
+  lastStan(institutionId: string, rrnDay: string): number {
+    return (this.selectLastStan.get(institutionId, rrnDay) as { stan: number | null }).stan ?? 0;
   }
 
   /** The institution's transaction with its state and amounts, or undefined. */

@@ -30,16 +30,18 @@ export interface Exchange {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * One exchange with the webhook, through the webhook faults: delay, the network's deadline
+ * One exchange with the webhook of `program`, through the faults of that program (or of its
+ * institution, webhook-faults.ts): delay, the network's deadline
  * (past it the answer is not taken, but still read for LATE_REPLY_WINDOW_MS when the caller
  * can act on it), duplicate delivery, reset after sending, reply lost, garbage. Every delivery
  * of the message (a duplicate included) carries the transaction's `webhook-id`. With a subject,
  * each HTTP call (two with a duplicate delivery) is recorded in the exchange log as the network saw it.
  */
-export async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHookConfig'] | undefined, request: SwitchMessage, transactionId: string, subject?: ExchangeSubject): Promise<Exchange> {
+export async function exchangeWithWebhook(deps: SwitchDeps, program: Pick<CardProgram, 'id' | 'webHookConfig'> | undefined, request: SwitchMessage, transactionId: string, institutionId: string, subject?: ExchangeSubject): Promise<Exchange> {
+  const config = program?.webHookConfig;
   const now = deps.now ?? (() => new Date());
   const baseDeadline = deps.webhook?.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
-  const draw = deps.webhookFaults?.draw() ?? { delayMs: 0, deadlineMs: baseDeadline, duplicate: false, reset: false, replyLost: false, garbage: false };
+  const draw = deps.webhookFaults?.draw({ institutionId, programId: program?.id }) ?? { delayMs: 0, deadlineMs: baseDeadline, duplicate: false, reset: false, replyLost: false, garbage: false };
   const faults = describeDraw(draw);
   if (!config?.url) {
     return { outcome: { ok: false, cause: 'no-url', reason: 'the card program has no webHookConfig.url (set one, e.g. `cardctl sandbox serve --webhook-url URL`)' }, sentAt: now(), latencyMs: 0, faults };

@@ -44,7 +44,7 @@ export function transmissionDateTime(date: Date): string {
   return `${pad2(date.getUTCMonth() + 1)}${pad2(date.getUTCDate())}${pad2(date.getUTCHours())}${pad2(date.getUTCMinutes())}${pad2(date.getUTCSeconds())}`;
 }
 
-/** The UTC day a transaction counts against (limits, STAN sequence): YYYY-MM-DD. */
+/** The UTC day of a date, YYYY-MM-DD: of the switch clock for limits, of the message for its STAN sequence. */
 export function dayOf(date: Date): string {
   return date.toISOString().slice(0, 10);
 }

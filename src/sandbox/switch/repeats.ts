@@ -31,7 +31,7 @@ export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id
     const message: SwitchMessage = { ...resentMessage(stored.record.originalMessage, card?.pan), '0': mti };
     // The first send was attempt 1; each repeat so far one more.
     const subject = subjectOf(institutionId, stored.record, (stored.record.repeats?.length ?? 0) + 2, mti, stored.originalId);
-    const exchange = await exchangeWithWebhook({ ...deps, background: undefined }, program?.webHookConfig, message, id, subject);
+    const exchange = await exchangeWithWebhook({ ...deps, background: undefined }, program, message, id, institutionId, subject);
     responseCode = exchange.outcome.ok ? exchange.outcome.reply['39'] ?? '' : '';
     reply = exchange.outcome.ok ? exchange.outcome.reply : undefined;
     replyMti = exchange.outcome.ok ? exchange.outcome.reply['0'] : undefined;

@@ -11,7 +11,7 @@ import { deliverPendingAdvices } from './advices.js';
 import type { SwitchDeps } from './deps.js';
 import { expireDue, recoverAbandoned } from './expiry.js';
 import { switchStore } from './store.js';
-import { formatWebhookFaults, parseWebhookFaults, webhookFaultController, WebhookFaultSpecError, webhookFaultsFrom } from './webhook-faults.js';
+import { formatWebhookFaults, parseWebhookFaults, webhookFaultController, WebhookFaultSpecError, webhookFaultsFrom, type WebhookFaultScope } from './webhook-faults.js';
 
 export interface SwitchClock {
   now: string;
@@ -22,6 +22,10 @@ export interface WebhookFaultState {
   /** The spec in its text form. */
   spec: string;
   seed: number;
+  /** A program's faults: its own, or (false) its institution's. */
+  own?: boolean;
+  /** An institution's: its programs with faults of their own. */
+  programs?: Array<{ programId: string; spec: string; seed: number }>;
 }
 
 export interface SwitchRuntime {
@@ -32,9 +36,13 @@ export interface SwitchRuntime {
   clock(): SwitchClock;
   /** Moves the switch's clock forward, then expires the holds due by it; how many. */
   advanceClock(seconds: number): number;
-  webhookFaults(): WebhookFaultState;
-  /** Replaces the faults on the webhook path: `spec` in the text form, or its keys; `seed` reseeds. */
-  replaceWebhookFaults(body: Record<string, unknown>): WebhookFaultState;
+  /** The faults of an institution's traffic, or of one of its programs'. */
+  webhookFaults(scope: WebhookFaultScope): WebhookFaultState;
+  /**
+   * Replaces the faults of the scope: `spec` in the text form, or its keys; `seed` reseeds;
+   * `inherit: true` gives a program its institution's faults back.
+   */
+  replaceWebhookFaults(scope: WebhookFaultScope, body: Record<string, unknown>): WebhookFaultState;
   /** Stops the retries, aborts the webhook calls in flight, awaits the background work, closes the pool. */
   close(): Promise<void>;
 }
@@ -56,8 +64,7 @@ export function createSwitchRuntime(sandbox: Pick<SandboxDeps, 'store' | 'clock'
     const tracked = work.catch(() => undefined).finally(() => running.delete(tracked));
     running.add(tracked);
   };
-  const webhookFaults = sandbox.webhookFaults ?? webhookFaultController();
-  let webhookFaultsSeed = sandbox.webhookFaultsSeed ?? 1;
+  const webhookFaults = sandbox.webhookFaults ?? webhookFaultController(undefined, undefined, sandbox.webhookFaultsSeed);
   const deps: SwitchDeps = {
     store: switchStore(sandbox.store, { firstStan: sandbox.settings.firstStan, events: sandbox.events }), now, webhook: { dispatcher, signal: closing.signal }, webhookFaults, background,
     exchanges: sandbox.exchanges,
@@ -79,7 +86,12 @@ export function createSwitchRuntime(sandbox: Pick<SandboxDeps, 'store' | 'clock'
   recoverAbandoned(deps.store, now());
 
   const clock = () => ({ now: now().toISOString(), offsetSeconds: clockOffsetMs / 1000 });
-  const faultState = () => ({ spec: formatWebhookFaults(webhookFaults.spec()), seed: webhookFaultsSeed });
+  const faultState = (scope: WebhookFaultScope): WebhookFaultState => {
+    const { spec, seed, own } = webhookFaults.get(scope);
+    const state = { spec: formatWebhookFaults(spec), seed };
+    if (scope.programId) return { ...state, own };
+    return { ...state, programs: webhookFaults.programsOf(scope.institutionId).map((p) => ({ programId: p.programId, spec: formatWebhookFaults(p.spec), seed: p.seed })) };
+  };
   return {
     deps,
     now,
@@ -89,19 +101,25 @@ export function createSwitchRuntime(sandbox: Pick<SandboxDeps, 'store' | 'clock'
       return deps.store.atomically(() => expireDue(deps.store, now()));
     },
     webhookFaults: faultState,
-    replaceWebhookFaults(body) {
-      const { spec: text, seed, ...rest } = body;
+    replaceWebhookFaults(scope, body) {
+      const { spec: text, seed, inherit, ...rest } = body;
       assertFaultSeed(seed);
       try {
+        if (inherit !== undefined) {
+          if (inherit !== true || !scope.programId || text !== undefined || seed !== undefined || Object.keys(rest).length > 0) {
+            throw new WebhookFaultSpecError('inherit', 'inherit is true alone, with a programId: the program gets its institution\'s faults back');
+          }
+          webhookFaults.inherit({ institutionId: scope.institutionId, programId: scope.programId });
+          return faultState(scope);
+        }
         if (text !== undefined && typeof text !== 'string') throw new WebhookFaultSpecError('spec', 'spec must be a string such as "deadline=2s,reply-lost=0.1"');
         const next = typeof text === 'string' ? parseWebhookFaults(text) : webhookFaultsFrom(rest);
-        if (seed !== undefined) webhookFaultsSeed = seed;
-        webhookFaults.set(next, webhookFaultsSeed);
+        webhookFaults.set(scope, next, seed as number | undefined);
       } catch (error) {
         if (error instanceof WebhookFaultSpecError) throw new DomainError('invalid', error.message, [{ field: error.key, message: error.message }]);
         throw error;
       }
-      return faultState();
+      return faultState(scope);
     },
     async close() {
       closing.abort();

@@ -75,7 +75,7 @@ async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode:
 
   // ---- forward: ask the institution, then apply its answer ----
   const subject = subjectOf(institutionId, admitted.record, 1, admitted.request['0'] ?? '', admitted.row.originalId);
-  const exchange = await exchangeWithWebhook(deps, plan.program?.webHookConfig, admitted.request, admitted.record.id, subject);
+  const exchange = await exchangeWithWebhook(deps, plan.program, admitted.request, admitted.record.id, institutionId, subject);
   if (isAdvice(plan)) {
     const record = store.atomically(() => recordAdviceDelivery(store, institutionId, admitted.record.id, exchange, now()));
     if (!record.advice?.acknowledged) deps.onAdvicePending?.();
@@ -114,8 +114,11 @@ function admit(deps: SwitchDeps, { institution, plan, mode, overrides, receivedA
   const now = deps.now ?? (() => new Date());
   const { store } = deps;
   const institutionId = institution.id;
-  const day = dayOf(plan.date);
-  const stanNumber = ((store.nextStan(institutionId, day) - 1) % 999_999) + 1;
+  // The day the daily limits and the stand-in budget count against is the switch's (its clock,
+  // which POST /sandbox/switch/clock moves), never the caller's transactionDate: dating messages
+  // on other days does not make room. STANs run per day of the message's own date (field 7, the RRN).
+  const day = dayOf(receivedAt);
+  const stanNumber = ((store.nextStan(institutionId, dayOf(plan.date)) - 1) % 999_999) + 1;
   const stan = String(stanNumber).padStart(6, '0');
   let request = buildRequest({
     intent: plan.intent,

@@ -7,6 +7,7 @@ import type { Transaction } from '../../api/schemas.js';
 import { tell, type SandboxEvents } from '../events.js';
 import type { Store } from '../store/index.js';
 import type { SwitchStore } from './store-port.js';
+import { retrievalReferenceNumber } from './message.js';
 import { COUNTED_STATES } from './states.js';
 
 export function switchStore(store: Store, { firstStan = 1, events }: { firstStan?: number; events?: SandboxEvents } = {}): SwitchStore {
@@ -40,7 +41,9 @@ export function switchStore(store: Store, { firstStan = 1, events }: { firstStan
       const key = `switch.stan.${institutionId}.${day}`;
       // A day without a counter yet (or a database from before counters were per institution)
       // continues after the institution's own highest STAN of that day, from firstStan at least.
-      const next = (store.meta.get<number>(key) ?? Math.max(store.transactions.lastStan(institutionId, day), firstStan - 1)) + 1;
+      // That day's messages are those whose RRN starts with its year digit and day of the year.
+      const rrnDay = retrievalReferenceNumber(new Date(`${day}T00:00:00.000Z`), '0').slice(0, 4);
+      const next = (store.meta.get<number>(key) ?? Math.max(store.transactions.lastStan(institutionId, rrnDay), firstStan - 1)) + 1;
       store.meta.set(key, next);
       return next;
     },

@@ -85,22 +85,73 @@ export interface WebhookFaultDraw {
   signature?: SignatureFault;
 }
 
-export interface WebhookFaultController {
-  spec(): WebhookFaultSpec;
-  set(spec: WebhookFaultSpec, seed?: number): void;
-  draw(): WebhookFaultDraw;
+/**
+ * Whose traffic a fault spec applies to: an institution's (set with its token), or one card
+ * program's of it, which then has its own and ignores the institution's. No spec applies to
+ * every institution: two tenants, or two certification runs on their own programs, never see
+ * each other's faults.
+ */
+export interface WebhookFaultScope {
+  institutionId: string;
+  programId?: string | undefined;
 }
 
-export function webhookFaultController(initial: WebhookFaultSpec = emptyWebhookFaults(), seed = 1): WebhookFaultController {
-  let spec = initial;
-  let random = mulberry32(seed);
+/** A scope's faults and the seed its generator started from. */
+export interface ScopedWebhookFaults {
+  spec: WebhookFaultSpec;
+  seed: number;
+}
+
+export interface WebhookFaultController {
+  /** The faults a message of `scope` gets now; `own`: set on that scope itself (a program's are else its institution's). */
+  get(scope: WebhookFaultScope): ScopedWebhookFaults & { own: boolean };
+  /** Replaces the scope's faults and reseeds its generator (`seed`, else the scope's, else the sandbox's). */
+  set(scope: WebhookFaultScope, spec: WebhookFaultSpec, seed?: number): void;
+  /** A program goes back to its institution's faults. */
+  inherit(scope: Required<WebhookFaultScope>): void;
+  /** The programs of an institution with faults of their own. */
+  programsOf(institutionId: string): Array<ScopedWebhookFaults & { programId: string }>;
+  /** What one message of `scope` gets, drawn from that scope's own generator; undefined when no faults apply to it. */
+  draw(scope: WebhookFaultScope): WebhookFaultDraw | undefined;
+}
+
+interface ScopeEntry extends ScopedWebhookFaults {
+  institutionId: string;
+  random: () => number;
+}
+
+/**
+ * The faults of every scope. `initial` (`sandbox serve --webhook-faults`) are those of
+ * `initialScope`, the seeded institution; `seed` is where every scope's generator starts unless
+ * its PUT gives one.
+ */
+export function webhookFaultController(initialScope?: WebhookFaultScope, initial: WebhookFaultSpec = emptyWebhookFaults(), seed = 1): WebhookFaultController {
+  const scopes = new Map<string, ScopeEntry>();
+  const keyOf = (scope: WebhookFaultScope) => (scope.programId ? `program ${scope.programId}` : `institution ${scope.institutionId}`);
+  const entryOf = (scope: WebhookFaultScope) => (scope.programId ? scopes.get(keyOf(scope)) : undefined) ?? scopes.get(keyOf({ institutionId: scope.institutionId }));
+  const set = (scope: WebhookFaultScope, spec: WebhookFaultSpec, nextSeed?: number) => {
+    const chosen = nextSeed ?? scopes.get(keyOf(scope))?.seed ?? seed;
+    scopes.set(keyOf(scope), { spec, seed: chosen, institutionId: scope.institutionId, random: mulberry32(chosen) });
+  };
+  if (initialScope) set(initialScope, initial, seed);
   return {
-    spec: () => spec,
-    set(next, nextSeed = seed) {
-      spec = next;
-      random = mulberry32(nextSeed);
+    get(scope) {
+      const entry = entryOf(scope);
+      return { spec: entry?.spec ?? emptyWebhookFaults(), seed: entry?.seed ?? seed, own: scopes.has(keyOf(scope)) };
     },
-    draw() {
+    set,
+    inherit(scope) {
+      scopes.delete(keyOf(scope));
+    },
+    programsOf(institutionId) {
+      return [...scopes.entries()]
+        .filter(([key, entry]) => key.startsWith('program ') && entry.institutionId === institutionId)
+        .map(([key, entry]) => ({ programId: key.slice('program '.length), spec: entry.spec, seed: entry.seed }));
+    },
+    draw(scope) {
+      const entry = entryOf(scope);
+      if (!entry) return undefined;
+      const { spec, random } = entry;
       // Always five draws, whatever the spec, so changing one probability keeps the others' sequence.
       const [a, b, c, d, e] = [random(), random(), random(), random(), random()];
       const [min, max] = spec.delay ?? [0, 0];
