@@ -39,6 +39,9 @@ export const OPERATION_SCOPES: Readonly<Record<string, string>> = {
   'POST /sandbox/webhook-exchanges/:id/replay': 'create:transaction',
 };
 
+/** The scope that reads card programs, their webhook settings included (URL credentials, secrets). */
+export const WEBHOOK_SETTINGS_SCOPE = OPERATION_SCOPES['GET /sandbox/card-programs']!;
+
 /**
  * Scope words that stand for many scopes, by the verb of the `verb:object` scope they grant.
  * A bundle itself is granted only by the same word or by `*` (WRITE does not grant READ).
