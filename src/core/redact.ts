@@ -243,7 +243,8 @@ export function redactNode(value: unknown, key: string | undefined, options: Dis
   if (typeof value === 'string') {
     if (key !== undefined) {
       const lower = key.toLowerCase();
-      if (PAN_KEYS.has(lower)) return maskPan(value);
+      // A card number already masked (`506099******0019`) stays as it is.
+      if (PAN_KEYS.has(lower)) return value.includes('*') ? value : maskPan(value);
       if (isSignatureKey(lower)) return redactSignatures(maskPansInText(value));
     }
     return maskPansInText(redactUserinfo(value));
