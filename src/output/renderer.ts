@@ -211,7 +211,7 @@ export class Renderer {
         let records: Iterable<R> = this.discloseAll(page, options);
         // --fields is checked against the first records there are, before any of them is written.
         if (!fieldsChecked && this.settings.fields?.length) {
-          const list = [...page];
+          const list = [...records];
           records = list;
           if (list.length > 0) {
             fieldsChecked = true;
