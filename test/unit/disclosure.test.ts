@@ -244,3 +244,15 @@ describe('redactValue', () => {
     expectDisclosed(JSON.stringify(redactValue(hostile(), undefined, { showSecrets: true })), { secretsShown: true });
   });
 });
+
+describe('the one terminal escaper', () => {
+  it('escapes control, bidi, directional and zero-width characters; joiners only where they join no non-ASCII letters or emoji', async () => {
+    const { escapeControls, terminalLine } = await import('../../src/output/format.js');
+    const unsafe = ['\x1b', '\x9b', '\u202A', '\u202E', '\u2066', '\u2069', '\u200E', '\u200F', '\u061C', '\u200B', '\uFEFF', '\u2060'];
+    for (const char of unsafe) expect(escapeControls(`a${char}b`)).toBe(`a\\${char.codePointAt(0)! <= 0xff ? 'x' : 'u'}${char.codePointAt(0)!.toString(16).padStart(char.codePointAt(0)! <= 0xff ? 2 : 4, '0')}b`);
+    expect(escapeControls('ad\u200Dmin')).toBe('ad\\u200dmin');
+    expect(escapeControls('\u200Cstart')).toBe('\\u200cstart');
+    for (const kept of ['محمد\u200Cرضا', '👩\u200D💻', 'क\u094D\u200Dष']) expect(escapeControls(kept)).toBe(kept);
+    expect(terminalLine(`failed: row 1 (card_\u202Ex): card ${PAN_TEXT} password=${SECRETS[4]}`)).toBe(`failed: row 1 (card_\\u202ex): card 539983******0008 password=${REDACTED}`);
+  });
+});
