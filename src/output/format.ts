@@ -1,6 +1,6 @@
 // Small value formatters shared by the renderer and the per-resource columns.
 import { getPath, setPath } from '../core/object-path.js';
-import { redactBodyText } from '../core/redact.js';
+import { redactBodyText, redactValue } from '../core/redact.js';
 
 /** Keeps only the given dot paths of a record (for `--fields` with json/ndjson). */
 export function pickFields(record: unknown, fields: string[]): Record<string, unknown> {
@@ -111,6 +111,14 @@ function joins(text: string, at: number): boolean {
  */
 export function terminalLine(text: string): string {
   return escapeControls(redactBodyText(text));
+}
+
+/**
+ * A value a command prints for people itself, not through the renderer (a lifecycle, an exchange
+ * side by side): disclosed by the one rule (redactValue), then every string escaped.
+ */
+export function terminalValue<T>(value: T): T {
+  return escapeControlsDeep(redactValue(value) as T);
 }
 
 /** escapeControls over every string of a JSON-like value (a record, before a column formats it). */
