@@ -23,6 +23,26 @@ export const PAN_KEYS: ReadonlySet<string> = new Set(['pan', '2', 'cardnumber', 
 
 /** Whether a field, header, parameter or flag named `key` holds a secret (its value is never shown). */
 export function isSecretKey(key: string): boolean {
+  return kindOfKey(key) === 'secret';
+}
+
+/** What a name says its value is, for redactNode. */
+type KeyKind = 'secret' | 'pan' | 'signature' | 'plain';
+/** kindOfKey's answers: the same few names come back on every record of a list. */
+const keyKinds = new Map<string, KeyKind>();
+const KEY_KINDS_MAX = 4096;
+
+function kindOfKey(key: string): KeyKind {
+  let kind = keyKinds.get(key);
+  if (kind === undefined) {
+    const lower = key.toLowerCase();
+    kind = secretKeyName(key) ? 'secret' : PAN_KEYS.has(lower) ? 'pan' : isSignatureKey(lower) ? 'signature' : 'plain';
+    if (keyKinds.size < KEY_KINDS_MAX) keyKinds.set(key, kind);
+  }
+  return kind;
+}
+
+function secretKeyName(key: string): boolean {
   const lower = key.toLowerCase();
   // A message field that carries a card secret (track data, the PIN block, chip data): `--set 52=…`, a body's overrides.
   if (SECRET_KEYS.has(lower) || SENSITIVE_FIELDS.has(lower)) return true;
@@ -229,7 +249,14 @@ export function redactValue(value: unknown, key?: string, options: DisclosureOpt
   const redacted = redactNode(value, key, options);
   if (redacted !== value || !value || typeof value !== 'object') return redacted;
   if (Array.isArray(value)) return value.map((item) => redactValue(item, undefined, options));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue(v, k, options)]));
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value)) {
+    const item = redactValue((value as Record<string, unknown>)[k], k, options);
+    // An own `__proto__` (JSON.parse makes one) stays a field, not the copy's prototype.
+    if (k === '__proto__') Object.defineProperty(out, k, { value: item, enumerable: true, writable: true, configurable: true });
+    else out[k] = item;
+  }
+  return out;
 }
 
 /**
@@ -238,18 +265,16 @@ export function redactValue(value: unknown, key?: string, options: DisclosureOpt
  * signatures replaced, a card number masked whether text or a number.
  */
 export function redactNode(value: unknown, key: string | undefined, options: DisclosureOptions = {}): unknown {
+  const kind = key === undefined ? 'plain' : kindOfKey(key);
   // A boolean under a secret's name says whether there is one (`token: true`), and is no secret.
-  if (key !== undefined && value !== null && value !== undefined && value !== '' && typeof value !== 'boolean' && !options.showSecrets && isSecretKey(key)) return REDACTED;
+  if (kind === 'secret' && value !== null && value !== undefined && value !== '' && typeof value !== 'boolean' && !options.showSecrets) return REDACTED;
   if (typeof value === 'string') {
-    if (key !== undefined) {
-      const lower = key.toLowerCase();
-      // A card number already masked (`506099******0019`) stays as it is.
-      if (PAN_KEYS.has(lower)) return value.includes('*') ? value : maskPan(value);
-      if (isSignatureKey(lower)) return redactSignatures(maskPansInText(value));
-    }
+    // A card number already masked (`506099******0019`) stays as it is.
+    if (kind === 'pan') return value.includes('*') ? value : maskPan(value);
+    if (kind === 'signature') return redactSignatures(maskPansInText(value));
     return maskPansInText(redactUserinfo(value));
   }
-  if (typeof value === 'number') return maskPanNumber(value, key !== undefined && PAN_KEYS.has(key.toLowerCase()));
+  if (typeof value === 'number') return maskPanNumber(value, kind === 'pan');
   return value;
 }
 
