@@ -9,6 +9,7 @@ import { get } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebhookExchange } from '../../src/api/schemas.js';
 import { REDACTED, maskPansInText } from '../../src/core/redact.js';
+import { OPERATION_SCOPES, WEBHOOK_SETTINGS_SCOPE } from '../../src/sandbox/scopes.js';
 import { call, startTestSandbox, type Sandbox } from './helpers.js';
 import { auth, cardOf, clearPan, createProgram, simulate, startWebhook, updateProgram, type TestWebhook } from './switch-helpers.js';
 
@@ -99,10 +100,16 @@ describe('webhook URL credentials', () => {
       `/institutions/cards?cardId=${cardId}`,
       `/institutions/transactions/${transactionId}`,
     ];
-    for (const path of paths) {
-      const readOnly = await call(sb, 'GET', path, { token: readers.readOnly });
-      expect(readOnly.status, readOnly.text).toBe(200);
-      for (const credential of CREDENTIALS) expect(readOnly.text, path).not.toContain(credential);
+    // And every GET route of the scope table a reader of everything but the programs may call.
+    const everyReadBut = [...new Set(Object.values(OPERATION_SCOPES))].filter((scope) => scope.startsWith('read:') && scope !== WEBHOOK_SETTINGS_SCOPE);
+    const widest = await tokenWith(everyReadBut);
+    const routes = Object.entries(OPERATION_SCOPES).filter(([route, scope]) => route.startsWith('GET ') && everyReadBut.includes(scope))
+      .map(([route]) => route.slice(4).replace(':cardId', cardId).replace(/webhook-exchanges\/:id/, `webhook-exchanges/${exchanges[0]!.id}`).replace(':id', transactionId));
+    expect(routes.length).toBeGreaterThanOrEqual(6);
+    for (const [path, token] of [...paths.map((one) => [one, readers.readOnly] as const), ...routes.map((one) => [one, widest] as const)]) {
+      const answer = await call(sb, 'GET', path, { token });
+      expect(answer.status, `${path}: ${answer.text}`).toBe(200);
+      for (const credential of CREDENTIALS) expect(answer.text, path).not.toContain(credential);
     }
     const hidden = (await call(sb, 'GET', paths[0]!, { token: readers.readOnly })).body.data[0].request.url as string;
     expect(hidden).toMatch(/^http:\/\/\[REDACTED\]:\[REDACTED\]@127\.0\.0\.1:\d+\/webhook\?code=\[REDACTED\]&sig=\[REDACTED\]&key=\[REDACTED\]$/);

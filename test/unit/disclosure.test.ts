@@ -239,6 +239,18 @@ describe('MCP results', () => {
 });
 
 describe('redactValue', () => {
+  it('keeps an own __proto__ a field of the copy, redacted like any other', () => {
+    const copy = redactValue(JSON.parse(`{"__proto__":{"secret":"${SECRETS[0]}"}}`)) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(copy, '__proto__')?.value).toEqual({ secret: REDACTED });
+  });
+
+  it('masks a number as its digits would be masked as text, and any number under a card-number name', () => {
+    expect(redactValue({ n: 1764400000000, luhn: 4111111111111111, big: 12345678901234567890, amount: 1250, x: -4111111111111111 }))
+      .toEqual({ n: 1764400000000, luhn: '411111******1111', big: 12345678901234567890, amount: 1250, x: -4111111111111111 });
+    expect(redactValue({ pan: 4111111111111112, 2: 123456789012 })).toEqual({ pan: '411111******1112', 2: '********9012' });
+  });
+
   it('is the rule the sweep above holds every path to', () => {
     expectDisclosed(JSON.stringify(redactValue(hostile())));
     expectDisclosed(JSON.stringify(redactValue(hostile(), undefined, { showSecrets: true })), { secretsShown: true });
