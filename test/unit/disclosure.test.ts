@@ -140,6 +140,22 @@ describe('the audit journal', () => {
   });
 });
 
+describe('bulk and import reports', () => {
+  it('a row\'s message or error disclosed; its identity exact', async () => {
+    const { openReport } = await import('../../src/import/report.js');
+    const { readFileSync } = await import('node:fs');
+    const path = `${scratchDir()}/report.ndjson`;
+    const report = openReport<Record<string, unknown>>(path, false);
+    report.write({ row: 1, id: 'card_1', outcome: 'failed', code: 'X', message: `refused ${PAN_TEXT} password=${SECRETS[4]}` });
+    report.write({ line: 2, realId: '4111111111111111', outcome: 'invalid', error: `{"pan":${PAN_NUMBER},"token":"${SECRETS[3]}"}` });
+    report.close();
+    const lines = readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines[1].realId).toBe('4111111111111111');
+    delete lines[1].realId;
+    expectDisclosed(JSON.stringify(lines));
+  });
+});
+
 describe('the --debug log', () => {
   it('logs the answer\'s headers and body disclosed', async () => {
     const server = await startTestServer((_req, res) => {
