@@ -11,7 +11,7 @@ import { CliError, InterruptedError, PartialFailureError, UsageError } from '../
 import { validatePositiveInt } from '../core/validate.js';
 import type { SourceRow } from '../import/readers.js';
 import { BULK_FORMATS } from '../bulk/formats.js';
-import { terminalLine } from '../output/format.js';
+import { escapeControls, terminalLine } from '../output/format.js';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, concurrencyHelp } from '../bulk/defaults.js';
 
 export const BULK_FLAGS = defineFlags({
@@ -233,7 +233,7 @@ async function runBound<T>(ctx: Context, command: BulkCommand<T>, prepared: Boun
     });
     const summary = `dry run of ${source}: ${counts.rows} rows, ${counts.valid} to ${command.verb}, ${counts.invalid} invalid${counts.skipped ? `, ${counts.skipped} done earlier` : ''}; nothing was sent`;
     if (counts.invalid > 0) throw new PartialFailureError(summary, { hint: 'fix the rows above and run again', details: counts });
-    if (!ctx.globals.quiet) ctx.io.err(`${summary}\n`);
+    if (!ctx.globals.quiet) ctx.io.err(`${escapeControls(summary)}\n`);
     return;
   }
 

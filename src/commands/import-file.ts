@@ -6,7 +6,7 @@ import type { ImportFormat, SourceRow } from '../import/readers.js';
 import type { ReportEntry } from '../import/report.js';
 import type { ImportRunResult, ImportStats, SendResult } from '../import/runner.js';
 import { requireApiKey, type ImportOptions } from './import-common.js';
-import { terminalLine } from '../output/format.js';
+import { escapeControls, terminalLine } from '../output/format.js';
 
 /** What `--from-file -` takes (the hint when stdin gives nothing). */
 const IMPORT_STDIN_ROWS = 'CSV or NDJSON rows in, one card a row, e.g. cat cards.ndjson | cardctl import --from-file - --format ndjson';
@@ -184,7 +184,7 @@ async function dryRunFile(ctx: Context, opts: ImportOptions, verdict: import('..
   const skipped = verdict.skipped ? `, ${verdict.skipped} already imported` : '';
   const summary = `dry run of ${opts.fromFile}: ${verdict.rows} rows, ${verdict.valid} valid, ${verdict.invalid} invalid${skipped}; nothing was sent`;
   if (verdict.invalid > 0) throw new PartialFailureError(summary, { hint: 'fix the rows above (line numbers count the CSV header as line 1) and run again', details: counts });
-  if (!ctx.globals.quiet) ctx.io.err(`${summary}\n`);
+  if (!ctx.globals.quiet) ctx.io.err(`${escapeControls(summary)}\n`);
 }
 
 function summaryOf(stats: ImportStats, seconds: number, report?: string) {
