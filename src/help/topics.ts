@@ -97,7 +97,8 @@ and is never used when stdout is not a terminal.
 
 Every format shows card numbers masked (first 6 and last 4 digits, text or number) and fields
 named as secrets (a program's \`webHookConfig.secret\`, tokens, keys, passwords) as
-\`[REDACTED]\`; \`--show-secrets\` shows those fields to you, never to an MCP tool.
+\`[REDACTED]\`; \`--show-secrets\` shows those fields to you (with \`--no-input\` too, for scripts),
+never to an MCP tool.
 
 Tables (on a terminal or piped), key/value views, templates, status, error and bulk row lines show
 control characters as escapes (\`\\x1b\`, \`\\x07\`, \`\\u202e\`): C0 and C1 controls, bidi overrides and
