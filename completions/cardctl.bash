@@ -452,7 +452,7 @@ _cardctl_commands() {
 
 # _cardctl_options PATH: REPLY=the options of PATH, the global ones included.
 _cardctl_options() {
-  REPLY="-p --profile --base-url -o --output --json --fields -q --quiet --no-color -v --verbose --debug --timeout --retries --no-retry --insecure -y --yes --confirm-production --dry-run --no-input --jq --template --no-pager -h --help"
+  REPLY="-p --profile --base-url -o --output --json --fields -q --quiet --no-color -v --verbose --debug --timeout --retries --no-retry --insecure -y --yes --confirm-production --dry-run --no-input --jq --template --no-pager --show-secrets -h --help"
   case "$1" in
     "") REPLY="$REPLY -V --version" ;;
     "cards list") REPLY="$REPLY --search --card-id --limit --page --all --wide" ;;

@@ -335,6 +335,7 @@ complete -c cardctl -l no-input -d 'never prompt (also when CI is set)'
 complete -c cardctl -l jq -x -d 'filter the JSON output with a jq expression (strings print raw)'
 complete -c cardctl -l template -x -d 'print each record with a template, e.g. \'{{.id}}\\t{{.status}}\' (cardctl help output)'
 complete -c cardctl -l no-pager -d 'never page table output (also CARDCTL_PAGER=cat)'
+complete -c cardctl -l show-secrets -d 'show secret-named fields (webhook secrets, tokens, keys) in the output; never for MCP tools'
 complete -c cardctl -s h -l help -d 'show help'
 
 # cardctl

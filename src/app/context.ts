@@ -208,6 +208,9 @@ export function createContext(init: ContextInit): Context {
         template: globals.template,
         pager: pagerFor(io, env, globals, s.output),
         signal: ctx.signal,
+        showSecrets: Boolean(globals.showSecrets),
+        // What an assistant reads never holds a secret (docs/mcp.md).
+        neverSecrets: init.origin?.via === 'mcp',
       });
     },
     client() {

@@ -14,8 +14,8 @@ import { createContext, type Env, type GlobalOptions } from './context.js';
 import { CliError, ExitCode, InterruptedError, UsageError, toCliError } from '../core/errors.js';
 import { systemIO, type IOStreams } from '../core/io.js';
 import type { Prompter } from '../core/prompter.js';
-import { redactBodyText, redactValue } from '../core/redact.js';
-import { escapeControls } from '../output/format.js';
+import { redactValue } from '../core/redact.js';
+import { terminalLine } from '../output/format.js';
 import { createStyle, loadColours } from '../output/style.js';
 import { explainCommanderError } from '../help/commander-errors.js';
 import { versionRequest, versionText } from '../help/version.js';
@@ -318,12 +318,12 @@ export function reportError(error: CliError, io: IOStreams, env: Env, globals: R
   const style = createStyle(io.stderrIsTTY && io.colorEnabled);
   // Never let a PAN or a secret (a URL's password) through in an error line, nor a control
   // character, whatever the server said.
-  io.err(`${style.error('error:')} ${escapeControls(redactBodyText(error.message))}\n`);
-  if (error.hint) io.err(`${style.dim('hint:')} ${escapeControls(redactBodyText(error.hint))}\n`);
+  io.err(`${style.error('error:')} ${terminalLine(error.message)}\n`);
+  if (error.hint) io.err(`${style.dim('hint:')} ${terminalLine(error.hint)}\n`);
   const wantsJson = globals.json || globals.output === 'json' || (!globals.output && env.CARDCTL_OUTPUT === 'json');
   if (wantsJson) io.err(`${JSON.stringify(redactValue(error.toJSON()))}\n`);
-  if (globals.debug && error.cause instanceof Error && error.cause.stack) io.err(`${redactBodyText(error.cause.stack)}\n`);
-  else if (globals.debug && error.stack) io.err(`${redactBodyText(error.stack)}\n`);
+  const stack = globals.debug ? (error.cause instanceof Error && error.cause.stack) || error.stack : undefined;
+  if (stack) io.err(`${stack.split('\n').map(terminalLine).join('\n')}\n`);
   return error.exitCode;
 }
 

@@ -1,9 +1,9 @@
 // No full card number reaches the screen: whatever the API answers, card-number fields are cut to
 // the first 6 and last 4 digits before any command sees the data (tables, JSON, raw, --jq …).
-// Only named fields are touched, never free text, so phone or account numbers stay intact.
-import { maskPan, PAN_MAX_DIGITS, PAN_MIN_DIGITS } from '../core/redact.js';
-
-const PAN_KEYS = new Set(['pan', 'cardnumber', 'primaryaccountnumber', '2']);
+// Only named fields are touched, never free text, so phone or account numbers stay intact; a
+// card-number field is masked whether text or a JSON number. The rest of the rule (free text,
+// numbers anywhere, secrets) is applied where output is written: redactValue in core/redact.ts.
+import { maskPan, maskPanNumber, PAN_KEYS, PAN_MAX_DIGITS, PAN_MIN_DIGITS } from '../core/redact.js';
 const TRACK_KEYS = new Set(['track2', '35']);
 const FULL_PAN = new RegExp(`^\\d{${PAN_MIN_DIGITS},${PAN_MAX_DIGITS}}$`);
 const FULL_TRACK = new RegExp(`^(\\d{${PAN_MIN_DIGITS},${PAN_MAX_DIGITS}})[=D](.*)$`);
@@ -48,6 +48,13 @@ function maskWalk(value: unknown, onMasked?: (full: string, masked: string) => v
       if (masked !== undefined) {
         record[key] = masked;
         onMasked?.(item, masked);
+      }
+    } else if (typeof item === 'number') {
+      if (!PAN_KEYS.has(key.toLowerCase())) continue;
+      const masked = maskPanNumber(item, true);
+      if (masked !== item) {
+        record[key] = masked;
+        onMasked?.(String(item), `"${masked}"`);
       }
     } else if (item !== null && typeof item === 'object') {
       maskWalk(item, onMasked);

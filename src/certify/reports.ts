@@ -1,7 +1,9 @@
 // The certification's reports: JSON (every check, its verdict, reason and masked evidence),
 // JUnit XML (one test case per check, for CI) and Markdown (to attach to a ticket). Every one is
-// passed through scrub() before it is written: no secret, no full card number.
-import { maskPansInText, secretReplacer } from '../core/redact.js';
+// built from the report as the disclosure rule shows it (redactValue: card numbers, text or
+// numbers, masked; secret fields and signatures redacted) and passed through scrub() before it is
+// written: no secret, no full card number.
+import { maskPansInText, redactValue, secretReplacer } from '../core/redact.js';
 import type { Evidence } from './grade.js';
 import type { CertifyReport } from './runner.js';
 
@@ -10,8 +12,13 @@ export function scrub(text: string, secret: string): string {
   return secretReplacer([secret])(maskPansInText(text));
 }
 
+/** The report as any output may show it (core/redact.ts). */
+function disclosed(report: CertifyReport): CertifyReport {
+  return redactValue(report) as CertifyReport;
+}
+
 export function jsonReport(report: CertifyReport): string {
-  return `${JSON.stringify(report, null, 2)}\n`;
+  return `${JSON.stringify(disclosed(report), null, 2)}\n`;
 }
 
 /** XML text and attribute content, escaped; characters XML 1.0 cannot hold are dropped. */
@@ -22,7 +29,8 @@ export function escapeXml(text: string): string {
     .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }
 
-export function junitReport(report: CertifyReport): string {
+export function junitReport(given: CertifyReport): string {
+  const report = disclosed(given);
   const { passed, failed, skipped } = report.summary;
   const total = passed + failed + skipped;
   const seconds = (ms: number) => (ms / 1000).toFixed(3);
@@ -64,7 +72,8 @@ export function evidenceText(evidence: Evidence[]): string {
 
 const VERDICT_MARK = { pass: '✅ pass', fail: '❌ fail', skip: '⏭ skip' } as const;
 
-export function markdownReport(report: CertifyReport): string {
+export function markdownReport(given: CertifyReport): string {
+  const report = disclosed(given);
   const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
   const { passed, failed, skipped } = report.summary;
   const lines = [

@@ -11,6 +11,7 @@ import { CliError, InterruptedError, PartialFailureError, UsageError } from '../
 import { validatePositiveInt } from '../core/validate.js';
 import type { SourceRow } from '../import/readers.js';
 import { BULK_FORMATS } from '../bulk/formats.js';
+import { escapeControls, terminalLine } from '../output/format.js';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, concurrencyHelp } from '../bulk/defaults.js';
 
 export const BULK_FLAGS = defineFlags({
@@ -227,12 +228,12 @@ async function runBound<T>(ctx: Context, command: BulkCommand<T>, prepared: Boun
 
   if (ctx.globals.dryRun) {
     const counts = await plan((row) => {
-      if (row.error !== undefined) ctx.io.err(`invalid: row ${row.row}: ${row.error}\n`);
-      else if (row.change) ctx.io.out(`would ${row.change}\n`);
+      if (row.error !== undefined) ctx.io.err(`${terminalLine(`invalid: row ${row.row}: ${row.error}`)}\n`);
+      else if (row.change) ctx.io.out(`${terminalLine(`would ${row.change}`)}\n`);
     });
     const summary = `dry run of ${source}: ${counts.rows} rows, ${counts.valid} to ${command.verb}, ${counts.invalid} invalid${counts.skipped ? `, ${counts.skipped} done earlier` : ''}; nothing was sent`;
     if (counts.invalid > 0) throw new PartialFailureError(summary, { hint: 'fix the rows above and run again', details: counts });
-    if (!ctx.globals.quiet) ctx.io.err(`${summary}\n`);
+    if (!ctx.globals.quiet) ctx.io.err(`${escapeControls(summary)}\n`);
     return;
   }
 
@@ -285,7 +286,7 @@ async function runBound<T>(ctx: Context, command: BulkCommand<T>, prepared: Boun
   const { stats } = result;
   const summary = { ...stats, seconds: Math.round(seconds * 1000) / 1000, ...(reportPath ? { report: reportPath } : {}) };
   if (!quiet) {
-    for (const p of result.problems.slice(0, 10)) ctx.io.err(`failed: row ${p.row}${p.id ? ` (${p.id})` : ''}: ${p.code}: ${p.message}\n`);
+    for (const p of result.problems.slice(0, 10)) ctx.io.err(`${terminalLine(`failed: row ${p.row}${p.id ? ` (${p.id})` : ''}: ${p.code}: ${p.message}`)}\n`);
     if (stats.failed > 10) ctx.io.err(`… and ${stats.failed - 10} more failed rows (see the report)\n`);
     ctx.io.err(`${command.verb}: done ${stats.done}, already ${stats.already}, skipped ${stats.skipped}, failed ${stats.failed} — ${stats.rows} rows in ${seconds.toFixed(1)} s\n`);
   }

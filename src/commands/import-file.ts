@@ -6,6 +6,7 @@ import type { ImportFormat, SourceRow } from '../import/readers.js';
 import type { ReportEntry } from '../import/report.js';
 import type { ImportRunResult, ImportStats, SendResult } from '../import/runner.js';
 import { requireApiKey, type ImportOptions } from './import-common.js';
+import { escapeControls, terminalLine } from '../output/format.js';
 
 /** What `--from-file -` takes (the hint when stdin gives nothing). */
 const IMPORT_STDIN_ROWS = 'CSV or NDJSON rows in, one card a row, e.g. cat cards.ndjson | cardctl import --from-file - --format ndjson';
@@ -78,7 +79,7 @@ async function importBound(
   };
   if (ctx.globals.dryRun) {
     // Each invalid row is printed as it is found; the verdict keeps only the first ones.
-    const printProblem = (p: import('../import/validate-file.js').RowProblem) => ctx.io.err(`invalid: line ${p.line}${p.realId ? ` (${p.realId})` : ''}: ${p.error}\n`);
+    const printProblem = (p: import('../import/validate-file.js').RowProblem) => ctx.io.err(`${terminalLine(`invalid: line ${p.line}${p.realId ? ` (${p.realId})` : ''}: ${p.error}`)}\n`);
     return dryRunFile(ctx, opts, await validateAll(resume ? (await readReport(reportPath!)).done : undefined, printProblem));
   }
   requireApiKey(ctx);
@@ -183,7 +184,7 @@ async function dryRunFile(ctx: Context, opts: ImportOptions, verdict: import('..
   const skipped = verdict.skipped ? `, ${verdict.skipped} already imported` : '';
   const summary = `dry run of ${opts.fromFile}: ${verdict.rows} rows, ${verdict.valid} valid, ${verdict.invalid} invalid${skipped}; nothing was sent`;
   if (verdict.invalid > 0) throw new PartialFailureError(summary, { hint: 'fix the rows above (line numbers count the CSV header as line 1) and run again', details: counts });
-  if (!ctx.globals.quiet) ctx.io.err(`${summary}\n`);
+  if (!ctx.globals.quiet) ctx.io.err(`${escapeControls(summary)}\n`);
 }
 
 function summaryOf(stats: ImportStats, seconds: number, report?: string) {
@@ -211,7 +212,7 @@ function printProblems(ctx: Context, problems: ReportEntry[], stats: ImportStats
   if (ctx.globals.quiet) return;
   const shown = problems.slice(0, 10);
   for (const p of shown) {
-    ctx.io.err(`${label(p.outcome)}: line ${p.line}${p.realId ? ` (${p.realId})` : ''}: ${p.error ?? ''}\n`);
+    ctx.io.err(`${terminalLine(`${label(p.outcome)}: line ${p.line}${p.realId ? ` (${p.realId})` : ''}: ${p.error ?? ''}`)}\n`);
   }
   const more = stats.invalid + stats.failed - shown.length;
   if (more > 0) ctx.io.err(`… and ${more} more invalid or failed rows (see the report)\n`);

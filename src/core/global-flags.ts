@@ -24,6 +24,7 @@ export const GLOBAL_FLAGS = defineFlags({
   jq: { type: 'string', value: 'expression', description: 'filter the JSON output with a jq expression (strings print raw)' },
   template: { type: 'string', value: 'template', description: "print each record with a template, e.g. '{{.id}}\\t{{.status}}' (cardctl help output)" },
   pager: { type: 'negated', description: 'never page table output (also CARDCTL_PAGER=cat)' },
+  showSecrets: { type: 'boolean', description: 'show secret-named fields (webhook secrets, tokens, keys) in the output; never for MCP tools' },
 });
 
 /**

@@ -1,5 +1,7 @@
-// Redaction for --debug, error messages and the audit journal. Secrets are replaced whole;
-// PANs keep at most the first 6 and last 4 digits.
+// The disclosure rule: what any output may show (every CLI format, --debug, error messages, the
+// audit journal, the sandbox's exchange records and inspector, certify's reports, MCP results).
+// Secrets are replaced whole; card numbers keep at most the first 6 and last 4 digits, whether
+// they come as text or as a JSON number; every signature of a signature header is replaced.
 import { SENSITIVE_FIELDS } from '../iso8583/fields.js';
 
 const SECRET_KEYS = new Set(
@@ -16,10 +18,31 @@ const SECRET_KEYS = new Set(
  * accessToken, refresh_token, x-api-key, privateKey, pinBlock … (compared without - and _).
  */
 const SECRET_SUFFIXES = ['secret', 'password', 'passwd', 'passphrase', 'token', 'apikey', 'privatekey', 'pinblock', 'assertion'];
-const PAN_KEYS = new Set(['pan', '2', 'cardnumber']);
+/** Fields that hold a card number, whatever its form (src/audit/mask.ts reads the same set). */
+export const PAN_KEYS: ReadonlySet<string> = new Set(['pan', '2', 'cardnumber', 'primaryaccountnumber']);
 
 /** Whether a field, header, parameter or flag named `key` holds a secret (its value is never shown). */
 export function isSecretKey(key: string): boolean {
+  return kindOfKey(key) === 'secret';
+}
+
+/** What a name says its value is, for redactNode. */
+type KeyKind = 'secret' | 'pan' | 'signature' | 'plain';
+/** kindOfKey's answers: the same few names come back on every record of a list. */
+const keyKinds = new Map<string, KeyKind>();
+const KEY_KINDS_MAX = 4096;
+
+function kindOfKey(key: string): KeyKind {
+  let kind = keyKinds.get(key);
+  if (kind === undefined) {
+    const lower = key.toLowerCase();
+    kind = secretKeyName(key) ? 'secret' : PAN_KEYS.has(lower) ? 'pan' : isSignatureKey(lower) ? 'signature' : 'plain';
+    if (keyKinds.size < KEY_KINDS_MAX) keyKinds.set(key, kind);
+  }
+  return kind;
+}
+
+function secretKeyName(key: string): boolean {
   const lower = key.toLowerCase();
   // A message field that carries a card secret (track data, the PIN block, chip data): `--set 52=…`, a body's overrides.
   if (SECRET_KEYS.has(lower) || SENSITIVE_FIELDS.has(lower)) return true;
@@ -215,28 +238,70 @@ export function luhnValid(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-/** Deep copy of a JSON value with secrets replaced and PANs masked. */
-export function redactValue(value: unknown, key?: string): unknown {
-  const redacted = redactNode(value, key);
+/** What a reader asked for explicitly: `--show-secrets` (the CLI only, never an MCP result). */
+export interface DisclosureOptions {
+  /** Secret-named fields shown as they are; card numbers and signatures stay masked. */
+  showSecrets?: boolean;
+}
+
+/** Deep copy of a JSON value with secrets replaced, card numbers masked and signatures redacted. */
+export function redactValue(value: unknown, key?: string, options: DisclosureOptions = {}): unknown {
+  const redacted = redactNode(value, key, options);
   if (redacted !== value || !value || typeof value !== 'object') return redacted;
-  if (Array.isArray(value)) return value.map((item) => redactValue(item));
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue(v, k)]));
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, undefined, options));
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value)) {
+    const item = redactValue((value as Record<string, unknown>)[k], k, options);
+    // An own `__proto__` (JSON.parse makes one) stays a field, not the copy's prototype.
+    if (k === '__proto__') Object.defineProperty(out, k, { value: item, enumerable: true, writable: true, configurable: true });
+    else out[k] = item;
   }
-  return value;
+  return out;
 }
 
 /**
  * redactValue's rule for one value found under `key` (undefined for an array's items), before
- * it looks inside objects and arrays: a secret's value replaced whole, a string's card numbers masked.
+ * it looks inside objects and arrays: a secret's value replaced whole, a signature header's
+ * signatures replaced, a card number masked whether text or a number.
  */
-export function redactNode(value: unknown, key: string | undefined): unknown {
-  if (key !== undefined && value !== null && value !== undefined && value !== '' && isSecretKey(key)) return REDACTED;
+export function redactNode(value: unknown, key: string | undefined, options: DisclosureOptions = {}): unknown {
+  const kind = key === undefined ? 'plain' : kindOfKey(key);
+  // A boolean under a secret's name says whether there is one (`token: true`), and is no secret.
+  if (kind === 'secret' && value !== null && value !== undefined && value !== '' && typeof value !== 'boolean' && !options.showSecrets) return REDACTED;
   if (typeof value === 'string') {
-    if (key !== undefined && PAN_KEYS.has(key.toLowerCase())) return maskPan(value);
+    // A card number already masked (`506099******0019`) stays as it is.
+    if (kind === 'pan') return value.includes('*') ? value : maskPan(value);
+    if (kind === 'signature') return redactSignatures(maskPansInText(value));
     return maskPansInText(redactUserinfo(value));
   }
+  if (typeof value === 'number') return maskPanNumber(value, kind === 'pan');
   return value;
+}
+
+/**
+ * A JSON number that is a card number, masked as text: any integer under a card-number field, and
+ * elsewhere an integer whose digits maskPansInText would mask as text (13–19 digits passing the
+ * Luhn check), or one too long for a double to hold exactly (its digits are already wrong, not safe).
+ */
+export function maskPanNumber(value: number, underPanKey = false): number | string {
+  if (!Number.isInteger(value) || value < 0) return value;
+  const digits = value.toFixed(0);
+  if (underPanKey) return maskPan(digits);
+  if (digits.length < PAN_MIN_DIGITS || digits.length > PAN_MAX_DIGITS) return value;
+  return luhnValid(digits) || !Number.isSafeInteger(value) ? maskPan(digits) : value;
+}
+
+/** A header or field that carries webhook signatures (X-Webhook-Signature, webhook-signature, …). */
+function isSignatureKey(lower: string): boolean {
+  return lower.replace(/[-_]/g, '').endsWith('signature');
+}
+
+/**
+ * Every signature of a signature header replaced, the scheme's labels and timestamp kept: each
+ * `v1=<hex>` of `t=…,v1=…,v1=…` and each `v1,<base64>` of `v1,… v1,…` (two during a secret rotation).
+ */
+export function redactSignatures(text: string): string {
+  return text.replace(/\b(v\d+)([=,])[^,\s]+/gi, `$1$2${REDACTED}`);
 }
 
 /** `name=value` (a form body, a query string, a `--set` word) whose name is a secret's. */
@@ -264,6 +329,7 @@ export function redactBodyText(text: string): string {
   return maskPansInText(redactUserinfo(pairs));
 }
 
+/** Headers as any output shows them: secret headers replaced, every signature redacted, card numbers masked. */
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -271,13 +337,43 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
     const text = Array.isArray(value) ? value.join(', ') : value;
     if (isSecretKey(name)) {
       out[name] = name.toLowerCase() === 'authorization' ? `${text.split(' ')[0]} ${REDACTED}` : REDACTED;
-    } else if (name.toLowerCase() === 'x-webhook-signature') {
-      out[name] = text.replace(/v1=[0-9a-f]+/i, `v1=${REDACTED}`);
     } else {
-      out[name] = text;
+      out[name] = redactNode(text, name) as string;
     }
   }
   return out;
+}
+
+/**
+ * A webhook URL for a reader who may not read the program's webhook settings: the user info and
+ * every query value replaced (a credential can hide under any name: `code`, `sig`, `key` …),
+ * card numbers masked. The names stay, so the reader still sees which URL it is.
+ */
+export function redactUrlCredentials(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return maskPansInText(redactUserinfo(url.replace(/([?&][^=&#]*)=[^&#]*/g, `$1=${REDACTED}`)));
+  }
+  if (parsed.username || parsed.password) {
+    parsed.username = parsed.username ? REDACTED : '';
+    parsed.password = parsed.password ? REDACTED : '';
+  }
+  for (const key of [...new Set(parsed.searchParams.keys())]) parsed.searchParams.set(key, REDACTED);
+  return maskPansInText(parsed.href.replace(/%5BREDACTED%5D/g, REDACTED));
+}
+
+/**
+ * Deep copy of a JSON value with every URL field (`url`, `webhookUrl`, `callbackURL` …) passed
+ * through redactUrlCredentials, and every signature header's signatures redacted: what a reader
+ * who may not read the webhook settings gets.
+ */
+export function withoutUrlCredentials(value: unknown, key?: string): unknown {
+  if (typeof value === 'string') return key !== undefined && key.toLowerCase().endsWith('url') ? redactUrlCredentials(value) : value;
+  if (Array.isArray(value)) return value.map((item) => withoutUrlCredentials(item));
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutUrlCredentials(v, k)]));
 }
 
 /** A URL for logs: secret-named query parameters replaced, PANs masked. */

@@ -96,10 +96,15 @@ nested objects; a name that is neither a column nor a path any record has is a u
 \`xargs\`. A single record prints as a two-column key/value table. Colour follows \`--no-color\`, \`NO_COLOR\` and \`FORCE_COLOR\`,
 and is never used when stdout is not a terminal.
 
-Tables (on a terminal or piped), key/value views, templates, status and error lines show control
-characters as escapes (\`\\x1b\`, \`\\x07\`, \`\\u202e\`): C0 and C1 controls, bidi overrides and
-isolates and other invisible format characters, so a value cannot drive the terminal or disguise
-itself. json, ndjson, raw and csv (but for the quote above) carry values exactly, and \`--jq\`
+Every format shows card numbers masked (first 6 and last 4 digits, text or number) and fields
+named as secrets (a program's \`webHookConfig.secret\`, tokens, keys, passwords) as
+\`[REDACTED]\`; \`--show-secrets\` shows those fields to you (with \`--no-input\` too, for scripts),
+never to an MCP tool.
+
+Tables (on a terminal or piped), key/value views, templates, status, error and bulk row lines show
+control characters as escapes (\`\\x1b\`, \`\\x07\`, \`\\u202e\`): C0 and C1 controls, bidi overrides and
+isolates, zero-width and other invisible format characters, so a value cannot drive the terminal or
+disguise itself. json, ndjson, raw and csv (but for the quote above) carry values exactly, and \`--jq\`
 prints strings raw, as \`jq -r\` does.
 
     cardctl cards list --all -o ndjson | jq -r 'select(.status == "active") | .id'

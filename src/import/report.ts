@@ -7,6 +7,7 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import type { RunHeader } from '../bulk/report.js';
 import { SetupError } from '../core/errors.js';
+import { redactBodyText } from '../core/redact.js';
 import { writeAllSync } from '../core/write-file.js';
 
 export type ImportOutcome = 'imported' | 'invalid' | 'failed' | 'skipped' | 'exists';
@@ -60,7 +61,7 @@ export function openReport<E = ReportEntry>(path: string, append: boolean, heade
     write(entry) {
       if (closed) return;
       if (failure) throw failure;
-      pending += `${JSON.stringify(entry)}\n`;
+      pending += `${JSON.stringify(entry, disclosedText)}\n`;
       if (++rows >= REPORT_BATCH_ROWS) flush();
       else timer ??= setTimeout(flush, REPORT_BATCH_MS).unref();
       if (failure) throw failure;
@@ -74,6 +75,15 @@ export function openReport<E = ReportEntry>(path: string, append: boolean, heade
       if (failure) throw failure;
     },
   };
+}
+
+/**
+ * JSON.stringify's replacer for a report line: a row's message or error is the server's or a
+ * file's free text, disclosed by the one rule (redactBodyText); the row's identity (line, row, id,
+ * realId), which --resume compares, stays exact.
+ */
+function disclosedText(key: string, value: unknown): unknown {
+  return (key === 'message' || key === 'error') && typeof value === 'string' ? redactBodyText(value) : value;
 }
 
 /** A report write per this many settled rows at most (one write per row was a system call per row)… */

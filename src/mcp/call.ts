@@ -6,6 +6,7 @@ import type { CliHost, RunOrigin, ToolFlagValues } from '../app/command.js';
 import { UsageError, toCliError } from '../core/errors.js';
 import { bufferedIO } from '../core/buffered-io.js';
 import { isObject } from '../core/is-object.js';
+import { redactBodyText, redactValue } from '../core/redact.js';
 import { randomPin } from '../pin/policy.js';
 import { toolCommandLine } from './command-line.js';
 import type { Tool } from './tools.js';
@@ -100,11 +101,18 @@ function generatesPin(tool: Tool, flags: ToolFlagValues): boolean {
   return flags.fromFile === undefined && flags.rowsFromFile === undefined && flags.pin !== false;
 }
 
+/**
+ * The result an assistant reads, disclosed by the CLI's one rule (redactValue) once more at this
+ * boundary: the renderer already withholds every secret from an MCP run, and this holds whatever
+ * a command printed by another way.
+ */
 function outputResult(stdout: string): ToolResult {
-  const text = stdout.trim();
-  if (!text) return { content: [{ type: 'text', text: 'done' }] };
-  const value = parseJson(text);
-  if (value === undefined) return { content: [{ type: 'text', text }] };
+  const trimmed = stdout.trim();
+  if (!trimmed) return { content: [{ type: 'text', text: 'done' }] };
+  const parsed = parseJson(trimmed);
+  if (parsed === undefined) return { content: [{ type: 'text', text: redactBodyText(trimmed) }] };
+  const value = redactValue(parsed);
+  const text = JSON.stringify(value) === JSON.stringify(parsed) ? trimmed : JSON.stringify(value, null, 2);
   const structured = isObject(value) ? value : { result: value };
   return { content: [{ type: 'text', text }], structuredContent: structured };
 }
@@ -112,9 +120,9 @@ function outputResult(stdout: string): ToolResult {
 /** The error the CLI reported on stderr (its JSON line with -o json), as a tool error. */
 function failedResult(exitCode: number, stderr: string, stdout: string): ToolResult {
   const reported = stderr.split('\n').map(parseJson).find(isErrorLine);
-  const error = reported?.error ?? { message: lastErrorLine(stderr) ?? `failed with exit code ${exitCode}`, exitCode };
+  const error = redactValue(reported?.error ?? { message: lastErrorLine(stderr) ?? `failed with exit code ${exitCode}`, exitCode }) as Record<string, unknown>;
   const result = errorResult(error);
-  const output = parseJson(stdout.trim());
+  const output = redactValue(parseJson(stdout.trim()));
   // What a partial run printed (a bulk summary, a missed SLO's figures) goes with the error.
   if (output !== undefined) result.structuredContent = { error, output };
   return result;

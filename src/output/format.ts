@@ -1,5 +1,6 @@
 // Small value formatters shared by the renderer and the per-resource columns.
 import { getPath, setPath } from '../core/object-path.js';
+import { redactBodyText, redactValue } from '../core/redact.js';
 
 /** Keeps only the given dot paths of a record (for `--fields` with json/ndjson). */
 export function pickFields(record: unknown, fields: string[]): Record<string, unknown> {
@@ -62,29 +63,62 @@ export function csvField(text: string): string {
  * What must not reach a terminal as it is: control characters (C0, DEL and C1: ESC and CSI start
  * escape sequences that can retitle the window, recolour or rewrite the screen), and invisible
  * format characters that can reorder or hide text (bidi embeddings, overrides and isolates
- * U+202A–U+202E and U+2066–U+2069, directional marks, zero-width space, BOM, soft hyphen, …),
- * and the line and paragraph separators U+2028/U+2029. Zero-width (non-)joiners U+200C/U+200D
- * stay: Persian and Indic names and emoji need them.
+ * U+202A–U+202E and U+2066–U+2069, directional marks U+200E/U+200F/U+061C, zero-width space
+ * U+200B, word joiner U+2060, BOM, soft hyphen, …), and the line and paragraph separators
+ * U+2028/U+2029. The zero-width (non-)joiners U+200C/U+200D are escaped too, except between two
+ * non-ASCII letters, marks or emoji, where Persian and Indic names and emoji sequences need them
+ * (`ad\u200dmin` is shown escaped; the U+200C of a Persian name and the U+200D of an emoji are not).
  */
-const UNSAFE_FOR_TERMINAL = /(?![\u200C\u200D])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+const UNSAFE_FOR_TERMINAL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 const NAMED_ESCAPES: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+/** What a joiner may stand between: a letter or mark outside ASCII, an emoji, a variation selector. */
+// eslint-disable-next-line no-control-regex
+const JOINABLE = /^(?![\x00-\x7f])[\p{L}\p{M}\p{Extended_Pictographic}\uFE0F]$/u;
 
 /**
  * Text for people, with every character of UNSAFE_FOR_TERMINAL made visible as an escape:
  * `\t`, `\n`, `\r`, `\x1b` (up to U+00FF), `\u202e`, `\u{e0001}`. The one function every
- * human-readable output goes through (tables, key/value views, templates, error lines, prompts,
- * status lines); json, ndjson, csv and raw stay exact.
+ * human-readable output goes through (tables, key/value views, templates, error lines, hints,
+ * prompts, status lines, bulk row problems, progress); json, ndjson, csv and raw stay exact.
  */
 export function escapeControls(text: string): string {
   UNSAFE_FOR_TERMINAL.lastIndex = 0;
   if (!UNSAFE_FOR_TERMINAL.test(text)) return text;
-  return text.replace(UNSAFE_FOR_TERMINAL, (char) => {
+  return text.replace(UNSAFE_FOR_TERMINAL, (char, offset: number) => {
+    if ((char === '\u200C' || char === '\u200D') && joins(text, offset)) return char;
     const named = NAMED_ESCAPES[char];
     if (named) return named;
     const code = char.codePointAt(0)!;
     if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
     return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
   });
+}
+
+/** Whether the joiner at `at` stands between two characters it may join (JOINABLE). */
+function joins(text: string, at: number): boolean {
+  const before = text.codePointAt(at - 1);
+  // The character before may be the low half of a surrogate pair (an emoji).
+  const previous = before !== undefined && before >= 0xdc00 && before <= 0xdfff ? text.codePointAt(at - 2) : before;
+  const next = text.codePointAt(at + 1);
+  return previous !== undefined && next !== undefined
+    && JOINABLE.test(String.fromCodePoint(previous)) && JOINABLE.test(String.fromCodePoint(next));
+}
+
+/**
+ * A line of free text for a terminal that may carry what a server, a handler or a file gave (an
+ * error, a row's problem): disclosed by the one rule (redactBodyText: secrets, card numbers,
+ * URL user info), then escaped (escapeControls).
+ */
+export function terminalLine(text: string): string {
+  return escapeControls(redactBodyText(text));
+}
+
+/**
+ * A value a command prints for people itself, not through the renderer (a lifecycle, an exchange
+ * side by side): disclosed by the one rule (redactValue), then every string escaped.
+ */
+export function terminalValue<T>(value: T): T {
+  return escapeControlsDeep(redactValue(value) as T);
 }
 
 /** escapeControls over every string of a JSON-like value (a record, before a column formats it). */

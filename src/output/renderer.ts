@@ -1,8 +1,11 @@
 // The one renderer: every command hands it records and a column set; it decides
 // table/json/ndjson/csv/raw, TTY vs pipe, colour, --fields and --quiet, and runs --jq/--template.
 // The writers themselves: tables.ts (a terminal's tables), scripted.ts (the formats for scripts).
+// Every value is disclosed by the one rule (redactValue, core/redact.ts) as it comes in, before
+// any format, projection, filter or template sees it.
 import type { IOStreams } from '../core/io.js';
 import { UsageError } from '../core/errors.js';
+import { maskPansInText, redactBodyText, redactValue } from '../core/redact.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../core/output-format.js';
 import { cellText, csvField, escapeControls, escapeControlsDeep, isIsoDateTime, pickFields, tsvField } from './format.js';
 import { getPath } from '../core/object-path.js';
@@ -45,9 +48,25 @@ export interface OutputSettings {
   pager?: { command: string; env: Record<string, string | undefined> };
   /** The run's Ctrl-C signal: it stops a --jq filter that is still running. */
   signal?: AbortSignal;
+  /** --show-secrets: secret-named fields are shown as they are (card numbers stay masked). */
+  showSecrets?: boolean;
+  /**
+   * The output goes to an assistant (an MCP tool call): no secret is shown, whatever the command
+   * or --show-secrets asks.
+   */
+  neverSecrets?: boolean;
 }
 
-export interface ListOptions {
+/**
+ * A command whose answer is a secret the person asked for (a client secret printed once when it
+ * is made, a token they requested): the secret-named fields of that one output are shown, never
+ * to an assistant (OutputSettings.neverSecrets).
+ */
+export interface CarriesSecret {
+  carriesSecret?: boolean;
+}
+
+export interface ListOptions extends CarriesSecret {
   /** The body exactly as received, for `-o raw`. */
   raw?: string;
   /** Where the identifier is, for `--quiet` (default `id`). */
@@ -61,7 +80,7 @@ export interface ListOptions {
   live?: boolean;
 }
 
-export interface RecordOptions {
+export interface RecordOptions extends CarriesSecret {
   raw?: string;
   idPath?: string;
   /** Rows for the key/value table; defaults to every leaf of the record. */
@@ -189,10 +208,10 @@ export class Renderer {
     let fieldsChecked = false;
     return {
       write: (page, raw) => {
-        let records = page;
+        let records: Iterable<R> = this.discloseAll(page, options);
         // --fields is checked against the first records there are, before any of them is written.
         if (!fieldsChecked && this.settings.fields?.length) {
-          const list = [...page];
+          const list = [...records];
           records = list;
           if (list.length > 0) {
             fieldsChecked = true;
@@ -203,7 +222,7 @@ export class Renderer {
             }
           }
         }
-        const written = writer.write(records, raw);
+        const written = writer.write(records, raw && (() => this.discloseRaw(raw(), options)));
         return written ? written.then(() => this.io.drained()) : this.io.drained();
       },
       end: () => writer.end(),
@@ -266,8 +285,9 @@ export class Renderer {
   }
 
   /** Prints one record: key/value rows for people, the object for machines. */
-  async record<R>(record: R, options: RecordOptions = {}): Promise<void> {
+  async record<R>(given: R, options: RecordOptions = {}): Promise<void> {
     const { format, quiet, fields } = this.settings;
+    const record = this.disclose(given, options);
     if (record && typeof record === 'object') this.checkFields([record], options.rows ?? leafColumns(record));
     if (this.settings.jq !== undefined) return this.writeJq(JSON.stringify(this.project(record) ?? null));
     if (this.settings.template !== undefined) {
@@ -286,7 +306,7 @@ export class Renderer {
         this.io.out(`${JSON.stringify(this.project(record))}\n`);
         return;
       case 'raw':
-        this.io.out(options.raw !== undefined ? withNewline(options.raw) : `${JSON.stringify(record)}\n`);
+        this.io.out(options.raw !== undefined ? withNewline(this.discloseRaw(options.raw, options)!) : `${JSON.stringify(record)}\n`);
         return;
       default: {
         const rows = fields?.length
@@ -308,20 +328,22 @@ export class Renderer {
   }
 
   /** Prints any JSON value for machine formats (the `api` command, odd endpoints). */
-  async value(value: unknown, raw?: string): Promise<void> {
+  async value(given: unknown, raw?: string, options: CarriesSecret = {}): Promise<void> {
     if (this.settings.format === 'raw' && raw !== undefined) {
-      this.io.out(raw.endsWith('\n') ? raw : `${raw}\n`);
+      this.io.out(withNewline(this.discloseRaw(raw, options)!));
       return;
     }
+    // Disclosed here, and again (a no-op) by list() and record().
+    const value = this.disclose(given, options);
     if (Array.isArray(value)) {
       // --fields names are checked against the values' own paths (not the columns made from them).
       if (this.settings.fields?.length && value.length > 0) this.checkFields(value, inferColumns(value));
       const columns = this.settings.fields?.length
         ? this.settings.fields.map((path) => ({ header: path, path }))
         : inferColumns(value);
-      return this.list(value, columns, { raw });
+      return this.list(value, columns, { raw, ...options });
     }
-    if (value && typeof value === 'object') return this.record(value, { raw });
+    if (value && typeof value === 'object') return this.record(value, { raw, ...options });
     if (this.settings.jq !== undefined || this.settings.template !== undefined) return this.record(value);
     const { format } = this.settings;
     const text = format === 'json' || format === 'ndjson' || format === 'raw' ? JSON.stringify(value ?? null)
@@ -354,6 +376,36 @@ export class Renderer {
       code: 'USAGE_FIELDS',
       hint: `known fields: ${known.join(', ')} (dot paths reach into nested objects)`,
     });
+  }
+
+  /** What this output may show of a value: the one disclosure rule (core/redact.ts redactValue). */
+  private disclose<T>(value: T, options: CarriesSecret = {}): T {
+    return redactValue(value, undefined, { showSecrets: this.secretsShown(options) }) as T;
+  }
+
+  private secretsShown(options: CarriesSecret): boolean {
+    return !this.settings.neverSecrets && (this.settings.showSecrets === true || options.carriesSecret === true);
+  }
+
+  private *discloseAll<R>(records: Iterable<R>, options: CarriesSecret): Iterable<R> {
+    for (const record of records) yield this.disclose(record, options);
+  }
+
+  /**
+   * `-o raw`: the body exactly as received when the rule changes nothing in it, else the disclosed
+   * value (a JSON body re-serialised, other text redacted as text).
+   */
+  private discloseRaw(raw: string | undefined, options: CarriesSecret): string | undefined {
+    if (raw === undefined) return undefined;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      return this.secretsShown(options) ? maskPansInText(raw) : redactBodyText(raw);
+    }
+    const disclosed = this.disclose(parsed, options);
+    const text = JSON.stringify(disclosed);
+    return text === JSON.stringify(parsed) ? raw : text;
   }
 
   private selectColumns<R>(columns: Column<R>[]): Column<R>[] {

@@ -2,11 +2,12 @@
 // endpoint (where a call may come from, for every route: ingress.ts); and what the caller may do (the scopes of
 // scopes.ts). Each is a fastify onRequest hook, so a request is authenticated and authorized
 // before its body is even parsed (401, then 403, before 400).
-import type { FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler, preSerializationHookHandler, RouteOptions } from 'fastify';
+import { withoutUrlCredentials } from '../core/redact.js';
 import type { SandboxDeps } from './deps.js';
 import { digestsEqual, hashSecret } from './ids.js';
 import { notPermitted, unauthenticated, type DomainError } from './errors.js';
-import { covers, requiredScope, scopesOfUser, userRefusal } from './scopes.js';
+import { WEBHOOK_SETTINGS_SCOPE, covers, requiredScope, scopesOfUser, userRefusal } from './scopes.js';
 import type { CredentialKind } from './store/index.js';
 
 export interface Principal {
@@ -25,6 +26,16 @@ export interface Principal {
 export function hasScope(principal: Principal, scope: string): boolean {
   return principal.scopeSets.every((held) => covers(held, scope));
 }
+
+/**
+ * preSerialization hook of every route: a caller who may not read the card programs' webhook
+ * settings gets every URL field of the answer without its user info and query values (a
+ * credential can hide in any of them) and every signature redacted (core/redact.ts).
+ */
+export const discloseToReader: preSerializationHookHandler<unknown> = (request, _reply, payload, done) => {
+  const principal = request.principal;
+  done(null, principal && !hasScope(principal, WEBHOOK_SETTINGS_SCOPE) ? withoutUrlCredentials(payload) : payload);
+};
 
 /** 403 FORBIDDEN naming the scope; `details.requiredScope` carries it for clients. */
 export function missingScope(scope: string, message: string): DomainError {

@@ -43,6 +43,9 @@ export const OPERATION_SCOPES: Readonly<Record<string, string>> = {
   'POST /sandbox/card-pool': 'read:card_program',
 };
 
+/** The scope that reads card programs, their webhook settings included (URL credentials, secrets). */
+export const WEBHOOK_SETTINGS_SCOPE = OPERATION_SCOPES['GET /sandbox/card-programs']!;
+
 /**
  * A replay sent anywhere but the program's own webhook (`to`) hands its clear message (card
  * number, track 2) to whoever listens there: it needs, besides the route's scope, the scope that

@@ -10,7 +10,7 @@ import type { SandboxDeps } from './deps.js';
 import { ApiError, DomainError, httpErrorOf } from './errors.js';
 import { isWriteFailure, noteWriteFailure } from './store/db.js';
 import { emptyFaultSpec, faultRoutes, installFaults, type FaultController, type FaultSpec } from './faults.js';
-import { attachScopeCheck } from './auth.js';
+import { attachScopeCheck, discloseToReader } from './auth.js';
 import { installIngress } from './ingress.js';
 import { collectRoute, type RouteDoc } from './openapi.js';
 import { cardRoutes } from './routes/cards.js';
@@ -87,6 +87,8 @@ export async function buildServer(deps: SandboxDeps, options: ServerOptions = {}
   });
   // Every authenticated route requires its scope (src/sandbox/scopes.ts), checked after its authentication hook.
   app.addHook('onRoute', attachScopeCheck);
+  // What a caller may read of an answer's webhook URLs depends on its scopes (auth.ts).
+  app.addHook('preSerialization', discloseToReader);
 
   // Handlers still awaiting (a PIN hash, a webhook) when the server closes must not touch a
   // closed database: count them, and let close() wait for the count to reach zero.

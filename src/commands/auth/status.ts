@@ -28,7 +28,8 @@ export default defineCommand({
   examples: ['cardctl auth status', 'cardctl auth status -o json', 'cardctl -p staging auth status'],
   async run(ctx) {
     const { status, failure } = await checkAuth(ctx);
-    await ctx.output().record(status, { rows: statusRows(), idPath: 'profile' });
+    // The token and API key are shown masked (maskSecret), which the person asked for; an assistant gets neither.
+    await ctx.output().record(status, { rows: statusRows(), idPath: 'profile', carriesSecret: true });
     if (failure) throw failure;
   },
 });

@@ -8,6 +8,7 @@ import { describeCard, explainPinKeyError, printCard } from './common.js';
 import { CREATE_FLAGS } from './create-flags.js';
 import { cardOf, parseCreate } from './create-parse.js';
 import { checkedFields, complete, generateReference, programLookup, unusablePin } from './create-wizard.js';
+import { escapeControls } from '../../output/format.js';
 
 export { CREATE_FLAGS, type CreateOptions } from './create-flags.js';
 
@@ -84,7 +85,7 @@ group or others). See \`cardctl help bulk\`.`,
         `account      ${body.account.number} (${body.account.type}, ${body.account.currency}, bank ${body.account.bankCode})`,
         `valid        ${body.startDate.slice(0, 10)} to ${body.expiryDate.slice(0, 10)}`,
       ];
-      ctx.io.err(`${summary.map((line) => `  ${line}`).join('\n')}\n`);
+      ctx.io.err(`${summary.map((line) => `  ${escapeControls(line)}`).join('\n')}\n`);
       if (!(await ctx.prompter.confirm('Create this card?', { default: true }))) throw new UsageError('cancelled: nothing was sent');
     }
 

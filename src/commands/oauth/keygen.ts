@@ -117,6 +117,7 @@ never overwritten unless --force is given.`,
       fingerprint: cert.fingerprint256,
       validFrom: new Date(cert.validFrom).toISOString(),
       validTo: new Date(cert.validTo).toISOString(),
-    }, { idPath: 'fingerprint' });
+      // `privateKey` is where the key was written, not the key: shown to the person (an assistant gets no path to it).
+    }, { idPath: 'fingerprint', carriesSecret: true });
   },
 });

@@ -31,6 +31,7 @@ whole dialect, \`dialectChanged\` the settings that differ from the default).`,
       }
       return [{ header: key, path: key }];
     });
-    await ctx.output().record(view, { rows, idPath: 'name' });
+    // Its secrets are shown masked (maskedProfile), which the person asked for; an assistant gets none.
+    await ctx.output().record(view, { rows, idPath: 'name', carriesSecret: true });
   },
 });

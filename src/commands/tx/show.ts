@@ -3,7 +3,7 @@ import type { Context } from '../../app/context.js';
 import { defineCommand } from '../../app/command.js';
 import { defineFlags } from '../../core/flags.js';
 import { CliError, ExitCode, NotFoundError, UsageError } from '../../core/errors.js';
-import { escapeControlsDeep } from '../../output/format.js';
+import { terminalValue } from '../../output/format.js';
 
 const HOPS = [
   ['switchToService', 'switch → service'],
@@ -116,8 +116,8 @@ async function lifecycleIfServed(ctx: Context, id: string): Promise<Lifecycle | 
 
 async function printLifecycle(ctx: Context, lifecycle: Lifecycle): Promise<void> {
   const tty = ctx.io.stdoutIsTTY;
-  // Server text, with control characters made visible.
-  const life = escapeControlsDeep(lifecycle);
+  // Server text, disclosed by the one rule and with control characters made visible.
+  const life = terminalValue(lifecycle);
   ctx.io.out(tty ? `\n${ctx.style.bold('Lifecycle')}\n` : '# lifecycle\n');
   const amounts = AMOUNTS.map((key) => `${key} ${life.amounts[key]}`).join(tty ? '  ' : '\t');
   ctx.io.out(tty ? `  ${life.originalTransactionId}  ${life.transactionStatus}  ${amounts}  (${life.currency})\n` : `${life.originalTransactionId}\t${life.transactionStatus}\t${amounts}\t${life.currency}\n`);
@@ -141,7 +141,7 @@ function printTimeline(ctx: Context, tx: Transaction): void {
   let previous = start;
   for (const { label, hop: raw } of hops) {
     // The hop as the server sent it, with control characters made visible.
-    const hop = escapeControlsDeep(raw);
+    const hop = terminalValue(raw);
     const at = Date.parse(hop!.timestamp);
     const since = Number.isNaN(at) ? '' : `+${at - start} ms`;
     const step = Number.isNaN(at) ? '' : `(${at - previous} ms)`;

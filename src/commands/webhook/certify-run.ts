@@ -15,6 +15,7 @@ import { buildReport, runChecks, type CheckResult } from '../../certify/runner.j
 import { evidenceText, jsonReport, junitReport, markdownReport, scrub } from '../../certify/reports.js';
 import { isApproved } from '../../iso8583/codes.js';
 import { checkSecretForScheme, readSecretStdin, WEBHOOK_PREVIOUS_SECRET_ENV, WEBHOOK_SECRET_ENV, webhookSecret } from './secret-stdin.js';
+import { terminalLine } from '../../output/format.js';
 
 export interface CertifyInput {
   url: string;
@@ -74,7 +75,8 @@ export async function certify(ctx: Context, input: CertifyInput): Promise<{ fail
     const shown = JSON.parse(clean(JSON.stringify(report.checks))) as CheckResult[];
     await ctx.output().list(shown, COLUMNS, { idPath: 'name' });
     for (const check of shown.filter((c) => c.verdict === 'fail')) {
-      ctx.io.err(`\n✗ ${check.name}: ${check.reason}\n${check.evidence.length > 0 ? `${evidenceText(check.evidence).replace(/^/gm, '    ')}\n` : ''}`);
+      const lines = [`✗ ${check.name}: ${check.reason}`, ...(check.evidence.length > 0 ? evidenceText(check.evidence).split('\n').map((line) => `    ${line}`) : [])];
+      ctx.io.err(`\n${lines.map(terminalLine).join('\n')}\n`);
     }
     const { report: json, junit, markdown } = input.outputs;
     if (json) writeFileAtomic(json, clean(jsonReport(report)), { mode: 0o644 });

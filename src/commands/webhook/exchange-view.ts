@@ -3,6 +3,7 @@
 // the records as they are (json: the exchange, or the list).
 import type { WebhookExchange } from '../../api/schemas.js';
 import type { Context } from '../../app/context.js';
+import { redactValue } from '../../core/redact.js';
 import { escapeControls, truncate, visibleWidth } from '../../output/format.js';
 
 /** Side by side from this terminal width; below it, stacked. */
@@ -26,7 +27,9 @@ export async function printExchangeSection(ctx: Context, exchanges: WebhookExcha
   for (const exchange of exchanges) await printExchange(ctx, exchange);
 }
 
-async function printExchange(ctx: Context, exchange: WebhookExchange): Promise<void> {
+async function printExchange(ctx: Context, given: WebhookExchange): Promise<void> {
+  // Printed here, not by the renderer: disclosed by the one rule first (its strings are escaped below).
+  const exchange = redactValue(given) as WebhookExchange;
   const { exchangeLines } = await import('../../output/columns/webhook-exchanges.js');
   const { style } = ctx;
   const tone = exchange.verdict === 'accepted' ? style.ok : exchange.verdict === 'refused' ? style.error : style.warn;

@@ -2,6 +2,7 @@ import type { Context } from '../../app/context.js';
 import { defineCommand } from '../../app/command.js';
 import { UsageError } from '../../core/errors.js';
 import { isLoopbackHost, NotLoopbackError, notLoopbackReason } from '../../core/loopback.js';
+import { redactValue } from '../../core/redact.js';
 import { escapeControlsDeep } from '../../output/format.js';
 import type { Exchange } from './listener.js';
 import { HISTORY_BOUND, MAX_BODY_BYTES, REPEAT_BEHAVIOURS } from './behaviours.js';
@@ -150,7 +151,9 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
 
     const json = ['json', 'ndjson'].includes(ctx.settings().output);
     const { startListener } = await import('./listener.js');
-    const print = json ? (exchange: Exchange) => ctx.io.out(`${JSON.stringify(exchange)}\n`) : await humanPrinter(ctx);
+    const printer = json ? (exchange: Exchange) => ctx.io.out(`${JSON.stringify(exchange)}\n`) : await humanPrinter(ctx);
+    // What a handler relayed (--forward-to) may carry anything: each line disclosed by the one rule.
+    const print = (exchange: Exchange) => printer(redactValue(exchange) as Exchange);
     const listener = await startListener({
       port, host: opts.host, respond, rules, secret, scheme: opts.scheme, forwardTo, onExchange: print,
       defaults: { delay, approvedAmount }, failEvery, repeats: opts.repeats,

@@ -10,7 +10,7 @@ import type { onRequestHookHandler } from 'fastify';
 import type { SandboxDeps } from '../deps.js';
 import { ApiError, unauthenticated } from '../errors.js';
 import { INSPECTOR_ASSETS, INSPECTOR_PAGE } from '../inspector/assets.js';
-import { INSPECTOR_LIMITS, createInspectorFeed, type InspectorOptions } from '../services/inspector.js';
+import { INSPECTOR_LIMITS, createInspectorFeed, inspectorView, type InspectorOptions } from '../services/inspector.js';
 import { transactionService } from '../services/transactions.js';
 import { lifecycleOf } from '../switch/lifecycle.js';
 import { replayExchange } from '../switch/replay.js';
@@ -50,6 +50,14 @@ export const inspectorRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; run
     }
   };
   const guarded = { onRequest: token };
+  // Every JSON answer of the inspector is disclosed by the one rule (inspectorView), whichever
+  // route wrote it and however (an object, or the stored records' text).
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').startsWith('application/json')) return payload;
+    const parsed: unknown = JSON.parse(payload);
+    const shown = JSON.stringify(inspectorView(parsed));
+    return shown === JSON.stringify(parsed) ? payload : shown;
+  });
 
   app.get('/sandbox/inspector', { schema: { hide } }, async (request, reply) => {
     reply.headers(PAGE_HEADERS);

@@ -6,6 +6,7 @@
 // never waits on an open page.
 import type { ServerResponse } from 'node:http';
 import type { Transaction, WebhookExchange } from '../../api/schemas.js';
+import { redactValue, withoutUrlCredentials } from '../../core/redact.js';
 import type { SandboxEvents } from '../events.js';
 import { digestsEqual, hashSecret, newSecret } from '../ids.js';
 
@@ -124,7 +125,16 @@ export function createInspectorFeed(events: SandboxEvents, scope: InspectorScope
 
 /** One server-sent event; JSON.stringify never writes a line break, so `data` is one line. */
 export function eventFrame(event: 'transaction' | 'exchange', data: unknown): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+  return `event: ${event}\ndata: ${JSON.stringify(inspectorView(data))}\n\n`;
+}
+
+/**
+ * What the inspector may show of any value it sends (its reads and its event stream): the
+ * disclosure rule of every output (core/redact.ts), as to a reader who may not read the webhook
+ * settings, since the link's token is no scope.
+ */
+export function inspectorView(value: unknown): unknown {
+  return redactValue(withoutUrlCredentials(value));
 }
 
 /** What the inspector shows and who it shows it as: the institution the sandbox seeded. */

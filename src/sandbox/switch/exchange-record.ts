@@ -1,7 +1,7 @@
 // One webhook call as the exchange log records it (../exchange-log.ts): the request as sent and
-// the reply as read, with the signature, the program's secret header and the secret wherever it
-// appears redacted, card numbers masked and card secrets (track data, PIN block, chip data)
-// redacted; the verdict the network reached, its reason, the faults injected, the attempt.
+// the reply as read, with every signature, the program's secret header and the secret wherever it
+// appears redacted, card numbers masked (text or JSON numbers, bodies and headers) and card
+// secrets (track data, PIN block, chip data) redacted; the verdict the network reached, its reason, the faults injected, the attempt.
 import type { Transaction, WebhookExchange } from '../../api/schemas.js';
 import { REDACTED, redactBodyText, redactHeaders, redactUrl, redactValue, secretReplacer } from '../../core/redact.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
@@ -63,13 +63,10 @@ export function exchangeRecord({ subject, config, message, wire, outcome, at, la
   const secrets = [config.secret, config.previousSecret].filter((one): one is string => Boolean(one && one.length >= 4));
   const scrub = secretReplacer(secrets);
   const secretHeader = config.header?.trim().toLowerCase();
+  // Both ways: every signature (two during a rotation) and card number by the one rule (redactHeaders).
   const headers = (given: Record<string, string | string[] | undefined>) => {
     const out = redactHeaders(given);
-    for (const [name, value] of Object.entries(out)) {
-      if (name.toLowerCase() === secretHeader) out[name] = REDACTED;
-      else if (name.toLowerCase() === STANDARD_HEADERS.signature) out[name] = value.replace(/v1,[^ ]+/g, `v1,${REDACTED}`);
-      else out[name] = scrub(value);
-    }
+    for (const [name, value] of Object.entries(out)) out[name] = name.toLowerCase() === secretHeader ? REDACTED : scrub(value);
     return out;
   };
   const sent = wire.request;

@@ -31,6 +31,7 @@ import { buildRequest, buildResponse, dayOf, retrievalReferenceNumber } from './
 import { isAdvice, kindOf, planDebit, planLinked, planReversal, requestMtiOf, reversalStands, type Plan } from './plan.js';
 import { answerOf, applyAnswer, approvalCode, buildRecord, hop, repeatEntry, settle } from './record.js';
 import type { SwitchStore } from './store-port.js';
+import { redactUrlCredentials } from '../../core/redact.js';
 
 export async function simulate(deps: SwitchDeps, institutionId: string, body: SimulateBody): Promise<SimulateEnvelope> {
   const receivedAt = (deps.now ?? (() => new Date()))();
@@ -204,7 +205,7 @@ async function applyWebhookAnswer(deps: SwitchDeps, institutionId: string, plan:
   }
   const sent = admitted.record;
   const record = store.atomically(() => {
-    sent.timestamps.serviceToInstitution = hop(exchange.sentAt, 'outbound', `service to institution: POST ${plan.program?.webHookConfig?.url || '(no webhook)'}`);
+    sent.timestamps.serviceToInstitution = hop(exchange.sentAt, 'outbound', `service to institution: POST ${plan.program?.webHookConfig?.url ? redactUrlCredentials(plan.program.webHookConfig.url) : '(no webhook)'}`);
     if (exchange.faults.length > 0) sent.webhookFaults = exchange.faults;
     if (exchange.duplicateAgreed !== undefined) sent.repeats = [repeatEntry(now(), clearRequest['0'] ?? '', exchange.duplicateAgreed)];
     if (standIn) sent.standIn = standIn;

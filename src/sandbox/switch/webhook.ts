@@ -12,6 +12,7 @@ import type { SwitchMessage } from '../../iso8583/message.js';
 import { judgeHttpReply, MAX_REPLY_BYTES, WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
 import { schemeOfWebhookType } from '../../webhook-protocol/signature.js';
 import { signMessage, type SignatureFault } from '../../webhook-protocol/signature-faults.js';
+import { redactUrlCredentials } from '../../core/redact.js';
 
 export { WEBHOOK_TIMEOUT_MS };
 
@@ -76,7 +77,7 @@ export async function callWebhook(config: Pick<WebhookConfig, 'url' | 'header' |
     url = new URL(config.url);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
   } catch {
-    return { ok: false, cause: 'no-url', reason: `the card program's webhook URL "${config.url}" is not a valid http(s) URL` };
+    return { ok: false, cause: 'no-url', reason: `the card program's webhook URL "${redactUrlCredentials(config.url)}" is not a valid http(s) URL` };
   }
   const secret = config.secret ?? '';
   const nowSeconds = options.nowSeconds ?? Math.floor(Date.now() / 1000);

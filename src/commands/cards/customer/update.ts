@@ -8,6 +8,7 @@ import { ADDRESS_KEYS, applyFlags, assertKnownKeys, checkFileValues, readJsonFil
 import { CARDHOLDER_FLAGS, customerPlacement, placeFlags, REASON_MAX_LENGTH } from '../../card-flags.js';
 import { cardIdArgument, describeCard, printCard, type CardId } from '../common.js';
 import { BULK_FLAGS, bulkFlagsGiven, checkBulkFlags } from '../../bulk-command.js';
+import { terminalLine } from '../../../output/format.js';
 
 export const CUSTOMER_UPDATE_FLAGS = defineFlags({
   ...placeFlags(CARDHOLDER_FLAGS, customerPlacement('')),
@@ -93,7 +94,7 @@ export function mergeCustomer(card: Pick<Card, 'customer'>, changes: Json): { bo
 
 async function promptChanges(ctx: Context, card: Card): Promise<Json> {
   const changes: Json = {};
-  ctx.io.err(`Updating the cardholder of card ${describeCard(card)}; press enter to keep a value.\n`);
+  ctx.io.err(`${terminalLine(`Updating the cardholder of card ${describeCard(card)}; press enter to keep a value.`)}\n`);
   for (const spec of CUSTOMER_FIELDS) {
     const current = getPath(card.customer, spec.path);
     const shown = typeof current === 'string' ? (spec.key === 'birthDate' ? current.slice(0, 10) : current) : '';
