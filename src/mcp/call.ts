@@ -6,9 +6,16 @@ import type { CliHost, RunOrigin, ToolFlagValues } from '../app/command.js';
 import { UsageError, toCliError } from '../core/errors.js';
 import { bufferedIO } from '../core/buffered-io.js';
 import { isObject } from '../core/is-object.js';
+import { getPath } from '../core/object-path.js';
 import { randomPin } from '../pin/policy.js';
-import { toolCommandLine } from './command-line.js';
+import { toolCommandLine, type ToolCommandLine } from './command-line.js';
+import { shapeResult, type LeadLine, type ListPosition, type ToolResult } from './result.js';
 import type { Tool } from './tools.js';
+
+export type { ToolResult } from './result.js';
+
+/** The page size of a list when the call names none (the CLI's default). */
+const DEFAULT_LIMIT = 20;
 
 /** What every call of one server shares. */
 export interface CallSettings {
@@ -28,14 +35,16 @@ export interface CallSettings {
   askPerson(question: string): Promise<'yes' | 'no' | 'cannot ask'>;
   /** Where the server's log goes (stderr). */
   log(line: string): void;
+  /** The directory file inputs must be in: where the server was started (default the process's). */
+  cwd?: string;
+  /** The wall-time bound of a simulation (default SIMULATION_MAX_MS; shorter in tests). */
+  simulationMaxMs?: number;
 }
 
-export interface ToolResult {
-  [key: string]: unknown;
-  content: Array<{ type: 'text'; text: string }>;
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-}
+/** How long a simulation through MCP may take, from the call to its answer, the drain of its requests included. */
+export const SIMULATION_MAX_MS = 60_000;
+/** Of which the end, after the run is told to stop, is left for it to stop and report. */
+const STOP_GRACE_MS = 3_000;
 
 /** The flags of a tool run besides the call's own: this profile, JSON out, never a prompt. */
 function globalFlags(tool: Tool, settings: CallSettings): string[] {
@@ -47,24 +56,68 @@ function globalFlags(tool: Tool, settings: CallSettings): string[] {
 }
 
 export async function callTool(host: Pick<CliHost, 'run'>, tool: Tool, input: Record<string, unknown>, settings: CallSettings, signal: AbortSignal): Promise<ToolResult> {
-  let run: { argv: string[]; stdin?: string; origin: RunOrigin };
+  let run: PreparedRun;
   try {
     run = prepare(tool, input, settings);
     if (tool.use === 'write' && settings.production) await confirmWithPerson(tool, run.origin, settings);
   } catch (error) {
-    return errorResult(toCliError(error).toJSON().error);
+    return errorResult(tool, toCliError(error).toJSON().error);
   }
   const io = bufferedIO(run.stdin === undefined ? {} : { stdin: run.stdin });
-  const exitCode = await host.run(run.argv, { env: settings.env, io, signal, origin: run.origin });
+  const { exitCode, stopped } = await runBounded(host, tool, run, io, settings, signal);
   const stderr = io.stderrText();
-  if (exitCode !== 0) return failedResult(exitCode, stderr, io.stdoutText());
+  if (stopped) return boundResult(tool, stopped, io.stdoutText());
+  if (exitCode !== 0) return failedResult(tool, exitCode, stderr, io.stdoutText());
   if (stderr.trim()) settings.log(`${tool.name}: ${stderr.trim()}`);
-  return outputResult(io.stdoutText());
+  return outputResult(tool, run.line, io.stdoutText());
 }
 
-function prepare(tool: Tool, input: Record<string, unknown>, settings: CallSettings): { argv: string[]; stdin?: string; origin: RunOrigin } {
-  const line = toolCommandLine(tool, input);
-  tool.bound?.(line.flags);
+interface PreparedRun {
+  argv: string[];
+  stdin?: string;
+  origin: RunOrigin;
+  line: ToolCommandLine;
+}
+
+/**
+ * Runs the command line; a simulation within its wall-time bound: told to stop (as Ctrl-C would)
+ * shortly before it, and answered at the bound whatever it is still doing.
+ */
+async function runBounded(host: Pick<CliHost, 'run'>, tool: Tool, run: PreparedRun, io: ReturnType<typeof bufferedIO>, settings: CallSettings, signal: AbortSignal): Promise<{ exitCode: number; stopped?: number }> {
+  if (tool.use !== 'simulate') return { exitCode: await host.run(run.argv, { env: settings.env, io, signal, origin: run.origin }) };
+  const maxMs = settings.simulationMaxMs ?? SIMULATION_MAX_MS;
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  let boundReached = false;
+  const stopTimer = setTimeout(() => {
+    boundReached = true;
+    stop.abort(new Error('bound'));
+  }, Math.max(0, maxMs - Math.min(STOP_GRACE_MS, maxMs / 2)));
+  let giveUp: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'deadline'>((resolve) => {
+    giveUp = setTimeout(() => resolve('deadline'), maxMs);
+  });
+  try {
+    const ran = host.run(run.argv, { env: settings.env, io, signal: stop.signal, origin: run.origin });
+    const exitCode = await Promise.race([ran, deadline]);
+    if (exitCode === 'deadline' || boundReached) return { exitCode: exitCode === 'deadline' ? 130 : exitCode, stopped: maxMs };
+    return { exitCode };
+  } finally {
+    clearTimeout(stopTimer);
+    clearTimeout(giveUp);
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function prepare(tool: Tool, input: Record<string, unknown>, settings: CallSettings): PreparedRun {
+  const cwd = settings.cwd ?? process.cwd();
+  let line = toolCommandLine(tool, input, cwd);
+  // The bound may add flags that make the run keep it (a count it stops at).
+  const added: ToolFlagValues | undefined = tool.bound?.(line.flags) || undefined;
+  if (added && Object.keys(added).length) line = toolCommandLine(tool, { ...input, ...added }, cwd);
+  // A row filter the command has no flag for: every row is read and the tool picks and pages them.
+  if (line.rowFilters) line = { ...toolCommandLine(tool, { ...input, page: undefined, limit: undefined, all: true }, cwd), rowFilters: line.rowFilters };
   if (tool.use === 'write' && settings.production && !settings.allowProductionWrites) {
     throw new UsageError(`refusing ${tool.name} on production profile "${settings.profile}": this server was not started with --allow-production-writes`, {
       hint: 'production changes need the person to start `cardctl mcp --allow-write GROUP --allow-production-writes` themselves',
@@ -73,11 +126,19 @@ function prepare(tool: Tool, input: Record<string, unknown>, settings: CallSetti
   const argv = [...line.argv];
   argv.splice(tool.path.length, 0, ...globalFlags(tool, settings));
   const origin: RunOrigin = { via: 'mcp', client: settings.client(), ...(line.reason ? { reason: line.reason } : {}) };
-  if (!generatesPin(tool, line.flags)) return { argv, origin };
+  if (!generatesPin(tool, line.flags)) return { argv, origin, line: withPosition(line, input) };
   // The new PIN is made and encrypted on this machine and never shown: it reaches the command
   // on its stdin, as `--pin-stdin` reads it, and crosses to no one.
   argv.splice(tool.path.length, 0, '--pin-stdin');
-  return { argv, stdin: `${randomPin()}\n`, origin };
+  return { argv, stdin: `${randomPin()}\n`, origin, line: withPosition(line, input) };
+}
+
+/** Where a paged list's answer starts, from the call's page and limit (the whole list with all). */
+function withPosition(line: ToolCommandLine, input: Record<string, unknown>): ToolCommandLine & { position?: ListPosition } {
+  if (input.all === true && !line.rowFilters) return { ...line, position: { page: 1, limit: 1 } };
+  const page = Number(input.page ?? 1);
+  const limit = Number(input.limit ?? DEFAULT_LIMIT);
+  return Number.isInteger(page) && page >= 1 && Number.isInteger(limit) && limit >= 1 ? { ...line, position: { page, limit } } : line;
 }
 
 /**
@@ -100,35 +161,52 @@ function generatesPin(tool: Tool, flags: ToolFlagValues): boolean {
   return flags.fromFile === undefined && flags.rowsFromFile === undefined && flags.pin !== false;
 }
 
-function outputResult(stdout: string): ToolResult {
+function outputResult(tool: Tool, line: ToolCommandLine & { position?: ListPosition }, stdout: string): ToolResult {
   const text = stdout.trim();
-  if (!text) return { content: [{ type: 'text', text: 'done' }] };
   const value = parseJson(text);
-  if (value === undefined) return { content: [{ type: 'text', text }] };
-  const structured = isObject(value) ? value : { result: value };
-  return { content: [{ type: 'text', text }], structuredContent: structured };
+  const options = { tool: tool.name, whole: Boolean(line.fields) };
+  if (value === undefined) return shapeResult(text || undefined, options);
+  if (!Array.isArray(value)) return shapeResult(value, options);
+  if (!line.rowFilters) return shapeResult(value, { ...options, position: line.position });
+  // The rows the filters keep, and of them the page asked for.
+  const kept = value.filter((row) => line.rowFilters!.every((filter) => String(getPath(row, filter.path) ?? '') === filter.value
+    || getPath(row, filter.path.replace(/\.id$/, '')) === filter.value));
+  const { page, limit } = line.position ?? { page: 1, limit: DEFAULT_LIMIT };
+  return shapeResult(kept.slice((page - 1) * limit, page * limit), { ...options, position: { page, limit } });
+}
+
+/** A simulation stopped at its bound: said first, with what it had printed so far. */
+function boundResult(tool: Tool, maxMs: number, stdout: string): ToolResult {
+  const lead = [`error: ${tool.name} was stopped at the ${maxMs / 1000} s a simulation through cardctl mcp may take (its requests in flight included)${stdout.trim() ? '; what it reported so far follows' : ''}`];
+  return shapeResult(parseJson(stdout.trim()) ?? (stdout.trim() || undefined), { tool: tool.name, lead, isError: true });
 }
 
 /** The error the CLI reported on stderr (its JSON line with -o json), as a tool error. */
-function failedResult(exitCode: number, stderr: string, stdout: string): ToolResult {
-  const reported = stderr.split('\n').map(parseJson).find(isErrorLine);
+function failedResult(tool: Tool, exitCode: number, stderr: string, stdout: string): ToolResult {
+  const lines = stderr.split('\n');
+  const reported = lines.map(parseJson).find(isErrorLine);
   const error = reported?.error ?? { message: lastErrorLine(stderr) ?? `failed with exit code ${exitCode}`, exitCode };
-  const result = errorResult(error);
+  // What a partial run printed (a bulk summary, a missed SLO's figures), and the rows it says failed, go with the error.
   const output = parseJson(stdout.trim());
-  // What a partial run printed (a bulk summary, a missed SLO's figures) goes with the error.
-  if (output !== undefined) result.structuredContent = { error, output };
-  return result;
+  const problems = lines.filter((line) => /^(failed|invalid): /.test(line) || /^… and \d+ more/.test(line));
+  return errorResult(tool, error, {
+    ...(output !== undefined ? { output } : {}),
+    ...(problems.length ? { failedRows: problems } : {}),
+  });
 }
 
-/** A tool error: `error: <one line>` and `hint: <one line>` when there is one; the error object as structured content. */
-function errorResult(reported: Record<string, unknown>): ToolResult {
-  const message = String(reported.message).split('\n')[0];
+/**
+ * A tool error: `error: <one line>` and `hint: <one line>` when there is one, then the error's
+ * code, exit code and details as JSON. A message that came with a server's answer (it has an HTTP
+ * status) is the server's text: untrusted.
+ */
+function errorResult(tool: Tool, reported: Record<string, unknown>, extra: Record<string, unknown> = {}): ToolResult {
+  const message = String(reported.message).split('\n')[0]!;
   const hint = typeof reported.hint === 'string' ? reported.hint.split('\n')[0] : undefined;
-  return {
-    isError: true,
-    content: [{ type: 'text', text: hint ? `error: ${message}\nhint: ${hint}` : `error: ${message}` }],
-    structuredContent: { error: reported },
-  };
+  const fromServer = typeof reported.status === 'number';
+  const lead: LeadLine[] = [fromServer ? { prefix: 'error: ', untrusted: message } : `error: ${message}`, ...(hint ? [`hint: ${hint}`] : [])];
+  const { message: _message, hint: _hint, ...rest } = reported;
+  return shapeResult({ error: rest, ...extra }, { tool: tool.name, lead, isError: true });
 }
 
 function isErrorLine(value: unknown): value is { error: Record<string, unknown> } {

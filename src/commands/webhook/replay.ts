@@ -5,7 +5,8 @@ import { UsageError } from '../../core/errors.js';
 import { defineFlags } from '../../core/flags.js';
 
 const FLAGS = defineFlags({
-  to: { type: 'string', value: 'url', description: "send it to this http(s) URL instead of the card program's webhook (this machine only)" },
+  // Not for an assistant: a reply or a recorded request could talk it into sending the card data elsewhere.
+  to: { type: 'string', value: 'url', mcp: false, description: "send it to this http(s) URL instead of the card program's webhook (this machine only)" },
   keepTimestamp: { type: 'boolean', description: "sign with the original's timestamp: a handler checking freshness refuses it once older than its tolerance" },
 });
 
