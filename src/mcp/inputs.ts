@@ -86,11 +86,16 @@ function camelCase(kebab: string): string {
  * (`count`), which is what the model can give.
  */
 function forModel(text: string, flags: readonly FlagInput[]): string {
-  return text.replace(/--(no-)?([a-z0-9][a-z0-9-]*)/g, (word, no: string | undefined, name: string) => {
-    const flag = flags.find((f) => f.long === `--${name}`);
-    if (!flag) return word;
-    return no ? `${flag.key} false` : flag.key;
-  });
+  return text
+    // Answers are always JSON: what the CLI's help says of -o json is simply what they are.
+    .replace(/-o json:?\s*/g, '')
+    .replace(/, streamed as it arrives/g, '')
+    .replace(/--(no-)?([a-z0-9][a-z0-9-]*)/g, (_word, no: string | undefined, name: string) => {
+      const flag = flags.find((f) => f.long === `--${name}`);
+      // A flag that is no input of the tool (a global one, --dry-run) is named in words.
+      if (!flag) return name.replace(/-/g, ' ');
+      return no ? `${flag.key} false` : flag.key;
+    });
 }
 
 function flagProperty(input: FlagInput, flags: readonly FlagInput[]): PropertySchema {
@@ -125,15 +130,15 @@ function listChoices(spec: FlagSpec): { enum?: string[] } {
 export function inputSchema(definition: AnyCommand, write: boolean): JsonSchema {
   const properties: Record<string, PropertySchema> = {};
   const required: string[] = [];
+  const flags = flagInputs(definition);
   for (const arg of definition.args ?? []) {
     const input = argumentInput(arg);
-    const description = input.path ? `${arg.description} (${PATH_NOTE})` : arg.description;
+    const description = forModel(input.path ? `${arg.description} (${PATH_NOTE})` : arg.description, flags);
     properties[input.property] = input.variadic
       ? { type: 'array', description, items: { type: 'string' }, ...(input.required ? { minItems: 1 } : {}) }
       : { type: 'string', description };
     if (input.required) required.push(input.property);
   }
-  const flags = flagInputs(definition);
   for (const flag of flags) properties[flag.key] = flagProperty(flag, flags);
   for (const [key, filter] of Object.entries(rowFilters(definition))) properties[key] = { type: 'string', description: filter.description };
   if (mcpRule(definition)?.use === 'read' || definition.mcp === 'read') {
