@@ -9,6 +9,7 @@ import { isObject } from '../core/is-object.js';
 import { getPath } from '../core/object-path.js';
 import { randomPin } from '../pin/policy.js';
 import { toolCommandLine, type ToolCommandLine } from './command-line.js';
+import { forModel } from './inputs.js';
 import { shapeResult, type LeadLine, type ListPosition, type ToolResult } from './result.js';
 import type { Tool } from './tools.js';
 
@@ -204,7 +205,8 @@ function errorResult(tool: Tool, reported: Record<string, unknown>, extra: Recor
   const message = String(reported.message).split('\n')[0]!;
   const hint = typeof reported.hint === 'string' ? reported.hint.split('\n')[0] : undefined;
   const fromServer = typeof reported.status === 'number';
-  const lead: LeadLine[] = [fromServer ? { prefix: 'error: ', untrusted: message } : `error: ${message}`, ...(hint ? [`hint: ${hint}`] : [])];
+  // Our own words name the flags as the tool's inputs; a server's are quoted as they are.
+  const lead: LeadLine[] = [fromServer ? { prefix: 'error: ', untrusted: message } : `error: ${forModel(message, tool.flags, 'as they are')}`, ...(hint ? [`hint: ${forModel(hint, tool.flags, 'as they are')}`] : [])];
   const { message: _message, hint: _hint, ...rest } = reported;
   return shapeResult({ error: rest, ...extra }, { tool: tool.name, lead, isError: true });
 }

@@ -82,18 +82,19 @@ function camelCase(kebab: string): string {
 }
 
 /**
- * A flag's help, for a model: the flags it names (`--count`) become the tool's property names
- * (`count`), which is what the model can give.
+ * A flag's help or a command's message, for a model: the flags it names (`--count`) become the
+ * tool's property names (`count`), which is what the model can give.
  */
-function forModel(text: string, flags: readonly FlagInput[]): string {
+export function forModel(text: string, flags: readonly FlagInput[], others: 'in words' | 'as they are' = 'in words'): string {
   return text
     // Answers are always JSON: what the CLI's help says of -o json is simply what they are.
     .replace(/-o json:?\s*/g, '')
     .replace(/, streamed as it arrives/g, '')
-    .replace(/--(no-)?([a-z0-9][a-z0-9-]*)/g, (_word, no: string | undefined, name: string) => {
+    .replace(/--(no-)?([a-z0-9][a-z0-9-]*)/g, (word, no: string | undefined, name: string) => {
       const flag = flags.find((f) => f.long === `--${name}`);
-      // A flag that is no input of the tool (a global one, --dry-run) is named in words.
-      if (!flag) return name.replace(/-/g, ' ');
+      // A flag that is no input of the tool (a global one, --dry-run) is named in words in help;
+      // a message may be for the person (start the server with --allow-production-writes).
+      if (!flag) return others === 'in words' ? name.replace(/-/g, ' ') : word;
       return no ? `${flag.key} false` : flag.key;
     });
 }
