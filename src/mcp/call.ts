@@ -7,6 +7,8 @@ import { UsageError, toCliError } from '../core/errors.js';
 import { bufferedIO } from '../core/buffered-io.js';
 import { isObject } from '../core/is-object.js';
 import { getPath } from '../core/object-path.js';
+import { validatePaging } from '../core/validate.js';
+import { DEFAULT_DIALECT } from '../api/dialect.js';
 import { randomPin } from '../pin/policy.js';
 import { toolCommandLine, type ToolCommandLine } from './command-line.js';
 import { forModel } from './inputs.js';
@@ -77,7 +79,7 @@ interface PreparedRun {
   argv: string[];
   stdin?: string;
   origin: RunOrigin;
-  line: ToolCommandLine;
+  line: PositionedLine;
 }
 
 /**
@@ -117,8 +119,13 @@ function prepare(tool: Tool, input: Record<string, unknown>, settings: CallSetti
   // The bound may add flags that make the run keep it (a count it stops at).
   const added: ToolFlagValues | undefined = tool.bound?.(line.flags) || undefined;
   if (added && Object.keys(added).length) line = toolCommandLine(tool, { ...input, ...added }, cwd);
-  // A row filter the command has no flag for: every row is read and the tool picks and pages them.
-  if (line.rowFilters) line = { ...toolCommandLine(tool, { ...input, page: undefined, limit: undefined, all: true }, cwd), rowFilters: line.rowFilters };
+  // A row filter the command has no flag for: every row is read and the tool picks and pages
+  // them, with the page and limit the command would have checked.
+  if (line.rowFilters) {
+    if (input.all === true && input.page !== undefined) throw new UsageError('all and page cannot be used together');
+    validatePaging({ limit: optionalText(input.limit), page: optionalText(input.page) }, DEFAULT_DIALECT.maxPageSize);
+    line = { ...toolCommandLine(tool, { ...input, page: undefined, limit: undefined, all: true }, cwd), rowFilters: line.rowFilters };
+  }
   if (tool.use === 'write' && settings.production && !settings.allowProductionWrites) {
     throw new UsageError(`refusing ${tool.name} on production profile "${settings.profile}": this server was not started with --allow-production-writes`, {
       hint: 'production changes need the person to start `cardctl mcp --allow-write GROUP --allow-production-writes` themselves',
@@ -127,16 +134,27 @@ function prepare(tool: Tool, input: Record<string, unknown>, settings: CallSetti
   const argv = [...line.argv];
   argv.splice(tool.path.length, 0, ...globalFlags(tool, settings));
   const origin: RunOrigin = { via: 'mcp', client: settings.client(), ...(line.reason ? { reason: line.reason } : {}) };
-  if (!generatesPin(tool, line.flags)) return { argv, origin, line: withPosition(line, input) };
+  if (!generatesPin(tool, line.flags)) return { argv, origin, line: withPosition(tool, line, input) };
   // The new PIN is made and encrypted on this machine and never shown: it reaches the command
   // on its stdin, as `--pin-stdin` reads it, and crosses to no one.
   argv.splice(tool.path.length, 0, '--pin-stdin');
-  return { argv, stdin: `${randomPin()}\n`, origin, line: withPosition(line, input) };
+  return { argv, stdin: `${randomPin()}\n`, origin, line: withPosition(tool, line, input) };
 }
 
-/** Where a paged list's answer starts, from the call's page and limit (the whole list with all). */
-function withPosition(line: ToolCommandLine, input: Record<string, unknown>): ToolCommandLine & { position?: ListPosition } {
-  if (input.all === true && !line.rowFilters) return { ...line, position: { page: 1, limit: 1 } };
+/** A call's command line, and where its answer starts in the list it reads. */
+type PositionedLine = ToolCommandLine & { position?: ListPosition; everyRow?: boolean };
+
+function optionalText(value: unknown): string | undefined {
+  return value === undefined || value === null ? undefined : String(value);
+}
+
+/**
+ * Where a paged list's answer starts, from the call's page and limit; with all, the whole list
+ * from its first item (any page size starts there). A list that is not paged has no position.
+ */
+function withPosition(tool: Tool, line: ToolCommandLine, input: Record<string, unknown>): PositionedLine {
+  if (!tool.flags.some((flag) => flag.key === 'page')) return line;
+  if (input.all === true) return { ...line, position: { page: 1, limit: 1 }, everyRow: true };
   const page = Number(input.page ?? 1);
   const limit = Number(input.limit ?? DEFAULT_LIMIT);
   return Number.isInteger(page) && page >= 1 && Number.isInteger(limit) && limit >= 1 ? { ...line, position: { page, limit } } : line;
@@ -162,7 +180,7 @@ function generatesPin(tool: Tool, flags: ToolFlagValues): boolean {
   return flags.fromFile === undefined && flags.rowsFromFile === undefined && flags.pin !== false;
 }
 
-function outputResult(tool: Tool, line: ToolCommandLine & { position?: ListPosition }, stdout: string): ToolResult {
+function outputResult(tool: Tool, line: PositionedLine, stdout: string): ToolResult {
   const text = stdout.trim();
   const value = parseJson(text);
   const options = { tool: tool.name, whole: Boolean(line.fields) };
@@ -172,8 +190,9 @@ function outputResult(tool: Tool, line: ToolCommandLine & { position?: ListPosit
   // The rows the filters keep, and of them the page asked for.
   const kept = value.filter((row) => line.rowFilters!.every((filter) => String(getPath(row, filter.path) ?? '') === filter.value
     || getPath(row, filter.path.replace(/\.id$/, '')) === filter.value));
-  const { page, limit } = line.position ?? { page: 1, limit: DEFAULT_LIMIT };
-  return shapeResult(kept.slice((page - 1) * limit, page * limit), { ...options, position: { page, limit } });
+  if (!line.position || line.everyRow) return shapeResult(kept, { ...options, position: line.position });
+  const { page, limit } = line.position;
+  return shapeResult(kept.slice((page - 1) * limit, page * limit), { ...options, position: line.position });
 }
 
 /** A simulation stopped at its bound: said first, with what it had printed so far. */

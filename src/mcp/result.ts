@@ -136,10 +136,14 @@ function mostThatFit(list: readonly unknown[], fits: (count: number) => boolean)
  * divisor of where the list started, so `page` and `limit` land just after the last item shown.
  */
 function cutList(list: unknown[], options: ResultOptions, max: number): ToolResult {
-  const position = options.position ?? { page: 1, limit: list.length };
-  const offset = (position.page - 1) * position.limit;
+  const { position } = options;
   const attempt = (count: number) => {
-    const { shown, note } = continuation(list.length, offset, count, options.tool);
+    if (!position) {
+      return render(list.slice(0, count), options, [
+        `truncated: ${count} of the ${list.length} items are shown (the answer is capped at ${RESULT_MAX_BYTES / 1024} kB); ask for fewer items or fewer fields.`,
+      ]);
+    }
+    const { shown, note } = continuation(list.length, (position.page - 1) * position.limit, count, options.tool);
     return render(list.slice(0, shown), options, [note]);
   };
   const count = mostThatFit(list, (n) => bytes(attempt(n)) <= max);

@@ -25,10 +25,10 @@ let adaTransactions: string[];
 let someTransaction: string;
 const clients: Client[] = [];
 
-async function connect(): Promise<Client> {
+async function connect(args: string[] = []): Promise<Client> {
   const transport = new StdioClientTransport({
     command: 'node',
-    args: [BIN, 'mcp', '--profile', 'sandbox'],
+    args: [BIN, 'mcp', '--profile', 'sandbox', ...args],
     env: cleanEnv(isolatedDirs(config.path)) as Record<string, string>,
     cwd: config.path,
     stderr: 'pipe',
@@ -124,6 +124,20 @@ describe('cardctl mcp on a large sandbox', () => {
     expect(parts(all).find((text) => text.startsWith('truncated: '))).toMatch(/of the \d+ items read are shown, \d+ more .*\{"page":\d+,"limit":\d+\}/);
     expect((data(all) as unknown[]).length).toBeGreaterThanOrEqual(50);
   }, 600_000);
+
+  it('every tool that changes things, when allowed, answers under the cap too', async () => {
+    const client = await connect(['--allow-write', 'cards', 'oauth', 'users', 'import']);
+    const writes = (await client.listTools()).tools.filter((tool) => tool.inputSchema.required?.includes('reason'));
+    expect(writes.length).toBeGreaterThan(5);
+    for (const tool of writes) {
+      // Nothing that exists: each call is refused or finds nothing, and says so within the cap.
+      const args: Record<string, unknown> = { reason: 'sweep' };
+      for (const key of tool.inputSchema.required ?? []) if (key !== 'reason') args[key] = tool.inputSchema.properties![key]!.type === 'array' ? ['no-such-id'] : 'no-such-id';
+      const result = await call(client, tool.name, args);
+      expect(resultBytes(result), tool.name).toBeLessThanOrEqual(CAP);
+      expect(result.structuredContent, tool.name).toBeUndefined();
+    }
+  }, 300_000);
 
   it("answers \"find Ada Obi's card and tell me her last five transactions\" in two calls and at most 20 kB", async () => {
     const client = await connect();

@@ -270,5 +270,20 @@ describe('a result', () => {
     expect(JSON.parse(result.content[0]!.text)).toEqual([0, 3, 6, 9, 12].map((i) => ({ id: `tx_${i}`, card: 'ada', institution: 'inst' })));
     const second = await callTool(host({ stdout: JSON.stringify(rows) }), tool('tx_list'), { card: 'ada', limit: 5, page: 2 }, settings(), never);
     expect(JSON.parse(second.content[0]!.text).map((tx: { id: string }) => tx.id)).toEqual(['tx_15', 'tx_18', 'tx_21', 'tx_24', 'tx_27']);
+    const every = await callTool(host({ stdout: JSON.stringify(rows) }), tool('tx_list'), { card: 'ada', all: true }, settings(), never);
+    expect(JSON.parse(every.content[0]!.text)).toHaveLength(10);
+    for (const bad of [{ limit: 0 }, { page: -1 }, { all: true, page: 2 }]) {
+      const refused = await callTool(host({ stdout: '[]' }), tool('tx_list'), { card: 'ada', ...bad }, settings(), never);
+      expect(refused.isError, JSON.stringify(bad)).toBe(true);
+    }
+  });
+
+  it('cuts a list that has no pages (the audit journal) without naming a page', () => {
+    const entries = Array.from({ length: 3_000 }, (_, i) => ({ at: i, command: 'z'.repeat(300) }));
+    const result = callTool(host({ stdout: JSON.stringify(entries) }), tool('history'), {}, settings(), never);
+    return result.then((answer) => {
+      expect(resultBytes(answer)).toBeLessThanOrEqual(RESULT_MAX_BYTES);
+      expect(answer.content[1]!.text).toMatch(/^truncated: \d+ of the 3000 items are shown .*ask for fewer items or fewer fields\.$/);
+    });
   });
 });
