@@ -75,7 +75,9 @@ export function toolCommandLine(tool: Tool, input: Record<string, unknown>, cwd:
   const filters = Object.entries(rowFilters(tool.definition))
     .filter(([key]) => input[key] !== undefined && input[key] !== null)
     .map(([key, filter]) => ({ path: filter.path, value: text(tool, key, input[key]) }));
-  const fields = input[FIELDS_PROPERTY] === undefined || input[FIELDS_PROPERTY] === null ? undefined : list(tool, FIELDS_PROPERTY, input[FIELDS_PROPERTY]);
+  // `fields` is the global --fields, unless the command has a flag of that name (then it is that flag).
+  const projected = !tool.flags.some((flag) => flag.key === FIELDS_PROPERTY) && input[FIELDS_PROPERTY] !== undefined && input[FIELDS_PROPERTY] !== null;
+  const fields = projected ? list(tool, FIELDS_PROPERTY, input[FIELDS_PROPERTY]) : undefined;
   // The rows are filtered after the projection: it keeps what the filters read.
   if (fields?.length) argv.push(`--fields=${[...new Set([...fields, ...filters.map((filter) => filter.path)])].join(',')}`);
   const reason = tool.use === 'write' ? text(tool, REASON_PROPERTY, input[REASON_PROPERTY]).trim() : undefined;

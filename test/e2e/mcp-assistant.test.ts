@@ -153,6 +153,17 @@ describe('cardctl mcp on a large sandbox', () => {
     expect(total, `${total} bytes`).toBeLessThanOrEqual(20_000);
   }, 120_000);
 
+  it('gives embedded records as ids by default, and what fields names instead', async () => {
+    const client = await connect();
+    const compact = data(await call(client, 'tx_show', { txId: adaTransactions[0] })) as Record<string, unknown>;
+    expect(compact).toMatchObject({ id: adaTransactions[0], card: ada });
+    expect(typeof compact.institution).toBe('string');
+    const named = resolved(await call(client, 'tx_list', { card: ada, limit: 2, fields: ['id', 'card.customer.lastName', 'amount'] })) as Array<Record<string, unknown>>;
+    expect(named).toHaveLength(2);
+    for (const tx of named) expect(Object.keys(tx).sort()).toEqual(['amount', 'card', 'id']);
+    expect(named[0]!.card).toMatchObject({ customer: { lastName: 'Obi' } });
+  }, 60_000);
+
   it("marks the cardholder's text as untrusted data, apart from the rest", async () => {
     const client = await connect();
     const result = await call(client, 'cards_get', { cardId: ada });
