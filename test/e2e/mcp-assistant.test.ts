@@ -132,7 +132,7 @@ describe('cardctl mcp on a large sandbox', () => {
     for (const tool of writes) {
       // Nothing that exists: each call is refused or finds nothing, and says so within the cap.
       const args: Record<string, unknown> = { reason: 'sweep' };
-      for (const key of tool.inputSchema.required ?? []) if (key !== 'reason') args[key] = tool.inputSchema.properties![key]!.type === 'array' ? ['no-such-id'] : 'no-such-id';
+      for (const key of tool.inputSchema.required ?? []) if (key !== 'reason') args[key] = (tool.inputSchema.properties![key] as { type?: string }).type === 'array' ? ['no-such-id'] : 'no-such-id';
       const result = await call(client, tool.name, args);
       expect(resultBytes(result), tool.name).toBeLessThanOrEqual(CAP);
       expect(result.structuredContent, tool.name).toBeUndefined();
