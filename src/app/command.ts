@@ -53,6 +53,9 @@ export type McpUse = 'read' | 'simulate' | 'write' | 'never';
 /** A tool call's arguments for a command's flags, by flag key, before they become a command line. */
 export type ToolFlagValues = Readonly<Record<string, string | boolean | readonly string[] | undefined>>;
 
+/** How long a simulation through `cardctl mcp` may take, from the call to its answer, the drain of its requests included. */
+export const MCP_SIMULATION_MAX_MS = 60_000;
+
 /** An McpUse with what else `cardctl mcp` needs to know of the command (src/mcp/). */
 export interface McpRule {
   use: McpUse;

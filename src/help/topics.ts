@@ -331,7 +331,7 @@ and its hint. File inputs must be inside the directory the server was started in
 | offered | tools |
 |---|---|
 | always | reads: cards list/get, tx list/show/summary, oauth list, history, doctor, auth status, profile list/show (secrets masked) |
-| on a sandbox profile | every simulation, stopped at 60 s: the intents and lifecycle messages, \`simulate run\`, \`simulate load\` (at most 10,000 requests); \`webhook exchanges\` (not --as-scenario) and \`webhook replay\` (not --to) |
+| on a sandbox profile | every simulation, stopped at 60 s: the intents and lifecycle messages, \`simulate run\`, \`simulate load\` (sending for at most 50 s, 10,000 requests); \`webhook exchanges\` (not --as-scenario) and \`webhook replay\` (not --to) |
 | with \`--allow-write GROUP…\` | the changes of those groups (cards, oauth, users, import): create, renew, activate, deactivate, customer update, PIN reset, OAuth applications, users, imports |
 | never | login, logout, auth token, profile use/set/set-dialect/remove, alias, completion, sandbox serve, webhook listen, tx tail, demo, api, PIN change, report merge, mcp |
 

@@ -2,7 +2,7 @@
 // run gets, run in this process through the CLI's own entry (CliHost.run: the same parse, guards,
 // renderer and audit journal as a person's command), its stdout the result and its error, as the
 // CLI reports it with -o json, the tool error: the one-line message and the hint, never a stack.
-import type { CliHost, RunOrigin, ToolFlagValues } from '../app/command.js';
+import { MCP_SIMULATION_MAX_MS, type CliHost, type RunOrigin, type ToolFlagValues } from '../app/command.js';
 import { UsageError, toCliError } from '../core/errors.js';
 import { bufferedIO } from '../core/buffered-io.js';
 import { isObject } from '../core/is-object.js';
@@ -40,12 +40,10 @@ export interface CallSettings {
   log(line: string): void;
   /** The directory file inputs must be in: where the server was started (default the process's). */
   cwd?: string;
-  /** The wall-time bound of a simulation (default SIMULATION_MAX_MS; shorter in tests). */
+  /** The wall-time bound of a simulation (default MCP_SIMULATION_MAX_MS; shorter in tests). */
   simulationMaxMs?: number;
 }
 
-/** How long a simulation through MCP may take, from the call to its answer, the drain of its requests included. */
-export const SIMULATION_MAX_MS = 60_000;
 /** Of which the end, after the run is told to stop, is left for it to stop and report. */
 const STOP_GRACE_MS = 3_000;
 
@@ -88,7 +86,7 @@ interface PreparedRun {
  */
 async function runBounded(host: Pick<CliHost, 'run'>, tool: Tool, run: PreparedRun, io: ReturnType<typeof bufferedIO>, settings: CallSettings, signal: AbortSignal): Promise<{ exitCode: number; stopped?: number }> {
   if (tool.use !== 'simulate') return { exitCode: await host.run(run.argv, { env: settings.env, io, signal, origin: run.origin }) };
-  const maxMs = settings.simulationMaxMs ?? SIMULATION_MAX_MS;
+  const maxMs = settings.simulationMaxMs ?? MCP_SIMULATION_MAX_MS;
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });

@@ -91,20 +91,22 @@ describe('the requests of a load run', () => {
   it('refuses a rate that makes more than 10,000 requests in its duration (180/s for 60s: 10,800)', () => {
     expect(() => bound({ rate: '180/s', duration: '60s' })).toThrow(/rate 180\/s for 60s makes 10,800 requests, above the 10,000/);
     expect(() => bound({ rate: '2000/s' })).toThrow(/rate 2000\/s for 10s makes 20,000 requests/);
-    expect(() => bound({ rate: '180/s', duration: '60s', count: '5000' })).not.toThrow();
-    expect(() => bound({ rate: '100/s', duration: '60s' })).not.toThrow();
+    expect(() => bound({ rate: '250/s', duration: '45s' })).toThrow(/makes 11,250 requests/);
+    expect(() => bound({ rate: '180/s', duration: '50s', count: '5000' })).not.toThrow();
+    expect(() => bound({ rate: '200/s', duration: '50s' })).not.toThrow();
   });
 
-  it('makes every run stop at 10,000 requests, a closed loop too, and within 60s', () => {
-    expect(bound({ concurrency: '1000', duration: '60s' })).toEqual({ count: '10000', duration: '60s' });
+  it('makes every run stop at 10,000 requests, a closed loop too, and send for 50 s at most', () => {
+    expect(bound({ concurrency: '1000', duration: '50s' })).toEqual({ count: '10000', duration: '50s' });
+    expect(() => bound({ concurrency: '1000', duration: '60s' })).toThrow(/longer than the 50s/);
     expect(bound({ concurrency: '8' })).toEqual({ count: '10000', duration: '10s' });
     expect(bound({ concurrency: '8', count: '500', duration: '30s' })).toBeUndefined();
   });
 
   it('runs with the count and duration the bound adds', async () => {
     const run = host({ stdout: '{}' });
-    await callTool(run, tool('simulate_load'), { concurrency: 1000, duration: '60s', card: ['c1'] }, settings(), never);
-    expect(run.argv[0]).toEqual(expect.arrayContaining(['--concurrency=1000', '--duration=60s', '--count=10000']));
+    await callTool(run, tool('simulate_load'), { concurrency: 1000, duration: '50s', card: ['c1'] }, settings(), never);
+    expect(run.argv[0]).toEqual(expect.arrayContaining(['--concurrency=1000', '--duration=50s', '--count=10000']));
   });
 });
 

@@ -115,7 +115,9 @@ describe('the command line of a call', () => {
 
   it('keeps a load run short', () => {
     const bound = tool('simulate_load').bound!;
-    expect(() => bound({ rate: '10/s', duration: '2m' })).toThrow(/longer than the 60s/);
+    expect(() => bound({ rate: '10/s', duration: '2m' })).toThrow(/longer than the 50s a load run through cardctl mcp may send for \(its last answers must arrive within 60s\)/);
+    expect(() => bound({ rate: '10/s', duration: '51s' })).toThrow(/longer than the 50s/);
+    expect(() => bound({ rate: '10/s', duration: '50s' })).not.toThrow();
     expect(() => bound({ rate: '10/s', count: '50' })).toThrow(/needs a duration too/);
     expect(() => bound({ rate: '10/s', count: '20000', duration: '30s' })).toThrow(/above the 10,000/);
     expect(() => bound({ rate: '10/s', count: '500', duration: '30s' })).not.toThrow();
