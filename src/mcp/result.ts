@@ -21,8 +21,8 @@ export const UNTRUSTED_KEYS: ReadonlySet<string> = new Set([
   'customer', 'embossingName', 'firstName', 'middleName', 'lastName', 'emailAddress', 'email', 'phoneNumber', 'phone', 'address',
   // what acquirers and merchants send: ids, the ISO messages (field 43 is the merchant's name and place)
   'merchantId', 'terminalId', 'originalMessage', 'response',
-  // webhook exchanges: what was sent and what the webhook replied
-  'request', 'body', 'headers',
+  // webhook exchanges and simulations: what was sent, what the webhook replied, why it was unusable
+  'request', 'body', 'headers', 'failure', 'responseMessage',
   // text a server or a webhook wrote: reasons, messages, errors, results of deliveries
   'reason', 'message', 'details', 'failedRows', 'lastResult', 'description', 'redirectUri', 'websiteUrl',
 ]);
