@@ -1,7 +1,8 @@
 // One tool call: the command line of the call (command-line.ts) with the global flags every tool
 // run gets, run in this process through the CLI's own entry (CliHost.run: the same parse, guards,
-// renderer and audit journal as a person's command), its stdout the result and its error, as the
-// CLI reports it with -o json, the tool error: the one-line message and the hint, never a stack.
+// renderer and audit journal as a person's command), a simulation within its wall-time bound; its
+// stdout the result and its error, as the CLI reports it with -o json, the tool error: the
+// one-line message and the hint, never a stack. Every answer is shaped by result.ts.
 import { MCP_SIMULATION_MAX_MS, type CliHost, type RunOrigin, type ToolFlagValues } from '../app/command.js';
 import { UsageError, toCliError } from '../core/errors.js';
 import { bufferedIO } from '../core/buffered-io.js';
