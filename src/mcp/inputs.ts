@@ -145,7 +145,7 @@ export function inputSchema(definition: AnyCommand, write: boolean): JsonSchema 
   if (mcpRule(definition)?.use === 'read' || definition.mcp === 'read') {
     properties[FIELDS_PROPERTY] ??= {
       type: 'array',
-      description: 'only these properties (dot paths: card.status); else embedded records (card, institution, program) are given as their id',
+      description: 'only these properties (dot paths: card.status); else embedded card, institution, program as ids',
       items: { type: 'string' },
     };
   }

@@ -85,7 +85,7 @@ export function writeGroupNames(tools: readonly Tool[]): string[] {
 
 const USE_NOTE: Record<ToolUse, string> = {
   read: 'Reads only.',
-  simulate: 'Sandbox simulation: changes the sandbox, never a real deployment; at most 60 s.',
+  simulate: 'Sandbox only (never a real deployment); at most 60 s.',
   write: 'Changes the deployment; recorded in the audit journal with the reason given.',
 };
 
