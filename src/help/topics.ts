@@ -320,7 +320,7 @@ configuration, e.g. Claude Desktop's \`claude_desktop_config.json\`:
 
 Tools are cardctl's commands, named after their path with \`_\` (\`cards_list\`, \`tx_show\`,
 \`cards_customer_update\`, \`simulate_authorization\`); their inputs are the command's arguments
-and flags (a flag's choices an enum, whole numbers integers), and the result is the command's
+and flags (a flag's choices an enum, counts and amounts numbers), and the result is the command's
 \`-o json\` output, card numbers masked, sent once as text: compact (a transaction's card and
 institution, a card's program, given as their id unless \`fields\` names them), at most 256 kB
 (a longer list says which \`page\` and \`limit\` come next). Text written by others (cardholders,

@@ -94,7 +94,8 @@ export function toolCommandLine(tool: Tool, input: Record<string, unknown>, cwd:
 function text(tool: Tool, key: string, value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  throw new UsageError(`${tool.name}: "${key}" must be a ${tool.inputSchema.properties[key]?.type === 'integer' ? 'whole number' : 'string'}`);
+  const type = tool.inputSchema.properties[key]?.type;
+  throw new UsageError(`${tool.name}: "${key}" must be a ${type === 'integer' ? 'whole number' : type === 'number' ? 'number' : 'string'}`);
 }
 
 function list(tool: Tool, key: string, value: unknown): string[] {

@@ -1,5 +1,6 @@
 // A command's tool input, derived from its declarations: each positional argument and each flag a
-// property of one JSON Schema object (string, integer for a flag whose value is `n`, boolean,
+// property of one JSON Schema object (string, integer for a flag whose value is `n`, number for an
+// `amount`, boolean,
 // array of strings; choices an enum; a required argument required). Flags that are secret, that
 // take a card number, or that are declared `mcp: false` are no inputs: they never cross to an
 // assistant. A read tool also takes `fields`; a tool whose command declares row filters
@@ -16,7 +17,7 @@ export interface JsonSchema {
 
 export type PropertySchema =
   | { type: 'string'; description: string; enum?: string[]; maxLength?: number }
-  | { type: 'integer'; description: string }
+  | { type: 'integer' | 'number'; description: string }
   | { type: 'boolean'; description: string }
   | { type: 'array'; description: string; items: { type: 'string'; enum?: string[] }; minItems?: number };
 
@@ -104,8 +105,9 @@ function flagProperty(input: FlagInput, flags: readonly FlagInput[]): PropertySc
   const description = forModel(input.path ? `${spec.description} (${PATH_NOTE})` : spec.description, flags);
   switch (spec.type) {
     case 'string':
-      // `n` is how every flag that takes a whole number names its value.
+      // `n` is how every flag that takes a whole number names its value, `amount` an amount in major units.
       if (spec.value === 'n' && !spec.choices) return { type: 'integer', description };
+      if (spec.value === 'amount' && !spec.choices) return { type: 'number', description };
       return {
         type: 'string',
         description,

@@ -165,12 +165,17 @@ describe('the tool list, for a model', () => {
     expect(flags).toEqual([]);
   });
 
-  it('types every whole-number input as an integer, and takes a number for it', () => {
+  it('types every whole-number input as an integer and every amount as a number, and takes numbers for them', () => {
     for (const t of all) {
       for (const f of t.flags) if (f.spec.type === 'string' && f.spec.value === 'n') expect(t.inputSchema.properties[f.key]!.type, `${t.name}.${f.key}`).toBe('integer');
     }
     expect(tool('tx_list').inputSchema.properties.limit).toMatchObject({ type: 'integer' });
     expect(tool('simulate_load').inputSchema.properties.count).toMatchObject({ type: 'integer' });
+    for (const t of all) {
+      for (const f of t.flags) if (f.spec.type === 'string' && f.spec.value === 'amount') expect(t.inputSchema.properties[f.key]!.type, `${t.name}.${f.key}`).toBe('number');
+    }
+    expect(toolCommandLine(tool('simulate_authorization'), { card: 'c1', amount: 12.5 }).argv).toContain('--amount=12.5');
+    expect(() => toolCommandLine(tool('simulate_authorization'), { card: 'c1', amount: true })).toThrow(/"amount" must be a number/);
     expect(toolCommandLine(tool('tx_list'), { limit: 5, page: 2 }).argv).toEqual(['tx', 'list', '--limit=5', '--page=2']);
   });
 
