@@ -1,9 +1,8 @@
 // A command's tool input, derived from its declarations: each positional argument and each flag a
 // property of one JSON Schema object (string, integer for a flag whose value is `n`, number for an
-// `amount`, boolean,
-// array of strings; choices an enum; a required argument required). Flags that are secret, that
-// take a card number, or that are declared `mcp: false` are no inputs: they never cross to an
-// assistant. A read tool also takes `fields`; a tool whose command declares row filters
+// `amount`, boolean, array of strings; choices an enum; a required argument required). Flags that
+// are secret, that take a card number, or that are declared `mcp: false` are no inputs: they never
+// cross to an assistant. A read tool also takes `fields`; a tool whose command declares row filters
 // (McpRule.rowFilters) takes those its flags lack.
 import type { AnyCommand, ArgumentSpec, McpRule } from '../app/command.js';
 import { longFlag, REASON_MAX_LENGTH, type FlagSpec, type Flags } from '../core/flags.js';
