@@ -186,7 +186,7 @@ function outputResult(tool: Tool, line: PositionedLine, stdout: string): ToolRes
   if (value === undefined) return shapeResult(text || undefined, options);
   if (!Array.isArray(value)) return shapeResult(value, options);
   if (!line.rowFilters) return shapeResult(value, { ...options, position: line.position });
-  // The rows the filters keep, and of them the page asked for.
+  // The rows the filters keep (a record embedded whole, or given as its id), and of them the page asked for.
   const kept = value.filter((row) => line.rowFilters!.every((filter) => String(getPath(row, filter.path) ?? '') === filter.value
     || getPath(row, filter.path.replace(/\.id$/, '')) === filter.value));
   if (!line.position || line.everyRow) return shapeResult(kept, { ...options, position: line.position });
