@@ -13,7 +13,7 @@ import { DEFAULT_DIALECT } from '../api/dialect.js';
 import { randomPin } from '../pin/policy.js';
 import { toolCommandLine, type ToolCommandLine } from './command-line.js';
 import { forModel } from './inputs.js';
-import { shapeResult, type LeadLine, type ListPosition, type ToolResult } from './result.js';
+import { READ_MAX_BYTES, shapeResult, type LeadLine, type ListPosition, type ToolResult } from './result.js';
 import type { Tool } from './tools.js';
 
 export type { ToolResult } from './result.js';
@@ -49,8 +49,8 @@ export interface CallSettings {
 const STOP_GRACE_MS = 3_000;
 
 /** The flags of a tool run besides the call's own: this profile, JSON out, never a prompt. */
-function globalFlags(tool: Tool, settings: CallSettings): string[] {
-  const flags = ['--profile', settings.profile, '--output', 'json', '--no-input', '--no-color'];
+function globalFlags(tool: Tool, settings: CallSettings, output: 'json' | 'ndjson'): string[] {
+  const flags = ['--profile', settings.profile, '--output', output, '--no-input', '--no-color'];
   // A write tool is confirmed by the scope the person gave the server (--allow-write, and on
   // production --allow-production-writes), not by a question an assistant would answer.
   if (tool.use === 'write') flags.push('--yes', ...(settings.production ? ['--confirm-production'] : []));
@@ -66,12 +66,12 @@ export async function callTool(host: Pick<CliHost, 'run'>, tool: Tool, input: Re
     return errorResult(tool, toCliError(error).toJSON().error);
   }
   const io = bufferedIO(run.stdin === undefined ? {} : { stdin: run.stdin });
-  const { exitCode, stopped } = await runBounded(host, tool, run, io, settings, signal);
+  const { exitCode, stopped, readEnough } = await runBounded(host, tool, run, io, settings, signal);
   const stderr = io.stderrText();
   if (stopped) return boundResult(tool, stopped, io.stdoutText());
-  if (exitCode !== 0) return failedResult(tool, exitCode, stderr, io.stdoutText());
-  if (stderr.trim()) settings.log(`${tool.name}: ${stderr.trim()}`);
-  return outputResult(tool, run.line, io.stdoutText());
+  if (exitCode !== 0 && !readEnough) return failedResult(tool, exitCode, stderr, io.stdoutText());
+  if (stderr.trim() && !readEnough) settings.log(`${tool.name}: ${stderr.trim()}`);
+  return outputResult(tool, run.line, io.stdoutText(), readEnough);
 }
 
 interface PreparedRun {
@@ -82,29 +82,44 @@ interface PreparedRun {
 }
 
 /**
- * Runs the command line; a simulation within its wall-time bound: told to stop (as Ctrl-C would)
- * shortly before it, and answered at the bound whatever it is still doing.
+ * Runs the command line. A simulation within its wall-time bound: told to stop (as Ctrl-C would)
+ * shortly before it, and answered at the bound whatever it is still doing. A list read whole is
+ * told to stop once it has printed READ_MAX_BYTES (`readEnough`): its rows so far are the answer.
  */
-async function runBounded(host: Pick<CliHost, 'run'>, tool: Tool, run: PreparedRun, io: ReturnType<typeof bufferedIO>, settings: CallSettings, signal: AbortSignal): Promise<{ exitCode: number; stopped?: number }> {
-  if (tool.use !== 'simulate') return { exitCode: await host.run(run.argv, { env: settings.env, io, signal, origin: run.origin }) };
-  const maxMs = settings.simulationMaxMs ?? MCP_SIMULATION_MAX_MS;
+async function runBounded(host: Pick<CliHost, 'run'>, tool: Tool, run: PreparedRun, io: ReturnType<typeof bufferedIO>, settings: CallSettings, signal: AbortSignal): Promise<{ exitCode: number; stopped?: number; readEnough?: boolean }> {
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
+  let readEnough = false;
+  let printed = 0;
+  const bounded: typeof io = {
+    ...io,
+    out(text, written) {
+      if (readEnough) return written?.();
+      printed += typeof text === 'string' ? Buffer.byteLength(text) : text.byteLength;
+      io.out(text, written);
+      if (run.line.everyRow && printed > READ_MAX_BYTES) {
+        readEnough = true;
+        stop.abort(new Error('read enough'));
+      }
+    },
+  };
+  const simulation = tool.use === 'simulate';
+  const maxMs = settings.simulationMaxMs ?? MCP_SIMULATION_MAX_MS;
   let boundReached = false;
-  const stopTimer = setTimeout(() => {
+  const stopTimer = simulation ? setTimeout(() => {
     boundReached = true;
     stop.abort(new Error('bound'));
-  }, Math.max(0, maxMs - Math.min(STOP_GRACE_MS, maxMs / 2)));
+  }, Math.max(0, maxMs - Math.min(STOP_GRACE_MS, maxMs / 2))) : undefined;
   let giveUp: NodeJS.Timeout | undefined;
   const deadline = new Promise<'deadline'>((resolve) => {
-    giveUp = setTimeout(() => resolve('deadline'), maxMs);
+    if (simulation) giveUp = setTimeout(() => resolve('deadline'), maxMs);
   });
   try {
-    const ran = host.run(run.argv, { env: settings.env, io, signal: stop.signal, origin: run.origin });
+    const ran = host.run(run.argv, { env: settings.env, io: bounded, signal: stop.signal, origin: run.origin });
     const exitCode = await Promise.race([ran, deadline]);
     if (exitCode === 'deadline' || boundReached) return { exitCode: exitCode === 'deadline' ? 130 : exitCode, stopped: maxMs };
-    return { exitCode };
+    return { exitCode, readEnough };
   } finally {
     clearTimeout(stopTimer);
     clearTimeout(giveUp);
@@ -130,18 +145,26 @@ function prepare(tool: Tool, input: Record<string, unknown>, settings: CallSetti
       hint: 'production changes need the person to start `cardctl mcp --allow-write GROUP --allow-production-writes` themselves',
     });
   }
+  const positioned = withPosition(tool, line, input);
   const argv = [...line.argv];
-  argv.splice(tool.path.length, 0, ...globalFlags(tool, settings));
+  // A list read whole comes a row a line, so that the rows read before it is stopped are whole.
+  argv.splice(tool.path.length, 0, ...globalFlags(tool, settings, positioned.everyRow ? 'ndjson' : 'json'));
   const origin: RunOrigin = { via: 'mcp', client: settings.client(), ...(line.reason ? { reason: line.reason } : {}) };
-  if (!generatesPin(tool, line.flags)) return { argv, origin, line: withPosition(tool, line, input) };
+  if (!generatesPin(tool, line.flags)) return { argv, origin, line: positioned };
   // The new PIN is made and encrypted on this machine and never shown: it reaches the command
   // on its stdin, as `--pin-stdin` reads it, and crosses to no one.
   argv.splice(tool.path.length, 0, '--pin-stdin');
-  return { argv, stdin: `${randomPin()}\n`, origin, line: withPosition(tool, line, input) };
+  return { argv, stdin: `${randomPin()}\n`, origin, line: positioned };
 }
 
 /** A call's command line, and where its answer starts in the list it reads. */
-type PositionedLine = ToolCommandLine & { position?: ListPosition; everyRow?: boolean };
+type PositionedLine = ToolCommandLine & {
+  position?: ListPosition;
+  /** Every row is read (all, or a row filter): as NDJSON, within READ_MAX_BYTES. */
+  everyRow?: boolean;
+  /** The call asked for all: the rows are not paged here. */
+  allAsked?: boolean;
+};
 
 function optionalText(value: unknown): string | undefined {
   return value === undefined || value === null ? undefined : String(value);
@@ -153,7 +176,12 @@ function optionalText(value: unknown): string | undefined {
  */
 function withPosition(tool: Tool, line: ToolCommandLine, input: Record<string, unknown>): PositionedLine {
   if (!tool.flags.some((flag) => flag.key === 'page')) return line;
-  if (input.all === true) return { ...line, position: { page: 1, limit: 1 }, everyRow: true };
+  if (input.all === true) return { ...line, position: { page: 1, limit: 1 }, everyRow: true, allAsked: true };
+  if (line.rowFilters) return { ...withPage(line, input), everyRow: true };
+  return withPage(line, input);
+}
+
+function withPage(line: ToolCommandLine, input: Record<string, unknown>): PositionedLine {
   const page = Number(input.page ?? 1);
   const limit = Number(input.limit ?? DEFAULT_LIMIT);
   return Number.isInteger(page) && page >= 1 && Number.isInteger(limit) && limit >= 1 ? { ...line, position: { page, limit } } : line;
@@ -179,19 +207,28 @@ function generatesPin(tool: Tool, flags: ToolFlagValues): boolean {
   return flags.fromFile === undefined && flags.rowsFromFile === undefined && flags.pin !== false;
 }
 
-function outputResult(tool: Tool, line: PositionedLine, stdout: string): ToolResult {
+function outputResult(tool: Tool, line: PositionedLine, stdout: string, readEnough = false): ToolResult {
   const text = stdout.trim();
-  const value = parseJson(text);
-  const options = { tool: tool.name, whole: Boolean(line.fields) };
+  const value = line.everyRow ? ndjsonRows(text, readEnough) : parseJson(text);
+  const options = { tool: tool.name, whole: Boolean(line.fields), ...(readEnough ? { unread: true } : {}) };
   if (value === undefined) return shapeResult(text || undefined, options);
   if (!Array.isArray(value)) return shapeResult(value, options);
   if (!line.rowFilters) return shapeResult(value, { ...options, position: line.position });
   // The rows the filters keep (a record embedded whole, or given as its id), and of them the page asked for.
   const kept = value.filter((row) => line.rowFilters!.every((filter) => String(getPath(row, filter.path) ?? '') === filter.value
     || getPath(row, filter.path.replace(/\.id$/, '')) === filter.value));
-  if (!line.position || line.everyRow) return shapeResult(kept, { ...options, position: line.position });
+  if (!line.position || line.allAsked) return shapeResult(kept, { ...options, position: line.position });
   const { page, limit } = line.position;
   return shapeResult(kept.slice((page - 1) * limit, page * limit), { ...options, position: line.position });
+}
+
+/** The rows of an NDJSON list; when its reading was stopped, the last line may be cut: left out. */
+function ndjsonRows(text: string, cut: boolean): unknown[] | undefined {
+  if (!text) return [];
+  const lines = text.split('\n');
+  if (cut) lines.pop();
+  const rows = lines.filter((row) => row.trim()).map(parseJson);
+  return rows.every((row) => row !== undefined) ? rows : undefined;
 }
 
 /** A simulation stopped at its bound: said first, with what it had printed so far. */

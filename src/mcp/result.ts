@@ -15,6 +15,12 @@ import { isObject } from '../core/is-object.js';
 /** The most a tool result holds, all its parts together (in UTF-8 bytes). */
 export const RESULT_MAX_BYTES = 256 * 1024;
 
+/**
+ * How much of a list read whole (all, or a row filter) is read: far more than an answer holds
+ * (compact records are smaller than the command's), and far less than would strain the server.
+ */
+export const READ_MAX_BYTES = 16 * 1024 * 1024;
+
 /** Keys whose text, and all text below them, comes from outside the operator. */
 export const UNTRUSTED_KEYS: ReadonlySet<string> = new Set([
   // cardholders and users
@@ -59,13 +65,15 @@ export interface ResultOptions {
   lead?: LeadLine[];
   isError?: boolean;
   maxBytes?: number;
+  /** The list was not read to its end (a list read whole stops at a bound): said, whatever the size. */
+  unread?: boolean;
 }
 
 /** A tool result from the value a command printed (or plain text). */
 export function shapeResult(value: unknown, options: ResultOptions): ToolResult {
   const max = options.maxBytes ?? RESULT_MAX_BYTES;
   const data = options.whole ? value : compact(value);
-  const first = render(data, options, []);
+  const first = render(data, options, unreadNote(options));
   if (bytes(first) <= max) return first;
   if (Array.isArray(data)) return cutList(data, options, max);
   return cutLargestList(data, options, max);
@@ -83,6 +91,11 @@ export function compact(value: unknown): unknown {
 }
 
 /** The parts of a result: the lead lines, the data with its untrusted text marked, notes, the untrusted part. */
+/** What a list not read to its end says. */
+function unreadNote(options: ResultOptions): string[] {
+  return options.unread ? [`the list was read only in part (a whole list is read up to ${READ_MAX_BYTES / 1024 / 1024} MB): more rows follow; ask for a page, or filter.`] : [];
+}
+
 function render(data: unknown, options: ResultOptions, notes: string[]): ToolResult {
   const untrusted = new Map<string, string>();
   const lead = options.lead?.map((line) => (typeof line === 'string' ? line : `${line.prefix}${refFor(line.untrusted, untrusted)}`)) ?? [];
@@ -141,10 +154,11 @@ function cutList(list: unknown[], options: ResultOptions, max: number): ToolResu
     if (!position) {
       return render(list.slice(0, count), options, [
         `truncated: ${count} of the ${list.length} items are shown (the answer is capped at ${RESULT_MAX_BYTES / 1024} kB); ask for fewer items or fewer fields.`,
+        ...unreadNote(options),
       ]);
     }
     const { shown, note } = continuation(list.length, (position.page - 1) * position.limit, count, options.tool);
-    return render(list.slice(0, shown), options, [note]);
+    return render(list.slice(0, shown), options, [note, ...unreadNote(options)]);
   };
   const count = mostThatFit(list, (n) => bytes(attempt(n)) <= max);
   return attempt(Math.max(count, 0));

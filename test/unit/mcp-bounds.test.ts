@@ -11,7 +11,7 @@ import type { IOStreams } from '../../src/core/io.js';
 import { callTool, type CallSettings } from '../../src/mcp/call.js';
 import { toolCommandLine } from '../../src/mcp/command-line.js';
 import { confinedPath } from '../../src/mcp/paths.js';
-import { continuation, RESULT_MAX_BYTES, shapeResult, UNTRUSTED_NOTICE, type ToolResult } from '../../src/mcp/result.js';
+import { continuation, READ_MAX_BYTES, RESULT_MAX_BYTES, shapeResult, UNTRUSTED_NOTICE, type ToolResult } from '../../src/mcp/result.js';
 import { commandTools, toolsInScope, type Tool } from '../../src/mcp/tools.js';
 
 const tools = commandTools(commandTree);
@@ -25,7 +25,7 @@ const settings = (over: Partial<CallSettings> = {}): CallSettings => ({
 const never = new AbortController().signal;
 
 /** A host whose run prints `stdout`, fails with `stderr` and `exitCode`, or (wait) runs until it is told to stop. */
-function host(options: { stdout?: string; stderr?: string; exitCode?: number; wait?: 'until-stopped' | 'forever' } = {}): Pick<CliHost, 'run'> & { argv: string[][] } {
+function host(options: { stdout?: string; rows?: unknown[]; stderr?: string; exitCode?: number; wait?: 'until-stopped' | 'forever' } = {}): Pick<CliHost, 'run'> & { argv: string[][] } {
   const argv: string[][] = [];
   return {
     argv,
@@ -38,6 +38,8 @@ function host(options: { stdout?: string; stderr?: string; exitCode?: number; wa
         return 130;
       }
       if (options.stdout) deps.io.out(options.stdout);
+      // A list, as the command prints it in the format asked for.
+      if (options.rows) deps.io.out(args[args.indexOf('--output') + 1] === 'ndjson' ? options.rows.map((row) => `${JSON.stringify(row)}\n`).join('') : JSON.stringify(options.rows));
       if (options.stderr) deps.io.err(options.stderr);
       return options.exitCode ?? 0;
     },
@@ -286,19 +288,43 @@ describe('a result', () => {
 
   it("filters tx_list by card when the command has no such flag, paging the card's rows", async () => {
     const rows = Array.from({ length: 30 }, (_, i) => ({ id: `tx_${i}`, card: { id: i % 3 === 0 ? 'ada' : 'other', lastFour: '0009' }, institution: { id: 'inst' } }));
-    const run = host({ stdout: JSON.stringify(rows) });
+    const run = host({ rows });
     const result = await callTool(run, tool('tx_list'), { card: 'ada', limit: 5 }, settings(), never);
-    expect(run.argv[0]).toContain('--all');
+    expect(run.argv[0]).toEqual(expect.arrayContaining(['--all', '--output', 'ndjson']));
     expect(run.argv[0]!.join(' ')).not.toMatch(/--limit|--page/);
     expect(JSON.parse(result.content[0]!.text)).toEqual([0, 3, 6, 9, 12].map((i) => ({ id: `tx_${i}`, card: 'ada', institution: 'inst' })));
-    const second = await callTool(host({ stdout: JSON.stringify(rows) }), tool('tx_list'), { card: 'ada', limit: 5, page: 2 }, settings(), never);
+    const second = await callTool(host({ rows }), tool('tx_list'), { card: 'ada', limit: 5, page: 2 }, settings(), never);
     expect(JSON.parse(second.content[0]!.text).map((tx: { id: string }) => tx.id)).toEqual(['tx_15', 'tx_18', 'tx_21', 'tx_24', 'tx_27']);
-    const every = await callTool(host({ stdout: JSON.stringify(rows) }), tool('tx_list'), { card: 'ada', all: true }, settings(), never);
+    const every = await callTool(host({ rows }), tool('tx_list'), { card: 'ada', all: true }, settings(), never);
     expect(JSON.parse(every.content[0]!.text)).toHaveLength(10);
     for (const bad of [{ limit: 0 }, { page: -1 }, { all: true, page: 2 }]) {
       const refused = await callTool(host({ stdout: '[]' }), tool('tx_list'), { card: 'ada', ...bad }, settings(), never);
       expect(refused.isError, JSON.stringify(bad)).toBe(true);
     }
+  });
+
+  it(`reads a whole list (all) as NDJSON and stops it after ${READ_MAX_BYTES / 1024 / 1024} MB, answering with the rows read`, async () => {
+    const row = (i: number) => ({ id: `tx_${i}`, note: 'n'.repeat(1000) });
+    let printedRows = 0;
+    const endless: Pick<CliHost, 'run'> = {
+      async run(args, deps: { io: IOStreams; signal: AbortSignal }) {
+        expect(args).toEqual(expect.arrayContaining(['--all', '--output', 'ndjson']));
+        // A list far longer than is read: printed until the run is told to stop.
+        while (!deps.signal.aborted && printedRows < 1_000_000) {
+          deps.io.out(`${JSON.stringify(row(printedRows++))}\n`);
+          if (printedRows % 1000 === 0) await new Promise((resolve) => setImmediate(resolve));
+        }
+        return deps.signal.aborted ? 130 : 0;
+      },
+    };
+    const result = await callTool(endless, tool('tx_list'), { all: true }, settings(), never);
+    expect(printedRows).toBeLessThan(READ_MAX_BYTES / 1000 + 2_000);
+    expect(result.isError).toBeUndefined();
+    expect(resultBytes(result)).toBeLessThanOrEqual(RESULT_MAX_BYTES);
+    const texts = result.content.map((part) => part.text);
+    const [truncated, unread] = texts[1]!.split('\n');
+    expect(truncated).toMatch(/^truncated: \d+ of the \d+ items read are shown/);
+    expect(unread).toMatch(/^the list was read only in part \(a whole list is read up to 16 MB\): more rows follow/);
   });
 
   it('cuts a list that has no pages (the audit journal) without naming a page', () => {
