@@ -286,19 +286,27 @@ describe('a result', () => {
     expect(result.content[1]!.text).toMatch(/^truncated: steps shows \d+ of its 3000 items/);
   });
 
+  it('tx_list takes a card: the command\'s own flag, or the row filter its declaration gives', () => {
+    expect(tool('tx_list').inputSchema.properties.card).toMatchObject({ type: 'string' });
+  });
+
   it("filters tx_list by card when the command has no such flag, paging the card's rows", async () => {
+    // tx_list as it is without a --card flag (the CLI may have one; then the flag does this).
+    const { card: _flag, ...flags } = tool('tx_list').definition.flags ?? {};
+    const txList = commandTools([{ name: 'tx', summary: 'transactions', commands: [{ ...tool('tx_list').definition, flags }] }])[0]!;
+    expect(txList.name).toBe('tx_list');
     const rows = Array.from({ length: 30 }, (_, i) => ({ id: `tx_${i}`, card: { id: i % 3 === 0 ? 'ada' : 'other', lastFour: '0009' }, institution: { id: 'inst' } }));
     const run = host({ rows });
-    const result = await callTool(run, tool('tx_list'), { card: 'ada', limit: 5 }, settings(), never);
+    const result = await callTool(run, txList, { card: 'ada', limit: 5 }, settings(), never);
     expect(run.argv[0]).toEqual(expect.arrayContaining(['--all', '--output', 'ndjson']));
     expect(run.argv[0]!.join(' ')).not.toMatch(/--limit|--page/);
     expect(JSON.parse(result.content[0]!.text)).toEqual([0, 3, 6, 9, 12].map((i) => ({ id: `tx_${i}`, card: 'ada', institution: 'inst' })));
-    const second = await callTool(host({ rows }), tool('tx_list'), { card: 'ada', limit: 5, page: 2 }, settings(), never);
+    const second = await callTool(host({ rows }), txList, { card: 'ada', limit: 5, page: 2 }, settings(), never);
     expect(JSON.parse(second.content[0]!.text).map((tx: { id: string }) => tx.id)).toEqual(['tx_15', 'tx_18', 'tx_21', 'tx_24', 'tx_27']);
-    const every = await callTool(host({ rows }), tool('tx_list'), { card: 'ada', all: true }, settings(), never);
+    const every = await callTool(host({ rows }), txList, { card: 'ada', all: true }, settings(), never);
     expect(JSON.parse(every.content[0]!.text)).toHaveLength(10);
     for (const bad of [{ limit: 0 }, { page: -1 }, { all: true, page: 2 }]) {
-      const refused = await callTool(host({ stdout: '[]' }), tool('tx_list'), { card: 'ada', ...bad }, settings(), never);
+      const refused = await callTool(host({ stdout: '[]' }), txList, { card: 'ada', ...bad }, settings(), never);
       expect(refused.isError, JSON.stringify(bad)).toBe(true);
     }
   });
