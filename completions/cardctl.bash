@@ -273,7 +273,7 @@ _cardctl_value() {
     "simulate load|--duration") REPLY=""; return ;;
     "simulate load|--count") REPLY=""; return ;;
     "simulate load|--mix") REPLY=""; return ;;
-    "simulate load|--mix-file") REPLY=""; return ;;
+    "simulate load|--mix-file") REPLY="@file"; return ;;
     "simulate load|--card") REPLY=""; return ;;
     "simulate load|--cards-from-list") REPLY=""; return ;;
     "simulate load|--channel") REPLY=""; return ;;

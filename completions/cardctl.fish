@@ -683,7 +683,7 @@ complete -c cardctl -n "__cardctl_at 'simulate load'" -l concurrency -x -d 'clos
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l duration -x -d 'stop after this long, e.g. 30s, 5m (at most 1h; default 10s without --count)'
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l count -x -d 'stop after N requests (at most 10,000,000)'
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l mix -x -d 'intents by weight, e.g. authorization=80,financial=15,reversal=5 (default authorization)'
-complete -c cardctl -n "__cardctl_at 'simulate load'" -l mix-file -x -d 'the mix as a YAML or JSON map of intent to weight'
+complete -c cardctl -n "__cardctl_at 'simulate load'" -l mix-file -r -F -d 'the mix as a YAML or JSON map of intent to weight'
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l card -x -d 'a card to use, in turn (repeatable)'
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l cards-from-list -x -d 'use the first N cards of `cards list`, in turn'
 complete -c cardctl -n "__cardctl_at 'simulate load'" -l channel -x -d 'a channel to use, in turn (repeatable; default pos)'

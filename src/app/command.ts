@@ -53,11 +53,24 @@ export type McpUse = 'read' | 'simulate' | 'write' | 'never';
 /** A tool call's arguments for a command's flags, by flag key, before they become a command line. */
 export type ToolFlagValues = Readonly<Record<string, string | boolean | readonly string[] | undefined>>;
 
-/** An McpUse with bounds an assistant's call must keep, checked before the command line is built. */
+/** How long a simulation through `cardctl mcp` may take, from the call to its answer, the drain of its requests included. */
+export const MCP_SIMULATION_MAX_MS = 60_000;
+
+/** An McpUse with what else `cardctl mcp` needs to know of the command (src/mcp/). */
 export interface McpRule {
   use: McpUse;
-  /** Throws UsageError when the call's flags go beyond what an assistant may ask for. */
-  bound(flags: ToolFlagValues): void;
+  /**
+   * Throws UsageError when the call's flags go beyond what an assistant may ask for; may return
+   * flags to add to the run so that the run itself keeps the bound (a count it stops at).
+   */
+  bound?(flags: ToolFlagValues): ToolFlagValues | void;
+  /** For the assistant: when to use the tool, beyond the summary (one or two sentences). */
+  about?: string;
+  /**
+   * Inputs the tool filters its rows by when the command has no such flag: key → the dot path
+   * of the row's value it must equal, and what it is.
+   */
+  rowFilters?: Readonly<Record<string, { path: string; description: string }>>;
 }
 
 export interface RunInput<F extends Flags = Flags, A extends readonly ArgumentSpec[] = readonly ArgumentSpec[]> {

@@ -72,7 +72,8 @@ const LOCAL_LIMIT = defineFlags({
   limit: { type: 'string', value: 'n', description: 'only the last N entries' },
 });
 
-const wideFlag = (description: string) => defineFlags({ wide: { type: 'boolean', description } });
+// Columns of a table: nothing to an assistant, whose answers are JSON.
+const wideFlag = (description: string) => defineFlags({ wide: { type: 'boolean', mcp: false, description } });
 
 /** `--all` and `--page` together, worded once for every list. */
 function allAndPage(): UsageError {

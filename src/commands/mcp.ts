@@ -11,14 +11,16 @@ export default defineCommand({
   description: `Runs an MCP server on stdin/stdout for the profile in use (--profile as everywhere), for an
 assistant such as Claude Desktop to start. Its tools are cardctl's commands, named after their path
 (cards_list, tx_show, simulate_authorization), with inputs from their flags and the command's JSON
-as the result; card numbers masked, and no token, key, webhook secret or PIN is ever an input or
-an output.
+as the result, compact and at most 256 kB, text written by others (cardholders, merchants,
+webhooks) apart and marked untrusted; card numbers masked, and no token, key, webhook secret or
+PIN is ever an input or an output. Files are read and written only inside the directory the
+server was started in.
 
 By default the tools only read: cards, transactions, OAuth applications, the audit journal,
 doctor, the profile (secrets masked); on a sandbox profile also the simulations (every intent
-and lifecycle message, scenario runs, a bounded load run). Tools that change anything exist only
-for the groups named with --allow-write (cards, oauth, users, import), each asks for a reason,
-and each call is in the audit journal marked as made through MCP with that reason. On a production
+and lifecycle message, scenario runs, a bounded load run; each stopped at 60 s). Tools that
+change anything exist only for the groups named with --allow-write (cards, oauth, users,
+import), each asks for a reason, and each call is in the audit journal marked as made through MCP with that reason. On a production
 profile a change needs --allow-production-writes as well, typed by you when you register the
 server, and a client that can ask you (MCP elicitation) asks you to confirm each one: an
 assistant cannot answer the production confirmation for you.

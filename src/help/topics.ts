@@ -328,13 +328,18 @@ configuration, e.g. Claude Desktop's \`claude_desktop_config.json\`:
 
 Tools are cardctl's commands, named after their path with \`_\` (\`cards_list\`, \`tx_show\`,
 \`cards_customer_update\`, \`simulate_authorization\`); their inputs are the command's arguments
-and flags (a flag's choices an enum), and the result is the command's \`-o json\` output, card
-numbers masked. An error is the command's one-line message and its hint.
+and flags (a flag's choices an enum, counts and amounts numbers), and the result is the command's
+\`-o json\` output, card numbers masked, sent once as text: compact (a transaction's card and
+institution, a card's program, given as their id unless \`fields\` names them), at most 256 kB
+(a longer list says which \`page\` and \`limit\` come next). Text written by others (cardholders,
+merchants, webhooks, a server's error messages) is moved to a last part that starts with
+"UNTRUSTED DATA" and is referred to as ⟦u1⟧, ⟦u2⟧…. An error is the command's one-line message
+and its hint. File inputs must be inside the directory the server was started in.
 
 | offered | tools |
 |---|---|
 | always | reads: cards list/get, tx list/show/summary, oauth list, history, doctor, auth status, profile list/show (secrets masked) |
-| on a sandbox profile | every simulation: the intents and lifecycle messages, \`simulate run\`, \`simulate load\` (at most 60s and 10,000 requests); \`webhook exchanges\` (not --as-scenario) and \`webhook replay\` |
+| on a sandbox profile | every simulation, stopped at 60 s: the intents and lifecycle messages, \`simulate run\`, \`simulate load\` (sending for at most 50 s, 10,000 requests); \`webhook exchanges\` (not --as-scenario) and \`webhook replay\` (not --to) |
 | with \`--allow-write GROUP…\` | the changes of those groups (cards, oauth, users, import): create, renew, activate, deactivate, customer update, PIN reset, OAuth applications, users, imports |
 | never | login, logout, auth token, profile use/set/set-dialect/remove, alias, completion, sandbox serve, webhook listen, tx tail, demo, api, PIN change, report merge, mcp |
 

@@ -9,7 +9,7 @@ export const LOAD_FLAGS = defineFlags({
   duration: { type: 'string', value: 'duration', description: 'stop after this long, e.g. 30s, 5m (at most 1h; default 10s without --count)' },
   count: { type: 'string', value: 'n', description: 'stop after N requests (at most 10,000,000)' },
   mix: { type: 'string', value: 'intent=weight,...', description: 'intents by weight, e.g. authorization=80,financial=15,reversal=5 (default authorization)' },
-  mixFile: { type: 'string', value: 'path', description: 'the mix as a YAML or JSON map of intent to weight' },
+  mixFile: { type: 'string', value: 'path', complete: 'file', description: 'the mix as a YAML or JSON map of intent to weight' },
   card: { type: 'list', value: 'card-id', repeat: 'each', description: 'a card to use, in turn (repeatable)' },
   cardsFromList: { type: 'string', value: 'n', description: 'use the first N cards of `cards list`, in turn' },
   channel: { type: 'list', value: 'channel', repeat: 'each', choices: CHANNELS, description: 'a channel to use, in turn (repeatable; default pos)' },

@@ -1,7 +1,8 @@
 // The tools of `cardctl mcp`, derived from the command tree: a leaf is a tool when its `mcp`
 // declaration says so (src/app/command.ts McpUse), named after its path (`cards pin reset` →
-// `cards_pin_reset`), described by its help, with an input schema from its arguments and flags
-// (inputs.ts). Which of them a server offers depends on the profile and the server's flags (scope).
+// `cards_pin_reset`), described for a model (what it does, when to use it, what it returns: not the
+// CLI's help, which is about terminals and pipes), with an input schema from its arguments and
+// flags (inputs.ts). Which of them a server offers depends on the profile and the server's flags (scope).
 import { isGroup, type AnyCommand, type GroupDefinition, type McpUse, type ToolFlagValues } from '../app/command.js';
 import { argumentInput, flagInputs, inputSchema, type ArgumentInput, type FlagInput, type JsonSchema } from './inputs.js';
 
@@ -19,8 +20,8 @@ export interface Tool {
   inputSchema: JsonSchema;
   args: ArgumentInput[];
   flags: FlagInput[];
-  /** The command's bounds on an assistant's call (McpRule), if any. */
-  bound?(flags: ToolFlagValues): void;
+  /** The command's bounds on an assistant's call (McpRule), if any: may add flags the run keeps them with. */
+  bound?(flags: ToolFlagValues): ToolFlagValues | void;
   definition: AnyCommand;
 }
 
@@ -63,7 +64,7 @@ export function commandTools(tree: readonly Node[]): Tool[] {
       inputSchema: inputSchema(definition, use === 'write'),
       args: (definition.args ?? []).map(argumentInput),
       flags: flagInputs(definition),
-      ...(rule ? { bound: rule.bound } : {}),
+      ...(rule?.bound ? { bound: rule.bound } : {}),
       definition,
     });
   }
@@ -84,12 +85,20 @@ export function writeGroupNames(tools: readonly Tool[]): string[] {
 
 const USE_NOTE: Record<ToolUse, string> = {
   read: 'Reads only.',
-  simulate: 'Sandbox simulation: changes the sandbox, never a real deployment.',
+  simulate: 'Sandbox only (never a real deployment); at most 60 s.',
   write: 'Changes the deployment; recorded in the audit journal with the reason given.',
 };
 
+/** What it does (the summary), when to use it (the declaration's `about`), what kind of tool, what it returns. */
 function describe(definition: AnyCommand, use: ToolUse): string {
-  const help = definition.description ?? definition.summary;
-  const text = help.startsWith(definition.summary) ? help : `${definition.summary}. ${help}`;
-  return `${text.replace(/\s*\n\s*/g, ' ')}\n\n${USE_NOTE[use]} Output: the command's JSON (-o json), card numbers masked.`;
+  const about = typeof definition.mcp === 'object' && definition.mcp.about ? ` ${definition.mcp.about}` : '';
+  const paged = Boolean(definition.flags && 'page' in definition.flags);
+  const returns = paged
+    ? 'Returns a JSON array: one page (page, limit; all for every page).'
+    : 'Returns JSON.';
+  return `${capitalize(definition.summary)}.${about} ${USE_NOTE[use]} ${returns}`;
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

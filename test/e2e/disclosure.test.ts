@@ -72,7 +72,8 @@ describe('a card program\'s webhook secret', () => {
     const client = new Client({ name: 'cardctl-e2e-disclosure', version: '1.0.0' });
     await client.connect(transport);
     try {
-      for (const [name, args] of [['cards_list', {}], ['cards_get', { cardId }]] as const) {
+      // The program asked for whole (`fields`): by default an assistant gets only its id.
+      for (const [name, args] of [['cards_list', { fields: ['id', 'cardProgram'] }], ['cards_get', { cardId, fields: ['id', 'cardProgram'] }]] as const) {
         const result = await client.callTool({ name, arguments: args });
         expect(result.isError, JSON.stringify(result)).toBeFalsy();
         const text = JSON.stringify(result);

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cardctl, cleanEnv, isolatedDirs, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
 import { createCardOverHttp } from '../sandbox/helpers.js';
-import { SECRET_LIKE, secretLikeProperties } from '../helpers/mcp.js';
+import { data, SECRET_LIKE, secretLikeProperties, untrusted } from '../helpers/mcp.js';
 import { luhnValid } from '../../src/core/redact.js';
 
 const INSPECTOR = fileURLToPath(new URL('../../node_modules/.bin/mcp-inspector-cli', import.meta.url));
@@ -93,15 +93,15 @@ describe('cardctl mcp over stdio (the SDK client)', () => {
     const client = await connect();
     const listed = await call(client, 'cards_list', { cardId: card });
     expect(listed.isError, text(listed)).toBeFalsy();
-    const rows = listed.structuredContent!.result as Array<Record<string, unknown>>;
+    expect(listed.structuredContent).toBeUndefined();
+    const rows = data(listed) as Array<Record<string, unknown>>;
     expect(rows.map((row) => row.id)).toContain(card);
     expect(fullCardNumbers(text(listed))).toEqual([]);
-    expect(fullCardNumbers(JSON.stringify(listed.structuredContent))).toEqual([]);
     expect(JSON.stringify(rows[0])).toMatch(/\d{6}\*+\d{4}|\*{4,}\d{4}/);
 
     const approved = await call(client, 'simulate_authorization', { card, amount: '12.50', channel: 'pos', method: 'chip' });
     expect(approved.isError, text(approved)).toBeFalsy();
-    expect(approved.structuredContent).toMatchObject({ responseCode: '00' });
+    expect(data(approved)).toMatchObject({ responseCode: '00' });
     expect(fullCardNumbers(JSON.stringify(approved))).toEqual([]);
   }, 60_000);
 
@@ -109,17 +109,19 @@ describe('cardctl mcp over stdio (the SDK client)', () => {
     const client = await connect();
     const missing = await call(client, 'cards_get', { cardId: 'no-such-card' });
     expect(missing.isError).toBe(true);
-    const lines = text(missing).split('\n');
+    const lines = missing.content[0]!.text!.split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^error: card no-such-card not found$/);
+    // The server's words are untrusted: marked in the line, quoted in the last part.
+    expect(lines[0]).toMatch(/^error: ⟦u1⟧$/);
+    expect(untrusted(missing)['⟦u1⟧']).toBe('card no-such-card not found');
     expect(lines[1]).toMatch(/^hint: /);
     expect(text(missing)).not.toMatch(/\n\s+at |\.ts:\d+|\.js:\d+/);
-    expect(missing.structuredContent).toMatchObject({ error: { code: 'NOT_FOUND', exitCode: 4 } });
+    expect(data(missing)).toMatchObject({ error: { code: 'NOT_FOUND', exitCode: 4 } });
 
     // Refused by the command's own validator, as on the command line.
     const badChoice = await call(client, 'tx_list', { status: 'lost' });
     expect(badChoice.isError).toBe(true);
-    expect(text(badChoice)).toMatch(/^error: .*--status/);
+    expect(text(badChoice)).toMatch(/^error: invalid status "lost"/);
     const unknownInput = await call(client, 'cards_list', { pan: '5061000000000000009' });
     expect(unknownInput.isError).toBe(true);
     expect(text(unknownInput)).toMatch(/^error: cards_list has no input "pan"/);
@@ -148,7 +150,7 @@ describe('cardctl mcp over stdio (the SDK client)', () => {
 
     const done = await call(client, 'cards_deactivate', { cardId: card, reason: 'reported stolen by phone' });
     expect(done.isError, text(done)).toBeFalsy();
-    expect(done.structuredContent).toMatchObject({ id: card, status: 'suspended' });
+    expect(data(done)).toMatchObject({ id: card, status: 'suspended' });
 
     const history = await cardctl(['history', '--card', card, '-o', 'json'], { configDir: config.path });
     expect(history.exitCode, history.stderr).toBe(0);
@@ -238,7 +240,7 @@ describe('a production profile', () => {
     const asked: string[] = [];
     const declining = await connect(['--allow-write', 'cards', '--allow-production-writes'], { profile: 'live', answer: 'decline', asked });
     const declined = await call(declining, 'cards_deactivate', { cardId: card, reason: 'stolen' });
-    expect(text(declined)).toBe('error: cards_deactivate on production profile "live" was not confirmed: nothing was sent');
+    expect(declined.content[0]!.text).toBe('error: cards_deactivate on production profile "live" was not confirmed: nothing was sent');
     expect(asked[0]).toMatch(/cardctl cards deactivate.*PRODUCTION profile "live".*reason: stolen/);
 
     const accepting = await connect(['--allow-write', 'cards', '--allow-production-writes'], { profile: 'live', answer: 'accept' });

@@ -19,3 +19,53 @@ export function secretLikeProperties(tool: string, properties: Record<string, un
 function isSwitch(schema: unknown): boolean {
   return typeof schema === 'object' && schema !== null && 'type' in schema && schema.type === 'boolean';
 }
+
+/** A tool result as `cardctl mcp` answers: text parts only. */
+export interface ToolAnswer {
+  content: Array<{ type: string; text?: string }>;
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+/** The first line of the untrusted part of a result (src/mcp/result.ts UNTRUSTED_NOTICE). */
+const UNTRUSTED_START = 'UNTRUSTED DATA:';
+
+/** The texts of a result's parts. */
+export function parts(result: ToolAnswer): string[] {
+  return result.content.map((part) => part.text ?? '');
+}
+
+/** The JSON data of a result: its first part that is JSON (after an error's lines). */
+export function data(result: ToolAnswer): unknown {
+  for (const text of parts(result)) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      // the lines of an error, a note
+    }
+  }
+  return undefined;
+}
+
+/** The untrusted part: mark → text (empty when there is none). */
+export function untrusted(result: ToolAnswer): Record<string, string> {
+  const part = parts(result).find((text) => text.startsWith(UNTRUSTED_START));
+  return part ? JSON.parse(part.slice(part.indexOf('\n') + 1)) as Record<string, string> : {};
+}
+
+/** The data with each mark replaced by the text it stands for: what the command printed. */
+export function resolved(result: ToolAnswer): unknown {
+  const marks = untrusted(result);
+  const resolve = (value: unknown): unknown => {
+    if (typeof value === 'string') return marks[value] ?? value;
+    if (Array.isArray(value)) return value.map(resolve);
+    if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v)]));
+    return value;
+  };
+  return resolve(data(result));
+}
+
+/** The bytes of a result's parts together. */
+export function resultBytes(result: ToolAnswer): number {
+  return parts(result).reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+}

@@ -7,6 +7,7 @@ import { commandTree } from '../../src/commands/index.js';
 import type { IOStreams } from '../../src/core/io.js';
 import { callTool, type CallSettings } from '../../src/mcp/call.js';
 import { toolCommandLine } from '../../src/mcp/command-line.js';
+import { rowFilters } from '../../src/mcp/inputs.js';
 import { commandTools, leaves, toolsInScope, useOf, writeGroupNames, type Tool } from '../../src/mcp/tools.js';
 import { SECRET_LIKE, secretLikeProperties } from '../helpers/mcp.js';
 
@@ -47,7 +48,8 @@ describe('input schemas', () => {
   it('are objects with a property for each argument and tool flag, none of them clashing', () => {
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
-      const expected = t.args.length + t.flags.length + (t.use === 'write' && !t.flags.some((f) => f.key === 'reason') ? 1 : 0);
+      const expected = t.args.length + t.flags.length + (t.use === 'write' && !t.flags.some((f) => f.key === 'reason') ? 1 : 0)
+        + (t.use === 'read' ? 1 : 0) + Object.keys(rowFilters(t.definition)).length;
       expect(Object.keys(t.inputSchema.properties), t.name).toHaveLength(expected);
     }
   });
@@ -113,13 +115,16 @@ describe('the command line of a call', () => {
 
   it('keeps a load run short', () => {
     const bound = tool('simulate_load').bound!;
-    expect(() => bound({ rate: '10/s', duration: '2m' })).toThrow(/longer than the 60s/);
+    expect(() => bound({ rate: '10/s', duration: '2m' })).toThrow(/longer than the 50s a load run through cardctl mcp may send for \(its last answers must arrive within 60s\)/);
+    expect(() => bound({ rate: '10/s', duration: '51s' })).toThrow(/longer than the 50s/);
+    expect(() => bound({ rate: '10/s', duration: '50s' })).not.toThrow();
     expect(() => bound({ rate: '10/s', count: '50' })).toThrow(/needs a duration too/);
     expect(() => bound({ rate: '10/s', count: '20000', duration: '30s' })).toThrow(/above the 10,000/);
     expect(() => bound({ rate: '10/s', count: '500', duration: '30s' })).not.toThrow();
     expect(() => bound({ rate: '10/s' })).not.toThrow();
-    expect(() => bound({ rate: '10/s', ramp: '30s', duration: '40s' })).toThrow(/ramp 30s and duration make a load run longer than the 60s/);
-    expect(() => bound({ rate: '10/s', ramp: '20s', duration: '40s' })).not.toThrow();
+    expect(() => bound({ rate: '10/s', ramp: '30s', duration: '40s' })).toThrow(/ramp 30s and duration make a load run longer than the 50s/);
+    expect(() => bound({ rate: '10/s', ramp: '11s', duration: '40s' })).toThrow(/longer than the 50s/);
+    expect(() => bound({ rate: '10/s', ramp: '10s', duration: '40s' })).not.toThrow();
     // An assistant writes no load script: --export (and its --url) are not tool inputs.
     expect(tool('simulate_load').inputSchema.properties.export).toBeUndefined();
     expect(tool('simulate_load').inputSchema.properties.url).toBeUndefined();
@@ -152,7 +157,7 @@ describe('a call', () => {
   it('runs the command for the profile, JSON out, never prompting; a write with --yes and the origin', async () => {
     const { host, runs } = fakeHost();
     const result = await callTool(host, tool('cards_deactivate'), { cardId: 'c1', reason: 'stolen' }, settings(), signal);
-    expect(result).toMatchObject({ structuredContent: { ok: true } });
+    expect(result).toEqual({ content: [{ type: 'text', text: '{"ok":true}' }] });
     expect(runs[0]!.argv).toEqual(['cards', 'deactivate', '--profile', 'live', '--output', 'json', '--no-input', '--no-color', '--yes', '--reason=stolen', '--', 'c1']);
     expect(runs[0]!.origin).toEqual({ via: 'mcp', client: 'claude/1.0', reason: 'stolen' });
   });
@@ -195,6 +200,9 @@ describe('a call', () => {
     const reported = JSON.stringify({ error: { code: 'NOT_FOUND', exitCode: 4, message: 'card c9 not found', hint: 'check the id' } });
     const { host } = fakeHost(4, '', `error: card c9 not found\nhint: check the id\n${reported}\n`);
     const result = await callTool(host, tool('cards_get'), { cardId: 'c9' }, settings(), signal);
-    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'error: card c9 not found\nhint: check the id' }], structuredContent: { error: { code: 'NOT_FOUND' } } });
+    expect(result.isError).toBe(true);
+    expect(result.content[0]).toEqual({ type: 'text', text: 'error: card c9 not found\nhint: check the id' });
+    expect(JSON.parse(result.content[1]!.text)).toEqual({ error: { code: 'NOT_FOUND', exitCode: 4 } });
+    expect(result.structuredContent).toBeUndefined();
   });
 });

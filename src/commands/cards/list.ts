@@ -4,7 +4,7 @@ import { LIST_BOUNDS } from '../../core/list-bounds.js';
 
 export default listCommand({
   name: 'list',
-  mcp: 'read',
+  mcp: { use: 'read', about: "To find a card by its holder's name, email, reference or last four digits, give search (one of those words, e.g. a last name)." },
   summary: "list the institution's cards",
   aliases: ['ls'],
   description: `List cards, newest first. One page by default (--limit, --page); --all

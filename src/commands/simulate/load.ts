@@ -1,25 +1,48 @@
-import { defineCommand, type ToolFlagValues } from '../../app/command.js';
+import { defineCommand, MCP_SIMULATION_MAX_MS, type ToolFlagValues } from '../../app/command.js';
 import { parseDuration } from '../../core/duration.js';
 import { UsageError } from '../../core/errors.js';
 import { LOAD_FLAGS } from '../../load/flags.js';
 
-/** An assistant's load run (`cardctl mcp`) is short: at most a minute and this many requests. */
-const ASSISTANT_MAX_MS = 60_000;
+/**
+ * An assistant's load run (`cardctl mcp`) is short: it sends for at most 50 s, so that the answers
+ * to its last requests (the webhook's deadline is 5 s by default) arrive within the minute a
+ * simulation through MCP may take; and it sends at most this many requests.
+ */
+const ASSISTANT_MAX_MS = MCP_SIMULATION_MAX_MS - 10_000;
 const ASSISTANT_MAX_COUNT = 10_000;
+/** The run's length when neither a duration nor a count is given (as parseBounds has it). */
+const DEFAULT_DURATION = '10s';
 
-/** The bounds of an assistant's load run; values the command refuses anyway are left to its own checks. */
-function boundAssistantLoad(flags: ToolFlagValues): void {
-  const { duration, count } = flags;
+/**
+ * The bounds of an assistant's load run, on the run the flags make: at a rate, rate × duration
+ * requests at most; whatever the shape, the run stops at the count (so a closed loop too), which
+ * is added when the call gives none. Values the command refuses anyway are left to its own checks.
+ */
+function boundAssistantLoad(flags: ToolFlagValues): ToolFlagValues | void {
+  const { duration, count, rate } = flags;
   if (count !== undefined && duration === undefined) {
-    throw new UsageError('a load run through cardctl mcp with a count needs a duration too (at most 60s)', { hint: 'e.g. count "500" and duration "30s"' });
+    throw new UsageError(`a load run through cardctl mcp with a count needs a duration too (at most ${ASSISTANT_MAX_MS / 1000}s)`, { hint: 'e.g. count 500 and duration "30s"' });
   }
-  const ms = typeof duration === 'string' ? parseDuration(duration) : undefined;
-  if (ms?.ok && ms.ms > ASSISTANT_MAX_MS) throw new UsageError(`duration ${String(duration)} is longer than the 60s a load run through cardctl mcp may take`);
+  const ms = parseDuration(typeof duration === 'string' ? duration : DEFAULT_DURATION);
+  // The requests the run would make first, then how long it would take.
+  const perSecond = typeof rate === 'string' ? Number(/^(\d+(?:\.\d+)?)\s*(?:\/s)?$/.exec(rate.trim())?.[1]) : NaN;
+  const planned = ms.ok && perSecond > 0 ? Math.ceil((perSecond * ms.ms) / 1000) : 0;
+  if (planned > ASSISTANT_MAX_COUNT && (count === undefined || Number(count) > ASSISTANT_MAX_COUNT)) {
+    throw new UsageError(`rate ${String(rate)} for ${String(duration ?? DEFAULT_DURATION)} makes ${planned.toLocaleString('en')} requests, above the ${ASSISTANT_MAX_COUNT.toLocaleString('en')} a load run through cardctl mcp may send`, {
+      hint: 'lower the rate or the duration, or give a count',
+    });
+  }
+  if (ms.ok && ms.ms > ASSISTANT_MAX_MS) {
+    throw new UsageError(`duration ${String(duration)} is longer than the ${ASSISTANT_MAX_MS / 1000}s a load run through cardctl mcp may send for (its last answers must arrive within ${MCP_SIMULATION_MAX_MS / 1000}s)`);
+  }
   const ramp = typeof flags.ramp === 'string' ? parseDuration(flags.ramp) : undefined;
-  if (ramp?.ok && ramp.ms + (ms?.ok ? ms.ms : 0) > ASSISTANT_MAX_MS) throw new UsageError(`ramp ${String(flags.ramp)} and duration make a load run longer than the 60s one through cardctl mcp may take`);
+  if (ramp?.ok && ramp.ms + (ms.ok ? ms.ms : 0) > ASSISTANT_MAX_MS) {
+    throw new UsageError(`ramp ${String(flags.ramp)} and duration make a load run longer than the ${ASSISTANT_MAX_MS / 1000}s one through cardctl mcp may send for`);
+  }
   if (typeof count === 'string' && /^\d+$/.test(count.trim()) && Number(count) > ASSISTANT_MAX_COUNT) {
     throw new UsageError(`count ${count} is above the ${ASSISTANT_MAX_COUNT.toLocaleString('en')} requests a load run through cardctl mcp may send`);
   }
+  if (count === undefined) return { count: String(ASSISTANT_MAX_COUNT), duration: typeof duration === 'string' ? duration : DEFAULT_DURATION };
 }
 
 export default defineCommand({

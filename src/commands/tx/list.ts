@@ -3,7 +3,11 @@ import { apiQuery, inWindow, parseTransactionFilters, pastSince, TRANSACTION_FIL
 
 export default listCommand({
   name: 'list',
-  mcp: 'read',
+  mcp: {
+    use: 'read',
+    about: "A card's transactions: give card (its id, from cards_list) and a limit, e.g. 5 for the last five.",
+    rowFilters: { card: { path: 'card.id', description: "only this card's transactions: the card's id" } },
+  },
   summary: 'list card transactions',
   aliases: ['ls'],
   description: `List transactions, newest first. One page by default (--limit, --page); --all reads every page and

@@ -6,7 +6,8 @@ import { NetworkError, RejectedError, UsageError } from '../../core/errors.js';
 import { defineFlags } from '../../core/flags.js';
 
 const FLAGS = defineFlags({
-  to: { type: 'string', value: 'url', description: "send it to this http(s) URL instead of the card program's webhook (this machine only; needs read:card_program; no secret header)" },
+  // Not for an assistant: a reply or a recorded request could talk it into sending the card data elsewhere.
+  to: { type: 'string', value: 'url', mcp: false, description: "send it to this http(s) URL instead of the card program's webhook (this machine only; needs read:card_program; no secret header)" },
   keepTimestamp: { type: 'boolean', description: "sign with the original's timestamp: a handler checking freshness refuses it once older than its tolerance" },
 });
 
