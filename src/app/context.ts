@@ -222,7 +222,7 @@ export function createContext(init: ContextInit): Context {
         }
         const [{ ApiClient }, guard, { journalRecorder, knownSecrets }, { Journal }, { formatDryRun }] = await Promise.all([
           import('../api/client.js'),
-          import('./guard.js'),
+          import('../contract/guard.js'),
           import('../audit/record.js'),
           import('../audit/journal.js'),
           import('../audit/dry-run.js'),

@@ -6,7 +6,7 @@ import type { Dispatcher } from 'undici';
 import { builtinNames, expandAlias } from '../aliases/expand.js';
 import { DryRunStop } from '../audit/dry-run.js';
 import { ConfigStore } from '../config/store.js';
-import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, isGroup, type RunInput, type RunOrigin } from './command.js';
+import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, isGroup, type RunInput, type RunOrigin } from '../contract/command.js';
 import { COMMAND_LOADERS } from '../commands/routes.js';
 import { addFlags, type Flags } from '../core/flags.js';
 import { GLOBAL_FLAGS } from '../core/global-flags.js';

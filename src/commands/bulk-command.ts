@@ -236,7 +236,7 @@ async function runBound<T>(ctx: Context, command: BulkCommand<T>, prepared: Boun
     return;
   }
 
-  const { isProduction, confirmDestructive } = await import('../app/guard.js');
+  const { isProduction, confirmDestructive } = await import('../contract/guard.js');
   if (isProduction(ctx) || command.askOnSandbox) {
     // Production: the operator types the number of cards (counted as a real run would send them).
     const canCount = isProduction(ctx) && !ctx.globals.yes && ctx.io.canPrompt;

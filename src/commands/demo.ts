@@ -3,7 +3,7 @@
 // Nothing of the user's is touched: the commands run with a throwaway config and data directory
 // that point at the sandbox, and both are removed at the end.
 import { Renderer, type Column } from '../output/renderer.js';
-import { defineCommand } from '../app/command.js';
+import { defineCommand } from '../contract/command.js';
 import type { Context, Env } from '../app/context.js';
 import { CliError, ExitCode, InterruptedError, type ExitCodeValue } from '../core/errors.js';
 import { bufferedIO } from '../core/buffered-io.js';

@@ -82,7 +82,7 @@ async function importBound(
     return dryRunFile(ctx, opts, await validateAll(resume ? (await readReport(reportPath!)).done : undefined, printProblem));
   }
   requireApiKey(ctx);
-  const { isProduction, confirmDestructive } = await import('../app/guard.js');
+  const { isProduction, confirmDestructive } = await import('../contract/guard.js');
   if (isProduction(ctx)) {
     if (!ctx.globals.yes && ctx.io.canPrompt && streamed) {
       throw new UsageError(`an import from ${fromStdin ? 'stdin' : 'a pipe'} into production cannot be counted and confirmed on a terminal`, { hint: 'import from a file, or pass --yes --confirm-production' });

@@ -50,7 +50,7 @@ export async function importOne(ctx: Context, opts: ImportOptions, settings: Row
     return;
   }
   requireApiKey(ctx);
-  const { confirmDestructive, isProduction } = await import('../app/guard.js');
+  const { confirmDestructive, isProduction } = await import('../contract/guard.js');
   if (isProduction(ctx)) {
     await confirmDestructive(ctx, { description: `import card ${verdict.body.realId}`, typedConfirmation: '1', typedLabel: 'the number of cards to import (1)' });
   }

@@ -1,4 +1,4 @@
-import { defineCommand } from '../app/command.js';
+import { defineCommand } from '../contract/command.js';
 import type { Context } from '../app/context.js';
 import { UsageError } from '../core/errors.js';
 import { parseConcurrency, rowRunSettings } from './bulk-command.js';

@@ -1,4 +1,4 @@
-import { defineCommand } from '../app/command.js';
+import { defineCommand } from '../contract/command.js';
 import { defineFlags, longFlag, type FlagValues } from '../core/flags.js';
 import { GLOBAL_FLAGS } from '../core/global-flags.js';
 import type { Context, GlobalOptions } from '../app/context.js';

@@ -2,7 +2,7 @@
 // run gets, run in this process through the CLI's own entry (CliHost.run: the same parse, guards,
 // renderer and audit journal as a person's command), its stdout the result and its error, as the
 // CLI reports it with -o json, the tool error: the one-line message and the hint, never a stack.
-import type { CliHost, RunOrigin, ToolFlagValues } from '../app/command.js';
+import type { CliHost, RunOrigin, ToolFlagValues } from '../contract/command.js';
 import { UsageError, toCliError } from '../core/errors.js';
 import { bufferedIO } from '../core/buffered-io.js';
 import { isObject } from '../core/is-object.js';

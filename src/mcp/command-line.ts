@@ -3,7 +3,7 @@
 // global flags every tool run gets are added by the caller (call.ts). Arguments the schema does not
 // name, or of the wrong type, are usage errors here; values are checked by the command's own
 // validators, as on the command line.
-import type { ToolFlagValues } from '../app/command.js';
+import type { ToolFlagValues } from '../contract/command.js';
 import { UsageError } from '../core/errors.js';
 import { REASON_PROPERTY } from './inputs.js';
 import type { Tool } from './tools.js';

@@ -2,7 +2,7 @@
 // property of one JSON Schema object (string, boolean, array of strings; choices an enum; a
 // required argument required). Flags that are secret, that take a card number, or that are
 // declared `mcp: false` are no inputs: they never cross to an assistant.
-import type { AnyCommand, ArgumentSpec } from '../app/command.js';
+import type { AnyCommand, ArgumentSpec } from '../contract/command.js';
 import { longFlag, REASON_MAX_LENGTH, type FlagSpec, type Flags } from '../core/flags.js';
 
 export interface JsonSchema {

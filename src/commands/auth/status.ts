@@ -1,4 +1,4 @@
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import type { Context } from '../../app/context.js';
 import { AuthError, CliError, ExitCode } from '../../core/errors.js';
 import { maskSecret, redactUserinfo } from '../../core/redact.js';

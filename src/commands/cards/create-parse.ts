@@ -2,7 +2,7 @@
 // every value validated and nothing sent. A card body from stdin (--from-file -) is read by run(),
 // then checked by the same function. Missing values stay missing: the wizard or defaults fill them.
 import type { EncryptedPinBlock } from '../../api/schemas.js';
-import type { RunInput } from '../../app/command.js';
+import type { RunInput } from '../../contract/command.js';
 import type { Context } from '../../app/context.js';
 import { UsageError } from '../../core/errors.js';
 import { getPath, setPath } from '../../core/object-path.js';

@@ -2,7 +2,7 @@
 // its reference) or hands many to the bulk rows. The parse step is create-parse.ts, the prompts
 // and defaults create-wizard.ts, the rows create-rows.ts.
 import type { EncryptedPinBlock } from '../../api/schemas.js';
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { CliError, ExitCode, RejectedError, UsageError } from '../../core/errors.js';
 import { describeCard, explainPinKeyError, printCard } from './common.js';
 import { CREATE_FLAGS } from './create-flags.js';

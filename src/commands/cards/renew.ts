@@ -1,4 +1,4 @@
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { defineFlags } from '../../core/flags.js';
 import type { Clock } from '../../app/context.js';
 import { CliError, FieldError, UsageError } from '../../core/errors.js';
@@ -82,7 +82,7 @@ answer. On production the operator types the number of cards. See \`cardctl help
     }
     const { getCard, renewCard } = await import('../../api/cards.js');
     const client = await ctx.client();
-    const { confirmCardChange } = await import('../../app/guard.js');
+    const { confirmCardChange } = await import('../../contract/guard.js');
     await confirmCardChange(ctx, {
       verb: 'renew',
       cardId,

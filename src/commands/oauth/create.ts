@@ -1,5 +1,5 @@
 import type { CreateOAuthBody, OAuthApplication } from '../../api/schemas.js';
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { bodyPaths, defineFlags, longFlag, type FlagValues } from '../../core/flags.js';
 import type { Context } from '../../app/context.js';
 import { UsageError } from '../../core/errors.js';

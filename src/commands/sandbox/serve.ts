@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { dataDir } from '../../config/paths.js';
 import { saveSandboxProfile } from '../../config/sandbox-profile.js';
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { defineFlags, type FlagValues } from '../../core/flags.js';
 import type { Context } from '../../app/context.js';
 import { UsageError } from '../../core/errors.js';

@@ -1,7 +1,7 @@
 // `cardctl webhook certify`: runs the certification's checks (src/certify/) against an
 // institution's webhook through a sandbox (its own, in this process, or a running one with
 // --profile), prints the verdicts, writes the reports, exits 5 when a check fails.
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { RejectedError, UsageError } from '../../core/errors.js';
 import { SIGNATURE_SCHEMES } from '../../webhook-protocol/signature.js';
 import { CHECKS, RULED_CHECK_NAMES } from '../../certify/checks.js';

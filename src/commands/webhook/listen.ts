@@ -1,5 +1,5 @@
 import type { Context } from '../../app/context.js';
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { UsageError } from '../../core/errors.js';
 import { isLoopbackHost } from '../../core/loopback.js';
 import { escapeControlsDeep } from '../../output/format.js';

@@ -1,6 +1,6 @@
 // `cardctl webhook replay`: a recorded request sent again as it was (POST
 // /sandbox/webhook-exchanges/{id}/replay); prints the new exchange.
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { UsageError } from '../../core/errors.js';
 import { defineFlags } from '../../core/flags.js';
 

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../../app/command.js';
+import { defineCommand } from '../../../contract/command.js';
 import { CliError, UsageError } from '../../../core/errors.js';
 import { validatePan } from '../../../core/validate.js';
 import { cardIdArgument, describeCard, explainPinError, printCard } from '../common.js';

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../../app/command.js';
+import { defineCommand } from '../../../contract/command.js';
 import { validatePan } from '../../../core/validate.js';
 import { cardIdArgument, describeCard, explainPinError, printCard } from '../common.js';
 import { REASON_MAX_LENGTH } from '../../card-flags.js';
@@ -39,7 +39,7 @@ last four digits must be typed, or --yes --confirm-production given.
     const newPin = await createPinInput(ctx, { stdin: Boolean(input.opts.pinStdin), allowWeak: input.opts.allowWeakPin }).fresh('new PIN');
     const { getCard, resetPin } = await import('../../../api/cards.js');
     const client = await ctx.client();
-    const { confirmCardChange } = await import('../../../app/guard.js');
+    const { confirmCardChange } = await import('../../../contract/guard.js');
     await confirmCardChange(ctx, {
       verb: 'reset the PIN of',
       cardId,
