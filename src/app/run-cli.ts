@@ -10,7 +10,8 @@ import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinitio
 import { COMMAND_LOADERS } from '../commands/routes.js';
 import { addFlags, type Flags } from '../core/flags.js';
 import { GLOBAL_FLAGS } from '../core/global-flags.js';
-import { createContext, type Env, type GlobalOptions } from './context.js';
+import { createContext } from './context.js';
+import type { Env, GlobalOptions } from '../contract/context.js';
 import { CliError, ExitCode, InterruptedError, UsageError, toCliError } from '../core/errors.js';
 import { systemIO, type IOStreams } from '../core/io.js';
 import type { Prompter } from '../core/prompter.js';

@@ -1,6 +1,6 @@
 import { defineCommand } from '../contract/command.js';
 import { defineFlags, type FlagValues } from '../core/flags.js';
-import type { Context } from '../app/context.js';
+import type { Context } from '../contract/context.js';
 import { UsageError } from '../core/errors.js';
 import type { HttpMethod } from '../api/client.js';
 

@@ -5,7 +5,7 @@
 import type { Readable } from 'node:stream';
 import type { BulkAction, BulkRunResult } from '../bulk/runner.js';
 import { formatShard, MAX_SHARDS, parseShardText, type Shard } from '../bulk/shard.js';
-import type { Context } from '../app/context.js';
+import type { Context } from '../contract/context.js';
 import { defineFlags, type FlagValues } from '../core/flags.js';
 import { CliError, InterruptedError, PartialFailureError, UsageError } from '../core/errors.js';
 import { validatePositiveInt } from '../core/validate.js';

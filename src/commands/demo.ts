@@ -4,7 +4,7 @@
 // that point at the sandbox, and both are removed at the end.
 import { Renderer, type Column } from '../output/renderer.js';
 import { defineCommand } from '../contract/command.js';
-import type { Context, Env } from '../app/context.js';
+import type { Context, Env } from '../contract/context.js';
 import { CliError, ExitCode, InterruptedError, type ExitCodeValue } from '../core/errors.js';
 import { bufferedIO } from '../core/buffered-io.js';
 import { ConfigStore } from '../config/store.js';

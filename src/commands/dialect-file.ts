@@ -1,6 +1,6 @@
 // A deployment dialect file, JSON or YAML (`profile set-dialect FILE|-`, `sandbox serve --dialect FILE`).
 import type { DialectOverrides } from '../api/dialect.js';
-import type { Context } from '../app/context.js';
+import type { Context } from '../contract/context.js';
 import { UsageError } from '../core/errors.js';
 
 /** A dialect file holds a dozen settings: anything larger is not one. */

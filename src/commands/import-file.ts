@@ -1,5 +1,5 @@
 // `import --from-file`: the file bound to its report, checked, confirmed in production, and its rows sent.
-import type { Context } from '../app/context.js';
+import type { Context } from '../contract/context.js';
 import { CliError, InterruptedError, PartialFailureError, UsageError } from '../core/errors.js';
 import { runReport, type RowRunSettings } from './bulk-command.js';
 import type { ImportFormat, SourceRow } from '../import/readers.js';

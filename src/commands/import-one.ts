@@ -1,5 +1,5 @@
 // `import` of one card given as flags: fields asked for or checked, the default PIN read, the card sent.
-import type { Context } from '../app/context.js';
+import type { Context } from '../contract/context.js';
 import { CliError, InterruptedError, PartialFailureError, UsageError } from '../core/errors.js';
 import type { RowRunSettings } from './bulk-command.js';
 import type { SourceRow } from '../import/readers.js';

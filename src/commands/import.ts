@@ -1,5 +1,5 @@
 import { defineCommand } from '../contract/command.js';
-import type { Context } from '../app/context.js';
+import type { Context } from '../contract/context.js';
 import { UsageError } from '../core/errors.js';
 import { parseConcurrency, rowRunSettings } from './bulk-command.js';
 import { importFile, importFormat } from './import-file.js';

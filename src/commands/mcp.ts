@@ -46,7 +46,7 @@ notes go to stderr. See \`cardctl help mcp\`.`,
   },
   async run(ctx, input) {
     const [{ missingProfile }, { assertProfileExplicit, isProduction }, { isSandbox }, { toolsInScope }, { serveMcp }] = await Promise.all([
-      import('../app/context.js'), import('../contract/guard.js'), import('../pin/key.js'), import('../mcp/tools.js'), import('../mcp/server.js'),
+      import('../contract/context.js'), import('../contract/guard.js'), import('../pin/key.js'), import('../mcp/tools.js'), import('../mcp/server.js'),
     ]);
     const missing = missingProfile(ctx);
     if (missing) throw missing;

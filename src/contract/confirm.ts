@@ -1,7 +1,7 @@
 // Confirmation of destructive steps (logout, profile remove, deactivate): --yes answers for
 // the user; without --yes a prompt is needed, and where none is possible that is a usage
 // error naming --yes, never a hang.
-import type { Context } from '../app/context.js';
+import type { Context } from '../contract/context.js';
 import { UsageError } from '../core/errors.js';
 
 /**

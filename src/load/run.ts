@@ -3,7 +3,7 @@
 import { setMaxListeners } from 'node:events';
 import type { SimulateBody, SimulateResult } from '../api/schemas.js';
 import type { LOAD_FLAGS } from './flags.js';
-import type { Context } from '../app/context.js';
+import type { Context } from '../contract/context.js';
 import { CliError, InterruptedError, RejectedError, UsageError } from '../core/errors.js';
 import type { FlagValues } from '../core/flags.js';
 import { validatePositiveInt } from '../core/validate.js';

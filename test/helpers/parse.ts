@@ -2,7 +2,7 @@
 // gets out, or the UsageError main() would report. Tests build options this way, never by hand.
 import { parseCommand } from '../../src/app/cli.js';
 import type { ArgumentSpec, CommandDefinition, Flags } from '../../src/contract/command.js';
-import type { Context } from '../../src/app/context.js';
+import type { Context } from '../../src/contract/context.js';
 
 export { parseCommand };
 

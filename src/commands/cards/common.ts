@@ -2,7 +2,7 @@
 // PIN errors of the API turned into messages that say what to do.
 import type { ApiResponse } from '../../api/client.js';
 import type { Card } from '../../api/schemas.js';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { CliError, RejectedError, UsageError } from '../../core/errors.js';
 import type { RunInput } from '../../contract/command.js';
 import { cardRows, describeCard } from '../../output/columns/cards.js';

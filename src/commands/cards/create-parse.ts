@@ -3,7 +3,7 @@
 // then checked by the same function. Missing values stay missing: the wizard or defaults fill them.
 import type { EncryptedPinBlock } from '../../api/schemas.js';
 import type { RunInput } from '../../contract/command.js';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { UsageError } from '../../core/errors.js';
 import { getPath, setPath } from '../../core/object-path.js';
 import { accountCurrency, ADDRESS_KEYS, applyFlags, assertKnownKeys, checkFileValues, readJsonFile, readJsonObject, type Json } from './fields.js';

@@ -1,7 +1,7 @@
 // `cards create --rows-from-file`: each row a Create Card body from columns named like the flags
 // (flags fill what a row leaves out), sent exactly once by its reference through the bulk runner.
 import type { Card, CardProgram, CreateCardFields } from '../../api/schemas.js';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { CliError, RejectedError } from '../../core/errors.js';
 import * as fields from '../../core/card-fields.js';
 import { getPath, setPath } from '../../core/object-path.js';

@@ -1,7 +1,7 @@
 // Turning flags and --from-file JSON into request bodies for `cards create` and
 // `cards customer update`. Every value is checked here, before anything is sent; errors name the
 // flag (or the file's field) and the expected form.
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { UsageError } from '../../core/errors.js';
 import { readAll } from '../../core/io.js';
 import * as fields from '../../core/card-fields.js';

@@ -1,10 +1,10 @@
 import { defineCommand } from '../../contract/command.js';
 import { defineFlags } from '../../core/flags.js';
-import type { Clock } from '../../app/context.js';
+import type { Clock } from '../../contract/context.js';
 import { CliError, FieldError, UsageError } from '../../core/errors.js';
 import { expiryMonth } from '../../core/card-fields.js';
 import { BULK_FLAGS, type BulkOptions } from '../bulk-command.js';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { parseCardTarget } from './bulk.js';
 import { describeCard, printCard, type CardId } from './common.js';
 import { REASON_MAX_LENGTH } from '../card-flags.js';

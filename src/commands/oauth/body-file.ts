@@ -1,5 +1,5 @@
 // `--from-file FILE|-`: a JSON object whose fields flags may override (shared by oauth and users).
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { UsageError } from '../../core/errors.js';
 import { longFlag, type Flags } from '../../core/flags.js';
 

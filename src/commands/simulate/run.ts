@@ -1,4 +1,4 @@
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { defineCommand } from '../../contract/command.js';
 import { defineFlags } from '../../core/flags.js';
 import { RejectedError, UsageError } from '../../core/errors.js';

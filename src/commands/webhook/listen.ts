@@ -1,4 +1,4 @@
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { defineCommand } from '../../contract/command.js';
 import { UsageError } from '../../core/errors.js';
 import { isLoopbackHost } from '../../core/loopback.js';
@@ -138,7 +138,7 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
   },
   async run(ctx, { opts, port, respond, forwardTo, delay, failEvery, approvedAmount, rules }) {
     // The listener needs no profile, but a profile named by mistake is refused as everywhere.
-    const { missingProfile } = await import('../../app/context.js');
+    const { missingProfile } = await import('../../contract/context.js');
     const missing = missingProfile(ctx);
     if (missing) throw missing;
     const secret = await webhookSecret(ctx, Boolean(opts.secretStdin), 'webhook listen');

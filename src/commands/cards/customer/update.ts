@@ -1,7 +1,7 @@
 import type { Card, UpdateCustomerBody } from '../../../api/schemas.js';
 import { defineCommand } from '../../../contract/command.js';
 import { bodyFields, defineFlags, type FlagValues } from '../../../core/flags.js';
-import type { Context } from '../../../app/context.js';
+import type { Context } from '../../../contract/context.js';
 import { UsageError } from '../../../core/errors.js';
 import { getPath, setPath } from '../../../core/object-path.js';
 import { ADDRESS_KEYS, applyFlags, assertKnownKeys, checkFileValues, readJsonFile, readJsonObject, type Json } from '../fields.js';
