@@ -197,7 +197,7 @@ function flushWaiting(): void {
  * recorder writes the lines of one turn of the event loop in one write at its end (and at exit)
  * instead of one write each; release writes what is waiting. With 8 answers read from a socket
  * at once that is a write per 8 cards, and a SIGKILL can cost the journal the entries of the
- * last turn, as it can the last batch of the report (src/import/report.ts).
+ * last turn, as it can the last batch of the report (src/bulk/import-report.ts).
  */
 export function holdJournal(): () => void {
   if (holds++ === 0) process.on('exit', flushWaiting);

@@ -1,5 +1,5 @@
 // The report of a run over many rows (`import`, and the bulk card verbs): NDJSON, one entry per
-// row settled, written in batches by the import's report writer (src/import/report.ts says how
+// row settled, written in batches by the import's report writer (src/bulk/import-report.ts says how
 // much a killed run can miss, and why redoing those rows is safe).
 //
 // A report belongs to one verb and one input, and says so on its first line, always:
@@ -11,7 +11,7 @@
 // {"end":{"rows":N}} (N: every row of the input, in its shard or not), so that a merge can tell a
 // finished shard from one that stopped. Every other line is a row's entry: `row` is the row's
 // number in the input (1 = the first data row), the same in every shard; import's entries have
-// `line` (src/import/report.ts).
+// `line` (src/bulk/import-report.ts).
 import { parseShardText } from './shard.js';
 
 export type BulkOutcome = 'done' | 'already' | 'skipped' | 'failed';
@@ -98,7 +98,7 @@ export async function readRunReport<E>(
 ): Promise<{ run?: RunHeader; torn: number }> {
   const { existsSync, createReadStream, statSync } = await import('node:fs');
   if (!existsSync(path)) return { torn: 0 };
-  const { readLines, ImportFileError } = await import('../import/readers.js');
+  const { readLines, ImportFileError } = await import('./readers.js');
   const input = createReadStream(path);
   let run: RunHeader | undefined;
   let torn = 0;

@@ -2,9 +2,9 @@
 import type { Context } from '../contract/context.js';
 import { CliError, InterruptedError, PartialFailureError, UsageError } from '../core/errors.js';
 import { runReport, type RowRunSettings } from './bulk-command.js';
-import type { ImportFormat, SourceRow } from '../import/readers.js';
-import type { ReportEntry } from '../import/report.js';
-import type { ImportRunResult, ImportStats, SendResult } from '../import/runner.js';
+import type { ImportFormat, SourceRow } from '../bulk/readers.js';
+import type { ReportEntry } from '../bulk/import-report.js';
+import type { ImportRunResult, ImportStats, SendResult } from '../bulk/import-runner.js';
 import { requireApiKey, type ImportOptions } from './import-common.js';
 
 /** What `--from-file -` takes (the hint when stdin gives nothing). */
@@ -12,7 +12,7 @@ const IMPORT_STDIN_ROWS = 'CSV or NDJSON rows in, one card a row, e.g. cat cards
 
 /** The file's format: --format, else its extension (stdin needs --format). */
 export async function importFormat(opts: Pick<ImportOptions, 'fromFile' | 'format'>): Promise<ImportFormat> {
-  const { formatFromPath } = await import('../import/readers.js');
+  const { formatFromPath } = await import('../bulk/readers.js');
   const fromStdin = opts.fromFile === '-';
   const format = opts.format ?? (fromStdin ? undefined : formatFromPath(opts.fromFile!));
   if (!format) {
@@ -45,11 +45,11 @@ async function importBound(
 ): Promise<void> {
   const { format, streamed, reportPath, resume, bound } = input;
   const fromStdin = opts.fromFile === '-';
-  const { readImportRows, ImportFileError } = await import('../import/readers.js');
+  const { readImportRows, ImportFileError } = await import('../bulk/readers.js');
   const { createReadStream } = await import('node:fs');
   /** The rows' bytes: the bound file when there is one, else the file or stdin (read once). */
   const openInput = () => bound ? createReadStream(bound.path) : input.stdin ?? createReadStream(opts.fromFile!);
-  const { openReport, readReport: readReportFile } = await import('../import/report.js');
+  const { openReport, readReport: readReportFile } = await import('../bulk/import-report.js');
   const { resumeRefusal, runHeaderLine, RunReportError } = await import('../bulk/report.js');
   const header = reportPath ? { verb: 'import', input: bound!.digest, source: fromStdin ? 'stdin' : opts.fromFile! } : undefined;
   const readReport = async (path: string) => {
@@ -63,9 +63,9 @@ async function importBound(
       throw error;
     }
   };
-  const { IMPORT_FIELD_PATHS } = await import('../import/row.js');
-  const validateAll = async (done?: ReadonlyMap<string, unknown>, onProblem?: (p: import('../import/validate-file.js').RowProblem) => void) => {
-    const { validateImportFile } = await import('../import/validate-file.js');
+  const { IMPORT_FIELD_PATHS } = await import('../bulk/row.js');
+  const validateAll = async (done?: ReadonlyMap<string, unknown>, onProblem?: (p: import('../bulk/validate-file.js').RowProblem) => void) => {
+    const { validateImportFile } = await import('../bulk/validate-file.js');
     const source = openInput();
     try {
       return await validateImportFile(readImportRows(source, format, { columns: IMPORT_FIELD_PATHS, encoding: opts.encoding }) as AsyncIterable<SourceRow>, { defaults: { institutionId: run.institutionId }, allowWeakPin: opts.allowWeakPin, now: ctx.clock.now(), done, onProblem });
@@ -78,7 +78,7 @@ async function importBound(
   };
   if (ctx.globals.dryRun) {
     // Each invalid row is printed as it is found; the verdict keeps only the first ones.
-    const printProblem = (p: import('../import/validate-file.js').RowProblem) => ctx.io.err(`invalid: line ${p.line}${p.realId ? ` (${p.realId})` : ''}: ${p.error}\n`);
+    const printProblem = (p: import('../bulk/validate-file.js').RowProblem) => ctx.io.err(`invalid: line ${p.line}${p.realId ? ` (${p.realId})` : ''}: ${p.error}\n`);
     return dryRunFile(ctx, opts, await validateAll(resume ? (await readReport(reportPath!)).done : undefined, printProblem));
   }
   requireApiKey(ctx);
@@ -97,7 +97,7 @@ async function importBound(
     });
   }
 
-  const { runImport, outcomeLabel } = await import('../import/runner.js');
+  const { runImport, outcomeLabel } = await import('../bulk/import-runner.js');
   const { createRowProgress, expectedRows } = await import('../bulk/progress.js');
   const { importCard, cardIdOf, findImportedCard } = await import('../api/import.js');
 
@@ -176,7 +176,7 @@ async function importBound(
 }
 
 /** --dry-run of a file: every invalid row on stderr, the counts on stdout; exit 8 when any row is invalid. */
-async function dryRunFile(ctx: Context, opts: ImportOptions, verdict: import('../import/validate-file.js').FileVerdict): Promise<void> {
+async function dryRunFile(ctx: Context, opts: ImportOptions, verdict: import('../bulk/validate-file.js').FileVerdict): Promise<void> {
   const json = ctx.settings().output === 'json' || ctx.settings().output === 'ndjson';
   const { problems, ...counts } = verdict;
   await ctx.output().record(json ? { dryRun: true, ...counts, errors: problems } : { dryRun: true, ...counts });
