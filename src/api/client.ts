@@ -6,9 +6,9 @@
 import type { Dispatcher } from 'undici';
 import { AuthError, CliError, UsageError } from '../core/errors.js';
 import { redactBodyText, redactHeaders, redactUrl } from '../core/redact.js';
-import { isMutation } from '../audit/mutation.js';
-import { DryRunStop, describeDryRun, type DryRunRequest } from '../audit/dry-run.js';
-import { maskCardData } from '../audit/mask.js';
+import { isMutation } from './mutation.js';
+import { DryRunStop, describeDryRun, type DryRunRequest } from './dry-run.js';
+import { maskCardData } from './mask.js';
 import { bodyText } from './body.js';
 import { parseBaseUrl } from './base-url.js';
 import { DEFAULT_DIALECT, type Dialect } from './dialect.js';

@@ -191,7 +191,7 @@ export function createContext(init: ContextInit): Context {
           import('../contract/guard.js'),
           import('../audit/record.js'),
           import('../audit/journal.js'),
-          import('../audit/dry-run.js'),
+          import('../api/dry-run.js'),
         ]);
         // Profile policies apply to every command that talks to the API.
         guard.assertProfileExplicit(ctx);

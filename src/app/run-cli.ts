@@ -4,7 +4,7 @@
 import { Command, CommanderError, type OutputConfiguration } from 'commander';
 import type { Dispatcher } from 'undici';
 import { builtinNames, expandAlias } from '../aliases/expand.js';
-import { DryRunStop } from '../audit/dry-run.js';
+import { DryRunStop } from '../api/dry-run.js';
 import { ConfigStore } from '../config/store.js';
 import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, isGroup, type RunInput, type RunOrigin } from '../contract/command.js';
 import { COMMAND_LOADERS } from '../commands/routes.js';

@@ -304,4 +304,4 @@ export function affectedIds(path: string, data: unknown): string[] {
   return [...ids];
 }
 
-export { isMutation } from './mutation.js';
+export { isMutation } from '../api/mutation.js';
