@@ -1,6 +1,6 @@
 // Redaction for --debug, error messages and the audit journal. Secrets are replaced whole;
 // PANs keep at most the first 6 and last 4 digits.
-import { SENSITIVE_FIELDS } from '../iso8583/fields.js';
+import { SENSITIVE_FIELDS } from './card-secret-fields.js';
 
 const SECRET_KEYS = new Set(
   [

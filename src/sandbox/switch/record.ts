@@ -9,7 +9,7 @@ import { minorToMajor, toField4 } from '../../iso8583/amount.js';
 import { isApproved, responseMessage, type Channel } from '../../iso8583/codes.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
 import { maskPan, REDACTED } from '../../core/redact.js';
-import { PAN_FIELDS, SENSITIVE_FIELDS } from '../../iso8583/fields.js';
+import { PAN_FIELDS, SENSITIVE_FIELDS } from '../../core/card-secret-fields.js';
 import { newId } from '../ids.js';
 import type { StoredTransaction } from '../store/transactions.js';
 import type { Exchange } from './exchange.js';
