@@ -68,6 +68,7 @@ group or others). See \`cardctl help bulk\`.`,
 
     // The PIN, read and checked before anything is sent.
     const { assertPinKeyAvailable, createPinInput, sendWithPinBlocks } = await import('../../pin/index.js');
+    const { getSandboxPinKey } = await import('../../api/pin-key.js');
     let pin: string | undefined;
     if (!parsed.fileBlock) {
       assertPinKeyAvailable(ctx);
@@ -108,7 +109,7 @@ group or others). See \`cardctl help bulk\`.`,
     try {
       response = parsed.fileBlock
         ? await send(parsed.fileBlock)
-        : await sendWithPinBlocks(ctx, client, [pin!], ([block]) => send(block!), { pan: body.pan });
+        : await sendWithPinBlocks(ctx, () => getSandboxPinKey(client), [pin!], ([block]) => send(block!), { pan: body.pan });
     } catch (error) {
       if (!parsed.referenceGiven && ctx.globals.quiet && mayNeedRetry(error, body.referenceCode)) ctx.io.err(referenceLine);
       if (error instanceof CliError && error.code === 'CONFLICT') {

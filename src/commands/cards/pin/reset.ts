@@ -35,6 +35,7 @@ last four digits must be typed, or --yes --confirm-production given.
   async run(ctx, input) {
     const { cardId, pan } = input;
     const { assertPinKeyAvailable, createPinInput, sendWithPinBlocks } = await import('../../../pin/index.js');
+    const { getSandboxPinKey } = await import('../../../api/pin-key.js');
     assertPinKeyAvailable(ctx);
     const newPin = await createPinInput(ctx, { stdin: Boolean(input.opts.pinStdin), allowWeak: input.opts.allowWeakPin }).fresh('new PIN');
     const { getCard, resetPin } = await import('../../../api/cards.js');
@@ -51,7 +52,7 @@ last four digits must be typed, or --yes --confirm-production given.
     });
     let response;
     try {
-      response = await sendWithPinBlocks(ctx, client, [newPin], ([block]) => resetPin(client.withReason(input.opts.reason), cardId, block!, ctx.signal), { pan });
+      response = await sendWithPinBlocks(ctx, () => getSandboxPinKey(client), [newPin], ([block]) => resetPin(client.withReason(input.opts.reason), cardId, block!, ctx.signal), { pan });
     } catch (error) {
       throw explainPinError(error, cardId);
     }
