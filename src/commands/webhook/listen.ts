@@ -3,8 +3,8 @@ import { defineCommand } from '../../contract/command.js';
 import { UsageError } from '../../core/errors.js';
 import { isLoopbackHost } from '../../core/loopback.js';
 import { escapeControlsDeep } from '../../output/format.js';
-import type { Exchange } from './listener.js';
-import { HISTORY_BOUND, MAX_BODY_BYTES, REPEAT_BEHAVIOURS } from './behaviours.js';
+import type { Exchange } from '../../listener/server.js';
+import { HISTORY_BOUND, MAX_BODY_BYTES, REPEAT_BEHAVIOURS } from '../../listener/behaviours.js';
 import { SIGNATURE_SCHEMES } from '../../webhook-protocol/signature.js';
 import { webhookSecret } from './secret-stdin.js';
 
@@ -125,7 +125,7 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
     }
     let rules;
     if (opts.rules) {
-      const [{ readTextFile }, { parseRules }] = await Promise.all([import('../../core/text.js'), import('./rules.js')]);
+      const [{ readTextFile }, { parseRules }] = await Promise.all([import('../../core/text.js'), import('../../listener/rules.js')]);
       let text: string;
       try {
         text = await readTextFile(opts.rules);
@@ -144,7 +144,7 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
     const secret = await webhookSecret(ctx, Boolean(opts.secretStdin), 'webhook listen');
 
     const json = ['json', 'ndjson'].includes(ctx.settings().output);
-    const { startListener } = await import('./listener.js');
+    const { startListener } = await import('../../listener/server.js');
     const print = json ? (exchange: Exchange) => ctx.io.out(`${JSON.stringify(exchange)}\n`) : await humanPrinter(ctx);
     const listener = await startListener({
       port, host: opts.host, respond, rules, secret, scheme: opts.scheme, forwardTo, onExchange: print,

@@ -18,14 +18,14 @@
 import { randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { currencyInfo, formatAmount, isField4, parseAmount } from '../../iso8583/amount.js';
-import { channelOfConditionCode, isApproved, responseMessage } from '../../iso8583/codes.js';
-import { redactMessage, type SwitchMessage } from '../../iso8583/message.js';
-import { maskPan } from '../../core/redact.js';
-import { verifyRequest, type SignatureScheme } from '../../webhook-protocol/signature.js';
-import { buildResponse, isJsonContentType, PARTIAL_APPROVAL_CODE, MAX_REPLY_BYTES, sameAnswer, validateReply, WEBHOOK_TIMEOUT_MS } from '../../webhook-protocol/reply.js';
+import { currencyInfo, formatAmount, isField4, parseAmount } from '../iso8583/amount.js';
+import { channelOfConditionCode, isApproved, responseMessage } from '../iso8583/codes.js';
+import { redactMessage, type SwitchMessage } from '../iso8583/message.js';
+import { maskPan } from '../core/redact.js';
+import { verifyRequest, type SignatureScheme } from '../webhook-protocol/signature.js';
+import { buildResponse, isJsonContentType, PARTIAL_APPROVAL_CODE, MAX_REPLY_BYTES, sameAnswer, validateReply, WEBHOOK_TIMEOUT_MS } from '../webhook-protocol/reply.js';
 import { decide, type DefaultAnswer, type RepeatBehaviour, type RuleSet } from './rules.js';
-import { loadUndici } from '../../api/client.js';
+import { loadUndici } from '../api/client.js';
 import { MAX_BODY_BYTES } from './behaviours.js';
 import { ExchangeHistory, repeatKey, type Entry, type FirstAnswer, type HistoryBound, type LoggedExchange } from './history.js';
 
