@@ -23,12 +23,11 @@ import { channelOfConditionCode, isApproved, responseMessage } from '../iso8583/
 import { redactMessage, type SwitchMessage } from '../iso8583/message.js';
 import { maskPan } from '../core/redact.js';
 import { verifyRequest, type SignatureScheme } from '../webhook-protocol/signature.js';
-import { buildResponse, isJsonContentType, PARTIAL_APPROVAL_CODE, MAX_REPLY_BYTES, sameAnswer, validateReply, WEBHOOK_TIMEOUT_MS } from '../webhook-protocol/reply.js';
+import { buildResponse, PARTIAL_APPROVAL_CODE, sameAnswer, WEBHOOK_TIMEOUT_MS } from '../webhook-protocol/reply.js';
 import { decide, type DefaultAnswer, type RepeatBehaviour, type RuleSet } from './rules.js';
-import { loadUndici } from '../api/client.js';
 import { MAX_BODY_BYTES } from './behaviours.js';
-import { ExchangeHistory, repeatKey, type Entry, type FirstAnswer, type HistoryBound, type LoggedExchange } from './history.js';
-
+import { relay, type ForwardOutcome } from './relay.js';
+import { ExchangeHistory, repeatKey, type Entry, type HistoryBound, type LoggedExchange } from './history.js';
 
 export interface ListenerOptions {
   port: number;
@@ -109,8 +108,6 @@ export interface Exchange {
   response?: SwitchMessage;
 }
 
-export type ForwardOutcome = 'answered' | 'timeout' | 'unreachable' | 'http-error' | 'invalid-reply';
-
 export interface RunningListener {
   url: string;
   close(): Promise<void>;
@@ -125,15 +122,47 @@ function otherCode(code: string): string {
   return isApproved(code) ? '05' : '00';
 }
 
+/** What a running listener keeps across messages. */
+interface ListenerState {
+  options: ListenerOptions;
+  failEvery: number | undefined;
+  repeats: RepeatBehaviour;
+  history: ExchangeHistory;
+  /** Messages the listener answered itself (not relayed), counted for --fail-every. */
+  messagesSeen: number;
+  /** Delayed answers' timers, cleared on close. */
+  timers: Set<NodeJS.Timeout>;
+}
+
+/** Logs one exchange: the history line and the caller's onExchange. */
+type Done = (exchange: Omit<Exchange, 'type' | 'at' | 'durationMs'>) => void;
+
+/** A POSTed switch message that passed the checks, on its way to an answer. */
+interface Delivery {
+  req: IncomingMessage;
+  res: ServerResponse;
+  body: string;
+  message: SwitchMessage;
+  signature: Exchange['signature'];
+  /** This message's place in the history. */
+  current: Entry;
+  /** The earlier message this one repeats, whose answer a repeat waits for. */
+  first: Entry | undefined;
+  done: Done;
+}
+
 export async function startListener(options: ListenerOptions): Promise<RunningListener> {
-  const failEvery = options.failEvery ?? options.rules?.failEvery;
-  const repeats = options.repeats ?? options.rules?.repeats ?? 'consistent';
-  let messagesSeen = 0;
-  const history = new ExchangeHistory(options.historyBound);
+  const state: ListenerState = {
+    options,
+    failEvery: options.failEvery ?? options.rules?.failEvery,
+    repeats: options.repeats ?? options.rules?.repeats ?? 'consistent',
+    history: new ExchangeHistory(options.historyBound),
+    messagesSeen: 0,
+    timers: new Set(),
+  };
   const sockets = new Set<Socket>();
-  const timers = new Set<NodeJS.Timeout>();
   const server = createServer((req, res) => {
-    void handle(req, res).catch((error) => {
+    void handle(state, req, res).catch((error) => {
       if (!res.headersSent) reply(res, 500, { error: `listener error: ${(error as Error).message}` });
     });
   });
@@ -141,138 +170,6 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const started = performance.now();
-    const at = new Date().toISOString();
-    const url = new URL(req.url ?? '/', 'http://listener');
-    // Under the webhook's own path too: <webhook URL>/exchanges.
-    if (req.method === 'GET' && url.pathname.endsWith('/exchanges')) return reply(res, 200, receivedWith(url.searchParams));
-    if (req.method === 'GET' || req.method === 'HEAD') {
-      return reply(res, 200, { status: 'listening', respond: options.respond, rules: options.rules?.rules.length ?? 0, forwardTo: options.forwardTo ?? null });
-    }
-    if (req.method !== 'POST') return reply(res, 405, { error: 'POST a switch message (JSON)' });
-    const base = { type: 'exchange' as const, at, durationMs: 0 };
-    let entry: Entry | undefined;
-    const done = (exchange: Omit<Exchange, 'type' | 'at' | 'durationMs'>) => {
-      const { stan, rrn, mti, status, signature, responseCode, decidedBy, repeat } = exchange;
-      history.finish(entry, { stan, rrn, mti, status, signature, responseCode, decidedBy, repeat });
-      options.onExchange({ ...base, ...exchange, durationMs: Math.round(performance.now() - started) });
-    };
-    const body = await readBody(req);
-    if (body === undefined) {
-      const error = `the body is over the ${MAX_BODY_BYTES}-byte limit of a switch message`;
-      res.setHeader('connection', 'close');
-      reply(res, 413, { error });
-      return done({ status: 413, signature: 'unchecked', error });
-    }
-
-    let signature: Exchange['signature'] = 'unchecked';
-    if (options.secret !== undefined) {
-      const verdict = verifyRequest(options.scheme ?? 'cardctl', req.headers, options.secret, body);
-      if (!verdict.ok) {
-        reply(res, 401, { error: `invalid signature: ${verdict.reason}` });
-        return done({ status: 401, signature: 'invalid', error: verdict.reason, ...summary(tryParse(body)) });
-      }
-      signature = 'valid';
-    }
-    const message = tryParse(body);
-    if (!message) {
-      reply(res, 400, { error: 'the body is not a JSON object of switch message fields' });
-      return done({ status: 400, signature, error: 'body is not a switch message' });
-    }
-
-    const arrived = history.arrive(repeatKey(message));
-    entry = arrived.entry;
-    try {
-      await answer(req, res, body, message, signature, entry, arrived.first, done);
-    } finally {
-      entry.answered(undefined);
-    }
-  }
-
-  /**
-   * Answers a message, by the handler's reply (--forward-to) or the listener's own decision;
-   * `first` is the earlier message it repeats, whose answer a repeat waits for.
-   */
-  async function answer(req: IncomingMessage, res: ServerResponse, body: string, message: SwitchMessage, signature: Exchange['signature'], current: Entry,
-    first: Entry | undefined, done: (exchange: Omit<Exchange, 'type' | 'at' | 'durationMs'>) => void): Promise<void> {
-    if (options.forwardTo) {
-      const relayed = await relay(options.forwardTo, req, body, message, options.forwardTimeoutMs ?? WEBHOOK_TIMEOUT_MS - 500);
-      current.answered(relayed.outcome === 'answered' ? relayed.reply : undefined);
-      const earlier = first ? await first.answer : undefined;
-      const common = {
-        signature, ...summary(message), forwardedTo: options.forwardTo, forwardStatus: relayed.handlerStatus, forwardOutcome: relayed.outcome,
-        decidedBy: 'forward', request: redactMessage(message),
-        ...(first ? { repeat: earlier && relayed.outcome === 'answered' && !sameAnswer(earlier, relayed.reply) ? 'inconsistent' as const : 'consistent' as const } : {}),
-      };
-      if (res.destroyed || res.writableEnded) {
-        return done({ ...common, status: 0, error: `the caller hung up before the handler's answer (${relayed.error ?? 'answered'})` });
-      }
-      if (relayed.outcome !== 'answered') {
-        const status = relayed.outcome === 'timeout' ? 504 : 502;
-        reply(res, status, { error: relayed.error });
-        return done({ ...common, status, error: relayed.error });
-      }
-      res.writeHead(relayed.handlerStatus!, { 'content-type': relayed.contentType ?? 'application/json' }).end(relayed.text);
-      return done({
-        ...common, status: relayed.handlerStatus!, responseCode: relayed.reply['39'], responseMessage: responseMessage(relayed.reply['39']!),
-        response: redactMessage(relayed.reply),
-      });
-    }
-
-    messagesSeen += 1;
-    if (failEvery !== undefined && messagesSeen % failEvery === 0) {
-      reply(res, 500, { error: `failing every ${failEvery}th message (webhook listen --fail-every)` });
-      return done({ status: 500, signature, ...summary(message), decidedBy: '--fail-every', error: `failed on purpose: message ${messagesSeen}, every ${failEvery}th fails`, request: redactMessage(message) });
-    }
-    // A repeat gets the first answer (once given) again, around this message's own fields (its
-    // field 7 may be new), in its ISO response MTI (0101 → 0110): or another, to test the network.
-    const earlier = first ? await first.answer : undefined;
-    if (earlier?.['39']) {
-      const code = repeats === 'consistent' ? earlier['39'] : otherCode(earlier['39']);
-      const response = responseFor(message, code);
-      if (repeats === 'consistent') {
-        if (earlier['38']) response['38'] = earlier['38'];
-        if (earlier['39'] === PARTIAL_APPROVAL_CODE && earlier['4']) response['4'] = earlier['4'];
-      }
-      current.answered(response);
-      reply(res, 200, response);
-      return done({
-        status: 200, signature, ...summary(message), responseCode: code, responseMessage: responseMessage(code), decidedBy: 'repeat', repeat: repeats,
-        request: redactMessage(message), response: redactMessage(response),
-      });
-    }
-    const decision = decide(options.rules, message, options.respond, options.defaults);
-    if (decision.delay > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => { timers.delete(timer); resolve(); }, decision.delay);
-        timers.add(timer);
-      });
-      if (res.destroyed || res.writableEnded) {
-        return done({ status: 0, signature, ...summary(message), decidedBy: decision.reason, delayMs: decision.delay, error: 'the caller hung up before the delayed answer', request: redactMessage(message) });
-      }
-    }
-    const response = responseFor(message, decision.code);
-    if (decision.approvedAmount !== undefined) response['4'] = approvedField4(decision.approvedAmount, message['49']);
-    current.answered(response);
-    reply(res, 200, response);
-    return done({
-      status: 200, signature, ...summary(message), responseCode: decision.code, responseMessage: responseMessage(decision.code),
-      decidedBy: decision.reason, ...(first ? { repeat: 'consistent' as const } : {}), delayMs: decision.delay || undefined, request: redactMessage(message), response: redactMessage(response),
-      ...(decision.approvedAmount !== undefined ? { approvedAmount: formatAmount(response['4']!, message['49'] ?? '566') } : {}),
-    });
-  }
-
-  function receivedWith(query: URLSearchParams): Received {
-    const stan = query.get('stan') ?? '';
-    const rrn = query.get('rrn') ?? '';
-    const messages = history.logsOf(stan, rrn).map(({ stan: _s, rrn: _r, ...rest }) => rest);
-    const signatures = new Set(messages.map((x) => x.signature));
-    const signature = signatures.has('invalid') ? 'invalid' : signatures.has('unchecked') || messages.length === 0 ? 'unchecked' : 'valid';
-    return { stan, rrn, deliveries: messages.length, repeats: messages.filter((x) => x.repeat !== undefined).length, signature, messages };
-  }
-
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -285,11 +182,144 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
   return {
     url: `http://${host}:${address.port}`,
     close: () => new Promise<void>((resolve) => {
-      for (const timer of timers) clearTimeout(timer);
+      for (const timer of state.timers) clearTimeout(timer);
       for (const socket of sockets) socket.destroy();
       server.close(() => resolve());
     }),
   };
+}
+
+/** One request: GET /exchanges, a status GET, or a POSTed message checked (size, signature, JSON) and answered. */
+async function handle(state: ListenerState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { options, history } = state;
+  const started = performance.now();
+  const at = new Date().toISOString();
+  const url = new URL(req.url ?? '/', 'http://listener');
+  // Under the webhook's own path too: <webhook URL>/exchanges.
+  if (req.method === 'GET' && url.pathname.endsWith('/exchanges')) return reply(res, 200, receivedWith(history, url.searchParams));
+  if (req.method === 'GET' || req.method === 'HEAD') {
+    return reply(res, 200, { status: 'listening', respond: options.respond, rules: options.rules?.rules.length ?? 0, forwardTo: options.forwardTo ?? null });
+  }
+  if (req.method !== 'POST') return reply(res, 405, { error: 'POST a switch message (JSON)' });
+  const base = { type: 'exchange' as const, at, durationMs: 0 };
+  let entry: Entry | undefined;
+  const done: Done = (exchange) => {
+    const { stan, rrn, mti, status, signature, responseCode, decidedBy, repeat } = exchange;
+    history.finish(entry, { stan, rrn, mti, status, signature, responseCode, decidedBy, repeat });
+    options.onExchange({ ...base, ...exchange, durationMs: Math.round(performance.now() - started) });
+  };
+  const body = await readBody(req);
+  if (body === undefined) {
+    const error = `the body is over the ${MAX_BODY_BYTES}-byte limit of a switch message`;
+    res.setHeader('connection', 'close');
+    reply(res, 413, { error });
+    return done({ status: 413, signature: 'unchecked', error });
+  }
+
+  let signature: Exchange['signature'] = 'unchecked';
+  if (options.secret !== undefined) {
+    const verdict = verifyRequest(options.scheme ?? 'cardctl', req.headers, options.secret, body);
+    if (!verdict.ok) {
+      reply(res, 401, { error: `invalid signature: ${verdict.reason}` });
+      return done({ status: 401, signature: 'invalid', error: verdict.reason, ...summary(tryParse(body)) });
+    }
+    signature = 'valid';
+  }
+  const message = tryParse(body);
+  if (!message) {
+    reply(res, 400, { error: 'the body is not a JSON object of switch message fields' });
+    return done({ status: 400, signature, error: 'body is not a switch message' });
+  }
+
+  const arrived = history.arrive(repeatKey(message));
+  entry = arrived.entry;
+  const delivery: Delivery = { req, res, body, message, signature, current: entry, first: arrived.first, done };
+  try {
+    await (options.forwardTo ? answerForwarded(state, options.forwardTo, delivery) : answerItself(state, delivery));
+  } finally {
+    entry.answered(undefined);
+  }
+}
+
+/** --forward-to: the operator's handler answers; its reply is relayed only when the sandbox would take it. */
+async function answerForwarded(state: ListenerState, forwardTo: string, { req, res, body, message, signature, current, first, done }: Delivery): Promise<void> {
+  const relayed = await relay(forwardTo, req, body, message, state.options.forwardTimeoutMs ?? WEBHOOK_TIMEOUT_MS - 500);
+  current.answered(relayed.outcome === 'answered' ? relayed.reply : undefined);
+  const earlier = first ? await first.answer : undefined;
+  const common = {
+    signature, ...summary(message), forwardedTo: forwardTo, forwardStatus: relayed.handlerStatus, forwardOutcome: relayed.outcome,
+    decidedBy: 'forward', request: redactMessage(message),
+    ...(first ? { repeat: earlier && relayed.outcome === 'answered' && !sameAnswer(earlier, relayed.reply) ? 'inconsistent' as const : 'consistent' as const } : {}),
+  };
+  if (res.destroyed || res.writableEnded) {
+    return done({ ...common, status: 0, error: `the caller hung up before the handler's answer (${relayed.error ?? 'answered'})` });
+  }
+  if (relayed.outcome !== 'answered') {
+    const status = relayed.outcome === 'timeout' ? 504 : 502;
+    reply(res, status, { error: relayed.error });
+    return done({ ...common, status, error: relayed.error });
+  }
+  res.writeHead(relayed.handlerStatus!, { 'content-type': relayed.contentType ?? 'application/json' }).end(relayed.text);
+  return done({
+    ...common, status: relayed.handlerStatus!, responseCode: relayed.reply['39'], responseMessage: responseMessage(relayed.reply['39']!),
+    response: redactMessage(relayed.reply),
+  });
+}
+
+/** The listener answers itself: --fail-every, then a repeat as the first time (or not), then the rules or --respond. */
+async function answerItself(state: ListenerState, { res, message, signature, current, first, done }: Delivery): Promise<void> {
+  const { options, failEvery, repeats } = state;
+  state.messagesSeen += 1;
+  if (failEvery !== undefined && state.messagesSeen % failEvery === 0) {
+    reply(res, 500, { error: `failing every ${failEvery}th message (webhook listen --fail-every)` });
+    return done({ status: 500, signature, ...summary(message), decidedBy: '--fail-every', error: `failed on purpose: message ${state.messagesSeen}, every ${failEvery}th fails`, request: redactMessage(message) });
+  }
+  // A repeat gets the first answer (once given) again, around this message's own fields (its
+  // field 7 may be new), in its ISO response MTI (0101 → 0110): or another, to test the network.
+  const earlier = first ? await first.answer : undefined;
+  if (earlier?.['39']) {
+    const code = repeats === 'consistent' ? earlier['39'] : otherCode(earlier['39']);
+    const response = responseFor(message, code);
+    if (repeats === 'consistent') {
+      if (earlier['38']) response['38'] = earlier['38'];
+      if (earlier['39'] === PARTIAL_APPROVAL_CODE && earlier['4']) response['4'] = earlier['4'];
+    }
+    current.answered(response);
+    reply(res, 200, response);
+    return done({
+      status: 200, signature, ...summary(message), responseCode: code, responseMessage: responseMessage(code), decidedBy: 'repeat', repeat: repeats,
+      request: redactMessage(message), response: redactMessage(response),
+    });
+  }
+  const decision = decide(options.rules, message, options.respond, options.defaults);
+  if (decision.delay > 0) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => { state.timers.delete(timer); resolve(); }, decision.delay);
+      state.timers.add(timer);
+    });
+    if (res.destroyed || res.writableEnded) {
+      return done({ status: 0, signature, ...summary(message), decidedBy: decision.reason, delayMs: decision.delay, error: 'the caller hung up before the delayed answer', request: redactMessage(message) });
+    }
+  }
+  const response = responseFor(message, decision.code);
+  if (decision.approvedAmount !== undefined) response['4'] = approvedField4(decision.approvedAmount, message['49']);
+  current.answered(response);
+  reply(res, 200, response);
+  return done({
+    status: 200, signature, ...summary(message), responseCode: decision.code, responseMessage: responseMessage(decision.code),
+    decidedBy: decision.reason, ...(first ? { repeat: 'consistent' as const } : {}), delayMs: decision.delay || undefined, request: redactMessage(message), response: redactMessage(response),
+    ...(decision.approvedAmount !== undefined ? { approvedAmount: formatAmount(response['4']!, message['49'] ?? '566') } : {}),
+  });
+}
+
+/** GET /exchanges?stan=S&rrn=R: what the listener received with that STAN and RRN. */
+function receivedWith(history: ExchangeHistory, query: URLSearchParams): Received {
+  const stan = query.get('stan') ?? '';
+  const rrn = query.get('rrn') ?? '';
+  const messages = history.logsOf(stan, rrn).map(({ stan: _s, rrn: _r, ...rest }) => rest);
+  const signatures = new Set(messages.map((x) => x.signature));
+  const signature = signatures.has('invalid') ? 'invalid' : signatures.has('unchecked') || messages.length === 0 ? 'unchecked' : 'valid';
+  return { stan, rrn, deliveries: messages.length, repeats: messages.filter((x) => x.repeat !== undefined).length, signature, messages };
 }
 
 /** Field 4 of a partial approval: the approved amount (major units) in minor units of the currency, 12 digits. */
@@ -344,64 +374,4 @@ function summary(message: SwitchMessage | undefined): Partial<Exchange> {
     processingCode: message['3'],
     channel: message['25'] !== undefined ? channelOfConditionCode(message['25']) : undefined,
   };
-}
-
-const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer']);
-
-type Relayed =
-  | { outcome: 'answered'; handlerStatus: number; text: string; contentType?: string; reply: SwitchMessage; error?: undefined }
-  | { outcome: Exclude<ForwardOutcome, 'answered'>; handlerStatus?: number; error: string };
-
-/** Posts the message to the handler and judges its reply by the sandbox's rules. */
-async function relay(url: string, req: IncomingMessage, body: string, message: SwitchMessage, timeoutMs: number): Promise<Relayed> {
-  const { request } = await loadUndici();
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name)) continue;
-    headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  const timedOut = `your handler did not answer within ${timeoutMs / 1000} s (timeout)`;
-  let handlerStatus: number | undefined;
-  try {
-    const res = await request(url, { method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: controller.signal });
-    handlerStatus = res.statusCode;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body) {
-      size += chunk.length;
-      if (size > MAX_REPLY_BYTES) {
-        controller.abort();
-        return { outcome: 'invalid-reply', handlerStatus, error: `your handler's reply is over ${MAX_REPLY_BYTES} bytes` };
-      }
-      chunks.push(Buffer.from(chunk));
-    }
-    const text = Buffer.concat(chunks).toString('utf8');
-    if (handlerStatus < 200 || handlerStatus >= 300) return { outcome: 'http-error', handlerStatus, error: `your handler answered HTTP ${handlerStatus}` };
-    const type = res.headers['content-type'];
-    const contentType = Array.isArray(type) ? type[0] : type;
-    if (!isJsonContentType(contentType)) {
-      return { outcome: 'invalid-reply', handlerStatus, error: `your handler's reply has content type ${contentType ? JSON.stringify(contentType.slice(0, 60)) : 'none'}, expected application/json` };
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return { outcome: 'invalid-reply', handlerStatus, error: `your handler's reply is not JSON (HTTP ${handlerStatus}, ${contentType ?? 'no content type'})` };
-    }
-    const verdict = validateReply(message, parsed);
-    if (!verdict.ok) return { outcome: 'invalid-reply', handlerStatus, error: verdict.reason.replace(/^the webhook/, 'your handler') };
-    return { outcome: 'answered', handlerStatus, text, contentType, reply: verdict.reply };
-  } catch (error) {
-    const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-    const code = err.code ?? err.cause?.code;
-    if (controller.signal.aborted || err.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-      return { outcome: 'timeout', handlerStatus, error: timedOut };
-    }
-    if (handlerStatus !== undefined) return { outcome: 'invalid-reply', handlerStatus, error: `your handler's reply broke off: ${code ?? err.message}` };
-    return { outcome: 'unreachable', error: `could not reach your handler at ${url}: ${code ?? err.message}` };
-  } finally {
-    clearTimeout(timer);
-  }
 }

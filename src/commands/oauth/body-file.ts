@@ -12,13 +12,8 @@ export async function readBodyFile(ctx: Pick<Context, 'io'>, path: string | unde
 
 /** The body in the file at `path` (a parse step's read: no stdin); `keys`: the fields it may hold. */
 export async function bodyFromFile(path: string, keys?: ReadonlySet<string>): Promise<Record<string, unknown>> {
-  const { readTextFile } = await import('../../core/text.js');
-  let text: string;
-  try {
-    text = await readTextFile(path);
-  } catch (error) {
-    throw new UsageError(`cannot read --from-file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
+  const { readNamedFile } = await import('../../core/text.js');
+  const text = await readNamedFile(path, '--from-file');
   const body = bodyObject(text, path);
   if (keys) checkBodyKeys(body, keys);
   return body;

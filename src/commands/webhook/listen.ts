@@ -125,14 +125,8 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
     }
     let rules;
     if (opts.rules) {
-      const [{ readTextFile }, { parseRules }] = await Promise.all([import('../../core/text.js'), import('../../listener/rules.js')]);
-      let text: string;
-      try {
-        text = await readTextFile(opts.rules);
-      } catch (error) {
-        throw new UsageError(`cannot read rules file ${opts.rules}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-      }
-      rules = await parseRules(text, opts.rules);
+      const [{ readNamedFile }, { parseRules }] = await Promise.all([import('../../core/text.js'), import('../../listener/rules.js')]);
+      rules = await parseRules(await readNamedFile(opts.rules, 'rules file'), opts.rules);
     }
     return { opts, port, respond, forwardTo, delay, failEvery, approvedAmount, rules };
   },
