@@ -163,7 +163,8 @@ function displayCommand(step: Step): string {
 }
 
 function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_./:=@+,%-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+  // Inside single quotes only a quote needs care: end the quoting, an escaped quote, quote again.
+  return /^[A-Za-z0-9_./:=@+,%-]+$/.test(word) ? word : `'${word.split("'").join("'\\''")}'`;
 }
 
 /** The ✓ lines a command wrote to stderr (its own summary of what happened). */
