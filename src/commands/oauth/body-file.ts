@@ -1,7 +1,6 @@
 // `--from-file FILE|-`: a JSON object whose fields flags may override (shared by oauth and users).
 import type { Context } from '../../contract/context.js';
 import { UsageError } from '../../core/errors.js';
-import { longFlag, type Flags } from '../../core/flags.js';
 
 export async function readBodyFile(ctx: Pick<Context, 'io'>, path: string | undefined): Promise<Record<string, unknown>> {
   if (path === undefined) return {};
@@ -22,15 +21,6 @@ export async function bodyFromFile(path: string, keys?: ReadonlySet<string>): Pr
 /** A --from-file body holds only the request's fields. */
 export function checkBodyKeys(body: Record<string, unknown>, keys: ReadonlySet<string>): void {
   for (const key of Object.keys(body)) if (!keys.has(key)) throw new UsageError(`--from-file: unknown field "${key}"`);
-}
-
-/** Each flag given that has a validator, checked by it (each value of a list): before any prompt or request. */
-export function checkGivenFlags(opts: Record<string, unknown>, flags: Flags): void {
-  for (const [key, spec] of Object.entries(flags)) {
-    const value = opts[key];
-    if (!('parse' in spec) || !spec.parse || value === undefined) continue;
-    for (const each of Array.isArray(value) ? value : [value]) if (typeof each === 'string') spec.parse(longFlag(key, spec), each);
-  }
 }
 
 function bodyObject(text: string, path: string): Record<string, unknown> {

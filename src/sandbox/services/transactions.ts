@@ -4,8 +4,6 @@ import type { SandboxDeps } from '../deps.js';
 import { notFound } from '../errors.js';
 import type { TransactionListQuery } from '../store/index.js';
 
-export type TransactionService = ReturnType<typeof transactionService>;
-
 export function transactionService({ store }: Pick<SandboxDeps, 'store'>) {
   return {
     /** One page, newest first, as the stored JSON of each transaction; `cardStatus` is the card's status now. */
