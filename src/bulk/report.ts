@@ -12,6 +12,7 @@
 // finished shard from one that stopped. Every other line is a row's entry: `row` is the row's
 // number in the input (1 = the first data row), the same in every shard; import's entries have
 // `line` (src/bulk/import-report.ts).
+import { isObject } from '../core/is-object.js';
 import { parseShardText } from './shard.js';
 
 export type BulkOutcome = 'done' | 'already' | 'skipped' | 'failed';
@@ -53,7 +54,7 @@ export function runHeaderLine(run: RunHeader): string {
 
 /** A line read as a run header, when it is one: every field present and well formed, no others. */
 export function parseRunHeader(value: unknown): RunHeader | undefined {
-  if (!isPlainObject(value) || Object.keys(value).length !== 1 || !isPlainObject(value.run)) return undefined;
+  if (!isObject(value) || Object.keys(value).length !== 1 || !isObject(value.run)) return undefined;
   const { verb, input, shard, source, ...rest } = value.run;
   if (Object.keys(rest).length || typeof verb !== 'string' || !/^[a-z][a-z -]*$/.test(verb) || typeof source !== 'string') return undefined;
   if (typeof input !== 'string' || !DIGEST.test(input)) return undefined;
@@ -63,14 +64,14 @@ export function parseRunHeader(value: unknown): RunHeader | undefined {
 
 /** A line read as a run's end line, when it is one. */
 export function parseRunEnd(value: unknown): RunEnd | undefined {
-  if (!isPlainObject(value) || Object.keys(value).length !== 1 || !isPlainObject(value.end)) return undefined;
+  if (!isObject(value) || Object.keys(value).length !== 1 || !isObject(value.end)) return undefined;
   const { rows } = value.end;
   return Number.isInteger(rows) && (rows as number) >= 0 && Object.keys(value.end).length === 1 ? { rows: rows as number } : undefined;
 }
 
 /** A bulk report's row entry, when the value is one. */
 export function isBulkEntry(value: unknown): value is BulkReportEntry {
-  return isPlainObject(value) && Number.isInteger(value.row) && (value.row as number) >= 1
+  return isObject(value) && Number.isInteger(value.row) && (value.row as number) >= 1
     && BULK_OUTCOMES.includes(value.outcome as BulkOutcome) && (value.id === undefined || typeof value.id === 'string');
 }
 
@@ -164,8 +165,4 @@ export function resumeRefusal(path: string, earlier: RunHeader, current: RunHead
     earlier.shard !== current.shard && `its shard is ${earlier.shard ?? 'none'}, not ${current.shard ?? 'none'}`,
   ].filter(Boolean);
   return differs.length ? `--resume ${path} is the report of another run (${describeRun(earlier)}): ${differs.join('; ')}` : undefined;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

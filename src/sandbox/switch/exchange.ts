@@ -37,7 +37,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * each HTTP call (two with a duplicate delivery) is recorded in the exchange log as the network saw it.
  */
 export async function exchangeWithWebhook(deps: SwitchDeps, config: CardProgram['webHookConfig'] | undefined, request: SwitchMessage, transactionId: string, subject?: ExchangeSubject): Promise<Exchange> {
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now;
   const baseDeadline = deps.webhook?.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const draw = deps.webhookFaults?.draw() ?? { delayMs: 0, deadlineMs: baseDeadline, duplicate: false, reset: false, replyLost: false, garbage: false };
   const faults = describeDraw(draw);

@@ -33,7 +33,7 @@ import { answerOf, applyAnswer, approvalCode, buildRecord, hop, repeatEntry, set
 import type { SwitchStore } from './store-port.js';
 
 export async function simulate(deps: SwitchDeps, institutionId: string, body: SimulateBody): Promise<SimulateEnvelope> {
-  const receivedAt = (deps.now ?? (() => new Date()))();
+  const receivedAt = deps.now();
   const institution = institutionOf(deps.store, institutionId);
   const plan = body.intent === 'reversal' ? planReversal(deps.store, institutionId, body, receivedAt) : planDebit(deps.store, institutionId, body, receivedAt);
   return run(deps, institution, plan, body.responseMode ?? 'stub', body.overrides);
@@ -41,7 +41,7 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
 
 /** A lifecycle message (sandbox extension, POST /sandbox/switch/messages): see LifecycleBody. */
 export async function simulateLifecycle(deps: SwitchDeps, institutionId: string, body: LifecycleBody): Promise<SimulateEnvelope> {
-  const receivedAt = (deps.now ?? (() => new Date()))();
+  const receivedAt = deps.now();
   const institution = institutionOf(deps.store, institutionId);
   const plan = planLinked(deps.store, institutionId, body, receivedAt);
   return run(deps, institution, plan, body.responseMode ?? 'stub', body.overrides);
@@ -54,7 +54,7 @@ function institutionOf(store: SwitchStore, institutionId: string): Institution {
 }
 
 async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode: ResponseMode, overrides: SwitchMessage | undefined): Promise<SimulateEnvelope> {
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now;
   const receivedAt = now();
   const started = performance.now();
   const { store } = deps;
@@ -111,7 +111,7 @@ interface Admitted {
  * the transaction inserted, and answered unless the webhook is to decide it.
  */
 function admit(deps: SwitchDeps, { institution, plan, mode, overrides, receivedAt, started }: Admission): Admitted {
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now;
   const { store } = deps;
   const institutionId = institution.id;
   const day = dayOf(plan.date);
@@ -184,7 +184,7 @@ function admit(deps: SwitchDeps, { institution, plan, mode, overrides, receivedA
  * background (advices.ts).
  */
 async function applyWebhookAnswer(deps: SwitchDeps, institutionId: string, plan: Plan, admitted: Admitted, exchange: Exchange, started: number): Promise<SimulateEnvelope> {
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now;
   const { store } = deps;
   const { request: clearRequest, entry } = admitted;
   const { amountMinor } = entry;
