@@ -7,7 +7,7 @@ import type { TransactionListQuery } from '../store/index.js';
 export function transactionService({ store }: Pick<SandboxDeps, 'store'>) {
   return {
     /** One page, newest first, as the stored JSON of each transaction; `cardStatus` is the card's status now. */
-    list(query: TransactionListQuery): { records: string[]; total: number } {
+    list(query: TransactionListQuery): { records: Transaction[]; total: number } {
       return store.transactions.list(query);
     },
 
