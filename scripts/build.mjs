@@ -21,7 +21,8 @@ const external = [
   'autocannon',
 ];
 
-// CommonJS dependencies bundled into ES modules may still call require() (withoutUnusedRequire).
+// CommonJS dependencies bundled into ES modules may still call require(): the banner goes in every
+// file, used or not (a createRequire costs ~10 µs; a command loads a few chunks).
 const REQUIRE_BANNER = "import { createRequire as __cardctlRequire } from 'node:module'; const require = __cardctlRequire(import.meta.url);";
 
 if (process.argv.includes('--clean')) rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
@@ -51,7 +52,7 @@ const result = await build({
 const files = [...result.outputFiles].sort((a, b) => rank(a.path) - rank(b.path));
 for (const file of files) {
   mkdirSync(dirname(file.path), { recursive: true });
-  writeAtomically(file.path, withoutUnusedRequire(file));
+  writeAtomically(file.path, file.contents);
 }
 
 // The man page (src/help/man-page.ts), from the same help source. Committed and shipped like the
@@ -65,17 +66,6 @@ function writeAtomically(path, contents) {
   const temporary = `${path instanceof URL ? path.pathname : path}.${process.pid}.tmp`;
   writeFileSync(temporary, contents);
   renameSync(temporary, path);
-}
-
-/**
- * The file's contents without the require() banner (its line kept, so the source map still fits)
- * where nothing else in the file says `require`: only a few chunks call it, and a createRequire
- * per module loaded is CPU every command pays for nothing.
- */
-function withoutUnusedRequire(file) {
-  if (!file.path.endsWith('.js') || !file.text.startsWith(REQUIRE_BANNER)) return file.contents;
-  const body = file.text.slice(REQUIRE_BANNER.length);
-  return /\brequire\b/.test(body) ? file.contents : body;
 }
 
 /** Chunks first, the entry (dist/cli.js) last. */
