@@ -7,7 +7,8 @@
 // Files are written to a temporary name and renamed into place, chunks before the entry, so a
 // cardctl process started during a rebuild never sees a half-written file. `--clean` empties
 // dist/ first (used by prepare and prepack, so a published tarball has no stale chunks).
-// Last, man/cardctl.1, the man page, rendered by the new bundle.
+// Beside it dist/paths.cjs, the user folders' rule bin/cardctl.js reads. Last, man/cardctl.1, the
+// man page, rendered by the new bundle.
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -49,7 +50,24 @@ const result = await build({
   write: false,
 });
 
-const files = [...result.outputFiles].sort((a, b) => rank(a.path) - rank(b.path));
+// The user folders' rule (src/config/paths.ts) as CommonJS for bin/cardctl.js, which needs the
+// cache folder before it loads the CLI: the same source, not a copy.
+const paths = await build({
+  entryPoints: { paths: 'src/config/paths.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+  legalComments: 'none',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  write: false,
+});
+
+const files = [...paths.outputFiles, ...result.outputFiles].sort((a, b) => rank(a.path) - rank(b.path));
 for (const file of files) {
   mkdirSync(dirname(file.path), { recursive: true });
   writeAtomically(file.path, file.contents);

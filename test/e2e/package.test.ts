@@ -41,7 +41,7 @@ describe('npm pack', () => {
   it('holds only bin/, dist/, completions/, man/, README.md, LICENSE and package.json', () => {
     const tops = new Set(entries.map((path) => (path.includes('/') ? `${path.split('/')[0]}/` : path)));
     expect([...tops].sort()).toEqual(['LICENSE', 'README.md', 'bin/', 'completions/', 'dist/', 'man/', 'package.json']);
-    expect(entries).toEqual(expect.arrayContaining(['bin/cardctl.js', 'dist/cli.js', 'completions/cardctl.bash', 'completions/_cardctl', 'completions/cardctl.fish', 'man/cardctl.1']));
+    expect(entries).toEqual(expect.arrayContaining(['bin/cardctl.js', 'dist/cli.js', 'dist/paths.cjs', 'completions/cardctl.bash', 'completions/_cardctl', 'completions/cardctl.fish', 'man/cardctl.1']));
   });
 
   it('is at most 3 MB (as npm counts them): the CLI ships once, without its source maps', () => {

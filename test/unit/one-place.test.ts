@@ -3,9 +3,9 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-/** The tracked files under `dir` whose text matches `pattern`. */
+/** The tracked TypeScript and JavaScript files under `dir` whose text matches `pattern`. */
 function filesMatching(dir: string, pattern: RegExp): string[] {
-  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', dir], { encoding: 'utf8' }).split('\n').filter((file) => file.endsWith('.ts'));
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', dir], { encoding: 'utf8' }).split('\n').filter((file) => /\.(ts|js)$/.test(file));
   return files.filter((file) => pattern.test(readFileSync(file, 'utf8')));
 }
 
@@ -22,5 +22,10 @@ describe('one place', () => {
 
   it("the switch's clock: given by its owner, never defaulted where it is read", () => {
     expect(filesMatching('src/sandbox', /\bnow \?\? \(\) => new Date\(\)|\.now \?\? \(\(\) => new Date\(\)\)/)).toEqual([]);
+  });
+
+  it("this user's folders: one rule (src/config/paths.ts), which bin/cardctl.js reads built", () => {
+    expect([...filesMatching('src', /\bhomedir\(/), ...filesMatching('bin', /\bhomedir\(/)]).toEqual(['src/config/paths.ts']);
+    expect(readFileSync('bin/cardctl.js', 'utf8')).toMatch(/require\('\.\.\/dist\/paths\.cjs'\)\.userFolder\('cache', env\)/);
   });
 });
