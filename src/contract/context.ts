@@ -1,6 +1,7 @@
 // The context every command's run() receives: io, prompter, config, env, clock, and a lazily
-// built API client. Commands never read process or console globals. This is the interface only;
-// src/app/context.ts builds it for a run, and tests build one with buffers (test/helpers/context.ts).
+// built API client. Commands never read process or console globals. The interface, and the error
+// for a selected profile that is not stored; src/app/context.ts builds the context for a run, and
+// tests build one with buffers (test/helpers/context.ts).
 import type { ApiClient, Connection, HttpLogger } from '../api/client.js';
 import type { Dialect } from '../api/dialect.js';
 import type { TokenProvider } from '../api/token-source.js';
