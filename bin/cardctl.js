@@ -33,17 +33,13 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 }
 
 /**
- * This user's cache directory for cardctl ($XDG_CACHE_HOME/cardctl, or the platform's), never the
- * package folder, which may be read-only or shared. Undefined when the directory would be made in
- * one that belongs to another user (`sudo` keeping HOME or XDG_CACHE_HOME): root never leaves a
+ * This user's cache directory for cardctl (src/config/paths.ts, built as dist/paths.cjs), never
+ * the package folder, which may be read-only or shared. Undefined when the directory would be made
+ * in one that belongs to another user (`sudo` keeping HOME or XDG_CACHE_HOME): root never leaves a
  * folder of its own in a user's home.
  */
 function compileCacheDir(env) {
-  const { homedir } = require('node:os');
-  const { isAbsolute, join } = require('node:path');
-  const dir = process.platform === 'win32' ? join(env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'), 'cardctl', 'Cache')
-    : process.platform === 'darwin' ? join(homedir(), 'Library', 'Caches', 'cardctl')
-    : join(env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(homedir(), '.cache'), 'cardctl');
+  const dir = require('../dist/paths.cjs').userFolder('cache', env);
   return !process.getuid || ownedByThisUser(dir) ? dir : undefined;
 }
 

@@ -7,7 +7,8 @@
 // Files are written to a temporary name and renamed into place, chunks before the entry, so a
 // cardctl process started during a rebuild never sees a half-written file. `--clean` empties
 // dist/ first (used by prepare and prepack, so a published tarball has no stale chunks).
-// Last, man/cardctl.1, the man page, rendered by the new bundle.
+// Beside it dist/paths.cjs, the user folders' rule bin/cardctl.js reads. Last, man/cardctl.1, the
+// man page, rendered by the new bundle.
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -22,7 +23,8 @@ const external = [
   'autocannon',
 ];
 
-// CommonJS dependencies bundled into ES modules may still call require() (withoutUnusedRequire).
+// CommonJS dependencies bundled into ES modules may still call require(): the banner goes in every
+// file, used or not (a createRequire costs ~10 µs; a command loads a few chunks).
 const REQUIRE_BANNER = "import { createRequire as __cardctlRequire } from 'node:module'; const require = __cardctlRequire(import.meta.url);";
 
 if (process.argv.includes('--clean')) rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
@@ -51,10 +53,27 @@ const result = await build({
   plugins: [artilleryProcessorPlugin],
 });
 
-const files = [...result.outputFiles].sort((a, b) => rank(a.path) - rank(b.path));
+// The user folders' rule (src/config/paths.ts) as CommonJS for bin/cardctl.js, which needs the
+// cache folder before it loads the CLI: the same source, not a copy.
+const paths = await build({
+  entryPoints: { paths: 'src/config/paths.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+  legalComments: 'none',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  write: false,
+});
+
+const files = [...paths.outputFiles, ...result.outputFiles].sort((a, b) => rank(a.path) - rank(b.path));
 for (const file of files) {
   mkdirSync(dirname(file.path), { recursive: true });
-  writeAtomically(file.path, withoutUnusedRequire(file));
+  writeAtomically(file.path, file.contents);
 }
 
 // The man page (src/help/man-page.ts), from the same help source. Committed and shipped like the
@@ -68,17 +87,6 @@ function writeAtomically(path, contents) {
   const temporary = `${path instanceof URL ? path.pathname : path}.${process.pid}.tmp`;
   writeFileSync(temporary, contents);
   renameSync(temporary, path);
-}
-
-/**
- * The file's contents without the require() banner (its line kept, so the source map still fits)
- * where nothing else in the file says `require`: only a few chunks call it, and a createRequire
- * per module loaded is CPU every command pays for nothing.
- */
-function withoutUnusedRequire(file) {
-  if (!file.path.endsWith('.js') || !file.text.startsWith(REQUIRE_BANNER)) return file.contents;
-  const body = file.text.slice(REQUIRE_BANNER.length);
-  return /\brequire\b/.test(body) ? file.contents : body;
 }
 
 /** Chunks first, the entry (dist/cli.js) last. */

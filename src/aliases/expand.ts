@@ -1,6 +1,6 @@
 // Aliases (`cardctl alias set co 'cards list --search $1'`): expanded in main() before commander
 // parses, so an alias behaves exactly like the command line it stands for.
-import type { AnyCommand, GroupDefinition } from '../app/command.js';
+import type { AnyCommand, GroupDefinition } from '../contract/command.js';
 import { UsageError } from '../core/errors.js';
 import { splitCommand } from '../output/pager.js';
 

@@ -6,9 +6,9 @@
 import type { Dispatcher } from 'undici';
 import { AuthError, CliError, UsageError } from '../core/errors.js';
 import { redactBodyText, redactHeaders, redactUrl } from '../core/redact.js';
-import { isMutation } from '../audit/mutation.js';
-import { DryRunStop, describeDryRun, type DryRunRequest } from '../audit/dry-run.js';
-import { maskCardData } from '../audit/mask.js';
+import { isMutation } from './mutation.js';
+import { DryRunStop, describeDryRun, type DryRunRequest } from './dry-run.js';
+import { maskCardData } from './mask.js';
 import { bodyText } from './body.js';
 import { parseBaseUrl } from './base-url.js';
 import { DEFAULT_DIALECT, type Dialect } from './dialect.js';
@@ -16,12 +16,6 @@ import type { Transport, TransportResponse } from './node-http.js';
 import type { ApiRequest, HttpMethod } from './request.js';
 import { interpret, retryAfterMs, toNetworkError, type ApiResponse, type ReceivedResponse } from './responses.js';
 import { loadUndici, undiciTransport } from './undici.js';
-
-/**
- * Milliseconds on a monotonic clock, for request durations. Not performance.now(): the first use
- * of the `performance` global loads perf_hooks (10 built-in modules, ~1.5 ms on Node 24).
- */
-const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
 // What the rest of the CLI imports from the client, wherever it is defined.
 export { loadUndici } from './undici.js';
@@ -242,10 +236,10 @@ export class ApiClient {
       throw new DryRunStop(shown);
     }
     if (!this.options.onExchange) return this.exchange<T>(req);
-    const started = monotonicMs();
+    const started = performance.now();
     const reason = req.reason ?? this.reason;
     const record = (status: number | null, message: string, data?: unknown) => {
-      this.options.onExchange!({ method: req.method, path: req.path, status, message, data, durationMs: Math.round(monotonicMs() - started), reason });
+      this.options.onExchange!({ method: req.method, path: req.path, status, message, data, durationMs: Math.round(performance.now() - started), reason });
     };
     try {
       const response = await this.exchange<T>(req);
@@ -353,7 +347,7 @@ export class ApiClient {
       if (body !== undefined) logger.debug(`> ${redactBodyText(body)}`);
     }
     const transport = await this.transport();
-    const started = monotonicMs();
+    const started = performance.now();
     let res: TransportResponse;
     try {
       res = await transport.send({ url, method: req.method, headers, body, timeoutMs: this.timeoutMs, signal: req.signal ?? this.options.signal });
@@ -361,11 +355,11 @@ export class ApiClient {
       if (!(req.signal ?? this.options.signal)?.aborted) this.stopPipelining();
       if (logger?.verboseEnabled) {
         const failure = toNetworkError(error, this.timeoutMs);
-        logger.verbose(`${req.method} ${redactUrl(url)} → ${failure.code} (${Math.round(monotonicMs() - started)} ms)`);
+        logger.verbose(`${req.method} ${redactUrl(url)} → ${failure.code} (${Math.round(performance.now() - started)} ms)`);
       }
       throw error;
     }
-    const durationMs = Math.round(monotonicMs() - started);
+    const durationMs = Math.round(performance.now() - started);
     const response = new RawResponse(res.statusCode, res.headers, res.body, durationMs, req.method, url, token);
     if (logger?.verboseEnabled) logger.verbose(`${req.method} ${redactUrl(url)} → ${res.statusCode} (${durationMs} ms)`);
     if (logger?.debugEnabled) {

@@ -160,11 +160,12 @@ function describeValue(value: unknown): string {
 }
 
 /**
- * The full dialect: the defaults with `overrides` on top. Every value is checked, and so is what
- * only the whole can tell (two options of one list on the same parameter; one error path inside
- * another). Throws a UsageError naming the setting.
+ * The full dialect: the defaults with `overrides` (a DialectOverrides, or what a profile stores as
+ * plain data) on top. Every value is checked, and so is what only the whole can tell (two options
+ * of one list on the same parameter; one error path inside another). Throws a UsageError naming
+ * the setting.
  */
-export function resolveDialect(overrides: DialectOverrides | undefined, name = 'dialect'): Dialect {
+export function resolveDialect(overrides: Readonly<Record<string, unknown>> | undefined, name = 'dialect'): Dialect {
   const dialect = structuredClone(DEFAULT_DIALECT) as Dialect;
   for (const [key, value] of flatten(overrides ?? {})) {
     if (!isDialectKey(key)) throw new UsageError(`${name}: unknown setting "${key}"`, { hint: `settings: ${Object.keys(DIALECT_KEYS).join(', ')}` });
@@ -209,7 +210,7 @@ export function dialectOverrides(dialect: Dialect): DialectOverrides {
 }
 
 /** The overrides with one setting changed (its default, or undefined, removes it); checked whole. */
-export function withDialectValue(overrides: DialectOverrides | undefined, key: DialectKey, value: string | number | undefined): DialectOverrides {
+export function withDialectValue(overrides: Parameters<typeof resolveDialect>[0], key: DialectKey, value: string | number | undefined): DialectOverrides {
   const dialect = resolveDialect(overrides);
   const next = value === undefined ? readPath(DEFAULT_DIALECT, key) : parseDialectValue(key, value);
   setPath(dialect, key, next);

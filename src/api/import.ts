@@ -7,7 +7,7 @@ import type { Card, ImportCardBody } from './schemas.js';
 
 export const IMPORT_PATH = '/util/cards/import';
 
-/** Imports one card. Not retried by the client: the importer decides (see src/import/runner.ts). */
+/** Imports one card. Not retried by the client: the importer decides (see src/bulk/import-runner.ts). */
 export function importCard(client: ApiClient, body: ImportCardBody, signal?: AbortSignal): Promise<ApiResponse<Partial<Card> | undefined>> {
   return client.request<Partial<Card> | undefined>({
     method: 'POST',

@@ -746,9 +746,6 @@ export const SandboxHealth = Type.Object({
 });
 export type SandboxHealth = Static<typeof SandboxHealth>;
 
-/** Envelope of answers that carry only a message (and, in the sandbox, the record). */
-export const MessageEnvelope = Type.Object({ statusCode: Type.Integer(), message: Type.String() });
-
 // ---------- webhook exchanges (sandbox extension) ----------
 
 /** One HTTP exchange of the sandbox's switch with an institution's webhook, as recorded (secrets redacted, card numbers masked). */

@@ -50,10 +50,6 @@ function exchangeNotFound(id: string) {
   };
 }
 
-export function getWebhookExchange(client: ApiClient, id: string, signal?: AbortSignal): Promise<ApiResponse<WebhookExchange>> {
-  return client.request<WebhookExchange>({ method: 'GET', path: `${EXCHANGES}/${encodeURIComponent(id)}`, signal }).catch(exchangeNotFound(id));
-}
-
 export interface ReplayOptions {
   /** Another http(s) URL than the program's webhook. */
   to?: string;

@@ -1,6 +1,6 @@
 // The CLI, the entry of dist/cli.js (bin/cardctl.js loads it): cardctl over every command
 // definition, and the man page the build renders from them.
-import type { ArgumentSpec, CommandDefinition } from './command.js';
+import type { ArgumentSpec, CommandDefinition } from '../contract/command.js';
 import type { Flags } from '../core/flags.js';
 import { buildProgram, type MainDeps, parseCommand as parseWith, PROGRAM_EXAMPLES, runCli, wholeTree } from './run-cli.js';
 

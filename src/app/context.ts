@@ -1,8 +1,7 @@
-// The context every command receives: io, prompter, config, env, clock, and a lazily built
-// API client. Commands never read process or console globals; tests build a context
-// with buffers (test/helpers/context.ts).
+// Builds the context a command's run() receives (its interface: src/contract/context.ts) from
+// the streams, the environment and the global flags of one run.
 import type { Dispatcher } from 'undici';
-import type { ApiClient, Connection, HttpLogger } from '../api/client.js';
+import type { ApiClient } from '../api/client.js';
 import { DEFAULT_DIALECT, resolveDialect, type Dialect } from '../api/dialect.js';
 import type { TokenProvider } from '../api/token-source.js';
 import { ConfigStore, DEFAULT_PROFILE } from '../config/store.js';
@@ -11,7 +10,7 @@ import { escapeControls } from '../output/format.js';
 import { Renderer, parseOutputFormat } from '../output/renderer.js';
 import { createStyle, type Style } from '../output/style.js';
 import { choosePager } from '../output/pager.js';
-import { AuthError, NotFoundError, UsageError } from '../core/errors.js';
+import { AuthError, UsageError } from '../core/errors.js';
 import { decideCanPrompt, decideColor, type IOStreams } from '../core/io.js';
 import { NoPrompter, type Prompter } from '../core/prompter.js';
 import { InquirerPrompter } from './prompter.js';
@@ -20,40 +19,7 @@ import type { Flags } from '../core/flags.js';
 import type { RunOrigin } from '../audit/record.js';
 import type { GlobalOptions } from '../core/global-flags.js';
 import type { Clock, Env, Settings } from '../config/settings.js';
-
-export type { Clock, Env, Settings } from '../config/settings.js';
-
-/** Flags every command accepts (declared once on the root program). */
-export type { GlobalOptions } from '../core/global-flags.js';
-
-export interface Context {
-  io: IOStreams;
-  env: Env;
-  clock: Clock;
-  prompter: Prompter;
-  config: ConfigStore;
-  globals: GlobalOptions;
-  style: Style;
-  settings(): Settings;
-  output(overrides?: { wide?: boolean }): Renderer;
-  /** The API client for the selected profile, built on first use. */
-  client(): Promise<ApiClient>;
-  /** The deployment dialect of the selected profile (the default, with the profile's settings on top). */
-  dialect(): Dialect;
-  /** The bearer token of the selected profile (renewed first when it comes from client credentials). */
-  accessToken: TokenProvider;
-  /** How this run connects (timeout, retries, TLS, logging, Ctrl-C), for a client of another base URL. */
-  connection(): Connection;
-  log: Logger;
-  /** Aborted on Ctrl-C; long-running commands pass it to requests and loops. */
-  signal: AbortSignal;
-}
-
-export interface Logger extends HttpLogger {
-  warn(line: string): void;
-  /** A note for people on stderr; silent with --quiet. `emphasis` styles it after its control characters are made visible. */
-  info(line: string, emphasis?: 'dim' | 'bold'): void;
-}
+import { missingProfile, type Context, type Logger } from '../contract/context.js';
 
 export interface ContextInit {
   io: IOStreams;
@@ -225,10 +191,10 @@ export function createContext(init: ContextInit): Context {
         }
         const [{ ApiClient }, guard, { journalRecorder, knownSecrets }, { Journal }, { formatDryRun }] = await Promise.all([
           import('../api/client.js'),
-          import('./guard.js'),
+          import('../contract/guard.js'),
           import('../audit/record.js'),
           import('../audit/journal.js'),
-          import('../audit/dry-run.js'),
+          import('../api/dry-run.js'),
         ]);
         // Profile policies apply to every command that talks to the API.
         guard.assertProfileExplicit(ctx);
@@ -265,30 +231,6 @@ export function createContext(init: ContextInit): Context {
     },
   };
   return ctx;
-}
-
-/**
- * A profile named with -p / CARDCTL_PROFILE, or made current, must exist: a typo is not an empty
- * profile. The error for the selected profile when it is not stored, else undefined. (Commands
- * that create profiles, such as login, do not ask.)
- */
-export function missingProfile(ctx: Pick<Context, 'settings' | 'config' | 'globals'>): NotFoundError | undefined {
-  const s = ctx.settings();
-  const named = s.profileExplicit ? s.profileName : ctx.config.read().currentProfile;
-  if (named === undefined || ctx.config.getProfile(named)) return undefined;
-  return noSuchProfile(ctx.config, named, s.profileExplicit ? (ctx.globals.profile !== undefined ? '-p' : 'CARDCTL_PROFILE') : 'current');
-}
-
-/** The error for a profile name that is not in the config file, listing the ones that are. */
-export function noSuchProfile(config: ConfigStore, name: string, from: '-p' | 'CARDCTL_PROFILE' | 'current'): NotFoundError {
-  const names = config.profileNames();
-  const where = from === 'current' ? `the current profile "${name}"` : from === '-p' ? `profile "${name}"` : `profile "${name}" (from CARDCTL_PROFILE)`;
-  return new NotFoundError(`${where} does not exist`, {
-    code: 'NO_SUCH_PROFILE',
-    hint: names.length
-      ? `stored profiles: ${names.join(', ')}${from === 'current' ? '; choose one with `cardctl profile use NAME`' : ''}`
-      : 'no profiles yet: run `cardctl login`',
-  });
 }
 
 function pagerFor(io: IOStreams, env: Env, globals: GlobalOptions, output: OutputFormat): { command: string; env: Env } | undefined {

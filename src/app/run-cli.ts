@@ -4,13 +4,14 @@
 import { Command, CommanderError, type OutputConfiguration } from 'commander';
 import type { Dispatcher } from 'undici';
 import { builtinNames, expandAlias } from '../aliases/expand.js';
-import { DryRunStop } from '../audit/dry-run.js';
+import { DryRunStop } from '../api/dry-run.js';
 import { ConfigStore } from '../config/store.js';
-import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, isGroup, type RunInput, type RunOrigin } from './command.js';
+import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, isGroup, type RunInput, type RunOrigin } from '../contract/command.js';
 import { COMMAND_LOADERS } from '../commands/routes.js';
 import { addFlags, type Flags } from '../core/flags.js';
 import { GLOBAL_FLAGS } from '../core/global-flags.js';
-import { createContext, type Env, type GlobalOptions } from './context.js';
+import { createContext } from './context.js';
+import type { Env, GlobalOptions } from '../contract/context.js';
 import { CliError, ExitCode, InterruptedError, UsageError, toCliError } from '../core/errors.js';
 import { systemIO, type IOStreams } from '../core/io.js';
 import type { Prompter } from '../core/prompter.js';

@@ -303,5 +303,3 @@ export function affectedIds(path: string, data: unknown): string[] {
   }
   return [...ids];
 }
-
-export { isMutation } from './mutation.js';

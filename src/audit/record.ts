@@ -1,6 +1,5 @@
 // Feeds the audit journal from the API client's onExchange hook: one line per logical mutating
 // request. A journal that cannot be written warns once and never fails the command.
-import type { Exchange } from '../api/client.js';
 import { fsReason } from '../core/errors.js';
 import { flagWords, takesValue, type FlagSpec, type Flags } from '../core/flags.js';
 import { REDACTED, maskPan, redactBodyText } from '../core/redact.js';
@@ -119,12 +118,28 @@ export interface RunFacts {
 }
 
 /**
+ * What the journal reads of one logical mutating request: the API client's onExchange hands it
+ * (its Exchange has these members, which the composition root's wiring checks); no headers, no bodies.
+ */
+export interface ExchangeFacts {
+  method: string;
+  path: string;
+  /** null when no answer arrived (network failure). */
+  status: number | null;
+  message: string;
+  data?: unknown;
+  durationMs: number;
+  /** The request's reason, when it gave one. */
+  reason?: string;
+}
+
+/**
  * The API client's onExchange hook: one journal line per mutating call, from the facts of the
  * run and of the call (its reason included). The sink is opened on the first line; a journal that
  * cannot be written warns once and never fails the command. While a bulk run holds the journal
  * (holdJournal), the lines of one turn of the event loop are written together at its end.
  */
-export function journalRecorder(openSink: () => JournalSink, run: RunFacts, warn: (line: string) => void): (exchange: Exchange) => void {
+export function journalRecorder(openSink: () => JournalSink, run: RunFacts, warn: (line: string) => void): (exchange: ExchangeFacts) => void {
   let warned = false;
   let sink: JournalSink | undefined;
   const command = commandLine(run.argv, run.flags);
@@ -197,7 +212,7 @@ function flushWaiting(): void {
  * recorder writes the lines of one turn of the event loop in one write at its end (and at exit)
  * instead of one write each; release writes what is waiting. With 8 answers read from a socket
  * at once that is a write per 8 cards, and a SIGKILL can cost the journal the entries of the
- * last turn, as it can the last batch of the report (src/import/report.ts).
+ * last turn, as it can the last batch of the report (src/bulk/import-report.ts).
  */
 export function holdJournal(): () => void {
   if (holds++ === 0) process.on('exit', flushWaiting);

@@ -3,7 +3,7 @@
 // their first bytes (`{` NDJSON, `[` a JSON array, a comma on the first line CSV, else ids), so
 // `cards list --all -o ndjson | … --from-file -` and `cards list -q | … --from-file -` both work.
 import { Readable } from 'node:stream';
-import { formatFromPath, readIdRows, readImportRows, type CsvOptions, type SourceRow } from '../import/readers.js';
+import { formatFromPath, readIdRows, readImportRows, type CsvOptions, type SourceRow } from './readers.js';
 import type { BulkFormat } from './formats.js';
 import { SetupError, UsageError } from '../core/errors.js';
 

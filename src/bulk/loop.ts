@@ -4,8 +4,8 @@
 // Ctrl-C only for a while, then it aborts the requests). What a row's work is, and how its
 // outcome is recorded, belongs to the caller.
 import { setMaxListeners } from 'node:events';
-import type { SourceRow } from '../import/readers.js';
-import type { ReportWriter } from '../import/report.js';
+import type { SourceRow } from './readers.js';
+import type { ReportWriter } from './import-report.js';
 
 /**
  * What a run over many rows is given, whoever runs it (`import`, a bulk card verb): the rows, how

@@ -1,5 +1,5 @@
 // The report of a run over many rows (`import`, and the bulk card verbs): NDJSON, one entry per
-// row settled, written in batches by the import's report writer (src/import/report.ts says how
+// row settled, written in batches by the import's report writer (src/bulk/import-report.ts says how
 // much a killed run can miss, and why redoing those rows is safe).
 //
 // A report belongs to one verb and one input, and says so on its first line, always:
@@ -11,7 +11,8 @@
 // {"end":{"rows":N}} (N: every row of the input, in its shard or not), so that a merge can tell a
 // finished shard from one that stopped. Every other line is a row's entry: `row` is the row's
 // number in the input (1 = the first data row), the same in every shard; import's entries have
-// `line` (src/import/report.ts).
+// `line` (src/bulk/import-report.ts).
+import { isObject } from '../core/is-object.js';
 import { parseShardText } from './shard.js';
 
 export type BulkOutcome = 'done' | 'already' | 'skipped' | 'failed';
@@ -53,7 +54,7 @@ export function runHeaderLine(run: RunHeader): string {
 
 /** A line read as a run header, when it is one: every field present and well formed, no others. */
 export function parseRunHeader(value: unknown): RunHeader | undefined {
-  if (!isPlainObject(value) || Object.keys(value).length !== 1 || !isPlainObject(value.run)) return undefined;
+  if (!isObject(value) || Object.keys(value).length !== 1 || !isObject(value.run)) return undefined;
   const { verb, input, shard, source, ...rest } = value.run;
   if (Object.keys(rest).length || typeof verb !== 'string' || !/^[a-z][a-z -]*$/.test(verb) || typeof source !== 'string') return undefined;
   if (typeof input !== 'string' || !DIGEST.test(input)) return undefined;
@@ -63,14 +64,14 @@ export function parseRunHeader(value: unknown): RunHeader | undefined {
 
 /** A line read as a run's end line, when it is one. */
 export function parseRunEnd(value: unknown): RunEnd | undefined {
-  if (!isPlainObject(value) || Object.keys(value).length !== 1 || !isPlainObject(value.end)) return undefined;
+  if (!isObject(value) || Object.keys(value).length !== 1 || !isObject(value.end)) return undefined;
   const { rows } = value.end;
   return Number.isInteger(rows) && (rows as number) >= 0 && Object.keys(value.end).length === 1 ? { rows: rows as number } : undefined;
 }
 
 /** A bulk report's row entry, when the value is one. */
 export function isBulkEntry(value: unknown): value is BulkReportEntry {
-  return isPlainObject(value) && Number.isInteger(value.row) && (value.row as number) >= 1
+  return isObject(value) && Number.isInteger(value.row) && (value.row as number) >= 1
     && BULK_OUTCOMES.includes(value.outcome as BulkOutcome) && (value.id === undefined || typeof value.id === 'string');
 }
 
@@ -98,7 +99,7 @@ export async function readRunReport<E>(
 ): Promise<{ run?: RunHeader; torn: number }> {
   const { existsSync, createReadStream, statSync } = await import('node:fs');
   if (!existsSync(path)) return { torn: 0 };
-  const { readLines, ImportFileError } = await import('../import/readers.js');
+  const { readLines, ImportFileError } = await import('./readers.js');
   const input = createReadStream(path);
   let run: RunHeader | undefined;
   let torn = 0;
@@ -164,8 +165,4 @@ export function resumeRefusal(path: string, earlier: RunHeader, current: RunHead
     earlier.shard !== current.shard && `its shard is ${earlier.shard ?? 'none'}, not ${current.shard ?? 'none'}`,
   ].filter(Boolean);
   return differs.length ? `--resume ${path} is the report of another run (${describeRun(earlier)}): ${differs.join('; ')}` : undefined;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

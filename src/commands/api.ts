@@ -1,6 +1,6 @@
-import { defineCommand } from '../app/command.js';
+import { defineCommand } from '../contract/command.js';
 import { defineFlags, type FlagValues } from '../core/flags.js';
-import type { Context } from '../app/context.js';
+import type { Context } from '../contract/context.js';
 import { UsageError } from '../core/errors.js';
 import type { HttpMethod } from '../api/client.js';
 
@@ -54,7 +54,7 @@ activate/deactivate GETs) ask for confirmation like any other write: type the pa
     const call = await withStdinBody(ctx, parsed);
     // A write through `api` is a write like any other: on production it needs the same
     // confirmation (typed, or --yes --confirm-production), before anything is sent.
-    const [{ isMutation }, guard] = await Promise.all([import('../audit/mutation.js'), import('../app/guard.js')]);
+    const [{ isMutation }, guard] = await Promise.all([import('../api/mutation.js'), import('../contract/guard.js')]);
     if (isMutation(call.method, call.path) && guard.isProduction(ctx)) {
       const path = call.path.split('?')[0]!;
       await guard.confirmDestructive(ctx, { description: `send ${call.method} ${path}`, typedConfirmation: path, typedLabel: `the path (${path})` });

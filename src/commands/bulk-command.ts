@@ -5,11 +5,11 @@
 import type { Readable } from 'node:stream';
 import type { BulkAction, BulkRunResult } from '../bulk/runner.js';
 import { formatShard, MAX_SHARDS, parseShardText, type Shard } from '../bulk/shard.js';
-import type { Context } from '../app/context.js';
+import type { Context } from '../contract/context.js';
 import { defineFlags, type FlagValues } from '../core/flags.js';
 import { CliError, InterruptedError, PartialFailureError, UsageError } from '../core/errors.js';
 import { validatePositiveInt } from '../core/validate.js';
-import type { SourceRow } from '../import/readers.js';
+import type { SourceRow } from '../bulk/readers.js';
 import { BULK_FORMATS } from '../bulk/formats.js';
 import { escapeControls, terminalLine } from '../output/format.js';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY, concurrencyHelp } from '../bulk/defaults.js';
@@ -122,7 +122,7 @@ export async function runBulkCommand<T>(ctx: Context, opts: BulkOptions, command
   const shard = parseShard(opts.shard);
   const { createReadStream } = await import('node:fs');
   const { bulkFormatFromPath, readBulkRows, sniffFormat, streamedFile, takeInput, textDigest } = await import('../bulk/input.js');
-  const { ImportFileError } = await import('../import/readers.js');
+  const { ImportFileError } = await import('../bulk/readers.js');
   const fromStdin = opts.fromFile === '-';
   const path = command.rows ? undefined : opts.fromFile;
   let streamed = fromStdin || (path !== undefined && await streamedFile(path));
@@ -237,7 +237,7 @@ async function runBound<T>(ctx: Context, command: BulkCommand<T>, prepared: Boun
     return;
   }
 
-  const { isProduction, confirmDestructive } = await import('../app/guard.js');
+  const { isProduction, confirmDestructive } = await import('../contract/guard.js');
   if (isProduction(ctx) || command.askOnSandbox) {
     // Production: the operator types the number of cards (counted as a real run would send them).
     const canCount = isProduction(ctx) && !ctx.globals.yes && ctx.io.canPrompt;
@@ -253,7 +253,7 @@ async function runBound<T>(ctx: Context, command: BulkCommand<T>, prepared: Boun
   }
 
   const { createRowProgress, expectedRows } = await import('../bulk/progress.js');
-  const { openReport } = await import('../import/report.js');
+  const { openReport } = await import('../bulk/import-report.js');
   const quiet = Boolean(ctx.globals.quiet);
   let total = command.rows?.values.length ?? await expectedRows(prepared.rowsFile, prepared.format, quiet);
   if (shard && total) total = Math.ceil(Math.max(0, total - shard.index + 1) / shard.count);

@@ -3,8 +3,8 @@
 // Nothing of the user's is touched: the commands run with a throwaway config and data directory
 // that point at the sandbox, and both are removed at the end.
 import { Renderer, type Column } from '../output/renderer.js';
-import { defineCommand } from '../app/command.js';
-import type { Context, Env } from '../app/context.js';
+import { defineCommand } from '../contract/command.js';
+import type { Context, Env } from '../contract/context.js';
 import { CliError, ExitCode, InterruptedError, type ExitCodeValue } from '../core/errors.js';
 import { bufferedIO } from '../core/buffered-io.js';
 import { ConfigStore } from '../config/store.js';
@@ -163,7 +163,8 @@ function displayCommand(step: Step): string {
 }
 
 function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_./:=@+,%-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+  // Inside single quotes only a quote needs care: end the quoting, an escaped quote, quote again.
+  return /^[A-Za-z0-9_./:=@+,%-]+$/.test(word) ? word : `'${word.split("'").join("'\\''")}'`;
 }
 
 /** The ✓ lines a command wrote to stderr (its own summary of what happened). */

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import type { Check } from '../core/check.js';
-import { defineCommand } from '../app/command.js';
-import type { Context } from '../app/context.js';
+import { defineCommand } from '../contract/command.js';
+import type { Context } from '../contract/context.js';
 import { AuthError, CliError, ExitCode } from '../core/errors.js';
 import { redactUserinfo } from '../core/redact.js';
 import { escapeControls } from '../output/format.js';

@@ -1,7 +1,7 @@
 // What both ways of `import` share: its flags, one card's fields, and the API key the endpoint needs.
 import { bodyFields, defineFlags, type FlagValues } from '../core/flags.js';
 import { CARD_FLAGS, CARDHOLDER_FLAGS, placeFlags, REASON_MAX_LENGTH } from './card-flags.js';
-import type { Context } from '../app/context.js';
+import type { Context } from '../contract/context.js';
 import { AuthError } from '../core/errors.js';
 import { BULK_FLAGS } from './bulk-command.js';
 

@@ -1,10 +1,10 @@
 // `import --from-file`: the file bound to its report, checked, confirmed in production, and its rows sent.
-import type { Context } from '../app/context.js';
+import type { Context } from '../contract/context.js';
 import { CliError, InterruptedError, PartialFailureError, UsageError } from '../core/errors.js';
 import { runReport, type RowRunSettings } from './bulk-command.js';
-import type { ImportFormat, SourceRow } from '../import/readers.js';
-import type { ReportEntry } from '../import/report.js';
-import type { ImportRunResult, ImportStats, SendResult } from '../import/runner.js';
+import type { ImportFormat, SourceRow } from '../bulk/readers.js';
+import type { ReportEntry } from '../bulk/import-report.js';
+import type { ImportRunResult, ImportStats, SendResult } from '../bulk/import-runner.js';
 import { requireApiKey, type ImportOptions } from './import-common.js';
 import { escapeControls, terminalLine } from '../output/format.js';
 
@@ -13,7 +13,7 @@ const IMPORT_STDIN_ROWS = 'CSV or NDJSON rows in, one card a row, e.g. cat cards
 
 /** The file's format: --format, else its extension (stdin needs --format). */
 export async function importFormat(opts: Pick<ImportOptions, 'fromFile' | 'format'>): Promise<ImportFormat> {
-  const { formatFromPath } = await import('../import/readers.js');
+  const { formatFromPath } = await import('../bulk/readers.js');
   const fromStdin = opts.fromFile === '-';
   const format = opts.format ?? (fromStdin ? undefined : formatFromPath(opts.fromFile!));
   if (!format) {
@@ -46,11 +46,11 @@ async function importBound(
 ): Promise<void> {
   const { format, streamed, reportPath, resume, bound } = input;
   const fromStdin = opts.fromFile === '-';
-  const { readImportRows, ImportFileError } = await import('../import/readers.js');
+  const { readImportRows, ImportFileError } = await import('../bulk/readers.js');
   const { createReadStream } = await import('node:fs');
   /** The rows' bytes: the bound file when there is one, else the file or stdin (read once). */
   const openInput = () => bound ? createReadStream(bound.path) : input.stdin ?? createReadStream(opts.fromFile!);
-  const { openReport, readReport: readReportFile } = await import('../import/report.js');
+  const { openReport, readReport: readReportFile } = await import('../bulk/import-report.js');
   const { resumeRefusal, runHeaderLine, RunReportError } = await import('../bulk/report.js');
   const header = reportPath ? { verb: 'import', input: bound!.digest, source: fromStdin ? 'stdin' : opts.fromFile! } : undefined;
   const readReport = async (path: string) => {
@@ -64,9 +64,9 @@ async function importBound(
       throw error;
     }
   };
-  const { IMPORT_FIELD_PATHS } = await import('../import/row.js');
-  const validateAll = async (done?: ReadonlyMap<string, unknown>, onProblem?: (p: import('../import/validate-file.js').RowProblem) => void) => {
-    const { validateImportFile } = await import('../import/validate-file.js');
+  const { IMPORT_FIELD_PATHS } = await import('../bulk/row.js');
+  const validateAll = async (done?: ReadonlyMap<string, unknown>, onProblem?: (p: import('../bulk/validate-file.js').RowProblem) => void) => {
+    const { validateImportFile } = await import('../bulk/validate-file.js');
     const source = openInput();
     try {
       return await validateImportFile(readImportRows(source, format, { columns: IMPORT_FIELD_PATHS, encoding: opts.encoding }) as AsyncIterable<SourceRow>, { defaults: { institutionId: run.institutionId }, allowWeakPin: opts.allowWeakPin, now: ctx.clock.now(), done, onProblem });
@@ -79,11 +79,11 @@ async function importBound(
   };
   if (ctx.globals.dryRun) {
     // Each invalid row is printed as it is found; the verdict keeps only the first ones.
-    const printProblem = (p: import('../import/validate-file.js').RowProblem) => ctx.io.err(`${terminalLine(`invalid: line ${p.line}${p.realId ? ` (${p.realId})` : ''}: ${p.error}`)}\n`);
+    const printProblem = (p: import('../bulk/validate-file.js').RowProblem) => ctx.io.err(`${terminalLine(`invalid: line ${p.line}${p.realId ? ` (${p.realId})` : ''}: ${p.error}`)}\n`);
     return dryRunFile(ctx, opts, await validateAll(resume ? (await readReport(reportPath!)).done : undefined, printProblem));
   }
   requireApiKey(ctx);
-  const { isProduction, confirmDestructive } = await import('../app/guard.js');
+  const { isProduction, confirmDestructive } = await import('../contract/guard.js');
   if (isProduction(ctx)) {
     if (!ctx.globals.yes && ctx.io.canPrompt && streamed) {
       throw new UsageError(`an import from ${fromStdin ? 'stdin' : 'a pipe'} into production cannot be counted and confirmed on a terminal`, { hint: 'import from a file, or pass --yes --confirm-production' });
@@ -98,7 +98,7 @@ async function importBound(
     });
   }
 
-  const { runImport, outcomeLabel } = await import('../import/runner.js');
+  const { runImport, outcomeLabel } = await import('../bulk/import-runner.js');
   const { createRowProgress, expectedRows } = await import('../bulk/progress.js');
   const { importCard, cardIdOf, findImportedCard } = await import('../api/import.js');
 
@@ -177,7 +177,7 @@ async function importBound(
 }
 
 /** --dry-run of a file: every invalid row on stderr, the counts on stdout; exit 8 when any row is invalid. */
-async function dryRunFile(ctx: Context, opts: ImportOptions, verdict: import('../import/validate-file.js').FileVerdict): Promise<void> {
+async function dryRunFile(ctx: Context, opts: ImportOptions, verdict: import('../bulk/validate-file.js').FileVerdict): Promise<void> {
   const json = ctx.settings().output === 'json' || ctx.settings().output === 'ndjson';
   const { problems, ...counts } = verdict;
   await ctx.output().record(json ? { dryRun: true, ...counts, errors: problems } : { dryRun: true, ...counts });

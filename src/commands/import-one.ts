@@ -1,17 +1,17 @@
 // `import` of one card given as flags: fields asked for or checked, the default PIN read, the card sent.
-import type { Context } from '../app/context.js';
+import type { Context } from '../contract/context.js';
 import { CliError, InterruptedError, PartialFailureError, UsageError } from '../core/errors.js';
 import type { RowRunSettings } from './bulk-command.js';
-import type { SourceRow } from '../import/readers.js';
-import type { ReportEntry } from '../import/report.js';
-import type { SendResult } from '../import/runner.js';
+import type { SourceRow } from '../bulk/readers.js';
+import type { ReportEntry } from '../bulk/import-report.js';
+import type { SendResult } from '../bulk/import-runner.js';
 import { CARD_FIELDS, requireApiKey, type ImportOptions } from './import-common.js';
 
 /** Fields an import body may leave empty: not asked for, sent as "". */
 const OPTIONAL_FIELDS = new Set(['middleName', 'addressLine2']);
 
 export async function importOne(ctx: Context, opts: ImportOptions, settings: RowRunSettings, institutionId?: string): Promise<void> {
-  const [{ setPath }, { IMPORT_FIELD_PATHS, validateImportRow }] = await Promise.all([import('../core/object-path.js'), import('../import/row.js')]);
+  const [{ setPath }, { IMPORT_FIELD_PATHS, validateImportRow }] = await Promise.all([import('../core/object-path.js'), import('../bulk/row.js')]);
   const value: Record<string, unknown> = {};
   const missing: string[] = [];
   // Asked for (and named when missing) in the body's own order: the card's identity, its
@@ -50,12 +50,12 @@ export async function importOne(ctx: Context, opts: ImportOptions, settings: Row
     return;
   }
   requireApiKey(ctx);
-  const { confirmDestructive, isProduction } = await import('../app/guard.js');
+  const { confirmDestructive, isProduction } = await import('../contract/guard.js');
   if (isProduction(ctx)) {
     await confirmDestructive(ctx, { description: `import card ${verdict.body.realId}`, typedConfirmation: '1', typedLabel: 'the number of cards to import (1)' });
   }
 
-  const { runImport } = await import('../import/runner.js');
+  const { runImport } = await import('../bulk/import-runner.js');
   const { importCard, cardIdOf, findImportedCard } = await import('../api/import.js');
   const client = (await ctx.client()).withReason(opts.reason);
   let settled: { entry: ReportEntry; result?: SendResult; error?: unknown } | undefined;
@@ -88,7 +88,7 @@ export async function importOne(ctx: Context, opts: ImportOptions, settings: Row
  * step): a field left out is asked for on a terminal or named as missing by importOne.
  */
 export async function checkGivenFields(opts: ImportOptions, now: Date): Promise<void> {
-  const [{ setPath }, { validateImportRow }] = await Promise.all([import('../core/object-path.js'), import('../import/row.js')]);
+  const [{ setPath }, { validateImportRow }] = await Promise.all([import('../core/object-path.js'), import('../bulk/row.js')]);
   const value: Record<string, unknown> = { active: opts.active ?? true, returnSecure: Boolean(opts.returnSecure) };
   const given = new Set<string>();
   for (const f of CARD_FIELDS) {

@@ -1,9 +1,9 @@
-import { defineCommand } from '../app/command.js';
-import type { Context } from '../app/context.js';
+import { defineCommand } from '../contract/command.js';
+import type { Context } from '../contract/context.js';
 import { UsageError } from '../core/errors.js';
 import { parseConcurrency, rowRunSettings } from './bulk-command.js';
 import { importFile, importFormat } from './import-file.js';
-import type { ImportFormat } from '../import/readers.js';
+import type { ImportFormat } from '../bulk/readers.js';
 import { CARD_FIELDS, IMPORT_FLAGS, type ImportOptions } from './import-common.js';
 import { checkGivenFields, importOne } from './import-one.js';
 

@@ -2,8 +2,8 @@
 // conflict, --all streaming with back-pressure, the next-page hint and --wide are the same for all.
 import type { Pagination } from '../api/client.js';
 import { DEFAULT_DIALECT } from '../api/dialect.js';
-import { type CommandDefinition, defineCommand, type McpRule, type McpUse } from '../app/command.js';
-import type { Context } from '../app/context.js';
+import { type CommandDefinition, defineCommand, type McpRule, type McpUse } from '../contract/command.js';
+import type { Context } from '../contract/context.js';
 import { UsageError } from '../core/errors.js';
 import { defineFlags, type Flags, type FlagValues } from '../core/flags.js';
 import { validatePaging } from '../core/validate.js';

@@ -1,7 +1,7 @@
-import { defineCommand } from '../app/command.js';
+import { defineCommand } from '../contract/command.js';
 import { defineFlags, longFlag, type FlagValues } from '../core/flags.js';
 import { GLOBAL_FLAGS } from '../core/global-flags.js';
-import type { Context, GlobalOptions } from '../app/context.js';
+import type { Context, GlobalOptions } from '../contract/context.js';
 import { UsageError } from '../core/errors.js';
 import { normaliseBaseUrl } from '../core/validate.js';
 import { checkCredential, credentialProblem } from '../core/credentials.js';

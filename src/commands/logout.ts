@@ -1,5 +1,5 @@
-import { defineCommand } from '../app/command.js';
-import { confirmAction } from '../app/confirm.js';
+import { defineCommand } from '../contract/command.js';
+import { confirmAction } from '../contract/confirm.js';
 import { NotFoundError } from '../core/errors.js';
 
 export default defineCommand({

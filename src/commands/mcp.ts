@@ -1,7 +1,7 @@
 // `cardctl mcp`: a Model Context Protocol server over stdio for the profile in use, whose tools are
 // the command definitions themselves (src/mcp/): reads always, simulations on a sandbox, changes
 // only for the groups the person names with --allow-write.
-import { defineCommand } from '../app/command.js';
+import { defineCommand } from '../contract/command.js';
 import { UsageError } from '../core/errors.js';
 
 export default defineCommand({
@@ -48,7 +48,7 @@ notes go to stderr. See \`cardctl help mcp\`.`,
   },
   async run(ctx, input) {
     const [{ missingProfile }, { assertProfileExplicit, isProduction }, { isSandbox }, { toolsInScope }, { serveMcp }] = await Promise.all([
-      import('../app/context.js'), import('../app/guard.js'), import('../pin/key.js'), import('../mcp/tools.js'), import('../mcp/server.js'),
+      import('../contract/context.js'), import('../contract/guard.js'), import('../pin/key.js'), import('../mcp/tools.js'), import('../mcp/server.js'),
     ]);
     const missing = missingProfile(ctx);
     if (missing) throw missing;

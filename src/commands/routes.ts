@@ -3,7 +3,7 @@
 // builds only that part of the command tree (src/app/run-cli.ts); anything else (help, a global flag
 // first, an alias of a group, a user alias) loads the whole tree from commands/index.ts.
 // test/unit/cli.test.ts checks that each loader gives the definition its key names.
-import type { AnyCommand, GroupDefinition } from '../app/command.js';
+import type { AnyCommand, GroupDefinition } from '../contract/command.js';
 
 type Node = AnyCommand | GroupDefinition;
 const definition = (mod: { default: Node }): Node => mod.default;

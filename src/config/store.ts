@@ -6,7 +6,6 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliError, SetupError, UsageError } from '../core/errors.js';
-import type { DialectOverrides } from '../api/dialect.js';
 import type { OutputFormat } from '../core/output-format.js';
 import { configDir } from './paths.js';
 
@@ -42,8 +41,11 @@ export interface Profile {
   requireExplicitProfile?: boolean;
   /** Require --reason for production deactivations. */
   requireReason?: boolean;
-  /** How the deployment differs from the default dialect (src/api/dialect.ts): only the settings that differ. */
-  dialect?: DialectOverrides;
+  /**
+   * How the deployment differs from the default dialect: only the settings that differ. Plain data
+   * here; resolveDialect (src/api/dialect.ts) checks it whole wherever it is used.
+   */
+  dialect?: Readonly<Record<string, unknown>>;
 }
 
 export interface ConfigFile {

@@ -2,7 +2,7 @@
 // audit journal, the sandbox's exchange records and inspector, certify's reports, MCP results).
 // Secrets are replaced whole; card numbers keep at most the first 6 and last 4 digits, whether
 // they come as text or as a JSON number; every signature of a signature header is replaced.
-import { SENSITIVE_FIELDS } from '../iso8583/fields.js';
+import { SENSITIVE_FIELDS } from './card-secret-fields.js';
 
 const SECRET_KEYS = new Set(
   [

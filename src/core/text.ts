@@ -161,3 +161,16 @@ export async function readTextFile(path: string, maxBytes = MAX_TEXT_INPUT_BYTES
     stream.destroy();
   }
 }
+
+/**
+ * The text of a file a command line names, as readTextFile reads it; a file that cannot be read
+ * is a UsageError naming it as `what`: "cannot read rules file r.yaml: ENOENT".
+ */
+export async function readNamedFile(path: string, what: string, maxBytes = MAX_TEXT_INPUT_BYTES): Promise<string> {
+  try {
+    return await readTextFile(path, maxBytes);
+  } catch (error) {
+    const { UsageError } = await import('./errors.js');
+    throw new UsageError(`cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}

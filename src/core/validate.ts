@@ -75,19 +75,6 @@ export function validatePaging(opts: { limit?: string; page?: string }, maxPageS
   };
 }
 
-/**
- * An ISO 4217 currency, given as numeric code ("566") or alphabetic code ("NGN"); returns the
- * numeric code, the alphabetic code and the number of decimals. Uses the currency-codes
- * package, loaded on first use.
- */
-export async function validateCurrency(field: string, value: string): Promise<{ number: string; code: string; digits: number }> {
-  // The ISO 4217 table is the simulator's (iso8583/amount.ts), loaded here only when needed.
-  const { currencyInfo } = await import('../iso8583/amount.js');
-  const info = currencyInfo(value);
-  if (!info) fail(field, value, 'an ISO 4217 currency such as 566 (NGN) or 840 (USD)');
-  return { number: info.number, code: info.code, digits: info.digits };
-}
-
 /** Whether `value` is an OAuth scope: `verb:object` (lowercase letters and underscores), or `*`, `READ`, `WRITE`. */
 export function isScope(value: string): boolean {
   return /^([a-z_]+:[a-z_]+|\*|READ|WRITE)$/.test(value);

@@ -1,6 +1,6 @@
 // `cardctl help <topic>`: topics are text, not commands, so they are answered before commander
 // sees the arguments; `cardctl help <command>` still goes to commander's own help command.
-import type { AnyCommand, GroupDefinition } from '../app/command.js';
+import type { AnyCommand, GroupDefinition } from '../contract/command.js';
 import { UsageError, type CliError } from '../core/errors.js';
 import type { IOStreams } from '../core/io.js';
 import { fitTopic } from './fit.js';

@@ -3,7 +3,7 @@
 // src/help/topics.ts), so it cannot say anything the help does not. test/unit/man-page.test.ts
 // keeps the committed page equal to what this renders, and renders it with groff.
 import type { Command, Help, Option } from 'commander';
-import { type AnyCommand, type GroupDefinition, isGroup } from '../app/command.js';
+import { type AnyCommand, type GroupDefinition, isGroup } from '../contract/command.js';
 import { VERSION } from '../version.js';
 import { HELP_TOPICS, type HelpTopic } from './topics.js';
 

@@ -45,10 +45,6 @@ export function responseMti(mti: string): string {
   return fn % 2 === 0 ? `${mti.slice(0, 2)}${fn + 1}${mti[3]}` : mti;
 }
 
-export function isResponseMti(mti: string): boolean {
-  return /^\d{4}$/.test(mti) && Number(mti[2]) % 2 === 1;
-}
-
 /** Field 3: transaction type (first two digits), from account and to account types. */
 export const PROCESSING_CODES = {
   purchase: '000000',

@@ -138,7 +138,3 @@ export function fieldName(field: number | string): string {
   const n = typeof field === 'number' ? field : Number(field);
   return FIELD_NAMES[n] ?? `Field ${field}`;
 }
-
-/** Fields that carry card secrets: shown masked (2, 34) or redacted (35, 36, 45, 52, 55). */
-export const SENSITIVE_FIELDS: ReadonlySet<string> = new Set(['35', '36', '45', '52', '55']);
-export const PAN_FIELDS: ReadonlySet<string> = new Set(['2', '34']);

@@ -4,7 +4,8 @@
 import { maskPan } from '../core/redact.js';
 import { currencyInfo, formatAmount, isField4 } from './amount.js';
 import { MTI_NAMES, POS_CONDITION_CODES, POS_ENTRY_MODE_NAMES, TRANSACTION_TYPES, responseMessage } from './codes.js';
-import { PAN_FIELDS, SENSITIVE_FIELDS, fieldName } from './fields.js';
+import { PAN_FIELDS, SENSITIVE_FIELDS } from '../core/card-secret-fields.js';
+import { fieldName } from './fields.js';
 
 export type SwitchMessage = Record<string, string>;
 

@@ -4,7 +4,7 @@ import { isLoopbackHost } from '../core/loopback.js';
 import { setMaxListeners } from 'node:events';
 import type { SimulateBody, SimulateResult } from '../api/schemas.js';
 import type { LOAD_FLAGS } from './flags.js';
-import type { Context } from '../app/context.js';
+import type { Context } from '../contract/context.js';
 import { CliError, InterruptedError, RejectedError, UsageError } from '../core/errors.js';
 import type { FlagValues } from '../core/flags.js';
 import { validatePositiveInt } from '../core/validate.js';
@@ -82,13 +82,8 @@ async function readMix(opts: LoadFlags): Promise<Mix> {
   if (opts.mix !== undefined && opts.mixFile !== undefined) throw new UsageError('give either --mix or --mix-file, not both');
   if (opts.mix !== undefined) return parseMix(opts.mix);
   if (opts.mixFile === undefined) return DEFAULT_MIX;
-  const [{ readTextFile }, { parseYamlFile, YAML_LIMITS }] = await Promise.all([import('../core/text.js'), import('../core/yaml.js')]);
-  let text: string;
-  try {
-    text = await readTextFile(opts.mixFile, YAML_LIMITS.maxBytes);
-  } catch (error) {
-    throw new UsageError(`cannot read --mix-file ${opts.mixFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
+  const [{ readNamedFile }, { parseYamlFile, YAML_LIMITS }] = await Promise.all([import('../core/text.js'), import('../core/yaml.js')]);
+  const text = await readNamedFile(opts.mixFile, '--mix-file', YAML_LIMITS.maxBytes);
   const parsed = (await parseYamlFile(text, opts.mixFile, '--mix-file')).value;
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--mix-file ${opts.mixFile}: expected a map of intent to weight, e.g. {authorization: 80, reversal: 20}`);
   return parseMix(Object.entries(parsed).map(([intent, weight]) => `${intent}=${String(weight)}`).join(','), `--mix-file ${opts.mixFile}`);

@@ -3,7 +3,7 @@
 // renderer and audit journal as a person's command), a simulation within its wall-time bound; its
 // stdout the result and its error, as the CLI reports it with -o json, the tool error: the
 // one-line message and the hint, never a stack. Every answer is shaped by result.ts.
-import { MCP_SIMULATION_MAX_MS, type CliHost, type RunOrigin, type ToolFlagValues } from '../app/command.js';
+import { MCP_SIMULATION_MAX_MS, type CliHost, type RunOrigin, type ToolFlagValues } from '../contract/command.js';
 import { UsageError, toCliError } from '../core/errors.js';
 import { bufferedIO } from '../core/buffered-io.js';
 import { isObject } from '../core/is-object.js';

@@ -3,7 +3,7 @@
 // global flags every tool run gets are added by the caller (call.ts). Arguments the schema does not
 // name, or of the wrong type, are usage errors here, and so is a path outside the server's working
 // directory (paths.ts); values are checked by the command's own validators, as on the command line.
-import type { ToolFlagValues } from '../app/command.js';
+import type { ToolFlagValues } from '../contract/command.js';
 import { UsageError } from '../core/errors.js';
 import { FIELDS_PROPERTY, REASON_PROPERTY, rowFilters } from './inputs.js';
 import { confinedPath } from './paths.js';

@@ -4,7 +4,7 @@
 // are secret, that take a card number, or that are declared `mcp: false` are no inputs: they never
 // cross to an assistant. A read tool also takes `fields`; a tool whose command declares row filters
 // (McpRule.rowFilters) takes those its flags lack.
-import type { AnyCommand, ArgumentSpec, McpRule } from '../app/command.js';
+import type { AnyCommand, ArgumentSpec, McpRule } from '../contract/command.js';
 import { longFlag, REASON_MAX_LENGTH, type FlagSpec, type Flags } from '../core/flags.js';
 
 export interface JsonSchema {

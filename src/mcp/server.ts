@@ -6,7 +6,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable, Writable } from 'node:stream';
-import type { CliHost } from '../app/command.js';
+import type { CliHost } from '../contract/command.js';
 import { VERSION } from '../version.js';
 import { callTool, type CallSettings } from './call.js';
 import { helpResources, readHelpResource } from './resources.js';

@@ -1,9 +1,9 @@
 // The tools of `cardctl mcp`, derived from the command tree: a leaf is a tool when its `mcp`
-// declaration says so (src/app/command.ts McpUse), named after its path (`cards pin reset` →
+// declaration says so (src/contract/command.ts McpUse), named after its path (`cards pin reset` →
 // `cards_pin_reset`), described for a model (what it does, when to use it, what it returns: not the
 // CLI's help, which is about terminals and pipes), with an input schema from its arguments and
 // flags (inputs.ts). Which of them a server offers depends on the profile and the server's flags (scope).
-import { isGroup, type AnyCommand, type GroupDefinition, type McpUse, type ToolFlagValues } from '../app/command.js';
+import { isGroup, type AnyCommand, type GroupDefinition, type McpUse, type ToolFlagValues } from '../contract/command.js';
 import { argumentInput, flagInputs, inputSchema, type ArgumentInput, type FlagInput, type JsonSchema } from './inputs.js';
 
 export type ToolUse = Exclude<McpUse, 'never'>;

@@ -10,7 +10,7 @@ import { OUTPUT_FORMATS, type OutputFormat } from '../core/output-format.js';
 import { cellText, csvField, escapeControls, escapeControlsDeep, isIsoDateTime, pickFields, tsvField } from './format.js';
 import { getPath } from '../core/object-path.js';
 import {
-  BatchedRows, csvLine, csvWriter, idWriter, jsonArrayWriter, ndjsonWriter, rawWriter, tsvWriter, withNewline, type PageWriter,
+  csvLine, csvWriter, idWriter, jsonArrayWriter, ndjsonWriter, rawWriter, tsvWriter, withNewline, type PageWriter,
 } from './scripted.js';
 import type { Style } from './style.js';
 import { LiveRows, drawTable, keyValueLines } from './tables.js';
@@ -100,15 +100,12 @@ export interface ListStream<R> {
 }
 
 export class Renderer {
-  /** The batches list rows are written in (scripted.ts). */
-  private readonly rows: BatchedRows;
 
   constructor(
     private readonly io: IOStreams,
     private readonly style: Style,
     readonly settings: OutputSettings,
   ) {
-    this.rows = new BatchedRows(io);
     // jq starts loading now, while the command fetches what it will filter.
     if (settings.jq !== undefined) prepareJqSoon();
   }
@@ -235,18 +232,18 @@ export class Renderer {
     const selected = this.selectColumns(columns);
     let count = 0;
     if (this.settings.jq !== undefined || this.settings.template !== undefined) return this.jqOrTemplateStream(Boolean(options.live));
-    if (quiet) return idWriter(this.rows, (record) => cellText(getPath(record, idPath), false));
+    if (quiet) return idWriter(this.io, (record) => cellText(getPath(record, idPath), false));
     switch (format) {
       case 'json':
-        return jsonArrayWriter(this.io, this.rows, (record) => this.project(record));
+        return jsonArrayWriter(this.io, (record) => this.project(record));
       case 'ndjson':
-        return ndjsonWriter(this.rows, (record) => this.project(record));
+        return ndjsonWriter(this.io, (record) => this.project(record));
       case 'raw':
         return rawWriter(this.io);
       case 'csv':
-        return csvWriter(this.io, this.rows, selected.map((c) => c.path), (record) => selected.map((c) => this.machineCell(c, record)));
+        return csvWriter(this.io, selected.map((c) => c.path), (record) => selected.map((c) => this.machineCell(c, record)));
       default: {
-        if (!this.io.stdoutIsTTY) return tsvWriter(this.rows, (record) => selected.map((c) => this.machineCell(c, record)));
+        if (!this.io.stdoutIsTTY) return tsvWriter(this.io, (record) => selected.map((c) => this.machineCell(c, record)));
         if (options.live) return this.liveRows(selected);
         const rows: string[][] = [];
         return {

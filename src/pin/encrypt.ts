@@ -5,7 +5,6 @@
 // `cards create` pays for every card. The ciphertext travels as hex `encryptedData`; the key is
 // named by the lowercase hex SHA-256 of its DER SubjectPublicKeyInfo (`publicKeyFingerprint`).
 import { constants, createPublicKey, publicEncrypt, type KeyObject } from 'node:crypto';
-import type { EncryptedPinBlock } from '../api/schemas.js';
 import { UsageError } from '../core/errors.js';
 import { buildPinBlock, type PinBlockFormat } from './block.js';
 
@@ -55,6 +54,14 @@ export async function loadPinKey(pemText: string, source = 'the PIN key'): Promi
   const fingerprint = forge.md.sha256.create().update(der).digest().toHex();
   const pem = forge.pki.publicKeyToPem(key);
   return { pem, fingerprint, bits, publicKey: createPublicKey(pem) };
+}
+
+/** An encrypted PIN block as the API carries it (its schema, EncryptedPinBlock of src/api/schemas.ts, has these members). */
+export interface EncryptedPinBlock {
+  /** The ciphertext, hex. */
+  encryptedData: string;
+  /** Lowercase hex SHA-256 of the key's DER SubjectPublicKeyInfo. */
+  publicKeyFingerprint: string;
 }
 
 export interface EncryptPinOptions {

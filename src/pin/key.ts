@@ -1,11 +1,10 @@
 // Which key, block format and cipher a profile encrypts PINs with. A profile normally holds the
 // institution's PIN key (`cardctl login --pin-key FILE`); a sandbox publishes its key at
-// GET /sandbox/pin-key, so for a sandbox the key is fetched and cached in the profile.
+// GET /sandbox/pin-key, so for a sandbox the key is fetched (by the caller: no network here) and
+// cached in the profile.
 import { isLoopbackHost } from '../core/loopback.js';
-import type { ApiClient } from '../api/client.js';
-import type { PinKeyInfo } from '../api/schemas.js';
 import type { ConfigStore } from '../config/store.js';
-import { CliError, ServerError, UsageError } from '../core/errors.js';
+import { ServerError, UsageError } from '../core/errors.js';
 import type { Notes, ProfileInUse } from '../config/settings.js';
 import type { PinBlockFormat } from './block.js';
 import { loadPinKey, type PinCipher, type PinKey } from './encrypt.js';
@@ -17,6 +16,17 @@ export interface PinSettings {
   /** The key came from the sandbox's /sandbox/pin-key (so a stale one can be fetched again). */
   fromSandbox: boolean;
 }
+
+/** A key as a sandbox publishes it (GET /sandbox/pin-key), before it is loaded and checked. */
+export interface PublishedPinKey {
+  publicKey: string;
+  fingerprint?: string;
+  algorithm?: string;
+  pinBlockFormat?: string;
+}
+
+/** Fetches the key the sandbox publishes (getSandboxPinKey of src/api/pin-key.ts over a client). */
+export type PublishedPinKeySource = () => Promise<PublishedPinKey>;
 
 /** What finding the PIN key reads and writes: the profile in use, where to cache a sandbox's key, notes. */
 export interface PinKeyContext {
@@ -53,7 +63,7 @@ export function assertPinKeyAvailable(ctx: Pick<PinKeyContext, 'settings'>): voi
  * The PIN key and settings of the selected profile. `refresh` ignores a cached sandbox key
  * (after the sandbox answered UNKNOWN_KEY, e.g. because it was restarted with a new key).
  */
-export async function resolvePinSettings(ctx: PinKeyContext, client: ApiClient, options: { refresh?: boolean } = {}): Promise<PinSettings> {
+export async function resolvePinSettings(ctx: PinKeyContext, published: PublishedPinKeySource, options: { refresh?: boolean } = {}): Promise<PinSettings> {
   const settings = ctx.settings();
   const profile = settings.profile;
   const format = profile.pinBlockFormat ?? 'iso-1';
@@ -67,7 +77,7 @@ export async function resolvePinSettings(ctx: PinKeyContext, client: ApiClient, 
     return { key, format, cipher, fromSandbox: false };
   }
   if (!sandbox) assertPinKeyAvailable(ctx);
-  const { key, format: sandboxFormat, cipher: sandboxCipher } = await fetchSandboxPinKey(client);
+  const { key, format: sandboxFormat, cipher: sandboxCipher } = await loadPublishedPinKey(await published());
   // Cache it only in a profile that is really this sandbox's (not when --base-url or
   // CARDCTL_BASE_URL points elsewhere for one command).
   if (profile.baseUrl !== undefined && profile.baseUrl === settings.baseUrl) {
@@ -84,21 +94,8 @@ export async function resolvePinSettings(ctx: PinKeyContext, client: ApiClient, 
   return { key, format: sandboxFormat ?? format, cipher: sandboxCipher ?? cipher, fromSandbox: true };
 }
 
-/** GET /sandbox/pin-key (no auth), checking that the fingerprint it states is the key's. */
-export async function fetchSandboxPinKey(client: ApiClient): Promise<{ key: PinKey; format?: PinBlockFormat; cipher?: PinCipher }> {
-  let info: PinKeyInfo;
-  try {
-    const response = await client.request<PinKeyInfo>({ method: 'GET', path: '/sandbox/pin-key', auth: 'none', envelope: false });
-    info = unwrap(response.data);
-  } catch (error) {
-    if (error instanceof CliError && error.exitCode === 4) {
-      throw new UsageError('this deployment publishes no PIN key (GET /sandbox/pin-key answered 404)', {
-        code: 'NO_PIN_KEY',
-        hint: "run `cardctl login --pin-key FILE` with the institution's PIN public key (PEM)",
-      });
-    }
-    throw error;
-  }
+/** The key a sandbox published, loaded, with the fingerprint it states checked against the key's own. */
+export async function loadPublishedPinKey(info: PublishedPinKey): Promise<{ key: PinKey; format?: PinBlockFormat; cipher?: PinCipher }> {
   const key = await loadPinKey(info.publicKey, 'the sandbox PIN key');
   if (info.fingerprint && info.fingerprint.toLowerCase() !== key.fingerprint) {
     throw new ServerError(`the sandbox's PIN key fingerprint (${info.fingerprint.slice(0, 16)}…) does not match its key (${key.fingerprint.slice(0, 16)}…)`, { code: 'PIN_KEY_MISMATCH' });
@@ -107,13 +104,4 @@ export async function fetchSandboxPinKey(client: ApiClient): Promise<{ key: PinK
   const algorithm = String(info.algorithm ?? '').toUpperCase();
   const cipher = algorithm === 'RSA-OAEP-256' ? 'rsa-oaep-sha256' : algorithm === 'RSA-OAEP' ? 'rsa-oaep-sha1' : algorithm === 'RSA1_5' ? 'rsa-pkcs1' : undefined;
   return { key, format, cipher };
-}
-
-/** The helper may answer bare or inside the usual envelope. */
-function unwrap(body: unknown): PinKeyInfo {
-  const value = body && typeof body === 'object' && 'data' in body && !('publicKey' in body) ? (body as { data: unknown }).data : body;
-  if (!value || typeof value !== 'object' || typeof (value as PinKeyInfo).publicKey !== 'string') {
-    throw new ServerError('GET /sandbox/pin-key answered without a publicKey');
-  }
-  return value as PinKeyInfo;
 }

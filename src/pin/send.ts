@@ -1,11 +1,9 @@
 // Encrypt PINs for one request and send it. When a sandbox answers UNKNOWN_KEY (it was restarted
 // with a new key since the profile cached the old one), the key is fetched again and the request
 // retried once; the PINs stay in memory only for the life of the command.
-import type { ApiClient } from '../api/client.js';
-import type { EncryptedPinBlock } from '../api/schemas.js';
 import { CliError } from '../core/errors.js';
-import { encryptPinBlock } from './encrypt.js';
-import { isSandbox, resolvePinSettings, type PinKeyContext } from './key.js';
+import { encryptPinBlock, type EncryptedPinBlock } from './encrypt.js';
+import { isSandbox, resolvePinSettings, type PinKeyContext, type PublishedPinKeySource } from './key.js';
 
 export interface SendWithPinsOptions {
   /** Full card number, for format iso-0. */
@@ -14,13 +12,13 @@ export interface SendWithPinsOptions {
 
 export async function sendWithPinBlocks<T>(
   ctx: PinKeyContext,
-  client: ApiClient,
+  published: PublishedPinKeySource,
   pins: string[],
   send: (blocks: EncryptedPinBlock[]) => Promise<T>,
   options: SendWithPinsOptions = {},
 ): Promise<T> {
   const encryptAll = async (refresh: boolean) => {
-    const settings = await resolvePinSettings(ctx, client, { refresh });
+    const settings = await resolvePinSettings(ctx, published, { refresh });
     const blocks: EncryptedPinBlock[] = [];
     for (const pin of pins) {
       blocks.push(await encryptPinBlock(pin, { key: settings.key, format: settings.format, cipher: settings.cipher, pan: options.pan }));

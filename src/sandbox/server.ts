@@ -191,13 +191,8 @@ function toApiError(error: FastifyError | ApiError | DomainError, rename: ((fiel
   if (error instanceof DomainError) return httpErrorOf(error);
   if (error instanceof ApiError) return error;
   if (error.validation) return validationFailure(error.validation, error.validationContext, error.validationContext === 'querystring' ? rename : undefined);
+  // A body too large (413) or of another media type (415) is answered by its status below.
   switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError(413, 'PAYLOAD_TOO_LARGE', `request body is larger than ${BODY_LIMIT_BYTES} bytes`);
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      if (error.statusCode === 415) return new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'request bodies must be Content-Type: application/json');
-      break;
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError(400, 'VALIDATION_ERROR', error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'

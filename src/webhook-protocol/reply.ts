@@ -5,7 +5,8 @@
 // processor of `simulate load --export artillery`, which bundles this module, by the same rules).
 // Pure; node-free, so the CLI may import it cheaply.
 import { isApproved, isValidResponseCode, responseMti } from '../iso8583/codes.js';
-import { fieldName, SENSITIVE_FIELDS } from '../iso8583/fields.js';
+import { SENSITIVE_FIELDS } from '../core/card-secret-fields.js';
+import { fieldName } from '../iso8583/fields.js';
 import type { SwitchMessage } from '../iso8583/message.js';
 
 /** Request fields a response never echoes: card secrets and expiry. */

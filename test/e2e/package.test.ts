@@ -41,7 +41,7 @@ describe('npm pack', () => {
   it('holds only bin/, dist/, completions/, man/, the webhook protocol page and its example handlers, README.md, LICENSE and package.json', () => {
     const tops = new Set(entries.map((path) => (path.includes('/') ? `${path.split('/')[0]}/` : path)));
     expect([...tops].sort()).toEqual(['LICENSE', 'README.md', 'bin/', 'completions/', 'dist/', 'docs/', 'examples/', 'man/', 'package.json']);
-    expect(entries).toEqual(expect.arrayContaining(['bin/cardctl.js', 'dist/cli.js', 'completions/cardctl.bash', 'completions/_cardctl', 'completions/cardctl.fish', 'man/cardctl.1']));
+    expect(entries).toEqual(expect.arrayContaining(['bin/cardctl.js', 'dist/cli.js', 'dist/paths.cjs', 'completions/cardctl.bash', 'completions/_cardctl', 'completions/cardctl.fish', 'man/cardctl.1']));
     // What docs/webhook-protocol.md points a handler's engineer to ships with it.
     expect(entries.filter((path) => path.startsWith('docs/') || path.startsWith('examples/')).sort())
       .toEqual(['docs/webhook-protocol.md', 'examples/webhook-handler/WebhookHandler.java', 'examples/webhook-handler/handler.pl', 'examples/webhook-handler/handler.py']);

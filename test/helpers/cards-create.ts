@@ -1,6 +1,6 @@
 // What `cards create` makes of a command line before anything is sent: its parse step, then the
 // one card's body (read from the context's stdin with --from-file -).
-import type { Context } from '../../src/app/context.js';
+import type { Context } from '../../src/contract/context.js';
 import createCommand from '../../src/commands/cards/create.js';
 import { cardOf, type ParsedCreate } from '../../src/commands/cards/create-parse.js';
 import { parseCommand } from './parse.js';

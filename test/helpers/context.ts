@@ -1,7 +1,8 @@
 // Builds a Context over in-memory streams, so run() and renderer tests need no terminal.
 import type { Dispatcher } from 'undici';
 import { ConfigStore } from '../../src/config/store.js';
-import { createContext, type Context, type GlobalOptions } from '../../src/app/context.js';
+import { createContext } from '../../src/app/context.js';
+import type { Context, GlobalOptions } from '../../src/contract/context.js';
 import { bufferedIO, type BufferedIO } from '../../src/core/buffered-io.js';
 import { ScriptedPrompter, type Prompter } from '../../src/core/prompter.js';
 import { isolatedDirs, scratchDir } from './dirs.js';

@@ -1,5 +1,5 @@
 // Every command path that answers `--help`, for tests that look at every help page.
-import { type AnyCommand, type GroupDefinition, isGroup } from '../../src/app/command.js';
+import { type AnyCommand, type GroupDefinition, isGroup } from '../../src/contract/command.js';
 
 /** The root ([]), each group and leaf, under each of its names. */
 export function helpPaths(tree: ReadonlyArray<AnyCommand | GroupDefinition>, prefix: string[] = []): string[][] {

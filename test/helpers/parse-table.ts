@@ -1,7 +1,7 @@
 // One table per command of argv → the typed input its parse step gives (compared with
 // toMatchObject: the fields a row names), or argv → the usage error it refuses with (exit 2).
 import { describe, expect, it } from 'vitest';
-import type { ArgumentSpec, CommandDefinition, Flags } from '../../src/app/command.js';
+import type { ArgumentSpec, CommandDefinition, Flags } from '../../src/contract/command.js';
 import { UsageError } from '../../src/core/errors.js';
 import { parseOutcome } from './parse.js';
 

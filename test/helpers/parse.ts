@@ -1,8 +1,8 @@
 // The parse step of a command alone (parseCommand, src/app/cli.ts): argv in, the typed input its run()
 // gets out, or the UsageError main() would report. Tests build options this way, never by hand.
 import { parseCommand } from '../../src/app/cli.js';
-import type { ArgumentSpec, CommandDefinition, Flags } from '../../src/app/command.js';
-import type { Context } from '../../src/app/context.js';
+import type { ArgumentSpec, CommandDefinition, Flags } from '../../src/contract/command.js';
+import type { Context } from '../../src/contract/context.js';
 
 export { parseCommand };
 

@@ -348,7 +348,7 @@ describe('GET /institutions/transactions', () => {
     expect(transactions.getStored(sandbox.institutionId, ids[0]!)).toMatchObject({ state: 'reversed', reversedMinor: 150000, record: { reversed: true, reversalId: 'reversal-1', transactionStatus: 'reversed' } });
     expect(transactions.dailyUsage(cardA.id, 'pos', '2026-11-22', '566', counted)).toEqual({ count: 1, amountMinor: 150000 });
     const list = transactions.list({ institutionId: sandbox.institutionId, transactionStatus: 'reversed', limit: 10, offset: 0 });
-    expect(list.records.map((r) => JSON.parse(r).id)).toEqual([ids[0]]);
+    expect(list.records.map((r) => r.id)).toEqual([ids[0]]);
   });
 });
 

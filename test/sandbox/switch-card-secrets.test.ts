@@ -2,7 +2,7 @@
 // them in the first send; the stored record, the simulator's answer, GET of the transaction and
 // its lifecycle view never hold them in clear; a repeat or an advice sent again carries none.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { SENSITIVE_FIELDS } from '../../src/iso8583/fields.js';
+import { SENSITIVE_FIELDS } from '../../src/core/card-secret-fields.js';
 import { call } from './helpers.js';
 import { auth, cardOf, clearPan, simulate, useForwardSandbox } from './switch-helpers.js';
 import type { Card } from '../../src/api/schemas.js';

@@ -44,6 +44,7 @@ function loggingDeps(answer: WebhookOutcome | ((message: Record<string, string>)
   };
   const deps: SwitchDeps = {
     store,
+    now: () => new Date(),
     callWebhook: async (_config, message) => (typeof answer === 'function' ? answer(message) : answer),
   };
   return { log, run: (body: Record<string, unknown>) => simulateIn(deps, sb.institutionId, body as SimulateBody) };

@@ -106,7 +106,7 @@ describe('the table, pair by pair, on stored transactions', () => {
           expect(after.state).toBe(expected);
           expect(after.record.transactionStatus).toBe(transactionStatusOf(expected, '0100'));
           const listed = store.transactions.list({ institutionId: env.sb.institutionId, transactionStatus: transactionStatusOf(expected, '0100'), limit: 100, offset: 0 });
-          expect(listed.records.some((r) => JSON.parse(r).id === id)).toBe(true);
+          expect(listed.records.some((r) => r.id === id)).toBe(true);
         }
       });
     }

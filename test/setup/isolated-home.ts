@@ -4,6 +4,9 @@
 // the CARDCTL_* directory variables of the developer's shell are dropped. At the end the run
 // fails if anything named cardctl appeared under that fake home (a test resolved a path without
 // CARDCTL_CONFIG_DIR/CARDCTL_DATA_DIR), or if the real home's cardctl directories changed.
+// Every temporary file of the run (the tests', the helpers', the processes they start) goes under
+// one directory of the system's temp dir (TMPDIR, TMP, TEMP), removed at the end: a run leaves
+// nothing there (test/unit/test-isolation.test.ts checks a worker and its children use it).
 import { existsSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,12 +25,17 @@ export const HOME_VARIABLES = {
   LOCALAPPDATA: 'AppData/Local',
 } as const;
 
+/** Variables that name the temporary directory (os.tmpdir(), and what child processes use). */
+const TEMP_VARIABLES = ['TMPDIR', 'TMP', 'TEMP'];
+
 /** Variables that would send cardctl's files somewhere else than where a test put them. */
 const DIRECTORY_VARIABLES = ['CARDCTL_CONFIG_DIR', 'CARDCTL_DATA_DIR', 'CARDCTL_JOURNAL_DIR'];
 
 declare module 'vitest' {
   export interface ProvidedContext {
     isolatedEnv: Record<string, string>;
+    /** The run's temporary directory (TMPDIR, TMP, TEMP), removed at the end. */
+    runTemp: string;
   }
 }
 
@@ -45,13 +53,15 @@ export default function setup(project: TestProject): () => void {
   ])];
   const before = new Map(realDirs.map((dir) => [dir, snapshot(dir)]));
 
-  const fakeHome = mkdtempSync(join(tmpdir(), 'home-of-tests-'));
-  const isolated: Record<string, string> = {};
+  const runTemp = mkdtempSync(join(tmpdir(), 'cardctl-tests-'));
+  const fakeHome = mkdtempSync(join(runTemp, 'home-of-tests-'));
+  const isolated: Record<string, string> = Object.fromEntries(TEMP_VARIABLES.map((name) => [name, runTemp]));
   for (const [name, sub] of Object.entries(HOME_VARIABLES)) isolated[name] = sub ? join(fakeHome, sub) : fakeHome;
   Object.assign(process.env, isolated);
   for (const name of DIRECTORY_VARIABLES) delete process.env[name];
   if (homedir() !== fakeHome) throw new Error(`global setup: os.homedir() still answers ${homedir()}, not ${fakeHome}`);
   project.provide('isolatedEnv', isolated);
+  project.provide('runTemp', runTemp);
 
   return () => {
     const problems: string[] = [];
@@ -65,8 +75,8 @@ export default function setup(project: TestProject): () => void {
       const changed = difference(was, snapshot(dir));
       if (changed.length > 0) problems.push(`the real cardctl directory ${dir} was modified during the tests:\n  ${changed.join('\n  ')}`);
     }
-    rmSync(fakeHome, { recursive: true, force: true });
-    for (const name of Object.keys(HOME_VARIABLES)) {
+    rmSync(runTemp, { recursive: true, force: true });
+    for (const name of [...Object.keys(HOME_VARIABLES), ...TEMP_VARIABLES]) {
       if (realEnv[name] === undefined) delete process.env[name];
       else process.env[name] = realEnv[name];
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NetworkError, NotFoundError, RejectedError } from '../../src/core/errors.js';
-import type { SourceRow } from '../../src/import/readers.js';
+import type { SourceRow } from '../../src/bulk/readers.js';
 import type { BulkReportEntry } from '../../src/bulk/report.js';
 import { planBulk, runBulk, type BulkAction, type BulkRunOptions } from '../../src/bulk/runner.js';
 

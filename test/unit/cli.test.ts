@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildProgram, main } from '../../src/app/cli.js';
 import { commandTree } from '../../src/commands/index.js';
 import { COMMAND_LOADERS } from '../../src/commands/routes.js';
-import { isGroup } from '../../src/app/command.js';
+import { isGroup } from '../../src/contract/command.js';
 import { VERSION } from '../../src/version.js';
 import { envelope, json, startTestServer, type TestServer } from '../helpers/http-server.js';
 import { testIO } from '../helpers/context.js';

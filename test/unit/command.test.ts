@@ -4,7 +4,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { CARD_STATUSES } from '../../src/core/enums.js';
 import * as fields from '../../src/core/card-fields.js';
 import { commandTree } from '../../src/commands/index.js';
-import { defineCommand, isGroup, type AnyCommand, type GroupDefinition } from '../../src/app/command.js';
+import { defineCommand, isGroup, type AnyCommand, type GroupDefinition } from '../../src/contract/command.js';
 import { GLOBAL_FLAGS } from '../../src/core/global-flags.js';
 import { UsageError } from '../../src/core/errors.js';
 import { bodyFields, commanderOptions, defineFlags, flagWords, longFlag, type Flags } from '../../src/core/flags.js';

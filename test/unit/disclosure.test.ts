@@ -142,7 +142,7 @@ describe('the audit journal', () => {
 
 describe('bulk and import reports', () => {
   it('a row\'s message or error disclosed; its identity exact', async () => {
-    const { openReport } = await import('../../src/import/report.js');
+    const { openReport } = await import('../../src/bulk/import-report.js');
     const { readFileSync } = await import('node:fs');
     const path = `${scratchDir()}/report.ndjson`;
     const report = openReport<Record<string, unknown>>(path, false);

@@ -2,7 +2,7 @@
 // journal sees exactly one exchange per logical mutating request, whatever the retries.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient, type ClientOptions, type Exchange } from '../../src/api/client.js';
-import { DryRunStop, formatDryRun, type DryRunRequest } from '../../src/audit/dry-run.js';
+import { DryRunStop, formatDryRun, type DryRunRequest } from '../../src/api/dry-run.js';
 import { commandLine, journalRecorder } from '../../src/audit/record.js';
 import { Journal } from '../../src/audit/journal.js';
 import { main } from '../../src/app/cli.js';

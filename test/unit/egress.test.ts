@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NotLoopbackError } from '../../src/core/loopback.js';
-import { startListener } from '../../src/commands/webhook/listener.js';
+import { startListener } from '../../src/listener/server.js';
 
 function sources(dir = 'src'): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -26,11 +26,11 @@ const CALL_SITES: Record<string, string> = {
   'src/commands/doctor.ts': "GET /sandbox/health of the profile's base URL, through the client's dispatcher",
   'src/commands/simulate/scenario-sandbox.ts': "GET <webhook>/exchanges of the program's own webhook URL: a read, no message, no secret",
   'src/sandbox/switch/webhook.ts': "the switch's call: the program's webhook URL, or for a replay elsewhere the dispatcher replay.ts got from connectToLoopback",
-  'src/commands/webhook/listener.ts': 'the --forward-to relay: connectToLoopback at start, every relay through its dispatcher',
+  'src/listener/relay.ts': 'the --forward-to relay: every relay through the dispatcher server.ts got from connectToLoopback at start',
 };
 
 /** The senders to a URL a user names that must be on this machine, and the dispatcher they connect by. */
-const LOOPBACK_SENDERS = ['src/sandbox/switch/replay.ts', 'src/commands/webhook/listener.ts'];
+const LOOPBACK_SENDERS = ['src/sandbox/switch/replay.ts', 'src/listener/server.ts'];
 
 describe('egress call sites', () => {
   const files = sources();
@@ -47,6 +47,8 @@ describe('egress call sites', () => {
       expect(text, file).toMatch(/connectToLoopback\(/);
       expect(text, file).toMatch(/dispatcher/);
     }
+    // The listener's relay sends only through the dispatcher its server checked.
+    expect(code('src/listener/relay.ts')).toMatch(/request\(url, \{[^}]*\bdispatcher\b/);
     // The one function they call is the rule's: resolve once, check every address, connect by it.
     const undici = code('src/api/undici.ts');
     expect(undici).toMatch(/loopbackTarget\(url, resolve\)[\s\S]*connect: \{ lookup: pinnedLookup\(target\) \}/);

@@ -11,7 +11,7 @@ import { CliError, UsageError } from '../../src/core/errors.js';
 import {
   validateDate, validateDateTime, validateEmail, validatePan, validatePhone, validatePositiveInt, validateScope, validateUri, validateUrl, validateYearMonth,
 } from '../../src/core/validate.js';
-import { readCsvRows, readJsonArrayRows, readNdjsonRows, type SourceRow } from '../../src/import/readers.js';
+import { readCsvRows, readJsonArrayRows, readNdjsonRows, type SourceRow } from '../../src/bulk/readers.js';
 import { AmountError, parseAmount } from '../../src/iso8583/amount.js';
 import { buildPinBlock } from '../../src/pin/block.js';
 import { pinProblem } from '../../src/pin/policy.js';

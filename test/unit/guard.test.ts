@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigStore } from '../../src/config/store.js';
-import { assertProfileExplicit, assertReason, confirmCardChange, confirmDestructive, productionBanner } from '../../src/app/guard.js';
+import { assertProfileExplicit, assertReason, confirmCardChange, confirmDestructive, productionBanner } from '../../src/contract/guard.js';
 import { tempDir } from '../helpers/cli.js';
 import { testContext } from '../helpers/context.js';
 

@@ -12,7 +12,7 @@ import { parseFutureExpiration } from '../../src/commands/cards/renew.js';
 import usersUpdate, { parseUpdateOptions } from '../../src/commands/users/update.js';
 import importCommand from '../../src/commands/import.js';
 import { UsageError } from '../../src/core/errors.js';
-import { validateImportRow } from '../../src/import/row.js';
+import { validateImportRow } from '../../src/bulk/row.js';
 import { createPinInput } from '../../src/pin/input.js';
 import { call, startTestSandbox, type Sandbox } from '../sandbox/helpers.js';
 import { testContext as baseContext, type TestContextOptions } from '../helpers/context.js';

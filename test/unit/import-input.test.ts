@@ -4,7 +4,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { decodeChunks, readBoundedText, TextDecodeError, TextTooLargeError } from '../../src/core/text.js';
-import { ImportFileError, MAX_RECORD_CHARS, readCsvRows, readImportRows, readJsonArrayRows, readNdjsonRows, type SourceRow } from '../../src/import/readers.js';
+import { ImportFileError, MAX_RECORD_CHARS, readCsvRows, readImportRows, readJsonArrayRows, readNdjsonRows, type SourceRow } from '../../src/bulk/readers.js';
 
 const CHUNK = 16 * 1024;
 

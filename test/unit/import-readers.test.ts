@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { formatFromPath, ImportFileError, readCsvRows, readJsonArrayRows, readNdjsonRows, type SourceRow } from '../../src/import/readers.js';
+import { formatFromPath, ImportFileError, readCsvRows, readJsonArrayRows, readNdjsonRows, type SourceRow } from '../../src/bulk/readers.js';
 
 async function collect(gen: AsyncGenerator<SourceRow>): Promise<SourceRow[]> {
   const rows: SourceRow[] = [];

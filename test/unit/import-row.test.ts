@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateImportRow } from '../../src/import/row.js';
+import { validateImportRow } from '../../src/bulk/row.js';
 import { validImportRow } from '../helpers/import-row.js';
 
 describe('validateImportRow', () => {

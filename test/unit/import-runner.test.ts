@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AuthError, NetworkError, RejectedError } from '../../src/core/errors.js';
-import type { ReportEntry } from '../../src/import/report.js';
-import type { SourceRow } from '../../src/import/readers.js';
-import { runImport, type ImportRunOptions } from '../../src/import/runner.js';
+import type { ReportEntry } from '../../src/bulk/import-report.js';
+import type { SourceRow } from '../../src/bulk/readers.js';
+import { runImport, type ImportRunOptions } from '../../src/bulk/import-runner.js';
 import { validImportRow } from '../helpers/import-row.js';
 
 function row(i: number, overrides: Record<string, unknown> = {}): SourceRow {

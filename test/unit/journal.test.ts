@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Journal, affectedIds, isMutation, type JournalEntry } from '../../src/audit/journal.js';
+import { Journal, affectedIds, type JournalEntry } from '../../src/audit/journal.js';
+import { isMutation } from '../../src/api/mutation.js';
 import { holdJournal, journalRecorder } from '../../src/audit/record.js';
 import { parseSince } from '../../src/commands/history.js';
 import { tempDir } from '../helpers/cli.js';

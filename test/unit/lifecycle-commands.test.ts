@@ -11,7 +11,7 @@ import repeat from '../../src/commands/simulate/repeat.js';
 import { UsageError } from '../../src/core/errors.js';
 import { testContext } from '../helpers/context.js';
 import { runCommand } from '../helpers/parse.js';
-import type { AnyCommand } from '../../src/app/command.js';
+import type { AnyCommand } from '../../src/contract/command.js';
 
 describe('lifecycle bodies', () => {
   it('a linked message names its original and carries amount, currency, forward and --set', () => {

@@ -1,6 +1,6 @@
 // maskCardData: every API answer goes through it before a command sees it (src/api/client.ts).
 import { describe, expect, it } from 'vitest';
-import { maskCardData } from '../../src/audit/mask.js';
+import { maskCardData } from '../../src/api/mask.js';
 
 describe('maskCardData', () => {
   it('masks card numbers and track 2 in named fields at any depth, and the same text in raw', () => {

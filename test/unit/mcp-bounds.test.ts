@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliHost } from '../../src/app/command.js';
+import type { CliHost } from '../../src/contract/command.js';
 import { commandTree } from '../../src/commands/index.js';
 import type { IOStreams } from '../../src/core/io.js';
 import { callTool, type CallSettings } from '../../src/mcp/call.js';

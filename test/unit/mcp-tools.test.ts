@@ -2,7 +2,7 @@
 // schemas from the declarations, nothing secret as an input, the command line a call runs, and
 // the scope rules (simulations on a sandbox, writes only with --allow-write, production refused).
 import { describe, expect, it } from 'vitest';
-import type { CliHost, RunOrigin } from '../../src/app/command.js';
+import type { CliHost, RunOrigin } from '../../src/contract/command.js';
 import { commandTree } from '../../src/commands/index.js';
 import type { IOStreams } from '../../src/core/io.js';
 import { callTool, type CallSettings } from '../../src/mcp/call.js';

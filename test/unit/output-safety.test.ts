@@ -2,7 +2,7 @@
 // control characters that would drive the terminal, in every format and view of the renderer.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { GlobalOptions } from '../../src/app/context.js';
+import type { GlobalOptions } from '../../src/contract/context.js';
 import { csvField, escapeControls, neutralizeFormula } from '../../src/output/format.js';
 import { cardColumns } from '../../src/output/columns/cards.js';
 import { transactionColumns } from '../../src/output/columns/transactions.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { choosePager, splitCommand } from '../../src/output/pager.js';
-import type { GlobalOptions } from '../../src/app/context.js';
+import type { GlobalOptions } from '../../src/contract/context.js';
 import { testContext } from '../helpers/context.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cardctl-pager-'));

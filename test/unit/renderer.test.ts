@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { drained } from '../../src/core/io.js';
-import type { GlobalOptions } from '../../src/app/context.js';
+import type { GlobalOptions } from '../../src/contract/context.js';
 import type { Column } from '../../src/output/renderer.js';
 import { csvField, formatDateTime } from '../../src/output/format.js';
 import { testContext } from '../helpers/context.js';

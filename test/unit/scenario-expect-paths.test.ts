@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WebhookExchange } from '../../src/api/schemas.js';
 import { UsageError } from '../../src/core/errors.js';
-import type { Received } from '../../src/commands/webhook/listener.js';
+import type { Received } from '../../src/listener/server.js';
 import { expectPathProblem, WEBHOOK_FIELDS } from '../../src/scenario/expect-paths.js';
 import { runScenario, type SandboxHooks } from '../../src/scenario/runner.js';
 import { loadScenario } from '../../src/scenario/scenario.js';

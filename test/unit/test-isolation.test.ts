@@ -26,6 +26,15 @@ describe('test isolation', () => {
     expect(dataDir(process.env).startsWith(fakeHome)).toBe(true);
   });
 
+  it("temporary files go under the run's own directory, removed at the end: in this worker and its children", async () => {
+    const runTemp = inject('runTemp');
+    expect(tmpdir()).toBe(runTemp);
+    expect(fakeHome.startsWith(runTemp)).toBe(true);
+    expect(tempDir().path.startsWith(runTemp)).toBe(true);
+    const child = await execa('node', ['-p', 'require("node:os").tmpdir()'], { env: cleanEnv(), extendEnv: false });
+    expect(child.stdout).toBe(runTemp);
+  });
+
   it('a test context sets both directories (config and data), outside any home', () => {
     for (const ctx of [testContext(), testContext({ configDir: tempDir().path })]) {
       expect(ctx.env.CARDCTL_CONFIG_DIR).toBeTruthy();

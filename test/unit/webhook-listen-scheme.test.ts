@@ -2,7 +2,7 @@
 // a stale, tampered or missing signature (401), and accepts either secret of a rotation.
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startListener, type Exchange, type RunningListener } from '../../src/commands/webhook/listener.js';
+import { startListener, type Exchange, type RunningListener } from '../../src/listener/server.js';
 import { signedHeaders, type SignatureScheme } from '../../src/webhook-protocol/signature.js';
 
 const MESSAGE = { '0': '0100', '3': '000000', '4': '000000150000', '11': '000001', '37': '632614000001', '49': '566' };

@@ -4,8 +4,8 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startListener, type Exchange, type Received, type RunningListener } from '../../src/commands/webhook/listener.js';
-import { decide, parseRules } from '../../src/commands/webhook/rules.js';
+import { startListener, type Exchange, type Received, type RunningListener } from '../../src/listener/server.js';
+import { decide, parseRules } from '../../src/listener/rules.js';
 import { UsageError } from '../../src/core/errors.js';
 import { signatureHeader, verifySignature } from '../../src/webhook-protocol/signature.js';
 import { humanPrinter } from '../../src/commands/webhook/listen.js';
@@ -278,7 +278,7 @@ describe('listener', () => {
   });
 
   it('the first answers kept for repeats count toward the bound too', async () => {
-    const { ExchangeHistory } = await import('../../src/commands/webhook/history.js');
+    const { ExchangeHistory } = await import('../../src/listener/history.js');
     const history = new ExchangeHistory({ exchanges: 100, bytes: 50_000 });
     const keep = (stan: string) => {
       const { entry } = history.arrive(stan);
@@ -292,7 +292,7 @@ describe('listener', () => {
   });
 
   it('a body over the bound is answered 413 with the limit, and the listener goes on', async () => {
-    const { MAX_BODY_BYTES } = await import('../../src/commands/webhook/behaviours.js');
+    const { MAX_BODY_BYTES } = await import('../../src/listener/behaviours.js');
     listener = await startListener({ port: 0, host: '127.0.0.1', respond: '00', onExchange: (x) => exchanges.push(x) });
     const big = JSON.stringify({ ...MESSAGE, '48': 'x'.repeat(MAX_BODY_BYTES) });
     const res = await request(listener.url, { method: 'POST', body: big, headers: { 'content-type': 'application/json' } }).catch((error: Error) => error);

@@ -145,7 +145,7 @@ describe('a target that is not a regular file', () => {
 
 describe('a report on a full disk', () => {
   it('the run stops with one error naming the report; a resumed run appends after the torn line', async () => {
-    const { openReport, readReport } = await import('../../src/import/report.js');
+    const { openReport, readReport } = await import('../../src/bulk/import-report.js');
     const { runHeaderLine } = await import('../../src/bulk/report.js');
     const path = join(temp(), 'report.ndjson');
     // Every report starts with its run's header (src/bulk/report.ts).
@@ -173,7 +173,7 @@ describe('a report on a full disk', () => {
 
   it('a failed batch is reported by the next write, not thrown from a timer', () => {
     return (async () => {
-      const { openReport } = await import('../../src/import/report.js');
+      const { openReport } = await import('../../src/bulk/import-report.js');
       const path = join(temp(), 'report.ndjson');
       const report = openReport(path, false);
       fillDisk();

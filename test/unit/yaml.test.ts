@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseDialectFile } from '../../src/api/dialect.js';
-import { parseRules } from '../../src/commands/webhook/rules.js';
+import { parseRules } from '../../src/listener/rules.js';
 import { UsageError } from '../../src/core/errors.js';
 import { parseYamlFile, YAML_LIMITS } from '../../src/core/yaml.js';
 import { loadScenario } from '../../src/scenario/scenario.js';

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { NotFoundError } from '../../core/errors.js';
 
 export default defineCommand({

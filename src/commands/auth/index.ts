@@ -1,4 +1,4 @@
-import { defineGroup } from '../../app/command.js';
+import { defineGroup } from '../../contract/command.js';
 import status from './status.js';
 import token from './token.js';
 

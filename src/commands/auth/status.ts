@@ -1,5 +1,5 @@
-import { defineCommand } from '../../app/command.js';
-import type { Context } from '../../app/context.js';
+import { defineCommand } from '../../contract/command.js';
+import type { Context } from '../../contract/context.js';
 import { AuthError, CliError, ExitCode } from '../../core/errors.js';
 import { maskSecret, redactUserinfo } from '../../core/redact.js';
 import type { Column } from '../../output/renderer.js';
@@ -53,7 +53,7 @@ export async function checkAuth(ctx: Context): Promise<{ status: AuthStatus; fai
     tokenStatus: 'unknown',
     latencyMs: null,
   };
-  const { missingProfile } = await import('../../app/context.js');
+  const { missingProfile } = await import('../../contract/context.js');
   const missing = missingProfile(ctx);
   if (missing) {
     status.tokenStatus = 'no such profile';

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { defineFlags } from '../../core/flags.js';
 import { PIPELINED_CONCURRENCY } from '../../bulk/defaults.js';
 import { bulkStatusChange, parseCardTarget, STATUS_BULK_FLAGS, WHERE_FLAGS } from './bulk.js';

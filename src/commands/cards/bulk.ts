@@ -2,7 +2,7 @@
 // anything changes, and the choice between one card and many.
 import type { ApiClient } from '../../api/client.js';
 import { CARD_STATUSES } from '../../core/enums.js';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { defineFlags } from '../../core/flags.js';
 import { UsageError } from '../../core/errors.js';
 import { PIPELINED_CONCURRENCY, concurrencyHelp } from '../../bulk/defaults.js';

@@ -2,9 +2,9 @@
 // PIN errors of the API turned into messages that say what to do.
 import type { ApiResponse } from '../../api/client.js';
 import type { Card } from '../../api/schemas.js';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { CliError, RejectedError, UsageError } from '../../core/errors.js';
-import type { RunInput } from '../../app/command.js';
+import type { RunInput } from '../../contract/command.js';
 import { cardRows, describeCard } from '../../output/columns/cards.js';
 
 /** A card id that has been checked: never empty, so a hint can always name the card. */

@@ -2,9 +2,10 @@
 // every value validated and nothing sent. A card body from stdin (--from-file -) is read by run(),
 // then checked by the same function. Missing values stay missing: the wizard or defaults fill them.
 import type { EncryptedPinBlock } from '../../api/schemas.js';
-import type { RunInput } from '../../app/command.js';
-import type { Context } from '../../app/context.js';
+import type { RunInput } from '../../contract/command.js';
+import type { Context } from '../../contract/context.js';
 import { UsageError } from '../../core/errors.js';
+import { isObject } from '../../core/is-object.js';
 import { getPath, setPath } from '../../core/object-path.js';
 import { accountCurrency, ADDRESS_KEYS, applyFlags, assertKnownKeys, checkFileValues, readJsonFile, readJsonObject, type Json } from './fields.js';
 import { bulkFlagsGiven } from '../bulk-command.js';
@@ -97,10 +98,6 @@ async function cardFrom(file: Json | undefined, opts: CreateOptions): Promise<Pa
   if (opts.pinStdin && body.pinEnabled === false) throw new UsageError('--pin-stdin and --no-pin contradict each other');
   if (fileBlock && opts.pinStdin) throw new UsageError(`${source} has a defaultPIN block already; drop --pin-stdin or the file's defaultPIN`);
   return { body, fileBlock, referenceGiven: body.referenceCode !== undefined };
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function takeFileBlock(body: Json, source: string): EncryptedPinBlock | undefined {

@@ -1,7 +1,7 @@
 // `cards create --rows-from-file`: each row a Create Card body from columns named like the flags
 // (flags fill what a row leaves out), sent exactly once by its reference through the bulk runner.
 import type { Card, CardProgram, CreateCardFields } from '../../api/schemas.js';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { CliError, RejectedError } from '../../core/errors.js';
 import * as fields from '../../core/card-fields.js';
 import { getPath, setPath } from '../../core/object-path.js';
@@ -25,8 +25,8 @@ export async function createRows(ctx: Context, input: Extract<CreateInput, { kin
   const { opts, pinColumn, defaultCurrency } = input;
   const columns = new Map(BODY_FIELDS.map((field) => [field.flag.replace(/^--/, ''), field]));
   const known = [...columns.keys(), ...Object.keys(ROW_BOOLEANS), ...(pinColumn ? [pinColumn] : [])];
-  const [{ runBulkCommand }, { assertPinKeyAvailable, pinProblem, sendWithPinBlocks }, cards] = await Promise.all([
-    import('../bulk-command.js'), import('../../pin/index.js'), import('../../api/cards.js'),
+  const [{ runBulkCommand }, { assertPinKeyAvailable, pinProblem, sendWithPinBlocks }, cards, { getSandboxPinKey }] = await Promise.all([
+    import('../bulk-command.js'), import('../../pin/index.js'), import('../../api/cards.js'), import('../../api/pin-key.js'),
   ]);
   assertPinKeyAvailable(ctx);
   const client = await ctx.client();
@@ -101,7 +101,7 @@ export async function createRows(ctx: Context, input: Extract<CreateInput, { kin
       async apply({ body, pin }, { signal, uncertain }) {
         const referenceCode = body.referenceCode;
         try {
-          const result = await sendWithPinBlocks(ctx, client, [pin], ([block]) =>
+          const result = await sendWithPinBlocks(ctx, () => getSandboxPinKey(client), [pin], ([block]) =>
             cards.createCardExactlyOnce(client, { ...body, defaultPIN: block! }, signal));
           // appliedEarlier: this row's own attempt had applied and its answer was lost.
           return { outcome: 'done', id: result.response.data.id, details: { referenceCode } };

@@ -5,7 +5,7 @@
 import type { ApiClient } from '../../api/client.js';
 import type { CardProgram, CreateCardFields } from '../../api/schemas.js';
 import type { SchemaCheck } from '../../api/schema-check.js';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { NotFoundError, UsageError } from '../../core/errors.js';
 import * as fields from '../../core/card-fields.js';
 import type { BodyField } from '../../core/flags.js';

@@ -2,7 +2,7 @@
 // its reference) or hands many to the bulk rows. The parse step is create-parse.ts, the prompts
 // and defaults create-wizard.ts, the rows create-rows.ts.
 import type { EncryptedPinBlock } from '../../api/schemas.js';
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { CliError, ExitCode, RejectedError, UsageError } from '../../core/errors.js';
 import { describeCard, explainPinKeyError, printCard } from './common.js';
 import { CREATE_FLAGS } from './create-flags.js';
@@ -69,6 +69,7 @@ group or others). See \`cardctl help bulk\`.`,
 
     // The PIN, read and checked before anything is sent.
     const { assertPinKeyAvailable, createPinInput, sendWithPinBlocks } = await import('../../pin/index.js');
+    const { getSandboxPinKey } = await import('../../api/pin-key.js');
     let pin: string | undefined;
     if (!parsed.fileBlock) {
       assertPinKeyAvailable(ctx);
@@ -109,7 +110,7 @@ group or others). See \`cardctl help bulk\`.`,
     try {
       response = parsed.fileBlock
         ? await send(parsed.fileBlock)
-        : await sendWithPinBlocks(ctx, client, [pin!], ([block]) => send(block!), { pan: body.pan });
+        : await sendWithPinBlocks(ctx, () => getSandboxPinKey(client), [pin!], ([block]) => send(block!), { pan: body.pan });
     } catch (error) {
       if (!parsed.referenceGiven && ctx.globals.quiet && mayNeedRetry(error, body.referenceCode)) ctx.io.err(referenceLine);
       if (error instanceof CliError && error.code === 'CONFLICT') {

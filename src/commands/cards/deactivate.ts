@@ -1,4 +1,4 @@
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { defineFlags } from '../../core/flags.js';
 import { UsageError } from '../../core/errors.js';
 import { PIPELINED_CONCURRENCY } from '../../bulk/defaults.js';
@@ -35,13 +35,13 @@ matching cards are listed first). See \`cardctl help bulk\`.`,
   parse: ({ args, opts }) => ({ opts, target: parseCardTarget(args[0], opts, PIPELINED_CONCURRENCY) }),
   async run(ctx, { opts, target }) {
     const reason = opts.reason?.trim();
-    const { assertReason } = await import('../../app/guard.js');
+    const { assertReason } = await import('../../contract/guard.js');
     if (target.bulk) {
       assertReason(ctx, reason, 'deactivating cards');
       return bulkStatusChange(ctx, opts, { verb: 'deactivate', label: 'deactivating', reason, askOnSandbox: true });
     }
     const { cardId } = target;
-    const { confirmDestructive } = await import('../../app/guard.js');
+    const { confirmDestructive } = await import('../../contract/guard.js');
     assertReason(ctx, reason, 'deactivating a card');
     if (!ctx.globals.yes && !ctx.io.canPrompt && !ctx.globals.dryRun) {
       throw new UsageError(`deactivating card ${cardId} needs confirmation and there is no terminal to ask on`, {

@@ -1,12 +1,12 @@
 // Turning flags and --from-file JSON into request bodies for `cards create` and
 // `cards customer update`. Every value is checked here, before anything is sent; errors name the
 // flag (or the file's field) and the expected form.
-import type { Context } from '../../app/context.js';
-import { UsageError } from '../../core/errors.js';
+import type { Context } from '../../contract/context.js';
+import { FieldError, UsageError } from '../../core/errors.js';
 import { readAll } from '../../core/io.js';
 import * as fields from '../../core/card-fields.js';
 import type { BodyField } from '../../core/flags.js';
-import { validateCurrency, validateDateTime } from '../../core/validate.js';
+import { validateDateTime } from '../../core/validate.js';
 import { getPath, setPath } from '../../core/object-path.js';
 
 export type Json = Record<string, unknown>;
@@ -90,8 +90,10 @@ export const ADDRESS_KEYS = ['line1', 'line2', 'city', 'state', 'country', 'post
  * refused too.
  */
 export async function accountCurrency(label: string, value: string): Promise<string> {
-  const currency = await validateCurrency(label, value);
-  const { default: cc } = await import('currency-codes');
+  // The ISO 4217 table (and currency-codes) loaded only when a currency is given.
+  const [{ currencyInfo }, { default: cc }] = await Promise.all([import('../../iso8583/amount.js'), import('currency-codes')]);
+  const currency = currencyInfo(value);
+  if (!currency) throw new FieldError(label, `"${value}"`, 'expected an ISO 4217 currency such as 566 (NGN) or 840 (USD)');
   const entry = cc.number(currency.number);
   if (entry && entry.countries.length > 0 && entry.countries.every((country) => /^Zz/.test(country))) {
     throw new UsageError(`invalid ${label} "${value.trim()}": ${currency.code} (${entry.currency}) is not a currency an account can hold`, {

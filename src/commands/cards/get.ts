@@ -1,4 +1,4 @@
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { cardIdArgument, printCard } from './common.js';
 
 export default defineCommand({

@@ -1,4 +1,4 @@
-import { defineGroup } from '../../app/command.js';
+import { defineGroup } from '../../contract/command.js';
 import activate from './activate.js';
 import create from './create.js';
 import customer from './customer/index.js';

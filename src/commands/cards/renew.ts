@@ -1,10 +1,10 @@
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { defineFlags } from '../../core/flags.js';
-import type { Clock } from '../../app/context.js';
+import type { Clock } from '../../contract/context.js';
 import { CliError, FieldError, UsageError } from '../../core/errors.js';
 import { expiryMonth } from '../../core/card-fields.js';
 import { BULK_FLAGS, type BulkOptions } from '../bulk-command.js';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { parseCardTarget } from './bulk.js';
 import { describeCard, printCard, type CardId } from './common.js';
 import { REASON_MAX_LENGTH } from '../card-flags.js';
@@ -82,7 +82,7 @@ answer. On production the operator types the number of cards. See \`cardctl help
     }
     const { getCard, renewCard } = await import('../../api/cards.js');
     const client = await ctx.client();
-    const { confirmCardChange } = await import('../../app/guard.js');
+    const { confirmCardChange } = await import('../../contract/guard.js');
     await confirmCardChange(ctx, {
       verb: 'renew',
       cardId,

@@ -1,7 +1,6 @@
 // `--from-file FILE|-`: a JSON object whose fields flags may override (shared by oauth and users).
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { UsageError } from '../../core/errors.js';
-import { longFlag, type Flags } from '../../core/flags.js';
 
 export async function readBodyFile(ctx: Pick<Context, 'io'>, path: string | undefined): Promise<Record<string, unknown>> {
   if (path === undefined) return {};
@@ -12,13 +11,8 @@ export async function readBodyFile(ctx: Pick<Context, 'io'>, path: string | unde
 
 /** The body in the file at `path` (a parse step's read: no stdin); `keys`: the fields it may hold. */
 export async function bodyFromFile(path: string, keys?: ReadonlySet<string>): Promise<Record<string, unknown>> {
-  const { readTextFile } = await import('../../core/text.js');
-  let text: string;
-  try {
-    text = await readTextFile(path);
-  } catch (error) {
-    throw new UsageError(`cannot read --from-file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
+  const { readNamedFile } = await import('../../core/text.js');
+  const text = await readNamedFile(path, '--from-file');
   const body = bodyObject(text, path);
   if (keys) checkBodyKeys(body, keys);
   return body;
@@ -27,15 +21,6 @@ export async function bodyFromFile(path: string, keys?: ReadonlySet<string>): Pr
 /** A --from-file body holds only the request's fields. */
 export function checkBodyKeys(body: Record<string, unknown>, keys: ReadonlySet<string>): void {
   for (const key of Object.keys(body)) if (!keys.has(key)) throw new UsageError(`--from-file: unknown field "${key}"`);
-}
-
-/** Each flag given that has a validator, checked by it (each value of a list): before any prompt or request. */
-export function checkGivenFlags(opts: Record<string, unknown>, flags: Flags): void {
-  for (const [key, spec] of Object.entries(flags)) {
-    const value = opts[key];
-    if (!('parse' in spec) || !spec.parse || value === undefined) continue;
-    for (const each of Array.isArray(value) ? value : [value]) if (typeof each === 'string') spec.parse(longFlag(key, spec), each);
-  }
 }
 
 function bodyObject(text: string, path: string): Record<string, unknown> {

@@ -1,7 +1,7 @@
 import type { CreateOAuthBody, OAuthApplication } from '../../api/schemas.js';
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { bodyPaths, defineFlags, longFlag, type FlagValues } from '../../core/flags.js';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { UsageError } from '../../core/errors.js';
 import { validateScope, validateUri, validateUrl } from '../../core/validate.js';
 import { bodyBoolean, bodyFromFile, bodyString, bodyStrings, checkBodyKeys, readBodyFile } from './body-file.js';

@@ -1,4 +1,4 @@
-import { defineGroup } from '../../app/command.js';
+import { defineGroup } from '../../contract/command.js';
 import create from './create.js';
 import keygen from './keygen.js';
 import list from './list.js';

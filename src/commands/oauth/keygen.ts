@@ -1,5 +1,5 @@
 import type { pki } from 'node-forge';
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { defineFlags } from '../../core/flags.js';
 import { UsageError } from '../../core/errors.js';
 import { validatePositiveInt } from '../../core/validate.js';

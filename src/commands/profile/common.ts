@@ -1,5 +1,5 @@
 // Pieces shared by the profile verbs: looking a profile up, and showing one with secrets masked.
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { NotFoundError } from '../../core/errors.js';
 import { maskSecret } from '../../core/redact.js';
 import { SECRET_PROFILE_KEYS, type Profile } from '../../config/store.js';

@@ -1,4 +1,4 @@
-import { defineGroup } from '../../app/command.js';
+import { defineGroup } from '../../contract/command.js';
 import list from './list.js';
 import remove from './remove.js';
 import set from './set.js';

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import type { Profile } from '../../config/store.js';
 
 export default defineCommand({

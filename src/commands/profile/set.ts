@@ -1,5 +1,5 @@
 import { DEFAULT_DIALECT, DIALECT_KEYS, isDialectKey, readPath, withDialectValue, type DialectKey } from '../../api/dialect.js';
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { UsageError } from '../../core/errors.js';
 import { SETTABLE_PROFILE_KEYS, type Profile } from '../../config/store.js';
 

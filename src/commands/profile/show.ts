@@ -1,5 +1,5 @@
 import { DEFAULT_DIALECT, dialectEntries, readPath, resolveDialect } from '../../api/dialect.js';
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import type { Column } from '../../output/renderer.js';
 import { maskedProfile, requireProfile } from './common.js';
 

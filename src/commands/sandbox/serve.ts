@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { dataDir } from '../../config/paths.js';
 import { saveSandboxProfile } from '../../config/sandbox-profile.js';
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { defineFlags, type FlagValues } from '../../core/flags.js';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { UsageError } from '../../core/errors.js';
 import { maskSecret } from '../../core/redact.js';
 import type { DialectOverrides } from '../../api/dialect.js';

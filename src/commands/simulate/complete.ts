@@ -1,4 +1,4 @@
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { LINKED_FLAGS, lifecycleRun, parseLifecycle } from './lifecycle.js';
 
 export default defineCommand({

@@ -2,7 +2,7 @@
 // body, send it to /institutions/{switch}/simulate, print the summary (or the messages).
 // Exit 0 whenever the simulation ran; `--expect-approved` turns a decline into exit 5.
 import type { SimulateBody, SimulateResult } from '../../api/schemas.js';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { RejectedError } from '../../core/errors.js';
 import { escapeControls } from '../../output/format.js';
 import { isApproved } from '../../iso8583/codes.js';

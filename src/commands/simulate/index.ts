@@ -1,4 +1,4 @@
-import { defineGroup } from '../../app/command.js';
+import { defineGroup } from '../../contract/command.js';
 import advice from './advice.js';
 import authorization from './authorization.js';
 import clock from './clock.js';

@@ -3,7 +3,7 @@
 // use their own routes. Each prints what `simulate authorization` prints, and
 // `--expect-approved` turns a decline into exit 5 the same way.
 import type { SimulateResult } from '../../api/schemas.js';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { RejectedError, UsageError } from '../../core/errors.js';
 import { defineFlags } from '../../core/flags.js';
 import { SIMULATION_FLAGS } from './options.js';

@@ -1,4 +1,4 @@
-import { defineCommand, MCP_SIMULATION_MAX_MS, type ToolFlagValues } from '../../app/command.js';
+import { defineCommand, MCP_SIMULATION_MAX_MS, type ToolFlagValues } from '../../contract/command.js';
 import { parseDuration } from '../../core/duration.js';
 import { UsageError } from '../../core/errors.js';
 import { LOAD_FLAGS } from '../../load/flags.js';

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { defineFlags } from '../../core/flags.js';
 import { SIMULATION_FLAGS } from './options.js';
 import { parseRepeat } from './lifecycle.js';

@@ -1,5 +1,5 @@
-import type { Context } from '../../app/context.js';
-import { defineCommand } from '../../app/command.js';
+import type { Context } from '../../contract/context.js';
+import { defineCommand } from '../../contract/command.js';
 import { defineFlags } from '../../core/flags.js';
 import { RejectedError, UsageError } from '../../core/errors.js';
 import { escapeControls } from '../../output/format.js';

@@ -5,7 +5,7 @@
 // received (asked of `webhook listen`, the only webhook that says).
 import type { ApiClient } from '../../api/client.js';
 import type { StandInPolicy, WebhookExchange } from '../../api/schemas.js';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { UsageError } from '../../core/errors.js';
 import type { SandboxHooks, StatePart, StepResult } from '../../scenario/runner.js';
 

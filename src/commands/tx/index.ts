@@ -1,4 +1,4 @@
-import { defineGroup } from '../../app/command.js';
+import { defineGroup } from '../../contract/command.js';
 import list from './list.js';
 import show from './show.js';
 import summary from './summary.js';

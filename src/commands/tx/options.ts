@@ -28,8 +28,6 @@ export const SUMMARY_FLAGS = defineFlags({
   by: { type: 'string', value: 'group', choices: SUMMARY_GROUPS, default: 'channel', description: 'group by' },
 });
 
-export type SummaryOptions = FlagValues<typeof SUMMARY_FLAGS>;
-
 /** The filters checked: the API's query, and the time window applied here. */
 export interface TransactionFilter {
   merchantId?: string;

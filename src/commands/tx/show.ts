@@ -1,6 +1,6 @@
 import type { Lifecycle, Transaction } from '../../api/schemas.js';
-import type { Context } from '../../app/context.js';
-import { defineCommand } from '../../app/command.js';
+import type { Context } from '../../contract/context.js';
+import { defineCommand } from '../../contract/command.js';
 import { defineFlags } from '../../core/flags.js';
 import { CliError, ExitCode, NotFoundError, UsageError } from '../../core/errors.js';
 import { terminalValue } from '../../output/format.js';

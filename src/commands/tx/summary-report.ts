@@ -1,7 +1,7 @@
 // The work of `tx summary`: aggregate the pages as they arrive, then print a terminal report or
 // rows. Loaded by the command's run() only, so its tables stay off the start-up path.
 import type { Transaction } from '../../api/schemas.js';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { currencyInfo, formatAmount, minorToDecimal } from '../../iso8583/amount.js';
 import { isApproved, responseMessage } from '../../iso8583/codes.js';
 import type { Column } from '../../output/renderer.js';

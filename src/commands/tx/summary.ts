@@ -1,4 +1,4 @@
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { parseTransactionFilters, SUMMARY_FLAGS } from './options.js';
 
 export default defineCommand({

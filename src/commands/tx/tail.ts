@@ -1,6 +1,6 @@
 import type { Transaction } from '../../api/schemas.js';
 import { DEFAULT_DIALECT } from '../../api/dialect.js';
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { UsageError } from '../../core/errors.js';
 import { validatePaging } from '../../core/validate.js';
 import { apiQuery, inWindow, parseTransactionFilters, TRANSACTION_FILTERS } from './options.js';

@@ -1,7 +1,7 @@
 import type { UpdateUserBody } from '../../api/schemas.js';
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { bodyFields, defineFlags, type BodyField, type FlagValues } from '../../core/flags.js';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { UsageError } from '../../core/errors.js';
 import * as fields from '../../core/card-fields.js';
 import { validateDateTime, validateEmail, validatePhone, validateScope } from '../../core/validate.js';

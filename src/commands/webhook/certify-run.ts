@@ -1,7 +1,7 @@
 // The run of `cardctl webhook certify`: the secret, the sandbox (in this process, or the
 // profile's running one), the session, the checks, the table, the failures' evidence, the reports.
 import { randomInt } from 'node:crypto';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { InterruptedError, UsageError } from '../../core/errors.js';
 import { redactUrl } from '../../core/redact.js';
 import { writeFileAtomic } from '../../core/write-file.js';

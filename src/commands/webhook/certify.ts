@@ -1,8 +1,8 @@
 // `cardctl webhook certify`: runs the certification's checks (src/certify/) against an
 // institution's webhook through a sandbox (its own, in this process, or a running one with
 // --profile), prints the verdicts, writes the reports, exits 5 when a check fails.
-import { defineCommand } from '../../app/command.js';
-import { RejectedError, UsageError } from '../../core/errors.js';
+import { defineCommand } from '../../contract/command.js';
+import { RejectedError } from '../../core/errors.js';
 import { SIGNATURE_SCHEMES } from '../../webhook-protocol/signature.js';
 import { CHECKS, RULED_CHECK_NAMES } from '../../certify/checks.js';
 import { DEFAULT_LATENCY } from '../../certify/latency.js';
@@ -93,14 +93,8 @@ decline the rules call policy), 5 a check failed, 2 usage (a secret the scheme c
   async parse({ opts }) {
     let expect: Record<string, readonly string[]> = {};
     if (opts.rules !== undefined) {
-      const { readTextFile } = await import('../../core/text.js');
-      let text: string;
-      try {
-        text = await readTextFile(opts.rules);
-      } catch (error) {
-        throw new UsageError(`cannot read rules file ${opts.rules}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-      }
-      expect = await parseRules(text, opts.rules);
+      const { readNamedFile } = await import('../../core/text.js');
+      expect = await parseRules(await readNamedFile(opts.rules, 'rules file'), opts.rules);
     }
     return {
       url: parseWebhookUrl(opts.url),

@@ -2,7 +2,7 @@
 // reply side by side on a terminal wide enough, else one under the other. Other formats print
 // the records as they are (json: the exchange, or the list).
 import type { WebhookExchange } from '../../api/schemas.js';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { redactValue } from '../../core/redact.js';
 import { escapeControls, truncate, visibleWidth } from '../../output/format.js';
 

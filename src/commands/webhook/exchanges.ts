@@ -4,7 +4,7 @@
 import type { ApiClient } from '../../api/client.js';
 import type { Lifecycle, Transaction, WebhookExchange } from '../../api/schemas.js';
 import type { ListWebhookExchangesParams } from '../../api/webhook-exchanges.js';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { parseTimeBound } from '../../core/datetime.js';
 import { UsageError } from '../../core/errors.js';
 import { defineFlags } from '../../core/flags.js';

@@ -1,4 +1,4 @@
-import { defineGroup } from '../../app/command.js';
+import { defineGroup } from '../../contract/command.js';
 import certify from './certify.js';
 import exchanges from './exchanges.js';
 import listen from './listen.js';

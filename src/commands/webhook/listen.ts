@@ -1,11 +1,11 @@
-import type { Context } from '../../app/context.js';
-import { defineCommand } from '../../app/command.js';
+import type { Context } from '../../contract/context.js';
+import { defineCommand } from '../../contract/command.js';
 import { UsageError } from '../../core/errors.js';
 import { isLoopbackHost, NotLoopbackError, notLoopbackReason } from '../../core/loopback.js';
 import { redactValue } from '../../core/redact.js';
 import { escapeControlsDeep } from '../../output/format.js';
-import type { Exchange } from './listener.js';
-import { HISTORY_BOUND, MAX_BODY_BYTES, REPEAT_BEHAVIOURS } from './behaviours.js';
+import type { Exchange } from '../../listener/server.js';
+import { HISTORY_BOUND, MAX_BODY_BYTES, REPEAT_BEHAVIOURS } from '../../listener/behaviours.js';
 import { PARTIAL_APPROVAL_CODE } from '../../webhook-protocol/reply.js';
 import { SIGNATURE_SCHEMES } from '../../webhook-protocol/signature.js';
 import { checkSecretForScheme, webhookSecret } from './secret-stdin.js';
@@ -130,27 +130,21 @@ a body over ${MAX_BODY_BYTES / 1024 / 1024} MiB is answered 413.`,
     }
     let rules;
     if (opts.rules) {
-      const [{ readTextFile }, { parseRules }] = await Promise.all([import('../../core/text.js'), import('./rules.js')]);
-      let text: string;
-      try {
-        text = await readTextFile(opts.rules);
-      } catch (error) {
-        throw new UsageError(`cannot read rules file ${opts.rules}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-      }
-      rules = await parseRules(text, opts.rules);
+      const [{ readNamedFile }, { parseRules }] = await Promise.all([import('../../core/text.js'), import('../../listener/rules.js')]);
+      rules = await parseRules(await readNamedFile(opts.rules, 'rules file'), opts.rules);
     }
     return { opts, port, respond, forwardTo, delay, failEvery, approvedAmount, rules };
   },
   async run(ctx, { opts, port, respond, forwardTo, delay, failEvery, approvedAmount, rules }) {
     // The listener needs no profile, but a profile named by mistake is refused as everywhere.
-    const { missingProfile } = await import('../../app/context.js');
+    const { missingProfile } = await import('../../contract/context.js');
     const missing = missingProfile(ctx);
     if (missing) throw missing;
     const given = await webhookSecret(ctx, Boolean(opts.secretStdin), 'webhook listen');
     const secret = given === undefined ? undefined : checkSecretForScheme(given, opts.scheme, 'the webhook secret');
 
     const json = ['json', 'ndjson'].includes(ctx.settings().output);
-    const { startListener } = await import('./listener.js');
+    const { startListener } = await import('../../listener/server.js');
     const printer = json ? (exchange: Exchange) => ctx.io.out(`${JSON.stringify(exchange)}\n`) : await humanPrinter(ctx);
     // What a handler relayed (--forward-to) may carry anything: each line disclosed by the one rule.
     const print = (exchange: Exchange) => printer(redactValue(exchange) as Exchange);

@@ -1,7 +1,7 @@
 // `cardctl webhook replay`: a recorded request sent again as it was (POST
 // /sandbox/webhook-exchanges/{id}/replay); prints the new exchange.
 import type { WebhookExchange } from '../../api/schemas.js';
-import { defineCommand } from '../../app/command.js';
+import { defineCommand } from '../../contract/command.js';
 import { NetworkError, RejectedError, UsageError } from '../../core/errors.js';
 import { defineFlags } from '../../core/flags.js';
 

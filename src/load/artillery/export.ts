@@ -6,7 +6,7 @@
 // traffic.json, cards.json (0600) and a README. Written whole or not at all; never the secret.
 import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { Context } from '../../app/context.js';
+import type { Context } from '../../contract/context.js';
 import { UsageError } from '../../core/errors.js';
 import { redactUrl } from '../../core/redact.js';
 import { cardCurrency, DEFAULT_CURRENCY, parseAmount, toField4 } from '../../iso8583/amount.js';

@@ -1,7 +1,7 @@
 // What `simulate load --export artillery` writes and its processor reads: the file names, the
 // two data files' shapes, and the counters the processor reports (which the script's `ensure`
 // conditions name). One declaration for both sides.
-import type { CardData } from '../../sandbox/switch/message.js';
+import type { CardData } from '../../webhook-protocol/request.js';
 import type { SignatureScheme } from '../../webhook-protocol/signature.js';
 import type { Mix } from '../mix.js';
 

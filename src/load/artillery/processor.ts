@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isApproved, MTI, processingFlowOf, type Channel } from '../../iso8583/codes.js';
 import type { SwitchMessage } from '../../iso8583/message.js';
-import { buildRequest, DEFAULT_MERCHANT, DEFAULT_METHOD, DEFAULT_TERMINAL, retrievalReferenceNumber, type CardData } from '../../sandbox/switch/message.js';
+import { buildRequest, DEFAULT_MERCHANT, DEFAULT_METHOD, DEFAULT_TERMINAL, retrievalReferenceNumber, type CardData } from '../../webhook-protocol/request.js';
 import { judgeHttpReply, MAX_REPLY_BYTES, type ReplyFailure } from '../../webhook-protocol/reply.js';
 import { signMessage } from '../../webhook-protocol/signature-faults.js';
 import { intentSequence, roundRobin, type Intent } from '../mix.js';

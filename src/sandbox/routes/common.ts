@@ -40,15 +40,3 @@ export function paging(query: { page?: number; limit?: number }): { page: number
   return { page, limit, offset: (page - 1) * limit };
 }
 
-
-/**
- * A list envelope around records that are already the API's JSON, as the store keeps them. Only
- * the transaction list uses it: a page of 100 transactions is ~450 KB, and parsing it only to
- * serialize it again costs ~2 ms of the ~6 ms the page takes, on the path `tx list --all` walks
- * page after page. Every other response is an object the
- * route returns.
- */
-export function storedListBody(dialect: Dialect, message: string, records: string[], page: Pagination): string {
-  const paging = JSON.stringify(pagingMembers(dialect.paging, page)).slice(1, -1);
-  return `${JSON.stringify({ statusCode: 200, message }).slice(0, -1)},"data":[${records.join(',')}]${paging ? `,${paging}` : ''}}`;
-}

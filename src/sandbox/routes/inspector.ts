@@ -79,10 +79,9 @@ export const inspectorRoutes: FastifyPluginAsyncTypebox<{ deps: SandboxDeps; run
     feed.open(reply.raw);
   });
 
-  app.get('/sandbox/inspector/transactions', { ...guarded, schema: { hide, querystring: RecentQuery } }, async (request, reply) => {
+  app.get('/sandbox/inspector/transactions', { ...guarded, schema: { hide, querystring: RecentQuery } }, async (request) => {
     const listed = transactions.list({ institutionId: subject.institutionId, limit: request.query.limit ?? 50, offset: 0 });
-    // The records are already the API's JSON (see storedListBody).
-    return reply.type('application/json').send(`{"data":[${listed.records.join(',')}],"total":${listed.total}}`);
+    return { data: listed.records, total: listed.total };
   });
 
   app.get('/sandbox/inspector/transactions/:id/lifecycle', { ...guarded, schema: { hide, params: IdParams } }, async (request) => ({

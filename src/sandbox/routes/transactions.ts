@@ -4,7 +4,7 @@ import { ListEnvelope, ListTransactionsQuery, Transaction } from '../../api/sche
 import { principalOf, requireBearer } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
 import { transactionService } from '../services/transactions.js';
-import { pagination, paging, storedListBody } from './common.js';
+import { listEnvelope, pagination, paging } from './common.js';
 
 export const transactionRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app, deps) => {
   const transactions = transactionService(deps);
@@ -16,13 +16,10 @@ export const transactionRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (
       querystring: ListTransactionsQuery,
       response: { 200: ListEnvelope(Transaction) },
     },
-  }, async (request, reply) => {
+  }, async (request) => {
     const { page, limit, offset } = paging(request.query);
     const { merchantId, terminalId, cardStatus, transactionStatus } = request.query;
     const listed = transactions.list({ institutionId: principalOf(request).institutionId, merchantId, terminalId, cardStatus, transactionStatus, limit, offset });
-    const body = storedListBody(deps.dialect, 'Transactions retrieved successfully', listed.records, pagination(page, limit, listed.total));
-    // Already the JSON of the 200 schema: fastify sends a string as it is (see storedListBody for why);
-    // the cast because the type provider types send() as the schema's object, not its JSON text.
-    return reply.type('application/json').send(body as never);
+    return listEnvelope(deps.dialect, 'Transactions retrieved successfully', listed.records, pagination(page, limit, listed.total));
   });
 };

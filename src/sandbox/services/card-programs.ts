@@ -10,8 +10,6 @@ import { conflict, invalidField, notFound } from '../errors.js';
 import { defaultCardProgram, programRange } from '../tenancy.js';
 import { changeWebhookConfig } from './webhook-config.js';
 
-export type CardProgramService = ReturnType<typeof cardProgramService>;
-
 /** A program without a stand-in policy declines (96) when the webhook gives no usable answer. */
 const NO_STAND_IN: StandInPolicy = { mode: 'decline', maxAmount: 0, dailyAmount: 0 };
 

@@ -17,8 +17,6 @@ import { isUniqueViolation } from '../store/db.js';
 import type { CardListQuery, StoredCard } from '../store/index.js';
 import { assertIfMatch } from '../versions.js';
 
-export type CardService = ReturnType<typeof cardService>;
-
 export function cardService({ store, clock, pinKey }: Pick<SandboxDeps, 'store' | 'clock' | 'pinKey'>) {
   function loadCard(institutionId: string, cardId: string): StoredCard {
     const stored = store.cards.get(institutionId, cardId);

@@ -11,8 +11,6 @@ import { panFromBin, programOfBin } from '../pan.js';
 import { hashPin } from '../pin.js';
 import { isUniqueViolation } from '../store/db.js';
 
-export type ImportService = ReturnType<typeof importService>;
-
 export function importService({ store, clock }: Pick<SandboxDeps, 'store' | 'clock'>) {
   const alreadyImported = (realId: string) => conflict(`a card with realId "${realId}" was already imported`, 'realId');
   return {

@@ -16,8 +16,6 @@ export const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-b
 const MAX_ASSERTION_LIFETIME = 300;
 const CLOCK_SKEW = 30;
 
-export type OAuthApplicationService = ReturnType<typeof oauthApplicationService>;
-
 export function oauthApplicationService({ store, clock, settings }: Pick<SandboxDeps, 'store' | 'clock' | 'settings'>) {
   return {
     /** One page, newest first, each application with its institution expanded. */

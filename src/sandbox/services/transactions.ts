@@ -4,12 +4,10 @@ import type { SandboxDeps } from '../deps.js';
 import { notFound } from '../errors.js';
 import type { TransactionListQuery } from '../store/index.js';
 
-export type TransactionService = ReturnType<typeof transactionService>;
-
 export function transactionService({ store }: Pick<SandboxDeps, 'store'>) {
   return {
     /** One page, newest first, as the stored JSON of each transaction; `cardStatus` is the card's status now. */
-    list(query: TransactionListQuery): { records: string[]; total: number } {
+    list(query: TransactionListQuery): { records: Transaction[]; total: number } {
       return store.transactions.list(query);
     },
 

@@ -7,8 +7,6 @@ import { notFound } from '../errors.js';
 import { scopesOfUser } from '../scopes.js';
 import { addUser } from '../tenancy.js';
 
-export type UserService = ReturnType<typeof userService>;
-
 export function userService({ store, clock }: Pick<SandboxDeps, 'store' | 'clock'>) {
   return {
     /** Replaces the user's details, status, blocked flag and roles. */

@@ -273,8 +273,8 @@ export class TransactionStore {
     return { count: row.count, amountMinor: row.amountMinor };
   }
 
-  /** One page, newest first, as stored JSON text, and the total matching. */
-  list(query: TransactionListQuery): { records: string[]; total: number } {
+  /** One page, newest first, and the total matching. */
+  list(query: TransactionListQuery): { records: Transaction[]; total: number } {
     const filters: string[] = [];
     const params: Record<string, unknown> = { institutionId: query.institutionId };
     if (query.merchantId !== undefined) { filters.push('t.merchant_id = @merchantId'); params.merchantId = query.merchantId; }
@@ -289,7 +289,7 @@ export class TransactionStore {
     const total = (count.get(params) as { total: number }).total;
     if (total === 0) return { records: [], total };
     const rows = page.all({ ...params, limit: query.limit, offset: query.offset }) as Array<{ record: string }>;
-    return { records: rows.map((row) => row.record), total };
+    return { records: rows.map((row) => JSON.parse(row.record) as Transaction), total };
   }
 
   /** Prepared once per combination of filters (at most 16); the fragments are fixed strings. */

@@ -12,7 +12,7 @@ import { repeatMtiOf } from '../../webhook-protocol/reply.js';
 import type { SwitchDeps } from './deps.js';
 import type { Exchange } from './exchange.js';
 import { recordCall, subjectOf } from './exchange-record.js';
-import { buildResponse, dayOf, originalDataElements } from './message.js';
+import { buildResponse, dayOf, originalDataElements } from '../../webhook-protocol/request.js';
 import { cardAndProgramOf, type Plan } from './plan.js';
 import { approvalCode, buildRecord, resentMessage, rewrite, settle } from './record.js';
 import type { SwitchStore } from './store-port.js';
@@ -50,7 +50,7 @@ export function deliveryMessage(record: Transaction, delivery: Delivery, pan: st
  * repeated until the webhook acknowledges it.
  */
 export async function afterStandIn(deps: SwitchDeps, institutionId: string, record: Transaction, plan: Plan, request: SwitchMessage, exchange: Exchange, standIn: { decision: string }): Promise<void> {
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now;
   if (isApproved(standIn.decision)) {
     const mti = record.mti.startsWith('02') ? '0220' : '0120';
     const cause = exchange.outcome.ok ? undefined : causeOf(exchange.outcome);
@@ -107,7 +107,7 @@ export function recordAdviceDelivery(store: SwitchStore, institutionId: string, 
  * (0121, 0421) after the first; true when it is acknowledged now.
  */
 export async function deliverAdvice(deps: SwitchDeps, institutionId: string, id: string): Promise<boolean> {
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now;
   const stored = deps.store.get(institutionId, id);
   if (!stored?.record.advice || stored.record.advice.acknowledged) return true;
   const { card, program } = cardAndProgramOf(deps.store, institutionId, stored.record);

@@ -7,7 +7,8 @@ import type { SwitchStore } from './store-port.js';
 
 export interface SwitchDeps {
   store: SwitchStore;
-  now?: () => Date;
+  /** The switch's clock (runtime.ts: the sandbox's, moved by `simulate clock`). */
+  now: () => Date;
   webhook?: WebhookCallOptions;
   /** Replaces the webhook call (tests). */
   callWebhook?: typeof callWebhook;

@@ -39,7 +39,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function exchangeWithWebhook(deps: SwitchDeps, program: Pick<CardProgram, 'id' | 'webHookConfig'> | undefined, request: SwitchMessage, transactionId: string, institutionId: string, subject?: ExchangeSubject): Promise<Exchange> {
   const config = program?.webHookConfig;
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now;
   const baseDeadline = deps.webhook?.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const draw = deps.webhookFaults?.draw({ institutionId, programId: program?.id }) ?? { delayMs: 0, deadlineMs: baseDeadline, duplicate: false, reset: false, replyLost: false, garbage: false };
   const faults = describeDraw(draw);

@@ -9,7 +9,7 @@ import { MTI, paymentMethodOf, processingFlowOf, type Channel, type Intent, type
 import { DomainError, invalidField } from '../errors.js';
 import { cardExpiryYYMM, toYYMM } from './checks.js';
 import type * as ledger from './ledger.js';
-import { DEFAULT_CHANNEL, DEFAULT_MERCHANT, DEFAULT_METHOD, DEFAULT_TERMINAL, type CardData } from './message.js';
+import { DEFAULT_CHANNEL, DEFAULT_MERCHANT, DEFAULT_METHOD, DEFAULT_TERMINAL, type CardData } from '../../webhook-protocol/request.js';
 import type { SwitchStore } from './store-port.js';
 
 export interface Plan {

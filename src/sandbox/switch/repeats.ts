@@ -16,7 +16,7 @@ import { answerOf, repeatEntry, resentMessage, rewrite } from './record.js';
  * the webhook gets the repeat too, and whether its answer agreed is recorded on the original.
  */
 export async function simulateRepeat(deps: SwitchDeps, institutionId: string, id: string, mode: ResponseMode): Promise<SimulateEnvelope> {
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now;
   const stored = deps.store.get(institutionId, id);
   if (!stored) throw new DomainError('not-found', `transaction ${id} not found`);
   if (stored.state === 'awaiting') throw new DomainError('conflict', `transaction ${id} is still awaiting its answer; a repeat is answered once it has one`);

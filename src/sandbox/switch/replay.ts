@@ -34,7 +34,7 @@ export interface ReplayPolicy {
 }
 
 export async function replayExchange(deps: SwitchDeps, institutionId: string, id: string, body: ReplayRequest, policy: ReplayPolicy): Promise<WebhookExchange> {
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now;
   const entry = deps.exchanges?.get(institutionId, id);
   if (!entry) throw new DomainError('not-found', `webhook exchange ${id} not found`);
   const original = entry.record;

@@ -27,14 +27,14 @@ import { exchangeWithWebhook, standInDecision, type Exchange } from './exchange.
 import { subjectOf } from './exchange-record.js';
 import { settleAbandonedAround } from './expiry.js';
 import * as ledger from './ledger.js';
-import { buildRequest, buildResponse, dayOf, retrievalReferenceNumber } from './message.js';
+import { buildRequest, buildResponse, dayOf, retrievalReferenceNumber } from '../../webhook-protocol/request.js';
 import { isAdvice, kindOf, planDebit, planLinked, planReversal, requestMtiOf, reversalStands, type Plan } from './plan.js';
 import { answerOf, applyAnswer, approvalCode, buildRecord, hop, repeatEntry, settle } from './record.js';
 import type { SwitchStore } from './store-port.js';
 import { redactUrlCredentials } from '../../core/redact.js';
 
 export async function simulate(deps: SwitchDeps, institutionId: string, body: SimulateBody): Promise<SimulateEnvelope> {
-  const receivedAt = (deps.now ?? (() => new Date()))();
+  const receivedAt = deps.now();
   const institution = institutionOf(deps.store, institutionId);
   const plan = body.intent === 'reversal' ? planReversal(deps.store, institutionId, body, receivedAt) : planDebit(deps.store, institutionId, body, receivedAt);
   return run(deps, institution, plan, body.responseMode ?? 'stub', body.overrides);
@@ -42,7 +42,7 @@ export async function simulate(deps: SwitchDeps, institutionId: string, body: Si
 
 /** A lifecycle message (sandbox extension, POST /sandbox/switch/messages): see LifecycleBody. */
 export async function simulateLifecycle(deps: SwitchDeps, institutionId: string, body: LifecycleBody): Promise<SimulateEnvelope> {
-  const receivedAt = (deps.now ?? (() => new Date()))();
+  const receivedAt = deps.now();
   const institution = institutionOf(deps.store, institutionId);
   const plan = planLinked(deps.store, institutionId, body, receivedAt);
   return run(deps, institution, plan, body.responseMode ?? 'stub', body.overrides);
@@ -55,7 +55,7 @@ function institutionOf(store: SwitchStore, institutionId: string): Institution {
 }
 
 async function run(deps: SwitchDeps, institution: Institution, plan: Plan, mode: ResponseMode, overrides: SwitchMessage | undefined): Promise<SimulateEnvelope> {
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now;
   const receivedAt = now();
   const started = performance.now();
   const { store } = deps;
@@ -112,7 +112,7 @@ interface Admitted {
  * the transaction inserted, and answered unless the webhook is to decide it.
  */
 function admit(deps: SwitchDeps, { institution, plan, mode, overrides, receivedAt, started }: Admission): Admitted {
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now;
   const { store } = deps;
   const institutionId = institution.id;
   // The day the daily limits and the stand-in budget count against is the switch's (its clock,
@@ -188,7 +188,7 @@ function admit(deps: SwitchDeps, { institution, plan, mode, overrides, receivedA
  * background (advices.ts).
  */
 async function applyWebhookAnswer(deps: SwitchDeps, institutionId: string, plan: Plan, admitted: Admitted, exchange: Exchange, started: number): Promise<SimulateEnvelope> {
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now;
   const { store } = deps;
   const { request: clearRequest, entry } = admitted;
   const { amountMinor } = entry;

@@ -7,7 +7,7 @@ import type { Transaction } from '../../api/schemas.js';
 import { tell, type SandboxEvents } from '../events.js';
 import type { Store } from '../store/index.js';
 import type { SwitchStore } from './store-port.js';
-import { retrievalReferenceNumber } from './message.js';
+import { retrievalReferenceNumber } from '../../webhook-protocol/request.js';
 import { COUNTED_STATES } from './states.js';
 
 export function switchStore(store: Store, { firstStan = 1, events }: { firstStan?: number; events?: SandboxEvents } = {}): SwitchStore {

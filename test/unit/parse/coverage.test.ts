@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { type AnyCommand, type GroupDefinition, isGroup } from '../../../src/app/command.js';
+import { type AnyCommand, type GroupDefinition, isGroup } from '../../../src/contract/command.js';
 import { commandTree } from '../../../src/commands/index.js';
 
 function leaves(nodes: Array<AnyCommand | GroupDefinition>, prefix = ''): string[] {

@@ -1,7 +1,7 @@
 import type { Card, UpdateCustomerBody } from '../../../api/schemas.js';
-import { defineCommand } from '../../../app/command.js';
+import { defineCommand } from '../../../contract/command.js';
 import { bodyFields, defineFlags, type FlagValues } from '../../../core/flags.js';
-import type { Context } from '../../../app/context.js';
+import type { Context } from '../../../contract/context.js';
 import { UsageError } from '../../../core/errors.js';
 import { getPath, setPath } from '../../../core/object-path.js';
 import { ADDRESS_KEYS, applyFlags, assertKnownKeys, checkFileValues, readJsonFile, readJsonObject, type Json } from '../fields.js';
@@ -165,7 +165,7 @@ in the audit journal (\`cardctl history\`).`,
       await printCard(ctx, { data: card, raw: JSON.stringify({ statusCode: 200, message: 'unchanged', data: card }), status: 200, headers: {}, durationMs: 0 });
       return;
     }
-    const { confirmCardChange } = await import('../../../app/guard.js');
+    const { confirmCardChange } = await import('../../../contract/guard.js');
     await confirmCardChange(ctx, {
       verb: 'update the cardholder of',
       cardId,

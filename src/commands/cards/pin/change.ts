@@ -1,4 +1,4 @@
-import { defineCommand } from '../../../app/command.js';
+import { defineCommand } from '../../../contract/command.js';
 import { CliError, UsageError } from '../../../core/errors.js';
 import { validatePan } from '../../../core/validate.js';
 import { cardIdArgument, describeCard, explainPinError, printCard } from '../common.js';
@@ -30,6 +30,7 @@ After 3 wrong current PINs the PIN is locked until \`cardctl cards pin reset\`.`
   async run(ctx, input) {
     const { cardId, pan } = input;
     const { assertPinKeyAvailable, createPinInput, sendWithPinBlocks } = await import('../../../pin/index.js');
+    const { getSandboxPinKey } = await import('../../../api/pin-key.js');
     assertPinKeyAvailable(ctx);
     const pins = createPinInput(ctx, { stdin: Boolean(input.opts.pinStdin), allowWeak: input.opts.allowWeakPin });
     const oldPin = await pins.existing('current PIN');
@@ -39,7 +40,7 @@ After 3 wrong current PINs the PIN is locked until \`cardctl cards pin reset\`.`
     const client = await ctx.client();
     let response;
     try {
-      response = await sendWithPinBlocks(ctx, client, [oldPin, newPin], ([oldPIN, newPIN]) => changePin(client, cardId, { oldPIN: oldPIN!, newPIN: newPIN! }, ctx.signal), { pan });
+      response = await sendWithPinBlocks(ctx, () => getSandboxPinKey(client), [oldPin, newPin], ([oldPIN, newPIN]) => changePin(client, cardId, { oldPIN: oldPIN!, newPIN: newPIN! }, ctx.signal), { pan });
     } catch (error) {
       let explained = error;
       if (error instanceof CliError && error.code === 'PIN_MISMATCH' && !hasAttempts(error.details)) {

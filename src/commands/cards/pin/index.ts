@@ -1,4 +1,4 @@
-import { defineGroup } from '../../../app/command.js';
+import { defineGroup } from '../../../contract/command.js';
 import change from './change.js';
 import reset from './reset.js';
 

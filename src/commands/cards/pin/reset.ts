@@ -1,4 +1,4 @@
-import { defineCommand } from '../../../app/command.js';
+import { defineCommand } from '../../../contract/command.js';
 import { validatePan } from '../../../core/validate.js';
 import { cardIdArgument, describeCard, explainPinError, printCard } from '../common.js';
 import { REASON_MAX_LENGTH } from '../../card-flags.js';
@@ -35,11 +35,12 @@ last four digits must be typed, or --yes --confirm-production given.
   async run(ctx, input) {
     const { cardId, pan } = input;
     const { assertPinKeyAvailable, createPinInput, sendWithPinBlocks } = await import('../../../pin/index.js');
+    const { getSandboxPinKey } = await import('../../../api/pin-key.js');
     assertPinKeyAvailable(ctx);
     const newPin = await createPinInput(ctx, { stdin: Boolean(input.opts.pinStdin), allowWeak: input.opts.allowWeakPin }).fresh('new PIN');
     const { getCard, resetPin } = await import('../../../api/cards.js');
     const client = await ctx.client();
-    const { confirmCardChange } = await import('../../../app/guard.js');
+    const { confirmCardChange } = await import('../../../contract/guard.js');
     await confirmCardChange(ctx, {
       verb: 'reset the PIN of',
       cardId,
@@ -51,7 +52,7 @@ last four digits must be typed, or --yes --confirm-production given.
     });
     let response;
     try {
-      response = await sendWithPinBlocks(ctx, client, [newPin], ([block]) => resetPin(client.withReason(input.opts.reason), cardId, block!, ctx.signal), { pan });
+      response = await sendWithPinBlocks(ctx, () => getSandboxPinKey(client), [newPin], ([block]) => resetPin(client.withReason(input.opts.reason), cardId, block!, ctx.signal), { pan });
     } catch (error) {
       throw explainPinError(error, cardId);
     }

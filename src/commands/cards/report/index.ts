@@ -1,4 +1,4 @@
-import { defineGroup } from '../../../app/command.js';
+import { defineGroup } from '../../../contract/command.js';
 import merge from './merge.js';
 
 export default defineGroup({ name: 'report', summary: 'the reports of bulk runs (--report): join the shards\' into one', commands: [merge] });

@@ -1,12 +1,12 @@
 // Confirmation of destructive steps (logout, profile remove, deactivate): --yes answers for
 // the user; without --yes a prompt is needed, and where none is possible that is a usage
 // error naming --yes, never a hang.
-import type { Context } from './context.js';
+import type { Context } from '../contract/context.js';
 import { UsageError } from '../core/errors.js';
 
 /**
  * Resolves when the action may go ahead; a declined prompt is a UsageError (exit 2, nothing
- * changed), like confirmDestructive of app/guard.ts. Returns true for callers that test it.
+ * changed), like confirmDestructive of contract/guard.ts. Returns true for callers that test it.
  */
 export async function confirmAction(ctx: Context, question: string): Promise<true> {
   if (ctx.globals.yes) return true;

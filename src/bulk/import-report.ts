@@ -5,7 +5,7 @@
 // last batch. A row missing is sent again, which is safe: an import is refused as a CONFLICT
 // once its realId is there, and every bulk card verb is idempotent or looks the card up first.
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import type { RunHeader } from '../bulk/report.js';
+import type { RunHeader } from './report.js';
 import { SetupError } from '../core/errors.js';
 import { redactBodyText } from '../core/redact.js';
 import { writeAllSync } from '../core/write-file.js';
@@ -130,7 +130,7 @@ export function isImportEntry(value: unknown): value is ReportEntry {
 export async function readReport(path: string, onRun?: (run: RunHeader) => void): Promise<ResumeState> {
   const done = new Map<string, string | undefined>();
   let entries = 0;
-  const { readRunReport } = await import('../bulk/report.js');
+  const { readRunReport } = await import('./report.js');
   const { run } = await readRunReport(path, { isEntry: isImportEntry, tornPrefix: '{"line":', what: 'an import report (line, realId, outcome imported|exists|invalid|failed|skipped)' }, (entry) => {
     entries++;
     if (entry.realId === undefined) return;

@@ -2,8 +2,8 @@
 // /exchanges, and the first answer given to each message for its repeats. Oldest first out,
 // bounded in count and in size (HISTORY_BOUND), so a long run or large posts cannot grow it
 // without end.
-import type { SwitchMessage } from '../../iso8583/message.js';
-import { firstMtiOf, PARTIAL_APPROVAL_CODE } from '../../webhook-protocol/reply.js';
+import type { SwitchMessage } from '../iso8583/message.js';
+import { firstMtiOf, PARTIAL_APPROVAL_CODE } from '../webhook-protocol/reply.js';
 import { HISTORY_BOUND } from './behaviours.js';
 
 export type HistoryBound = { exchanges: number; bytes: number };

@@ -6,7 +6,7 @@
 // argv and flags (and the files they name) → the validated, typed input run() gets, throwing
 // UsageError before any network call. Tests hold one table per command of argv → input or error.
 import type { Command } from 'commander';
-import type { Context } from './context.js';
+import type { Context } from '../contract/context.js';
 import type { FlagValues, Flags } from '../core/flags.js';
 import type { GlobalOptions } from '../core/global-flags.js';
 import type { IOStreams } from '../core/io.js';

@@ -4,9 +4,9 @@
 // looked up by realId before it is sent again; a 409 CONFLICT means the realId is already there.
 import { AuthError, ExitCode, RejectedError, type CliError } from '../core/errors.js';
 import type { ImportCardBody } from '../api/schemas.js';
-import type { ImportOutcome, ReportEntry } from './report.js';
-import { UNUSABLE_CARD, unusableForRow, type FoundCard } from '../bulk/found-card.js';
-import { backoffMs, rowRun, type RowRunOptions } from '../bulk/loop.js';
+import type { ImportOutcome, ReportEntry } from './import-report.js';
+import { UNUSABLE_CARD, unusableForRow, type FoundCard } from './found-card.js';
+import { backoffMs, rowRun, type RowRunOptions } from './loop.js';
 import { realIdOf, validateImportRow, type RowDefaults } from './row.js';
 
 export interface SendResult {

@@ -19,7 +19,6 @@ export const MAX_RECORD_CHARS = 64 * 1024;
 const MAX_PENDING_SKIPPED = 1_000;
 
 export type ImportFormat = 'csv' | 'ndjson' | 'json';
-export const IMPORT_FORMATS: readonly ImportFormat[] = ['csv', 'ndjson', 'json'];
 
 export interface SourceRow {
   /** Line the row starts on (CSV: the header is line 1). */

@@ -16,11 +16,11 @@
 //       approvedAmount: 1500   # partial approval: field 4 of the answer, major units
 //   failEvery: 5               # every 5th message is answered HTTP 500 (the network stands in)
 //   repeats: inconsistent      # a repeat (same STAN, RRN and message class) gets another answer
-import { UsageError } from '../../core/errors.js';
-import { currencyInfo, parseAmount } from '../../iso8583/amount.js';
-import { channelOfConditionCode, CHANNELS, isValidResponseCode, type Channel } from '../../iso8583/codes.js';
-import type { SwitchMessage } from '../../iso8583/message.js';
-import { PARTIAL_APPROVAL_CODE } from '../../webhook-protocol/reply.js';
+import { UsageError } from '../core/errors.js';
+import { currencyInfo, parseAmount } from '../iso8583/amount.js';
+import { channelOfConditionCode, CHANNELS, isValidResponseCode, type Channel } from '../iso8583/codes.js';
+import type { SwitchMessage } from '../iso8583/message.js';
+import { PARTIAL_APPROVAL_CODE } from '../webhook-protocol/reply.js';
 import { REPEAT_BEHAVIOURS, type RepeatBehaviour } from './behaviours.js';
 
 export type { RepeatBehaviour };
@@ -70,7 +70,7 @@ const MATCH_KEYS = new Set(['amount', 'panSuffix', 'processingCode', 'channel', 
 
 /** Parses and checks a rules file's text; errors are usage errors naming the file and rule. */
 export async function parseRules(text: string, file: string): Promise<RuleSet> {
-  const { parseYamlFile } = await import('../../core/yaml.js');
+  const { parseYamlFile } = await import('../core/yaml.js');
   const data = (await parseYamlFile(text, file, 'rules file')).value;
   const fail = (where: string, message: string): never => {
     throw new UsageError(`invalid rules file ${file}: ${where}${message}`, { hint: 'see `cardctl webhook listen --help` for the rules format' });

@@ -1,9 +1,10 @@
 // Builds the ISO 8583 messages of a simulation: the request the switch would send (MTI, PAN,
 // processing code, amount, dates, STAN, RRN, track 2, entry mode, POS condition and data
 // codes, terminal, merchant, currency, account, original data elements for reversals) and the
-// service's own response (echo + 38/39). Pure functions: time, STAN and RRN are inputs.
-import { MTI, POS_ENTRY_MODES, PROCESSING_CODES, posConditionCodeFor, type Channel, type Intent, type PaymentMethod, type ProcessingFlow } from '../../iso8583/codes.js';
-import type { SwitchMessage } from '../../iso8583/message.js';
+// service's own response (echo + 38/39). Pure functions: time, STAN and RRN are inputs. The sandbox's
+// switch and the Artillery export (src/load/artillery/) build their messages here, one way.
+import { MTI, POS_ENTRY_MODES, PROCESSING_CODES, posConditionCodeFor, type Channel, type Intent, type PaymentMethod, type ProcessingFlow } from '../iso8583/codes.js';
+import type { SwitchMessage } from '../iso8583/message.js';
 
 export const DEFAULT_TERMINAL: Record<Channel, string> = { pos: 'SBXPOS01', atm: 'SBXATM01', web: 'SBXWEB01' };
 export const DEFAULT_MERCHANT = 'SBXMERCHANT0001';
@@ -134,4 +135,4 @@ export function buildRequest(input: RequestInput): SwitchMessage {
   return message;
 }
 
-export { buildResponse } from '../../webhook-protocol/reply.js';
+export { buildResponse } from './reply.js';
