@@ -1,4 +1,5 @@
 // Pieces every route module uses: the success envelope and paging.
+import type { FastifyReply } from 'fastify';
 import { DEFAULT_DIALECT, type Dialect } from '../../api/dialect.js';
 import { setPath } from '../../core/object-path.js';
 import type { Pagination } from '../../api/schemas.js';
@@ -51,4 +52,12 @@ export function paging(query: { page?: number; limit?: number }): { page: number
 export function storedListBody(dialect: Dialect, message: string, records: string[], page: Pagination): string {
   const paging = JSON.stringify(pagingMembers(dialect.paging, page)).slice(1, -1);
   return `${JSON.stringify({ statusCode: 200, message }).slice(0, -1)},"data":[${records.join(',')}]${paging ? `,${paging}` : ''}}`;
+}
+
+/**
+ * Sends JSON text as it is (fastify does not serialize a string). Through the plain reply type:
+ * a route's type provider types send() as its response schema's object, not that object's JSON text.
+ */
+export function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
+  return reply.type('application/json').send(json);
 }

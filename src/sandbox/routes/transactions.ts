@@ -4,7 +4,7 @@ import { ListEnvelope, ListTransactionsQuery, Transaction } from '../../api/sche
 import { principalOf, requireBearer } from '../auth.js';
 import type { SandboxDeps } from '../deps.js';
 import { transactionService } from '../services/transactions.js';
-import { pagination, paging, storedListBody } from './common.js';
+import { pagination, paging, sendJsonText, storedListBody } from './common.js';
 
 export const transactionRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app, deps) => {
   const transactions = transactionService(deps);
@@ -21,8 +21,7 @@ export const transactionRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (
     const { merchantId, terminalId, cardStatus, transactionStatus } = request.query;
     const listed = transactions.list({ institutionId: principalOf(request).institutionId, merchantId, terminalId, cardStatus, transactionStatus, limit, offset });
     const body = storedListBody(deps.dialect, 'Transactions retrieved successfully', listed.records, pagination(page, limit, listed.total));
-    // Already the JSON of the 200 schema: fastify sends a string as it is (see storedListBody for why);
-    // the cast because the type provider types send() as the schema's object, not its JSON text.
-    return reply.type('application/json').send(body as never);
+    // Already the JSON of the 200 schema (see storedListBody for why).
+    return sendJsonText(reply, body);
   });
 };
