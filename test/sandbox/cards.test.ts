@@ -4,7 +4,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/sandbox/store/index.js';
 import { tempDir } from '../helpers/cli.js';
 import { call, createCard, createCardBody, encryptClearBlock, encryptPin, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
-import type { Card } from '../../src/api/schemas.js';
+import type { Card, CardProgram } from '../../src/api/schemas.js';
 import type { AnyJson } from '../helpers/json.js';
 
 let sandbox: Sandbox;
@@ -574,7 +574,7 @@ describe('bodies of the card changes', () => {
 });
 
 describe('card program changes merge nested objects member by member', () => {
-  type Program = Record<string, any>;
+  type Program = CardProgram;
   const newProgram = async (): Promise<Program> => {
     const created = await call(sandbox, 'POST', '/sandbox/card-programs', { token: sandbox.token, body: { name: 'Merge' } });
     expect(created.status, created.text).toBe(201);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
 import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CreateCardBody } from '../../src/api/schemas.js';
 import createCommand from '../../src/commands/cards/create.js';
 import { defaultExpiry, generateReference } from '../../src/commands/cards/create-wizard.js';
 import customerUpdate, { mergeCustomer } from '../../src/commands/cards/customer/update.js';
@@ -172,7 +173,7 @@ describe('cards create parsing', () => {
     const fingerprint = createHash('sha256').update(createPublicKey(publicPem).export({ type: 'spki', format: 'der' })).digest('hex');
     pool.intercept({ path: '/sandbox/pin-key', method: 'GET' }).reply(200, { publicKey: publicPem, fingerprint, algorithm: 'RSA-OAEP-256', pinBlockFormat: 'ISO-9564-1' });
     pool.intercept({ path: '/sandbox/card-programs', method: 'GET' }).reply(200, { statusCode: 200, message: 'ok', data: [{ id: 'PROG1', _id: 'PROG1', name: 'Debit', maxExpiry: 36, bankCode: '058', active: true }] });
-    let sent: Record<string, any> | undefined;
+    let sent: CreateCardBody | undefined;
     pool.intercept({ path: '/institutions/cards', method: 'POST' }).reply(200, (request) => {
       sent = JSON.parse(String(request.body));
       return { statusCode: 200, message: 'Card created', data: { id: 'c1', pan: '506099******0008', lastFour: '0008', embossingName: 'ADA OBI', status: 'active' } };
