@@ -101,8 +101,7 @@ export interface CommandDefinition<F extends Flags = Flags, A extends readonly A
 }
 
 /** A definition whose flags and arguments are not known at the use site (the tree, the builders). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyCommand = CommandDefinition<any, any, any>;
+export type AnyCommand = CommandDefinition<Flags, readonly ArgumentSpec[], unknown>;
 
 export interface GroupDefinition {
   name: string;

@@ -16,7 +16,7 @@ import type { Style } from './style.js';
 import { LiveRows, drawTable, keyValueLines } from './tables.js';
 import type { RenderTemplate } from './template.js';
 
-export interface Column<R = any> {
+export interface Column<R = unknown> {
   /** Header text (tables, CSV). */
   header: string;
   /** Dot path of the value in the record; also what `--fields` names. */
@@ -80,11 +80,11 @@ export interface ListOptions extends CarriesSecret {
   live?: boolean;
 }
 
-export interface RecordOptions extends CarriesSecret {
+export interface RecordOptions<R = unknown> extends CarriesSecret {
   raw?: string;
   idPath?: string;
   /** Rows for the key/value table; defaults to every leaf of the record. */
-  rows?: Column[];
+  rows?: Column<R>[];
 }
 
 export interface ListStream<R> {
@@ -282,7 +282,7 @@ export class Renderer {
   }
 
   /** Prints one record: key/value rows for people, the object for machines. */
-  async record<R>(given: R, options: RecordOptions = {}): Promise<void> {
+  async record<R>(given: R, options: RecordOptions<R> = {}): Promise<void> {
     const { format, quiet, fields } = this.settings;
     const record = this.disclose(given, options);
     if (record && typeof record === 'object') this.checkFields([record], options.rows ?? leafColumns(record));
@@ -307,7 +307,7 @@ export class Renderer {
         return;
       default: {
         const rows = fields?.length
-          ? fields.map((path) => ({ header: path, path }) as Column)
+          ? fields.map((path): Column<R> => ({ header: path, path }))
           : options.rows ?? leafColumns(record);
         if (format === 'csv') {
           this.io.out(`${csvLine(rows.map((c) => c.path))}\n`);
@@ -447,13 +447,13 @@ function prepareJqSoon(): void {
 }
 
 /** Every leaf of a record as key/value rows (nested objects become dotted keys). */
-export function leafColumns(record: unknown, prefix = ''): Column[] {
+export function leafColumns<R = unknown>(record: unknown, prefix = ''): Column<R>[] {
   if (!record || typeof record !== 'object') return [];
-  const rows: Column[] = [];
+  const rows: Column<R>[] = [];
   for (const [key, value] of Object.entries(record)) {
     const path = prefix ? `${prefix}.${key}` : key;
     if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0) {
-      rows.push(...leafColumns(value, path));
+      rows.push(...leafColumns<R>(value, path));
     } else {
       rows.push({ header: path, path, status: /status$/i.test(key) });
     }

@@ -42,7 +42,7 @@ function cardFlags(extra: string[] = []): string[] {
   ];
 }
 
-async function createCard(pin = '4821', extra: string[] = []): Promise<Record<string, any>> {
+async function createCard(pin = '4821', extra: string[] = []): Promise<Card> {
   const result = await run([...cardFlags(extra), '-o', 'json'], { input: `${pin}\n`, pins: [pin] });
   expect(result.stderr).toContain('✓');
   expect(result.exitCode).toBe(0);

@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setPath } from '../../src/core/object-path.js';
 import { cardctl, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
 import { createCardOverHttp } from '../sandbox/helpers.js';
 
@@ -292,13 +293,8 @@ describe('a deployment with paging metadata and error members at other paths, se
 
   beforeAll(async () => {
     const file = join(dir.path, 'dialect.json');
-    const dialect: Record<string, any> = { maxPageSize: 7 };
-    for (const [key, value] of settings) {
-      const path = key.split('.');
-      let at = dialect;
-      for (const segment of path.slice(0, -1)) at = (at[segment] ??= {});
-      at[path[path.length - 1]!] = value;
-    }
+    const dialect = { maxPageSize: 7 };
+    for (const [key, value] of settings) setPath(dialect, key, value);
     writeFileSync(file, JSON.stringify(dialect));
     sandbox = await startSandboxProcess(['--dialect', file, '--profile', 'meta'], { configDir: dir.path });
     for (let i = 0; i < 9; i++) created.unshift(await createCardOverHttp(sandbox.info, { referenceCode: `META-${i}` }));

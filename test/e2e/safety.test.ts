@@ -4,7 +4,9 @@
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Card } from '../../src/api/schemas.js';
 import { main } from '../../src/app/cli.js';
+import type { JournalEntry } from '../../src/audit/journal.js';
 import { ScriptedPrompter } from '../../src/core/prompter.js';
 import { luhnValid } from '../../src/core/redact.js';
 import { cardctl, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
@@ -34,7 +36,7 @@ function workspace(extraEnv: Record<string, string> = {}) {
     journalFile,
     run: (args: string[], options: { input?: string; env?: Record<string, string> } = {}) =>
       cardctl(args, { configDir: config.path, input: options.input, env: { ...baseEnv, ...options.env } }),
-    journal(): Array<Record<string, any>> {
+    journal(): JournalEntry[] {
       if (!existsSync(journalFile)) return [];
       return readFileSync(journalFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
     },
@@ -71,7 +73,7 @@ async function profileAt(ws: ReturnType<typeof workspace>, name: string, env: 's
 async function createCard(ws: ReturnType<typeof workspace>, pin = '4821', env: Record<string, string> = sandboxEnv(), extra: string[] = []) {
   const created = await ws.run([...cardFlags(extra), '-o', 'json'], { input: `${pin}\n`, env });
   expect(created.exitCode, created.stderr).toBe(0);
-  return JSON.parse(created.stdout) as Record<string, any>;
+  return JSON.parse(created.stdout) as Card;
 }
 
 async function cardCount(): Promise<number> {
@@ -150,7 +152,7 @@ describe('audit journal', () => {
 
     const history = await ws.run(['history', '--card', card.id, '-o', 'json']);
     expect(history.exitCode, history.stderr).toBe(0);
-    const entries = JSON.parse(history.stdout) as Array<Record<string, any>>;
+    const entries = JSON.parse(history.stdout) as JournalEntry[];
     expect(entries.map((e) => `${e.method} ${e.path.replace(card.id, 'ID')}`)).toEqual([
       'POST /institutions/cards',
       'PUT /institutions/cards/ID/renew',

@@ -1,7 +1,7 @@
 // Authentication and tenancy: bearer tokens, API keys, OAuth client credentials, and that
 // another institution's ids answer 404.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { call, createCard, createCardBody, encryptPin, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, createCard, createCardBody, encryptPin, OpenApiChecker, startTestSandbox, type OpenApiPaths, type Sandbox } from './helpers.js';
 import { clientAssertion, makeCertificate, type TestCertificate } from './oauth-helpers.js';
 
 let sandbox: Sandbox;
@@ -21,7 +21,7 @@ afterAll(async () => {
 async function operations(security: 'bearerAuth' | 'apiKey'): Promise<Array<{ method: string; path: string }>> {
   const { body } = await call(sandbox, 'GET', '/openapi.json');
   const found: Array<{ method: string; path: string }> = [];
-  for (const [template, methods] of Object.entries(body.paths as Record<string, Record<string, any>>)) {
+  for (const [template, methods] of Object.entries(body.paths as OpenApiPaths)) {
     for (const [method, operation] of Object.entries(methods)) {
       if (operation.security?.[0]?.[security]) {
         found.push({ method: method.toUpperCase(), path: template.replace(/\{[^}]+\}/g, 'x') });

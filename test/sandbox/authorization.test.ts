@@ -9,7 +9,7 @@ import Fastify from 'fastify';
 import { attachScopeCheck, requireBearer } from '../../src/sandbox/auth.js';
 import { covers, grants, OPERATION_SCOPES, SCOPE_BUNDLES } from '../../src/sandbox/scopes.js';
 import { validImportRow } from '../helpers/import-row.js';
-import { call, createCard, createCardBody, encryptPin, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, createCard, createCardBody, encryptPin, startTestSandbox, type OpenApiPaths, type Sandbox } from './helpers.js';
 import { clientAssertion, makeCertificate, type TestCertificate } from './oauth-helpers.js';
 import { auth, simulate } from './switch-helpers.js';
 
@@ -132,11 +132,11 @@ function operationOf(key: string): { method: string; apiKey: boolean } {
 
 describe('the tables', () => {
   test('every authenticated operation of /openapi.json has its scope from the table, and every table row is an operation', async () => {
-    const doc = (await call(sandbox, 'GET', '/openapi.json')).body as { paths: Record<string, Record<string, any>> };
+    const doc = (await call(sandbox, 'GET', '/openapi.json')).body as { paths: OpenApiPaths };
     const documented: Record<string, string> = {};
     for (const [path, methods] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(methods)) {
-        const security = op.security?.[0] as Record<string, string[]> | undefined;
+        const security = op.security?.[0];
         if (!security || Object.keys(security).length === 0) continue;
         const [scopes] = Object.values(security);
         expect(scopes, `${method} ${path}`).toHaveLength(1);

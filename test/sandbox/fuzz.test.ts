@@ -8,10 +8,9 @@
 import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createCard, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, createCard, startTestSandbox, type OpenApiPaths, type Sandbox } from './helpers.js';
 import { makeCertificate } from './oauth-helpers.js';
 import { auth, simulate } from './switch-helpers.js';
-import type { AnyJson } from '../helpers/json.js';
 
 const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
@@ -59,7 +58,7 @@ beforeAll(async () => {
     body: { name: 'Fuzzed list', publicKey: makeCertificate().certificatePem, scopes: ['read:card'], grantType: 'client_credentials' },
   });
   expect(application.status, application.text).toBe(201);
-  const doc = (await call(sandbox, 'GET', '/openapi.json')).body as { paths: Record<string, Record<string, any>> };
+  const doc = (await call(sandbox, 'GET', '/openapi.json')).body as { paths: OpenApiPaths };
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       const upper = method.toUpperCase();
@@ -70,8 +69,8 @@ beforeAll(async () => {
       const contentTypes = Object.keys(content);
       operations.push({
         method: upper, path, auth, contentTypes,
-        body: contentTypes.length ? content[contentTypes[0]!].schema : undefined,
-        query: (op.parameters ?? []).filter((p: AnyJson) => p.in === 'query').map((p: AnyJson) => p.name),
+        body: contentTypes.length ? content[contentTypes[0]!]!.schema as Schema : undefined,
+        query: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
       });
     }
   }

@@ -136,6 +136,16 @@ export async function createCardOverHttp(info: { baseUrl: string; token: string;
 
 type Validator = ((data: unknown) => boolean) & { errors?: unknown };
 
+/** What the tests read of one operation of /openapi.json. */
+export interface OpenApiOperation {
+  security?: Array<Record<string, string[]>>;
+  parameters?: Array<{ name: string; in: string }>;
+  requestBody?: { content?: Record<string, { schema: unknown }> };
+  responses: Record<string, unknown>;
+}
+/** /openapi.json's paths: path template → method → operation. */
+export type OpenApiPaths = Record<string, Record<string, OpenApiOperation>>;
+
 /** What the checker reads of an OpenAPI document. */
 interface OpenApiDocument {
   paths?: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: object }> } | undefined> } | undefined>>;

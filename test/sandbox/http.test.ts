@@ -3,7 +3,7 @@
 import { createHash, createPublicKey } from 'node:crypto';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { call, createCardBody, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, createCardBody, OpenApiChecker, startTestSandbox, type OpenApiPaths, type Sandbox } from './helpers.js';
 import type { AnyJson } from '../helpers/json.js';
 
 let sandbox: Sandbox;
@@ -87,7 +87,7 @@ describe('/openapi.json', () => {
 
   test('documents every endpoint of the reference and the sandbox helpers, with their auth', async () => {
     const { body } = await call(sandbox, 'GET', '/openapi.json');
-    const operations = Object.entries(body.paths as Record<string, Record<string, any>>)
+    const operations = Object.entries(body.paths as OpenApiPaths)
       .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
     // The switch module may add its own routes beside these.
     expect(operations).toEqual(expect.arrayContaining([

@@ -270,7 +270,7 @@ describe('GET /institutions/transactions', () => {
     await call(sandbox, 'GET', `/institutions/cards/${cardB.id}/deactivate`, { token: sandbox.token });
     const store = sandbox.deps.store;
     const day = '2026-11-22';
-    const rows: Array<[any, Partial<Transaction>, Channel]> = [
+    const rows: Array<[Card, Partial<Transaction>, Channel]> = [
       [cardA, { merchantId: 'M1', terminalId: 'T1', transactionStatus: 'completed', stan: '000001', rrn: 'R00000000001' }, 'pos'],
       [cardA, { merchantId: 'M1', terminalId: 'T2', transactionStatus: 'pending', mti: '0100', stan: '000002', rrn: 'R00000000002' }, 'pos'],
       [cardB, { merchantId: 'M2', terminalId: 'T1', transactionStatus: 'failed', responseCode: '96', stan: '000003', rrn: 'R00000000003' }, 'atm'],

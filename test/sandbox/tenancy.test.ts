@@ -4,7 +4,7 @@
 // operation with the credentials swapped (API key on bearer routes, bearer on the API-key
 // route): 401. A route added without a case here fails the test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createCard, createCardBody, encryptPin, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, createCard, createCardBody, encryptPin, startTestSandbox, type OpenApiPaths, type Sandbox } from './helpers.js';
 import { makeCertificate } from './oauth-helpers.js';
 import { auth, clearPan, simulate } from './switch-helpers.js';
 
@@ -49,7 +49,7 @@ beforeAll(async () => {
   }, { '0': '0100', '2': A.pan! });
   secretsOfA = [A.exchangeId, A.cardId!, A.pan!, A.maskedPan!, A.txId!, A.rrn!, A.appId!, A.userId!, A.programId!, A.institutionId!, sandbox.token, sandbox.apiKey,
     'owner@alpha-bank.example', 'Alphaville', 'ALPHA OWNER', 'ALPHA-REF-0001', 'Alpha ledger'];
-  const doc = (await call(sandbox, 'GET', '/openapi.json')).body as { paths: Record<string, Record<string, any>> };
+  const doc = (await call(sandbox, 'GET', '/openapi.json')).body as { paths: OpenApiPaths };
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       const security = op.security?.[0] ?? {};

@@ -47,9 +47,11 @@ describe('writes that fail', () => {
   function failingProcess(code: string, stderrFails = false) {
     const failing = (errorCode: string) => new Writable({ write: (_chunk, _encoding, done) => done(Object.assign(new Error(errorCode), { code: errorCode })) });
     const exit = vi.fn();
-    const fake = { env: {}, exitCode: undefined, stdout: failing(code), stderr: stderrFails ? failing('EIO') : new Writable({ write: (_c, _e, done) => done() }), exit };
     // A fake process: systemIO uses only its env, exitCode, exit and two writable streams.
-    return { fake: fake as unknown as NodeJS.Process, exit };
+    const fake: { env: NodeJS.ProcessEnv; exitCode?: NodeJS.Process['exitCode']; exit(code?: number): void; stdout: Writable; stderr: Writable } = {
+      env: {}, exitCode: undefined, stdout: failing(code), stderr: stderrFails ? failing('EIO') : new Writable({ write: (_c, _e, done) => done() }), exit,
+    };
+    return { fake: fake as NodeJS.Process, exit };
   }
   const tick = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -2,6 +2,7 @@
 // control characters that would drive the terminal, in every format and view of the renderer.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { Card } from '../../src/api/schemas.js';
 import type { GlobalOptions } from '../../src/contract/context.js';
 import { csvField, escapeControls, neutralizeFormula } from '../../src/output/format.js';
 import { cardColumns } from '../../src/output/columns/cards.js';
@@ -90,7 +91,7 @@ describe('CSV cells a spreadsheet would evaluate', () => {
   it('the columns of real resources too: a negative amount is a number, a formula in a name is not', async () => {
     const ctx = testContext({ globals: { output: 'csv', fields: 'id,customer.firstName' } });
     // Two fields of a card, all that --fields asks for: the columns' Card type wants the whole record.
-    await ctx.output().list([{ id: '=1', customer: { firstName: '@x' } } as never], cardColumns);
+    await ctx.output().list([{ id: '=1', customer: { firstName: '@x' } } as Card], cardColumns);
     expect(ctx.io.stdoutText()).toBe("id,customer.firstName\n'=1,'@x\n");
     expect(transactionColumns.length).toBeGreaterThan(0);
   });

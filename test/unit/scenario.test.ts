@@ -1,6 +1,6 @@
 // Scenario files: loading (with line numbers for mistakes), templates, expectations, runs.
 import { describe, expect, it } from 'vitest';
-import type { SimulateBody } from '../../src/api/schemas.js';
+import type { SimulateBody, Transaction } from '../../src/api/schemas.js';
 import { RejectedError, UsageError } from '../../src/core/errors.js';
 import { check, runScenario, type SandboxHooks } from '../../src/scenario/runner.js';
 import { loadScenario, MAX_SCENARIO_STEPS, resolveTemplates, templates } from '../../src/scenario/scenario.js';
@@ -197,7 +197,7 @@ describe('lifecycle steps', () => {
     const sandbox: SandboxHooks = {
       async lifecycle(body) { calls.push(`lifecycle ${JSON.stringify(body)}`); return answer('inc1', '0100'); },
       async repeat(id, forward) { calls.push(`repeat ${id} ${forward}`); return answer(id, '0101'); },
-      async expire(id) { calls.push(`expire ${id}`); return { id, mti: '0100', stan: '1', rrn: '2', responseCode: '00', transactionStatus: 'reversed', releaseReason: 'expiry' } as never; }, // the runner reads only the id of what expire() answers
+      async expire(id) { calls.push(`expire ${id}`); return { id, mti: '0100', stan: '1', rrn: '2', responseCode: '00', transactionStatus: 'reversed', releaseReason: 'expiry' } as Transaction; }, // the runner reads only the id of what expire() answers
       async advanceClock(seconds) { calls.push(`clock ${seconds}`); return { now: 'later', offsetSeconds: seconds, expired: 1 }; },
       async deliverAdvices() { calls.push('deliver'); return { delivered: 1, pending: 0 }; },
       async standIn(program) { calls.push(`stand-in? ${program}`); return { mode: 'approve', maxAmount: 1, dailyAmount: 2 }; },

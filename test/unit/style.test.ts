@@ -1,12 +1,12 @@
 // src/output/style.ts paints with chalk at level 1 (16 colours), loaded only when colour may be on;
 // styles combine outermost first and status words are coloured by what they mean.
-import { Chalk } from 'chalk';
+import { Chalk, type ChalkInstance } from 'chalk';
 import { describe, expect, it } from 'vitest';
 import { createStyle, STYLE_NAMES, type StyleName } from '../../src/output/style.js';
 
 const chalk = new Chalk({ level: 1 });
-// chalk's styles chained by name: each step is a ChalkInstance the names index, which TypeScript cannot follow through reduce.
-const viaChalk = (names: readonly StyleName[], text: string) => names.reduce<any>((c, name) => c[name], chalk)(text) as string;
+// chalk's styles chained by name: each step is a ChalkInstance the next name indexes.
+const viaChalk = (names: readonly StyleName[], text: string) => names.reduce<ChalkInstance>((c, name) => c[name], chalk)(text);
 const TEXTS = ['active', '', 'two\nlines', 'crlf\r\nline', 'already \x1b[1mbold\x1b[22m inside', 'dim \x1b[2min\x1b[22m dim', 'red \x1b[31mred\x1b[39m end', '✓ é 中'];
 
 describe('styles', () => {

@@ -1,14 +1,19 @@
 import { describe, expect, it } from 'vitest';
+import type { Transaction } from '../../src/api/schemas.js';
 import { SummaryAggregator, groupKey, sparkline } from '../../src/commands/tx/summary-report.js';
 
-const tx = (over: Record<string, unknown>) => ({
+type SummaryInput = Parameters<SummaryAggregator['add']>[0];
+interface PartialNested { amounts?: Partial<Transaction['amounts']>; transactionChannel?: Partial<Transaction['transactionChannel']> }
+
+// A partial transaction: the aggregator reads only these fields.
+const tx = (over: Omit<Partial<Transaction>, keyof PartialNested> & PartialNested) => ({
   createdAt: '2026-11-22T10:15:00.000Z',
   responseCode: '00',
   merchantId: 'M1',
   amounts: { amount: '000000150000', currency: '566' },
   transactionChannel: { channelType: 'pos' },
   ...over,
-}) as never; // a partial transaction: the aggregator reads only these fields
+}) as SummaryInput;
 
 describe('tx summary', () => {
   it('counts, approval rates, amounts per currency with the exponent, response codes with meanings', () => {

@@ -133,7 +133,7 @@ export async function parseUpdateOptions(ctx: Pick<Context, 'io' | 'prompter'>, 
   const printCard = opts.printCard ?? bodyBoolean(file, 'printCard');
   if (printCard !== undefined) body.printCard = printCard;
   // Built field by field from the validators above; the API's schema check (ajv) stays off this path.
-  return body as unknown as UpdateUserBody;
+  return body as UpdateUserBody;
 }
 
 export default defineCommand({

@@ -1,4 +1,5 @@
 // Pieces every route module uses: the success envelope and paging.
+import type { FastifyReply } from 'fastify';
 import { DEFAULT_DIALECT, type Dialect } from '../../api/dialect.js';
 import { setPath } from '../../core/object-path.js';
 import type { Pagination } from '../../api/schemas.js';

@@ -89,7 +89,7 @@ export function mergeCustomer(card: Pick<Card, 'customer'>, changes: Json): { bo
     throw new UsageError('the card has no date of birth on record and the API requires one: give --birth-date', { hint: 'e.g. --birth-date 1990-05-17' });
   }
   // Every key comes from the current record or a validated flag; the API's schema check (ajv) stays off this path.
-  return { body: body as unknown as UpdateCustomerBody, changed };
+  return { body: body as UpdateCustomerBody, changed };
 }
 
 async function promptChanges(ctx: Context, card: Card): Promise<Json> {
