@@ -7,9 +7,10 @@
 // Files are written to a temporary name and renamed into place, chunks before the entry, so a
 // cardctl process started during a rebuild never sees a half-written file. `--clean` empties
 // dist/ first (used by prepare and prepack, so a published tarball has no stale chunks).
-// Last, man/cardctl.1, the man page, rendered by the new bundle.
+// First, src/commands/manifest.generated.ts, the command manifest (src/commands/manifest.ts), from
+// the definitions; last, man/cardctl.1, the man page, rendered by the new bundle.
 import { build } from 'esbuild';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -25,6 +26,8 @@ const external = [
 const REQUIRE_BANNER = "import { createRequire as __cardctlRequire } from 'node:module'; const require = __cardctlRequire(import.meta.url);";
 
 if (process.argv.includes('--clean')) rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+
+await writeManifest();
 
 const result = await build({
   entryPoints: { cli: 'src/app/cli.ts' },
@@ -60,6 +63,39 @@ const { renderManPage } = await import(`${new URL('../dist/cli.js', import.meta.
 const manPage = new URL('../man/cardctl.1', import.meta.url);
 mkdirSync(new URL('.', manPage), { recursive: true });
 writeAtomically(manPage, await renderManPage());
+
+/**
+ * src/commands/manifest.generated.ts from the command definitions: they are bundled on their own
+ * into a file in dist/ (where the external packages resolve), loaded, and the file removed. The
+ * manifest is rewritten only when it changed, and committed, like the completions.
+ */
+async function writeManifest() {
+  const source = new URL(`../dist/manifest-source.${process.pid}.mjs`, import.meta.url);
+  await build({
+    stdin: {
+      contents: "export { commandTree } from './src/commands/index.ts'; export { manifestModule } from './src/commands/manifest.ts';",
+      resolveDir: new URL('..', import.meta.url).pathname,
+      loader: 'ts',
+    },
+    outfile: source.pathname,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external,
+    banner: { js: REQUIRE_BANNER },
+    define: { __CARDCTL_VERSION__: JSON.stringify(version) },
+    logLevel: 'warning',
+  });
+  try {
+    const { commandTree, manifestModule } = await import(source.href);
+    const target = new URL('../src/commands/manifest.generated.ts', import.meta.url);
+    const contents = manifestModule(commandTree);
+    if (!existsSync(target) || readFileSync(target, 'utf8') !== contents) writeAtomically(target, contents);
+  } finally {
+    rmSync(source, { force: true });
+  }
+}
 
 function writeAtomically(path, contents) {
   const temporary = `${path instanceof URL ? path.pathname : path}.${process.pid}.tmp`;
