@@ -10,8 +10,8 @@
 // First, src/commands/manifest.generated.ts, the command manifest (src/commands/manifest.ts), from
 // the definitions; last, man/cardctl.1, the man page, rendered by the new bundle.
 import { build } from 'esbuild';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -65,20 +65,23 @@ mkdirSync(new URL('.', manPage), { recursive: true });
 writeAtomically(manPage, await renderManPage());
 
 /**
- * src/commands/manifest.generated.ts from the command definitions: they are bundled on their own
- * into a file in dist/ (where the external packages resolve), loaded, and the file removed. The
- * manifest is rewritten only when it changed, and committed, like the completions.
+ * src/commands/manifest.generated.ts from the command definitions: the manifest (the tree as JSON,
+ * which keeps a definition's data and drops its code) and, for each leaf, the import() of the
+ * module that exports it, so each verb is a chunk of its own, loaded only when it runs. Every
+ * module of src/commands/ is bundled into a folder in dist/ (where the external packages
+ * resolve) and loaded, each leaf found among their exports, and the folder removed. The file is
+ * rewritten only when it changed, and committed, like the completions.
  */
 async function writeManifest() {
-  const source = new URL(`../dist/manifest-source.${process.pid}.mjs`, import.meta.url);
+  const root = new URL('../src/commands/', import.meta.url).pathname;
+  const files = readdirSync(root, { recursive: true }).filter((file) => file.endsWith('.ts') && !file.endsWith('.generated.ts')).sort();
+  const outdir = new URL(`../dist/manifest-source.${process.pid}/`, import.meta.url);
   await build({
-    stdin: {
-      contents: "export { commandTree } from './src/commands/index.ts'; export { manifestModule } from './src/commands/manifest.ts';",
-      resolveDir: new URL('..', import.meta.url).pathname,
-      loader: 'ts',
-    },
-    outfile: source.pathname,
+    entryPoints: files.map((file) => join(root, file)),
+    outbase: root,
+    outdir: outdir.pathname,
     bundle: true,
+    splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
@@ -88,13 +91,38 @@ async function writeManifest() {
     logLevel: 'warning',
   });
   try {
-    const { commandTree, manifestModule } = await import(source.href);
+    const modules = [];
+    for (const file of files) modules.push({ file: file.replace(/\.ts$/, '.js'), exports: await import(new URL(file.replace(/\.ts$/, '.js'), outdir).href) });
+    const { commandTree } = modules.find((m) => m.file === 'index.js').exports;
+    const leaves = [];
+    const walk = (node, path) => ('commands' in node ? node.commands.forEach((child) => walk(child, [...path, child.name])) : leaves.push({ path: path.join(' '), ...exporterOf(node, modules, path) }));
+    commandTree.forEach((node) => walk(node, [node.name]));
+    const loaders = leaves.map(({ path, file, name }) => `  ${JSON.stringify(path)}: () => import('./${file}').then((module) => module.${name}),`);
+    const contents = `// Written by scripts/build.mjs from the command definitions (src/commands/manifest.ts); do not edit.
+import type { AnyCommand } from '../app/command.js';
+
+export const MANIFEST_JSON = ${JSON.stringify(JSON.stringify(commandTree))};
+
+export const LEAF_LOADERS: Readonly<Record<string, () => Promise<AnyCommand>>> = {
+${loaders.join('\n')}
+};
+`;
     const target = new URL('../src/commands/manifest.generated.ts', import.meta.url);
-    const contents = manifestModule(commandTree);
     if (!existsSync(target) || readFileSync(target, 'utf8') !== contents) writeAtomically(target, contents);
   } finally {
-    rmSync(source, { force: true });
+    rmSync(outdir, { recursive: true, force: true });
   }
+}
+
+/** The module of src/commands/ that exports `leaf`, and the export's name (a default export first). */
+function exporterOf(leaf, modules, path) {
+  for (const name of ['default', null]) {
+    for (const { file, exports } of modules) {
+      const found = name ? (exports[name] === leaf ? name : undefined) : Object.keys(exports).find((key) => exports[key] === leaf);
+      if (found) return { file, name: found };
+    }
+  }
+  throw new Error(`cardctl ${path.join(' ')}: no module of src/commands/ exports its definition (export it, so it can be loaded alone)`);
 }
 
 function writeAtomically(path, contents) {

@@ -8,9 +8,8 @@ import type { Dispatcher } from 'undici';
 import { builtinNames, expandAlias } from '../aliases/expand.js';
 import { DryRunStop } from '../audit/dry-run.js';
 import { ConfigStore } from '../config/store.js';
-import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, isGroup, type RunInput, type RunOrigin } from './command.js';
-import { COMMAND_LOADERS } from '../commands/routes.js';
-import { COMMAND_MANIFEST, isGroupOutline, type OutlineNode } from '../commands/manifest.js';
+import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, type RunInput, type RunOrigin } from './command.js';
+import { COMMAND_MANIFEST, isGroupOutline, LEAF_LOADERS, type OutlineNode } from '../commands/manifest.js';
 import { addFlags, type Flags } from '../core/flags.js';
 import { GLOBAL_FLAGS } from '../core/global-flags.js';
 import { createContext, type Env, type GlobalOptions } from './context.js';
@@ -94,10 +93,10 @@ export async function runCli(argv: string[], deps: MainDeps = {}): Promise<numbe
   try {
     await program.parseAsync(argv, { from: 'user' });
     if (!path) return ExitCode.Ok;
-    // Step two: the command's top-level module, cut down to the path; the line parsed again, now
-    // with the definitions' own validators, and the command run.
-    const top = await COMMAND_LOADERS[path[0]!]!();
-    program = makeProgram(alongPath([top], path.slice(1)), io, runner(input, leafAt(top, path.slice(1))));
+    // Step two: the command's own module (and no other command's); the line parsed again, now
+    // with the definition's own validators, and the command run.
+    const leaf = await LEAF_LOADERS[path.join(' ')]!();
+    program = makeProgram(pathTo(COMMAND_MANIFEST, path, leaf), io, runner(input, leaf));
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.Ok;
   } catch (error) {
@@ -126,18 +125,16 @@ function alongPath<N extends OutlineNode>(nodes: readonly N[], words: readonly s
   return [isGroupOutline(child) ? { ...child, commands: alongPath(child.commands, words.slice(1)) } : child];
 }
 
-/** The leaf at `path` (canonical names) below `node`. */
-function leafAt(node: TreeNode, path: readonly string[]): AnyCommand {
-  if (!isGroup(node)) return node;
-  const child = node.commands.find((c) => c.name === path[0]);
-  if (!child) throw new Error(`${node.name}: no command ${path[0]} (the command manifest is stale: npm run build)`);
-  return leafAt(child, path.slice(1));
+/** The groups of the manifest along `path` (canonical names), each cut down to the next, ending at `leaf`. */
+function pathTo(nodes: readonly OutlineNode[], path: readonly string[], leaf: AnyCommand): OutlineNode[] {
+  const node = nodes.find((c) => c.name === path[0]);
+  return [node && isGroupOutline(node) ? { ...node, commands: pathTo(node.commands, path.slice(1), leaf) } : leaf];
 }
 
 /** `cardctl NAME …` where NAME is a user alias (src/aliases/): the command line it stands for. */
 async function expandUserAlias(argv: string[], env: Env): Promise<string[]> {
   const first = argv[0];
-  if (!first || first.startsWith('-') || first === '__complete' || Object.hasOwn(COMMAND_LOADERS, first)) return argv;
+  if (!first || first.startsWith('-') || first === '__complete') return argv;
   const builtins = builtinNames(COMMAND_MANIFEST);
   if (builtins.has(first)) return argv;
   return expandAlias(argv, new ConfigStore(env).read().aliases, builtins);
