@@ -74,7 +74,8 @@ writeAtomically(manPage, await renderManPage());
  */
 async function writeManifest() {
   const root = new URL('../src/commands/', import.meta.url).pathname;
-  const files = readdirSync(root, { recursive: true }).filter((file) => file.endsWith('.ts') && !file.endsWith('.generated.ts')).sort();
+  // Not the manifest's own modules: the build must work when the generated one is stale or missing.
+  const files = readdirSync(root, { recursive: true }).filter((file) => file.endsWith('.ts') && !/^manifest(\.generated)?\.ts$/.test(file)).sort();
   const outdir = new URL(`../dist/manifest-source.${process.pid}/`, import.meta.url);
   await build({
     entryPoints: files.map((file) => join(root, file)),
@@ -99,11 +100,9 @@ async function writeManifest() {
     commandTree.forEach((node) => walk(node, [node.name]));
     const loaders = leaves.map(({ path, file, name }) => `  ${JSON.stringify(path)}: () => import('./${file}').then((module) => module.${name}),`);
     const contents = `// Written by scripts/build.mjs from the command definitions (src/commands/manifest.ts); do not edit.
-import type { AnyCommand } from '../app/command.js';
-
 export const MANIFEST_JSON = ${JSON.stringify(JSON.stringify(commandTree))};
 
-export const LEAF_LOADERS: Readonly<Record<string, () => Promise<AnyCommand>>> = {
+export const LEAF_MODULES = {
 ${loaders.join('\n')}
 };
 `;

@@ -4,11 +4,9 @@
 // tree without loading a command module, and a command's module (a chunk of its own) is loaded
 // only when it runs (src/app/run-cli.ts). test/unit/manifest.test.ts fails when the generated
 // copy no longer matches the definitions.
-import type { ArgumentSpec, McpUse } from '../app/command.js';
+import type { AnyCommand, ArgumentSpec, McpUse } from '../app/command.js';
 import type { Flags } from '../core/flags.js';
-import { MANIFEST_JSON } from './manifest.generated.js';
-
-export { LEAF_LOADERS } from './manifest.generated.js';
+import { LEAF_MODULES, MANIFEST_JSON } from './manifest.generated.js';
 
 /** A leaf as help and dispatch see it: its definition without the code (run, parse, validators, MCP bounds). */
 export interface CommandOutline {
@@ -39,3 +37,6 @@ export function isGroupOutline(node: OutlineNode): node is GroupOutline {
 
 /** Every top-level command, in the order `cardctl --help` lists them, as data. */
 export const COMMAND_MANIFEST: readonly OutlineNode[] = JSON.parse(MANIFEST_JSON);
+
+/** Each leaf's definition by its path of canonical names (`cards list`), from its own module (a chunk of its own). */
+export const LEAF_LOADERS: Readonly<Record<string, () => Promise<AnyCommand>>> = LEAF_MODULES;
