@@ -1,11 +1,10 @@
 // Aliases (`cardctl alias set co 'cards list --search $1'`): expanded in main() before commander
 // parses, so an alias behaves exactly like the command line it stands for.
-import type { AnyCommand, GroupDefinition } from '../contract/command.js';
 import { UsageError } from '../core/errors.js';
 import { splitCommand } from '../output/pager.js';
 
 /** Names an alias may not take: every top-level command, its aliases, and `help`. */
-export function builtinNames(tree: ReadonlyArray<AnyCommand | GroupDefinition>): Set<string> {
+export function builtinNames(tree: ReadonlyArray<{ name: string; aliases?: readonly string[] }>): Set<string> {
   const names = new Set(['help']);
   for (const node of tree) {
     names.add(node.name);

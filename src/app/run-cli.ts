@@ -1,13 +1,15 @@
-// Runs a command line: builds the commander tree from the command definitions (only those the
-// command line names, when it starts with a top-level command's name), runs the chosen command
-// with a context, and is the only place that turns errors into exit codes.
+// Runs a command line in two steps. First the commander tree is built from the command manifest
+// (src/commands/manifest.ts: every command as data), which answers help, usage errors and which
+// command the line names without loading a command module; then that command's own module is
+// loaded, and the line parsed again with its definition and run with a context. The only place
+// that turns errors into exit codes.
 import { Command, CommanderError, type OutputConfiguration } from 'commander';
 import type { Dispatcher } from 'undici';
 import { builtinNames, expandAlias } from '../aliases/expand.js';
 import { DryRunStop } from '../api/dry-run.js';
 import { ConfigStore } from '../config/store.js';
-import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, isGroup, type RunInput, type RunOrigin } from '../contract/command.js';
-import { COMMAND_LOADERS } from '../commands/routes.js';
+import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, type RunInput, type RunOrigin } from '../contract/command.js';
+import { COMMAND_MANIFEST, isGroupOutline, LEAF_LOADERS, type OutlineNode } from '../commands/manifest.js';
 import { addFlags, type Flags } from '../core/flags.js';
 import { GLOBAL_FLAGS } from '../core/global-flags.js';
 import { createContext } from './context.js';
@@ -48,9 +50,9 @@ export async function wholeTree(): Promise<TreeNode[]> {
  */
 export const host: CliHost = {
   run: (argv, deps) => runCli(argv, deps),
-  builtinNames: async () => builtinNames(await wholeTree()),
+  builtinNames: async () => builtinNames(COMMAND_MANIFEST),
   tree: wholeTree,
-  program: async () => buildProgram(await wholeTree()),
+  program: async () => buildProgram(COMMAND_MANIFEST),
 };
 
 /** Runs cardctl with the given arguments; resolves to the exit code. */
@@ -76,14 +78,26 @@ export async function runCli(argv: string[], deps: MainDeps = {}): Promise<numbe
   if (argv[0] === '__complete') return (await import('../completion/dynamic.js')).runCompletionQuery(argv.slice(1), io, env);
   // `help <topic>` prints a topic; `help <command>` falls through to commander (src/help/).
   if (argv[0] === 'help' && argv.length === 2) {
-    const shown = (await import('../help/index.js')).showHelpTopic(argv[1]!, io, await wholeTree());
+    const shown = (await import('../help/index.js')).showHelpTopic(argv[1]!, io, COMMAND_MANIFEST);
     if (shown === true) return ExitCode.Ok;
     if (shown instanceof CliError) return reportError(shown, io, env, {});
   }
 
   const interrupt = deps.signal ? undefined : installInterruptHandler(io);
-  const program = buildProgram(await treeFor(argv), { io, env, deps, state, signal: deps.signal ?? interrupt!.signal, argv });
+  const input: BuildInput = { io, env, deps, state, signal: deps.signal ?? interrupt!.signal, argv };
+  // Step one, from the manifest: help and usage errors end here; a line that names a command
+  // gives the command's path.
+  let path: string[] | undefined;
+  let program = makeProgram(alongPath(COMMAND_MANIFEST, argv), io, async (line) => {
+    path = line.path;
+  });
   try {
+    await program.parseAsync(argv, { from: 'user' });
+    if (!path) return ExitCode.Ok;
+    // Step two: the command's own module (and no other command's); the line parsed again, now
+    // with the definition's own validators, and the command run.
+    const leaf = await LEAF_LOADERS[path.join(' ')]!();
+    program = makeProgram(pathTo(COMMAND_MANIFEST, path, leaf), io, runner(input, leaf));
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.Ok;
   } catch (error) {
@@ -101,32 +115,28 @@ export async function runCli(argv: string[], deps: MainDeps = {}): Promise<numbe
 }
 
 /**
- * The definitions a command line needs: only its top-level command's when it starts with one's
- * name (commands/routes.ts), so a command loads and builds one command's definitions rather than
- * every command's; the whole tree otherwise.
- */
-async function treeFor(argv: string[]): Promise<TreeNode[]> {
-  const first = argv[0];
-  return first !== undefined && Object.hasOwn(COMMAND_LOADERS, first) ? [alongPath(await COMMAND_LOADERS[first]!(), argv.slice(1))] : wholeTree();
-}
-
-/**
- * `node` with each group on the path `words` starts with cut down to the child the next word
+ * `nodes` with each group on the path `words` starts with cut down to the child the next word
  * names: commander is then given one leaf's flags instead of every sibling's (`cards list` builds
- * 1 of 17 verbs). A word that names no child (a flag, a typo) keeps the group whole, so help,
+ * 1 of 17 verbs). A word that names no child (a flag, a typo) keeps the level whole, so help,
  * errors and suggestions are the same.
  */
-function alongPath(node: TreeNode, words: readonly string[]): TreeNode {
-  if (!isGroup(node) || words.length === 0) return node;
-  const child = node.commands.find((c) => c.name === words[0] || c.aliases?.includes(words[0]!));
-  return child ? { ...node, commands: [alongPath(child, words.slice(1))] } : node;
+function alongPath<N extends OutlineNode>(nodes: readonly N[], words: readonly string[]): N[] {
+  const child = words.length === 0 ? undefined : nodes.find((c) => c.name === words[0] || c.aliases?.includes(words[0]!));
+  if (!child) return [...nodes];
+  return [isGroupOutline(child) ? { ...child, commands: alongPath(child.commands, words.slice(1)) } : child];
+}
+
+/** The groups of the manifest along `path` (canonical names), each cut down to the next, ending at `leaf`. */
+function pathTo(nodes: readonly OutlineNode[], path: readonly string[], leaf: AnyCommand): OutlineNode[] {
+  const node = nodes.find((c) => c.name === path[0]);
+  return [node && isGroupOutline(node) ? { ...node, commands: pathTo(node.commands, path.slice(1), leaf) } : leaf];
 }
 
 /** `cardctl NAME …` where NAME is a user alias (src/aliases/): the command line it stands for. */
 async function expandUserAlias(argv: string[], env: Env): Promise<string[]> {
   const first = argv[0];
-  if (!first || first.startsWith('-') || first === '__complete' || Object.hasOwn(COMMAND_LOADERS, first)) return argv;
-  const builtins = builtinNames(await wholeTree());
+  if (!first || first.startsWith('-') || first === '__complete') return argv;
+  const builtins = builtinNames(COMMAND_MANIFEST);
   if (builtins.has(first)) return argv;
   return expandAlias(argv, new ConfigStore(env).read().aliases, builtins);
 }
@@ -153,8 +163,13 @@ export const PROGRAM_EXAMPLES: readonly string[] = [
   'cardctl help exit-codes',
 ];
 
-/** The commander program for the definitions in `tree`, with their run() attached when `input` is given. */
-export function buildProgram(tree: readonly TreeNode[], input: BuildInput | null = null): Command {
+/** The commander program for the commands in `tree` (definitions or their manifest), for help: nothing runs. */
+export function buildProgram(tree: readonly OutlineNode[]): Command {
+  return makeProgram(tree, null, null);
+}
+
+/** The commander program for `tree`, writing to `io` when given, each leaf's action `run`. */
+function makeProgram(tree: readonly OutlineNode[], io: IOStreams | null, run: LeafRunner | null): Command {
   const program = new Command('cardctl');
   program
     .description('Operate a card-issuing institution from the terminal: cards, PINs, transactions, OAuth applications, users, imports, switch simulations and a local sandbox of the API.')
@@ -171,8 +186,8 @@ Learn more: cardctl <command> --help, cardctl help <topic>
   (exit-codes, environment, files, output, pin-encryption, scenarios, bulk, deployment, mcp, exchanges, load)`);
 
   addFlags(program, GLOBAL_FLAGS);
-  if (input) program.configureOutput(outputConfiguration(input.io));
-  for (const definition of tree) addNode(program, definition, input && runner(input));
+  if (io) program.configureOutput(outputConfiguration(io));
+  for (const definition of tree) addNode(program, definition, run);
   return program;
 }
 
@@ -195,12 +210,15 @@ function outputConfiguration(io: IOStreams): OutputConfiguration {
   };
 }
 
-/** What a leaf does once commander has parsed its command line. */
-type LeafRunner = (definition: AnyCommand, input: Omit<RunInput, 'cli' | 'now'>) => Promise<void>;
+/** A leaf's command line as commander parsed it, and the leaf's path of canonical names. */
+type ParsedLine = Omit<RunInput, 'cli' | 'now'> & { path: string[] };
 
-/** The real run: a context for the parsed globals, then the command's run(). */
-function runner(input: BuildInput): LeafRunner {
-  return async (definition, runInput) => {
+/** What a leaf does once commander has parsed its command line. */
+type LeafRunner = (line: ParsedLine) => Promise<void>;
+
+/** The real run of `definition`: a context for the parsed globals, then the command's run(). */
+function runner(input: BuildInput, definition: AnyCommand): LeafRunner {
+  return async ({ path: _path, ...runInput }) => {
     input.state.globals = runInput.opts;
     const parsed = await parseInput(definition, { ...runInput, cli: host, now: new Date() });
     const ctx = createContext({
@@ -229,7 +247,7 @@ export function reflowProse(text: string): string {
   return text.replace(/([^\n])\n(?=[^\n])(?![\s|$]|[-*] )/g, '$1 ');
 }
 
-function addNode(parent: Command, definition: AnyCommand | GroupDefinition, run: LeafRunner | null): Command {
+function addNode(parent: Command, definition: OutlineNode, run: LeafRunner | null): Command {
   const command = parent.command(definition.name).summary(definition.summary);
   command.description(reflowProse(definition.description ?? definition.summary));
   for (const alias of definition.aliases ?? []) command.alias(alias);
@@ -238,7 +256,7 @@ function addNode(parent: Command, definition: AnyCommand | GroupDefinition, run:
   if (definition.examples?.length) {
     command.addHelpText('after', `\nExamples:\n${definition.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
   }
-  if (isGroup(definition)) {
+  if (isGroupOutline(definition)) {
     for (const child of definition.commands) addNode(command, child, run);
     return command;
   }
@@ -250,9 +268,14 @@ function addNode(parent: Command, definition: AnyCommand | GroupDefinition, run:
     // options were built from the definition's flags, so they have the type run() declares.
     const cmd = actionArgs[actionArgs.length - 1] as Command;
     const args = actionArgs.slice(0, -2) as Array<string | string[] | undefined>;
-    await run(definition, { args, opts: cmd.optsWithGlobals() });
+    await run({ args, opts: cmd.optsWithGlobals(), path: commandPath(cmd) });
   });
   return command;
+}
+
+/** The canonical names from the top-level command down to `command`. */
+function commandPath(command: Command): string[] {
+  return command.parent ? [...commandPath(command.parent), command.name()] : [];
 }
 
 /**
@@ -263,7 +286,7 @@ export async function parseCommand<F extends Flags, A extends readonly ArgumentS
   const program = new Command('cardctl').exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
   addFlags(program, GLOBAL_FLAGS);
   let parsed: RunInput<F, A> | undefined;
-  addNode(program, definition as AnyCommand, async (_definition, input) => {
+  addNode(program, definition as AnyCommand, async ({ path: _path, ...input }) => {
     parsed = { ...input, cli: host, now } as RunInput<F, A>;
   });
   const line = [definition.name, ...argv];

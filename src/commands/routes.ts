@@ -1,7 +1,7 @@
 // Every top-level command, in the order `cardctl --help` lists it, each loaded on its own: the one
-// list of them (commands/index.ts loads them all). A command line that starts with one of these names
-// builds only that part of the command tree (src/app/run-cli.ts); anything else (help, a global flag
-// first, an alias of a group, a user alias) loads the whole tree from commands/index.ts.
+// list of them (commands/index.ts loads them all, for what needs the definitions themselves: the
+// build's command manifest, `cardctl mcp`, the man page). A command line is dispatched from the
+// manifest (commands/manifest.ts), which loads only the one leaf that runs.
 // test/unit/cli.test.ts checks that each loader gives the definition its key names.
 import type { AnyCommand, GroupDefinition } from '../contract/command.js';
 

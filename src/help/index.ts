@@ -1,6 +1,5 @@
 // `cardctl help <topic>`: topics are text, not commands, so they are answered before commander
 // sees the arguments; `cardctl help <command>` still goes to commander's own help command.
-import type { AnyCommand, GroupDefinition } from '../contract/command.js';
 import { UsageError, type CliError } from '../core/errors.js';
 import type { IOStreams } from '../core/io.js';
 import { fitTopic } from './fit.js';
@@ -13,7 +12,7 @@ const HELP_WIDTH_PIPED = 80;
  * Answers `help NAME`: prints the topic and returns true; returns false when NAME is a command
  * (commander shows its help); returns a UsageError when NAME is neither.
  */
-export function showHelpTopic(name: string, io: IOStreams, tree: Array<AnyCommand | GroupDefinition>): true | false | CliError {
+export function showHelpTopic(name: string, io: IOStreams, tree: ReadonlyArray<{ name: string; aliases?: readonly string[] }>): true | false | CliError {
   const topic = findHelpTopic(name);
   if (topic) {
     // The width command help has: the terminal's, or 80 when piped.
