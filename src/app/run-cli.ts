@@ -9,7 +9,7 @@ import { ConfigStore } from '../config/store.js';
 import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, isGroup, type RunInput, type RunOrigin } from './command.js';
 import { COMMAND_LOADERS } from '../commands/routes.js';
 import { addFlags, type Flags } from '../core/flags.js';
-import { GLOBAL_FLAGS } from '../core/global-flags.js';
+import { GLOBAL_FLAGS, parseGlobals, type GlobalFacts } from '../core/global-flags.js';
 import { createContext, type Env, type GlobalOptions } from './context.js';
 import { CliError, ExitCode, InterruptedError, UsageError, toCliError } from '../core/errors.js';
 import { systemIO, type IOStreams } from '../core/io.js';
@@ -195,13 +195,21 @@ function outputConfiguration(io: IOStreams): OutputConfiguration {
 }
 
 /** What a leaf does once commander has parsed its command line. */
-type LeafRunner = (definition: AnyCommand, input: Omit<RunInput, 'cli' | 'now'>) => Promise<void>;
+type LeafRunner = (definition: AnyCommand, input: Pick<RunInput, 'args' | 'opts'>) => Promise<void>;
 
 /** The real run: a context for the parsed globals, then the command's run(). */
 function runner(input: BuildInput): LeafRunner {
   return async (definition, runInput) => {
     input.state.globals = runInput.opts;
-    const parsed = await parseInput(definition, { ...runInput, cli: host, now: new Date() });
+    const config = new ConfigStore(input.env);
+    const checked = parseGlobals(runInput.opts, {
+      env: input.env,
+      stdoutIsTTY: input.io.stdoutIsTTY,
+      stdinIsTTY: () => input.io.stdinIsTTY,
+      streamsCanPrompt: input.io.canPrompt,
+      profileNames: () => config.profileNames(),
+    });
+    const parsed = await parseInput(definition, { ...runInput, ...checked, cli: host, now: new Date() });
     const ctx = createContext({
       io: input.io,
       env: input.env,
@@ -212,6 +220,8 @@ function runner(input: BuildInput): LeafRunner {
       argv: input.argv,
       flags: [GLOBAL_FLAGS, definition.flags ?? {}],
       origin: input.deps.origin,
+      config,
+      checked,
     });
     await definition.run(ctx, parsed);
   };
@@ -254,16 +264,20 @@ function addNode(parent: Command, definition: AnyCommand | GroupDefinition, run:
   return command;
 }
 
+/** The terminal and environment a parse step alone is given: by default none, and no terminal (a script's). */
+export type ParseFacts = Partial<GlobalFacts>;
+
 /**
  * The parse step of one command alone: its command line (global flags included) → the typed
  * input its run() would get, or the UsageError main() would report. Nothing runs.
  */
-export async function parseCommand<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, argv: string[], now = new Date()): Promise<I> {
+export async function parseCommand<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, argv: string[], now = new Date(), facts: ParseFacts = {}): Promise<I> {
   const program = new Command('cardctl').exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
   addFlags(program, GLOBAL_FLAGS);
   let parsed: RunInput<F, A> | undefined;
   addNode(program, definition as AnyCommand, async (_definition, input) => {
-    parsed = { ...input, cli: host, now } as RunInput<F, A>;
+    const checked = parseGlobals(input.opts, { env: {}, stdoutIsTTY: false, stdinIsTTY: false, ...facts });
+    parsed = { ...input, ...checked, cli: host, now } as RunInput<F, A>;
   });
   const line = [definition.name, ...argv];
   try {

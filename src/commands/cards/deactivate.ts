@@ -32,7 +32,15 @@ matching cards are listed first). See \`cardctl help bulk\`.`,
     'cardctl cards list --all -q --search ACME | cardctl cards deactivate --from-file - --yes',
     'cardctl cards deactivate --where status=active,search=ACME --dry-run',
   ],
-  parse: ({ args, opts }) => ({ opts, target: parseCardTarget(args[0], opts, PIPELINED_CONCURRENCY) }),
+  parse: ({ args, opts, terminal }) => {
+    const target = parseCardTarget(args[0], opts, PIPELINED_CONCURRENCY);
+    if (!target.bulk && !opts.yes && !terminal.canPrompt && !opts.dryRun) {
+      throw new UsageError(`deactivating card ${target.cardId} needs confirmation and there is no terminal to ask on`, {
+        hint: 'pass --yes to confirm non-interactively',
+      });
+    }
+    return { opts, target };
+  },
   async run(ctx, { opts, target }) {
     const reason = opts.reason?.trim();
     const { assertReason } = await import('../../app/guard.js');
@@ -43,11 +51,6 @@ matching cards are listed first). See \`cardctl help bulk\`.`,
     const { cardId } = target;
     const { confirmDestructive } = await import('../../app/guard.js');
     assertReason(ctx, reason, 'deactivating a card');
-    if (!ctx.globals.yes && !ctx.io.canPrompt && !ctx.globals.dryRun) {
-      throw new UsageError(`deactivating card ${cardId} needs confirmation and there is no terminal to ask on`, {
-        hint: 'pass --yes to confirm non-interactively',
-      });
-    }
     const { deactivateCard, getCard } = await import('../../api/cards.js');
     const client = await ctx.client();
     if (!ctx.globals.yes && !ctx.globals.dryRun) {
