@@ -39,10 +39,9 @@ matching cards are listed first). See \`cardctl help bulk\`.`,
         hint: 'pass --yes to confirm non-interactively',
       });
     }
-    return { opts, target };
+    return { opts, target, reason: opts.reason?.trim() };
   },
-  async run(ctx, { opts, target }) {
-    const reason = opts.reason?.trim();
+  async run(ctx, { opts, target, reason }) {
     const { assertReason } = await import('../../app/guard.js');
     if (target.bulk) {
       assertReason(ctx, reason, 'deactivating cards');

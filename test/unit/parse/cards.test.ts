@@ -93,7 +93,7 @@ parseTable('cards customer update', update, {
 });
 
 parseTable('cards activate', activate, {
-  good: [[['c1'], { target: { cardId: 'c1' } }], [['--where', 'status=suspended,search=ACME', '--reason', 'ok'], { target: { bulk: true }, opts: { reason: 'ok' } }]],
+  good: [[['c1'], { target: { cardId: 'c1' }, reason: undefined }], [['--where', 'status=suspended,search=ACME', '--reason', ' ok '], { target: { bulk: true }, reason: 'ok' }]],
   bad: [
     [['--where', 'colour=red'], /^invalid --where "colour=red"/],
     [['--where', 'status=lost'], /^invalid --where status "lost"/],
@@ -104,7 +104,7 @@ parseTable('cards activate', activate, {
 
 parseTable('cards deactivate', deactivate, {
   good: [
-    [['c1', '--yes'], { target: { cardId: 'c1' } }],
+    [['c1', '--yes', '--reason', ' stolen '], { target: { cardId: 'c1' }, reason: 'stolen' }],
     // Asked on a terminal; --dry-run asks nothing.
     [['c1'], { target: { cardId: 'c1' } }, { tty: true }],
     [['c1', '--dry-run'], { target: { cardId: 'c1' } }],
