@@ -2,9 +2,9 @@
 // definition, and the man page the build renders from them.
 import type { ArgumentSpec, CommandDefinition } from '../contract/command.js';
 import type { Flags } from '../core/flags.js';
-import { buildProgram, type MainDeps, parseCommand as parseWith, PROGRAM_EXAMPLES, runCli, wholeTree } from './run-cli.js';
+import { buildProgram, type MainDeps, type ParseFacts, parseCommand as parseWith, PROGRAM_EXAMPLES, runCli, wholeTree } from './run-cli.js';
 
-export { buildProgram, PROGRAM_EXAMPLES, reportError, type MainDeps } from './run-cli.js';
+export { buildProgram, PROGRAM_EXAMPLES, reportError, type MainDeps, type ParseFacts } from './run-cli.js';
 
 /** Runs cardctl with the given arguments; resolves to the exit code. */
 export function main(argv: string[], deps: MainDeps = {}): Promise<number> {
@@ -14,10 +14,11 @@ export function main(argv: string[], deps: MainDeps = {}): Promise<number> {
 /**
  * The parse step of one command alone: its command line (global flags included) → the typed
  * input its run() would get, or the UsageError main() would report. Nothing runs. `now`: the
- * moment relative times resolve against (the real time by default).
+ * moment relative times resolve against (the real time by default); `facts`: the environment and
+ * the terminal (none by default: no variables set, no terminal).
  */
-export function parseCommand<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, argv: string[], now?: Date): Promise<I> {
-  return parseWith(definition, argv, now);
+export function parseCommand<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, argv: string[], now?: Date, facts?: ParseFacts): Promise<I> {
+  return parseWith(definition, argv, now, facts);
 }
 
 /** man/cardctl.1 (src/help/man-page.ts; written to man/ by scripts/build.mjs). */

@@ -10,14 +10,14 @@ import { escapeControls } from '../output/format.js';
 import { Renderer, parseOutputFormat } from '../output/renderer.js';
 import { createStyle, type Style } from '../output/style.js';
 import { choosePager } from '../output/pager.js';
-import { AuthError, UsageError } from '../core/errors.js';
-import { decideCanPrompt, decideColor, type IOStreams } from '../core/io.js';
+import { AuthError, NotFoundError } from '../core/errors.js';
+import type { IOStreams } from '../core/io.js';
 import { NoPrompter, type Prompter } from '../core/prompter.js';
 import { InquirerPrompter } from './prompter.js';
 import { VERSION } from '../version.js';
 import type { Flags } from '../core/flags.js';
 import type { RunOrigin } from '../audit/record.js';
-import type { GlobalOptions } from '../core/global-flags.js';
+import { parseGlobals, type GlobalInput, type GlobalOptions } from '../core/global-flags.js';
 import type { Clock, Env, Settings } from '../config/settings.js';
 import { missingProfile, type Context, type Logger } from '../contract/context.js';
 
@@ -37,17 +37,23 @@ export interface ContextInit {
   flags?: readonly Flags[];
   /** Who the run is made for, when not the person at the terminal: recorded with each journal line. */
   origin?: RunOrigin;
+  /** The global flags and terminal facts as the global parse step gave them (parseGlobals over `globals` when absent). */
+  checked?: GlobalInput;
 }
 
 export function createContext(init: ContextInit): Context {
   const { env, globals } = init;
-  const colorEnabled = decideColor({ env, stdoutIsTTY: init.io.stdoutIsTTY, colorFlag: globals.color });
-  const canPrompt = init.io.canPrompt && decideCanPrompt({
+  const config = init.config ?? new ConfigStore(env);
+  // A context made outside the command line (tests, the demo) runs the same global parse step.
+  const { globals: checked, terminal } = init.checked ?? parseGlobals(globals, {
     env,
-    stdinIsTTY: () => init.io.stdinIsTTY,
     stdoutIsTTY: init.io.stdoutIsTTY,
-    inputFlag: globals.input,
+    stdinIsTTY: () => init.io.stdinIsTTY,
+    streamsCanPrompt: init.io.canPrompt,
+    profileNames: () => config.profileNames(),
   });
+  const colorEnabled = terminal.colour;
+  const canPrompt = terminal.canPrompt;
   // The streams' properties copied as they are, so those made on first use (systemIO) stay so.
   const io = Object.defineProperties({}, {
     ...Object.getOwnPropertyDescriptors(init.io),
@@ -57,24 +63,14 @@ export function createContext(init: ContextInit): Context {
   const style = createStyle(colorEnabled);
   // stderr gets colour only when it is a terminal itself.
   const errStyle = createStyle(colorEnabled && init.io.stderrIsTTY);
-  const config = init.config ?? new ConfigStore(env);
   const prompter = init.prompter ?? (canPrompt ? new InquirerPrompter() : new NoPrompter());
 
   let settings: Settings | undefined;
   const resolveSettings = (): Settings => {
     if (settings) return settings;
-    const explicit = globals.profile ?? env.CARDCTL_PROFILE;
-    if (explicit !== undefined && explicit.trim() === '') {
-      const names = config.profileNames();
-      throw new UsageError(globals.profile !== undefined ? '-p/--profile needs a profile name' : 'CARDCTL_PROFILE is set but empty', {
-        hint: `${globals.profile !== undefined ? 'give -p NAME' : 'unset it or give it a profile name'}${names.length ? `; stored profiles: ${names.join(', ')}` : ''}`,
-      });
-    }
+    const explicit = checked.profile?.name;
     const profileName = explicit || config.currentProfileName() || DEFAULT_PROFILE;
     const profile = config.getProfile(profileName) ?? {};
-    if (globals.jq !== undefined && globals.template !== undefined) {
-      throw new UsageError('--jq and --template cannot be used together');
-    }
     // --jq and --template work on the JSON value, so commands take their JSON path.
     const scripted = globals.jq !== undefined || globals.template !== undefined;
     const asked = globals.json ? 'json' : parseOutputFormat(globals.output ?? env.CARDCTL_OUTPUT ?? profile.output ?? 'table');
@@ -88,8 +84,8 @@ export function createContext(init: ContextInit): Context {
       apiKey: env.CARDCTL_API_KEY || profile.apiKey,
       output,
       compactJq: globals.jq !== undefined && asked === 'ndjson',
-      timeoutMs: parseTimeout(globals.timeout),
-      retries: globals.retry === false ? 0 : parseRetries(globals.retries),
+      timeoutMs: checked.timeoutMs,
+      retries: checked.retries,
       verbose: Boolean(globals.verbose || globals.debug || isTruthy(env.CARDCTL_DEBUG)),
       debug: Boolean(globals.debug),
       insecure: Boolean(globals.insecure),
@@ -237,22 +233,6 @@ function pagerFor(io: IOStreams, env: Env, globals: GlobalOptions, output: Outpu
   if (output !== 'table' || globals.quiet) return undefined;
   const command = choosePager({ env, stdoutIsTTY: io.stdoutIsTTY, pagerFlag: globals.pager });
   return command ? { command, env } : undefined;
-}
-
-function parseTimeout(value: string | undefined): number {
-  if (value === undefined) return 30_000;
-  const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
-    throw new UsageError(`invalid --timeout "${value}": give seconds between 0 and 3600, e.g. --timeout 10`);
-  }
-  return Math.round(seconds * 1000);
-}
-
-function parseRetries(value: string | undefined): number {
-  if (value === undefined) return 2;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 10) throw new UsageError(`invalid --retries "${value}": give a whole number from 0 to 10`);
-  return n;
 }
 
 function isTruthy(value: string | undefined): boolean {

@@ -11,7 +11,7 @@ import { ConfigStore } from '../config/store.js';
 import { type AnyCommand, type ArgumentSpec, type CliHost, type CommandDefinition, type GroupDefinition, type RunInput, type RunOrigin } from '../contract/command.js';
 import { COMMAND_MANIFEST, isGroupOutline, LEAF_LOADERS, type OutlineNode } from '../commands/manifest.js';
 import { addFlags, type Flags } from '../core/flags.js';
-import { GLOBAL_FLAGS } from '../core/global-flags.js';
+import { GLOBAL_FLAGS, parseGlobals, type GlobalFacts } from '../core/global-flags.js';
 import { createContext } from './context.js';
 import type { Env, GlobalOptions } from '../contract/context.js';
 import { CliError, ExitCode, InterruptedError, UsageError, toCliError } from '../core/errors.js';
@@ -211,7 +211,7 @@ function outputConfiguration(io: IOStreams): OutputConfiguration {
 }
 
 /** A leaf's command line as commander parsed it, and the leaf's path of canonical names. */
-type ParsedLine = Omit<RunInput, 'cli' | 'now'> & { path: string[] };
+type ParsedLine = Pick<RunInput, 'args' | 'opts'> & { path: string[] };
 
 /** What a leaf does once commander has parsed its command line. */
 type LeafRunner = (line: ParsedLine) => Promise<void>;
@@ -220,7 +220,15 @@ type LeafRunner = (line: ParsedLine) => Promise<void>;
 function runner(input: BuildInput, definition: AnyCommand): LeafRunner {
   return async ({ path: _path, ...runInput }) => {
     input.state.globals = runInput.opts;
-    const parsed = await parseInput(definition, { ...runInput, cli: host, now: new Date() });
+    const config = new ConfigStore(input.env);
+    const checked = parseGlobals(runInput.opts, {
+      env: input.env,
+      stdoutIsTTY: input.io.stdoutIsTTY,
+      stdinIsTTY: () => input.io.stdinIsTTY,
+      streamsCanPrompt: input.io.canPrompt,
+      profileNames: () => config.profileNames(),
+    });
+    const parsed = await parseInput(definition, { ...runInput, ...checked, cli: host, now: new Date() });
     const ctx = createContext({
       io: input.io,
       env: input.env,
@@ -231,6 +239,8 @@ function runner(input: BuildInput, definition: AnyCommand): LeafRunner {
       argv: input.argv,
       flags: [GLOBAL_FLAGS, definition.flags ?? {}],
       origin: input.deps.origin,
+      config,
+      checked,
     });
     await definition.run(ctx, parsed);
   };
@@ -278,16 +288,20 @@ function commandPath(command: Command): string[] {
   return command.parent ? [...commandPath(command.parent), command.name()] : [];
 }
 
+/** The terminal and environment a parse step alone is given: by default none, and no terminal (a script's). */
+export type ParseFacts = Partial<GlobalFacts>;
+
 /**
  * The parse step of one command alone: its command line (global flags included) → the typed
  * input its run() would get, or the UsageError main() would report. Nothing runs.
  */
-export async function parseCommand<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, argv: string[], now = new Date()): Promise<I> {
+export async function parseCommand<F extends Flags, A extends readonly ArgumentSpec[], I>(definition: CommandDefinition<F, A, I>, argv: string[], now = new Date(), facts: ParseFacts = {}): Promise<I> {
   const program = new Command('cardctl').exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
   addFlags(program, GLOBAL_FLAGS);
   let parsed: RunInput<F, A> | undefined;
   addNode(program, definition as AnyCommand, async ({ path: _path, ...input }) => {
-    parsed = { ...input, cli: host, now } as RunInput<F, A>;
+    const checked = parseGlobals(input.opts, { env: {}, stdoutIsTTY: false, stdinIsTTY: false, ...facts });
+    parsed = { ...input, ...checked, cli: host, now } as RunInput<F, A>;
   });
   const line = [definition.name, ...argv];
   try {

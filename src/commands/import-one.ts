@@ -10,17 +10,35 @@ import { CARD_FIELDS, requireApiKey, type ImportOptions } from './import-common.
 /** Fields an import body may leave empty: not asked for, sent as "". */
 const OPTIONAL_FIELDS = new Set(['middleName', 'addressLine2']);
 
+/** A field of one card as its flag gives it; an optional one left out is "". */
+function givenField(opts: ImportOptions, field: (typeof CARD_FIELDS)[number]): string | undefined {
+  const given = opts[field.key as keyof ImportOptions] as string | undefined;
+  return given === undefined && OPTIONAL_FIELDS.has(field.key) ? '' : given;
+}
+
+/** The fields of one card its flags leave out, in the body's order (what a terminal would be asked for). */
+export async function missingFields(opts: ImportOptions): Promise<Array<(typeof CARD_FIELDS)[number]>> {
+  return (await fieldsInBodyOrder()).filter((f) => givenField(opts, f) === undefined);
+}
+
+/** The card's identity, its holder, its validity, then the card itself: the order fields are asked for and named in. */
+async function fieldsInBodyOrder(): Promise<Array<(typeof CARD_FIELDS)[number]>> {
+  const { IMPORT_FIELD_PATHS } = await import('../bulk/row.js');
+  return [...CARD_FIELDS].sort((a, b) => IMPORT_FIELD_PATHS.indexOf(a.path) - IMPORT_FIELD_PATHS.indexOf(b.path));
+}
+
+export function missingFieldsError(flags: string[]): UsageError {
+  return new UsageError(`missing ${flags.join(', ')} (one card's fields; or import a file with --from-file)`, {
+    hint: 'run `cardctl import --help` for every field',
+  });
+}
+
 export async function importOne(ctx: Context, opts: ImportOptions, settings: RowRunSettings, institutionId?: string): Promise<void> {
-  const [{ setPath }, { IMPORT_FIELD_PATHS, validateImportRow }] = await Promise.all([import('../core/object-path.js'), import('../bulk/row.js')]);
+  const [{ setPath }, { validateImportRow }] = await Promise.all([import('../core/object-path.js'), import('../bulk/row.js')]);
   const value: Record<string, unknown> = {};
   const missing: string[] = [];
-  // Asked for (and named when missing) in the body's own order: the card's identity, its
-  // holder, its validity, then the card itself.
-  const inBodyOrder = [...CARD_FIELDS].sort((a, b) => IMPORT_FIELD_PATHS.indexOf(a.path) - IMPORT_FIELD_PATHS.indexOf(b.path));
-  for (const f of inBodyOrder) {
-    let given = opts[f.key as keyof ImportOptions] as string | undefined;
-    if (f.key === 'institutionId') given = institutionId;
-    if (given === undefined && OPTIONAL_FIELDS.has(f.key)) given = '';
+  for (const f of await fieldsInBodyOrder()) {
+    let given = f.key === 'institutionId' ? institutionId : givenField(opts, f);
     if (given === undefined) {
       if (ctx.io.canPrompt) given = await ctx.prompter.input(f.prompt ?? f.flag);
       else {
@@ -30,11 +48,7 @@ export async function importOne(ctx: Context, opts: ImportOptions, settings: Row
     }
     setPath(value, f.path, given);
   }
-  if (missing.length) {
-    throw new UsageError(`missing ${missing.join(', ')} (one card's fields; or import a file with --from-file)`, {
-      hint: 'run `cardctl import --help` for every field',
-    });
-  }
+  if (missing.length) throw missingFieldsError(missing);
   value.active = opts.active ?? true;
   value.returnSecure = Boolean(opts.returnSecure);
   // The fields are checked before the PIN is asked for, with the validators file rows use.
@@ -112,9 +126,7 @@ function flagNameOf(message: string): string {
 
 /** The default PIN, read and checked exactly as `cards create` reads a new PIN. */
 async function readDefaultPin(ctx: Context, fromStdin: boolean, allowWeak: boolean): Promise<string> {
-  if (!fromStdin && !ctx.io.canPrompt) {
-    throw new UsageError('the card\'s default PIN is needed: pipe it with --pin-stdin (PINs are never taken from argv)');
-  }
+  // Without --pin-stdin there is a terminal to ask on (the parse step).
   const { createPinInput } = await import('../pin/input.js');
   return createPinInput(ctx, { stdin: fromStdin, allowWeak }).fresh('default PIN');
 }

@@ -1,11 +1,12 @@
 import { defineCommand } from '../contract/command.js';
 import type { Context } from '../contract/context.js';
 import { UsageError } from '../core/errors.js';
+import type { TerminalFacts } from '../core/global-flags.js';
 import { parseConcurrency, rowRunSettings } from './bulk-command.js';
 import { importFile, importFormat } from './import-file.js';
 import type { ImportFormat } from '../bulk/readers.js';
 import { CARD_FIELDS, IMPORT_FLAGS, type ImportOptions } from './import-common.js';
-import { checkGivenFields, importOne } from './import-one.js';
+import { checkGivenFields, importOne, missingFields, missingFieldsError } from './import-one.js';
 
 export default defineCommand({
   name: 'import',
@@ -65,7 +66,7 @@ imported (counted after validation, before anything is sent); without a terminal
     'cat cards.ndjson | cardctl import --from-file - --format ndjson --concurrency 16',
     'printf 4821 | cardctl import --pin-stdin --real-id LEGACY-1 --institution-id INST --first-name Ada --last-name Obi --email ada@example.com --phone +2348012345678 --birth-date 1990-01-31 --address-line1 "1 Marina" --city Lagos --state Lagos --postal-code 100001 --country NG --start-date 2024-01-01 --end-date 2028-12-31 --expiration 202812 --service-code 101 --card-product classic --embossing-name "ADA OBI" --bin 506099 --status active',
   ],
-  parse: ({ opts, now }) => parseImport(opts, now),
+  parse: ({ opts, now, terminal }) => parseImport(opts, now, terminal),
   async run(ctx, { opts, format }) {
     const settings = rowRunSettings(ctx, opts);
     const institutionId = opts.institutionId?.trim() || profileInstitutionId(ctx);
@@ -75,13 +76,19 @@ imported (counted after validation, before anything is sent); without a terminal
 });
 
 /** `import`'s flags checked: one card's, or a file's (and its format); what a row holds is checked as it is read. */
-async function parseImport(opts: ImportOptions, now: Date): Promise<{ opts: ImportOptions; format?: ImportFormat }> {
+async function parseImport(opts: ImportOptions, now: Date, terminal: TerminalFacts): Promise<{ opts: ImportOptions; format?: ImportFormat }> {
   parseConcurrency(opts.concurrency);
   if (opts.fromFile === undefined) {
     if (opts.resume !== undefined || opts.report || opts.format || opts.encoding) {
       throw new UsageError('--resume, --report, --format and --encoding need --from-file');
     }
     await checkGivenFields(opts, now);
+    // What is not given is asked for on a terminal: the institution id may still come from the profile.
+    if (!terminal.canPrompt) {
+      const missing = (await missingFields(opts)).filter((f) => f.key !== 'institutionId');
+      if (missing.length) throw missingFieldsError(missing.map((f) => f.flag));
+      if (!opts.pinStdin) throw new UsageError('the card\'s default PIN is needed: pipe it with --pin-stdin (PINs are never taken from argv)');
+    }
     return { opts };
   }
   const stray = CARD_FIELDS.filter((f) => f.key !== 'institutionId' && opts[f.key as keyof ImportOptions] !== undefined).map((f) => f.flag);

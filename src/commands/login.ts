@@ -1,6 +1,6 @@
 import { defineCommand } from '../contract/command.js';
 import { defineFlags, longFlag, type FlagValues } from '../core/flags.js';
-import { GLOBAL_FLAGS } from '../core/global-flags.js';
+import { GLOBAL_FLAGS, type CheckedGlobals, type TerminalFacts } from '../core/global-flags.js';
 import type { Context, GlobalOptions } from '../contract/context.js';
 import { UsageError } from '../core/errors.js';
 import { normaliseBaseUrl } from '../core/validate.js';
@@ -46,7 +46,7 @@ current one, else "default"; it becomes the current profile unless --no-use.`,
     'printf "%s\\n%s\\n" "$TOKEN" "$API_KEY" | cardctl login -p prod --base-url https://api.example.com --token-stdin --api-key-stdin --env production',
     'cardctl login -p ci --base-url https://api.example.com --client-id APP_ID --private-key ./keys/private-key.pem',
   ],
-  parse: ({ opts }) => parseLoginFlags(opts),
+  parse: ({ opts, globals, terminal }) => parseLoginFlags(opts, globals, terminal),
   async run(ctx, input) {
     const options = await parseLogin(ctx, input);
     await runLogin(ctx, options);
@@ -85,10 +85,10 @@ export interface LoginInput {
   pinKey?: { pem: string; fingerprint: string };
 }
 
-export async function parseLoginFlags(opts: LoginFlags & Pick<GlobalOptions, 'profile'>): Promise<LoginInput> {
+export async function parseLoginFlags(opts: LoginFlags, globals: CheckedGlobals, terminal: TerminalFacts): Promise<LoginInput> {
   const [{ parseBaseUrl }, { readPinKeyFile }] = await Promise.all([import('../api/client.js'), import('../config/pin-key.js')]);
-  // The profile named on the command line; one from CARDCTL_PROFILE or the config is checked by run().
-  if (opts.profile !== undefined) checkProfileName(opts.profile);
+  // The profile -p or CARDCTL_PROFILE names; the config's current one is checked by run().
+  if (globals.profile !== undefined) checkProfileName(globals.profile.name);
   const insecure = Boolean(opts.insecure);
   const switchName = opts.switch === undefined ? undefined : FLAGS.switch.parse(longFlag('switch', FLAGS.switch), opts.switch);
   const usesClientCredentials = opts.clientId !== undefined || opts.privateKey !== undefined;
@@ -102,6 +102,12 @@ export async function parseLoginFlags(opts: LoginFlags & Pick<GlobalOptions, 'pr
   if (opts.tokenUrl !== undefined) parseBaseUrl(opts.tokenUrl, insecure);
   const baseUrl = opts.baseUrl === undefined ? undefined : normaliseBaseUrl(parseBaseUrl(opts.baseUrl.trim(), insecure));
   const pinKey = opts.pinKey === undefined ? undefined : await readPinKeyFile(opts.pinKey);
+  // Without a token from stdin or client credentials, run() asks for it: that needs a terminal.
+  if (!usesClientCredentials && !opts.tokenStdin && !opts.apiKeyStdin && !terminal.canPrompt) {
+    throw new UsageError('missing --token-stdin: no token to store', {
+      hint: 'pipe the token: printf %s "$TOKEN" | cardctl login --base-url URL --token-stdin (or use --client-id/--private-key)',
+    });
+  }
   return {
     opts,
     baseUrl,
@@ -119,8 +125,8 @@ export async function parseLogin(ctx: Context, input: LoginInput): Promise<Login
     import('../core/io.js'),
   ]);
   const { opts, switchName, clientCredentials } = input;
-  const profileName = ctx.settings().profileName;
-  checkProfileName(profileName);
+  const { profileName, profileExplicit } = ctx.settings();
+  if (!profileExplicit) checkProfileName(profileName);
   const existing = ctx.config.getProfile(profileName) ?? {};
   const insecure = Boolean(opts.insecure);
   const usesClientCredentials = clientCredentials !== undefined;
@@ -166,12 +172,8 @@ export async function parseLogin(ctx: Context, input: LoginInput): Promise<Login
   }
   baseUrl = normaliseBaseUrl(parseBaseUrl(baseUrl.trim(), insecure));
 
+  // Without a token from stdin there is a terminal to ask on (parseLoginFlags).
   if (!usesClientCredentials && token === undefined && apiKey === undefined) {
-    if (!canPrompt) {
-      throw new UsageError('missing --token-stdin: no token to store', {
-        hint: 'pipe the token: printf %s "$TOKEN" | cardctl login --base-url URL --token-stdin (or use --client-id/--private-key)',
-      });
-    }
     interactive = true;
     token = (await ctx.prompter.password(FLAGS.tokenStdin.prompt, {
       validate: (value) => (isSecretText(value.trim()) ? true : 'paste the bearer token (no spaces)'),

@@ -3,12 +3,13 @@
 // `run(ctx, input)`, which does the work with options whose type TypeScript infers from the flag
 // declarations. Heavy modules are imported inside run(), never at the top of a command file.
 // A command whose input needs more than its flags' own validators declares `parse(raw)`: pure,
-// argv and flags (and the files they name) → the validated, typed input run() gets, throwing
-// UsageError before any network call. Tests hold one table per command of argv → input or error.
+// argv and flags (and the files they name), the checked global flags and the terminal facts → the
+// validated, typed input run() gets, throwing UsageError before any network call. Tests hold one
+// table per command of argv (and tty) → input or error.
 import type { Command } from 'commander';
 import type { Context } from '../contract/context.js';
 import type { FlagValues, Flags } from '../core/flags.js';
-import type { GlobalOptions } from '../core/global-flags.js';
+import type { CheckedGlobals, GlobalOptions, TerminalFacts } from '../core/global-flags.js';
 import type { IOStreams } from '../core/io.js';
 import type { RunOrigin } from '../audit/record.js';
 
@@ -75,8 +76,12 @@ export interface McpRule {
 
 export interface RunInput<F extends Flags = Flags, A extends readonly ArgumentSpec[] = readonly ArgumentSpec[]> {
   args: ArgumentValues<A>;
-  /** This command's options merged with the global ones. */
+  /** This command's options merged with the global ones, as commander parsed them. */
   opts: FlagValues<F> & GlobalOptions;
+  /** The global flags as the global parse step checked them (parseGlobals), before the command's own. */
+  globals: CheckedGlobals;
+  /** The terminal: a usage decision may depend on it (a confirmation with no terminal to ask on). */
+  terminal: TerminalFacts;
   cli: CliHost;
   /** When the command line was read: relative times (--since 24h) and "in the future" resolve against it. */
   now: Date;

@@ -25,12 +25,12 @@ status=…,search=… (the matching cards are listed first). See \`cardctl help 
     'cardctl cards activate 6650c0ffee -q',
     'cardctl cards activate --where status=suspended,search=ACME --reason "breach contained" --report activate.ndjson',
   ],
-  parse: ({ args, opts }) => ({ opts, target: parseCardTarget(args[0], opts, PIPELINED_CONCURRENCY) }),
-  async run(ctx, { opts, target }) {
-    if (target.bulk) return bulkStatusChange(ctx, opts, { verb: 'activate', label: 'activating', reason: opts.reason?.trim(), askOnSandbox: false });
+  parse: ({ args, opts }) => ({ opts, target: parseCardTarget(args[0], opts, PIPELINED_CONCURRENCY), reason: opts.reason?.trim() }),
+  async run(ctx, { opts, target, reason }) {
+    if (target.bulk) return bulkStatusChange(ctx, opts, { verb: 'activate', label: 'activating', reason, askOnSandbox: false });
     const { cardId } = target;
     const { activateCard } = await import('../../api/cards.js');
-    const response = await activateCard((await ctx.client()).withReason(opts.reason?.trim()), cardId, ctx.signal);
+    const response = await activateCard((await ctx.client()).withReason(reason), cardId, ctx.signal);
     await printCard(ctx, response, (card) => `Card ${describeCard(card)} is ${card.status ?? 'active'}`);
   },
 });

@@ -32,9 +32,16 @@ matching cards are listed first). See \`cardctl help bulk\`.`,
     'cardctl cards list --all -q --search ACME | cardctl cards deactivate --from-file - --yes',
     'cardctl cards deactivate --where status=active,search=ACME --dry-run',
   ],
-  parse: ({ args, opts }) => ({ opts, target: parseCardTarget(args[0], opts, PIPELINED_CONCURRENCY) }),
-  async run(ctx, { opts, target }) {
-    const reason = opts.reason?.trim();
+  parse: ({ args, opts, terminal }) => {
+    const target = parseCardTarget(args[0], opts, PIPELINED_CONCURRENCY);
+    if (!target.bulk && !opts.yes && !terminal.canPrompt && !opts.dryRun) {
+      throw new UsageError(`deactivating card ${target.cardId} needs confirmation and there is no terminal to ask on`, {
+        hint: 'pass --yes to confirm non-interactively',
+      });
+    }
+    return { opts, target, reason: opts.reason?.trim() };
+  },
+  async run(ctx, { opts, target, reason }) {
     const { assertReason } = await import('../../contract/guard.js');
     if (target.bulk) {
       assertReason(ctx, reason, 'deactivating cards');
@@ -43,11 +50,6 @@ matching cards are listed first). See \`cardctl help bulk\`.`,
     const { cardId } = target;
     const { confirmDestructive } = await import('../../contract/guard.js');
     assertReason(ctx, reason, 'deactivating a card');
-    if (!ctx.globals.yes && !ctx.io.canPrompt && !ctx.globals.dryRun) {
-      throw new UsageError(`deactivating card ${cardId} needs confirmation and there is no terminal to ask on`, {
-        hint: 'pass --yes to confirm non-interactively',
-      });
-    }
     const { deactivateCard, getCard } = await import('../../api/cards.js');
     const client = await ctx.client();
     if (!ctx.globals.yes && !ctx.globals.dryRun) {

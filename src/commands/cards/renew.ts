@@ -52,20 +52,27 @@ answer. On production the operator types the number of cards. See \`cardctl help
     'cardctl cards renew --from-file expiring.txt --expiration 203006 --report renew.ndjson',
     'cardctl cards renew --from-file renewals.csv --report renew.ndjson --shard 1/4',
   ],
-  parse: ({ args, opts, now }) => ({
-    opts,
-    target: parseCardTarget(args[0], opts),
-    renewReason: parseRenewReason(opts.reason),
-    // Bulk: the month of rows without one.
-    expiration: opts.expiration === undefined ? undefined : parseFutureExpiration(opts.expiration, { now: () => now }),
-  }),
+  parse: ({ args, opts, now, terminal }) => {
+    const target = parseCardTarget(args[0], opts);
+    const renewReason = parseRenewReason(opts.reason);
+    // Bulk: the month of rows without one. One card: asked for when there is a terminal to ask on.
+    if (!target.bulk && opts.expiration === undefined && !terminal.canPrompt) {
+      throw new UsageError('missing --expiration', { hint: 'give the new expiry month, e.g. --expiration 202912' });
+    }
+    return {
+      opts,
+      target,
+      renewReason,
+      expiration: opts.expiration === undefined ? undefined : parseFutureExpiration(opts.expiration, { now: () => now }),
+    };
+  },
   async run(ctx, { opts, target, renewReason, expiration: given }) {
     if (target.bulk) return bulkRenew(ctx, opts, { renewReason, fallback: given });
     const { cardId } = target;
     let expiration: string;
     if (given !== undefined) {
       expiration = given;
-    } else if (ctx.io.canPrompt) {
+    } else {
       const answer = await ctx.prompter.input('New expiry month (YYYYMM):', {
         validate: (value) => {
           try {
@@ -77,8 +84,6 @@ answer. On production the operator types the number of cards. See \`cardctl help
         },
       });
       expiration = parseFutureExpiration(answer, ctx.clock);
-    } else {
-      throw new UsageError('missing --expiration', { hint: 'give the new expiry month, e.g. --expiration 202912' });
     }
     const { getCard, renewCard } = await import('../../api/cards.js');
     const client = await ctx.client();

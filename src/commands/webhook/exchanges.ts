@@ -1,6 +1,7 @@
 // `cardctl webhook exchanges`: the sandbox's record of every HTTP call of the switch to the
 // webhook (GET /sandbox/webhook-exchanges), a list like every list; or, with --as-scenario, a
 // scenario file that replays those messages through `simulate run` (src/scenario/from-exchanges.ts).
+import { existsSync } from 'node:fs';
 import type { ApiClient } from '../../api/client.js';
 import type { Lifecycle, Transaction, WebhookExchange } from '../../api/schemas.js';
 import type { ListWebhookExchangesParams } from '../../api/webhook-exchanges.js';
@@ -52,6 +53,9 @@ in forward mode, expecting the response codes and lifecycle amounts seen (\`card
   query: (opts, now): ExchangeQuery => {
     if (!opts.asScenario && (opts.keepSpacing || opts.force)) throw new UsageError(`--${opts.keepSpacing ? 'keep-spacing' : 'force'} goes with --as-scenario`);
     if (opts.asScenario !== undefined && opts.asScenario.trim() === '') throw new UsageError('--as-scenario needs a file name');
+    if (opts.asScenario !== undefined && !opts.force && existsSync(opts.asScenario.trim())) {
+      throw new UsageError(`${opts.asScenario.trim()} already exists; refusing to overwrite`, { hint: 'pass --force to replace it, or choose another file' });
+    }
     const tx = (opts.tx ?? []).map((id) => id.trim()).filter(Boolean);
     return {
       tx,
@@ -110,8 +114,6 @@ async function readAll(client: ApiClient, query: ExchangeQuery, signal: AbortSig
 }
 
 async function writeScenario(ctx: Context, query: ExchangeQuery, file: string, options: { keepSpacing: boolean; force: boolean }): Promise<void> {
-  const { existsSync } = await import('node:fs');
-  if (!options.force && existsSync(file)) throw new UsageError(`${file} already exists; refusing to overwrite`, { hint: 'pass --force to replace it, or choose another file' });
   const client = await ctx.client();
   const exchanges = await readAll(client, query, ctx.signal);
   const { getTransaction } = await import('../../api/transactions.js');

@@ -46,14 +46,17 @@ parseTable('cards renew', renew, {
   now,
   good: [
     [['c1', '--expiration', '202912'], { target: { cardId: 'c1' }, expiration: '202912', renewReason: 'RENEW' }],
-    // Asked for on a terminal, refused by run() otherwise.
-    [['c1', '--reason', ' REPLACE '], { target: { cardId: 'c1' }, expiration: undefined, renewReason: 'REPLACE' }],
+    // Asked for on a terminal, a usage error without one.
+    [['c1', '--reason', ' REPLACE '], { target: { cardId: 'c1' }, expiration: undefined, renewReason: 'REPLACE' }, { tty: true }],
+    [['--from-file', 'ids.txt'], { target: { bulk: true }, expiration: undefined }],
     [['--from-file', 'ids.txt', '--expiration', '203006', '--shard', '1/4'], { target: { bulk: true }, expiration: '203006' }],
   ],
   bad: [
     [['c1', '--expiration', '202611'], /in the future/],
     [['c1', '--expiration', '2029-12'], /--expiration/],
     [['c1', '--reason', ' '], /^--reason needs a value/],
+    [['c1'], /^missing --expiration$/],
+    [['c1', '--no-input'], /^missing --expiration$/, { tty: true }],
     [['c1', '--from-file', 'ids.txt'], /^give a card id or --from-file, not both$/],
     [['c1', '--shard', '1/2'], /^--shard need --from-file/],
     [['--from-file', 'ids.txt', '--shard', '5/4'], /^invalid --shard "5\/4"/],
@@ -90,7 +93,7 @@ parseTable('cards customer update', update, {
 });
 
 parseTable('cards activate', activate, {
-  good: [[['c1'], { target: { cardId: 'c1' } }], [['--where', 'status=suspended,search=ACME', '--reason', 'ok'], { target: { bulk: true }, opts: { reason: 'ok' } }]],
+  good: [[['c1'], { target: { cardId: 'c1' }, reason: undefined }], [['--where', 'status=suspended,search=ACME', '--reason', ' ok '], { target: { bulk: true }, reason: 'ok' }]],
   bad: [
     [['--where', 'colour=red'], /^invalid --where "colour=red"/],
     [['--where', 'status=lost'], /^invalid --where status "lost"/],
@@ -100,8 +103,19 @@ parseTable('cards activate', activate, {
 });
 
 parseTable('cards deactivate', deactivate, {
-  good: [[['c1', '--yes'], { target: { cardId: 'c1' } }], [['--from-file', '-', '--concurrency', '16'], { target: { bulk: true } }]],
-  bad: [[[], /^missing CARD_ID$/], [['--from-file', '-', '--concurrency', 'many'], /^invalid --concurrency "many"/]],
+  good: [
+    [['c1', '--yes', '--reason', ' stolen '], { target: { cardId: 'c1' }, reason: 'stolen' }],
+    // Asked on a terminal; --dry-run asks nothing.
+    [['c1'], { target: { cardId: 'c1' } }, { tty: true }],
+    [['c1', '--dry-run'], { target: { cardId: 'c1' } }],
+    [['--from-file', '-', '--concurrency', '16'], { target: { bulk: true } }],
+  ],
+  bad: [
+    [[], /^missing CARD_ID$/],
+    [['--from-file', '-', '--concurrency', 'many'], /^invalid --concurrency "many"/],
+    [['c1'], /^deactivating card c1 needs confirmation and there is no terminal to ask on$/],
+    [['c1', '--no-input'], /needs confirmation/, { tty: true }],
+  ],
 });
 
 parseTable('cards report merge', merge, {

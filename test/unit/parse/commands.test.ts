@@ -59,9 +59,10 @@ parseTable('login', login, {
   good: [
     [['--base-url', 'https://api.example.com/', '--token-stdin', '--env', 'production'], { baseUrl: 'https://api.example.com', opts: { tokenStdin: true, env: 'production' } }],
     [['--base-url', 'https://api.example.com', '--client-id', 'app', '--private-key', 'key.pem'], { clientCredentials: { clientId: 'app', privateKeyPath: 'key.pem' } }],
-    [['--switch', 'acme', '--pin-key', pinKey], { switchName: 'acme', pinKey: { pem: expect.stringContaining('PUBLIC KEY'), fingerprint: expect.any(String) } }],
-    // The base URL and the token are asked for on a terminal, read from the config or refused by run().
-    [[], { baseUrl: undefined }],
+    [['--switch', 'acme', '--pin-key', pinKey], { switchName: 'acme', pinKey: { pem: expect.stringContaining('PUBLIC KEY'), fingerprint: expect.any(String) } }, { tty: true }],
+    // The base URL and the token are asked for on a terminal; a base URL may come from the stored profile (run()).
+    [[], { baseUrl: undefined }, { tty: true }],
+    [['--api-key-stdin'], { opts: { apiKeyStdin: true } }],
   ],
   bad: [
     [['--profile', 'a b'], /^invalid profile name "a b"/],
@@ -72,6 +73,9 @@ parseTable('login', login, {
     [['--token-url', 'https://x.example.com/token'], /^--token-url is only for client-credentials login/],
     [['--base-url', 'http://api.example.com'], /^refusing plain http:\/\/ to api.example.com/],
     [['--pin-key', join(dir, 'none.pem')], /none.pem/],
+    // No token from stdin, and no terminal to ask on.
+    [[], /^missing --token-stdin: no token to store$/],
+    [['--base-url', 'https://api.example.com', '--no-input'], /^missing --token-stdin/, { tty: true }],
   ],
 });
 
@@ -85,15 +89,19 @@ parseTable('completion', completion, {
   bad: [[['tcsh'], /^unknown shell "tcsh"$/]],
 });
 
+// Every field of one card (the institution id may come from the profile).
+const ONE_CARD = ['--real-id', 'LEGACY-1', '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'ada@example.com', '--phone', '+2348012345678', '--birth-date', '1990-01-31', '--address-line1', '1 Marina', '--city', 'Lagos', '--state', 'Lagos', '--postal-code', '100001', '--country', 'NG', '--start-date', '2024-01-01', '--end-date', '2028-12-31', '--expiration', '202812', '--service-code', '101', '--card-product', 'classic', '--embossing-name', 'ADA OBI', '--bin', '506099', '--status', 'active'];
+
 parseTable('import', importCommand, {
   now: new Date('2026-11-22T12:00:00Z'),
   good: [
     [['--from-file', 'cards.csv', '--report', 'r.ndjson', '--concurrency', '16'], { format: 'csv', opts: { report: 'r.ndjson' } }],
     [['--from-file', '-', '--format', 'ndjson'], { format: 'ndjson' }],
     [['--from-file', 'cards.txt', '--format', 'json', '--institution-id', 'INST'], { format: 'json' }],
-    // One card: missing fields are asked for on a terminal, refused by run() otherwise.
-    [['--real-id', 'LEGACY-1', '--pin-stdin'], { opts: { realId: 'LEGACY-1', pinStdin: true } }],
-    [['--first-name', 'Ada', '--bin', '506099', '--expiration', '203012', '--birth-date', '1990-01-31'], { opts: { firstName: 'Ada', bin: '506099' } }],
+    // One card: missing fields and the PIN are asked for on a terminal, a usage error without one.
+    [['--real-id', 'LEGACY-1', '--pin-stdin'], { opts: { realId: 'LEGACY-1', pinStdin: true } }, { tty: true }],
+    [['--first-name', 'Ada', '--bin', '506099', '--expiration', '203012', '--birth-date', '1990-01-31'], { opts: { firstName: 'Ada', bin: '506099' } }, { tty: true }],
+    [[...ONE_CARD, '--pin-stdin'], { opts: { realId: 'LEGACY-1', pinStdin: true } }],
   ],
   bad: [
     [['--from-file', 'cards.csv', '--first-name', 'Ada', '--pin-stdin'], /^--first-name, --pin-stdin describe one card and cannot be combined with --from-file$/],
@@ -106,6 +114,9 @@ parseTable('import', importCommand, {
     [['--bin', '12'], /^invalid card: --bin/],
     [['--birth-date', '1990-02-30', '--email', 'ada@example.com'], /^invalid card: --birth-date/],
     [['--expiration', '202001'], /^invalid card: --expiration/],
+    [['--real-id', 'LEGACY-1', '--pin-stdin'], /^missing --first-name, .*--last-name.* \(one card's fields; or import a file with --from-file\)$/],
+    [[...ONE_CARD], /^the card's default PIN is needed: pipe it with --pin-stdin/],
+    [[...ONE_CARD, '--no-input'], /default PIN is needed/, { tty: true }],
   ],
 });
 
