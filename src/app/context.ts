@@ -6,7 +6,7 @@ import type { ApiClient, Connection, HttpLogger } from '../api/client.js';
 import { DEFAULT_DIALECT, resolveDialect, type Dialect } from '../api/dialect.js';
 import type { TokenProvider } from '../api/token-source.js';
 import { ConfigStore, DEFAULT_PROFILE } from '../config/store.js';
-import type { OutputFormat } from '../core/output-format.js';
+import type { OutputFormat, OutputShape } from '../core/output-format.js';
 import { escapeControls } from '../output/format.js';
 import { Renderer, parseOutputFormat } from '../output/renderer.js';
 import { createStyle, type Style } from '../output/style.js';
@@ -71,6 +71,8 @@ export interface ContextInit {
   flags?: readonly Flags[];
   /** Who the run is made for, when not the person at the terminal: recorded with each journal line. */
   origin?: RunOrigin;
+  /** What the command prints (CommandDefinition.output): --fields are checked against it, not the records. */
+  outputShape?: OutputShape;
 }
 
 export function createContext(init: ContextInit): Context {
@@ -208,6 +210,7 @@ export function createContext(init: ContextInit): Context {
         template: globals.template,
         pager: pagerFor(io, env, globals, s.output),
         signal: ctx.signal,
+        shape: init.outputShape,
       });
     },
     client() {

@@ -29,6 +29,7 @@ const FLAGS = defineFlags({
 export default defineCommand({
   name: 'api',
   mcp: 'never',
+  output: async () => (await import('../output/shape.js')).outputShape('any'),
   summary: 'make an authenticated request to any endpoint',
   description: `Send a request to any endpoint of the API with the profile's credentials and print the
 answer: the envelope's data (or any other JSON the endpoint sends, e.g. /openapi.json) through the

@@ -283,7 +283,7 @@ async function runBound<T>(ctx: Context, command: BulkCommand<T>, prepared: Boun
 
   const seconds = (Date.now() - started) / 1000;
   const { stats } = result;
-  const summary = { ...stats, seconds: Math.round(seconds * 1000) / 1000, ...(reportPath ? { report: reportPath } : {}) };
+  const summary: import('../bulk/runner.js').BulkSummary = { ...stats, seconds: Math.round(seconds * 1000) / 1000, ...(reportPath ? { report: reportPath } : {}) };
   if (!quiet) {
     for (const p of result.problems.slice(0, 10)) ctx.io.err(`failed: row ${p.row}${p.id ? ` (${p.id})` : ''}: ${p.code}: ${p.message}\n`);
     if (stats.failed > 10) ctx.io.err(`… and ${stats.failed - 10} more failed rows (see the report)\n`);

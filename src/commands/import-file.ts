@@ -186,7 +186,7 @@ async function dryRunFile(ctx: Context, opts: ImportOptions, verdict: import('..
   if (!ctx.globals.quiet) ctx.io.err(`${summary}\n`);
 }
 
-function summaryOf(stats: ImportStats, seconds: number, report?: string) {
+export function summaryOf(stats: ImportStats, seconds: number, report?: string) {
   return {
     imported: stats.imported,
     exists: stats.exists,

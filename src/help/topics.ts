@@ -90,8 +90,11 @@ a plain number (\`-5.00\`, \`+3\`, \`1e5\`) is left alone: it can only be read a
 json, ndjson and raw are never changed.
 
 \`--fields a,b.c\` picks columns (table, csv) or properties (json, ndjson); dot paths reach into
-nested objects; a name that is neither a column nor a path any record has is a usage error
-(exit 2) that lists the fields there are. \`-q, --quiet\` prints only identifiers, one a line, for
+nested objects; a column's header or computed value (a simulation's \`outcome\`) may be named too.
+\`--fields\`, \`--jq\` and \`--template\` are checked before the first request, so their usage errors
+(exit 2) mean nothing was sent: a write checks \`--fields\` against what its answer can hold (the
+API's schema and the columns), a list against the columns and its first records; the error lists
+the fields there are. \`-q, --quiet\` prints only identifiers, one a line, for
 \`xargs\`. A single record prints as a two-column key/value table. Colour follows \`--no-color\`, \`NO_COLOR\` and \`FORCE_COLOR\`,
 and is never used when stdout is not a terminal.
 

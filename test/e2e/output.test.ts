@@ -131,6 +131,37 @@ describe('unknown --fields', () => {
   });
 });
 
+describe('output options of a write are checked before it is sent', () => {
+  const cardCount = async () => JSON.parse((await run(['cards', 'list', '--all', '-o', 'json'])).stdout).length as number;
+
+  it('cards create -o json with an unknown --fields, a bad --jq or --template: exit 2 and no card created (a retry makes no second card)', async () => {
+    const before = await cardCount();
+    for (const bad of [['--fields', 'nope'], ['--jq', '.[] |'], ['--template', '{{#if .id}}']]) {
+      const result = await run([...createFlags('Ada', 'Obi'), '-o', 'json', ...bad], '4821\n');
+      expect(result.exitCode, bad.join(' ')).toBe(2);
+      expect(result.stdout).toBe('');
+    }
+    expect(await cardCount()).toBe(before);
+    // A field of a card that this answer happens to lack is not a usage error after the write.
+    const made = await run([...createFlags('Ada', 'Obi'), '-o', 'json', '--fields', 'id,customer.middleName,cardProgram.name'], '4821\n');
+    expect(made.exitCode, made.stderr).toBe(0);
+    expect(JSON.parse(made.stdout).id).toBeTruthy();
+    expect(await cardCount()).toBe(before + 1);
+  });
+
+  it("simulate -o csv --fields outcome,amount: the computed columns, as in the table", async () => {
+    const card = JSON.parse((await run([...createFlags('Ada', 'Obi'), '-o', 'json'], '4821\n')).stdout).id as string;
+    await run(['cards', 'activate', card]);
+    const csv = await run(['simulate', 'authorization', '--card', card, '--amount', '12.50', '-o', 'csv', '--fields', 'outcome,amount,responseCode']);
+    expect(csv.exitCode, csv.stderr).toBe(0);
+    expect(csv.stdout).toMatch(/^outcome,amount,responseCode\n(approved|declined),12\.50,\d\d\n$/);
+    const json = await run(['simulate', 'authorization', '--card', card, '--amount', '12.50', '-o', 'json', '--fields', 'outcome,amount']);
+    expect(JSON.parse(json.stdout)).toEqual({ outcome: expect.stringMatching(/^(approved|declined)$/), amount: '12.50' });
+    const bad = await run(['simulate', 'authorization', '--card', card, '--amount', '12.50', '-o', 'csv', '--fields', 'outcom']);
+    expect(bad.exitCode).toBe(2);
+  });
+});
+
 describe('cards create -q', () => {
   it('prints the id and nothing else on success', async () => {
     const created = await run([...createFlags('Ada', 'Obi'), '-q'], '4821\n');

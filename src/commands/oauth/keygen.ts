@@ -48,9 +48,13 @@ const FLAGS = defineFlags({
   force: { type: 'boolean', description: 'overwrite existing files' },
 });
 
+/** What keygen prints: the files it wrote and the certificate's facts. */
+const KEYGEN_KEYS = ['privateKey', 'certificate', 'subject', 'bits', 'fingerprint', 'validFrom', 'validTo'] as const;
+
 export default defineCommand({
   name: 'keygen',
   mcp: 'write',
+  output: async () => (await import('../../output/shape.js')).outputShape({ keys: KEYGEN_KEYS }),
   summary: 'create an RSA key and a self-signed certificate for `oauth create`',
   description: `Create an RSA key pair and a self-signed X.509 certificate for an OAuth application.
 
@@ -110,6 +114,7 @@ never overwritten unless --force is given.`,
     const out = ctx.output();
     out.success(`wrote ${keyPath} (keep it secret) and ${certPath}`);
     await out.record({
+      // The keys of KEYGEN_KEYS, in its order.
       privateKey: keyPath,
       certificate: certPath,
       subject: cert.subject.replace(/\n/g, ', '),
