@@ -12,7 +12,7 @@ import { addFlags, type Flags } from '../core/flags.js';
 import { GLOBAL_FLAGS } from '../core/global-flags.js';
 import { createContext, type Env, type GlobalOptions } from './context.js';
 import { CliError, ExitCode, InterruptedError, UsageError, toCliError } from '../core/errors.js';
-import { systemIO, type IOStreams } from '../core/io.js';
+import { decideColor, systemIO, type IOStreams } from '../core/io.js';
 import type { Prompter } from '../core/prompter.js';
 import { redactBodyText, redactValue } from '../core/redact.js';
 import { escapeControls } from '../output/format.js';
@@ -93,7 +93,7 @@ export async function runCli(argv: string[], deps: MainDeps = {}): Promise<numbe
     const failure = signal.aborted && !(error instanceof CliError && error.exitCode === ExitCode.Partial)
       ? new InterruptedError()
       : toCliError(error);
-    return reportError(failure, io, env, state.globals);
+    return reportError(failure, io, env, { ...sniffGlobals(argv), ...state.globals });
   } finally {
     interrupt?.dispose();
   }
@@ -307,6 +307,7 @@ function sniffGlobals(argv: string[]): ReportedGlobals {
     if (arg === '--') break;
     if (arg === '--json') globals.json = true;
     else if (arg === '--debug') globals.debug = true;
+    else if (arg === '--no-color') globals.color = false;
     else if ((arg === '-o' || arg === '--output') && argv[i + 1]) globals.output = argv[++i];
     else if (arg.startsWith('--output=')) globals.output = arg.slice('--output='.length);
     else if (arg.startsWith('-o') && arg.length > 2 && !arg.startsWith('--')) globals.output = arg.slice(2);
@@ -316,10 +317,11 @@ function sniffGlobals(argv: string[]): ReportedGlobals {
 
 /** Prints a CliError as `cardctl help exit-codes` describes and returns its exit code. */
 /** The global flags an error report reads; --output as typed, when commander could not check it. */
-type ReportedGlobals = Pick<GlobalOptions, 'json' | 'debug'> & { output?: string };
+type ReportedGlobals = Pick<GlobalOptions, 'json' | 'debug' | 'color'> & { output?: string };
 
 export function reportError(error: CliError, io: IOStreams, env: Env, globals: ReportedGlobals): number {
-  const style = createStyle(io.stderrIsTTY && io.colorEnabled);
+  // The choice every other line on stderr makes: a terminal, and neither --no-color nor NO_COLOR.
+  const style = createStyle(io.stderrIsTTY && io.colorEnabled && decideColor({ env, stdoutIsTTY: io.stderrIsTTY, colorFlag: globals.color }));
   // Never let a PAN or a secret (a URL's password) through in an error line, nor a control
   // character, whatever the server said.
   io.err(`${style.error('error:')} ${escapeControls(redactBodyText(error.message))}\n`);

@@ -95,14 +95,18 @@ nested objects; a column's header or computed value (a simulation's \`outcome\`)
 (exit 2) mean nothing was sent: a write checks \`--fields\` against what its answer can hold (the
 API's schema and the columns), a list against the columns and its first records; the error lists
 the fields there are. \`-q, --quiet\` prints only identifiers, one a line, for
-\`xargs\`. A single record prints as a two-column key/value table. Colour follows \`--no-color\`, \`NO_COLOR\` and \`FORCE_COLOR\`,
-and is never used when stdout is not a terminal.
+\`xargs\`. A single record prints as a two-column key/value table. Colour is for a terminal:
+\`--no-color\` and \`NO_COLOR\` take it off everything, \`error:\` lines included; \`FORCE_COLOR=1\` keeps
+it when piped (doctor's marks, a template's \`color\`), but piped tables stay plain tab-separated text.
 
 Tables (on a terminal or piped), key/value views, templates, status and error lines show control
 characters as escapes (\`\\x1b\`, \`\\x07\`, \`\\u202e\`): C0 and C1 controls, bidi overrides and
 isolates and other invisible format characters, so a value cannot drive the terminal or disguise
-itself. json, ndjson, raw and csv (but for the quote above) carry values exactly, and \`--jq\`
-prints strings raw, as \`jq -r\` does.
+itself. json, ndjson and raw carry values exactly, and \`--jq\` prints strings raw, as \`jq -r\`
+does. csv and piped tables have the table's columns: most are the values as sent, a few are
+formatted for reading: a transaction's \`Amount\` in major units (\`42.10\` for
+\`000000004210\`), \`Currency\` as its code (\`NGN\` for \`566\`), card numbers masked, a card's \`Expires\`
+(MM/YYYY) and \`Customer\` (the names joined). For the values exactly, use json or ndjson.
 
     cardctl cards list --all -o ndjson | jq -r 'select(.status == "active") | .id'
     cardctl cards list -q | xargs -n1 cardctl cards deactivate --yes

@@ -114,6 +114,23 @@ describe('the program', () => {
     expect((await run(['--timeout', 'soon', 'api', 'GET', '/x'], { env: { CARDCTL_BASE_URL: 'https://api.example.com', CARDCTL_TOKEN: 't' } })).code).toBe(2);
   });
 
+  it('--no-color takes the colour off error: and hint: lines on a terminal, as NO_COLOR does', async () => {
+    const colourRun = async (args: string[], env: Record<string, string> = {}) => {
+      const io = testIO({ tty: true });
+      await main(args, { io, env: { ...isolatedDirs(dir), ...env } });
+      return io.stderrText();
+    };
+    // eslint-disable-next-line no-control-regex
+    const ESC = /\x1b\[/;
+    expect(await colourRun(['profile', 'use', 'nosuch'])).toMatch(ESC);
+    for (const args of [['--no-color', 'profile', 'use', 'nosuch'], ['profile', 'use', 'nosuch', '--no-color'], ['cardz', '--no-color']]) {
+      const stderr = await colourRun(args);
+      expect(stderr, args.join(' ')).toMatch(/^error: /);
+      expect(stderr, args.join(' ')).not.toMatch(ESC);
+    }
+    expect(await colourRun(['profile', 'use', 'nosuch'], { NO_COLOR: '1' })).not.toMatch(ESC);
+  });
+
   it('no stack trace without --debug', async () => {
     const { stderr } = await run(['api', 'GET', '/x']);
     expect(stderr).not.toMatch(/\n\s+at /);
