@@ -11,7 +11,7 @@ import { escapeControls } from '../output/format.js';
 import { Renderer, parseOutputFormat } from '../output/renderer.js';
 import { createStyle, type Style } from '../output/style.js';
 import { choosePager } from '../output/pager.js';
-import { AuthError, NotFoundError, UsageError } from '../core/errors.js';
+import { AuthError, UsageError } from '../core/errors.js';
 import { decideCanPrompt, decideColor, type IOStreams } from '../core/io.js';
 import { NoPrompter, type Prompter } from '../core/prompter.js';
 import { InquirerPrompter } from './prompter.js';
@@ -272,18 +272,21 @@ export function createContext(init: ContextInit): Context {
  * profile. The error for the selected profile when it is not stored, else undefined. (Commands
  * that create profiles, such as login, do not ask.)
  */
-export function missingProfile(ctx: Pick<Context, 'settings' | 'config' | 'globals'>): NotFoundError | undefined {
+export function missingProfile(ctx: Pick<Context, 'settings' | 'config' | 'globals'>): UsageError | undefined {
   const s = ctx.settings();
   const named = s.profileExplicit ? s.profileName : ctx.config.read().currentProfile;
   if (named === undefined || ctx.config.getProfile(named)) return undefined;
   return noSuchProfile(ctx.config, named, s.profileExplicit ? (ctx.globals.profile !== undefined ? '-p' : 'CARDCTL_PROFILE') : 'current');
 }
 
-/** The error for a profile name that is not in the config file, listing the ones that are. */
-export function noSuchProfile(config: ConfigStore, name: string, from: '-p' | 'CARDCTL_PROFILE' | 'current'): NotFoundError {
+/**
+ * The error for a profile name that is not in the config file, listing the ones that are: a usage
+ * error (exit 2, nothing sent), never the 4 of a card or transaction the API does not have.
+ */
+export function noSuchProfile(config: ConfigStore, name: string, from: '-p' | 'CARDCTL_PROFILE' | 'current'): UsageError {
   const names = config.profileNames();
   const where = from === 'current' ? `the current profile "${name}"` : from === '-p' ? `profile "${name}"` : `profile "${name}" (from CARDCTL_PROFILE)`;
-  return new NotFoundError(`${where} does not exist`, {
+  return new UsageError(`${where} does not exist`, {
     code: 'NO_SUCH_PROFILE',
     hint: names.length
       ? `stored profiles: ${names.join(', ')}${from === 'current' ? '; choose one with `cardctl profile use NAME`' : ''}`

@@ -18,10 +18,10 @@ const exitCodes = `Every command exits with one of these codes; scripts can bran
 |---|---|
 | 0 | success |
 | 1 | unexpected internal error (a bug: the message says so and how to report it) |
-| 2 | usage or input error: unknown flag, missing value, bad file, invalid PIN/PAN/date — nothing was sent; also a file or stdout that cannot be written (\`> /dev/full\`, a full disk): \`error: cannot write output: no space left on the device (ENOSPC)\` |
+| 2 | usage or input error: unknown flag, missing value, bad file, invalid PIN/PAN/date, a profile that does not exist — nothing was sent; also a file or stdout that cannot be written (\`> /dev/full\`, a full disk): \`error: cannot write output: no space left on the device (ENOSPC)\` |
 | 3 | authentication or permission: no credentials, 401, 403 |
 | 4 | not found: 404 or an unknown identifier |
-| 5 | rejected: any other 4xx (validation, conflict, limits); a decline with --expect-approved; a missed SLO of \`simulate load\`; a failed check of \`webhook certify\` |
+| 5 | rejected: any other 4xx (validation, conflict, limits); a decline with --expect-approved; a missed SLO of \`simulate load\`; a failed check of \`webhook certify\` or \`doctor\` |
 | 6 | network: connection refused/reset, DNS, TLS, timeout — no answer |
 | 7 | server error: 5xx after retries |
 | 8 | partial failure: a bulk command finished with some records failed |

@@ -274,9 +274,9 @@ describe('auth status', () => {
     await login('tok_good_1234567890');
     expect((await run(['auth', 'token'])).stdout).toBe('tok_good_1234567890\n');
     expect((await run(['auth', 'token'], { env: { CARDCTL_TOKEN: 'tok_env' } })).stdout).toBe('tok_env\n');
-    // A profile that is not stored is "no such profile" (exit 4), not "not logged in".
+    // A profile that is not stored is "no such profile" (exit 2, a usage error), not "not logged in".
     const other = await run(['-p', 'other', 'auth', 'token']);
-    expect(other.code).toBe(4);
+    expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/^error: profile "other" does not exist\nhint: stored profiles: default/);
   });
 });
