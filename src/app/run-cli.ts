@@ -65,6 +65,11 @@ export async function runCli(argv: string[], deps: MainDeps = {}): Promise<numbe
     return reportError(toCliError(error), io, env, sniffGlobals(argv));
   }
 
+  // `cardctl` alone is a request for help, printed to stdout (exit 0) like `cardctl --help`.
+  if (argv.length === 0) argv = ['--help'];
+  const ghJson = ghJsonHabit(argv);
+  if (ghJson) return reportError(ghJson, io, env, {});
+
   // Fast paths: `--version` touches neither the command tree nor the config; `__complete`
   // (asked by the shell completion scripts on every TAB) reads only the config.
   const version = versionRequest(argv);
@@ -297,6 +302,22 @@ function handleCommanderError(error: CommanderError, io: IOStreams, env: Env, ar
 function usageError(error: CommanderError, program: Command, argv: string[]): UsageError {
   const { message, hint } = explainCommanderError(error, program, argv);
   return new UsageError(message, { code: error.code.replace('commander.', 'USAGE_'), hint });
+}
+
+/**
+ * gh's `--json a,b` (a list of fields): here --json is `-o json` and takes no value, and the list
+ * would be read as an argument (a card id). A usage error naming cardctl's form instead. A value
+ * with a comma cannot be an identifier, so `--json ID` stays an id after the flag.
+ */
+function ghJsonHabit(argv: readonly string[]): UsageError | undefined {
+  const end = argv.indexOf('--');
+  for (const [i, arg] of (end < 0 ? argv : argv.slice(0, end)).entries()) {
+    const list = arg.startsWith('--json=') ? arg.slice('--json='.length) : arg === '--json' && argv[i + 1]?.includes(',') && !argv[i + 1]!.startsWith('-') ? argv[i + 1] : undefined;
+    if (list !== undefined) {
+      return new UsageError(`--json takes no list of fields here: it is -o json`, { code: 'USAGE_JSON_FIELDS', hint: `use --fields ${list} -o json` });
+    }
+  }
+  return undefined;
 }
 
 /** The output flags, read from argv when commander could not parse it (for the JSON error object). */

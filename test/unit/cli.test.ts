@@ -32,6 +32,20 @@ describe('the program', () => {
     expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
   });
 
+  it("gh's habits: `cardctl` alone prints help to stdout (exit 0); `cardctl version`; `--json a,b` is exit 2 naming --fields", async () => {
+    const bare = await run([]);
+    expect(bare.code).toBe(0);
+    expect(bare.stdout).toMatch(/^Usage: cardctl /);
+    expect(bare.stderr).toBe('');
+    expect(await run(['version'])).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
+    expect((await run(['version', '--verbose'])).stdout).toMatch(new RegExp(`^cardctl ${VERSION.replace(/\./g, '\\.')}\nnode v`));
+    for (const argv of [['cards', 'list', '--json', 'id,status'], ['cards', 'activate', '--json', 'id,status'], ['cards', 'get', 'c1', '--json=id']]) {
+      const result = await run(argv);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(/^error: --json takes no list of fields here: it is -o json\nhint: use --fields id(,status)? -o json\n$/);
+    }
+  });
+
   it('--help lists every group and top-level command', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
@@ -151,6 +165,17 @@ describe('api', () => {
     expect(JSON.parse(stdout)).toEqual([{ id: 'c1', status: 'active', path: '/institutions/cards?search=ADA&limit=2' }]);
     expect(server.requests[0]!.method).toBe('GET');
     expect((await run(['api', 'GET', '/institutions/cards', '-q'], { env: env() })).stdout).toBe('c1\n');
+  });
+
+  it('a path alone is a GET (as gh api); a method alone still needs its path', async () => {
+    const { code, stdout } = await run(['api', '/institutions/cards?limit=2', '-o', 'json'], { env: env() });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual([{ id: 'c1', status: 'active', path: '/institutions/cards?limit=2' }]);
+    expect(server.requests.map((r) => r.method)).toEqual(['GET']);
+    const methodOnly = await run(['api', 'POST'], { env: env() });
+    expect(methodOnly.code).toBe(2);
+    expect(methodOnly.stderr).toMatch(/^error: missing <path>/);
+    expect(server.requests).toHaveLength(1);
   });
 
   it('-o raw prints the body as received', async () => {
