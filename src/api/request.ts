@@ -26,4 +26,10 @@ export interface ApiRequest {
   signal?: AbortSignal;
   /** Why this mutation is made (a command's --reason): recorded with it in the audit journal. */
   reason?: string;
+  /**
+   * A 409 is an answer the caller explains (a create under a reference that exists, in a bulk
+   * run): the journal takes the caller's note (ApiClient.note: already there, with the id) rather
+   * than a "rejected (409)" line for each row an idempotent rerun sends again.
+   */
+  conflictNoted?: boolean;
 }

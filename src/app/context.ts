@@ -47,6 +47,8 @@ export interface Context {
   log: Logger;
   /** Aborted on Ctrl-C; long-running commands pass it to requests and loops. */
   signal: AbortSignal;
+  /** The command line as given (aliases expanded): what a hint to run it again starts from. */
+  argv: readonly string[];
 }
 
 export interface Logger extends HttpLogger {
@@ -158,6 +160,7 @@ export function createContext(init: ContextInit): Context {
     style,
     log,
     signal: init.signal ?? new AbortController().signal,
+    argv: init.argv ?? [],
     settings: resolveSettings,
     dialect() {
       const s = resolveSettings();

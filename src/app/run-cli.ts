@@ -95,7 +95,8 @@ export async function runCli(argv: string[], deps: MainDeps = {}): Promise<numbe
     // --dry-run: the request was printed instead of sent; that is the command's success.
     if (error instanceof DryRunStop) return ExitCode.Ok;
     const signal = deps.signal ?? interrupt!.signal;
-    const failure = signal.aborted && !(error instanceof CliError && error.exitCode === ExitCode.Partial)
+    // After Ctrl-C, what failed is the interruption; a command that says how to go on keeps its words.
+    const failure = signal.aborted && !(error instanceof CliError && error.exitCode === ExitCode.Partial) && !(error instanceof InterruptedError)
       ? new InterruptedError()
       : toCliError(error);
     return reportError(failure, io, env, { ...sniffGlobals(argv), ...state.globals });

@@ -162,8 +162,10 @@ export function journalRecorder(openSink: () => JournalSink, run: RunFacts, warn
         path: redactBodyText(exchange.path),
         status: exchange.status,
         message: exchange.message,
-        ids: affectedIds(exchange.path, exchange.data),
+        ids: [...new Set([...affectedIds(exchange.path, exchange.data), ...(exchange.ids ?? [])])],
         durationMs: exchange.durationMs,
+        ...(exchange.phase === 'intent' || exchange.phase === 'found' ? { phase: exchange.phase } : {}),
+        ...(exchange.reference ? { reference: exchange.reference } : {}),
         ...(reason ? { reason } : {}),
         ...(run.origin ? { via: run.origin.via, client: run.origin.client } : {}),
       }, run.secrets(), { later });

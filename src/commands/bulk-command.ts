@@ -291,7 +291,13 @@ async function runBound<T>(ctx: Context, command: BulkCommand<T>, prepared: Boun
   }
   if (ctx.settings().output === 'json' || ctx.settings().output === 'ndjson') await ctx.output().record(summary);
   const resumeHint = reportPath ? `run again with --resume ${reportPath} to finish` : 'pass --report FILE next time so that --resume can continue';
-  if (result.interrupted) throw new InterruptedError(`bulk ${command.verb} interrupted: requests in flight were finished and the report written`, { hint: resumeHint, details: summary });
+  if (result.interrupted) {
+    const left = total === undefined ? '' : `${Math.max(0, total - stats.rows).toLocaleString('en-US')} of ${total.toLocaleString('en-US')} rows left; `;
+    throw new InterruptedError(`bulk ${command.verb} interrupted: ${left}requests in flight were finished${reportPath ? ' and the report written' : ''}`, {
+      hint: reportPath ? `finish with: ${resumeCommand(ctx.argv, reportPath)}` : resumeHint,
+      details: summary,
+    });
+  }
   if (result.fatal) throw result.fatal;
   if (result.readerError) {
     const error = fileError(result.readerError);
@@ -306,3 +312,21 @@ async function runBound<T>(ctx: Context, command: BulkCommand<T>, prepared: Boun
   }
 }
 
+
+/**
+ * The command line that finishes an interrupted run: the one given, with `--report FILE` made
+ * `--resume FILE` (a line that has --resume already is the same line again), quoted for a shell.
+ */
+export function resumeCommand(argv: readonly string[], reportPath: string): string {
+  let words = [...argv];
+  if (!words.some((word) => word === '--resume' || word.startsWith('--resume='))) {
+    const at = words.findIndex((word) => word === '--report' || word.startsWith('--report='));
+    if (at >= 0) words.splice(at, words[at] === '--report' ? 2 : 1);
+    words = [...words, '--resume', reportPath];
+  }
+  return ['cardctl', ...words].map(shellWord).join(' ');
+}
+
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}

@@ -101,21 +101,30 @@ export async function createRows(ctx: Context, input: Extract<CreateInput, { kin
         const referenceCode = body.referenceCode;
         try {
           const result = await sendWithPinBlocks(ctx, client, [pin], ([block]) =>
-            cards.createCardExactlyOnce(client, { ...body, defaultPIN: block! }, signal));
+            cards.createCardExactlyOnce(client, { ...body, defaultPIN: block! }, signal, { conflictNoted: true }));
           // appliedEarlier: this row's own attempt had applied and its answer was lost.
           return { outcome: 'done', id: result.response.data.id, details: { referenceCode } };
         } catch (error) {
           // The reference exists: created by an earlier run (or this row's lost attempt), once;
           // unless the card under it is not this row's.
           if (!(error instanceof CliError && error.status === 409)) throw explainPinKeyError(error);
+          // The journal has no line for the 409 (conflictNoted): the note below says what it meant.
+          const note = (outcome: 'done' | 'already' | 'refused', ids: string[], message?: string) =>
+            client.note({ method: 'POST', path: '/institutions/cards', outcome, ids, reference: referenceCode, message });
           const found = await cards.findCardByReference(client, referenceCode, signal);
-          if (!found) throw error;
+          if (!found) {
+            note('refused', [], error.message);
+            throw error;
+          }
           const differ = differencesFromRow(found.data, body, (await programs.get()) ?? []);
           if (differ.length) {
-            throw new RejectedError(`reference ${referenceCode} is another card's (its ${differ.join(', ')} differ${differ.length === 1 ? 's' : ''} from this row's): not created`, {
+            const refusal = new RejectedError(`reference ${referenceCode} is another card's (its ${differ.join(', ')} differ${differ.length === 1 ? 's' : ''} from this row's): not created`, {
               code: 'REFERENCE_TAKEN', hint: 'give the row a reference of its own',
             });
+            note('refused', [], refusal.message);
+            throw refusal;
           }
+          note(uncertain ? 'done' : 'already', [found.data.id]);
           return { outcome: uncertain ? 'done' : 'already', id: found.data.id, details: { referenceCode } };
         }
       },
