@@ -11,7 +11,7 @@ import { COMMAND_LOADERS } from '../commands/routes.js';
 import { addFlags, type Flags } from '../core/flags.js';
 import { GLOBAL_FLAGS } from '../core/global-flags.js';
 import { createContext, type Env, type GlobalOptions } from './context.js';
-import { CliError, ExitCode, InterruptedError, UsageError, toCliError } from '../core/errors.js';
+import { CliError, ExitCode, InterruptedError, NetworkError, UsageError, toCliError } from '../core/errors.js';
 import { decideColor, systemIO, type IOStreams } from '../core/io.js';
 import type { Prompter } from '../core/prompter.js';
 import { redactBodyText, redactValue } from '../core/redact.js';
@@ -99,7 +99,7 @@ export async function runCli(argv: string[], deps: MainDeps = {}): Promise<numbe
     const failure = signal.aborted && !(error instanceof CliError && error.exitCode === ExitCode.Partial) && !(error instanceof InterruptedError)
       ? new InterruptedError()
       : toCliError(error);
-    return reportError(failure, io, env, { ...sniffGlobals(argv), ...state.globals });
+    return reportError(await explainRefusal(failure, env, state.globals), io, env, { ...sniffGlobals(argv), ...state.globals });
   } finally {
     interrupt?.dispose();
   }
@@ -125,6 +125,20 @@ function alongPath(node: TreeNode, words: readonly string[]): TreeNode {
   if (!isGroup(node) || words.length === 0) return node;
   const child = node.commands.find((c) => c.name === words[0] || c.aliases?.includes(words[0]!));
   return child ? { ...node, commands: [alongPath(child, words.slice(1))] } : node;
+}
+
+/**
+ * A refused connection through a profile `sandbox serve --memory` stored: its sandbox stopped
+ * (config/sandbox-profile.ts). Any other error as it is.
+ */
+async function explainRefusal(failure: CliError, env: Env, globals: GlobalOptions): Promise<CliError> {
+  if (failure.code !== 'ECONNREFUSED') return failure;
+  const config = new ConfigStore(env);
+  const name = globals.profile ?? env.CARDCTL_PROFILE ?? config.currentProfileName();
+  if (!name || globals.baseUrl !== undefined || env.CARDCTL_BASE_URL !== undefined) return failure;
+  const { stoppedSandbox } = await import('../config/sandbox-profile.js');
+  const stopped = stoppedSandbox(name, config.getProfile(name));
+  return stopped ? new NetworkError(stopped.message, { code: 'SANDBOX_STOPPED', hint: stopped.hint, cause: failure }) : failure;
 }
 
 /** `cardctl NAME …` where NAME is a user alias (src/aliases/): the command line it stands for. */

@@ -44,6 +44,11 @@ export interface Profile {
   requireReason?: boolean;
   /** How the deployment differs from the default dialect (src/api/dialect.ts): only the settings that differ. */
   dialect?: DialectOverrides;
+  /**
+   * Stored by `sandbox serve --memory --profile NAME`: the sandbox, its port and its credentials
+   * last as long as that process; once it stops, the profile points at nothing (said so when used).
+   */
+  ephemeral?: boolean;
 }
 
 export interface ConfigFile {

@@ -127,7 +127,8 @@ The request log (method, path, status, time; never secrets or bodies) goes to st
     const stop = stopSignal(ctx.signal);
     try {
       const profileName = ctx.globals.profile;
-      if (profileName) await saveSandboxProfile(ctx.config, profileName, sandbox);
+      // In memory, the profile outlives its sandbox: marked so, to say so when it is used later.
+      if (profileName) await saveSandboxProfile(ctx.config, profileName, sandbox, { ephemeral: options.memory });
 
       if (ctx.globals.json || ctx.globals.output === 'json') {
         ctx.io.out(`${JSON.stringify(announcement(sandbox))}\n`);
@@ -303,7 +304,7 @@ function printBanner(ctx: Context, sandbox: SandboxAnnouncement, options: Parsed
     ...(options.webhookFaults ? [`  webhook faults ${options.webhookFaultsText || 'none'} (seed ${options.webhookFaultsSeed ?? 1}; change with PUT /sandbox/webhook-faults)`] : []),
     '',
     profileName
-      ? `Stored as profile "${profileName}". Try: cardctl cards list --profile ${profileName}`
+      ? `Stored as profile "${profileName}"${options.memory ? ' (ephemeral: it works while this sandbox runs)' : ''}. Try: cardctl cards list --profile ${profileName}`
       : 'Use it: run with --profile sandbox to store the credentials as a profile, or --json to print them.',
     'Ctrl-C stops the sandbox.',
     '',
