@@ -162,6 +162,18 @@ describe('output options of a write are checked before it is sent', () => {
   });
 });
 
+describe('the name on the card', () => {
+  it('cut to 26 characters from long names: said on stderr, in the dry run too; a name that fits says nothing', async () => {
+    const flags = createFlags('Oluwaseyi Adebayo', 'Ogunleye-Babatunde').filter((flag, i, all) => flag !== '--embossing-name' && all[i - 1] !== '--embossing-name');
+    const dry = await run([...flags, '--dry-run', '-o', 'json'], '4821\n');
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain('warning: the name on the card is cut to 26 characters: "OLUWASEYI ADEBAYO OGUNLEYE" (from "OLUWASEYI ADEBAYO OGUNLEYE-BABATUNDE"); give --embossing-name to choose it');
+    expect(JSON.parse(dry.stdout).body.embossingName).toBe('OLUWASEYI ADEBAYO OGUNLEYE');
+    const short = await run([...createFlags('Ada', 'Obi').filter((flag, i, all) => flag !== '--embossing-name' && all[i - 1] !== '--embossing-name'), '--dry-run', '-o', 'json'], '4821\n');
+    expect(short.stderr).not.toContain('cut to 26');
+  });
+});
+
 describe('cards create -q', () => {
   it('prints the id and nothing else on success', async () => {
     const created = await run([...createFlags('Ada', 'Obi'), '-q'], '4821\n');

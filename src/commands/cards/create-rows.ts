@@ -9,7 +9,7 @@ import { accountCurrency, trimmed, type Json } from './fields.js';
 import { explainPinKeyError } from './common.js';
 import { BODY_FIELDS, type CreateOptions } from './create-flags.js';
 import type { CreateInput } from './create-parse.js';
-import { checkedFields, defaultExpiry, nameOnCard, programLookup, today, unusablePin } from './create-wizard.js';
+import { checkedFields, defaultExpiry, nameCutWarning, nameOnCard, programLookup, today, unusablePin } from './create-wizard.js';
 
 /** One card of a bulk creation: its body without the PIN block, and the PIN (kept in memory only). */
 interface CardRow {
@@ -39,7 +39,7 @@ export async function createRows(ctx: Context, input: Extract<CreateInput, { kin
     stdinRows: 'CSV or NDJSON rows in, one card a row, e.g. cat staff.csv | …',
     columns: ['reference', ...known.filter((c) => c !== 'reference')],
     action: {
-      async parse(value) {
+      async parse(value, row) {
         const given = value as Record<string, unknown>;
         for (const column of Object.keys(given)) if (!known.includes(column)) throw new Error(`${column}: unknown column (the columns are ${known.join(', ')})`);
         const text = (column: string): string | undefined => {
@@ -69,7 +69,11 @@ export async function createRows(ctx: Context, input: Extract<CreateInput, { kin
           else throw new Error(`${column}: must be true or false`);
         }
         body.referenceCode ??= await rowReference(body);
-        body.embossingName ??= fields.embossingName('embossing-name', nameOnCard(body));
+        if (body.embossingName === undefined) {
+          body.embossingName = fields.embossingName('embossing-name', nameOnCard(body));
+          const cut = nameCutWarning(body, `row ${row}: `);
+          if (cut) ctx.log.warn(cut);
+        }
         const startDate = String(body.startDate ??= today(now));
         if (body.expiryDate === undefined || getPath(body, 'account.bankCode') === undefined) {
           const program = (await programs.get())?.find((p) => p.id === body.cardProgram || p._id === body.cardProgram);
