@@ -4,7 +4,7 @@
 import type { IOStreams } from '../core/io.js';
 import { UsageError } from '../core/errors.js';
 import { OUTPUT_FORMATS, type OutputFormat, type OutputShape } from '../core/output-format.js';
-import { cellText, csvField, escapeControls, escapeControlsDeep, isIsoDateTime, pickFields, tsvField } from './format.js';
+import { cellText, csvField, escapeControls, escapeControlsDeep, isIsoDateTime, localZone, pickFields, tsvField } from './format.js';
 import { getPath, setPath } from '../core/object-path.js';
 import { checkFieldsAgainst, unknownFieldsError } from './shape.js';
 import {
@@ -247,10 +247,13 @@ export class Renderer {
         if (!this.io.stdoutIsTTY) return tsvWriter(this.rows, (record) => selected.map((c) => this.machineCell(c, record)));
         if (options.live) return this.liveRows(selected);
         const rows: string[][] = [];
+        // Columns that show a time as formatDateTime does (local): their header names the zone.
+        const dated = selected.map(() => false);
         return {
           write: (records) => {
             for (const record of records) {
               rows.push(this.humanCells(selected, record));
+              selected.forEach((c, i) => { dated[i] ||= showsLocalTime(c, record); });
               count++;
             }
           },
@@ -259,8 +262,13 @@ export class Renderer {
               this.io.err(`${escapeControls(options.emptyMessage ?? 'nothing to show')}\n`);
               return;
             }
-            const headers = selected.map((c) => escapeControls(c.header));
-            const layout = { columns: this.io.columns, minWidths: selected.map((c) => c.minWidth), bold: (text: string) => this.style.bold(text) };
+            const headers = selected.map((c, i) => withZone(escapeControls(c.header), dated[i]!));
+            const layout = {
+              columns: this.io.columns,
+              minWidths: selected.map((c) => c.minWidth),
+              whole: selected.map((c) => isIdentifier(c)),
+              bold: (text: string) => this.style.bold(text),
+            };
             const table = `${await drawTable(headers, rows, layout)}\n`;
             const pager = this.settings.pager;
             if (pager) await (await import('./pager.js')).writeThroughPager(this.io, pager.command, table, pager.env);
@@ -318,7 +326,7 @@ export class Renderer {
           for (const c of rows) this.io.out(`${tsvField(c.path)}\t${tsvField(this.machineCell(c, record))}\n`);
           return;
         }
-        const headers = rows.map((c) => escapeControls(c.header));
+        const headers = rows.map((c) => withZone(escapeControls(c.header), showsLocalTime(c, record)));
         for (const line of keyValueLines(headers, this.humanCells(rows, record), (text) => this.style.bold(text))) this.io.out(line);
       }
     }
@@ -413,6 +421,20 @@ export class Renderer {
     const text = cellText(value, this.human);
     return column.status && text ? this.style.status(text) : text;
   }
+}
+
+/** A column whose cell is a time formatDateTime shows in local time (no format of its own). */
+function showsLocalTime(column: Column<any>, record: unknown): boolean {
+  return !column.format && isIsoDateTime(getPath(record, column.path));
+}
+
+function withZone(header: string, dated: boolean): string {
+  return dated ? `${header} (${localZone()})` : header;
+}
+
+/** A record's identifier people copy (`id`, `card.id`, `transactionId`): a table never cuts it. */
+function isIdentifier(column: Column<any>): boolean {
+  return /(^|\.)_?id$|^(transaction|card|original)Id$/.test(column.path);
 }
 
 /** The column a --fields name names: by its path, or by its header in any case. */
