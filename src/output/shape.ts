@@ -6,7 +6,6 @@ import { UsageError } from '../core/errors.js';
 import type { TSchema } from '@sinclair/typebox';
 import type { OutputShape } from '../core/output-format.js';
 import { escapeControls } from './format.js';
-import type { Column } from './renderer.js';
 
 /** A JSON Schema as far as its property paths go (TypeBox schemas are plain JSON Schema objects). */
 interface SchemaNode {
@@ -19,8 +18,14 @@ interface SchemaNode {
   allOf?: SchemaNode[];
 }
 
+/** What a shape reads of a column (src/output/renderer.ts): what --fields may name. */
+interface NamedColumn {
+  header: string;
+  path: string;
+}
+
 /** One part of what a command prints: columns, a record's schema, or a summary's keys. */
-export type ShapePart = readonly Column<any>[] | TSchema | { readonly keys: readonly string[] } | 'any';
+export type ShapePart = readonly NamedColumn[] | TSchema | { readonly keys: readonly string[] } | 'any';
 
 /** The shape of everything `parts` describe (a command that prints one of several records gives each). */
 export function outputShape(...parts: ShapePart[]): OutputShape {
@@ -30,7 +35,7 @@ export function outputShape(...parts: ShapePart[]): OutputShape {
   for (const part of parts) {
     if (part === 'any') openPaths.add('');
     else if (Array.isArray(part)) {
-      for (const column of part as readonly Column[]) {
+      for (const column of part as readonly NamedColumn[]) {
         addPath(paths, column.path);
         headers.add(column.header);
       }

@@ -321,16 +321,16 @@ describe('tables at narrow widths', () => {
     };
     for (const columns of [60, 40, 28]) {
       const ctx = testContext({ tty: true, columns });
-      await ctx.output().list([tx], transactionColumns);
+      await ctx.output().list([tx], transactionColumns as Column[]);
       const lines = plain(ctx.io.stdoutText()).split('\n').filter(Boolean);
       expect(lines[1], `${columns} columns`).toContain(tx.id);
       for (const line of lines) expect(line.length, `${columns} columns: ${line}`).toBeLessThanOrEqual(columns);
     }
     const wide = testContext({ tty: true, columns: 200 });
-    await wide.output().list([tx], transactionColumns);
+    await wide.output().list([tx], transactionColumns as Column[]);
     expect(plain(wide.io.stdoutText()).split('\n')[0]).toContain(`Time (${localZone()})`);
     const narrow = testContext({ tty: true, columns: 40 });
-    await narrow.output().list([tx], transactionColumns);
+    await narrow.output().list([tx], transactionColumns as Column[]);
     // Left out from the right: the merchant and terminal before the time.
     expect(plain(narrow.io.stdoutText()).split('\n')[0]).not.toMatch(/Merchant|Terminal/);
   });
