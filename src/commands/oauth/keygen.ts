@@ -114,7 +114,6 @@ never overwritten unless --force is given.`,
     const out = ctx.output();
     out.success(`wrote ${keyPath} (keep it secret) and ${certPath}`);
     await out.record({
-      // The keys of KEYGEN_KEYS, in its order.
       privateKey: keyPath,
       certificate: certPath,
       subject: cert.subject.replace(/\n/g, ', '),
@@ -122,6 +121,6 @@ never overwritten unless --force is given.`,
       fingerprint: cert.fingerprint256,
       validFrom: new Date(cert.validFrom).toISOString(),
       validTo: new Date(cert.validTo).toISOString(),
-    }, { idPath: 'fingerprint' });
+    } satisfies Record<(typeof KEYGEN_KEYS)[number], unknown>, { idPath: 'fingerprint' });
   },
 });
