@@ -221,6 +221,7 @@ type LeafRunner = (definition: AnyCommand, input: Omit<RunInput, 'cli' | 'now'>)
 function runner(input: BuildInput): LeafRunner {
   return async (definition, runInput) => {
     input.state.globals = runInput.opts;
+    const { fields, jq, template } = runInput.opts;
     const ctx = createContext({
       io: input.io,
       env: input.env,
@@ -231,10 +232,10 @@ function runner(input: BuildInput): LeafRunner {
       argv: input.argv,
       flags: [GLOBAL_FLAGS, definition.flags ?? {}],
       origin: input.deps.origin,
-      outputShape: await definition.output?.(),
+      // Loaded only for --fields: it reads the response schemas, which most runs do not need.
+      outputShape: fields !== undefined ? await definition.output?.() : undefined,
     });
     // The options that shape the output are checked first: exit 2 means nothing was sent.
-    const { fields, jq, template } = runInput.opts;
     if (fields !== undefined || jq !== undefined || template !== undefined) await ctx.output().ready();
     const parsed = await parseInput(definition, { ...runInput, cli: host, now: new Date() });
     await definition.run(ctx, parsed);
