@@ -1,7 +1,7 @@
 // `import --from-file`: the file bound to its report, checked, confirmed in production, and its rows sent.
 import type { Context } from '../app/context.js';
 import { CliError, InterruptedError, PartialFailureError, UsageError } from '../core/errors.js';
-import { runReport, type RowRunSettings } from './bulk-command.js';
+import { resumeCommand, runReport, type RowRunSettings } from './bulk-command.js';
 import type { ImportFormat, SourceRow } from '../import/readers.js';
 import type { ReportEntry } from '../import/report.js';
 import type { ImportRunResult, ImportStats, SendResult } from '../import/runner.js';
@@ -143,10 +143,10 @@ async function importBound(
   if (ctx.settings().output === 'json' || ctx.settings().output === 'ndjson') await ctx.output().record(summary);
 
   if (result.interrupted) {
-    // The entry point reports any error after Ctrl-C as a bare "interrupted"; say how to go on here.
-    if (!quiet) ctx.io.err(reportPath ? `interrupted: the report is complete up to here; finish with --resume ${reportPath}\n` : 'interrupted: pass --report FILE next time so that --resume can continue\n');
-    throw new InterruptedError('import interrupted: requests in flight were finished and the report written', {
-      hint: reportPath ? `run again with --resume ${reportPath} to import the remaining rows` : 'pass --report FILE next time so that --resume can continue an interrupted import',
+    // Reported as it is (the entry point keeps an InterruptedError's words): how to go on, exactly.
+    const left = total === undefined ? '' : `${Math.max(0, total - result.stats.rows).toLocaleString('en-US')} of ${total.toLocaleString('en-US')} rows left; `;
+    throw new InterruptedError(`import interrupted: ${left}requests in flight were finished${reportPath ? ' and the report written' : ''}`, {
+      hint: reportPath ? `finish with: ${resumeCommand(ctx.argv, reportPath)}` : 'pass --report FILE next time so that --resume can continue an interrupted import',
       details: summary,
     });
   }
