@@ -86,6 +86,7 @@ _cardctl_value() {
   case "$1|$2" in
     "cards list|--search") REPLY=""; return ;;
     "cards list|--card-id") REPLY=""; return ;;
+    "cards list|--status") REPLY="active inactive suspended expired"; return ;;
     "cards list|--limit") REPLY=""; return ;;
     "cards list|--page") REPLY=""; return ;;
     "cards create|--program") REPLY=""; return ;;
@@ -169,6 +170,7 @@ _cardctl_value() {
     "cards report merge|--out") REPLY="@file"; return ;;
     "tx list|--merchant") REPLY=""; return ;;
     "tx list|--terminal") REPLY=""; return ;;
+    "tx list|--card") REPLY=""; return ;;
     "tx list|--card-status") REPLY="active inactive suspended expired"; return ;;
     "tx list|--status") REPLY="pending completed failed reversed"; return ;;
     "tx list|--since") REPLY=""; return ;;
@@ -177,6 +179,7 @@ _cardctl_value() {
     "tx list|--page") REPLY=""; return ;;
     "tx tail|--merchant") REPLY=""; return ;;
     "tx tail|--terminal") REPLY=""; return ;;
+    "tx tail|--card") REPLY=""; return ;;
     "tx tail|--card-status") REPLY="active inactive suspended expired"; return ;;
     "tx tail|--status") REPLY="pending completed failed reversed"; return ;;
     "tx tail|--since") REPLY=""; return ;;
@@ -185,6 +188,7 @@ _cardctl_value() {
     "tx tail|--limit") REPLY=""; return ;;
     "tx summary|--merchant") REPLY=""; return ;;
     "tx summary|--terminal") REPLY=""; return ;;
+    "tx summary|--card") REPLY=""; return ;;
     "tx summary|--card-status") REPLY="active inactive suspended expired"; return ;;
     "tx summary|--status") REPLY="pending completed failed reversed"; return ;;
     "tx summary|--since") REPLY=""; return ;;
@@ -418,7 +422,7 @@ _cardctl_arg() {
     "simulate run|0") REPLY="@file" ;;
     "profile use|0") REPLY="@profiles" ;;
     "profile show|0") REPLY="@profiles" ;;
-    "profile set|0") REPLY="baseUrl switch output env pinBlockFormat pinCipher tokenUrl clientId privateKeyPath requireExplicitProfile requireReason params.cards.search params.cards.cardId params.cards.page params.cards.limit params.transactions.merchantId params.transactions.terminalId params.transactions.cardStatus params.transactions.transactionStatus params.transactions.page params.transactions.limit params.oauth.search params.oauth.page params.oauth.limit paging.style paging.pages paging.total maxPageSize errors.message errors.code errors.fields" ;;
+    "profile set|0") REPLY="baseUrl switch output env pinBlockFormat pinCipher tokenUrl clientId privateKeyPath requireExplicitProfile requireReason params.cards.search params.cards.cardId params.cards.status params.cards.page params.cards.limit params.transactions.merchantId params.transactions.terminalId params.transactions.cardId params.transactions.cardStatus params.transactions.transactionStatus params.transactions.page params.transactions.limit params.oauth.search params.oauth.page params.oauth.limit paging.style paging.pages paging.total maxPageSize errors.message errors.code errors.fields" ;;
     "profile set-dialect|0") REPLY="@file" ;;
     "profile remove|0") REPLY="@profiles" ;;
     "alias delete|0") REPLY="@aliases" ;;
@@ -455,7 +459,7 @@ _cardctl_options() {
   REPLY="-p --profile --base-url -o --output --json --fields -q --quiet --no-color -v --verbose --debug --timeout --retries --no-retry --insecure -y --yes --confirm-production --dry-run --no-input --jq --template --no-pager --show-secrets -h --help"
   case "$1" in
     "") REPLY="$REPLY -V --version" ;;
-    "cards list") REPLY="$REPLY --search --card-id --limit --page --all --wide" ;;
+    "cards list") REPLY="$REPLY --search --card-id --status --limit --page --all --wide" ;;
     "cards create") REPLY="$REPLY --program --reference --embossing-name --first-name --middle-name --last-name --email --phone --birth-date --address-line1 --address-line2 --city --state --country --postal-code --from-file --account-number --account-type --currency --bank-code --start-date --expiry-date --pan --seq-number --enroll-2fa --print-card --no-pin --pin-stdin --allow-weak-pin --status --rows-from-file --pins-from-column --format --concurrency --report --resume --shard" ;;
     "cards renew") REPLY="$REPLY --expiration --reason --from-file --format --concurrency --report --resume --shard" ;;
     "cards pin change") REPLY="$REPLY --pin-stdin --allow-weak-pin --pan" ;;
@@ -464,10 +468,10 @@ _cardctl_options() {
     "cards activate") REPLY="$REPLY --reason --from-file --format --concurrency --report --resume --shard --where" ;;
     "cards deactivate") REPLY="$REPLY --reason --from-file --format --concurrency --report --resume --shard --where" ;;
     "cards report merge") REPLY="$REPLY --out" ;;
-    "tx list") REPLY="$REPLY --merchant --terminal --card-status --status --since --until --limit --page --all --wide" ;;
+    "tx list") REPLY="$REPLY --merchant --terminal --card --card-status --status --since --until --limit --page --all --wide" ;;
     "tx show") REPLY="$REPLY --lifecycle --exchanges" ;;
-    "tx tail") REPLY="$REPLY --merchant --terminal --card-status --status --since --until --interval --limit --wide" ;;
-    "tx summary") REPLY="$REPLY --merchant --terminal --card-status --status --since --until --by" ;;
+    "tx tail") REPLY="$REPLY --merchant --terminal --card --card-status --status --since --until --interval --limit --wide" ;;
+    "tx summary") REPLY="$REPLY --merchant --terminal --card --card-status --status --since --until --by" ;;
     "simulate authorization") REPLY="$REPLY --amount --flow --card --pan --expiry --account --channel --method --currency --merchant --terminal --forward --original-tx --original-stan --original-rrn --date --set --expect-approved --messages" ;;
     "simulate financial") REPLY="$REPLY --amount --flow --card --pan --expiry --account --channel --method --currency --merchant --terminal --forward --original-tx --original-stan --original-rrn --date --set --expect-approved --messages" ;;
     "simulate reversal") REPLY="$REPLY --amount --flow --card --pan --expiry --account --channel --method --currency --merchant --terminal --forward --original-tx --original-stan --original-rrn --date --set --expect-approved --messages" ;;

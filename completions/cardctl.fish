@@ -157,111 +157,113 @@ function __cardctl_takes_value --argument-names p w
             return 0
     end
     switch "$p|$w"
-        case 'cards list|--search' 'cards list|--card-id' 'cards list|--limit' 'cards list|--page' 'cards create|--program' 'cards create|--reference'
+        case 'cards list|--search' 'cards list|--card-id' 'cards list|--status' 'cards list|--limit' 'cards list|--page' 'cards create|--program'
             return 0
-        case 'cards create|--embossing-name' 'cards create|--first-name' 'cards create|--middle-name' 'cards create|--last-name' 'cards create|--email' 'cards create|--phone'
+        case 'cards create|--reference' 'cards create|--embossing-name' 'cards create|--first-name' 'cards create|--middle-name' 'cards create|--last-name' 'cards create|--email'
             return 0
-        case 'cards create|--birth-date' 'cards create|--address-line1' 'cards create|--address-line2' 'cards create|--city' 'cards create|--state' 'cards create|--country'
+        case 'cards create|--phone' 'cards create|--birth-date' 'cards create|--address-line1' 'cards create|--address-line2' 'cards create|--city' 'cards create|--state'
             return 0
-        case 'cards create|--postal-code' 'cards create|--from-file' 'cards create|--account-number' 'cards create|--account-type' 'cards create|--currency' 'cards create|--bank-code'
+        case 'cards create|--country' 'cards create|--postal-code' 'cards create|--from-file' 'cards create|--account-number' 'cards create|--account-type' 'cards create|--currency'
             return 0
-        case 'cards create|--start-date' 'cards create|--expiry-date' 'cards create|--pan' 'cards create|--seq-number' 'cards create|--status' 'cards create|--rows-from-file'
+        case 'cards create|--bank-code' 'cards create|--start-date' 'cards create|--expiry-date' 'cards create|--pan' 'cards create|--seq-number' 'cards create|--status'
             return 0
-        case 'cards create|--pins-from-column' 'cards create|--format' 'cards create|--concurrency' 'cards create|--report' 'cards create|--resume' 'cards create|--shard'
+        case 'cards create|--rows-from-file' 'cards create|--pins-from-column' 'cards create|--format' 'cards create|--concurrency' 'cards create|--report' 'cards create|--resume'
             return 0
-        case 'cards renew|--expiration' 'cards renew|--reason' 'cards renew|--from-file' 'cards renew|--format' 'cards renew|--concurrency' 'cards renew|--report'
+        case 'cards create|--shard' 'cards renew|--expiration' 'cards renew|--reason' 'cards renew|--from-file' 'cards renew|--format' 'cards renew|--concurrency'
             return 0
-        case 'cards renew|--resume' 'cards renew|--shard' 'cards pin change|--pan' 'cards pin reset|--pan' 'cards pin reset|--reason' 'cards customer update|--first-name'
+        case 'cards renew|--report' 'cards renew|--resume' 'cards renew|--shard' 'cards pin change|--pan' 'cards pin reset|--pan' 'cards pin reset|--reason'
             return 0
-        case 'cards customer update|--middle-name' 'cards customer update|--last-name' 'cards customer update|--email' 'cards customer update|--phone' 'cards customer update|--birth-date' 'cards customer update|--address-line1'
+        case 'cards customer update|--first-name' 'cards customer update|--middle-name' 'cards customer update|--last-name' 'cards customer update|--email' 'cards customer update|--phone' 'cards customer update|--birth-date'
             return 0
-        case 'cards customer update|--address-line2' 'cards customer update|--city' 'cards customer update|--state' 'cards customer update|--country' 'cards customer update|--postal-code' 'cards customer update|--from-file'
+        case 'cards customer update|--address-line1' 'cards customer update|--address-line2' 'cards customer update|--city' 'cards customer update|--state' 'cards customer update|--country' 'cards customer update|--postal-code'
             return 0
-        case 'cards customer update|--format' 'cards customer update|--concurrency' 'cards customer update|--report' 'cards customer update|--resume' 'cards customer update|--shard' 'cards customer update|--reason'
+        case 'cards customer update|--from-file' 'cards customer update|--format' 'cards customer update|--concurrency' 'cards customer update|--report' 'cards customer update|--resume' 'cards customer update|--shard'
             return 0
-        case 'cards activate|--reason' 'cards activate|--from-file' 'cards activate|--format' 'cards activate|--concurrency' 'cards activate|--report' 'cards activate|--resume'
+        case 'cards customer update|--reason' 'cards activate|--reason' 'cards activate|--from-file' 'cards activate|--format' 'cards activate|--concurrency' 'cards activate|--report'
             return 0
-        case 'cards activate|--shard' 'cards activate|--where' 'cards deactivate|--reason' 'cards deactivate|--from-file' 'cards deactivate|--format' 'cards deactivate|--concurrency'
+        case 'cards activate|--resume' 'cards activate|--shard' 'cards activate|--where' 'cards deactivate|--reason' 'cards deactivate|--from-file' 'cards deactivate|--format'
             return 0
-        case 'cards deactivate|--report' 'cards deactivate|--resume' 'cards deactivate|--shard' 'cards deactivate|--where' 'cards report merge|--out' 'tx list|--merchant'
+        case 'cards deactivate|--concurrency' 'cards deactivate|--report' 'cards deactivate|--resume' 'cards deactivate|--shard' 'cards deactivate|--where' 'cards report merge|--out'
             return 0
-        case 'tx list|--terminal' 'tx list|--card-status' 'tx list|--status' 'tx list|--since' 'tx list|--until' 'tx list|--limit'
+        case 'tx list|--merchant' 'tx list|--terminal' 'tx list|--card' 'tx list|--card-status' 'tx list|--status' 'tx list|--since'
             return 0
-        case 'tx list|--page' 'tx tail|--merchant' 'tx tail|--terminal' 'tx tail|--card-status' 'tx tail|--status' 'tx tail|--since'
+        case 'tx list|--until' 'tx list|--limit' 'tx list|--page' 'tx tail|--merchant' 'tx tail|--terminal' 'tx tail|--card'
             return 0
-        case 'tx tail|--until' 'tx tail|--interval' 'tx tail|--limit' 'tx summary|--merchant' 'tx summary|--terminal' 'tx summary|--card-status'
+        case 'tx tail|--card-status' 'tx tail|--status' 'tx tail|--since' 'tx tail|--until' 'tx tail|--interval' 'tx tail|--limit'
             return 0
-        case 'tx summary|--status' 'tx summary|--since' 'tx summary|--until' 'tx summary|--by' 'simulate authorization|--amount' 'simulate authorization|--flow'
+        case 'tx summary|--merchant' 'tx summary|--terminal' 'tx summary|--card' 'tx summary|--card-status' 'tx summary|--status' 'tx summary|--since'
             return 0
-        case 'simulate authorization|--card' 'simulate authorization|--pan' 'simulate authorization|--expiry' 'simulate authorization|--account' 'simulate authorization|--channel' 'simulate authorization|--method'
+        case 'tx summary|--until' 'tx summary|--by' 'simulate authorization|--amount' 'simulate authorization|--flow' 'simulate authorization|--card' 'simulate authorization|--pan'
             return 0
-        case 'simulate authorization|--currency' 'simulate authorization|--merchant' 'simulate authorization|--terminal' 'simulate authorization|--original-tx' 'simulate authorization|--original-stan' 'simulate authorization|--original-rrn'
+        case 'simulate authorization|--expiry' 'simulate authorization|--account' 'simulate authorization|--channel' 'simulate authorization|--method' 'simulate authorization|--currency' 'simulate authorization|--merchant'
             return 0
-        case 'simulate authorization|--date' 'simulate authorization|--set' 'simulate financial|--amount' 'simulate financial|--flow' 'simulate financial|--card' 'simulate financial|--pan'
+        case 'simulate authorization|--terminal' 'simulate authorization|--original-tx' 'simulate authorization|--original-stan' 'simulate authorization|--original-rrn' 'simulate authorization|--date' 'simulate authorization|--set'
             return 0
-        case 'simulate financial|--expiry' 'simulate financial|--account' 'simulate financial|--channel' 'simulate financial|--method' 'simulate financial|--currency' 'simulate financial|--merchant'
+        case 'simulate financial|--amount' 'simulate financial|--flow' 'simulate financial|--card' 'simulate financial|--pan' 'simulate financial|--expiry' 'simulate financial|--account'
             return 0
-        case 'simulate financial|--terminal' 'simulate financial|--original-tx' 'simulate financial|--original-stan' 'simulate financial|--original-rrn' 'simulate financial|--date' 'simulate financial|--set'
+        case 'simulate financial|--channel' 'simulate financial|--method' 'simulate financial|--currency' 'simulate financial|--merchant' 'simulate financial|--terminal' 'simulate financial|--original-tx'
             return 0
-        case 'simulate reversal|--amount' 'simulate reversal|--flow' 'simulate reversal|--card' 'simulate reversal|--pan' 'simulate reversal|--expiry' 'simulate reversal|--account'
+        case 'simulate financial|--original-stan' 'simulate financial|--original-rrn' 'simulate financial|--date' 'simulate financial|--set' 'simulate reversal|--amount' 'simulate reversal|--flow'
             return 0
-        case 'simulate reversal|--channel' 'simulate reversal|--method' 'simulate reversal|--currency' 'simulate reversal|--merchant' 'simulate reversal|--terminal' 'simulate reversal|--original-tx'
+        case 'simulate reversal|--card' 'simulate reversal|--pan' 'simulate reversal|--expiry' 'simulate reversal|--account' 'simulate reversal|--channel' 'simulate reversal|--method'
             return 0
-        case 'simulate reversal|--original-stan' 'simulate reversal|--original-rrn' 'simulate reversal|--date' 'simulate reversal|--set' 'simulate increment|--original-tx' 'simulate increment|--amount'
+        case 'simulate reversal|--currency' 'simulate reversal|--merchant' 'simulate reversal|--terminal' 'simulate reversal|--original-tx' 'simulate reversal|--original-stan' 'simulate reversal|--original-rrn'
             return 0
-        case 'simulate increment|--currency' 'simulate increment|--set' 'simulate complete|--original-tx' 'simulate complete|--amount' 'simulate complete|--currency' 'simulate complete|--set'
+        case 'simulate reversal|--date' 'simulate reversal|--set' 'simulate increment|--original-tx' 'simulate increment|--amount' 'simulate increment|--currency' 'simulate increment|--set'
             return 0
-        case 'simulate refund|--original-tx' 'simulate refund|--amount' 'simulate refund|--currency' 'simulate refund|--set' 'simulate advice|--amount' 'simulate advice|--flow'
+        case 'simulate complete|--original-tx' 'simulate complete|--amount' 'simulate complete|--currency' 'simulate complete|--set' 'simulate refund|--original-tx' 'simulate refund|--amount'
             return 0
-        case 'simulate advice|--card' 'simulate advice|--pan' 'simulate advice|--expiry' 'simulate advice|--account' 'simulate advice|--channel' 'simulate advice|--method'
+        case 'simulate refund|--currency' 'simulate refund|--set' 'simulate advice|--amount' 'simulate advice|--flow' 'simulate advice|--card' 'simulate advice|--pan'
             return 0
-        case 'simulate advice|--currency' 'simulate advice|--merchant' 'simulate advice|--terminal' 'simulate advice|--network-code' 'simulate advice|--set' 'simulate repeat|--tx'
+        case 'simulate advice|--expiry' 'simulate advice|--account' 'simulate advice|--channel' 'simulate advice|--method' 'simulate advice|--currency' 'simulate advice|--merchant'
             return 0
-        case 'simulate expire|--original-tx' 'simulate clock|--advance' 'simulate run|--set' 'simulate load|--rate' 'simulate load|--ramp' 'simulate load|--concurrency'
+        case 'simulate advice|--terminal' 'simulate advice|--network-code' 'simulate advice|--set' 'simulate repeat|--tx' 'simulate expire|--original-tx' 'simulate clock|--advance'
             return 0
-        case 'simulate load|--duration' 'simulate load|--count' 'simulate load|--mix' 'simulate load|--mix-file' 'simulate load|--card' 'simulate load|--cards-from-list'
+        case 'simulate run|--set' 'simulate load|--rate' 'simulate load|--ramp' 'simulate load|--concurrency' 'simulate load|--duration' 'simulate load|--count'
             return 0
-        case 'simulate load|--channel' 'simulate load|--amount' 'simulate load|--max-p99' 'simulate load|--max-timeouts' 'simulate load|--max-errors' 'simulate load|--min-approval'
+        case 'simulate load|--mix' 'simulate load|--mix-file' 'simulate load|--card' 'simulate load|--cards-from-list' 'simulate load|--channel' 'simulate load|--amount'
             return 0
-        case 'simulate load|--export' 'simulate load|--url' 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--respond' 'webhook listen|--rules'
+        case 'simulate load|--max-p99' 'simulate load|--max-timeouts' 'simulate load|--max-errors' 'simulate load|--min-approval' 'simulate load|--export' 'simulate load|--url'
             return 0
-        case 'webhook listen|--scheme' 'webhook listen|--forward-to' 'webhook listen|--approved-amount' 'webhook listen|--delay' 'webhook listen|--fail-every' 'webhook listen|--repeats'
+        case 'webhook listen|--port' 'webhook listen|--host' 'webhook listen|--respond' 'webhook listen|--rules' 'webhook listen|--scheme' 'webhook listen|--forward-to'
             return 0
-        case 'webhook certify|--url' 'webhook certify|--scheme' 'webhook certify|--only' 'webhook certify|--skip' 'webhook certify|--rules' 'webhook certify|--rate'
+        case 'webhook listen|--approved-amount' 'webhook listen|--delay' 'webhook listen|--fail-every' 'webhook listen|--repeats' 'webhook certify|--url' 'webhook certify|--scheme'
             return 0
-        case 'webhook certify|--duration' 'webhook certify|--seed' 'webhook certify|--report' 'webhook certify|--junit' 'webhook certify|--markdown' 'webhook exchanges|--tx'
+        case 'webhook certify|--only' 'webhook certify|--skip' 'webhook certify|--rules' 'webhook certify|--rate' 'webhook certify|--duration' 'webhook certify|--seed'
             return 0
-        case 'webhook exchanges|--since' 'webhook exchanges|--as-scenario' 'webhook exchanges|--limit' 'webhook exchanges|--page' 'webhook replay|--to' 'import|--from-file'
+        case 'webhook certify|--report' 'webhook certify|--junit' 'webhook certify|--markdown' 'webhook exchanges|--tx' 'webhook exchanges|--since' 'webhook exchanges|--as-scenario'
             return 0
-        case 'import|--format' 'import|--encoding' 'import|--concurrency' 'import|--report' 'import|--resume' 'import|--real-id'
+        case 'webhook exchanges|--limit' 'webhook exchanges|--page' 'webhook replay|--to' 'import|--from-file' 'import|--format' 'import|--encoding'
             return 0
-        case 'import|--start-date' 'import|--end-date' 'import|--first-name' 'import|--middle-name' 'import|--last-name' 'import|--email'
+        case 'import|--concurrency' 'import|--report' 'import|--resume' 'import|--real-id' 'import|--start-date' 'import|--end-date'
             return 0
-        case 'import|--phone' 'import|--birth-date' 'import|--address-line1' 'import|--address-line2' 'import|--city' 'import|--state'
+        case 'import|--first-name' 'import|--middle-name' 'import|--last-name' 'import|--email' 'import|--phone' 'import|--birth-date'
             return 0
-        case 'import|--postal-code' 'import|--country' 'import|--institution-id' 'import|--expiration' 'import|--service-code' 'import|--card-product'
+        case 'import|--address-line1' 'import|--address-line2' 'import|--city' 'import|--state' 'import|--postal-code' 'import|--country'
             return 0
-        case 'import|--embossing-name' 'import|--bin' 'import|--status' 'import|--reason' 'oauth list|--search' 'oauth list|--limit'
+        case 'import|--institution-id' 'import|--expiration' 'import|--service-code' 'import|--card-product' 'import|--embossing-name' 'import|--bin'
             return 0
-        case 'oauth list|--page' 'oauth create|--name' 'oauth create|--public-key' 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description'
+        case 'import|--status' 'import|--reason' 'oauth list|--search' 'oauth list|--limit' 'oauth list|--page' 'oauth create|--name'
             return 0
-        case 'oauth create|--redirect-uri' 'oauth create|--website-url' 'oauth create|--icon-url' 'oauth create|--from-file' 'oauth update|--name' 'oauth update|--description'
+        case 'oauth create|--public-key' 'oauth create|--scope' 'oauth create|--grant-type' 'oauth create|--description' 'oauth create|--redirect-uri' 'oauth create|--website-url'
             return 0
-        case 'oauth update|--website-url' 'oauth update|--scope' 'oauth keygen|--out' 'oauth keygen|--subject' 'oauth keygen|--days' 'oauth keygen|--bits'
+        case 'oauth create|--icon-url' 'oauth create|--from-file' 'oauth update|--name' 'oauth update|--description' 'oauth update|--website-url' 'oauth update|--scope'
             return 0
-        case 'users update|--first-name' 'users update|--last-name' 'users update|--email' 'users update|--phone' 'users update|--status' 'users update|--role'
+        case 'oauth keygen|--out' 'oauth keygen|--subject' 'oauth keygen|--days' 'oauth keygen|--bits' 'users update|--first-name' 'users update|--last-name'
             return 0
-        case 'users update|--embossing-name' 'users update|--start-date' 'users update|--expiry-date' 'users update|--from-file' 'login|--pin-key' 'login|--switch'
+        case 'users update|--email' 'users update|--phone' 'users update|--status' 'users update|--role' 'users update|--embossing-name' 'users update|--start-date'
             return 0
-        case 'login|--env' 'login|--client-id' 'login|--private-key' 'login|--token-url' 'profile list|--limit' 'history|--since'
+        case 'users update|--expiry-date' 'users update|--from-file' 'login|--pin-key' 'login|--switch' 'login|--env' 'login|--client-id'
             return 0
-        case 'history|--card' 'history|--limit' 'alias list|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db'
+        case 'login|--private-key' 'login|--token-url' 'profile list|--limit' 'history|--since' 'history|--card' 'history|--limit'
             return 0
-        case 'sandbox serve|--webhook-url' 'sandbox serve|--webhook-scheme' 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed'
+        case 'alias list|--limit' 'sandbox serve|--port' 'sandbox serve|--host' 'sandbox serve|--db' 'sandbox serve|--webhook-url' 'sandbox serve|--webhook-scheme'
             return 0
-        case 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl' 'sandbox serve|--dialect' 'sandbox serve|--exchanges-max' 'sandbox serve|--exchanges-max-bytes' 'api|--data'
+        case 'sandbox serve|--faults' 'sandbox serve|--faults-seed' 'sandbox serve|--webhook-faults' 'sandbox serve|--webhook-faults-seed' 'sandbox serve|--faults-hold' 'sandbox serve|--token-ttl'
             return 0
-        case 'api|-H' 'api|--header' 'mcp|--allow-write'
+        case 'sandbox serve|--dialect' 'sandbox serve|--exchanges-max' 'sandbox serve|--exchanges-max-bytes' 'api|--data' 'api|-H' 'api|--header'
+            return 0
+        case 'mcp|--allow-write'
             return 0
     end
     return 1
@@ -375,6 +377,7 @@ complete -c cardctl -n "__cardctl_at 'cards' 0" -a report -d 'the reports of bul
 # cardctl cards list
 complete -c cardctl -n "__cardctl_at 'cards list'" -l search -x -d 'free-text search across card fields (at most 256 characters)'
 complete -c cardctl -n "__cardctl_at 'cards list'" -l card-id -x -d 'only this card (at most 256 characters)'
+complete -c cardctl -n "__cardctl_at 'cards list'" -l status -x -a 'active inactive suspended expired' -d 'only cards in this status'
 complete -c cardctl -n "__cardctl_at 'cards list'" -l limit -x -d 'page size, 1-100 or the profile\'s maxPageSize (default 20; the maximum with --all)'
 complete -c cardctl -n "__cardctl_at 'cards list'" -l page -x -d 'page number, from 1'
 complete -c cardctl -n "__cardctl_at 'cards list'" -l all -d 'every page, streamed as it arrives'
@@ -505,6 +508,7 @@ complete -c cardctl -n "__cardctl_at 'tx' 0" -a summary -d 'approval rate, count
 # cardctl tx list
 complete -c cardctl -n "__cardctl_at 'tx list'" -l merchant -x -d 'merchant identifier (at most 256 characters)'
 complete -c cardctl -n "__cardctl_at 'tx list'" -l terminal -x -d 'terminal identifier (at most 256 characters)'
+complete -c cardctl -n "__cardctl_at 'tx list'" -l card -x -d 'one card\'s transactions (its id, as `cards list` shows it) (at most 256 characters)'
 complete -c cardctl -n "__cardctl_at 'tx list'" -l card-status -x -a 'active inactive suspended expired' -d 'status of the card'
 complete -c cardctl -n "__cardctl_at 'tx list'" -l status -x -a 'pending completed failed reversed' -d 'transaction status'
 complete -c cardctl -n "__cardctl_at 'tx list'" -l since -x -d 'only transactions at or after this time (ISO date-time or a duration like 24h, 7d)'
@@ -521,6 +525,7 @@ complete -c cardctl -n "__cardctl_at 'tx show'" -l exchanges -d 'add its webhook
 # cardctl tx tail
 complete -c cardctl -n "__cardctl_at 'tx tail'" -l merchant -x -d 'merchant identifier (at most 256 characters)'
 complete -c cardctl -n "__cardctl_at 'tx tail'" -l terminal -x -d 'terminal identifier (at most 256 characters)'
+complete -c cardctl -n "__cardctl_at 'tx tail'" -l card -x -d 'one card\'s transactions (its id, as `cards list` shows it) (at most 256 characters)'
 complete -c cardctl -n "__cardctl_at 'tx tail'" -l card-status -x -a 'active inactive suspended expired' -d 'status of the card'
 complete -c cardctl -n "__cardctl_at 'tx tail'" -l status -x -a 'pending completed failed reversed' -d 'transaction status'
 complete -c cardctl -n "__cardctl_at 'tx tail'" -l since -x -d 'only transactions at or after this time (ISO date-time or a duration like 24h, 7d)'
@@ -532,6 +537,7 @@ complete -c cardctl -n "__cardctl_at 'tx tail'" -l wide -d 'more columns, as in 
 # cardctl tx summary
 complete -c cardctl -n "__cardctl_at 'tx summary'" -l merchant -x -d 'merchant identifier (at most 256 characters)'
 complete -c cardctl -n "__cardctl_at 'tx summary'" -l terminal -x -d 'terminal identifier (at most 256 characters)'
+complete -c cardctl -n "__cardctl_at 'tx summary'" -l card -x -d 'one card\'s transactions (its id, as `cards list` shows it) (at most 256 characters)'
 complete -c cardctl -n "__cardctl_at 'tx summary'" -l card-status -x -a 'active inactive suspended expired' -d 'status of the card'
 complete -c cardctl -n "__cardctl_at 'tx summary'" -l status -x -a 'pending completed failed reversed' -d 'transaction status'
 complete -c cardctl -n "__cardctl_at 'tx summary'" -l since -x -d 'only transactions at or after this time (ISO date-time or a duration like 24h, 7d)'
@@ -878,7 +884,7 @@ complete -c cardctl -n "__cardctl_at 'profile use' 0" -x -a '(__cardctl_profiles
 complete -c cardctl -n "__cardctl_at 'profile show' 0" -x -a '(__cardctl_profiles)'
 
 # cardctl profile set
-complete -c cardctl -n "__cardctl_at 'profile set' 0" -x -a 'baseUrl switch output env pinBlockFormat pinCipher tokenUrl clientId privateKeyPath requireExplicitProfile requireReason params.cards.search params.cards.cardId params.cards.page params.cards.limit params.transactions.merchantId params.transactions.terminalId params.transactions.cardStatus params.transactions.transactionStatus params.transactions.page params.transactions.limit params.oauth.search params.oauth.page params.oauth.limit paging.style paging.pages paging.total maxPageSize errors.message errors.code errors.fields'
+complete -c cardctl -n "__cardctl_at 'profile set' 0" -x -a 'baseUrl switch output env pinBlockFormat pinCipher tokenUrl clientId privateKeyPath requireExplicitProfile requireReason params.cards.search params.cards.cardId params.cards.status params.cards.page params.cards.limit params.transactions.merchantId params.transactions.terminalId params.transactions.cardId params.transactions.cardStatus params.transactions.transactionStatus params.transactions.page params.transactions.limit params.oauth.search params.oauth.page params.oauth.limit paging.style paging.pages paging.total maxPageSize errors.message errors.code errors.fields'
 
 # cardctl profile set-dialect
 complete -c cardctl -n "__cardctl_at 'profile set-dialect' 0" -r -F

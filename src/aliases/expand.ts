@@ -5,7 +5,8 @@ import { splitCommand } from '../output/pager.js';
 
 /** Names an alias may not take: every top-level command, its aliases, and `help`. */
 export function builtinNames(tree: ReadonlyArray<{ name: string; aliases?: readonly string[] }>): Set<string> {
-  const names = new Set(['help']);
+  // `help` and `version` are answered by the entry itself, not by a command of the tree.
+  const names = new Set(['help', 'version']);
   for (const node of tree) {
     names.add(node.name);
     for (const alias of node.aliases ?? []) names.add(alias);

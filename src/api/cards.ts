@@ -45,8 +45,8 @@ export async function getCard(client: ApiClient, cardId: string, signal?: AbortS
 }
 
 /** POST /institutions/cards */
-export function createCard(client: ApiClient, body: CreateCardBody, signal?: AbortSignal): Promise<ApiResponse<Card>> {
-  return client.request<Card>({ method: 'POST', path: CARDS, body, signal });
+export function createCard(client: ApiClient, body: CreateCardBody, signal?: AbortSignal, options: { conflictNoted?: boolean } = {}): Promise<ApiResponse<Card>> {
+  return client.request<Card>({ method: 'POST', path: CARDS, body, signal, conflictNoted: options.conflictNoted });
 }
 
 /** The card with exactly this reference code, if the institution has one (search, then an exact match). */
@@ -74,18 +74,23 @@ export interface ExactlyOnceResult {
  * A 409 CONFLICT after such an attempt means an earlier one applied after all. A 429 is
  * retried after its Retry-After. Anything else is thrown as it came.
  */
-export async function createCardExactlyOnce(client: ApiClient, body: CreateCardBody, signal?: AbortSignal): Promise<ExactlyOnceResult> {
+export async function createCardExactlyOnce(client: ApiClient, body: CreateCardBody, signal?: AbortSignal, options: { conflictNoted?: boolean } = {}): Promise<ExactlyOnceResult> {
   const reference = body.referenceCode;
   if (!reference) throw new Error('createCardExactlyOnce needs a referenceCode');
   let uncertain = false;
+  // A card an attempt created though its answer was lost: the journal gets its id.
+  const appliedEarlier = (found: ApiResponse<Card>, attempts: number): ExactlyOnceResult => {
+    client.note({ method: 'POST', path: CARDS, outcome: 'done', ids: [found.data.id], reference });
+    return { response: found, appliedEarlier: true, attempts };
+  };
   for (let attempt = 0; ; attempt++) {
     try {
-      return { response: await createCard(client, body, signal), appliedEarlier: false, attempts: attempt + 1 };
+      return { response: await createCard(client, body, signal, options), appliedEarlier: false, attempts: attempt + 1 };
     } catch (error) {
       if (!(error instanceof CliError) || signal?.aborted || error.code === 'ABORTED') throw error;
       if (error.status === 409 && uncertain) {
         const found = await findCardByReference(client, reference, signal);
-        if (found) return { response: found, appliedEarlier: true, attempts: attempt + 1 };
+        if (found) return appliedEarlier(found, attempt + 1);
         throw error;
       }
       const maybeApplied = error.exitCode === ExitCode.Network || (error.status !== undefined && error.status >= 500);
@@ -101,7 +106,7 @@ export async function createCardExactlyOnce(client: ApiClient, body: CreateCardB
           throw error.withHint(`could not check whether the card was created (${(lookupError as Error).message}); ` +
             `look for it with \`cardctl cards list --search ${reference}\` before retrying with --reference ${reference}`);
         }
-        if (found) return { response: found, appliedEarlier: true, attempts: attempt + 1 };
+        if (found) return appliedEarlier(found, attempt + 1);
       }
       if (attempt >= client.retryLimit) {
         throw maybeApplied

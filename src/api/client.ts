@@ -78,6 +78,26 @@ export interface Exchange {
   durationMs: number;
   /** The request's reason, when it gave one. */
   reason?: string;
+  /**
+   * `intent`: about to be sent (no answer yet); `outcome` (the default): the answer, or its
+   * failure; `found`: what a look-up after a lost answer or a conflict found (nothing sent).
+   */
+  phase?: 'intent' | 'outcome' | 'found';
+  /** Ids the request itself names (a simulation's card), or that a look-up found. */
+  ids?: string[];
+  /** The card's reference (a create's referenceCode), when the request names one. */
+  reference?: string;
+}
+
+/** What a caller found after a lost answer or a conflict (ApiClient.note): one journal line. */
+export interface FoundNote {
+  method: HttpMethod;
+  path: string;
+  /** `done`: the write had applied (its answer was lost); `already`: an earlier run's; `refused`: another's, nothing written. */
+  outcome: 'done' | 'already' | 'refused';
+  ids: string[];
+  reference?: string;
+  message?: string;
 }
 
 /**
@@ -238,18 +258,27 @@ export class ApiClient {
     if (!this.options.onExchange) return this.exchange<T>(req);
     const started = performance.now();
     const reason = req.reason ?? this.reason;
-    const record = (status: number | null, message: string, data?: unknown) => {
-      this.options.onExchange!({ method: req.method, path: req.path, status, message, data, durationMs: Math.round(performance.now() - started), reason });
+    const { ids, reference } = namedByBody(req.body);
+    const record = (phase: 'intent' | 'outcome', status: number | null, message: string, data?: unknown) => {
+      this.options.onExchange!({ method: req.method, path: req.path, status, message, data, durationMs: Math.round(performance.now() - started), reason, phase, ids, reference });
     };
+    // The intent first: a write whose answer never comes (a crash, SIGKILL) is still in the journal.
+    record('intent', null, 'sending');
     try {
       const response = await this.exchange<T>(req);
-      record(response.status, response.message ?? '', response.data);
+      record('outcome', response.status, response.message ?? '', response.data);
       return response;
     } catch (error) {
       const failure = error instanceof CliError ? error : undefined;
-      record(failure?.status ?? null, error instanceof Error ? error.message : String(error));
+      if (!(req.conflictNoted && failure?.status === 409)) record('outcome', failure?.status ?? null, error instanceof Error ? error.message : String(error));
       throw error;
     }
+  }
+
+  /** Journals what a look-up after a lost answer or a conflict found (nothing is sent). */
+  note(found: FoundNote): void {
+    const message = found.message ?? (found.outcome === 'done' ? 'applied; its answer was lost, found by a look-up' : found.outcome === 'already' ? 'already there' : 'refused');
+    this.options.onExchange?.({ method: found.method, path: found.path, status: null, message, durationMs: 0, reason: this.reason, phase: 'found', ids: found.ids, reference: found.reference });
   }
 
   private async exchange<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
@@ -412,4 +441,13 @@ export function proxySettings(env: Record<string, string | undefined>): { httpPr
   const httpsProxy = env.HTTPS_PROXY || env.https_proxy || undefined;
   if (!httpProxy && !httpsProxy) return undefined;
   return { httpProxy, httpsProxy: httpsProxy ?? httpProxy, noProxy: env.NO_PROXY ?? env.no_proxy ?? '' };
+}
+
+/** The ids and reference a request's body names: a simulation's card, a create's reference. */
+function namedByBody(body: unknown): { ids?: string[]; reference?: string } {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return {};
+  const record = body as Record<string, unknown>;
+  const ids = typeof record.cardId === 'string' && record.cardId ? [record.cardId] : undefined;
+  const reference = typeof record.referenceCode === 'string' && record.referenceCode ? record.referenceCode : undefined;
+  return { ...(ids ? { ids } : {}), ...(reference ? { reference } : {}) };
 }

@@ -11,8 +11,8 @@ import { setPath } from '../core/object-path.js';
 
 /** The options of each list, by the API's default names (what src/api/<resource>.ts sends). */
 const LIST_OPTIONS = {
-  cards: ['search', 'cardId', 'page', 'limit'],
-  transactions: ['merchantId', 'terminalId', 'cardStatus', 'transactionStatus', 'page', 'limit'],
+  cards: ['search', 'cardId', 'status', 'page', 'limit'],
+  transactions: ['merchantId', 'terminalId', 'cardId', 'cardStatus', 'transactionStatus', 'page', 'limit'],
   oauth: ['search', 'page', 'limit'],
 } as const;
 

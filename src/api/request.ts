@@ -31,4 +31,10 @@ export interface ApiRequest {
    * artillery`), which goes into a 0600 file and is never shown. Every other answer is masked.
    */
   clearCardData?: true;
+  /**
+   * A 409 is an answer the caller explains (a create under a reference that exists, in a bulk
+   * run): the journal takes the caller's note (ApiClient.note: already there, with the id) rather
+   * than a "rejected (409)" line for each row an idempotent rerun sends again.
+   */
+  conflictNoted?: boolean;
 }

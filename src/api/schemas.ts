@@ -292,6 +292,7 @@ export type CreateCardFields = Static<typeof CreateCardFields>;
 export const ListCardsQuery = Type.Object({
   search: QueryText(),
   cardId: QueryText(),
+  status: Type.Optional(CardStatus),
   ...PageQuery,
 }, { additionalProperties: false });
 export type ListCardsQuery = Static<typeof ListCardsQuery>;
@@ -571,6 +572,7 @@ export type Transaction = Static<typeof Transaction>;
 export const ListTransactionsQuery = Type.Object({
   merchantId: QueryText(),
   terminalId: QueryText(),
+  cardId: QueryText(),
   cardStatus: Type.Optional(CardStatus),
   transactionStatus: Type.Optional(TransactionStatus),
   ...PageQuery,

@@ -5,12 +5,12 @@ import type { ApiClient } from '../api/client.js';
 import { DEFAULT_DIALECT, resolveDialect, type Dialect } from '../api/dialect.js';
 import type { TokenProvider } from '../api/token-source.js';
 import { ConfigStore, DEFAULT_PROFILE } from '../config/store.js';
-import type { OutputFormat } from '../core/output-format.js';
+import type { OutputFormat, OutputShape } from '../core/output-format.js';
 import { escapeControls } from '../output/format.js';
 import { Renderer, parseOutputFormat } from '../output/renderer.js';
 import { createStyle, type Style } from '../output/style.js';
 import { choosePager } from '../output/pager.js';
-import { AuthError, NotFoundError } from '../core/errors.js';
+import { AuthError } from '../core/errors.js';
 import type { IOStreams } from '../core/io.js';
 import { NoPrompter, type Prompter } from '../core/prompter.js';
 import { InquirerPrompter } from './prompter.js';
@@ -39,6 +39,8 @@ export interface ContextInit {
   origin?: RunOrigin;
   /** The global flags and terminal facts as the global parse step gave them (parseGlobals over `globals` when absent). */
   checked?: GlobalInput;
+  /** What the command prints (CommandDefinition.output): --fields are checked against it, not the records. */
+  outputShape?: OutputShape;
 }
 
 export function createContext(init: ContextInit): Context {
@@ -118,6 +120,7 @@ export function createContext(init: ContextInit): Context {
     style,
     log,
     signal: init.signal ?? new AbortController().signal,
+    argv: init.argv ?? [],
     settings: resolveSettings,
     dialect() {
       const s = resolveSettings();
@@ -173,6 +176,7 @@ export function createContext(init: ContextInit): Context {
         showSecrets: Boolean(globals.showSecrets),
         // What an assistant reads never holds a secret (docs/mcp.md).
         neverSecrets: init.origin?.via === 'mcp',
+        shape: init.outputShape,
       });
     },
     client() {

@@ -14,8 +14,8 @@ import { addFlags, type Flags } from '../core/flags.js';
 import { GLOBAL_FLAGS, parseGlobals, type GlobalFacts } from '../core/global-flags.js';
 import { createContext } from './context.js';
 import type { Env, GlobalOptions } from '../contract/context.js';
-import { CliError, ExitCode, InterruptedError, UsageError, toCliError } from '../core/errors.js';
-import { systemIO, type IOStreams } from '../core/io.js';
+import { CliError, ExitCode, InterruptedError, NetworkError, UsageError, toCliError } from '../core/errors.js';
+import { decideColor, systemIO, type IOStreams } from '../core/io.js';
 import type { Prompter } from '../core/prompter.js';
 import { redactValue } from '../core/redact.js';
 import { terminalLine } from '../output/format.js';
@@ -68,6 +68,11 @@ export async function runCli(argv: string[], deps: MainDeps = {}): Promise<numbe
     return reportError(toCliError(error), io, env, sniffGlobals(argv));
   }
 
+  // `cardctl` alone is a request for help, printed to stdout (exit 0) like `cardctl --help`.
+  if (argv.length === 0) argv = ['--help'];
+  const ghJson = ghJsonHabit(argv);
+  if (ghJson) return reportError(ghJson, io, env, {});
+
   // Fast paths: `--version` touches neither the command tree nor the config; `__complete`
   // (asked by the shell completion scripts on every TAB) reads only the config.
   const version = versionRequest(argv);
@@ -105,10 +110,11 @@ export async function runCli(argv: string[], deps: MainDeps = {}): Promise<numbe
     // --dry-run: the request was printed instead of sent; that is the command's success.
     if (error instanceof DryRunStop) return ExitCode.Ok;
     const signal = deps.signal ?? interrupt!.signal;
-    const failure = signal.aborted && !(error instanceof CliError && error.exitCode === ExitCode.Partial)
+    // After Ctrl-C, what failed is the interruption; a command that says how to go on keeps its words.
+    const failure = signal.aborted && !(error instanceof CliError && error.exitCode === ExitCode.Partial) && !(error instanceof InterruptedError)
       ? new InterruptedError()
       : toCliError(error);
-    return reportError(failure, io, env, state.globals);
+    return reportError(await explainRefusal(failure, env, state.globals), io, env, { ...sniffGlobals(argv), ...state.globals });
   } finally {
     interrupt?.dispose();
   }
@@ -130,6 +136,20 @@ function alongPath<N extends OutlineNode>(nodes: readonly N[], words: readonly s
 function pathTo(nodes: readonly OutlineNode[], path: readonly string[], leaf: AnyCommand): OutlineNode[] {
   const node = nodes.find((c) => c.name === path[0]);
   return [node && isGroupOutline(node) ? { ...node, commands: pathTo(node.commands, path.slice(1), leaf) } : leaf];
+}
+
+/**
+ * A refused connection through a profile `sandbox serve --memory` stored: its sandbox stopped
+ * (config/sandbox-profile.ts). Any other error as it is.
+ */
+async function explainRefusal(failure: CliError, env: Env, globals: GlobalOptions): Promise<CliError> {
+  if (failure.code !== 'ECONNREFUSED') return failure;
+  const config = new ConfigStore(env);
+  const name = globals.profile ?? env.CARDCTL_PROFILE ?? config.currentProfileName();
+  if (!name || globals.baseUrl !== undefined || env.CARDCTL_BASE_URL !== undefined) return failure;
+  const { stoppedSandbox } = await import('../config/sandbox-profile.js');
+  const stopped = stoppedSandbox(name, config.getProfile(name));
+  return stopped ? new NetworkError(stopped.message, { code: 'SANDBOX_STOPPED', hint: stopped.hint, cause: failure }) : failure;
 }
 
 /** `cardctl NAME …` where NAME is a user alias (src/aliases/): the command line it stands for. */
@@ -229,6 +249,7 @@ function runner(input: BuildInput, definition: AnyCommand): LeafRunner {
       profileNames: () => config.profileNames(),
     });
     const parsed = await parseInput(definition, { ...runInput, ...checked, cli: host, now: new Date() });
+    const { fields, jq, template } = runInput.opts;
     const ctx = createContext({
       io: input.io,
       env: input.env,
@@ -241,7 +262,11 @@ function runner(input: BuildInput, definition: AnyCommand): LeafRunner {
       origin: input.deps.origin,
       config,
       checked,
+      // Loaded only for --fields: it reads the response schemas, which most runs do not need.
+      outputShape: fields !== undefined ? await definition.output?.() : undefined,
     });
+    // The options that shape the output are checked first: exit 2 means nothing was sent.
+    if (fields !== undefined || jq !== undefined || template !== undefined) await ctx.output().ready();
     await definition.run(ctx, parsed);
   };
 }
@@ -333,6 +358,22 @@ function usageError(error: CommanderError, program: Command, argv: string[]): Us
   return new UsageError(message, { code: error.code.replace('commander.', 'USAGE_'), hint });
 }
 
+/**
+ * gh's `--json a,b` (a list of fields): here --json is `-o json` and takes no value, and the list
+ * would be read as an argument (a card id). A usage error naming cardctl's form instead. A value
+ * with a comma cannot be an identifier, so `--json ID` stays an id after the flag.
+ */
+function ghJsonHabit(argv: readonly string[]): UsageError | undefined {
+  const end = argv.indexOf('--');
+  for (const [i, arg] of (end < 0 ? argv : argv.slice(0, end)).entries()) {
+    const list = arg.startsWith('--json=') ? arg.slice('--json='.length) : arg === '--json' && argv[i + 1]?.includes(',') && !argv[i + 1]!.startsWith('-') ? argv[i + 1] : undefined;
+    if (list !== undefined) {
+      return new UsageError(`--json takes no list of fields here: it is -o json`, { code: 'USAGE_JSON_FIELDS', hint: `use --fields ${list} -o json` });
+    }
+  }
+  return undefined;
+}
+
 /** The output flags, read from argv when commander could not parse it (for the JSON error object). */
 function sniffGlobals(argv: string[]): ReportedGlobals {
   const globals: ReportedGlobals = {};
@@ -341,6 +382,7 @@ function sniffGlobals(argv: string[]): ReportedGlobals {
     if (arg === '--') break;
     if (arg === '--json') globals.json = true;
     else if (arg === '--debug') globals.debug = true;
+    else if (arg === '--no-color') globals.color = false;
     else if ((arg === '-o' || arg === '--output') && argv[i + 1]) globals.output = argv[++i];
     else if (arg.startsWith('--output=')) globals.output = arg.slice('--output='.length);
     else if (arg.startsWith('-o') && arg.length > 2 && !arg.startsWith('--')) globals.output = arg.slice(2);
@@ -350,10 +392,11 @@ function sniffGlobals(argv: string[]): ReportedGlobals {
 
 /** Prints a CliError as `cardctl help exit-codes` describes and returns its exit code. */
 /** The global flags an error report reads; --output as typed, when commander could not check it. */
-type ReportedGlobals = Pick<GlobalOptions, 'json' | 'debug'> & { output?: string };
+type ReportedGlobals = Pick<GlobalOptions, 'json' | 'debug' | 'color'> & { output?: string };
 
 export function reportError(error: CliError, io: IOStreams, env: Env, globals: ReportedGlobals): number {
-  const style = createStyle(io.stderrIsTTY && io.colorEnabled);
+  // The choice every other line on stderr makes: a terminal, and neither --no-color nor NO_COLOR.
+  const style = createStyle(io.stderrIsTTY && io.colorEnabled && decideColor({ env, stdoutIsTTY: io.stderrIsTTY, colorFlag: globals.color }));
   // Never let a PAN or a secret (a URL's password) through in an error line, nor a control
   // character, whatever the server said.
   io.err(`${style.error('error:')} ${terminalLine(error.message)}\n`);

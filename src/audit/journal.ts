@@ -28,6 +28,14 @@ export interface JournalEntry {
   ids: string[];
   durationMs: number;
   reason?: string;
+  /**
+   * `intent`: written before the request was sent (its outcome is the next line of the same
+   * method and path); `found`: what a look-up after a lost answer or a conflict found (the ids a
+   * write left); absent: the outcome of the request.
+   */
+  phase?: 'intent' | 'found';
+  /** The card's reference, when the request names one (a create). */
+  reference?: string;
   /** Made through a tool call of an MCP client (`cardctl mcp`), not typed. */
   via?: 'mcp';
   /** That client's name/version, as it introduced itself. */

@@ -131,6 +131,11 @@ export interface ExchangeFacts {
   durationMs: number;
   /** The request's reason, when it gave one. */
   reason?: string;
+  /** intent: written before the request is sent; outcome: with its answer; found: what a look-up after a lost answer found. */
+  phase?: 'intent' | 'outcome' | 'found';
+  /** The ids and the reference the request names (its path or body). */
+  ids?: readonly string[];
+  reference?: string;
 }
 
 /**
@@ -177,8 +182,10 @@ export function journalRecorder(openSink: () => JournalSink, run: RunFacts, warn
         path: redactBodyText(exchange.path),
         status: exchange.status,
         message: exchange.message,
-        ids: affectedIds(exchange.path, exchange.data),
+        ids: [...new Set([...affectedIds(exchange.path, exchange.data), ...(exchange.ids ?? [])])],
         durationMs: exchange.durationMs,
+        ...(exchange.phase === 'intent' || exchange.phase === 'found' ? { phase: exchange.phase } : {}),
+        ...(exchange.reference ? { reference: exchange.reference } : {}),
         ...(reason ? { reason } : {}),
         ...(run.origin ? { via: run.origin.via, client: run.origin.client } : {}),
       }, run.secrets(), { later });

@@ -43,6 +43,9 @@ export interface BulkStats {
   rows: number;
 }
 
+/** What a bulk run of a card verb prints with -o json: its counts, its time, its report. */
+export type BulkSummary = BulkStats & { seconds: number; report?: string };
+
 export interface BulkRunOptions<T> extends RowRunOptions<BulkReportEntry> {
   action: BulkAction<T>;
   shard?: Shard;

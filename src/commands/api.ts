@@ -29,6 +29,7 @@ const FLAGS = defineFlags({
 export default defineCommand({
   name: 'api',
   mcp: 'never',
+  output: async () => (await import('../output/shape.js')).outputShape('any'),
   summary: 'make an authenticated request to any endpoint',
   description: `Send a request to any endpoint of the API with the profile's credentials and print the
 answer: the envelope's data (or any other JSON the endpoint sends, e.g. /openapi.json) through the
@@ -37,19 +38,23 @@ string in PATH is sent as written. On a production profile, POST, PUT, PATCH, DE
 activate/deactivate GETs) ask for confirmation like any other write: type the path, or pass
 --yes --confirm-production in scripts.`,
   args: [
-    { syntax: '<method>', description: 'GET, POST, PUT, PATCH or DELETE' },
-    { syntax: '<path>', description: 'path relative to the base URL, e.g. /institutions/cards?limit=5' },
+    { syntax: '<method>', description: 'GET, POST, PUT, PATCH or DELETE; left out, GET (`cardctl api /institutions/cards`, as gh api)' },
+    { syntax: '[path]', description: 'path relative to the base URL, e.g. /institutions/cards?limit=5' },
   ],
   flags: FLAGS,
   examples: [
     'cardctl api GET /institutions/cards',
+    'cardctl api /institutions/cards/6650c0ffee     # GET when no method is given',
     'cardctl api GET "/institutions/cards?search=ADA&limit=5" -o json',
     "cardctl api PUT /institutions/cards/ID/renew --data '{\"expiration\":\"202912\",\"renewReason\":\"RENEW\"}'",
     'cardctl api POST /util/cards/import --api-key --data @card.json',
     'cardctl api GET /institutions/transactions -o raw',
     "cardctl api GET /institutions/cards -H 'X-Request-Id: 42'",
   ],
-  parse: ({ args, opts }) => apiCall(String(args[0]), String(args[1]), opts),
+  // One argument is the path of a GET (gh api's habit); a method alone still needs its path.
+  parse: ({ args, opts }) => (args[1] === undefined && !METHODS.includes(String(args[0]).toUpperCase() as HttpMethod)
+    ? apiCall('GET', String(args[0]), opts)
+    : apiCall(String(args[0]), args[1] ?? '', opts)),
   async run(ctx, parsed) {
     const call = await withStdinBody(ctx, parsed);
     // A write through `api` is a write like any other: on production it needs the same

@@ -284,7 +284,7 @@ async function runBound<T>(ctx: Context, command: BulkCommand<T>, prepared: Boun
 
   const seconds = (Date.now() - started) / 1000;
   const { stats } = result;
-  const summary = { ...stats, seconds: Math.round(seconds * 1000) / 1000, ...(reportPath ? { report: reportPath } : {}) };
+  const summary: import('../bulk/runner.js').BulkSummary = { ...stats, seconds: Math.round(seconds * 1000) / 1000, ...(reportPath ? { report: reportPath } : {}) };
   if (!quiet) {
     for (const p of result.problems.slice(0, 10)) ctx.io.err(`${terminalLine(`failed: row ${p.row}${p.id ? ` (${p.id})` : ''}: ${p.code}: ${p.message}`)}\n`);
     if (stats.failed > 10) ctx.io.err(`… and ${stats.failed - 10} more failed rows (see the report)\n`);
@@ -292,7 +292,13 @@ async function runBound<T>(ctx: Context, command: BulkCommand<T>, prepared: Boun
   }
   if (ctx.settings().output === 'json' || ctx.settings().output === 'ndjson') await ctx.output().record(summary);
   const resumeHint = reportPath ? `run again with --resume ${reportPath} to finish` : 'pass --report FILE next time so that --resume can continue';
-  if (result.interrupted) throw new InterruptedError(`bulk ${command.verb} interrupted: requests in flight were finished and the report written`, { hint: resumeHint, details: summary });
+  if (result.interrupted) {
+    const left = total === undefined ? '' : `${Math.max(0, total - stats.rows).toLocaleString('en-US')} of ${total.toLocaleString('en-US')} rows left; `;
+    throw new InterruptedError(`bulk ${command.verb} interrupted: ${left}requests in flight were finished${reportPath ? ' and the report written' : ''}`, {
+      hint: reportPath ? `finish with: ${resumeCommand(ctx.argv, reportPath)}` : resumeHint,
+      details: summary,
+    });
+  }
   if (result.fatal) throw result.fatal;
   if (result.readerError) {
     const error = fileError(result.readerError);
@@ -307,3 +313,21 @@ async function runBound<T>(ctx: Context, command: BulkCommand<T>, prepared: Boun
   }
 }
 
+
+/**
+ * The command line that finishes an interrupted run: the one given, with `--report FILE` made
+ * `--resume FILE` (a line that has --resume already is the same line again), quoted for a shell.
+ */
+export function resumeCommand(argv: readonly string[], reportPath: string): string {
+  let words = [...argv];
+  if (!words.some((word) => word === '--resume' || word.startsWith('--resume='))) {
+    const at = words.findIndex((word) => word === '--report' || word.startsWith('--report='));
+    if (at >= 0) words.splice(at, words[at] === '--report' ? 2 : 1);
+    words = [...words, '--resume', reportPath];
+  }
+  return ['cardctl', ...words].map(shellWord).join(' ');
+}
+
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}

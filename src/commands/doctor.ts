@@ -18,7 +18,8 @@ export default defineCommand({
   description: `Checks the config and key file permissions, the profile, the base URL
 (reachability, TLS, proxy), the token (validity, time to expiry), the clock
 against the server, the PIN key and the Node version. Each line says ✓ or ✗
-and, for ✗, what to do. Exit 0 when all pass, 1 otherwise.
+and, for ✗, what to do. Exit 0 when all pass, 5 otherwise (as a failed check of
+\`webhook certify\`).
 
 --deployment also asks the deployment, with reads only (GETs of the lists and
 the activation of a card that does not exist; never a write), whether it
@@ -51,7 +52,8 @@ than 2 records cannot tell, and is skipped.`,
     }
     const failed = checks.filter((c) => !c.ok && !c.skipped);
     if (failed.length > 0) {
-      throw new CliError(ExitCode.Internal, `${failed.length} check${failed.length === 1 ? '' : 's'} failed: ${failed.map((c) => c.name).join(', ')}`, {
+      // 5, the code of a failed check (webhook certify's too); 1 is for cardctl's own bugs.
+      throw new CliError(ExitCode.Rejected, `${failed.length} check${failed.length === 1 ? '' : 's'} failed: ${failed.map((c) => c.name).join(', ')}`, {
         code: 'DOCTOR_FAILED',
       });
     }
@@ -71,12 +73,19 @@ export async function runChecks(ctx: Context): Promise<Check[]> {
     fixed?.file !== undefined && `file was ${octal(fixed.file)}, fixed to 0600`,
     fixed?.dir !== undefined && `directory was ${octal(fixed.dir)}, fixed to 0700`,
   ].filter(Boolean).join('; ');
+  // Only what exists is diagnosed, and the fix names only that: chmod of a missing file fails.
+  const fixes = [
+    perms.dir !== undefined && (perms.dir & 0o077) !== 0 && `chmod 700 "${ctx.config.dir}"`,
+    perms.file !== undefined && (perms.file & 0o077) !== 0 && `chmod 600 "${ctx.config.file}"`,
+  ].filter(Boolean);
   checks.push({
     name: 'config permissions',
     ok: perms.ok,
-    detail: (perms.file === undefined ? `no config file yet (${ctx.config.file})` : `${ctx.config.file} ${octal(perms.file)}, directory ${octal(perms.dir)}`)
+    detail: (perms.file === undefined
+      ? `no config file yet (${ctx.config.file})${perms.dir === undefined ? '' : `, directory ${octal(perms.dir)}`}`
+      : `${ctx.config.file} ${octal(perms.file)}, directory ${octal(perms.dir)}`)
       + (fixNote ? ` (${fixNote})` : ''),
-    fix: `chmod 700 "${ctx.config.dir}" && chmod 600 "${ctx.config.file}" (any cardctl command that saves the config also fixes them)`,
+    fix: `${fixes.join(' && ')} (any cardctl command that saves the config also fixes ${fixes.length === 1 ? 'it' : 'them'})`,
   });
   if (profile.privateKeyPath) {
     const exists = existsSync(profile.privateKeyPath);
@@ -92,14 +101,19 @@ export async function runChecks(ctx: Context): Promise<Check[]> {
   // Profile.
   const hasCredentials = Boolean(s.token || (profile.clientId && profile.privateKeyPath));
   const missing = [!s.baseUrl && 'base URL', !hasCredentials && 'token or client credentials'].filter(Boolean);
+  // A profile named (-p, CARDCTL_PROFILE) that is not stored is the diagnosis: nothing is asked of the network.
+  const { missingProfile } = await import('../contract/context.js');
+  const notStored = missingProfile(ctx);
   checks.push({
     name: 'profile',
-    ok: missing.length === 0,
-    detail: missing.length === 0
-      ? `"${s.profileName}" (${profile.env ?? 'environment not set'}) → ${redactUserinfo(s.baseUrl ?? '')}`
-      : `"${s.profileName}" has no ${missing.join(' and no ')}`,
-    fix: 'cardctl login (or cardctl sandbox serve --profile sandbox for a local sandbox)',
+    ok: !notStored && missing.length === 0,
+    detail: notStored ? notStored.message
+      : missing.length === 0
+        ? `"${s.profileName}" (${profile.env ?? 'environment not set'}) → ${redactUserinfo(s.baseUrl ?? '')}`
+        : `"${s.profileName}" has no ${missing.join(' and no ')}`,
+    fix: notStored?.hint ?? 'cardctl login (or cardctl sandbox serve --profile sandbox for a local sandbox)',
   });
+  if (notStored) return checks;
 
   // Network environment.
   const proxy = ctx.env.HTTPS_PROXY ?? ctx.env.https_proxy ?? ctx.env.HTTP_PROXY ?? ctx.env.http_proxy;

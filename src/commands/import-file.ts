@@ -1,7 +1,7 @@
 // `import --from-file`: the file bound to its report, checked, confirmed in production, and its rows sent.
 import type { Context } from '../contract/context.js';
 import { CliError, InterruptedError, PartialFailureError, UsageError } from '../core/errors.js';
-import { runReport, type RowRunSettings } from './bulk-command.js';
+import { resumeCommand, runReport, type RowRunSettings } from './bulk-command.js';
 import type { ImportFormat, SourceRow } from '../bulk/readers.js';
 import type { ReportEntry } from '../bulk/import-report.js';
 import type { ImportRunResult, ImportStats, SendResult } from '../bulk/import-runner.js';
@@ -144,10 +144,10 @@ async function importBound(
   if (ctx.settings().output === 'json' || ctx.settings().output === 'ndjson') await ctx.output().record(summary);
 
   if (result.interrupted) {
-    // The entry point reports any error after Ctrl-C as a bare "interrupted"; say how to go on here.
-    if (!quiet) ctx.io.err(reportPath ? `interrupted: the report is complete up to here; finish with --resume ${reportPath}\n` : 'interrupted: pass --report FILE next time so that --resume can continue\n');
-    throw new InterruptedError('import interrupted: requests in flight were finished and the report written', {
-      hint: reportPath ? `run again with --resume ${reportPath} to import the remaining rows` : 'pass --report FILE next time so that --resume can continue an interrupted import',
+    // Reported as it is (the entry point keeps an InterruptedError's words): how to go on, exactly.
+    const left = total === undefined ? '' : `${Math.max(0, total - result.stats.rows).toLocaleString('en-US')} of ${total.toLocaleString('en-US')} rows left; `;
+    throw new InterruptedError(`import interrupted: ${left}requests in flight were finished${reportPath ? ' and the report written' : ''}`, {
+      hint: reportPath ? `finish with: ${resumeCommand(ctx.argv, reportPath)}` : 'pass --report FILE next time so that --resume can continue an interrupted import',
       details: summary,
     });
   }
@@ -187,7 +187,7 @@ async function dryRunFile(ctx: Context, opts: ImportOptions, verdict: import('..
   if (!ctx.globals.quiet) ctx.io.err(`${escapeControls(summary)}\n`);
 }
 
-function summaryOf(stats: ImportStats, seconds: number, report?: string) {
+export function summaryOf(stats: ImportStats, seconds: number, report?: string) {
   return {
     imported: stats.imported,
     exists: stats.exists,

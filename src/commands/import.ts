@@ -11,6 +11,16 @@ import { checkGivenFields, importOne, missingFields, missingFieldsError } from '
 export default defineCommand({
   name: 'import',
   mcp: 'write',
+  // One card: the card imported, or its outcome; a file: the run's summary, or a dry run's counts.
+  output: async () => {
+    const [{ outputShape }, { summaryKeys }, { Card }] = await Promise.all([import('../output/shape.js'), import('../output/shapes.js'), import('../api/schemas.js')]);
+    return outputShape(
+      Card,
+      { keys: ['realId', 'outcome', 'cardId'] },
+      summaryKeys<ReturnType<typeof import('./import-file.js').summaryOf>>({ imported: true, exists: true, skipped: true, invalid: true, failed: true, rows: true, seconds: true, cardsPerSecond: true, report: true }),
+      summaryKeys<import('../bulk/validate-file.js').FileVerdict & { dryRun: true; errors: unknown }>({ dryRun: true, rows: true, valid: true, invalid: true, skipped: true, problems: true, errors: true }),
+    );
+  },
   summary: 'import existing cards (one from flags, or many from a file)',
   description: `Import cards that already exist elsewhere (POST /util/cards/import, authenticated with the \
 profile's API key or CARDCTL_API_KEY).

@@ -41,6 +41,8 @@ interface ListBase<F extends Flags, Q, R> {
   query(opts: FlagValues<F>, now: Date): Q;
   emptyMessage(query: Q): string;
   columns(): Promise<Column<R>[]>;
+  /** What the list prints, for --fields before anything is read (CommandDefinition.output); else the records are checked. */
+  output?: CommandDefinition['output'];
 }
 
 /** A list the API pages: --limit, --page and --all. */
@@ -132,6 +134,7 @@ export function listCommand<const F extends Flags, Q, R>(spec: PagedList<F, Q, R
     aliases: spec.aliases,
     examples: spec.examples,
     mcp: spec.mcp,
+    output: spec.output,
     flags: { ...spec.flags, ...paging, ...wideFlag(spec.wide) } as Flags,
     parse: ({ opts, now }) => parseFlags(opts, now),
     async run(ctx, parsed: ParsedList<Q>) {

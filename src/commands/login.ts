@@ -27,9 +27,14 @@ const FLAGS = defineFlags({
   use: { type: 'negated', description: 'do not make this profile the current one' },
 });
 
+/** What login prints with -o json: the profile stored (secrets as whether they are there). */
+const LOGIN_KEYS = ['profile', 'baseUrl', 'current', 'env', 'token', 'apiKey', 'pinKeyFingerprint'] as const;
+
 export default defineCommand({
   name: 'login',
   mcp: 'never',
+  // It stores a profile, then prints it: --fields is checked before (LOGIN_KEYS).
+  output: async () => (await import('../output/shape.js')).outputShape({ keys: LOGIN_KEYS }),
   summary: 'store credentials for a deployment as a profile',
   description: `Store a base URL and credentials as a profile.
 
@@ -258,7 +263,7 @@ export async function runLogin(ctx: Context, options: LoginOptions): Promise<voi
       token: Boolean(stored.token),
       apiKey: Boolean(stored.apiKey),
       pinKeyFingerprint: stored.pinKeyFingerprint ?? null,
-    }, { idPath: 'profile' });
+    } satisfies Record<(typeof LOGIN_KEYS)[number], unknown>, { idPath: 'profile' });
   }
   const what = [options.token !== undefined || options.clientCredentials ? 'token' : undefined, options.apiKey !== undefined ? 'API key' : undefined, options.pinKey ? 'PIN key' : undefined]
     .filter(Boolean)

@@ -46,6 +46,11 @@ export interface Profile {
    * here; resolveDialect (src/api/dialect.ts) checks it whole wherever it is used.
    */
   dialect?: Readonly<Record<string, unknown>>;
+  /**
+   * Stored by `sandbox serve --memory --profile NAME`: the sandbox, its port and its credentials
+   * last as long as that process; once it stops, the profile points at nothing (said so when used).
+   */
+  ephemeral?: boolean;
 }
 
 export interface ConfigFile {

@@ -12,6 +12,7 @@ import type { FlagValues, Flags } from '../core/flags.js';
 import type { CheckedGlobals, GlobalOptions, TerminalFacts } from '../core/global-flags.js';
 import type { IOStreams } from '../core/io.js';
 import type { RunOrigin } from '../audit/record.js';
+import type { OutputShape } from '../core/output-format.js';
 
 export type { RunOrigin } from '../audit/record.js';
 
@@ -100,6 +101,12 @@ export interface CommandDefinition<F extends Flags = Flags, A extends readonly A
   aliases?: string[];
   /** What `cardctl mcp` makes of the command (see McpUse). */
   mcp?: McpUse | McpRule;
+  /**
+   * What the command prints (src/output/shape.ts), loaded when the command runs: `--fields` is
+   * checked against it before anything is sent. Every command that changes state declares it
+   * (test/unit/output-preflight.test.ts).
+   */
+  output?: () => Promise<OutputShape>;
   /** The command line as commander parsed it → the input run() gets; usage errors thrown here. */
   parse?(raw: RunInput<F, A>): I | Promise<I>;
   run(ctx: Context, input: I): Promise<void>;

@@ -6,7 +6,7 @@ import type { ApiClient, Connection, HttpLogger } from '../api/client.js';
 import type { Dialect } from '../api/dialect.js';
 import type { TokenProvider } from '../api/token-source.js';
 import type { ConfigStore } from '../config/store.js';
-import { NotFoundError } from '../core/errors.js';
+import { UsageError } from '../core/errors.js';
 import type { IOStreams } from '../core/io.js';
 import type { Prompter } from '../core/prompter.js';
 import type { GlobalOptions } from '../core/global-flags.js';
@@ -40,6 +40,8 @@ export interface Context {
   log: Logger;
   /** Aborted on Ctrl-C; long-running commands pass it to requests and loops. */
   signal: AbortSignal;
+  /** The command line as given (aliases expanded): what a hint to run it again starts from. */
+  argv: readonly string[];
 }
 
 export interface Logger extends HttpLogger {
@@ -53,18 +55,21 @@ export interface Logger extends HttpLogger {
  * profile. The error for the selected profile when it is not stored, else undefined. (Commands
  * that create profiles, such as login, do not ask.)
  */
-export function missingProfile(ctx: Pick<Context, 'settings' | 'config' | 'globals'>): NotFoundError | undefined {
+export function missingProfile(ctx: Pick<Context, 'settings' | 'config' | 'globals'>): UsageError | undefined {
   const s = ctx.settings();
   const named = s.profileExplicit ? s.profileName : ctx.config.read().currentProfile;
   if (named === undefined || ctx.config.getProfile(named)) return undefined;
   return noSuchProfile(ctx.config, named, s.profileExplicit ? (ctx.globals.profile !== undefined ? '-p' : 'CARDCTL_PROFILE') : 'current');
 }
 
-/** The error for a profile name that is not in the config file, listing the ones that are. */
-export function noSuchProfile(config: ConfigStore, name: string, from: '-p' | 'CARDCTL_PROFILE' | 'current'): NotFoundError {
+/**
+ * The error for a profile name that is not in the config file, listing the ones that are: a usage
+ * error (exit 2, nothing sent), never the 4 of a card or transaction the API does not have.
+ */
+export function noSuchProfile(config: ConfigStore, name: string, from: '-p' | 'CARDCTL_PROFILE' | 'current'): UsageError {
   const names = config.profileNames();
   const where = from === 'current' ? `the current profile "${name}"` : from === '-p' ? `profile "${name}"` : `profile "${name}" (from CARDCTL_PROFILE)`;
-  return new NotFoundError(`${where} does not exist`, {
+  return new UsageError(`${where} does not exist`, {
     code: 'NO_SUCH_PROFILE',
     hint: names.length
       ? `stored profiles: ${names.join(', ')}${from === 'current' ? '; choose one with `cardctl profile use NAME`' : ''}`

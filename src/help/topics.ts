@@ -18,10 +18,10 @@ const exitCodes = `Every command exits with one of these codes; scripts can bran
 |---|---|
 | 0 | success |
 | 1 | unexpected internal error (a bug: the message says so and how to report it) |
-| 2 | usage or input error: unknown flag, missing value, bad file, invalid PIN/PAN/date — nothing was sent; also a file or stdout that cannot be written (\`> /dev/full\`, a full disk): \`error: cannot write output: no space left on the device (ENOSPC)\` |
+| 2 | usage or input error: unknown flag, missing value, bad file, invalid PIN/PAN/date, a profile that does not exist — nothing was sent; also a file or stdout that cannot be written (\`> /dev/full\`, a full disk): \`error: cannot write output: no space left on the device (ENOSPC)\` |
 | 3 | authentication or permission: no credentials, 401, 403 |
 | 4 | not found: 404 or an unknown identifier |
-| 5 | rejected: any other 4xx (validation, conflict, limits); a decline with --expect-approved; a missed SLO of \`simulate load\`; a failed check of \`webhook certify\`; a \`webhook replay\` the webhook did not accept (non-2xx, unusable reply) |
+| 5 | rejected: any other 4xx (validation, conflict, limits); a decline with --expect-approved; a missed SLO of \`simulate load\`; a failed check of \`webhook certify\` or \`doctor\`; a \`webhook replay\` the webhook did not accept (non-2xx, unusable reply) |
 | 6 | network: connection refused/reset, DNS, TLS, timeout — no answer; also a \`webhook replay\` that reached no webhook |
 | 7 | server error: 5xx after retries |
 | 8 | partial failure: a bulk command finished with some records failed |
@@ -91,10 +91,14 @@ a plain number (\`-5.00\`, \`+3\`, \`1e5\`) is left alone: it can only be read a
 json, ndjson and raw are never changed.
 
 \`--fields a,b.c\` picks columns (table, csv) or properties (json, ndjson); dot paths reach into
-nested objects; a name that is neither a column nor a path any record has is a usage error
-(exit 2) that lists the fields there are. \`-q, --quiet\` prints only identifiers, one a line, for
-\`xargs\`. A single record prints as a two-column key/value table. Colour follows \`--no-color\`, \`NO_COLOR\` and \`FORCE_COLOR\`,
-and is never used when stdout is not a terminal.
+nested objects; a column's header or computed value (a simulation's \`outcome\`) may be named too.
+\`--fields\`, \`--jq\` and \`--template\` are checked before the first request, so their usage errors
+(exit 2) mean nothing was sent: a write checks \`--fields\` against what its answer can hold (the
+API's schema and the columns), a list against the columns and its first records; the error lists
+the fields there are. \`-q, --quiet\` prints only identifiers, one a line, for
+\`xargs\`. A single record prints as a two-column key/value table. Colour is for a terminal:
+\`--no-color\` and \`NO_COLOR\` take it off everything, \`error:\` lines included; \`FORCE_COLOR=1\` keeps
+it when piped (doctor's marks, a template's \`color\`), but piped tables stay plain tab-separated text.
 
 Every format shows card numbers masked (first 6 and last 4 digits, text or number) and fields
 named as secrets (a program's \`webHookConfig.secret\`, tokens, keys, passwords) as
@@ -104,8 +108,11 @@ never to an MCP tool.
 Tables (on a terminal or piped), key/value views, templates, status, error and bulk row lines show
 control characters as escapes (\`\\x1b\`, \`\\x07\`, \`\\u202e\`): C0 and C1 controls, bidi overrides and
 isolates, zero-width and other invisible format characters, so a value cannot drive the terminal or
-disguise itself. json, ndjson, raw and csv (but for the quote above) carry values exactly, and \`--jq\`
-prints strings raw, as \`jq -r\` does.
+disguise itself. json, ndjson and raw carry values exactly (but for the masking above), and \`--jq\`
+prints strings raw, as \`jq -r\` does. csv and piped tables have the table's columns: most are the
+values as sent, a few are formatted for reading: a transaction's \`Amount\` in major units (\`42.10\`
+for \`000000004210\`), \`Currency\` as its code (\`NGN\` for \`566\`), card numbers masked, a card's
+\`Expires\` (MM/YYYY) and \`Customer\` (the names joined). For the values exactly, use json or ndjson.
 
     cardctl cards list --all -o ndjson | jq -r 'select(.status == "active") | .id'
     cardctl cards list -q | xargs -n1 cardctl cards deactivate --yes

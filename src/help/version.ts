@@ -5,10 +5,14 @@ import { VERSION } from '../version.js';
 const VERSION_FLAGS = new Set(['--version', '-V']);
 const VERBOSE_FLAGS = new Set(['--verbose', '-v']);
 
-/** 'plain' for `--version`, 'verbose' for `--version --verbose` (either order), else undefined. */
+/**
+ * 'plain' for `--version` or `cardctl version` (gh's habit), 'verbose' for either with
+ * `--verbose` (either order), else undefined.
+ */
 export function versionRequest(argv: readonly string[]): 'plain' | 'verbose' | undefined {
-  if (argv.length === 1 && VERSION_FLAGS.has(argv[0]!)) return 'plain';
-  if (argv.length === 2 && argv.some((a) => VERSION_FLAGS.has(a)) && argv.some((a) => VERBOSE_FLAGS.has(a))) return 'verbose';
+  const isVersion = (arg: string, at: number) => VERSION_FLAGS.has(arg) || (at === 0 && arg === 'version');
+  if (argv.length === 1 && isVersion(argv[0]!, 0)) return 'plain';
+  if (argv.length === 2 && argv.some(isVersion) && argv.some((a) => VERBOSE_FLAGS.has(a))) return 'verbose';
   return undefined;
 }
 

@@ -18,6 +18,11 @@ export function isIsoDateTime(value: unknown): value is string {
   return typeof value === 'string' && ISO_DATE.test(value);
 }
 
+/** The zone formatDateTime shows times in, for a table's header: "UTC", "Africa/Lagos". */
+export function localZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
+}
+
 /** Local time for people ("2026-11-22 15:04"), ISO for machines. */
 export function formatDateTime(value: string, human: boolean): string {
   if (!human) return value;

@@ -125,6 +125,15 @@ export async function runJq(input: string, expression: string, options: JqOption
 }
 
 /**
+ * Checks a --jq expression before anything is sent: jq compiles it and then reads no input, so it
+ * never runs. A syntax error, an unknown function or variable is the usage error runJq would give
+ * (exit 2), in jq's own words.
+ */
+export async function checkJqExpression(expression: string, signal?: AbortSignal): Promise<void> {
+  await runJq('', expression, { out: () => {}, signal });
+}
+
+/**
  * Starts a worker and loads jq into it in the background, for the next runJq to use: starting one
  * takes ~60 ms of CPU (the runtime and its 1 MB WebAssembly binary), which then overlaps the fetching
  * of the records. A spare worker does not keep the process alive.

@@ -6,9 +6,10 @@
 import type { IOStreams } from '../core/io.js';
 import { UsageError } from '../core/errors.js';
 import { maskPansInText, redactBodyText, redactValue } from '../core/redact.js';
-import { OUTPUT_FORMATS, type OutputFormat } from '../core/output-format.js';
-import { cellText, csvField, escapeControls, escapeControlsDeep, isIsoDateTime, pickFields, tsvField } from './format.js';
-import { getPath } from '../core/object-path.js';
+import { OUTPUT_FORMATS, type OutputFormat, type OutputShape } from '../core/output-format.js';
+import { cellText, csvField, escapeControls, escapeControlsDeep, isIsoDateTime, localZone, pickFields, tsvField } from './format.js';
+import { getPath, setPath } from '../core/object-path.js';
+import { checkFieldsAgainst, unknownFieldsError } from './shape.js';
 import {
   csvLine, csvWriter, idWriter, jsonArrayWriter, ndjsonWriter, rawWriter, tsvWriter, withNewline, type PageWriter,
 } from './scripted.js';
@@ -55,6 +56,12 @@ export interface OutputSettings {
    * or --show-secrets asks.
    */
   neverSecrets?: boolean;
+  /**
+   * What the command prints, as it declares it: ready() checks --fields against it before
+   * anything is sent, and the records are not checked again (a name the shape knows may be
+   * absent from one answer, and exit 2 after a request would say that nothing was sent).
+   */
+  shape?: OutputShape;
 }
 
 /**
@@ -116,9 +123,19 @@ export class Renderer {
 
   private templatePromise?: Promise<RenderTemplate>;
 
-  /** Checks --template before any request is made (compile errors are usage errors). */
+  /**
+   * Checks the options that shape the output before any request is made, so that their usage
+   * errors (exit 2) mean nothing was sent: --template compiles, --jq compiles, and each --fields
+   * name is one the command's declared shape knows.
+   */
   async ready(): Promise<void> {
-    if (this.settings.template !== undefined) await this.compiledTemplate();
+    const { template, jq, fields, shape, signal } = this.settings;
+    if (template !== undefined) await this.compiledTemplate();
+    if (jq !== undefined) {
+      await (await import('./jq.js')).checkJqExpression(jq, signal);
+      prepareJqSoon(); // the check took the spare worker: another for the run
+    }
+    if (shape && fields?.length) checkFieldsAgainst(shape, fields);
   }
 
   private compiledTemplate(): Promise<RenderTemplate> {
@@ -144,7 +161,7 @@ export class Renderer {
   }
 
   /** --jq / --template over a list: jq sees the whole array (per record when live), templates run per record. */
-  private jqOrTemplateStream<R>(live: boolean): PageWriter<R> {
+  private jqOrTemplateStream<R>(live: boolean, columns: readonly Column<R>[]): PageWriter<R> {
     let chain: Promise<void> = Promise.resolve();
     const then = (step: () => Promise<void>) => {
       chain = chain.then(step);
@@ -155,7 +172,7 @@ export class Renderer {
       return {
         write: (records) => then(async () => {
           const render = await this.compiledTemplate();
-          for (const record of records) this.io.out(render(escapeControlsDeep(this.project(record))));
+          for (const record of records) this.io.out(render(escapeControlsDeep(this.project(record, columns))));
         }),
         end: async () => { await chain; },
       };
@@ -166,7 +183,7 @@ export class Renderer {
         write: (page) => then(async () => {
           const records = [...page];
           if (records.length === 0) return;
-          await this.writeJq(records.map((record) => JSON.stringify(this.project(record) ?? null)).join('\n'));
+          await this.writeJq(records.map((record) => JSON.stringify(this.project(record, columns) ?? null)).join('\n'));
           prepareJqSoon(); // for the next page
         }),
         end: async () => { await chain; },
@@ -178,7 +195,7 @@ export class Renderer {
     return {
       write: async (records) => {
         const texts = await array;
-        for (const record of records) texts.add(JSON.stringify(this.project(record) ?? null));
+        for (const record of records) texts.add(JSON.stringify(this.project(record, columns) ?? null));
       },
       end: async () => this.writeJq((await array).text()),
     };
@@ -231,13 +248,13 @@ export class Renderer {
     const idPath = options.idPath ?? 'id';
     const selected = this.selectColumns(columns);
     let count = 0;
-    if (this.settings.jq !== undefined || this.settings.template !== undefined) return this.jqOrTemplateStream(Boolean(options.live));
+    if (this.settings.jq !== undefined || this.settings.template !== undefined) return this.jqOrTemplateStream(Boolean(options.live), columns);
     if (quiet) return idWriter(this.io, (record) => cellText(getPath(record, idPath), false));
     switch (format) {
       case 'json':
-        return jsonArrayWriter(this.io, (record) => this.project(record));
+        return jsonArrayWriter(this.io, (record) => this.project(record, columns));
       case 'ndjson':
-        return ndjsonWriter(this.io, (record) => this.project(record));
+        return ndjsonWriter(this.io, (record) => this.project(record, columns));
       case 'raw':
         return rawWriter(this.io);
       case 'csv':
@@ -246,10 +263,13 @@ export class Renderer {
         if (!this.io.stdoutIsTTY) return tsvWriter(this.io, (record) => selected.map((c) => this.machineCell(c, record)));
         if (options.live) return this.liveRows(selected);
         const rows: string[][] = [];
+        // Columns that show a time as formatDateTime does (local): their header names the zone.
+        const dated = selected.map(() => false);
         return {
           write: (records) => {
             for (const record of records) {
               rows.push(this.humanCells(selected, record));
+              selected.forEach((c, i) => { dated[i] ||= showsLocalTime(c, record); });
               count++;
             }
           },
@@ -258,8 +278,13 @@ export class Renderer {
               this.io.err(`${escapeControls(options.emptyMessage ?? 'nothing to show')}\n`);
               return;
             }
-            const headers = selected.map((c) => escapeControls(c.header));
-            const layout = { columns: this.io.columns, minWidths: selected.map((c) => c.minWidth), bold: (text: string) => this.style.bold(text) };
+            const headers = selected.map((c, i) => withZone(escapeControls(c.header), dated[i]!));
+            const layout = {
+              columns: this.io.columns,
+              minWidths: selected.map((c) => c.minWidth),
+              whole: selected.map((c) => isIdentifier(c)),
+              bold: (text: string) => this.style.bold(text),
+            };
             const table = `${await drawTable(headers, rows, layout)}\n`;
             const pager = this.settings.pager;
             if (pager) await (await import('./pager.js')).writeThroughPager(this.io, pager.command, table, pager.env);
@@ -286,9 +311,9 @@ export class Renderer {
     const { format, quiet, fields } = this.settings;
     const record = this.disclose(given, options);
     if (record && typeof record === 'object') this.checkFields([record], options.rows ?? leafColumns(record));
-    if (this.settings.jq !== undefined) return this.writeJq(JSON.stringify(this.project(record) ?? null));
+    if (this.settings.jq !== undefined) return this.writeJq(JSON.stringify(this.project(record, options.rows) ?? null));
     if (this.settings.template !== undefined) {
-      this.io.out((await this.compiledTemplate())(escapeControlsDeep(this.project(record))));
+      this.io.out((await this.compiledTemplate())(escapeControlsDeep(this.project(record, options.rows))));
       return;
     }
     if (quiet) {
@@ -297,17 +322,17 @@ export class Renderer {
     }
     switch (format) {
       case 'json':
-        this.io.out(`${JSON.stringify(this.project(record), null, 2)}\n`);
+        this.io.out(`${JSON.stringify(this.project(record, options.rows), null, 2)}\n`);
         return;
       case 'ndjson':
-        this.io.out(`${JSON.stringify(this.project(record))}\n`);
+        this.io.out(`${JSON.stringify(this.project(record, options.rows))}\n`);
         return;
       case 'raw':
         this.io.out(options.raw !== undefined ? withNewline(this.discloseRaw(options.raw, options)!) : `${JSON.stringify(record)}\n`);
         return;
       default: {
         const rows = fields?.length
-          ? fields.map((path): Column<R> => ({ header: path, path }))
+          ? fields.map((path): Column<R> => columnFor(path, options.rows ?? []) ?? { header: path, path })
           : options.rows ?? leafColumns(record);
         if (format === 'csv') {
           this.io.out(`${csvLine(rows.map((c) => c.path))}\n`);
@@ -318,7 +343,7 @@ export class Renderer {
           for (const c of rows) this.io.out(`${tsvField(c.path)}\t${tsvField(this.machineCell(c, record))}\n`);
           return;
         }
-        const headers = rows.map((c) => escapeControls(c.header));
+        const headers = rows.map((c) => withZone(escapeControls(c.header), showsLocalTime(c, record)));
         for (const line of keyValueLines(headers, this.humanCells(rows, record), (text) => this.style.bold(text))) this.io.out(line);
       }
     }
@@ -362,17 +387,11 @@ export class Renderer {
    */
   private checkFields<R>(records: R[], columns: Column<R>[]): void {
     const fields = this.settings.fields;
-    if (!fields?.length) return;
+    if (!fields?.length || this.settings.shape) return;
     const isColumn = (field: string) => columns.some((c) => c.path === field || c.header.toLowerCase() === field.toLowerCase());
     const unknown = fields.filter((field) => !isColumn(field) && !records.some((record) => getPath(record, field) !== undefined));
     if (unknown.length === 0) return;
-    const known = [...new Set([...columns.map((c) => c.path), ...records.flatMap((record) => leafColumns(record).map((c) => c.path))])]
-      .filter(Boolean)
-      .map(escapeControls);
-    throw new UsageError(`unknown field${unknown.length > 1 ? 's' : ''} in --fields: ${unknown.map((field) => `"${field}"`).join(', ')}`, {
-      code: 'USAGE_FIELDS',
-      hint: `known fields: ${known.join(', ')} (dot paths reach into nested objects)`,
-    });
+    throw unknownFieldsError(unknown, [...columns.map((c) => c.path), ...records.flatMap((record) => leafColumns(record).map((c) => c.path))]);
   }
 
   /** What this output may show of a value: the one disclosure rule (core/redact.ts redactValue). */
@@ -407,15 +426,27 @@ export class Renderer {
 
   private selectColumns<R>(columns: Column<R>[]): Column<R>[] {
     const { fields, wide } = this.settings;
-    if (fields?.length) {
-      return fields.map((path) => columns.find((c) => c.path === path || c.header.toLowerCase() === path.toLowerCase()) ?? { header: path, path });
-    }
+    if (fields?.length) return fields.map((path) => columnFor(path, columns) ?? { header: path, path });
     return columns.filter((c) => wide || !c.wide);
   }
 
-  private project(record: unknown): unknown {
+  /**
+   * The record as JSON with only the --fields asked for. A name of a column computed from the
+   * record (a simulation's `outcome`) that the record does not carry gets the column's machine
+   * value, as in CSV: the columns are the one definition of what a field is.
+   */
+  private project(record: unknown, columns: readonly Column<any>[] = []): unknown {
     const fields = this.settings.fields;
-    return fields?.length ? pickFields(record, fields) : record;
+    if (!fields?.length) return record;
+    const out = pickFields(record, fields);
+    for (const field of fields) {
+      const column = getPath(record, field) === undefined ? columnFor(field, columns) : undefined;
+      if (!column) continue;
+      const value = getPath(record, column.path);
+      if (value !== undefined) setPath(out, column.path, value);
+      else if (column.csv) setPath(out, column.path, column.csv(value, record));
+    }
+    return out;
   }
 
   private machineCell<R>(column: Column<R>, record: R): string {
@@ -439,6 +470,25 @@ export class Renderer {
     const text = cellText(value, this.human);
     return column.status && text ? this.style.status(text) : text;
   }
+}
+
+/** A column whose cell is a time formatDateTime shows in local time (no format of its own). */
+function showsLocalTime(column: Column<any>, record: unknown): boolean {
+  return !column.format && isIsoDateTime(getPath(record, column.path));
+}
+
+function withZone(header: string, dated: boolean): string {
+  return dated ? `${header} (${localZone()})` : header;
+}
+
+/** A record's identifier people copy (`id`, `card.id`, `transactionId`): a table never cuts it. */
+function isIdentifier(column: Column<any>): boolean {
+  return /(^|\.)_?id$|^(transaction|card|original)Id$/.test(column.path);
+}
+
+/** The column a --fields name names: by its path, or by its header in any case. */
+function columnFor<R>(field: string, columns: readonly Column<R>[]): Column<R> | undefined {
+  return columns.find((c) => c.path === field) ?? columns.find((c) => c.header.toLowerCase() === field.toLowerCase());
 }
 
 /** Starts a jq worker in the background (output/jq.ts); a failure there shows when jq runs. */

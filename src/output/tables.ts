@@ -14,6 +14,11 @@ export interface TableLayout {
   columns: number | undefined;
   /** A column is never narrowed below this many characters (identifiers people copy). */
   minWidths?: Array<number | undefined>;
+  /**
+   * Columns never narrowed at all (identifiers): when the others cannot give way enough, the
+   * rightmost of the others (the lower-value ones, as columns are listed) are left out instead.
+   */
+  whole?: boolean[];
   bold: (text: string) => string;
 }
 
@@ -30,7 +35,27 @@ export async function drawTable(headers: string[], rows: string[][], layout: Tab
   for (const row of rows) for (let i = 0; i < widths.length; i++) widths[i] = Math.max(widths[i]!, visibleWidth(row[i] ?? ''));
   // A pty without a size (e.g. under `script` or some CI runners) reports 0 columns: assume 80.
   const terminalWidth = layout.columns && layout.columns > 0 ? layout.columns : 80;
-  fitWidths(widths, terminalWidth - GAP * (headers.length - 1), layout.minWidths);
+  const whole = layout.whole ?? [];
+  const minWidths = widths.map((width, i) => (whole[i] ? width : layout.minWidths?.[i]));
+  // The columns shown: all, unless even at their floors they do not fit and some may be left out.
+  let shown = headers.map((_, i) => i);
+  for (;;) {
+    const fitted = shown.map((i) => widths[i]!);
+    const fits = fitWidths(fitted, terminalWidth - GAP * (shown.length - 1), shown.map((i) => minWidths[i]));
+    const droppable = shown.filter((i) => !whole[i]);
+    if (fits || droppable.length === 0 || shown.length === 1) {
+      shown.forEach((i, at) => { widths[i] = fitted[at]!; });
+      break;
+    }
+    shown = shown.filter((i) => i !== droppable[droppable.length - 1]);
+  }
+  if (shown.length < headers.length) {
+    headers = shown.map((i) => headers[i]!);
+    rows = rows.map((row) => shown.map((i) => row[i] ?? ''));
+    const kept = shown.map((i) => widths[i]!);
+    widths.length = 0;
+    widths.push(...kept);
+  }
   const { default: Table } = await import('cli-table3');
   const blocks: string[] = [];
   for (let start = 0; start === 0 || start < rows.length; start += TABLE_BLOCK) {
@@ -56,8 +81,11 @@ const BORDERLESS = {
   middle: '  ',
 };
 
-/** Shrinks the widest columns until the sum fits; never below 6 characters (or a column's minWidth). */
-function fitWidths(widths: number[], available: number, minWidths: Array<number | undefined> = []): void {
+/**
+ * Shrinks the widest columns until the sum fits; never below 6 characters (or a column's
+ * minWidth). False when even the floors do not fit.
+ */
+function fitWidths(widths: number[], available: number, minWidths: Array<number | undefined> = []): boolean {
   const floor = (i: number) => Math.min(widths[i]!, Math.max(6, minWidths[i] ?? 6));
   const floors = widths.map((_, i) => floor(i));
   let total = widths.reduce((a, b) => a + b, 0);
@@ -66,10 +94,11 @@ function fitWidths(widths: number[], available: number, minWidths: Array<number 
     for (let i = 0; i < widths.length; i++) {
       if (widths[i]! > floors[i]! && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
     }
-    if (widest < 0) break;
+    if (widest < 0) return false;
     widths[widest]!--;
     total--;
   }
+  return true;
 }
 
 /** Table rows printed as they arrive (no header): each column padded to its widest cell so far. */

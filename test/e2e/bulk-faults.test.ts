@@ -85,4 +85,34 @@ describe('bulk card verbs under faults', () => {
       expect(Number(now.seqNumber), card.referenceCode).toBe(Number(card.seqNumber) + 1);
     }
   }, 300_000);
+
+  // Last: the cards it creates would count in the tests above.
+  it('create --rows-from-file under faults: every card created is in the journal with its id, even when its answer was lost; a rerun adds no "409" lines, only "already" notes with the reference and id', async () => {
+    const rows = Array.from({ length: 60 }, (_, i) => `Jo${i},Doe,jo${i}@example.com,+23480155${String(i).padStart(5, '0')},33${String(i).padStart(8, '0')}`);
+    const file = join(dir.path, 'journalled.csv');
+    writeFileSync(file, `first-name,last-name,email,phone,account-number\n${rows.join('\n')}\n`);
+    const args = ['cards', 'create', '--rows-from-file', file, '--program', ctx.sandbox.info.cardProgramId, '--account-type', 'savings', '--concurrency', '8', '-o', 'json', ...CLIENT];
+    const journalFile = join(dir.path, 'journal', 'journal.ndjson');
+    const journal = () => readFileSync(journalFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { path: string; status: number | null; phase?: string; ids: string[]; reference?: string; message: string });
+    await ctx.setFaults({ spec: 'reset=0.15,commit-then-timeout=0.1,hold=1,methods=POST', seed: 11 });
+    const created = await run(args);
+    await ctx.setFaults({});
+    expect(created.exitCode, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ done: 60, failed: 0 });
+    const cards = (await ctx.allCards()).filter((card) => /^jo\d+@example\.com$/.test(card.customer.emailAddress));
+    expect(cards).toHaveLength(60);
+    const journalled = new Set(journal().filter((line) => line.path === '/institutions/cards').flatMap((line) => line.ids));
+    expect(cards.filter((card) => !journalled.has(card.id)).map((card) => card.id)).toEqual([]);
+    // Some answers were lost (the faults), and a look-up found what they had created.
+    expect(journal().filter((line) => line.phase === 'found' && line.ids.length === 1).length).toBeGreaterThan(0);
+
+    const before = journal().length;
+    const again = await run(args);
+    expect(JSON.parse(again.stdout)).toMatchObject({ already: 60, failed: 0 });
+    const rerun = journal().slice(before);
+    expect(rerun.filter((line) => line.status === 409)).toEqual([]);
+    const already = rerun.filter((line) => line.phase === 'found');
+    expect(already).toHaveLength(60);
+    for (const line of already) expect(line).toMatchObject({ message: 'already there', reference: expect.stringMatching(/^row-/), ids: [expect.any(String)] });
+  }, 120_000);
 });

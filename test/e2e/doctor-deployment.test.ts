@@ -105,7 +105,7 @@ describe('doctor --deployment', () => {
     expect(writesIn(probes)).toEqual([]);
   }, 60_000);
 
-  it('names each wrong setting of a mismatched profile, with the value that works, exit 1; and writes nothing', async () => {
+  it('names each wrong setting of a mismatched profile, with the value that works, exit 5 (a failed check); and writes nothing', async () => {
     const ws = await workspace(dialected, [
       ['profile', 'set-dialect', dialectFile],
       // Four settings back at the sandbox's defaults: wrong for this deployment.
@@ -116,7 +116,7 @@ describe('doctor --deployment', () => {
     ]);
     const before = dialected.log().length;
     const result = await ws.run(['doctor', '--deployment', '-o', 'json']);
-    expect(result.exitCode, result.stderr).toBe(1);
+    expect(result.exitCode, result.stderr).toBe(5);
     const report = JSON.parse(result.stdout) as Report;
     expect(report.ok).toBe(false);
     const failed = report.checks.filter((c) => !c.ok && !c.skipped);
@@ -131,7 +131,7 @@ describe('doctor --deployment', () => {
 
     // The table says the same, a ✗ and a fix line for each.
     const table = await ws.run(['doctor', '--deployment']);
-    expect(table.exitCode).toBe(1);
+    expect(table.exitCode).toBe(5);
     expect(table.stdout).toMatch(/^✗ cards page size: "limit" is not understood/m);
     expect(table.stdout).toContain('fix: cardctl profile set params.cards.limit pageSize (that works)');
     expect(table.stdout).toContain('fix: cardctl profile set errors.message error.detail (that works)');

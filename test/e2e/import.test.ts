@@ -152,9 +152,11 @@ describe('import', () => {
     child.kill('SIGINT');
     const interrupted = await child;
     expect(interrupted.exitCode, interrupted.stderr).toBe(130);
-    expect(interrupted.stderr).toMatch(/--resume/);
     const settled = report(reportPath);
     expect(settled.length).toBeLessThan(1000);
+    // One error line: how many rows are left, and the command that finishes (--report made --resume).
+    expect(interrupted.stderr).toContain(`error: import interrupted: ${1000 - settled.length} of 1,000 rows left;`);
+    expect(interrupted.stderr).toContain(`hint: finish with: cardctl import --from-file ${input} --concurrency 8 --resume ${reportPath}`);
     // Every request that was sent is in the report: the cards in the sandbox are exactly the rows reported imported.
     const imported = settled.filter((e) => e.outcome === 'imported').map((e) => `import:${e.realId}`);
     const cards = (await allCards(sandbox)).filter((c) => c.referenceCode.startsWith('import:INT-'));

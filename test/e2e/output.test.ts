@@ -131,6 +131,49 @@ describe('unknown --fields', () => {
   });
 });
 
+describe('output options of a write are checked before it is sent', () => {
+  const cardCount = async () => JSON.parse((await run(['cards', 'list', '--all', '-o', 'json'])).stdout).length as number;
+
+  it('cards create -o json with an unknown --fields, a bad --jq or --template: exit 2 and no card created (a retry makes no second card)', async () => {
+    const before = await cardCount();
+    for (const bad of [['--fields', 'nope'], ['--jq', '.[] |'], ['--template', '{{#if .id}}']]) {
+      const result = await run([...createFlags('Ada', 'Obi'), '-o', 'json', ...bad], '4821\n');
+      expect(result.exitCode, bad.join(' ')).toBe(2);
+      expect(result.stdout).toBe('');
+    }
+    expect(await cardCount()).toBe(before);
+    // A field of a card that this answer happens to lack is not a usage error after the write.
+    const made = await run([...createFlags('Ada', 'Obi'), '-o', 'json', '--fields', 'id,customer.middleName,cardProgram.name'], '4821\n');
+    expect(made.exitCode, made.stderr).toBe(0);
+    expect(JSON.parse(made.stdout).id).toBeTruthy();
+    expect(await cardCount()).toBe(before + 1);
+  });
+
+  it("simulate -o csv --fields outcome,amount: the computed columns, as in the table", async () => {
+    const card = JSON.parse((await run([...createFlags('Ada', 'Obi'), '-o', 'json'], '4821\n')).stdout).id as string;
+    await run(['cards', 'activate', card]);
+    const csv = await run(['simulate', 'authorization', '--card', card, '--amount', '12.50', '-o', 'csv', '--fields', 'outcome,amount,responseCode']);
+    expect(csv.exitCode, csv.stderr).toBe(0);
+    expect(csv.stdout).toMatch(/^outcome,amount,responseCode\n(approved|declined),12\.50,\d\d\n$/);
+    const json = await run(['simulate', 'authorization', '--card', card, '--amount', '12.50', '-o', 'json', '--fields', 'outcome,amount']);
+    expect(JSON.parse(json.stdout)).toEqual({ outcome: expect.stringMatching(/^(approved|declined)$/), amount: '12.50' });
+    const bad = await run(['simulate', 'authorization', '--card', card, '--amount', '12.50', '-o', 'csv', '--fields', 'outcom']);
+    expect(bad.exitCode).toBe(2);
+  });
+});
+
+describe('the name on the card', () => {
+  it('cut to 26 characters from long names: said on stderr, in the dry run too; a name that fits says nothing', async () => {
+    const flags = createFlags('Oluwaseyi Adebayo', 'Ogunleye-Babatunde').filter((flag, i, all) => flag !== '--embossing-name' && all[i - 1] !== '--embossing-name');
+    const dry = await run([...flags, '--dry-run', '-o', 'json'], '4821\n');
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain('warning: the name on the card is cut to 26 characters: "OLUWASEYI ADEBAYO OGUNLEYE" (from "OLUWASEYI ADEBAYO OGUNLEYE-BABATUNDE"); give --embossing-name to choose it');
+    expect(JSON.parse(dry.stdout).body.embossingName).toBe('OLUWASEYI ADEBAYO OGUNLEYE');
+    const short = await run([...createFlags('Ada', 'Obi').filter((flag, i, all) => flag !== '--embossing-name' && all[i - 1] !== '--embossing-name'), '--dry-run', '-o', 'json'], '4821\n');
+    expect(short.stderr).not.toContain('cut to 26');
+  });
+});
+
 describe('cards create -q', () => {
   it('prints the id and nothing else on success', async () => {
     const created = await run([...createFlags('Ada', 'Obi'), '-q'], '4821\n');

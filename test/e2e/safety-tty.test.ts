@@ -92,6 +92,7 @@ describe.skipIf(!hasTmux)('production confirmation in a terminal (tmux)', () => 
     expect(done).toContain('EXIT=0');
     expect(done).toMatch(/suspended/);
     expect(journal().filter((l) => l.path.endsWith('/deactivate'))).toEqual([
+      expect.objectContaining({ env: 'production', profile: 'prod', reason: 'reported stolen', status: null, phase: 'intent' }),
       expect.objectContaining({ env: 'production', profile: 'prod', reason: 'reported stolen', status: 200 }),
     ]);
   }, 60_000);

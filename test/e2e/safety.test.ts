@@ -85,7 +85,7 @@ async function cardCount(): Promise<number> {
 const mutatingLines = (log: string) => log.split('\n').filter((line) => /^(POST|PUT|PATCH|DELETE) /.test(line) || /\/(activate|deactivate) /.test(line));
 
 describe('audit journal', () => {
-  it('every mutating command leaves exactly one line, with no secret in it; history --card reads them back', async () => {
+  it('every mutating command leaves exactly two lines, its intent before it is sent and its outcome, with no secret in them; history --card reads them back', async () => {
     const ws = workspace();
     const env = sandboxEnv();
     const secrets: string[] = [sandbox.info.token, sandbox.info.apiKey, '5060990000000123'];
@@ -94,8 +94,11 @@ describe('audit journal', () => {
       const result = await ws.run(args, { input, env: { ...env, ...extraEnv } });
       expect(result.exitCode, `${label}: ${result.stderr}`).toBe(0);
       const lines = ws.journal();
-      expect(lines.length, label).toBe(before + 1);
-      return { result, line: lines[lines.length - 1]! };
+      expect(lines.length, label).toBe(before + 2);
+      const [intent, outcome] = lines.slice(-2);
+      expect(intent, label).toMatchObject({ phase: 'intent', status: null, method: outcome!.method, path: outcome!.path });
+      expect(outcome, label).not.toHaveProperty('phase');
+      return { result, line: outcome! };
     };
 
     const created = await step('create', [...cardFlags(['--pan', '5060990000000123']), '-o', 'json'], '4821\n');
@@ -161,6 +164,8 @@ describe('audit journal', () => {
       'PUT /institutions/cards/ID/customer',
       'GET /institutions/cards/ID/deactivate',
       'GET /institutions/cards/ID/activate',
+      // A simulation names its card in the body: the journal keeps the id, so --card finds it.
+      'POST /institutions/switch/simulate',
     ]);
     for (const entry of entries) expect(entry.ids).toContain(card.id);
     const table = await ws.run(['history', '--card', card.id]);
@@ -172,7 +177,10 @@ describe('audit journal', () => {
     const ws = workspace();
     const missing = await ws.run(['cards', 'activate', 'ffffffffffffffffffffffff'], { env: sandboxEnv() });
     expect(missing.exitCode).toBe(4);
-    expect(ws.journal()).toEqual([expect.objectContaining({ status: 404, message: expect.stringContaining('not found') })]);
+    expect(ws.journal()).toEqual([
+      expect.objectContaining({ phase: 'intent', status: null }),
+      expect.objectContaining({ status: 404, message: expect.stringContaining('not found') }),
+    ]);
 
     const blocked = join(ws.data, 'not-a-dir');
     writeFileSync(blocked, 'x');
@@ -280,8 +288,9 @@ describe('production guardrails', () => {
       const both = await ws.run(['-p', 'prod', ...args, '--yes', '--confirm-production'], { input });
       expect(both.exitCode, `${args.join(' ')}: ${both.stderr}`).toBe(0);
     }
+    // Each write: its intent, then its outcome.
     const lines = ws.journal().slice(journalBefore);
-    expect(lines).toHaveLength(4);
+    expect(lines.map((l) => l.phase ?? 'outcome')).toEqual(['intent', 'outcome', 'intent', 'outcome', 'intent', 'outcome', 'intent', 'outcome']);
     expect(lines.every((l) => l.profile === 'prod')).toBe(true);
     expect(lines.every((l) => l.env === 'production')).toBe(true);
 
@@ -305,7 +314,10 @@ describe('production guardrails', () => {
     expect((await ws.run(['-p', 'prod', 'import', '--from-file', file, '--yes'], { env })).exitCode).toBe(2);
     const ok = await ws.run(['-p', 'prod', 'import', '--from-file', file, '--yes', '--confirm-production', '--reason', 'migration'], { env });
     expect(ok.exitCode, ok.stderr).toBe(0);
-    expect(ws.journal()).toEqual([expect.objectContaining({ method: 'POST', path: '/util/cards/import', env: 'production', reason: 'migration' })]);
+    expect(ws.journal()).toEqual([
+      expect.objectContaining({ method: 'POST', path: '/util/cards/import', env: 'production', reason: 'migration', phase: 'intent' }),
+      expect.objectContaining({ method: 'POST', path: '/util/cards/import', env: 'production', reason: 'migration', status: expect.any(Number) }),
+    ]);
   }, 60_000);
 
   it('on a terminal the operator types the last four digits (prompt driven in-process)', async () => {
@@ -333,8 +345,10 @@ describe('production guardrails', () => {
     const reset = await runTty(['cards', 'pin', 'reset', card.id, '-q'], ['2961', '2961', 'nope']);
     expect(reset.code).toBe(2);
     expect(reset.prompter.asked.at(-1)).toMatch(/reset the PIN of card/);
-    const lines = ws.journal();
+    // The outcomes (each follows its intent): nothing sent for the refusals.
+    const lines = ws.journal().filter((l) => l.phase === undefined);
     expect(lines.map((l) => l.path.replace(card.id, 'ID'))).toEqual(['/institutions/cards', '/institutions/cards/ID/deactivate', '/institutions/cards/ID/renew']);
+    expect(ws.journal()).toHaveLength(6);
     expect(lines[1]).toMatchObject({ env: 'production', reason: 'stolen', profile: 'prod' });
 
     // An import: the operator types the number of valid rows, counted before anything is sent.
@@ -355,10 +369,12 @@ describe('production guardrails', () => {
     const miscounted = await importTty(['3']);
     expect(miscounted.code).toBe(2);
     expect(miscounted.prompter.asked[0]).toMatch(/import 2 cards from .*type the number of cards to import/);
-    expect(ws.journal()).toHaveLength(3);
+    expect(ws.journal()).toHaveLength(6);
     const counted = await importTty(['2']);
     expect(counted.code, counted.io.stderrText()).toBe(8);
-    expect(ws.journal().slice(3).map((l) => l.path)).toEqual(['/util/cards/import', '/util/cards/import']);
+    // Two rows sent: each one's intent and outcome (rows in flight together may interleave).
+    expect(ws.journal().slice(6).filter((l) => l.phase === undefined).map((l) => l.path)).toEqual(['/util/cards/import', '/util/cards/import']);
+    expect(ws.journal().slice(6).filter((l) => l.phase === 'intent')).toHaveLength(2);
   }, 60_000);
 
   it('requireExplicitProfile refuses a bare command and accepts --profile or CARDCTL_PROFILE', async () => {
@@ -396,7 +412,7 @@ describe('doctor', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true });
   }, 60_000);
 
-  it('fails with a clear line for each broken item, exit 1', async () => {
+  it('fails with a clear line for each broken item, exit 5 (a failed check)', async () => {
     const ws = workspace();
     await profileAt(ws, 'prod', 'production', [], { pinKey: false });
     const key = join(ws.config, 'client.key');
@@ -405,7 +421,7 @@ describe('doctor', () => {
     expect((await ws.run(['profile', 'set', 'privateKeyPath', key, '-p', 'prod'])).exitCode).toBe(0);
 
     const broken = await ws.run(['doctor', '-p', 'prod'], { env: { CARDCTL_TOKEN: 'expired-or-revoked' } });
-    expect(broken.exitCode).toBe(1);
+    expect(broken.exitCode).toBe(5);
     expect(broken.stdout).toMatch(/✗ private key file: .*client\.key 0644/);
     expect(broken.stdout).toContain(`fix: chmod 600 "${key}"`);
     expect(broken.stdout).toMatch(/✗ token: unauthorized/);
@@ -420,13 +436,13 @@ describe('doctor', () => {
     config.profiles.prod.tokenExpiresAt = '2020-01-01T00:00:00.000Z';
     writeFileSync(configFile, JSON.stringify(config), { mode: 0o600 });
     const expired = await ws.run(['doctor', '-p', 'prod']);
-    expect(expired.exitCode).toBe(1);
+    expect(expired.exitCode).toBe(5);
     expect(expired.stdout).toMatch(/✗ token: expired at 2020-01-01T00:00:00.000Z and could not be renewed/);
     expect(expired.stdout).toMatch(/fix: check the client credentials/);
     expect(expired.stdout).not.toContain(sandbox.info.token);
 
     const unreachable = await ws.run(['doctor', '-p', 'prod', '--base-url', 'http://127.0.0.1:9', '-o', 'json']);
-    expect(unreachable.exitCode).toBe(1);
+    expect(unreachable.exitCode).toBe(5);
     const report = JSON.parse(unreachable.stdout);
     expect(report.ok).toBe(false);
     expect(report.checks).toEqual(expect.arrayContaining([

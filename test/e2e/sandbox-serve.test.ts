@@ -136,6 +136,26 @@ describe('sandbox serve', () => {
   });
 });
 
+describe('an ephemeral profile', () => {
+  test('--memory --port 0 --profile NAME marks the profile ephemeral; used after its sandbox stopped, the error says so and how to start one', async () => {
+    const config = dir();
+    const sandbox = await startSandboxProcess(['--profile', 'scratch'], { configDir: config });
+    const stored = JSON.parse(readFileSync(join(config, 'config.json'), 'utf8')).profiles.scratch;
+    expect(stored).toMatchObject({ ephemeral: true, baseUrl: sandbox.info.baseUrl, env: 'sandbox' });
+    expect((await cardctl(['cards', 'list', '-p', 'scratch', '-q'], { configDir: config })).exitCode).toBe(0);
+    await sandbox.stop();
+    const after = await cardctl(['cards', 'list', '-p', 'scratch'], { configDir: config });
+    expect(after.exitCode).toBe(6);
+    expect(after.stderr).toMatch(/^error: the sandbox of profile "scratch" has stopped \(http:\/\/127\.0\.0\.1:\d+ refused the connection\): it was in memory/);
+    expect(after.stderr).toMatch(/\nhint: start one again with `cardctl sandbox serve --memory --profile scratch`/);
+    // A profile kept on disk is not ephemeral: a refusal there is the plain one.
+    const kept = await startSandboxProcess(['--profile', 'kept', '--db', join(config, 'kept.db')], { configDir: config });
+    await kept.stop();
+    expect(JSON.parse(readFileSync(join(config, 'config.json'), 'utf8')).profiles.kept).not.toHaveProperty('ephemeral');
+    expect((await cardctl(['cards', 'list', '-p', 'kept'], { configDir: config })).stderr).toMatch(/^error: connection refused/);
+  }, 60_000);
+});
+
 describe('sandbox serve storage and binding', () => {
   test('without --db or --memory the database lives in the data directory and survives a restart', async () => {
     const config = dir();

@@ -118,7 +118,7 @@ describe('/openapi.json', () => {
     // Each authenticated operation names the one scope it requires (the table is src/sandbox/scopes.ts).
     expect(body.paths['/util/cards/import'].post.security).toEqual([{ apiKey: ['import:card'] }]);
     expect(body.paths['/institutions/cards'].get.security).toEqual([{ bearerAuth: ['read:card'] }]);
-    expect(body.paths['/institutions/cards'].get.parameters.map((p: AnyJson) => p.name).sort()).toEqual(['cardId', 'limit', 'page', 'search']);
+    expect(body.paths['/institutions/cards'].get.parameters.map((p: AnyJson) => p.name).sort()).toEqual(['cardId', 'limit', 'page', 'search', 'status']);
     expect(body.paths['/institutions/oauth/{institutionId}'].put.parameters[0].description).toMatch(/client id/);
     expect(Object.keys(body.paths['/oauth/token'].post.requestBody.content).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded']);
   });

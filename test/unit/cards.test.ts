@@ -16,7 +16,8 @@ import { CliError, RejectedError, UsageError } from '../../src/core/errors.js';
 import { LIST_BOUNDS } from '../../src/core/list-bounds.js';
 import { ScriptedPrompter } from '../../src/core/prompter.js';
 import { createPinInput } from '../../src/pin/input.js';
-import { cardColumns, cardExpiry, cardNumber } from '../../src/output/columns/cards.js';
+import { cardColumns, cardExpiry, cardNumber, cardRows } from '../../src/output/columns/cards.js';
+import type { Column } from '../../src/output/renderer.js';
 import { testContext } from '../helpers/context.js';
 import { createInput } from '../helpers/cards-create.js';
 import { optionsOf, runCommand } from '../helpers/parse.js';
@@ -355,5 +356,24 @@ describe('card columns', () => {
     expect(cardExpiry({ expiryMonth: '3', expiryYear: 2031 })).toBe('03/2031');
     expect(cardExpiry({ expiryDate: '2031-11-30T00:00:00.000Z' })).toBe('11/2031');
     expect(cardColumns.filter((c) => !c.wide).map((c) => c.header)).toEqual(['ID', 'Card', 'Name on card', 'Status', 'Expires', 'Program', 'Created']);
+  });
+
+  it("a write's answer gives the program's id alone: piped, cardProgram.name is empty and cardProgram.id has it; a person sees the id", async () => {
+    const piped = testContext();
+    await piped.output().record({ id: 'c1', cardProgram: 'prog_1' }, { rows: cardRows });
+    const lines = piped.io.stdoutText().split('\n');
+    expect(lines).toContain('cardProgram.name\t');
+    expect(lines).toContain('cardProgram.id\tprog_1');
+    const expanded = testContext();
+    // Only the two fields the rows read: the record is not checked against the Card type here.
+    const expandedCard: object = { id: 'c1', cardProgram: { id: 'prog_1', name: 'Debit' } };
+    await expanded.output().record(expandedCard, { rows: cardRows as Column<object>[] });
+    expect(expanded.io.stdoutText().split('\n')).toEqual(expect.arrayContaining(['cardProgram.name\tDebit', 'cardProgram.id\tprog_1']));
+    const json = testContext({ globals: { output: 'json', fields: 'cardProgram.id,cardProgram.name' } });
+    await json.output().record({ id: 'c1', cardProgram: 'prog_1' }, { rows: cardRows });
+    expect(JSON.parse(json.io.stdoutText())).toEqual({ cardProgram: { id: 'prog_1', name: '' } });
+    const tty = testContext({ tty: true });
+    await tty.output().record({ id: 'c1', cardProgram: 'prog_1' }, { rows: cardRows });
+    expect(tty.io.stdoutText().replace(/\x1b\[\d+m/g, '')).toMatch(/Program ID\s+prog_1/);
   });
 });

@@ -32,6 +32,20 @@ describe('the program', () => {
     expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
   });
 
+  it("gh's habits: `cardctl` alone prints help to stdout (exit 0); `cardctl version`; `--json a,b` is exit 2 naming --fields", async () => {
+    const bare = await run([]);
+    expect(bare.code).toBe(0);
+    expect(bare.stdout).toMatch(/^Usage: cardctl /);
+    expect(bare.stderr).toBe('');
+    expect(await run(['version'])).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
+    expect((await run(['version', '--verbose'])).stdout).toMatch(new RegExp(`^cardctl ${VERSION.replace(/\./g, '\\.')}\nnode v`));
+    for (const argv of [['cards', 'list', '--json', 'id,status'], ['cards', 'activate', '--json', 'id,status'], ['cards', 'get', 'c1', '--json=id']]) {
+      const result = await run(argv);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(/^error: --json takes no list of fields here: it is -o json\nhint: use --fields id(,status)? -o json\n$/);
+    }
+  });
+
   it('--help lists every group and top-level command', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
@@ -114,6 +128,23 @@ describe('the program', () => {
     expect((await run(['--timeout', 'soon', 'api', 'GET', '/x'], { env: { CARDCTL_BASE_URL: 'https://api.example.com', CARDCTL_TOKEN: 't' } })).code).toBe(2);
   });
 
+  it('--no-color takes the colour off error: and hint: lines on a terminal, as NO_COLOR does', async () => {
+    const colourRun = async (args: string[], env: Record<string, string> = {}) => {
+      const io = testIO({ tty: true });
+      await main(args, { io, env: { ...isolatedDirs(dir), ...env } });
+      return io.stderrText();
+    };
+    // eslint-disable-next-line no-control-regex
+    const ESC = /\x1b\[/;
+    expect(await colourRun(['profile', 'use', 'nosuch'])).toMatch(ESC);
+    for (const args of [['--no-color', 'profile', 'use', 'nosuch'], ['profile', 'use', 'nosuch', '--no-color'], ['cardz', '--no-color']]) {
+      const stderr = await colourRun(args);
+      expect(stderr, args.join(' ')).toMatch(/^error: /);
+      expect(stderr, args.join(' ')).not.toMatch(ESC);
+    }
+    expect(await colourRun(['profile', 'use', 'nosuch'], { NO_COLOR: '1' })).not.toMatch(ESC);
+  });
+
   it('no stack trace without --debug', async () => {
     const { stderr } = await run(['api', 'GET', '/x']);
     expect(stderr).not.toMatch(/\n\s+at /);
@@ -134,6 +165,17 @@ describe('api', () => {
     expect(JSON.parse(stdout)).toEqual([{ id: 'c1', status: 'active', path: '/institutions/cards?search=ADA&limit=2' }]);
     expect(server.requests[0]!.method).toBe('GET');
     expect((await run(['api', 'GET', '/institutions/cards', '-q'], { env: env() })).stdout).toBe('c1\n');
+  });
+
+  it('a path alone is a GET (as gh api); a method alone still needs its path', async () => {
+    const { code, stdout } = await run(['api', '/institutions/cards?limit=2', '-o', 'json'], { env: env() });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual([{ id: 'c1', status: 'active', path: '/institutions/cards?limit=2' }]);
+    expect(server.requests.map((r) => r.method)).toEqual(['GET']);
+    const methodOnly = await run(['api', 'POST'], { env: env() });
+    expect(methodOnly.code).toBe(2);
+    expect(methodOnly.stderr).toMatch(/^error: missing <path>/);
+    expect(server.requests).toHaveLength(1);
   });
 
   it('-o raw prints the body as received', async () => {
@@ -257,9 +299,9 @@ describe('auth status', () => {
     await login('tok_good_1234567890');
     expect((await run(['auth', 'token'])).stdout).toBe('tok_good_1234567890\n');
     expect((await run(['auth', 'token'], { env: { CARDCTL_TOKEN: 'tok_env' } })).stdout).toBe('tok_env\n');
-    // A profile that is not stored is "no such profile" (exit 4), not "not logged in".
+    // A profile that is not stored is "no such profile" (exit 2, a usage error), not "not logged in".
     const other = await run(['-p', 'other', 'auth', 'token']);
-    expect(other.code).toBe(4);
+    expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/^error: profile "other" does not exist\nhint: stored profiles: default/);
   });
 });

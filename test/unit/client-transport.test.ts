@@ -147,6 +147,6 @@ describe('pipelined(): many requests that are safe to repeat, in flight at once'
     server.fallback(ok({ id: 'c1' }));
     const exchanges: Exchange[] = [];
     await client({ onExchange: (e) => exchanges.push(e) }).withReason('merchant breach').pipelined(8).request({ method: 'GET', path: '/institutions/cards/c1/deactivate' });
-    expect(exchanges.map((e) => e.reason)).toEqual(['merchant breach']);
+    expect(exchanges.map((e) => [e.phase, e.reason])).toEqual([['intent', 'merchant breach'], ['outcome', 'merchant breach']]);
   });
 });

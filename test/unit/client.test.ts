@@ -95,7 +95,10 @@ describe.each(TRANSPORTS)('over %s', (name) => {
       await reasoned.request({ method: 'POST', path: '/institutions/cards', body: {} });
       await reasoned.request({ method: 'PUT', path: '/institutions/cards/c1/customer', body: {}, reason: 'its own' });
       await c.request({ method: 'POST', path: '/institutions/cards', body: {} });
-      expect(exchanges.map((e) => e.reason)).toEqual(['reported stolen', 'its own', undefined]);
+      // Each call: its intent, then its outcome, both with the reason.
+      expect(exchanges.map((e) => [e.phase, e.reason])).toEqual([
+        ['intent', 'reported stolen'], ['outcome', 'reported stolen'], ['intent', 'its own'], ['outcome', 'its own'], ['intent', undefined], ['outcome', undefined],
+      ]);
     });
 
     it('unwraps pagination beside data, and paginate() follows pages', async () => {

@@ -61,7 +61,7 @@ describe('--dry-run in the client', () => {
 });
 
 describe('onExchange (the audit journal hook)', () => {
-  it('is called once per logical mutating request, after retries, never for reads', async () => {
+  it('is called twice per logical mutating request, its intent before it is sent and its outcome after the retries; never for reads', async () => {
     const seen: Exchange[] = [];
     const c = client({ onExchange: (x) => seen.push(x) });
     server.enqueue(
@@ -72,7 +72,10 @@ describe('onExchange (the audit journal hook)', () => {
     await c.request({ method: 'GET', path: '/institutions/cards' });
     await c.request({ method: 'PUT', path: '/institutions/cards/c1/customer', body: {}, idempotent: true });
     expect(server.requests).toHaveLength(3);
-    expect(seen).toEqual([expect.objectContaining({ method: 'PUT', path: '/institutions/cards/c1/customer', status: 200, message: 'Customer updated', data: { id: 'c1' } })]);
+    expect(seen).toEqual([
+      expect.objectContaining({ method: 'PUT', path: '/institutions/cards/c1/customer', phase: 'intent', status: null, message: 'sending' }),
+      expect.objectContaining({ method: 'PUT', path: '/institutions/cards/c1/customer', phase: 'outcome', status: 200, message: 'Customer updated', data: { id: 'c1' } }),
+    ]);
   });
 
   it('records failures: the status of an API error, null when no answer came', async () => {
@@ -82,7 +85,8 @@ describe('onExchange (the audit journal hook)', () => {
     await expect(c.request({ method: 'GET', path: '/institutions/cards/x/activate' })).rejects.toMatchObject({ exitCode: 4 });
     server.enqueue((_req, res) => void res.destroy());
     await expect(c.request({ method: 'POST', path: '/institutions/cards', body: {} })).rejects.toMatchObject({ exitCode: 6 });
-    expect(seen.map((x) => [x.status, x.message])).toEqual([[404, 'not found: Card not found'], [null, expect.stringContaining('connection')]]);
+    expect(seen.filter((x) => x.phase === 'outcome').map((x) => [x.status, x.message])).toEqual([[404, 'not found: Card not found'], [null, expect.stringContaining('connection')]]);
+    expect(seen.map((x) => x.phase)).toEqual(['intent', 'outcome', 'intent', 'outcome']);
   });
 });
 
@@ -154,10 +158,13 @@ describe('journal recorder', () => {
     await api.request({ method: 'GET', path: '/institutions/cards/c2/deactivate' });
     const entries = [...new Journal({ CARDCTL_JOURNAL_DIR: `${dir.path}/journal` }).read()];
     expect(entries).toMatchObject([
+      { profile: 'default', env: 'unknown', baseUrl: server.url, ids: ['c1'], reason: 'reported stolen', phase: 'intent' },
       { profile: 'default', env: 'unknown', baseUrl: server.url, ids: ['c1'], reason: 'reported stolen' },
+      { profile: 'default', env: 'unknown', baseUrl: server.url, ids: ['c2'], phase: 'intent' },
       { profile: 'default', env: 'unknown', baseUrl: server.url, ids: ['c2'] },
     ]);
-    expect(entries[1]).not.toHaveProperty('reason');
+    expect(entries[1]).not.toHaveProperty('phase');
+    expect(entries[3]).not.toHaveProperty('reason');
 
     const broken = testContext({ env: { CARDCTL_JOURNAL_DIR: `${dir.path}/journal/journal.ndjson/x`, CARDCTL_BASE_URL: server.url, CARDCTL_TOKEN: 'tok_secret' } });
     server.enqueue((_req, res) => envelope(res, { id: 'c3' }));

@@ -68,7 +68,10 @@ describe('bounded free text', () => {
     const result = await run(['cards', 'deactivate', 'c1', '--yes', '--reason', reason]);
     expect(result.code, result.stderr).toBe(0);
     const text = readFileSync(new Journal(env).file, 'utf8');
-    expect(text.split(reason)).toHaveLength(2);
+    // Two lines (the intent, then the outcome), each with the reason once.
+    const lines = text.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line.split(reason)).toHaveLength(2);
     const entry = JSON.parse(text.trim().split('\n').at(-1)!);
     expect(entry.reason).toBe(reason);
     expect(entry.command).toBe('cardctl cards deactivate c1 --yes --reason …');

@@ -35,23 +35,23 @@ describe('profile selection', () => {
     ['--profile=typo', ['--profile=typo', 'tx', 'list'], {}, /^error: profile "typo" does not exist/],
     ['-p typo with a base URL and token in the environment', ['-p', 'typo', 'tx', 'list'], { CARDCTL_BASE_URL: 'http://127.0.0.1:9', CARDCTL_TOKEN: 'tok_env_123456' }, /^error: profile "typo" does not exist/],
     ['CARDCTL_PROFILE=typo', ['tx', 'list'], { CARDCTL_PROFILE: 'typo' }, /^error: profile "typo" \(from CARDCTL_PROFILE\) does not exist\nhint: stored profiles: prod, sbx\n$/],
-  ])('%s → exit 4, the stored profiles listed', async (_name, argv, env, message) => {
+  ])('%s → exit 2 (a usage error, not the 4 of a missing card), the stored profiles listed', async (_name, argv, env, message) => {
     const result = await run(argv, env as Record<string, string>);
-    expect(result.code, result.stderr).toBe(4);
+    expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.sent).toBe(0);
   });
 
-  it.each([['auth', 'token'], ['auth', 'status'], ['api', 'GET', '/x'], ['webhook', 'listen', '--port', '0']])('-p typo %s %s → exit 4 too (commands that read the profile without a list)', async (...argv) => {
+  it.each([['auth', 'token'], ['auth', 'status'], ['api', 'GET', '/x'], ['webhook', 'listen', '--port', '0']])('-p typo %s %s → exit 2 too (commands that read the profile without a list)', async (...argv) => {
     const result = await run(['-p', 'typo', ...argv]);
-    expect(result.code, result.stderr).toBe(4);
+    expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/error: profile "typo" does not exist/);
     expect(result.sent).toBe(0);
   });
 
-  it('a current profile that no longer exists → exit 4 naming it', async () => {
+  it('a current profile that no longer exists → exit 2 naming it', async () => {
     const result = await run(['tx', 'list'], {}, 'gone');
-    expect(result.code).toBe(4);
+    expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error: the current profile "gone" does not exist\nhint: stored profiles: prod, sbx; choose one with `cardctl profile use NAME`/);
   });
 

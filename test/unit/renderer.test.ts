@@ -306,3 +306,39 @@ describe('terminal size', () => {
     expect(stdout).toContain('suspended');
   });
 });
+
+describe('tables at narrow widths', () => {
+  // eslint-disable-next-line no-control-regex
+  const plain = (text: string) => text.replace(/\x1b\[\d+m/g, '');
+
+  it('never cut an id: the rightmost other columns give way, then are left out; times name their zone', async () => {
+    const { transactionColumns } = await import('../../src/output/columns/transactions.js');
+    const { localZone } = await import('../../src/output/format.js');
+    const tx = {
+      id: '6651d00d0c3f1a2b3c4d5e6f', createdAt: '2026-11-22T14:04:05.000Z', mti: '0100', cardData: { pan: '5060990000000123' },
+      amounts: { amount: '000000004210', currency: '566' }, responseCode: '00', transactionStatus: 'approved', stan: '000123', rrn: '000000000123',
+      merchantId: 'SBXMERCHANT0001', terminalId: 'SBXTERM1',
+    };
+    for (const columns of [60, 40, 28]) {
+      const ctx = testContext({ tty: true, columns });
+      await ctx.output().list([tx], transactionColumns as Column[]);
+      const lines = plain(ctx.io.stdoutText()).split('\n').filter(Boolean);
+      expect(lines[1], `${columns} columns`).toContain(tx.id);
+      for (const line of lines) expect(line.length, `${columns} columns: ${line}`).toBeLessThanOrEqual(columns);
+    }
+    const wide = testContext({ tty: true, columns: 200 });
+    await wide.output().list([tx], transactionColumns as Column[]);
+    expect(plain(wide.io.stdoutText()).split('\n')[0]).toContain(`Time (${localZone()})`);
+    const narrow = testContext({ tty: true, columns: 40 });
+    await narrow.output().list([tx], transactionColumns as Column[]);
+    // Left out from the right: the merchant and terminal before the time.
+    expect(plain(narrow.io.stdoutText()).split('\n')[0]).not.toMatch(/Merchant|Terminal/);
+  });
+
+  it('a record names the zone of its times', async () => {
+    const { localZone } = await import('../../src/output/format.js');
+    const ctx = testContext({ tty: true });
+    await ctx.output().record({ id: 'c1', createdAt: '2026-11-22T14:04:05.000Z' });
+    expect(plain(ctx.io.stdoutText())).toContain(`createdAt (${localZone()})`);
+  });
+});

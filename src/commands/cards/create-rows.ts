@@ -10,7 +10,7 @@ import { accountCurrency, trimmed, type Json } from './fields.js';
 import { explainPinKeyError } from './common.js';
 import { BODY_FIELDS, type CreateOptions } from './create-flags.js';
 import type { CreateInput } from './create-parse.js';
-import { checkedFields, defaultExpiry, nameOnCard, programLookup, today, unusablePin } from './create-wizard.js';
+import { checkedFields, defaultExpiry, nameCutWarning, nameOnCard, programLookup, today, unusablePin } from './create-wizard.js';
 
 /** One card of a bulk creation: its body without the PIN block, and the PIN (kept in memory only). */
 interface CardRow {
@@ -40,7 +40,7 @@ export async function createRows(ctx: Context, input: Extract<CreateInput, { kin
     stdinRows: 'CSV or NDJSON rows in, one card a row, e.g. cat staff.csv | …',
     columns: ['reference', ...known.filter((c) => c !== 'reference')],
     action: {
-      async parse(value) {
+      async parse(value, row) {
         const given = value as Record<string, unknown>;
         for (const column of Object.keys(given)) if (!known.includes(column)) throw new Error(`${column}: unknown column (the columns are ${known.join(', ')})`);
         const text = (column: string): string | undefined => {
@@ -70,7 +70,11 @@ export async function createRows(ctx: Context, input: Extract<CreateInput, { kin
           else throw new Error(`${column}: must be true or false`);
         }
         body.referenceCode ??= await rowReference(body);
-        body.embossingName ??= fields.embossingName('embossing-name', nameOnCard(body));
+        if (body.embossingName === undefined) {
+          body.embossingName = fields.embossingName('embossing-name', nameOnCard(body));
+          const cut = nameCutWarning(body, `row ${row}: `);
+          if (cut) ctx.log.warn(cut);
+        }
         const startDate = String(body.startDate ??= today(now));
         if (body.expiryDate === undefined || getPath(body, 'account.bankCode') === undefined) {
           const program = (await programs.get())?.find((p) => p.id === body.cardProgram || p._id === body.cardProgram);
@@ -102,28 +106,39 @@ export async function createRows(ctx: Context, input: Extract<CreateInput, { kin
         const referenceCode = body.referenceCode;
         try {
           const result = await sendWithPinBlocks(ctx, () => getSandboxPinKey(client), [pin], ([block]) =>
-            cards.createCardExactlyOnce(client, { ...body, defaultPIN: block! }, signal));
+            cards.createCardExactlyOnce(client, { ...body, defaultPIN: block! }, signal, { conflictNoted: true }));
           // appliedEarlier: this row's own attempt had applied and its answer was lost.
           return { outcome: 'done', id: result.response.data.id, details: { referenceCode } };
         } catch (error) {
           // The reference exists: created by an earlier run (or this row's lost attempt), once;
           // unless the card under it is not this row's.
           if (!(error instanceof CliError && error.status === 409)) throw explainPinKeyError(error);
+          // The journal has no line for the 409 (conflictNoted): the note below says what it meant.
+          const note = (outcome: 'done' | 'already' | 'refused', ids: string[], message?: string) =>
+            client.note({ method: 'POST', path: '/institutions/cards', outcome, ids, reference: referenceCode, message });
           const found = await cards.findCardByReference(client, referenceCode, signal);
-          if (!found) throw error;
+          if (!found) {
+            note('refused', [], error.message);
+            throw error;
+          }
           const differ = differencesFromRow(found.data, body, (await programs.get()) ?? []);
           if (differ.length) {
-            throw new RejectedError(`reference ${referenceCode} is another card's (its ${differ.join(', ')} differ${differ.length === 1 ? 's' : ''} from this row's): not created`, {
+            const refusal = new RejectedError(`reference ${referenceCode} is another card's (its ${differ.join(', ')} differ${differ.length === 1 ? 's' : ''} from this row's): not created`, {
               code: 'REFERENCE_TAKEN', hint: 'give the row a reference of its own',
             });
+            note('refused', [], refusal.message);
+            throw refusal;
           }
           // The row's card, but not as the row asks (suspended, expired…): a replacement row is not "already".
           const unusable = unusableForRow(found.data, body.status ?? 'active', now);
           if (unusable) {
-            throw new RejectedError(`reference ${referenceCode} is card ${found.data.id}, and ${unusable}: not created again`, {
+            const refusal = new RejectedError(`reference ${referenceCode} is card ${found.data.id}, and ${unusable}: not created again`, {
               code: UNUSABLE_CARD.code, hint: UNUSABLE_CARD.hint(found.data.id),
             });
+            note('refused', [found.data.id], refusal.message);
+            throw refusal;
           }
+          note(uncertain ? 'done' : 'already', [found.data.id]);
           return { outcome: uncertain ? 'done' : 'already', id: found.data.id, details: { referenceCode } };
         }
       },

@@ -9,6 +9,7 @@ import type { Context } from '../../contract/context.js';
 import { NotFoundError, UsageError } from '../../core/errors.js';
 import * as fields from '../../core/card-fields.js';
 import type { BodyField } from '../../core/flags.js';
+import { EMBOSSING_NAME } from '../../core/field-rules.js';
 import { getPath, setPath } from '../../core/object-path.js';
 import { accountCurrency, trimmed, type Json } from './fields.js';
 import { ACCOUNT_FIELDS, CUSTOMER_FIELDS, dateTime, REQUIRED } from './create-flags.js';
@@ -38,8 +39,20 @@ export function today(now: Date): string {
 
 /** The default name on the card: the cardholder's, in plain capitals (accents dropped: Adé → ADE). */
 export function nameOnCard(body: Json): string {
+  return fullNameOnCard(body).slice(0, EMBOSSING_NAME.maxLength).trim();
+}
+
+/** The cardholder's names as a card would print them, before the cut to the 26 characters a card holds. */
+function fullNameOnCard(body: Json): string {
   return `${String(getPath(body, 'customer.firstName') ?? '')} ${String(getPath(body, 'customer.lastName') ?? '')}`
-    .normalize('NFD').replace(/[\u0300-\u036f]/g, '').trim().toUpperCase().slice(0, 26).trim();
+    .normalize('NFD').replace(/[\u0300-\u036f]/g, '').trim().toUpperCase();
+}
+
+/** The warning for a name on the card cut from the cardholder's names (--dry-run too), or undefined. */
+export function nameCutWarning(body: Json, where = ''): string | undefined {
+  const full = fullNameOnCard(body);
+  if (full.length <= EMBOSSING_NAME.maxLength) return undefined;
+  return `${where}the name on the card is cut to ${EMBOSSING_NAME.maxLength} characters: "${nameOnCard(body)}" (from "${full}"); give --embossing-name to choose it`;
 }
 
 /** A random PIN that is not trivially weak: for --no-pin cards (the API requires a block anyway) and bulk rows. */
@@ -143,7 +156,11 @@ export async function complete(ctx: Context, parsed: ParsedCreate, programs: Pro
   if (body.embossingName === undefined) {
     const fromName = nameOnCard(body);
     if (prompted) body.embossingName = await ask(ctx, 'Name on the card', embossing, '--embossing-name', fromName);
-    else body.embossingName = embossing('--embossing-name', fromName);
+    else {
+      body.embossingName = embossing('--embossing-name', fromName);
+      const cut = nameCutWarning(body);
+      if (cut) ctx.log.warn(cut);
+    }
   }
   for (const spec of ACCOUNT_FIELDS) {
     const path = spec.path;

@@ -48,9 +48,13 @@ const FLAGS = defineFlags({
   force: { type: 'boolean', description: 'overwrite existing files' },
 });
 
+/** What keygen prints: the files it wrote and the certificate's facts. */
+const KEYGEN_KEYS = ['privateKey', 'certificate', 'subject', 'bits', 'fingerprint', 'validFrom', 'validTo'] as const;
+
 export default defineCommand({
   name: 'keygen',
   mcp: 'write',
+  output: async () => (await import('../../output/shape.js')).outputShape({ keys: KEYGEN_KEYS }),
   summary: 'create an RSA key and a self-signed certificate for `oauth create`',
   description: `Create an RSA key pair and a self-signed X.509 certificate for an OAuth application.
 
@@ -118,6 +122,6 @@ never overwritten unless --force is given.`,
       validFrom: new Date(cert.validFrom).toISOString(),
       validTo: new Date(cert.validTo).toISOString(),
       // `privateKey` is where the key was written, not the key: shown to the person (an assistant gets no path to it).
-    }, { idPath: 'fingerprint', carriesSecret: true });
+    } satisfies Record<(typeof KEYGEN_KEYS)[number], unknown>, { idPath: 'fingerprint', carriesSecret: true });
   },
 });

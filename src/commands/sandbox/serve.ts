@@ -133,7 +133,8 @@ switch clock, faults, advice delivery, replays to any URL), by that address (bou
     const stop = stopSignal(ctx.signal);
     try {
       const profileName = ctx.globals.profile;
-      if (profileName) await saveSandboxProfile(ctx.config, profileName, sandbox);
+      // In memory, the profile outlives its sandbox: marked so, to say so when it is used later.
+      if (profileName) await saveSandboxProfile(ctx.config, profileName, sandbox, { ephemeral: options.memory });
 
       if (ctx.globals.json || ctx.globals.output === 'json') {
         ctx.io.out(`${JSON.stringify(announcement(sandbox))}\n`);
@@ -309,7 +310,7 @@ function printBanner(ctx: Context, sandbox: SandboxAnnouncement, options: Parsed
     ...(options.webhookFaults ? [`  webhook faults ${options.webhookFaultsText || 'none'} (seed ${options.webhookFaultsSeed ?? 1}, the seeded institution's; change with PUT /sandbox/webhook-faults)`] : []),
     '',
     profileName
-      ? `Stored as profile "${profileName}". Try: cardctl cards list --profile ${profileName}`
+      ? `Stored as profile "${profileName}"${options.memory ? ' (ephemeral: it works while this sandbox runs)' : ''}. Try: cardctl cards list --profile ${profileName}`
       : 'Use it: run with --profile sandbox to store the credentials as a profile, or --json to print them.',
     'Ctrl-C stops the sandbox.',
     '',

@@ -20,9 +20,21 @@ export function parseAdvance(text: string): number {
   return seconds;
 }
 
+/** The rows of the clock as printed (and what --fields may name). */
+const CLOCK_ROWS = [
+  { header: 'Now', path: 'now' },
+  { header: 'Offset', path: 'offsetSeconds', format: (v: unknown) => `${String(v)} s` },
+  { header: 'Holds released', path: 'expired' },
+];
+
 export default defineCommand({
   name: 'clock',
   mcp: 'simulate',
+  output: async () => {
+    const { outputShape } = await import('../../output/shape.js');
+    const { summaryKeys } = await import('../../output/shapes.js');
+    return outputShape(CLOCK_ROWS, summaryKeys<import('../../api/simulate.js').SwitchClock>({ now: true, offsetSeconds: true, expired: true }));
+  },
   summary: "show or move forward the sandbox switch's clock (sandbox extension)",
   description: `The switch stamps transactions and expires holds by its own clock. --advance moves it forward
 and releases every approved authorization older than its program's holdPeriodHours (default 168),
@@ -36,13 +48,6 @@ Loopback only: the sandbox answers requests from this machine.`,
     const response = seconds === undefined
       ? await api.readSwitchClock(client, { signal: ctx.signal })
       : await api.advanceSwitchClock(client, seconds, { signal: ctx.signal });
-    await ctx.output().record(response.data, {
-      raw: response.raw,
-      rows: [
-        { header: 'Now', path: 'now' },
-        { header: 'Offset', path: 'offsetSeconds', format: (v: unknown) => `${String(v)} s` },
-        { header: 'Holds released', path: 'expired' },
-      ],
-    });
+    await ctx.output().record(response.data, { raw: response.raw, rows: CLOCK_ROWS });
   },
 });

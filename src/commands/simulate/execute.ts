@@ -84,11 +84,13 @@ export async function sendSimulation(ctx: Context, body: SimulateBody, signal: A
 
 export async function renderResult(ctx: Context, result: SimulateResult, options: { messages: boolean; raw?: string }): Promise<void> {
   const renderer = ctx.output();
+  const { simulateRows } = await import('../../output/columns/transactions.js');
   if (renderer.format !== 'table' || renderer.settings.quiet) {
-    await renderer.record(result, { raw: options.raw, idPath: 'transactionId' });
+    // Machine formats print the result's own properties; --fields may also name the computed
+    // columns (outcome, amount), which the rows define.
+    await renderer.record(result, { raw: options.raw, idPath: 'transactionId', ...(renderer.settings.fields?.length ? { rows: simulateRows } : {}) });
     return;
   }
-  const { simulateRows } = await import('../../output/columns/transactions.js');
   await renderer.record(result, { rows: simulateRows, idPath: 'transactionId' });
   if (options.messages) {
     await printMessage(ctx, 'Request', result.request);

@@ -48,6 +48,14 @@ function boundAssistantLoad(flags: ToolFlagValues): ToolFlagValues | void {
 export default defineCommand({
   name: 'load',
   mcp: { use: 'simulate', bound: boundAssistantLoad },
+  output: async () => {
+    const [{ outputShape }, { summaryKeys }] = await Promise.all([import('../../output/shape.js'), import('../../output/shapes.js')]);
+    return outputShape(summaryKeys<import('../../load/stats.js').LoadReport>({
+      target: true, requests: true, approved: true, declined: true, standIns: true, timeouts: true, errors: true, intents: true, notSent: true,
+      responseCodes: true, declinedBy: true, webhookReplies: true, webhookFailures: true, deadlineMs: true, latencyMs: true, achievedRate: true,
+      elapsedMs: true, interrupted: true,
+    }));
+  },
   summary: "drive the sandbox switch and your webhook at a rate or a concurrency; latency and SLOs",
   description: `Sends simulations in forward mode (the card program's webhook answers) to the profile's
 base URL, which must be on this machine unless --allow-remote.

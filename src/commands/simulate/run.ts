@@ -13,6 +13,10 @@ const FLAGS = defineFlags({
 export default defineCommand({
   name: 'run',
   mcp: 'simulate',
+  output: async () => {
+    const [{ outputShape }, { summaryKeys }] = await Promise.all([import('../../output/shape.js'), import('../../output/shapes.js')]);
+    return outputShape(summaryKeys<ScenarioSummary>({ name: true, file: true, passed: true, failed: true, total: true, durationMs: true, steps: true }));
+  },
   summary: 'run a scenario file of simulations with expectations',
   description: `Runs the steps of a YAML or JSON scenario in order. Step keys mirror the simulate flags in
 camelCase (intent, card, pan, expiry, account, amount, flow, channel, method, currency, merchant,

@@ -11,6 +11,7 @@ export { TRANSACTION_STATUSES };
 export const TRANSACTION_FILTERS = defineFlags({
   merchant: { type: 'string', value: 'id', maxLength: LIST_BOUNDS.maxText, description: 'merchant identifier' },
   terminal: { type: 'string', value: 'id', maxLength: LIST_BOUNDS.maxText, description: 'terminal identifier' },
+  card: { type: 'string', value: 'id', maxLength: LIST_BOUNDS.maxText, description: "one card's transactions (its id, as `cards list` shows it)" },
   cardStatus: { type: 'string', value: 'status', choices: CARD_STATUSES, description: 'status of the card' },
   status: { type: 'string', value: 'status', choices: TRANSACTION_STATUSES, description: 'transaction status' },
   since: { type: 'string', value: 'time', description: 'only transactions at or after this time (ISO date-time or a duration like 24h, 7d)' },
@@ -32,6 +33,7 @@ export const SUMMARY_FLAGS = defineFlags({
 export interface TransactionFilter {
   merchantId?: string;
   terminalId?: string;
+  cardId?: string;
   cardStatus?: string;
   transactionStatus?: string;
   since?: Date;
@@ -52,6 +54,7 @@ export function parseTransactionFilters(opts: Partial<TransactionFilterOptions>,
   return {
     merchantId: text('--merchant', opts.merchant),
     terminalId: text('--terminal', opts.terminal),
+    cardId: text('--card', opts.card),
     cardStatus: opts.cardStatus,
     transactionStatus: opts.status,
     since,
@@ -60,8 +63,21 @@ export function parseTransactionFilters(opts: Partial<TransactionFilterOptions>,
 }
 
 /** The query the API takes (it has no time filter). */
-export function apiQuery(filter: TransactionFilter): Pick<TransactionFilter, 'merchantId' | 'terminalId' | 'cardStatus' | 'transactionStatus'> {
-  return { merchantId: filter.merchantId, terminalId: filter.terminalId, cardStatus: filter.cardStatus, transactionStatus: filter.transactionStatus };
+export function apiQuery(filter: TransactionFilter): Pick<TransactionFilter, 'merchantId' | 'terminalId' | 'cardId' | 'cardStatus' | 'transactionStatus'> {
+  return { merchantId: filter.merchantId, terminalId: filter.terminalId, cardId: filter.cardId, cardStatus: filter.cardStatus, transactionStatus: filter.transactionStatus };
+}
+
+/**
+ * What is filtered here, on each record: the time window (the API has none) and the card, which
+ * a deployment without the `cardId` parameter ignores (the sandbox has it).
+ */
+export function keeps(tx: Pick<Transaction, 'createdAt' | 'card'>, filter: Pick<TransactionFilter, 'cardId' | 'since' | 'until'>): boolean {
+  return inWindow(tx, filter.since, filter.until) && (filter.cardId === undefined || tx.card?.id === filter.cardId);
+}
+
+/** A page with a record of another card: the deployment ignored `cardId`, and pages are filtered here. */
+export function cardIgnored(page: readonly Pick<Transaction, 'card'>[], filter: Pick<TransactionFilter, 'cardId'>): boolean {
+  return filter.cardId !== undefined && page.some((tx) => tx.card?.id !== filter.cardId);
 }
 
 /** The API has no time filter: --since/--until are applied to createdAt here. */

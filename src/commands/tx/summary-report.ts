@@ -5,7 +5,7 @@ import type { Context } from '../../contract/context.js';
 import { currencyInfo, formatAmount, minorToDecimal } from '../../iso8583/amount.js';
 import { isApproved, responseMessage } from '../../iso8583/codes.js';
 import type { Column } from '../../output/renderer.js';
-import { apiQuery, inWindow, pastSince, type SummaryGroupBy, type TransactionFilter } from './options.js';
+import { apiQuery, keeps, pastSince, type SummaryGroupBy, type TransactionFilter } from './options.js';
 
 export async function runSummary(ctx: Context, { filter: input, by }: { filter: TransactionFilter; by: SummaryGroupBy }): Promise<void> {
   const { listAllTransactions } = await import('../../api/transactions.js');
@@ -15,7 +15,7 @@ export async function runSummary(ctx: Context, { filter: input, by }: { filter: 
   const aggregator = new SummaryAggregator(by);
   for await (const response of listAllTransactions(client, apiQuery(input), ctx.signal)) {
     const page = response.data ?? [];
-    for (const tx of page) if (inWindow(tx, input.since, input.until)) aggregator.add(tx);
+    for (const tx of page) if (keeps(tx, input)) aggregator.add(tx);
     if (pastSince(page, input.since)) break;
   }
   const summary = aggregator.result({ since: input.since, until: input.until });

@@ -3,7 +3,7 @@ import { DEFAULT_DIALECT } from '../../api/dialect.js';
 import { defineCommand } from '../../contract/command.js';
 import { UsageError } from '../../core/errors.js';
 import { validatePaging } from '../../core/validate.js';
-import { apiQuery, inWindow, parseTransactionFilters, TRANSACTION_FILTERS } from './options.js';
+import { apiQuery, keeps, parseTransactionFilters, TRANSACTION_FILTERS } from './options.js';
 
 /** How far back each poll looks for transactions stored late (out of createdAt order). */
 export const LOOKBACK_MS = 10_000;
@@ -123,14 +123,14 @@ transaction. Takes the filters of \`tx list\`; --since also prints the transacti
 
     try {
       const first = await poll(!input.since);
-      if (input.since) await stream.write(cursor.accept(first).filter((tx) => inWindow(tx, input.since, input.until)));
+      if (input.since) await stream.write(cursor.accept(first).filter((tx) => keeps(tx, input)));
       else cursor.baseline(first);
       if (ctx.io.stderrIsTTY) ctx.log.info('following new transactions; Ctrl-C to stop', 'dim');
       for (;;) {
         await sleep(interval, undefined, { signal });
         try {
           const fresh = cursor.accept(await poll(false));
-          await stream.write(fresh.filter((tx) => inWindow(tx, input.since, input.until)));
+          await stream.write(fresh.filter((tx) => keeps(tx, input)));
         } catch (error) {
           // A dropped connection or a 5xx: say so and try again at the next poll.
           if (signal.aborted || !(error instanceof errors.NetworkError || error instanceof errors.ServerError)) throw error;

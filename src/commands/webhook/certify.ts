@@ -25,6 +25,10 @@ export default defineCommand({
   name: 'certify',
   // It starts a sandbox of its own and reads the webhook secret: an operator's tool, not an assistant's.
   mcp: 'never',
+  output: async () => {
+    const [{ outputShape }, { summaryKeys }] = await Promise.all([import('../../output/shape.js'), import('../../output/shapes.js')]);
+    return outputShape(summaryKeys<import('../../certify/runner.js').CheckResult>({ name: true, proves: true, verdict: true, reason: true, evidence: true, durationMs: true }));
+  },
   summary: "certify your institution's webhook: a suite of checks graded from what crossed the wire",
   description: `Sends your webhook the messages of the card lifecycle and the network's bad days through a
 sandbox, and grades each check from what the sandbox sent, what came back and what it retried:

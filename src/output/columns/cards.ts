@@ -23,10 +23,21 @@ export function cardExpiry(card: CardRecord): string {
   return '';
 }
 
+/** The program for people: its name, or its id when the answer gives only that (writes do). */
 export function programName(card: CardRecord): string {
+  return programNameOnly(card) || programId(card);
+}
+
+/** The program's name for machines (csv, tsv, --fields): never its id under the name's key. */
+export function programNameOnly(card: CardRecord): string {
   const program = card.cardProgram as CardProgram | string | undefined;
-  if (!program) return '';
-  return typeof program === 'string' ? program : program.name ?? program.id ?? '';
+  return program && typeof program === 'object' ? program.name ?? '' : '';
+}
+
+/** The program's id, whether the answer expands the program or gives its id alone. */
+export function programId(card: CardRecord): string {
+  const program = card.cardProgram as CardProgram | string | undefined;
+  return typeof program === 'string' ? program : program?.id ?? '';
 }
 
 export function customerName(card: CardRecord): string {
@@ -48,9 +59,9 @@ export function describeCard(card: CardRecord): string {
   return escapeControls(card.embossingName ? `${number} (${card.embossingName})` : String(number));
 }
 
-const computed = (fn: (card: CardRecord) => string) => ({
+const computed = (fn: (card: CardRecord) => string, machine: (card: CardRecord) => string = fn) => ({
   format: (_value: unknown, record: CardRecord) => fn(record),
-  csv: (_value: unknown, record: CardRecord) => fn(record),
+  csv: (_value: unknown, record: CardRecord) => machine(record),
 });
 
 /** Last four for people in a list (•••• 0008); the masked PAN for machines and in --wide. */
@@ -73,7 +84,7 @@ export const cardColumns: Column<CardRecord>[] = [
   { header: 'Name on card', path: 'embossingName' },
   { header: 'Status', path: 'status', status: true },
   { header: 'Expires', path: 'expiry', ...computed(cardExpiry) },
-  { header: 'Program', path: 'cardProgram.name', ...computed(programName) },
+  { header: 'Program', path: 'cardProgram.name', ...computed(programName, programNameOnly) },
   { header: 'Created', path: 'createdAt', format: (value) => dateOnly(value) },
   { header: 'PAN', path: 'pan', wide: true, ...computed(cardNumber) },
   { header: 'Scheme', path: 'scheme', wide: true },
@@ -96,7 +107,8 @@ export const cardRows: Column<CardRecord>[] = [
   { header: 'Name on card', path: 'embossingName' },
   { header: 'Status', path: 'status', status: true },
   { header: 'Expires', path: 'expiry', ...computed(cardExpiry) },
-  { header: 'Program', path: 'cardProgram.name', ...computed(programName) },
+  { header: 'Program', path: 'cardProgram.name', ...computed(programNameOnly) },
+  { header: 'Program ID', path: 'cardProgram.id', ...computed(programId) },
   { header: 'Scheme', path: 'scheme' },
   { header: 'Type', path: 'type' },
   { header: 'Reference', path: 'referenceCode' },

@@ -37,14 +37,15 @@ export const cardRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (app, de
     schema: {
       summary: 'Get Cards', tags, auth: 'bearer',
       description: 'Cards of the institution, newest first (createdAt, then id), with `cardProgram` expanded. '
-        + '`search` matches id, referenceCode, embossing name, last four, status, account number and customer names, email and phone.',
+        + '`search` matches id, referenceCode, embossing name, last four, status, account number and customer names, email and phone; '
+        + '`status` keeps the cards in that status.',
       querystring: ListCardsQuery,
       response: { 200: ListEnvelope(Card) },
     },
   }, async (request) => {
     const { page, limit, offset } = paging(request.query);
-    const { search, cardId } = request.query;
-    const { cards: data, total } = cards.list({ institutionId: principalOf(request).institutionId, search, cardId, limit, offset });
+    const { search, cardId, status } = request.query;
+    const { cards: data, total } = cards.list({ institutionId: principalOf(request).institutionId, search, cardId, status, limit, offset });
     return listEnvelope(deps.dialect, 'Cards retrieved successfully', data, pagination(page, limit, total));
   });
 

@@ -12,14 +12,14 @@ export const transactionRoutes: FastifyPluginAsyncTypebox<SandboxDeps> = async (
     onRequest: requireBearer(deps),
     schema: {
       summary: 'List transactions', tags: ['transactions'], auth: 'bearer',
-      description: 'Newest first (createdAt, then id). `cardStatus` filters on the card\'s current status.',
+      description: 'Newest first (createdAt, then id). `cardId` keeps one card\'s transactions; `cardStatus` filters on the card\'s current status.',
       querystring: ListTransactionsQuery,
       response: { 200: ListEnvelope(Transaction) },
     },
   }, async (request) => {
     const { page, limit, offset } = paging(request.query);
-    const { merchantId, terminalId, cardStatus, transactionStatus } = request.query;
-    const listed = transactions.list({ institutionId: principalOf(request).institutionId, merchantId, terminalId, cardStatus, transactionStatus, limit, offset });
+    const { merchantId, terminalId, cardId, cardStatus, transactionStatus } = request.query;
+    const listed = transactions.list({ institutionId: principalOf(request).institutionId, merchantId, terminalId, cardId, cardStatus, transactionStatus, limit, offset });
     return listEnvelope(deps.dialect, 'Transactions retrieved successfully', listed.records, pagination(page, limit, listed.total));
   });
 };

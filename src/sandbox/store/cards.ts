@@ -18,6 +18,7 @@ export interface CardListQuery {
   institutionId: string;
   search?: string;
   cardId?: string;
+  status?: string;
   limit: number;
   offset: number;
 }
@@ -61,10 +62,12 @@ export class CardStore {
     // (institution_id, created_at DESC, id DESC) index, so the first page costs the same at any
     // size; the unfiltered total is the institution's row of card_counts (kept by triggers),
     // since counting 100,000 index entries takes milliseconds. Parameters: ?1 institution,
-    // ?2 card id, ?3 search pattern, ?4 limit, ?5 offset.
+    // ?2 card id, ?3 search pattern, ?4 limit, ?5 offset, ?6 status. Filter i has search when
+    // bit 0 of i is set, the card id with bit 1, the status with bit 2.
     const byId = ' AND id = ?2';
     const search = " AND search_text LIKE ?3 ESCAPE '\\'";
-    const filters = ['', search, byId, byId + search];
+    const byStatus = ' AND status = ?6';
+    const filters = Array.from({ length: 8 }, (_, i) => `${i & 2 ? byId : ''}${i & 1 ? search : ''}${i & 4 ? byStatus : ''}`);
     this.pages = filters.map((filter) => db.prepare(
       `SELECT record FROM cards WHERE institution_id = ?1${filter} ORDER BY created_at DESC, id DESC LIMIT ?4 OFFSET ?5`,
     ));
@@ -132,12 +135,12 @@ export class CardStore {
   /** One page of the institution's cards, newest first, and how many match the filters. */
   list(query: CardListQuery): { cards: Card[]; total: number } {
     const hasSearch = query.search !== undefined && query.search.trim() !== '';
-    // Index into the filter combinations: search is bit 0, cardId bit 1.
-    const filter = (hasSearch ? 1 : 0) + (query.cardId !== undefined ? 2 : 0);
+    // Index into the filter combinations: search is bit 0, cardId bit 1, status bit 2.
+    const filter = (hasSearch ? 1 : 0) + (query.cardId !== undefined ? 2 : 0) + (query.status !== undefined ? 4 : 0);
     const params = [query.institutionId, query.cardId ?? null, hasSearch ? `%${escapeLike(query.search!.trim().toLowerCase())}%` : null];
     // Both run in the same synchronous call, so no write of this sandbox falls between them.
-    const rows = this.pages[filter]!.all(...params, query.limit, query.offset) as Array<{ record: string }>;
-    const { total } = this.counts[filter]!.get(...params) as { total: number };
+    const rows = this.pages[filter]!.all(...params, query.limit, query.offset, query.status ?? null) as Array<{ record: string }>;
+    const { total } = this.counts[filter]!.get(...params, null, null, query.status ?? null) as { total: number };
     return { cards: rows.map((row) => JSON.parse(row.record) as Card), total };
   }
 }

@@ -72,6 +72,7 @@ export interface TransactionListQuery {
   institutionId: string;
   merchantId?: string;
   terminalId?: string;
+  cardId?: string;
   cardStatus?: CardStatusValue;
   transactionStatus?: TransactionStatusValue;
   limit: number;
@@ -279,6 +280,7 @@ export class TransactionStore {
     const params: Record<string, unknown> = { institutionId: query.institutionId };
     if (query.merchantId !== undefined) { filters.push('t.merchant_id = @merchantId'); params.merchantId = query.merchantId; }
     if (query.terminalId !== undefined) { filters.push('t.terminal_id = @terminalId'); params.terminalId = query.terminalId; }
+    if (query.cardId !== undefined) { filters.push('t.card_id = @cardId'); params.cardId = query.cardId; }
     if (query.transactionStatus !== undefined) { filters.push('t.status = @transactionStatus'); params.transactionStatus = query.transactionStatus; }
     // The card's status now, not when the transaction ran.
     if (query.cardStatus !== undefined) {
@@ -292,7 +294,7 @@ export class TransactionStore {
     return { records: rows.map((row) => JSON.parse(row.record) as Transaction), total };
   }
 
-  /** Prepared once per combination of filters (at most 16); the fragments are fixed strings. */
+  /** Prepared once per combination of filters (at most 32); the fragments are fixed strings. */
   private statementsFor(filters: string[]): { page: Statement; count: Statement } {
     const key = filters.join(' AND ');
     let statements = this.listStatements.get(key);
