@@ -90,12 +90,14 @@ export async function loopbackTarget(text: string | URL, resolve: Resolver = res
  * with the target's checked addresses and never asks DNS again.
  */
 export function pinnedLookup(target: LoopbackTarget): LookupFunction {
-  return ((_hostname: string, options: { all?: boolean; family?: number | string }, callback: (...args: unknown[]) => void) => {
+  // Typed as LookupFunction itself: the callback takes one address or, with `all`, the list.
+  const lookup: LookupFunction = (_hostname, options, callback) => {
     const family = options?.family === 6 || options?.family === 'IPv6' ? 6 : options?.family === 4 || options?.family === 'IPv4' ? 4 : 0;
     const fitting = target.addresses.filter((entry) => family === 0 || entry.family === family);
     const chosen = fitting.length > 0 ? fitting : target.addresses;
     if (options?.all) callback(null, chosen);
     else callback(null, chosen[0]!.address, chosen[0]!.family);
-  }) as unknown as LookupFunction;
+  };
+  return lookup;
 }
 
