@@ -16,6 +16,8 @@ interface SchemaNode {
   anyOf?: SchemaNode[];
   oneOf?: SchemaNode[];
   allOf?: SchemaNode[];
+  /** Every other keyword (title, format, ...): a TSchema is then a SchemaNode as it stands. */
+  [keyword: string]: unknown;
 }
 
 /** What a shape reads of a column (src/output/renderer.ts): what --fields may name. */
@@ -34,21 +36,31 @@ export function outputShape(...parts: ShapePart[]): OutputShape {
   const openPaths = new Set<string>();
   for (const part of parts) {
     if (part === 'any') openPaths.add('');
-    else if (Array.isArray(part)) {
-      for (const column of part as readonly NamedColumn[]) {
+    else if (isColumns(part)) {
+      for (const column of part) {
         addPath(paths, column.path);
         headers.add(column.header);
       }
-    } else if ('keys' in part && Array.isArray(part.keys)) {
+    } else if (isSummaryKeys(part)) {
       // A summary the command builds: its keys are checked, what is nested in them is not described.
       for (const key of part.keys) {
         addPath(paths, key);
         openPaths.add(key);
       }
     }
-    else schemaPaths(part as unknown as SchemaNode, '', paths, openPaths);
+    else schemaPaths(part, '', paths, openPaths);
   }
   return { paths: [...paths], headers: [...headers], openPaths: [...openPaths] };
+}
+
+/** A command's columns (Array.isArray does not narrow a readonly array, this does). */
+function isColumns(part: Exclude<ShapePart, 'any'>): part is readonly NamedColumn[] {
+  return Array.isArray(part);
+}
+
+/** A summary's list of keys, not a record's schema (a schema's `keys` would not be a list). */
+function isSummaryKeys(part: TSchema | { readonly keys: readonly string[] }): part is { readonly keys: readonly string[] } {
+  return 'keys' in part && Array.isArray(part.keys);
 }
 
 /** A path and each of its parents (`--fields customer` takes the whole object). */
