@@ -6,8 +6,8 @@
 import type { IOStreams } from '../core/io.js';
 import { UsageError } from '../core/errors.js';
 import { maskPansInText, redactBodyText, redactValue } from '../core/redact.js';
-import { OUTPUT_FORMATS, type OutputFormat, type OutputShape } from '../core/output-format.js';
-import { cellText, csvField, escapeControls, escapeControlsDeep, isIsoDateTime, localZone, pickFields, tsvField } from './format.js';
+import { OUTPUT_FORMATS, type OutputFormat } from '../core/output-format.js';
+import { cellText, csvField, escapeControls, escapeControlsDeep, pickFields, tsvField } from './format.js';
 import { getPath, setPath } from '../core/object-path.js';
 import { checkFieldsAgainst, unknownFieldsError } from './shape.js';
 import {
@@ -16,95 +16,13 @@ import {
 import type { Style } from './style.js';
 import { LiveRows, drawTable, keyValueLines } from './tables.js';
 import type { RenderTemplate } from './template.js';
+import { columnFor, inferColumns, isIdentifier, leafColumns, showsLocalTime, withZone, type Column } from './column.js';
+import type { CarriesSecret, ListOptions, ListStream, OutputSettings, RecordOptions } from './render-options.js';
 
-export interface Column<R = unknown> {
-  /** Header text (tables, CSV). */
-  header: string;
-  /** Dot path of the value in the record; also what `--fields` names. */
-  path: string;
-  /** Only with --wide. */
-  wide?: boolean;
-  /** Custom text for people (tables); machine formats (csv) use `csv` or the raw value. */
-  format?: (value: unknown, record: R, style: Style) => string;
-  /** Custom text for CSV/TSV (defaults to the raw value). */
-  csv?: (value: unknown, record: R) => string;
-  /** Colour the cell as a status. */
-  status?: boolean;
-  /** A TTY table never narrows this column below this many characters (identifiers people copy). */
-  minWidth?: number;
-}
-
-export interface OutputSettings {
-  format: OutputFormat;
-  fields?: string[];
-  quiet: boolean;
-  wide: boolean;
-  /** --jq: filter the JSON value with jq (output/jq.ts). */
-  jq?: string;
-  /** -o ndjson with --jq: each result one line of compact JSON (`jq -c`). */
-  compactJq?: boolean;
-  /** --template: render each record with a template (output/template.ts). */
-  template?: string;
-  /** Pager for TTY tables (output/pager.ts); undefined for none. */
-  pager?: { command: string; env: Record<string, string | undefined> };
-  /** The run's Ctrl-C signal: it stops a --jq filter that is still running. */
-  signal?: AbortSignal;
-  /** --show-secrets: secret-named fields are shown as they are (card numbers stay masked). */
-  showSecrets?: boolean;
-  /**
-   * The output goes to an assistant (an MCP tool call): no secret is shown, whatever the command
-   * or --show-secrets asks.
-   */
-  neverSecrets?: boolean;
-  /**
-   * What the command prints, as it declares it: ready() checks --fields against it before
-   * anything is sent, and the records are not checked again (a name the shape knows may be
-   * absent from one answer, and exit 2 after a request would say that nothing was sent).
-   */
-  shape?: OutputShape;
-}
-
-/**
- * A command whose answer is a secret the person asked for (a client secret printed once when it
- * is made, a token they requested): the secret-named fields of that one output are shown, never
- * to an assistant (OutputSettings.neverSecrets).
- */
-export interface CarriesSecret {
-  carriesSecret?: boolean;
-}
-
-export interface ListOptions extends CarriesSecret {
-  /** The body exactly as received, for `-o raw`. */
-  raw?: string;
-  /** Where the identifier is, for `--quiet` (default `id`). */
-  idPath?: string;
-  /** Said on stderr when a TTY list is empty. */
-  emptyMessage?: string;
-  /**
-   * Records arrive over time (`tx tail`): every format writes each record at once — a TTY
-   * table as header-less rows, --jq per record — and nothing goes through the pager.
-   */
-  live?: boolean;
-}
-
-export interface RecordOptions<R = unknown> extends CarriesSecret {
-  raw?: string;
-  idPath?: string;
-  /** Rows for the key/value table; defaults to every leaf of the record. */
-  rows?: Column<R>[];
-}
-
-export interface ListStream<R> {
-  /**
-   * Writes one page. The promise settles once the page is written and stdout can take more:
-   * awaiting it before fetching the next page keeps a slow reader (`| less`, a pipe to a slow
-   * process) from making pages pile up in memory. It rejects only when the first records show a
-   * --fields name to be unknown (a UsageError, before anything is written); --jq/--template
-   * errors surface from end(). `raw` gives the body as received, read only by `-o raw`.
-   */
-  write(records: Iterable<R>, raw?: () => string | undefined): Promise<void>;
-  end(): Promise<void>;
-}
+// Re-exported: commands and tests import a column and the settings from the renderer.
+export type { Column } from './column.js';
+export { leafColumns } from './column.js';
+export type { CarriesSecret, ListOptions, ListStream, OutputSettings, RecordOptions } from './render-options.js';
 
 export class Renderer {
 
@@ -435,7 +353,7 @@ export class Renderer {
    * record (a simulation's `outcome`) that the record does not carry gets the column's machine
    * value, as in CSV: the columns are the one definition of what a field is.
    */
-  private project(record: unknown, columns: readonly Column<any>[] = []): unknown {
+  private project<R>(record: R, columns: readonly Column<R>[] = []): unknown {
     const fields = this.settings.fields;
     if (!fields?.length) return record;
     const out = pickFields(record, fields);
@@ -472,52 +390,9 @@ export class Renderer {
   }
 }
 
-/** A column whose cell is a time formatDateTime shows in local time (no format of its own). */
-function showsLocalTime(column: Column<any>, record: unknown): boolean {
-  return !column.format && isIsoDateTime(getPath(record, column.path));
-}
-
-function withZone(header: string, dated: boolean): string {
-  return dated ? `${header} (${localZone()})` : header;
-}
-
-/** A record's identifier people copy (`id`, `card.id`, `transactionId`): a table never cuts it. */
-function isIdentifier(column: Column<any>): boolean {
-  return /(^|\.)_?id$|^(transaction|card|original)Id$/.test(column.path);
-}
-
-/** The column a --fields name names: by its path, or by its header in any case. */
-function columnFor<R>(field: string, columns: readonly Column<R>[]): Column<R> | undefined {
-  return columns.find((c) => c.path === field) ?? columns.find((c) => c.header.toLowerCase() === field.toLowerCase());
-}
-
 /** Starts a jq worker in the background (output/jq.ts); a failure there shows when jq runs. */
 function prepareJqSoon(): void {
   import('./jq.js').then(({ prepareJq }) => prepareJq()).catch(() => {});
-}
-
-/** Every leaf of a record as key/value rows (nested objects become dotted keys). */
-export function leafColumns<R = unknown>(record: unknown, prefix = ''): Column<R>[] {
-  if (!record || typeof record !== 'object') return [];
-  const rows: Column<R>[] = [];
-  for (const [key, value] of Object.entries(record)) {
-    const path = prefix ? `${prefix}.${key}` : key;
-    if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0) {
-      rows.push(...leafColumns<R>(value, path));
-    } else {
-      rows.push({ header: path, path, status: /status$/i.test(key) });
-    }
-  }
-  return rows;
-}
-
-function inferColumns(records: unknown[]): Column[] {
-  const first = records.find((r) => r && typeof r === 'object');
-  if (!first) return [{ header: 'value', path: '' }];
-  return Object.entries(first)
-    .filter(([, v]) => v === null || typeof v !== 'object' || isIsoDateTime(v))
-    .slice(0, 8)
-    .map(([key]) => ({ header: key, path: key }));
 }
 
 export function parseOutputFormat(value: string): OutputFormat {
