@@ -9,13 +9,13 @@ import { redactBodyText, redactHeaders, redactUrl } from '../core/redact.js';
 import { isMutation } from './mutation.js';
 import { DryRunStop, describeDryRun, type DryRunRequest } from './dry-run.js';
 import { maskCardData } from './mask.js';
-import { bodyText } from './body.js';
 import { parseBaseUrl } from './base-url.js';
 import { DEFAULT_DIALECT, type Dialect } from './dialect.js';
 import type { Transport, TransportResponse } from './node-http.js';
 import type { ApiRequest, HttpMethod } from './request.js';
-import { interpret, retryAfterMs, toNetworkError, type ApiResponse, type ReceivedResponse } from './responses.js';
+import { interpret, retryAfterMs, toNetworkError, type ApiResponse } from './responses.js';
 import { loadUndici, undiciTransport } from './undici.js';
+import { RawResponse } from './received.js';
 
 // What the rest of the CLI imports from the client, wherever it is defined.
 export { loadUndici } from './undici.js';
@@ -397,28 +397,6 @@ export class ApiClient {
       if (response.text) logger.debug(`< ${redactBodyText(response.text)}`);
     }
     return response;
-  }
-}
-
-/** An answer as received, its text decoded when first read. */
-class RawResponse implements ReceivedResponse {
-  private decoded?: string;
-
-  constructor(
-    readonly status: number,
-    readonly headers: Record<string, string | string[] | undefined>,
-    /** The body's bytes as received. */
-    readonly bytes: Buffer,
-    readonly durationMs: number,
-    readonly method: string,
-    readonly url: URL,
-    /** The bearer token the request carried (to tell a renewed token from the same one). */
-    readonly token: string | undefined,
-  ) {}
-
-  /** The body as text (src/api/body.ts). */
-  get text(): string {
-    return (this.decoded ??= bodyText(this.bytes));
   }
 }
 
