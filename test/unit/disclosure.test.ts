@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { bufferedIO } from '../../src/core/buffered-io.js';
 import { OUTPUT_FORMATS } from '../../src/core/output-format.js';
 import { REDACTED, maskPansInText, redactValue } from '../../src/core/redact.js';
-import { Journal } from '../../src/audit/journal.js';
+import { Journal, type JournalEntry } from '../../src/audit/journal.js';
 import { ApiClient, type HttpLogger } from '../../src/api/client.js';
 import { Renderer, type Column, type OutputSettings } from '../../src/output/renderer.js';
 import { createStyle } from '../../src/output/style.js';
@@ -16,6 +16,7 @@ import { exchangeRecord } from '../../src/sandbox/switch/exchange-record.js';
 import { jsonReport, junitReport, markdownReport } from '../../src/certify/reports.js';
 import type { CertifyReport } from '../../src/certify/runner.js';
 import { callTool, type CallSettings } from '../../src/mcp/call.js';
+import type { CliHost } from '../../src/contract/command.js';
 import { commandTools } from '../../src/mcp/tools.js';
 import { commandTree } from '../../src/commands/index.js';
 import { json, startTestServer } from '../helpers/http-server.js';
@@ -131,7 +132,13 @@ describe('the audit journal', () => {
   it('writes no full card number, signature or secret, whatever the entry holds', async () => {
     const dir = scratchDir();
     const journal = new Journal({}, { dir });
-    journal.append({ ts: '2026-11-29T07:00:00.000Z', profile: 'sandbox', env: 'sandbox', command: 'cardctl webhook exchanges', method: 'POST', path: '/x', status: 200, ids: [], body: hostile() } as never);
+    // An entry carrying more than its type names (a body): the journal writes whatever it is given.
+    const entry: JournalEntry & { body: Record<string, unknown> } = {
+      time: '2026-11-29T07:00:00.000Z', profile: 'sandbox', env: 'sandbox', baseUrl: 'http://127.0.0.1:1', operator: 'tester',
+      command: 'cardctl webhook exchanges', method: 'POST', path: '/x', status: 200, message: `echoed ${PAN_TEXT}`, ids: [], durationMs: 1,
+      body: hostile(),
+    };
+    journal.append(entry);
     journal.close();
     const { readFileSync } = await import('node:fs');
     const text = journal.files().map((file) => readFileSync(file, 'utf8')).join('');
@@ -211,14 +218,13 @@ describe('the exchange log\'s records', () => {
 
 describe('certify\'s reports', () => {
   it('JSON, JUnit and Markdown: no full card number, signature or secret', () => {
-    const report = {
+    // Evidence carrying more than its type names (a hostile record): the reports serialize it all.
+    const evidence = { request: { mti: '0100', pan: PAN_TEXT }, response: { mti: '0110', code: '00', failure: `reply held ${PAN_NUMBER}` }, extra: hostile() };
+    const report: CertifyReport = {
       cardctl: '0.0.0', date: '2026-11-29T07:00:00Z', url: 'https://hooks.example.com/in', scheme: 'cardctl', seed: 1, sandbox: 'in-process',
       summary: { passed: 0, failed: 1, skipped: 0 },
-      checks: [{
-        name: 'approves', proves: 'x', verdict: 'fail', reason: `echoed ${PAN_TEXT}`, durationMs: 1,
-        evidence: [{ request: { mti: '0100', pan: PAN_TEXT }, response: { mti: '0110', code: '00', failure: `reply held ${PAN_NUMBER}` }, extra: hostile() }],
-      }],
-    } as unknown as CertifyReport;
+      checks: [{ name: 'approves', proves: 'x', verdict: 'fail', reason: `echoed ${PAN_TEXT}`, durationMs: 1, evidence: [evidence] }],
+    };
     for (const text of [jsonReport(report), junitReport(report), markdownReport(report)]) expectDisclosed(text);
   });
 });
@@ -232,21 +238,21 @@ describe('MCP results', () => {
 
   it('hold no secret or full card number even when a command prints one by another way than the renderer', async () => {
     for (const printed of [JSON.stringify({ data: [hostile()] }, null, 2), JSON.stringify([hostile()]), `plain text ${PAN_TEXT} password=${SECRETS[4]}`]) {
-      const host = { run: async (_argv: string[], { io }: { io: { out(text: string): void } }) => { io.out(printed); return 0; } };
-      const result = await callTool(host as never, tool, {}, settings, new AbortController().signal);
+      const host: Pick<CliHost, 'run'> = { run: async (_argv, { io }) => { io.out(printed); return 0; } };
+      const result = await callTool(host, tool, {}, settings, new AbortController().signal);
       expectDisclosed(JSON.stringify(result));
     }
   });
 
   it('an error\'s output and message too', async () => {
-    const host = {
-      run: async (_argv: string[], { io }: { io: { out(text: string): void; err(text: string): void } }) => {
+    const host: Pick<CliHost, 'run'> = {
+      run: async (_argv, { io }) => {
         io.out(JSON.stringify(hostile()));
         io.err(`${JSON.stringify({ error: { message: `refused ${PAN_TEXT}`, exitCode: 1, details: hostile() } })}\n`);
         return 1;
       },
     };
-    expectDisclosed(JSON.stringify(await callTool(host as never, tool, {}, settings, new AbortController().signal)));
+    expectDisclosed(JSON.stringify(await callTool(host, tool, {}, settings, new AbortController().signal)));
   });
 
   it('--show-secrets is no tool input', () => {
