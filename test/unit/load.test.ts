@@ -10,8 +10,20 @@ import { missedSlos, parseMillis, parsePercent } from '../../src/load/slo.js';
 import { buildReport, LoadStats, outcomeOf, type Outcome } from '../../src/load/stats.js';
 import { renderReport } from '../../src/load/render.js';
 import { createStyle } from '../../src/output/style.js';
+import type { FlagValues } from '../../src/core/flags.js';
+import type { LOAD_FLAGS } from '../../src/load/flags.js';
 
 const START = 1_000;
+
+/** `simulate load`'s flags as its run receives them: each one not given undefined, --amount its default. */
+function loadFlags(given: Partial<FlagValues<typeof LOAD_FLAGS>>): FlagValues<typeof LOAD_FLAGS> {
+  return {
+    rate: undefined, ramp: undefined, concurrency: undefined, duration: undefined, count: undefined, mix: undefined, mixFile: undefined,
+    card: undefined, cardsFromList: undefined, channel: undefined, amount: '10.00', maxP99: undefined, maxTimeouts: undefined,
+    maxErrors: undefined, minApproval: undefined, export: undefined, url: undefined, allowRemote: undefined,
+    ...given,
+  };
+}
 
 /** Time moves only when the scheduler sleeps, or when a send advances it. */
 function fakeClock(): Clock & { advance(ms: number): void } {
@@ -146,7 +158,7 @@ describe('the flags', () => {
     expect(parseShape({ rate: '50/s', ramp: '30s' })).toEqual({ kind: 'rate', perSecond: 50, rampMs: 30_000 });
     expect(() => parseShape({ concurrency: '8', ramp: '30s' })).toThrow(/--ramp is for --rate/);
     expect(() => parseShape({ rate: '5', ramp: 'slowly' })).toThrow(/invalid --ramp "slowly"/);
-    await expect(parseLoad({ rate: '5', ramp: '30m', duration: '31m', card: ['c'], amount: '1.00' } as never)).rejects.toThrow(/--ramp 30m and --duration make a run longer than the limit of 1h/);
+    await expect(parseLoad(loadFlags({ rate: '5', ramp: '30m', duration: '31m', card: ['c'], amount: '1.00' }))).rejects.toThrow(/--ramp 30m and --duration make a run longer than the limit of 1h/);
   });
 
   it('load goes to this machine unless --allow-remote', () => {
