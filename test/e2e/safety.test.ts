@@ -1,19 +1,18 @@
 // Operator safety end to end (README, "Operator safety"): the audit journal, --dry-run, production guardrails,
-// requireExplicitProfile and doctor — the built bin/cardctl.js against `cardctl sandbox serve`.
+// requireExplicitProfile (doctor: doctor.test.ts) — the built bin/cardctl.js against `cardctl sandbox serve`.
 // Run `npm run build` first.
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Card } from '../../src/api/schemas.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/app/cli.js';
 import type { JournalEntry } from '../../src/audit/journal.js';
 import { ScriptedPrompter } from '../../src/core/prompter.js';
 import { luhnValid } from '../../src/core/redact.js';
-import { cardctl, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
+import { startSandboxProcess, type RunningSandbox } from '../helpers/cli.js';
 import { testIO } from '../helpers/context.js';
+import { safetyHelpers } from './safety-helpers.js';
 
 let sandbox: RunningSandbox;
-const dirs: Array<{ path: string; remove(): void }> = [];
 
 beforeAll(async () => {
   sandbox = await startSandboxProcess();
@@ -21,66 +20,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.stop();
 });
-afterEach(() => dirs.splice(0).forEach((d) => d.remove()));
 
-/** A throwaway config and data directory, and a runner bound to them. */
-function workspace(extraEnv: Record<string, string> = {}) {
-  const config = tempDir('cardctl-e2e-safety-cfg-');
-  const data = tempDir('cardctl-e2e-safety-data-');
-  dirs.push(config, data);
-  const baseEnv = { CARDCTL_DATA_DIR: data.path, ...extraEnv };
-  const journalFile = join(data.path, 'journal', 'journal.ndjson');
-  return {
-    config: config.path,
-    data: data.path,
-    journalFile,
-    run: (args: string[], options: { input?: string; env?: Record<string, string> } = {}) =>
-      cardctl(args, { configDir: config.path, input: options.input, env: { ...baseEnv, ...options.env } }),
-    journal(): JournalEntry[] {
-      if (!existsSync(journalFile)) return [];
-      return readFileSync(journalFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
-    },
-    journalText: () => (existsSync(journalFile) ? readFileSync(journalFile, 'utf8') : ''),
-  };
-}
-
-const sandboxEnv = () => ({ CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: sandbox.info.token, CARDCTL_API_KEY: sandbox.info.apiKey });
-
-function cardFlags(extra: string[] = []): string[] {
-  return [
-    'cards', 'create', '--program', sandbox.info.cardProgramId, '--first-name', 'Ada', '--last-name', 'Obi',
-    '--email', 'ada@example.com', '--phone', '+2348012345678', '--birth-date', '1990-05-17', '--city', 'Lagos',
-    '--account-number', '0123456789', '--account-type', 'savings', '--pin-stdin', ...extra,
-  ];
-}
-
-/** Logs a profile in against the sandbox (token on stdin); a production one gets the sandbox's PIN key unless told not to. */
-async function profileAt(ws: ReturnType<typeof workspace>, name: string, env: 'sandbox' | 'production', extra: Array<[string, string]> = [], options: { pinKey?: boolean } = {}) {
-  const args = ['login', '-p', name, '--base-url', sandbox.info.baseUrl, '--token-stdin', '--env', env];
-  if (env === 'production' && options.pinKey !== false) {
-    const pem = ((await (await fetch(`${sandbox.info.baseUrl}/sandbox/pin-key`)).json()) as { publicKey: string }).publicKey;
-    writeFileSync(join(ws.data, 'pin.pem'), pem);
-    args.push('--pin-key', join(ws.data, 'pin.pem'));
-  }
-  const login = await ws.run(args, { input: sandbox.info.token });
-  expect(login.exitCode, login.stderr).toBe(0);
-  for (const [key, value] of extra) {
-    const set = await ws.run(['profile', 'set', key, value, '-p', name]);
-    expect(set.exitCode, set.stderr).toBe(0);
-  }
-}
-
-async function createCard(ws: ReturnType<typeof workspace>, pin = '4821', env: Record<string, string> = sandboxEnv(), extra: string[] = []) {
-  const created = await ws.run([...cardFlags(extra), '-o', 'json'], { input: `${pin}\n`, env });
-  expect(created.exitCode, created.stderr).toBe(0);
-  return JSON.parse(created.stdout) as Card;
-}
-
-async function cardCount(): Promise<number> {
-  const res = await fetch(`${sandbox.info.baseUrl}/institutions/cards?limit=1`, { headers: { authorization: `Bearer ${sandbox.info.token}` } });
-  const body = (await res.json()) as { pagination?: { total: number } };
-  return body.pagination!.total;
-}
+const { scratch, workspace, sandboxEnv, cardFlags, profileAt, createCard, cardCount } = safetyHelpers(() => sandbox);
 
 const mutatingLines = (log: string) => log.split('\n').filter((line) => /^(POST|PUT|PATCH|DELETE) /.test(line) || /\/(activate|deactivate) /.test(line));
 
@@ -125,8 +66,7 @@ describe('audit journal', () => {
       '--end-date', '2028-12-31', '--expiration', '202812', '--service-code', '101', '--card-product', 'classic', '--embossing-name', 'ADA OBI',
       '--bin', '506099', '--status', 'active', '-q', '--reason', 'migration'], '1357\n');
 
-    const keys = tempDir('cardctl-e2e-safety-keys-');
-    dirs.push(keys);
+    const keys = scratch('cardctl-e2e-safety-keys-');
     expect((await ws.run(['oauth', 'keygen', '--out', keys.path, '--subject', 'safety', '--json'])).exitCode).toBe(0);
     await step('oauth create', ['oauth', 'create', '--name', 'safety', '--public-key', join(keys.path, 'certificate.pem'),
       '--scope', 'read:card', '--grant-type', 'client_credentials', '--json']);
@@ -395,58 +335,5 @@ describe('production guardrails', () => {
     const noReason = await ws.run(['-p', 'prod', 'cards', 'deactivate', card.id, '--yes', '--confirm-production']);
     expect(noReason.exitCode).toBe(2);
     expect(noReason.stderr).toContain('needs --reason');
-  }, 60_000);
-});
-
-describe('doctor', () => {
-  it('passes against a running sandbox, and reports config modes it fixed', async () => {
-    const ws = workspace();
-    await profileAt(ws, 'default', 'sandbox');
-    chmodSync(join(ws.config, 'config.json'), 0o644);
-    const result = await ws.run(['doctor']);
-    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/✓ config permissions: .*was 0644, fixed to 0600/);
-    expect(result.stdout).toMatch(/✓ base URL/);
-    expect(result.stdout).toMatch(/✓ token: accepted/);
-    const json = await ws.run(['doctor', '-o', 'json']);
-    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true });
-  }, 60_000);
-
-  it('fails with a clear line for each broken item, exit 5 (a failed check)', async () => {
-    const ws = workspace();
-    await profileAt(ws, 'prod', 'production', [], { pinKey: false });
-    const key = join(ws.config, 'client.key');
-    writeFileSync(key, '-----BEGIN PRIVATE KEY-----\nnot really\n-----END PRIVATE KEY-----\n');
-    chmodSync(key, 0o644);
-    expect((await ws.run(['profile', 'set', 'privateKeyPath', key, '-p', 'prod'])).exitCode).toBe(0);
-
-    const broken = await ws.run(['doctor', '-p', 'prod'], { env: { CARDCTL_TOKEN: 'expired-or-revoked' } });
-    expect(broken.exitCode).toBe(5);
-    expect(broken.stdout).toMatch(/✗ private key file: .*client\.key 0644/);
-    expect(broken.stdout).toContain(`fix: chmod 600 "${key}"`);
-    expect(broken.stdout).toMatch(/✗ token: unauthorized/);
-    expect(broken.stdout).toContain('fix: cardctl login');
-    expect(broken.stdout).toMatch(/✗ PIN key: missing/);
-    expect(broken.stdout).not.toContain('expired-or-revoked');
-
-    // Client credentials whose token has expired and cannot be renewed (the key is not a key).
-    expect((await ws.run(['profile', 'set', 'clientId', 'app-1', '-p', 'prod'])).exitCode).toBe(0);
-    const configFile = join(ws.config, 'config.json');
-    const config = JSON.parse(readFileSync(configFile, 'utf8'));
-    config.profiles.prod.tokenExpiresAt = '2020-01-01T00:00:00.000Z';
-    writeFileSync(configFile, JSON.stringify(config), { mode: 0o600 });
-    const expired = await ws.run(['doctor', '-p', 'prod']);
-    expect(expired.exitCode).toBe(5);
-    expect(expired.stdout).toMatch(/✗ token: expired at 2020-01-01T00:00:00.000Z and could not be renewed/);
-    expect(expired.stdout).toMatch(/fix: check the client credentials/);
-    expect(expired.stdout).not.toContain(sandbox.info.token);
-
-    const unreachable = await ws.run(['doctor', '-p', 'prod', '--base-url', 'http://127.0.0.1:9', '-o', 'json']);
-    expect(unreachable.exitCode).toBe(5);
-    const report = JSON.parse(unreachable.stdout);
-    expect(report.ok).toBe(false);
-    expect(report.checks).toEqual(expect.arrayContaining([
-      expect.objectContaining({ name: 'base URL', ok: false, detail: expect.stringContaining('connection refused'), fix: expect.any(String) }),
-    ]));
   }, 60_000);
 });
