@@ -248,7 +248,6 @@ function runner(input: BuildInput, definition: AnyCommand): LeafRunner {
       streamsCanPrompt: input.io.canPrompt,
       profileNames: () => config.profileNames(),
     });
-    const parsed = await parseInput(definition, { ...runInput, ...checked, cli: host, now: new Date() });
     const { fields, jq, template } = runInput.opts;
     const ctx = createContext({
       io: input.io,
@@ -267,6 +266,8 @@ function runner(input: BuildInput, definition: AnyCommand): LeafRunner {
     });
     // The options that shape the output are checked first: exit 2 means nothing was sent.
     if (fields !== undefined || jq !== undefined || template !== undefined) await ctx.output().ready();
+    // Then the command's own parse step: flags, arguments and the files they name (pure, no I/O but reads).
+    const parsed = await parseInput(definition, { ...runInput, ...checked, cli: host, now: new Date() });
     await definition.run(ctx, parsed);
   };
 }

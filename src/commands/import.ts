@@ -13,7 +13,7 @@ export default defineCommand({
   mcp: 'write',
   // One card: the card imported, or its outcome; a file: the run's summary, or a dry run's counts.
   output: async () => {
-    const [{ outputShape }, { summaryKeys }, { Card }] = await Promise.all([import('../output/shape.js'), import('../output/shapes.js'), import('../api/schemas.js')]);
+    const [{ outputShape }, { summaryKeys }, { Card }] = await Promise.all([import('../output/shape.js'), import('./output-shapes.js'), import('../api/schemas.js')]);
     return outputShape(
       Card,
       { keys: ['realId', 'outcome', 'cardId'] },

@@ -9,6 +9,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, tempDir } from '../helpers/cli.js';
+import { APPROVED_CODES } from '../../src/iso8583/codes.js';
+import { INSPECTOR_PAGE } from '../../src/sandbox/inspector/assets.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LONG = 240_000;
@@ -159,7 +161,9 @@ describe('the installed tarball', () => {
       });
       const { inspectorUrl } = JSON.parse(first) as { inspectorUrl: string };
       const source = (name: string) => readFileSync(join(ROOT, 'src', 'sandbox', 'inspector', name), 'utf8');
-      expect(await (await fetch(inspectorUrl)).text()).toBe(source('index.html'));
+      // The page as the source has it, its approved codes filled in (assets.ts).
+      expect(await (await fetch(inspectorUrl)).text()).toBe(INSPECTOR_PAGE);
+      expect(INSPECTOR_PAGE).toBe(source('index.html').replace('data-approved-codes=""', `data-approved-codes="${[...APPROVED_CODES].join(' ')}"`));
       for (const name of ['client.js', 'inspector.css']) {
         expect(await (await fetch(new URL(`/sandbox/inspector/${name}`, inspectorUrl))).text()).toBe(source(name));
       }

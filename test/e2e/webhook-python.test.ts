@@ -106,7 +106,8 @@ describe.skipIf(pythonMissing)(`the Python handler of docs/webhook-protocol.md${
       expect((await post(handler.url, AUTH, signed(scheme, other, AUTH))).status).toBe(401);
       const now = Math.floor(Date.now() / 1000);
       expect((await post(handler.url, AUTH, signed(scheme, secret, AUTH, now - 301))).status).toBe(401);
-      expect((await post(handler.url, AUTH, signed(scheme, secret, AUTH, now + 301))).status).toBe(401);
+      // Well past the 300 s tolerance: the handler reads its clock later than this test did (a loaded machine).
+      expect((await post(handler.url, AUTH, signed(scheme, secret, AUTH, now + 330))).status).toBe(401);
       expect((await post(handler.url, { ...AUTH, '4': '000009900000' }, signed(scheme, secret, AUTH))).status).toBe(401);
       expect((await post(handler.url, AUTH, {})).status).toBe(401);
     });

@@ -8,7 +8,7 @@ import { type AnyCommand, type GroupDefinition, isGroup } from '../../src/contra
 import { main } from '../../src/app/cli.js';
 import { commandTree } from '../../src/commands/index.js';
 import { outputShape, unknownFields } from '../../src/output/shape.js';
-import { cardShape, simulationShape } from '../../src/output/shapes.js';
+import { cardShape, simulationShape } from '../../src/commands/output-shapes.js';
 import { testIO } from '../helpers/context.js';
 import { scratchDir, isolatedDirs } from '../helpers/dirs.js';
 import { startTestServer, type TestServer } from '../helpers/http-server.js';
@@ -38,9 +38,14 @@ function exampleArgv(leaf: Leaf): string[] {
     if (at < 0) continue;
     const line = example.slice(at + 'cardctl '.length).split(/\s(?:#|\||>|2>)/)[0]!;
     const argv = words(line);
-    if (argv.slice(0, leaf.path.length).join(' ') === leaf.path.join(' ')) return argv;
+    if (argv.slice(0, leaf.path.length).join(' ') === leaf.path.join(' ')) return confirmed(leaf, argv);
   }
-  return leaf.path;
+  return confirmed(leaf, leaf.path);
+}
+
+/** With --yes (a global flag): the line is refused for its output option alone, not for a missing confirmation. */
+function confirmed(_leaf: Leaf, argv: string[]): string[] {
+  return argv.includes('--yes') ? argv : [...argv, '--yes'];
 }
 
 const ALL = leaves(commandTree);

@@ -14,7 +14,7 @@ const FLAGS = defineFlags({
 export default defineCommand({
   name: 'activate',
   mcp: 'write',
-  output: async () => (await import('../../output/shapes.js')).cardShape(),
+  output: async () => (await import('../output-shapes.js')).cardShape(),
   summary: 'activate a card, or many',
   description: `Activate a card. Many cards: --from-file FILE (ids one a line, or the id
 column of a .csv, .ndjson or .json file; - for stdin), or --where

@@ -15,7 +15,7 @@ export { CREATE_FLAGS, type CreateOptions } from './create-flags.js';
 export default defineCommand({
   name: 'create',
   mcp: 'write',
-  output: async () => (await import('../../output/shapes.js')).cardShape(),
+  output: async () => (await import('../output-shapes.js')).cardShape(),
   summary: 'issue a card from a card program',
   description: `Issue a card. Fields come from flags, from --from-file (JSON in the API's
 Create Card shape; flags win), or, on a terminal, from prompts for whatever

@@ -15,7 +15,7 @@ const FLAGS = defineFlags({
 export default defineCommand({
   name: 'deactivate',
   mcp: 'write',
-  output: async () => (await import('../../output/shapes.js')).cardShape(),
+  output: async () => (await import('../output-shapes.js')).cardShape(),
   summary: 'suspend a card, or many (asks first unless --yes)',
   description: `Suspend a card (status "suspended"); \`cardctl cards activate\` undoes it.
 Asks for confirmation naming the card unless --yes is given; without a

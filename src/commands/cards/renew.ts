@@ -31,7 +31,7 @@ const FLAGS = defineFlags({
 export default defineCommand({
   name: 'renew',
   mcp: 'write',
-  output: async () => (await import('../../output/shapes.js')).cardShape(),
+  output: async () => (await import('../output-shapes.js')).cardShape(),
   summary: 'renew or replace a card with a new expiry',
   description: `Renew a card: it gets the new expiry month and a new sequence number, and
 becomes active. The month must be in the future and within the card

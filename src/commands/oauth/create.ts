@@ -187,7 +187,7 @@ export default defineCommand({
   name: 'create',
   mcp: 'write',
   // The application, or the service's message when it answers without one.
-  output: async () => (await import('../../output/shapes.js')).oauthShape({ keys: ['name', 'message'] }),
+  output: async () => (await import('../output-shapes.js')).oauthShape({ keys: ['name', 'message'] }),
   summary: 'register an OAuth application',
   description: `Register an OAuth application of the institution.
 

@@ -13,7 +13,7 @@ const FLAGS = defineFlags({
 export default defineCommand({
   name: 'update',
   mcp: 'write',
-  output: async () => (await import('../../output/shapes.js')).oauthShape(),
+  output: async () => (await import('../output-shapes.js')).oauthShape(),
   summary: 'update an OAuth application',
   description: `Update an OAuth application's name, description, website URL and scopes.
 

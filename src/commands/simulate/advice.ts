@@ -4,7 +4,7 @@ import { ADVICE_FLAGS, lifecycleRun, parseLifecycle } from './lifecycle.js';
 export default defineCommand({
   name: 'advice',
   mcp: 'simulate',
-  output: async () => (await import('../../output/shapes.js')).simulationShape(),
+  output: async () => (await import('../output-shapes.js')).simulationShape(),
   summary: 'an authorization the network already decided (0120, sandbox extension)',
   description: `An authorization advice: the network decided (stand-in) with --network-code (default 00)
 and informs the webhook, which acknowledges it and cannot decline it. The transaction is recorded

@@ -32,7 +32,7 @@ export default defineCommand({
   mcp: 'simulate',
   output: async () => {
     const { outputShape } = await import('../../output/shape.js');
-    const { summaryKeys } = await import('../../output/shapes.js');
+    const { summaryKeys } = await import('../output-shapes.js');
     return outputShape(CLOCK_ROWS, summaryKeys<import('../../api/simulate.js').SwitchClock>({ now: true, offsetSeconds: true, expired: true }));
   },
   summary: "show or move forward the sandbox switch's clock (sandbox extension)",

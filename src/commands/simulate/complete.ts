@@ -4,7 +4,7 @@ import { LINKED_FLAGS, lifecycleRun, parseLifecycle } from './lifecycle.js';
 export default defineCommand({
   name: 'complete',
   mcp: 'simulate',
-  output: async () => (await import('../../output/shapes.js')).simulationShape(),
+  output: async () => (await import('../output-shapes.js')).simulationShape(),
   aliases: ['clear'],
   summary: 'capture an authorization: completion / clearing (0220, sandbox extension)',
   description: `A completion (financial advice, 0220) captures an approved authorization for --amount

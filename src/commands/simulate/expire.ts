@@ -9,7 +9,7 @@ const FLAGS = defineFlags({
 export default defineCommand({
   name: 'expire',
   mcp: 'simulate',
-  output: async () => (await import('../../output/shapes.js')).simulationShape(),
+  output: async () => (await import('../output-shapes.js')).simulationShape(),
   summary: "release an authorization's hold now, as its hold period ending would (sandbox extension)",
   description: `Forces the expiry of an approved authorization: it becomes reversed with releaseReason
 "expiry" and holds nothing. Holds also expire on their own after the card program's holdPeriodHours

@@ -4,7 +4,7 @@ import { LINKED_FLAGS, lifecycleRun, parseLifecycle } from './lifecycle.js';
 export default defineCommand({
   name: 'increment',
   mcp: 'simulate',
-  output: async () => (await import('../../output/shapes.js')).simulationShape(),
+  output: async () => (await import('../output-shapes.js')).simulationShape(),
   summary: "raise an approved authorization's hold (0100, sandbox extension)",
   description: `An incremental authorization: raises what an approved authorization holds by --amount.
 Checked like an authorization (card, expiry, status, channel, daily amount); in forward mode the

@@ -49,7 +49,7 @@ export default defineCommand({
   name: 'load',
   mcp: { use: 'simulate', bound: boundAssistantLoad },
   output: async () => {
-    const [{ outputShape }, { summaryKeys }] = await Promise.all([import('../../output/shape.js'), import('../../output/shapes.js')]);
+    const [{ outputShape }, { summaryKeys }] = await Promise.all([import('../../output/shape.js'), import('../output-shapes.js')]);
     return outputShape(summaryKeys<import('../../load/stats.js').LoadReport>({
       target: true, requests: true, approved: true, declined: true, standIns: true, timeouts: true, errors: true, intents: true, notSent: true,
       responseCodes: true, declinedBy: true, webhookReplies: true, webhookFailures: true, deadlineMs: true, latencyMs: true, achievedRate: true,

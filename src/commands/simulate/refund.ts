@@ -4,7 +4,7 @@ import { LINKED_FLAGS, lifecycleRun, parseLifecycle } from './lifecycle.js';
 export default defineCommand({
   name: 'refund',
   mcp: 'simulate',
-  output: async () => (await import('../../output/shapes.js')).simulationShape(),
+  output: async () => (await import('../output-shapes.js')).simulationShape(),
   summary: 'refund part or all of a purchase (0200, processing code 20, sandbox extension)',
   description: `A refund of an approved financial or a completed authorization, linked to it. The refunds
 of one purchase never add up to more than it captured: the sandbox refuses with a 400 naming what

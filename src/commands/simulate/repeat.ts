@@ -13,7 +13,7 @@ const FLAGS = defineFlags({
 export default defineCommand({
   name: 'repeat',
   mcp: 'simulate',
-  output: async () => (await import('../../output/shapes.js')).simulationShape(),
+  output: async () => (await import('../output-shapes.js')).simulationShape(),
   summary: 'the network resends a message it saw no answer to (0101, 0201, 0421; sandbox extension)',
   description: `A repeat: same STAN, RRN and fields, the MTI's last digit 1. The sandbox answers as the first
 time (same transaction, same code, no second hold). With --forward the webhook gets the repeat, and

@@ -4,7 +4,7 @@ import { SIMULATION_FLAGS } from './options.js';
 export default defineCommand({
   name: 'reversal',
   mcp: 'simulate',
-  output: async () => (await import('../../output/shapes.js')).simulationShape(),
+  output: async () => (await import('../output-shapes.js')).simulationShape(),
   summary: 'simulate a reversal (0420)',
   description: `Reverses all or part of an original, named by --original-tx, or by --original-stan with
 --original-rrn. Without --amount, a reversal of --original-tx takes the rest: what the original may

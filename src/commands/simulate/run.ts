@@ -14,7 +14,7 @@ export default defineCommand({
   name: 'run',
   mcp: 'simulate',
   output: async () => {
-    const [{ outputShape }, { summaryKeys }] = await Promise.all([import('../../output/shape.js'), import('../../output/shapes.js')]);
+    const [{ outputShape }, { summaryKeys }] = await Promise.all([import('../../output/shape.js'), import('../output-shapes.js')]);
     return outputShape(summaryKeys<ScenarioSummary>({ name: true, file: true, passed: true, failed: true, total: true, durationMs: true, steps: true }));
   },
   summary: 'run a scenario file of simulations with expectations',

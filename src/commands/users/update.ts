@@ -139,7 +139,7 @@ export async function parseUpdateOptions(ctx: Pick<Context, 'io' | 'prompter'>, 
 export default defineCommand({
   name: 'update',
   mcp: 'write',
-  output: async () => (await import('../../output/shapes.js')).userShape(),
+  output: async () => (await import('../output-shapes.js')).userShape(),
   summary: 'update an institution user',
   description: `Update an institution user (PUT /institutions/users/{id}/update).
 

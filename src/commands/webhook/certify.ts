@@ -26,7 +26,7 @@ export default defineCommand({
   // It starts a sandbox of its own and reads the webhook secret: an operator's tool, not an assistant's.
   mcp: 'never',
   output: async () => {
-    const [{ outputShape }, { summaryKeys }] = await Promise.all([import('../../output/shape.js'), import('../../output/shapes.js')]);
+    const [{ outputShape }, { summaryKeys }] = await Promise.all([import('../../output/shape.js'), import('../output-shapes.js')]);
     return outputShape(summaryKeys<import('../../certify/runner.js').CheckResult>({ name: true, proves: true, verdict: true, reason: true, evidence: true, durationMs: true }));
   },
   summary: "certify your institution's webhook: a suite of checks graded from what crossed the wire",

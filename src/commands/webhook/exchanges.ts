@@ -45,7 +45,7 @@ in forward mode, expecting the response codes and lifecycle amounts seen (\`card
   // A sandbox read; writing a scenario file is for the person at the terminal (its flags are no tool inputs).
   mcp: 'simulate',
   // The exchanges, or with --as-scenario what was written.
-  output: async () => (await import('../../output/shapes.js')).exchangeShape({ keys: ['file', 'steps', 'messages'] }),
+  output: async () => (await import('../output-shapes.js')).exchangeShape({ keys: ['file', 'steps', 'messages'] }),
   examples: [
     'cardctl webhook exchanges',
     'cardctl webhook exchanges --failed --since 30m',

@@ -29,7 +29,7 @@ or a reply the network could not take.`,
   args: [{ syntax: '<exchange-id>', description: 'a recorded exchange, wx_…' }],
   flags: FLAGS,
   mcp: 'simulate',
-  output: async () => (await import('../../output/shapes.js')).exchangeShape(),
+  output: async () => (await import('../output-shapes.js')).exchangeShape(),
   examples: [
     'cardctl webhook replay wx_6651d00d0c3f1a2b3c4d5e6f',
     'cardctl webhook replay wx_6651d00d0c3f1a2b3c4d5e6f --to http://127.0.0.1:4021/webhook',

@@ -120,7 +120,7 @@ async function promptChanges(ctx: Context, card: Card): Promise<Json> {
 export default defineCommand({
   name: 'update',
   mcp: 'write',
-  output: async () => (await import('../../../output/shapes.js')).cardShape(),
+  output: async () => (await import('../../output-shapes.js')).cardShape(),
   summary: "update a card's cardholder details",
   description: `Give only what changes: the current record is fetched and merged, and the
 full body the API requires is sent, for the version read: if the card changed

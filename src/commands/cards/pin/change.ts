@@ -13,7 +13,7 @@ interface ChangeOptions {
 export default defineCommand({
   name: 'change',
   mcp: 'never',
-  output: async () => (await import('../../../output/shapes.js')).cardShape(),
+  output: async () => (await import('../../output-shapes.js')).cardShape(),
   summary: "change a card's PIN (old PIN required)",
   description: `Asks for the current PIN and the new PIN (twice) with hidden prompts, or
 reads them from stdin with --pin-stdin: the current PIN on the first line,

@@ -13,7 +13,7 @@ interface ResetOptions {
 export default defineCommand({
   name: 'reset',
   mcp: 'write',
-  output: async () => (await import('../../../output/shapes.js')).cardShape(),
+  output: async () => (await import('../../output-shapes.js')).cardShape(),
   summary: "reset a card's PIN (no old PIN; unlocks a locked PIN)",
   description: `Sets a new PIN without the current one and clears the wrong-attempt
 counter (unlocking a locked PIN). The new PIN is asked twice with a hidden

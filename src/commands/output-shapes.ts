@@ -4,12 +4,12 @@
 import { Card, InstitutionUser, OAuthApplication, SimulateResult, Transaction, WebhookExchange } from '../api/schemas.js';
 import type { BulkSummary } from '../bulk/runner.js';
 import type { OutputShape } from '../core/output-format.js';
-import { cardColumns, cardRows } from './columns/cards.js';
-import { oauthRows } from './columns/oauth.js';
-import { simulateRows, transactionColumns, transactionRows } from './columns/transactions.js';
-import { userRows } from './columns/users.js';
-import { webhookExchangeColumns } from './columns/webhook-exchanges.js';
-import { outputShape, type ShapePart } from './shape.js';
+import { cardColumns, cardRows } from '../output/columns/cards.js';
+import { oauthRows } from '../output/columns/oauth.js';
+import { simulateRows, transactionColumns, transactionRows } from '../output/columns/transactions.js';
+import { userRows } from '../output/columns/users.js';
+import { webhookExchangeColumns } from '../output/columns/webhook-exchanges.js';
+import { outputShape, type ShapePart } from '../output/shape.js';
 
 /** The keys of a summary a command builds itself; the compiler holds the list to the type. */
 export function summaryKeys<T>(keys: Record<keyof T & string, true>): ShapePart {
