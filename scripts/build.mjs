@@ -123,7 +123,9 @@ async function writeManifest() {
     commandTree.forEach((node) => walk(node, [node.name]));
     const loaders = leaves.map(({ path, file, name }) => `  ${JSON.stringify(path)}: () => import('./${file}').then((module) => module.${name}),`);
     const contents = `// Written by scripts/build.mjs from the command definitions (src/commands/manifest.ts); do not edit.
-export const MANIFEST_JSON = ${JSON.stringify(JSON.stringify(commandTree))};
+export const MANIFEST_JSON = [
+${jsonLines(JSON.stringify(commandTree))}
+].join('');
 
 export const LEAF_MODULES = {
 ${loaders.join('\n')}
@@ -156,4 +158,12 @@ function writeAtomically(path, contents) {
 /** Chunks first, the entry (dist/cli.js) last. */
 function rank(path) {
   return path.includes('/chunks/') ? 0 : path.endsWith('.map') ? 1 : 2;
+}
+
+/** A long JSON text as string literals of at most 400 characters, one a line: a file people and tools can read. */
+function jsonLines(text) {
+  const characters = Array.from(text);
+  const lines = [];
+  for (let at = 0; at < characters.length; at += 400) lines.push(`  ${JSON.stringify(characters.slice(at, at + 400).join(''))},`);
+  return lines.join('\n');
 }
