@@ -16,6 +16,7 @@ import type { ApiRequest, HttpMethod } from './request.js';
 import { interpret, retryAfterMs, toNetworkError, type ApiResponse } from './responses.js';
 import { loadUndici, undiciTransport } from './undici.js';
 import { RawResponse } from './received.js';
+import type { ExchangeFacts } from '../core/exchange-facts.js';
 
 // What the rest of the CLI imports from the client, wherever it is defined.
 export { loadUndici } from './undici.js';
@@ -67,26 +68,9 @@ export interface ClientOptions {
 /** How a run connects, whatever the base URL and credentials: what every client of one run shares. */
 export type Connection = Pick<ClientOptions, 'timeoutMs' | 'retries' | 'insecure' | 'logger' | 'signal' | 'env' | 'userAgent'>;
 
-/** One logical mutating request as the audit journal sees it: no headers, no bodies. */
-export interface Exchange {
+/** One logical mutating request as the audit journal sees it (core/exchange-facts.ts), its method one of ours. */
+export interface Exchange extends ExchangeFacts {
   method: HttpMethod;
-  path: string;
-  /** null when no answer arrived (network failure). */
-  status: number | null;
-  message: string;
-  data?: unknown;
-  durationMs: number;
-  /** The request's reason, when it gave one. */
-  reason?: string;
-  /**
-   * `intent`: about to be sent (no answer yet); `outcome` (the default): the answer, or its
-   * failure; `found`: what a look-up after a lost answer or a conflict found (nothing sent).
-   */
-  phase?: 'intent' | 'outcome' | 'found';
-  /** Ids the request itself names (a simulation's card), or that a look-up found. */
-  ids?: string[];
-  /** The card's reference (a create's referenceCode), when the request names one. */
-  reference?: string;
 }
 
 /** What a caller found after a lost answer or a conflict (ApiClient.note): one journal line. */

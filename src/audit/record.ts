@@ -6,6 +6,7 @@ import { REDACTED, maskPan, redactBodyText } from '../core/redact.js';
 import type { Env } from '../config/settings.js';
 import { affectedIds, operatorName, type Journal } from './journal.js';
 import { SECRET_ENV_VARS, SECRET_PROFILE_KEYS, type Profile } from '../config/store.js';
+import type { ExchangeFacts } from '../core/exchange-facts.js';
 
 /**
  * `cardctl …` as typed, read with the declarations of the flags it was parsed with (the command's
@@ -115,27 +116,6 @@ export interface RunFacts {
   now(): Date;
   /** Secrets to remove from every line, read when the line is written. */
   secrets(): ReadonlyArray<string | undefined>;
-}
-
-/**
- * What the journal reads of one logical mutating request: the API client's onExchange hands it
- * (its Exchange has these members, which the composition root's wiring checks); no headers, no bodies.
- */
-export interface ExchangeFacts {
-  method: string;
-  path: string;
-  /** null when no answer arrived (network failure). */
-  status: number | null;
-  message: string;
-  data?: unknown;
-  durationMs: number;
-  /** The request's reason, when it gave one. */
-  reason?: string;
-  /** intent: written before the request is sent; outcome: with its answer; found: what a look-up after a lost answer found. */
-  phase?: 'intent' | 'outcome' | 'found';
-  /** The ids and the reference the request names (its path or body). */
-  ids?: readonly string[];
-  reference?: string;
 }
 
 /**
