@@ -5,7 +5,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { request } from 'undici';
 import { expect } from 'vitest';
-import type { Card } from '../../src/api/schemas.js';
+import type { Card, Pagination, PinKeyInfo } from '../../src/api/schemas.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import type { AnyJson } from '../helpers/json.js';
 
@@ -32,15 +32,24 @@ export interface CallOptions {
   skipOpenApiCheck?: boolean;
 }
 
-export interface CallResult {
+/**
+ * One answer. `T` names the JSON the test expects (e.g. `DataEnvelope<Card>`); the automatic
+ * /openapi.json check below holds documented answers to their schema, so the name is checked.
+ */
+export interface CallResult<T = AnyJson> {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
   /** The answer's JSON (undefined when it is not JSON). */
-  body: AnyJson;
+  body: T;
 }
 
-export async function call(sandbox: { baseUrl: string }, method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
+/** The API's `{ statusCode, message, data }` answer around one `T`. */
+export interface DataEnvelope<T> { statusCode: number; message: string; data: T }
+/** The API's list answer: `data` is a page of `T`. */
+export interface ListDataEnvelope<T> extends DataEnvelope<T[]> { pagination: Pagination }
+
+export async function call<T = AnyJson>(sandbox: { baseUrl: string }, method: string, path: string, options: CallOptions = {}): Promise<CallResult<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
   if (options.apiKey !== undefined) headers['x-api-key'] = options.apiKey;
@@ -56,7 +65,8 @@ export async function call(sandbox: { baseUrl: string }, method: string, path: s
   const text = await response.body.text();
   let parsed: unknown;
   try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
-  const result = { status: response.statusCode, headers: response.headers, text, body: parsed };
+  // Named, not proved: the /openapi.json check below is what holds a documented answer to its shape.
+  const result: CallResult<T> = { status: response.statusCode, headers: response.headers, text, body: parsed as T };
   // Every response of a documented operation must match the sandbox's own /openapi.json.
   if (!options.skipOpenApiCheck && path !== '/openapi.json') {
     const checker = await checkerFor(sandbox.baseUrl);
@@ -117,7 +127,7 @@ export function createCardBody(sandbox: CardMaker, overrides: Record<string, unk
 }
 
 export async function createCard(sandbox: Sandbox, overrides: Record<string, unknown> = {}, token = sandbox.token): Promise<Card> {
-  const response = await call(sandbox, 'POST', '/institutions/cards', { token, body: createCardBody(sandbox, overrides) });
+  const response = await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', { token, body: createCardBody(sandbox, overrides) });
   expect(response.status, response.text).toBe(201);
   return response.body.data;
 }
@@ -127,9 +137,9 @@ export async function createCard(sandbox: Sandbox, overrides: Record<string, unk
  * HTTP with a PIN block for the key it publishes; returns the card's id.
  */
 export async function createCardOverHttp(info: { baseUrl: string; token: string; cardProgramId: string; pinKeyFingerprint: string }, overrides: Record<string, unknown> = {}): Promise<string> {
-  const key = await call(info, 'GET', '/sandbox/pin-key');
-  const sandbox: CardMaker = { cardProgramId: info.cardProgramId, pinPublicKey: key.body.publicKey ?? key.body.data?.publicKey, pinKeyFingerprint: info.pinKeyFingerprint };
-  const response = await call(info, 'POST', '/institutions/cards', { token: info.token, body: createCardBody(sandbox, overrides) });
+  const key = await call<PinKeyInfo>(info, 'GET', '/sandbox/pin-key');
+  const sandbox: CardMaker = { cardProgramId: info.cardProgramId, pinPublicKey: key.body.publicKey, pinKeyFingerprint: info.pinKeyFingerprint };
+  const response = await call<DataEnvelope<Card>>(info, 'POST', '/institutions/cards', { token: info.token, body: createCardBody(sandbox, overrides) });
   expect(response.status, response.text).toBe(201);
   return response.body.data.id;
 }
@@ -160,7 +170,7 @@ export class OpenApiChecker {
   }
 
   static async load(sandbox: { baseUrl: string }): Promise<OpenApiChecker> {
-    const response = await call(sandbox, 'GET', '/openapi.json', { skipOpenApiCheck: true });
+    const response = await call<OpenApiDocument>(sandbox, 'GET', '/openapi.json', { skipOpenApiCheck: true });
     return new OpenApiChecker(response.body);
   }
 
@@ -175,13 +185,13 @@ export class OpenApiChecker {
   }
 
   /** Checks a response when its operation is documented; answers from undocumented routes (404s) pass. */
-  expectMatchesIfDocumented(method: string, path: string, result: CallResult): void {
+  expectMatchesIfDocumented(method: string, path: string, result: CallResult<unknown>): void {
     const template = this.templateFor(method, path);
     if (template) this.expectMatches(method, template, result);
   }
 
   /** Asserts `result` matches the documented response of `method pathTemplate` for its status. */
-  expectMatches(method: string, pathTemplate: string, result: CallResult): void {
+  expectMatches(method: string, pathTemplate: string, result: CallResult<unknown>): void {
     const operation = this.document.paths?.[pathTemplate]?.[method.toLowerCase()];
     expect(operation, `${method} ${pathTemplate} is documented`).toBeDefined();
     const status = String(result.status);
