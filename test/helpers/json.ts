@@ -8,3 +8,15 @@ export type AnyJson = any;
 export async function jsonOf<T>(response: { body: { json(): Promise<unknown> } }): Promise<T> {
   return (await response.body.json()) as T;
 }
+
+/** Any JSON value: for answers a test reads without a schema type (bodies bent on purpose, fuzzing). */
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+
+/**
+ * `value`, or the test fails: for a field the schema marks optional (or an element `find` may miss)
+ * that this test relies on being there.
+ */
+export function present<T>(value: T | null | undefined, what = 'the value'): T {
+  if (value === undefined || value === null) throw new Error(`expected ${what} to be present, got ${String(value)}`);
+  return value;
+}

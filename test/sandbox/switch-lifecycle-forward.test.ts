@@ -5,10 +5,10 @@
 // the webhook holds its answers until the test releases them, and deadlines are short.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseWebhookFaults, webhookFaultController, WebhookFaultSpecError } from '../../src/sandbox/switch/webhook-faults.js';
-import { call } from './helpers.js';
+import { call, type DataEnvelope } from './helpers.js';
 import { auth, cardOf, echo, financial, simulate, updateProgram, useForwardSandbox, type Received } from './switch-helpers.js';
-import type { AnyJson } from '../helpers/json.js';
-import type { Card } from '../../src/api/schemas.js';
+import type { Card, Lifecycle, Transaction } from '../../src/api/schemas.js';
+import { present } from '../helpers/json.js';
 
 let card: Card;
 
@@ -34,11 +34,11 @@ async function message(body: Record<string, unknown>) {
 }
 
 async function stored(id: string) {
-  return (await call(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
+  return (await call<DataEnvelope<Transaction>>(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
 }
 
 async function lifecycle(id: string) {
-  return (await call(env.sb, 'GET', `/sandbox/transactions/${id}/lifecycle`, { token: env.sb.token })).body.data;
+  return (await call<DataEnvelope<Lifecycle>>(env.sb, 'GET', `/sandbox/transactions/${id}/lifecycle`, { token: env.sb.token })).body.data;
 }
 
 /** Resolves once the webhook has received a message matching `test` (polling the test server's log). */
@@ -51,7 +51,7 @@ async function receivedWhere(test: (r: Received) => boolean): Promise<Received> 
 }
 
 /** Resolves once the stored transaction satisfies `test`. */
-async function storedWhere(id: string, test: (tx: AnyJson) => boolean): Promise<AnyJson> {
+async function storedWhere(id: string, test: (tx: Transaction) => boolean): Promise<Transaction> {
   for (;;) {
     const tx = await stored(id);
     if (test(tx)) return tx;
@@ -159,8 +159,8 @@ describe('stand-in', () => {
     // The advice (0120, same STAN) reaches the webhook, which refuses it (503): not acknowledged.
     const advice = await receivedWhere((r) => r.message['0'] === '0120');
     expect(advice.message['11']).toBe(response.body.data.stan);
-    const adviceId = (await lifecycle(id)).messages.find((m: AnyJson) => m.messageKind === 'stand-in-advice').transactionId;
-    await storedWhere(adviceId, (tx) => tx.advice.attempts === 1);
+    const adviceId = present((await lifecycle(id)).messages.find((m) => m.messageKind === 'stand-in-advice'), 'the stand-in advice').transactionId;
+    await storedWhere(adviceId, (tx) => present(tx.advice, 'the advice').attempts === 1);
     expect((await stored(adviceId)).advice).toMatchObject({ acknowledged: false, lastResult: expect.stringMatching(/HTTP 503/) });
 
     // Retried until acknowledged.
@@ -197,7 +197,7 @@ describe('timeout reversal', () => {
     const id = response.body.data.transactionId;
     for (;;) {
       const messages = (await lifecycle(id)).messages;
-      const linked = messages.find((m: AnyJson) => m.messageKind === 'timeout-reversal');
+      const linked = messages.find((m) => m.messageKind === 'timeout-reversal');
       if (linked?.responseCode === '00') break;
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
@@ -277,9 +277,9 @@ describe('a reversal the webhook did not answer stands, and is repeated until ac
     await setWebhookFaults({});
     expect(response.body.data.responseCode).toBe('96');
     await receivedWhere((r) => r.message['0'] === '0420');
-    const reversalOf = async () => (await lifecycle(response.body.data.transactionId)).messages.find((m: AnyJson) => m.messageKind === 'timeout-reversal');
-    const id = (await reversalOf()).transactionId;
-    await storedWhere(id, (tx) => tx.advice.attempts === 1);
+    const reversalOf = async () => (await lifecycle(response.body.data.transactionId)).messages.find((m) => m.messageKind === 'timeout-reversal');
+    const id = present(await reversalOf(), 'the timeout reversal').transactionId;
+    await storedWhere(id, (tx) => present(tx.advice, 'the advice').attempts === 1);
     expect(await stored(id)).toMatchObject({ responseCode: '00', advice: { acknowledged: false, lastResult: expect.stringMatching(/HTTP 503/) } });
     env.hook.respond(echo('00'));
     await deliverAll();
@@ -332,13 +332,13 @@ describe('repeats and duplicates', () => {
     env.hook.respond(echo('00'));
     await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
     const after = await stored(original);
-    expect(after.repeats.map((r: AnyJson) => [r.mti, r.responseCode, r.agreed])).toEqual([['0101', '05', false], ['0101', '00', true]]);
+    expect(present(after.repeats, 'the repeats').map((r) => [r.mti, r.responseCode, r.agreed])).toEqual([['0101', '05', false], ['0101', '00', true]]);
     expect((await lifecycle(original)).amounts).toMatchObject({ authorized: 100, held: 100 });
 
     // A repeat lost on its way back: recorded with its fault, no answer, the network's answer unchanged.
     await setWebhookFaults({ 'reply-lost': 1 });
     expect((await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } })).body.data.responseCode).toBe('00');
-    expect((await stored(original)).repeats.at(-1)).toMatchObject({ responseCode: '', agreed: false, webhookFaults: ['reply-lost'] });
+    expect(present((await stored(original)).repeats, 'the repeats').at(-1)).toMatchObject({ responseCode: '', agreed: false, webhookFaults: ['reply-lost'] });
   });
 
   it('a repeat answered the ISO way (0110 to a 0101) or its own way (0111) is an answer', async () => {
@@ -347,7 +347,7 @@ describe('repeats and duplicates', () => {
       env.hook.respond((received, res) => { res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...received.message, '0': mti, '39': '00' })); });
       await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
     }
-    expect((await stored(original)).repeats.map((r: AnyJson) => [r.mti, r.responseCode, r.agreed])).toEqual([['0101', '00', true], ['0101', '00', true]]);
+    expect(present((await stored(original)).repeats, 'the repeats').map((r) => [r.mti, r.responseCode, r.agreed])).toEqual([['0101', '00', true], ['0101', '00', true]]);
   });
 
   it('duplicate delivery: the webhook gets the message twice; whether it answered alike is recorded', async () => {

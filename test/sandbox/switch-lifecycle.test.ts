@@ -3,10 +3,9 @@
 // of a purchase (never more than it captured), expiry (forced and by the switch's clock),
 // advices and repeats — asserted on the lifecycle's amounts, the statuses and the links.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { call, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, startTestSandbox, type Sandbox, type DataEnvelope } from './helpers.js';
 import { auth, cardOf, createProgram, financial, simulate } from './switch-helpers.js';
-import type { AnyJson } from '../helpers/json.js';
-import type { Card } from '../../src/api/schemas.js';
+import type { Card, Lifecycle, Transaction } from '../../src/api/schemas.js';
 
 let sb: Sandbox;
 let card: Card;
@@ -26,13 +25,13 @@ async function message(body: Record<string, unknown>) {
 }
 
 async function lifecycle(id: string) {
-  const response = await call(sb, 'GET', `/sandbox/transactions/${id}/lifecycle`, { token: sb.token });
+  const response = await call<DataEnvelope<Lifecycle>>(sb, 'GET', `/sandbox/transactions/${id}/lifecycle`, { token: sb.token });
   expect(response.status, response.text).toBe(200);
   return response.body.data;
 }
 
 async function stored(id: string) {
-  return (await call(sb, 'GET', `/institutions/transactions/${id}`, { token: sb.token })).body.data;
+  return (await call<DataEnvelope<Transaction>>(sb, 'GET', `/institutions/transactions/${id}`, { token: sb.token })).body.data;
 }
 
 async function approvedAuth(amount: number) {
@@ -55,7 +54,7 @@ describe('increment and completion', () => {
     const after = await lifecycle(original);
     expect(after).toMatchObject({ originalTransactionId: original, transactionStatus: 'completed', currency: '566' });
     expect(after.amounts).toEqual({ requested: 100, authorized: 120, held: 0, captured: 90, released: 30, refunded: 0 });
-    expect(after.messages.map((m: AnyJson) => [m.mti, m.messageKind, m.amount])).toEqual([['0100', 'authorization', 100], ['0100', 'increment', 20], ['0220', 'completion', 90]]);
+    expect(after.messages.map((m) => [m.mti, m.messageKind, m.amount])).toEqual([['0100', 'authorization', 100], ['0100', 'increment', 20], ['0220', 'completion', 90]]);
     // The same lifecycle from a linked message, and the links on the records.
     expect(await lifecycle(completion.body.data.transactionId)).toEqual(after);
     expect(await stored(completion.body.data.transactionId)).toMatchObject({ messageKind: 'completion', originalTransactionId: original });
@@ -82,7 +81,7 @@ describe('increment and completion', () => {
     await message({ message: 'completion', originalTransactionId: original, amount: 60 });
     const after = await lifecycle(original);
     expect(after.amounts).toMatchObject({ held: 0, captured: 60, released: 40 });
-    expect(after.messages.map((m: AnyJson) => m.mti)).toEqual(['0100', '0420', '0220']);
+    expect(after.messages.map((m) => m.mti)).toEqual(['0100', '0420', '0220']);
   });
 
   it('an increment is checked like a request: over the daily amount it is declined (61) and the hold stays', async () => {
@@ -123,7 +122,7 @@ describe('refunds', () => {
     const after = await lifecycle(purchase);
     expect(after.messages).toHaveLength(before);
     expect(after.amounts).toMatchObject({ captured: 100, refunded: 80 });
-    expect(after.messages.map((m: AnyJson) => m.messageKind)).toEqual(['financial', 'refund', 'refund']);
+    expect(after.messages.map((m) => m.messageKind)).toEqual(['financial', 'refund', 'refund']);
   });
 
   it('an authorization is refunded once completed, up to what the completion captured', async () => {
