@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MUST_ECHO } from '../../src/webhook-protocol/reply.js';
 import { call, startTestSandbox, type Sandbox } from './helpers.js';
 import { auth, cardOf, createProgram, simulate, startWebhook, type Received, type TestWebhook } from './switch-helpers.js';
+import { present } from '../helpers/json.js';
 
 const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
@@ -124,7 +125,7 @@ describe('forward mode under random webhook replies', () => {
       const delivery = hook.received.find((r) => r.message['11'] === data.stan && r.message['0'] === data.mti);
       const sent = delivery?.message ?? {};
       const stoodIn = intent === 'reversal' && data.standIn !== undefined;
-      if (stoodIn) expect(data.standIn.decision, where).toBe('00');
+      if (stoodIn) expect(present(data.standIn, 'the stand-in decision').decision, where).toBe('00');
       if (approved && !stoodIn) {
         const text = reply.body(delivery!);
         const parsed = JSON.parse(text.toString());

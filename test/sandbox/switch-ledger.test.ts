@@ -5,8 +5,9 @@
 // inquiries, back-dating), and the bounds (increments of 0, over-clearing, currencies).
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { call, type CallResult } from './helpers.js';
+import { call, type CallResult, fieldErrorsOf } from './helpers.js';
 import { auth, cardOf, createProgram, echo, financial, simulate, updateProgram, useForwardSandbox, type Received } from './switch-helpers.js';
+import { present } from '../helpers/json.js';
 
 const env = useForwardSandbox();
 
@@ -196,10 +197,10 @@ describe('daily usage per currency', () => {
     const card = await cardOf(env.sb, program.id);
     env.hook.respond((_received, res) => { res.writeHead(500).end(); });
     const standIn = (amount: number, currency?: string) => simulate(env.sb, auth(card.id, { amount, responseMode: 'forward', ...(currency ? { currency } : {}) }));
-    expect((await standIn(1_000)).body.data.standIn.decision).toBe('00');
-    expect((await standIn(0.01)).body.data.standIn.decision).toBe('96');
-    expect((await standIn(1, '392')).body.data.standIn.decision).toBe('00');
-    expect((await standIn(1_000, '048')).body.data.standIn.decision).toBe('00');
+    expect(present((await standIn(1_000)).body.data.standIn, 'the stand-in decision').decision).toBe('00');
+    expect(present((await standIn(0.01)).body.data.standIn, 'the stand-in decision').decision).toBe('96');
+    expect(present((await standIn(1, '392')).body.data.standIn, 'the stand-in decision').decision).toBe('00');
+    expect(present((await standIn(1_000, '048')).body.data.standIn, 'the stand-in decision').decision).toBe('00');
   });
 });
 
@@ -219,7 +220,7 @@ describe('an entry is the message sent, and its rules the plan', () => {
     for (const bad of ['12', 'abc', '-00000000100', '0000000001000']) {
       const response = await simulate(env.sb, auth(card.id, { overrides: { '4': bad } }));
       expect(response.status, bad).toBe(400);
-      expect(response.body.errors[0]).toMatchObject({ field: 'overrides', message: expect.stringMatching(/field 4/) });
+      expect(fieldErrorsOf(response)[0]).toMatchObject({ field: 'overrides', message: expect.stringMatching(/field 4/) });
     }
     const id = await approved(simulate(env.sb, auth(card.id, { amount: 100, overrides: { '4': '000000002500' } })));
     const record = (await call(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
@@ -234,7 +235,7 @@ describe('an entry is the message sent, and its rules the plan', () => {
     expect((await inquiry({ amount: 50 })).status).toBe(400);
     const overridden = await inquiry({ amount: 0, overrides: { '4': '000000005000' } });
     expect(overridden.status).toBe(400);
-    expect(overridden.body.errors[0]).toMatchObject({ field: 'overrides', message: 'field 4 of a balance inquiry must be 0: it moves no money' });
+    expect(fieldErrorsOf(overridden)[0]).toMatchObject({ field: 'overrides', message: 'field 4 of a balance inquiry must be 0: it moves no money' });
     const id = await approved(inquiry({ amount: 0 }));
     expect(await amounts(id)).toMatchObject({ captured: 0 });
     await approved(simulate(env.sb, financial(card.id, { processingFlow: 'cash_withdrawal', channel: 'atm', amount: 100 })));
@@ -245,7 +246,7 @@ describe('an entry is the message sent, and its rules the plan', () => {
     const before = new Date(Date.parse(card.createdAt) - 60_000).toISOString();
     const response = await simulate(env.sb, auth(card.id, { transactionDate: before }));
     expect(response.status).toBe(400);
-    expect(response.body.errors[0]).toMatchObject({ field: 'transactionDate', message: expect.stringMatching(/before the card was created/) });
+    expect(fieldErrorsOf(response)[0]).toMatchObject({ field: 'transactionDate', message: expect.stringMatching(/before the card was created/) });
     const original = await approved(simulate(env.sb, auth(card.id)));
     expect((await reversal(original, 1, { transactionDate: before })).status).toBe(400);
   });
@@ -275,9 +276,9 @@ describe('bounds', () => {
     const card = await cardOf(env.sb);
     const response = await simulate(env.sb, auth(card.id, { currency }));
     expect(response.status).toBe(400);
-    expect(response.body.errors[0].field).toBe('currency');
+    expect(fieldErrorsOf(response)[0].field).toBe('currency');
     const overridden = await simulate(env.sb, auth(card.id, { overrides: { '49': currency } }));
     expect(overridden.status).toBe(400);
-    expect(overridden.body.errors[0].field).toBe('overrides');
+    expect(fieldErrorsOf(overridden)[0].field).toBe('overrides');
   });
 });

@@ -1,7 +1,7 @@
 // The simulator's reversals in stub mode (rule 2): by transaction id or by STAN and RRN, once only,
 // of an original that can be reversed, and one of two sent at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, startTestSandbox, type Sandbox, errorOf, fieldErrorsOf } from './helpers.js';
 import { auth, cardOf, financial, simulate } from './switch-helpers.js';
 
 let sb: Sandbox;
@@ -58,7 +58,7 @@ describe('reversals (rule 2)', () => {
 
     const unknown = await simulate(sb, { ...body, originalTransactionId: 'ffffffffffffffffffffffff' });
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error).toBe('NOT_FOUND');
+    expect(errorOf(unknown).error).toBe('NOT_FOUND');
     const unknownStan = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 1, originalStan: '999999', originalRrn: '000000000000' });
     expect(unknownStan.status).toBe(404);
   });
@@ -66,10 +66,10 @@ describe('reversals (rule 2)', () => {
   it('needs the original, refuses declined originals, reversals of reversals and larger amounts', async () => {
     const missing = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 1 });
     expect(missing.status).toBe(400);
-    expect(missing.body.errors[0].field).toBe('originalTransactionId');
+    expect(fieldErrorsOf(missing)[0].field).toBe('originalTransactionId');
     const half = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 1, originalStan: '000001' });
     expect(half.status).toBe(400);
-    expect(half.body.errors[0].field).toBe('originalRrn');
+    expect(fieldErrorsOf(half)[0].field).toBe('originalRrn');
 
     const declined = (await simulate(sb, auth('000000000000000000000000'))).body.data;
     const ofDeclined = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 1, originalTransactionId: declined.transactionId });
@@ -79,7 +79,7 @@ describe('reversals (rule 2)', () => {
     const original = (await simulate(sb, auth(card.id, { amount: 100 }))).body.data;
     const tooMuch = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 100.01, originalTransactionId: original.transactionId });
     expect(tooMuch.status).toBe(400);
-    expect(tooMuch.body.errors[0].field).toBe('amount');
+    expect(fieldErrorsOf(tooMuch)[0].field).toBe('amount');
     const reversal = (await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 40, originalTransactionId: original.transactionId })).body.data;
     expect(reversal.request['4']).toBe('000000004000');
     const ofReversal = await simulate(sb, { intent: 'reversal', processingFlow: 'purchase', amount: 1, originalTransactionId: reversal.transactionId });

@@ -10,7 +10,7 @@ import { openStore } from '../../src/sandbox/store/index.js';
 import { ABANDONED_AFTER_MS, recoverAbandoned } from '../../src/sandbox/switch/expiry.js';
 import { switchStore } from '../../src/sandbox/switch/store.js';
 import { applyEvent, TRANSACTION_EVENTS, TRANSACTION_STATES, transactionStatusOf, type TransactionEvent, type TransactionState } from '../../src/sandbox/switch/states.js';
-import { call, UNDO_VERSION_4 } from './helpers.js';
+import { call, UNDO_VERSION_4, fieldErrorsOf } from './helpers.js';
 import { auth, cardOf, createProgram, echo, financial, simulate, useForwardSandbox } from './switch-helpers.js';
 import type { Transaction } from '../../src/api/schemas.js';
 
@@ -386,7 +386,7 @@ describe('partial reversals', () => {
     const response = await simulate(env.sb, { ...reversal(original.transactionId, 10), ...extra });
     expect(response.status).toBe(status);
     expect(response.body.message).toMatch(message);
-    if (field) expect(response.body.errors[0].field).toBe(field);
+    if (field) expect(fieldErrorsOf(response)[0].field).toBe(field);
     expect((await call(env.sb, 'GET', '/institutions/transactions?limit=1', { token: env.sb.token })).body.pagination.total).toBe(before);
     expect(env.sb.deps.store.transactions.getStored(env.sb.institutionId, original.transactionId)).toMatchObject({ state: 'approved', reversedMinor: 0 });
   });

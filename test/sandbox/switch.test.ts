@@ -2,7 +2,7 @@
 // checks, limits per channel and per day, amounts by currency exponent, overrides (reversals:
 // switch-reversals.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createCard, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, createCard, OpenApiChecker, startTestSandbox, type Sandbox, errorOf, fieldErrorsOf } from './helpers.js';
 import { auth, cardOf, clearPan, createProgram, financial, simulate, updateProgram } from './switch-helpers.js';
 import type { Transaction } from '../../src/api/schemas.js';
 
@@ -142,8 +142,8 @@ describe('card by pan, expiry and account (rule 1)', () => {
   it('is a 400 naming the missing fields when cardId is absent and the card data are incomplete', async () => {
     const response = await simulate(sb, { intent: 'authorization', processingFlow: 'purchase', amount: 10, pan: '4111111111111111' });
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('VALIDATION_ERROR');
-    expect(response.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['accountNumber', 'expiry']);
+    expect(errorOf(response).error).toBe('VALIDATION_ERROR');
+    expect(fieldErrorsOf(response).map((e: { field: string }) => e.field).sort()).toEqual(['accountNumber', 'expiry']);
   });
 
   it("does not find another institution's card by PAN", async () => {
@@ -305,11 +305,11 @@ describe('amounts: field 4 by the currency exponent', () => {
     for (const [currency, amount] of [['392', 1500.5], ['566', 10.001], ['048', 1.2345]] as const) {
       const response = await simulate(sb, auth(card.id, { currency, amount }));
       expect(response.status, `${currency} ${amount}`).toBe(400);
-      expect(response.body.errors[0].field).toBe('amount');
+      expect(fieldErrorsOf(response)[0].field).toBe('amount');
     }
     const unknown = await simulate(sb, auth(card.id, { currency: '000' }));
     expect(unknown.status).toBe(400);
-    expect(unknown.body.errors[0].field).toBe('currency');
+    expect(fieldErrorsOf(unknown)[0].field).toBe('currency');
     const schema = await simulate(sb, auth(card.id, { amount: -1 }));
     expect(schema.status).toBe(400);
   });
