@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { BIN, cleanEnv, isolatedDirs } from '../helpers/cli.js';
 import { useListenerSandbox } from '../helpers/signing-sandbox.js';
-import { call, createCardOverHttp } from '../sandbox/helpers.js';
+import { call, createCardOverHttp, type DataEnvelope } from '../sandbox/helpers.js';
+import type { CardProgram } from '../../src/api/schemas.js';
 
 const fixture = useListenerSandbox();
 
@@ -15,7 +16,7 @@ it('SIGINT mid-step: no faults left, the stand-in policy back as it was, exit 13
   const card = await createCardOverHttp(info);
   const program = info.cardProgramId;
   const before = { mode: 'approve', maxAmount: 3, dailyAmount: 7 };
-  expect((await call(info, 'PUT', `/sandbox/card-programs/${program}`, { token: info.token, body: { standIn: before } })).status).toBe(200);
+  expect((await call<DataEnvelope<CardProgram>>(info, 'PUT', `/sandbox/card-programs/${program}`, { token: info.token, body: { standIn: before } })).status).toBe(200);
 
   const faultsBefore = (await call(info, 'GET', '/sandbox/webhook-faults', { token: info.token, skipOpenApiCheck: true })).body;
 
@@ -42,7 +43,7 @@ steps:
 
   const faults = await call(info, 'GET', '/sandbox/webhook-faults', { token: info.token, skipOpenApiCheck: true });
   expect(faults.body).toEqual(faultsBefore);
-  const programs = await call(info, 'GET', '/sandbox/card-programs', { token: info.token });
+  const programs = await call<DataEnvelope<CardProgram[]>>(info, 'GET', '/sandbox/card-programs', { token: info.token });
   const listed = (programs.body.data ?? programs.body) as Array<{ id: string; standIn?: unknown }>;
   expect(listed.find((p) => p.id === program)?.standIn).toEqual(before);
 }, 90_000);

@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maskPansInText } from '../../src/core/redact.js';
 import { cardctl, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
 import { cliSession, startSigningSandbox } from '../helpers/signing-sandbox.js';
-import { call, createCardOverHttp } from '../sandbox/helpers.js';
+import { call, createCardOverHttp, type DataEnvelope } from '../sandbox/helpers.js';
 import type { AnyJson } from '../helpers/json.js';
+import type { SandboxUserCredentials } from '../../src/api/schemas.js';
 
 const WEBHOOK_SECRET = 'whsec_exchanges_e2e_secret';
 
@@ -135,7 +136,7 @@ describe('webhook exchanges', () => {
     const card = await newCard();
     const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '33', '--forward']);
     const [first] = await json(['webhook', 'exchanges', '--tx', auth.transactionId]);
-    const user = await call(sandbox.info, 'POST', '/sandbox/users', { token: sandbox.info.token, body: { roles: [{ role: 'replayer', permissions: ['create:transaction', 'read:transaction'] }] } });
+    const user = await call<DataEnvelope<SandboxUserCredentials>>(sandbox.info, 'POST', '/sandbox/users', { token: sandbox.info.token, body: { roles: [{ role: 'replayer', permissions: ['create:transaction', 'read:transaction'] }] } });
     expect(user.status, user.text).toBe(201);
     const narrow = { configDir: config.path, env: { ...env, CARDCTL_TOKEN: user.body.data.token } };
     const before = received().length;

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedHeaders, type SignatureScheme } from '../../src/webhook-protocol/signature.js';
 import { cardctl, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox } from '../helpers/cli.js';
 import { pythonMissing, startPythonHandler, type HandlerVariant, type PythonHandler } from '../helpers/python-handler.js';
-import { call, createCardOverHttp } from '../sandbox/helpers.js';
+import { call, createCardOverHttp, type DataEnvelope } from '../sandbox/helpers.js';
 import type { AnyJson } from '../helpers/json.js';
+import type { CardProgram } from '../../src/api/schemas.js';
 
 const SECRETS: Record<SignatureScheme, string> = {
   cardctl: 'python-handler-e2e-secret',
@@ -45,7 +46,7 @@ describe.skipIf(pythonMissing)(`the Python handler of docs/webhook-protocol.md${
       config = tempDir();
       handler = await startPythonHandler({ secret, scheme });
       sandbox = await startSandboxProcess(['--webhook-url', handler.url, '--webhook-scheme', scheme], { configDir: config.path });
-      const put = await call(sandbox.info, 'PUT', `/sandbox/card-programs/${sandbox.info.cardProgramId}`, { token: sandbox.info.token, body: { webHookConfig: { secret } } });
+      const put = await call<DataEnvelope<CardProgram>>(sandbox.info, 'PUT', `/sandbox/card-programs/${sandbox.info.cardProgramId}`, { token: sandbox.info.token, body: { webHookConfig: { secret } } });
       expect(put.status, put.text).toBe(200);
       expect(put.body.data.webHookConfig.type).toBe(scheme === 'cardctl' ? 'http' : 'standard-webhooks');
       env = { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: sandbox.info.token };
@@ -165,7 +166,7 @@ describe('webhook listen --scheme standard-webhooks with a sandbox serve --webho
     const listener = await startWebhookListener({ configDir: config.path, secret, args: ['--scheme', 'standard-webhooks'] });
     const sandbox = await startSandboxProcess(['--webhook-url', listener.url, '--webhook-scheme', 'standard-webhooks'], { configDir: config.path });
     try {
-      const put = await call(sandbox.info, 'PUT', `/sandbox/card-programs/${sandbox.info.cardProgramId}`, { token: sandbox.info.token, body: { webHookConfig: { secret } } });
+      const put = await call<DataEnvelope<CardProgram>>(sandbox.info, 'PUT', `/sandbox/card-programs/${sandbox.info.cardProgramId}`, { token: sandbox.info.token, body: { webHookConfig: { secret } } });
       expect(put.status, put.text).toBe(200);
       const card = await createCardOverHttp(sandbox.info);
       const env = { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: sandbox.info.token };

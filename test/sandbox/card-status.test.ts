@@ -4,8 +4,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CARD_STATUSES } from '../../src/core/enums.js';
 import { CARD_STATUS_TRANSITIONS, STATUS_OPERATIONS, type StatusOperation } from '../../src/sandbox/cards.js';
-import { call, createCard, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, createCard, startTestSandbox, type Sandbox, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
 import { auth, simulate } from './switch-helpers.js';
+import type { Card } from '../../src/api/schemas.js';
 
 let sandbox: Sandbox;
 
@@ -23,13 +24,13 @@ const PAST_DATES = { startDate: '2019-01-01T00:00:00.000Z', expiryDate: '2020-01
 
 async function apply(cardId: string, operation: StatusOperation) {
   if (operation === 'renew') {
-    return call(sandbox, 'PUT', `/institutions/cards/${cardId}/renew`, { token: sandbox.token, body: { expiration: monthsFromNow(12), renewReason: 'RENEW' } });
+    return call<DataEnvelope<Card>>(sandbox, 'PUT', `/institutions/cards/${cardId}/renew`, { token: sandbox.token, body: { expiration: monthsFromNow(12), renewReason: 'RENEW' } });
   }
   return call(sandbox, 'GET', `/institutions/cards/${cardId}/${operation}`, { token: sandbox.token });
 }
 
 async function stored(cardId: string) {
-  const response = await call(sandbox, 'GET', `/institutions/cards?cardId=${cardId}`, { token: sandbox.token });
+  const response = await call<ListDataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards?cardId=${cardId}`, { token: sandbox.token });
   return response.body.data[0];
 }
 

@@ -7,10 +7,10 @@
 // for a record stored unredacted.
 import { get } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WebhookExchange } from '../../src/api/schemas.js';
+import type { WebhookExchange, SandboxUserCredentials } from '../../src/api/schemas.js';
 import { REDACTED, maskPansInText } from '../../src/core/redact.js';
 import { OPERATION_SCOPES, WEBHOOK_SETTINGS_SCOPE } from '../../src/sandbox/scopes.js';
-import { call, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, startTestSandbox, type Sandbox, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
 import { auth, cardOf, clearPan, createProgram, simulate, startWebhook, updateProgram, type TestWebhook } from './switch-helpers.js';
 
 const CREDENTIALS = ['CODEvalue123', 'SIGvalue456', 'KEYvalue789', 'hookpass'];
@@ -54,7 +54,7 @@ async function rotatedExchange(scheme: 'http' | 'standard-webhooks') {
   const simulated = await simulate(sb, auth(card.id, { responseMode: 'forward' }));
   expect(simulated.status, simulated.text).toBe(200);
   const transactionId = simulated.body.data.transactionId as string;
-  const listed = await call(sb, 'GET', `/sandbox/webhook-exchanges?transactionId=${transactionId}`, { token: sb.token });
+  const listed = await call<ListDataEnvelope<WebhookExchange>>(sb, 'GET', `/sandbox/webhook-exchanges?transactionId=${transactionId}`, { token: sb.token });
   expect(listed.status, listed.text).toBe(200);
   return { pan, transactionId, secrets: [oldSecret!, newSecret!], text: listed.text, exchanges: listed.body.data as WebhookExchange[], sent: hook.received.at(-1)! };
 }
@@ -81,7 +81,7 @@ describe('the exchange log', () => {
 
 let userCounter = 0;
 async function tokenWith(permissions: string[]): Promise<string> {
-  const response = await call(sb, 'POST', '/sandbox/users', { token: sb.token, body: { roles: [{ role: `disclosure-${++userCounter}`, permissions }] } });
+  const response = await call<DataEnvelope<SandboxUserCredentials>>(sb, 'POST', '/sandbox/users', { token: sb.token, body: { roles: [{ role: `disclosure-${++userCounter}`, permissions }] } });
   expect(response.status, response.text).toBe(201);
   return response.body.data.token as string;
 }

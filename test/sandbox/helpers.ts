@@ -7,6 +7,7 @@ import { request } from 'undici';
 import { expect } from 'vitest';
 import type { Card, ErrorEnvelope, Pagination, PinKeyInfo } from '../../src/api/schemas.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import type { SwitchClock, WebhookFaultState } from '../../src/sandbox/switch/runtime.js';
 import type { AnyJson } from '../helpers/json.js';
 
 export type { AnyJson };
@@ -54,6 +55,19 @@ export function errorOf(result: CallResult<unknown>): ErrorEnvelope {
   expect(result.status, result.text).toBeGreaterThanOrEqual(400);
   // Named, not proved: the /openapi.json check of call() holds documented errors to ErrorEnvelope.
   return result.body as ErrorEnvelope;
+}
+
+/** /sandbox/switch/clock's answer, GET and POST (`expired`: the holds the call released). */
+export type ClockAnswer = SwitchClock & { expired: number };
+/** /sandbox/faults's answer, GET and PUT. */
+export interface FaultsAnswer { spec: string; seed: number; counts: Record<string, number> }
+/** /sandbox/webhook-faults's answer, GET and PUT. */
+export type { WebhookFaultState };
+
+/** A reference the API answered expanded (the object, not its id): the test fails if it is only the id. */
+export function expanded<T extends object>(reference: string | T): T {
+  if (typeof reference === 'string') throw new Error(`expected an expanded object, got the id ${reference}`);
+  return reference;
 }
 
 type FieldError = NonNullable<ErrorEnvelope['errors']>[number];

@@ -7,7 +7,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { networkInterfaces } from 'node:os';
 import { parseFaultSpec } from '../../src/sandbox/faults.js';
-import { call, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, startTestSandbox, type Sandbox, type DataEnvelope } from './helpers.js';
+import type { SandboxInstitutionCredentials } from '../../src/api/schemas.js';
 
 let sandbox: Sandbox;
 let host: string;
@@ -166,18 +167,18 @@ describe('the attacks, over a real socket', () => {
   it('POST /sandbox/institutions with a rebound Host: 403, no institution made', async () => {
     const institutions = () => (sandbox.deps.store.db.prepare('SELECT count(*) AS n FROM institutions').get() as { n: number }).n;
     const before = institutions();
-    const response = await call(sandbox, 'POST', '/sandbox/institutions', { body: {}, headers: { host: `${FOREIGN}:${port()}` }, skipOpenApiCheck: true });
+    const response = await call<DataEnvelope<SandboxInstitutionCredentials>>(sandbox, 'POST', '/sandbox/institutions', { body: {}, headers: { host: `${FOREIGN}:${port()}` }, skipOpenApiCheck: true });
     expect(response.status).toBe(403);
     expect(response.text).not.toMatch(/token/);
     expect(institutions()).toBe(before);
   });
 
   it('a bodiless cross-origin POST /sandbox/switch/advices/deliver: 403; bodiless from no page at all: 415', async () => {
-    const crossOrigin = await call(sandbox, 'POST', '/sandbox/switch/advices/deliver', { headers: { origin: `http://${FOREIGN}` }, skipOpenApiCheck: true });
+    const crossOrigin = await call<{ delivered: number; pending: number }>(sandbox, 'POST', '/sandbox/switch/advices/deliver', { headers: { origin: `http://${FOREIGN}` }, skipOpenApiCheck: true });
     expect(crossOrigin.status).toBe(403);
-    const bodiless = await call(sandbox, 'POST', '/sandbox/switch/advices/deliver', { skipOpenApiCheck: true });
+    const bodiless = await call<{ delivered: number; pending: number }>(sandbox, 'POST', '/sandbox/switch/advices/deliver', { skipOpenApiCheck: true });
     expect(bodiless.status).toBe(415);
-    expect((await call(sandbox, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).status).toBe(200);
+    expect((await call<{ delivered: number; pending: number }>(sandbox, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).status).toBe(200);
   });
 
   it('the inspector page and its event stream refuse a rebound Host', async () => {

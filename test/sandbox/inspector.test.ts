@@ -8,7 +8,7 @@ import type { Transaction, WebhookExchange } from '../../src/api/schemas.js';
 import { APPROVED_CODES } from '../../src/iso8583/codes.js';
 import { createSandboxEvents } from '../../src/sandbox/events.js';
 import { createInspectorAccess, createInspectorFeed, type InspectorLimits } from '../../src/sandbox/services/inspector.js';
-import { call, createCard, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, createCard, startTestSandbox, type Sandbox, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
 import { auth, simulate } from './switch-helpers.js';
 
 let sandbox: Sandbox;
@@ -52,7 +52,7 @@ beforeAll(async () => {
   const card = await createCard(sandbox);
   const simulated = await simulate(sandbox, auth(card.id, { amount: 12.5 }));
   expect(simulated.status, simulated.text).toBe(200);
-  const stored = await call(sandbox, 'GET', `/institutions/transactions/${simulated.body.data.transactionId}`, { token: sandbox.token });
+  const stored = await call<DataEnvelope<Transaction>>(sandbox, 'GET', `/institutions/transactions/${simulated.body.data.transactionId}`, { token: sandbox.token });
   transaction = stored.body.data;
 });
 afterAll(async () => sandbox?.close());
@@ -135,19 +135,19 @@ describe("the page's reads", () => {
     expect(replay.status).toBe(401);
     // The answer is the exchange log's own, whatever it is (404 for an unknown exchange).
     const forwarded = await call(sandbox, 'POST', '/sandbox/inspector/webhook-exchanges/wx_unknown/replay', { body: {}, headers: { 'x-inspector-token': token }, skipOpenApiCheck: true });
-    const direct = await call(sandbox, 'POST', '/sandbox/webhook-exchanges/wx_unknown/replay', { body: {}, token: sandbox.token, skipOpenApiCheck: true });
+    const direct = await call<DataEnvelope<WebhookExchange>>(sandbox, 'POST', '/sandbox/webhook-exchanges/wx_unknown/replay', { body: {}, token: sandbox.token, skipOpenApiCheck: true });
     expect(forwarded.status).toBe(direct.status);
     expect(forwarded.status).toBe(404);
   });
 
   it('list the exchange log as its own route does: the same page, the link\'s token allowed beside its query, a bad query refused alike', async () => {
     const viaInspector = await inspect(`/sandbox/inspector/webhook-exchanges?limit=5&failed=true&token=${encodeURIComponent(token)}`);
-    const direct = await call(sandbox, 'GET', '/sandbox/webhook-exchanges?limit=5&failed=true', { token: sandbox.token, skipOpenApiCheck: true });
+    const direct = await call<ListDataEnvelope<WebhookExchange>>(sandbox, 'GET', '/sandbox/webhook-exchanges?limit=5&failed=true', { token: sandbox.token, skipOpenApiCheck: true });
     expect(viaInspector.status).toBe(200);
     expect(viaInspector.body).toEqual(direct.body);
     const bad = await inspect('/sandbox/inspector/webhook-exchanges?limit=0', { 'x-inspector-token': token });
     expect(bad.status).toBe(400);
-    expect(bad.status).toBe((await call(sandbox, 'GET', '/sandbox/webhook-exchanges?limit=0', { token: sandbox.token, skipOpenApiCheck: true })).status);
+    expect(bad.status).toBe((await call<ListDataEnvelope<WebhookExchange>>(sandbox, 'GET', '/sandbox/webhook-exchanges?limit=0', { token: sandbox.token, skipOpenApiCheck: true })).status);
   });
 });
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { CardProgram } from '../../src/api/schemas.js';
+import type { CardProgram, Card, SimulateEnvelope, OAuthApplication, SandboxInstitutionCredentials } from '../../src/api/schemas.js';
 import { DomainError, httpErrorOf } from '../../src/sandbox/errors.js';
 import { luhnCheckDigit, luhnValid, maskPan, nextProgramPan, panFromBin, panInProgramRange, programOfBin } from '../../src/sandbox/pan.js';
 import { defaultCardProgram, programRange } from '../../src/sandbox/tenancy.js';
-import { call, createCard, createCardBody, encryptPin, startTestSandbox, type CallResult, type Sandbox } from './helpers.js';
+import { call, createCard, createCardBody, encryptPin, startTestSandbox, type CallResult, type Sandbox, type DataEnvelope } from './helpers.js';
 import { makeCertificate } from './oauth-helpers.js';
 
 function program(overrides: Partial<CardProgram> = {}): CardProgram {
@@ -112,19 +112,19 @@ describe('two institutions: card numbers tell nothing of the other\'s cards', ()
 
   beforeAll(async () => {
     sandbox = await startTestSandbox();
-    B = (await call(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'Bravo Bank' } })).body.data;
-    const programs = (token: string) => call(sandbox, 'GET', '/sandbox/card-programs', { token }).then((r) => r.body.data as CardProgram[]);
+    B = (await call<DataEnvelope<SandboxInstitutionCredentials>>(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'Bravo Bank' } })).body.data;
+    const programs = (token: string) => call<DataEnvelope<CardProgram[]>>(sandbox, 'GET', '/sandbox/card-programs', { token }).then((r) => r.body.data as CardProgram[]);
     programA = (await programs(sandbox.token))[0]!;
     programB = (await programs(B.token))[0]!;
     const card = await createCard(sandbox, { referenceCode: 'ALPHA-1' });
     Object.assign(A, { cardId: card.id, pan: panOf(sandbox.institutionId, card.id), expiry: `${String(card.expiryYear).slice(-2)}${card.expiryMonth}` });
-    const tx = await call(sandbox, 'POST', '/institutions/switch/simulate', { token: sandbox.token, body: { intent: 'authorization', processingFlow: 'purchase', amount: 10, cardId: card.id } });
-    const app = await call(sandbox, 'POST', '/institutions/oauth/create', {
+    const tx = await call<SimulateEnvelope>(sandbox, 'POST', '/institutions/switch/simulate', { token: sandbox.token, body: { intent: 'authorization', processingFlow: 'purchase', amount: 10, cardId: card.id } });
+    const app = await call<DataEnvelope<OAuthApplication>>(sandbox, 'POST', '/institutions/oauth/create', {
       token: sandbox.token, body: { name: 'Alpha app', publicKey: makeCertificate().certificatePem, scopes: ['read:card'], grantType: 'client_credentials' },
     });
     Object.assign(A, { txId: tx.body.data.transactionId, appId: app.body.data.id, clientId: app.body.data.institutionId });
     // A BIN of A's that no program of B's meets, whatever the length.
-    const onlyA = await call(sandbox, 'POST', '/sandbox/card-programs', { token: sandbox.token, body: { name: 'Alpha only', panPrefix: '539990' } });
+    const onlyA = await call<DataEnvelope<CardProgram>>(sandbox, 'POST', '/sandbox/card-programs', { token: sandbox.token, body: { name: 'Alpha only', panPrefix: '539990' } });
     expect(onlyA.status, onlyA.text).toBe(201);
   }, 30_000);
   afterAll(async () => { await sandbox?.close(); });
@@ -184,7 +184,7 @@ describe('two institutions: card numbers tell nothing of the other\'s cards', ()
     ['a card program', () => [programA.id, 'ffffffffffffffffffffffff'], (id) => asB('PUT', `/sandbox/card-programs/${id}`, { name: 'Taken' })],
     ['an import under A\'s BIN', () => ['539990', '400000'], (bin) => asB_import(bin)],
   ];
-  const asB_import = (bin: string) => call(sandbox, 'POST', '/util/cards/import', {
+  const asB_import = (bin: string) => call<DataEnvelope<Card>>(sandbox, 'POST', '/util/cards/import', {
     apiKey: B.apiKey,
     body: {
       realId: `probe-${bin}`, active: true, startDate: '2024-01-01', endDate: '2028-12-31', firstName: 'M', lastName: 'B', middleName: '', email: 'm@b.co',

@@ -3,7 +3,7 @@
 // signature — and forwarded reversals.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/webhook-protocol/signature.js';
-import { call } from './helpers.js';
+import { call, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
 import type { ServerResponse } from 'node:http';
 import { auth, cardOf, clearPan, createProgram, echo, simulate, updateProgram, useForwardSandbox, type Received } from './switch-helpers.js';
 import type { Card, Transaction } from '../../src/api/schemas.js';
@@ -21,7 +21,7 @@ beforeEach(async () => {
 const forward = (extra: Record<string, unknown> = {}) => auth(card.id, { responseMode: 'forward', ...extra });
 
 async function stored(id: string) {
-  return (await call(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
+  return (await call<DataEnvelope<Transaction>>(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
 }
 
 describe('forward mode', () => {
@@ -52,8 +52,8 @@ describe('forward mode', () => {
     const response = await simulate(env.sb, forward());
     expect(response.body).toMatchObject({ status: 'failed', data: { responseCode: '51', responseMessage: 'Insufficient funds', transactionStatus: 'failed' } });
     expect(response.body.data.response).toMatchObject({ '0': '0110', '39': '51' });
-    const list = await call(env.sb, 'GET', '/institutions/transactions?transactionStatus=failed&limit=100', { token: env.sb.token });
-    expect(list.body.data.find((t: Transaction) => t.id === response.body.data.transactionId).responseCode).toBe('51');
+    const list = await call<ListDataEnvelope<Transaction>>(env.sb, 'GET', '/institutions/transactions?transactionStatus=failed&limit=100', { token: env.sb.token });
+    expect(present(list.body.data.find((t: Transaction) => t.id === response.body.data.transactionId)).responseCode).toBe('51');
   });
 
   it('a financial approved by the webhook is completed', async () => {

@@ -5,20 +5,21 @@
 // inquiries, back-dating), and the bounds (increments of 0, over-clearing, currencies).
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { call, type CallResult, fieldErrorsOf } from './helpers.js';
+import { call, type CallResult, fieldErrorsOf, type DataEnvelope } from './helpers.js';
 import { auth, cardOf, createProgram, echo, financial, simulate, updateProgram, useForwardSandbox, type Received } from './switch-helpers.js';
 import { present } from '../helpers/json.js';
+import type { Transaction, Lifecycle, SimulateEnvelope } from '../../src/api/schemas.js';
 
 const env = useForwardSandbox();
 
-const message = (body: Record<string, unknown>) => call(env.sb, 'POST', '/sandbox/switch/messages', { token: env.sb.token, body });
+const message = (body: Record<string, unknown>) => call<SimulateEnvelope>(env.sb, 'POST', '/sandbox/switch/messages', { token: env.sb.token, body });
 const reversal = (originalTransactionId: string, amount: number, extra: Record<string, unknown> = {}) =>
   simulate(env.sb, { intent: 'reversal', processingFlow: 'purchase', amount, originalTransactionId, ...extra });
 const refund = (originalTransactionId: string, amount: number, extra: Record<string, unknown> = {}) =>
   message({ message: 'refund', originalTransactionId, amount, ...extra });
 
 async function amounts(id: string) {
-  const response = await call(env.sb, 'GET', `/sandbox/transactions/${id}/lifecycle`, { token: env.sb.token });
+  const response = await call<DataEnvelope<Lifecycle>>(env.sb, 'GET', `/sandbox/transactions/${id}/lifecycle`, { token: env.sb.token });
   expect(response.status, response.text).toBe(200);
   return response.body.data.amounts;
 }
@@ -149,7 +150,7 @@ describe('one change of a hold at a time', () => {
     for (const refused of [
       await reversal(original, 40),
       await message({ message: 'completion', originalTransactionId: original, amount: 100 }),
-      await call(env.sb, 'POST', `/sandbox/transactions/${original}/expire`, { token: env.sb.token }),
+      await call<DataEnvelope<Transaction>>(env.sb, 'POST', `/sandbox/transactions/${original}/expire`, { token: env.sb.token }),
     ]) {
       expect(refused.status, refused.text).toBe(409);
       expect(refused.body.message).toMatch(/increment awaiting its answer/);
@@ -223,7 +224,7 @@ describe('an entry is the message sent, and its rules the plan', () => {
       expect(fieldErrorsOf(response)[0]).toMatchObject({ field: 'overrides', message: expect.stringMatching(/field 4/) });
     }
     const id = await approved(simulate(env.sb, auth(card.id, { amount: 100, overrides: { '4': '000000002500' } })));
-    const record = (await call(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
+    const record = (await call<DataEnvelope<Transaction>>(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
     expect(record).toMatchObject({ amount: 25, amounts: { amount: '000000002500' } });
     expect(await amounts(id)).toMatchObject({ authorized: 25, held: 25 });
   });

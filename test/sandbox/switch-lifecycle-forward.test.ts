@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { parseWebhookFaults, webhookFaultController, WebhookFaultSpecError } from '../../src/sandbox/switch/webhook-faults.js';
 import { call, type DataEnvelope } from './helpers.js';
 import { auth, cardOf, echo, financial, simulate, updateProgram, useForwardSandbox, type Received } from './switch-helpers.js';
-import type { Card, Lifecycle, Transaction } from '../../src/api/schemas.js';
+import type { Card, Lifecycle, Transaction, SimulateEnvelope } from '../../src/api/schemas.js';
 import { present } from '../helpers/json.js';
 
 let card: Card;
@@ -30,7 +30,7 @@ async function setWebhookFaults(body: Record<string, unknown>) {
 const forward = (extra: Record<string, unknown> = {}) => auth(card.id, { responseMode: 'forward', ...extra });
 
 async function message(body: Record<string, unknown>) {
-  return call(env.sb, 'POST', '/sandbox/switch/messages', { token: env.sb.token, body: { responseMode: 'forward', ...body } });
+  return call<SimulateEnvelope>(env.sb, 'POST', '/sandbox/switch/messages', { token: env.sb.token, body: { responseMode: 'forward', ...body } });
 }
 
 async function stored(id: string) {
@@ -116,7 +116,7 @@ describe('partial approval and the lifecycle at the webhook', () => {
     expect(refused.body.data).toMatchObject({ responseCode: '51', transactionStatus: 'failed' });
     expect((await stored(refused.body.data.transactionId)).advice).toMatchObject({ acknowledged: false, attempts: 1 });
     env.hook.respond(echo('00'));
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
+    expect((await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
     expect((await stored(refused.body.data.transactionId)).advice).toMatchObject({ acknowledged: true, attempts: 2 });
   });
 
@@ -165,10 +165,10 @@ describe('stand-in', () => {
 
     // Retried until acknowledged.
     env.hook.respond(echo('00'));
-    const delivered = await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} });
+    const delivered = await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} });
     expect(delivered.body).toMatchObject({ delivered: 1, pending: 0 });
     expect((await stored(adviceId)).advice).toMatchObject({ acknowledged: true, attempts: 2 });
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 0, pending: 0 });
+    expect((await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 0, pending: 0 });
 
     // Over the per-transaction amount, or past the day's stand-in total: declined.
     env.hook.respond((_received, res) => { res.destroy(); });
@@ -178,8 +178,8 @@ describe('stand-in', () => {
     // That last advice is acknowledged before the next test (its retry would reach the webhook then).
     await receivedWhere((r) => r.message['0'] === '0120' && r !== advice);
     env.hook.respond(echo('00'));
-    await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} });
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 0, pending: 0 });
+    await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} });
+    expect((await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 0, pending: 0 });
   });
 });
 
@@ -230,7 +230,7 @@ describe('timeout reversal', () => {
 describe('a reversal the webhook did not answer stands, and is repeated until acknowledged', () => {
   /** Delivers what awaits an acknowledgement until nothing does (so no retry reaches the next test). */
   async function deliverAll() {
-    for (let i = 0; i < 5; i++) if ((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body.pending === 0) return;
+    for (let i = 0; i < 5; i++) if ((await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body.pending === 0) return;
     throw new Error('deliveries still pending');
   }
 
@@ -296,7 +296,7 @@ describe('advices carry the network decision (39) and, after a stand-in, why (44
     expect(env.hook.received.at(-1)!.message).toMatchObject({ '0': '0120', '39': '51' });
     expect(env.hook.received.at(-1)!.message['44']).toBeUndefined();
     env.hook.respond(echo('00'));
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
+    expect((await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
     expect(env.hook.received.at(-1)!.message).toMatchObject({ '0': '0121', '39': '51', '11': advice.body.data.stan, '37': advice.body.data.rrn });
 
     const original = (await simulate(env.sb, forward({ amount: 100 }))).body.data.transactionId;
@@ -326,18 +326,18 @@ describe('repeats and duplicates', () => {
   it("a repeat goes to the webhook; its disagreeing answer is recorded, the network's answer stays the first", async () => {
     const original = (await simulate(env.sb, forward())).body.data.transactionId;
     env.hook.respond(echo('05'));
-    const repeat = await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
+    const repeat = await call<SimulateEnvelope>(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
     expect(repeat.body.data).toMatchObject({ transactionId: original, responseCode: '00' });
     expect(env.hook.received.at(-1)!.message['0']).toBe('0101');
     env.hook.respond(echo('00'));
-    await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
+    await call<SimulateEnvelope>(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
     const after = await stored(original);
     expect(present(after.repeats, 'the repeats').map((r) => [r.mti, r.responseCode, r.agreed])).toEqual([['0101', '05', false], ['0101', '00', true]]);
     expect((await lifecycle(original)).amounts).toMatchObject({ authorized: 100, held: 100 });
 
     // A repeat lost on its way back: recorded with its fault, no answer, the network's answer unchanged.
     await setWebhookFaults({ 'reply-lost': 1 });
-    expect((await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } })).body.data.responseCode).toBe('00');
+    expect((await call<SimulateEnvelope>(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } })).body.data.responseCode).toBe('00');
     expect(present((await stored(original)).repeats, 'the repeats').at(-1)).toMatchObject({ responseCode: '', agreed: false, webhookFaults: ['reply-lost'] });
   });
 
@@ -345,7 +345,7 @@ describe('repeats and duplicates', () => {
     const original = (await simulate(env.sb, forward())).body.data.transactionId;
     for (const mti of ['0110', '0111']) {
       env.hook.respond((received, res) => { res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...received.message, '0': mti, '39': '00' })); });
-      await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
+      await call<SimulateEnvelope>(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
     }
     expect(present((await stored(original)).repeats, 'the repeats').map((r) => [r.mti, r.responseCode, r.agreed])).toEqual([['0101', '00', true], ['0101', '00', true]]);
   });

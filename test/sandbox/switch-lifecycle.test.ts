@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, startTestSandbox, type Sandbox, type DataEnvelope } from './helpers.js';
 import { auth, cardOf, createProgram, financial, simulate } from './switch-helpers.js';
-import type { Card, Lifecycle, Transaction } from '../../src/api/schemas.js';
+import type { Card, Lifecycle, Transaction, CardProgram, SimulateEnvelope } from '../../src/api/schemas.js';
 
 let sb: Sandbox;
 let card: Card;
@@ -21,7 +21,7 @@ beforeEach(async () => {
 });
 
 async function message(body: Record<string, unknown>) {
-  return call(sb, 'POST', '/sandbox/switch/messages', { token: sb.token, body });
+  return call<SimulateEnvelope>(sb, 'POST', '/sandbox/switch/messages', { token: sb.token, body });
 }
 
 async function lifecycle(id: string) {
@@ -138,7 +138,7 @@ describe('refunds', () => {
 
   it('a refund declined by the checks gives its reservation back', async () => {
     const purchase = (await simulate(sb, financial(card.id, { amount: 100 }))).body.data.transactionId;
-    await call(sb, 'GET', `/institutions/cards/${card.id}/deactivate`, { token: sb.token });
+    await call<DataEnvelope<Card>>(sb, 'GET', `/institutions/cards/${card.id}/deactivate`, { token: sb.token });
     expect((await message({ message: 'refund', originalTransactionId: purchase, amount: 100 })).body.data.responseCode).toBe('62');
     expect((await lifecycle(purchase)).amounts.refunded).toBe(0);
     expect(sb.deps.store.transactions.getStored(sb.institutionId, purchase)!.refundedMinor).toBe(0);
@@ -149,17 +149,17 @@ describe('expiry', () => {
   it('a forced expiry releases the whole hold: reversed, reason expiry; again is a 409', async () => {
     const original = await approvedAuth(100);
     await message({ message: 'increment', originalTransactionId: original, amount: 5 });
-    const expired = await call(sb, 'POST', `/sandbox/transactions/${original}/expire`, { token: sb.token });
+    const expired = await call<DataEnvelope<Transaction>>(sb, 'POST', `/sandbox/transactions/${original}/expire`, { token: sb.token });
     expect(expired.status, expired.text).toBe(200);
     expect(expired.body.data).toMatchObject({ transactionStatus: 'reversed', reversed: true, releaseReason: 'expiry', remainingAmount: 0 });
     expect((await lifecycle(original)).amounts).toMatchObject({ authorized: 105, held: 0, released: 105, captured: 0 });
-    expect((await call(sb, 'POST', `/sandbox/transactions/${original}/expire`, { token: sb.token })).status).toBe(409);
+    expect((await call<DataEnvelope<Transaction>>(sb, 'POST', `/sandbox/transactions/${original}/expire`, { token: sb.token })).status).toBe(409);
     expect((await message({ message: 'completion', originalTransactionId: original, amount: 1 })).status).toBe(409);
   });
 
   it("the switch's clock: holds older than the program's hold period are released when it moves past them", async () => {
     const program = await createProgram(sb);
-    await call(sb, 'PUT', `/sandbox/card-programs/${program.id}`, { token: sb.token, body: { holdPeriodHours: 2 } });
+    await call<DataEnvelope<CardProgram>>(sb, 'PUT', `/sandbox/card-programs/${program.id}`, { token: sb.token, body: { holdPeriodHours: 2 } });
     card = await cardOf(sb, program.id);
     const original = await approvedAuth(100);
     const early = await call(sb, 'POST', '/sandbox/switch/clock', { body: { advanceSeconds: 3600 } });
@@ -187,7 +187,7 @@ describe('advice and repeats', () => {
   it('a repeat is answered as the first time: same outcome, no second hold, recorded on the original', async () => {
     const original = await approvedAuth(100);
     const first = await stored(original);
-    const repeat = await call(sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: sb.token, body: {} });
+    const repeat = await call<SimulateEnvelope>(sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: sb.token, body: {} });
     expect(repeat.status, repeat.text).toBe(200);
     expect(repeat.body.data).toMatchObject({ transactionId: original, responseCode: '00', stan: first.stan, rrn: first.rrn });
     const after = await stored(original);

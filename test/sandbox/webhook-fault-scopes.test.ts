@@ -2,14 +2,15 @@
 // card programs. Another institution's messages, and another program's with faults of its own,
 // never get them; a program's own faults stand until it inherits its institution's again.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { call, type Sandbox } from './helpers.js';
+import { call, type Sandbox, fieldErrorsOf, type DataEnvelope } from './helpers.js';
 import { auth, cardOf, createProgram, simulate, updateProgram, useForwardSandbox } from './switch-helpers.js';
+import type { Transaction, SandboxInstitutionCredentials } from '../../src/api/schemas.js';
 
 const env = useForwardSandbox();
 
 /** The sandbox as another institution sees it: its token and its own program, calling the same webhook. */
 async function otherInstitution(): Promise<Sandbox> {
-  const created = (await call(env.sb, 'POST', '/sandbox/institutions', { body: { name: `Other ${Math.random().toString(36).slice(2, 8)}` } })).body.data;
+  const created = (await call<DataEnvelope<SandboxInstitutionCredentials>>(env.sb, 'POST', '/sandbox/institutions', { body: { name: `Other ${Math.random().toString(36).slice(2, 8)}` } })).body.data;
   const other = { ...env.sb, token: created.token as string, cardProgramId: created.cardProgramId as string };
   await updateProgram(other, other.cardProgramId, { webHookConfig: { url: env.hook.url } });
   return other;
@@ -25,7 +26,7 @@ async function faults(sb: Sandbox, body: Record<string, unknown>) {
 async function faultsOf(sb: Sandbox, cardId: string): Promise<string[]> {
   const sent = await simulate(sb, auth(cardId, { responseMode: 'forward', amount: 1 }));
   expect(sent.status, sent.text).toBe(200);
-  const stored = await call(sb, 'GET', `/institutions/transactions/${sent.body.data.transactionId}`, { token: sb.token });
+  const stored = await call<DataEnvelope<Transaction>>(sb, 'GET', `/institutions/transactions/${sent.body.data.transactionId}`, { token: sb.token });
   return stored.body.data.webhookFaults ?? [];
 }
 
@@ -79,7 +80,7 @@ describe('PUT /sandbox/webhook-faults is scoped', () => {
     for (const body of [{ inherit: true }, { programId: env.programId, inherit: true, duplicate: 1 }, { programId: env.programId, inherit: false }]) {
       const refused = await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body });
       expect(refused.status, JSON.stringify(body)).toBe(400);
-      expect(refused.body.errors[0].field).toBe('inherit');
+      expect(fieldErrorsOf(refused)[0].field).toBe('inherit');
     }
   });
 });
