@@ -13,8 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTERRUPT_SIGNALS } from '../../src/app/run-cli.js';
 import { BIN, cardctl, cleanEnv, isolatedDirs, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/http-server.js';
-import { call, createCardOverHttp, type DataEnvelope } from '../sandbox/helpers.js';
+import { call, createCardOverHttp, type DataEnvelope, type WebhookFaultState } from '../sandbox/helpers.js';
 import type { Transaction, CardProgram, SimulateEnvelope, SandboxInstitutionCredentials } from '../../src/api/schemas.js';
+import { present } from '../helpers/json.js';
 
 const INSTALLER = 'src/api/webhook-faults.ts';
 const SECRET = 'whsec_ZmF1bHQtc2lnbmFscy1lMmUtc2VjcmV0LTMyYnl0ZXM=';
@@ -44,7 +45,10 @@ afterAll(async () => {
 });
 
 interface FaultState { spec: string; seed: number; programs: Array<{ programId: string; spec: string }> }
-const faultState = async (): Promise<FaultState> => (await call(sandbox.info, 'GET', '/sandbox/webhook-faults', { token: sandbox.info.token })).body;
+const faultState = async (): Promise<FaultState> => {
+  const state = (await call<WebhookFaultState>(sandbox.info, 'GET', '/sandbox/webhook-faults', { token: sandbox.info.token })).body;
+  return { ...state, programs: present(state.programs, "the institution's programs with faults") };
+};
 const anyFault = (state: FaultState) => [state.spec, ...state.programs.map((p) => p.spec)].some((spec) => spec !== NO_FAULTS);
 
 /** How to start each fault-installing command so that it holds faults for a few seconds. */

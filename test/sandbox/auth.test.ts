@@ -1,7 +1,7 @@
 // Authentication and tenancy: bearer tokens, API keys, OAuth client credentials, and that
 // another institution's ids answer 404.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { call, createCard, createCardBody, encryptPin, OpenApiChecker, startTestSandbox, type OpenApiPaths, type Sandbox, errorOf, fieldErrorsOf, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
+import { call, createCard, createCardBody, encryptPin, OpenApiChecker, startTestSandbox, type OpenApiPaths, type Sandbox, errorOf, fieldErrorsOf, type DataEnvelope, type ListDataEnvelope, type OpenApiAnswer } from './helpers.js';
 import { clientAssertion, makeCertificate, type TestCertificate } from './oauth-helpers.js';
 import type { Card, OAuthApplication, TokenResponse, SandboxInstitutionCredentials } from '../../src/api/schemas.js';
 
@@ -20,7 +20,7 @@ afterAll(async () => {
 
 /** Every documented operation with a concrete path and a plausible body. */
 async function operations(security: 'bearerAuth' | 'apiKey'): Promise<Array<{ method: string; path: string }>> {
-  const { body } = await call(sandbox, 'GET', '/openapi.json');
+  const { body } = await call<OpenApiAnswer>(sandbox, 'GET', '/openapi.json');
   const found: Array<{ method: string; path: string }> = [];
   for (const [template, methods] of Object.entries(body.paths as OpenApiPaths)) {
     for (const [method, operation] of Object.entries(methods)) {

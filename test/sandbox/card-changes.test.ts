@@ -64,7 +64,7 @@ describe('card changes', () => {
   test('PIN change checks the old PIN, counts wrong attempts, locks after 3, and reset unlocks', async () => {
     const card = await createCard(sandbox);
     const path = `/institutions/cards/pin/${card.id}/change`;
-    const ok = await call(sandbox, 'PUT', path, { token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '1234'), newPIN: encryptPin(sandbox, '4321') } });
+    const ok = await call<DataEnvelope<Card>>(sandbox, 'PUT', path, { token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '1234'), newPIN: encryptPin(sandbox, '4321') } });
     expect(ok.status).toBe(200);
     openapi.expectMatches('PUT', '/institutions/cards/pin/{cardId}/change', ok);
     expect(ok.body.data.pinAttempts).toBe(0);
@@ -89,7 +89,7 @@ describe('card changes', () => {
 
     const oldAfterReset = await call(sandbox, 'PUT', path, { token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '4321'), newPIN: encryptPin(sandbox, '1111') } });
     expect(oldAfterReset.status).toBe(422);
-    const newAfterReset = await call(sandbox, 'PUT', path, { token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '8642'), newPIN: encryptPin(sandbox, '1111') } });
+    const newAfterReset = await call<DataEnvelope<Card>>(sandbox, 'PUT', path, { token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '8642'), newPIN: encryptPin(sandbox, '1111') } });
     expect(newAfterReset.status).toBe(200);
     expect(newAfterReset.body.data.pinAttempts).toBe(0);
   });

@@ -7,11 +7,12 @@
 // for a record stored unredacted.
 import { get } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WebhookExchange, SandboxUserCredentials } from '../../src/api/schemas.js';
+import type { WebhookExchange, SandboxUserCredentials, Card } from '../../src/api/schemas.js';
 import { REDACTED, maskPansInText } from '../../src/core/redact.js';
 import { OPERATION_SCOPES, WEBHOOK_SETTINGS_SCOPE } from '../../src/sandbox/scopes.js';
-import { call, startTestSandbox, type Sandbox, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
+import { call, startTestSandbox, type Sandbox, type DataEnvelope, type ListDataEnvelope, expanded } from './helpers.js';
 import { auth, cardOf, clearPan, createProgram, simulate, startWebhook, updateProgram, type TestWebhook } from './switch-helpers.js';
+import { present } from '../helpers/json.js';
 
 const CREDENTIALS = ['CODEvalue123', 'SIGvalue456', 'KEYvalue789', 'hookpass'];
 const STANDARD_SECRETS = [`whsec_${Buffer.alloc(32, 7).toString('base64')}`, `whsec_${Buffer.alloc(32, 9).toString('base64')}`];
@@ -111,12 +112,12 @@ describe('webhook URL credentials', () => {
       expect(answer.status, `${path}: ${answer.text}`).toBe(200);
       for (const credential of CREDENTIALS) expect(answer.text, path).not.toContain(credential);
     }
-    const hidden = (await call(sb, 'GET', paths[0]!, { token: readers.readOnly })).body.data[0].request.url as string;
+    const hidden = present((await call<ListDataEnvelope<WebhookExchange>>(sb, 'GET', paths[0]!, { token: readers.readOnly })).body.data[0], 'an exchange').request.url;
     expect(hidden).toMatch(/^http:\/\/\[REDACTED\]:\[REDACTED\]@127\.0\.0\.1:\d+\/webhook\?code=\[REDACTED\]&sig=\[REDACTED\]&key=\[REDACTED\]$/);
     const shown = await call(sb, 'GET', paths[0]!, { token: readers.settings });
     for (const credential of CREDENTIALS.slice(0, 3)) expect(shown.text).toContain(credential);
-    const card = await call(sb, 'GET', paths[2]!, { token: readers.settings });
-    expect(card.body.data[0].cardProgram.webHookConfig.url).toBe(urlWithCredentials);
+    const card = await call<ListDataEnvelope<Card>>(sb, 'GET', paths[2]!, { token: readers.settings });
+    expect(present(expanded(present(card.body.data[0], 'the card').cardProgram).webHookConfig, 'the webhook settings').url).toBe(urlWithCredentials);
   });
 });
 

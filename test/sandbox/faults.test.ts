@@ -4,7 +4,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultSpecError, formatFaultSpec, mulberry32, parseFaultSpec } from '../../src/sandbox/faults.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { call, createCardBody, type Sandbox, fieldErrorsOf, type ListDataEnvelope } from './helpers.js';
+import { call, createCardBody, type Sandbox, fieldErrorsOf, type ListDataEnvelope, type FaultsAnswer } from './helpers.js';
 import type { Card, SandboxHealth } from '../../src/api/schemas.js';
 
 describe('parseFaultSpec', () => {
@@ -57,7 +57,7 @@ describe('fault injection in the sandbox', () => {
   afterAll(async () => { await sandbox?.close(); });
 
   const setFaults = async (body: Record<string, unknown>) => {
-    const response = await call(sandbox, 'PUT', '/sandbox/faults', { body });
+    const response = await call<FaultsAnswer>(sandbox, 'PUT', '/sandbox/faults', { body });
     expect(response.status, response.text).toBe(200);
     return response.body;
   };
@@ -80,17 +80,17 @@ describe('fault injection in the sandbox', () => {
   };
 
   it('GET/PUT /sandbox/faults read and replace the spec; a bad key is a 400 naming it', async () => {
-    expect((await call(sandbox, 'GET', '/sandbox/faults')).body).toMatchObject({ spec: '', seed: 1 });
+    expect((await call<FaultsAnswer>(sandbox, 'GET', '/sandbox/faults')).body).toMatchObject({ spec: '', seed: 1 });
     const set = await setFaults({ rate: 0.5, codes: [502], seed: 9 });
     expect(set).toMatchObject({ spec: 'rate=0.5,codes=502', seed: 9 });
-    expect((await call(sandbox, 'GET', '/sandbox/faults')).body).toMatchObject({ spec: 'rate=0.5,codes=502', seed: 9 });
+    expect((await call<FaultsAnswer>(sandbox, 'GET', '/sandbox/faults')).body).toMatchObject({ spec: 'rate=0.5,codes=502', seed: 9 });
     expect(await setFaults({ spec: 'reset=0.1' })).toMatchObject({ spec: 'reset=0.1' });
-    const bad = await call(sandbox, 'PUT', '/sandbox/faults', { body: { rate: 0.1, flood: 1 } });
+    const bad = await call<FaultsAnswer>(sandbox, 'PUT', '/sandbox/faults', { body: { rate: 0.1, flood: 1 } });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: 'VALIDATION_ERROR', errors: [{ field: 'flood' }] });
-    expect(fieldErrorsOf((await call(sandbox, 'PUT', '/sandbox/faults', { body: { rate: 3 } })))[0].field).toBe('rate');
+    expect(fieldErrorsOf((await call<FaultsAnswer>(sandbox, 'PUT', '/sandbox/faults', { body: { rate: 3 } })))[0].field).toBe('rate');
     await setFaults({});
-    expect((await call(sandbox, 'GET', '/sandbox/faults')).body.spec).toBe('');
+    expect((await call<FaultsAnswer>(sandbox, 'GET', '/sandbox/faults')).body.spec).toBe('');
   });
 
   it('error statuses come in the error envelope before the handler runs (nothing committed)', async () => {
@@ -124,7 +124,7 @@ describe('fault injection in the sandbox', () => {
     await setFaults({ reset: 1, seed: 5 });
     const results = [];
     for (let i = 0; i < 16; i++) results.push(await rawPost('/institutions/cards', createCardBody(sandbox)));
-    const counts = (await call(sandbox, 'GET', '/sandbox/faults')).body.counts;
+    const counts = (await call<FaultsAnswer>(sandbox, 'GET', '/sandbox/faults')).body.counts;
     await setFaults({});
     expect(results.every((r) => r.error !== undefined)).toBe(true);
     expect(counts['reset-request']).toBeGreaterThan(0);
@@ -176,7 +176,7 @@ describe('fault injection in the sandbox', () => {
     await setFaults({ rate: 1, codes: [503], methods: 'POST' });
     expect((await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards?limit=1', { token: sandbox.token })).status).toBe(200);
     expect((await rawPost('/institutions/cards', createCardBody(sandbox))).status).toBe(503);
-    expect(fieldErrorsOf((await call(sandbox, 'PUT', '/sandbox/faults', { body: { rate: 1, methods: 'FETCH' } })))[0].field).toBe('methods');
+    expect(fieldErrorsOf((await call<FaultsAnswer>(sandbox, 'PUT', '/sandbox/faults', { body: { rate: 1, methods: 'FETCH' } })))[0].field).toBe('methods');
     await setFaults({});
   });
 
@@ -184,7 +184,7 @@ describe('fault injection in the sandbox', () => {
     const other = await startSandbox({ port: 0, memory: true, faults: 'rate=1,codes=502', faultsSeed: 3 });
     try {
       expect((await call<ListDataEnvelope<Card>>(other, 'GET', '/institutions/cards', { token: other.token, skipOpenApiCheck: true })).status).toBe(502);
-      expect((await call(other, 'GET', '/sandbox/faults')).body).toMatchObject({ spec: 'rate=1,codes=502', seed: 3 });
+      expect((await call<FaultsAnswer>(other, 'GET', '/sandbox/faults')).body).toMatchObject({ spec: 'rate=1,codes=502', seed: 3 });
     } finally {
       await other.close();
     }

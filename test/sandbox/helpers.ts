@@ -8,9 +8,7 @@ import { expect } from 'vitest';
 import type { Card, ErrorEnvelope, Pagination, PinKeyInfo } from '../../src/api/schemas.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import type { SwitchClock, WebhookFaultState } from '../../src/sandbox/switch/runtime.js';
-import type { AnyJson } from '../helpers/json.js';
 
-export type { AnyJson };
 
 
 export type Sandbox = RunningSandbox;
@@ -37,7 +35,7 @@ export interface CallOptions {
  * One answer. `T` names the JSON the test expects (e.g. `DataEnvelope<Card>`); the automatic
  * /openapi.json check below holds documented answers to their schema, so the name is checked.
  */
-export interface CallResult<T = AnyJson> {
+export interface CallResult<T = unknown> {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
@@ -79,7 +77,7 @@ export function fieldErrorsOf(result: CallResult<unknown>): FieldError[] {
   return errors ?? [];
 }
 
-export async function call<T = AnyJson>(sandbox: { baseUrl: string }, method: string, path: string, options: CallOptions = {}): Promise<CallResult<T>> {
+export async function call<T = unknown>(sandbox: { baseUrl: string }, method: string, path: string, options: CallOptions = {}): Promise<CallResult<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
   if (options.apiKey !== undefined) headers['x-api-key'] = options.apiKey;
@@ -129,7 +127,7 @@ export function encryptClearBlock(sandbox: CardMaker, clear: Buffer, fingerprint
 
 let referenceCounter = 0;
 
-export function createCardBody(sandbox: CardMaker, overrides: Record<string, unknown> = {}): Record<string, AnyJson> {
+export function createCardBody(sandbox: CardMaker, overrides: Record<string, unknown> = {}) {
   referenceCounter += 1;
   const now = new Date();
   const expiry = new Date(Date.UTC(now.getUTCFullYear() + 3, now.getUTCMonth(), 28));
@@ -178,13 +176,17 @@ type Validator = ((data: unknown) => boolean) & { errors?: unknown };
 
 /** What the tests read of one operation of /openapi.json. */
 export interface OpenApiOperation {
+  description?: string;
   security?: Array<Record<string, string[]>>;
-  parameters?: Array<{ name: string; in: string }>;
+  parameters?: Array<{ name: string; in: string; description?: string }>;
   requestBody?: { content?: Record<string, { schema: unknown }> };
   responses: Record<string, unknown>;
 }
 /** /openapi.json's paths: path template → method → operation. */
 export type OpenApiPaths = Record<string, Record<string, OpenApiOperation>>;
+/** What the tests read of /openapi.json. */
+// A type, not an interface: it stays assignable to Record<string, unknown> (what validators take).
+export type OpenApiAnswer = { paths: OpenApiPaths; servers: Array<{ url: string }> };
 
 /** What the checker reads of an OpenAPI document. */
 interface OpenApiDocument {

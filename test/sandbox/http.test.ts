@@ -3,8 +3,8 @@
 import { createHash, createPublicKey } from 'node:crypto';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { call, createCardBody, OpenApiChecker, startTestSandbox, type OpenApiPaths, type Sandbox, errorOf, fieldErrorsOf, type DataEnvelope } from './helpers.js';
-import { type AnyJson, present } from '../helpers/json.js';
+import { call, createCardBody, OpenApiChecker, startTestSandbox, type OpenApiPaths, type Sandbox, errorOf, fieldErrorsOf, type DataEnvelope, type OpenApiAnswer } from './helpers.js';
+import { present } from '../helpers/json.js';
 import type { SandboxHealth, SandboxInstitutionCredentials, Card, CardProgram, PinKeyInfo } from '../../src/api/schemas.js';
 
 let sandbox: Sandbox;
@@ -77,7 +77,7 @@ describe('errors in the envelope', () => {
 
 describe('/openapi.json', () => {
   test('is a valid OpenAPI 3 document', async () => {
-    const response = await call(sandbox, 'GET', '/openapi.json');
+    const response = await call<OpenApiAnswer>(sandbox, 'GET', '/openapi.json');
     expect(response.status).toBe(200);
     const validator = new Validator();
     const result = await validator.validate(response.body);
@@ -87,7 +87,7 @@ describe('/openapi.json', () => {
   });
 
   test('documents every endpoint of the reference and the sandbox helpers, with their auth', async () => {
-    const { body } = await call(sandbox, 'GET', '/openapi.json');
+    const { body } = await call<OpenApiAnswer>(sandbox, 'GET', '/openapi.json');
     const operations = Object.entries(body.paths as OpenApiPaths)
       .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
     // The switch module may add its own routes beside these.
@@ -119,9 +119,9 @@ describe('/openapi.json', () => {
     // Each authenticated operation names the one scope it requires (the table is src/sandbox/scopes.ts).
     expect(body.paths['/util/cards/import'].post.security).toEqual([{ apiKey: ['import:card'] }]);
     expect(body.paths['/institutions/cards'].get.security).toEqual([{ bearerAuth: ['read:card'] }]);
-    expect(body.paths['/institutions/cards'].get.parameters.map((p: AnyJson) => p.name).sort()).toEqual(['cardId', 'limit', 'page', 'search', 'status']);
-    expect(body.paths['/institutions/oauth/{institutionId}'].put.parameters[0].description).toMatch(/client id/);
-    expect(Object.keys(body.paths['/oauth/token'].post.requestBody.content).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+    expect(present(body.paths['/institutions/cards'].get.parameters).map((p) => p.name).sort()).toEqual(['cardId', 'limit', 'page', 'search', 'status']);
+    expect(present(present(body.paths['/institutions/oauth/{institutionId}'].put.parameters)[0]).description).toMatch(/client id/);
+    expect(Object.keys(present(present(body.paths['/oauth/token'].post.requestBody).content)).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded']);
   });
 });
 
@@ -170,7 +170,7 @@ describe('sandbox helpers', () => {
     const created = response.body.data;
     expect(created.institutionId).not.toBe(sandbox.institutionId);
     const programs = await call<DataEnvelope<CardProgram[]>>(sandbox, 'GET', '/sandbox/card-programs', { token: created.token });
-    expect(programs.body.data.map((p: AnyJson) => p.id)).toEqual([created.cardProgramId]);
+    expect(programs.body.data.map((p) => p.id)).toEqual([created.cardProgramId]);
     // A helper that changes state takes JSON, so that a web page cannot call it without a preflight.
     const bodyless = await call<DataEnvelope<SandboxInstitutionCredentials>>(sandbox, 'POST', '/sandbox/institutions');
     expect(bodyless.status).toBe(415);

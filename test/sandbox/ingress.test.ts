@@ -7,7 +7,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { networkInterfaces } from 'node:os';
 import { parseFaultSpec } from '../../src/sandbox/faults.js';
-import { call, startTestSandbox, type Sandbox, type DataEnvelope } from './helpers.js';
+import { call, startTestSandbox, type Sandbox, type DataEnvelope, type ClockAnswer, type WebhookFaultState } from './helpers.js';
 import type { SandboxInstitutionCredentials } from '../../src/api/schemas.js';
 
 let sandbox: Sandbox;
@@ -191,12 +191,12 @@ describe('the attacks, over a real socket', () => {
 
   it('a page cannot put the clock forward or install webhook faults with a simple request', async () => {
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
-    const faults = (await call(sandbox, 'GET', '/sandbox/webhook-faults', { token: sandbox.token })).body.spec;
+    const faults = (await call<WebhookFaultState>(sandbox, 'GET', '/sandbox/webhook-faults', { token: sandbox.token })).body.spec;
     expect(faults).toBeTypeOf('string');
-    const clock = (await call(sandbox, 'GET', '/sandbox/switch/clock')).body.offsetSeconds;
-    expect((await call(sandbox, 'POST', '/sandbox/switch/clock', { rawBody: 'advanceSeconds=86400', headers: form, skipOpenApiCheck: true })).status).toBe(415);
-    expect((await call(sandbox, 'PUT', '/sandbox/webhook-faults', { rawBody: '{"reset":1}', headers: { 'content-type': 'text/plain' }, skipOpenApiCheck: true })).status).toBe(415);
-    expect((await call(sandbox, 'GET', '/sandbox/webhook-faults', { token: sandbox.token })).body.spec).toBe(faults);
-    expect((await call(sandbox, 'GET', '/sandbox/switch/clock')).body.offsetSeconds).toBe(clock);
+    const clock = (await call<ClockAnswer>(sandbox, 'GET', '/sandbox/switch/clock')).body.offsetSeconds;
+    expect((await call<ClockAnswer>(sandbox, 'POST', '/sandbox/switch/clock', { rawBody: 'advanceSeconds=86400', headers: form, skipOpenApiCheck: true })).status).toBe(415);
+    expect((await call<WebhookFaultState>(sandbox, 'PUT', '/sandbox/webhook-faults', { rawBody: '{"reset":1}', headers: { 'content-type': 'text/plain' }, skipOpenApiCheck: true })).status).toBe(415);
+    expect((await call<WebhookFaultState>(sandbox, 'GET', '/sandbox/webhook-faults', { token: sandbox.token })).body.spec).toBe(faults);
+    expect((await call<ClockAnswer>(sandbox, 'GET', '/sandbox/switch/clock')).body.offsetSeconds).toBe(clock);
   });
 });

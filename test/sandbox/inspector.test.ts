@@ -4,18 +4,19 @@
 import { createServer, get, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Transaction, WebhookExchange } from '../../src/api/schemas.js';
+import type { Transaction, WebhookExchange, Lifecycle } from '../../src/api/schemas.js';
 import { APPROVED_CODES } from '../../src/iso8583/codes.js';
 import { createSandboxEvents } from '../../src/sandbox/events.js';
 import { createInspectorAccess, createInspectorFeed, type InspectorLimits } from '../../src/sandbox/services/inspector.js';
 import { call, createCard, startTestSandbox, type Sandbox, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
 import { auth, simulate } from './switch-helpers.js';
+import { present } from '../helpers/json.js';
 
 let sandbox: Sandbox;
 let token: string;
 let transaction: Transaction;
 
-const inspect = (path: string, headers: Record<string, string> = {}) => call(sandbox, 'GET', path, { headers, skipOpenApiCheck: true });
+const inspect = <T = unknown>(path: string, headers: Record<string, string> = {}) => call<T>(sandbox, 'GET', path, { headers, skipOpenApiCheck: true });
 
 function exchangeOf(tx: Transaction, overrides: Partial<WebhookExchange> = {}): WebhookExchange {
   return {
@@ -119,11 +120,11 @@ describe("the page's reads", () => {
   it('need the token: the recent transactions of the seeded institution, newest first, and a lifecycle', async () => {
     expect((await inspect('/sandbox/inspector/transactions')).status).toBe(401);
     expect((await inspect('/sandbox/inspector/transactions', { 'x-inspector-token': 'insp_wrong' })).status).toBe(401);
-    const listed = await inspect('/sandbox/inspector/transactions?limit=5', { 'x-inspector-token': token });
+    const listed = await inspect<DataEnvelope<Transaction[]>>('/sandbox/inspector/transactions?limit=5', { 'x-inspector-token': token });
     expect(listed.status).toBe(200);
     expect(listed.body.data.map((tx: Transaction) => tx.id)).toContain(transaction.id);
-    expect(listed.body.data[0].cardData.pan).toMatch(/^\d{6}\*+\d{4}$/);
-    const life = await inspect(`/sandbox/inspector/transactions/${transaction.id}/lifecycle`, { 'x-inspector-token': token });
+    expect(present(listed.body.data[0], 'the newest transaction').cardData.pan).toMatch(/^\d{6}\*+\d{4}$/);
+    const life = await inspect<DataEnvelope<Lifecycle>>(`/sandbox/inspector/transactions/${transaction.id}/lifecycle`, { 'x-inspector-token': token });
     expect(life.status).toBe(200);
     expect(life.body.data).toMatchObject({ originalTransactionId: transaction.id, amounts: { authorized: 12.5, held: 12.5 } });
     expect((await inspect('/sandbox/inspector/transactions/nope/lifecycle', { 'x-inspector-token': token })).status).toBe(404);

@@ -74,7 +74,7 @@ describe('list query parameters', () => {
           expect(response.status, where).toBe(400);
           expect(errorOf(response).error, where).toBe('VALIDATION_ERROR');
           expect(fieldErrorsOf(response)[0].field, where).toBe(parameter.name);
-          expect(response.body.message.startsWith(`${parameter.name} `), where).toBe(true);
+          expect(errorOf(response).message.startsWith(`${parameter.name} `), where).toBe(true);
           expect(response.text, where).not.toMatch(/Sqlite|at \w+ \(|node_modules/);
         }
       }
@@ -84,7 +84,7 @@ describe('list query parameters', () => {
 
   test('the values at the bounds are accepted', async () => {
     for (const route of routes) {
-      const response = await call(sandbox, 'GET', `${route.path}?page=${LIST_BOUNDS.maxPage}&limit=${LIST_BOUNDS.maxLimit}`, { token: sandbox.token });
+      const response = await call<ListDataEnvelope<unknown>>(sandbox, 'GET', `${route.path}?page=${LIST_BOUNDS.maxPage}&limit=${LIST_BOUNDS.maxLimit}`, { token: sandbox.token });
       expect(response.status, response.text).toBe(200);
       expect(response.body.data).toEqual([]);
       expect(response.body.pagination).toMatchObject({ page: LIST_BOUNDS.maxPage, limit: LIST_BOUNDS.maxLimit });

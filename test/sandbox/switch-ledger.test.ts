@@ -24,7 +24,7 @@ async function amounts(id: string) {
   return response.body.data.amounts;
 }
 
-async function approved(response: Promise<CallResult>): Promise<string> {
+async function approved(response: Promise<CallResult<SimulateEnvelope>>): Promise<string> {
   const done = await response;
   expect(done.status, done.text).toBe(200);
   expect(done.body.data.responseCode, done.text).toBe('00');

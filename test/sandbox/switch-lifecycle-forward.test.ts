@@ -5,7 +5,7 @@
 // the webhook holds its answers until the test releases them, and deadlines are short.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseWebhookFaults, webhookFaultController, WebhookFaultSpecError } from '../../src/sandbox/switch/webhook-faults.js';
-import { call, type DataEnvelope } from './helpers.js';
+import { call, type DataEnvelope, type WebhookFaultState, errorOf } from './helpers.js';
 import { auth, cardOf, echo, financial, simulate, updateProgram, useForwardSandbox, type Received } from './switch-helpers.js';
 import type { Card, Lifecycle, Transaction, SimulateEnvelope } from '../../src/api/schemas.js';
 import { present } from '../helpers/json.js';
@@ -22,7 +22,7 @@ beforeEach(async () => {
 });
 
 async function setWebhookFaults(body: Record<string, unknown>) {
-  const response = await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body });
+  const response = await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body });
   expect(response.status, response.text).toBe(200);
   return response.body;
 }
@@ -401,10 +401,10 @@ describe('webhook faults', () => {
 
   it('GET and PUT /sandbox/webhook-faults; a bad key is a 400 naming it', async () => {
     expect((await setWebhookFaults({ spec: 'delay=10-20ms,deadline=2s,reset=0.1', seed: 3 }))).toEqual({ spec: 'delay=10-20ms,deadline=2000ms,reset=0.1', seed: 3, programs: [] });
-    expect((await call(env.sb, 'GET', '/sandbox/webhook-faults', { token: env.sb.token })).body).toEqual({ spec: 'delay=10-20ms,deadline=2000ms,reset=0.1', seed: 3, programs: [] });
-    const bad = await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { jitter: 1 } });
+    expect((await call<WebhookFaultState>(env.sb, 'GET', '/sandbox/webhook-faults', { token: env.sb.token })).body).toEqual({ spec: 'delay=10-20ms,deadline=2000ms,reset=0.1', seed: 3, programs: [] });
+    const bad = await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { jitter: 1 } });
     expect(bad.status).toBe(400);
-    expect(bad.body.message).toMatch(/unknown webhook fault "jitter"/);
+    expect(errorOf(bad).message).toMatch(/unknown webhook fault "jitter"/);
   });
 });
 

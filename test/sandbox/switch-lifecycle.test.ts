@@ -3,7 +3,7 @@
 // of a purchase (never more than it captured), expiry (forced and by the switch's clock),
 // advices and repeats — asserted on the lifecycle's amounts, the statuses and the links.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { call, startTestSandbox, type Sandbox, type DataEnvelope } from './helpers.js';
+import { call, startTestSandbox, type Sandbox, type DataEnvelope, type ClockAnswer } from './helpers.js';
 import { auth, cardOf, createProgram, financial, simulate } from './switch-helpers.js';
 import type { Card, Lifecycle, Transaction, CardProgram, SimulateEnvelope } from '../../src/api/schemas.js';
 
@@ -162,14 +162,14 @@ describe('expiry', () => {
     await call<DataEnvelope<CardProgram>>(sb, 'PUT', `/sandbox/card-programs/${program.id}`, { token: sb.token, body: { holdPeriodHours: 2 } });
     card = await cardOf(sb, program.id);
     const original = await approvedAuth(100);
-    const early = await call(sb, 'POST', '/sandbox/switch/clock', { body: { advanceSeconds: 3600 } });
+    const early = await call<ClockAnswer>(sb, 'POST', '/sandbox/switch/clock', { body: { advanceSeconds: 3600 } });
     expect(early.status, early.text).toBe(200);
     expect((await stored(original)).transactionStatus).toBe('pending');
-    const late = await call(sb, 'POST', '/sandbox/switch/clock', { body: { advanceSeconds: 3601 } });
+    const late = await call<ClockAnswer>(sb, 'POST', '/sandbox/switch/clock', { body: { advanceSeconds: 3601 } });
     expect(late.body.expired).toBeGreaterThanOrEqual(1);
     expect(late.body.offsetSeconds).toBe(7201);
     expect(await stored(original)).toMatchObject({ transactionStatus: 'reversed', releaseReason: 'expiry' });
-    expect(Date.parse((await call(sb, 'GET', '/sandbox/switch/clock')).body.now)).toBeGreaterThan(Date.now() + 7_000_000);
+    expect(Date.parse((await call<ClockAnswer>(sb, 'GET', '/sandbox/switch/clock')).body.now)).toBeGreaterThan(Date.now() + 7_000_000);
   });
 });
 

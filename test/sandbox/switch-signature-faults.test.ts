@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { parseWebhookFaults, WebhookFaultSpecError } from '../../src/sandbox/switch/webhook-faults.js';
 import { verifyRequest, type SignatureScheme } from '../../src/webhook-protocol/signature.js';
 import { SIGNATURE_FAULTS, signMessage } from '../../src/webhook-protocol/signature-faults.js';
-import { call, type DataEnvelope } from './helpers.js';
+import { call, type DataEnvelope, type WebhookFaultState } from './helpers.js';
 import { auth, cardOf, echo, simulate, updateProgram, useForwardSandbox, type Received } from './switch-helpers.js';
 import type { Transaction, SimulateEnvelope } from '../../src/api/schemas.js';
 import { present } from '../helpers/json.js';
@@ -21,7 +21,7 @@ beforeEach(async () => {
 });
 
 async function setFaults(spec: string) {
-  const response = await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { spec } });
+  const response = await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { spec } });
   expect(response.status, response.text).toBe(200);
 }
 
@@ -51,7 +51,7 @@ describe('the signature fault key', () => {
 
   it('GET /sandbox/webhook-faults shows it', async () => {
     await setFaults('signature=stale-future');
-    expect((await call(env.sb, 'GET', '/sandbox/webhook-faults', { token: env.sb.token })).body.spec).toContain('signature=stale-future');
+    expect((await call<WebhookFaultState>(env.sb, 'GET', '/sandbox/webhook-faults', { token: env.sb.token })).body.spec).toContain('signature=stale-future');
   });
 });
 

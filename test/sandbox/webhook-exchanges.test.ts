@@ -4,27 +4,26 @@
 // replay (freshly signed and verifiable, or with its original timestamp; linked; no ledger change).
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Transaction, WebhookExchange, Lifecycle, SimulateEnvelope, SandboxInstitutionCredentials, SandboxUserCredentials } from '../../src/api/schemas.js';
+import type { Transaction, WebhookExchange, Lifecycle, SimulateEnvelope, SandboxInstitutionCredentials, SandboxUserCredentials, Card } from '../../src/api/schemas.js';
 import { maskPansInText, redactValue } from '../../src/core/redact.js';
 import { createSandboxEvents } from '../../src/sandbox/events.js';
 import { ExchangeLog } from '../../src/sandbox/exchange-log.js';
 import { switchStore } from '../../src/sandbox/switch/store.js';
 import { verifySignature } from '../../src/webhook-protocol/signature.js';
-import { call, startTestSandbox, type Sandbox, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
+import { call, startTestSandbox, type Sandbox, type DataEnvelope, type ListDataEnvelope, type WebhookFaultState } from './helpers.js';
 import { auth, cardOf, clearPan, echo, financial, simulate, startWebhook, updateProgram, useForwardSandbox, type TestWebhook } from './switch-helpers.js';
-import type { AnyJson } from '../helpers/json.js';
 
 const SECRET = 'whsec_exchanges_secret_value';
 const env = useForwardSandbox({ secret: SECRET, header: 'x-hook-key' }, { adviceRetryFirstMs: 3_600_000 });
-let card: { id: string; [key: string]: AnyJson };
+let card: Card;
 
 beforeEach(async () => {
-  await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
+  await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
   card = await cardOf(env.sb, env.programId);
 });
 
-async function exchanges(query = '', token = env.sb.token): Promise<{ status: number; data: WebhookExchange[]; body: AnyJson; text: string }> {
-  const response = await call(env.sb, 'GET', `/sandbox/webhook-exchanges${query}`, { token });
+async function exchanges(query = '', token = env.sb.token): Promise<{ status: number; data: WebhookExchange[]; body: ListDataEnvelope<WebhookExchange>; text: string }> {
+  const response = await call<ListDataEnvelope<WebhookExchange>>(env.sb, 'GET', `/sandbox/webhook-exchanges${query}`, { token });
   return { status: response.status, data: response.body?.data ?? [], body: response.body, text: response.text };
 }
 
@@ -96,9 +95,9 @@ describe('recording', () => {
 
   it('a reversal with no answer stands and is repeated (0421): each attempt recorded, the first with no reply', async () => {
     const original = (await simulate(env.sb, forward({ amount: 90 }))).body.data.transactionId;
-    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { reset: 1 } });
+    await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { reset: 1 } });
     const reversal = (await simulate(env.sb, { intent: 'reversal', processingFlow: 'purchase', amount: 90, originalTransactionId: original, responseMode: 'forward' })).body.data.transactionId;
-    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
+    await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
     await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} });
     const records = (await ofTx(reversal)).reverse();
     expect(records.map((x) => [x.kind, x.mti, x.attempt, x.verdict])).toEqual([['reversal', '0420', 1, 'no-answer'], ['reversal-repeat', '0421', 2, 'accepted']]);
@@ -112,7 +111,7 @@ describe('recording', () => {
   });
 
   it('a duplicate delivery is two records, both marked with the fault', async () => {
-    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { duplicate: 1 } });
+    await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { duplicate: 1 } });
     const id = (await simulate(env.sb, forward())).body.data.transactionId;
     expect(env.hook.received).toHaveLength(2);
     const records = await ofTx(id);
@@ -131,7 +130,7 @@ describe('recording', () => {
   });
 
   it('past the deadline: no answer, no reply taken, the fault named; what follows (the timeout reversal) recorded too', async () => {
-    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { deadline: '30ms' } });
+    await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { deadline: '30ms' } });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => { release = resolve; });
     env.hook.respond(async (received, res) => {
@@ -139,7 +138,7 @@ describe('recording', () => {
       return echo('00')(received, res);
     });
     const id = (await simulate(env.sb, forward({ amount: 7 }))).body.data.transactionId;
-    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
+    await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
     expect((await ofTx(id))[0]).toMatchObject({ verdict: 'no-answer', response: null, faults: ['deadline 30ms'], reason: expect.stringMatching(/timeout/) });
     release();
     for (;;) {
@@ -154,9 +153,9 @@ describe('recording', () => {
 
   it('a signature fault: the record shows what went out (a tampered body as tampered, a missing signature as missing) and names the fault', async () => {
     for (const fault of ['tampered', 'missing'] as const) {
-      await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { signature: fault } });
+      await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { signature: fault } });
       const id = (await simulate(env.sb, forward({ amount: 9 }))).body.data.transactionId;
-      await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
+      await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
       const [x] = await ofTx(id);
       const received = env.hook.received.at(-1)!;
       expect(x!.faults).toEqual([`signature ${fault}`]);
