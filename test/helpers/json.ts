@@ -1,6 +1,3 @@
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any JSON, read and edited freely by tests
-export type AnyJson = any;
-
 // JSON in the tests: answers are read as the schema types of src/api/schemas.ts (call<T> in
 // test/sandbox/helpers.ts names them); what has no schema type is `Json`, and request bodies made
 // invalid on purpose are bent with `without`/`withValue`. A field the test relies on but the
