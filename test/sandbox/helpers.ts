@@ -9,8 +9,6 @@ import type { Card, ErrorEnvelope, Pagination, PinKeyInfo } from '../../src/api/
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import type { SwitchClock, WebhookFaultState } from '../../src/sandbox/switch/runtime.js';
 
-
-
 export type Sandbox = RunningSandbox;
 /** What a client needs of a sandbox to make a card's body: its program and PIN key. */
 export type CardMaker = Pick<Sandbox, 'cardProgramId' | 'pinPublicKey' | 'pinKeyFingerprint'>;
