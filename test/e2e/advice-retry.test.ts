@@ -9,7 +9,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
 import { cliSession, startSigningSandbox } from '../helpers/signing-sandbox.js';
 import { createCardOverHttp } from '../sandbox/helpers.js';
-import type { AnyJson } from '../helpers/json.js';
+import type { SimulateResult, Transaction } from '../../src/api/schemas.js';
+import { present } from '../helpers/json.js';
 
 const WEBHOOK_SECRET = 'whsec_advice_retry_e2e';
 
@@ -26,10 +27,10 @@ const listeners: WebhookListener[] = [];
 const { json } = cliSession(() => ({ configDir: config.path, env }));
 
 /** `tx show` of `id` until `done` holds of it (or `withinMs` passes: the last one then). */
-async function showUntil(id: string, done: (tx: AnyJson) => boolean, withinMs: number): Promise<AnyJson> {
+async function showUntil(id: string, done: (tx: Transaction) => boolean, withinMs: number): Promise<Transaction> {
   const until = Date.now() + withinMs;
   for (;;) {
-    const tx = await json(['tx', 'show', id]);
+    const tx = await json<Transaction>(['tx', 'show', id]);
     if (done(tx) || Date.now() > until) return tx;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -53,14 +54,14 @@ it('an advice the webhook did not acknowledge is retried after 1, 2 and 4 s unti
   await listeners[0]!.stop();
 
   // The network decided (00); the webhook is down: recorded with the network's decision, not acknowledged.
-  const advice = await json(['simulate', 'advice', '--card', card, '--amount', '80', '--network-code', '00', '--forward']);
+  const advice = await json<SimulateResult>(['simulate', 'advice', '--card', card, '--amount', '80', '--network-code', '00', '--forward']);
   expect(advice).toMatchObject({ mti: '0120', responseCode: '00', response: { 0: '0130' } });
-  const first = await json(['tx', 'show', advice.transactionId]);
+  const first = await json<Transaction>(['tx', 'show', advice.transactionId]);
   expect(first).toMatchObject({ messageKind: 'advice', responseCode: '00', advice: { acknowledged: false, attempts: 1 } });
-  expect(first.advice.lastResult).toMatch(/could not be reached/);
+  expect(present(first.advice, 'the advice').lastResult).toMatch(/could not be reached/);
 
   // Two more attempts fail: 1 s after the first, then 2 s after that.
-  const third = await showUntil(advice.transactionId, (tx) => tx.advice.attempts >= 3, 10_000);
+  const third = await showUntil(advice.transactionId, (tx) => present(tx.advice, 'the advice').attempts >= 3, 10_000);
   expect(third.advice).toMatchObject({ acknowledged: false, attempts: 3 });
   const createdAt = Date.parse(third.createdAt);
   expect(Date.parse(third.updatedAt) - createdAt).toBeGreaterThanOrEqual(3_000);
@@ -68,7 +69,7 @@ it('an advice the webhook did not acknowledge is retried after 1, 2 and 4 s unti
 
   // The institution is back; the next attempt, 4 s after the third, is acknowledged.
   listeners.push(await startListener(port));
-  const acknowledged = await showUntil(advice.transactionId, (tx) => tx.advice.acknowledged, 15_000);
+  const acknowledged = await showUntil(advice.transactionId, (tx) => present(tx.advice, 'the advice').acknowledged, 15_000);
   expect(acknowledged).toMatchObject({ messageKind: 'advice', mti: '0120', responseCode: '00', transactionStatus: 'pending', advice: { acknowledged: true, attempts: 4, lastResult: 'acknowledged (00)' } });
   const gap = Date.parse(acknowledged.updatedAt) - Date.parse(third.updatedAt);
   expect(gap).toBeGreaterThanOrEqual(4_000);
@@ -82,6 +83,6 @@ it('an advice the webhook did not acknowledge is retried after 1, 2 and 4 s unti
   expect(exchanges()).toEqual([expect.objectContaining({ mti: '0121', stan: advice.stan, status: 200, signature: 'valid', responseCode: '00', request: expect.objectContaining({ 39: '00' }) })]);
   expect(exchanges()[0].response['0']).toBe('0130');
   await new Promise((resolve) => setTimeout(resolve, 1_500));
-  expect((await json(['tx', 'show', advice.transactionId])).advice.attempts).toBe(4);
+  expect(present((await json<Transaction>(['tx', 'show', advice.transactionId])).advice, 'the advice').attempts).toBe(4);
   expect(exchanges()).toHaveLength(1);
 }, 60_000);

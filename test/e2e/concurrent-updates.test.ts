@@ -10,7 +10,9 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardctl, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
-import { call, createCardOverHttp } from '../sandbox/helpers.js';
+import { call, createCardOverHttp, type ListDataEnvelope } from '../sandbox/helpers.js';
+import type { Card } from '../../src/api/schemas.js';
+import { present } from '../helpers/json.js';
 
 let sandbox: RunningSandbox;
 let config: { path: string; remove(): void };
@@ -57,8 +59,8 @@ function update(cardId: string, flags: string[], baseUrl = proxyUrl) {
 }
 
 async function customerOf(cardId: string) {
-  const response = await call(sandbox.info, 'GET', `/institutions/cards?cardId=${cardId}`, { token: sandbox.info.token });
-  return response.body.data[0].customer as Record<string, string>;
+  const response = await call<ListDataEnvelope<Card>>(sandbox.info, 'GET', `/institutions/cards?cardId=${cardId}`, { token: sandbox.info.token });
+  return present(response.body.data[0], 'the card').customer;
 }
 
 describe('cards customer update, twice at once', () => {

@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cardctl, tempDir } from '../helpers/cli.js';
-import type { AnyJson } from '../helpers/json.js';
+import type { Card, SimulateResult, Transaction } from '../../src/api/schemas.js';
 
 let dir: ReturnType<typeof tempDir>;
 beforeEach(() => { dir = tempDir(); });
@@ -18,7 +18,7 @@ describe('cardctl demo', () => {
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
     expect(Date.now() - started).toBeLessThan(15_000);
-    const steps = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { step: number; command: string; ok: boolean; exitCode: number; data: AnyJson });
+    const steps = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { step: number; command: string; ok: boolean; exitCode: number; data: unknown });
     expect(steps.map((s) => s.command.replace(/^printf '4821\\n' \| /, '').split(' ').slice(0, 3).join(' '))).toEqual([
       'cardctl cards create',
       'cardctl cards list',
@@ -33,7 +33,9 @@ describe('cardctl demo', () => {
     for (const step of steps) expect(step, step.command).toMatchObject({ ok: true, exitCode: 0 });
     expect(steps.map((s) => s.step)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
 
-    const [created, listed, renewed, deactivated, activated, auth, financial, reversal, transactions] = steps.map((s) => s.data);
+    // Each step's data is its command's JSON: named here in the order of the commands asserted above.
+    const [created, listed, renewed, deactivated, activated, auth, financial, reversal, transactions] = steps.map((s) => s.data) as
+      [Card, Card[], Card, Card, Card, SimulateResult, SimulateResult, SimulateResult, Transaction[]];
     expect(created.status).toBe('active');
     expect(listed.map((c: { id: string }) => c.id)).toEqual([created.id]);
     expect(renewed.seqNumber).not.toBe(created.seqNumber);

@@ -13,7 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INTERRUPT_SIGNALS } from '../../src/app/run-cli.js';
 import { BIN, cardctl, cleanEnv, isolatedDirs, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/http-server.js';
-import { call, createCardOverHttp } from '../sandbox/helpers.js';
+import { call, createCardOverHttp, type DataEnvelope, type WebhookFaultState } from '../sandbox/helpers.js';
+import type { Transaction, CardProgram, SimulateEnvelope, SandboxInstitutionCredentials } from '../../src/api/schemas.js';
+import { present } from '../helpers/json.js';
 
 const INSTALLER = 'src/api/webhook-faults.ts';
 const SECRET = 'whsec_ZmF1bHQtc2lnbmFscy1lMmUtc2VjcmV0LTMyYnl0ZXM=';
@@ -43,7 +45,10 @@ afterAll(async () => {
 });
 
 interface FaultState { spec: string; seed: number; programs: Array<{ programId: string; spec: string }> }
-const faultState = async (): Promise<FaultState> => (await call(sandbox.info, 'GET', '/sandbox/webhook-faults', { token: sandbox.info.token })).body;
+const faultState = async (): Promise<FaultState> => {
+  const state = (await call<WebhookFaultState>(sandbox.info, 'GET', '/sandbox/webhook-faults', { token: sandbox.info.token })).body;
+  return { ...state, programs: present(state.programs, "the institution's programs with faults") };
+};
 const anyFault = (state: FaultState) => [state.spec, ...state.programs.map((p) => p.spec)].some((spec) => spec !== NO_FAULTS);
 
 /** How to start each fault-installing command so that it holds faults for a few seconds. */
@@ -115,9 +120,9 @@ describe('interrupted while its faults are in force, a command puts them back an
 
 describe('two certify runs on one sandbox', () => {
   it('both pass with a correct handler, and another institution\'s messages meanwhile get none of their faults', async () => {
-    const other = (await call(sandbox.info, 'POST', '/sandbox/institutions', { body: { name: 'Bystander Bank' } })).body.data;
+    const other = (await call<DataEnvelope<SandboxInstitutionCredentials>>(sandbox.info, 'POST', '/sandbox/institutions', { body: { name: 'Bystander Bank' } })).body.data;
     const bystander = { ...sandbox.info, token: other.token as string, cardProgramId: other.cardProgramId as string };
-    expect((await call(bystander, 'PUT', `/sandbox/card-programs/${bystander.cardProgramId}`, { token: bystander.token, body: { webHookConfig: { url: listener.url } } })).status).toBe(200);
+    expect((await call<DataEnvelope<CardProgram>>(bystander, 'PUT', `/sandbox/card-programs/${bystander.cardProgramId}`, { token: bystander.token, body: { webHookConfig: { url: listener.url } } })).status).toBe(200);
     const card = await createCardOverHttp(bystander);
 
     const checks = 'authorization-reply,refuse-wrong-secret,refuse-missing-signature,refuse-tampered-body,duplicate-delivery,refuse-stale-past,refuse-stale-future,timeout-reversal';
@@ -127,8 +132,8 @@ describe('two certify runs on one sandbox', () => {
     void runs.finally(() => { finished = true; });
     const seen: string[][] = [];
     while (!finished) {
-      const sent = await call(bystander, 'POST', '/institutions/switch/simulate', { token: bystander.token, body: { intent: 'authorization', processingFlow: 'purchase', amount: 1, cardId: card, responseMode: 'forward' } });
-      const stored = await call(bystander, 'GET', `/institutions/transactions/${sent.body.data.transactionId}`, { token: bystander.token });
+      const sent = await call<SimulateEnvelope>(bystander, 'POST', '/institutions/switch/simulate', { token: bystander.token, body: { intent: 'authorization', processingFlow: 'purchase', amount: 1, cardId: card, responseMode: 'forward' } });
+      const stored = await call<DataEnvelope<Transaction>>(bystander, 'GET', `/institutions/transactions/${sent.body.data.transactionId}`, { token: bystander.token });
       seen.push(stored.body.data.webhookFaults ?? []);
     }
     const [first, second] = await runs;

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { call } from '../sandbox/helpers.js';
+import { call, type ClockAnswer, type WebhookFaultState } from '../sandbox/helpers.js';
 
 const CHROMIUM = process.env.CARDCTL_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const NO_BROWSER = existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM} (.ci/run installs Debian's chromium; CARDCTL_TEST_CHROMIUM names another)`;
@@ -59,8 +59,8 @@ describe.skipIf(NO_BROWSER !== undefined)(`web pages against the sandbox${NO_BRO
   });
 
   it('a page of another origin on this machine cannot deliver advices, move the clock or install faults', async () => {
-    const clock = (await call(sandbox, 'GET', '/sandbox/switch/clock')).body.offsetSeconds;
-    const faults = (await call(sandbox, 'GET', '/sandbox/webhook-faults')).body.spec;
+    const clock = (await call<ClockAnswer>(sandbox, 'GET', '/sandbox/switch/clock')).body.offsetSeconds;
+    const faults = (await call<WebhookFaultState>(sandbox, 'GET', '/sandbox/webhook-faults')).body.spec;
     const page = await browser.newPage();
     try {
       await page.goto(`${attackerOrigin}/`);
@@ -77,7 +77,7 @@ describe.skipIf(NO_BROWSER !== undefined)(`web pages against the sandbox${NO_BRO
     } finally {
       await page.close();
     }
-    expect((await call(sandbox, 'GET', '/sandbox/switch/clock')).body.offsetSeconds).toBe(clock);
-    expect((await call(sandbox, 'GET', '/sandbox/webhook-faults')).body.spec).toBe(faults);
+    expect((await call<ClockAnswer>(sandbox, 'GET', '/sandbox/switch/clock')).body.offsetSeconds).toBe(clock);
+    expect((await call<WebhookFaultState>(sandbox, 'GET', '/sandbox/webhook-faults')).body.spec).toBe(faults);
   });
 });

@@ -11,7 +11,7 @@ import type { Transaction, WebhookExchange } from '../../src/api/schemas.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { cardctl } from '../helpers/cli.js';
 import { useListenerSandbox } from '../helpers/signing-sandbox.js';
-import { call, createCard, createCardOverHttp } from '../sandbox/helpers.js';
+import { call, createCard, createCardOverHttp, type DataEnvelope, type ListDataEnvelope } from '../sandbox/helpers.js';
 import { auth, simulate } from '../sandbox/switch-helpers.js';
 
 const CHROMIUM = process.env.CARDCTL_TEST_CHROMIUM ?? '/usr/bin/chromium';
@@ -66,7 +66,7 @@ describe.skipIf(NO_BROWSER !== undefined)(`the inspector page${NO_BROWSER ? ` (s
 
       const card = await createCard(sandbox);
       const simulated = await simulate(sandbox, auth(card.id, { amount: 42 }));
-      transaction = (await call(sandbox, 'GET', `/institutions/transactions/${simulated.body.data.transactionId}`, { token: sandbox.token })).body.data;
+      transaction = (await call<DataEnvelope<Transaction>>(sandbox, 'GET', `/institutions/transactions/${simulated.body.data.transactionId}`, { token: sandbox.token })).body.data;
       sandbox.deps.events.emit('transaction', transaction);
       const row = page.locator(`#transactions tr[data-id="${transaction.id}"]`);
       await row.waitFor();
@@ -165,7 +165,7 @@ describe.skipIf(NO_BROWSER !== undefined)(`the inspector with the built CLI${NO_
   it('shows a transaction made after the page opened, its exchange, and replays it to the webhook', async () => {
     const { sandbox, listener, config } = fixture;
     // The flow needs the sandbox's exchange log: say so at once rather than time out below.
-    const log = await call(sandbox.info, 'GET', '/sandbox/webhook-exchanges?limit=1', { token: sandbox.info.token, skipOpenApiCheck: true });
+    const log = await call<ListDataEnvelope<WebhookExchange>>(sandbox.info, 'GET', '/sandbox/webhook-exchanges?limit=1', { token: sandbox.info.token, skipOpenApiCheck: true });
     expect(log.status, 'GET /sandbox/webhook-exchanges (the exchange log) must be served').toBe(200);
     const { context, page, requests, errors } = await openContext();
     try {

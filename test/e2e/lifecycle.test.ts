@@ -9,8 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
 import { cliSession, startSigningSandbox } from '../helpers/signing-sandbox.js';
-import { call, createCardOverHttp } from '../sandbox/helpers.js';
-import type { AnyJson } from '../helpers/json.js';
+import { call, createCardOverHttp, type ClockAnswer } from '../sandbox/helpers.js';
+import type { SimulateResult, Transaction, Lifecycle } from '../../src/api/schemas.js';
+import { present } from '../helpers/json.js';
 
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/scenarios/lifecycle/', import.meta.url));
@@ -29,8 +30,8 @@ let env: Record<string, string>;
 const { run, json } = cliSession(() => ({ configDir: config.path, env }));
 const newCard = () => createCardOverHttp(sandbox.info);
 
-const lifecycle = (id: string) => json(['tx', 'show', id, '--lifecycle']);
-const kinds = (life: AnyJson) => life.messages.map((m: AnyJson) => `${m.messageKind} ${m.mti} ${m.amount} ${m.responseCode}`);
+const lifecycle = (id: string) => json<Lifecycle>(['tx', 'show', id, '--lifecycle']);
+const kinds = (life: Lifecycle) => life.messages.map((m) => `${m.messageKind} ${m.mti} ${m.amount} ${m.responseCode}`);
 
 beforeAll(async () => {
   config = tempDir();
@@ -47,32 +48,32 @@ afterAll(async () => {
 describe.each([['stub', []], ['forward', ['--forward']]] as const)('the lifecycle in %s mode', (mode, forward) => {
   it('auth → increment → partial clear: the hold grows, the clear captures part and releases the rest', async () => {
     const card = await newCard();
-    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '1000', ...forward]);
+    const auth = await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '1000', ...forward]);
     expect(auth).toMatchObject({ responseCode: '00', transactionStatus: 'pending' });
-    const increment = await json(['simulate', 'increment', '--original-tx', auth.transactionId, '--amount', '250', ...forward]);
+    const increment = await json<SimulateResult>(['simulate', 'increment', '--original-tx', auth.transactionId, '--amount', '250', ...forward]);
     expect(increment).toMatchObject({ responseCode: '00', mti: '0100', response: { 0: '0110' } });
     expect(increment.request['90']).toBeDefined();
     expect((await lifecycle(auth.transactionId)).amounts).toMatchObject({ authorized: 1250, held: 1250, captured: 0, released: 0 });
 
-    const clear = await json(['simulate', 'clear', '--original-tx', auth.transactionId, '--amount', '900', ...forward]);
+    const clear = await json<SimulateResult>(['simulate', 'clear', '--original-tx', auth.transactionId, '--amount', '900', ...forward]);
     expect(clear).toMatchObject({ responseCode: '00', mti: '0220', response: { 0: '0230' } });
     const life = await lifecycle(clear.transactionId); // a linked message's lifecycle is its original's
     expect(life).toMatchObject({ originalTransactionId: auth.transactionId, transactionStatus: 'completed' });
     expect(life.amounts).toMatchObject({ requested: 1000, authorized: 1250, held: 0, captured: 900, released: 350, refunded: 0 });
     expect(kinds(life)).toEqual(['authorization 0100 1000 00', 'increment 0100 250 00', 'completion 0220 900 00']);
-    const stored = await json(['tx', 'show', increment.transactionId]);
+    const stored = await json<Transaction>(['tx', 'show', increment.transactionId]);
     expect(stored).toMatchObject({ messageKind: 'increment', originalTransactionId: auth.transactionId });
   });
 
   it('auth → partial reversal → complete: the original stays pending with less held; complete captures the rest', async () => {
     const card = await newCard();
-    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '1000', ...forward]);
-    await json(['simulate', 'reversal', '--original-tx', auth.transactionId, '--amount', '400', ...forward]);
+    const auth = await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '1000', ...forward]);
+    await json<SimulateResult>(['simulate', 'reversal', '--original-tx', auth.transactionId, '--amount', '400', ...forward]);
     const afterReversal = await lifecycle(auth.transactionId);
     expect(afterReversal).toMatchObject({ transactionStatus: 'pending' });
     expect(afterReversal.amounts).toMatchObject({ held: 600, released: 400 });
 
-    const complete = await json(['simulate', 'complete', '--original-tx', auth.transactionId, ...forward]); // default: what it holds
+    const complete = await json<SimulateResult>(['simulate', 'complete', '--original-tx', auth.transactionId, ...forward]); // default: what it holds
     expect(complete.request['4']).toBe('000000060000');
     const life = await lifecycle(auth.transactionId);
     expect(life).toMatchObject({ transactionStatus: 'completed' });
@@ -81,10 +82,10 @@ describe.each([['stub', []], ['forward', ['--forward']]] as const)('the lifecycl
 
   it('a reversal without --amount takes the rest: what is neither reversed nor refunded', async () => {
     const card = await newCard();
-    const purchase = await json(['simulate', 'financial', '--card', card, '--amount', '1000', ...forward]);
-    await json(['simulate', 'refund', '--original-tx', purchase.transactionId, '--amount', '300', ...forward]);
-    await json(['simulate', 'reversal', '--original-tx', purchase.transactionId, '--amount', '200', ...forward]);
-    const rest = await json(['simulate', 'reversal', '--original-tx', purchase.transactionId, ...forward]);
+    const purchase = await json<SimulateResult>(['simulate', 'financial', '--card', card, '--amount', '1000', ...forward]);
+    await json<SimulateResult>(['simulate', 'refund', '--original-tx', purchase.transactionId, '--amount', '300', ...forward]);
+    await json<SimulateResult>(['simulate', 'reversal', '--original-tx', purchase.transactionId, '--amount', '200', ...forward]);
+    const rest = await json<SimulateResult>(['simulate', 'reversal', '--original-tx', purchase.transactionId, ...forward]);
     expect(rest).toMatchObject({ responseCode: '00' });
     expect(rest.request['4']).toBe('000000050000');
     expect((await lifecycle(purchase.transactionId)).amounts).toMatchObject({ released: 700, refunded: 300 });
@@ -92,11 +93,11 @@ describe.each([['stub', []], ['forward', ['--forward']]] as const)('the lifecycl
 
   it('purchase → two refunds; the third would pass the purchase and is refused naming what is left', async () => {
     const card = await newCard();
-    const purchase = await json(['simulate', 'financial', '--card', card, '--amount', '1000', ...forward]);
-    const first = await json(['simulate', 'refund', '--original-tx', purchase.transactionId, '--amount', '400', ...forward]);
+    const purchase = await json<SimulateResult>(['simulate', 'financial', '--card', card, '--amount', '1000', ...forward]);
+    const first = await json<SimulateResult>(['simulate', 'refund', '--original-tx', purchase.transactionId, '--amount', '400', ...forward]);
     expect(first).toMatchObject({ responseCode: '00' });
     expect(first.request['3']).toBe('200000');
-    await json(['simulate', 'refund', '--original-tx', purchase.transactionId, '--amount', '500', ...forward]);
+    await json<SimulateResult>(['simulate', 'refund', '--original-tx', purchase.transactionId, '--amount', '500', ...forward]);
     const third = await run(['simulate', 'refund', '--original-tx', purchase.transactionId, '--amount', '200', ...forward]);
     expect(third.exitCode).toBe(5);
     expect(third.stderr).toMatch(/left to refund: 100(\.00)?/);
@@ -107,21 +108,21 @@ describe.each([['stub', []], ['forward', ['--forward']]] as const)('the lifecycl
 
   it('repeat: same transaction, same code, no second hold', async () => {
     const card = await newCard();
-    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '300', ...forward]);
-    const repeat = await json(['simulate', 'repeat', '--tx', auth.transactionId, ...forward]);
+    const auth = await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '300', ...forward]);
+    const repeat = await json<SimulateResult>(['simulate', 'repeat', '--tx', auth.transactionId, ...forward]);
     expect(repeat).toMatchObject({ transactionId: auth.transactionId, responseCode: '00', stan: auth.stan, rrn: auth.rrn });
     expect((await lifecycle(auth.transactionId)).amounts).toMatchObject({ authorized: 300, held: 300 });
-    const stored = await json(['tx', 'show', auth.transactionId]);
+    const stored = await json<Transaction>(['tx', 'show', auth.transactionId]);
     expect(stored.repeats).toHaveLength(1);
-    expect(stored.repeats[0]).toMatchObject({ mti: '0101' });
-    if (mode === 'forward') expect(stored.repeats[0]).toMatchObject({ responseCode: '00', agreed: true });
+    expect(present(stored.repeats, 'the repeats')[0]).toMatchObject({ mti: '0101' });
+    if (mode === 'forward') expect(present(stored.repeats, 'the repeats')[0]).toMatchObject({ responseCode: '00', agreed: true });
   });
 
   it('advice: recorded with the network decision', async () => {
     const card = await newCard();
-    const advice = await json(['simulate', 'advice', '--card', card, '--amount', '80', '--network-code', '00', ...forward]);
+    const advice = await json<SimulateResult>(['simulate', 'advice', '--card', card, '--amount', '80', '--network-code', '00', ...forward]);
     expect(advice).toMatchObject({ responseCode: '00', mti: '0120', response: { 0: '0130' } });
-    const stored = await json(['tx', 'show', advice.transactionId]);
+    const stored = await json<Transaction>(['tx', 'show', advice.transactionId]);
     expect(stored).toMatchObject({ messageKind: 'advice', mti: '0120', transactionStatus: 'pending' });
     if (mode === 'forward') expect(stored.advice).toMatchObject({ acknowledged: true });
   });
@@ -135,10 +136,10 @@ describe('partial approval', () => {
     try {
       expect((await point(partial.url)).status).toBe(200);
       const card = await newCard();
-      const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '1000', '--forward']);
+      const auth = await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '1000', '--forward']);
       expect(auth).toMatchObject({ responseCode: '10', transactionStatus: 'pending' });
       expect(auth.response['4']).toBe('000000060000');
-      expect(await json(['tx', 'show', auth.transactionId])).toMatchObject({ requestedAmount: 1000, approvedAmount: 600 });
+      expect(await json<Transaction>(['tx', 'show', auth.transactionId])).toMatchObject({ requestedAmount: 1000, approvedAmount: 600 });
       expect((await lifecycle(auth.transactionId)).amounts).toMatchObject({ requested: 1000, authorized: 600, held: 600 });
     } finally {
       await point(listener.url);
@@ -181,7 +182,7 @@ describe('webhook listen --forward-to, with a handler of your own', () => {
 describe('expiry', () => {
   it('expire releases the whole hold; a second is refused', async () => {
     const card = await newCard();
-    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '700']);
+    const auth = await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '700']);
     const expired = await json(['simulate', 'expire', '--original-tx', auth.transactionId]);
     expect(expired).toMatchObject({ id: auth.transactionId, transactionStatus: 'reversed', releaseReason: 'expiry', remainingAmount: 0 });
     expect((await lifecycle(auth.transactionId)).amounts).toMatchObject({ held: 0, released: 700 });
@@ -191,8 +192,8 @@ describe('expiry', () => {
 
   it('clock --advance past the hold period releases due holds', async () => {
     const card = await newCard();
-    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '50']);
-    const clock = await json(['simulate', 'clock', '--advance', '169h']);
+    const auth = await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '50']);
+    const clock = await json<ClockAnswer>(['simulate', 'clock', '--advance', '169h']);
     expect(clock.expired).toBeGreaterThanOrEqual(1);
     expect(clock.offsetSeconds).toBeGreaterThanOrEqual(169 * 3600);
     const life = await lifecycle(auth.transactionId);
@@ -204,8 +205,8 @@ describe('expiry', () => {
 describe('tx show', () => {
   it('ends the table view with the lifecycle', async () => {
     const card = await newCard();
-    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '1000']);
-    await json(['simulate', 'increment', '--original-tx', auth.transactionId, '--amount', '20']);
+    const auth = await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '1000']);
+    await json<SimulateResult>(['simulate', 'increment', '--original-tx', auth.transactionId, '--amount', '20']);
     const shown = await run(['tx', 'show', auth.transactionId]);
     expect(shown.exitCode, shown.stderr).toBe(0);
     expect(shown.stdout).toContain('# lifecycle');

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, isolatedDirs, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
 import { data, parts, resolved, resultBytes, untrusted, type ToolAnswer } from '../helpers/mcp.js';
-import { call as http, createCardOverHttp } from '../sandbox/helpers.js';
+import { call as http, createCardOverHttp, type ListDataEnvelope } from '../sandbox/helpers.js';
+import type { Transaction, SimulateEnvelope } from '../../src/api/schemas.js';
 
 /** What the server answers at most (src/mcp/result.ts RESULT_MAX_BYTES). */
 const CAP = 256 * 1024;
@@ -44,7 +45,7 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
 }
 
 async function simulate(card: string, n: number): Promise<string> {
-  const answer = await http(sandbox.info, 'POST', '/institutions/switch/simulate', {
+  const answer = await http<SimulateEnvelope>(sandbox.info, 'POST', '/institutions/switch/simulate', {
     token: sandbox.info.token,
     body: { intent: 'authorization', processingFlow: 'purchase', amount: 1 + (n % 50), cardId: card, merchantId: `MERCHANT${n % 7}`, terminalId: `TERM${n % 5}` },
     skipOpenApiCheck: true,
@@ -179,13 +180,13 @@ describe('cardctl mcp on a large sandbox', () => {
 describe('bounds, on the runs the calls make', () => {
   it('refuses a load run whose rate and duration make more than 10,000 requests, before sending any', async () => {
     const client = await connect();
-    const before = (await http(sandbox.info, 'GET', '/institutions/transactions?limit=1', { token: sandbox.info.token, skipOpenApiCheck: true })).body.pagination?.total;
+    const before = (await http<ListDataEnvelope<Transaction>>(sandbox.info, 'GET', '/institutions/transactions?limit=1', { token: sandbox.info.token, skipOpenApiCheck: true })).body.pagination?.total;
     const started = Date.now();
     const result = await call(client, 'simulate_load', { rate: '180/s', duration: '60s', card: [ada] });
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(result.isError).toBe(true);
     expect(parts(result)[0]).toMatch(/^error: rate 180\/s for 60s makes 10,800 requests, above the 10,000 a load run through cardctl mcp may send/);
-    const after = (await http(sandbox.info, 'GET', '/institutions/transactions?limit=1', { token: sandbox.info.token, skipOpenApiCheck: true })).body.pagination?.total;
+    const after = (await http<ListDataEnvelope<Transaction>>(sandbox.info, 'GET', '/institutions/transactions?limit=1', { token: sandbox.info.token, skipOpenApiCheck: true })).body.pagination?.total;
     expect(after).toBe(before);
   }, 60_000);
 

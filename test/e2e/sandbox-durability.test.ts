@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
-import { call, createCardBody, encryptPin, type CardMaker } from '../sandbox/helpers.js';
-import type { Card } from '../../src/api/schemas.js';
+import { call, createCardBody, encryptPin, type CardMaker, type DataEnvelope, type ListDataEnvelope } from '../sandbox/helpers.js';
+import type { Card, Transaction, CardProgram, SimulateEnvelope, PinKeyInfo } from '../../src/api/schemas.js';
 
 const dir = tempDir('cardctl-durability-');
 const running: RunningSandbox[] = [];
@@ -19,13 +19,13 @@ test('cards created before kill -9 are all there after a restart on the same --d
   const db = join(dir.path, 'sandbox.db');
   const first = await startSandboxProcess(['--db', db], { configDir: dir.path });
   running.push(first);
-  const pinKey = await call(first.info, 'GET', '/sandbox/pin-key');
+  const pinKey = await call<PinKeyInfo>(first.info, 'GET', '/sandbox/pin-key');
   const sandbox: CardMaker = { ...first.info, pinPublicKey: pinKey.body.publicKey };
 
   const created: string[] = [];
   await Promise.all(Array.from({ length: 25 }, async (_, i) => {
     const body = createCardBody(sandbox, { referenceCode: `DURABLE-${i}`, defaultPIN: encryptPin(sandbox, '2468') });
-    const response = await call(first.info, 'POST', '/institutions/cards', { token: first.info.token, body });
+    const response = await call<DataEnvelope<Card>>(first.info, 'POST', '/institutions/cards', { token: first.info.token, body });
     expect(response.status, response.text).toBe(201);
     created.push(response.body.data.id);
   }));
@@ -40,13 +40,13 @@ test('cards created before kill -9 are all there after a restart on the same --d
   expect(second.info.cardProgramId).toBe(first.info.cardProgramId);
   expect(second.info.pinKeyFingerprint).toBe(first.info.pinKeyFingerprint);
 
-  const list = await call(second.info, 'GET', '/institutions/cards?limit=100', { token: second.info.token });
+  const list = await call<ListDataEnvelope<Card>>(second.info, 'GET', '/institutions/cards?limit=100', { token: second.info.token });
   expect(list.status).toBe(200);
   expect(list.body.pagination.total).toBe(25);
   expect(list.body.data.map((c: Card) => c.id).sort()).toEqual([...created].sort());
 
   // The program's PAN counter survived too: a new card gets a number not used before.
-  const next = await call(second.info, 'POST', '/institutions/cards', {
+  const next = await call<DataEnvelope<Card>>(second.info, 'POST', '/institutions/cards', {
     token: second.info.token,
     body: createCardBody(sandbox, { referenceCode: 'DURABLE-after', defaultPIN: encryptPin(sandbox, '2468') }),
   });
@@ -72,13 +72,13 @@ test('forward-mode simulations answered before kill -9 are all there after a res
     running.push(first);
     const { token, cardProgramId } = first.info;
     const open = { enabled: true, dailyLimit: { count: 0, amount: 0 } };
-    expect((await call(first.info, 'PUT', `/sandbox/card-programs/${cardProgramId}`, { token, body: { channels: { pos: open, atm: open, web: open } } })).status).toBe(200);
-    const pinKey = await call(first.info, 'GET', '/sandbox/pin-key');
+    expect((await call<DataEnvelope<CardProgram>>(first.info, 'PUT', `/sandbox/card-programs/${cardProgramId}`, { token, body: { channels: { pos: open, atm: open, web: open } } })).status).toBe(200);
+    const pinKey = await call<PinKeyInfo>(first.info, 'GET', '/sandbox/pin-key');
     const sandbox: CardMaker = { ...first.info, pinPublicKey: pinKey.body.publicKey };
-    const card = await call(first.info, 'POST', '/institutions/cards', { token, body: createCardBody(sandbox, { referenceCode: 'DURABLE-FORWARD', defaultPIN: encryptPin(sandbox, '2468') }) });
+    const card = await call<DataEnvelope<Card>>(first.info, 'POST', '/institutions/cards', { token, body: createCardBody(sandbox, { referenceCode: 'DURABLE-FORWARD', defaultPIN: encryptPin(sandbox, '2468') }) });
     expect(card.status, card.text).toBe(201);
 
-    const simulate = (cardId: string) => call(first.info, 'POST', '/institutions/switch/simulate', {
+    const simulate = (cardId: string) => call<SimulateEnvelope>(first.info, 'POST', '/institutions/switch/simulate', {
       token, body: { intent: 'authorization', processingFlow: 'purchase', amount: 10, cardId, responseMode: 'forward' },
     });
     const answered = await Promise.all([
@@ -93,7 +93,7 @@ test('forward-mode simulations answered before kill -9 are all there after a res
     const second = await startSandboxProcess(['--db', db], { configDir: dir.path });
     running.push(second);
     for (const response of answered) {
-      const stored = await call(second.info, 'GET', `/institutions/transactions/${response.body.data.transactionId}`, { token });
+      const stored = await call<DataEnvelope<Transaction>>(second.info, 'GET', `/institutions/transactions/${response.body.data.transactionId}`, { token });
       expect(stored.status, stored.text).toBe(200);
       expect(stored.body.data).toMatchObject({ responseCode: response.body.data.responseCode, transactionStatus: response.body.data.transactionStatus });
     }

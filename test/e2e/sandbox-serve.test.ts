@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, test } from 'vitest';
 import { BIN, cardctl, cleanEnv, startSandboxProcess, tempDir, isolatedDirs } from '../helpers/cli.js';
-import { call } from '../sandbox/helpers.js';
+import { call, type DataEnvelope, type ListDataEnvelope } from '../sandbox/helpers.js';
+import type { Card, CardProgram, SandboxHealth } from '../../src/api/schemas.js';
 
 const dirs: Array<{ remove(): void }> = [];
 afterAll(() => dirs.forEach((dir) => dir.remove()));
@@ -27,11 +28,11 @@ describe('sandbox serve', () => {
     expect(info.token.length).toBeGreaterThanOrEqual(22);
     expect(info.pinKeyFingerprint).toMatch(/^[0-9a-f]{64}$/);
 
-    const health = await call(info, 'GET', '/sandbox/health');
+    const health = await call<SandboxHealth>(info, 'GET', '/sandbox/health');
     expect(health.body).toMatchObject({ status: 'ok', storage: 'memory' });
-    const list = await call(info, 'GET', '/institutions/cards?search=secret-term&limit=5', { token: info.token });
+    const list = await call<ListDataEnvelope<Card>>(info, 'GET', '/institutions/cards?search=secret-term&limit=5', { token: info.token });
     expect(list.status).toBe(200);
-    expect((await call(info, 'GET', '/institutions/cards', { token: 'nope' })).status).toBe(401);
+    expect((await call<ListDataEnvelope<Card>>(info, 'GET', '/institutions/cards', { token: 'nope' })).status).toBe(401);
 
     await sandbox.stop('SIGTERM');
     const result = await sandbox.process;
@@ -49,7 +50,7 @@ describe('sandbox serve', () => {
 
   test('SIGINT shuts down cleanly with exit 0', async () => {
     const sandbox = await startSandboxProcess(['--quiet-log'], { configDir: dir() });
-    await call(sandbox.info, 'GET', '/sandbox/health');
+    await call<SandboxHealth>(sandbox.info, 'GET', '/sandbox/health');
     await sandbox.stop('SIGINT');
     const result = await sandbox.process;
     expect(result.exitCode).toBe(0);
@@ -99,7 +100,7 @@ describe('sandbox serve', () => {
 
   test('a --webhook-url lands on the seeded program', async () => {
     const sandbox = await startSandboxProcess(['--webhook-url', 'http://127.0.0.1:9/hook'], { configDir: dir() });
-    const programs = await call(sandbox.info, 'GET', '/sandbox/card-programs', { token: sandbox.info.token });
+    const programs = await call<DataEnvelope<CardProgram[]>>(sandbox.info, 'GET', '/sandbox/card-programs', { token: sandbox.info.token });
     expect(programs.body.data[0].webHookConfig.url).toBe('http://127.0.0.1:9/hook');
     await sandbox.stop();
   });
@@ -169,7 +170,7 @@ describe('sandbox serve storage and binding', () => {
       return { child, info: JSON.parse(line) };
     };
     const first = await start();
-    const health = await call(first.info, 'GET', '/sandbox/health');
+    const health = await call<SandboxHealth>(first.info, 'GET', '/sandbox/health');
     expect(health.body.storage).toBe('file');
     expect(readFileSync(join(config, 'sandbox.db')).length).toBeGreaterThan(0);
     first.child.kill('SIGTERM');
@@ -189,7 +190,7 @@ describe('sandbox serve storage and binding', () => {
     const line = await new Promise<string>((resolve) => child.stdout!.once('data', (chunk) => resolve(String(chunk).split('\n')[0]!)));
     const info = JSON.parse(line);
     expect(info.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect((await call(info, 'GET', '/sandbox/health')).status).toBe(200);
+    expect((await call<SandboxHealth>(info, 'GET', '/sandbox/health')).status).toBe(200);
     child.kill('SIGTERM');
     await child;
     expect(stderr).toMatch(/warning: binding to 0\.0\.0\.0 publishes the sandbox: other machines reach the API, and the \/sandbox helpers too \(new institutions with their tokens, the switch clock, faults, advice delivery, replays to any URL\); requests must name it as any address of this machine, localhost, 127\.0\.0\.1 or \[::1\] in their Host header; the inspector stays loopback only/);

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maskPansInText } from '../../src/core/redact.js';
 import { cardctl, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from '../helpers/cli.js';
 import { cliSession, startSigningSandbox } from '../helpers/signing-sandbox.js';
-import { call, createCardOverHttp } from '../sandbox/helpers.js';
-import type { AnyJson } from '../helpers/json.js';
+import { call, createCardOverHttp, type DataEnvelope } from '../sandbox/helpers.js';
+import type { SandboxUserCredentials, SimulateResult, WebhookExchange, Lifecycle } from '../../src/api/schemas.js';
 
 const WEBHOOK_SECRET = 'whsec_exchanges_e2e_secret';
 
@@ -41,8 +41,8 @@ afterAll(async () => {
 describe('webhook exchanges', () => {
   it('lists each call (table, json, --failed); tx show --exchanges adds them; no secret or full card number anywhere', async () => {
     const card = await newCard();
-    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '25', '--forward']);
-    const listed = await json(['webhook', 'exchanges', '--tx', auth.transactionId]);
+    const auth = await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '25', '--forward']);
+    const listed = await json<WebhookExchange[]>(['webhook', 'exchanges', '--tx', auth.transactionId]);
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ transactionId: auth.transactionId, kind: 'authorization', mti: '0100', attempt: 1, verdict: 'accepted', responseCode: '00', response: { status: 200 } });
 
@@ -55,11 +55,11 @@ describe('webhook exchanges', () => {
 
     // A reply the network cannot take (garbage injected on the webhook path): listed under --failed.
     await call(sandbox.info, 'PUT', '/sandbox/webhook-faults', { token: sandbox.info.token, body: { garbage: 1 } });
-    const failedId = (await json(['simulate', 'authorization', '--card', card, '--amount', '26', '--forward'])).transactionId;
+    const failedId = (await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '26', '--forward'])).transactionId;
     await call(sandbox.info, 'PUT', '/sandbox/webhook-faults', { token: sandbox.info.token, body: {} });
-    const failed = await json(['webhook', 'exchanges', '--failed']);
-    expect(failed.map((x: AnyJson) => x.transactionId)).toContain(failedId);
-    expect(failed.every((x: AnyJson) => x.verdict !== 'accepted')).toBe(true);
+    const failed = await json<WebhookExchange[]>(['webhook', 'exchanges', '--failed']);
+    expect(failed.map((x) => x.transactionId)).toContain(failedId);
+    expect(failed.every((x) => x.verdict !== 'accepted')).toBe(true);
     const fields = await run(['webhook', 'exchanges', '--tx', auth.transactionId, '--fields', 'id,verdict', '-o', 'csv']);
     expect(fields.stdout.trim().split('\n')).toEqual(['id,verdict', `${listed[0].id},accepted`]);
 
@@ -72,28 +72,28 @@ describe('webhook exchanges', () => {
     expect(view.stdout).toMatch(/x-webhook-signature: t=\d+,v1=\[REDACTED\]/);
     expect(view.stdout).toContain('HTTP 200');
 
-    const everything = JSON.stringify(await json(['webhook', 'exchanges', '--all'])) + view.stdout + table.stdout;
+    const everything = JSON.stringify(await json<WebhookExchange[]>(['webhook', 'exchanges', '--all'])) + view.stdout + table.stdout;
     expect(everything).not.toContain(WEBHOOK_SECRET);
     expect(maskPansInText(everything)).toBe(everything);
   });
 
   it('webhook replay: the listener receives the message again, its signature valid; recorded and linked', async () => {
     const card = await newCard();
-    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '31', '--forward']);
-    const [first] = await json(['webhook', 'exchanges', '--tx', auth.transactionId]);
+    const auth = await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '31', '--forward']);
+    const [first] = await json<WebhookExchange[]>(['webhook', 'exchanges', '--tx', auth.transactionId]);
     const before = received().filter((x) => x.stan === auth.stan);
     expect(before).toHaveLength(1);
-    const replay = await json(['webhook', 'replay', first.id]);
+    const replay = await json<WebhookExchange>(['webhook', 'replay', first.id]);
     expect(replay).toMatchObject({ replayOf: first.id, transactionId: auth.transactionId, verdict: 'accepted', responseCode: '00' });
     const deadline = Date.now() + 10_000;
     while (received().filter((x) => x.stan === auth.stan).length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     const after = received().filter((x) => x.stan === auth.stan);
     expect(after).toHaveLength(2);
     expect(after[1]).toMatchObject({ signature: 'valid', mti: '0100' });
-    const listed = await json(['webhook', 'exchanges', '--tx', auth.transactionId]);
-    expect(listed.map((x: AnyJson) => x.replayOf)).toEqual([first.id, null]);
+    const listed = await json<WebhookExchange[]>(['webhook', 'exchanges', '--tx', auth.transactionId]);
+    expect(listed.map((x) => x.replayOf)).toEqual([first.id, null]);
     // The ledger is as it was: one approved authorization.
-    expect((await json(['tx', 'show', auth.transactionId, '--lifecycle'])).amounts).toMatchObject({ held: 31 });
+    expect((await json<Lifecycle>(['tx', 'show', auth.transactionId, '--lifecycle'])).amounts).toMatchObject({ held: 31 });
 
     const text = await run(['webhook', 'replay', first.id]);
     expect(text.exitCode, text.stderr).toBe(0);
@@ -107,8 +107,8 @@ describe('webhook exchanges', () => {
 
   it('webhook replay exits non-zero when nothing was delivered: 6 when not reached, 5 when not accepted; the exchange is printed all the same', async () => {
     const card = await newCard();
-    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '32', '--forward']);
-    const [first] = await json(['webhook', 'exchanges', '--tx', auth.transactionId]);
+    const auth = await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '32', '--forward']);
+    const [first] = await json<WebhookExchange[]>(['webhook', 'exchanges', '--tx', auth.transactionId]);
     const failing = createServer((_req, res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"down"}'));
     await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
     const failingUrl = `http://127.0.0.1:${(failing.address() as AddressInfo).port}/hook`;
@@ -133,9 +133,9 @@ describe('webhook exchanges', () => {
 
   it('webhook replay --to with a token that cannot read the card program: exit 3 naming the scope, nothing sent', async () => {
     const card = await newCard();
-    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '33', '--forward']);
-    const [first] = await json(['webhook', 'exchanges', '--tx', auth.transactionId]);
-    const user = await call(sandbox.info, 'POST', '/sandbox/users', { token: sandbox.info.token, body: { roles: [{ role: 'replayer', permissions: ['create:transaction', 'read:transaction'] }] } });
+    const auth = await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '33', '--forward']);
+    const [first] = await json<WebhookExchange[]>(['webhook', 'exchanges', '--tx', auth.transactionId]);
+    const user = await call<DataEnvelope<SandboxUserCredentials>>(sandbox.info, 'POST', '/sandbox/users', { token: sandbox.info.token, body: { roles: [{ role: 'replayer', permissions: ['create:transaction', 'read:transaction'] }] } });
     expect(user.status, user.text).toBe(201);
     const narrow = { configDir: config.path, env: { ...env, CARDCTL_TOKEN: user.body.data.token } };
     const before = received().length;
@@ -149,10 +149,10 @@ describe('webhook exchanges', () => {
 
   it('--as-scenario writes a scenario of a run that replays green through simulate run; refuses to overwrite without --force', async () => {
     const card = await newCard();
-    const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '100', '--forward']);
-    await json(['simulate', 'increment', '--original-tx', auth.transactionId, '--amount', '20', '--forward']);
-    await json(['simulate', 'reversal', '--original-tx', auth.transactionId, '--amount', '50', '--forward']);
-    await json(['simulate', 'clear', '--original-tx', auth.transactionId, '--amount', '60', '--forward']);
+    const auth = await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '100', '--forward']);
+    await json<SimulateResult>(['simulate', 'increment', '--original-tx', auth.transactionId, '--amount', '20', '--forward']);
+    await json<SimulateResult>(['simulate', 'reversal', '--original-tx', auth.transactionId, '--amount', '50', '--forward']);
+    await json<SimulateResult>(['simulate', 'clear', '--original-tx', auth.transactionId, '--amount', '60', '--forward']);
     const file = join(config.path, 'replay.yaml');
     const written = await run(['webhook', 'exchanges', '--tx', auth.transactionId, '--as-scenario', file, '--keep-spacing']);
     expect(written.exitCode, written.stderr).toBe(0);
@@ -187,7 +187,7 @@ describe('webhook exchanges', () => {
         ids.push(JSON.parse(sent.stdout).transactionId);
       }
       const listed = await cardctl(['webhook', 'exchanges', '-o', 'json'], { configDir: config.path, env: smallEnv });
-      expect(JSON.parse(listed.stdout).map((x: AnyJson) => x.transactionId)).toEqual([ids[2], ids[1]]);
+      expect((JSON.parse(listed.stdout) as WebhookExchange[]).map((x) => x.transactionId)).toEqual([ids[2], ids[1]]);
     } finally {
       await small.stop();
     }

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedHeaders, type SignatureScheme } from '../../src/webhook-protocol/signature.js';
 import { cardctl, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox } from '../helpers/cli.js';
 import { pythonMissing, startPythonHandler, type HandlerVariant, type PythonHandler } from '../helpers/python-handler.js';
-import { call, createCardOverHttp } from '../sandbox/helpers.js';
-import type { AnyJson } from '../helpers/json.js';
+import { call, createCardOverHttp, type DataEnvelope } from '../sandbox/helpers.js';
+import type { CardProgram, SimulateResult, Transaction, Lifecycle } from '../../src/api/schemas.js';
 
 const SECRETS: Record<SignatureScheme, string> = {
   cardctl: 'python-handler-e2e-secret',
@@ -35,7 +35,7 @@ describe.skipIf(pythonMissing)(`the Python handler of docs/webhook-protocol.md${
     let handler: PythonHandler;
     let sandbox: RunningSandbox;
     let env: Record<string, string>;
-    const json = async (args: string[]): Promise<AnyJson> => {
+    const json = async <T = unknown>(args: string[]): Promise<T> => {
       const result = await cardctl([...args, '-o', 'json'], { configDir: config.path, env, timeout: 60_000 });
       expect(result.exitCode, `${args.join(' ')}\n${result.stderr}`).toBe(0);
       return JSON.parse(result.stdout);
@@ -45,7 +45,7 @@ describe.skipIf(pythonMissing)(`the Python handler of docs/webhook-protocol.md${
       config = tempDir();
       handler = await startPythonHandler({ secret, scheme });
       sandbox = await startSandboxProcess(['--webhook-url', handler.url, '--webhook-scheme', scheme], { configDir: config.path });
-      const put = await call(sandbox.info, 'PUT', `/sandbox/card-programs/${sandbox.info.cardProgramId}`, { token: sandbox.info.token, body: { webHookConfig: { secret } } });
+      const put = await call<DataEnvelope<CardProgram>>(sandbox.info, 'PUT', `/sandbox/card-programs/${sandbox.info.cardProgramId}`, { token: sandbox.info.token, body: { webHookConfig: { secret } } });
       expect(put.status, put.text).toBe(200);
       expect(put.body.data.webHookConfig.type).toBe(scheme === 'cardctl' ? 'http' : 'standard-webhooks');
       env = { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: sandbox.info.token };
@@ -58,46 +58,46 @@ describe.skipIf(pythonMissing)(`the Python handler of docs/webhook-protocol.md${
 
     it('answers authorizations: approved, partly approved above its limit, declined far above it', async () => {
       const card = await createCardOverHttp(sandbox.info);
-      const approved = await json(['simulate', 'authorization', '--card', card, '--amount', '150', '--forward']);
+      const approved = await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '150', '--forward']);
       expect(approved).toMatchObject({ responseCode: '00', response: { 0: '0110', 4: '000000015000' } });
       expect(approved.webhook).toMatchObject({ timedOut: false });
       expect(approved.webhook).not.toHaveProperty('failure');
-      const partial = await json(['simulate', 'authorization', '--card', card, '--amount', '6000', '--forward']);
+      const partial = await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '6000', '--forward']);
       expect(partial).toMatchObject({ responseCode: '10', response: { 0: '0110', 4: '000000500000' } });
-      const declined = await json(['simulate', 'authorization', '--card', card, '--amount', '20000', '--forward']);
+      const declined = await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '20000', '--forward']);
       expect(declined).toMatchObject({ responseCode: '51', response: { 0: '0110' } });
     });
 
     it('approves an increment on the new total, answers a repeat as the first time, acknowledges an advice', async () => {
       const card = await createCardOverHttp(sandbox.info);
-      const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '100', '--forward']);
-      const increment = await json(['simulate', 'increment', '--original-tx', auth.transactionId, '--amount', '25', '--forward']);
+      const auth = await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '100', '--forward']);
+      const increment = await json<SimulateResult>(['simulate', 'increment', '--original-tx', auth.transactionId, '--amount', '25', '--forward']);
       expect(increment).toMatchObject({ responseCode: '00', response: { 0: '0110' } });
-      expect((await json(['tx', 'show', auth.transactionId, '--lifecycle'])).amounts).toMatchObject({ authorized: 125, held: 125 });
+      expect((await json<Lifecycle>(['tx', 'show', auth.transactionId, '--lifecycle'])).amounts).toMatchObject({ authorized: 125, held: 125 });
       // Over the handler's decline limit (10,000.00) as a total, though small as an increase.
-      const big = await json(['simulate', 'authorization', '--card', card, '--amount', '4000', '--forward']);
-      expect((await json(['simulate', 'increment', '--original-tx', big.transactionId, '--amount', '7000', '--forward'])).responseCode).toBe('51');
+      const big = await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '4000', '--forward']);
+      expect((await json<SimulateResult>(['simulate', 'increment', '--original-tx', big.transactionId, '--amount', '7000', '--forward'])).responseCode).toBe('51');
 
-      await json(['simulate', 'repeat', '--tx', auth.transactionId, '--forward']);
-      const repeated = await json(['tx', 'show', auth.transactionId]);
+      await json<SimulateResult>(['simulate', 'repeat', '--tx', auth.transactionId, '--forward']);
+      const repeated = await json<Transaction>(['tx', 'show', auth.transactionId]);
       expect(repeated.repeats).toEqual([expect.objectContaining({ mti: '0101', responseCode: '00', agreed: true })]);
 
-      const advice = await json(['simulate', 'advice', '--card', card, '--amount', '30', '--network-code', '00', '--forward']);
+      const advice = await json<SimulateResult>(['simulate', 'advice', '--card', card, '--amount', '30', '--network-code', '00', '--forward']);
       expect(advice).toMatchObject({ mti: '0120', responseCode: '00' });
-      expect((await json(['tx', 'show', advice.transactionId])).advice).toMatchObject({ acknowledged: true, attempts: 1 });
+      expect((await json<Transaction>(['tx', 'show', advice.transactionId])).advice).toMatchObject({ acknowledged: true, attempts: 1 });
     });
 
     it('answers the rest of the lifecycle: a partial reversal, a completion, a financial and its refund', async () => {
       const card = await createCardOverHttp(sandbox.info);
-      const auth = await json(['simulate', 'authorization', '--card', card, '--amount', '200', '--forward']);
-      expect(await json(['simulate', 'reversal', '--original-tx', auth.transactionId, '--amount', '50', '--forward'])).toMatchObject({ responseCode: '00', response: { 0: '0430' } });
-      const complete = await json(['simulate', 'complete', '--original-tx', auth.transactionId, '--forward']);
+      const auth = await json<SimulateResult>(['simulate', 'authorization', '--card', card, '--amount', '200', '--forward']);
+      expect(await json<SimulateResult>(['simulate', 'reversal', '--original-tx', auth.transactionId, '--amount', '50', '--forward'])).toMatchObject({ responseCode: '00', response: { 0: '0430' } });
+      const complete = await json<SimulateResult>(['simulate', 'complete', '--original-tx', auth.transactionId, '--forward']);
       expect(complete).toMatchObject({ mti: '0220', response: { 0: '0230', 39: '00' } });
-      expect((await json(['tx', 'show', complete.transactionId])).advice).toMatchObject({ acknowledged: true });
-      expect((await json(['tx', 'show', auth.transactionId, '--lifecycle'])).amounts).toMatchObject({ captured: 150, held: 0 });
-      const purchase = await json(['simulate', 'financial', '--card', card, '--amount', '90', '--forward']);
+      expect((await json<Transaction>(['tx', 'show', complete.transactionId])).advice).toMatchObject({ acknowledged: true });
+      expect((await json<Lifecycle>(['tx', 'show', auth.transactionId, '--lifecycle'])).amounts).toMatchObject({ captured: 150, held: 0 });
+      const purchase = await json<SimulateResult>(['simulate', 'financial', '--card', card, '--amount', '90', '--forward']);
       expect(purchase).toMatchObject({ responseCode: '00', response: { 0: '0210' } });
-      expect(await json(['simulate', 'refund', '--original-tx', purchase.transactionId, '--amount', '40', '--forward'])).toMatchObject({ responseCode: '00', response: { 0: '0210', 3: '200000' } });
+      expect(await json<SimulateResult>(['simulate', 'refund', '--original-tx', purchase.transactionId, '--amount', '40', '--forward'])).toMatchObject({ responseCode: '00', response: { 0: '0210', 3: '200000' } });
     });
 
     it('refuses a wrong secret, a stale or future timestamp, a changed body and no signature (401)', async () => {
@@ -165,7 +165,7 @@ describe('webhook listen --scheme standard-webhooks with a sandbox serve --webho
     const listener = await startWebhookListener({ configDir: config.path, secret, args: ['--scheme', 'standard-webhooks'] });
     const sandbox = await startSandboxProcess(['--webhook-url', listener.url, '--webhook-scheme', 'standard-webhooks'], { configDir: config.path });
     try {
-      const put = await call(sandbox.info, 'PUT', `/sandbox/card-programs/${sandbox.info.cardProgramId}`, { token: sandbox.info.token, body: { webHookConfig: { secret } } });
+      const put = await call<DataEnvelope<CardProgram>>(sandbox.info, 'PUT', `/sandbox/card-programs/${sandbox.info.cardProgramId}`, { token: sandbox.info.token, body: { webHookConfig: { secret } } });
       expect(put.status, put.text).toBe(200);
       const card = await createCardOverHttp(sandbox.info);
       const env = { CARDCTL_BASE_URL: sandbox.info.baseUrl, CARDCTL_TOKEN: sandbox.info.token };

@@ -4,7 +4,6 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import { call } from '../sandbox/helpers.js';
 import { cardctl, startSandboxProcess, startWebhookListener, tempDir, type RunningSandbox, type WebhookListener } from './cli.js';
-import type { AnyJson } from './json.js';
 
 /** `sandbox serve --webhook-url webhookUrl`, its card program signing webhook calls with `secret`. */
 export async function startSigningSandbox(webhookUrl: string, secret: string, configDir: string): Promise<{ sandbox: RunningSandbox; env: Record<string, string> }> {
@@ -26,7 +25,7 @@ export async function startSigningSandbox(webhookUrl: string, secret: string, co
  */
 export function cliSession(session: () => { configDir: string; env: Record<string, string> }) {
   const run = (args: string[]) => cardctl(args, { configDir: session().configDir, env: session().env, timeout: 60_000 });
-  const json = async (args: string[]): Promise<AnyJson> => {
+  const json = async <T = unknown>(args: string[]): Promise<T> => {
     const result = await run([...args, '-o', 'json']);
     expect(result.exitCode, `${args.join(' ')}\n${result.stderr}`).toBe(0);
     return JSON.parse(result.stdout);

@@ -9,9 +9,10 @@ import Fastify from 'fastify';
 import { attachScopeCheck, requireBearer } from '../../src/sandbox/auth.js';
 import { covers, grants, OPERATION_SCOPES, SCOPE_BUNDLES } from '../../src/sandbox/scopes.js';
 import { validImportRow } from '../helpers/import-row.js';
-import { call, createCard, createCardBody, encryptPin, startTestSandbox, type OpenApiPaths, type Sandbox } from './helpers.js';
+import { call, createCard, createCardBody, encryptPin, startTestSandbox, type OpenApiPaths, type Sandbox, fieldErrorsOf, type DataEnvelope, type ListDataEnvelope, errorOf } from './helpers.js';
 import { clientAssertion, makeCertificate, type TestCertificate } from './oauth-helpers.js';
 import { auth, simulate } from './switch-helpers.js';
+import type { Card, Transaction, SimulateEnvelope, InstitutionUser, OAuthApplication, TokenResponse, SandboxUserCredentials } from '../../src/api/schemas.js';
 
 let sandbox: Sandbox;
 let certificate: TestCertificate;
@@ -40,14 +41,14 @@ let userCounter = 0;
 /** A user of the sandbox's institution whose one role has these permissions: its token and API key. */
 async function userWith(permissions: string[]): Promise<{ userId: string; token: string; apiKey: string }> {
   const roles = [{ role: `role-${++userCounter}`, permissions }];
-  const response = await call(sandbox, 'POST', '/sandbox/users', { token: sandbox.token, body: { roles } });
+  const response = await call<DataEnvelope<SandboxUserCredentials>>(sandbox, 'POST', '/sandbox/users', { token: sandbox.token, body: { roles } });
   expect(response.status, response.text).toBe(201);
   return response.body.data;
 }
 
 /** An OAuth application with these scopes (made by the seeded admin) and a token for it. */
 async function applicationWith(scopes: string[]): Promise<{ id: string; clientId: string; token: string }> {
-  const created = await call(sandbox, 'POST', '/institutions/oauth/create', {
+  const created = await call<DataEnvelope<OAuthApplication>>(sandbox, 'POST', '/institutions/oauth/create', {
     token: sandbox.token,
     body: { name: `app ${scopes.join(' ')}`.slice(0, 100), publicKey: certificate.certificatePem, scopes, grantType: 'client_credentials' },
   });
@@ -58,7 +59,7 @@ async function applicationWith(scopes: string[]): Promise<{ id: string; clientId
 
 async function tokenFor(clientId: string): Promise<string> {
   const assertion = await clientAssertion({ clientId, audience: `${sandbox.baseUrl}/oauth/token`, privateKeyPem: certificate.privateKeyPem });
-  const response = await call(sandbox, 'POST', '/oauth/token', {
+  const response = await call<TokenResponse>(sandbox, 'POST', '/oauth/token', {
     body: { grant_type: 'client_credentials', client_id: clientId, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion },
   });
   expect(response.status, response.text).toBe(200);
@@ -86,7 +87,7 @@ const REQUESTS: Record<string, (scope: string) => Promise<Request>> = {
   // What the caller gives away must be its own: the new or changed application has the caller's one scope.
   'POST /institutions/oauth/create': async (scope) => ({ path: '/institutions/oauth/create', body: { name: 'made by a narrow token', publicKey: certificate.certificatePem, scopes: [scope], grantType: 'client_credentials' } }),
   'PUT /institutions/oauth/{institutionId}': async (scope) => {
-    const target = await call(sandbox, 'POST', '/institutions/oauth/create', { token: sandbox.token, body: { name: 'target', publicKey: certificate.certificatePem, scopes: [scope], grantType: 'client_credentials' } });
+    const target = await call<DataEnvelope<OAuthApplication>>(sandbox, 'POST', '/institutions/oauth/create', { token: sandbox.token, body: { name: 'target', publicKey: certificate.certificatePem, scopes: [scope], grantType: 'client_credentials' } });
     return { path: `/institutions/oauth/${target.body.data.id}`, body: { name: 'renamed', description: 'by a narrow token', websiteUrl: 'https://example.com', scopes: [scope] } };
   },
   'PUT /institutions/users/{institutionUserId}/update': async () => ({
@@ -122,7 +123,7 @@ function recordedExchange(): string {
 
 /** A new approved authorization, made with the seeded (all-scopes) token. */
 async function approvedAuthorization(): Promise<string> {
-  const made = await call(sandbox, 'POST', '/institutions/switch/simulate', { token: sandbox.token, body: auth((await createCard(sandbox)).id) });
+  const made = await call<SimulateEnvelope>(sandbox, 'POST', '/institutions/switch/simulate', { token: sandbox.token, body: auth((await createCard(sandbox)).id) });
   return made.body.data.transactionId;
 }
 
@@ -211,20 +212,20 @@ describe('every operation × exactly its scope / every other scope', () => {
   test('a refused write changes nothing: the card stays active, no application is created', async () => {
     const card = await createCard(sandbox);
     const reader = await applicationWith(['READ']);
-    expect((await call(sandbox, 'GET', `/institutions/cards/${card.id}/deactivate`, { token: reader.token })).status).toBe(403);
-    const before = (await call(sandbox, 'GET', '/institutions/oauth/applications?limit=1', { token: sandbox.token })).body.pagination.total;
-    const created = await call(sandbox, 'POST', '/institutions/oauth/create', {
+    expect((await call<DataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards/${card.id}/deactivate`, { token: reader.token })).status).toBe(403);
+    const before = (await call<ListDataEnvelope<OAuthApplication>>(sandbox, 'GET', '/institutions/oauth/applications?limit=1', { token: sandbox.token })).body.pagination.total;
+    const created = await call<DataEnvelope<OAuthApplication>>(sandbox, 'POST', '/institutions/oauth/create', {
       token: reader.token, body: { name: 'escalate', publicKey: certificate.certificatePem, scopes: ['*'], grantType: 'client_credentials' },
     });
     expect(created.status).toBe(403);
-    expect(created.body.details).toEqual({ requiredScope: 'create:oauth' });
-    expect((await call(sandbox, 'GET', '/institutions/oauth/applications?limit=1', { token: sandbox.token })).body.pagination.total).toBe(before);
-    expect((await call(sandbox, 'GET', `/institutions/cards?cardId=${card.id}`, { token: reader.token })).body.data[0].status).toBe('active');
+    expect(errorOf(created).details).toEqual({ requiredScope: 'create:oauth' });
+    expect((await call<ListDataEnvelope<OAuthApplication>>(sandbox, 'GET', '/institutions/oauth/applications?limit=1', { token: sandbox.token })).body.pagination.total).toBe(before);
+    expect((await call<ListDataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards?cardId=${card.id}`, { token: reader.token })).body.data[0].status).toBe('active');
   });
 
   test('the scope is checked before the body: an invalid body from a caller without the scope is a 403, not a 400', async () => {
     const reader = await userWith(['read:card']);
-    const response = await call(sandbox, 'POST', '/institutions/cards', { token: reader.token, body: { clearly: 'invalid' } });
+    const response = await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', { token: reader.token, body: { clearly: 'invalid' } });
     expect(response.status).toBe(403);
   });
 
@@ -235,8 +236,8 @@ describe('every operation × exactly its scope / every other scope', () => {
       expect((await call(sandbox, 'GET', path, { token: reader.token })).status, path).toBe(200);
       expect((await call(sandbox, 'GET', path, { token: writer.token })).status, path).toBe(403);
     }
-    expect((await call(sandbox, 'POST', '/institutions/cards', { token: reader.token, body: createCardBody(sandbox) })).status).toBe(403);
-    expect((await call(sandbox, 'POST', '/institutions/cards', { token: writer.token, body: createCardBody(sandbox) })).status).toBe(201);
+    expect((await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', { token: reader.token, body: createCardBody(sandbox) })).status).toBe(403);
+    expect((await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', { token: writer.token, body: createCardBody(sandbox) })).status).toBe(201);
   });
 });
 
@@ -245,11 +246,11 @@ describe('users: checked on every request', () => {
     firstName: 'Ada', lastName: 'Obi', emailAddress: 'ada@example.com', phoneNumber: '+2348012345678', status: 'active', isBlocked: false,
     roles: [{ role: 'admin', permissions: ['*'] }], ...changes,
   });
-  const update = (userId: string, changes: Record<string, unknown>, token = sandbox.token) => call(sandbox, 'PUT', `/institutions/users/${userId}/update`, { token, body: userBody(changes) });
+  const update = (userId: string, changes: Record<string, unknown>, token = sandbox.token) => call<DataEnvelope<InstitutionUser>>(sandbox, 'PUT', `/institutions/users/${userId}/update`, { token, body: userBody(changes) });
 
   test('a blocked user\'s token and API key stop working at once, and work again when unblocked', async () => {
     const user = await userWith(['*']);
-    expect((await call(sandbox, 'GET', '/institutions/cards', { token: user.token })).status).toBe(200);
+    expect((await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards', { token: user.token })).status).toBe(200);
     expect((await update(user.userId, { isBlocked: true })).status).toBe(200);
     for (const [method, path, credentials, body] of [
       ['GET', '/institutions/cards', { token: user.token }, undefined],
@@ -262,14 +263,14 @@ describe('users: checked on every request', () => {
       expect(response.body).toMatchObject({ error: 'UNAUTHORIZED', message: expect.stringMatching(/user of this (token|API key) is blocked/) });
     }
     expect((await update(user.userId, { isBlocked: false })).status).toBe(200);
-    expect((await call(sandbox, 'GET', '/institutions/cards', { token: user.token })).status).toBe(200);
+    expect((await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards', { token: user.token })).status).toBe(200);
   });
 
   test.each(['inactive', 'suspended', 'Active', 'pending'])('status "%s" is not active: 401', async (status) => {
     const user = await userWith(['*']);
     const changed = await update(user.userId, { status });
     expect(changed.status).toBe(200);
-    const response = await call(sandbox, 'GET', '/institutions/cards', { token: user.token });
+    const response = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards', { token: user.token });
     expect(response.status).toBe(401);
     expect(response.body.message).toMatch(/is not active/);
   });
@@ -282,48 +283,48 @@ describe('users: checked on every request', () => {
       const request = await REQUESTS[key]!(scope);
       const response = await call(sandbox, method, request.path, { ...(apiKey ? { apiKey: user.apiKey } : { token: user.token }), body: request.body });
       expect(response.status, key).toBe(403);
-      expect(response.body.details).toEqual({ requiredScope: scope });
+      expect(errorOf(response).details).toEqual({ requiredScope: scope });
     }
   });
 
   test('a role name grants nothing by itself; permissions must have the scope form', async () => {
     const user = await userWith([]);
     expect((await update(user.userId, { roles: [{ role: 'admin', permissions: [] }] })).status).toBe(200);
-    expect((await call(sandbox, 'GET', '/institutions/cards', { token: user.token })).status).toBe(403);
+    expect((await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards', { token: user.token })).status).toBe(403);
     const bad = await update(user.userId, { roles: [{ role: 'admin', permissions: ['everything'] }] });
     expect(bad.status).toBe(400);
-    expect(bad.body.errors[0].field).toMatch(/^roles\[0\]\.permissions/);
+    expect(fieldErrorsOf(bad)[0].field).toMatch(/^roles\[0\]\.permissions/);
   });
 });
 
 describe('applications: checked on every request', () => {
   test('a scope removed from an application is gone from its tokens at the next request; one added needs a new token', async () => {
     const app = await applicationWith(['read:card', 'read:transaction']);
-    expect((await call(sandbox, 'GET', '/institutions/cards', { token: app.token })).status).toBe(200);
-    const narrowed = await call(sandbox, 'PUT', `/institutions/oauth/${app.id}`, {
+    expect((await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards', { token: app.token })).status).toBe(200);
+    const narrowed = await call<DataEnvelope<OAuthApplication>>(sandbox, 'PUT', `/institutions/oauth/${app.id}`, {
       token: sandbox.token, body: { name: 'narrowed', description: '', websiteUrl: 'https://example.com', scopes: ['read:transaction', 'create:card'] },
     });
     expect(narrowed.status, narrowed.text).toBe(200);
-    const read = await call(sandbox, 'GET', '/institutions/cards', { token: app.token });
+    const read = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards', { token: app.token });
     expect(read.status).toBe(403);
-    expect(read.body.details).toEqual({ requiredScope: 'read:card' });
-    expect((await call(sandbox, 'GET', '/institutions/transactions', { token: app.token })).status).toBe(200);
+    expect(errorOf(read).details).toEqual({ requiredScope: 'read:card' });
+    expect((await call<ListDataEnvelope<Transaction>>(sandbox, 'GET', '/institutions/transactions', { token: app.token })).status).toBe(200);
     // create:card was added after the token was issued: the old token lacks it, a new one has it.
-    expect((await call(sandbox, 'POST', '/institutions/cards', { token: app.token, body: createCardBody(sandbox) })).status).toBe(403);
-    expect((await call(sandbox, 'POST', '/institutions/cards', { token: await tokenFor(app.clientId), body: createCardBody(sandbox) })).status).toBe(201);
+    expect((await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', { token: app.token, body: createCardBody(sandbox) })).status).toBe(403);
+    expect((await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', { token: await tokenFor(app.clientId), body: createCardBody(sandbox) })).status).toBe(201);
   });
 
   test('the tokens of a deleted application stop working, and it gets no new ones', async () => {
     const app = await applicationWith(['*']);
-    expect((await call(sandbox, 'GET', '/institutions/cards', { token: app.token })).status).toBe(200);
+    expect((await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards', { token: app.token })).status).toBe(200);
     const { store } = sandbox.deps;
     const stored = store.oauthApplications.get(sandbox.institutionId, app.id)!;
     store.transaction(() => store.oauthApplications.update({ ...stored.application, isDeleted: true }));
-    const response = await call(sandbox, 'GET', '/institutions/cards', { token: app.token });
+    const response = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards', { token: app.token });
     expect(response.status).toBe(401);
     expect(response.body.message).toMatch(/application of this token no longer exists/);
     const assertion = await clientAssertion({ clientId: app.clientId, audience: `${sandbox.baseUrl}/oauth/token`, privateKeyPem: certificate.privateKeyPem });
-    const token = await call(sandbox, 'POST', '/oauth/token', {
+    const token = await call<TokenResponse>(sandbox, 'POST', '/oauth/token', {
       body: { grant_type: 'client_credentials', client_id: app.clientId, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion },
     });
     expect(token.status).toBe(401);
@@ -342,31 +343,31 @@ describe('no caller grants what it lacks', () => {
     [['create:oauth', 'READ'], ['read:card', 'WRITE'], 'WRITE'],
   ])('an application with %j cannot create one with %j (403 naming %s)', async (held, asked, missing) => {
     const app = await applicationWith(held);
-    const response = await call(sandbox, 'POST', '/institutions/oauth/create', { token: app.token, body: appBody(asked) });
+    const response = await call<DataEnvelope<OAuthApplication>>(sandbox, 'POST', '/institutions/oauth/create', { token: app.token, body: appBody(asked) });
     expect(response.status, response.text).toBe(403);
     expect(response.body).toMatchObject({ error: 'FORBIDDEN', message: expect.stringContaining(`lacks scope ${missing}`), details: { requiredScope: missing } });
   });
 
   test('within its own scopes it can (WRITE covers create:card, READ covers read:card)', async () => {
     const app = await applicationWith(['create:oauth', 'READ', 'WRITE']);
-    const response = await call(sandbox, 'POST', '/institutions/oauth/create', { token: app.token, body: appBody(['read:card', 'create:card', 'READ']) });
+    const response = await call<DataEnvelope<OAuthApplication>>(sandbox, 'POST', '/institutions/oauth/create', { token: app.token, body: appBody(['read:card', 'create:card', 'READ']) });
     expect(response.status, response.text).toBe(201);
   });
 
   test('an application cannot raise its own scopes, nor change a wider application', async () => {
     const app = await applicationWith(['update:oauth', 'read:card']);
     for (const scopes of [['*'], ['update:oauth', 'read:card', 'create:card'], ['WRITE']]) {
-      const response = await call(sandbox, 'PUT', `/institutions/oauth/${app.id}`, { token: app.token, body: updateBody(scopes) });
+      const response = await call<DataEnvelope<OAuthApplication>>(sandbox, 'PUT', `/institutions/oauth/${app.id}`, { token: app.token, body: updateBody(scopes) });
       expect(response.status, JSON.stringify(scopes)).toBe(403);
     }
     const wide = await applicationWith(['*']);
-    const rename = await call(sandbox, 'PUT', `/institutions/oauth/${wide.clientId}`, { token: app.token, body: updateBody(['read:card']) });
+    const rename = await call<DataEnvelope<OAuthApplication>>(sandbox, 'PUT', `/institutions/oauth/${wide.clientId}`, { token: app.token, body: updateBody(['read:card']) });
     expect(rename.status).toBe(403);
-    expect(rename.body.details).toEqual({ requiredScope: '*' });
-    const list = await call(sandbox, 'GET', `/institutions/oauth/applications?search=${wide.clientId}`, { token: sandbox.token });
+    expect(errorOf(rename).details).toEqual({ requiredScope: '*' });
+    const list = await call<ListDataEnvelope<OAuthApplication>>(sandbox, 'GET', `/institutions/oauth/applications?search=${wide.clientId}`, { token: sandbox.token });
     expect(list.body.data[0].scopes).toEqual(['*']);
     // Narrowing itself is allowed.
-    expect((await call(sandbox, 'PUT', `/institutions/oauth/${app.id}`, { token: app.token, body: updateBody(['update:oauth']) })).status).toBe(200);
+    expect((await call<DataEnvelope<OAuthApplication>>(sandbox, 'PUT', `/institutions/oauth/${app.id}`, { token: app.token, body: updateBody(['update:oauth']) })).status).toBe(200);
   });
 
   test('a user with update:user cannot give itself or anyone a permission it lacks, nor block or demote a wider user', async () => {
@@ -374,35 +375,35 @@ describe('no caller grants what it lacks', () => {
     const body = (roles: unknown[], changes: Record<string, unknown> = {}) => ({
       firstName: 'Ada', lastName: 'Obi', emailAddress: 'ada@example.com', phoneNumber: '+2348012345678', status: 'active', isBlocked: false, roles, ...changes,
     });
-    const self = await call(sandbox, 'PUT', `/institutions/users/${user.userId}/update`, { token: user.token, body: body([{ role: 'admin', permissions: ['*'] }]) });
+    const self = await call<DataEnvelope<InstitutionUser>>(sandbox, 'PUT', `/institutions/users/${user.userId}/update`, { token: user.token, body: body([{ role: 'admin', permissions: ['*'] }]) });
     expect(self.status).toBe(403);
-    expect(self.body.details).toEqual({ requiredScope: '*' });
+    expect(errorOf(self).details).toEqual({ requiredScope: '*' });
     const other = await userWith([]);
-    const escalate = await call(sandbox, 'PUT', `/institutions/users/${other.userId}/update`, { token: user.token, body: body([{ role: 'ops', permissions: ['create:card'] }]) });
+    const escalate = await call<DataEnvelope<InstitutionUser>>(sandbox, 'PUT', `/institutions/users/${other.userId}/update`, { token: user.token, body: body([{ role: 'ops', permissions: ['create:card'] }]) });
     expect(escalate.status).toBe(403);
-    expect(escalate.body.details).toEqual({ requiredScope: 'create:card' });
-    const block = await call(sandbox, 'PUT', `/institutions/users/${sandbox.userId}/update`, { token: user.token, body: body([], { isBlocked: true }) });
+    expect(errorOf(escalate).details).toEqual({ requiredScope: 'create:card' });
+    const block = await call<DataEnvelope<InstitutionUser>>(sandbox, 'PUT', `/institutions/users/${sandbox.userId}/update`, { token: user.token, body: body([], { isBlocked: true }) });
     expect(block.status).toBe(403);
-    expect((await call(sandbox, 'GET', '/institutions/cards', { token: sandbox.token })).status).toBe(200);
+    expect((await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards', { token: sandbox.token })).status).toBe(200);
     // Within its own scopes it can.
-    const within = await call(sandbox, 'PUT', `/institutions/users/${other.userId}/update`, { token: user.token, body: body([{ role: 'reader', permissions: ['read:card'] }]) });
+    const within = await call<DataEnvelope<InstitutionUser>>(sandbox, 'PUT', `/institutions/users/${other.userId}/update`, { token: user.token, body: body([{ role: 'reader', permissions: ['read:card'] }]) });
     expect(within.status, within.text).toBe(200);
   });
 
   test('POST /sandbox/users: roles within the caller\'s scopes only', async () => {
     const user = await userWith(['create:user', 'read:card']);
-    const refused = await call(sandbox, 'POST', '/sandbox/users', { token: user.token, body: { roles: [{ role: 'x', permissions: ['read:card', 'READ'] }] } });
+    const refused = await call<DataEnvelope<SandboxUserCredentials>>(sandbox, 'POST', '/sandbox/users', { token: user.token, body: { roles: [{ role: 'x', permissions: ['read:card', 'READ'] }] } });
     expect(refused.status).toBe(403);
-    expect(refused.body.details).toEqual({ requiredScope: 'READ' });
-    const made = await call(sandbox, 'POST', '/sandbox/users', { token: user.token, body: { roles: [{ role: 'x', permissions: ['read:card'] }] } });
+    expect(errorOf(refused).details).toEqual({ requiredScope: 'READ' });
+    const made = await call<DataEnvelope<SandboxUserCredentials>>(sandbox, 'POST', '/sandbox/users', { token: user.token, body: { roles: [{ role: 'x', permissions: ['read:card'] }] } });
     expect(made.status).toBe(201);
-    expect((await call(sandbox, 'GET', '/institutions/cards', { token: made.body.data.token })).status).toBe(200);
-    expect((await call(sandbox, 'GET', '/institutions/transactions', { token: made.body.data.token })).status).toBe(403);
+    expect((await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards', { token: made.body.data.token })).status).toBe(200);
+    expect((await call<ListDataEnvelope<Transaction>>(sandbox, 'GET', '/institutions/transactions', { token: made.body.data.token })).status).toBe(403);
   });
 
   test('the seeded token holds *: every scope', async () => {
     for (const scope of [...ALL_SCOPES, 'READ', 'WRITE', '*']) {
-      const response = await call(sandbox, 'POST', '/sandbox/users', { token: sandbox.token, body: { roles: [{ role: 'x', permissions: [scope] }] } });
+      const response = await call<DataEnvelope<SandboxUserCredentials>>(sandbox, 'POST', '/sandbox/users', { token: sandbox.token, body: { roles: [{ role: 'x', permissions: [scope] }] } });
       expect(response.status, scope).toBe(201);
     }
   });

@@ -2,7 +2,7 @@
 // bodies they accept, and card program changes merged member by member.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Card, CardProgram } from '../../src/api/schemas.js';
-import { call, createCard, encryptClearBlock, encryptPin, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, createCard, encryptClearBlock, encryptPin, OpenApiChecker, startTestSandbox, type Sandbox, errorOf, fieldErrorsOf, type DataEnvelope, type ListDataEnvelope, expanded } from './helpers.js';
 
 let sandbox: Sandbox;
 let openapi: OpenApiChecker;
@@ -25,7 +25,7 @@ describe('card changes', () => {
   test('renew: future month within maxExpiry, new seqNumber, active, program expanded, message says replacement', async () => {
     const card = await createCard(sandbox, { status: 'suspended' });
     const expiration = monthsFromNow(24);
-    const response = await call(sandbox, 'PUT', `/institutions/cards/${card.id}/renew`, { token: sandbox.token, body: { expiration, renewReason: 'RENEW' } });
+    const response = await call<DataEnvelope<Card>>(sandbox, 'PUT', `/institutions/cards/${card.id}/renew`, { token: sandbox.token, body: { expiration, renewReason: 'RENEW' } });
     expect(response.status).toBe(200);
     openapi.expectMatches('PUT', '/institutions/cards/{cardId}/renew', response);
     const renewed = response.body.data;
@@ -46,17 +46,17 @@ describe('card changes', () => {
     ['a month 13', () => '202913', 'expiration'],
   ])('renew to %s is a 400', async (_name, expiration, field) => {
     const card = await createCard(sandbox);
-    const response = await call(sandbox, 'PUT', `/institutions/cards/${card.id}/renew`, { token: sandbox.token, body: { expiration: expiration(), renewReason: 'RENEW' } });
+    const response = await call<DataEnvelope<Card>>(sandbox, 'PUT', `/institutions/cards/${card.id}/renew`, { token: sandbox.token, body: { expiration: expiration(), renewReason: 'RENEW' } });
     expect(response.status).toBe(400);
-    expect(response.body.errors[0].field).toBe(field);
+    expect(fieldErrorsOf(response)[0].field).toBe(field);
   });
 
   test('renew without renewReason is a 400; unknown card is a 404', async () => {
     const card = await createCard(sandbox);
-    const missing = await call(sandbox, 'PUT', `/institutions/cards/${card.id}/renew`, { token: sandbox.token, body: { expiration: monthsFromNow(12) } });
+    const missing = await call<DataEnvelope<Card>>(sandbox, 'PUT', `/institutions/cards/${card.id}/renew`, { token: sandbox.token, body: { expiration: monthsFromNow(12) } });
     expect(missing.status).toBe(400);
-    expect(missing.body.errors).toContainEqual({ field: 'renewReason', message: 'is required' });
-    const unknown = await call(sandbox, 'PUT', '/institutions/cards/ffffffffffffffffffffffff/renew', { token: sandbox.token, body: { expiration: monthsFromNow(12), renewReason: 'RENEW' } });
+    expect(fieldErrorsOf(missing)).toContainEqual({ field: 'renewReason', message: 'is required' });
+    const unknown = await call<DataEnvelope<Card>>(sandbox, 'PUT', '/institutions/cards/ffffffffffffffffffffffff/renew', { token: sandbox.token, body: { expiration: monthsFromNow(12), renewReason: 'RENEW' } });
     expect(unknown.status).toBe(404);
     openapi.expectMatches('PUT', '/institutions/cards/{cardId}/renew', unknown);
   });
@@ -64,7 +64,7 @@ describe('card changes', () => {
   test('PIN change checks the old PIN, counts wrong attempts, locks after 3, and reset unlocks', async () => {
     const card = await createCard(sandbox);
     const path = `/institutions/cards/pin/${card.id}/change`;
-    const ok = await call(sandbox, 'PUT', path, { token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '1234'), newPIN: encryptPin(sandbox, '4321') } });
+    const ok = await call<DataEnvelope<Card>>(sandbox, 'PUT', path, { token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '1234'), newPIN: encryptPin(sandbox, '4321') } });
     expect(ok.status).toBe(200);
     openapi.expectMatches('PUT', '/institutions/cards/pin/{cardId}/change', ok);
     expect(ok.body.data.pinAttempts).toBe(0);
@@ -77,42 +77,42 @@ describe('card changes', () => {
     }
     const locked = await call(sandbox, 'PUT', path, { token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '4321'), newPIN: encryptPin(sandbox, '5555') } });
     expect(locked.status).toBe(423);
-    expect(locked.body.error).toBe('PIN_LOCKED');
+    expect(errorOf(locked).error).toBe('PIN_LOCKED');
 
-    const list = await call(sandbox, 'GET', `/institutions/cards?cardId=${card.id}`, { token: sandbox.token });
+    const list = await call<ListDataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards?cardId=${card.id}`, { token: sandbox.token });
     expect(list.body.data[0].pinAttempts).toBe(3);
 
-    const reset = await call(sandbox, 'PUT', `/institutions/cards/pin/${card.id}/reset`, { token: sandbox.token, body: { newPIN: encryptPin(sandbox, '8642') } });
+    const reset = await call<DataEnvelope<Card>>(sandbox, 'PUT', `/institutions/cards/pin/${card.id}/reset`, { token: sandbox.token, body: { newPIN: encryptPin(sandbox, '8642') } });
     expect(reset.status).toBe(200);
     openapi.expectMatches('PUT', '/institutions/cards/pin/{cardId}/reset', reset);
     expect(reset.body.data.pinAttempts).toBe(0);
 
     const oldAfterReset = await call(sandbox, 'PUT', path, { token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '4321'), newPIN: encryptPin(sandbox, '1111') } });
     expect(oldAfterReset.status).toBe(422);
-    const newAfterReset = await call(sandbox, 'PUT', path, { token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '8642'), newPIN: encryptPin(sandbox, '1111') } });
+    const newAfterReset = await call<DataEnvelope<Card>>(sandbox, 'PUT', path, { token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '8642'), newPIN: encryptPin(sandbox, '1111') } });
     expect(newAfterReset.status).toBe(200);
     expect(newAfterReset.body.data.pinAttempts).toBe(0);
   });
 
   test('PIN change and reset reject bad blocks, missing fields and unknown cards', async () => {
     const card = await createCard(sandbox);
-    const badKey = await call(sandbox, 'PUT', `/institutions/cards/pin/${card.id}/change`, {
+    const badKey = await call<DataEnvelope<Card>>(sandbox, 'PUT', `/institutions/cards/pin/${card.id}/change`, {
       token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '1234'), newPIN: encryptPin(sandbox, '5555', '00'.repeat(32)) },
     });
     expect(badKey.status).toBe(400);
-    expect(badKey.body.error).toBe('UNKNOWN_KEY');
-    const missing = await call(sandbox, 'PUT', `/institutions/cards/pin/${card.id}/change`, { token: sandbox.token, body: { newPIN: encryptPin(sandbox, '5555') } });
+    expect(errorOf(badKey).error).toBe('UNKNOWN_KEY');
+    const missing = await call<DataEnvelope<Card>>(sandbox, 'PUT', `/institutions/cards/pin/${card.id}/change`, { token: sandbox.token, body: { newPIN: encryptPin(sandbox, '5555') } });
     expect(missing.status).toBe(400);
-    expect(missing.body.errors).toContainEqual({ field: 'oldPIN', message: 'is required' });
-    const badBlock = await call(sandbox, 'PUT', `/institutions/cards/pin/${card.id}/reset`, {
+    expect(fieldErrorsOf(missing)).toContainEqual({ field: 'oldPIN', message: 'is required' });
+    const badBlock = await call<DataEnvelope<Card>>(sandbox, 'PUT', `/institutions/cards/pin/${card.id}/reset`, {
       token: sandbox.token, body: { newPIN: encryptClearBlock(sandbox, Buffer.from('0412340000000000', 'hex')) },
     });
     expect(badBlock.status).toBe(400);
-    expect(badBlock.body.error).toBe('INVALID_PIN_BLOCK');
-    const unknown = await call(sandbox, 'PUT', '/institutions/cards/pin/nope/reset', { token: sandbox.token, body: { newPIN: encryptPin(sandbox, '5555') } });
+    expect(errorOf(badBlock).error).toBe('INVALID_PIN_BLOCK');
+    const unknown = await call<DataEnvelope<Card>>(sandbox, 'PUT', '/institutions/cards/pin/nope/reset', { token: sandbox.token, body: { newPIN: encryptPin(sandbox, '5555') } });
     expect(unknown.status).toBe(404);
     // A failed block leaves the attempt counter alone.
-    const list = await call(sandbox, 'GET', `/institutions/cards?cardId=${card.id}`, { token: sandbox.token });
+    const list = await call<ListDataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards?cardId=${card.id}`, { token: sandbox.token });
     expect(list.body.data[0].pinAttempts).toBe(0);
   });
 
@@ -124,40 +124,40 @@ describe('card changes', () => {
       dateOfBirth: '1906-12-09T00:00:00.000Z',
       address: { line1: '1 Navy Way', line2: 'Apt 2', city: 'Arlington', state: 'VA', country: 'US', postalCode: '22201' },
     };
-    const response = await call(sandbox, 'PUT', `/institutions/cards/${card.id}/customer`, { token: sandbox.token, body: customer });
+    const response = await call<DataEnvelope<Card>>(sandbox, 'PUT', `/institutions/cards/${card.id}/customer`, { token: sandbox.token, body: customer });
     expect(response.status).toBe(200);
     openapi.expectMatches('PUT', '/institutions/cards/{cardId}/customer', response);
     expect(response.body.data.customer).toEqual({ ...customer, uniqueId: card.customer.uniqueId, honorific: '', gender: '' });
     expect(response.body.data.updatedAt > card.updatedAt).toBe(true);
-    const search = await call(sandbox, 'GET', '/institutions/cards?search=hopper', { token: sandbox.token });
+    const search = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards?search=hopper', { token: sandbox.token });
     expect(search.body.data.map((c: Card) => c.id)).toContain(card.id);
 
-    const partial = await call(sandbox, 'PUT', `/institutions/cards/${card.id}/customer`, { token: sandbox.token, body: { firstName: 'X' } });
+    const partial = await call<DataEnvelope<Card>>(sandbox, 'PUT', `/institutions/cards/${card.id}/customer`, { token: sandbox.token, body: { firstName: 'X' } });
     expect(partial.status).toBe(400);
-    expect(partial.body.errors.map((e: { field: string }) => e.field)).toEqual(expect.arrayContaining(['lastName', 'emailAddress', 'address']));
-    const badAddress = await call(sandbox, 'PUT', `/institutions/cards/${card.id}/customer`, { token: sandbox.token, body: { ...customer, address: { line1: 1 } } });
+    expect(fieldErrorsOf(partial).map((e: { field: string }) => e.field)).toEqual(expect.arrayContaining(['lastName', 'emailAddress', 'address']));
+    const badAddress = await call<DataEnvelope<Card>>(sandbox, 'PUT', `/institutions/cards/${card.id}/customer`, { token: sandbox.token, body: { ...customer, address: { line1: 1 } } });
     expect(badAddress.status).toBe(400);
-    expect(badAddress.body.errors).toContainEqual({ field: 'address.line1', message: 'must be a string' });
+    expect(fieldErrorsOf(badAddress)).toContainEqual({ field: 'address.line1', message: 'must be a string' });
   });
 
   test('deactivate suspends, activate reactivates (both GET), expired cards cannot be activated', async () => {
     const card = await createCard(sandbox);
-    const off = await call(sandbox, 'GET', `/institutions/cards/${card.id}/deactivate`, { token: sandbox.token });
+    const off = await call<DataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards/${card.id}/deactivate`, { token: sandbox.token });
     expect(off.status).toBe(200);
     openapi.expectMatches('GET', '/institutions/cards/{cardId}/deactivate', off);
     expect(off.body.data.status).toBe('suspended');
-    const on = await call(sandbox, 'GET', `/institutions/cards/${card.id}/activate`, { token: sandbox.token });
+    const on = await call<DataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards/${card.id}/activate`, { token: sandbox.token });
     expect(on.status).toBe(200);
     openapi.expectMatches('GET', '/institutions/cards/{cardId}/activate', on);
     expect(on.body.data.status).toBe('active');
 
     const expired = await createCard(sandbox, { status: 'expired' });
-    const refused = await call(sandbox, 'GET', `/institutions/cards/${expired.id}/activate`, { token: sandbox.token });
+    const refused = await call<DataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards/${expired.id}/activate`, { token: sandbox.token });
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toBe('VALIDATION_ERROR');
+    expect(errorOf(refused).error).toBe('VALIDATION_ERROR');
     openapi.expectMatches('GET', '/institutions/cards/{cardId}/activate', refused);
-    expect((await call(sandbox, 'GET', '/institutions/cards/nope/deactivate', { token: sandbox.token })).status).toBe(404);
-    expect((await call(sandbox, 'POST', `/institutions/cards/${card.id}/activate`, { token: sandbox.token })).status).toBe(404);
+    expect((await call<DataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards/nope/deactivate', { token: sandbox.token })).status).toBe(404);
+    expect((await call<DataEnvelope<Card>>(sandbox, 'POST', `/institutions/cards/${card.id}/activate`, { token: sandbox.token })).status).toBe(404);
   });
 });
 
@@ -170,17 +170,17 @@ describe('bodies of the card changes', () => {
     const card = await createCard(sandbox);
     const extra = await call(sandbox, method, path(card.id), { token: sandbox.token, body: { ...valid(), reason: 'x' } });
     expect(extra.status).toBe(400);
-    expect(extra.body.errors).toContainEqual({ field: 'reason', message: 'is not an allowed field' });
+    expect(fieldErrorsOf(extra)).toContainEqual({ field: 'reason', message: 'is not an allowed field' });
     const body: Record<string, unknown> = valid();
     delete body[required];
     const missing = await call(sandbox, method, path(card.id), { token: sandbox.token, body });
     expect(missing.status).toBe(400);
-    expect(missing.body.errors).toContainEqual({ field: required, message: 'is required' });
+    expect(fieldErrorsOf(missing)).toContainEqual({ field: required, message: 'is required' });
     const wrongType = await call(sandbox, method, path(card.id), { token: sandbox.token, body: { ...valid(), [required]: 42 } });
     expect(wrongType.status).toBe(400);
-    expect(wrongType.body.errors.map((e: { field: string }) => e.field)).toContain(required);
+    expect(fieldErrorsOf(wrongType).map((e: { field: string }) => e.field)).toContain(required);
     // Nothing changed on the card.
-    const after = await call(sandbox, 'GET', `/institutions/cards?cardId=${card.id}`, { token: sandbox.token });
+    const after = await call<ListDataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards?cardId=${card.id}`, { token: sandbox.token });
     expect(after.body.data[0].__v).toBe(0);
   });
 });
@@ -188,11 +188,11 @@ describe('bodies of the card changes', () => {
 describe('card program changes merge nested objects member by member', () => {
   type Program = CardProgram;
   const newProgram = async (): Promise<Program> => {
-    const created = await call(sandbox, 'POST', '/sandbox/card-programs', { token: sandbox.token, body: { name: 'Merge' } });
+    const created = await call<DataEnvelope<CardProgram>>(sandbox, 'POST', '/sandbox/card-programs', { token: sandbox.token, body: { name: 'Merge' } });
     expect(created.status, created.text).toBe(201);
     return created.body.data;
   };
-  const update = (id: string, body: unknown) => call(sandbox, 'PUT', `/sandbox/card-programs/${id}`, { token: sandbox.token, body });
+  const update = (id: string, body: unknown) => call<DataEnvelope<CardProgram>>(sandbox, 'PUT', `/sandbox/card-programs/${id}`, { token: sandbox.token, body });
 
   // [the change, what it must change; everything else of the program stays as it was]
   const cases: Array<[string, Record<string, unknown>, (before: Program) => Program]> = [
@@ -237,7 +237,7 @@ describe('card program changes merge nested objects member by member', () => {
     const before = await newProgram();
     const response = await update(before.id, change);
     expect(response.status, response.text).toBe(400);
-    const programs = await call(sandbox, 'GET', '/sandbox/card-programs', { token: sandbox.token });
+    const programs = await call<DataEnvelope<CardProgram[]>>(sandbox, 'GET', '/sandbox/card-programs', { token: sandbox.token });
     expect(programs.body.data.find((p: Program) => p.id === before.id)).toEqual(before);
   });
 

@@ -4,8 +4,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CARD_STATUSES } from '../../src/core/enums.js';
 import { CARD_STATUS_TRANSITIONS, STATUS_OPERATIONS, type StatusOperation } from '../../src/sandbox/cards.js';
-import { call, createCard, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, createCard, startTestSandbox, type Sandbox, type DataEnvelope, type ListDataEnvelope, errorOf, type OpenApiAnswer } from './helpers.js';
 import { auth, simulate } from './switch-helpers.js';
+import type { Card } from '../../src/api/schemas.js';
 
 let sandbox: Sandbox;
 
@@ -23,13 +24,13 @@ const PAST_DATES = { startDate: '2019-01-01T00:00:00.000Z', expiryDate: '2020-01
 
 async function apply(cardId: string, operation: StatusOperation) {
   if (operation === 'renew') {
-    return call(sandbox, 'PUT', `/institutions/cards/${cardId}/renew`, { token: sandbox.token, body: { expiration: monthsFromNow(12), renewReason: 'RENEW' } });
+    return call<DataEnvelope<Card>>(sandbox, 'PUT', `/institutions/cards/${cardId}/renew`, { token: sandbox.token, body: { expiration: monthsFromNow(12), renewReason: 'RENEW' } });
   }
-  return call(sandbox, 'GET', `/institutions/cards/${cardId}/${operation}`, { token: sandbox.token });
+  return call<DataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards/${cardId}/${operation}`, { token: sandbox.token });
 }
 
 async function stored(cardId: string) {
-  const response = await call(sandbox, 'GET', `/institutions/cards?cardId=${cardId}`, { token: sandbox.token });
+  const response = await call<ListDataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards?cardId=${cardId}`, { token: sandbox.token });
   return response.body.data[0];
 }
 
@@ -67,13 +68,13 @@ describe('the transition table, pair by pair', () => {
       expect(response.body.data.status).toBe(expected);
     } else {
       expect(response.status, response.text).toBe(400);
-      expect(response.body.message).toBe(expected.refused);
+      expect(errorOf(response).message).toBe(expected.refused);
       expect((await stored(card.id)).__v).toBe(0);
     }
   });
 
   test('the served descriptions are the table in words', async () => {
-    const doc = (await call(sandbox, 'GET', '/openapi.json')).body;
+    const doc = (await call<OpenApiAnswer>(sandbox, 'GET', '/openapi.json')).body;
     expect(doc.paths['/institutions/cards/{cardId}/activate'].get.description).toContain('suspended → active, expired: refused (400)');
     expect(doc.paths['/institutions/cards/{cardId}/deactivate'].get.description).toContain('active → suspended');
     expect(doc.paths['/institutions/cards/{cardId}/renew'].put.description).toContain('suspended → active, expired → active');
@@ -85,7 +86,7 @@ describe('no path brings a card back without the table', () => {
     const card = await createCard(sandbox, { status: 'expired' });
     const off = await apply(card.id, 'deactivate');
     expect(off.status).toBe(400);
-    expect(off.body.message).toMatch(/expired card cannot be deactivated/);
+    expect(errorOf(off).message).toMatch(/expired card cannot be deactivated/);
     const on = await apply(card.id, 'activate');
     expect(on.status).toBe(400);
     expect((await stored(card.id)).status).toBe('expired');

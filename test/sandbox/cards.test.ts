@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { openStore } from '../../src/sandbox/store/index.js';
 import { tempDir } from '../helpers/cli.js';
-import { call, createCard, createCardBody, encryptClearBlock, encryptPin, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
-import type { Card } from '../../src/api/schemas.js';
-import type { AnyJson } from '../helpers/json.js';
+import { call, createCard, createCardBody, encryptClearBlock, encryptPin, OpenApiChecker, startTestSandbox, type Sandbox, errorOf, fieldErrorsOf, type DataEnvelope, type ListDataEnvelope, expanded } from './helpers.js';
+import type { Card, CardProgram, SandboxInstitutionCredentials } from '../../src/api/schemas.js';
+import { present, without, withValue } from '../helpers/json.js';
 
 let sandbox: Sandbox;
 let openapi: OpenApiChecker;
@@ -38,7 +38,7 @@ function luhnDigit(body: string): string {
 describe('POST /institutions/cards', () => {
   test('creates a card with every field of the reference, a masked Luhn PAN from the program range and a pinOffset', async () => {
     const body = createCardBody(sandbox, { enroll2FA: true, printCard: true, defaultPIN: encryptPin(sandbox, '97531864') });
-    const response = await call(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body });
+    const response = await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body });
     expect(response.status).toBe(201);
     expect(response.body.statusCode).toBe(200);
     openapi.expectMatches('POST', '/institutions/cards', response);
@@ -78,7 +78,7 @@ describe('POST /institutions/cards', () => {
     const pan = `${body}9${luhnDigit(`${body}9`)}`;
     const card = await createCard(sandbox, { pan });
     expect(card.pan).toBe(`506099******${pan.slice(-4)}`);
-    const duplicate = await call(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body: createCardBody(sandbox, { pan }) });
+    const duplicate = await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body: createCardBody(sandbox, { pan }) });
     expect(duplicate.status).toBe(409);
   });
 
@@ -89,87 +89,86 @@ describe('POST /institutions/cards', () => {
   ])('rejects a caller PAN %s', async (_name, make) => {
     const base = '506099111122223';
     const pan = make(base + luhnDigit(base));
-    const response = await call(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body: createCardBody(sandbox, { pan }) });
+    const response = await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body: createCardBody(sandbox, { pan }) });
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('VALIDATION_ERROR');
-    expect(response.body.errors[0].field).toBe('pan');
+    expect(errorOf(response).error).toBe('VALIDATION_ERROR');
+    expect(fieldErrorsOf(response)[0].field).toBe('pan');
     openapi.expectMatches('POST', '/institutions/cards', response);
   });
 
   test('rejects a caller PAN when the program generates numbers', async () => {
-    const program = await call(sandbox, 'POST', '/sandbox/card-programs', { token: sandbox.token, body: { name: 'Strict', allowRandomPan: false, panPrefix: '539983' } });
+    const program = await call<DataEnvelope<CardProgram>>(sandbox, 'POST', '/sandbox/card-programs', { token: sandbox.token, body: { name: 'Strict', allowRandomPan: false, panPrefix: '539983' } });
     expect(program.status).toBe(201);
     const base = '539983000011112';
-    const response = await call(sandbox, 'POST', '/institutions/cards', {
+    const response = await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', {
       token: sandbox.token,
       body: createCardBody(sandbox, { cardProgram: program.body.data.id, pan: base + luhnDigit(base) }),
     });
     expect(response.status).toBe(400);
-    expect(response.body.errors).toEqual([{ field: 'pan', message: expect.stringContaining('generates') }]);
+    expect(fieldErrorsOf(response)).toEqual([{ field: 'pan', message: expect.stringContaining('generates') }]);
     const generated = await createCard(sandbox, { cardProgram: program.body.data.id });
     expect(generated.pan).toMatch(/^539983\*{6}\d{4}$/);
   });
 
   test('a repeated referenceCode in the institution is 409 CONFLICT', async () => {
     const body = createCardBody(sandbox);
-    expect((await call(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body })).status).toBe(201);
-    const again = await call(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body: { ...body, defaultPIN: encryptPin(sandbox, '9999') } });
+    expect((await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body })).status).toBe(201);
+    const again = await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body: { ...body, defaultPIN: encryptPin(sandbox, '9999') } });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ statusCode: 409, error: 'CONFLICT' });
-    expect(again.body.errors[0].field).toBe('referenceCode');
+    expect(fieldErrorsOf(again)[0].field).toBe('referenceCode');
     openapi.expectMatches('POST', '/institutions/cards', again);
   });
 
   test('an unknown card program is 404', async () => {
-    const response = await call(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body: createCardBody(sandbox, { cardProgram: 'ffffffffffffffffffffffff' }) });
+    const response = await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body: createCardBody(sandbox, { cardProgram: 'ffffffffffffffffffffffff' }) });
     expect(response.status).toBe(404);
-    expect(response.body.error).toBe('NOT_FOUND');
+    expect(errorOf(response).error).toBe('NOT_FOUND');
   });
 
   test.each([
-    ['a missing top-level field', (b: AnyJson) => { delete b.embossingName; }, 'embossingName', 'is required'],
-    ['a missing nested field', (b: AnyJson) => { delete b.customer.emailAddress; }, 'customer.emailAddress', 'is required'],
-    ['an extra field', (b: AnyJson) => { b.nickname = 'x'; }, 'nickname', 'is not an allowed field'],
-    ['an extra nested field', (b: AnyJson) => { b.account.iban = 'x'; }, 'account.iban', 'is not an allowed field'],
-    ['a wrong-typed boolean', (b: AnyJson) => { b.pinEnabled = 'yes'; }, 'pinEnabled', 'must be a boolean'],
-    ['a number where a string belongs', (b: AnyJson) => { b.referenceCode = 42; }, 'referenceCode', 'must be a string'],
-    ['a bad email', (b: AnyJson) => { b.customer.emailAddress = 'not-an-email'; }, 'customer.emailAddress', 'must be a valid email'],
-    ['a bad date-time', (b: AnyJson) => { b.expiryDate = 'next year'; }, 'expiryDate', 'must be a valid date-time'],
-    ['an unknown status', (b: AnyJson) => { b.status = 'frozen'; }, 'status', 'is not one of the allowed values'],
-    ['non-hex encryptedData', (b: AnyJson) => { b.defaultPIN.encryptedData = 'zz'; }, 'defaultPIN.encryptedData', expect.stringContaining('must match')],
-    ['a missing PIN block field', (b: AnyJson) => { delete b.defaultPIN.publicKeyFingerprint; }, 'defaultPIN.publicKeyFingerprint', 'is required'],
+    ['a missing top-level field', without('embossingName'), 'embossingName', 'is required'],
+    ['a missing nested field', without('customer.emailAddress'), 'customer.emailAddress', 'is required'],
+    ['an extra field', withValue('nickname', 'x'), 'nickname', 'is not an allowed field'],
+    ['an extra nested field', withValue('account.iban', 'x'), 'account.iban', 'is not an allowed field'],
+    ['a wrong-typed boolean', withValue('pinEnabled', 'yes'), 'pinEnabled', 'must be a boolean'],
+    ['a number where a string belongs', withValue('referenceCode', 42), 'referenceCode', 'must be a string'],
+    ['a bad email', withValue('customer.emailAddress', 'not-an-email'), 'customer.emailAddress', 'must be a valid email'],
+    ['a bad date-time', withValue('expiryDate', 'next year'), 'expiryDate', 'must be a valid date-time'],
+    ['an unknown status', withValue('status', 'frozen'), 'status', 'is not one of the allowed values'],
+    ['non-hex encryptedData', withValue('defaultPIN.encryptedData', 'zz'), 'defaultPIN.encryptedData', expect.stringContaining('must match')],
+    ['a missing PIN block field', without('defaultPIN.publicKeyFingerprint'), 'defaultPIN.publicKeyFingerprint', 'is required'],
   ])('rejects %s with a field-level 400', async (_name, mutate, field, message) => {
-    const body = createCardBody(sandbox);
-    mutate(body);
-    const response = await call(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body });
+    const body = mutate(createCardBody(sandbox));
+    const response = await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body });
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ statusCode: 400, error: 'VALIDATION_ERROR' });
-    expect(response.body.errors).toContainEqual({ field, message });
+    expect(fieldErrorsOf(response)).toContainEqual({ field, message });
     expect(response.body.message).toContain(field);
     openapi.expectMatches('POST', '/institutions/cards', response);
   });
 
   test('expiryDate before startDate, or beyond the program maxExpiry, is a 400', async () => {
     const now = new Date();
-    const before = await call(sandbox, 'POST', '/institutions/cards', {
+    const before = await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', {
       token: sandbox.token, body: createCardBody(sandbox, { expiryDate: new Date(now.getTime() - 86_400_000).toISOString() }),
     });
     expect(before.status).toBe(400);
-    expect(before.body.errors[0].field).toBe('expiryDate');
-    const far = await call(sandbox, 'POST', '/institutions/cards', {
+    expect(fieldErrorsOf(before)[0].field).toBe('expiryDate');
+    const far = await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', {
       token: sandbox.token, body: createCardBody(sandbox, { expiryDate: new Date(Date.UTC(now.getUTCFullYear() + 10, 0, 1)).toISOString() }),
     });
     expect(far.status).toBe(400);
-    expect(far.body.errors[0].field).toBe('expiryDate');
+    expect(fieldErrorsOf(far)[0].field).toBe('expiryDate');
   });
 
   describe('PIN blocks', () => {
     test('a wrong key fingerprint is 400 UNKNOWN_KEY', async () => {
-      const response = await call(sandbox, 'POST', '/institutions/cards', {
+      const response = await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', {
         token: sandbox.token, body: createCardBody(sandbox, { defaultPIN: encryptPin(sandbox, '1234', 'ab'.repeat(32)) }),
       });
       expect(response.status).toBe(400);
-      expect(response.body.error).toBe('UNKNOWN_KEY');
+      expect(errorOf(response).error).toBe('UNKNOWN_KEY');
       openapi.expectMatches('POST', '/institutions/cards', response);
     });
 
@@ -182,10 +181,10 @@ describe('POST /institutions/cards', () => {
       ['a PIN with a non-digit', () => encryptClearBlock(sandbox, Buffer.from('1412a4ffffffffff', 'hex'))],
       ['a block of 9 bytes', () => encryptClearBlock(sandbox, Buffer.from('141234ffffffffffff', 'hex'))],
     ])('%s is 400 INVALID_PIN_BLOCK', async (_name, block) => {
-      const response = await call(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body: createCardBody(sandbox, { defaultPIN: block() }) });
+      const response = await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', { token: sandbox.token, body: createCardBody(sandbox, { defaultPIN: block() }) });
       expect(response.status).toBe(400);
-      expect(response.body.error).toBe('INVALID_PIN_BLOCK');
-      expect(response.body.errors[0].field).toBe('defaultPIN.encryptedData');
+      expect(errorOf(response).error).toBe('INVALID_PIN_BLOCK');
+      expect(fieldErrorsOf(response)[0].field).toBe('defaultPIN.encryptedData');
     });
 
     test('12-digit PINs and uppercase fingerprints are accepted', async () => {
@@ -201,19 +200,19 @@ describe('GET /institutions/cards', () => {
 
   beforeAll(async () => {
     // A fresh institution, so the list holds exactly the cards made here.
-    const created = await call(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'Listing Bank' } });
+    const created = await call<DataEnvelope<SandboxInstitutionCredentials>>(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'Listing Bank' } });
     other = { ...sandbox, token: created.body.data.token, cardProgramId: created.body.data.cardProgramId, institutionId: created.body.data.institutionId };
     ids = [];
     for (let i = 0; i < 5; i++) ids.push((await createCard(other, { embossingName: i === 2 ? 'GRACE HOPPER' : 'ADA LOVELACE' }, other.token)).id);
   });
 
   test('lists newest first with the program expanded (without ledger accounts) and pagination', async () => {
-    const response = await call(sandbox, 'GET', '/institutions/cards', { token: other.token });
+    const response = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards', { token: other.token });
     expect(response.status).toBe(200);
     openapi.expectMatches('GET', '/institutions/cards', response);
     expect(response.body.data.map((c: Card) => c.id)).toEqual([...ids].reverse());
     expect(response.body.pagination).toEqual({ page: 1, limit: 20, total: 5, pages: 1 });
-    const program = response.body.data[0].cardProgram;
+    const program = expanded(present(response.body.data[0]).cardProgram);
     expect(program).toMatchObject({ id: other.cardProgramId, panPrefix: expect.stringMatching(/^\d{6}$/), channels: { pos: { enabled: true } } });
     // Its own BIN: the seeded institution's is 506099.
     expect(program.panPrefix).not.toBe('506099');
@@ -225,38 +224,38 @@ describe('GET /institutions/cards', () => {
   test('pages are stable and cover every card once', async () => {
     const seen: string[] = [];
     for (let page = 1; page <= 3; page++) {
-      const response = await call(sandbox, 'GET', `/institutions/cards?limit=2&page=${page}`, { token: other.token });
+      const response = await call<ListDataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards?limit=2&page=${page}`, { token: other.token });
       expect(response.status).toBe(200);
       expect(response.body.pagination).toEqual({ page, limit: 2, total: 5, pages: 3 });
       seen.push(...response.body.data.map((c: Card) => c.id));
     }
     expect(seen).toEqual([...ids].reverse());
-    const beyond = await call(sandbox, 'GET', '/institutions/cards?limit=2&page=9', { token: other.token });
+    const beyond = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards?limit=2&page=9', { token: other.token });
     expect(beyond.body.data).toEqual([]);
   });
 
   test('search and cardId filter', async () => {
-    const search = await call(sandbox, 'GET', '/institutions/cards?search=grace', { token: other.token });
+    const search = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards?search=grace', { token: other.token });
     expect(search.body.data.map((c: Card) => c.id)).toEqual([ids[2]]);
-    const byId = await call(sandbox, 'GET', `/institutions/cards?cardId=${ids[1]}`, { token: other.token });
+    const byId = await call<ListDataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards?cardId=${ids[1]}`, { token: other.token });
     expect(byId.body.data.map((c: Card) => c.id)).toEqual([ids[1]]);
     expect(byId.body.pagination.total).toBe(1);
-    const none = await call(sandbox, 'GET', '/institutions/cards?search=%25', { token: other.token });
+    const none = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards?search=%25', { token: other.token });
     expect(none.body.data).toEqual([]);
   });
 
   test.each(['limit=0', 'limit=101', 'page=0', 'page=-1', 'limit=abc', 'page=1.5', 'sort=asc'])('%s is a 400, not clamped', async (query) => {
-    const response = await call(sandbox, 'GET', `/institutions/cards?${query}`, { token: other.token });
+    const response = await call<ListDataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards?${query}`, { token: other.token });
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('VALIDATION_ERROR');
-    expect(response.body.errors[0].field).toBe(query.split('=')[0]);
+    expect(errorOf(response).error).toBe('VALIDATION_ERROR');
+    expect(fieldErrorsOf(response)[0].field).toBe(query.split('=')[0]);
     openapi.expectMatches('GET', '/institutions/cards', response);
   });
 
   test('a page of cards from two programs expands each card\'s own program, byte for byte beside non-ASCII text', async () => {
-    const created = await call(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'Two Programs Bank' } });
+    const created = await call<DataEnvelope<SandboxInstitutionCredentials>>(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'Two Programs Bank' } });
     const bank = { ...sandbox, token: created.body.data.token, cardProgramId: created.body.data.cardProgramId };
-    const second = await call(sandbox, 'POST', '/sandbox/card-programs', { token: bank.token, body: { name: 'Zweite Karte ü', panPrefix: '539984' } });
+    const second = await call<DataEnvelope<CardProgram>>(sandbox, 'POST', '/sandbox/card-programs', { token: bank.token, body: { name: 'Zweite Karte ü', panPrefix: '539984' } });
     expect(second.status).toBe(201);
     const customer = {
       firstName: 'Adé 😀', middleName: '"cardProgram":"x"', lastName: 'Łovelace', emailAddress: 'ada@example.com', phoneNumber: '+2348012345678',
@@ -268,20 +267,20 @@ describe('GET /institutions/cards', () => {
       const card = await createCard(bank, { cardProgram, customer, embossingName: 'ADÉ ŁOVELACE' }, bank.token);
       programOf[card.id] = cardProgram;
     }
-    const before = await call(sandbox, 'GET', '/institutions/cards', { token: bank.token });
-    expect(before.body.data.map((c: AnyJson) => c.cardProgram.name)).toContain('Zweite Karte ü');
+    const before = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards', { token: bank.token });
+    expect(before.body.data.map((c) => expanded(c.cardProgram).name)).toContain('Zweite Karte ü');
     // A program written after the page was answered shows on the next page.
-    const renamed = await call(sandbox, 'PUT', `/sandbox/card-programs/${second.body.data.id}`, { token: bank.token, body: { name: 'Zweite Karte ö' } });
+    const renamed = await call<DataEnvelope<CardProgram>>(sandbox, 'PUT', `/sandbox/card-programs/${second.body.data.id}`, { token: bank.token, body: { name: 'Zweite Karte ö' } });
     expect(renamed.status).toBe(200);
 
-    const response = await call(sandbox, 'GET', '/institutions/cards', { token: bank.token });
+    const response = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards', { token: bank.token });
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(response.text));
     expect(response.body.data).toHaveLength(4);
     for (const card of response.body.data) {
-      expect(card.cardProgram.id).toBe(programOf[card.id]);
-      expect(card.cardProgram.name).toBe(programOf[card.id] === bank.cardProgramId ? 'Sandbox Virtual Debit' : 'Zweite Karte ö');
+      expect(expanded(card.cardProgram).id).toBe(programOf[card.id]);
+      expect(expanded(card.cardProgram).name).toBe(programOf[card.id] === bank.cardProgramId ? 'Sandbox Virtual Debit' : 'Zweite Karte ö');
       expect(card.cardProgram).not.toHaveProperty('feeAccount');
       expect(card.customer).toMatchObject({ firstName: 'Adé 😀', middleName: '"cardProgram":"x"', lastName: 'Łovelace' });
       expect(card.embossingName).toBe('ADÉ ŁOVELACE');
@@ -289,10 +288,10 @@ describe('GET /institutions/cards', () => {
   });
 
   test('a page asked for again shows every write since: a new card, a changed card, and nothing of another institution', async () => {
-    const created = await call(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'Polling Bank' } });
+    const created = await call<DataEnvelope<SandboxInstitutionCredentials>>(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'Polling Bank' } });
     const bank = { ...sandbox, token: created.body.data.token, cardProgramId: created.body.data.cardProgramId };
     const first = await createCard(bank, {}, bank.token);
-    const page = () => call(sandbox, 'GET', '/institutions/cards?limit=5', { token: bank.token });
+    const page = () => call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards?limit=5', { token: bank.token });
     const once = await page();
     expect((await page()).text).toBe(once.text);
     expect(once.body.data.map((c: Card) => c.id)).toEqual([first.id]);
@@ -302,11 +301,11 @@ describe('GET /institutions/cards', () => {
     expect(afterCreate.body.data.map((c: Card) => c.id)).toEqual([second.id, first.id]);
     expect(afterCreate.body.pagination.total).toBe(2);
 
-    expect((await call(sandbox, 'GET', `/institutions/cards/${first.id}/deactivate`, { token: bank.token })).status).toBe(200);
-    expect((await page()).body.data.find((c: Card) => c.id === first.id).status).toBe('suspended');
+    expect((await call<DataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards/${first.id}/deactivate`, { token: bank.token })).status).toBe(200);
+    expect(present((await page()).body.data.find((c: Card) => c.id === first.id)).status).toBe('suspended');
 
     // The same query from another institution gets that institution's cards.
-    const others = await call(sandbox, 'GET', '/institutions/cards?limit=5', { token: other.token });
+    const others = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards?limit=5', { token: other.token });
     expect(others.body.data.map((c: Card) => c.id)).toEqual([...ids].reverse());
   });
 
@@ -317,8 +316,8 @@ describe('GET /institutions/cards', () => {
     let queries = 0;
     store.list = (query) => { queries++; return list(query); };
     try {
-      const first = await call(sandbox, 'GET', '/institutions/cards', { token: sandbox.token });
-      const again = await call(sandbox, 'GET', '/institutions/cards', { token: sandbox.token });
+      const first = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards', { token: sandbox.token });
+      const again = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards', { token: sandbox.token });
       expect(again.text).toBe(first.text);
       expect(queries).toBe(2);
     } finally {
@@ -329,10 +328,10 @@ describe('GET /institutions/cards', () => {
   test('totals and programs follow every write: new card, changed card, program, institution, filters', async () => {
     const own = await startSandbox({ port: 0, memory: true });
     try {
-      const created = await call(own, 'POST', '/sandbox/institutions', { body: { name: 'Second Bank' } });
+      const created = await call<DataEnvelope<SandboxInstitutionCredentials>>(own, 'POST', '/sandbox/institutions', { body: { name: 'Second Bank' } });
       const second = { ...own, token: created.body.data.token, cardProgramId: created.body.data.cardProgramId };
       const list = async (query: string, token = own.token) => {
-        const response = await call(own, 'GET', `/institutions/cards?${query}`, { token });
+        const response = await call<ListDataEnvelope<Card>>(own, 'GET', `/institutions/cards?${query}`, { token });
         expect(response.status).toBe(200);
         openapi.expectMatches('GET', '/institutions/cards', response);
         return response.body;
@@ -359,19 +358,19 @@ describe('GET /institutions/cards', () => {
         dateOfBirth: '1906-12-09T00:00:00.000Z',
         address: { line1: '1 Navy Way', line2: '', city: 'Arlington', state: 'VA', country: 'US', postalCode: '22201' },
       };
-      expect((await call(own, 'PUT', `/institutions/cards/${newer.id}/customer`, { token: own.token, body: customer })).status).toBe(200);
+      expect((await call<DataEnvelope<Card>>(own, 'PUT', `/institutions/cards/${newer.id}/customer`, { token: own.token, body: customer })).status).toBe(200);
       expect((await list('search=hopper')).pagination.total).toBe(2);
       expect((await list(`search=hopper&cardId=${first.id}`)).data.map((c: Card) => c.id)).toEqual([first.id]);
       expect((await list(`cardId=${newer.id}`)).pagination.total).toBe(1);
       expect((await list('cardId=ffffffffffffffffffffffff')).pagination.total).toBe(0);
 
       // A changed card and a changed program show on the next page.
-      expect((await call(own, 'GET', `/institutions/cards/${first.id}/deactivate`, { token: own.token })).status).toBe(200);
-      expect((await list('limit=5')).data.find((c: Card) => c.id === first.id).status).toBe('suspended');
-      const renamed = await call(own, 'PUT', `/sandbox/card-programs/${own.cardProgramId}`, { token: own.token, body: { name: 'Renamed Program' } });
+      expect((await call<DataEnvelope<Card>>(own, 'GET', `/institutions/cards/${first.id}/deactivate`, { token: own.token })).status).toBe(200);
+      expect(present((await list('limit=5')).data.find((c: Card) => c.id === first.id)).status).toBe('suspended');
+      const renamed = await call<DataEnvelope<CardProgram>>(own, 'PUT', `/sandbox/card-programs/${own.cardProgramId}`, { token: own.token, body: { name: 'Renamed Program' } });
       expect(renamed.status).toBe(200);
-      expect((await list('limit=5')).data.map((c: AnyJson) => c.cardProgram.name)).toEqual(['Renamed Program', 'Renamed Program']);
-      expect((await list('limit=5', second.token)).data[0].cardProgram.name).not.toBe('Renamed Program');
+      expect((await list('limit=5')).data.map((c) => expanded(c.cardProgram).name)).toEqual(['Renamed Program', 'Renamed Program']);
+      expect(expanded(present((await list('limit=5', second.token)).data[0]).cardProgram).name).not.toBe('Renamed Program');
     } finally {
       await own.close();
     }
@@ -384,7 +383,7 @@ describe('GET /institutions/cards', () => {
     const elsewhere = openStore({ file });
     try {
       const card = await createCard(onFile, {}, onFile.token);
-      const page = () => call(onFile, 'GET', '/institutions/cards', { token: onFile.token });
+      const page = () => call<ListDataEnvelope<Card>>(onFile, 'GET', '/institutions/cards', { token: onFile.token });
       expect((await page()).body.data[0].embossingName).toBe('ADA LOVELACE');
       const stored = elsewhere.cards.get(onFile.institutionId, card.id)!;
       elsewhere.transaction(() => elsewhere.cards.update({ ...stored.card, embossingName: 'GRACE HOPPER' }, stored.pinHash));
@@ -397,7 +396,7 @@ describe('GET /institutions/cards', () => {
   });
 
   test('limit=100 is allowed', async () => {
-    const response = await call(sandbox, 'GET', '/institutions/cards?limit=100', { token: other.token });
+    const response = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards?limit=100', { token: other.token });
     expect(response.status).toBe(200);
     expect(response.body.pagination.limit).toBe(100);
   });

@@ -7,11 +7,12 @@
 // for a record stored unredacted.
 import { get } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WebhookExchange } from '../../src/api/schemas.js';
+import type { WebhookExchange, SandboxUserCredentials, Card } from '../../src/api/schemas.js';
 import { REDACTED, maskPansInText } from '../../src/core/redact.js';
 import { OPERATION_SCOPES, WEBHOOK_SETTINGS_SCOPE } from '../../src/sandbox/scopes.js';
-import { call, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, startTestSandbox, type Sandbox, type DataEnvelope, type ListDataEnvelope, expanded } from './helpers.js';
 import { auth, cardOf, clearPan, createProgram, simulate, startWebhook, updateProgram, type TestWebhook } from './switch-helpers.js';
+import { present } from '../helpers/json.js';
 
 const CREDENTIALS = ['CODEvalue123', 'SIGvalue456', 'KEYvalue789', 'hookpass'];
 const STANDARD_SECRETS = [`whsec_${Buffer.alloc(32, 7).toString('base64')}`, `whsec_${Buffer.alloc(32, 9).toString('base64')}`];
@@ -54,7 +55,7 @@ async function rotatedExchange(scheme: 'http' | 'standard-webhooks') {
   const simulated = await simulate(sb, auth(card.id, { responseMode: 'forward' }));
   expect(simulated.status, simulated.text).toBe(200);
   const transactionId = simulated.body.data.transactionId as string;
-  const listed = await call(sb, 'GET', `/sandbox/webhook-exchanges?transactionId=${transactionId}`, { token: sb.token });
+  const listed = await call<ListDataEnvelope<WebhookExchange>>(sb, 'GET', `/sandbox/webhook-exchanges?transactionId=${transactionId}`, { token: sb.token });
   expect(listed.status, listed.text).toBe(200);
   return { pan, transactionId, secrets: [oldSecret!, newSecret!], text: listed.text, exchanges: listed.body.data as WebhookExchange[], sent: hook.received.at(-1)! };
 }
@@ -81,7 +82,7 @@ describe('the exchange log', () => {
 
 let userCounter = 0;
 async function tokenWith(permissions: string[]): Promise<string> {
-  const response = await call(sb, 'POST', '/sandbox/users', { token: sb.token, body: { roles: [{ role: `disclosure-${++userCounter}`, permissions }] } });
+  const response = await call<DataEnvelope<SandboxUserCredentials>>(sb, 'POST', '/sandbox/users', { token: sb.token, body: { roles: [{ role: `disclosure-${++userCounter}`, permissions }] } });
   expect(response.status, response.text).toBe(201);
   return response.body.data.token as string;
 }
@@ -111,12 +112,12 @@ describe('webhook URL credentials', () => {
       expect(answer.status, `${path}: ${answer.text}`).toBe(200);
       for (const credential of CREDENTIALS) expect(answer.text, path).not.toContain(credential);
     }
-    const hidden = (await call(sb, 'GET', paths[0]!, { token: readers.readOnly })).body.data[0].request.url as string;
+    const hidden = present((await call<ListDataEnvelope<WebhookExchange>>(sb, 'GET', paths[0]!, { token: readers.readOnly })).body.data[0], 'an exchange').request.url;
     expect(hidden).toMatch(/^http:\/\/\[REDACTED\]:\[REDACTED\]@127\.0\.0\.1:\d+\/webhook\?code=\[REDACTED\]&sig=\[REDACTED\]&key=\[REDACTED\]$/);
     const shown = await call(sb, 'GET', paths[0]!, { token: readers.settings });
     for (const credential of CREDENTIALS.slice(0, 3)) expect(shown.text).toContain(credential);
-    const card = await call(sb, 'GET', paths[2]!, { token: readers.settings });
-    expect(card.body.data[0].cardProgram.webHookConfig.url).toBe(urlWithCredentials);
+    const card = await call<ListDataEnvelope<Card>>(sb, 'GET', paths[2]!, { token: readers.settings });
+    expect(present(expanded(present(card.body.data[0], 'the card').cardProgram).webHookConfig, 'the webhook settings').url).toBe(urlWithCredentials);
   });
 });
 

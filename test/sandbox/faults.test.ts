@@ -4,7 +4,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultSpecError, formatFaultSpec, mulberry32, parseFaultSpec } from '../../src/sandbox/faults.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { call, createCardBody, type Sandbox } from './helpers.js';
+import { call, createCardBody, type Sandbox, fieldErrorsOf, type ListDataEnvelope, type FaultsAnswer } from './helpers.js';
+import type { Card, SandboxHealth } from '../../src/api/schemas.js';
 
 describe('parseFaultSpec', () => {
   it('reads every key', () => {
@@ -56,11 +57,11 @@ describe('fault injection in the sandbox', () => {
   afterAll(async () => { await sandbox?.close(); });
 
   const setFaults = async (body: Record<string, unknown>) => {
-    const response = await call(sandbox, 'PUT', '/sandbox/faults', { body });
+    const response = await call<FaultsAnswer>(sandbox, 'PUT', '/sandbox/faults', { body });
     expect(response.status, response.text).toBe(200);
     return response.body;
   };
-  const cardCount = async () => (await call(sandbox, 'GET', '/institutions/cards?limit=1', { token: sandbox.token })).body.pagination.total as number;
+  const cardCount = async () => (await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards?limit=1', { token: sandbox.token })).body.pagination.total as number;
 
   /** A raw request: the status, or the network error's code. */
   const rawPost = async (path: string, body: unknown, timeoutMs = 5_000): Promise<{ status?: number; error?: string; text?: string; ms: number }> => {
@@ -79,17 +80,17 @@ describe('fault injection in the sandbox', () => {
   };
 
   it('GET/PUT /sandbox/faults read and replace the spec; a bad key is a 400 naming it', async () => {
-    expect((await call(sandbox, 'GET', '/sandbox/faults')).body).toMatchObject({ spec: '', seed: 1 });
+    expect((await call<FaultsAnswer>(sandbox, 'GET', '/sandbox/faults')).body).toMatchObject({ spec: '', seed: 1 });
     const set = await setFaults({ rate: 0.5, codes: [502], seed: 9 });
     expect(set).toMatchObject({ spec: 'rate=0.5,codes=502', seed: 9 });
-    expect((await call(sandbox, 'GET', '/sandbox/faults')).body).toMatchObject({ spec: 'rate=0.5,codes=502', seed: 9 });
+    expect((await call<FaultsAnswer>(sandbox, 'GET', '/sandbox/faults')).body).toMatchObject({ spec: 'rate=0.5,codes=502', seed: 9 });
     expect(await setFaults({ spec: 'reset=0.1' })).toMatchObject({ spec: 'reset=0.1' });
-    const bad = await call(sandbox, 'PUT', '/sandbox/faults', { body: { rate: 0.1, flood: 1 } });
+    const bad = await call<FaultsAnswer>(sandbox, 'PUT', '/sandbox/faults', { body: { rate: 0.1, flood: 1 } });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: 'VALIDATION_ERROR', errors: [{ field: 'flood' }] });
-    expect((await call(sandbox, 'PUT', '/sandbox/faults', { body: { rate: 3 } })).body.errors[0].field).toBe('rate');
+    expect(fieldErrorsOf((await call<FaultsAnswer>(sandbox, 'PUT', '/sandbox/faults', { body: { rate: 3 } })))[0].field).toBe('rate');
     await setFaults({});
-    expect((await call(sandbox, 'GET', '/sandbox/faults')).body.spec).toBe('');
+    expect((await call<FaultsAnswer>(sandbox, 'GET', '/sandbox/faults')).body.spec).toBe('');
   });
 
   it('error statuses come in the error envelope before the handler runs (nothing committed)', async () => {
@@ -102,7 +103,7 @@ describe('fault injection in the sandbox', () => {
       expect(JSON.parse(result.text!)).toMatchObject({ statusCode: result.status, error: 'INTERNAL' });
     }
     // Exempt paths still answer.
-    expect((await call(sandbox, 'GET', '/sandbox/health')).status).toBe(200);
+    expect((await call<SandboxHealth>(sandbox, 'GET', '/sandbox/health')).status).toBe(200);
     expect((await call(sandbox, 'GET', '/openapi.json')).status).toBe(200);
     await setFaults({});
     expect(await cardCount()).toBe(count0);
@@ -110,7 +111,7 @@ describe('fault injection in the sandbox', () => {
 
   it('429 carries Retry-After', async () => {
     await setFaults({ 429: 1, 'retry-after': 2 });
-    const response = await call(sandbox, 'GET', '/institutions/cards', { token: sandbox.token, skipOpenApiCheck: true });
+    const response = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards', { token: sandbox.token, skipOpenApiCheck: true });
     expect(response.status).toBe(429);
     expect(response.headers['retry-after']).toBe('2');
     expect(response.body).toMatchObject({ statusCode: 429, error: 'RATE_LIMITED' });
@@ -123,7 +124,7 @@ describe('fault injection in the sandbox', () => {
     await setFaults({ reset: 1, seed: 5 });
     const results = [];
     for (let i = 0; i < 16; i++) results.push(await rawPost('/institutions/cards', createCardBody(sandbox)));
-    const counts = (await call(sandbox, 'GET', '/sandbox/faults')).body.counts;
+    const counts = (await call<FaultsAnswer>(sandbox, 'GET', '/sandbox/faults')).body.counts;
     await setFaults({});
     expect(results.every((r) => r.error !== undefined)).toBe(true);
     expect(counts['reset-request']).toBeGreaterThan(0);
@@ -148,12 +149,12 @@ describe('fault injection in the sandbox', () => {
 
   it('slow-body trickles a complete body; latency delays', async () => {
     await setFaults({ 'slow-body': 1 });
-    const slow = await call(sandbox, 'GET', '/institutions/cards?limit=5', { token: sandbox.token });
+    const slow = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards?limit=5', { token: sandbox.token });
     expect(slow.status).toBe(200);
     expect(Array.isArray(slow.body.data)).toBe(true);
     await setFaults({ latency: '150-150ms' });
     const started = Date.now();
-    expect((await call(sandbox, 'GET', '/institutions/cards?limit=1', { token: sandbox.token })).status).toBe(200);
+    expect((await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards?limit=1', { token: sandbox.token })).status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
     await setFaults({});
   });
@@ -162,7 +163,7 @@ describe('fault injection in the sandbox', () => {
     const run = async () => {
       await setFaults({ rate: 0.3, codes: '500|502|503', 429: 0.1, seed: 42 });
       const statuses: number[] = [];
-      for (let i = 0; i < 30; i++) statuses.push((await call(sandbox, 'GET', '/institutions/cards?limit=1', { token: sandbox.token, skipOpenApiCheck: true })).status);
+      for (let i = 0; i < 30; i++) statuses.push((await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards?limit=1', { token: sandbox.token, skipOpenApiCheck: true })).status);
       await setFaults({});
       return statuses;
     };
@@ -173,17 +174,17 @@ describe('fault injection in the sandbox', () => {
 
   it('methods= limits faults to those methods', async () => {
     await setFaults({ rate: 1, codes: [503], methods: 'POST' });
-    expect((await call(sandbox, 'GET', '/institutions/cards?limit=1', { token: sandbox.token })).status).toBe(200);
+    expect((await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards?limit=1', { token: sandbox.token })).status).toBe(200);
     expect((await rawPost('/institutions/cards', createCardBody(sandbox))).status).toBe(503);
-    expect((await call(sandbox, 'PUT', '/sandbox/faults', { body: { rate: 1, methods: 'FETCH' } })).body.errors[0].field).toBe('methods');
+    expect(fieldErrorsOf((await call<FaultsAnswer>(sandbox, 'PUT', '/sandbox/faults', { body: { rate: 1, methods: 'FETCH' } })))[0].field).toBe('methods');
     await setFaults({});
   });
 
   it('startSandbox takes faults and faultsSeed', async () => {
     const other = await startSandbox({ port: 0, memory: true, faults: 'rate=1,codes=502', faultsSeed: 3 });
     try {
-      expect((await call(other, 'GET', '/institutions/cards', { token: other.token, skipOpenApiCheck: true })).status).toBe(502);
-      expect((await call(other, 'GET', '/sandbox/faults')).body).toMatchObject({ spec: 'rate=1,codes=502', seed: 3 });
+      expect((await call<ListDataEnvelope<Card>>(other, 'GET', '/institutions/cards', { token: other.token, skipOpenApiCheck: true })).status).toBe(502);
+      expect((await call<FaultsAnswer>(other, 'GET', '/sandbox/faults')).body).toMatchObject({ spec: 'rate=1,codes=502', seed: 3 });
     } finally {
       await other.close();
     }

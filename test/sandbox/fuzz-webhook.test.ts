@@ -9,8 +9,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MUST_ECHO } from '../../src/webhook-protocol/reply.js';
-import { call, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, startTestSandbox, type Sandbox, type DataEnvelope } from './helpers.js';
 import { auth, cardOf, createProgram, simulate, startWebhook, type Received, type TestWebhook } from './switch-helpers.js';
+import { present } from '../helpers/json.js';
+import type { Transaction, SandboxHealth } from '../../src/api/schemas.js';
 
 const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
@@ -124,7 +126,7 @@ describe('forward mode under random webhook replies', () => {
       const delivery = hook.received.find((r) => r.message['11'] === data.stan && r.message['0'] === data.mti);
       const sent = delivery?.message ?? {};
       const stoodIn = intent === 'reversal' && data.standIn !== undefined;
-      if (stoodIn) expect(data.standIn.decision, where).toBe('00');
+      if (stoodIn) expect(present(data.standIn, 'the stand-in decision').decision, where).toBe('00');
       if (approved && !stoodIn) {
         const text = reply.body(delivery!);
         const parsed = JSON.parse(text.toString());
@@ -136,7 +138,7 @@ describe('forward mode under random webhook replies', () => {
       if (pristine) expect(data.responseCode, where).toBe(pristine);
 
       // The stored transaction says the same, and is settled.
-      const stored = (await call(sb, 'GET', `/institutions/transactions/${data.transactionId}`, { token: sb.token })).body.data;
+      const stored = (await call<DataEnvelope<Transaction>>(sb, 'GET', `/institutions/transactions/${data.transactionId}`, { token: sb.token })).body.data;
       const status = !approved ? 'failed' : intent === 'authorization' ? 'pending' : 'completed';
       expect(stored, where).toMatchObject({ responseCode: data.responseCode, transactionStatus: status, response: { '39': data.responseCode } });
       if (stoodIn) expect(stored.advice, where).toMatchObject({ acknowledged: false, attempts: 1 });
@@ -152,7 +154,7 @@ describe('forward mode under random webhook replies', () => {
     if (process.env.FUZZ_VERBOSE) console.log(seen);
     // The generators reach every kind of outcome, so the checks above were exercised.
     for (const [kind, count] of Object.entries(seen)) expect(count, kind).toBeGreaterThan(0);
-    const health = await call(sb, 'GET', '/sandbox/health');
+    const health = await call<SandboxHealth>(sb, 'GET', '/sandbox/health');
     expect(health.status).toBe(200);
   }, 180_000);
 });

@@ -8,9 +8,10 @@
 import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createCard, startTestSandbox, type OpenApiPaths, type Sandbox } from './helpers.js';
+import { call, createCard, startTestSandbox, type OpenApiPaths, type Sandbox, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
 import { makeCertificate } from './oauth-helpers.js';
 import { auth, simulate } from './switch-helpers.js';
+import type { Card, OAuthApplication, SandboxHealth, SandboxInstitutionCredentials } from '../../src/api/schemas.js';
 
 const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
@@ -53,7 +54,7 @@ beforeAll(async () => {
   // A record in every list, so that each list's page query runs (an empty list stops at its count).
   const transaction = await simulate(sandbox, auth(cardId));
   expect(transaction.status, transaction.text).toBe(200);
-  const application = await call(sandbox, 'POST', '/institutions/oauth/create', {
+  const application = await call<DataEnvelope<OAuthApplication>>(sandbox, 'POST', '/institutions/oauth/create', {
     token: sandbox.token,
     body: { name: 'Fuzzed list', publicKey: makeCertificate().certificatePem, scopes: ['read:card'], grantType: 'client_credentials' },
   });
@@ -118,7 +119,7 @@ describe('sandbox routes under random input', () => {
       ), { seed: SEED, numRuns: perOperation });
     }
     expect(failures).toEqual([]);
-    const health = await call(sandbox, 'GET', '/sandbox/health');
+    const health = await call<SandboxHealth>(sandbox, 'GET', '/sandbox/health');
     expect(health.status).toBe(200);
     expect(health.body.status).toBe('ok');
   }, 180_000);
@@ -165,7 +166,7 @@ describe('sandbox routes under random input', () => {
     expect(failures).toEqual([]);
     // Nothing is left broken: every list answers, for this institution and another one, on
     // the first page and on a later one.
-    const other = (await call(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'After Fuzz Bank' } })).body.data.token as string;
+    const other = (await call<DataEnvelope<SandboxInstitutionCredentials>>(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'After Fuzz Bank' } })).body.data.token as string;
     for (const op of lists) {
       for (const token of [sandbox.token, other]) {
         for (const qs of ['', '?page=2&limit=3']) {
@@ -174,7 +175,7 @@ describe('sandbox routes under random input', () => {
         }
       }
     }
-    const cards = await call(sandbox, 'GET', `/institutions/cards?cardId=${cardId}`, { token: sandbox.token });
+    const cards = await call<ListDataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards?cardId=${cardId}`, { token: sandbox.token });
     expect(cards.body.data.map((c: { id: string }) => c.id)).toEqual([cardId]);
   }, 300_000);
 });

@@ -5,12 +5,9 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { request } from 'undici';
 import { expect } from 'vitest';
-import type { Card } from '../../src/api/schemas.js';
+import type { Card, ErrorEnvelope, Pagination, PinKeyInfo } from '../../src/api/schemas.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import type { AnyJson } from '../helpers/json.js';
-
-export type { AnyJson };
-
+import type { SwitchClock, WebhookFaultState } from '../../src/sandbox/switch/runtime.js';
 
 export type Sandbox = RunningSandbox;
 /** What a client needs of a sandbox to make a card's body: its program and PIN key. */
@@ -32,15 +29,53 @@ export interface CallOptions {
   skipOpenApiCheck?: boolean;
 }
 
-export interface CallResult {
+/**
+ * One answer. `T` names the JSON the test expects (e.g. `DataEnvelope<Card>`); the automatic
+ * /openapi.json check below holds documented answers to their schema, so the name is checked.
+ */
+export interface CallResult<T = unknown> {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
   /** The answer's JSON (undefined when it is not JSON). */
-  body: AnyJson;
+  body: T;
 }
 
-export async function call(sandbox: { baseUrl: string }, method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
+/** The API's `{ statusCode, message, data }` answer around one `T`. */
+export interface DataEnvelope<T> { statusCode: number; message: string; data: T }
+/** The API's list answer: `data` is a page of `T`. */
+export interface ListDataEnvelope<T> extends DataEnvelope<T[]> { pagination: Pagination }
+
+/** A failed answer's error envelope, whatever `T` the call expected; the test fails unless it is an error. */
+export function errorOf(result: CallResult<unknown>): ErrorEnvelope {
+  expect(result.status, result.text).toBeGreaterThanOrEqual(400);
+  // Named, not proved: the /openapi.json check of call() holds documented errors to ErrorEnvelope.
+  return result.body as ErrorEnvelope;
+}
+
+/** /sandbox/switch/clock's answer, GET and POST (`expired`: the holds the call released). */
+export type ClockAnswer = SwitchClock & { expired: number };
+/** /sandbox/faults's answer, GET and PUT. */
+export interface FaultsAnswer { spec: string; seed: number; counts: Record<string, number> }
+/** /sandbox/webhook-faults's answer, GET and PUT. */
+export type { WebhookFaultState };
+
+/** A reference the API answered expanded (the object, not its id): the test fails if it is only the id. */
+export function expanded<T extends object>(reference: string | T): T {
+  if (typeof reference === 'string') throw new Error(`expected an expanded object, got the id ${reference}`);
+  return reference;
+}
+
+type FieldError = NonNullable<ErrorEnvelope['errors']>[number];
+
+/** A 400's field errors: the test fails unless the answer is an error that lists them. */
+export function fieldErrorsOf(result: CallResult<unknown>): FieldError[] {
+  const { errors } = errorOf(result);
+  expect(errors, result.text).toBeDefined();
+  return errors ?? [];
+}
+
+export async function call<T = unknown>(sandbox: { baseUrl: string }, method: string, path: string, options: CallOptions = {}): Promise<CallResult<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
   if (options.apiKey !== undefined) headers['x-api-key'] = options.apiKey;
@@ -56,7 +91,8 @@ export async function call(sandbox: { baseUrl: string }, method: string, path: s
   const text = await response.body.text();
   let parsed: unknown;
   try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
-  const result = { status: response.statusCode, headers: response.headers, text, body: parsed };
+  // Named, not proved: the /openapi.json check below is what holds a documented answer to its shape.
+  const result: CallResult<T> = { status: response.statusCode, headers: response.headers, text, body: parsed as T };
   // Every response of a documented operation must match the sandbox's own /openapi.json.
   if (!options.skipOpenApiCheck && path !== '/openapi.json') {
     const checker = await checkerFor(sandbox.baseUrl);
@@ -89,7 +125,7 @@ export function encryptClearBlock(sandbox: CardMaker, clear: Buffer, fingerprint
 
 let referenceCounter = 0;
 
-export function createCardBody(sandbox: CardMaker, overrides: Record<string, unknown> = {}): Record<string, AnyJson> {
+export function createCardBody(sandbox: CardMaker, overrides: Record<string, unknown> = {}) {
   referenceCounter += 1;
   const now = new Date();
   const expiry = new Date(Date.UTC(now.getUTCFullYear() + 3, now.getUTCMonth(), 28));
@@ -117,7 +153,7 @@ export function createCardBody(sandbox: CardMaker, overrides: Record<string, unk
 }
 
 export async function createCard(sandbox: Sandbox, overrides: Record<string, unknown> = {}, token = sandbox.token): Promise<Card> {
-  const response = await call(sandbox, 'POST', '/institutions/cards', { token, body: createCardBody(sandbox, overrides) });
+  const response = await call<DataEnvelope<Card>>(sandbox, 'POST', '/institutions/cards', { token, body: createCardBody(sandbox, overrides) });
   expect(response.status, response.text).toBe(201);
   return response.body.data;
 }
@@ -127,9 +163,9 @@ export async function createCard(sandbox: Sandbox, overrides: Record<string, unk
  * HTTP with a PIN block for the key it publishes; returns the card's id.
  */
 export async function createCardOverHttp(info: { baseUrl: string; token: string; cardProgramId: string; pinKeyFingerprint: string }, overrides: Record<string, unknown> = {}): Promise<string> {
-  const key = await call(info, 'GET', '/sandbox/pin-key');
-  const sandbox: CardMaker = { cardProgramId: info.cardProgramId, pinPublicKey: key.body.publicKey ?? key.body.data?.publicKey, pinKeyFingerprint: info.pinKeyFingerprint };
-  const response = await call(info, 'POST', '/institutions/cards', { token: info.token, body: createCardBody(sandbox, overrides) });
+  const key = await call<PinKeyInfo>(info, 'GET', '/sandbox/pin-key');
+  const sandbox: CardMaker = { cardProgramId: info.cardProgramId, pinPublicKey: key.body.publicKey, pinKeyFingerprint: info.pinKeyFingerprint };
+  const response = await call<DataEnvelope<Card>>(info, 'POST', '/institutions/cards', { token: info.token, body: createCardBody(sandbox, overrides) });
   expect(response.status, response.text).toBe(201);
   return response.body.data.id;
 }
@@ -138,13 +174,17 @@ type Validator = ((data: unknown) => boolean) & { errors?: unknown };
 
 /** What the tests read of one operation of /openapi.json. */
 export interface OpenApiOperation {
+  description?: string;
   security?: Array<Record<string, string[]>>;
-  parameters?: Array<{ name: string; in: string }>;
+  parameters?: Array<{ name: string; in: string; description?: string }>;
   requestBody?: { content?: Record<string, { schema: unknown }> };
   responses: Record<string, unknown>;
 }
 /** /openapi.json's paths: path template → method → operation. */
 export type OpenApiPaths = Record<string, Record<string, OpenApiOperation>>;
+/** What the tests read of /openapi.json. */
+// A type, not an interface: it stays assignable to Record<string, unknown> (what validators take).
+export type OpenApiAnswer = { paths: OpenApiPaths; servers: Array<{ url: string }> };
 
 /** What the checker reads of an OpenAPI document. */
 interface OpenApiDocument {
@@ -160,7 +200,7 @@ export class OpenApiChecker {
   }
 
   static async load(sandbox: { baseUrl: string }): Promise<OpenApiChecker> {
-    const response = await call(sandbox, 'GET', '/openapi.json', { skipOpenApiCheck: true });
+    const response = await call<OpenApiDocument>(sandbox, 'GET', '/openapi.json', { skipOpenApiCheck: true });
     return new OpenApiChecker(response.body);
   }
 
@@ -175,13 +215,13 @@ export class OpenApiChecker {
   }
 
   /** Checks a response when its operation is documented; answers from undocumented routes (404s) pass. */
-  expectMatchesIfDocumented(method: string, path: string, result: CallResult): void {
+  expectMatchesIfDocumented(method: string, path: string, result: CallResult<unknown>): void {
     const template = this.templateFor(method, path);
     if (template) this.expectMatches(method, template, result);
   }
 
   /** Asserts `result` matches the documented response of `method pathTemplate` for its status. */
-  expectMatches(method: string, pathTemplate: string, result: CallResult): void {
+  expectMatches(method: string, pathTemplate: string, result: CallResult<unknown>): void {
     const operation = this.document.paths?.[pathTemplate]?.[method.toLowerCase()];
     expect(operation, `${method} ${pathTemplate} is documented`).toBeDefined();
     const status = String(result.status);

@@ -2,9 +2,10 @@
 // Application by its updatedAt. A change made meanwhile is a 409 CONFLICT and nothing is
 // written, so two read-modify-write clients never lose a change.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { call, createCard, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, createCard, startTestSandbox, type Sandbox, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
 import { makeCertificate } from './oauth-helpers.js';
 import type { Card, OAuthApplication } from '../../src/api/schemas.js';
+import { present } from '../helpers/json.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => { sandbox = await startTestSandbox(); });
@@ -17,17 +18,17 @@ function customerBody(card: Card, changes: Record<string, unknown>): Record<stri
 }
 
 async function readCard(id: string) {
-  return (await call(sandbox, 'GET', `/institutions/cards?cardId=${id}`, { token: sandbox.token })).body.data[0];
+  return (await call<ListDataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards?cardId=${id}`, { token: sandbox.token })).body.data[0];
 }
 
 function update(card: Card, changes: Record<string, unknown>, ifMatch?: string) {
-  return call(sandbox, 'PUT', `/institutions/cards/${card.id}/customer`, {
+  return call<DataEnvelope<Card>>(sandbox, 'PUT', `/institutions/cards/${card.id}/customer`, {
     token: sandbox.token, body: customerBody(card, changes), headers: ifMatch === undefined ? {} : { 'if-match': ifMatch },
   });
 }
 
 describe('Renew Card with If-Match', () => {
-  const renew = (card: Card, expiration: string, ifMatch?: string) => call(sandbox, 'PUT', `/institutions/cards/${card.id}/renew`, {
+  const renew = (card: Card, expiration: string, ifMatch?: string) => call<DataEnvelope<Card>>(sandbox, 'PUT', `/institutions/cards/${card.id}/renew`, {
     token: sandbox.token, body: { expiration, renewReason: 'RENEW' }, headers: ifMatch === undefined ? {} : { 'if-match': ifMatch },
   });
   const month = (ahead: number) => {
@@ -101,13 +102,13 @@ describe('Update Card Customer with If-Match', () => {
 describe('Update OAuth Application with If-Match', () => {
   let application: OAuthApplication;
   const body = (changes: Record<string, unknown>) => ({ name: application.name, description: '', websiteUrl: 'https://example.com', scopes: ['read:card'], ...changes });
-  const update = (changes: Record<string, unknown>, ifMatch?: string) => call(sandbox, 'PUT', `/institutions/oauth/${application.id}`, {
+  const update = (changes: Record<string, unknown>, ifMatch?: string) => call<DataEnvelope<OAuthApplication>>(sandbox, 'PUT', `/institutions/oauth/${application.id}`, {
     token: sandbox.token, body: body(changes), headers: ifMatch === undefined ? {} : { 'if-match': ifMatch },
   });
-  const read = async () => (await call(sandbox, 'GET', '/institutions/oauth/applications', { token: sandbox.token })).body.data.find((a: OAuthApplication) => a.id === application.id);
+  const read = async () => present((await call<ListDataEnvelope<OAuthApplication>>(sandbox, 'GET', '/institutions/oauth/applications', { token: sandbox.token })).body.data.find((a: OAuthApplication) => a.id === application.id), 'the application');
 
   beforeAll(async () => {
-    const created = await call(sandbox, 'POST', '/institutions/oauth/create', {
+    const created = await call<DataEnvelope<OAuthApplication>>(sandbox, 'POST', '/institutions/oauth/create', {
       token: sandbox.token,
       body: { name: 'Versioned', publicKey: makeCertificate().certificatePem, scopes: ['read:card'], grantType: 'client_credentials' },
     });

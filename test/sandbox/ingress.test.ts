@@ -7,7 +7,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { networkInterfaces } from 'node:os';
 import { parseFaultSpec } from '../../src/sandbox/faults.js';
-import { call, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, startTestSandbox, type Sandbox, type DataEnvelope, type ClockAnswer, type WebhookFaultState } from './helpers.js';
+import type { SandboxInstitutionCredentials } from '../../src/api/schemas.js';
 
 let sandbox: Sandbox;
 let host: string;
@@ -166,18 +167,18 @@ describe('the attacks, over a real socket', () => {
   it('POST /sandbox/institutions with a rebound Host: 403, no institution made', async () => {
     const institutions = () => (sandbox.deps.store.db.prepare('SELECT count(*) AS n FROM institutions').get() as { n: number }).n;
     const before = institutions();
-    const response = await call(sandbox, 'POST', '/sandbox/institutions', { body: {}, headers: { host: `${FOREIGN}:${port()}` }, skipOpenApiCheck: true });
+    const response = await call<DataEnvelope<SandboxInstitutionCredentials>>(sandbox, 'POST', '/sandbox/institutions', { body: {}, headers: { host: `${FOREIGN}:${port()}` }, skipOpenApiCheck: true });
     expect(response.status).toBe(403);
     expect(response.text).not.toMatch(/token/);
     expect(institutions()).toBe(before);
   });
 
   it('a bodiless cross-origin POST /sandbox/switch/advices/deliver: 403; bodiless from no page at all: 415', async () => {
-    const crossOrigin = await call(sandbox, 'POST', '/sandbox/switch/advices/deliver', { headers: { origin: `http://${FOREIGN}` }, skipOpenApiCheck: true });
+    const crossOrigin = await call<{ delivered: number; pending: number }>(sandbox, 'POST', '/sandbox/switch/advices/deliver', { headers: { origin: `http://${FOREIGN}` }, skipOpenApiCheck: true });
     expect(crossOrigin.status).toBe(403);
-    const bodiless = await call(sandbox, 'POST', '/sandbox/switch/advices/deliver', { skipOpenApiCheck: true });
+    const bodiless = await call<{ delivered: number; pending: number }>(sandbox, 'POST', '/sandbox/switch/advices/deliver', { skipOpenApiCheck: true });
     expect(bodiless.status).toBe(415);
-    expect((await call(sandbox, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).status).toBe(200);
+    expect((await call<{ delivered: number; pending: number }>(sandbox, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).status).toBe(200);
   });
 
   it('the inspector page and its event stream refuse a rebound Host', async () => {
@@ -190,12 +191,12 @@ describe('the attacks, over a real socket', () => {
 
   it('a page cannot put the clock forward or install webhook faults with a simple request', async () => {
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
-    const faults = (await call(sandbox, 'GET', '/sandbox/webhook-faults', { token: sandbox.token })).body.spec;
+    const faults = (await call<WebhookFaultState>(sandbox, 'GET', '/sandbox/webhook-faults', { token: sandbox.token })).body.spec;
     expect(faults).toBeTypeOf('string');
-    const clock = (await call(sandbox, 'GET', '/sandbox/switch/clock')).body.offsetSeconds;
-    expect((await call(sandbox, 'POST', '/sandbox/switch/clock', { rawBody: 'advanceSeconds=86400', headers: form, skipOpenApiCheck: true })).status).toBe(415);
-    expect((await call(sandbox, 'PUT', '/sandbox/webhook-faults', { rawBody: '{"reset":1}', headers: { 'content-type': 'text/plain' }, skipOpenApiCheck: true })).status).toBe(415);
-    expect((await call(sandbox, 'GET', '/sandbox/webhook-faults', { token: sandbox.token })).body.spec).toBe(faults);
-    expect((await call(sandbox, 'GET', '/sandbox/switch/clock')).body.offsetSeconds).toBe(clock);
+    const clock = (await call<ClockAnswer>(sandbox, 'GET', '/sandbox/switch/clock')).body.offsetSeconds;
+    expect((await call<ClockAnswer>(sandbox, 'POST', '/sandbox/switch/clock', { rawBody: 'advanceSeconds=86400', headers: form, skipOpenApiCheck: true })).status).toBe(415);
+    expect((await call<WebhookFaultState>(sandbox, 'PUT', '/sandbox/webhook-faults', { rawBody: '{"reset":1}', headers: { 'content-type': 'text/plain' }, skipOpenApiCheck: true })).status).toBe(415);
+    expect((await call<WebhookFaultState>(sandbox, 'GET', '/sandbox/webhook-faults', { token: sandbox.token })).body.spec).toBe(faults);
+    expect((await call<ClockAnswer>(sandbox, 'GET', '/sandbox/switch/clock')).body.offsetSeconds).toBe(clock);
   });
 });

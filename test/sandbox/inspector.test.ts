@@ -4,18 +4,19 @@
 import { createServer, get, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Transaction, WebhookExchange } from '../../src/api/schemas.js';
+import type { Transaction, WebhookExchange, Lifecycle } from '../../src/api/schemas.js';
 import { APPROVED_CODES } from '../../src/iso8583/codes.js';
 import { createSandboxEvents } from '../../src/sandbox/events.js';
 import { createInspectorAccess, createInspectorFeed, type InspectorLimits } from '../../src/sandbox/services/inspector.js';
-import { call, createCard, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, createCard, startTestSandbox, type Sandbox, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
 import { auth, simulate } from './switch-helpers.js';
+import { present } from '../helpers/json.js';
 
 let sandbox: Sandbox;
 let token: string;
 let transaction: Transaction;
 
-const inspect = (path: string, headers: Record<string, string> = {}) => call(sandbox, 'GET', path, { headers, skipOpenApiCheck: true });
+const inspect = <T = unknown>(path: string, headers: Record<string, string> = {}) => call<T>(sandbox, 'GET', path, { headers, skipOpenApiCheck: true });
 
 function exchangeOf(tx: Transaction, overrides: Partial<WebhookExchange> = {}): WebhookExchange {
   return {
@@ -52,7 +53,7 @@ beforeAll(async () => {
   const card = await createCard(sandbox);
   const simulated = await simulate(sandbox, auth(card.id, { amount: 12.5 }));
   expect(simulated.status, simulated.text).toBe(200);
-  const stored = await call(sandbox, 'GET', `/institutions/transactions/${simulated.body.data.transactionId}`, { token: sandbox.token });
+  const stored = await call<DataEnvelope<Transaction>>(sandbox, 'GET', `/institutions/transactions/${simulated.body.data.transactionId}`, { token: sandbox.token });
   transaction = stored.body.data;
 });
 afterAll(async () => sandbox?.close());
@@ -119,11 +120,11 @@ describe("the page's reads", () => {
   it('need the token: the recent transactions of the seeded institution, newest first, and a lifecycle', async () => {
     expect((await inspect('/sandbox/inspector/transactions')).status).toBe(401);
     expect((await inspect('/sandbox/inspector/transactions', { 'x-inspector-token': 'insp_wrong' })).status).toBe(401);
-    const listed = await inspect('/sandbox/inspector/transactions?limit=5', { 'x-inspector-token': token });
+    const listed = await inspect<DataEnvelope<Transaction[]>>('/sandbox/inspector/transactions?limit=5', { 'x-inspector-token': token });
     expect(listed.status).toBe(200);
     expect(listed.body.data.map((tx: Transaction) => tx.id)).toContain(transaction.id);
-    expect(listed.body.data[0].cardData.pan).toMatch(/^\d{6}\*+\d{4}$/);
-    const life = await inspect(`/sandbox/inspector/transactions/${transaction.id}/lifecycle`, { 'x-inspector-token': token });
+    expect(present(listed.body.data[0], 'the newest transaction').cardData.pan).toMatch(/^\d{6}\*+\d{4}$/);
+    const life = await inspect<DataEnvelope<Lifecycle>>(`/sandbox/inspector/transactions/${transaction.id}/lifecycle`, { 'x-inspector-token': token });
     expect(life.status).toBe(200);
     expect(life.body.data).toMatchObject({ originalTransactionId: transaction.id, amounts: { authorized: 12.5, held: 12.5 } });
     expect((await inspect('/sandbox/inspector/transactions/nope/lifecycle', { 'x-inspector-token': token })).status).toBe(404);
@@ -135,19 +136,19 @@ describe("the page's reads", () => {
     expect(replay.status).toBe(401);
     // The answer is the exchange log's own, whatever it is (404 for an unknown exchange).
     const forwarded = await call(sandbox, 'POST', '/sandbox/inspector/webhook-exchanges/wx_unknown/replay', { body: {}, headers: { 'x-inspector-token': token }, skipOpenApiCheck: true });
-    const direct = await call(sandbox, 'POST', '/sandbox/webhook-exchanges/wx_unknown/replay', { body: {}, token: sandbox.token, skipOpenApiCheck: true });
+    const direct = await call<DataEnvelope<WebhookExchange>>(sandbox, 'POST', '/sandbox/webhook-exchanges/wx_unknown/replay', { body: {}, token: sandbox.token, skipOpenApiCheck: true });
     expect(forwarded.status).toBe(direct.status);
     expect(forwarded.status).toBe(404);
   });
 
   it('list the exchange log as its own route does: the same page, the link\'s token allowed beside its query, a bad query refused alike', async () => {
     const viaInspector = await inspect(`/sandbox/inspector/webhook-exchanges?limit=5&failed=true&token=${encodeURIComponent(token)}`);
-    const direct = await call(sandbox, 'GET', '/sandbox/webhook-exchanges?limit=5&failed=true', { token: sandbox.token, skipOpenApiCheck: true });
+    const direct = await call<ListDataEnvelope<WebhookExchange>>(sandbox, 'GET', '/sandbox/webhook-exchanges?limit=5&failed=true', { token: sandbox.token, skipOpenApiCheck: true });
     expect(viaInspector.status).toBe(200);
     expect(viaInspector.body).toEqual(direct.body);
     const bad = await inspect('/sandbox/inspector/webhook-exchanges?limit=0', { 'x-inspector-token': token });
     expect(bad.status).toBe(400);
-    expect(bad.status).toBe((await call(sandbox, 'GET', '/sandbox/webhook-exchanges?limit=0', { token: sandbox.token, skipOpenApiCheck: true })).status);
+    expect(bad.status).toBe((await call<ListDataEnvelope<WebhookExchange>>(sandbox, 'GET', '/sandbox/webhook-exchanges?limit=0', { token: sandbox.token, skipOpenApiCheck: true })).status);
   });
 });
 

@@ -3,8 +3,8 @@
 // anything behind (a prepared statement, a cached page) that breaks the next one, of this
 // institution or another.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { LIST_BOUNDS } from '../../src/api/schemas.js';
-import { call, createCard, startTestSandbox, type Sandbox } from './helpers.js';
+import { LIST_BOUNDS, type Card, type SandboxInstitutionCredentials } from '../../src/api/schemas.js';
+import { call, createCard, startTestSandbox, type Sandbox, errorOf, fieldErrorsOf, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
 
 interface QueryParameter { name: string; schema: { type?: string; format?: string; maximum?: number; minimum?: number; maxLength?: number; anyOf?: unknown[] } }
 interface ListRoute { path: string; parameters: QueryParameter[] }
@@ -16,7 +16,7 @@ let routes: ListRoute[] = [];
 beforeAll(async () => {
   sandbox = await startTestSandbox();
   await createCard(sandbox);
-  otherToken = (await call(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'Bystander Bank' } })).body.data.token;
+  otherToken = (await call<DataEnvelope<SandboxInstitutionCredentials>>(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'Bystander Bank' } })).body.data.token;
   const doc = (await call(sandbox, 'GET', '/openapi.json')).body as { paths: Record<string, Record<string, { parameters?: Array<QueryParameter & { in: string }> }>> };
   routes = Object.entries(doc.paths)
     // A list route is one that pages: GET /sandbox/webhook-faults takes a query (programId) but is no list.
@@ -72,9 +72,9 @@ describe('list query parameters', () => {
           const response = await call(sandbox, 'GET', `${route.path}?${query}`, { token: sandbox.token });
           const where = `${route.path}?${parameter.name}=${value.slice(0, 20)} → ${response.status} ${response.text.slice(0, 200)}`;
           expect(response.status, where).toBe(400);
-          expect(response.body.error, where).toBe('VALIDATION_ERROR');
-          expect(response.body.errors[0].field, where).toBe(parameter.name);
-          expect(response.body.message.startsWith(`${parameter.name} `), where).toBe(true);
+          expect(errorOf(response).error, where).toBe('VALIDATION_ERROR');
+          expect(fieldErrorsOf(response)[0].field, where).toBe(parameter.name);
+          expect(errorOf(response).message.startsWith(`${parameter.name} `), where).toBe(true);
           expect(response.text, where).not.toMatch(/Sqlite|at \w+ \(|node_modules/);
         }
       }
@@ -84,31 +84,31 @@ describe('list query parameters', () => {
 
   test('the values at the bounds are accepted', async () => {
     for (const route of routes) {
-      const response = await call(sandbox, 'GET', `${route.path}?page=${LIST_BOUNDS.maxPage}&limit=${LIST_BOUNDS.maxLimit}`, { token: sandbox.token });
+      const response = await call<ListDataEnvelope<unknown>>(sandbox, 'GET', `${route.path}?page=${LIST_BOUNDS.maxPage}&limit=${LIST_BOUNDS.maxLimit}`, { token: sandbox.token });
       expect(response.status, response.text).toBe(200);
       expect(response.body.data).toEqual([]);
       expect(response.body.pagination).toMatchObject({ page: LIST_BOUNDS.maxPage, limit: LIST_BOUNDS.maxLimit });
     }
     const search = 'x'.repeat(LIST_BOUNDS.maxText);
-    expect((await call(sandbox, 'GET', `/institutions/cards?search=${search}`, { token: sandbox.token })).status).toBe(200);
+    expect((await call<ListDataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards?search=${search}`, { token: sandbox.token })).status).toBe(200);
   });
 
   test('a 100 KB filter: the 400 naming the parameter and its bound, not a bare 431 from the HTTP server', async () => {
     const response = await call(sandbox, 'GET', `/institutions/cards?search=${'x'.repeat(100 * 1024)}`, { token: sandbox.token });
     expect(response.status).toBe(400);
-    expect(response.body.errors[0].field).toBe('search');
+    expect(fieldErrorsOf(response)[0].field).toBe('search');
     expect(response.text).toContain(String(LIST_BOUNDS.maxText));
   });
 
   test('the page from the report: rejected, and every institution\'s Get Cards answers afterwards', async () => {
-    const poison = await call(sandbox, 'GET', '/institutions/cards?page=500000000000000000', { token: sandbox.token });
+    const poison = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards?page=500000000000000000', { token: sandbox.token });
     expect(poison.status).toBe(400);
     expect(poison.body.message).toBe(`page must be at most ${LIST_BOUNDS.maxPage}`);
-    const repeated = await call(sandbox, 'GET', '/institutions/cards?page=1&page=2', { token: sandbox.token });
+    const repeated = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards?page=1&page=2', { token: sandbox.token });
     expect(repeated.status).toBe(400);
-    expect(repeated.body.errors[0].field).toBe('page');
+    expect(fieldErrorsOf(repeated)[0].field).toBe('page');
     await ordinaryListsAnswer('/institutions/cards');
-    const mine = await call(sandbox, 'GET', '/institutions/cards?search=ada', { token: sandbox.token });
+    const mine = await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards?search=ada', { token: sandbox.token });
     expect(mine.body.data).toHaveLength(1);
   });
 });

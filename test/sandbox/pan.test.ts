@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { CardProgram } from '../../src/api/schemas.js';
+import type { CardProgram, Card, SimulateEnvelope, OAuthApplication, SandboxInstitutionCredentials } from '../../src/api/schemas.js';
 import { DomainError, httpErrorOf } from '../../src/sandbox/errors.js';
 import { luhnCheckDigit, luhnValid, maskPan, nextProgramPan, panFromBin, panInProgramRange, programOfBin } from '../../src/sandbox/pan.js';
 import { defaultCardProgram, programRange } from '../../src/sandbox/tenancy.js';
-import { call, createCard, createCardBody, encryptPin, startTestSandbox, type CallResult, type Sandbox } from './helpers.js';
+import { call, createCard, createCardBody, encryptPin, startTestSandbox, type CallResult, type Sandbox, type DataEnvelope } from './helpers.js';
 import { makeCertificate } from './oauth-helpers.js';
 
 function program(overrides: Partial<CardProgram> = {}): CardProgram {
@@ -101,7 +101,7 @@ describe('two institutions: card numbers tell nothing of the other\'s cards', ()
     const body = (BigInt(program.panStart.slice(0, -1)) + BigInt(n)).toString().padStart(program.panLength - 1, '0');
     return body + luhnCheckDigit(body);
   };
-  const asB = (method: string, path: string, body?: unknown) => call(sandbox, method, path, { token: B.token, body });
+  const asB = <T = unknown>(method: string, path: string, body?: unknown) => call<T>(sandbox, method, path, { token: B.token, body });
   /** Members that differ between any two answers: ids, times, STAN and RRN, and ISO fields 7, 11–13, 37, 38 (and 2, 35: the PAN sent). */
   const VARYING = /"(transactionId|id|_id|stan|rrn|createdAt|updatedAt|duration|2|7|11|12|13|35|37|38)":"?[^",}]*"?/g;
   /** What B can see of an answer, with the one value B itself sent replaced (an id echoed in "card X not found"). */
@@ -112,19 +112,19 @@ describe('two institutions: card numbers tell nothing of the other\'s cards', ()
 
   beforeAll(async () => {
     sandbox = await startTestSandbox();
-    B = (await call(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'Bravo Bank' } })).body.data;
-    const programs = (token: string) => call(sandbox, 'GET', '/sandbox/card-programs', { token }).then((r) => r.body.data as CardProgram[]);
+    B = (await call<DataEnvelope<SandboxInstitutionCredentials>>(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'Bravo Bank' } })).body.data;
+    const programs = (token: string) => call<DataEnvelope<CardProgram[]>>(sandbox, 'GET', '/sandbox/card-programs', { token }).then((r) => r.body.data as CardProgram[]);
     programA = (await programs(sandbox.token))[0]!;
     programB = (await programs(B.token))[0]!;
     const card = await createCard(sandbox, { referenceCode: 'ALPHA-1' });
     Object.assign(A, { cardId: card.id, pan: panOf(sandbox.institutionId, card.id), expiry: `${String(card.expiryYear).slice(-2)}${card.expiryMonth}` });
-    const tx = await call(sandbox, 'POST', '/institutions/switch/simulate', { token: sandbox.token, body: { intent: 'authorization', processingFlow: 'purchase', amount: 10, cardId: card.id } });
-    const app = await call(sandbox, 'POST', '/institutions/oauth/create', {
+    const tx = await call<SimulateEnvelope>(sandbox, 'POST', '/institutions/switch/simulate', { token: sandbox.token, body: { intent: 'authorization', processingFlow: 'purchase', amount: 10, cardId: card.id } });
+    const app = await call<DataEnvelope<OAuthApplication>>(sandbox, 'POST', '/institutions/oauth/create', {
       token: sandbox.token, body: { name: 'Alpha app', publicKey: makeCertificate().certificatePem, scopes: ['read:card'], grantType: 'client_credentials' },
     });
     Object.assign(A, { txId: tx.body.data.transactionId, appId: app.body.data.id, clientId: app.body.data.institutionId });
     // A BIN of A's that no program of B's meets, whatever the length.
-    const onlyA = await call(sandbox, 'POST', '/sandbox/card-programs', { token: sandbox.token, body: { name: 'Alpha only', panPrefix: '539990' } });
+    const onlyA = await call<DataEnvelope<CardProgram>>(sandbox, 'POST', '/sandbox/card-programs', { token: sandbox.token, body: { name: 'Alpha only', panPrefix: '539990' } });
     expect(onlyA.status, onlyA.text).toBe(201);
   }, 30_000);
   afterAll(async () => { await sandbox?.close(); });
@@ -143,7 +143,7 @@ describe('two institutions: card numbers tell nothing of the other\'s cards', ()
     const longer = await asB('POST', '/sandbox/card-programs', { name: 'Nineteen', panPrefix: programA.panPrefix, panLength: 19 });
     expect(longer.status, longer.text).toBe(201);
     // A program without a range given takes its own institution's, not the seeded one.
-    const plain = await asB('POST', '/sandbox/card-programs', { name: 'Plain' });
+    const plain = await asB<DataEnvelope<CardProgram>>('POST', '/sandbox/card-programs', { name: 'Plain' });
     expect(plain.body.data).toMatchObject({ panPrefix: programB.panPrefix, panLength: programB.panLength });
   });
 
@@ -160,8 +160,8 @@ describe('two institutions: card numbers tell nothing of the other\'s cards', ()
   test('a program that has issued cards keeps its range', async () => {
     const moved = await asB('PUT', `/sandbox/card-programs/${programB.id}`, { panPrefix: '627999' });
     expect(moved.status, moved.text).toBe(409);
-    const fresh = (await asB('POST', '/sandbox/card-programs', { name: 'Unused', panPrefix: '627998' })).body.data;
-    expect((await asB('PUT', `/sandbox/card-programs/${fresh.id}`, { panPrefix: '627997' })).body.data.panStart).toBe('6279970000000000');
+    const fresh = (await asB<DataEnvelope<CardProgram>>('POST', '/sandbox/card-programs', { name: 'Unused', panPrefix: '627998' })).body.data;
+    expect((await asB<DataEnvelope<CardProgram>>('PUT', `/sandbox/card-programs/${fresh.id}`, { panPrefix: '627997' })).body.data.panStart).toBe('6279970000000000');
   });
 
   // [what B tries, A's real record, a never-issued one of the same form]: the answers are alike.
@@ -184,7 +184,7 @@ describe('two institutions: card numbers tell nothing of the other\'s cards', ()
     ['a card program', () => [programA.id, 'ffffffffffffffffffffffff'], (id) => asB('PUT', `/sandbox/card-programs/${id}`, { name: 'Taken' })],
     ['an import under A\'s BIN', () => ['539990', '400000'], (bin) => asB_import(bin)],
   ];
-  const asB_import = (bin: string) => call(sandbox, 'POST', '/util/cards/import', {
+  const asB_import = (bin: string) => call<DataEnvelope<Card>>(sandbox, 'POST', '/util/cards/import', {
     apiKey: B.apiKey,
     body: {
       realId: `probe-${bin}`, active: true, startDate: '2024-01-01', endDate: '2028-12-31', firstName: 'M', lastName: 'B', middleName: '', email: 'm@b.co',
@@ -200,7 +200,7 @@ describe('two institutions: card numbers tell nothing of the other\'s cards', ()
     expect(toReal.status, toReal.text).toBeGreaterThanOrEqual(200);
     expect(seen(toReal, real, maskPan(real))).toEqual(seen(toMissing, missing, maskPan(missing)));
     // The switch answers "no such card" for both.
-    if (name.startsWith('simulate')) expect(toReal.body.data.responseCode).toBe('14');
+    if (name.startsWith('simulate')) expect(toReal.body).toMatchObject({ data: { responseCode: '14' } });
     expect(toReal.text).not.toContain('ALPHA-1');
   });
 

@@ -1,11 +1,11 @@
 // OAuth applications, institution users, card import, transactions.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Card, OAuthApplication, Transaction } from '../../src/api/schemas.js';
+import type { Card, OAuthApplication, Transaction, CardProgram, InstitutionUser, SandboxInstitutionCredentials, SandboxUserCredentials } from '../../src/api/schemas.js';
 import type { Channel } from '../../src/iso8583/codes.js';
 import { invalidField } from '../../src/sandbox/errors.js';
-import { call, createCard, encryptPin, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, createCard, encryptPin, OpenApiChecker, startTestSandbox, type Sandbox, errorOf, fieldErrorsOf, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
 import { makeCertificate, type TestCertificate } from './oauth-helpers.js';
-import type { AnyJson } from '../helpers/json.js';
+import { present, without, withValue } from '../helpers/json.js';
 
 let sandbox: Sandbox;
 let openapi: OpenApiChecker;
@@ -24,7 +24,7 @@ describe('OAuth applications', () => {
   const base = () => ({ name: 'Ledger sync', publicKey: certificate.certificatePem, scopes: ['read:card', 'read:transaction'], grantType: 'client_credentials' });
 
   test('create records the certificate subject and generates a client id; list expands the institution; update by id or client id', async () => {
-    const created = await call(sandbox, 'POST', '/institutions/oauth/create', {
+    const created = await call<DataEnvelope<OAuthApplication>>(sandbox, 'POST', '/institutions/oauth/create', {
       token: sandbox.token, body: { ...base(), description: 'nightly', websiteUrl: 'https://ledger.example', iconUrl: 'https://ledger.example/i.png', isOfficial: true },
     });
     expect(created.status).toBe(201);
@@ -39,19 +39,19 @@ describe('OAuth applications', () => {
     expect(application.institutionId).toMatch(/^cli_[0-9a-f]{24}$/);
     expect(application._id).toBe(application.id);
 
-    const list = await call(sandbox, 'GET', '/institutions/oauth/applications', { token: sandbox.token });
+    const list = await call<ListDataEnvelope<OAuthApplication>>(sandbox, 'GET', '/institutions/oauth/applications', { token: sandbox.token });
     expect(list.status).toBe(200);
     openapi.expectMatches('GET', '/institutions/oauth/applications', list);
-    const listed = list.body.data.find((a: OAuthApplication) => a.id === application.id);
+    const listed = present(list.body.data.find((a: OAuthApplication) => a.id === application.id), 'the application in the list');
     expect(listed.institution).toMatchObject({ id: sandbox.institutionId, name: 'Sandbox Bank', isApproved: true });
 
-    const byId = await call(sandbox, 'PUT', `/institutions/oauth/${application.id}`, {
+    const byId = await call<DataEnvelope<OAuthApplication>>(sandbox, 'PUT', `/institutions/oauth/${application.id}`, {
       token: sandbox.token, body: { name: 'Ledger sync v2', description: 'hourly', websiteUrl: 'https://ledger.example', scopes: ['*'] },
     });
     expect(byId.status).toBe(200);
     openapi.expectMatches('PUT', '/institutions/oauth/{institutionId}', byId);
     expect(byId.body.data).toMatchObject({ id: application.id, name: 'Ledger sync v2', description: 'hourly', scopes: ['*'], institution: sandbox.institutionId });
-    const byClientId = await call(sandbox, 'PUT', `/institutions/oauth/${application.institutionId}`, {
+    const byClientId = await call<DataEnvelope<OAuthApplication>>(sandbox, 'PUT', `/institutions/oauth/${application.institutionId}`, {
       token: sandbox.token, body: { name: 'Ledger sync v3', description: '', websiteUrl: 'https://ledger.example', scopes: ['READ', 'WRITE'] },
     });
     expect(byClientId.status).toBe(200);
@@ -60,27 +60,27 @@ describe('OAuth applications', () => {
   });
 
   test('list pages and searches, newest first', async () => {
-    const other = (await call(sandbox, 'POST', '/sandbox/institutions', { body: {} })).body.data;
+    const other = (await call<DataEnvelope<SandboxInstitutionCredentials>>(sandbox, 'POST', '/sandbox/institutions', { body: {} })).body.data;
     const names = ['alpha', 'beta', 'gamma'];
     for (const name of names) {
-      const response = await call(sandbox, 'POST', '/institutions/oauth/create', { token: other.token, body: { ...base(), name } });
+      const response = await call<DataEnvelope<OAuthApplication>>(sandbox, 'POST', '/institutions/oauth/create', { token: other.token, body: { ...base(), name } });
       expect(response.status).toBe(201);
     }
-    const page = await call(sandbox, 'GET', '/institutions/oauth/applications?limit=2&page=1', { token: other.token });
+    const page = await call<ListDataEnvelope<OAuthApplication>>(sandbox, 'GET', '/institutions/oauth/applications?limit=2&page=1', { token: other.token });
     expect(page.body.data.map((a: OAuthApplication) => a.name)).toEqual(['gamma', 'beta']);
     expect(page.body.pagination).toEqual({ page: 1, limit: 2, total: 3, pages: 2 });
-    const second = await call(sandbox, 'GET', '/institutions/oauth/applications?limit=2&page=2', { token: other.token });
+    const second = await call<ListDataEnvelope<OAuthApplication>>(sandbox, 'GET', '/institutions/oauth/applications?limit=2&page=2', { token: other.token });
     expect(second.body.data.map((a: OAuthApplication) => a.name)).toEqual(['alpha']);
-    const search = await call(sandbox, 'GET', '/institutions/oauth/applications?search=BET', { token: other.token });
+    const search = await call<ListDataEnvelope<OAuthApplication>>(sandbox, 'GET', '/institutions/oauth/applications?search=BET', { token: other.token });
     expect(search.body.data.map((a: OAuthApplication) => a.name)).toEqual(['beta']);
     for (const query of ['limit=0', 'limit=101', 'page=0', 'extra=1']) {
-      const bad = await call(sandbox, 'GET', `/institutions/oauth/applications?${query}`, { token: other.token });
+      const bad = await call<ListDataEnvelope<OAuthApplication>>(sandbox, 'GET', `/institutions/oauth/applications?${query}`, { token: other.token });
       expect(bad.status, query).toBe(400);
     }
     // Another institution's application: 404 on update, absent from the list.
-    const mine = (await call(sandbox, 'GET', '/institutions/oauth/applications', { token: sandbox.token })).body.data;
+    const mine = (await call<ListDataEnvelope<OAuthApplication>>(sandbox, 'GET', '/institutions/oauth/applications', { token: sandbox.token })).body.data;
     expect(mine.map((a: OAuthApplication) => a.name)).not.toContain('gamma');
-    const foreign = await call(sandbox, 'PUT', `/institutions/oauth/${page.body.data[0].id}`, {
+    const foreign = await call<DataEnvelope<OAuthApplication>>(sandbox, 'PUT', `/institutions/oauth/${page.body.data[0].id}`, {
       token: sandbox.token, body: { name: 'x', description: 'x', websiteUrl: 'https://x.example', scopes: ['*'] },
     });
     expect(foreign.status).toBe(404);
@@ -97,15 +97,15 @@ describe('OAuth applications', () => {
     ['an extra field', { secret: 'x' }, 'secret'],
     ['a missing name', { name: undefined }, 'name'],
   ])('create with %s is a 400 naming the field', async (_name, change, field) => {
-    const response = await call(sandbox, 'POST', '/institutions/oauth/create', { token: sandbox.token, body: { ...base(), ...change } });
+    const response = await call<DataEnvelope<OAuthApplication>>(sandbox, 'POST', '/institutions/oauth/create', { token: sandbox.token, body: { ...base(), ...change } });
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('VALIDATION_ERROR');
-    expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    expect(errorOf(response).error).toBe('VALIDATION_ERROR');
+    expect(fieldErrorsOf(response).map((e: { field: string }) => e.field)).toContain(field);
     openapi.expectMatches('POST', '/institutions/oauth/create', response);
   });
 
   test('authorization_code with a redirectUri is accepted', async () => {
-    const response = await call(sandbox, 'POST', '/institutions/oauth/create', {
+    const response = await call<DataEnvelope<OAuthApplication>>(sandbox, 'POST', '/institutions/oauth/create', {
       token: sandbox.token, body: { ...base(), grantType: 'authorization_code', redirectUri: ['https://app.example/callback'] },
     });
     expect(response.status).toBe(201);
@@ -113,10 +113,10 @@ describe('OAuth applications', () => {
   });
 
   test('update needs every field and a known application', async () => {
-    const missing = await call(sandbox, 'PUT', '/institutions/oauth/whatever', { token: sandbox.token, body: { name: 'x' } });
+    const missing = await call<DataEnvelope<OAuthApplication>>(sandbox, 'PUT', '/institutions/oauth/whatever', { token: sandbox.token, body: { name: 'x' } });
     expect(missing.status).toBe(400);
-    expect(missing.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['description', 'scopes', 'websiteUrl']);
-    const unknown = await call(sandbox, 'PUT', '/institutions/oauth/nope', {
+    expect(fieldErrorsOf(missing).map((e: { field: string }) => e.field).sort()).toEqual(['description', 'scopes', 'websiteUrl']);
+    const unknown = await call<DataEnvelope<OAuthApplication>>(sandbox, 'PUT', '/institutions/oauth/nope', {
       token: sandbox.token, body: { name: 'x', description: 'x', websiteUrl: 'https://x.example', scopes: ['*'] },
     });
     expect(unknown.status).toBe(404);
@@ -127,7 +127,7 @@ describe('PUT /institutions/users/{id}/update', () => {
   // Another user of the institution: the body blocks the user it updates, whose token then stops working.
   let userId: string;
   beforeAll(async () => {
-    userId = (await call(sandbox, 'POST', '/sandbox/users', { token: sandbox.token, body: {} })).body.data.userId;
+    userId = (await call<DataEnvelope<SandboxUserCredentials>>(sandbox, 'POST', '/sandbox/users', { token: sandbox.token, body: {} })).body.data.userId;
   });
   const body = {
     firstName: 'Chidi', lastName: 'Okafor', emailAddress: 'chidi@bank.example', phoneNumber: '+2348030000000', status: 'active', isBlocked: true,
@@ -136,32 +136,31 @@ describe('PUT /institutions/users/{id}/update', () => {
   };
 
   test('stores details, roles and permissions and answers the updated user', async () => {
-    const response = await call(sandbox, 'PUT', `/institutions/users/${userId}/update`, { token: sandbox.token, body });
+    const response = await call<DataEnvelope<InstitutionUser>>(sandbox, 'PUT', `/institutions/users/${userId}/update`, { token: sandbox.token, body });
     expect(response.status).toBe(200);
     openapi.expectMatches('PUT', '/institutions/users/{institutionUserId}/update', response);
     expect(response.body.data).toMatchObject({ ...body, id: userId, institution: sandbox.institutionId });
     const minimal = { ...body, roles: [], isBlocked: false } as Record<string, unknown>;
     for (const key of ['embossingName', 'startDate', 'expiryDate', 'printCard']) delete minimal[key];
-    const again = await call(sandbox, 'PUT', `/institutions/users/${userId}/update`, { token: sandbox.token, body: minimal });
+    const again = await call<DataEnvelope<InstitutionUser>>(sandbox, 'PUT', `/institutions/users/${userId}/update`, { token: sandbox.token, body: minimal });
     expect(again.body.data).toMatchObject({ roles: [], isBlocked: false, embossingName: 'CHIDI OKAFOR', printCard: true });
   });
 
   test.each([
-    ['roles missing', (b: AnyJson) => { delete b.roles; }, 'roles'],
-    ['isBlocked as a string', (b: AnyJson) => { b.isBlocked = 'no'; }, 'isBlocked'],
-    ['a role without permissions', (b: AnyJson) => { b.roles = [{ role: 'x' }]; }, 'roles[0].permissions'],
-    ['a bad email', (b: AnyJson) => { b.emailAddress = 'nope'; }, 'emailAddress'],
-    ['an extra field', (b: AnyJson) => { b.password = 'x'; }, 'password'],
+    ['roles missing', without('roles'), 'roles'],
+    ['isBlocked as a string', withValue('isBlocked', 'no'), 'isBlocked'],
+    ['a role without permissions', withValue('roles', [{ role: 'x' }]), 'roles[0].permissions'],
+    ['a bad email', withValue('emailAddress', 'nope'), 'emailAddress'],
+    ['an extra field', withValue('password', 'x'), 'password'],
   ])('%s is a 400', async (_name, mutate, field) => {
-    const changed = structuredClone(body);
-    mutate(changed);
-    const response = await call(sandbox, 'PUT', `/institutions/users/${userId}/update`, { token: sandbox.token, body: changed });
+    const changed = mutate(body);
+    const response = await call<DataEnvelope<InstitutionUser>>(sandbox, 'PUT', `/institutions/users/${userId}/update`, { token: sandbox.token, body: changed });
     expect(response.status).toBe(400);
-    expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    expect(fieldErrorsOf(response).map((e: { field: string }) => e.field)).toContain(field);
   });
 
   test('an unknown user is a 404', async () => {
-    const response = await call(sandbox, 'PUT', '/institutions/users/nobody/update', { token: sandbox.token, body });
+    const response = await call<DataEnvelope<InstitutionUser>>(sandbox, 'PUT', '/institutions/users/nobody/update', { token: sandbox.token, body });
     expect(response.status).toBe(404);
   });
 });
@@ -177,7 +176,7 @@ describe('POST /util/cards/import', () => {
   });
 
   test('imports a card of the key\'s institution that then shows in Get Cards; the PIN is hashed and works', async () => {
-    const response = await call(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body: importBody('legacy-001') });
+    const response = await call<DataEnvelope<Card>>(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body: importBody('legacy-001') });
     expect(response.status).toBe(201);
     openapi.expectMatches('POST', '/util/cards/import', response);
     const card = response.body.data;
@@ -186,51 +185,50 @@ describe('POST /util/cards/import', () => {
     expect(response.text).not.toContain('defaultPIN');
     expect(card.pan).toMatch(/^506099\*{6}\d{4}$/);
 
-    const listed = await call(sandbox, 'GET', `/institutions/cards?cardId=${card.id}`, { token: sandbox.token });
+    const listed = await call<ListDataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards?cardId=${card.id}`, { token: sandbox.token });
     expect(listed.body.data).toHaveLength(1);
     expect(listed.body.data[0].cardProgram).toMatchObject({ id: sandbox.cardProgramId });
 
-    const change = await call(sandbox, 'PUT', `/institutions/cards/pin/${card.id}/change`, {
+    const change = await call<DataEnvelope<Card>>(sandbox, 'PUT', `/institutions/cards/pin/${card.id}/change`, {
       token: sandbox.token, body: { oldPIN: encryptPin(sandbox, '4321'), newPIN: encryptPin(sandbox, '9876') },
     });
     expect(change.status).toBe(200);
   });
 
   test('a repeated realId is 409; another institution is 403; inactive imports are inactive', async () => {
-    expect((await call(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body: importBody('legacy-002') })).status).toBe(201);
-    const again = await call(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body: importBody('legacy-002') });
+    expect((await call<DataEnvelope<Card>>(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body: importBody('legacy-002') })).status).toBe(201);
+    const again = await call<DataEnvelope<Card>>(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body: importBody('legacy-002') });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ error: 'CONFLICT', errors: [{ field: 'realId', message: 'is already used' }] });
 
-    const other = (await call(sandbox, 'POST', '/sandbox/institutions', { body: {} })).body.data;
-    const foreign = await call(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body: importBody('legacy-003', { institutionId: other.institutionId }) });
+    const other = (await call<DataEnvelope<SandboxInstitutionCredentials>>(sandbox, 'POST', '/sandbox/institutions', { body: {} })).body.data;
+    const foreign = await call<DataEnvelope<Card>>(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body: importBody('legacy-003', { institutionId: other.institutionId }) });
     expect(foreign.status).toBe(403);
-    expect(foreign.body.error).toBe('FORBIDDEN');
+    expect(errorOf(foreign).error).toBe('FORBIDDEN');
     // The other institution may use the same realId with its own key, under a BIN of its own programs.
     const base = importBody('legacy-002', { institutionId: other.institutionId });
-    const ownBin = (await call(sandbox, 'GET', '/sandbox/card-programs', { token: other.token })).body.data[0].panPrefix;
-    const theirs = await call(sandbox, 'POST', '/util/cards/import', { apiKey: other.apiKey, body: { ...base, card: { ...base.card, bin: ownBin } } });
+    const ownBin = (await call<DataEnvelope<CardProgram[]>>(sandbox, 'GET', '/sandbox/card-programs', { token: other.token })).body.data[0].panPrefix;
+    const theirs = await call<DataEnvelope<Card>>(sandbox, 'POST', '/util/cards/import', { apiKey: other.apiKey, body: { ...base, card: { ...base.card, bin: ownBin } } });
     expect(theirs.status, theirs.text).toBe(201);
     expect(theirs.body.data.bin).toBe(ownBin);
 
-    const inactive = await call(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body: importBody('legacy-004', { active: false }) });
+    const inactive = await call<DataEnvelope<Card>>(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body: importBody('legacy-004', { active: false }) });
     expect(inactive.body.data.status).toBe('inactive');
   });
 
   test.each([
-    ['a missing field', (b: AnyJson) => { delete b.email; }, 'email'],
-    ['a nested missing field', (b: AnyJson) => { delete b.card.bin; }, 'card.bin'],
-    ['a bad date', (b: AnyJson) => { b.birthDate = '02/04/1988'; }, 'birthDate'],
-    ['a bad expiration', (b: AnyJson) => { b.card.expiration = '2029-06'; }, 'card.expiration'],
-    ['a short PIN', (b: AnyJson) => { b.card.defaultPIN = '12'; }, 'card.defaultPIN'],
-    ['active as a string', (b: AnyJson) => { b.active = 'true'; }, 'active'],
-    ['an extra field', (b: AnyJson) => { b.pan = '5060990000000000'; }, 'pan'],
+    ['a missing field', without('email'), 'email'],
+    ['a nested missing field', without('card.bin'), 'card.bin'],
+    ['a bad date', withValue('birthDate', '02/04/1988'), 'birthDate'],
+    ['a bad expiration', withValue('card.expiration', '2029-06'), 'card.expiration'],
+    ['a short PIN', withValue('card.defaultPIN', '12'), 'card.defaultPIN'],
+    ['active as a string', withValue('active', 'true'), 'active'],
+    ['an extra field', withValue('pan', '5060990000000000'), 'pan'],
   ])('%s is a 400', async (_name, mutate, field) => {
-    const body = importBody(`bad-${field}`);
-    mutate(body);
-    const response = await call(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body });
+    const body = mutate(importBody(`bad-${field}`));
+    const response = await call<DataEnvelope<Card>>(sandbox, 'POST', '/util/cards/import', { apiKey: sandbox.apiKey, body });
     expect(response.status).toBe(400);
-    expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    expect(fieldErrorsOf(response).map((e: { field: string }) => e.field)).toContain(field);
     expect(response.text).not.toContain('4321');
   });
 });
@@ -267,7 +265,7 @@ describe('GET /institutions/transactions', () => {
   beforeAll(async () => {
     cardA = await createCard(sandbox);
     cardB = await createCard(sandbox);
-    await call(sandbox, 'GET', `/institutions/cards/${cardB.id}/deactivate`, { token: sandbox.token });
+    await call<DataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards/${cardB.id}/deactivate`, { token: sandbox.token });
     const store = sandbox.deps.store;
     const day = '2026-11-22';
     const rows: Array<[Card, Partial<Transaction>, Channel]> = [
@@ -286,12 +284,12 @@ describe('GET /institutions/transactions', () => {
   });
 
   test('lists newest first, every field, with pagination', async () => {
-    const response = await call(sandbox, 'GET', '/institutions/transactions', { token: sandbox.token });
+    const response = await call<ListDataEnvelope<Transaction>>(sandbox, 'GET', '/institutions/transactions', { token: sandbox.token });
     expect(response.status).toBe(200);
     openapi.expectMatches('GET', '/institutions/transactions', response);
     expect(response.body.data.map((t: Transaction) => t.id)).toEqual([...ids].reverse());
     expect(response.body.pagination).toEqual({ page: 1, limit: 20, total: 4, pages: 1 });
-    const page = await call(sandbox, 'GET', '/institutions/transactions?page=2&limit=3', { token: sandbox.token });
+    const page = await call<ListDataEnvelope<Transaction>>(sandbox, 'GET', '/institutions/transactions?page=2&limit=3', { token: sandbox.token });
     expect(page.body.data.map((t: Transaction) => t.id)).toEqual([ids[0]]);
   });
 
@@ -304,22 +302,22 @@ describe('GET /institutions/transactions', () => {
     ['cardStatus=active&merchantId=M2', [3]],
     ['merchantId=nobody', []],
   ])('filter %s', async (query, expected) => {
-    const response = await call(sandbox, 'GET', `/institutions/transactions?${query}`, { token: sandbox.token });
+    const response = await call<ListDataEnvelope<Transaction>>(sandbox, 'GET', `/institutions/transactions?${query}`, { token: sandbox.token });
     expect(response.status).toBe(200);
     expect(response.body.data.map((t: Transaction) => t.id)).toEqual(expected.map((i) => ids[i]));
     expect(response.body.pagination.total).toBe(expected.length);
   });
 
   test.each(['page=0', 'limit=0', 'limit=101', 'cardStatus=frozen', 'transactionStatus=done', 'amount=5'])('%s is a 400', async (query) => {
-    const response = await call(sandbox, 'GET', `/institutions/transactions?${query}`, { token: sandbox.token });
+    const response = await call<ListDataEnvelope<Transaction>>(sandbox, 'GET', `/institutions/transactions?${query}`, { token: sandbox.token });
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('VALIDATION_ERROR');
+    expect(errorOf(response).error).toBe('VALIDATION_ERROR');
     openapi.expectMatches('GET', '/institutions/transactions', response);
   });
 
   test("other institutions see none of them", async () => {
-    const other = (await call(sandbox, 'POST', '/sandbox/institutions', { body: {} })).body.data;
-    const response = await call(sandbox, 'GET', '/institutions/transactions', { token: other.token });
+    const other = (await call<DataEnvelope<SandboxInstitutionCredentials>>(sandbox, 'POST', '/sandbox/institutions', { body: {} })).body.data;
+    const response = await call<ListDataEnvelope<Transaction>>(sandbox, 'GET', '/institutions/transactions', { token: other.token });
     expect(response.body.data).toEqual([]);
   });
 
@@ -376,8 +374,8 @@ describe('refusal messages name the field once', () => {
     for (const [method, path, body] of refused) {
       const response = await call(sandbox, method, path, { token: sandbox.token, body });
       expect(response.status, `${JSON.stringify(body)}: ${response.text}`).toBe(400);
-      expect(response.body.message, response.text).not.toMatch(doubled);
-      for (const fieldError of response.body.errors ?? []) expect(`${fieldError.field} ${fieldError.message}`).not.toMatch(doubled);
+      expect(errorOf(response).message, response.text).not.toMatch(doubled);
+      for (const fieldError of fieldErrorsOf(response) ?? []) expect(`${fieldError.field} ${fieldError.message}`).not.toMatch(doubled);
     }
   });
 });

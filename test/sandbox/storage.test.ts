@@ -2,7 +2,8 @@
 // 500), and /sandbox/health says degraded until a write succeeds again. The disk is "filled"
 // with SQLite's max_page_count, which holds even for root (who ignores file modes).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { call, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, startTestSandbox, type Sandbox, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
+import type { Card, CardProgram, SandboxHealth } from '../../src/api/schemas.js';
 
 let sandbox: Sandbox;
 
@@ -21,11 +22,11 @@ function limitPages(pages: number | undefined): void {
   db.exec(`PRAGMA max_page_count = ${pages === undefined ? 4294967294 : count + pages}`);
 }
 
-const newProgram = (name: string) => call(sandbox, 'POST', '/sandbox/card-programs', { token: sandbox.token, body: { name }, skipOpenApiCheck: true });
+const newProgram = (name: string) => call<DataEnvelope<CardProgram>>(sandbox, 'POST', '/sandbox/card-programs', { token: sandbox.token, body: { name }, skipOpenApiCheck: true });
 
 describe('a database that cannot be written', () => {
   test('writes answer 503 with the reason, health is degraded, and both recover once it can be written', async () => {
-    expect((await call(sandbox, 'GET', '/sandbox/health')).body.status).toBe('ok');
+    expect((await call<SandboxHealth>(sandbox, 'GET', '/sandbox/health')).body.status).toBe('ok');
     limitPages(0);
     let refused;
     // The first rows may still fit in a page that has room.
@@ -34,14 +35,14 @@ describe('a database that cannot be written', () => {
     expect(refused!.body).toMatchObject({ statusCode: 503, error: 'STORAGE_UNAVAILABLE' });
     expect(refused!.body.message).toMatch(/^the sandbox cannot write its database: .*\(SQLITE_FULL\)/);
 
-    const degraded = await call(sandbox, 'GET', '/sandbox/health');
+    const degraded = await call<SandboxHealth>(sandbox, 'GET', '/sandbox/health');
     expect(degraded.status).toBe(503);
     expect(degraded.body).toMatchObject({ status: 'degraded', reason: expect.stringMatching(/SQLITE_FULL/), storage: 'memory' });
     // Reads go on.
-    expect((await call(sandbox, 'GET', '/institutions/cards', { token: sandbox.token })).status).toBe(200);
+    expect((await call<ListDataEnvelope<Card>>(sandbox, 'GET', '/institutions/cards', { token: sandbox.token })).status).toBe(200);
 
     limitPages(undefined);
-    const healthy = await call(sandbox, 'GET', '/sandbox/health');
+    const healthy = await call<SandboxHealth>(sandbox, 'GET', '/sandbox/health');
     expect(healthy.status).toBe(200);
     expect(healthy.body.status).toBe('ok');
     expect(healthy.body.reason).toBeUndefined();

@@ -3,9 +3,9 @@
 // its lifecycle view never hold them in clear; a repeat or an advice sent again carries none.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { SENSITIVE_FIELDS } from '../../src/core/card-secret-fields.js';
-import { call } from './helpers.js';
+import { call, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
 import { auth, cardOf, clearPan, simulate, useForwardSandbox } from './switch-helpers.js';
-import type { Card } from '../../src/api/schemas.js';
+import type { Card, Transaction, Lifecycle, SimulateEnvelope } from '../../src/api/schemas.js';
 
 const env = useForwardSandbox();
 let card: Card;
@@ -28,7 +28,7 @@ function secretsOf(): Array<{ field: string; value: string; secret: string }> {
 }
 
 async function stored(id: string) {
-  return (await call(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
+  return (await call<DataEnvelope<Transaction>>(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
 }
 
 it('the table covers every field SENSITIVE_FIELDS names', () => {
@@ -46,8 +46,8 @@ describe.each(['35', '36', '45', '52', '55'])('field %s', (field) => {
 
     const { data } = response.body;
     const tx = await stored(data.transactionId);
-    const lifecycle = (await call(env.sb, 'GET', `/sandbox/transactions/${data.transactionId}/lifecycle`, { token: env.sb.token })).body;
-    const list = (await call(env.sb, 'GET', '/institutions/transactions?limit=100', { token: env.sb.token })).body;
+    const lifecycle = (await call<DataEnvelope<Lifecycle>>(env.sb, 'GET', `/sandbox/transactions/${data.transactionId}/lifecycle`, { token: env.sb.token })).body;
+    const list = (await call<ListDataEnvelope<Transaction>>(env.sb, 'GET', '/institutions/transactions?limit=100', { token: env.sb.token })).body;
     const row = env.sb.deps.store.transactions.getStored(env.sb.institutionId, data.transactionId);
     for (const [where, text] of Object.entries({ answer: JSON.stringify(data), get: JSON.stringify(tx), lifecycle: JSON.stringify(lifecycle), list: JSON.stringify(list), store: JSON.stringify(row) })) {
       expect(text, where).not.toContain(secret);
@@ -66,18 +66,18 @@ describe.each(['35', '36', '45', '52', '55'])('field %s', (field) => {
   it('a repeat and an advice sent again carry none of it, with the clear PAN', async () => {
     const { value } = entry();
     const original = (await simulate(env.sb, auth(card.id, { responseMode: 'forward', overrides: { [field]: value } }))).body.data.transactionId;
-    const repeat = await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
+    const repeat = await call<SimulateEnvelope>(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
     expect(repeat.status, repeat.text).toBe(200);
     const sentRepeat = env.hook.received.at(-1)!.message;
     expect(sentRepeat['0']).toBe('0101');
     expect(sentRepeat['2']).toBe(pan);
 
     env.hook.respond((_received, res) => { res.writeHead(500).end(); });
-    const advice = await call(env.sb, 'POST', '/sandbox/switch/messages', { token: env.sb.token, body: { responseMode: 'forward', message: 'advice', cardId: card.id, amount: 30, overrides: { [field]: value } } });
+    const advice = await call<SimulateEnvelope>(env.sb, 'POST', '/sandbox/switch/messages', { token: env.sb.token, body: { responseMode: 'forward', message: 'advice', cardId: card.id, amount: 30, overrides: { [field]: value } } });
     expect(advice.status, advice.text).toBe(200);
     expect(env.hook.received.at(-1)!.message[field]).toBe(value);
     env.hook.respond((received, res) => { res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...received.message, '0': '0130', '39': '00' })); });
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toMatchObject({ delivered: 1 });
+    expect((await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toMatchObject({ delivered: 1 });
     const sentAdvice = env.hook.received.at(-1)!.message;
     expect(sentAdvice['0']).toBe('0121');
     expect(sentAdvice['2']).toBe(pan);

@@ -3,10 +3,11 @@
 // signature — and forwarded reversals.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/webhook-protocol/signature.js';
-import { call } from './helpers.js';
+import { call, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
 import type { ServerResponse } from 'node:http';
 import { auth, cardOf, clearPan, createProgram, echo, simulate, updateProgram, useForwardSandbox, type Received } from './switch-helpers.js';
 import type { Card, Transaction } from '../../src/api/schemas.js';
+import { present } from '../helpers/json.js';
 
 const SECRET = 'whsec_test_0123456789';
 
@@ -20,7 +21,7 @@ beforeEach(async () => {
 const forward = (extra: Record<string, unknown> = {}) => auth(card.id, { responseMode: 'forward', ...extra });
 
 async function stored(id: string) {
-  return (await call(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
+  return (await call<DataEnvelope<Transaction>>(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
 }
 
 describe('forward mode', () => {
@@ -30,7 +31,7 @@ describe('forward mode', () => {
     expect(response.body).toMatchObject({ status: 'success', data: { responseCode: '00', transactionStatus: 'pending' } });
     // Sandbox extensions of the answer: how the exchange went, no stand-in.
     expect(response.body.data.webhook).toEqual({ latencyMs: expect.any(Number), timedOut: false });
-    expect(response.body.data.webhook.latencyMs).toBeLessThanOrEqual(response.body.data.duration);
+    expect(present(response.body.data.webhook, 'the webhook exchange').latencyMs).toBeLessThanOrEqual(response.body.data.duration);
     expect(response.body.data).not.toHaveProperty('standIn');
     expect(env.hook.received).toHaveLength(1);
     const [received] = env.hook.received;
@@ -51,8 +52,8 @@ describe('forward mode', () => {
     const response = await simulate(env.sb, forward());
     expect(response.body).toMatchObject({ status: 'failed', data: { responseCode: '51', responseMessage: 'Insufficient funds', transactionStatus: 'failed' } });
     expect(response.body.data.response).toMatchObject({ '0': '0110', '39': '51' });
-    const list = await call(env.sb, 'GET', '/institutions/transactions?transactionStatus=failed&limit=100', { token: env.sb.token });
-    expect(list.body.data.find((t: Transaction) => t.id === response.body.data.transactionId).responseCode).toBe('51');
+    const list = await call<ListDataEnvelope<Transaction>>(env.sb, 'GET', '/institutions/transactions?transactionStatus=failed&limit=100', { token: env.sb.token });
+    expect(present(list.body.data.find((t: Transaction) => t.id === response.body.data.transactionId)).responseCode).toBe('51');
   });
 
   it('a financial approved by the webhook is completed', async () => {
@@ -79,8 +80,8 @@ describe('forward mode', () => {
     expect(response.body).toMatchObject({ status: 'failed', data: { responseCode: '96', transactionStatus: 'failed' } });
     expect(response.body.message).toMatch(/timeout/);
     expect(response.body.data.webhook).toMatchObject({ timedOut: true, failure: expect.stringMatching(/within 5 s/) });
-    expect(response.body.data.webhook.latencyMs).toBeGreaterThanOrEqual(4_900);
-    expect(response.body.data.standIn).toEqual({ decision: '96', reason: response.body.data.webhook.failure });
+    expect(present(response.body.data.webhook, 'the webhook exchange').latencyMs).toBeGreaterThanOrEqual(4_900);
+    expect(response.body.data.standIn).toEqual({ decision: '96', reason: present(response.body.data.webhook, 'the webhook exchange').failure });
     expect(elapsed).toBeGreaterThanOrEqual(4_900);
     expect(elapsed).toBeLessThan(6_400);
     const tx = await stored(response.body.data.transactionId);
@@ -103,7 +104,7 @@ describe('forward mode', () => {
     expect(response.body).toMatchObject({ status: 'failed', data: { responseCode: '96', responseMessage: 'System malfunction', transactionStatus: 'failed' } });
     expect(response.body.data.response['39']).toBe('96');
     expect(response.body.data.webhook).toMatchObject({ timedOut: false, failure: expect.any(String) });
-    expect(response.body.data.standIn).toEqual({ decision: '96', reason: response.body.data.webhook.failure });
+    expect(response.body.data.standIn).toEqual({ decision: '96', reason: present(response.body.data.webhook, 'the webhook exchange').failure });
   });
 
   it('fails with 96 when the webhook refuses the signature (secret mismatch)', async () => {

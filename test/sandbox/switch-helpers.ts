@@ -3,10 +3,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { call, createCard, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, createCard, startTestSandbox, type DataEnvelope, type Sandbox } from './helpers.js';
+import type { CardProgram, SimulateEnvelope } from '../../src/api/schemas.js';
 
 export async function simulate(sb: Sandbox, body: Record<string, unknown>, options: { token?: string; switchSegment?: string } = {}) {
-  return call(sb, 'POST', `/institutions/${options.switchSegment ?? 'switch'}/simulate`, { token: options.token ?? sb.token, body });
+  return call<SimulateEnvelope>(sb, 'POST', `/institutions/${options.switchSegment ?? 'switch'}/simulate`, { token: options.token ?? sb.token, body });
 }
 
 export const auth = (cardId: string, extra: Record<string, unknown> = {}) => ({ intent: 'authorization', processingFlow: 'purchase', amount: 100, cardId, ...extra });
@@ -16,13 +17,13 @@ type ChannelChange = { enabled: boolean; dailyLimit: { count: number; amount: nu
 
 /** A new card program of the sandbox's institution, with the given channel settings and webhook. */
 export async function createProgram(sb: Sandbox, changes: { channels?: Partial<Record<'pos' | 'atm' | 'web', ChannelChange>>; webHookConfig?: Record<string, string> } = {}) {
-  const response = await call(sb, 'POST', '/sandbox/card-programs', { token: sb.token, body: { name: `Program ${Math.random().toString(36).slice(2, 8)}`, ...changes } });
+  const response = await call<DataEnvelope<CardProgram>>(sb, 'POST', '/sandbox/card-programs', { token: sb.token, body: { name: `Program ${Math.random().toString(36).slice(2, 8)}`, ...changes } });
   if (response.status !== 201) throw new Error(`program: ${response.text}`);
   return response.body.data as { id: string; channels: Record<string, ChannelChange>; webHookConfig: Record<string, string> };
 }
 
 export async function updateProgram(sb: Sandbox, id: string, changes: Record<string, unknown>) {
-  const response = await call(sb, 'PUT', `/sandbox/card-programs/${id}`, { token: sb.token, body: changes });
+  const response = await call<DataEnvelope<CardProgram>>(sb, 'PUT', `/sandbox/card-programs/${id}`, { token: sb.token, body: changes });
   if (response.status !== 200) throw new Error(`program update: ${response.text}`);
   return response.body.data;
 }

@@ -5,24 +5,26 @@
 // inquiries, back-dating), and the bounds (increments of 0, over-clearing, currencies).
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { call, type CallResult } from './helpers.js';
+import { call, type CallResult, fieldErrorsOf, type DataEnvelope } from './helpers.js';
 import { auth, cardOf, createProgram, echo, financial, simulate, updateProgram, useForwardSandbox, type Received } from './switch-helpers.js';
+import { present } from '../helpers/json.js';
+import type { Transaction, Lifecycle, SimulateEnvelope } from '../../src/api/schemas.js';
 
 const env = useForwardSandbox();
 
-const message = (body: Record<string, unknown>) => call(env.sb, 'POST', '/sandbox/switch/messages', { token: env.sb.token, body });
+const message = (body: Record<string, unknown>) => call<SimulateEnvelope>(env.sb, 'POST', '/sandbox/switch/messages', { token: env.sb.token, body });
 const reversal = (originalTransactionId: string, amount: number, extra: Record<string, unknown> = {}) =>
   simulate(env.sb, { intent: 'reversal', processingFlow: 'purchase', amount, originalTransactionId, ...extra });
 const refund = (originalTransactionId: string, amount: number, extra: Record<string, unknown> = {}) =>
   message({ message: 'refund', originalTransactionId, amount, ...extra });
 
 async function amounts(id: string) {
-  const response = await call(env.sb, 'GET', `/sandbox/transactions/${id}/lifecycle`, { token: env.sb.token });
+  const response = await call<DataEnvelope<Lifecycle>>(env.sb, 'GET', `/sandbox/transactions/${id}/lifecycle`, { token: env.sb.token });
   expect(response.status, response.text).toBe(200);
   return response.body.data.amounts;
 }
 
-async function approved(response: Promise<CallResult>): Promise<string> {
+async function approved(response: Promise<CallResult<SimulateEnvelope>>): Promise<string> {
   const done = await response;
   expect(done.status, done.text).toBe(200);
   expect(done.body.data.responseCode, done.text).toBe('00');
@@ -148,7 +150,7 @@ describe('one change of a hold at a time', () => {
     for (const refused of [
       await reversal(original, 40),
       await message({ message: 'completion', originalTransactionId: original, amount: 100 }),
-      await call(env.sb, 'POST', `/sandbox/transactions/${original}/expire`, { token: env.sb.token }),
+      await call<DataEnvelope<Transaction>>(env.sb, 'POST', `/sandbox/transactions/${original}/expire`, { token: env.sb.token }),
     ]) {
       expect(refused.status, refused.text).toBe(409);
       expect(refused.body.message).toMatch(/increment awaiting its answer/);
@@ -196,10 +198,10 @@ describe('daily usage per currency', () => {
     const card = await cardOf(env.sb, program.id);
     env.hook.respond((_received, res) => { res.writeHead(500).end(); });
     const standIn = (amount: number, currency?: string) => simulate(env.sb, auth(card.id, { amount, responseMode: 'forward', ...(currency ? { currency } : {}) }));
-    expect((await standIn(1_000)).body.data.standIn.decision).toBe('00');
-    expect((await standIn(0.01)).body.data.standIn.decision).toBe('96');
-    expect((await standIn(1, '392')).body.data.standIn.decision).toBe('00');
-    expect((await standIn(1_000, '048')).body.data.standIn.decision).toBe('00');
+    expect(present((await standIn(1_000)).body.data.standIn, 'the stand-in decision').decision).toBe('00');
+    expect(present((await standIn(0.01)).body.data.standIn, 'the stand-in decision').decision).toBe('96');
+    expect(present((await standIn(1, '392')).body.data.standIn, 'the stand-in decision').decision).toBe('00');
+    expect(present((await standIn(1_000, '048')).body.data.standIn, 'the stand-in decision').decision).toBe('00');
   });
 });
 
@@ -219,10 +221,10 @@ describe('an entry is the message sent, and its rules the plan', () => {
     for (const bad of ['12', 'abc', '-00000000100', '0000000001000']) {
       const response = await simulate(env.sb, auth(card.id, { overrides: { '4': bad } }));
       expect(response.status, bad).toBe(400);
-      expect(response.body.errors[0]).toMatchObject({ field: 'overrides', message: expect.stringMatching(/field 4/) });
+      expect(fieldErrorsOf(response)[0]).toMatchObject({ field: 'overrides', message: expect.stringMatching(/field 4/) });
     }
     const id = await approved(simulate(env.sb, auth(card.id, { amount: 100, overrides: { '4': '000000002500' } })));
-    const record = (await call(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
+    const record = (await call<DataEnvelope<Transaction>>(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
     expect(record).toMatchObject({ amount: 25, amounts: { amount: '000000002500' } });
     expect(await amounts(id)).toMatchObject({ authorized: 25, held: 25 });
   });
@@ -234,7 +236,7 @@ describe('an entry is the message sent, and its rules the plan', () => {
     expect((await inquiry({ amount: 50 })).status).toBe(400);
     const overridden = await inquiry({ amount: 0, overrides: { '4': '000000005000' } });
     expect(overridden.status).toBe(400);
-    expect(overridden.body.errors[0]).toMatchObject({ field: 'overrides', message: 'field 4 of a balance inquiry must be 0: it moves no money' });
+    expect(fieldErrorsOf(overridden)[0]).toMatchObject({ field: 'overrides', message: 'field 4 of a balance inquiry must be 0: it moves no money' });
     const id = await approved(inquiry({ amount: 0 }));
     expect(await amounts(id)).toMatchObject({ captured: 0 });
     await approved(simulate(env.sb, financial(card.id, { processingFlow: 'cash_withdrawal', channel: 'atm', amount: 100 })));
@@ -245,7 +247,7 @@ describe('an entry is the message sent, and its rules the plan', () => {
     const before = new Date(Date.parse(card.createdAt) - 60_000).toISOString();
     const response = await simulate(env.sb, auth(card.id, { transactionDate: before }));
     expect(response.status).toBe(400);
-    expect(response.body.errors[0]).toMatchObject({ field: 'transactionDate', message: expect.stringMatching(/before the card was created/) });
+    expect(fieldErrorsOf(response)[0]).toMatchObject({ field: 'transactionDate', message: expect.stringMatching(/before the card was created/) });
     const original = await approved(simulate(env.sb, auth(card.id)));
     expect((await reversal(original, 1, { transactionDate: before })).status).toBe(400);
   });
@@ -275,9 +277,9 @@ describe('bounds', () => {
     const card = await cardOf(env.sb);
     const response = await simulate(env.sb, auth(card.id, { currency }));
     expect(response.status).toBe(400);
-    expect(response.body.errors[0].field).toBe('currency');
+    expect(fieldErrorsOf(response)[0].field).toBe('currency');
     const overridden = await simulate(env.sb, auth(card.id, { overrides: { '49': currency } }));
     expect(overridden.status).toBe(400);
-    expect(overridden.body.errors[0].field).toBe('overrides');
+    expect(fieldErrorsOf(overridden)[0].field).toBe('overrides');
   });
 });

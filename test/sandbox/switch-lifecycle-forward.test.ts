@@ -5,10 +5,10 @@
 // the webhook holds its answers until the test releases them, and deadlines are short.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseWebhookFaults, webhookFaultController, WebhookFaultSpecError } from '../../src/sandbox/switch/webhook-faults.js';
-import { call } from './helpers.js';
+import { call, type DataEnvelope, type WebhookFaultState, errorOf } from './helpers.js';
 import { auth, cardOf, echo, financial, simulate, updateProgram, useForwardSandbox, type Received } from './switch-helpers.js';
-import type { AnyJson } from '../helpers/json.js';
-import type { Card } from '../../src/api/schemas.js';
+import type { Card, Lifecycle, Transaction, SimulateEnvelope } from '../../src/api/schemas.js';
+import { present } from '../helpers/json.js';
 
 let card: Card;
 
@@ -22,7 +22,7 @@ beforeEach(async () => {
 });
 
 async function setWebhookFaults(body: Record<string, unknown>) {
-  const response = await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body });
+  const response = await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body });
   expect(response.status, response.text).toBe(200);
   return response.body;
 }
@@ -30,15 +30,15 @@ async function setWebhookFaults(body: Record<string, unknown>) {
 const forward = (extra: Record<string, unknown> = {}) => auth(card.id, { responseMode: 'forward', ...extra });
 
 async function message(body: Record<string, unknown>) {
-  return call(env.sb, 'POST', '/sandbox/switch/messages', { token: env.sb.token, body: { responseMode: 'forward', ...body } });
+  return call<SimulateEnvelope>(env.sb, 'POST', '/sandbox/switch/messages', { token: env.sb.token, body: { responseMode: 'forward', ...body } });
 }
 
 async function stored(id: string) {
-  return (await call(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
+  return (await call<DataEnvelope<Transaction>>(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
 }
 
 async function lifecycle(id: string) {
-  return (await call(env.sb, 'GET', `/sandbox/transactions/${id}/lifecycle`, { token: env.sb.token })).body.data;
+  return (await call<DataEnvelope<Lifecycle>>(env.sb, 'GET', `/sandbox/transactions/${id}/lifecycle`, { token: env.sb.token })).body.data;
 }
 
 /** Resolves once the webhook has received a message matching `test` (polling the test server's log). */
@@ -51,7 +51,7 @@ async function receivedWhere(test: (r: Received) => boolean): Promise<Received> 
 }
 
 /** Resolves once the stored transaction satisfies `test`. */
-async function storedWhere(id: string, test: (tx: AnyJson) => boolean): Promise<AnyJson> {
+async function storedWhere(id: string, test: (tx: Transaction) => boolean): Promise<Transaction> {
   for (;;) {
     const tx = await stored(id);
     if (test(tx)) return tx;
@@ -116,7 +116,7 @@ describe('partial approval and the lifecycle at the webhook', () => {
     expect(refused.body.data).toMatchObject({ responseCode: '51', transactionStatus: 'failed' });
     expect((await stored(refused.body.data.transactionId)).advice).toMatchObject({ acknowledged: false, attempts: 1 });
     env.hook.respond(echo('00'));
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
+    expect((await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
     expect((await stored(refused.body.data.transactionId)).advice).toMatchObject({ acknowledged: true, attempts: 2 });
   });
 
@@ -159,16 +159,16 @@ describe('stand-in', () => {
     // The advice (0120, same STAN) reaches the webhook, which refuses it (503): not acknowledged.
     const advice = await receivedWhere((r) => r.message['0'] === '0120');
     expect(advice.message['11']).toBe(response.body.data.stan);
-    const adviceId = (await lifecycle(id)).messages.find((m: AnyJson) => m.messageKind === 'stand-in-advice').transactionId;
-    await storedWhere(adviceId, (tx) => tx.advice.attempts === 1);
+    const adviceId = present((await lifecycle(id)).messages.find((m) => m.messageKind === 'stand-in-advice'), 'the stand-in advice').transactionId;
+    await storedWhere(adviceId, (tx) => present(tx.advice, 'the advice').attempts === 1);
     expect((await stored(adviceId)).advice).toMatchObject({ acknowledged: false, lastResult: expect.stringMatching(/HTTP 503/) });
 
     // Retried until acknowledged.
     env.hook.respond(echo('00'));
-    const delivered = await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} });
+    const delivered = await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} });
     expect(delivered.body).toMatchObject({ delivered: 1, pending: 0 });
     expect((await stored(adviceId)).advice).toMatchObject({ acknowledged: true, attempts: 2 });
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 0, pending: 0 });
+    expect((await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 0, pending: 0 });
 
     // Over the per-transaction amount, or past the day's stand-in total: declined.
     env.hook.respond((_received, res) => { res.destroy(); });
@@ -178,8 +178,8 @@ describe('stand-in', () => {
     // That last advice is acknowledged before the next test (its retry would reach the webhook then).
     await receivedWhere((r) => r.message['0'] === '0120' && r !== advice);
     env.hook.respond(echo('00'));
-    await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} });
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 0, pending: 0 });
+    await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} });
+    expect((await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 0, pending: 0 });
   });
 });
 
@@ -197,7 +197,7 @@ describe('timeout reversal', () => {
     const id = response.body.data.transactionId;
     for (;;) {
       const messages = (await lifecycle(id)).messages;
-      const linked = messages.find((m: AnyJson) => m.messageKind === 'timeout-reversal');
+      const linked = messages.find((m) => m.messageKind === 'timeout-reversal');
       if (linked?.responseCode === '00') break;
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
@@ -230,7 +230,7 @@ describe('timeout reversal', () => {
 describe('a reversal the webhook did not answer stands, and is repeated until acknowledged', () => {
   /** Delivers what awaits an acknowledgement until nothing does (so no retry reaches the next test). */
   async function deliverAll() {
-    for (let i = 0; i < 5; i++) if ((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body.pending === 0) return;
+    for (let i = 0; i < 5; i++) if ((await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body.pending === 0) return;
     throw new Error('deliveries still pending');
   }
 
@@ -277,9 +277,9 @@ describe('a reversal the webhook did not answer stands, and is repeated until ac
     await setWebhookFaults({});
     expect(response.body.data.responseCode).toBe('96');
     await receivedWhere((r) => r.message['0'] === '0420');
-    const reversalOf = async () => (await lifecycle(response.body.data.transactionId)).messages.find((m: AnyJson) => m.messageKind === 'timeout-reversal');
-    const id = (await reversalOf()).transactionId;
-    await storedWhere(id, (tx) => tx.advice.attempts === 1);
+    const reversalOf = async () => (await lifecycle(response.body.data.transactionId)).messages.find((m) => m.messageKind === 'timeout-reversal');
+    const id = present(await reversalOf(), 'the timeout reversal').transactionId;
+    await storedWhere(id, (tx) => present(tx.advice, 'the advice').attempts === 1);
     expect(await stored(id)).toMatchObject({ responseCode: '00', advice: { acknowledged: false, lastResult: expect.stringMatching(/HTTP 503/) } });
     env.hook.respond(echo('00'));
     await deliverAll();
@@ -296,7 +296,7 @@ describe('advices carry the network decision (39) and, after a stand-in, why (44
     expect(env.hook.received.at(-1)!.message).toMatchObject({ '0': '0120', '39': '51' });
     expect(env.hook.received.at(-1)!.message['44']).toBeUndefined();
     env.hook.respond(echo('00'));
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
+    expect((await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
     expect(env.hook.received.at(-1)!.message).toMatchObject({ '0': '0121', '39': '51', '11': advice.body.data.stan, '37': advice.body.data.rrn });
 
     const original = (await simulate(env.sb, forward({ amount: 100 }))).body.data.transactionId;
@@ -326,28 +326,28 @@ describe('repeats and duplicates', () => {
   it("a repeat goes to the webhook; its disagreeing answer is recorded, the network's answer stays the first", async () => {
     const original = (await simulate(env.sb, forward())).body.data.transactionId;
     env.hook.respond(echo('05'));
-    const repeat = await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
+    const repeat = await call<SimulateEnvelope>(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
     expect(repeat.body.data).toMatchObject({ transactionId: original, responseCode: '00' });
     expect(env.hook.received.at(-1)!.message['0']).toBe('0101');
     env.hook.respond(echo('00'));
-    await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
+    await call<SimulateEnvelope>(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
     const after = await stored(original);
-    expect(after.repeats.map((r: AnyJson) => [r.mti, r.responseCode, r.agreed])).toEqual([['0101', '05', false], ['0101', '00', true]]);
+    expect(present(after.repeats, 'the repeats').map((r) => [r.mti, r.responseCode, r.agreed])).toEqual([['0101', '05', false], ['0101', '00', true]]);
     expect((await lifecycle(original)).amounts).toMatchObject({ authorized: 100, held: 100 });
 
     // A repeat lost on its way back: recorded with its fault, no answer, the network's answer unchanged.
     await setWebhookFaults({ 'reply-lost': 1 });
-    expect((await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } })).body.data.responseCode).toBe('00');
-    expect((await stored(original)).repeats.at(-1)).toMatchObject({ responseCode: '', agreed: false, webhookFaults: ['reply-lost'] });
+    expect((await call<SimulateEnvelope>(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } })).body.data.responseCode).toBe('00');
+    expect(present((await stored(original)).repeats, 'the repeats').at(-1)).toMatchObject({ responseCode: '', agreed: false, webhookFaults: ['reply-lost'] });
   });
 
   it('a repeat answered the ISO way (0110 to a 0101) or its own way (0111) is an answer', async () => {
     const original = (await simulate(env.sb, forward())).body.data.transactionId;
     for (const mti of ['0110', '0111']) {
       env.hook.respond((received, res) => { res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...received.message, '0': mti, '39': '00' })); });
-      await call(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
+      await call<SimulateEnvelope>(env.sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
     }
-    expect((await stored(original)).repeats.map((r: AnyJson) => [r.mti, r.responseCode, r.agreed])).toEqual([['0101', '00', true], ['0101', '00', true]]);
+    expect(present((await stored(original)).repeats, 'the repeats').map((r) => [r.mti, r.responseCode, r.agreed])).toEqual([['0101', '00', true], ['0101', '00', true]]);
   });
 
   it('duplicate delivery: the webhook gets the message twice; whether it answered alike is recorded', async () => {
@@ -401,10 +401,10 @@ describe('webhook faults', () => {
 
   it('GET and PUT /sandbox/webhook-faults; a bad key is a 400 naming it', async () => {
     expect((await setWebhookFaults({ spec: 'delay=10-20ms,deadline=2s,reset=0.1', seed: 3 }))).toEqual({ spec: 'delay=10-20ms,deadline=2000ms,reset=0.1', seed: 3, programs: [] });
-    expect((await call(env.sb, 'GET', '/sandbox/webhook-faults', { token: env.sb.token })).body).toEqual({ spec: 'delay=10-20ms,deadline=2000ms,reset=0.1', seed: 3, programs: [] });
-    const bad = await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { jitter: 1 } });
+    expect((await call<WebhookFaultState>(env.sb, 'GET', '/sandbox/webhook-faults', { token: env.sb.token })).body).toEqual({ spec: 'delay=10-20ms,deadline=2000ms,reset=0.1', seed: 3, programs: [] });
+    const bad = await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { jitter: 1 } });
     expect(bad.status).toBe(400);
-    expect(bad.body.message).toMatch(/unknown webhook fault "jitter"/);
+    expect(errorOf(bad).message).toMatch(/unknown webhook fault "jitter"/);
   });
 });
 

@@ -3,10 +3,9 @@
 // of a purchase (never more than it captured), expiry (forced and by the switch's clock),
 // advices and repeats — asserted on the lifecycle's amounts, the statuses and the links.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { call, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, startTestSandbox, type Sandbox, type DataEnvelope, type ClockAnswer } from './helpers.js';
 import { auth, cardOf, createProgram, financial, simulate } from './switch-helpers.js';
-import type { AnyJson } from '../helpers/json.js';
-import type { Card } from '../../src/api/schemas.js';
+import type { Card, Lifecycle, Transaction, CardProgram, SimulateEnvelope } from '../../src/api/schemas.js';
 
 let sb: Sandbox;
 let card: Card;
@@ -22,17 +21,17 @@ beforeEach(async () => {
 });
 
 async function message(body: Record<string, unknown>) {
-  return call(sb, 'POST', '/sandbox/switch/messages', { token: sb.token, body });
+  return call<SimulateEnvelope>(sb, 'POST', '/sandbox/switch/messages', { token: sb.token, body });
 }
 
 async function lifecycle(id: string) {
-  const response = await call(sb, 'GET', `/sandbox/transactions/${id}/lifecycle`, { token: sb.token });
+  const response = await call<DataEnvelope<Lifecycle>>(sb, 'GET', `/sandbox/transactions/${id}/lifecycle`, { token: sb.token });
   expect(response.status, response.text).toBe(200);
   return response.body.data;
 }
 
 async function stored(id: string) {
-  return (await call(sb, 'GET', `/institutions/transactions/${id}`, { token: sb.token })).body.data;
+  return (await call<DataEnvelope<Transaction>>(sb, 'GET', `/institutions/transactions/${id}`, { token: sb.token })).body.data;
 }
 
 async function approvedAuth(amount: number) {
@@ -55,7 +54,7 @@ describe('increment and completion', () => {
     const after = await lifecycle(original);
     expect(after).toMatchObject({ originalTransactionId: original, transactionStatus: 'completed', currency: '566' });
     expect(after.amounts).toEqual({ requested: 100, authorized: 120, held: 0, captured: 90, released: 30, refunded: 0 });
-    expect(after.messages.map((m: AnyJson) => [m.mti, m.messageKind, m.amount])).toEqual([['0100', 'authorization', 100], ['0100', 'increment', 20], ['0220', 'completion', 90]]);
+    expect(after.messages.map((m) => [m.mti, m.messageKind, m.amount])).toEqual([['0100', 'authorization', 100], ['0100', 'increment', 20], ['0220', 'completion', 90]]);
     // The same lifecycle from a linked message, and the links on the records.
     expect(await lifecycle(completion.body.data.transactionId)).toEqual(after);
     expect(await stored(completion.body.data.transactionId)).toMatchObject({ messageKind: 'completion', originalTransactionId: original });
@@ -82,7 +81,7 @@ describe('increment and completion', () => {
     await message({ message: 'completion', originalTransactionId: original, amount: 60 });
     const after = await lifecycle(original);
     expect(after.amounts).toMatchObject({ held: 0, captured: 60, released: 40 });
-    expect(after.messages.map((m: AnyJson) => m.mti)).toEqual(['0100', '0420', '0220']);
+    expect(after.messages.map((m) => m.mti)).toEqual(['0100', '0420', '0220']);
   });
 
   it('an increment is checked like a request: over the daily amount it is declined (61) and the hold stays', async () => {
@@ -123,7 +122,7 @@ describe('refunds', () => {
     const after = await lifecycle(purchase);
     expect(after.messages).toHaveLength(before);
     expect(after.amounts).toMatchObject({ captured: 100, refunded: 80 });
-    expect(after.messages.map((m: AnyJson) => m.messageKind)).toEqual(['financial', 'refund', 'refund']);
+    expect(after.messages.map((m) => m.messageKind)).toEqual(['financial', 'refund', 'refund']);
   });
 
   it('an authorization is refunded once completed, up to what the completion captured', async () => {
@@ -139,7 +138,7 @@ describe('refunds', () => {
 
   it('a refund declined by the checks gives its reservation back', async () => {
     const purchase = (await simulate(sb, financial(card.id, { amount: 100 }))).body.data.transactionId;
-    await call(sb, 'GET', `/institutions/cards/${card.id}/deactivate`, { token: sb.token });
+    await call<DataEnvelope<Card>>(sb, 'GET', `/institutions/cards/${card.id}/deactivate`, { token: sb.token });
     expect((await message({ message: 'refund', originalTransactionId: purchase, amount: 100 })).body.data.responseCode).toBe('62');
     expect((await lifecycle(purchase)).amounts.refunded).toBe(0);
     expect(sb.deps.store.transactions.getStored(sb.institutionId, purchase)!.refundedMinor).toBe(0);
@@ -150,27 +149,27 @@ describe('expiry', () => {
   it('a forced expiry releases the whole hold: reversed, reason expiry; again is a 409', async () => {
     const original = await approvedAuth(100);
     await message({ message: 'increment', originalTransactionId: original, amount: 5 });
-    const expired = await call(sb, 'POST', `/sandbox/transactions/${original}/expire`, { token: sb.token });
+    const expired = await call<DataEnvelope<Transaction>>(sb, 'POST', `/sandbox/transactions/${original}/expire`, { token: sb.token });
     expect(expired.status, expired.text).toBe(200);
     expect(expired.body.data).toMatchObject({ transactionStatus: 'reversed', reversed: true, releaseReason: 'expiry', remainingAmount: 0 });
     expect((await lifecycle(original)).amounts).toMatchObject({ authorized: 105, held: 0, released: 105, captured: 0 });
-    expect((await call(sb, 'POST', `/sandbox/transactions/${original}/expire`, { token: sb.token })).status).toBe(409);
+    expect((await call<DataEnvelope<Transaction>>(sb, 'POST', `/sandbox/transactions/${original}/expire`, { token: sb.token })).status).toBe(409);
     expect((await message({ message: 'completion', originalTransactionId: original, amount: 1 })).status).toBe(409);
   });
 
   it("the switch's clock: holds older than the program's hold period are released when it moves past them", async () => {
     const program = await createProgram(sb);
-    await call(sb, 'PUT', `/sandbox/card-programs/${program.id}`, { token: sb.token, body: { holdPeriodHours: 2 } });
+    await call<DataEnvelope<CardProgram>>(sb, 'PUT', `/sandbox/card-programs/${program.id}`, { token: sb.token, body: { holdPeriodHours: 2 } });
     card = await cardOf(sb, program.id);
     const original = await approvedAuth(100);
-    const early = await call(sb, 'POST', '/sandbox/switch/clock', { body: { advanceSeconds: 3600 } });
+    const early = await call<ClockAnswer>(sb, 'POST', '/sandbox/switch/clock', { body: { advanceSeconds: 3600 } });
     expect(early.status, early.text).toBe(200);
     expect((await stored(original)).transactionStatus).toBe('pending');
-    const late = await call(sb, 'POST', '/sandbox/switch/clock', { body: { advanceSeconds: 3601 } });
+    const late = await call<ClockAnswer>(sb, 'POST', '/sandbox/switch/clock', { body: { advanceSeconds: 3601 } });
     expect(late.body.expired).toBeGreaterThanOrEqual(1);
     expect(late.body.offsetSeconds).toBe(7201);
     expect(await stored(original)).toMatchObject({ transactionStatus: 'reversed', releaseReason: 'expiry' });
-    expect(Date.parse((await call(sb, 'GET', '/sandbox/switch/clock')).body.now)).toBeGreaterThan(Date.now() + 7_000_000);
+    expect(Date.parse((await call<ClockAnswer>(sb, 'GET', '/sandbox/switch/clock')).body.now)).toBeGreaterThan(Date.now() + 7_000_000);
   });
 });
 
@@ -188,7 +187,7 @@ describe('advice and repeats', () => {
   it('a repeat is answered as the first time: same outcome, no second hold, recorded on the original', async () => {
     const original = await approvedAuth(100);
     const first = await stored(original);
-    const repeat = await call(sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: sb.token, body: {} });
+    const repeat = await call<SimulateEnvelope>(sb, 'POST', `/sandbox/transactions/${original}/repeat`, { token: sb.token, body: {} });
     expect(repeat.status, repeat.text).toBe(200);
     expect(repeat.body.data).toMatchObject({ transactionId: original, responseCode: '00', stan: first.stan, rrn: first.rrn });
     const after = await stored(original);

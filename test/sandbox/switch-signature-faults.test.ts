@@ -7,8 +7,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { parseWebhookFaults, WebhookFaultSpecError } from '../../src/sandbox/switch/webhook-faults.js';
 import { verifyRequest, type SignatureScheme } from '../../src/webhook-protocol/signature.js';
 import { SIGNATURE_FAULTS, signMessage } from '../../src/webhook-protocol/signature-faults.js';
-import { call } from './helpers.js';
+import { call, type DataEnvelope, type WebhookFaultState } from './helpers.js';
 import { auth, cardOf, echo, simulate, updateProgram, useForwardSandbox, type Received } from './switch-helpers.js';
+import type { Transaction, SimulateEnvelope } from '../../src/api/schemas.js';
+import { present } from '../helpers/json.js';
 
 const SECRET = 'whsec_c2lnbmF0dXJlLWZhdWx0cy10ZXN0LXNlY3JldC0zMmI=';
 const env = useForwardSandbox({ secret: SECRET, header: 'x-webhook-secret' }, { adviceRetryFirstMs: 3_600_000 });
@@ -19,7 +21,7 @@ beforeEach(async () => {
 });
 
 async function setFaults(spec: string) {
-  const response = await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { spec } });
+  const response = await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { spec } });
   expect(response.status, response.text).toBe(200);
 }
 
@@ -49,7 +51,7 @@ describe('the signature fault key', () => {
 
   it('GET /sandbox/webhook-faults shows it', async () => {
     await setFaults('signature=stale-future');
-    expect((await call(env.sb, 'GET', '/sandbox/webhook-faults', { token: env.sb.token })).body.spec).toContain('signature=stale-future');
+    expect((await call<WebhookFaultState>(env.sb, 'GET', '/sandbox/webhook-faults', { token: env.sb.token })).body.spec).toContain('signature=stale-future');
   });
 });
 
@@ -82,7 +84,7 @@ for (const scheme of ['cardctl', 'standard-webhooks'] as SignatureScheme[]) {
         if (fault === 'missing') expect(received.headers['x-webhook-secret']).toBeUndefined();
         if (fault === 'wrong-secret') expect(received.headers['x-webhook-secret']).not.toBe(SECRET);
         if (fault === 'tampered') expect(received.message['4']).toBe('000000001235');
-        const stored = await call(env.sb, 'GET', `/institutions/transactions/${response.body.data.transactionId}`, { token: env.sb.token });
+        const stored = await call<DataEnvelope<Transaction>>(env.sb, 'GET', `/institutions/transactions/${response.body.data.transactionId}`, { token: env.sb.token });
         expect(stored.body.data.webhookFaults).toEqual([`signature ${fault}`]);
       });
     }
@@ -104,10 +106,10 @@ describe('a repeat records the MTI of the webhook\'s answer', () => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...received.message, '0': mti, '39': '00' }));
     });
     answerWith('0110');
-    await call(env.sb, 'POST', `/sandbox/transactions/${original.transactionId}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
+    await call<SimulateEnvelope>(env.sb, 'POST', `/sandbox/transactions/${original.transactionId}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
     answerWith('0111');
-    await call(env.sb, 'POST', `/sandbox/transactions/${original.transactionId}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
-    const stored = await call(env.sb, 'GET', `/institutions/transactions/${original.transactionId}`, { token: env.sb.token });
-    expect(stored.body.data.repeats.map((r: { replyMti: string }) => r.replyMti)).toEqual(['0110', '0111']);
+    await call<SimulateEnvelope>(env.sb, 'POST', `/sandbox/transactions/${original.transactionId}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
+    const stored = await call<DataEnvelope<Transaction>>(env.sb, 'GET', `/institutions/transactions/${original.transactionId}`, { token: env.sb.token });
+    expect(present(stored.body.data.repeats, 'the repeats').map((r) => r.replyMti)).toEqual(['0110', '0111']);
   });
 });

@@ -10,7 +10,7 @@ import { openStore } from '../../src/sandbox/store/index.js';
 import { ABANDONED_AFTER_MS, recoverAbandoned } from '../../src/sandbox/switch/expiry.js';
 import { switchStore } from '../../src/sandbox/switch/store.js';
 import { applyEvent, TRANSACTION_EVENTS, TRANSACTION_STATES, transactionStatusOf, type TransactionEvent, type TransactionState } from '../../src/sandbox/switch/states.js';
-import { call, UNDO_VERSION_4 } from './helpers.js';
+import { call, UNDO_VERSION_4, fieldErrorsOf, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
 import { auth, cardOf, createProgram, echo, financial, simulate, useForwardSandbox } from './switch-helpers.js';
 import type { Transaction } from '../../src/api/schemas.js';
 
@@ -20,12 +20,12 @@ const reversal = (originalTransactionId: string, amount: number, extra: Record<s
   ({ intent: 'reversal', processingFlow: 'purchase', amount, originalTransactionId, ...extra });
 
 async function stored(id: string) {
-  return (await call(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
+  return (await call<DataEnvelope<Transaction>>(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
 }
 
 /** Reversal transactions (0420) of the institution whose field 90 names the original's STAN. */
 async function reversalsOf(original: { stan: string }) {
-  const list = await call(env.sb, 'GET', '/institutions/transactions?limit=100', { token: env.sb.token });
+  const list = await call<ListDataEnvelope<Transaction>>(env.sb, 'GET', '/institutions/transactions?limit=100', { token: env.sb.token });
   return list.body.data.filter((t: Transaction) => t.mti === '0420' && t.originalMessage['90']?.slice(4, 10) === original.stan);
 }
 
@@ -138,7 +138,7 @@ describe('a reversal against a forwarded authorization still awaiting its answer
     const release = gatedAnswer('00');
     const pending = simulate(env.sb, auth(card.id, { amount: 300, responseMode: 'forward' }));
     await received(1);
-    const id = (await call(env.sb, 'GET', '/institutions/transactions?limit=1', { token: env.sb.token })).body.data[0].id;
+    const id = (await call<ListDataEnvelope<Transaction>>(env.sb, 'GET', '/institutions/transactions?limit=1', { token: env.sb.token })).body.data[0].id;
     expect(await stored(id)).toMatchObject({ transactionStatus: 'pending', responseCode: '' });
 
     const early = await simulate(env.sb, reversal(id, 300));
@@ -170,7 +170,7 @@ describe('a reversal against a forwarded authorization still awaiting its answer
     const release = gatedAnswer('05');
     const pending = simulate(env.sb, auth(card.id, { amount: 20, responseMode: 'forward' }));
     await received(1);
-    const id = (await call(env.sb, 'GET', '/institutions/transactions?limit=1', { token: env.sb.token })).body.data[0].id;
+    const id = (await call<ListDataEnvelope<Transaction>>(env.sb, 'GET', '/institutions/transactions?limit=1', { token: env.sb.token })).body.data[0].id;
     const early = await simulate(env.sb, reversal(id, 20));
     expect(early.status).toBe(409);
     release();
@@ -191,9 +191,9 @@ describe('a reversal against a forwarded authorization still awaiting its answer
     const date = '2027-05-06T07:08:09.000Z';
     const pending = simulate(env.sb, auth(card.id, { responseMode: 'forward', transactionDate: date }));
     await received(1);
-    const before = (await call(env.sb, 'GET', '/institutions/transactions?limit=1', { token: env.sb.token })).body;
+    const before = (await call<ListDataEnvelope<Transaction>>(env.sb, 'GET', '/institutions/transactions?limit=1', { token: env.sb.token })).body;
     expect((await simulate(env.sb, reversal(before.data[0].id, 100, { transactionDate: date }))).status).toBe(409);
-    const after = (await call(env.sb, 'GET', '/institutions/transactions?limit=1', { token: env.sb.token })).body;
+    const after = (await call<ListDataEnvelope<Transaction>>(env.sb, 'GET', '/institutions/transactions?limit=1', { token: env.sb.token })).body;
     expect(after.pagination.total).toBe(before.pagination.total);
     release();
     await pending;
@@ -214,7 +214,7 @@ describe('answers that never come, and answers that come too late', () => {
     const release = gatedAnswer('00');
     const pending = simulate(env.sb, auth(card.id, { amount: 12, responseMode: 'forward' }));
     await received(1);
-    const id = (await call(env.sb, 'GET', '/institutions/transactions?limit=1', { token: env.sb.token })).body.data[0].id;
+    const id = (await call<ListDataEnvelope<Transaction>>(env.sb, 'GET', '/institutions/transactions?limit=1', { token: env.sb.token })).body.data[0].id;
     age(id, ABANDONED_AFTER_MS / 2);
     expect((await simulate(env.sb, reversal(id, 12))).body.message).toMatch(/still awaiting/);
     age(id, ABANDONED_AFTER_MS + 1_000);
@@ -382,12 +382,12 @@ describe('partial reversals', () => {
   ])('refuses %s and changes nothing', async (_label, extra, status, field, message) => {
     const card = await cardOf(env.sb);
     const original = (await simulate(env.sb, auth(card.id, { amount: 100 }))).body.data;
-    const before = (await call(env.sb, 'GET', '/institutions/transactions?limit=1', { token: env.sb.token })).body.pagination.total;
+    const before = (await call<ListDataEnvelope<Transaction>>(env.sb, 'GET', '/institutions/transactions?limit=1', { token: env.sb.token })).body.pagination.total;
     const response = await simulate(env.sb, { ...reversal(original.transactionId, 10), ...extra });
     expect(response.status).toBe(status);
     expect(response.body.message).toMatch(message);
-    if (field) expect(response.body.errors[0].field).toBe(field);
-    expect((await call(env.sb, 'GET', '/institutions/transactions?limit=1', { token: env.sb.token })).body.pagination.total).toBe(before);
+    if (field) expect(fieldErrorsOf(response)[0].field).toBe(field);
+    expect((await call<ListDataEnvelope<Transaction>>(env.sb, 'GET', '/institutions/transactions?limit=1', { token: env.sb.token })).body.pagination.total).toBe(before);
     expect(env.sb.deps.store.transactions.getStored(env.sb.institutionId, original.transactionId)).toMatchObject({ state: 'approved', reversedMinor: 0 });
   });
 });

@@ -5,9 +5,9 @@
 // is recorded on it; nothing is stored as approved.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_REPLY_BYTES, MUST_ECHO } from '../../src/webhook-protocol/reply.js';
-import { call } from './helpers.js';
+import { call, type DataEnvelope } from './helpers.js';
 import { auth, cardOf, clearPan, echo, simulate, useForwardSandbox, type Responder } from './switch-helpers.js';
-import type { Card } from '../../src/api/schemas.js';
+import type { Card, Transaction } from '../../src/api/schemas.js';
 
 let card: Card;
 
@@ -19,7 +19,7 @@ beforeAll(async () => {
 const forward = (extra: Record<string, unknown> = {}) => auth(card.id, { responseMode: 'forward', ...extra });
 
 async function stored(id: string) {
-  return (await call(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
+  return (await call<DataEnvelope<Transaction>>(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data;
 }
 
 /** Simulates with `responder` as the webhook and checks the transaction failed with 96 for `reason`. */
@@ -73,7 +73,7 @@ describe('a reply must answer its request', () => {
     expect(await stored(reversal.body.data.transactionId)).toMatchObject({ advice: { acknowledged: false, attempts: 1, lastResult: expect.stringMatching(/field 90/) } });
     expect(await stored(original.transactionId)).toMatchObject({ transactionStatus: 'reversed', reversed: true });
     env.hook.respond(echo('00'));
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
+    expect((await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
     expect(env.hook.received.at(-1)!.message).toMatchObject({ '0': '0421', '11': reversal.body.data.stan, '37': reversal.body.data.rrn, '90': reversal.body.data.request['90'] });
     expect(await stored(reversal.body.data.transactionId)).toMatchObject({ advice: { acknowledged: true, attempts: 2 } });
   });

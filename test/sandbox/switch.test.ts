@@ -2,9 +2,10 @@
 // checks, limits per channel and per day, amounts by currency exponent, overrides (reversals:
 // switch-reversals.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createCard, OpenApiChecker, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, createCard, OpenApiChecker, startTestSandbox, type Sandbox, errorOf, fieldErrorsOf, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
 import { auth, cardOf, clearPan, createProgram, financial, simulate, updateProgram } from './switch-helpers.js';
-import type { Transaction } from '../../src/api/schemas.js';
+import type { Transaction, Card, SimulateEnvelope, SandboxInstitutionCredentials } from '../../src/api/schemas.js';
+import { present } from '../helpers/json.js';
 
 let sb: Sandbox;
 let openapi: OpenApiChecker;
@@ -46,7 +47,7 @@ describe('approved in stub mode', () => {
     expect(data.response).toMatchObject({ '0': '0110', '39': '00', '11': data.stan, '37': data.rrn });
     expect(data.response['38']).toMatch(/^\d{6}$/);
 
-    const stored = await call(sb, 'GET', `/institutions/transactions/${data.transactionId}`, { token: sb.token });
+    const stored = await call<DataEnvelope<Transaction>>(sb, 'GET', `/institutions/transactions/${data.transactionId}`, { token: sb.token });
     expect(stored.status).toBe(200);
     openapi.expectMatches('GET', '/institutions/transactions/{id}', stored);
     const tx = stored.body.data;
@@ -70,7 +71,7 @@ describe('approved in stub mode', () => {
     expect(Date.parse(hops.serviceToSwitch.timestamp)).toBeGreaterThanOrEqual(Date.parse(hops.switchToService.timestamp));
     expect(tx.duration).toBe(data.duration);
 
-    const list = await call(sb, 'GET', '/institutions/transactions?limit=5', { token: sb.token });
+    const list = await call<ListDataEnvelope<Transaction>>(sb, 'GET', '/institutions/transactions?limit=5', { token: sb.token });
     openapi.expectMatches('GET', '/institutions/transactions', list);
     expect(list.body.data.map((t: { id: string }) => t.id)).toContain(data.transactionId);
   });
@@ -102,7 +103,7 @@ describe('approved in stub mode', () => {
     const card = await cardOf(sb);
     const { data } = (await simulate(sb, auth(card.id, { merchantId: 'M-42', terminalId: 'T-42' }))).body;
     expect(data.request).toMatchObject({ '22': '051', '25': '00', '49': '566', '41': 'T-42', '42': 'M-42' });
-    const filtered = await call(sb, 'GET', '/institutions/transactions?merchantId=M-42&terminalId=T-42', { token: sb.token });
+    const filtered = await call<ListDataEnvelope<Transaction>>(sb, 'GET', '/institutions/transactions?merchantId=M-42&terminalId=T-42', { token: sb.token });
     expect(filtered.body.data.map((t: { id: string }) => t.id)).toEqual([data.transactionId]);
   });
 
@@ -113,7 +114,7 @@ describe('approved in stub mode', () => {
   });
 
   it('needs a bearer token', async () => {
-    const response = await call(sb, 'POST', '/institutions/switch/simulate', { body: auth('x') });
+    const response = await call<SimulateEnvelope>(sb, 'POST', '/institutions/switch/simulate', { body: auth('x') });
     expect(response.status).toBe(401);
   });
 });
@@ -134,7 +135,7 @@ describe('card by pan, expiry and account (rule 1)', () => {
     expect(wrongAccount.body.data.responseCode).toBe('14');
     const unknownPan = await simulate(sb, { ...base, pan: '4111111111111111', expiry: '2912', accountNumber: '1' });
     expect(unknownPan.body).toMatchObject({ status: 'failed', data: { responseCode: '14', responseMessage: 'Invalid card number (no such number)', transactionStatus: 'failed' } });
-    const stored = await call(sb, 'GET', `/institutions/transactions/${unknownPan.body.data.transactionId}`, { token: sb.token });
+    const stored = await call<DataEnvelope<Transaction>>(sb, 'GET', `/institutions/transactions/${unknownPan.body.data.transactionId}`, { token: sb.token });
     expect(stored.body.data.card).toBeNull();
     expect(stored.body.data.cardData.pan).toBe('411111******1111');
   });
@@ -142,19 +143,19 @@ describe('card by pan, expiry and account (rule 1)', () => {
   it('is a 400 naming the missing fields when cardId is absent and the card data are incomplete', async () => {
     const response = await simulate(sb, { intent: 'authorization', processingFlow: 'purchase', amount: 10, pan: '4111111111111111' });
     expect(response.status).toBe(400);
-    expect(response.body.error).toBe('VALIDATION_ERROR');
-    expect(response.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['accountNumber', 'expiry']);
+    expect(errorOf(response).error).toBe('VALIDATION_ERROR');
+    expect(fieldErrorsOf(response).map((e: { field: string }) => e.field).sort()).toEqual(['accountNumber', 'expiry']);
   });
 
   it("does not find another institution's card by PAN", async () => {
-    const other = await call(sb, 'POST', '/sandbox/institutions', { body: { name: 'Other Bank' } });
+    const other = await call<DataEnvelope<SandboxInstitutionCredentials>>(sb, 'POST', '/sandbox/institutions', { body: { name: 'Other Bank' } });
     expect(other.status, other.text).toBe(201);
     const card = await cardOf(sb);
     const response = await simulate(sb, { intent: 'authorization', processingFlow: 'purchase', amount: 10, pan: clearPan(sb, card.id), expiry: `${String(card.expiryYear).slice(2)}${card.expiryMonth}`, accountNumber: card.account.number }, { token: other.body.data.token });
     expect(response.body.data.responseCode).toBe('14');
     const byId = await simulate(sb, auth(card.id), { token: other.body.data.token });
     expect(byId.body.data.responseCode).toBe('14');
-    const read = await call(sb, 'GET', `/institutions/transactions/${byId.body.data.transactionId}`, { token: sb.token });
+    const read = await call<DataEnvelope<Transaction>>(sb, 'GET', `/institutions/transactions/${byId.body.data.transactionId}`, { token: sb.token });
     expect(read.status).toBe(404);
   });
 });
@@ -177,9 +178,9 @@ describe('declines of the service checks', () => {
 
   it('62 for a suspended or inactive card', async () => {
     const card = await cardOf(sb);
-    expect((await call(sb, 'GET', `/institutions/cards/${card.id}/deactivate`, { token: sb.token })).status).toBe(200);
+    expect((await call<DataEnvelope<Card>>(sb, 'GET', `/institutions/cards/${card.id}/deactivate`, { token: sb.token })).status).toBe(200);
     expect((await simulate(sb, auth(card.id))).body.data.responseCode).toBe('62');
-    expect((await call(sb, 'GET', `/institutions/cards/${card.id}/activate`, { token: sb.token })).status).toBe(200);
+    expect((await call<DataEnvelope<Card>>(sb, 'GET', `/institutions/cards/${card.id}/activate`, { token: sb.token })).status).toBe(200);
     expect((await simulate(sb, auth(card.id))).body.data.responseCode).toBe('00');
   });
 
@@ -193,11 +194,11 @@ describe('declines of the service checks', () => {
   it('checks in order: 14, then 54, then 62, then 57', async () => {
     const program = await createProgram(sb, { channels: { pos: { enabled: false, dailyLimit: { count: 1, amount: 1 } } } });
     const card = await cardOf(sb, program.id);
-    await call(sb, 'GET', `/institutions/cards/${card.id}/deactivate`, { token: sb.token });
+    await call<DataEnvelope<Card>>(sb, 'GET', `/institutions/cards/${card.id}/deactivate`, { token: sb.token });
     const late = new Date(Date.UTC(card.expiryYear + 1, 0, 1)).toISOString();
     expect((await simulate(sb, auth(card.id, { transactionDate: late, amount: 5 }))).body.data.responseCode).toBe('54');
     expect((await simulate(sb, auth(card.id, { amount: 5 }))).body.data.responseCode).toBe('62');
-    await call(sb, 'GET', `/institutions/cards/${card.id}/activate`, { token: sb.token });
+    await call<DataEnvelope<Card>>(sb, 'GET', `/institutions/cards/${card.id}/activate`, { token: sb.token });
     expect((await simulate(sb, auth(card.id, { amount: 5 }))).body.data.responseCode).toBe('57');
   });
 });
@@ -233,8 +234,8 @@ describe('daily limits per card, channel and day', () => {
       expect((await simulate(own, auth(card.id, { channel: 'web', paymentMethod: 'ecom' }))).body.data.responseCode).toBe('00');
       expect((await simulate(own, auth(card.id, { channel: 'web', paymentMethod: 'ecom', transactionDate: dated(5) }))).body.data.responseCode).toBe('65');
       // A reversal gives the slot back.
-      const first = (await call(own, 'GET', '/institutions/transactions?limit=100', { token: own.token })).body.data
-        .find((t: Transaction) => t.card?.id === card.id && t.transactionStatus === 'pending' && t.transactionChannel.channelType === 'pos');
+      const first = present((await call<ListDataEnvelope<Transaction>>(own, 'GET', '/institutions/transactions?limit=100', { token: own.token })).body.data
+        .find((t: Transaction) => t.card?.id === card.id && t.transactionStatus === 'pending' && t.transactionChannel.channelType === 'pos'), 'the pending pos transaction');
       const reversal = await simulate(own, { intent: 'reversal', processingFlow: 'purchase', amount: 100, originalTransactionId: first.id });
       expect(reversal.body.data.responseCode).toBe('00');
       expect((await simulate(own, auth(card.id))).body.data.responseCode).toBe('00');
@@ -294,7 +295,7 @@ describe('amounts: field 4 by the currency exponent', () => {
       expect(response.status, response.text).toBe(200);
       expect(response.body.data.request['4'], JSON.stringify(c)).toBe(c.field4);
       expect(response.body.data.request['49']).toBe(c.currency);
-      const stored = (await call(sb, 'GET', `/institutions/transactions/${response.body.data.transactionId}`, { token: sb.token })).body.data;
+      const stored = (await call<DataEnvelope<Transaction>>(sb, 'GET', `/institutions/transactions/${response.body.data.transactionId}`, { token: sb.token })).body.data;
       expect(stored.amounts).toEqual({ amount: c.field4, currency: c.currency });
       expect(stored.amount).toBe(c.amount);
     }
@@ -305,11 +306,11 @@ describe('amounts: field 4 by the currency exponent', () => {
     for (const [currency, amount] of [['392', 1500.5], ['566', 10.001], ['048', 1.2345]] as const) {
       const response = await simulate(sb, auth(card.id, { currency, amount }));
       expect(response.status, `${currency} ${amount}`).toBe(400);
-      expect(response.body.errors[0].field).toBe('amount');
+      expect(fieldErrorsOf(response)[0].field).toBe('amount');
     }
     const unknown = await simulate(sb, auth(card.id, { currency: '000' }));
     expect(unknown.status).toBe(400);
-    expect(unknown.body.errors[0].field).toBe('currency');
+    expect(fieldErrorsOf(unknown)[0].field).toBe('currency');
     const schema = await simulate(sb, auth(card.id, { amount: -1 }));
     expect(schema.status).toBe(400);
   });
@@ -322,7 +323,7 @@ describe('overrides and identifiers', () => {
     const { data } = response.body;
     expect(data.request).toMatchObject({ '4': '000000150000', '43': 'ACME STORE LAGOS NG', '18': '5411' });
     expect(data.response['43']).toBe('ACME STORE LAGOS NG');
-    const stored = (await call(sb, 'GET', `/institutions/transactions/${data.transactionId}`, { token: sb.token })).body.data;
+    const stored = (await call<DataEnvelope<Transaction>>(sb, 'GET', `/institutions/transactions/${data.transactionId}`, { token: sb.token })).body.data;
     expect(stored.amounts.amount).toBe('000000150000');
     expect(stored.amount).toBe(1500);
   });
@@ -346,7 +347,7 @@ describe('overrides and identifiers', () => {
     for (let i = 0; i < 3; i++) await simulate(sb, auth(card.id, { transactionDate: date }));
     // Declines and unknown cards draw a STAN too.
     await simulate(sb, auth('000000000000000000000000', { transactionDate: date }));
-    const other = (await call(sb, 'POST', '/sandbox/institutions', { body: { name: 'Quiet Bank' } })).body.data;
+    const other = (await call<DataEnvelope<SandboxInstitutionCredentials>>(sb, 'POST', '/sandbox/institutions', { body: { name: 'Quiet Bank' } })).body.data;
     const otherCard = await createCard(sb, { cardProgram: other.cardProgramId }, other.token);
     const first = (await simulate(sb, auth(otherCard.id, { transactionDate: date }), { token: other.token })).body.data;
     expect(first.stan).toBe('000001');
@@ -375,7 +376,7 @@ describe('overrides and identifiers', () => {
   });
 
   it('GET /institutions/transactions/{id} is a 404 for an unknown id', async () => {
-    const response = await call(sb, 'GET', '/institutions/transactions/ffffffffffffffffffffffff', { token: sb.token });
+    const response = await call<DataEnvelope<Transaction>>(sb, 'GET', '/institutions/transactions/ffffffffffffffffffffffff', { token: sb.token });
     expect(response.status).toBe(404);
     expect(response.body.message).toBe('transaction ffffffffffffffffffffffff not found');
   });

@@ -4,9 +4,11 @@
 // operation with the credentials swapped (API key on bearer routes, bearer on the API-key
 // route): 401. A route added without a case here fails the test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createCard, createCardBody, encryptPin, startTestSandbox, type OpenApiPaths, type Sandbox } from './helpers.js';
+import { call, createCard, createCardBody, encryptPin, startTestSandbox, type OpenApiPaths, type Sandbox, errorOf, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
 import { makeCertificate } from './oauth-helpers.js';
 import { auth, clearPan, simulate } from './switch-helpers.js';
+import type { Card, Transaction, CardProgram, OAuthApplication, SandboxInstitutionCredentials } from '../../src/api/schemas.js';
+import { present } from '../helpers/json.js';
 
 let sandbox: Sandbox;
 /** Institution B: its own token, key and program. */
@@ -23,7 +25,7 @@ const customer = {
 
 beforeAll(async () => {
   sandbox = await startTestSandbox();
-  const created = await call(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'Bravo Bank' } });
+  const created = await call<DataEnvelope<SandboxInstitutionCredentials>>(sandbox, 'POST', '/sandbox/institutions', { body: { name: 'Bravo Bank' } });
   other = created.body.data;
   // A's records: a card (with a recognisable cardholder), a transaction, an OAuth application.
   const card = await createCard(sandbox, { customer, referenceCode: 'ALPHA-REF-0001', embossingName: 'ALPHA OWNER' });
@@ -31,7 +33,7 @@ beforeAll(async () => {
   // same RRN as A's first of that hour without learning anything from A: A's is dated apart.
   const tx = await simulate(sandbox, auth(card.id, { amount: 4242, transactionDate: '2028-02-03T04:05:06.000Z' }));
   expect(tx.status, tx.text).toBe(200);
-  const app = await call(sandbox, 'POST', '/institutions/oauth/create', {
+  const app = await call<DataEnvelope<OAuthApplication>>(sandbox, 'POST', '/institutions/oauth/create', {
     token: sandbox.token,
     body: { name: 'Alpha ledger', publicKey: makeCertificate().certificatePem, scopes: ['read:card'], grantType: 'client_credentials' },
   });
@@ -127,23 +129,23 @@ describe('tenancy over every authenticated route', () => {
       expect(leaked, `${key} leaked A's data: ${response.text.slice(0, 300)}`).toEqual([]);
       if (typeof c.expect === 'number') {
         expect(response.status, `${key}: ${response.text.slice(0, 200)}`).toBe(c.expect);
-        expect(response.body.error).toBe(c.expect === 404 ? 'NOT_FOUND' : 'FORBIDDEN');
+        expect(errorOf(response).error).toBe(c.expect === 404 ? 'NOT_FOUND' : 'FORBIDDEN');
       } else if (c.expect === 'declined') {
         // The switch answers every message; for another institution's card it is "no such card".
         expect(response.status, response.text).toBeLessThan(500);
-        if (response.status === 200) expect(response.body.data.responseCode).toBe('14');
+        if (response.status === 200) expect(response.body).toMatchObject({ data: { responseCode: '14' } });
       } else {
         expect(response.status, `${key}: ${response.text.slice(0, 200)}`).toBeLessThan(300);
       }
     }
     // A's records are as they were.
-    const mine = await call(sandbox, 'GET', `/institutions/cards?cardId=${A.cardId}`, { token: sandbox.token });
+    const mine = await call<ListDataEnvelope<Card>>(sandbox, 'GET', `/institutions/cards?cardId=${A.cardId}`, { token: sandbox.token });
     expect(mine.body.data[0]).toMatchObject({ status: 'active', customer: { firstName: 'Alpha' }, pinAttempts: 0 });
-    const apps = await call(sandbox, 'GET', '/institutions/oauth/applications?limit=100', { token: sandbox.token });
+    const apps = await call<ListDataEnvelope<OAuthApplication>>(sandbox, 'GET', '/institutions/oauth/applications?limit=100', { token: sandbox.token });
     expect(apps.body.data.map((a: { name: string }) => a.name)).toContain('Alpha ledger');
-    const programs = await call(sandbox, 'GET', '/sandbox/card-programs', { token: sandbox.token });
-    expect(programs.body.data.find((p: { id: string }) => p.id === A.programId).name).not.toBe('Taken');
-    const txs = await call(sandbox, 'GET', '/institutions/transactions?limit=100', { token: sandbox.token });
+    const programs = await call<DataEnvelope<CardProgram[]>>(sandbox, 'GET', '/sandbox/card-programs', { token: sandbox.token });
+    expect(present(programs.body.data.find((p: { id: string }) => p.id === A.programId)).name).not.toBe('Taken');
+    const txs = await call<ListDataEnvelope<Transaction>>(sandbox, 'GET', '/institutions/transactions?limit=100', { token: sandbox.token });
     expect(txs.body.data.filter((t: { id: string }) => t.id === A.txId)).toHaveLength(1);
   });
 
@@ -154,7 +156,7 @@ describe('tenancy over every authenticated route', () => {
       if (!path.includes(bravoCard.id)) expect(response.text).not.toContain(bravoCard.id);
       expect(response.text).not.toContain('BRAVO-REF-0001');
       expect(response.text).not.toContain(bravoCard.pan);
-      if (response.status === 200) expect(response.body.data).toEqual([]);
+      if (response.status === 200) expect(response.body).toHaveProperty('data', []);
       else expect(response.status).toBe(404);
     }
   });
@@ -170,7 +172,7 @@ describe('tenancy over every authenticated route', () => {
         const body = op.security === 'apiKey' ? { ...(c.body!() as object), institutionId: sandbox.institutionId } : c.body?.();
         const response = await call(sandbox, op.method, path, { ...credentials, body });
         expect(response.status, `${op.method} ${op.path} ${Object.keys(credentials)[0]}`).toBe(401);
-        expect(response.body.error).toBe('UNAUTHORIZED');
+        expect(errorOf(response).error).toBe('UNAUTHORIZED');
         expect(secretsOfA.filter((s) => s !== A.cardId && s !== A.appId && s !== A.userId && s !== A.programId && s !== A.txId && response.text.includes(s))).toEqual([]);
       }
     }

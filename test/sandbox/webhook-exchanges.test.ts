@@ -4,33 +4,32 @@
 // replay (freshly signed and verifiable, or with its original timestamp; linked; no ledger change).
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Transaction, WebhookExchange } from '../../src/api/schemas.js';
+import type { Transaction, WebhookExchange, Lifecycle, SimulateEnvelope, SandboxInstitutionCredentials, SandboxUserCredentials, Card } from '../../src/api/schemas.js';
 import { maskPansInText, redactValue } from '../../src/core/redact.js';
 import { createSandboxEvents } from '../../src/sandbox/events.js';
 import { ExchangeLog } from '../../src/sandbox/exchange-log.js';
 import { switchStore } from '../../src/sandbox/switch/store.js';
 import { verifySignature } from '../../src/webhook-protocol/signature.js';
-import { call, startTestSandbox, type Sandbox } from './helpers.js';
+import { call, startTestSandbox, type Sandbox, type DataEnvelope, type ListDataEnvelope, type WebhookFaultState } from './helpers.js';
 import { auth, cardOf, clearPan, echo, financial, simulate, startWebhook, updateProgram, useForwardSandbox, type TestWebhook } from './switch-helpers.js';
-import type { AnyJson } from '../helpers/json.js';
 
 const SECRET = 'whsec_exchanges_secret_value';
 const env = useForwardSandbox({ secret: SECRET, header: 'x-hook-key' }, { adviceRetryFirstMs: 3_600_000 });
-let card: { id: string; [key: string]: AnyJson };
+let card: Card;
 
 beforeEach(async () => {
-  await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
+  await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
   card = await cardOf(env.sb, env.programId);
 });
 
-async function exchanges(query = '', token = env.sb.token): Promise<{ status: number; data: WebhookExchange[]; body: AnyJson; text: string }> {
-  const response = await call(env.sb, 'GET', `/sandbox/webhook-exchanges${query}`, { token });
+async function exchanges(query = '', token = env.sb.token): Promise<{ status: number; data: WebhookExchange[]; body: ListDataEnvelope<WebhookExchange>; text: string }> {
+  const response = await call<ListDataEnvelope<WebhookExchange>>(env.sb, 'GET', `/sandbox/webhook-exchanges${query}`, { token });
   return { status: response.status, data: response.body?.data ?? [], body: response.body, text: response.text };
 }
 
 const ofTx = async (id: string) => (await exchanges(`?transactionId=${id}&limit=100`)).data.filter((x) => x.transactionId === id);
 const forward = (extra: Record<string, unknown> = {}) => auth(card.id, { responseMode: 'forward', ...extra });
-const message = (body: Record<string, unknown>) => call(env.sb, 'POST', '/sandbox/switch/messages', { token: env.sb.token, body: { responseMode: 'forward', ...body } });
+const message = (body: Record<string, unknown>) => call<SimulateEnvelope>(env.sb, 'POST', '/sandbox/switch/messages', { token: env.sb.token, body: { responseMode: 'forward', ...body } });
 
 /** Nothing secret in the JSON: not the webhook secret, not the clear PAN, nothing the PAN scanner would mask. */
 function expectClean(json: string, pan: string) {
@@ -56,7 +55,7 @@ describe('recording', () => {
     expect(JSON.parse(x!.response!.body)['39']).toBe('00');
     expect(x!.latencyMs).toBeGreaterThanOrEqual(0);
     expectClean(JSON.stringify(x), clearPan(env.sb, card.id));
-    expect((await call(env.sb, 'GET', `/sandbox/webhook-exchanges/${x!.id}`, { token: env.sb.token })).body.data).toEqual(x);
+    expect((await call<DataEnvelope<WebhookExchange>>(env.sb, 'GET', `/sandbox/webhook-exchanges/${x!.id}`, { token: env.sb.token })).body.data).toEqual(x);
   });
 
   it('financial, balance, increment, completion, refund and reversal are each recorded with their kind', async () => {
@@ -84,7 +83,7 @@ describe('recording', () => {
     env.hook.respond((_received, res) => { res.writeHead(503).end('busy'); });
     const advice = (await message({ message: 'advice', cardId: card.id, amount: 30 })).body.data.transactionId;
     env.hook.respond(echo('00'));
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
+    expect((await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
     const records = (await ofTx(advice)).reverse();
     expect(records.map((x) => [x.kind, x.mti, x.attempt, x.verdict, x.response?.status])).toEqual([
       ['advice', '0120', 1, 'refused', 503], ['advice-repeat', '0121', 2, 'accepted', 200],
@@ -96,10 +95,10 @@ describe('recording', () => {
 
   it('a reversal with no answer stands and is repeated (0421): each attempt recorded, the first with no reply', async () => {
     const original = (await simulate(env.sb, forward({ amount: 90 }))).body.data.transactionId;
-    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { reset: 1 } });
+    await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { reset: 1 } });
     const reversal = (await simulate(env.sb, { intent: 'reversal', processingFlow: 'purchase', amount: 90, originalTransactionId: original, responseMode: 'forward' })).body.data.transactionId;
-    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
-    await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} });
+    await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
+    await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} });
     const records = (await ofTx(reversal)).reverse();
     expect(records.map((x) => [x.kind, x.mti, x.attempt, x.verdict])).toEqual([['reversal', '0420', 1, 'no-answer'], ['reversal-repeat', '0421', 2, 'accepted']]);
     expect(records[0]).toMatchObject({ response: null, faults: ['reset'], reason: expect.stringMatching(/reset/) });
@@ -107,12 +106,12 @@ describe('recording', () => {
 
   it('a network repeat (0101) is recorded as a repeat', async () => {
     const id = (await simulate(env.sb, forward())).body.data.transactionId;
-    await call(env.sb, 'POST', `/sandbox/transactions/${id}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
+    await call<SimulateEnvelope>(env.sb, 'POST', `/sandbox/transactions/${id}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
     expect((await ofTx(id)).map((x) => `${x.kind} ${x.mti} ${x.attempt}`)).toEqual(['authorization-repeat 0101 2', 'authorization 0100 1']);
   });
 
   it('a duplicate delivery is two records, both marked with the fault', async () => {
-    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { duplicate: 1 } });
+    await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { duplicate: 1 } });
     const id = (await simulate(env.sb, forward())).body.data.transactionId;
     expect(env.hook.received).toHaveLength(2);
     const records = await ofTx(id);
@@ -131,7 +130,7 @@ describe('recording', () => {
   });
 
   it('past the deadline: no answer, no reply taken, the fault named; what follows (the timeout reversal) recorded too', async () => {
-    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { deadline: '30ms' } });
+    await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { deadline: '30ms' } });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => { release = resolve; });
     env.hook.respond(async (received, res) => {
@@ -139,7 +138,7 @@ describe('recording', () => {
       return echo('00')(received, res);
     });
     const id = (await simulate(env.sb, forward({ amount: 7 }))).body.data.transactionId;
-    await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
+    await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
     expect((await ofTx(id))[0]).toMatchObject({ verdict: 'no-answer', response: null, faults: ['deadline 30ms'], reason: expect.stringMatching(/timeout/) });
     release();
     for (;;) {
@@ -154,9 +153,9 @@ describe('recording', () => {
 
   it('a signature fault: the record shows what went out (a tampered body as tampered, a missing signature as missing) and names the fault', async () => {
     for (const fault of ['tampered', 'missing'] as const) {
-      await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { signature: fault } });
+      await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: { signature: fault } });
       const id = (await simulate(env.sb, forward({ amount: 9 }))).body.data.transactionId;
-      await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
+      await call<WebhookFaultState>(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
       const [x] = await ofTx(id);
       const received = env.hook.received.at(-1)!;
       expect(x!.faults).toEqual([`signature ${fault}`]);
@@ -246,7 +245,7 @@ describe('recording', () => {
   it('a replay record holds no secret or full card number either', async () => {
     const id = (await simulate(env.sb, forward())).body.data.transactionId;
     const [first] = await ofTx(id);
-    const replay = await call(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: env.sb.token, body: { keepTimestamp: true } });
+    const replay = await call<DataEnvelope<WebhookExchange>>(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: env.sb.token, body: { keepTimestamp: true } });
     expectClean(replay.text, clearPan(env.sb, card.id));
   });
 
@@ -265,11 +264,11 @@ describe('paging, filters, tenancy', () => {
   it("another institution sees none of these, and cannot read or replay one (404)", async () => {
     const id = (await simulate(env.sb, forward())).body.data.transactionId;
     const [x] = await ofTx(id);
-    const other = (await call(env.sb, 'POST', '/sandbox/institutions', { body: { name: 'Other Bank' } })).body.data;
+    const other = (await call<DataEnvelope<SandboxInstitutionCredentials>>(env.sb, 'POST', '/sandbox/institutions', { body: { name: 'Other Bank' } })).body.data;
     expect((await exchanges('', other.token)).data).toEqual([]);
-    expect((await call(env.sb, 'GET', `/sandbox/webhook-exchanges/${x!.id}`, { token: other.token })).status).toBe(404);
-    expect((await call(env.sb, 'POST', `/sandbox/webhook-exchanges/${x!.id}/replay`, { token: other.token, body: {} })).status).toBe(404);
-    expect((await call(env.sb, 'GET', '/sandbox/webhook-exchanges')).status).toBe(401);
+    expect((await call<DataEnvelope<WebhookExchange>>(env.sb, 'GET', `/sandbox/webhook-exchanges/${x!.id}`, { token: other.token })).status).toBe(404);
+    expect((await call<DataEnvelope<WebhookExchange>>(env.sb, 'POST', `/sandbox/webhook-exchanges/${x!.id}/replay`, { token: other.token, body: {} })).status).toBe(404);
+    expect((await call<ListDataEnvelope<WebhookExchange>>(env.sb, 'GET', '/sandbox/webhook-exchanges')).status).toBe(401);
   });
 });
 
@@ -279,9 +278,9 @@ describe('replay', () => {
     const id = response.body.data.transactionId;
     const [first] = await ofTx(id);
     const sent = env.hook.received.at(-1)!;
-    const before = (await call(env.sb, 'GET', `/sandbox/transactions/${id}/lifecycle`, { token: env.sb.token })).body.data;
+    const before = (await call<DataEnvelope<Lifecycle>>(env.sb, 'GET', `/sandbox/transactions/${id}/lifecycle`, { token: env.sb.token })).body.data;
     env.hook.respond(echo('51'));
-    const replay = await call(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: env.sb.token, body: {} });
+    const replay = await call<DataEnvelope<WebhookExchange>>(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: env.sb.token, body: {} });
     expect(replay.status, replay.text).toBe(201);
     const again = env.hook.received.at(-1)!;
     expect(again.body).toBe(sent.body);
@@ -290,8 +289,8 @@ describe('replay', () => {
     expect(replay.body.data).toMatchObject({ replayOf: first!.id, transactionId: id, kind: 'authorization', attempt: 1, verdict: 'accepted', responseCode: '51' });
     expect(replay.body.data.id).not.toBe(first!.id);
     expect((await ofTx(id))[0]!.id).toBe(replay.body.data.id);
-    expect((await call(env.sb, 'GET', `/sandbox/transactions/${id}/lifecycle`, { token: env.sb.token })).body.data).toEqual(before);
-    expect((await call(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data.responseCode).toBe('00');
+    expect((await call<DataEnvelope<Lifecycle>>(env.sb, 'GET', `/sandbox/transactions/${id}/lifecycle`, { token: env.sb.token })).body.data).toEqual(before);
+    expect((await call<DataEnvelope<Transaction>>(env.sb, 'GET', `/institutions/transactions/${id}`, { token: env.sb.token })).body.data.responseCode).toBe('00');
   });
 
   it('keepTimestamp signs with the original t=; a handler checking freshness refuses it once older than its tolerance', async () => {
@@ -299,12 +298,12 @@ describe('replay', () => {
     const [first] = await ofTx(id);
     const t = /t=(\d+)/.exec(first!.request.headers['x-webhook-signature']!)![1];
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    await call(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: env.sb.token, body: { keepTimestamp: true } });
+    await call<DataEnvelope<WebhookExchange>>(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: env.sb.token, body: { keepTimestamp: true } });
     const kept = env.hook.received.at(-1)!;
     expect(kept.headers['x-webhook-signature']).toMatch(new RegExp(`^t=${t},v1=`));
     expect(verifySignature(kept.headers['x-webhook-signature'], SECRET, kept.body, { toleranceSeconds: 300 })).toMatchObject({ ok: true });
     expect(verifySignature(kept.headers['x-webhook-signature'], SECRET, kept.body, { toleranceSeconds: 0 })).toMatchObject({ ok: false, reason: expect.stringMatching(/off/) });
-    await call(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: env.sb.token, body: {} });
+    await call<DataEnvelope<WebhookExchange>>(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: env.sb.token, body: {} });
     expect(env.hook.received.at(-1)!.headers['x-webhook-signature']).not.toMatch(new RegExp(`^t=${t},`));
   });
 
@@ -313,7 +312,7 @@ describe('replay', () => {
     const [first] = await ofTx(id);
     const elsewhere: TestWebhook = await startWebhook();
     try {
-      const replay = await call(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: env.sb.token, body: { to: elsewhere.url } });
+      const replay = await call<DataEnvelope<WebhookExchange>>(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: env.sb.token, body: { to: elsewhere.url } });
       expect(replay.status).toBe(201);
       expect(replay.body.data.request.url).toBe(elsewhere.url);
       expect(elsewhere.received).toHaveLength(1);
@@ -323,7 +322,7 @@ describe('replay', () => {
       expect(verifySignature(arrived!.headers['x-webhook-signature'], SECRET, arrived!.body)).toMatchObject({ ok: true });
       // By name: localhost is resolved once, checked, and connected by that address.
       const byName = elsewhere.url.replace('127.0.0.1', 'localhost');
-      const named = await call(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: env.sb.token, body: { to: byName } });
+      const named = await call<DataEnvelope<WebhookExchange>>(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: env.sb.token, body: { to: byName } });
       expect(named.status, named.text).toBe(201);
       expect(elsewhere.received).toHaveLength(2);
     } finally {
@@ -332,29 +331,29 @@ describe('replay', () => {
     const port = new URL(env.hook.url).port;
     for (const to of ['not a url', 'ftp://127.0.0.1/x', 'http://example.com/hook', `http://127.0.0.1.attacker.example:${port}/`, `http://localhost.attacker.example:${port}/`,
       `http://127.0.0.1@attacker.example:${port}/`, `http://attacker.example#@127.0.0.1:${port}/`, `http://0.0.0.0:${port}/`, `http://[::ffff:127.0.0.1]:${port}/`]) {
-      const refused = await call(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: env.sb.token, body: { to } });
+      const refused = await call<DataEnvelope<WebhookExchange>>(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: env.sb.token, body: { to } });
       expect(refused.status, to).toBe(400);
     }
-    expect((await call(env.sb, 'POST', '/sandbox/webhook-exchanges/wx_nope/replay', { token: env.sb.token, body: {} })).status).toBe(404);
+    expect((await call<DataEnvelope<WebhookExchange>>(env.sb, 'POST', '/sandbox/webhook-exchanges/wx_nope/replay', { token: env.sb.token, body: {} })).status).toBe(404);
   });
 
   it('to another URL needs read:card_program: a token with create:transaction alone gets 403 and nothing is sent; to the program\'s own webhook it may', async () => {
     const id = (await simulate(env.sb, forward())).body.data.transactionId;
     const [first] = await ofTx(id);
-    const user = await call(env.sb, 'POST', '/sandbox/users', { token: env.sb.token, body: { roles: [{ role: 'replayer', permissions: ['create:transaction'] }] } });
+    const user = await call<DataEnvelope<SandboxUserCredentials>>(env.sb, 'POST', '/sandbox/users', { token: env.sb.token, body: { roles: [{ role: 'replayer', permissions: ['create:transaction'] }] } });
     expect(user.status, user.text).toBe(201);
     const narrow = user.body.data.token as string;
     const listener = await startWebhook();
     try {
-      const refused = await call(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: narrow, body: { to: listener.url } });
+      const refused = await call<DataEnvelope<WebhookExchange>>(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: narrow, body: { to: listener.url } });
       expect(refused.status).toBe(403);
       expect(refused.body).toMatchObject({ error: 'FORBIDDEN', details: { requiredScope: 'read:card_program' } });
       expect(listener.received).toHaveLength(0);
       const before = env.hook.received.length;
-      const own = await call(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: narrow, body: {} });
+      const own = await call<DataEnvelope<WebhookExchange>>(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: narrow, body: {} });
       expect(own.status, own.text).toBe(201);
       expect(env.hook.received).toHaveLength(before + 1);
-      const sameUrl = await call(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: narrow, body: { to: env.hook.url } });
+      const sameUrl = await call<DataEnvelope<WebhookExchange>>(env.sb, 'POST', `/sandbox/webhook-exchanges/${first!.id}/replay`, { token: narrow, body: { to: env.hook.url } });
       expect(sameUrl.status, sameUrl.text).toBe(201);
       expect(env.hook.received.at(-1)!.headers['x-hook-key']).toBe(SECRET);
     } finally {
@@ -378,7 +377,7 @@ describe('bounds', () => {
     const c = await cardOf(sb, program);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await simulate(sb, auth(c.id, { responseMode: 'forward' }))).body.data.transactionId);
-    const listed = (await call(sb, 'GET', '/sandbox/webhook-exchanges?limit=100', { token: sb.token })).body.data as WebhookExchange[];
+    const listed = (await call<ListDataEnvelope<WebhookExchange>>(sb, 'GET', '/sandbox/webhook-exchanges?limit=100', { token: sb.token })).body.data as WebhookExchange[];
     expect(listed.map((x) => x.transactionId)).toEqual(ids.slice(2).reverse());
     expect(sb.deps.exchanges.size().count).toBe(3);
   });

@@ -4,9 +4,9 @@
 // or refused, and both secrets signing during a rotation window, in either scheme.
 import { Webhook } from 'standardwebhooks';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Card } from '../../src/api/schemas.js';
+import type { Card, CardProgram, SimulateEnvelope, WebhookExchange } from '../../src/api/schemas.js';
 import { verifyRequest, verifySignature } from '../../src/webhook-protocol/signature.js';
-import { call } from './helpers.js';
+import { call, type DataEnvelope, type ListDataEnvelope } from './helpers.js';
 import { auth, cardOf, createProgram, echo, updateProgram, simulate, useForwardSandbox, type Received } from './switch-helpers.js';
 
 const OLD = 'whsec_c2NoZW1lLXRlc3Qtb2xkLXNlY3JldC0wMTIzNDU2Nzg5';
@@ -51,7 +51,7 @@ describe('standard-webhooks scheme', () => {
     const original = await simulate(env.sb, forward());
     await call(env.sb, 'PUT', '/sandbox/webhook-faults', { token: env.sb.token, body: {} });
     const id = original.body.data.transactionId;
-    const repeat = await call(env.sb, 'POST', `/sandbox/transactions/${id}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
+    const repeat = await call<SimulateEnvelope>(env.sb, 'POST', `/sandbox/transactions/${id}/repeat`, { token: env.sb.token, body: { responseMode: 'forward' } });
     expect(repeat.status, repeat.text).toBe(200);
     expect(env.hook.received.map((r) => r.message['0'])).toEqual(['0100', '0100', '0101']);
     expect(new Set(env.hook.received.map((r) => headersOf(r)['webhook-id']))).toEqual(new Set([`msg_${id}`]));
@@ -59,9 +59,9 @@ describe('standard-webhooks scheme', () => {
 
     env.hook.received.length = 0;
     env.hook.respond((_received, res) => { res.writeHead(500).end(); });
-    const advice = await call(env.sb, 'POST', '/sandbox/switch/messages', { token: env.sb.token, body: { responseMode: 'forward', message: 'advice', cardId: card.id, amount: 30 } });
+    const advice = await call<SimulateEnvelope>(env.sb, 'POST', '/sandbox/switch/messages', { token: env.sb.token, body: { responseMode: 'forward', message: 'advice', cardId: card.id, amount: 30 } });
     env.hook.respond(echo('00'));
-    expect((await call(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
+    expect((await call<{ delivered: number; pending: number }>(env.sb, 'POST', '/sandbox/switch/advices/deliver', { body: {} })).body).toEqual({ delivered: 1, pending: 0 });
     expect(env.hook.received.map((r) => r.message['0'])).toEqual(['0120', '0121']);
     expect(env.hook.received.map((r) => headersOf(r)['webhook-id'])).toEqual([`msg_${advice.body.data.transactionId}`, `msg_${advice.body.data.transactionId}`]);
     for (const received of env.hook.received) expect(libraryVerdict(OLD, received)).toBe(true);
@@ -79,12 +79,12 @@ describe('standard-webhooks scheme', () => {
     expect(created.webHookConfig.secret).toMatch(/^whsec_/);
 
     for (const secret of ['plain-text', 'whsec_not base64!', 'whsec_c2hvcnQ=']) {
-      const refused = await call(env.sb, 'PUT', `/sandbox/card-programs/${program.id}`, { token: env.sb.token, body: { webHookConfig: { secret } } });
+      const refused = await call<DataEnvelope<CardProgram>>(env.sb, 'PUT', `/sandbox/card-programs/${program.id}`, { token: env.sb.token, body: { webHookConfig: { secret } } });
       expect(refused.status, secret).toBe(400);
       expect(refused.body.message).toMatch(/webHookConfig\.secret.*whsec_ and the base64 of 24 to 64 bytes/);
       expect(refused.text).not.toContain(secret);
     }
-    const badType = await call(env.sb, 'PUT', `/sandbox/card-programs/${program.id}`, { token: env.sb.token, body: { webHookConfig: { type: 'svix' } } });
+    const badType = await call<DataEnvelope<CardProgram>>(env.sb, 'PUT', `/sandbox/card-programs/${program.id}`, { token: env.sb.token, body: { webHookConfig: { type: 'svix' } } });
     expect(badType.status).toBe(400);
     // Back to http: any secret, the whsec_ one kept.
     expect((await updateProgram(env.sb, program.id, { webHookConfig: { type: 'http', secret: 'plain-text' } })).webHookConfig).toMatchObject({ type: 'http', secret: 'plain-text' });
@@ -133,10 +133,10 @@ describe('secret rotation', () => {
     await updateProgram(env.sb, env.programId, { webHookConfig: { secret: NEW, previousSecretUntil: inAnHour() } });
     const replaced = await updateProgram(env.sb, env.programId, { webHookConfig: { secret: OLD } });
     expect(replaced.webHookConfig).not.toHaveProperty('previousSecret');
-    const none = await call(env.sb, 'PUT', `/sandbox/card-programs/${env.programId}`, { token: env.sb.token, body: { webHookConfig: { previousSecretUntil: inAnHour() } } });
+    const none = await call<DataEnvelope<CardProgram>>(env.sb, 'PUT', `/sandbox/card-programs/${env.programId}`, { token: env.sb.token, body: { webHookConfig: { previousSecretUntil: inAnHour() } } });
     expect(none.status).toBe(400);
     expect(none.body.message).toMatch(/moves no secret rotation/);
-    const direct = await call(env.sb, 'PUT', `/sandbox/card-programs/${env.programId}`, { token: env.sb.token, body: { webHookConfig: { previousSecret: NEW } } });
+    const direct = await call<DataEnvelope<CardProgram>>(env.sb, 'PUT', `/sandbox/card-programs/${env.programId}`, { token: env.sb.token, body: { webHookConfig: { previousSecret: NEW } } });
     expect(direct.status).toBe(400);
   });
 });
@@ -164,12 +164,12 @@ describe('sandbox serve --webhook-scheme (the seeded program)', () => {
 describe('the exchange log in the standard-webhooks scheme', () => {
   it('records the scheme, redacts the signature, and a replay keeps the webhook-id, is verifiable, and with keepTimestamp keeps webhook-timestamp', async () => {
     const id = (await simulate(env.sb, forward())).body.data.transactionId;
-    const [first] = (await call(env.sb, 'GET', `/sandbox/webhook-exchanges?transactionId=${id}`, { token: env.sb.token })).body.data;
+    const [first] = (await call<ListDataEnvelope<WebhookExchange>>(env.sb, 'GET', `/sandbox/webhook-exchanges?transactionId=${id}`, { token: env.sb.token })).body.data;
     expect(first).toMatchObject({ signatureScheme: 'standard-webhooks', request: { headers: { 'webhook-id': `msg_${id}`, 'webhook-signature': 'v1,[REDACTED]' } } });
     expect(JSON.stringify(first)).not.toContain(OLD);
     const stamp = first.request.headers['webhook-timestamp'];
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const replay = await call(env.sb, 'POST', `/sandbox/webhook-exchanges/${first.id}/replay`, { token: env.sb.token, body: { keepTimestamp: true } });
+    const replay = await call<DataEnvelope<WebhookExchange>>(env.sb, 'POST', `/sandbox/webhook-exchanges/${first.id}/replay`, { token: env.sb.token, body: { keepTimestamp: true } });
     expect(replay.status, replay.text).toBe(201);
     const received = env.hook.received.at(-1)!;
     expect(headersOf(received)).toMatchObject({ 'webhook-id': `msg_${id}`, 'webhook-timestamp': stamp });

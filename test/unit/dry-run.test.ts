@@ -11,7 +11,7 @@ import { GLOBAL_FLAGS } from '../../src/core/global-flags.js';
 import { envelope, json, startTestServer, type TestServer } from '../helpers/http-server.js';
 import { tempDir } from '../helpers/cli.js';
 import { testContext, testIO } from '../helpers/context.js';
-import type { AnyJson } from '../helpers/json.js';
+import type { Json } from '../helpers/json.js';
 
 let server: TestServer;
 const clients: ApiClient[] = [];
@@ -184,7 +184,7 @@ describe('card numbers in responses', () => {
       id: 'c1', pan: '5060990000000123', phone: '2348012345678', account: { number: '4111111111111111x' },
       tx: [{ '2': '4111111111111111', '35': '4111111111111111=29121010000' }],
     } }));
-    const response = await c.request<AnyJson>({ method: 'GET', path: '/institutions/cards/c1' });
+    const response = await c.request<Json>({ method: 'GET', path: '/institutions/cards/c1' });
     expect(response.data).toMatchObject({ pan: '506099******0123', phone: '2348012345678', tx: [{ '2': '411111******1111', '35': '411111******1111=2912' }] });
     expect(response.raw).not.toMatch(/5060990000000123|4111111111111111[^x]/);
     expect(response.raw).toContain('2348012345678');
