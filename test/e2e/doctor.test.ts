@@ -3,20 +3,10 @@
 // Run `npm run build` first.
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandboxProcess, type RunningSandbox } from '../helpers/cli.js';
-import { safetyHelpers } from './safety-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { useSafetySandbox } from './safety-helpers.js';
 
-let sandbox: RunningSandbox;
-
-beforeAll(async () => {
-  sandbox = await startSandboxProcess();
-}, 30_000);
-afterAll(async () => {
-  await sandbox?.stop();
-});
-
-const { workspace, profileAt } = safetyHelpers(() => sandbox);
+const { sandbox: running, workspace, profileAt } = useSafetySandbox();
 
 describe('doctor', () => {
   it('passes against a running sandbox, and reports config modes it fixed', async () => {
@@ -59,7 +49,7 @@ describe('doctor', () => {
     expect(expired.exitCode).toBe(5);
     expect(expired.stdout).toMatch(/✗ token: expired at 2020-01-01T00:00:00.000Z and could not be renewed/);
     expect(expired.stdout).toMatch(/fix: check the client credentials/);
-    expect(expired.stdout).not.toContain(sandbox.info.token);
+    expect(expired.stdout).not.toContain(running().info.token);
 
     const unreachable = await ws.run(['doctor', '-p', 'prod', '--base-url', 'http://127.0.0.1:9', '-o', 'json']);
     expect(unreachable.exitCode).toBe(5);

@@ -2,10 +2,10 @@
 // and workspaces with a runner bound to them, and a profile, a card and a card count on the file's sandbox.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Card } from '../../src/api/schemas.js';
 import type { JournalEntry } from '../../src/audit/journal.js';
-import { cardctl, tempDir, type RunningSandbox } from '../helpers/cli.js';
+import { cardctl, startSandboxProcess, tempDir, type RunningSandbox } from '../helpers/cli.js';
 
 /**
  * The helpers, bound to the sandbox process the calling file starts in its beforeAll (read when a
@@ -81,4 +81,20 @@ export function safetyHelpers(sandbox: () => RunningSandbox) {
   }
 
   return { scratch, workspace, sandboxEnv, cardFlags, profileAt, createCard, cardCount };
+}
+
+/** The calling file's sandbox process (started before its tests, stopped after) and the helpers bound to it. */
+export function useSafetySandbox() {
+  let sandbox: RunningSandbox | undefined;
+  beforeAll(async () => {
+    sandbox = await startSandboxProcess();
+  }, 30_000);
+  afterAll(async () => {
+    await sandbox?.stop();
+  });
+  const running = () => {
+    if (!sandbox) throw new Error('the sandbox process has not started');
+    return sandbox;
+  };
+  return { sandbox: running, ...safetyHelpers(running) };
 }

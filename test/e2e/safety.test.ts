@@ -3,25 +3,15 @@
 // Run `npm run build` first.
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../src/app/cli.js';
 import type { JournalEntry } from '../../src/audit/journal.js';
 import { ScriptedPrompter } from '../../src/core/prompter.js';
 import { luhnValid } from '../../src/core/redact.js';
-import { startSandboxProcess, type RunningSandbox } from '../helpers/cli.js';
 import { testIO } from '../helpers/context.js';
-import { safetyHelpers } from './safety-helpers.js';
+import { useSafetySandbox } from './safety-helpers.js';
 
-let sandbox: RunningSandbox;
-
-beforeAll(async () => {
-  sandbox = await startSandboxProcess();
-}, 30_000);
-afterAll(async () => {
-  await sandbox?.stop();
-});
-
-const { scratch, workspace, sandboxEnv, cardFlags, profileAt, createCard, cardCount } = safetyHelpers(() => sandbox);
+const { sandbox: running, scratch, workspace, sandboxEnv, cardFlags, profileAt, createCard, cardCount } = useSafetySandbox();
 
 const mutatingLines = (log: string) => log.split('\n').filter((line) => /^(POST|PUT|PATCH|DELETE) /.test(line) || /\/(activate|deactivate) /.test(line));
 
@@ -29,7 +19,7 @@ describe('audit journal', () => {
   it('every mutating command leaves exactly two lines, its intent before it is sent and its outcome, with no secret in them; history --card reads them back', async () => {
     const ws = workspace();
     const env = sandboxEnv();
-    const secrets: string[] = [sandbox.info.token, sandbox.info.apiKey, '5060990000000123'];
+    const secrets: string[] = [running().info.token, running().info.apiKey, '5060990000000123'];
     const step = async (label: string, args: string[], input?: string, extraEnv: Record<string, string> = {}) => {
       const before = ws.journal().length;
       const result = await ws.run(args, { input, env: { ...env, ...extraEnv } });
@@ -44,7 +34,7 @@ describe('audit journal', () => {
 
     const created = await step('create', [...cardFlags(['--pan', '5060990000000123']), '-o', 'json'], '4821\n');
     const card = JSON.parse(created.result.stdout);
-    expect(created.line).toMatchObject({ method: 'POST', path: '/institutions/cards', status: 201, env: 'unknown', baseUrl: sandbox.info.baseUrl, ids: [card.id] });
+    expect(created.line).toMatchObject({ method: 'POST', path: '/institutions/cards', status: 201, env: 'unknown', baseUrl: running().info.baseUrl, ids: [card.id] });
     expect(created.line.command).toContain('--pan 506099******0123');
     expect(created.line.operator).toEqual(expect.any(String));
     expect(created.line.durationMs).toEqual(expect.any(Number));
@@ -60,7 +50,7 @@ describe('audit journal', () => {
     expect(deactivated.line).toMatchObject({ method: 'GET', reason: 'reported stolen', status: 200 });
     await step('activate', ['cards', 'activate', card.id, '-q']);
     await step('simulate', ['simulate', 'authorization', '--card', card.id, '--amount', '10.00', '-o', 'json']);
-    await step('import one', ['import', '--pin-stdin', '--real-id', 'SAFETY-1', '--institution-id', sandbox.info.institutionId,
+    await step('import one', ['import', '--pin-stdin', '--real-id', 'SAFETY-1', '--institution-id', running().info.institutionId,
       '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'ada@example.com', '--phone', '+2348012345678', '--birth-date', '1990-01-31',
       '--address-line1', '1 Marina', '--city', 'Lagos', '--state', 'Lagos', '--postal-code', '100001', '--country', 'NG', '--start-date', '2024-01-01',
       '--end-date', '2028-12-31', '--expiration', '202812', '--service-code', '101', '--card-product', 'classic', '--embossing-name', 'ADA OBI',
@@ -71,7 +61,7 @@ describe('audit journal', () => {
     await step('oauth create', ['oauth', 'create', '--name', 'safety', '--public-key', join(keys.path, 'certificate.pem'),
       '--scope', 'read:card', '--grant-type', 'client_credentials', '--json']);
 
-    const institution = ((await (await fetch(`${sandbox.info.baseUrl}/sandbox/institutions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { data: { userId: string; token: string } }).data;
+    const institution = ((await (await fetch(`${running().info.baseUrl}/sandbox/institutions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { data: { userId: string; token: string } }).data;
     secrets.push(institution.token);
     await step('users update', ['users', 'update', institution.userId, '--first-name', 'Ada', '--last-name', 'Obi', '--email', 'ada@example.com',
       '--phone', '+2348012345678', '--status', 'active', '--no-blocked', '--role', 'admin=create:card,read:card', '--json'], undefined, { CARDCTL_TOKEN: institution.token });
@@ -86,7 +76,7 @@ describe('audit journal', () => {
     for (const secret of secrets) expect(text).not.toContain(secret);
     // The PINs' four digits may turn up by chance inside the sandbox's random ids (hex) and port:
     // seen once as "f97305" in an id. Everywhere else (commands, messages, reasons) they must not.
-    const notRandom = text.replaceAll(sandbox.info.baseUrl, '<base-url>').replace(/\b[0-9a-f]{24}\b/g, '<id>');
+    const notRandom = text.replaceAll(running().info.baseUrl, '<base-url>').replace(/\b[0-9a-f]{24}\b/g, '<id>');
     for (const pin of ['4821', '7305', '2961', '1357']) expect(notRandom).not.toContain(pin);
     expect(text).not.toMatch(/encryptedData|Bearer|sbx_tok_|sbx_key_/);
     // No full PAN (a Luhn-valid run of 13-19 digits) anywhere.
@@ -136,14 +126,14 @@ describe('--dry-run', () => {
     const ws = workspace();
     const card = await createCard(ws);
     const count = await cardCount();
-    const logBefore = mutatingLines(sandbox.log()).length;
+    const logBefore = mutatingLines(running().log()).length;
     const journalBefore = ws.journal().length;
     const env = sandboxEnv();
 
     const create = await ws.run([...cardFlags(), '--dry-run', '-o', 'json'], { input: '4821\n', env });
     expect(create.exitCode, create.stderr).toBe(0);
     const shown = JSON.parse(create.stdout);
-    expect(shown).toMatchObject({ dryRun: true, method: 'POST', url: `${sandbox.info.baseUrl}/institutions/cards` });
+    expect(shown).toMatchObject({ dryRun: true, method: 'POST', url: `${running().info.baseUrl}/institutions/cards` });
     expect(shown.body.defaultPIN).toBe('[REDACTED]');
     expect(create.stdout).not.toContain('4821');
 
@@ -153,7 +143,7 @@ describe('--dry-run', () => {
 
     const text = await ws.run(['cards', 'deactivate', card.id, '--dry-run'], { env });
     expect(text.exitCode, text.stderr).toBe(0);
-    expect(text.stdout).toContain(`dry run, nothing sent: GET ${sandbox.info.baseUrl}/institutions/cards/${card.id}/deactivate`);
+    expect(text.stdout).toContain(`dry run, nothing sent: GET ${running().info.baseUrl}/institutions/cards/${card.id}/deactivate`);
     for (const args of [
       ['cards', 'renew', card.id, '--expiration', `${new Date().getUTCFullYear() + 2}01`, '--dry-run'],
       ['cards', 'customer', 'update', card.id, '--email', 'dry@example.com', '--dry-run'],
@@ -165,7 +155,7 @@ describe('--dry-run', () => {
       expect(result.stdout).toContain('dry run, nothing sent');
     }
 
-    expect(mutatingLines(sandbox.log()).length).toBe(logBefore);
+    expect(mutatingLines(running().log()).length).toBe(logBefore);
     expect(await cardCount()).toBe(count);
     expect(ws.journal().length).toBe(journalBefore);
     const still = await ws.run(['cards', 'get', card.id, '-o', 'json'], { env });
@@ -175,13 +165,13 @@ describe('--dry-run', () => {
   it('import --dry-run checks the whole file: row errors with line numbers, counts, exit 8 when any row is invalid', async () => {
     const ws = workspace();
     const header = 'realId,active,returnSecure,middleName,address2,institutionId,firstName,lastName,email,phone,birthDate,address1,city,state,zip,country,startDate,endDate,card.expiration,card.serviceCode,card.cardProduct,card.embossingName,card.bin,card.cardState,card.defaultPIN';
-    const row = (id: string, bin = '506099') => `${id},true,false,,,${sandbox.info.institutionId},Ada,Obi,ada@example.com,+2348012345678,1990-01-31,1 Marina,Lagos,Lagos,100001,NG,2024-01-01,2028-12-31,202812,101,classic,ADA OBI,${bin},active,4821`;
+    const row = (id: string, bin = '506099') => `${id},true,false,,,${running().info.institutionId},Ada,Obi,ada@example.com,+2348012345678,1990-01-31,1 Marina,Lagos,Lagos,100001,NG,2024-01-01,2028-12-31,202812,101,classic,ADA OBI,${bin},active,4821`;
     const good = join(ws.data, 'good.csv');
     writeFileSync(good, [header, row('DRY-1'), row('DRY-2')].join('\n'));
     const bad = join(ws.data, 'bad.csv');
     writeFileSync(bad, [header, row('DRY-3'), row('DRY-4', 'x'), row('DRY-3')].join('\n'));
     const count = await cardCount();
-    const logBefore = mutatingLines(sandbox.log()).length;
+    const logBefore = mutatingLines(running().log()).length;
 
     const ok = await ws.run(['import', '--from-file', good, '--dry-run', '-o', 'json'], { env: sandboxEnv() });
     expect(ok.exitCode, ok.stderr).toBe(0);
@@ -195,7 +185,7 @@ describe('--dry-run', () => {
     expect(ko.stderr).toMatch(/invalid: line 3 \(DRY-4\): card\.bin/);
     expect(ko.stderr).toMatch(/line 4 \(DRY-3\): realId: "DRY-3" appears earlier/);
 
-    expect(mutatingLines(sandbox.log()).length).toBe(logBefore);
+    expect(mutatingLines(running().log()).length).toBe(logBefore);
     expect(await cardCount()).toBe(count);
     expect(ws.journal()).toEqual([]);
   }, 60_000);
@@ -213,7 +203,7 @@ describe('production guardrails', () => {
       { args: ['cards', 'renew', card.id, '--expiration', `${year}03`] },
       { args: ['cards', 'customer', 'update', card.id, '--email', 'prod@example.com'] },
     ];
-    const logBefore = mutatingLines(sandbox.log()).length;
+    const logBefore = mutatingLines(running().log()).length;
     const journalBefore = ws.journal().length;
     for (const { args, input } of attempts) {
       const bare = await ws.run(['-p', 'prod', ...args], { input });
@@ -222,7 +212,7 @@ describe('production guardrails', () => {
       expect(yesOnly.exitCode, args.join(' ')).toBe(2);
       expect(yesOnly.stderr).toContain('--confirm-production');
     }
-    expect(mutatingLines(sandbox.log()).length).toBe(logBefore);
+    expect(mutatingLines(running().log()).length).toBe(logBefore);
     expect(ws.journal().length).toBe(journalBefore);
     for (const { args, input } of attempts) {
       const both = await ws.run(['-p', 'prod', ...args, '--yes', '--confirm-production'], { input });
@@ -244,12 +234,12 @@ describe('production guardrails', () => {
     await profileAt(ws, 'prod', 'production');
     const file = join(ws.data, 'one.ndjson');
     writeFileSync(file, `${JSON.stringify({
-      realId: 'PROD-IMPORT-1', middleName: '', address2: '', institutionId: sandbox.info.institutionId, active: true, firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com',
+      realId: 'PROD-IMPORT-1', middleName: '', address2: '', institutionId: running().info.institutionId, active: true, firstName: 'Ada', lastName: 'Obi', email: 'ada@example.com',
       phone: '+2348012345678', birthDate: '1990-01-31', address1: '1 Marina', city: 'Lagos', state: 'Lagos', zip: '100001', country: 'NG',
       startDate: '2024-01-01', endDate: '2028-12-31', returnSecure: false,
       card: { expiration: '202812', serviceCode: '101', cardProduct: 'classic', embossingName: 'ADA OBI', bin: '506099', cardState: 'active', defaultPIN: '4821' },
     })}\n`);
-    const env = { CARDCTL_API_KEY: sandbox.info.apiKey };
+    const env = { CARDCTL_API_KEY: running().info.apiKey };
     expect((await ws.run(['-p', 'prod', 'import', '--from-file', file], { env })).exitCode).toBe(2);
     expect((await ws.run(['-p', 'prod', 'import', '--from-file', file, '--yes'], { env })).exitCode).toBe(2);
     const ok = await ws.run(['-p', 'prod', 'import', '--from-file', file, '--yes', '--confirm-production', '--reason', 'migration'], { env });
@@ -294,7 +284,7 @@ describe('production guardrails', () => {
     // An import: the operator types the number of valid rows, counted before anything is sent.
     const file = join(ws.data, 'two.ndjson');
     const row = (realId: string, bin = '506099') => JSON.stringify({
-      realId, middleName: '', address2: '', institutionId: sandbox.info.institutionId, active: true, firstName: 'Ada', lastName: 'Obi',
+      realId, middleName: '', address2: '', institutionId: running().info.institutionId, active: true, firstName: 'Ada', lastName: 'Obi',
       email: 'ada@example.com', phone: '+2348012345678', birthDate: '1990-01-31', address1: '1 Marina', city: 'Lagos', state: 'Lagos', zip: '100001',
       country: 'NG', startDate: '2024-01-01', endDate: '2028-12-31', returnSecure: false,
       card: { expiration: '202812', serviceCode: '101', cardProduct: 'classic', embossingName: 'ADA OBI', bin, cardState: 'active', defaultPIN: '4821' },
@@ -303,7 +293,7 @@ describe('production guardrails', () => {
     const importTty = (answers: unknown[]) => {
       const io = testIO({ tty: true });
       const prompter = new ScriptedPrompter(answers);
-      return main(['import', '--from-file', file], { io, env: { ...env, CARDCTL_API_KEY: sandbox.info.apiKey }, prompter, signal: new AbortController().signal })
+      return main(['import', '--from-file', file], { io, env: { ...env, CARDCTL_API_KEY: running().info.apiKey }, prompter, signal: new AbortController().signal })
         .then((code) => ({ code, io, prompter }));
     };
     const miscounted = await importTty(['3']);

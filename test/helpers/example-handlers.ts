@@ -6,12 +6,11 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import type { SignatureScheme } from '../../src/webhook-protocol/signature.js';
 import { cardctl } from './cli.js';
-import { pythonMissing, startPythonHandler, type BrokenVariant } from './python-handler.js';
+import { listening, pythonMissing, startPythonHandler, type BrokenVariant } from './python-handler.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/webhook-handler/', import.meta.url));
 
@@ -92,21 +91,7 @@ export async function startExampleHandler(language: Language, options: HandlerOp
     env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRET: secret, WEBHOOK_VARIANT: variant, ...rotation },
     extendEnv: false, reject: false, buffer: false, stdin: 'ignore', stderr: 'ignore',
   });
-  const first = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the ${language} handler did not start`)), 30_000);
-    createInterface({ input: child.stdout! }).once('line', (line) => { clearTimeout(timer); resolve(line); });
-    void child.then((done) => { clearTimeout(timer); reject(new Error(`the ${language} handler exited with ${done.exitCode}`)); });
-  });
-  const match = /^listening (http:\/\/\S+)$/.exec(first);
-  if (!match) throw new Error(`the ${language} handler's first line is not "listening URL": ${first}`);
-  return {
-    url: match[1]!,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await child.catch(() => undefined);
-    },
-  };
+  return listening(child, `the ${language} handler`, 30_000);
 }
 
 /** `webhook certify` against `url` with the scheme's secret on stdin and the retired one in the environment; the exit, the output and each check's verdict. */

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
+import { execa, type ResultPromise } from 'execa';
 import type { SignatureScheme } from '../../src/webhook-protocol/signature.js';
 
 export const PYTHON_HANDLER = fileURLToPath(new URL('../../examples/webhook-handler/handler.py', import.meta.url));
@@ -32,13 +32,21 @@ export async function startPythonHandler(options: { secret?: string; scheme?: Si
     },
     extendEnv: false, reject: false, buffer: false, stdin: 'ignore', stderr: 'ignore',
   });
+  return listening(child, 'handler.py', 20_000);
+}
+
+/**
+ * A handler process once it printed its first line, `listening http://127.0.0.1:PORT`: its URL, and
+ * how to stop it. Refused when it exits first, prints anything else, or says nothing for `timeoutMs`.
+ */
+export async function listening(child: ResultPromise, name: string, timeoutMs: number): Promise<PythonHandler> {
   const first = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('handler.py did not start')), 20_000);
+    const timer = setTimeout(() => reject(new Error(`${name} did not start`)), timeoutMs);
     createInterface({ input: child.stdout! }).once('line', (line) => { clearTimeout(timer); resolve(line); });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`handler.py exited with ${code}`)); });
+    void child.then((done) => { clearTimeout(timer); reject(new Error(`${name} exited with ${done.exitCode}`)); });
   });
   const match = /^listening (http:\/\/\S+)$/.exec(first);
-  if (!match) throw new Error(`handler.py's first line is not "listening URL": ${first}`);
+  if (!match) throw new Error(`${name}'s first line is not "listening URL": ${first}`);
   return {
     url: match[1]!,
     stop: async () => {
